@@ -1,0 +1,181 @@
+"""Build a small look-alike of a user's LTX-2 monorepo checkout.
+
+Used by the tests and by `--demo`. The project ships none of the trainer's own files: these
+configs are written here from the documented schema (keys, nesting, value styles) with comments,
+flow maps, nulls and nested lists, so that the byte-preserving patcher is exercised on the same
+shapes the real files have.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TRAINER_REL = Path("packages/ltx-trainer")
+STANDARD_CONFIG = "t2v_lora.yaml"
+LOW_VRAM_CONFIG = "t2v_lora_low_vram.yaml"
+
+_COMMON_TAIL = """\
+data:
+  # Folder produced by the preprocessing script (holds latents/ and conditions/).
+  preprocessed_data_root: "/path/to/preprocessed/.precomputed"
+  num_dataloader_workers: 2
+
+validation:
+  samples:
+    - prompt: "A red kite over a grey beach, slow pan"   # first sample
+    - prompt: 'A cat walks across a sunlit kitchen floor'
+  negative_prompt: "worst quality, blurry"
+  video_dims: [576, 576, 89]  # width, height, frames
+  frame_rate: 25.0
+  seed: 42
+  inference_steps: 30
+  interval: 250
+  videos_per_prompt: 1
+  guidance_scale: 4.0
+  generate_audio: false
+  skip_initial_validation: false
+
+checkpoints:
+  interval: 250
+  keep_last_n: -1
+  precision: bfloat16
+
+hub:
+  push_to_hub: false
+  hub_model_id: null
+
+flow_matching:
+  timestep_sampling_mode: "shifted_logit_normal"
+  timestep_sampling_params: { }
+
+wandb:
+  enabled: false
+  project: "ltx-2-trainer"
+  entity: null
+  tags: []
+
+seed: 42
+output_dir: "outputs/t2v_lora"
+"""
+
+STANDARD_TEXT = """\
+# Text-to-video LoRA, standard memory profile (80GB-class GPUs).
+# Look-alike written by ltx-wizard for tests and the demo.
+
+model:
+  model_path: "/path/to/ltx-2-checkpoint.safetensors"
+  text_encoder_path: "/path/to/gemma"
+  training_mode: "lora"  # "lora" or "full"
+  load_checkpoint: null
+
+lora:
+  rank: 32
+  alpha: 32
+  dropout: 0.0
+  target_modules:
+    - "to_k"
+    - "to_q"
+    - "to_v"
+    - "to_out.0"
+
+training_strategy:
+  name: "text_to_video"
+  first_frame_conditioning_p: 0.5
+  with_audio: false
+
+optimization:
+  learning_rate: 1e-4
+  steps: 2000
+  batch_size: 1
+  gradient_accumulation_steps: 1
+  max_grad_norm: 1.0
+  optimizer_type: "adamw"
+  scheduler_type: "linear"
+  scheduler_params: {}
+  enable_gradient_checkpointing: true
+
+acceleration:
+  mixed_precision_mode: "bf16"
+  quantization: null
+  load_text_encoder_in_8bit: false
+  offload_optimizer_during_validation: false
+
+""" + _COMMON_TAIL
+
+LOW_VRAM_TEXT = """\
+# Text-to-video LoRA, low memory profile (32GB-class GPUs).
+# Look-alike written by ltx-wizard for tests and the demo.
+
+model:
+  model_path: "/path/to/ltx-2-checkpoint.safetensors"
+  text_encoder_path: "/path/to/gemma"
+  training_mode: "lora"
+  load_checkpoint: null
+
+lora:
+  rank: 16
+  alpha: 16
+  dropout: 0.0
+  target_modules: ["to_k", "to_q", "to_v", "to_out.0"]
+
+training_strategy:
+  name: "text_to_video"
+  first_frame_conditioning_p: 0.5
+  with_audio: false
+
+optimization:
+  learning_rate: 1e-4
+  steps: 2000
+  batch_size: 1
+  gradient_accumulation_steps: 1
+  max_grad_norm: 1.0
+  optimizer_type: "adamw8bit"   # 8-bit states save memory
+  scheduler_type: "linear"
+  scheduler_params: {}
+  enable_gradient_checkpointing: true
+
+acceleration:
+  mixed_precision_mode: "bf16"
+  quantization: "int8-quanto"   # quantize the transformer weights
+  load_text_encoder_in_8bit: true
+  offload_optimizer_during_validation: true
+
+""" + _COMMON_TAIL
+
+ACCELERATE_TEXT = """\
+# Look-alike accelerate config ({kind}); the real ones hard-code four processes.
+compute_environment: LOCAL_MACHINE
+distributed_type: {dist}
+mixed_precision: bf16
+num_machines: 1
+num_processes: 4
+machine_rank: 0
+main_training_function: main
+use_cpu: false
+"""
+
+TRAIN_SCRIPT = '''\
+"""Look-alike of scripts/train.py: the wizard never runs it in tests (the simulated trainer does)."""
+raise SystemExit("look-alike checkout: use the simulated trainer")
+'''
+
+
+def make_checkout(root: Path, *, synced: bool = True) -> Path:
+    """Write a look-alike LTX-2 monorepo under `root` and return `root`."""
+    trainer = root / TRAINER_REL
+    (trainer / "configs" / "accelerate").mkdir(parents=True, exist_ok=True)
+    (trainer / "scripts").mkdir(parents=True, exist_ok=True)
+    (trainer / "docs").mkdir(parents=True, exist_ok=True)
+    (trainer / "scripts" / "train.py").write_text(TRAIN_SCRIPT, encoding="utf-8")
+    (trainer / "configs" / STANDARD_CONFIG).write_text(STANDARD_TEXT, encoding="utf-8")
+    (trainer / "configs" / LOW_VRAM_CONFIG).write_text(LOW_VRAM_TEXT, encoding="utf-8")
+    for kind, dist in (("ddp", "MULTI_GPU"), ("fsdp", "FSDP")):
+        text = ACCELERATE_TEXT.format(kind=kind, dist=dist)
+        (trainer / "configs" / "accelerate" / f"{kind}.yaml").write_text(text, encoding="utf-8")
+    (trainer / "docs" / "quick-start.md").write_text(
+        "# Quick start (look-alike)\n\n80GB recommended, 32GB minimum.\n", encoding="utf-8"
+    )
+    (root / "uv.lock").write_text("# look-alike lock file\n", encoding="utf-8")
+    if synced:
+        (root / ".venv").mkdir(exist_ok=True)
+    return root
