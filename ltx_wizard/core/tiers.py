@@ -2,7 +2,8 @@
 
 Drivers report a little less than the marketed size (an H100 80GB shows 79.65 GiB, an RTX 5090
 31.84 GiB), so classification uses the card's *nominal* size: the reported GiB snapped up to the
-nearest marketed size when it is within 7 % of it, else rounded. The seed leaves two gaps, decided
+nearest marketed size when it is within 7 % of it (2.5 % at the tier boundaries 32, 40 and
+80, so no smaller card is lifted over a line), else rounded. The seed leaves two gaps, decided
 here: 33-39 GB belongs to the 32GB tier (above the minimum, below the first tested mid-range
 card) and 61-79 GB to the 40-60GB tier (autotuned up from the low-VRAM config; only the 80GB
 config is tested at 80).
@@ -28,6 +29,9 @@ _MARKETED_GB = (
     4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 96, 128, 141, 144, 180, 192, 288,
 )
 _SNAP_TOLERANCE = 0.07
+# At the tier boundaries a loose snap could lift a smaller card over a line (a 30 GiB card past
+# the 32 GB gate), so those sizes only absorb the usual driver reservation.
+_BOUNDARY_TOLERANCE = {32: 0.025, 40: 0.025, 80: 0.025}
 
 
 class Tier(str, Enum):
@@ -134,7 +138,8 @@ def nominal_gb(memory_bytes: int) -> int:
     """The marketed size of a card from the memory its driver reports."""
     gib = memory_bytes / (1024 * MIB)
     for size in _MARKETED_GB:
-        if size * (1 - _SNAP_TOLERANCE) <= gib <= size + 0.5:
+        tolerance = _BOUNDARY_TOLERANCE.get(size, _SNAP_TOLERANCE)
+        if size * (1 - tolerance) <= gib <= size + 0.5:
             return size
     return max(1, math.floor(gib + 0.5))
 

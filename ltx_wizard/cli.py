@@ -1,0 +1,83 @@
+"""Command line: argument parsing, the non-interactive commands, and the app factory.
+
+`ltx-wizard` alone starts the Textual wizard; subcommands run headless. Every subcommand lives in
+`ltx_wizard/commands/<name>.py` with `register(subparsers)` and `run(args) -> int`. Heavy modules
+(textual, the TUI) are imported only when the wizard itself starts, so headless commands stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from typing import TYPE_CHECKING, Sequence
+
+from ltx_wizard import __version__
+from ltx_wizard.core.errors import EXIT_FAILURE, WizardError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ltx_wizard.tui.app import WizardApp
+
+COMMANDS = ("probe", "check", "discover", "plan", "autotune")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ltx_wizard.commands.common import add_gpu_source_args
+
+    parser = argparse.ArgumentParser(
+        prog="ltx-wizard",
+        description="From a fresh GPU box to a tuned LTX-2 training run. "
+        "Without a command, starts the interactive wizard.",
+    )
+    parser.add_argument("--version", action="version", version=f"ltx-wizard {__version__}")
+    add_gpu_source_args(parser)
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="walk the whole flow on a simulated GPU with generated look-alike files",
+    )
+    parser.add_argument("--trainer-root", metavar="DIR", help="your LTX-2 checkout")
+    parser.add_argument("--workspace", metavar="DIR", help="where run folders are created")
+    parser.add_argument("--run-dir", metavar="DIR", help="open an existing run folder")
+    parser.add_argument(
+        "--trainer-cmd", metavar="CMD", help="replace the trainer command prefix (autotune)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"ltx_wizard.commands.{name}").register(sub)
+    return parser
+
+
+def make_app(args: argparse.Namespace | None = None, **overrides) -> "WizardApp":
+    """The one place a WizardApp is built: used by `main` and by the tests."""
+    from ltx_wizard.tui.app import WizardApp, WizardOptions
+
+    options = WizardOptions.from_args(args, **overrides)
+    return WizardApp(options)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            app = make_app(args)
+            result = app.run()
+            return int(result) if isinstance(result, int) else (app.return_code or 0)
+        return int(args.func(args))
+    except WizardError as exc:
+        print(f"ltx-wizard: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("ltx-wizard: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # last resort: one line, never a traceback, unless asked for
+        if os.environ.get("LTX_WIZARD_DEBUG"):
+            raise
+        print(
+            f"ltx-wizard: internal error: {type(exc).__name__}: {exc} "
+            "(set LTX_WIZARD_DEBUG=1 for the traceback, and please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE

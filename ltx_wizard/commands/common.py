@@ -1,0 +1,64 @@
+"""Options shared by several commands: where the GPU facts come from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ltx_wizard.core.assessment import Assessment, assess
+from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.gpu import ProbeResult
+
+
+def _positive_gb(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--vram-gb wants a number of GB, got {text!r}") from None
+    if not 1 <= value <= 4096:
+        raise argparse.ArgumentTypeError(f"--vram-gb {text} is outside 1..4096 GB")
+    return value
+
+
+def add_gpu_source_args(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--from-csv",
+        metavar="FILE",
+        help="plan from a saved `nvidia-smi --query-gpu=name,memory.total --format=csv` output",
+    )
+    group.add_argument(
+        "--simulate", metavar="PRESET", help="simulated GPUs (e.g. rtx5090, a6000, h100, 8xh100)"
+    )
+    parser.add_argument(
+        "--vram-gb",
+        type=_positive_gb,
+        metavar="N",
+        help="per-GPU memory in GB, when the driver does not report it",
+    )
+
+
+def probe_from_args(args: argparse.Namespace) -> ProbeResult:
+    from ltx_wizard.core.probe import resolve_probe
+
+    return resolve_probe(
+        from_csv=getattr(args, "from_csv", None), simulate=getattr(args, "simulate", None)
+    )
+
+
+def assessment_from_args(args: argparse.Namespace) -> Assessment:
+    return assess(probe_from_args(args), vram_gb=getattr(args, "vram_gb", None))
+
+
+def print_json(data: object) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def require_known_tier(assessment: Assessment) -> None:
+    """Commands that go on need a tier: unknown memory must be stated first."""
+    if assessment.per_gpu_vram_gb is None:
+        raise UsageError(
+            "per-GPU memory is unknown (the driver does not report it): pass --vram-gb N"
+        )

@@ -1,0 +1,38 @@
+"""The core must import without textual, rich, torch or accelerate (a fresh interpreter proves it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+FORBIDDEN = {"textual", "rich", "torch", "accelerate"}
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_core_module_is_pure():
+    code = (
+        "import importlib, json, pkgutil, sys\n"
+        "import ltx_wizard.core as core\n"
+        "names = [m.name for m in pkgutil.walk_packages(core.__path__, 'ltx_wizard.core.')]\n"
+        "for name in names: importlib.import_module(name)\n"
+        "print(json.dumps({'modules': names, 'loaded': sorted({m.split('.')[0] for m in sys.modules})}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    data = json.loads(out)
+    assert "ltx_wizard.core.probe" in data["modules"]
+    assert not FORBIDDEN & set(data["loaded"]), FORBIDDEN & set(data["loaded"])
+
+
+def test_headless_cli_does_not_load_the_tui():
+    code = (
+        "import sys\n"
+        "from ltx_wizard.cli import build_parser\n"
+        "build_parser()\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual','rich','torch','accelerate'}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
