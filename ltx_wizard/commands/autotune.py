@@ -1,0 +1,117 @@
+"""`ltx-wizard autotune RUN_DIR`: short trainer trials that tune the planned config, headless."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shlex
+import sys
+from pathlib import Path
+
+from ltx_wizard.commands.common import (
+    add_gpu_source_args, assessment_from_args, print_json, require_known_tier,
+)
+from ltx_wizard.core.autotune.events import (
+    AutotuneSummary, TrialFinished, TrialProgress, TrialStarted,
+)
+from ltx_wizard.core.autotune.results_log import human_line
+from ltx_wizard.core.errors import EXIT_FAILURE, GateStop, UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "autotune",
+        help="run short trials and patch the fastest setting that fits into config.yaml",
+        description="Run up to five 50-step trials of the planned config on one linked sample, "
+        "each the best so far plus one change (quantization off, AdamW, larger batch, gradient "
+        "checkpointing off on 80GB+), stop on out-of-memory or no gain, and patch the winner into "
+        "RUN_DIR/config.yaml. Results go to RUN_DIR/autotune.log; an interrupted run resumes.",
+    )
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by `ltx-wizard plan`")
+    add_gpu_source_args(parser)
+    parser.add_argument("--trainer-cmd", metavar="CMD",
+                        help="replace the trainer command prefix (split like a shell, never run "
+                        "through one); CONFIG and --disable-progress-bars are appended")
+    parser.add_argument("--trainer-root", metavar="DIR", help="your LTX-2 checkout")
+    parser.add_argument("--max-trials", type=int, default=5, metavar="N",
+                        help="trials to run at most (default 5)")
+    parser.add_argument("--idle-timeout", type=float, default=900.0, metavar="S",
+                        help="seconds without trainer output before a trial counts as hung "
+                        "(default 900: loading and quantizing take minutes)")
+    parser.add_argument("--accept-risk", action="store_true",
+                        help="go on below the 32 GB minimum (implied when the plan accepted the risk)")
+    parser.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+    parser.set_defaults(func=run)
+
+
+def _progress(event: object) -> None:
+    if isinstance(event, TrialStarted):
+        print(f"trial {event.index}: {event.change} ...", file=sys.stderr, flush=True)
+    elif isinstance(event, TrialProgress):
+        step_time = "" if event.step_time_s is None else f", {event.step_time_s:.2f} s/step"
+        print(f"  step {event.step}/{event.total}{step_time}", file=sys.stderr, flush=True)
+    elif isinstance(event, TrialFinished):
+        print("  " + human_line(event.result), file=sys.stderr, flush=True)
+
+
+def _check_run_dir(path: str) -> Path:
+    run_dir = Path(path).expanduser().resolve()
+    if not run_dir.is_dir():
+        raise UsageError(f"run folder {run_dir} does not exist: run `ltx-wizard plan` first")
+    if not (run_dir / "config.yaml").is_file():
+        raise UsageError(f"{run_dir} has no config.yaml: it is not a run folder written by `ltx-wizard plan`")
+    return run_dir
+
+
+async def _run(engine) -> AutotuneSummary:
+    from ltx_wizard.core.autotune.process import install_signal_handlers
+
+    # SIGINT, SIGHUP (an SSH drop) and SIGTERM stop the trial's process group, then end autotune.
+    uninstall = install_signal_handlers(asyncio.get_running_loop(), lambda signum: engine.cancel())
+    try:
+        return await engine.run()
+    finally:
+        uninstall()
+
+
+def run(args: argparse.Namespace) -> int:
+    from ltx_wizard.core.autotune.engine import AutotuneEngine
+
+    run_dir = _check_run_dir(args.run_dir)
+    if args.max_trials < 1:
+        raise UsageError("--max-trials must be at least 1")
+    if args.idle_timeout <= 0:
+        raise UsageError("--idle-timeout must be a positive number of seconds")
+    try:
+        trainer_cmd = shlex.split(args.trainer_cmd) if args.trainer_cmd else None
+    except ValueError as exc:
+        raise UsageError(f"--trainer-cmd cannot be split: {exc}") from None
+    if args.trainer_cmd is not None and not trainer_cmd:
+        raise UsageError("--trainer-cmd is empty")
+    assessment = assessment_from_args(args)
+    require_known_tier(assessment)
+    from ltx_wizard.core.run_meta import read_run_meta
+
+    if assessment.gate_blocked and not (args.accept_risk or read_run_meta(run_dir).accepted_risk):
+        raise GateStop(assessment.gate_message or "below the 32 GB minimum")
+    engine = AutotuneEngine(
+        run_dir, probe=assessment.probe, assessment=assessment, trainer_cmd=trainer_cmd,
+        simulate=args.simulate, max_trials=args.max_trials,
+        trainer_root=Path(args.trainer_root).expanduser() if args.trainer_root else None,
+        on_event=_progress, idle_timeout_s=args.idle_timeout,
+    )
+    summary = asyncio.run(_run(engine))
+    if args.json:
+        print_json(summary.contract_json())
+    else:
+        print(f"Autotune of {run_dir}:")
+        for trial in summary.trials:
+            print("  " + human_line(trial))
+        print(f"Stopped: {summary.stop_reason}")
+        if summary.winner is not None:
+            print(f"Winner: trial {summary.winner}"
+                  + (" (config.yaml patched)" if summary.config_patched else " (the planned config)"))
+        print(f"Launch: {summary.launch_line}")
+    if summary.stop_reason == "cancelled":
+        return 130
+    return 0 if summary.winner is not None else EXIT_FAILURE

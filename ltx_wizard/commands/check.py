@@ -1,0 +1,71 @@
+"""`ltx-wizard check`: validate model, data and trainer paths; a line per item, nothing written."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ltx_wizard.commands.common import print_json
+from ltx_wizard.core.errors import EXIT_OK, EXIT_USAGE
+from ltx_wizard.core.model_checks import CheckItem, all_ok, run_checks
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "check",
+        help="validate checkpoint, text encoder, VAEs, data root and trainer checkout",
+        description=(
+            "Validate the paths a training run needs, reading file headers only. "
+            "Exit 0 when every item is fine, 2 otherwise."
+        ),
+    )
+    p.add_argument("--checkpoint", metavar="FILE", required=True, help="LTX-2 .safetensors")
+    p.add_argument(
+        "--text-encoder",
+        metavar="PATH",
+        required=True,
+        help="Gemma folder (unified checkpoint) or packed .safetensors (split pack)",
+    )
+    p.add_argument("--video-vae", metavar="FILE", help="video VAE of a split pack")
+    p.add_argument("--audio-vae", metavar="FILE", help="audio VAE of a split pack")
+    p.add_argument("--data-root", metavar="DIR", help="preprocessed data root (holds latents/)")
+    p.add_argument(
+        "--with-audio", action="store_true", help="the data root must hold audio_latents/"
+    )
+    # SUPPRESS keeps `ltx-wizard --trainer-root D check` working (the top-level option).
+    p.add_argument(
+        "--trainer-root", metavar="DIR", default=argparse.SUPPRESS, help="your LTX-2 checkout"
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def _line(item: CheckItem) -> str:
+    if item.ok:
+        return f"ok    {item.name:<13} {item.path}: {item.summary}"
+    return f"FAIL  {item.name:<13} {item.error}"
+
+
+def run(args: argparse.Namespace) -> int:
+    items = run_checks(
+        checkpoint=args.checkpoint,
+        text_encoder=args.text_encoder,
+        video_vae=args.video_vae,
+        audio_vae=args.audio_vae,
+        data_root=args.data_root,
+        trainer_root=getattr(args, "trainer_root", None),
+        with_audio=args.with_audio,
+    )
+    ok = all_ok(items)
+    if args.json:
+        print_json({"ok": ok, "items": [item.model_dump(mode="json") for item in items]})
+    else:
+        for item in items:
+            print(_line(item))
+        if not ok:
+            failed = sum(not item.ok for item in items)
+            print(
+                f"ltx-wizard: {failed} of {len(items)} checks failed; fix them and run check again",
+                file=sys.stderr,
+            )
+    return EXIT_OK if ok else EXIT_USAGE

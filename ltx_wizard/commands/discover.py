@@ -1,0 +1,84 @@
+"""`ltx-wizard discover`: find and rank LTX-2 checkpoints, Gemma text encoders and VAEs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ltx_wizard.commands.common import print_json
+from ltx_wizard.core.discovery import DiscoveryResult, discover
+from ltx_wizard.core.errors import EXIT_OK, UsageError
+from ltx_wizard.core.model_paths import require_directory, resolve_user_path
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "discover",
+        help="find model files in /models, ~/models, $LTX_MODELS_DIR and --models-dir",
+        description=(
+            "Search the usual model folders (bounded in depth and time) and rank what is found."
+        ),
+    )
+    p.add_argument(
+        "--models-dir",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="another folder to search (repeatable)",
+    )
+    p.add_argument(
+        "--max-depth", type=int, default=4, metavar="N", help="folder depth to search (default 4)"
+    )
+    p.add_argument(
+        "--time-budget",
+        type=float,
+        default=3.0,
+        metavar="S",
+        help="stop searching after S seconds (default 3)",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def _text(result: DiscoveryResult) -> list[str]:
+    lines = [
+        f"searched {', '.join(map(str, result.roots)) or 'nothing'} "
+        f"({result.dirs_scanned} folders, {result.elapsed_s:.2f} s)"
+    ]
+    if result.timed_out:
+        lines.append(
+            "note: the time budget ran out (slow disk or mount?): results are partial; "
+            "raise --time-budget or pass a narrower --models-dir"
+        )
+    if result.depth_limited:
+        lines.append("note: some folders were deeper than --max-depth and were not searched")
+    if not result.candidates:
+        lines.append(
+            "nothing found: pass --models-dir DIR, or download the LTX-2 checkpoint and its Gemma"
+        )
+    for c in result.candidates:
+        mark = "" if c.usable else " [unusable]"
+        lines.append(f"{c.rank:>3}. {c.kind:<12} {c.path}{mark}")
+        lines.append(f"     {c.summary}")
+        lines.append(f"     why: {c.reason}")
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_depth < 0:
+        raise UsageError(f"--max-depth {args.max_depth}: give 0 or more")
+    if not args.time_budget > 0:
+        raise UsageError(f"--time-budget {args.time_budget}: give a number of seconds above 0")
+    dirs = []
+    for raw in args.models_dir:
+        path = resolve_user_path(raw, what="--models-dir")
+        require_directory(path, what="--models-dir")
+        dirs.append(path)
+    result = discover(
+        dirs, env=os.environ, max_depth=args.max_depth, time_budget_s=args.time_budget
+    )
+    if args.json:
+        print_json(result.model_dump(mode="json"))
+    else:
+        print("\n".join(_text(result)))
+    return EXIT_OK

@@ -1,0 +1,133 @@
+"""`ltx-wizard plan`: validate the inputs, write the run folder (plan.md, config.yaml), print its path.
+
+stdout carries only the run folder path (or the JSON), so `cd "$(ltx-wizard plan ...)"` works;
+the summary, warnings and the config diff go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ltx_wizard.commands.common import (
+    add_gpu_source_args,
+    assessment_from_args,
+    print_json,
+    require_known_tier,
+)
+from ltx_wizard.core.config_gen import validate_with_trainer
+from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.run_plan import PlanDraft, PlanRequest, prepare_plan, write_plan
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"wants a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="write a run folder: plan.md and config.yaml (the shipped file, paths patched)",
+        description="Check the checkpoint, text encoder, data and checkout, pick the tier's "
+        "shipped config, patch only its paths, and write <workspace>/<run>/{plan.md,config.yaml}. "
+        "Nothing trains: review plan.md first. Exit 3 when the 32 GB minimum gate applies "
+        "(--accept-risk to go on with the low-VRAM config).",
+    )
+    # SUPPRESS: `ltx-wizard --trainer-root D plan ...` must keep the top-level value.
+    p.add_argument("--trainer-root", metavar="DIR", default=argparse.SUPPRESS,
+                   help="your LTX-2 checkout (else $LTX_TRAINER_ROOT, the current directory...)")
+    p.add_argument("--checkpoint", metavar="FILE", required=True, help="LTX-2 .safetensors")
+    p.add_argument("--text-encoder", metavar="PATH", required=True,
+                   help="Gemma model directory (or the packed .safetensors of a split pack)")
+    p.add_argument("--data-root", metavar="DIR", required=True,
+                   help="preprocessed data (the folder holding latents/ and conditions/)")
+    p.add_argument("--video-vae", metavar="FILE", help="video VAE of a split pack")
+    p.add_argument("--audio-vae", metavar="FILE", help="audio VAE of a split pack")
+    p.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,
+                   help="where run folders go (else $LTX_TRAININGS_DIR, /data/ltx-trainings, "
+                   "/workspace/ltx-trainings, ./projects)")
+    p.add_argument("--run-name", metavar="NAME", help="run folder name (default t2v-<data>-<time>)")
+    p.add_argument("--training-mode", choices=("lora", "full"), default="lora")
+    p.add_argument("--effective-batch", type=_positive_int, metavar="N",
+                   help="batch x accumulation x GPUs to keep (default: the shipped file's)")
+    p.add_argument("--accept-risk", action="store_true",
+                   help="go on below the 32 GB minimum with the low-VRAM config, at your own risk")
+    p.add_argument("--force", action="store_true", help="overwrite an existing plan.md/config.yaml")
+    p.add_argument("--force-full", action="store_true",
+                   help="allow full fine-tune outside 2+ GPUs of the 80GB+ tier (at your own risk)")
+    p.add_argument("--validate-with-trainer", action="store_true",
+                   help="before writing, check config.yaml with the trainer's own schema "
+                   "(`uv run python` in your checkout; needs `uv sync` done)")
+    add_gpu_source_args(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    assessment = assessment_from_args(args)
+    require_known_tier(assessment)
+    request = PlanRequest(
+        trainer_root=getattr(args, "trainer_root", None),
+        checkpoint=args.checkpoint,
+        text_encoder=args.text_encoder,
+        data_root=args.data_root,
+        video_vae=args.video_vae,
+        audio_vae=args.audio_vae,
+        workspace=getattr(args, "workspace", None),
+        run_name=args.run_name,
+        training_mode=args.training_mode,
+        effective_batch=args.effective_batch,
+        accept_risk=args.accept_risk,
+        force=args.force,
+        force_full=args.force_full,
+    )
+    draft = prepare_plan(request, assessment)
+    if args.validate_with_trainer:
+        _schema_check(draft)
+    notes: list[str] = []
+    folder = write_plan(draft, force=args.force, on_note=notes.append)
+    warnings = list(draft.warnings) + notes
+    if args.json:
+        print_json(
+            {
+                "run_dir": str(folder.root),
+                "config": str(folder.config),
+                "plan": str(folder.plan),
+                "tier": draft.tier.value,
+                "base_config": draft.base_config,
+                "launch_command": draft.launch.argv_with_env(),
+                "launch_cwd": str(draft.launch.cwd),
+                "warnings": warnings,
+            }
+        )
+        return 0
+    print(folder.root)
+    err = sys.stderr
+    print(f"Tier: {draft.tier.display_name}; base config {draft.base_config}; "
+          f"{draft.sample_count} samples", file=err)
+    for warning in warnings:
+        print(f"warning: {warning}", file=err)
+    print("Config changes vs the shipped file:", file=err)
+    print(draft.diff.rstrip("\n") or "(none)", file=err)
+    print(f"Review {folder.plan}; after approval, train with:\n  {draft.launch.shell_line()}",
+          file=err)
+    return 0
+
+
+def _schema_check(draft: PlanDraft) -> None:
+    """The trainer's verdict, its text shown verbatim; a rejection writes nothing."""
+    if draft.uv_path is None:
+        raise WizardError("uv is not on PATH, so the trainer's schema cannot run: install uv, "
+                          "or drop --validate-with-trainer")
+    check = validate_with_trainer(draft.trainer_dir, draft.config_text, uv=draft.uv_path)
+    if not check.ok:
+        print(check.output, file=sys.stderr)
+        raise WizardError("the trainer's schema rejected config.yaml (its text is above); "
+                          "nothing was written")
+    print("trainer schema check: ok", file=sys.stderr)

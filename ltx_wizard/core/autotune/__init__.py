@@ -1,0 +1,1 @@
+"""Autotune: trial configs, the trial runner, the trainer-output parser and the sweep engine."""

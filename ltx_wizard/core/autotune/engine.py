@@ -1,0 +1,243 @@
+"""The autotune engine: trials on a few linked samples, the rules, the log, the winning config.
+
+Used by `ltx-wizard autotune` and by the TUI's autotune screen. Everything it writes stays inside
+the run folder: overfit/.precomputed (links), overfit/trial-N/ (config and outputs),
+autotune.log, and config.yaml patched with the winner's changes only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Callable
+
+from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.autotune.events import AutotuneFinished, AutotuneSummary, TrialFinished, TrialResult
+from ltx_wizard.core.autotune.results_log import ResultsLog
+from ltx_wizard.core.autotune.schedule import Context, Tuner
+from ltx_wizard.core.autotune.subset import build_subset
+from ltx_wizard.core.autotune.trial_config import settings_from_config, trial_config_text
+from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
+from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
+from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.gpu import ProbeResult
+from ltx_wizard.core.launch import build_launch
+from ltx_wizard.core.run_meta import read_run_meta
+from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
+from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
+
+SIM_SPEED = 50.0  # the simulated trainer sleeps 1/50 of the time it reports
+
+
+def _read(path: Path) -> str:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise UsageError(f"{path} does not exist: run `ltx-wizard plan` first") from None
+
+
+def _transformer_params(checkpoint: str | None) -> float | None:
+    """Parameter count from the checkpoint header (milliseconds), for the headroom model."""
+    if not checkpoint:
+        return None
+    try:
+        from ltx_wizard.core.checkpoint import inspect_checkpoint
+
+        return float(inspect_checkpoint(checkpoint).transformer_param_count) or None
+    except Exception:  # headroom then falls back to the 22B default; the trial still decides
+        return None
+
+
+class AutotuneEngine:
+    def __init__(
+        self,
+        run_dir: Path,
+        *,
+        probe: ProbeResult,
+        assessment: Assessment,
+        trainer_cmd: list[str] | None = None,
+        simulate: str | None = None,
+        trainer_root: Path | None = None,
+        max_trials: int = 5,
+        on_event: Callable[[object], None] | None = None,
+        idle_timeout_s: float = 900.0,
+        grace_s: float = 10.0,
+        sim_env: dict[str, str] | None = None,
+        sim_speed: float = SIM_SPEED,
+    ) -> None:
+        self.folder = RunFolder(Path(run_dir).resolve())
+        self.probe = probe
+        self.assessment = assessment
+        self.trainer_cmd = trainer_cmd
+        self.simulate = simulate
+        self.trainer_root = trainer_root
+        self.max_trials = max_trials
+        self.on_event = on_event or (lambda event: None)
+        self.idle_timeout_s = idle_timeout_s
+        self.grace_s = grace_s
+        self.sim_env = sim_env or {}
+        self.sim_speed = sim_speed
+        self._runner: TrialRunner | None = None
+        self._training_mode = "lora"
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        """Stop the running trial (its process group) and end autotune after it."""
+        self._cancelled = True
+        if self._runner is not None:
+            asyncio.ensure_future(self._runner.cancel())
+
+    # -- set-up -------------------------------------------------------------------------------
+    def _command(self, config_for_launch: Path) -> TrialCommand:
+        sim_file = self.folder.overfit / ".sim-vram"
+        if self.simulate and not self.trainer_cmd:
+            env = {"LTX_WIZARD_SIM_GPU": self.simulate, "LTX_WIZARD_SIM_SPEED": f"{self.sim_speed:g}",
+                   "LTX_WIZARD_SIM_VRAM_FILE": str(sim_file), **self.sim_env}
+            prefix = [sys.executable, "-m", "ltx_wizard.core.sim.trainer"]
+            return TrialCommand(prefix, None, env, time_scale=self.sim_speed)
+        if self.trainer_cmd:
+            env = {"LTX_WIZARD_SIM_VRAM_FILE": str(sim_file), **self.sim_env} if self.simulate else {}
+            return TrialCommand(list(self.trainer_cmd), None, env)
+        root = self.trainer_root or self._checkout_root()
+        launch = build_launch(root, config_for_launch, self.assessment.num_gpus,
+                              self._training_mode, self.probe.cuda_visible_devices,
+                              self.folder.accelerate_config if self.folder.accelerate_config.exists() else None)
+        config_arg = str(config_for_launch.resolve())
+        prefix = list(launch.argv)
+        prefix = prefix[: prefix.index(config_arg)] if config_arg in prefix else prefix
+        if launch.style == "single":  # absolute --directory: trials run from anywhere
+            prefix = ["uv", "run", "--directory", str(launch.cwd), "python", "scripts/train.py"]
+        return TrialCommand(prefix, launch.cwd, dict(launch.env))
+
+    def _checkout_root(self) -> Path:
+        from ltx_wizard.core.checkout import find_checkout
+
+        recorded = read_run_meta(self.folder.root).trainer_root
+        return find_checkout(str(recorded) if recorded else None).root
+
+    def _backend_factory(self, command: TrialCommand):
+        gpus = [g.index for g in self.probe.gpus]
+        sim_file = command.env.get("LTX_WIZARD_SIM_VRAM_FILE")
+        if self.probe.source == "simulated":
+            return lambda: make_backend("simulated", gpus, sim_file)
+        if self.probe.source == "csv":
+            return lambda: NullBackend(len(gpus))
+        return lambda: make_backend(self.probe.source, gpus)
+
+    # -- the run --------------------------------------------------------------------------------
+    async def run(self) -> AutotuneSummary:
+        with run_lock(self.folder.root):
+            return await self._run_locked()
+
+    async def _run_locked(self) -> AutotuneSummary:
+        planned = _read(self.folder.config)
+        data = load_yaml(planned)
+        self._training_mode = str(get_dotted(data, "model.training_mode", "lora") or "lora")
+        data_root = get_dotted(data, "data.preprocessed_data_root", None)
+        if not data_root:
+            raise UsageError(f"{self.folder.config} has no data.preprocessed_data_root")
+        with_audio = bool(get_dotted(data, "training_strategy.with_audio", False))
+        log = ResultsLog(self.folder.autotune_log)
+        logged, summary = log.load()
+        if summary is not None:
+            return summary  # autotune already ended for this run; the log says how
+        subset = self.folder.overfit / ".precomputed"
+        samples = await asyncio.to_thread(
+            build_subset, Path(data_root), subset, self.assessment.num_gpus, with_audio=with_audio)
+        totals = [g.memory_total_mib for g in self.probe.gpus]
+        known = [t for t in totals if t is not None]
+        gpu_total_gb = (min(known) / 1024) if known else (
+            float(self.assessment.per_gpu_vram_gb) if self.assessment.per_gpu_vram_gb else None)
+        ctx = Context(tier=self.assessment.tier, gpu_total_gb=gpu_total_gb,
+                      transformer_params=_transformer_params(get_dotted(data, "model.model_path", None)),
+                      subset_samples=samples, num_gpus=max(self.assessment.num_gpus, 1),
+                      max_trials=self.max_trials)
+        tuner = Tuner(settings_from_config(planned), ctx)
+        command = self._command(self.folder.config)
+        self._runner = TrialRunner(command, self._backend_factory(command), self.on_event,
+                                   idle_timeout_s=self.idle_timeout_s, grace_s=self.grace_s,
+                                   total_mib=totals)
+        log.session_started(self._describe(samples, resumed=bool(logged)))
+        reported = 0
+        while (cand := tuner.next()) is not None:
+            reported = self._report_skips(tuner, log, logged, reported, upto=cand.index)
+            previous = logged.get(cand.index)
+            if previous is not None and previous.change == cand.change:
+                tuner.record(previous.model_copy(update={"kept": False}))
+                reported = cand.index
+                self.on_event(TrialFinished(result=tuner.results[-1]))
+                continue
+            if self._cancelled:
+                result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
+                                     outcome="cancelled", reason="cancelled by the user")
+            else:
+                result = await self._run_trial(cand, planned, subset, tuner)
+            recorded = tuner.record(result)
+            log.trial(recorded)
+            reported = cand.index
+            self.on_event(TrialFinished(result=recorded))
+        self._report_skips(tuner, log, logged, reported, upto=len(tuner.results) + 1)
+        if tuner.stop_reason == "cancelled":
+            summary = self._summary(tuner, planned, patched=False)
+            self.on_event(AutotuneFinished(summary=summary))
+            return summary  # no summary record: the next run resumes where this one stopped
+        patched = self._patch_winner(tuner, planned)
+        summary = self._summary(tuner, planned, patched)
+        log.summary(summary)
+        self.on_event(AutotuneFinished(summary=summary))
+        return summary
+
+    def _report_skips(self, tuner, log, logged, reported: int, upto: int) -> int:
+        for result in tuner.results[reported:upto - 1]:
+            if result.outcome == "skipped":
+                if result.index not in logged:
+                    log.trial(result)
+                self.on_event(TrialFinished(result=result))
+        return max(reported, upto - 1)
+
+    async def _run_trial(self, cand, planned: str, subset: Path, tuner: Tuner) -> TrialResult:
+        trial_dir = self.folder.overfit / f"trial-{cand.index}"
+        output_dir = trial_dir / "outputs"
+        output_dir.mkdir(parents=True, exist_ok=True)
+        config_path = trial_dir / "config.yaml"
+        atomic_write_text(config_path, trial_config_text(planned, tuner.winner_changes | cand.changes,
+                                                         subset, output_dir))
+        return await self._runner.run(cand, config_path, output_dir)
+
+    def _patch_winner(self, tuner: Tuner, planned: str) -> bool:
+        if tuner.winner is None or not tuner.winner_changes:
+            return False
+        atomic_write_text(self.folder.config, patch_yaml_text(planned, tuner.winner_changes))
+        return True
+
+    def _launch(self) -> tuple[list[str], str]:
+        """The command that trains the tuned config: the plan's launch for the real trainer."""
+        if self.simulate or self.trainer_cmd:
+            command = self._command(self.folder.config)
+            argv = [*command.prefix, str(self.folder.config), command.quiet_flag]
+            return argv, shlex.join(argv)
+        root = self.trainer_root or self._checkout_root()
+        accelerate = self.folder.accelerate_config
+        launch = build_launch(root, self.folder.config, self.assessment.num_gpus,
+                              self._training_mode, self.probe.cuda_visible_devices,
+                              accelerate if accelerate.exists() else None)
+        return launch.argv_with_env(), launch.shell_line()
+
+    def _summary(self, tuner: Tuner, planned: str, patched: bool) -> AutotuneSummary:
+        try:
+            argv, line = self._launch()
+        except Exception as exc:  # no checkout found: the summary still stands
+            argv, line = [], f"(launch command unavailable: {exc})"
+        return AutotuneSummary(trials=list(tuner.results), winner=tuner.winner, config_patched=patched,
+                               winner_changes=dict(tuner.winner_changes), launch_command=argv,
+                               launch_line=line, stop_reason=tuner.stop_reason)
+
+    def _describe(self, samples: int, resumed: bool) -> str:
+        gpus = ", ".join(g.name for g in self.probe.gpus) or "no GPU"
+        what = "resumed" if resumed else "new"
+        return (f"{what}; {self.assessment.tier.display_name}; {gpus}; {samples} trial sample(s); "
+                f"pid {os.getpid()}")

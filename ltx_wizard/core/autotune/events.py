@@ -1,0 +1,98 @@
+"""What the autotune engine reports while it works, and what it leaves behind.
+
+The TUI and the CLI both consume these; the engine calls `on_event` on the event-loop thread.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+from pydantic import BaseModel, ConfigDict
+
+Outcome = Literal["ok", "oom", "nan", "crash", "timeout", "cancelled", "skipped"]
+
+
+class TrialResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    index: int  # 1-based trial number; skipped trials are numbered too, for the record
+    change: str  # "baseline", "quantization -> null", "batch_size 1 -> 2", ...
+    changes: dict[str, object] = {}  # dotted config key -> value this trial set
+    outcome: Outcome
+    step_time_s: float | None = None  # steady state, from step-line arrival times
+    sec_per_sample: float | None = None  # step time / samples per step: what "faster" means
+    peak_vram_gb: float | None = None  # sampled during the trial
+    vram_method: str | None = None  # per-process, device-minus-baseline, simulated, n/a
+    trainer_peak_gb: float | None = None  # the trainer's own figure, for comparison
+    trainer_step_time_s: float | None = None  # the trainer's Time/Step on the last step line
+    wall_s: float | None = None
+    reason: str = ""  # why it ended the way it did, or why it was skipped
+    proof: str | None = None  # the output line that proves the outcome
+    kept: bool = False  # its change is part of the winner
+
+    @property
+    def ran(self) -> bool:
+        return self.outcome != "skipped"
+
+
+class TrialStarted(BaseModel):
+    index: int
+    change: str
+    total_steps: int
+    config_path: str
+
+
+class TrialProgress(BaseModel):
+    index: int
+    step: int
+    total: int
+    loss: float | None = None
+    step_time_s: float | None = None
+
+
+class VramUpdate(BaseModel):
+    used_mib: list[int | None]
+    total_mib: list[int | None]
+
+
+class LogLine(BaseModel):
+    text: str
+
+
+class TrialFinished(BaseModel):
+    result: TrialResult
+
+
+class AutotuneSummary(BaseModel):
+    trials: list[TrialResult]
+    winner: int | None
+    config_patched: bool
+    winner_changes: dict[str, object] = {}
+    launch_command: list[str] = []
+    launch_line: str = ""
+    stop_reason: str = ""
+
+    def contract_json(self) -> dict:
+        """`ltx-wizard autotune --json`."""
+        return {
+            "trials": [
+                {
+                    "index": t.index,
+                    "change": t.change,
+                    "outcome": t.outcome,
+                    "step_time_s": t.step_time_s,
+                    "peak_vram_gb": t.peak_vram_gb,
+                    "reason": t.reason,
+                }
+                for t in self.trials
+            ],
+            "winner": self.winner,
+            "config_patched": self.config_patched,
+        }
+
+
+class AutotuneFinished(BaseModel):
+    summary: AutotuneSummary
+
+
+AutotuneEvent = Union[TrialStarted, TrialProgress, VramUpdate, LogLine, TrialFinished, AutotuneFinished]

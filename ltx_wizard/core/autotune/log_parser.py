@@ -1,0 +1,359 @@
+"""Incremental parser for the trainer's combined stdout/stderr, one physical line at a time.
+
+The trainer logs through rich's RichHandler. With stdout piped each record is laid out as
+`LEVEL    message ... source.py:LINE` (level column 8 wide plus a space), padded to the console
+width and word-wrapped at 80 columns unless COLUMNS is wider: continuation lines are indented to
+the message column and the source suffix sits on the first line only. A word longer than the
+message column is folded mid-word; a folded piece fills the column exactly and holds no space,
+which is how the parser tells a fold (join with nothing) from a word wrap (join with a space).
+Lines without that layout (plain prints, stderr, tracebacks) are handled one line at a time.
+
+Events carry `t`, the arrival time of the first physical line of what they were parsed from, so
+that step time can be measured from the arrival of step lines (the printed Time/Step is one
+step's duration only).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict
+
+
+class TrainerEvent(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    t: float
+
+
+class StepEvent(TrainerEvent):
+    step: int
+    total: int
+    loss: float  # may be nan
+    lr: float
+    time_per_step_s: float
+    rank: int | None = None
+
+
+class ValidationSaved(TrainerEvent):
+    step: int
+    rank: int | None = None
+
+
+class CheckpointSaved(TrainerEvent):
+    step: int
+    path: str
+    rank: int | None = None
+
+
+class Statistics(TrainerEvent):
+    total_time_min: float
+    steps_per_s: float
+    samples_per_s: float
+    peak_gpu_memory_gb: float
+    num_processes: int | None = None
+    global_batch: int | None = None
+
+
+class OomError(TrainerEvent):
+    line: str
+    rank: int | None = None
+
+
+class NanLoss(TrainerEvent):
+    step: int
+    rank: int | None = None
+
+
+class ConfigError(TrainerEvent):
+    text: str
+
+
+class StopIterationError(TrainerEvent):
+    line: str
+    rank: int | None = None
+
+
+class Traceback(TrainerEvent):
+    first_line: str
+    last_line: str
+    rank: int | None = None
+
+
+class MissingConfig(TrainerEvent):
+    path: str
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_TORCH_RANK = re.compile(r"^\[rank(\d+)\]:\s?")  # torch's prefix on child-process lines
+_MSG_RANK = re.compile(r"\[rank (\d+)\]\s*")  # the trainer's own prefix inside a message
+_LEVEL = re.compile(r"^(\[[^\]]*\] )?(DEBUG|INFO|WARNING|ERROR|CRITICAL)( +|$)")
+_SUFFIX = re.compile(r"\s([\w.\-]+\.py:\d+)$")
+_STEP = re.compile(
+    r"Step (\d+)/(\d+) - Loss: ([^,\s]+), LR: ([^,\s]+), Time/Step: ([\d.]+)s, "
+    r"Total Time: (calculating\.\.\.|\d+h \d+m)"
+)
+_VALIDATION = re.compile(r"Validation samples for step (\d+) saved")
+_CHECKPOINT = re.compile(r"[Ww]eights for step (\d+) saved in (\S+)")
+_MISSING = re.compile(r"Error: Configuration file (.+?) does not exist\.?$")
+_CONFIG = "Error: Invalid configuration data:"
+_OOM = re.compile(
+    r"CUDA out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED|"
+    r"CUDA error: out of memory|cudaErrorMemoryAllocation"
+)
+_STOP = re.compile(r"^(?:[\w.]+\.)?StopIteration\b|generator raised StopIteration")
+_TB_START = "Traceback (most recent call last)"
+_TB_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+_STATS = {
+    "total_time_min": re.compile(r"Total time:\s*([\d.]+)\s*minutes"),
+    "steps_per_s": re.compile(r"Training speed:\s*([\d.]+)\s*steps"),
+    "samples_per_s": re.compile(r"Samples/second:\s*([\d.]+)"),
+    "peak_gpu_memory_gb": re.compile(r"Peak GPU memory:\s*([\d.]+)\s*GB"),
+    "num_processes": re.compile(r"Number of processes:\s*(\d+)"),
+    "global_batch": re.compile(r"Global batch size:\s*(\d+)"),
+}
+_STATS_REQUIRED = ("total_time_min", "steps_per_s", "samples_per_s", "peak_gpu_memory_gb")
+
+
+def cell_width(text: str) -> int:
+    """Terminal cells `text` takes (wide emoji count two, joiners and combining marks none)."""
+    width = previous = 0
+    joined = False
+    for ch in text:
+        if ch == "\u200d":  # zero-width joiner: the next emoji merges into this one
+            joined = True
+        elif ch == "\ufe0f":  # emoji presentation widens a narrow symbol (as rich does)
+            width += 1 if previous == 1 else 0
+            previous = 2
+        elif not (unicodedata.combining(ch) or ch == "\ufe0e"):
+            cell = 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+            width += 0 if joined else cell
+            previous, joined = cell, False
+    return width
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+@dataclass
+class _Record:
+    """One rich log record being reassembled from its physical lines."""
+
+    t: float
+    torch_rank: int | None
+    indent: int
+    msg_width: int | None  # None when the layout gives no clue (no source suffix)
+    pieces: list[str]
+    done: set[str] = field(default_factory=set)
+
+    def text(self) -> str:
+        out = self.pieces[0]
+        for prev, piece in zip(self.pieces, self.pieces[1:]):
+            folded = (
+                self.msg_width is not None
+                and " " not in prev.strip()
+                and cell_width(prev) >= self.msg_width
+            )
+            out += piece if folded else " " + piece
+        return " ".join(out.split())
+
+
+@dataclass
+class _Tb:
+    """A Python traceback being read (per torch rank, since ranks interleave)."""
+
+    t: float
+    first_line: str
+    last_line: str = ""
+    seen_exception: bool = False
+    done: set[str] = field(default_factory=set)
+
+
+class TrainerLogParser:
+    """Feed physical lines in arrival order; get events as soon as they are certain."""
+
+    def __init__(self) -> None:
+        self._record: _Record | None = None
+        self._tbs: dict[int | None, _Tb] = {}
+        self._stats: dict | None = None
+        self._config: tuple[float, list[str]] | None = None
+
+    def feed(self, line: str, t: float) -> list[TrainerEvent]:
+        line = _ANSI.sub("", line.rstrip("\r\n")).rsplit("\r", 1)[-1]
+        torch_rank = None
+        m = _TORCH_RANK.match(line)
+        if m:
+            torch_rank, line = int(m.group(1)), line[m.end():]
+        events: list[TrainerEvent] = []
+        if self._traceback_line(line, t, torch_rank, events):
+            return events
+        m = _LEVEL.match(line)
+        if m and (m.end() - m.start(2) >= 9 or not m.group(3)):
+            events += self._close_record()
+            events += self._flush_config()
+            self._open_record(line, m.start(2) + 9, t, torch_rank, events)
+            return events
+        rec = self._record
+        if rec and rec.torch_rank == torch_rank and line.startswith(" " * rec.indent):
+            rec.pieces.append(line[rec.indent:].rstrip())
+            events += self._scan(rec.text(), rec.t, rec.torch_rank, rec.done, final=False)
+            return events
+        if not line.strip():
+            return events
+        events += self._close_record()
+        if self._config is not None:
+            self._config[1].append(line.rstrip())
+            return events
+        events += self._unit(line.strip(), t, torch_rank)
+        return events
+
+    def finish(self) -> list[TrainerEvent]:
+        """End of output: emit everything still pending."""
+        events = self._close_record()
+        events += self._flush_config()
+        events += self._flush_stats()
+        for key in list(self._tbs):
+            events.append(self._end_traceback(key))
+        return events
+
+    # -- rich records -------------------------------------------------------------------------
+
+    def _open_record(self, line: str, indent: int, t: float, rank, events: list) -> None:
+        raw = line.rstrip()
+        content = raw[indent:]
+        msg_width = None
+        m = _SUFFIX.search(content)
+        if m:
+            msg_width = cell_width(raw) - indent - 1 - len(m.group(1))
+            content = content[: m.start()]
+        elif len(line) > indent and line != raw:
+            msg_width = cell_width(line) - indent  # padded, no path column
+        self._record = _Record(t, rank, indent, msg_width, [content.rstrip()])
+        events += self._scan(self._record.text(), t, rank, self._record.done, final=False)
+
+    def _close_record(self) -> list[TrainerEvent]:
+        rec, self._record = self._record, None
+        if rec is None:
+            return []
+        events = self._scan(rec.text(), rec.t, rec.torch_rank, rec.done, final=True)
+        return events + self._unit(rec.text(), rec.t, rec.torch_rank, scanned=True)
+
+    def _scan(self, text: str, t: float, rank, done: set, final: bool) -> list[TrainerEvent]:
+        """Line-shaped events in one message; `final` once nothing more can be appended."""
+        m = _MSG_RANK.match(text, 0) or _MSG_RANK.search(text, 0, 16)
+        if m:
+            rank, text = int(m.group(1)), text[: m.start()] + text[m.end():]
+        events: list[TrainerEvent] = []
+        m = _STEP.search(text)
+        if m and "step" not in done and (final or m.end() == len(text)):
+            done.add("step")
+            step, loss = int(m.group(1)), _number(m.group(3))
+            events.append(
+                StepEvent(t=t, step=step, total=int(m.group(2)), loss=loss,
+                          lr=_number(m.group(4)), time_per_step_s=float(m.group(5)), rank=rank)
+            )
+            if math.isnan(loss):
+                events.append(NanLoss(t=t, step=step, rank=rank))
+        m = _VALIDATION.search(text)
+        if m and "validation" not in done:
+            done.add("validation")
+            events.append(ValidationSaved(t=t, step=int(m.group(1)), rank=rank))
+        m = _CHECKPOINT.search(text)
+        complete = m and m.end() == len(text) and m.group(2).endswith(".safetensors")
+        if m and "checkpoint" not in done and (final or complete):
+            done.add("checkpoint")
+            events.append(CheckpointSaved(t=t, step=int(m.group(1)), path=m.group(2), rank=rank))
+        m = _MISSING.search(text)
+        if m and "missing" not in done and (final or text.endswith(".")):
+            done.add("missing")
+            events.append(MissingConfig(t=t, path=m.group(1)))
+        m = _OOM.search(text)
+        if m and "oom" not in done:
+            done.add("oom")
+            events.append(OomError(t=t, line=text, rank=rank))
+        return events
+
+    def _unit(self, text: str, t: float, rank, scanned: bool = False) -> list[TrainerEvent]:
+        """A complete logical line: block-shaped events (statistics, config errors)."""
+        events = [] if scanned else self._scan(text, t, rank, set(), final=True)
+        if self._stats is not None:
+            if self._absorb_stats(text):
+                if "global_batch" in self._stats:
+                    events += self._flush_stats()
+                return events
+            events += self._flush_stats()
+        if "Training Statistics:" in text:
+            self._stats = {"t": t}
+            self._absorb_stats(text)
+            if "global_batch" in self._stats:
+                events += self._flush_stats()
+        elif _CONFIG in text:
+            self._config = (t, [text[text.index(_CONFIG):]])
+        return events
+
+    def _absorb_stats(self, text: str) -> bool:
+        found = False
+        for key, pattern in _STATS.items():
+            m = pattern.search(text)
+            if m:
+                self._stats[key] = float(m.group(1)) if "." in m.group(1) else int(m.group(1))
+                found = True
+        return found
+
+    def _flush_stats(self) -> list[TrainerEvent]:
+        stats, self._stats = self._stats, None
+        if stats is None or any(key not in stats for key in _STATS_REQUIRED):
+            return []
+        return [Statistics(**stats)]
+
+    def _flush_config(self) -> list[TrainerEvent]:
+        config, self._config = self._config, None
+        if config is None:
+            return []
+        return [ConfigError(t=config[0], text="\n".join(config[1]))]
+
+    # -- tracebacks ---------------------------------------------------------------------------
+
+    def _traceback_line(self, line: str, t: float, rank, events: list) -> bool:
+        """Consume `line` if it belongs to a traceback; True when consumed."""
+        tb = self._tbs.get(rank)
+        stripped = line.strip()
+        if tb is None:
+            if _TB_START not in line:
+                return False
+            events += self._close_record()
+            events += self._flush_config()
+            self._tbs[rank] = _Tb(t=t, first_line=stripped)
+            return True
+        body = not stripped or line[0] in " \t" or line[0] in "│╭╰|"
+        if not tb.seen_exception:
+            if _LEVEL.match(line):
+                return False  # a log record from another stream landed inside the traceback
+            if body or _TB_START in line:
+                return True
+            tb.seen_exception, tb.last_line = True, stripped
+            if _OOM.search(stripped) and "oom" not in tb.done:
+                tb.done.add("oom")
+                events.append(OomError(t=t, line=stripped, rank=rank))
+            if _STOP.search(stripped) and "stop" not in tb.done:
+                tb.done.add("stop")
+                events.append(StopIterationError(t=t, line=stripped, rank=rank))
+            return True
+        if body or stripped.startswith(_TB_CHAIN):
+            return True
+        if _TB_START in line:  # the next link of a chained exception
+            tb.seen_exception = False
+            return True
+        events.append(self._end_traceback(rank))
+        return False
+
+    def _end_traceback(self, rank) -> Traceback:
+        tb = self._tbs.pop(rank)
+        return Traceback(t=tb.t, first_line=tb.first_line, last_line=tb.last_line, rank=rank)

@@ -1,0 +1,366 @@
+"""Run one trainer trial as a child process group, stream its output, and never leave it behind.
+
+Lines reach the caller through the `on_line` callback (sync or async), one at a time and in
+arrival order across stdout and stderr, each stamped with `time.monotonic()` when its newline
+arrived: step times are measured from those stamps, not from what the trainer prints.
+Every live group sits in a module-level registry so that a signal to the wizard (SIGINT, SIGHUP
+from an SSH drop, SIGTERM) or interpreter exit takes the trial down with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import inspect
+import os
+import signal
+import time
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Literal, Mapping, Sequence
+
+Stream = Literal["stdout", "stderr"]
+EndedBy = Literal["exit", "timeout", "cancelled", "stopped"]
+StopReason = Literal["oom", "timeout", "cancelled"]
+
+MAX_LINE_BYTES = 64 * 1024
+_CHUNK = 64 * 1024
+_QUEUE_LINES = 4096  # bounded: a flood back-pressures the child instead of filling our memory
+_POLL_S = 0.05  # how often a dying group is re-checked
+_KILL_WAIT_S = 10.0  # after SIGKILL, the longest we wait for the kernel to clear the group
+_DRAIN_WAIT_S = 2.0  # after the group is gone, the longest we wait for pipes to reach EOF
+_FORCED_ENV = {"PYTHONUNBUFFERED": "1", "COLUMNS": "250"}  # live lines, no rich wrapping at 80
+
+
+@dataclass(frozen=True)
+class OutputLine:
+    text: str
+    stream: Stream
+    t: float  # time.monotonic() when the line was complete
+    truncated: bool = False  # True when the line was longer than the cap and was cut
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    returncode: int | None  # negative: killed by that signal
+    ended_by: EndedBy
+    wall_s: float
+    started_at: float  # time.time() at launch
+    pid: int
+    stop_reason: StopReason | None = None
+
+
+LineCallback = Callable[[OutputLine], "Awaitable[None] | None"]
+_ENDED_BY: dict[str, EndedBy] = {"timeout": "timeout", "cancelled": "cancelled", "oom": "stopped"}
+_LIVE: dict[int, "TrialProcess"] = {}  # pgid -> trial, until its whole group is gone
+
+
+def proc_table() -> list[tuple[int, int, int]]:
+    """(pid, ppid, pgrp) of every live process, from /proc. Zombies are left out: reparented
+    children linger as zombies in containers whose PID 1 does not reap, holding nothing."""
+    rows = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:  # not a pid, or gone meanwhile
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if name.isdigit() and len(fields) > 2 and fields[0] != b"Z":
+            rows.append((int(name), int(fields[1]), int(fields[2])))
+    return rows
+
+
+def group_alive(pgid: int) -> bool:
+    if os.path.isdir("/proc/self"):
+        return any(pgrp == pgid for _, _, pgrp in proc_table())
+    try:  # no /proc (macOS): the kernel's answer, zombies included
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class TrialProcess:
+    """One trial: `await start()`, then `await wait()`; `await stop(reason)` from anywhere."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        on_line: LineCallback | None = None,
+        idle_timeout_s: float | None = 900.0,
+        max_wall_s: float | None = None,
+        grace_s: float = 10.0,
+        max_line_bytes: int = MAX_LINE_BYTES,
+    ) -> None:
+        self.argv = [str(a) for a in argv]
+        self.cwd = cwd
+        self.env = {**os.environ, **(env or {}), **_FORCED_ENV}
+        self.on_line = on_line
+        self.idle_timeout_s = idle_timeout_s
+        self.max_wall_s = max_wall_s
+        self.grace_s = grace_s
+        self.max_line_bytes = max_line_bytes
+        self.last_output_t: float | None = None  # monotonic time of the last byte read
+        self.callback_error: BaseException | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self._t0 = self._started_at = 0.0
+        self._stop_reason: StopReason | None = None
+        self._kill_task = self._main_task = self._dispatcher = None  # asyncio.Task | None
+        self._result: ProcessResult | None = None
+        self._delivered = 0  # lines taken off the queue, to tell a slow consumer from a stuck pipe
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._result is None
+
+    async def start(self) -> None:
+        if self._proc is not None:
+            raise RuntimeError("a TrialProcess starts only once")
+        self._started_at = time.time()
+        self._t0 = self.last_output_t = time.monotonic()
+        pipe = asyncio.subprocess.PIPE
+        # Own session and process group: one killpg reaches dataloader workers and ranks too.
+        self._proc = await asyncio.create_subprocess_exec(
+            *self.argv, cwd=self.cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=pipe, stderr=pipe, start_new_session=True,
+        )
+        _LIVE[self._proc.pid] = self
+        self._main_task = asyncio.ensure_future(self._supervise())
+
+    async def run(self) -> ProcessResult:
+        await self.start()
+        return await self.wait()
+
+    async def wait(self) -> ProcessResult:
+        if self._main_task is None:
+            raise RuntimeError("TrialProcess.wait() before start()")
+        result = await asyncio.shield(self._main_task)
+        if self.callback_error is not None:
+            raise self.callback_error
+        return result
+
+    async def stop(self, reason: StopReason = "cancelled") -> ProcessResult | None:
+        """SIGTERM the whole group, SIGKILL after grace_s; idempotent. None if never started, or
+        when called from on_line (the stop goes on; wait() has the result)."""
+        if self._proc is None:
+            return None
+        if self._stop_reason is None and self._proc.returncode is None:
+            self._stop_reason = reason
+        self._kill()
+        if asyncio.current_task() is self._dispatcher:
+            return None  # called from on_line: waiting here would wait on ourselves
+        assert self._main_task is not None
+        return await asyncio.shield(self._main_task)
+
+    def _kill(self) -> asyncio.Task:
+        if self._kill_task is None:
+            self._kill_task = asyncio.ensure_future(self._kill_group())
+        return self._kill_task
+
+    async def _kill_group(self) -> None:
+        assert self._proc is not None
+        pgid = self._proc.pid
+        if not group_alive(pgid):
+            return
+        _signal_group(pgid, signal.SIGTERM)
+        if await self._await_group_gone(pgid, self.grace_s):
+            return
+        _signal_group(pgid, signal.SIGKILL)
+        await self._await_group_gone(pgid, _KILL_WAIT_S)
+
+    async def _await_group_gone(self, pgid: int, limit_s: float) -> bool:
+        deadline = time.monotonic() + limit_s
+        while group_alive(pgid):
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(_POLL_S)
+        return True
+
+    async def _supervise(self) -> ProcessResult:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None and proc.stderr is not None
+        queue: asyncio.Queue = asyncio.Queue(_QUEUE_LINES)
+        readers = [asyncio.ensure_future(self._read(proc.stdout, "stdout", queue)),
+                   asyncio.ensure_future(self._read(proc.stderr, "stderr", queue))]
+        self._dispatcher = dispatcher = asyncio.ensure_future(self._dispatch(queue))
+        watchdog = asyncio.ensure_future(self._watchdog())
+        try:
+            returncode = await self._leader_exit(proc)
+            end_t = time.monotonic()
+            # The leader is gone, but workers it forked may still be alive and holding the pipes.
+            await self._kill()
+            await self._drain(readers)
+        except asyncio.CancelledError:
+            _signal_group(proc.pid, signal.SIGKILL)  # the loop is going away: no time for grace
+            raise
+        finally:
+            watchdog.cancel()
+            for task in readers:
+                task.cancel()
+            await asyncio.gather(*readers, watchdog, return_exceptions=True)
+            await queue.put(None)
+            await dispatcher
+            if not group_alive(proc.pid):
+                _LIVE.pop(proc.pid, None)  # else atexit still has it to SIGKILL
+        reason = self._stop_reason
+        ended_by = _ENDED_BY[reason] if reason else "exit"
+        self._result = ProcessResult(
+            returncode, ended_by, end_t - self._t0, self._started_at, proc.pid, reason
+        )
+        return self._result
+
+    @staticmethod
+    async def _leader_exit(proc: asyncio.subprocess.Process) -> int:
+        # proc.wait() also waits for the pipes to close, which a surviving grandchild holding them
+        # would delay forever; returncode is set as soon as the leader itself is reaped.
+        waiter = asyncio.ensure_future(proc.wait())
+        try:
+            while proc.returncode is None and not waiter.done():
+                await asyncio.wait({waiter}, timeout=_POLL_S)
+        finally:
+            waiter.cancel()
+        return proc.returncode
+
+    async def _drain(self, readers: list[asyncio.Task]) -> None:
+        # Wait for EOF while output keeps moving; a pipe held open by a process that escaped the
+        # group (its own setsid) would otherwise keep us here forever.
+        while True:
+            before = (self.last_output_t, self._delivered)
+            _, pending = await asyncio.wait(readers, timeout=_DRAIN_WAIT_S)
+            if not pending or (self.last_output_t, self._delivered) == before:
+                return
+
+    async def _read(self, reader: asyncio.StreamReader, stream: Stream, queue: asyncio.Queue):
+        cap = self.max_line_bytes
+        buf = bytearray()
+        dropped = False  # the current line went over the cap; skip bytes until its newline
+        while True:
+            chunk = await reader.read(_CHUNK)
+            now = time.monotonic()
+            if not chunk:
+                break
+            self.last_output_t = now
+            parts = chunk.split(b"\n")
+            for i, part in enumerate(parts):
+                room = cap - len(buf)
+                if len(part) > room:
+                    part, dropped = part[: max(room, 0)], True
+                buf += part
+                if i < len(parts) - 1:  # a newline closed this line
+                    await queue.put(self._line(buf, stream, now, dropped))
+                    buf, dropped = bytearray(), False
+            # Reading a full pipe never suspends; yield so keys and timers still get their turn.
+            await asyncio.sleep(0)
+        if buf or dropped:
+            await queue.put(self._line(buf, stream, time.monotonic(), dropped))
+
+    @staticmethod
+    def _line(buf: bytearray, stream: Stream, t: float, truncated: bool) -> OutputLine:
+        text = bytes(buf).decode("utf-8", "replace").rstrip("\r")
+        return OutputLine(text=text, stream=stream, t=t, truncated=truncated)
+
+    async def _dispatch(self, queue: asyncio.Queue) -> None:
+        while (line := await queue.get()) is not None:
+            self._delivered += 1
+            if self.on_line is None or self.callback_error is not None:
+                continue  # keep draining so the child never blocks on a full pipe
+            try:
+                result = self.on_line(line)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception as exc:  # a bug in the consumer must not leave the trial running
+                self.callback_error = exc
+                self._stop_reason = self._stop_reason or "cancelled"
+                self._kill()
+
+    async def _watchdog(self) -> None:
+        while True:
+            now = time.monotonic()
+            waits = []
+            if self.idle_timeout_s is not None:
+                waits.append((self.last_output_t or self._t0) + self.idle_timeout_s - now)
+            if self.max_wall_s is not None:
+                waits.append(self._t0 + self.max_wall_s - now)
+            if not waits:
+                return
+            if min(waits) <= 0:
+                break
+            await asyncio.sleep(min(waits))
+        if self._proc is not None and self._proc.returncode is None:
+            self._stop_reason = self._stop_reason or "timeout"
+        self._kill()
+
+
+# -- the wizard's own exit: take every trial down with it ------------------------------------
+
+
+def live_trials() -> list[TrialProcess]:
+    return list(_LIVE.values())
+
+
+async def stop_all(reason: StopReason = "cancelled") -> None:
+    """Stop every live trial group and wait until each is gone."""
+    await asyncio.gather(*(t.stop(reason) for t in live_trials()), return_exceptions=True)
+
+
+def kill_all_now() -> None:
+    """SIGKILL every registered group at once: the last resort when there is no time to wait."""
+    for pgid in list(_LIVE):
+        _signal_group(pgid, signal.SIGKILL)
+
+
+atexit.register(kill_all_now)
+
+SignalCallback = Callable[[int], "Awaitable[None] | None"]
+
+
+def install_signal_handlers(
+    loop: asyncio.AbstractEventLoop, on_signal: SignalCallback | None = None
+) -> Callable[[], None]:
+    """On SIGINT, SIGHUP or SIGTERM: stop every trial group, then call on_signal(signum).
+
+    Without on_signal the wizard then dies of that same signal (default action), as a shell
+    expects. A second signal while stopping SIGKILLs every group at once. Returns an uninstaller.
+    """
+    sigs = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
+    pending: list[asyncio.Task] = []
+
+    async def _shutdown(signum: int) -> None:
+        await stop_all("cancelled")
+        if on_signal is not None:
+            result = on_signal(signum)
+            if inspect.isawaitable(result):
+                await result
+            return
+        uninstall()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    def _handler(signum: int) -> None:
+        if pending and not pending[0].done():
+            kill_all_now()
+            return
+        pending[:] = [loop.create_task(_shutdown(signum))]
+
+    for sig in sigs:
+        loop.add_signal_handler(sig, _handler, sig)
+
+    def uninstall() -> None:
+        for sig in sigs:
+            loop.remove_signal_handler(sig)
+
+    return uninstall

@@ -1,0 +1,87 @@
+"""`<run>/autotune.log`: append-only, one human line and one JSON line per trial, flushed at once.
+
+The JSON lines make the log the resume point: an interrupted autotune reads them back and does
+not rerun a trial that already ended (a cancelled one is run again). Nothing is ever rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
+
+
+def _fmt(value: float | None, unit: str, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f} {unit}"
+
+
+def human_line(result: TrialResult) -> str:
+    kept = "kept" if result.kept else ""
+    line = (
+        f"trial {result.index}  {result.change:<44} {result.outcome:<9} "
+        f"{_fmt(result.step_time_s, 's/step'):>12}  {_fmt(result.peak_vram_gb, 'GB peak', 1):>13}  {kept}"
+    )
+    return f"{line.rstrip()}  ({result.reason})" if result.reason else line.rstrip()
+
+
+class ResultsLog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def _append(self, lines: list[str]) -> None:
+        # One write per call, then fsync: a crash or an SSH drop loses at most the trial under way.
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write("".join(line + "\n" for line in lines))
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def session_started(self, description: str) -> None:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        self._append([f"# {stamp} autotune started: {description}"])
+
+    def trial(self, result: TrialResult) -> None:
+        record = {"kind": "trial", **result.model_dump(mode="json")}
+        self._append([human_line(result), json.dumps(record, sort_keys=True)])
+
+    def summary(self, summary: AutotuneSummary) -> None:
+        lines = ["", "== autotune summary =="]
+        lines += [human_line(t) for t in summary.trials]
+        if summary.winner is None:
+            lines.append("winner: none — config.yaml left as planned")
+        else:
+            changes = ", ".join(f"{k}={json.dumps(v)}" for k, v in summary.winner_changes.items())
+            lines.append(f"winner: trial {summary.winner} ({changes or 'the planned config as is'})")
+        lines.append(f"stopped: {summary.stop_reason}")
+        lines.append(f"launch: {summary.launch_line}")
+        record = {"kind": "summary", **summary.model_dump(mode="json")}
+        self._append(lines + [json.dumps(record, sort_keys=True)])
+
+    def load(self) -> tuple[dict[int, TrialResult], AutotuneSummary | None]:
+        """Finished trials by index (the last record wins) and the summary, if autotune ended."""
+        trials: dict[int, TrialResult] = {}
+        summary: AutotuneSummary | None = None
+        if not self.path.exists():
+            return trials, None
+        for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if not line.startswith("{"):
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by a crash: that trial simply runs again
+            kind = record.pop("kind", None)
+            try:
+                if kind == "trial":
+                    result = TrialResult.model_validate(record)
+                    if result.outcome == "cancelled":
+                        trials.pop(result.index, None)
+                    else:
+                        trials[result.index] = result
+                elif kind == "summary":
+                    summary = AutotuneSummary.model_validate(record)
+            except ValueError:
+                continue
+        return trials, summary

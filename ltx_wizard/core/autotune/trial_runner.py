@@ -1,0 +1,192 @@
+"""Run one trial: the trainer as a process group, its output parsed live, GPU memory sampled.
+
+Step time is measured from the arrival times of successive step lines (the trainer's statistics
+include setup and validation). An OOM or NaN line stops the process group at once rather than
+waiting minutes for its teardown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ltx_wizard.core.autotune import log_parser as lp
+from ltx_wizard.core.autotune.events import (
+    LogLine, Outcome, TrialProgress, TrialResult, TrialStarted, VramUpdate,
+)
+from ltx_wizard.core.autotune.process import OutputLine, TrialProcess
+from ltx_wizard.core.autotune.schedule import Candidate
+from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
+from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramSampler
+
+VRAM_UPDATE_S = 0.5
+
+
+@dataclass
+class TrialCommand:
+    """How to start the trainer: argv before CONFIG, where, and extra environment."""
+
+    prefix: list[str]
+    cwd: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    time_scale: float = 1.0  # the simulated trainer runs compressed; scale measured times back
+    quiet_flag: str = "--disable-progress-bars"
+
+
+@dataclass
+class _Watch:
+    steps: list[tuple[int, float, lp.StepEvent]] = field(default_factory=list)
+    outcome: Outcome | None = None
+    proof: str | None = None
+    failure: str | None = None  # config error, StopIteration, traceback: why a crash crashed
+    stats: lp.Statistics | None = None
+    validated: set[int] = field(default_factory=set)
+
+
+def steady_step_time(steps: list[tuple[int, float, lp.StepEvent]]) -> float | None:
+    """Seconds per step between the last two step lines (rank 0 / unranked only)."""
+    seen: dict[int, float] = {}
+    for step, t, _ in steps:
+        seen.setdefault(step, t)
+    ordered = sorted(seen.items())
+    if len(ordered) < 2:
+        return None
+    (s1, t1), (s2, t2) = ordered[-2], ordered[-1]
+    return (t2 - t1) / (s2 - s1) if s2 > s1 else None
+
+
+class TrialRunner:
+    def __init__(
+        self,
+        command: TrialCommand,
+        backend_factory: Callable[[], VramBackend],
+        on_event: Callable[[object], None],
+        *,
+        idle_timeout_s: float = 900.0,
+        grace_s: float = 10.0,
+        total_mib: list[int | None] | None = None,
+    ) -> None:
+        self.command = command
+        self.backend_factory = backend_factory
+        self.on_event = on_event
+        self.idle_timeout_s = idle_timeout_s
+        self.grace_s = grace_s
+        self.total_mib = total_mib or []
+        self.process: TrialProcess | None = None
+        self._cancelled = False
+
+    async def cancel(self) -> None:
+        self._cancelled = True
+        if self.process is not None:
+            await self.process.stop("cancelled")
+
+    async def run(self, cand: Candidate, config_path: Path, output_dir: Path) -> TrialResult:
+        watch = _Watch()
+        parser = lp.TrainerLogParser()
+        self.on_event(TrialStarted(index=cand.index, change=cand.change, total_steps=TRIAL_STEPS,
+                                   config_path=str(config_path)))
+
+        def handle(events: list[lp.TrainerEvent]) -> None:
+            for event in events:
+                self._apply(cand, watch, event)
+
+        def on_line(line: OutputLine) -> None:
+            self.on_event(LogLine(text=line.text))
+            handle(parser.feed(line.text, line.t))
+
+        sampler = VramSampler(self.backend_factory())
+        await asyncio.to_thread(sampler.start)
+        argv = [*self.command.prefix, str(config_path), self.command.quiet_flag]
+        self.process = TrialProcess(argv, cwd=self.command.cwd, env=self.command.env,
+                                    on_line=on_line, idle_timeout_s=self.idle_timeout_s,
+                                    grace_s=self.grace_s)
+        ticker = asyncio.ensure_future(self._vram_ticker(sampler))
+        try:
+            await self.process.start()
+            sampler.track(self.process.pid)
+            result = await self.process.wait()
+        finally:
+            ticker.cancel()
+            reading = await asyncio.to_thread(sampler.stop)
+            if self.process is not None and self.process.running:
+                await self.process.stop("cancelled")
+        handle(parser.finish())
+        outcome, reason = self._classify(watch, result, output_dir)
+        step = steady_step_time(watch.steps)
+        scale = self.command.time_scale
+        last = watch.steps[-1][2] if watch.steps else None
+        return TrialResult(
+            index=cand.index, change=cand.change, changes=cand.changes, outcome=outcome,
+            step_time_s=None if step is None or outcome != "ok" else round(step * scale, 3),
+            peak_vram_gb=reading.peak_gb, vram_method=reading.method,
+            trainer_peak_gb=watch.stats.peak_gpu_memory_gb if watch.stats else None,
+            trainer_step_time_s=last.time_per_step_s if last else None,
+            wall_s=round(result.wall_s, 2), reason=reason, proof=watch.proof,
+        )
+
+    def _apply(self, cand: Candidate, watch: _Watch, event: lp.TrainerEvent) -> None:
+        if isinstance(event, lp.StepEvent):
+            if event.rank not in (None, 0):
+                return
+            watch.steps.append((event.step, event.t, event))
+            self.on_event(TrialProgress(index=cand.index, step=event.step, total=event.total,
+                                        loss=None if math.isnan(event.loss) else event.loss,
+                                        step_time_s=event.time_per_step_s))
+            if math.isnan(event.loss):
+                self._fail(watch, "nan", f"loss is NaN at step {event.step}")
+        elif isinstance(event, lp.NanLoss):
+            self._fail(watch, "nan", f"loss is NaN at step {event.step}")
+        elif isinstance(event, lp.OomError):
+            self._fail(watch, "oom", event.line)
+        elif isinstance(event, lp.Statistics):
+            watch.stats = event
+        elif isinstance(event, lp.ValidationSaved):
+            watch.validated.add(event.step)
+        elif isinstance(event, lp.ConfigError):
+            watch.failure = watch.failure or event.text.splitlines()[0]
+        elif isinstance(event, lp.MissingConfig):
+            watch.failure = watch.failure or f"Error: Configuration file {event.path} does not exist."
+        elif isinstance(event, lp.StopIterationError):
+            watch.failure = watch.failure or (
+                "StopIteration: the batch is larger than the trial data (the DataLoader drops "
+                "the last incomplete batch)")
+        elif isinstance(event, lp.Traceback):
+            watch.failure = watch.failure or event.last_line
+
+    def _fail(self, watch: _Watch, outcome: Outcome, proof: str) -> None:
+        if watch.outcome is not None:
+            return
+        watch.outcome, watch.proof = outcome, proof.strip()
+        if self.process is not None:  # stop now: an OOM teardown or NaN run is wasted GPU time
+            asyncio.ensure_future(self.process.stop("oom"))
+
+    def _classify(self, watch: _Watch, result, output_dir: Path) -> tuple[Outcome, str]:
+        if watch.outcome == "oom":
+            return "oom", "CUDA out of memory"
+        if watch.outcome == "nan":
+            return "nan", watch.proof or "loss is NaN"
+        if self._cancelled or result.ended_by == "cancelled":
+            return "cancelled", "cancelled by the user"
+        if result.ended_by == "timeout":
+            return "timeout", f"no output for {self.idle_timeout_s:g} s"
+        if result.returncode != 0:
+            watch.proof = watch.proof or watch.failure
+            detail = watch.failure or "no error line printed"
+            return "crash", f"exit code {result.returncode}: {detail}"
+        missing = []
+        if watch.stats is None:
+            missing.append("the statistics block (training did not finish)")
+        samples = list((output_dir / "samples").glob(f"step_{TRIAL_STEPS:06d}_*"))
+        if TRIAL_STEPS not in watch.validated and not samples:
+            missing.append(f"the step-{TRIAL_STEPS} validation sample")
+        if missing:
+            return "crash", "exit code 0 but no " + " and no ".join(missing)
+        return "ok", f"{TRIAL_STEPS} steps and the step-{TRIAL_STEPS} validation sample"
+
+    async def _vram_ticker(self, sampler: VramSampler) -> None:
+        while True:
+            await asyncio.sleep(VRAM_UPDATE_S)
+            self.on_event(VramUpdate(used_mib=sampler.latest(), total_mib=self.total_mib))

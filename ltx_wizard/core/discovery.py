@@ -1,0 +1,315 @@
+"""Find LTX-2 checkpoints, Gemma text encoders and split-pack VAEs in the usual model folders.
+
+The walk runs in a daemon thread joined with a timeout: a hung network mount blocks inside one
+syscall, where no in-loop clock check could interrupt it. Directories are keyed by (device, inode)
+so symlinked folders are followed once and loops end; depth is bounded. Only headers are read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Literal, Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from ltx_wizard.core.checkpoint import (
+    CheckpointInfo,
+    config_sections,
+    inspect_checkpoint,
+    inspect_vae,
+)
+from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.safetensors_header import read_header
+from ltx_wizard.core.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
+
+Kind = Literal["checkpoint", "text_encoder", "video_vae", "audio_vae"]
+_LTX_NAME = re.compile(r"ltx.*2", re.IGNORECASE)
+_SKIP_DIRS = {".git", "__pycache__", ".Trash", "lost+found"}
+SYSTEM_ROOTS = ("/models",)
+
+
+class Candidate(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: Kind
+    path: Path
+    usable: bool
+    summary: str  # what it is, or why it cannot be used
+    rank: int = 0  # 1 = best, over all candidates
+    reason: str = ""  # why it ranks where it does
+    text_encoder: Path | None = None  # for a checkpoint: the matching Gemma found
+    video_vae: Path | None = None
+    audio_vae: Path | None = None
+
+
+class DiscoveryResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    roots: tuple[Path, ...]
+    missing_roots: tuple[Path, ...]
+    candidates: tuple[Candidate, ...]
+    timed_out: bool
+    depth_limited: bool
+    dirs_scanned: int
+    unreadable_dirs: int
+    elapsed_s: float
+
+    def of_kind(self, kind: Kind) -> list[Candidate]:
+        return [c for c in self.candidates if c.kind == kind]
+
+    @property
+    def best(self) -> Candidate | None:
+        """The top checkpoint when it comes with everything it needs."""
+        top = next(iter(self.of_kind("checkpoint")), None)
+        return top if top is not None and top.usable and top.text_encoder is not None else None
+
+
+class _Walk:
+    """State shared with the walker thread; lists are only appended to (safe to snapshot)."""
+
+    def __init__(self, roots: list[Path], max_depth: int) -> None:
+        self.roots, self.max_depth = roots, max_depth
+        self.stop = False
+        self.found: list[tuple[Kind, Path, object]] = []  # info object or error string
+        self.dirs = self.unreadable = 0
+        self.depth_limited = False
+
+    def run(self) -> None:
+        queue: deque[tuple[Path, int]] = deque((r, 0) for r in self.roots)
+        seen: set[tuple[int, int]] = set()
+        while queue and not self.stop:
+            folder, depth = queue.popleft()
+            try:
+                st = os.stat(folder)
+                if (st.st_dev, st.st_ino) in seen:
+                    continue
+                seen.add((st.st_dev, st.st_ino))
+                with os.scandir(folder) as it:
+                    entries = list(it)
+            except OSError:
+                self.unreadable += 1
+                continue
+            self.dirs += 1
+            if self._gemma_dir(folder, entries):
+                continue  # its shards are part of it, not candidates of their own
+            for entry in entries:
+                if self.stop:
+                    return
+                try:
+                    if entry.is_dir():
+                        if entry.name in _SKIP_DIRS or entry.name.startswith("."):
+                            continue
+                        if depth < self.max_depth:
+                            queue.append((Path(entry.path), depth + 1))
+                        else:
+                            self.depth_limited = True
+                    elif entry.name.lower().endswith(".safetensors") and entry.is_file():
+                        self._classify(Path(entry.path))
+                except OSError:
+                    continue  # a symlink loop or a vanished entry: not a candidate
+
+    def _gemma_dir(self, folder: Path, entries: list[os.DirEntry]) -> bool:
+        names = {e.name for e in entries}
+        if "config.json" not in names or not any(
+            n.startswith("model") and n.endswith(".safetensors") for n in names
+        ):
+            return False
+        try:
+            with open(folder / "config.json", "rb") as fh:
+                config = json.loads(fh.read(1 << 20))
+            model_type = str(config.get("model_type", ""))
+        except (OSError, ValueError, AttributeError):
+            return False
+        if not model_type.lower().startswith("gemma"):
+            return False
+        try:
+            self.found.append(("text_encoder", folder, inspect_text_encoder(folder)))
+        except UsageError as exc:
+            self.found.append(("text_encoder", folder, exc.message))
+        return True
+
+    def _classify(self, path: Path) -> None:
+        named = bool(_LTX_NAME.search(path.name))
+        try:
+            header = read_header(path)
+        except UsageError as exc:
+            if named:
+                self.found.append(("checkpoint", path, exc.message))
+            return
+        sections = config_sections(header) or ()
+        kind: Kind
+        if header.metadata.get("gemma_config") is not None:
+            kind, inspect = "text_encoder", inspect_text_encoder
+        elif "transformer" in sections or (named and not sections):
+            kind, inspect = "checkpoint", inspect_checkpoint
+        elif "vae" in sections:
+            kind, inspect = "video_vae", lambda p: inspect_vae(p, "video")
+        elif "audio_vae" in sections:
+            kind, inspect = "audio_vae", lambda p: inspect_vae(p, "audio")
+        else:
+            return  # some other model (a LoRA, an upscaler): not a candidate
+        try:
+            self.found.append((kind, path, inspect(path)))
+        except UsageError as exc:
+            self.found.append((kind, path, exc.message))
+
+
+def search_roots(
+    extra_dirs: Sequence[str | os.PathLike] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    system_roots: Sequence[str] = SYSTEM_ROOTS,
+) -> list[Path]:
+    env = os.environ if env is None else env
+    roots = [Path(r) for r in system_roots]
+    if env.get("HOME"):
+        roots.append(Path(env["HOME"]) / "models")
+    if env.get("LTX_MODELS_DIR"):
+        roots.append(Path(os.path.expanduser(env["LTX_MODELS_DIR"])))
+    roots += [Path(os.path.abspath(os.path.expanduser(os.fspath(d)))) for d in extra_dirs]
+    unique: list[Path] = []
+    for r in roots:
+        if r not in unique:
+            unique.append(r)
+    return unique
+
+
+def discover(
+    extra_dirs: Sequence[str | os.PathLike] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    max_depth: int = 4,
+    time_budget_s: float = 3.0,
+    system_roots: Sequence[str] = SYSTEM_ROOTS,
+) -> DiscoveryResult:
+    roots = search_roots(extra_dirs, env=env, system_roots=system_roots)
+    present = [r for r in roots if os.path.isdir(r)]
+    walk = _Walk(present, max_depth)
+    started = time.monotonic()
+    thread = threading.Thread(target=walk.run, name="ltx-discovery", daemon=True)
+    thread.start()
+    thread.join(time_budget_s)
+    timed_out = thread.is_alive()
+    walk.stop = True  # the thread may stay blocked in a syscall; it is a daemon and holds nothing
+    return DiscoveryResult(
+        roots=tuple(present),
+        missing_roots=tuple(r for r in roots if r not in present),
+        candidates=tuple(rank(list(walk.found))),
+        timed_out=timed_out,
+        depth_limited=walk.depth_limited,
+        dirs_scanned=walk.dirs,
+        unreadable_dirs=walk.unreadable,
+        elapsed_s=time.monotonic() - started,
+    )
+
+
+def _version_key(v: str | None) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", v or ""))
+
+
+def _closeness(a: Path, b: Path) -> int:
+    return len(os.path.commonpath([a, b]).split(os.sep))
+
+
+def _matches(ckpt: CheckpointInfo, te: TextEncoderInfo) -> bool:
+    try:
+        check_compatibility(ckpt, te)
+    except UsageError:
+        return False
+    return True
+
+
+def _unmatched_reason(te: object) -> str:
+    if isinstance(te, TextEncoderInfo) and te.gemma_version is None and te.model_type != "gemma3":
+        return (
+            f"no checkpoint found that it fits; it declares no gemma_version ({te.model_type}: "
+            "Google's vanilla release?), while LTX checkpoints want the LTX fine-tuned Gemma root"
+        )
+    return "no checkpoint found that this Gemma fits"
+
+
+def _nearest(paths: Sequence[Path], to: Path) -> Path | None:
+    """The candidate sharing the longest folder prefix with `to` (same pack folder first)."""
+    return max(paths, key=lambda p: (_closeness(p, to), str(p)), default=None)
+
+
+def _score_checkpoint(info: CheckpointInfo, found: list[tuple[Kind, Path, object]]) -> tuple:
+    path = info.path
+    tes = [p for k, p, i in found if isinstance(i, TextEncoderInfo) and _matches(info, i)]
+    te = _nearest(tes, path)
+    need = f"gemma_version {info.gemma_version}" if info.gemma_version else "Gemma 3"
+    extra: dict[str, Path | None] = {}
+    if not info.is_split_pack:
+        score, reason = (0, f"unified checkpoint with a matching Gemma ({need}) at {te}")
+        if te is None:
+            score, reason = (
+                2,
+                f"unified checkpoint, but no matching Gemma text encoder found (needs {need})",
+            )
+    else:
+        for kind in ("video_vae", "audio_vae"):
+            extra[kind] = _nearest(
+                [p for k, p, i in found if k == kind and not isinstance(i, str)], path
+            )
+        parts = (
+            ("packed Gemma", te),
+            ("video VAE", extra["video_vae"]),
+            ("audio VAE", extra["audio_vae"]),
+        )
+        lacking = [name for name, p in parts if p is None]
+        score, reason = (
+            1,
+            "split pack with its packed Gemma and both VAEs (unified needs fewer files)",
+        )
+        if lacking:
+            score, reason = 3, f"split pack missing its {', '.join(lacking)}"
+    key = (score, tuple(-x for x in _version_key(info.model_version)), str(path))
+    cand = Candidate(
+        kind="checkpoint",
+        path=path,
+        usable=True,
+        summary=info.summary(),
+        reason=reason,
+        text_encoder=te,
+        **extra,
+    )
+    return key, cand
+
+
+def rank(found: list[tuple[Kind, Path, object]]) -> list[Candidate]:
+    """Order: complete unified sets, complete split packs, incomplete ones, then unusable files."""
+    scored: list[tuple[tuple, Candidate]] = []
+    for kind, path, info in found:
+        if isinstance(info, str):
+            key = (9 if kind == "checkpoint" else 19, (), str(path))
+            reason = "cannot be used: see the error"
+            scored.append(
+                (key, Candidate(kind=kind, path=path, usable=False, summary=info, reason=reason))
+            )
+        elif isinstance(info, CheckpointInfo):
+            scored.append(_score_checkpoint(info, found))
+    scored.sort(key=lambda kv: kv[0])
+    owners: dict[Path, Path] = {}  # text encoder -> best-ranked checkpoint it serves
+    for _, cand in scored:
+        if cand.text_encoder is not None:
+            owners.setdefault(cand.text_encoder, cand.path)
+    for kind, path, info in found:
+        if isinstance(info, (str, CheckpointInfo)):
+            continue
+        key, reason = (14, (), str(path)), "VAE file of a split pack"
+        if kind == "text_encoder":
+            owner = owners.get(path)
+            key = (10 if owner else 12, (), str(path))
+            reason = f"matches checkpoint {owner}" if owner else _unmatched_reason(info)
+        summary = info.describe()  # type: ignore[attr-defined]
+        scored.append(
+            (key, Candidate(kind=kind, path=path, usable=True, summary=summary, reason=reason))
+        )
+    scored.sort(key=lambda kv: kv[0])
+    return [c.model_copy(update={"rank": i}) for i, (_, c) in enumerate(scored, 1)]

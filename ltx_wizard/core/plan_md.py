@@ -1,0 +1,187 @@
+"""plan.md: the skill's plan sections in plain words, for the user to approve before anything heavy.
+
+Sections: goal, mode, dataset, training config, hardware, sanity check + autotune, outputs,
+assumptions, cost/time, and the config diff against the shipped file.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from ltx_wizard.core.tiers import Tier
+from ltx_wizard.core.yaml_patch import get_dotted
+
+# The rows of the training config table: (dotted key, label).
+TABLE_KEYS = (
+    ("model.training_mode", "Training mode"),
+    ("lora.rank", "LoRA rank"),
+    ("lora.alpha", "LoRA alpha"),
+    ("optimization.steps", "Steps"),
+    ("optimization.learning_rate", "Learning rate"),
+    ("optimization.batch_size", "Batch size per GPU"),
+    ("optimization.gradient_accumulation_steps", "Gradient accumulation"),
+    ("optimization.optimizer_type", "Optimizer"),
+    ("optimization.enable_gradient_checkpointing", "Gradient checkpointing"),
+    ("acceleration.mixed_precision_mode", "Mixed precision"),
+    ("acceleration.quantization", "Quantization"),
+    ("acceleration.load_text_encoder_in_8bit", "Text encoder in 8-bit"),
+    ("acceleration.offload_optimizer_during_validation", "Offload optimizer in validation"),
+    ("validation.video_dims", "Validation video (W, H, frames)"),
+    ("validation.interval", "Validation every (steps)"),
+    ("checkpoints.interval", "Checkpoint every (steps)"),
+    ("model.model_path", "Checkpoint"),
+    ("model.text_encoder_path", "Text encoder"),
+    ("model.video_vae_path", "Video VAE"),
+    ("model.audio_vae_path", "Audio VAE"),
+    ("data.preprocessed_data_root", "Data root"),
+    ("output_dir", "Output folder"),
+)
+
+_AUTOTUNE = {
+    Tier.T32: "quantization off, then the plain AdamW optimizer, then batch size 2 and 4. At 32 GB "
+    "these often run out of memory on trial 2 or 3; that is expected and the baseline still works.",
+    Tier.T40_60: "quantization off, then the plain AdamW optimizer, then batch size 2 and 4, each "
+    "kept only if it fits the measured headroom. No tested config exists for this range, so the "
+    "low-VRAM file is the safe start.",
+    Tier.T80: "the standard config already uses AdamW without quantization, so the only real lever "
+    "is gradient checkpointing off (then batch size), which usually runs out of memory on the 22B "
+    "model; a win there is unlikely.",
+    Tier.BELOW_MINIMUM: "the low-VRAM baseline only; on this GPU even that may run out of memory.",
+}
+
+
+class PlanContent(BaseModel):
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    run_name: str
+    run_dir: str
+    training_mode: str
+    mode: str = "t2v"
+    dataset_path: str
+    dataset_name: str
+    sample_count: int
+    dataset_note: str | None = None
+    config: dict[str, Any]  # the written config, as loaded
+    base_config: str
+    effective_batch: int
+    num_gpus: int
+    gpu_lines: tuple[str, ...]
+    tier: Tier
+    per_gpu_vram_gb: int | None
+    launch_line: str
+    launch_style: str
+    assumptions: tuple[str, ...] = ()
+    risks: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    diff: str = ""
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
+    return str(value).replace("|", "\\|")
+
+
+def config_table(config: Mapping[str, Any], effective_batch: int, num_gpus: int) -> list[str]:
+    rows = ["| Setting | Value |", "|---|---|"]
+    for key, label in TABLE_KEYS:
+        value = get_dotted(config, key, _Missing)
+        if value is _Missing:
+            continue
+        rows.append(f"| {label} | `{_fmt(value)}` |")
+    rows.append(
+        f"| Effective batch | {effective_batch} (batch x accumulation x {num_gpus} "
+        f"GPU{'s' if num_gpus != 1 else ''}) |"
+    )
+    return rows
+
+
+class _Missing:
+    pass
+
+
+def render_plan(c: PlanContent) -> str:
+    kind = "LoRA" if c.training_mode == "lora" else "full fine-tune"
+    steps = get_dotted(c.config, "optimization.steps", None)
+    lines = [f"# Plan: {c.run_name}", ""]
+    if c.risks:
+        lines += ["> **At your own risk:** " + " ".join(c.risks), ""]
+    lines += [
+        "## Goal",
+        f"Train a text-to-video {kind} of LTX-2 on the dataset `{c.dataset_name}`, "
+        + (f"for {steps} steps" if steps is not None else "for the base file's steps")
+        + ", saving checkpoints and validation videos along the way.",
+        "",
+        "## Mode",
+        f"Text-to-video (`{c.mode}`), {kind} (`model.training_mode: {c.training_mode}`).",
+        "",
+        "## Dataset",
+        f"`{c.dataset_path}`: {c.sample_count} preprocessed sample"
+        f"{'s' if c.sample_count != 1 else ''}." + (f" {c.dataset_note}" if c.dataset_note else ""),
+        "",
+        "## Training config",
+        f"`config.yaml` is the shipped `{c.base_config}` byte for byte, with only the lines in "
+        "the diff below changed.",
+        "",
+        *config_table(c.config, c.effective_batch, c.num_gpus),
+        "",
+        "## Hardware",
+        *[f"- GPU {line}" for line in c.gpu_lines],
+        f"- Tier: **{c.tier.display_name}**"
+        + (f" ({c.per_gpu_vram_gb} GB per GPU)" if c.per_gpu_vram_gb is not None else ""),
+        f"- Launch ({_style_words(c.launch_style, c.num_gpus)}):",
+        "",
+        "```sh",
+        c.launch_line,
+        "```",
+        "",
+        "## Sanity check and autotune",
+        "First a sanity check: a 50-step run on one sample (in `overfit/`) proves that the model "
+        "loads, the loss stays finite and a validation video is written. Then autotune runs at "
+        "most 5 short trials on that sample, each changing one setting from the best so far, and "
+        "keeps a change only if nothing breaks and steps get faster (the loss is never a "
+        f"criterion). On this tier it tries {_AUTOTUNE.get(c.tier, 'nothing (unknown tier)')} "
+        "Each trial's step time and peak memory go to `autotune.log`; the winner is patched into "
+        "`config.yaml`.",
+        "",
+        "## Outputs",
+        f"- `{c.run_dir}/config.yaml`: the config to train with",
+        f"- `{c.run_dir}/outputs/`: checkpoints (`checkpoints/`) and validation videos (`samples/`)",
+        f"- `{c.run_dir}/logs/`: trainer logs; `autotune.log`: the trials",
+        f"- `{c.run_dir}/overfit/`: the one-sample set for the sanity check and autotune",
+        "",
+        "## Assumptions",
+        *[f"- {a}" for a in c.assumptions],
+        *[f"- {r}" for r in c.risks],
+        *[f"- Warning: {w}" for w in c.warnings],
+        "",
+        "## Cost and time",
+        "- Training duration: measured after the sanity check (its step time x "
+        f"{steps if steps is not None else 'the'} steps, plus validation passes).",
+        f"- GPU time: that duration x {c.num_gpus} GPU{'s' if c.num_gpus != 1 else ''}; "
+        "the sanity check and autotune add a few minutes each.",
+        "",
+        "## Config changes vs the shipped file",
+        "",
+        "```diff",
+        c.diff.rstrip("\n") or "(none)",
+        "```",
+        "",
+        "Nothing heavy (sanity check, autotune, training) starts before you approve this plan.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _style_words(style: str, num_gpus: int) -> str:
+    if style == "fsdp":
+        return f"FSDP across {num_gpus} GPUs"
+    if style == "ddp":
+        return f"DDP across {num_gpus} GPUs"
+    return "one GPU"

@@ -1,0 +1,286 @@
+"""Inputs -> a written run folder, in two steps: `prepare_plan` (everything computed, nothing
+written; the TUI shows it for approval) and `write_plan` (atomic, locked, refuses overwrite).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Literal, Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from ltx_wizard.core import config_gen
+from ltx_wizard.core.accelerate_config import render_accelerate_yaml
+from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.checkout import find_checkout
+from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
+from ltx_wizard.core.dataset import inspect_data_root
+from ltx_wizard.core.errors import GateStop, UsageError
+from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
+from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
+from ltx_wizard.core.workspace import (
+    ENV_VAR,
+    RunFolder,
+    atomic_write_text,
+    choose_root,
+    dataset_name,
+    default_run_name,
+    run_lock,
+    validate_run_name,
+)
+from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+
+
+class PlanRequest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    trainer_root: Path | None = None
+    checkpoint: Path
+    text_encoder: Path
+    data_root: Path
+    video_vae: Path | None = None
+    audio_vae: Path | None = None
+    workspace: Path | None = None
+    run_name: str | None = None
+    training_mode: Literal["lora", "full"] = "lora"
+    effective_batch: int | None = None
+    accept_risk: bool = False
+    force: bool = False
+    force_full: bool = False
+
+
+@dataclass(frozen=True)
+class PlanDraft:
+    run_dir: Path
+    run_name: str
+    tier: Tier
+    base_config: str  # the shipped file's name, e.g. t2v_lora_low_vram.yaml
+    base_path: Path
+    base_text: str
+    config_text: str
+    changes: dict[str, object]
+    plan_text: str
+    diff: str
+    launch: LaunchPlan
+    accelerate_text: str | None
+    warnings: tuple[str, ...]
+    sample_count: int
+    trainer_dir: Path  # where the trainer's own schema check runs
+    uv_path: str | None
+    accepted_risk: bool = False  # the minimum gate was overridden
+
+    def run_meta(self) -> str:
+        """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
+        return json.dumps(
+            {
+                "trainer_root": str(self.trainer_dir.parents[1]),
+                "tier": self.tier.value,
+                "num_gpus": self.launch.num_processes,
+                "accepted_risk": self.accepted_risk,
+            },
+            indent=2,
+        ) + "\n"
+
+    @property
+    def folder(self) -> RunFolder:
+        return RunFolder(self.run_dir)
+
+
+def _read_text(path: Path) -> str:
+    # newline="": keep CRLF files CRLF, so the written config differs only where patched.
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the shipped config {path}: {exc}") from None
+
+
+def prepare_plan(
+    request: PlanRequest,
+    assessment: Assessment,
+    *,
+    now: datetime | None = None,
+    env: Mapping[str, str] | None = None,
+) -> PlanDraft:
+    """Validate every input and compute the run folder's contents; writes nothing."""
+    env = os.environ if env is None else env
+    warnings: list[str] = []
+    assumptions: list[str] = []
+    risks: list[str] = []
+    if assessment.gate_blocked:
+        if not request.accept_risk:
+            raise GateStop(assessment.gate_message or "below the trainer's 32 GB minimum")
+        risks.append(
+            f"{assessment.per_gpu_vram_gb} GB per GPU is below the trainer's 32 GB minimum; the "
+            "gate was overridden with --accept-risk, so this run may run out of memory."
+        )
+    if assessment.tier is Tier.UNKNOWN or assessment.policy.base_config is None:
+        raise UsageError("per-GPU memory is unknown: pass --vram-gb N to pick a tier")
+    num_gpus = max(1, assessment.num_gpus)
+    if request.training_mode == "full":
+        risks += config_gen.check_full_finetune(num_gpus, assessment.tier, request.force_full)
+    if request.effective_batch is not None and request.effective_batch < 1:
+        raise UsageError(f"--effective-batch {request.effective_batch} must be 1 or more")
+
+    checkout = find_checkout(request.trainer_root, env=env)
+    warnings += list(checkout.notes)
+    base_name = assessment.policy.base_config
+    base_path = checkout.config_path(base_name)
+    base_text = _read_text(base_path)
+
+    ckpt = inspect_checkpoint(request.checkpoint)
+    te = inspect_text_encoder(request.text_encoder)
+    check_compatibility(ckpt, te)
+    video_vae = audio_vae = None
+    if ckpt.is_split_pack:
+        if request.video_vae is None or request.audio_vae is None:
+            raise UsageError(
+                f"checkpoint {ckpt.path} is a split pack: pass its VAE files with --video-vae FILE "
+                "and --audio-vae FILE"
+            )
+        video_vae = inspect_vae(request.video_vae, "video").path
+        audio_vae = inspect_vae(request.audio_vae, "audio").path
+    elif request.video_vae or request.audio_vae:
+        warnings.append("the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae ignored")
+    with_audio = get_dotted(load_yaml(base_text), "training_strategy.with_audio", False) is True
+    data = inspect_data_root(request.data_root, with_audio=with_audio)
+    if data.orphans:
+        warnings.append(data.describe())
+
+    root = choose_root(request.workspace, env)
+    if request.workspace is None:
+        source = f"${ENV_VAR}" if env.get(ENV_VAR) and root == Path(env[ENV_VAR]).resolve() else None
+        assumptions.append(f"Workspace root {root}" + (f" (from {source})." if source else
+                                                       " (the first writable default)."))
+    if request.run_name is None:
+        run_name = default_run_name(data.path, now=now)
+        assumptions.append(f"Run name `{run_name}` (mode, dataset name, date and time).")
+    else:
+        run_name = validate_run_name(request.run_name)
+    folder = RunFolder(root / run_name)
+
+    changes = config_gen.compute_changes(
+        base_text,
+        model_path=ckpt.path,
+        text_encoder_path=te.path,
+        data_root=data.path,
+        output_dir=folder.outputs,
+        video_vae_path=video_vae,
+        audio_vae_path=audio_vae,
+        training_mode=request.training_mode,
+        num_gpus=num_gpus,
+        effective_batch=request.effective_batch,
+    )
+    warnings += changes.warnings
+    config_text = config_gen.build_config(base_text, changes.changes)
+    config_gen.require_self_check(config_text, str(folder.config))
+    batch = changes.batch
+    assert batch is not None
+    if request.effective_batch is None:
+        assumptions.append(f"Effective batch {batch.wanted}: the shipped file's batch_size x "
+                           "gradient_accumulation_steps (pass --effective-batch N to change it).")
+    if request.training_mode == "lora":
+        assumptions.append("LoRA training (the default; --training-mode full for a full fine-tune).")
+    assumptions.append(f"Steps, learning rate, LoRA rank and validation settings as shipped in "
+                       f"{base_name}.")
+    if assessment.tier is Tier.T40_60:
+        assumptions.append("40–60GB tier: no tested config exists, so the low-VRAM file is used "
+                           "unchanged and autotune relaxes it on measured headroom.")
+    if assessment.mixed_models:
+        warnings.append("mixed GPU models: the smallest GPU's tier applies to all of them")
+    if assessment.probe.cuda_visible_devices:
+        assumptions.append(f"Only the GPUs in CUDA_VISIBLE_DEVICES="
+                           f"{assessment.probe.cuda_visible_devices}; the launch line carries it.")
+    if assessment.vram_stated:
+        assumptions.append(f"{assessment.per_gpu_vram_gb} GB per GPU as stated, not as probed.")
+
+    style = launch_style(num_gpus, request.training_mode)
+    accel = render_accelerate_yaml(style, num_gpus, checkout.config_path(f"accelerate/{style}.yaml"))
+    if accel.note and num_gpus > 1:
+        assumptions.append(accel.note[0].upper() + accel.note[1:] + ".")
+    launch = build_launch(
+        checkout.root, folder.config, num_gpus, request.training_mode,
+        assessment.probe.cuda_visible_devices,
+        folder.accelerate_config if accel.text is not None else None,
+    )
+    diff = config_gen.config_diff(base_text, config_text, f"{base_path}", f"{folder.config}")
+    content = PlanContent(
+        run_name=run_name,
+        run_dir=str(folder.root),
+        training_mode=request.training_mode,
+        dataset_path=str(data.path),
+        dataset_name=dataset_name(data.path),
+        sample_count=data.sample_count,
+        config=load_yaml(config_text),
+        base_config=base_name,
+        effective_batch=batch.achieved,
+        num_gpus=num_gpus,
+        gpu_lines=tuple(_gpu_line(g) for g in assessment.probe.gpus),
+        tier=assessment.tier,
+        per_gpu_vram_gb=assessment.per_gpu_vram_gb,
+        launch_line=launch.shell_line(),
+        launch_style=launch.style,
+        assumptions=tuple(assumptions),
+        risks=tuple(risks),
+        warnings=tuple(warnings),
+        diff=diff,
+    )
+    return PlanDraft(
+        run_dir=folder.root,
+        run_name=run_name,
+        tier=assessment.tier,
+        base_config=base_name,
+        base_path=base_path,
+        base_text=base_text,
+        config_text=config_text,
+        changes=dict(changes.changes),
+        plan_text=render_plan(content),
+        diff=diff,
+        launch=launch,
+        accelerate_text=accel.text,
+        warnings=tuple(risks + warnings),
+        sample_count=data.sample_count,
+        trainer_dir=checkout.trainer_dir,
+        uv_path=checkout.uv_path,
+        accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+    )
+
+
+def _gpu_line(gpu) -> str:
+    size = "memory unknown" if gpu.memory_total_bytes is None else f"{nominal_gb(gpu.memory_total_bytes)} GB"
+    return f"{gpu.index}: {gpu.name} ({size})"
+
+
+def write_plan(
+    draft: PlanDraft, force: bool = False, on_note: Callable[[str], None] | None = None
+) -> RunFolder:
+    """Write config.yaml, accelerate.yaml (if any) and plan.md (last) into the locked run folder."""
+    folder = draft.folder
+    _refuse_overwrite(folder, force)
+    with run_lock(folder.root) as lock:
+        if lock.note and on_note:
+            on_note(lock.note)
+        _refuse_overwrite(folder, force)  # again, now that no one else can write
+        folder.create()
+        atomic_write_text(folder.config, draft.config_text)
+        if draft.accelerate_text is not None:
+            atomic_write_text(folder.accelerate_config, draft.accelerate_text)
+        atomic_write_text(folder.root / "run.json", draft.run_meta())
+        atomic_write_text(folder.plan, draft.plan_text)
+    return folder
+
+
+def _refuse_overwrite(folder: RunFolder, force: bool) -> None:
+    if force:
+        return
+    for path in (folder.plan, folder.config):
+        if path.exists():
+            raise UsageError(
+                f"{path} already exists: pass --force to overwrite it, or pick another --run-name"
+            )

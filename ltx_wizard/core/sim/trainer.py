@@ -1,0 +1,390 @@
+"""Simulated LTX-2 trainer.
+
+Run as `python -m ltx_wizard.core.sim.trainer CONFIG [--disable-progress-bars]`.
+
+Prints, writes files and fails like `scripts/train.py` on the real streams with the real exit
+codes, on a simulated GPU, so the wizard's runner, parser and autotune can be exercised end to end.
+Environment:
+- LTX_WIZARD_SIM_GPU: a preset of ltx_wizard.core.gpu_presets (its first GPU; default "h100").
+- WORLD_SIZE / LOCAL_RANK: processes and this one's rank (messages get `[rank N] `).
+- LTX_WIZARD_SIM_SPEED (default 50): sleeps are divided by it; printed times stay uncompressed.
+  0 means no sleeping at all.
+- LTX_WIZARD_SIM_VRAM_FILE: keep the simulated used memory (MiB, one integer) there, replaced
+  atomically at each phase; 0 once the process ends (also on SIGTERM).
+- LTX_WIZARD_SIM_FAULT: nan (loss nan from step 40), hang (silent after step 20), crash
+  (RuntimeError right after step 20).
+- LTX_WIZARD_SIM_PARAMS: transformer parameter count for the memory model.
+Like the real trainer, stdout is block-buffered on a pipe unless PYTHONUNBUFFERED=1, and without
+--disable-progress-bars no step lines appear. SIGTERM kills it as it would kill Python (-15).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.gpu_presets import preset_gpus
+from ltx_wizard.core.sim.memory_model import MemoryEstimate, estimate
+from ltx_wizard.core.sim.rich_format import (
+    CHAINED,
+    console_width,
+    format_record,
+    oom_message,
+    traceback_lines,
+)
+
+_SAFETENSORS = b'{"__metadata__":{"format":"pt","simulated":"true"}}'
+_MAIN = ("scripts/train.py", 74, "main", "trainer.train(disable_progress_bar=args.dpb)")
+_MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class _Model(_Section):
+    model_path: str
+    training_mode: Literal["lora", "full"] = "lora"
+
+
+class _Optimization(_Section):
+    steps: int = Field(3000, ge=1)
+    batch_size: int = Field(1, ge=1)
+    learning_rate: float = 1e-4
+    optimizer_type: Literal["adamw", "adamw8bit"] = "adamw"
+    scheduler_type: str = "linear"
+
+
+class _Lora(_Section):
+    rank: int = Field(32, ge=2)
+    alpha: float = 32
+
+
+class _Acceleration(_Section):
+    quantization: Literal[
+        "int8-quanto", "int4-quanto", "int2-quanto", "fp8-quanto", "fp8uz-quanto"
+    ] | None = None
+
+
+class _Data(_Section):
+    preprocessed_data_root: str
+
+
+class LtxTrainerConfig(BaseModel):
+    """The top level of the trainer's schema: unknown keys are errors, as in the real one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: _Model
+    lora: _Lora | None = None
+    training_strategy: _Section = _Section()
+    optimization: _Optimization = _Optimization()
+    acceleration: _Acceleration = _Acceleration()
+    data: _Data
+    validation: _Section = _Section()
+    checkpoints: _Section = _Section()
+    hub: _Section = _Section()
+    flow_matching: _Section = _Section()
+    wandb: _Section = _Section()
+    seed: int = 42
+    output_dir: str = "outputs"
+
+
+class _Exit(Exception):
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+
+class _Vram:
+    """The simulated used-memory figure another process reads as if from NVML."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = Path(path) if path else None
+
+    def set(self, gb: float) -> None:
+        if self.path is None:
+            return
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        tmp.write_text(f"{max(0, int(gb * 1024))}\n", encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+class SimTrainer:
+    def __init__(self, cfg: LtxTrainerConfig, step_lines: bool) -> None:
+        self.cfg, self.step_lines = cfg, step_lines
+        self.raw = cfg.model_dump()
+        gpu = preset_gpus(os.environ.get("LTX_WIZARD_SIM_GPU") or "h100")[0]
+        self.gpu_name = gpu.name
+        self.total_gb = (gpu.memory_total_bytes or 128 * 1024**3) / 1024**3
+        self.world = max(1, _int_env("WORLD_SIZE", 1))
+        self.rank = _int_env("LOCAL_RANK", 0)
+        self.est: MemoryEstimate = estimate(self.raw, self.total_gb, self.world, self.gpu_name)
+        self.fault = os.environ.get("LTX_WIZARD_SIM_FAULT", "")
+        speed = _float_env("LTX_WIZARD_SIM_SPEED", 50.0)
+        self.speed = speed if speed > 0 and math.isfinite(speed) else 0.0
+        self.vram = _Vram(os.environ.get("LTX_WIZARD_SIM_VRAM_FILE"))
+        self.clock = 0.0  # uncompressed simulated seconds since start
+        self.width = console_width()
+        self.rng = random.Random(cfg.seed + self.rank)
+        self.out = Path(cfg.output_dir)
+
+    # -- output -----------------------------------------------------------------------------
+
+    def log(self, message: str, line: int, source: str = "trainer.py", level: str = "INFO") -> None:
+        if self.world > 1:
+            message = f"[rank {self.rank}] {message}"
+        for text in format_record(level, message, f"{source}:{line}", self.width):
+            print(text)
+
+    def traceback(self, lines: list[str]) -> None:
+        """Die of an uncaught exception (stdout stays buffered, as in Python)."""
+        prefix = f"[rank{self.rank}]: " if self.world > 1 else ""
+        sys.stderr.write("".join(f"{prefix}{text}\n" for text in lines))
+        raise _Exit(1)
+
+    def wait(self, seconds: float) -> None:
+        self.clock += seconds
+        if self.speed:
+            time.sleep(seconds / self.speed)
+
+    # -- phases -----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        b, raw = self.est.breakdown, self.raw
+        total = self.total_gb
+        cached = b["allocator_cache_gb"]
+        load_fail = max(b["text_encoder_phase_gb"], b["load_phase_gb"]) > total
+        val_fail = load_fail or b["validation_phase_gb"] > total
+        train_fail = load_fail or b["train_phase_gb"] > total
+        self.vram.set(b["cuda_context_gb"])
+        self._load()
+        if self.cfg.model.training_mode == "full" and self.cfg.acceleration.quantization:
+            self.traceback(traceback_lines(
+                [_MAIN, ("src/ltx_trainer/trainer.py", 164, "_prepare_model", "raise ValueError(")],
+                "ValueError: Quantization is not supported with full fine-tuning", Path.cwd()))
+        samples = self._count_samples()
+        steps, batch = self.cfg.optimization.steps, self.cfg.optimization.batch_size
+        mode = f"{self.world} processes" if self.world > 1 else "1 process"
+        self.log(f"🚀 Starting training: {steps} steps, batch size {batch}, {mode}", 212)
+        validation = raw["validation"]
+        interval = validation.get("interval")
+        if not validation.get("skip_initial_validation", False):
+            self._validate(0, val_fail, b["validation_phase_gb"] + cached)
+        if batch > samples:  # the first batch is fetched before any memory is touched
+            self._stop_iteration()
+        if train_fail:
+            self._oom(b["train_phase_gb"], "train")
+        self.vram.set(b["train_phase_gb"] + cached)
+        train_start = self.clock
+        for step in range(1, steps + 1):
+            duration = self.est.step_time_s * self.rng.uniform(0.97, 1.03)
+            self.wait(duration)
+            if step % 20 == 0 and self.step_lines:
+                self._step_line(step, steps, duration, train_start)
+            if self.fault == "hang" and step == 20:
+                while True:
+                    time.sleep(3600)
+            if self.fault == "crash" and step == 20:
+                self._crash()
+            if interval and step % interval == 0:
+                self._validate(step, val_fail, b["validation_phase_gb"] + cached)
+            ckpt = raw["checkpoints"].get("interval")
+            if self.rank == 0 and (step == steps or (ckpt and step % ckpt == 0)):
+                self._checkpoint(step)
+        if self.rank == 0:
+            self._statistics(steps, batch, self.clock - train_start)
+        return 0
+
+    def _load(self) -> None:
+        raw, b = self.raw, self.est.breakdown
+        accel = raw["acceleration"]
+        eight = " (8-bit)" if accel.get("load_text_encoder_in_8bit") else ""
+        self.log(f"Loading text encoder from {raw['model'].get('text_encoder_path')}{eight}", 88,
+                 "model_loader.py")
+        self.vram.set(b["text_encoder_phase_gb"])
+        self.wait(6.0)
+        prompts = len(raw["validation"].get("samples") or [])
+        self.log(f"Pre-computed embeddings for {prompts} validation prompts", 141)
+        self.wait(2.0)
+        self.log("Unloaded text encoder to free GPU memory", 149)
+        self.vram.set(b["cuda_context_gb"])
+        self.log(f"Loading transformer from {raw['model']['model_path']}", 102, "model_loader.py")
+        self.wait(10.0)
+        self.vram.set(b["load_phase_gb"] - b["quantization_buffers_gb"])
+        if accel.get("quantization"):
+            self.log(f"⚙️ Quantizing transformer weights ({accel['quantization']})", 117,
+                     "quantization.py")
+            self.wait(8.0)
+        if self.cfg.model.training_mode == "lora":
+            lora = raw.get("lora") or {}
+            self.log(f"Added LoRA adapters (rank {lora.get('rank', 32)}, alpha "
+                     f"{lora.get('alpha', 32)})", 176)
+        else:
+            self.log("Full fine-tuning: all transformer parameters are trainable", 181)
+        self.vram.set(b["load_phase_gb"])
+
+    def _count_samples(self) -> int:
+        root = Path(self.cfg.data.preprocessed_data_root)
+        if not root.is_dir():
+            self.traceback(traceback_lines(
+                [("scripts/train.py", 71, "main", "trainer = LtxvTrainer(config)"),
+                 ("src/ltx_trainer/datasets.py", 58, "__init__", "raise FileNotFoundError(")],
+                f"FileNotFoundError: Preprocessed data directory not found: {root}", Path.cwd()))
+        latents = root / "latents"
+        found = [p.relative_to(latents) for p in latents.glob("**/*.pt")]
+        count = sum(1 for rel in found if (root / "conditions" / rel).is_file())
+        self.log(f"Loaded dataset with {count} samples from {root}", 133, "datasets.py")
+        return count
+
+    def _validate(self, step: int, fails: bool, level_gb: float) -> None:
+        if fails:
+            self._oom(self.est.breakdown["validation_phase_gb"], "validation")
+        self.vram.set(level_gb)
+        prompts = len(self.raw["validation"].get("samples") or []) or 1
+        videos = prompts * int(self.raw["validation"].get("videos_per_prompt") or 1)
+        for index in range(1, videos + 1):
+            self.wait(2.5 * self.est.step_time_s / 1.6)
+            if self.rank == 0:
+                _write(self.out / "samples" / f"step_{step:06d}_{index}.mp4", _MP4)
+        if self.rank == 0:
+            self.log(f"🎥 Validation samples for step {step} saved in samples", 561)
+
+    def _step_line(self, step: int, steps: int, duration: float, train_start: float) -> None:
+        lr = self.cfg.optimization.learning_rate
+        if self.cfg.optimization.scheduler_type == "linear":
+            lr *= 1 - step / steps
+        if self.fault == "nan" and step >= 40:
+            loss = "nan"
+        else:
+            loss = f"{0.11 + 0.25 * math.exp(-step / 30) + abs(self.rng.gauss(0, 0.01)):.4f}"
+        if step <= 20:
+            projection = "calculating..."
+        else:
+            total_s = (self.clock - train_start) / step * steps
+            projection = f"{int(total_s // 3600)}h {int(total_s % 3600 // 60)}m"
+        self.log(f"Step {step}/{steps} - Loss: {loss}, LR: {lr:.2e}, Time/Step: {duration:.2f}s, "
+                 f"Total Time: {projection}", 447)
+
+    def _checkpoint(self, step: int) -> None:
+        kind = "lora" if self.cfg.model.training_mode == "lora" else "model"
+        rel = f"checkpoints/{kind}_weights_step_{step:05d}.safetensors"
+        header = _SAFETENSORS + b" " * (-len(_SAFETENSORS) % 8)
+        _write(self.out / rel, len(header).to_bytes(8, "little") + header)
+        self.log(f"💾 {kind.capitalize()} weights for step {step} saved in {rel}", 612)
+
+    def _statistics(self, steps: int, batch: int, train_s: float) -> None:
+        lines = [
+            "📊 Training Statistics:",
+            f" - Total time: {self.clock / 60:.1f} minutes",
+            f" - Training speed: {steps / train_s:.2f} steps/second",
+            f" - Samples/second: {steps * batch * self.world / train_s:.2f}",
+            f" - Peak GPU memory: {self.est.peak_gb:.2f} GB",
+        ]
+        if self.world > 1:
+            accumulation = int(self.raw["optimization"].get("gradient_accumulation_steps") or 1)
+            lines += [f" - Number of processes: {self.world}",
+                      f" - Global batch size: {batch * accumulation * self.world}"]
+        self.log("\n".join(lines), 702)
+
+    # -- failures ---------------------------------------------------------------------------
+
+    def _oom(self, need_gb: float, phase: str) -> None:
+        capacity = self.total_gb - 0.48
+        free = self.rng.uniform(0.2, 1.1)
+        tried = min(2.5, max(0.12, need_gb - capacity + free))
+        self.vram.set(capacity - free)
+        where = {
+            "train": ("src/ltx_trainer/trainer.py", 388, "_training_step",
+                      "self._accelerator.backward(loss)"),
+            "validation": ("src/ltx_trainer/validation_sampler.py", 244, "_decode",
+                           "video = self._vae.decode(latents)"),
+        }[phase]
+        self.traceback(traceback_lines(
+            [_MAIN, ("src/ltx_trainer/trainer.py", 231, "train", "self._run_phase()"), where],
+            oom_message(tried, self.rank, capacity, free), Path.cwd()))
+
+    def _stop_iteration(self) -> None:
+        # An empty DataLoader: the trainer's epoch restart meets StopIteration a second time.
+        frame = ("src/ltx_trainer/trainer.py", 296, "_next_batch", "return next(self._data_iter)")
+        first = traceback_lines([frame], "StopIteration", Path.cwd())
+        second = traceback_lines([_MAIN, frame], "StopIteration", Path.cwd())
+        self.traceback(first + CHAINED + second)
+
+    def _crash(self) -> None:
+        frame = ("src/ltx_trainer/trainer.py", 388, "_training_step",
+                 "self._accelerator.backward(loss)")
+        self.traceback(traceback_lines(
+            [_MAIN, frame], "RuntimeError: CUDA error: an illegal memory access was encountered "
+            "(simulated fault)", Path.cwd()))
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    return int(raw) if raw.strip().isdigit() else default
+
+
+def _float_env(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name) or default)
+    except ValueError:
+        return default
+
+
+def _load_config(path: Path) -> LtxTrainerConfig:
+    if not path.is_file():
+        print(f"Error: Configuration file {path} does not exist.", file=sys.stderr)
+        raise _Exit(1)
+    try:
+        data: Any = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+        return LtxTrainerConfig.model_validate(data or {})
+    except (YAMLError, ValidationError) as exc:
+        print(f"Error: Invalid configuration data: {exc}", file=sys.stderr)
+        raise _Exit(1) from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="train.py", description="Simulated LTX-2 trainer")
+    parser.add_argument("config")
+    parser.add_argument("--disable-progress-bars", action="store_true")
+    args = parser.parse_args(argv)
+    vram = _Vram(os.environ.get("LTX_WIZARD_SIM_VRAM_FILE"))
+
+    def on_sigterm(signum, frame):  # the GPU frees its memory, then die as Python would
+        vram.set(0)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        cfg = _load_config(Path(args.config))
+        return SimTrainer(cfg, args.disable_progress_bars).run()
+    except _Exit as stop:
+        return stop.code
+    except WizardError as exc:
+        print(f"simulated trainer: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    finally:
+        vram.set(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""The autotune rules on every tier and outcome, without running anything."""
+
+from __future__ import annotations
+
+import pytest
+
+from ltx_wizard.core.autotune.events import TrialResult
+from ltx_wizard.core.autotune.headroom import TrainSettings, predict
+from ltx_wizard.core.autotune.schedule import Context, Tuner
+from ltx_wizard.core.tiers import Tier
+
+LOW = TrainSettings("int8-quanto", "adamw8bit", 1, 1, True, lora_rank=16)
+STD = TrainSettings(None, "adamw", 1, 1, True, lora_rank=32)
+
+
+def drive(tuner: Tuner, outcomes: dict[str, tuple[str, float | None, float | None]]):
+    """Run the tuner, answering each trial from `outcomes[stage] = (outcome, step_s, peak_gb)`."""
+    ran = []
+    while (cand := tuner.next()) is not None:
+        outcome, step, peak = outcomes[cand.stage]
+        ran.append(cand.stage)
+        tuner.record(TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
+                                 outcome=outcome, step_time_s=step, peak_vram_gb=peak))
+    return ran
+
+
+def by_change(tuner):
+    return {r.change: r for r in tuner.results}
+
+
+def test_32gb_tier_quantization_oom_goes_back_to_baseline_and_stops():
+    tuner = Tuner(LOW, Context(Tier.T32, 31.8, 22e9, subset_samples=1))
+    # Measured peak unknown (driver gave none), so the headroom model cannot veto the trial.
+    ran = drive(tuner, {"baseline": ("ok", 4.0, None), "quantization": ("oom", None, None)})
+    assert ran == ["baseline", "quantization"]
+    assert tuner.winner == 1 and tuner.winner_changes == {}
+    assert "out of memory" in tuner.stop_reason
+
+
+def test_32gb_tier_headroom_skips_dropping_int8_with_the_numbers():
+    tuner = Tuner(LOW, Context(Tier.T32, 31.8, 22e9, subset_samples=1))
+    # An RTX 5090 on the low-VRAM config sits near 31 GB: nothing else fits, nothing else runs.
+    ran = drive(tuner, {"baseline": ("ok", 4.0, 30.9)})
+    assert ran == ["baseline"] and tuner.winner == 1
+    skipped = by_change(tuner)["quantization int8-quanto -> null"]
+    assert skipped.outcome == "skipped"
+    assert "not enough headroom" in skipped.reason and "measured 30.9 GB +20.5 GB" in skipped.reason
+    assert "+0.3 GB" in by_change(tuner)["optimizer adamw8bit -> adamw"].reason
+    assert "needs 2" in by_change(tuner)["batch_size 1 -> 2"].reason  # one sample only
+
+
+def test_40_60_tier_keeps_faster_changes_and_stops_at_batch_oom():
+    tuner = Tuner(LOW, Context(Tier.T40_60, 47.9, 22e9, subset_samples=4))
+    ran = drive(tuner, {
+        "baseline": ("ok", 4.0, 30.0),
+        "optimizer": ("ok", 3.6, 30.5),
+        "batch2": ("ok", 6.4, 33.0),
+        "batch4": ("oom", None, None),
+    })
+    assert ran == ["baseline", "optimizer", "batch2", "batch4"]
+    assert tuner.winner_changes == {
+        "optimization.optimizer_type": "adamw",
+        "optimization.batch_size": 2,
+        "optimization.gradient_accumulation_steps": 1,
+    }
+    assert tuner.winner == by_change(tuner)["batch_size 1 -> 2"].index
+    assert [r.kept for r in tuner.results if r.ran] == [True, True, True, False]
+    assert "out of memory" in tuner.stop_reason
+
+
+def test_optimizer_oom_reverts_and_goes_on_to_the_batch_trial():
+    tuner = Tuner(LOW, Context(Tier.T40_60, 47.9, 22e9, subset_samples=2))
+    drive(tuner, {"baseline": ("ok", 4.0, 30.0), "optimizer": ("oom", None, None),
+                  "batch2": ("ok", 7.0, 36.0)})
+    assert tuner.winner_changes["optimization.batch_size"] == 2
+    assert "optimization.optimizer_type" not in tuner.winner_changes  # never carried forward
+
+
+def test_80gb_tier_noops_are_skipped_never_run():
+    tuner = Tuner(STD, Context(Tier.T80, 79.6, 22e9, subset_samples=1))
+    ran = drive(tuner, {"baseline": ("ok", 2.0, 62.0)})
+    assert ran == ["baseline"]
+    reasons = {r.change: r.reason for r in tuner.results if not r.ran}
+    assert reasons["quantization None -> null"].startswith("no-op")
+    assert reasons["optimizer adamw -> adamw"].startswith("no-op")
+    assert "not enough headroom" in reasons["gradient checkpointing off"]
+
+
+def test_80gb_tier_checkpointing_off_runs_on_a_big_gpu_and_its_oom_is_reverted():
+    tuner = Tuner(STD, Context(Tier.T80, 140.4, 22e9, subset_samples=1))
+    ran = drive(tuner, {"baseline": ("ok", 2.0, 62.0), "checkpointing": ("oom", None, None)})
+    assert ran == ["baseline", "checkpointing"]
+    assert tuner.winner == 1 and tuner.winner_changes == {}
+
+
+def test_a_success_that_is_not_faster_than_noise_is_reverted_and_stops():
+    tuner = Tuner(LOW, Context(Tier.T40_60, 47.9, 22e9, subset_samples=4))
+    ran = drive(tuner, {"baseline": ("ok", 4.0, 30.0), "optimizer": ("ok", 3.95, 30.4)})
+    assert ran == ["baseline", "optimizer"]
+    assert tuner.winner == 1 and "not faster" in tuner.stop_reason
+
+
+def test_batch_compares_seconds_per_sample_not_per_step():
+    tuner = Tuner(STD, Context(Tier.T80, 79.6, 22e9, subset_samples=2))
+    drive(tuner, {"baseline": ("ok", 2.0, 50.0), "batch2": ("ok", 3.0, 60.0)})
+    batch = by_change(tuner)["batch_size 1 -> 2"]
+    assert batch.kept and batch.sec_per_sample == pytest.approx(1.5)
+
+
+def test_baseline_failure_means_no_winner():
+    tuner = Tuner(LOW, Context(Tier.BELOW_MINIMUM, 23.9, 22e9, subset_samples=1))
+    ran = drive(tuner, {"baseline": ("oom", None, None)})
+    assert ran == ["baseline"] and tuner.winner is None
+    assert "does not run here" in tuner.stop_reason
+
+
+@pytest.mark.parametrize("outcome", ["nan", "crash", "timeout", "cancelled"])
+def test_other_failures_revert_and_stop(outcome):
+    tuner = Tuner(LOW, Context(Tier.T40_60, 47.9, 22e9, subset_samples=4))
+    ran = drive(tuner, {"baseline": ("ok", 4.0, 30.0), "optimizer": (outcome, None, None)})
+    assert ran == ["baseline", "optimizer"] and tuner.winner == 1
+    assert tuner.winner_changes == {}
+
+
+def test_at_most_max_trials_run():
+    tuner = Tuner(LOW, Context(Tier.T40_60, 200.0, 22e9, subset_samples=4, max_trials=2))
+    ran = drive(tuner, {"baseline": ("ok", 4.0, 20.0), "quantization": ("ok", 3.0, 40.0)})
+    assert ran == ["baseline", "quantization"] and "2-trial limit" in tuner.stop_reason
+
+
+def test_multi_gpu_batch_needs_samples_for_every_gpu():
+    tuner = Tuner(STD, Context(Tier.T80, 79.6, 22e9, subset_samples=2, num_gpus=2))
+    drive(tuner, {"baseline": ("ok", 2.0, 50.0)})
+    assert "needs 4" in by_change(tuner)["batch_size 1 -> 2"].reason
+
+
+def test_effective_batch_is_kept_by_lowering_accumulation():
+    base = TrainSettings(None, "adamw", 1, 4, True)
+    tuner = Tuner(base, Context(Tier.T80, 200.0, 22e9, subset_samples=4))
+    drive(tuner, {"baseline": ("ok", 8.0, 50.0), "batch2": ("ok", 7.0, 60.0),
+                  "batch4": ("ok", 6.5, 70.0), "checkpointing": ("oom", None, None)})
+    assert tuner.winner_changes["optimization.batch_size"] == 4
+    assert tuner.winner_changes["optimization.gradient_accumulation_steps"] == 1
+
+
+def test_headroom_model_one_byte_per_param_for_int8():
+    fit = predict(LOW, LOW.with_changes({"acceleration.quantization": None}), 30.0, 1000.0, 22e9)
+    assert fit.extra_gb == pytest.approx(22e9 / 1024**3, rel=0.01)

@@ -1,0 +1,173 @@
+"""Discovery: what is found where, how it is ranked and why, and that the search stays bounded."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from ltx_wizard.core import discovery as discovery_mod
+from ltx_wizard.core.discovery import discover, search_roots
+from ltx_wizard.core.lookalike_models import (
+    make_checkpoint,
+    make_gemma_dir,
+    make_packed_gemma,
+    make_vae,
+    write_safetensors,
+)
+
+
+def _run(*dirs, **kw):
+    kw.setdefault("env", {})
+    kw.setdefault("system_roots", ())
+    return discover(list(dirs), **kw)
+
+
+def _names(result, kind=None):
+    return [c.path.name for c in result.candidates if kind is None or c.kind == kind]
+
+
+def _split_pack(folder: Path, gemma_version="4"):
+    make_checkpoint(
+        folder / "ltx-2.5-transformer.safetensors",
+        split=True,
+        gemma_version=gemma_version,
+        model_version="2.5.0",
+    )
+    make_packed_gemma(
+        folder / "gemma-packed.safetensors", gemma_version=gemma_version, model_type="gemma4"
+    )
+    make_vae(folder / "video_vae.safetensors", "video")
+    make_vae(folder / "audio_vae.safetensors", "audio")
+
+
+def test_unified_checkpoint_with_matching_gemma_ranks_first(tmp_path):
+    models = tmp_path / "models"
+    _split_pack(models / "split")
+    make_checkpoint(models / "LTX2-unified.safetensors", gemma_version="3")
+    make_gemma_dir(models / "gemma-3-12b", gemma_version="3")
+    make_checkpoint(models / "ltx-2-lonely.safetensors", gemma_version="4", model_version="2.5.0")
+    result = _run(models)
+    ckpts = result.of_kind("checkpoint")
+    assert [c.path.name for c in ckpts] == [
+        "LTX2-unified.safetensors",
+        "ltx-2.5-transformer.safetensors",
+        "ltx-2-lonely.safetensors",
+    ]
+    assert ckpts[0].rank == 1 and ckpts[0].text_encoder == models / "gemma-3-12b"
+    assert "unified checkpoint with a matching Gemma" in ckpts[0].reason
+    assert "split pack with its packed Gemma and both VAEs" in ckpts[1].reason
+    assert ckpts[1].video_vae == models / "split" / "video_vae.safetensors"
+    assert ckpts[1].audio_vae == models / "split" / "audio_vae.safetensors"
+    assert "no matching Gemma text encoder found (needs gemma_version 4)" in ckpts[2].reason
+    assert result.best.path == models / "LTX2-unified.safetensors"
+    assert [c.rank for c in result.candidates] == list(range(1, len(result.candidates) + 1))
+
+
+def test_incomplete_split_pack_says_what_is_missing(tmp_path):
+    _split_pack(tmp_path / "m")
+    (tmp_path / "m" / "audio_vae.safetensors").unlink()
+    (ckpt,) = _run(tmp_path / "m").of_kind("checkpoint")
+    assert ckpt.reason == "split pack missing its audio VAE"
+
+
+def test_vanilla_gemma_is_explained(tmp_path):
+    make_checkpoint(
+        tmp_path / "m" / "ltx-2.5.safetensors", gemma_version="4", model_version="2.5.0"
+    )
+    make_gemma_dir(tmp_path / "m" / "gemma-4-google", gemma_version=None, model_type="gemma4")
+    result = _run(tmp_path / "m")
+    (te,) = result.of_kind("text_encoder")
+    assert "Google's vanilla release?" in te.reason
+    assert result.best is None
+
+
+def test_metadata_marks_ltx_even_with_an_odd_name(tmp_path):
+    make_checkpoint(tmp_path / "m" / "weights-final.safetensors")
+    write_safetensors(tmp_path / "m" / "some-lora.safetensors", {"lora_A": ("BF16", [4, 4])})
+    assert _names(_run(tmp_path / "m")) == ["weights-final.safetensors"]
+
+
+def test_ltx_named_file_that_is_broken_is_listed_unusable(tmp_path):
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "LTX-2-dev.safetensors").write_text(
+        "version https://git-lfs.github.com/spec/v1\n"
+    )
+    (cand,) = _run(tmp_path / "m").candidates
+    assert not cand.usable and "git-lfs pointer" in cand.summary
+
+
+def test_gemma_shards_are_not_candidates_of_their_own(tmp_path):
+    make_gemma_dir(tmp_path / "m" / "gemma")
+    result = _run(tmp_path / "m")
+    assert [(c.kind, c.path.name) for c in result.candidates] == [("text_encoder", "gemma")]
+
+
+def test_default_roots_home_and_env(tmp_path):
+    home = Path(os.environ["HOME"])
+    make_checkpoint(home / "models" / "ltx-2-home.safetensors")
+    make_checkpoint(tmp_path / "envdir" / "ltx-2-env.safetensors")
+    result = discover(
+        env={"HOME": str(home), "LTX_MODELS_DIR": str(tmp_path / "envdir")},
+        system_roots=(str(tmp_path / "no-such-models"),),
+    )
+    assert sorted(_names(result)) == ["ltx-2-env.safetensors", "ltx-2-home.safetensors"]
+    assert result.missing_roots == (tmp_path / "no-such-models",)
+    roots = search_roots(["~/x"], env={"HOME": str(home)})
+    assert roots[0] == Path("/models") and roots[-1] == home / "x"
+
+
+def test_symlink_loops_end(tmp_path):
+    models = tmp_path / "m"
+    make_checkpoint(models / "a" / "ltx-2.safetensors")
+    (models / "a" / "back").symlink_to(models)  # a folder loop
+    (models / "self.safetensors").symlink_to(models / "self.safetensors")  # a file loop
+    result = _run(models, max_depth=10)
+    assert _names(result) == ["ltx-2.safetensors"]
+    assert not result.timed_out
+
+
+def test_depth_bound_is_reported(tmp_path):
+    deep = tmp_path / "m" / "1" / "2" / "3"
+    make_checkpoint(deep / "ltx-2.safetensors")
+    shallow = _run(tmp_path / "m", max_depth=2)
+    assert shallow.candidates == () and shallow.depth_limited
+    assert _names(_run(tmp_path / "m", max_depth=3)) == ["ltx-2.safetensors"]
+
+
+def test_a_hung_mount_does_not_stall_discovery(tmp_path, monkeypatch):
+    make_checkpoint(tmp_path / "fast" / "ltx-2.safetensors")
+    (tmp_path / "nfs").mkdir()
+    release = threading.Event()
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if Path(path) == tmp_path / "nfs":
+            release.wait(30)  # a network mount that never answers
+        return real_scandir(path)
+
+    monkeypatch.setattr(discovery_mod.os, "scandir", scandir)
+    try:
+        result = _run(tmp_path / "fast", tmp_path / "nfs", time_budget_s=0.5)
+    finally:
+        release.set()
+    assert result.timed_out
+    assert _names(result) == ["ltx-2.safetensors"]  # what was found before the stall is kept
+
+
+def test_50k_file_tree_within_bounds(tmp_path):
+    root = tmp_path / "big"
+    root.mkdir()
+    seed = root / "seed.txt"
+    seed.write_text("x")
+    for d in range(100):
+        folder = root / f"d{d // 10}" / f"e{d}"
+        folder.mkdir(parents=True)
+        for f in range(500):
+            os.link(seed, folder / f"f{f}.txt")  # hard links: 50k real entries, created cheaply
+    make_checkpoint(root / "d3" / "e35" / "ltx-2.safetensors")
+    make_checkpoint(root / "d4" / "e41" / "x" / "y" / "z" / "ltx-2-too-deep.safetensors")
+    result = _run(root, time_budget_s=60)
+    assert not result.timed_out and result.depth_limited
+    assert _names(result) == ["ltx-2.safetensors"]
+    assert result.dirs_scanned == 1 + 10 + 100 + 2  # root, d*, e*, then x/ and y/ under e41

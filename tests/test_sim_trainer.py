@@ -1,0 +1,203 @@
+"""The simulated trainer as a real subprocess, its output read back through the log parser."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ltx_wizard.core.autotune.log_parser import (
+    CheckpointSaved,
+    ConfigError,
+    MissingConfig,
+    NanLoss,
+    OomError,
+    Statistics,
+    StepEvent,
+    StopIterationError,
+    Traceback,
+    TrainerLogParser,
+    ValidationSaved,
+)
+from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULE = [sys.executable, "-m", "ltx_wizard.core.sim.trainer"]
+
+
+def trial_config(tmp_path: Path, text: str = STANDARD_TEXT, *, samples: int = 1, **replace) -> Path:
+    """A 50-step trial config (as autotune writes it) over a data root of `samples` samples."""
+    data = tmp_path / "data"
+    for index in range(samples):
+        for folder in ("latents", "conditions"):
+            (data / folder / "clips").mkdir(parents=True, exist_ok=True)
+            (data / folder / "clips" / f"s{index}.pt").write_bytes(b"pt")
+    (data / "latents" / "orphan.pt").write_bytes(b"no conditions: not a sample")
+    text = (
+        text.replace('"/path/to/preprocessed/.precomputed"', f'"{data}"')
+        .replace("steps: 2000", "steps: 50")
+        .replace("interval: 250\n  videos_per_prompt", "interval: 50\n  videos_per_prompt")
+        .replace("interval: 250\n  keep_last_n", "interval: null\n  keep_last_n")
+        .replace('"outputs/t2v_lora"', f'"{tmp_path / "out"}"')
+    )
+    for old, new in replace.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run_sim(config: Path, *, flags=("--disable-progress-bars",), **env_vars):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("LTX_") and k not in ("COLUMNS", "WORLD_SIZE", "LOCAL_RANK")}
+    env.update(PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", LTX_WIZARD_SIM_SPEED="0", **env_vars)
+    proc = subprocess.run([*MODULE, str(config), *flags], cwd=config.parent, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    parser = TrainerLogParser()
+    events = []
+    for t, line in enumerate(proc.stdout.splitlines()):
+        events += parser.feed(line, float(t))
+    return proc.returncode, events + parser.finish(), proc.stdout
+
+
+def of(events, kind):
+    return [e for e in events if isinstance(e, kind)]
+
+
+def test_a_fitting_trial_runs_to_the_end_and_writes_its_files(tmp_path):
+    code, events, _ = run_sim(trial_config(tmp_path))
+    assert code == 0
+    steps = of(events, StepEvent)
+    assert [s.step for s in steps] == [20, 40]
+    assert all(1.5 < s.time_per_step_s < 1.7 for s in steps)  # uncompressed H100 figure
+    assert [v.step for v in of(events, ValidationSaved)] == [0, 50]
+    (checkpoint,) = of(events, CheckpointSaved)
+    assert checkpoint.path == "checkpoints/lora_weights_step_00050.safetensors"
+    header = (tmp_path / "out" / checkpoint.path).read_bytes()
+    assert int.from_bytes(header[:8], "little") == len(header) - 8  # a valid, empty safetensors
+    assert (tmp_path / "out" / "samples" / "step_000050_1.mp4").is_file()
+    (stats,) = of(events, Statistics)
+    assert 60 <= stats.peak_gpu_memory_gb <= 70
+    assert not of(events, OomError) and not of(events, Traceback)
+
+
+def test_first_step_line_has_no_projection_yet(tmp_path):
+    _, _, out = run_sim(trial_config(tmp_path), COLUMNS="250")
+    step_lines = [line for line in out.splitlines() if "Step 20/50" in line or "Step 40/50" in line]
+    assert "Total Time: calculating..." in step_lines[0]
+    assert "Total Time: 0h 1m" in step_lines[1]
+    assert len(step_lines[0]) == 250 and step_lines[0].endswith("trainer.py:447")
+
+
+def test_without_the_flag_there_are_no_step_lines(tmp_path):
+    code, events, _ = run_sim(trial_config(tmp_path), flags=())
+    assert code == 0 and not of(events, StepEvent) and of(events, Statistics)
+
+
+def test_multi_process_lines_carry_the_rank(tmp_path):
+    code, events, _ = run_sim(trial_config(tmp_path), WORLD_SIZE="2", LOCAL_RANK="0")
+    assert code == 0
+    assert {s.rank for s in of(events, StepEvent)} == {0}
+    (stats,) = of(events, Statistics)
+    assert (stats.num_processes, stats.global_batch) == (2, 2)
+
+
+def test_relaxing_quantization_on_a_32gb_card_runs_out_of_memory(tmp_path):
+    config = trial_config(tmp_path, LOW_VRAM_TEXT,
+                          **{'quantization: "int8-quanto"': "quantization: null"})
+    code, events, out = run_sim(config, LTX_WIZARD_SIM_GPU="rtx5090")
+    assert code == 1
+    assert of(events, OomError) and "total capacity of 31.36 GiB" in of(events, OomError)[0].line
+    assert of(events, Traceback)[0].last_line.startswith("torch.OutOfMemoryError")
+    assert not of(events, StepEvent) and not of(events, ValidationSaved)
+    assert "Loading transformer" in out
+
+
+def test_the_low_vram_config_fits_a_32gb_card(tmp_path):
+    code, events, _ = run_sim(trial_config(tmp_path, LOW_VRAM_TEXT), LTX_WIZARD_SIM_GPU="rtx5090")
+    assert code == 0 and 30.5 < of(events, Statistics)[0].peak_gpu_memory_gb < 31.84
+
+
+def test_checkpointing_off_on_an_h100_dies_at_the_first_training_step(tmp_path):
+    config = trial_config(tmp_path, **{"enable_gradient_checkpointing: true":
+                                       "enable_gradient_checkpointing: false"})
+    code, events, _ = run_sim(config)
+    assert code == 1
+    assert [v.step for v in of(events, ValidationSaved)] == [0]  # validation still fit
+    assert of(events, OomError) and not of(events, StepEvent)
+
+
+def test_nan_fault_shows_as_nan_loss_but_the_run_completes(tmp_path):
+    code, events, _ = run_sim(trial_config(tmp_path), LTX_WIZARD_SIM_FAULT="nan")
+    assert code == 0
+    assert [n.step for n in of(events, NanLoss)] == [40]
+
+
+def test_crash_fault_is_a_runtime_error_after_step_20(tmp_path):
+    code, events, _ = run_sim(trial_config(tmp_path), LTX_WIZARD_SIM_FAULT="crash")
+    assert code == 1
+    assert [s.step for s in of(events, StepEvent)] == [20]
+    assert of(events, Traceback)[0].last_line.startswith("RuntimeError:")
+    assert not of(events, Statistics) and not of(events, OomError)
+
+
+def test_a_batch_larger_than_the_data_stops_the_dataloader(tmp_path):
+    config = trial_config(tmp_path, **{"batch_size: 1": "batch_size: 2"})
+    code, events, _ = run_sim(config)
+    assert code == 1
+    assert of(events, StopIterationError) and of(events, Traceback)[0].last_line == "StopIteration"
+    assert not of(events, OomError)
+    (tmp_path / "two").mkdir()
+    two_samples = trial_config(tmp_path / "two", samples=2, **{"batch_size: 1": "batch_size: 2"})
+    code, _, _ = run_sim(two_samples)
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    ("replace", "words"),
+    [({"\nseed: 42\n": "\nseed: 42\nsteps: 50\n"}, "extra_forbidden"),
+     ({'  model_path: "/path/to/ltx-2-checkpoint.safetensors"\n': ""}, "model.model_path")],
+)
+def test_bad_configs_are_config_errors(tmp_path, replace, words):
+    code, events, _ = run_sim(trial_config(tmp_path, **replace))
+    assert code == 1
+    (error,) = of(events, ConfigError)
+    assert words in error.text
+    assert not of(events, Traceback)
+
+
+def test_a_missing_config_file_is_reported_by_path(tmp_path):
+    code, events, _ = run_sim(tmp_path / "nowhere.yaml")
+    assert code == 1
+    assert [m.path for m in of(events, MissingConfig)] == [str(tmp_path / "nowhere.yaml")]
+
+
+def test_an_unknown_simulated_gpu_is_a_usage_error(tmp_path):
+    code, _, out = run_sim(trial_config(tmp_path), LTX_WIZARD_SIM_GPU="gtx1080")
+    assert code == 2 and "gtx1080" in out
+
+
+def test_vram_file_follows_the_run_and_sigterm_stops_a_hung_trial(tmp_path):
+    vram = tmp_path / "vram"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
+    env.update(PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", LTX_WIZARD_SIM_SPEED="0",
+               LTX_WIZARD_SIM_FAULT="hang", LTX_WIZARD_SIM_VRAM_FILE=str(vram), COLUMNS="250")
+    proc = subprocess.Popen([*MODULE, str(trial_config(tmp_path)), "--disable-progress-bars"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stdout:  # blocks until the hang point is reached
+            if "Step 20/50" in line:
+                break
+        used_mib = int(vram.read_text())
+        assert 60 * 1024 < used_mib < 80 * 1024  # the training level on an H100
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == -signal.SIGTERM
+    finally:
+        proc.kill()
+        proc.stdout.close()
+    assert vram.read_text().strip() == "0"
