@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Without a command, starts the interactive wizard.",
     )
     parser.add_argument("--version", action="version", version=f"ltx-wizard {__version__}")
-    add_gpu_source_args(parser)
+    add_gpu_source_args(parser, top_level=True)
     parser.add_argument(
         "--demo",
         action="store_true",
@@ -72,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ltx-wizard: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `ltx-wizard probe | head`: the reader left; nothing to report
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAILURE
     except Exception as exc:  # last resort: one line, never a traceback, unless asked for
         if os.environ.get("LTX_WIZARD_DEBUG"):
             raise

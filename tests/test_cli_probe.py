@@ -100,3 +100,8 @@ def test_version_and_help_through_python_m():
         shown = subprocess.run([sys.executable, "-m", "ltx_wizard", *args],
                                capture_output=True, text=True, check=True).stdout
         assert "usage: ltx-wizard" in shown
+
+
+def test_gpu_source_before_the_command_is_kept(capsys):
+    assert main(["--simulate", "rtx5090", "probe", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tier"] == "32GB"

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "autotune",
         help="run short trials and patch the fastest setting that fits into config.yaml",
-        description="Run up to five 50-step trials of the planned config on one linked sample, "
+        description="Run up to five 50-step trials of the planned config on a few linked samples, "
         "each the best so far plus one change (quantization off, AdamW, larger batch, gradient "
         "checkpointing off on 80GB+), stop on out-of-memory or no gain, and patch the winner into "
         "RUN_DIR/config.yaml. Results go to RUN_DIR/autotune.log; an interrupted run resumes.",
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         raise GateStop(assessment.gate_message or "below the 32 GB minimum")
     engine = AutotuneEngine(
         run_dir, probe=assessment.probe, assessment=assessment, trainer_cmd=trainer_cmd,
-        simulate=args.simulate, max_trials=args.max_trials,
+        simulate=getattr(args, "simulate", None), max_trials=args.max_trials,
         trainer_root=Path(args.trainer_root).expanduser() if args.trainer_root else None,
         on_event=_progress, idle_timeout_s=args.idle_timeout,
     )

@@ -21,18 +21,23 @@ def _positive_gb(text: str) -> float:
     return value
 
 
-def add_gpu_source_args(parser: argparse.ArgumentParser) -> None:
+def add_gpu_source_args(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    """--from-csv / --simulate / --vram-gb. On a subcommand they default to SUPPRESS, so a value
+    given before the command (`ltx-wizard --simulate h100 probe`) is not reset by the subparser."""
+    default = None if top_level else argparse.SUPPRESS
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--from-csv",
+        default=default,
         metavar="FILE",
         help="plan from a saved `nvidia-smi --query-gpu=name,memory.total --format=csv` output",
     )
     group.add_argument(
-        "--simulate", metavar="PRESET", help="simulated GPUs (e.g. rtx5090, a6000, h100, 8xh100)"
+        "--simulate", default=default, metavar="PRESET", help="simulated GPUs (e.g. rtx5090, a6000, h100, 8xh100)"
     )
     parser.add_argument(
         "--vram-gb",
+        default=default,
         type=_positive_gb,
         metavar="N",
         help="per-GPU memory in GB, when the driver does not report it",

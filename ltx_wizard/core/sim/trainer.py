@@ -102,6 +102,11 @@ class LtxTrainerConfig(BaseModel):
     output_dir: str = "outputs"
 
 
+# After an OOM traceback a real run still takes a while to die (accelerate and dataloader
+# workers shut down, the CUDA context is released); the wizard stops it at the traceback instead.
+OOM_TEARDOWN_S = 20.0
+
+
 class _Exit(Exception):
     def __init__(self, code: int) -> None:
         self.code = code
@@ -148,10 +153,12 @@ class SimTrainer:
         for text in format_record(level, message, f"{source}:{line}", self.width):
             print(text)
 
-    def traceback(self, lines: list[str]) -> None:
+    def traceback(self, lines: list[str], teardown_s: float = 0.0) -> None:
         """Die of an uncaught exception (stdout stays buffered, as in Python)."""
         prefix = f"[rank{self.rank}]: " if self.world > 1 else ""
         sys.stderr.write("".join(f"{prefix}{text}\n" for text in lines))
+        sys.stderr.flush()
+        self.wait(teardown_s)  # interpreter shutdown, dataloader workers, CUDA context release
         raise _Exit(1)
 
     def wait(self, seconds: float) -> None:
@@ -313,7 +320,7 @@ class SimTrainer:
         }[phase]
         self.traceback(traceback_lines(
             [_MAIN, ("src/ltx_trainer/trainer.py", 231, "train", "self._run_phase()"), where],
-            oom_message(tried, self.rank, capacity, free), Path.cwd()))
+            oom_message(tried, self.rank, capacity, free), Path.cwd()), OOM_TEARDOWN_S)
 
     def _stop_iteration(self) -> None:
         # An empty DataLoader: the trainer's epoch restart meets StopIteration a second time.
