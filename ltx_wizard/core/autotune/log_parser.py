@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
+
+from ltx_wizard.core.text_cells import cell_width
 
 
 class TrainerEvent(BaseModel):
@@ -116,23 +117,6 @@ _STATS = {
     "global_batch": re.compile(r"Global batch size:\s*(\d+)"),
 }
 _STATS_REQUIRED = ("total_time_min", "steps_per_s", "samples_per_s", "peak_gpu_memory_gb")
-
-
-def cell_width(text: str) -> int:
-    """Terminal cells `text` takes (wide emoji count two, joiners and combining marks none)."""
-    width = previous = 0
-    joined = False
-    for ch in text:
-        if ch == "\u200d":  # zero-width joiner: the next emoji merges into this one
-            joined = True
-        elif ch == "\ufe0f":  # emoji presentation widens a narrow symbol (as rich does)
-            width += 1 if previous == 1 else 0
-            previous = 2
-        elif not (unicodedata.combining(ch) or ch == "\ufe0e"):
-            cell = 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-            width += 0 if joined else cell
-            previous, joined = cell, False
-    return width
 
 
 def _number(text: str) -> float:

@@ -12,26 +12,11 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import unicodedata
 from pathlib import Path
 
+from ltx_wizard.core.text_cells import cell_width as cells
+
 LEVEL_WIDTH = 8
-
-
-def cells(text: str) -> int:
-    width = previous = 0
-    joined = False
-    for ch in text:
-        if ch == "\u200d":  # zero-width joiner: the next emoji merges into this one
-            joined = True
-        elif ch == "\ufe0f":  # emoji presentation widens a narrow symbol (as rich does)
-            width += 1 if previous == 1 else 0
-            previous = 2
-        elif not (unicodedata.combining(ch) or ch == "\ufe0e"):
-            cell = 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-            width += 0 if joined else cell
-            previous, joined = cell, False
-    return width
 
 
 def console_width(stream=None) -> int:
