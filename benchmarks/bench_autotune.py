@@ -27,12 +27,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ltx_wizard.core.assessment import assess  # noqa: E402
 from ltx_wizard.core.autotune import schedule  # noqa: E402
 from ltx_wizard.core.autotune import trial_config as trial_config_mod  # noqa: E402
-from ltx_wizard.core.autotune.engine import SIM_SPEED, AutotuneEngine  # noqa: E402
+from ltx_wizard.core.autotune.engine import AutotuneEngine  # noqa: E402
 from ltx_wizard.core.autotune.trial_runner import TrialRunner  # noqa: E402
 from ltx_wizard.core.gpu_presets import simulated_probe  # noqa: E402
 from ltx_wizard.core.lookalike_checkout import make_checkout  # noqa: E402
 from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir  # noqa: E402
 from ltx_wizard.core.run_plan import PlanRequest, prepare_plan, write_plan  # noqa: E402
+
+
+SIM_SPEED = 50.0
 
 
 def plan(root: Path, preset: str, name: str) -> Path:
@@ -89,7 +92,7 @@ def autotune(run_dir: Path, preset: str, naive: bool):
     restore = _naive_patches() if naive else (lambda: None)
     try:
         engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), simulate=preset,
-                                grace_s=2.0)
+                                grace_s=2.0, sim_speed=SIM_SPEED)
         return asyncio.run(engine.run())
     finally:
         restore()

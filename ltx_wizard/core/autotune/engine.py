@@ -29,7 +29,7 @@ from ltx_wizard.core.run_meta import read_run_meta
 from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
 
-SIM_SPEED = 50.0  # the simulated trainer sleeps 1/50 of the time it reports
+SIM_SPEED = 100.0  # the simulated trainer sleeps 1/100 of the time it reports: demo trials ~3 s
 
 
 def _read(path: Path) -> str:
@@ -200,10 +200,9 @@ class AutotuneEngine:
         return max(reported, upto - 1)
 
     async def _run_trial(self, cand, planned: str, subset: Path, tuner: Tuner) -> TrialResult:
-        trial_dir = self.folder.overfit / f"trial-{cand.index}"
-        output_dir = trial_dir / "outputs"
+        output_dir = self.folder.overfit / f"trial-{cand.index}"
         output_dir.mkdir(parents=True, exist_ok=True)
-        config_path = trial_dir / "config.yaml"
+        config_path = output_dir / "config.yaml"
         atomic_write_text(config_path, trial_config_text(planned, tuner.winner_changes | cand.changes,
                                                          subset, output_dir))
         return await self._runner.run(cand, config_path, output_dir)

@@ -34,8 +34,9 @@ Calibration (fits / reported peak, GiB; cards as nvidia-smi reports them):
   (~150 needed), also on an H200 (140.4).
 
 Step time: 1.6 s on an H100 for the standard config (batch 1, 3,888 tokens), x 1.25 for
-int8-quanto (fp8 1.1, int2 1.4, int4 3.0), x 1.03 for adamw8bit, x (1 + 0.8 (batch - 1)) for
-larger batches (batch 2: 1.8x per step, better per sample), x 0.75 with checkpointing off,
+int8-quanto (fp8 1.1, int2 1.4, int4 3.0), x 1.01 for adamw8bit (a LoRA optimizer step is tiny
+next to the 22B forward and backward), x (1 + 0.8 (batch - 1)) for larger batches (batch 2:
+1.8x per step, better per sample), x 0.75 with checkpointing off,
 x tokens/3888, x 1.06 with more than one process, x a GPU-class factor (see _SPEED).
 """
 
@@ -164,7 +165,7 @@ def estimate(
     peak = required + cached if fits else required
 
     slowdown = _QUANT_SLOWDOWN.get(quant, 1.5)
-    step = BASE_STEP_S * slowdown * (1.03 if optimizer == "adamw8bit" else 1.0)
+    step = BASE_STEP_S * slowdown * (1.01 if optimizer == "adamw8bit" else 1.0)
     step *= (1 + 0.8 * (batch - 1)) * (1.0 if checkpointing else 0.75) * tokens / REF_TOKENS
     step *= (1.06 if num_processes > 1 else 1.0) * (1.3 if full else 1.0)
     step *= gpu_speed_factor(gpu_name)
