@@ -2,13 +2,11 @@
 
     .venv/bin/python benchmarks/bench_autotune.py [--presets rtx5090,a6000,h100]
 
-For each preset one run folder is planned from look-alike files, then autotuned twice with the
-simulated trainer (time compressed 50x):
-
-* wizard: the engine as shipped: step-0 validation skipped, no-op and cannot-fit trials skipped
-  before they start, an OOM or NaN trial stopped at the line that proves it;
-* naive: the same rules, but every considered trial runs (no headroom model, no no-op check),
-  with step-0 validation, and an OOM left to finish its teardown (as a person reading logs would).
+For each preset a run folder is planned from look-alike files and autotuned by the engine with the
+simulated trainer (time compressed 50x). Then the *same* trials are run the naive way, as a person
+following the skill by hand would: every trial the wizard considered runs (no-op and cannot-fit
+trials included), each with the step-0 validation, each to its end (an OOM left to finish its
+teardown). Only trials skipped for lack of samples are left out of both.
 
 GPU-seconds = trial wall time x 50 (the simulated trainer's uncompressed clock, process start
 included), summed over the trials that ran.
@@ -25,10 +23,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltx_wizard.core.assessment import assess  # noqa: E402
-from ltx_wizard.core.autotune import schedule  # noqa: E402
-from ltx_wizard.core.autotune import trial_config as trial_config_mod  # noqa: E402
 from ltx_wizard.core.autotune.engine import AutotuneEngine  # noqa: E402
-from ltx_wizard.core.autotune.trial_runner import TrialRunner  # noqa: E402
+from ltx_wizard.core.autotune.schedule import Candidate  # noqa: E402
+from ltx_wizard.core.autotune.trial_config import trial_config_text  # noqa: E402
+from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner  # noqa: E402
+from ltx_wizard.core.autotune.vram_sampler import NullBackend  # noqa: E402
+from ltx_wizard.core.yaml_patch import patch_yaml_text  # noqa: E402
 from ltx_wizard.core.gpu_presets import simulated_probe  # noqa: E402
 from ltx_wizard.core.lookalike_checkout import make_checkout  # noqa: E402
 from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir  # noqa: E402
@@ -54,52 +54,41 @@ class _NaiveRunner(TrialRunner):
             watch.outcome, watch.proof = outcome, proof.strip()
 
 
-def _naive_patches():
-    """Turn the engine into the naive schedule for the duration of one run."""
-    saved = (schedule._noop_reason, schedule.predict, trial_config_mod.trial_overrides)
-    original_overrides = trial_config_mod.trial_overrides
-
-    def no_noop(stage, s, ctx, results):
-        if stage == "checkpointing" and ctx.tier is not schedule.Tier.T80:
-            return "below the 80GB+ tier"  # the skill never turns it off there either
-        if stage == "batch4" and s.batch_size < 2:
-            return "batch 2 did not win"
-        return ""
-
-    def overrides(subset_root, output_dir):
-        return {**original_overrides(subset_root, output_dir), "validation.skip_initial_validation": False}
-
-    def fits(current, proposed, best_peak_gb, gpu_total_gb, transformer_params):
-        return saved[1](current, proposed, None, None, transformer_params)
-
-    schedule._noop_reason = no_noop
-    schedule.predict = fits
-    trial_config_mod.trial_overrides = overrides
-    import ltx_wizard.core.autotune.engine as engine_mod
-
-    saved_runner = engine_mod.TrialRunner
-    engine_mod.TrialRunner = _NaiveRunner
-
-    def restore():
-        schedule._noop_reason, schedule.predict, trial_config_mod.trial_overrides = saved
-        engine_mod.TrialRunner = saved_runner
-
-    return restore
-
-
-def autotune(run_dir: Path, preset: str, naive: bool):
+def wizard(run_dir: Path, preset: str):
     probe = simulated_probe(preset)
-    restore = _naive_patches() if naive else (lambda: None)
-    try:
-        engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), simulate=preset,
-                                grace_s=2.0, sim_speed=SIM_SPEED)
-        return asyncio.run(engine.run())
-    finally:
-        restore()
+    engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), simulate=preset,
+                            grace_s=2.0, sim_speed=SIM_SPEED)
+    return asyncio.run(engine.run())
 
 
-def gpu_seconds(summary) -> float:
-    return sum((t.wall_s or 0.0) * SIM_SPEED for t in summary.trials if t.ran)
+def naive(run_dir: Path, preset: str, summary) -> list[float]:
+    """Wall seconds of each trial the wizard considered, run the naive way, in the same order."""
+    planned = (run_dir / "plan-base.yaml").read_text()  # config.yaml has the winner patched in
+    env = {"LTX_WIZARD_SIM_GPU": preset, "LTX_WIZARD_SIM_SPEED": f"{SIM_SPEED:g}"}
+    command = TrialCommand([sys.executable, "-m", "ltx_wizard.core.sim.trainer"], None, env,
+                           time_scale=SIM_SPEED)
+    runner = _NaiveRunner(command, lambda: NullBackend(1), lambda event: None, grace_s=2.0)
+    subset = run_dir / "overfit" / ".precomputed"
+    kept: dict[str, object] = {}
+    walls = []
+    for trial in summary.trials:
+        if trial.outcome == "skipped" and "sample" in trial.reason:
+            continue
+        out = run_dir / "naive" / f"trial-{trial.index}"
+        out.mkdir(parents=True, exist_ok=True)
+        text = trial_config_text(planned, {**kept, **trial.changes}, subset, out)
+        text = patch_yaml_text(text, {"validation.skip_initial_validation": False})
+        (out / "config.yaml").write_text(text)
+        cand = Candidate(trial.index, "naive", trial.change, trial.changes, None)
+        result = asyncio.run(runner.run(cand, out / "config.yaml", out))
+        walls.append(result.wall_s or 0.0)
+        if trial.kept:
+            kept.update(trial.changes)
+    return walls
+
+
+def gpu_seconds(walls) -> float:
+    return sum(walls) * SIM_SPEED
 
 
 def main() -> None:
@@ -109,19 +98,21 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-autotune-") as tmp:
         for preset in args.presets.split(","):
-            results = {}
-            for mode in ("wizard", "naive"):
-                root = Path(tmp) / f"{preset}-{mode}"
-                run_dir = plan(root, preset, "run")
-                summary = autotune(run_dir, preset, naive=(mode == "naive"))
-                results[mode] = summary
-            w, n = results["wizard"], results["naive"]
-            rows.append((preset, sum(t.ran for t in w.trials), gpu_seconds(w),
-                         sum(t.ran for t in n.trials), gpu_seconds(n), w.winner, n.winner))
-    print(f"{'preset':<10} {'wizard trials':>13} {'wizard GPU-s':>13} {'naive trials':>13} "
-          f"{'naive GPU-s':>12} {'naive/wizard':>13}  winner (wizard/naive)")
-    for preset, wt, ws, nt, ns, ww, nw in rows:
-        print(f"{preset:<10} {wt:>13} {ws:>13.0f} {nt:>13} {ns:>12.0f} {ns / ws:>12.2f}x  {ww}/{nw}")
+            run_dir = plan(Path(tmp) / preset, preset, "run")
+            (run_dir / "plan-base.yaml").write_text((run_dir / "config.yaml").read_text())
+            summary = wizard(run_dir, preset)
+            wizard_walls = [t.wall_s or 0.0 for t in summary.trials if t.ran]
+            naive_walls = naive(run_dir, preset, summary)
+            ws, ns = gpu_seconds(wizard_walls), gpu_seconds(naive_walls)
+            rows.append((preset, len(wizard_walls), ws, len(naive_walls), ns,
+                         ", ".join(f"{t.change}: {t.outcome}" for t in summary.trials)))
+    print(f"{'preset':<9} {'wizard trials':>13} {'wizard GPU-s':>13} {'naive trials':>12} "
+          f"{'naive GPU-s':>12} {'naive/wizard':>13}")
+    for preset, wt, ws, nt, ns, _ in rows:
+        print(f"{preset:<9} {wt:>13} {ws:>13.0f} {nt:>12} {ns:>12.0f} {ns / ws:>12.2f}x")
+    print()
+    for preset, *_, trials in rows:
+        print(f"{preset}: {trials}")
 
 
 if __name__ == "__main__":

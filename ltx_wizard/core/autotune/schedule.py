@@ -156,8 +156,8 @@ class Tuner:
         return self._append(result)
 
     def _faster(self, result: TrialResult) -> bool:
-        if self.best is None or self.best.sec_per_sample is None or result.sec_per_sample is None:
-            return False
+        if self.best is None or not self.best.sec_per_sample or result.sec_per_sample is None:
+            return False  # nothing to compare against (no step lines, or a zero-time simulation)
         return (self.best.sec_per_sample - result.sec_per_sample) / self.best.sec_per_sample > self.ctx.noise
 
     def _keep(self, cand: Candidate, result: TrialResult) -> TrialResult:

@@ -1,0 +1,51 @@
+"""Build the `--demo` folder: a look-alike checkout, model files and a three-sample data root.
+
+Pure and idempotent (rebuilding over an existing demo folder rewrites the same files), so the
+tests and the screenshot script can point it at a fixed folder and get byte-identical paths.
+Everything is tiny on disk: the 22 B-parameter checkpoint is a sparse file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from ltx_wizard.core.lookalike_checkout import make_checkout
+from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+
+DEMO_PRESET = "a6000"  # the 40–60GB tier: autotune has several real trials to show
+
+
+class DemoSetup(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    root: Path
+    checkout: Path
+    checkpoint: Path
+    text_encoder: Path
+    data_root: Path
+    workspace: Path
+    simulate: str
+
+
+def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
+    """Write the demo files under `root` (created if needed) and say where they are."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    checkout = make_checkout(root / "LTX-2")
+    models = root / "models"
+    checkpoint = make_checkpoint(models / "ltx-2-19b-dev.safetensors", params_b=19.0)
+    text_encoder = make_gemma_dir(models / "gemma-3-12b-it")
+    data_root = make_data_root(root / "datasets" / "demo-clips" / ".precomputed", 3)
+    workspace = root / "ltx-trainings"
+    workspace.mkdir(exist_ok=True)
+    return DemoSetup(
+        root=root,
+        checkout=checkout,
+        checkpoint=checkpoint,
+        text_encoder=text_encoder,
+        data_root=data_root,
+        workspace=workspace,
+        simulate=simulate or DEMO_PRESET,
+    )

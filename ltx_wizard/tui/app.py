@@ -1,0 +1,314 @@
+"""The wizard's App: options, shared state, the flow between screens, and app-owned workers.
+
+Screens hold widgets; the App holds what the run needs (probe, assessment, paths, plan, autotune
+summary) so that any screen can be popped without losing it, and so the autotune worker, owned
+here, outlives the screen that shows it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections import deque
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+
+from ltx_wizard.core.assessment import Assessment, assess
+from ltx_wizard.core.errors import EXIT_GATED, WizardError
+from ltx_wizard.core.gpu import ProbeResult
+from ltx_wizard.tui import messages
+from ltx_wizard.tui.state import PathChoices, WizardState
+
+LOG_BUFFER_LINES = 2000  # a flood of trainer output is dropped here, not queued as messages
+
+
+@dataclass(frozen=True)
+class WizardOptions:
+    """How the wizard was started; tests build it with from_args(None, **overrides)."""
+
+    from_csv: str | None = None
+    simulate: str | None = None
+    vram_gb: float | None = None
+    demo: bool = False
+    trainer_root: str | None = None
+    workspace: str | None = None
+    run_dir: str | None = None
+    trainer_cmd: str | None = None
+    # Injection points for tests and the screenshot script.
+    now: Callable[[], datetime] = datetime.now
+    demo_root: Path | None = None
+    probe_fn: Callable[[], ProbeResult] | None = None
+    cursor_blink: bool = True
+    check_delay_s: float = 0.4  # debounce of live path validation
+    engine_factory: Callable[..., Any] | None = None  # replaces AutotuneEngine (scripted tests)
+    engine_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. sim_env for the tests
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace | None = None, **overrides: Any) -> "WizardOptions":
+        values: dict[str, Any] = {}
+        if args is not None:
+            for f in fields(cls):
+                if hasattr(args, f.name) and getattr(args, f.name) is not None:
+                    values[f.name] = getattr(args, f.name)
+        values.update(overrides)
+        return cls(**values)
+
+
+class WizardApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "LTX-2 training wizard"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("f1", "toggle_help", "Help"),
+    ]
+
+    def __init__(self, options: WizardOptions | None = None) -> None:
+        super().__init__()
+        self.options = options or WizardOptions()
+        self.state = WizardState()
+        self.demo = None  # core.demo.DemoSetup in --demo mode
+        self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
+        self._engine: Any | None = None
+        self.target_run_dir: Path | None = None
+
+    # ----- start -----------------------------------------------------------------------------
+    @property
+    def simulate(self) -> str | None:
+        if self.options.simulate:
+            return self.options.simulate
+        return self.demo.simulate if self.demo is not None else None
+
+    def on_mount(self) -> None:
+        paths = self.state.paths
+        if self.options.demo:
+            from ltx_wizard.core.demo import build_demo
+
+            root = self.options.demo_root or Path(tempfile.mkdtemp(prefix="ltx-wizard-demo-"))
+            self.demo = build_demo(root, simulate=self.options.simulate)
+            paths.checkpoint = str(self.demo.checkpoint)
+            paths.text_encoder = str(self.demo.text_encoder)
+            paths.data_root = str(self.demo.data_root)
+            paths.trainer_root = str(self.demo.checkout)
+            self.sub_title = f"demo · simulated {self.demo.simulate}"
+        if self.options.trainer_root:
+            paths.trainer_root = self.options.trainer_root
+        run_dir = Path(self.options.run_dir).expanduser() if self.options.run_dir else None
+        if run_dir is not None and any((run_dir / n).exists() for n in ("plan.md", "config.yaml")):
+            from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
+
+            self.state.run_dir = run_dir
+            self.push_screen(ExistingRunScreen(run_dir))
+        else:
+            self.target_run_dir = run_dir  # a new run goes exactly there, when given
+            self.start_probe_screen()
+
+    def start_probe_screen(self) -> None:
+        from ltx_wizard.tui.screens.probe import ProbeScreen
+
+        self.push_screen(ProbeScreen())
+
+    @property
+    def workspace(self) -> Path | None:
+        if self.options.workspace:
+            return Path(self.options.workspace).expanduser()
+        return self.demo.workspace if self.demo is not None else None
+
+    def now(self) -> datetime:
+        return self.options.now()
+
+    # ----- probe -> gate -> paths ------------------------------------------------------------
+    def run_probe(self) -> ProbeResult:
+        """Blocking: called from a thread worker only."""
+        if self.options.probe_fn is not None:
+            return self.options.probe_fn()
+        from ltx_wizard.core.probe import resolve_probe
+
+        return resolve_probe(from_csv=self.options.from_csv, simulate=self.simulate)
+
+    def set_probe(self, probe: ProbeResult, vram_gb: float | None = None) -> Assessment:
+        self.state.probe = probe
+        self.state.assessment = assess(probe, vram_gb=vram_gb or self.options.vram_gb)
+        return self.state.assessment
+
+    def proceed_from_probe(self) -> None:
+        """Ask for unknown memory, pass the gate, then go to the paths screen."""
+        assessment = self.state.assessment
+        if assessment is None or self.state.probe is None:
+            return
+        if assessment.per_gpu_vram_gb is None:
+            from ltx_wizard.tui.dialogs.vram_ask import VramAskDialog
+
+            name = assessment.probe.gpus[0].name if assessment.probe.gpus else "this GPU"
+
+            def stated(gb: int | None) -> None:
+                if gb is not None:
+                    self.set_probe(self.state.probe, vram_gb=gb)  # type: ignore[arg-type]
+                    self.refresh_probe_screen()
+                    self.proceed_from_probe()
+
+            self.push_screen(VramAskDialog(name), stated)
+            return
+        if assessment.gate_blocked and not self.state.accept_risk:
+            from ltx_wizard.tui.dialogs.gate import GateDialog
+
+            def decided(go_on: bool | None) -> None:
+                if not go_on:
+                    self.exit(EXIT_GATED, return_code=EXIT_GATED)
+                    return
+                self.state.accept_risk = True
+                self.refresh_probe_screen()
+                self.open_paths()
+
+            self.push_screen(GateDialog(assessment.gate_message or ""), decided)
+            return
+        self.open_paths()
+
+    def refresh_probe_screen(self) -> None:
+        from ltx_wizard.tui.screens.probe import ProbeScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, ProbeScreen):
+                screen.show_assessment()
+
+    def open_paths(self) -> None:
+        from ltx_wizard.tui.screens.paths import PathsScreen
+
+        self.push_screen(PathsScreen())
+
+    def open_summary(self) -> None:
+        from ltx_wizard.tui.screens.summary import SummaryScreen
+
+        self.push_screen(SummaryScreen())
+
+    def open_autotune(self) -> None:
+        from ltx_wizard.tui.screens.autotune import AutotuneScreen
+
+        self.push_screen(AutotuneScreen())
+
+    def open_done(self) -> None:
+        from ltx_wizard.tui.screens.done import DoneScreen
+
+        self.push_screen(DoneScreen())
+
+    # ----- autotune (owned here, so popping its screen never kills a trial) ------------------
+    def start_autotune(self) -> None:
+        if self.state.autotune_running or self.state.run_dir is None:
+            return
+        self.state.summary = None
+        self.state.autotune_error = None
+        self.state.autotune_running = True
+        self.log_buffer.clear()
+        self._autotune_worker()
+
+    @work(exclusive=True, group="autotune", exit_on_error=False)
+    async def _autotune_worker(self) -> None:
+        summary = None
+        error: str | None = None
+        try:
+            if self.options.engine_factory is not None:
+                factory = self.options.engine_factory
+            else:
+                from ltx_wizard.core.autotune.engine import AutotuneEngine as factory
+
+            assert self.state.run_dir is not None and self.state.probe is not None
+            cmd = self.options.trainer_cmd.split() if self.options.trainer_cmd else None
+            self._engine = factory(
+                self.state.run_dir,
+                probe=self.state.probe,
+                assessment=self.state.assessment,
+                trainer_cmd=cmd,
+                simulate=self.simulate,
+                trainer_root=Path(self.state.paths.trainer_root) if self.state.paths.trainer_root else None,
+                on_event=self._on_engine_event,
+                **self.options.engine_kwargs,
+            )
+            summary = await self._engine.run()
+        except WizardError as exc:
+            error = exc.message
+        except Exception as exc:  # the UI must survive an engine bug and say so in one line
+            error = f"autotune failed: {type(exc).__name__}: {exc}"
+        finally:
+            self._engine = None
+        self.state.autotune_running = False
+        self.state.summary = summary
+        self.state.autotune_error = error
+        self.post_message(messages.AutotuneStopped(summary, error))
+
+    def _on_engine_event(self, event: Any) -> None:
+        # Called on the event loop: log lines go to a bounded buffer that the screen drains in
+        # batches; everything else is a message.
+        if type(event).__name__ == "LogLine":
+            self.log_buffer.append(event.text)
+        else:
+            self.post_message(messages.AutotuneEvent(event))
+
+    def cancel_autotune(self) -> None:
+        if self._engine is not None:
+            self._engine.cancel()
+
+    @on(messages.AutotuneEvent)
+    @on(messages.AutotuneStopped)
+    def _forward_autotune(self, message: messages.Message) -> None:
+        from ltx_wizard.tui.screens.autotune import AutotuneScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, AutotuneScreen):
+                screen.handle(message)
+
+    # ----- the full training run --------------------------------------------------------------
+    def launch_line_from_run_dir(self) -> str:
+        from ltx_wizard.tui.background import launch_from_plan
+
+        run_dir = self.state.run_dir
+        try:
+            line = launch_from_plan((run_dir / "plan.md").read_text(encoding="utf-8")) if run_dir else None
+        except OSError:
+            line = None
+        return line or f"(see {run_dir}/plan.md)"
+
+    def training_command(self) -> tuple[list[str], Path, dict[str, str]]:
+        """argv, cwd and env of the full run; the simulated trainer when GPUs are simulated."""
+        from ltx_wizard.tui.background import parse_shell_line
+
+        run_dir = self.state.run_dir
+        assert run_dir is not None
+        if self.simulate:  # no real GPU: the simulated trainer runs the planned config
+            argv = [sys.executable, "-m", "ltx_wizard.core.sim.trainer", str(run_dir / "config.yaml"),
+                    "--disable-progress-bars"]
+            return argv, run_dir, {"LTX_WIZARD_SIM_GPU": self.simulate}
+        draft = self.state.draft
+        if draft is not None:
+            return list(draft.launch.argv), draft.launch.cwd, dict(draft.launch.env)
+        return parse_shell_line(self.launch_line_from_run_dir())
+
+    # ----- misc ------------------------------------------------------------------------------
+    def action_toggle_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    async def action_quit(self) -> None:
+        if not self.state.autotune_running:
+            self.exit(0, return_code=0)
+            return
+        from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes:  # the trial's process group dies with the wizard (the runner's registry)
+                self.cancel_autotune()
+                self.exit(0, return_code=0)
+
+        self.push_screen(ConfirmDialog("Autotune is running. Quit and stop the running trial?",
+                                       yes="Quit", no="Keep going", title="Quit"), answered)
+
+
+__all__ = ["WizardApp", "WizardOptions", "PathChoices", "WizardState"]

@@ -1,0 +1,1 @@
+"""Modal dialogs; each dismisses with its answer (ModalScreen[T])."""

@@ -1,0 +1,112 @@
+"""Opening a run folder that already has a plan: resume autotune, read the plan, or start anew.
+
+Nothing here writes: a new run gets its own folder name, and approving over an existing folder
+asks first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Markdown, Static
+
+from ltx_wizard.core.errors import WizardError
+from ltx_wizard.tui.messages import ProbeFinished
+
+
+class ExistingRunScreen(Screen):
+    BINDINGS = [
+        Binding("r", "resume", "Resume autotune"),
+        Binding("v", "view", "View plan"),
+        Binding("n", "new", "New run"),
+    ]
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__()
+        self.run_dir = run_dir
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="body"):
+            yield Static("", id="existing-body")
+            yield Markdown("", id="plan-view")
+        with Horizontal(classes="actions"):
+            yield Button("Resume autotune", id="resume", variant="primary")
+            yield Button("View plan", id="view")
+            yield Button("New run", id="new")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        text = Text("This run folder already has a plan.\n", style="bold")
+        text.append(f"{self.run_dir}\n", style="not bold")
+        for name in ("plan.md", "config.yaml", "autotune.log", "logs/train.log"):
+            mark = "✓" if (self.run_dir / name).exists() else "·"
+            text.append(f"  {mark} {name}\n", style="not bold")
+        text.append("\nResume autotune re-runs the sweep on this folder's config.yaml; New run plans "
+                    "a fresh folder (this one is left as it is).", style="not bold")
+        self.query_one("#existing-body", Static).update(text)
+        self.query_one("#plan-view", Markdown).display = False
+        self.query_one("#resume", Button).focus()
+
+    def action_view(self) -> None:
+        view = self.query_one("#plan-view", Markdown)
+        if view.display:
+            view.display = False
+            return
+        try:
+            view.update((self.run_dir / "plan.md").read_text(encoding="utf-8"))
+        except OSError as exc:
+            self.notify(f"cannot read {self.run_dir / 'plan.md'}: {exc.strerror}", severity="error")
+            return
+        view.display = True
+        body = self.query_one("#body", VerticalScroll)
+        self.call_after_refresh(body.scroll_to_widget, view, top=True)
+
+    def action_new(self) -> None:
+        self.app.state.run_dir = None
+        self.app.target_run_dir = None  # never plan into the folder that already has one
+        self.app.pop_screen()
+        self.app.start_probe_screen()
+
+    def action_resume(self) -> None:
+        if not (self.run_dir / "config.yaml").exists():
+            self.notify(f"{self.run_dir} has no config.yaml to tune: start a new run (n)", severity="error")
+            return
+        self.query_one("#resume", Button).disabled = True
+        self._probe()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
+    def _probe(self) -> None:
+        # Autotune samples GPU memory and checks headroom: it needs this machine's GPUs.
+        try:
+            result, error = self.app.run_probe(), None
+        except WizardError as exc:
+            result, error = None, exc.message
+        except Exception as exc:
+            result, error = None, f"probe failed: {type(exc).__name__}: {exc}"
+        self.post_message(ProbeFinished(result, error))
+
+    @on(ProbeFinished)
+    def _probed(self, message: ProbeFinished) -> None:
+        self.query_one("#resume", Button).disabled = False
+        if message.error is not None:
+            self.notify(message.error, severity="error", timeout=10)
+            return
+        assessment = self.app.set_probe(message.result)
+        if assessment.per_gpu_vram_gb is None or assessment.gate_blocked:
+            self.notify("GPU memory unknown or below the minimum: start a new run (n) to decide",
+                        severity="warning")
+            return
+        self.app.state.run_dir = self.run_dir
+        self.app.state.summary = None
+        self.app.state.autotune_error = None
+        self.app.open_autotune()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        {"resume": self.action_resume, "view": self.action_view, "new": self.action_new}[event.button.id or "new"]()

@@ -1,0 +1,238 @@
+"""Step 2: model, data and trainer paths, each checked live as the user types.
+
+Checks read safetensors headers and walk folders, so they run in a thread worker, debounced;
+discovery of candidates runs once in another. Continue is refused until every field passes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Button, Footer, Header, Input, Select, Static
+
+from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
+from ltx_wizard.tui.widgets.path_field import PathField
+from ltx_wizard.tui.widgets.steps import StepBar
+
+FIELDS = (
+    ("checkpoint", "LTX-2 checkpoint (.safetensors)", "/models/ltx-2.safetensors"),
+    ("text_encoder", "Gemma text encoder (folder, or packed .safetensors for a split pack)", "/models/gemma"),
+    ("video_vae", "Video VAE (split pack only)", ""),
+    ("audio_vae", "Audio VAE (split pack only)", ""),
+    ("data_root", "Preprocessed data root (holds latents/ and conditions/)", ""),
+    ("trainer_root", "LTX-2 trainer checkout", "~/LTX-2"),
+)
+REQUIRED = ("checkpoint", "text_encoder", "data_root", "trainer_root")
+VAE_FIELDS = ("video_vae", "audio_vae")
+
+
+class PathsScreen(Screen):
+    BINDINGS = [
+        Binding("ctrl+n", "next", "Continue"),
+        Binding("f2", "pick", "Pick found"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._timer: Timer | None = None
+        self._checked: dict[str, str] | None = None  # values the last results belong to
+        self._results: dict[str, object] = {}
+        self._candidates: dict[str, list] = {}
+        self._continue_when_checked = False
+
+    def compose(self) -> ComposeResult:
+        paths = self.app.state.paths
+        yield Header()
+        yield StepBar(2, id="steps")
+        with VerticalScroll(id="body"):
+            for name, label, placeholder in FIELDS:
+                yield PathField(name, label, getattr(paths, name), placeholder)
+            yield Static("Training mode", classes="field-label")
+            yield Select(
+                [("LoRA (recommended)", "lora"), ("Full fine-tune (multi-GPU, 80GB+)", "full")],
+                value="full" if paths.training_mode == "full" else "lora",
+                allow_blank=False,
+                id="mode",
+                compact=True,
+            )
+        with Horizontal(classes="actions"):
+            yield Button("Continue", id="continue", variant="primary")
+            yield Button("Back", id="back")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_vae_fields(self.app.state.split_pack)
+        self.query_one("#input-checkpoint", Input).focus()
+        self._discover()
+        self._schedule_checks()
+
+    # ----- values ----------------------------------------------------------------------------
+    def values(self) -> dict[str, str]:
+        out = {name: self.query_one(f"#field-{name}", PathField).value for name, _, _ in FIELDS}
+        out["training_mode"] = str(self.query_one("#mode", Select).value)
+        return out
+
+    def _show_vae_fields(self, split: bool) -> None:
+        for name in VAE_FIELDS:
+            self.query_one(f"#field-{name}", PathField).display = split
+
+    # ----- discovery -------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, group="discovery")
+    def _discover(self) -> None:
+        from ltx_wizard.core.discovery import discover
+
+        demo = self.app.demo
+        extra = [demo.root / "models"] if demo is not None else []
+        try:
+            result = discover(extra, time_budget_s=3.0)
+        except Exception:  # discovery only helps; a failure leaves the fields as typed
+            result = None
+        self.post_message(DiscoveryFinished(result))
+
+    @on(DiscoveryFinished)
+    def _discovered(self, message: DiscoveryFinished) -> None:
+        if message.result is None:
+            return
+        by_kind: dict[str, list] = {}
+        for cand in message.result.candidates:
+            by_kind.setdefault(cand.kind, []).append(cand)
+        self._candidates = by_kind
+        for name, cands in by_kind.items():
+            self.query_one(f"#field-{name}", PathField).show_candidates(len(cands))
+        best = next((c for c in by_kind.get("checkpoint", []) if c.usable), None)
+        if best is not None and not self.values()["checkpoint"]:
+            self._fill_from_checkpoint(best)
+
+    def _fill_from_checkpoint(self, cand) -> None:
+        self.query_one("#field-checkpoint", PathField).set_value(str(cand.path))
+        for name in ("text_encoder", "video_vae", "audio_vae"):
+            found = getattr(cand, name, None)
+            field = self.query_one(f"#field-{name}", PathField)
+            if found is not None and not field.value:
+                field.set_value(str(found))
+
+    def action_pick(self) -> None:
+        focused = self.focused
+        name = focused.id.removeprefix("input-") if isinstance(focused, Input) and focused.id else "checkpoint"
+        cands = self._candidates.get(name, [])
+        if not cands:
+            self.notify(f"Nothing found on disk for {name.replace('_', ' ')}; type the path.")
+            return
+        from ltx_wizard.tui.dialogs.pick import PickDialog
+
+        def picked(path: str | None) -> None:
+            if path is None:
+                return
+            chosen = next((c for c in cands if str(c.path) == path), None)
+            if name == "checkpoint" and chosen is not None:
+                self._fill_from_checkpoint(chosen)
+            else:
+                self.query_one(f"#field-{name}", PathField).set_value(path)
+
+        self.app.push_screen(PickDialog(f"Found on disk: {name.replace('_', ' ')}", cands), picked)
+
+    # ----- live validation -------------------------------------------------------------------
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _changed(self) -> None:
+        self._schedule_checks()
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.focus_next()
+
+    def _schedule_checks(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        delay = self.app.options.check_delay_s
+        if delay <= 0:
+            self._check(self.values())
+        else:
+            self._timer = self.set_timer(delay, lambda: self._check(self.values()))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="checks")
+    def _check(self, values: dict[str, str]) -> None:
+        from ltx_wizard.core.checkpoint import inspect_checkpoint
+        from ltx_wizard.core.model_checks import run_checks
+
+        info = None
+        if values["checkpoint"]:
+            try:
+                info = inspect_checkpoint(values["checkpoint"])
+            except Exception:  # run_checks reports the same error under the field
+                info = None
+        split = info is not None and info.is_split_pack
+        items = run_checks(
+            checkpoint=values["checkpoint"] or None,
+            text_encoder=values["text_encoder"] or None,
+            video_vae=(values["video_vae"] or None) if split else None,
+            audio_vae=(values["audio_vae"] or None) if split else None,
+            data_root=values["data_root"] or None,
+            trainer_root=values["trainer_root"] or None,
+        )
+        self.post_message(ChecksFinished(items, values, info))
+
+    @on(ChecksFinished)
+    def _checked_msg(self, message: ChecksFinished) -> None:
+        split = message.inspected is not None and message.inspected.is_split_pack
+        self.app.state.split_pack = split
+        self._show_vae_fields(split)
+        results = {item.name: item for item in message.items}
+        for name, _, _ in FIELDS:
+            field = self.query_one(f"#field-{name}", PathField)
+            item = results.get(name)
+            if item is not None:
+                field.show_verdict(item.ok, item.summary if item.ok else (item.error or "not usable"))
+            elif name in REQUIRED and not message.values[name]:
+                field.show_verdict(False, "required")
+            else:
+                field.show_verdict(None, "")
+        self._results = results
+        self._checked = message.values
+        if self._continue_when_checked and message.values == self.values():
+            self._continue_when_checked = False
+            self.action_next()
+
+    def _problems(self) -> list[str]:
+        values = self._checked or {}
+        bad = [n for n, item in self._results.items() if not item.ok]
+        bad += [n for n in REQUIRED if not values.get(n) and n not in bad]
+        return bad
+
+    # ----- navigation ------------------------------------------------------------------------
+    def action_next(self) -> None:
+        values = self.values()
+        if self._checked != values:
+            self._continue_when_checked = True
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
+            self._check(values)
+            return
+        problems = self._problems()
+        if problems:
+            names = ", ".join(p.replace("_", " ") for p in problems)
+            self.notify(f"Fix the fields marked ✗ first: {names}", severity="warning")
+            self.query_one(f"#input-{problems[0]}", Input).focus()
+            return
+        paths = self.app.state.paths
+        for name, value in values.items():
+            setattr(paths, name, value if name == "training_mode" else str(Path(value).expanduser()) if value else "")
+        self.app.open_summary()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "continue":
+            self.action_next()
+        else:
+            self.action_back()

@@ -1,0 +1,120 @@
+"""Step 1: which GPUs training will see, what tier that makes, and anything odd about them."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Header, Static
+
+from ltx_wizard.core.errors import WizardError
+from ltx_wizard.tui.messages import ProbeFinished
+from ltx_wizard.tui.widgets.formatting import gpu_row
+from ltx_wizard.tui.widgets.steps import StepBar
+
+
+class ProbeScreen(Screen):
+    BINDINGS = [
+        Binding("ctrl+n", "next", "Continue"),
+        Binding("ctrl+r", "reprobe", "Re-probe"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield StepBar(1, id="steps")
+        with VerticalScroll(id="body"):
+            yield Static("Probing GPUs…", id="probe-status")
+            yield DataTable(id="gpus", cursor_type="none", show_cursor=False)
+            yield Static("", id="tier")
+            yield Static("", id="notes")
+        with Horizontal(classes="actions"):
+            yield Button("Continue", id="continue", variant="primary", disabled=True)
+            yield Button("Re-probe", id="reprobe")
+            yield Button("Quit", id="quit")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#gpus", DataTable)
+        table.add_columns("#", "GPU", "Memory", "Nominal")
+        table.display = False
+        self.action_reprobe()
+
+    def action_reprobe(self) -> None:
+        self.query_one("#probe-status", Static).update("Probing GPUs…")
+        self.query_one("#continue", Button).disabled = True
+        self._probe()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
+    def _probe(self) -> None:
+        # NVML and nvidia-smi can block for seconds: never on the event loop.
+        try:
+            result, error = self.app.run_probe(), None
+        except WizardError as exc:
+            result, error = None, exc.message
+        except Exception as exc:  # a driver oddity must not take the UI down
+            result, error = None, f"probe failed: {type(exc).__name__}: {exc}"
+        self.post_message(ProbeFinished(result, error))
+
+    @on(ProbeFinished)
+    def _probed(self, message: ProbeFinished) -> None:
+        status = self.query_one("#probe-status", Static)
+        if message.error is not None:
+            status.update(Text.assemble(("Probe failed: ", "bold"), message.error,
+                                        "\nPress ctrl+r to probe again, or ctrl+q to quit."))
+            self.query_one("#gpus", DataTable).display = False
+            self.query_one("#tier", Static).update("")
+            self.query_one("#notes", Static).update("")
+            return
+        self.app.set_probe(message.result)
+        self.show_assessment()
+
+    def show_assessment(self) -> None:
+        assessment = self.app.state.assessment
+        if assessment is None:
+            return
+        probe = assessment.probe
+        count = len(probe.gpus)
+        self.query_one("#probe-status", Static).update(
+            f"{count} GPU{'s' if count != 1 else ''} visible to training (source: {probe.source})"
+        )
+        table = self.query_one("#gpus", DataTable)
+        table.clear()
+        for gpu in probe.gpus:
+            table.add_row(*gpu_row(gpu))
+        table.display = True
+        tier = Text()
+        tier.append("Tier: ", style="bold")
+        tier.append(assessment.tier.display_name, style="bold")
+        if assessment.per_gpu_vram_gb is not None:
+            tier.append(f"  ({assessment.per_gpu_vram_gb} GB per GPU")
+            tier.append(", stated)" if assessment.vram_stated else ")")
+        if assessment.policy.base_config:
+            tier.append(f"\nBase config: {assessment.policy.base_config}")
+        tier.append(f"\n{assessment.policy.summary}")
+        if self.app.state.accept_risk:
+            tier.append("\nBelow the minimum: going on AT YOUR OWN RISK.", style="bold")
+        self.query_one("#tier", Static).update(tier)
+        notes = Text()
+        for note in assessment.notes:
+            notes.append("• ", style="bold")
+            notes.append(note + "\n")
+        self.query_one("#notes", Static).update(notes)
+        button = self.query_one("#continue", Button)
+        button.disabled = count == 0
+        if not button.disabled:
+            button.focus()
+
+    def action_next(self) -> None:
+        if not self.query_one("#continue", Button).disabled:
+            self.app.proceed_from_probe()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "continue":
+            self.action_next()
+        elif event.button.id == "reprobe":
+            self.action_reprobe()
+        else:
+            self.app.exit(0, return_code=0)

@@ -1,0 +1,173 @@
+"""Step 3: the plan for approval: tier, base config, key choices, GPUs, launch line, warnings,
+plan.md and the config diff. Approve writes the run folder (never over an existing one silently).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Header, Markdown, Static, TabbedContent, TabPane
+
+from ltx_wizard.core.errors import WizardError
+from ltx_wizard.tui.messages import PlanPrepared
+from ltx_wizard.tui.widgets.formatting import gpu_row, yaml_value
+from ltx_wizard.tui.widgets.steps import StepBar
+
+
+class SummaryScreen(Screen):
+    BINDINGS = [
+        Binding("a", "approve(True)", "Approve"),
+        Binding("s", "approve(False)", "Skip autotune"),
+        Binding("p", "tab('plan')", "Plan"),
+        Binding("d", "tab('diff')", "Diff"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield StepBar(3, id="steps")
+        with VerticalScroll(id="body"):
+            yield Static("Preparing the plan…", id="summary-head")
+            yield Static("Key choices of the base config", classes="section-title")
+            yield DataTable(id="choices", cursor_type="none", show_cursor=False)
+            yield Static("Launch command", classes="section-title")
+            yield Static("", id="launch")
+            yield Static("", id="warnings")
+            with TabbedContent(id="summary-tabs"):
+                with TabPane("Plan (plan.md)", id="plan"):
+                    yield Markdown("", id="plan-preview")
+                with TabPane("Config diff", id="diff"):
+                    yield Static("", id="config-diff")
+        with Horizontal(classes="actions"):
+            yield Button("Approve + autotune", id="approve", variant="primary", disabled=True)
+            yield Button("Approve, skip", id="skip", disabled=True)
+            yield Button("Back", id="back")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#choices", DataTable)
+        table.add_columns("Key", "Value")
+        for choice in self.app.state.assessment.policy.key_choices:
+            table.add_row(choice.key, yaml_value(choice.value))
+        self._prepare()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
+    def _prepare(self) -> None:
+        from ltx_wizard.core.run_plan import PlanRequest, prepare_plan
+
+        app = self.app
+        paths = app.state.paths
+        target = app.target_run_dir
+        try:
+            request = PlanRequest(
+                trainer_root=Path(paths.trainer_root) if paths.trainer_root else None,
+                checkpoint=Path(paths.checkpoint),
+                text_encoder=Path(paths.text_encoder),
+                data_root=Path(paths.data_root),
+                video_vae=Path(paths.video_vae) if app.state.split_pack and paths.video_vae else None,
+                audio_vae=Path(paths.audio_vae) if app.state.split_pack and paths.audio_vae else None,
+                workspace=target.parent if target is not None else app.workspace,
+                run_name=target.name if target is not None else None,
+                training_mode=paths.training_mode,  # type: ignore[arg-type]
+                accept_risk=app.state.accept_risk,
+            )
+            draft, error = prepare_plan(request, app.state.assessment, now=app.now()), None
+        except WizardError as exc:
+            draft, error = None, exc.message
+        except Exception as exc:  # a planner bug is shown, not raised into the UI
+            draft, error = None, f"planning failed: {type(exc).__name__}: {exc}"
+        self.post_message(PlanPrepared(draft, error))
+
+    @on(PlanPrepared)
+    def _prepared(self, message: PlanPrepared) -> None:
+        head = self.query_one("#summary-head", Static)
+        if message.error is not None:
+            head.update(Text.assemble(("Cannot plan: ", "bold"), message.error, "\nEsc goes back to fix it."))
+            return
+        draft = message.draft
+        self.draft = draft
+        assessment = self.app.state.assessment
+        text = Text()
+        text.append(draft.tier.display_name, style="bold")
+        text.append(f" · base config {draft.base_config}")
+        if self.app.state.accept_risk:
+            text.append("  AT YOUR OWN RISK", style="bold reverse")
+        text.append(f"\nRun folder: {draft.run_dir}")
+        for gpu in assessment.probe.gpus:
+            index, name, _, nominal = gpu_row(gpu)
+            text.append(f"\nGPU {index}: {name} ({nominal})")
+        text.append(f"\nData: {draft.sample_count} samples · mode {self.app.state.paths.training_mode}")
+        head.update(text)
+        self.query_one("#launch", Static).update(Text(draft.launch.shell_line()))
+        warnings = Text()
+        for warning in draft.warnings:
+            warnings.append("! ", style="bold")
+            warnings.append(warning + "\n")
+        self.query_one("#warnings", Static).update(warnings)
+        self.query_one("#plan-preview", Markdown).update(draft.plan_text)
+        diff = draft.diff or "(no changes: the config is the shipped file)"
+        self.query_one("#config-diff", Static).update(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True))
+        for button in ("#approve", "#skip"):
+            self.query_one(button, Button).disabled = False
+        self.query_one("#approve", Button).focus()
+
+    # ----- actions ---------------------------------------------------------------------------
+    def action_tab(self, tab: str) -> None:
+        tabs = self.query_one("#summary-tabs", TabbedContent)
+        tabs.active = tab
+        self.query_one("#body", VerticalScroll).scroll_to_widget(tabs, top=True)
+
+    def action_approve(self, autotune: bool) -> None:
+        if getattr(self, "draft", None) is None:
+            return
+        self._write(autotune, force=False)
+
+    def _write(self, autotune: bool, force: bool) -> None:
+        from ltx_wizard.core.run_plan import write_plan
+
+        draft = self.draft
+        if not force and any((draft.run_dir / n).exists() for n in ("plan.md", "config.yaml")):
+            from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._write(autotune, force=True)
+
+            self.app.push_screen(
+                ConfirmDialog(f"{draft.run_dir} already holds a plan.md or config.yaml. Overwrite them?",
+                              yes="Overwrite", no="Keep them", title="Run folder exists"),
+                answered,
+            )
+            return
+        try:
+            folder = write_plan(draft, force=force, on_note=lambda note: self.notify(note))
+        except WizardError as exc:
+            self.notify(exc.message, severity="error", timeout=10)
+            return
+        state = self.app.state
+        state.draft = draft
+        state.run_dir = folder.root
+        state.summary = None
+        state.autotune_error = None
+        if autotune:
+            self.app.open_autotune()
+        else:
+            self.app.open_done()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "approve":
+            self.action_approve(True)
+        elif event.button.id == "skip":
+            self.action_approve(False)
+        else:
+            self.action_back()

@@ -1,0 +1,35 @@
+"""What the wizard has learned so far, shared by every screen (plain data, no widgets)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.gpu import ProbeResult
+
+
+@dataclass
+class PathChoices:
+    checkpoint: str = ""
+    text_encoder: str = ""
+    video_vae: str = ""
+    audio_vae: str = ""
+    data_root: str = ""
+    trainer_root: str = ""
+    training_mode: str = "lora"
+
+
+@dataclass
+class WizardState:
+    probe: ProbeResult | None = None
+    assessment: Assessment | None = None
+    accept_risk: bool = False
+    paths: PathChoices = field(default_factory=PathChoices)
+    split_pack: bool = False
+    draft: Any | None = None  # run_plan.PlanDraft, once prepared and approved
+    run_dir: Path | None = None
+    summary: Any | None = None  # autotune.events.AutotuneSummary
+    autotune_error: str | None = None
+    autotune_running: bool = False

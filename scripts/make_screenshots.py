@@ -1,0 +1,124 @@
+"""Regenerate screenshots/*.svg: one SVG per wizard screen, taken from the demo flow.
+
+Usage (from the repository root):
+
+    .venv/bin/python scripts/make_screenshots.py [--out screenshots] [--size 110x32]
+
+It drives `ltx-wizard --demo` headless (Textual's run_test + pilot) through every screen with the
+real autotune engine on the simulated trainer, and saves each screen with App.save_screenshot.
+The demo folder is rebuilt at a fixed path and the clock is frozen, so the paths shown are the
+same on every run; step times come from the simulated trainer and vary a little.
+Written files: 01-probe.svg 02-gate.svg 03-vram-ask.svg 04-paths.svg 05-pick.svg 06-summary.svg
+07-autotune.svg 08-autotune-done.svg 09-confirm-cancel.svg 10-done.svg 11-existing-run.svg
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import sys
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ltx_wizard.tui.app import WizardApp, WizardOptions  # noqa: E402
+
+DEMO_ROOT = Path("/tmp/ltx-wizard-screens")
+NOW = datetime(2026, 1, 2, 3, 4)
+
+
+def _app(**overrides) -> WizardApp:
+    values = dict(demo=True, demo_root=DEMO_ROOT, cursor_blink=False, check_delay_s=0, now=lambda: NOW)
+    values.update(overrides)
+    return WizardApp(WizardOptions.from_args(None, **values))
+
+
+async def _settle(pilot) -> None:
+    for _ in range(2):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def _until(pilot, condition, limit_s: float = 120.0) -> None:
+    for _ in range(int(limit_s / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise SystemExit("make_screenshots: the demo flow stalled; run the tests to find out why")
+
+
+def _shot(app: WizardApp, out: Path, name: str) -> None:
+    app.save_screenshot(filename=name, path=str(out))
+    print(f"  {out / name}")
+
+
+async def main_flow(out: Path, size: tuple[int, int]) -> None:
+    app = _app()
+    async with app.run_test(size=size) as pilot:
+        await _settle(pilot)
+        _shot(app, out, "01-probe.svg")
+        await pilot.press("ctrl+n")
+        await _settle(pilot)
+        _shot(app, out, "04-paths.svg")
+        await pilot.press("f2")
+        await pilot.pause()
+        _shot(app, out, "05-pick.svg")
+        await pilot.press("escape")
+        await pilot.press("ctrl+n")
+        await _settle(pilot)
+        _shot(app, out, "06-summary.svg")
+        await pilot.press("a")
+        await _until(pilot, lambda: app.screen.query_one("#trials").row_count >= 2
+                     and "step 20/" in str(app.screen.query_one("#trial-label").render()))
+        app.screen.flush_log()
+        await pilot.pause()
+        _shot(app, out, "07-autotune.svg")
+        await pilot.press("c")
+        await pilot.pause()
+        _shot(app, out, "09-confirm-cancel.svg")
+        await pilot.press("n")
+        await _until(pilot, lambda: not app.state.autotune_running)
+        await _settle(pilot)
+        _shot(app, out, "08-autotune-done.svg")
+        await pilot.press("ctrl+n")
+        await _settle(pilot)
+        _shot(app, out, "10-done.svg")
+    run_dir = app.state.run_dir
+    app = _app(run_dir=str(run_dir))
+    async with app.run_test(size=size) as pilot:
+        await _settle(pilot)
+        _shot(app, out, "11-existing-run.svg")
+
+
+async def dialogs(out: Path, size: tuple[int, int]) -> None:
+    for name, preset in (("02-gate.svg", "rtx4090"), ("03-vram-ask.svg", "gb10")):
+        app = _app(simulate=preset)
+        async with app.run_test(size=size) as pilot:
+            await _settle(pilot)
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            _shot(app, out, name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="screenshots", help="folder for the SVG files")
+    parser.add_argument("--size", default="110x32", help="terminal size, COLSxROWS")
+    args = parser.parse_args(argv)
+    cols, rows = (int(v) for v in args.size.lower().split("x"))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(DEMO_ROOT, ignore_errors=True)
+    try:
+        asyncio.run(main_flow(out, (cols, rows)))
+        asyncio.run(dialogs(out, (cols, rows)))
+    finally:
+        shutil.rmtree(DEMO_ROOT, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

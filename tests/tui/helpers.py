@@ -1,0 +1,145 @@
+"""Helpers for the TUI tests: a deterministic app factory, a settle helper, a scripted engine.
+
+Snapshots need every path and time on screen fixed: the demo folder is rebuilt at one fixed
+place, the clock is frozen, the cursor does not blink, and autotune events come from a script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from pathlib import Path
+
+from ltx_wizard.core.autotune.events import (
+    AutotuneSummary,
+    LogLine,
+    TrialFinished,
+    TrialProgress,
+    TrialResult,
+    TrialStarted,
+    VramUpdate,
+)
+from ltx_wizard.core.gpu import MIB, GpuInfo, ProbeResult
+from ltx_wizard.tui.app import WizardApp, WizardOptions
+
+SNAP_ROOT = Path("/tmp/ltx-wizard-snap")
+FIXED_NOW = datetime(2026, 1, 2, 3, 4)
+RUN_NAME = "t2v-demo-clips-20260102-0304"
+
+
+def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
+    values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW)
+    if demo_root is not None:
+        values.update(demo=True, demo_root=demo_root)
+    values.update(overrides)
+    return WizardApp(WizardOptions.from_args(None, **values))
+
+
+async def settle(pilot, rounds: int = 2) -> None:
+    """Let workers finish and their messages land (no sleeps)."""
+    for _ in range(rounds):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def fake_probe(name: str = "NVIDIA GB10", mib: int | None = None, count: int = 1):
+    def probe() -> ProbeResult:
+        gpus = tuple(
+            GpuInfo(index=i, name=name, memory_total_bytes=None if mib is None else mib * MIB)
+            for i in range(count)
+        )
+        return ProbeResult(source="nvml", gpus=gpus)
+
+    return probe
+
+
+def _result(index, change, outcome, step, peak, kept, reason=""):
+    return TrialResult(index=index, change=change, outcome=outcome, step_time_s=step,
+                       peak_vram_gb=peak, kept=kept, reason=reason)
+
+
+class ScriptedEngine:
+    """Stands in for AutotuneEngine with fixed events; `hold_after` pauses before that trial ends."""
+
+    script = "ok"  # "ok" | "oom" | "flood"
+    hold_after: int | None = None
+    instances: list["ScriptedEngine"] = []
+
+    def __init__(self, run_dir, *, probe, assessment, trainer_cmd=None, simulate=None,
+                 max_trials=5, on_event=None, **_ignored):
+        self.run_dir = run_dir
+        self.on_event = on_event or (lambda e: None)
+        self.cancelled = asyncio.Event()
+        self.reached_hold = asyncio.Event()
+        ScriptedEngine.instances.append(self)
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+    async def _trial(self, index: int, change: str, result: TrialResult, lines: int = 3) -> TrialResult | None:
+        emit = self.on_event
+        emit(TrialStarted(index=index, change=change, total_steps=50, config_path="trial.yaml"))
+        for step in (20, 40):
+            emit(TrialProgress(index=index, step=step, total=50, loss=0.5 / step, step_time_s=result.step_time_s))
+            emit(VramUpdate(used_mib=[int((result.peak_vram_gb or 40) * 1024)], total_mib=[49140]))
+            for i in range(lines):
+                emit(LogLine(text=f"trial {index} step {step}: line {i}"))
+            await asyncio.sleep(0)
+            if self.hold_after == index and step == 40:
+                self.reached_hold.set()
+                await self.cancelled.wait()
+            if self.cancelled.is_set():
+                done = _result(index, change, "cancelled", None, None, False, "cancelled by the user")
+                emit(TrialFinished(result=done))
+                return None
+        emit(TrialFinished(result=result))
+        return result
+
+    async def run(self) -> AutotuneSummary:
+        plan = [
+            (1, "baseline", _result(1, "baseline", "ok", 2.4, 38.2, True)),
+            (2, "quantization -> null", _result(2, "quantization -> null", "ok", 1.9, 44.1, True)),
+            (3, "optimizer_type -> adamw", _result(3, "optimizer_type -> adamw",
+                                                   "oom" if self.script == "oom" else "ok",
+                                                   None if self.script == "oom" else 1.8,
+                                                   47.9, self.script != "oom", "CUDA out of memory")),
+        ]
+        trials: list[TrialResult] = []
+        for index, change, result in plan:
+            lines = 20000 if self.script == "flood" else 3
+            done = await self._trial(index, change, result, lines)
+            if done is None:
+                trials.append(_result(index, change, "cancelled", None, None, False))
+                break
+            trials.append(done)
+            if done.outcome == "oom":
+                break
+        good = [t for t in trials if t.outcome == "ok"]
+        winner = good[-1].index if good else None
+        return AutotuneSummary(trials=trials, winner=winner, config_patched=winner not in (None, 1),
+                               launch_command=["uv", "run", "python", "scripts/train.py", "config.yaml"],
+                               launch_line=f"cd /tmp/ltx-wizard-snap/LTX-2/packages/ltx-trainer && uv run python scripts/train.py {self.run_dir}/config.yaml",
+                               stop_reason="stopped after an out-of-memory trial" if self.script == "oom" else "")
+
+
+FAST_SIM = {"engine_kwargs": {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500"}}}
+
+
+async def wait_until(pilot, condition, limit: int = 400) -> None:
+    """Pump the event loop until `condition()` holds (bounded; fails the test if it never does)."""
+    for _ in range(limit):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition never became true")
+
+
+async def to_summary(pilot) -> None:
+    """Demo flow from the probe screen to a prepared plan."""
+    await settle(pilot)
+    await pilot.press("ctrl+n")
+    await settle(pilot)
+    await pilot.press("ctrl+n")
+    await settle(pilot)
+    assert type(pilot.app.screen).__name__ == "SummaryScreen", type(pilot.app.screen).__name__

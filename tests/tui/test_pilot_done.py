@@ -1,0 +1,104 @@
+"""Done screen (copy, background training) and opening an existing run folder."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+from ltx_wizard.tui.screens.autotune import AutotuneScreen
+from ltx_wizard.tui.screens.done import DoneScreen
+from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
+from ltx_wizard.tui.screens.probe import ProbeScreen
+from tests.tui.helpers import RUN_NAME, make_app, settle, to_summary, wait_until
+
+
+async def _done(pilot) -> None:
+    await to_summary(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, DoneScreen)
+
+
+async def test_copy_puts_the_launch_line_on_the_clipboard(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _done(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.clipboard == app.state.draft.launch.shell_line()
+        assert app.clipboard in str(app.screen.query_one("#launch-line").render())
+
+
+async def test_start_training_in_background_writes_log_and_pid(demo_root):
+    app = make_app(demo_root)
+    run = demo_root / "ltx-trainings" / RUN_NAME
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _done(pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("y")
+        await pilot.pause()
+        pid = int((run / "logs" / "train.pid").read_text())
+        try:
+            assert f"pid {pid}" in str(app.screen.query_one("#train-status").render())
+            assert app.screen.query_one("#train").disabled
+            log = run / "logs" / "train.log"
+            await wait_until(pilot, lambda: log.stat().st_size > 0)
+        finally:
+            os.killpg(pid, signal.SIGTERM)  # its own session: the group is the child's alone
+            os.waitpid(pid, 0)
+
+
+async def test_start_training_declined_starts_nothing(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _done(pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert not (demo_root / "ltx-trainings" / RUN_NAME / "logs" / "train.pid").exists()
+
+
+async def _existing_run(demo_root):
+    first = make_app(demo_root)
+    async with first.run_test(size=(120, 40)) as pilot:
+        await _done(pilot)
+    return demo_root / "ltx-trainings" / RUN_NAME
+
+
+async def test_existing_run_folder_offers_view_plan_and_new_run(demo_root):
+    run = await _existing_run(demo_root)
+    app = make_app(demo_root, run_dir=str(run))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ExistingRunScreen)
+        assert str(run) in str(app.screen.query_one("#existing-body").render())
+        await pilot.press("v")
+        await pilot.pause()
+        assert app.screen.query_one("#plan-view").display
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, ProbeScreen)
+        assert app.state.run_dir is None
+
+
+async def test_existing_run_folder_resumes_autotune(demo_root, scripted):
+    run = await _existing_run(demo_root)
+    before = (run / "plan.md").read_text()
+    app = make_app(demo_root, run_dir=str(run), engine_factory=scripted)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, AutotuneScreen)
+        await wait_until(pilot, lambda: not app.state.autotune_running)
+        assert scripted.instances[0].run_dir == run
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, DoneScreen)
+        assert str(run) in str(app.screen.query_one("#launch-line").render())
+    assert (run / "plan.md").read_text() == before  # nothing overwritten

@@ -1,0 +1,126 @@
+"""The paths form: live validation, split packs, completion, picking what discovery found."""
+
+from __future__ import annotations
+
+from ltx_wizard.core.lookalike_models import make_checkpoint, make_packed_gemma, make_vae
+from ltx_wizard.tui.dialogs.pick import PickDialog
+from ltx_wizard.tui.screens.paths import PathsScreen
+from ltx_wizard.tui.screens.summary import SummaryScreen
+from ltx_wizard.tui.widgets.path_field import PathSuggester
+from tests.tui.helpers import make_app, settle
+
+
+async def _to_paths(pilot):
+    await settle(pilot)
+    await pilot.press("ctrl+n")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, PathsScreen)
+
+
+def _field(app, name):
+    return app.screen.query_one(f"#field-{name}")
+
+
+def _verdict(app, name) -> str:
+    return str(_field(app, name).query_one(".field-status").render())
+
+
+async def test_demo_paths_are_prefilled_and_all_pass(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        for name in ("checkpoint", "text_encoder", "data_root", "trainer_root"):
+            assert _verdict(app, name).startswith("✓"), name
+        assert "19.0 B params" in _verdict(app, "checkpoint")
+        assert not _field(app, "video_vae").display  # unified checkpoint: no VAE fields
+
+
+async def test_bad_path_then_good_path(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        good = _field(app, "checkpoint").value
+        _field(app, "checkpoint").set_value("")
+        await pilot.click("#input-checkpoint")
+        await pilot.press(*"/nope.safetensors")
+        await settle(pilot)
+        verdict = _verdict(app, "checkpoint")
+        assert verdict.startswith("✗") and "/nope.safetensors" in verdict
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, PathsScreen)  # refused: the field is marked
+        assert app.focused is app.screen.query_one("#input-checkpoint")
+        _field(app, "checkpoint").set_value(good)
+        await settle(pilot)
+        assert _verdict(app, "checkpoint").startswith("✓")
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, SummaryScreen)
+        assert app.state.paths.checkpoint == good
+
+
+async def test_empty_required_field_blocks_continue(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        _field(app, "data_root").set_value("")
+        await settle(pilot)
+        assert "required" in _verdict(app, "data_root")
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, PathsScreen)
+
+
+async def test_split_pack_shows_vae_fields_and_needs_them(demo_root, tmp_path):
+    split = make_checkpoint(tmp_path / "ltx-2-split.safetensors", split=True)
+    packed = make_packed_gemma(tmp_path / "gemma-packed.safetensors")
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        _field(app, "checkpoint").set_value(str(split))
+        _field(app, "text_encoder").set_value(str(packed))
+        await settle(pilot)
+        assert _field(app, "video_vae").display and _field(app, "audio_vae").display
+        assert _verdict(app, "video_vae").startswith("✗")
+        _field(app, "video_vae").set_value(str(make_vae(tmp_path / "video_vae.safetensors", "video")))
+        _field(app, "audio_vae").set_value(str(make_vae(tmp_path / "audio_vae.safetensors", "audio")))
+        await settle(pilot)
+        assert _verdict(app, "video_vae").startswith("✓")
+        assert _verdict(app, "audio_vae").startswith("✓")
+        assert app.state.split_pack
+
+
+async def test_f2_picks_a_discovered_candidate(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        expected = _field(app, "text_encoder").value
+        _field(app, "text_encoder").set_value("")
+        await pilot.click("#input-text_encoder")
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, PickDialog)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert _field(app, "text_encoder").value == expected
+        assert _verdict(app, "text_encoder").startswith("✓")
+
+
+async def test_path_completion_suggests_the_next_entry(tmp_path):
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "ltx-2.safetensors").write_bytes(b"")
+    suggester = PathSuggester()
+    assert await suggester.get_suggestion(str(tmp_path / "mo")) == str(tmp_path / "models") + "/"
+    assert await suggester.get_suggestion(str(tmp_path / "models" / "ltx")) == str(
+        tmp_path / "models" / "ltx-2.safetensors"
+    )
+    assert await suggester.get_suggestion(str(tmp_path / "nothing-here")) is None
+
+
+async def test_escape_goes_back_to_probe(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ProbeScreen"

@@ -1,0 +1,103 @@
+"""Snapshot of every screen at 80x24 and 120x40 (pytest-textual-snapshot).
+
+Deterministic by construction: the demo folder sits at one fixed path, the clock is frozen, the
+cursor does not blink, autotune events come from a script, and PATH holds only this Python's
+folder (so "uv missing" reads the same on every machine). Update with `--snapshot-update` after
+looking at the diff report.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from tests.tui.helpers import ScriptedEngine, fake_probe, make_app, settle, to_summary, wait_until
+
+SIZES = [(80, 24), (120, 40)]
+
+
+async def _probe(pilot):
+    await settle(pilot)
+
+
+async def _gate(pilot):
+    await settle(pilot)
+    await pilot.press("ctrl+n")
+    await pilot.pause()
+
+
+async def _paths(pilot):
+    await settle(pilot)
+    await pilot.press("ctrl+n")
+    await settle(pilot)
+
+
+async def _summary(pilot):
+    await to_summary(pilot)
+
+
+async def _autotune_running(pilot):
+    await to_summary(pilot)
+    await pilot.press("a")
+    await wait_until(pilot, lambda: bool(ScriptedEngine.instances) and ScriptedEngine.instances[0].reached_hold.is_set())
+    pilot.app.screen.flush_log()
+    await pilot.pause()
+
+
+async def _autotune_done(pilot):
+    await to_summary(pilot)
+    await pilot.press("a")
+    await wait_until(pilot, lambda: not pilot.app.state.autotune_running)
+    await settle(pilot)
+
+
+async def _done(pilot):
+    await _autotune_done(pilot)
+    await pilot.press("ctrl+n")
+    await settle(pilot)
+
+
+async def _existing(pilot):
+    await settle(pilot)
+
+
+SCENARIOS = {
+    "probe": ({}, _probe),
+    "gate": ({"simulate": "rtx4090"}, _gate),
+    "vram_ask": ({"demo": False, "probe_fn": fake_probe("NVIDIA GB10", None)}, _gate),
+    "paths": ({}, _paths),
+    "summary": ({}, _summary),
+    "autotune_running": ({}, _autotune_running),
+    "autotune_done": ({}, _autotune_done),
+    "done": ({}, _done),
+    "existing_run": ({}, _existing),
+}
+
+
+@pytest.fixture
+def fixed_path(monkeypatch):
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_screen(scenario, size, snap_compare, demo_root, scripted, fixed_path):
+    overrides, run_before = SCENARIOS[scenario]
+    overrides = dict(overrides)
+    if scenario == "autotune_running":
+        scripted.hold_after = 2
+    if scenario == "existing_run":
+        run = demo_root / "ltx-trainings" / "t2v-demo-clips-20260102-0304"
+        run.mkdir(parents=True)
+        (run / "plan.md").write_text("# Plan: t2v-demo-clips-20260102-0304\n")
+        (run / "config.yaml").write_text("model: {}\n")
+        overrides["run_dir"] = str(run)
+    app = make_app(None if overrides.pop("demo", True) is False else demo_root,
+                   engine_factory=scripted, **overrides)
+    try:
+        assert snap_compare(app, terminal_size=size, run_before=run_before)
+    finally:
+        for engine in scripted.instances:  # a held script must not outlive its test
+            engine.cancel()
