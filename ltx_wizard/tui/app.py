@@ -8,6 +8,7 @@ here, outlives the screen that shows it.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import tempfile
 from collections import deque
@@ -87,6 +88,7 @@ class WizardApp(App[int]):
         return self.demo.simulate if self.demo is not None else None
 
     def on_mount(self) -> None:
+        self._watch_signals()
         paths = self.state.paths
         if self.options.demo:
             from ltx_wizard.core.demo import build_demo
@@ -109,6 +111,39 @@ class WizardApp(App[int]):
         else:
             self.target_run_dir = run_dir  # a new run goes exactly there, when given
             self.start_probe_screen()
+
+    def _watch_signals(self) -> None:
+        """SIGHUP (the SSH connection dropped), SIGTERM, SIGINT: stop every trial's process group
+        first, then leave. Without this, a hang-up would kill the wizard and orphan the trainer,
+        which runs in a session of its own."""
+        import asyncio
+        import os
+        import signal
+
+        from ltx_wizard.core.autotune.process import install_signal_handlers
+
+        async def leave(signum: int) -> None:
+            # The trial groups are stopped by now; give the engine a moment to log the cancelled
+            # trial, so that a resume knows where it stood.
+            self.cancel_autotune()
+            for _ in range(100):
+                if not self.state.autotune_running:
+                    break
+                await asyncio.sleep(0.05)
+            if signum == signal.SIGHUP and not self.is_headless:
+                # The terminal is gone: Textual's orderly shutdown would block forever writing
+                # the terminal reset to it. Everything of ours is already stopped and flushed.
+                os._exit(128 + signum)
+            self.exit(return_code=128 + signum)
+
+        try:
+            self._unwatch_signals = install_signal_handlers(asyncio.get_running_loop(), leave)
+        except (NotImplementedError, RuntimeError, ValueError):  # no signals here (not main thread)
+            self._unwatch_signals = None
+
+    def on_unmount(self) -> None:
+        if getattr(self, "_unwatch_signals", None) is not None:
+            self._unwatch_signals()
 
     def start_probe_screen(self) -> None:
         from ltx_wizard.tui.screens.probe import ProbeScreen
@@ -219,7 +254,7 @@ class WizardApp(App[int]):
                 from ltx_wizard.core.autotune.engine import AutotuneEngine as factory
 
             assert self.state.run_dir is not None and self.state.probe is not None
-            cmd = self.options.trainer_cmd.split() if self.options.trainer_cmd else None
+            cmd = shlex.split(self.options.trainer_cmd) if self.options.trainer_cmd else None
             self._engine = factory(
                 self.state.run_dir,
                 probe=self.state.probe,
@@ -259,9 +294,14 @@ class WizardApp(App[int]):
     def _forward_autotune(self, message: messages.Message) -> None:
         from ltx_wizard.tui.screens.autotune import AutotuneScreen
 
+        from textual.css.query import NoMatches
+
         for screen in self.screen_stack:
-            if isinstance(screen, AutotuneScreen):
-                screen.handle(message)
+            if isinstance(screen, AutotuneScreen) and screen.is_mounted:
+                try:
+                    screen.handle(message)
+                except NoMatches:  # leaving (e.g. after SIGHUP): its widgets are already gone
+                    pass
 
     # ----- the full training run --------------------------------------------------------------
     def launch_line_from_run_dir(self) -> str:
@@ -302,9 +342,12 @@ class WizardApp(App[int]):
             return
         from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
-        def answered(yes: bool | None) -> None:
-            if yes:  # the trial's process group dies with the wizard (the runner's registry)
+        async def answered(yes: bool | None) -> None:
+            if yes:  # stop the trial's whole process group before leaving: no orphan trainer
+                from ltx_wizard.core.autotune.process import stop_all
+
                 self.cancel_autotune()
+                await stop_all("cancelled")
                 self.exit(0, return_code=0)
 
         self.push_screen(ConfirmDialog("Autotune is running. Quit and stop the running trial?",

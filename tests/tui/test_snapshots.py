@@ -42,6 +42,8 @@ async def _autotune_running(pilot):
     await to_summary(pilot)
     await pilot.press("a")
     await wait_until(pilot, lambda: bool(ScriptedEngine.instances) and ScriptedEngine.instances[0].reached_hold.is_set())
+    for _ in range(3):  # the held engine's last progress and VRAM messages land first
+        await pilot.pause()
     pilot.app.screen.flush_log()
     await pilot.pause()
 

@@ -12,10 +12,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Header, Log, ProgressBar, Static
+from textual.widgets import Button, DataTable, Footer, Header, ProgressBar, Static
 
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.widgets.steps import StepBar
+from ltx_wizard.tui.widgets.tail_log import TailLog
 
 LOG_LINES = 400
 FLUSH_S = 0.1
@@ -45,7 +46,7 @@ class AutotuneScreen(Screen):
                 yield Static("", id="trial-label")
                 yield ProgressBar(total=50, show_eta=False, id="trial-progress")
             yield Static("", id="live")
-            yield Log(max_lines=LOG_LINES, id="log", auto_scroll=True)
+            yield TailLog(max_lines=LOG_LINES, id="log")
         with Horizontal(classes="actions"):
             yield Button("Continue", id="continue", variant="primary", disabled=True)
             yield Button("Cancel", id="cancel", variant="error")
@@ -68,10 +69,12 @@ class AutotuneScreen(Screen):
         buffer = self.app.log_buffer
         if not buffer:
             return
-        lines = list(buffer)
+        # U+FE0F turns a narrow symbol into a wide emoji in some terminals and not others, which
+        # breaks the panel's border; the plain symbol reads the same.
+        lines = [line.replace("\ufe0f", "") for line in buffer]
         buffer.clear()
         # Always follow the tail: the full output is in the run folder's logs.
-        self.query_one("#log", Log).write_lines(lines[-LOG_LINES:], scroll_end=True)
+        self.query_one("#log", TailLog).write_tail(lines[-LOG_LINES:])
 
     # ----- events (forwarded by the App) -----------------------------------------------------
     def handle(self, message: messages.Message) -> None:
@@ -151,7 +154,8 @@ class AutotuneScreen(Screen):
                 text.append(f"\n{summary.stop_reason}", style="not bold")
             status.update(text)
         self.query_one("#trial-progress-row").display = False
-        self.query_one("#cancel", Button).disabled = True
+        self.call_after_refresh(self.query_one("#log", TailLog).follow)  # the layout just changed
+        self.query_one("#cancel", Button).display = False
         button = self.query_one("#continue", Button)
         button.disabled = False
         button.focus()
