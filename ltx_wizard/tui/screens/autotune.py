@@ -156,11 +156,17 @@ class AutotuneScreen(Screen):
         self.query_one("#trial-progress-row").display = False
         self.call_after_refresh(self.query_one("#log", TailLog).follow)  # the layout just changed
         self.query_one("#cancel", Button).display = False
+        self.refresh_bindings()
         button = self.query_one("#continue", Button)
         button.disabled = False
         button.focus()
 
     # ----- actions ---------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":  # the footer offers Cancel only while there is something to cancel
+            return self.app.state.autotune_running
+        return True
+
     def action_cancel(self) -> None:
         if not self.app.state.autotune_running:
             return
