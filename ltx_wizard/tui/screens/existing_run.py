@@ -48,8 +48,9 @@ class ExistingRunScreen(Screen):
         for name in ("plan.md", "config.yaml", "autotune.log", "logs/train.log"):
             mark = "✓" if (self.run_dir / name).exists() else "·"
             text.append(f"  {mark} {name}\n", style="not bold")
-        text.append("\nResume autotune re-runs the sweep on this folder's config.yaml; New run plans "
-                    "a fresh folder (this one is left as it is).", style="not bold")
+        text.append("\nResume autotune continues from autotune.log: finished trials are not run "
+                    "again, and a finished autotune shows its result. New run plans a fresh "
+                    "folder (this one is left as it is).", style="not bold")
         self.query_one("#existing-body", Static).update(text)
         self.query_one("#plan-view", Markdown).display = False
         self.query_one("#resume", Button).focus()
