@@ -10,7 +10,7 @@ from ltx_wizard.tui.screens.autotune import AutotuneScreen
 from ltx_wizard.tui.screens.done import DoneScreen
 from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
 from ltx_wizard.tui.screens.probe import ProbeScreen
-from tests.tui.helpers import RUN_NAME, make_app, settle, to_summary, wait_until
+from tests.tui.helpers import FAST_SIM, RUN_NAME, make_app, settle, to_summary, wait_until
 
 
 async def _done(pilot) -> None:
@@ -102,3 +102,29 @@ async def test_existing_run_folder_resumes_autotune(demo_root, scripted):
         assert isinstance(app.screen, DoneScreen)
         assert str(run) in str(app.screen.query_one("#launch-line").render())
     assert (run / "plan.md").read_text() == before  # nothing overwritten
+
+
+async def test_resume_continues_from_the_log_without_rerunning_finished_trials(demo_root):
+    first = make_app(demo_root, **FAST_SIM)
+    async with first.run_test(size=(120, 40)) as pilot:
+        await to_summary(pilot)
+        await pilot.press("a")  # approve and autotune
+        await wait_until(pilot, lambda: first.state.summary is not None)
+    run = demo_root / "ltx-trainings" / RUN_NAME
+    log = run / "autotune.log"
+    lines = log.read_text().splitlines()
+    # Keep the log as an SSH drop after the baseline would have left it.
+    cut = next(i for i, line in enumerate(lines) if '"kind": "trial"' in line and '"index": 1,' in line)
+    log.write_text("\n".join(lines[: cut + 1]) + "\n")
+    app = make_app(demo_root, run_dir=str(run), **FAST_SIM)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.state.summary is not None)
+        await settle(pilot)
+        assert app.state.summary.trials[0].outcome == "ok"
+    text = log.read_text()
+    trial_1 = [line for line in text.splitlines()
+               if '"kind": "trial"' in line and '"index": 1,' in line]
+    assert len(trial_1) == 1  # the baseline was not run again
+    assert "autotune started: resumed" in text and "== autotune summary ==" in text
