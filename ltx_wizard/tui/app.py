@@ -160,6 +160,15 @@ class WizardApp(App[int]):
         return self.options.now()
 
     # ----- probe -> gate -> paths ------------------------------------------------------------
+    def probe_finished(self) -> "messages.ProbeFinished":
+        """Blocking, for thread workers only: the probe's result or its one-line failure."""
+        try:
+            return messages.ProbeFinished(self.run_probe(), None)
+        except WizardError as exc:
+            return messages.ProbeFinished(None, exc.message)
+        except Exception as exc:  # a driver oddity must not take the UI down
+            return messages.ProbeFinished(None, f"probe failed: {type(exc).__name__}: {exc}")
+
     def run_probe(self) -> ProbeResult:
         """Blocking: called from a thread worker only."""
         if self.options.probe_fn is not None:

@@ -16,7 +16,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Markdown, Static
 
-from ltx_wizard.core.errors import WizardError
 from ltx_wizard.tui.messages import ProbeFinished
 
 
@@ -85,13 +84,7 @@ class ExistingRunScreen(Screen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
     def _probe(self) -> None:
         # Autotune samples GPU memory and checks headroom: it needs this machine's GPUs.
-        try:
-            result, error = self.app.run_probe(), None
-        except WizardError as exc:
-            result, error = None, exc.message
-        except Exception as exc:
-            result, error = None, f"probe failed: {type(exc).__name__}: {exc}"
-        self.post_message(ProbeFinished(result, error))
+        self.post_message(self.app.probe_finished())
 
     @on(ProbeFinished)
     def _probed(self, message: ProbeFinished) -> None:

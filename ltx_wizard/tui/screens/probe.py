@@ -10,7 +10,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Static
 
-from ltx_wizard.core.errors import WizardError
 from ltx_wizard.tui.messages import ProbeFinished
 from ltx_wizard.tui.widgets.formatting import gpu_row
 from ltx_wizard.tui.widgets.steps import StepBar
@@ -50,13 +49,7 @@ class ProbeScreen(Screen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
     def _probe(self) -> None:
         # NVML and nvidia-smi can block for seconds: never on the event loop.
-        try:
-            result, error = self.app.run_probe(), None
-        except WizardError as exc:
-            result, error = None, exc.message
-        except Exception as exc:  # a driver oddity must not take the UI down
-            result, error = None, f"probe failed: {type(exc).__name__}: {exc}"
-        self.post_message(ProbeFinished(result, error))
+        self.post_message(self.app.probe_finished())
 
     @on(ProbeFinished)
     def _probed(self, message: ProbeFinished) -> None:
