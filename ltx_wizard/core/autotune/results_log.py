@@ -20,6 +20,8 @@ def _fmt(value: float | None, unit: str, digits: int = 2) -> str:
 
 def human_line(result: TrialResult) -> str:
     kept = "kept" if result.kept else ""
+    if result.trainer_peak_gb is not None:  # the trainer's own, coarser figure, for comparison
+        kept = f"(trainer says {result.trainer_peak_gb:.1f} GB) {kept}"
     line = (
         f"trial {result.index}  {result.change:<44} {result.outcome:<9} "
         f"{_fmt(result.step_time_s, 's/step'):>12}  {_fmt(result.peak_vram_gb, 'GB peak', 1):>13}  {kept}"
