@@ -57,26 +57,15 @@ def make_app(args: argparse.Namespace | None = None, **overrides) -> "WizardApp"
     return WizardApp(options)
 
 
-def _check_trainer_cmd(text: str) -> None:
-    import shlex
-
-    from ltx_wizard.core.errors import UsageError
-
-    try:
-        parts = shlex.split(text)
-    except ValueError as exc:
-        raise UsageError(f"--trainer-cmd cannot be split: {exc}") from None
-    if not parts:
-        raise UsageError("--trainer-cmd is empty")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command is None:
-            if args.trainer_cmd is not None:
-                _check_trainer_cmd(args.trainer_cmd)
+            if args.trainer_cmd is not None:  # bad quoting is refused before the screen opens
+                from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
+
+                split_trainer_cmd(args.trainer_cmd)
             app = make_app(args)
             result = app.run()
             return int(result) if isinstance(result, int) else (app.return_code or 0)

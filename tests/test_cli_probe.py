@@ -105,3 +105,8 @@ def test_version_and_help_through_python_m():
 def test_gpu_source_before_the_command_is_kept(capsys):
     assert main(["--simulate", "rtx5090", "probe", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["tier"] == "32GB"
+
+
+def test_bad_trainer_cmd_is_refused_before_the_wizard_opens(capsys):
+    assert main(["--trainer-cmd", "'unclosed"]) == 2
+    assert "--trainer-cmd cannot be split" in capsys.readouterr().err

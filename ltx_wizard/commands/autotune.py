@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shlex
 import sys
 from pathlib import Path
 
@@ -76,18 +75,14 @@ async def _run(engine) -> AutotuneSummary:
 
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.autotune.engine import AutotuneEngine
+    from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
 
     run_dir = _check_run_dir(args.run_dir)
     if args.max_trials < 1:
         raise UsageError("--max-trials must be at least 1")
     if args.idle_timeout <= 0:
         raise UsageError("--idle-timeout must be a positive number of seconds")
-    try:
-        trainer_cmd = shlex.split(args.trainer_cmd) if args.trainer_cmd else None
-    except ValueError as exc:
-        raise UsageError(f"--trainer-cmd cannot be split: {exc}") from None
-    if args.trainer_cmd is not None and not trainer_cmd:
-        raise UsageError("--trainer-cmd is empty")
+    trainer_cmd = split_trainer_cmd(args.trainer_cmd) if args.trainer_cmd is not None else None
     assessment = assessment_from_args(args)
     require_known_tier(assessment)
     from ltx_wizard.core.run_meta import read_run_meta

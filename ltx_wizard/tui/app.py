@@ -8,7 +8,6 @@ here, outlives the screen that shows it.
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import tempfile
 from collections import deque
@@ -263,7 +262,9 @@ class WizardApp(App[int]):
                 from ltx_wizard.core.autotune.engine import AutotuneEngine as factory
 
             assert self.state.run_dir is not None and self.state.probe is not None
-            cmd = shlex.split(self.options.trainer_cmd) if self.options.trainer_cmd else None
+            from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
+
+            cmd = split_trainer_cmd(self.options.trainer_cmd) if self.options.trainer_cmd else None
             self._engine = factory(
                 self.state.run_dir,
                 probe=self.state.probe,

@@ -24,7 +24,7 @@ from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
 from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.gpu import ProbeResult
-from ltx_wizard.core.launch import build_launch
+from ltx_wizard.core.launch import LaunchPlan, build_launch
 from ltx_wizard.core.run_meta import read_run_meta
 from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
@@ -102,16 +102,21 @@ class AutotuneEngine:
         if self.trainer_cmd:
             env = {"LTX_WIZARD_SIM_VRAM_FILE": str(sim_file), **self.sim_env} if self.simulate else {}
             return TrialCommand(list(self.trainer_cmd), None, env)
-        root = self.trainer_root or self._checkout_root()
-        launch = build_launch(root, config_for_launch, self.assessment.num_gpus,
-                              self._training_mode, self.probe.cuda_visible_devices,
-                              self.folder.accelerate_config if self.folder.accelerate_config.exists() else None)
+        launch = self._real_launch(config_for_launch)
         config_arg = str(config_for_launch.resolve())
         prefix = list(launch.argv)
         prefix = prefix[: prefix.index(config_arg)] if config_arg in prefix else prefix
         if launch.style == "single":  # absolute --directory: trials run from anywhere
             prefix = ["uv", "run", "--directory", str(launch.cwd), "python", "scripts/train.py"]
         return TrialCommand(prefix, launch.cwd, dict(launch.env))
+
+    def _real_launch(self, config: Path) -> LaunchPlan:
+        """The plan's launch of `config` with the user's trainer (accelerate form on several GPUs)."""
+        root = self.trainer_root or self._checkout_root()
+        accelerate = self.folder.accelerate_config
+        return build_launch(root, config, self.assessment.num_gpus, self._training_mode,
+                            self.probe.cuda_visible_devices,
+                            accelerate if accelerate.exists() else None)
 
     def _checkout_root(self) -> Path:
         from ltx_wizard.core.checkout import find_checkout
@@ -219,11 +224,7 @@ class AutotuneEngine:
             command = self._command(self.folder.config)
             argv = [*command.prefix, str(self.folder.config), command.quiet_flag]
             return argv, shlex.join(argv)
-        root = self.trainer_root or self._checkout_root()
-        accelerate = self.folder.accelerate_config
-        launch = build_launch(root, self.folder.config, self.assessment.num_gpus,
-                              self._training_mode, self.probe.cuda_visible_devices,
-                              accelerate if accelerate.exists() else None)
+        launch = self._real_launch(self.folder.config)
         return launch.argv_with_env(), launch.shell_line()
 
     def _summary(self, tuner: Tuner, planned: str, patched: bool) -> AutotuneSummary:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -21,8 +22,20 @@ from ltx_wizard.core.autotune.process import OutputLine, TrialProcess
 from ltx_wizard.core.autotune.schedule import Candidate
 from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
 from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramSampler
+from ltx_wizard.core.errors import UsageError
 
 VRAM_UPDATE_S = 0.5
+
+
+def split_trainer_cmd(text: str) -> list[str]:
+    """`--trainer-cmd "…"` split like a shell (never run through one); bad quoting is bad input."""
+    try:
+        parts = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"--trainer-cmd cannot be split: {exc}") from None
+    if not parts:
+        raise UsageError("--trainer-cmd is empty")
+    return parts
 
 
 @dataclass
