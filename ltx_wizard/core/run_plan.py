@@ -21,7 +21,9 @@ from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.launch_script import simulated_spec, spec_of, write_script
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.run_meta import LaunchSpec
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
 from ltx_wizard.core.workspace import (
@@ -74,6 +76,14 @@ class PlanDraft:
     trainer_dir: Path  # where the trainer's own schema check runs
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
+    simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
+
+    @property
+    def start(self) -> LaunchSpec:
+        """What launch.sh runs: the planned command, or the simulated trainer on simulated GPUs."""
+        if self.simulate:
+            return simulated_spec(self.run_dir, self.simulate)
+        return spec_of(self.launch)
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -83,6 +93,7 @@ class PlanDraft:
                 "tier": self.tier.value,
                 "num_gpus": self.launch.num_processes,
                 "accepted_risk": self.accepted_risk,
+                "launch": self.start.model_dump(mode="json"),
             },
             indent=2,
         ) + "\n"
@@ -107,6 +118,7 @@ def prepare_plan(
     *,
     now: datetime | None = None,
     env: Mapping[str, str] | None = None,
+    simulate: str | None = None,
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing."""
     env = os.environ if env is None else env
@@ -115,7 +127,7 @@ def prepare_plan(
     risks: list[str] = []
     if assessment.gate_blocked:
         if not request.accept_risk:
-            raise GateStop(assessment.gate_message or "below the trainer's 32 GB minimum")
+            raise GateStop(gate_stop_message(assessment.gate_message))
         risks.append(
             f"{assessment.per_gpu_vram_gb} GB per GPU is below the trainer's 32 GB minimum; the "
             "gate was overridden with --accept-risk, so this run may run out of memory."
@@ -249,7 +261,14 @@ def prepare_plan(
         trainer_dir=checkout.trainer_dir,
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        simulate=simulate,
     )
+
+
+def gate_stop_message(message: str | None) -> str:
+    """The gate's text plus the option that goes past it (CLI commands only)."""
+    text = (message or "below the trainer's 32 GB minimum").rstrip().rstrip(".")
+    return f"{text}. To try anyway (b), rerun with --accept-risk"
 
 
 def _gpu_line(gpu) -> str:
@@ -272,6 +291,7 @@ def write_plan(
         if draft.accelerate_text is not None:
             atomic_write_text(folder.accelerate_config, draft.accelerate_text)
         atomic_write_text(folder.root / "run.json", draft.run_meta())
+        write_script(folder.root, draft.start, draft.launch.shell_line())
         atomic_write_text(folder.plan, draft.plan_text)
     return folder
 
