@@ -37,7 +37,11 @@ def _tree(root):
     )
 
 
-def test_all_good_exits_0_with_one_line_per_item(tmp_path, good, capsys):
+def test_all_good_exits_0_with_one_line_per_item(tmp_path, good, capsys, monkeypatch, tmp_path_factory):
+    bin_dir = tmp_path_factory.mktemp("bin")  # uv on PATH: else the checkout line is a warning
+    (bin_dir / "uv").write_text("#!/bin/sh\n")
+    (bin_dir / "uv").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     before = _tree(tmp_path)
     rc = main(
         [
@@ -146,7 +150,7 @@ def test_split_pack_requires_and_validates_the_vaes(tmp_path, capsys):
     )
     report = json.loads(capsys.readouterr().out)
     assert rc == 0 and report["ok"] is True
-    assert set(report["items"][0]) == {"name", "ok", "path", "summary", "error"}
+    assert set(report["items"][0]) == {"name", "ok", "path", "summary", "error", "warning"}
     rc = main(
         [
             "check",

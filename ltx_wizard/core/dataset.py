@@ -16,6 +16,13 @@ from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.model_paths import require_directory, resolve_user_path
 
 VIDEO_FOLDERS = ("latents", "conditions")
+# mirrors ltx-trainer scripts/process_dataset.py (its flags, and output_dir defaulting to
+# .precomputed beside the dataset file): the command that makes a data root.
+PREPROCESS_HINT = (
+    "run the trainer's preprocessing first (in packages/ltx-trainer: uv run python "
+    "scripts/process_dataset.py dataset.json --resolution-buckets 960x544x49 --model-path CKPT "
+    "--text-encoder-path GEMMA), then pass the .precomputed folder it writes beside dataset.json"
+)
 AUDIO_FOLDER = "audio_latents"
 
 
@@ -58,7 +65,7 @@ def _hint_for(path: Path, missing: list[str]) -> str:
             return f"did you mean {path / child}?"
     if path.name in VIDEO_FOLDERS + (AUDIO_FOLDER,):
         return f"pass its parent {path.parent}"
-    return "run the trainer's preprocessing script first, then pass the folder it wrote"
+    return PREPROCESS_HINT
 
 
 def inspect_data_root(
@@ -80,7 +87,8 @@ def inspect_data_root(
         counts = ", ".join(f"{f}/ {len(per_folder[f])}" for f in folders)
         raise UsageError(
             f"data root {root} has no complete sample (.pt files per folder: {counts}): a sample"
-            " needs the same relative .pt in every folder; rerun preprocessing"
+            " needs the same relative .pt in every folder; rerun scripts/process_dataset.py"
+            " (add --overwrite when reusing its output folder)"
         )
     return DataRootInfo(
         path=root,
