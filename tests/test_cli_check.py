@@ -223,7 +223,15 @@ def test_discover_lists_ranked_candidates(good, capsys):
 def test_discover_nothing_found_says_what_to_do(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert main(["discover", "--models-dir", str(tmp_path / "empty")]) == 0
-    assert "nothing found: pass --models-dir" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "nothing found: pass --models-dir" in out and "hf download" in out
+    # Which folders were searched, and which were not there, one per line.
+    assert f"\n  {tmp_path / 'empty'}\n" in out and "not there: /models" in out
+    assert f"Hugging Face cache {tmp_path / 'home' / '.cache' / 'huggingface' / 'hub'}: no downloads" in out
+    assert main(["discover", "--models-dir", str(tmp_path / "empty"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["roots"] == [str(tmp_path / "empty")] and "/models" in data["missing_roots"]
+    assert data["hf_cache"].endswith("huggingface/hub")
 
 
 def test_discover_bad_models_dir_exits_2(tmp_path, capsys):
