@@ -15,8 +15,9 @@ HELP: dict[str, tuple[str, str]] = {
 - 40–60GB tier: the same low-VRAM file; autotune relaxes it on measured headroom
 - 80GB+ tier: `t2v_lora.yaml`
 
-**Choices.** Continue (ctrl+n) goes on; Re-probe (ctrl+r) reads the GPUs again (e.g. after
-changing `CUDA_VISIBLE_DEVICES` in another shell you must restart the wizard instead).
+**Choices.** Continue (ctrl+n) goes on; Re-probe (ctrl+r) reads the GPUs again.
+`CUDA_VISIBLE_DEVICES` comes from the shell that started the wizard: to change it, quit
+and start the wizard again with the new value.
 
 **If the probe fails** inside a container, NVML is often missing: start the container with
 `--gpus all` (NVIDIA Container Toolkit), or plan for another box with

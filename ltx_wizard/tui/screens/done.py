@@ -120,17 +120,16 @@ class DoneScreen(Screen):
             elif spec.argv and spec.argv[0] == "uv" and shutil.which("uv") is None:
                 text.append(f"! uv is not on PATH and launch.sh starts with `uv run`: install it with\n"
                             f"  {UV_INSTALL}\n  then run `uv sync` in your LTX-2 checkout.\n", style="bold")
-        text.append(f"Output: {log_path(run_dir)} · pid: {run_dir / 'logs' / 'train.pid'}")
+        text.append(f"Log:      {log_path(run_dir)}\nPid file: {run_dir / 'logs' / 'train.pid'}")
         return text
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.launch_line())
         # OSC 52 asks the terminal to set the clipboard; nothing reports back whether it did.
-        where = ("Inside tmux it arrives only with `set -g set-clipboard on` in ~/.tmux.conf."
-                 if os.environ.get("TMUX") else
-                 "Your terminal must allow it (inside tmux: `set -g set-clipboard on`).")
-        self.notify(f"Sent to the clipboard with OSC 52: {self.launch_line()}\n{where} "
-                    "Or select the line above with the mouse.", timeout=12)
+        tmux = " (you are inside tmux)" if os.environ.get("TMUX") else ""
+        self.notify("Sent the line in the box to your clipboard with OSC 52. It arrives only if "
+                    f"the terminal allows it; tmux needs `set -g set-clipboard on`{tmux}. "
+                    "Selecting the line with the mouse works too.", timeout=12)
 
     def action_train(self) -> None:
         from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
