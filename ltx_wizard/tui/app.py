@@ -133,6 +133,7 @@ class WizardApp(App[int]):
             if signum == signal.SIGHUP and not self.is_headless:
                 # The terminal is gone: Textual's orderly shutdown would block forever writing
                 # the terminal reset to it. Everything of ours is already stopped and flushed.
+                self.remove_demo_folder()
                 os._exit(128 + signum)
             self.exit(return_code=128 + signum)
 
@@ -320,6 +321,23 @@ class WizardApp(App[int]):
                     pass
 
     # ----- leaving ------------------------------------------------------------------------------
+    def remove_demo_folder(self) -> str | None:
+        """Remove the --demo temporary folder, unless a training run started from it still writes
+        there; say which. Test folders (demo_root given) are never ours to remove."""
+        from ltx_wizard.tui.background import running_pid
+
+        demo = self.demo
+        if demo is None or self.options.demo_root is not None:
+            return None
+        run_dir = self.state.run_dir
+        if run_dir is not None and running_pid(run_dir) is not None:
+            return (f"Demo folder kept while the simulated training runs: {demo.root} "
+                    f"(remove it later: rm -rf {demo.root})")
+        import shutil
+
+        shutil.rmtree(demo.root, ignore_errors=True)
+        return f"Demo: its temporary folder {demo.root} was removed."
+
     def after_exit(self) -> tuple[list[str], list[str]]:
         """Once the app has stopped: (lines for stdout, lines for stderr). Removes a --demo
         temporary folder unless a training run started from it still writes there."""
@@ -330,22 +348,15 @@ class WizardApp(App[int]):
         err = list(self.exit_errors)
         run_dir = self.state.run_dir
         pid = running_pid(run_dir) if run_dir is not None else None
+        note = self.remove_demo_folder()  # first: a removed demo run folder is not reported
         if run_dir is not None and (run_dir / "plan.md").exists():
             out.append(f"Run folder: {run_dir}")
             out.append(f"Start training: {copy_line(run_dir)}")
             out.append(f"Log: {log_path(run_dir)}")
             if pid is not None:
                 out.append(f"Training runs as pid {pid}: tail -f {log_path(run_dir)}; stop it with kill -- -{pid}")
-        demo = self.demo
-        if demo is not None and self.options.demo_root is None:  # a folder we made, not the tests'
-            import shutil
-
-            if pid is not None:
-                out.append(f"Demo folder kept while the simulated training runs: {demo.root} "
-                           f"(remove it later: rm -rf {demo.root})")
-            else:
-                shutil.rmtree(demo.root, ignore_errors=True)
-                out.append(f"Demo: its temporary folder {demo.root} was removed.")
+        if note:
+            out.append(note)
         return out, err
 
     # ----- misc ------------------------------------------------------------------------------
