@@ -13,7 +13,7 @@ from ltx_wizard.tui.help_text import help_for
 
 class HelpDialog(ModalScreen[None]):
     BINDINGS = [
-        Binding("escape,q", "close", "Close"),
+        Binding("escape,q,f1", "close", "Close"),
         Binding("k", "keys", "All keys"),
     ]
 

@@ -19,27 +19,10 @@ from textual.widgets import Button, Footer, Header, Static
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.core.launch_script import copy_line, log_path
 from ltx_wizard.core.run_meta import read_run_meta
+from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
 
 UV_INSTALL = "curl -LsSf https://astral.sh/uv/install.sh | sh"
-
-
-def baseline_problem(state) -> str | None:
-    """Why the planned config is unlikely to train, from autotune's baseline; None if it ran fine."""
-    summary = state.summary
-    if summary is None:
-        return None
-    base = next((t for t in summary.trials if t.index == 1), None)
-    if base is None or base.outcome == "ok":
-        return None
-    if base.outcome == "oom":
-        return ("The baseline trial ran out of GPU memory, so the full run with this config will "
-                "very likely fail the same way. Try smaller clips first: rerun the trainer's "
-                "scripts/process_dataset.py with smaller --resolution-buckets (fewer pixels or "
-                "frames), then plan again; or use a GPU with more memory.")
-    return (f"The baseline trial ended with '{base.outcome}' ({base.reason or 'see autotune.log'}), "
-            "so the full run will very likely fail too: read the trainer's error in autotune.log "
-            "and fix it first.")
 
 
 class DoneScreen(Screen):
@@ -112,12 +95,13 @@ class DoneScreen(Screen):
         run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
         spec = read_run_meta(run_dir).launch
         text = Text()
-        if spec is not None:
+        if spec is not None and spec.simulated:
+            text.append("GPUs are simulated: it runs the simulated trainer on the planned config "
+                        "(plan.md has the command for the GPU box).\n")
+        elif spec is not None:
             env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(spec.env.items()))
             text.append(f"It runs in {spec.cwd}:\n  {(env + ' ') if env else ''}{shlex.join(spec.argv)}\n")
-            if spec.simulated:
-                text.append("(GPUs are simulated: the simulated trainer; plan.md has the real command)\n")
-            elif spec.argv and spec.argv[0] == "uv" and shutil.which("uv") is None:
+            if spec.argv and spec.argv[0] == "uv" and shutil.which("uv") is None:
                 text.append(f"! uv is not on PATH and launch.sh starts with `uv run`: install it with\n"
                             f"  {UV_INSTALL}\n  then run `uv sync` in your LTX-2 checkout.\n", style="bold")
         text.append(f"Log:      {log_path(run_dir)}\nPid file: {run_dir / 'logs' / 'train.pid'}")
