@@ -73,6 +73,7 @@ def test_single_gpu_writes_the_run_folder(box, capsys):
     run = box.ws / "run"
     assert out == f"{run}\n"  # stdout: only the path
     assert "80GB+ tier" in err and "uv run python scripts/train.py" in err
+    assert f"train with:\n  bash {run}/launch.sh\n" in err
     assert sorted(p.name for p in run.iterdir()) == [
         "config.yaml", "dataset", "launch.sh", "logs", "outputs", "overfit", "plan.md", "run.json"
     ]
@@ -91,7 +92,8 @@ def test_json_contract(box, capsys):
     data = run_json(capsys, box.args())
     run = box.ws / "run"
     assert set(data) == {"run_dir", "config", "plan", "tier", "base_config", "launch_command",
-                         "launch_cwd", "warnings"}
+                         "launch_cwd", "launch_script", "warnings"}
+    assert data["launch_script"] == str(run / "launch.sh")
     assert data["run_dir"] == str(run) and data["config"] == str(run / "config.yaml")
     assert data["tier"] == "80GB+" and data["base_config"] == "t2v_lora.yaml"
     assert data["launch_command"] == ["uv", "run", "python", "scripts/train.py",

@@ -108,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"Winner: trial {summary.winner}"
                   + (" (config.yaml patched)" if summary.config_patched else " (the planned config)"))
         print(f"Launch: {summary.launch_line}")
+        from ltx_wizard.core.launch_script import copy_line, script_path
+
+        if script_path(run_dir).is_file():
+            print(f"Start training: {copy_line(run_dir)}")
     if summary.stop_reason == "cancelled":
         return 130
     return 0 if summary.winner is not None else EXIT_FAILURE

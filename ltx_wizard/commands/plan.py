@@ -88,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         force_full=args.force_full,
     )
     draft = prepare_plan(request, assessment)
+    from ltx_wizard.core.launch_script import copy_line, log_path, script_path
     if args.validate_with_trainer:
         _schema_check(draft)
     notes: list[str] = []
@@ -103,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 "base_config": draft.base_config,
                 "launch_command": draft.launch.argv_with_env(),
                 "launch_cwd": str(draft.launch.cwd),
+                "launch_script": str(script_path(folder.root)),
                 "warnings": warnings,
             }
         )
@@ -115,8 +117,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=err)
     print("Config changes vs the shipped file:", file=err)
     print(draft.diff.rstrip("\n") or "(none)", file=err)
-    print(f"Review {folder.plan}; after approval, train with:\n  {draft.launch.shell_line()}",
-          file=err)
+    print(f"Review {folder.plan}; after approval, train with:\n  {copy_line(folder.root)}\n"
+          f"which runs (and logs to {log_path(folder.root)}):\n  {draft.launch.shell_line()}", file=err)
     return 0
 
 
