@@ -322,42 +322,15 @@ class WizardApp(App[int]):
 
     # ----- leaving ------------------------------------------------------------------------------
     def remove_demo_folder(self) -> str | None:
-        """Remove the --demo temporary folder, unless a training run started from it still writes
-        there; say which. Test folders (demo_root given) are never ours to remove."""
-        from ltx_wizard.tui.background import running_pid
+        from ltx_wizard.tui.exit_report import remove_demo_folder
 
-        demo = self.demo
-        if demo is None or self.options.demo_root is not None:
-            return None
-        run_dir = self.state.run_dir
-        if run_dir is not None and running_pid(run_dir) is not None:
-            return (f"Demo folder kept while the simulated training runs: {demo.root} "
-                    f"(remove it later: rm -rf {demo.root})")
-        import shutil
-
-        shutil.rmtree(demo.root, ignore_errors=True)
-        return f"Demo: its temporary folder {demo.root} was removed."
+        return remove_demo_folder(self)
 
     def after_exit(self) -> tuple[list[str], list[str]]:
-        """Once the app has stopped: (lines for stdout, lines for stderr). Removes a --demo
-        temporary folder unless a training run started from it still writes there."""
-        from ltx_wizard.core.launch_script import copy_line, log_path
-        from ltx_wizard.tui.background import running_pid
+        """Once the app has stopped: (lines for stdout, lines for stderr)."""
+        from ltx_wizard.tui.exit_report import exit_report
 
-        out: list[str] = []
-        err = list(self.exit_errors)
-        run_dir = self.state.run_dir
-        pid = running_pid(run_dir) if run_dir is not None else None
-        note = self.remove_demo_folder()  # first: a removed demo run folder is not reported
-        if run_dir is not None and (run_dir / "plan.md").exists():
-            out.append(f"Run folder: {run_dir}")
-            out.append(f"Start training: {copy_line(run_dir)}")
-            out.append(f"Log: {log_path(run_dir)}")
-            if pid is not None:
-                out.append(f"Training runs as pid {pid}: tail -f {log_path(run_dir)}; stop it with kill -- -{pid}")
-        if note:
-            out.append(note)
-        return out, err
+        return exit_report(self)
 
     # ----- misc ------------------------------------------------------------------------------
     def action_screen_help(self) -> None:
