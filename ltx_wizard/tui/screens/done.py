@@ -93,7 +93,8 @@ class DoneScreen(Screen):
 
     def _about(self) -> Text:
         run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
-        spec = read_run_meta(run_dir).launch
+        draft = self.app.state.draft  # in memory after planning; run.json when reopened
+        spec = draft.start if draft is not None else read_run_meta(run_dir).launch
         text = Text()
         if spec is not None and spec.simulated:
             text.append("GPUs are simulated: it runs the simulated trainer on the planned config "
