@@ -21,7 +21,7 @@ FAKE_UV = """#!/bin/sh
 # Stands in for uv: reports where and how it was started, then keeps running if asked to.
 echo "cwd=$(pwd)"
 echo "cvd=$CUDA_VISIBLE_DEVICES"
-echo "unbuffered=$PYTHONUNBUFFERED"
+echo "unbuffered=$PYTHONUNBUFFERED columns=$COLUMNS"
 echo "pid=$$"
 for a in "$@"; do echo "arg=$a"; done
 if [ -n "$FAKE_HOLD" ]; then echo holding; while [ ! -e "$FAKE_HOLD" ]; do sleep 0.05; done; fi
@@ -78,7 +78,7 @@ def test_launch_sh_runs_the_planned_command_in_its_folder_and_logs_it(planned, t
     log = (run / "logs" / "train.log").read_text()
     assert all(line in log for line in lines)  # ... and appended to the log
     assert f"cwd={checkout.resolve() / 'packages/ltx-trainer'}" in lines
-    assert "unbuffered=1" in lines
+    assert "unbuffered=1 columns=250" in lines  # live, unwrapped log lines
     assert [line[4:] for line in lines if line.startswith("arg=")] == spec.argv[1:]
     assert str(run / "config.yaml") in spec.argv  # the space-holding path is one argument
     pid = int((run / "logs" / "train.pid").read_text())

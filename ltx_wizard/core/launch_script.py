@@ -86,6 +86,7 @@ def render_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = No
         f"cd {q(str(spec.cwd))}",
         *(f"export {k}={q(v)}" for k, v in sorted(spec.env.items())),
         "export PYTHONUNBUFFERED=1  # step lines reach the log as they happen",
+        "export COLUMNS=250  # through the pipe to tee, the trainer's log would wrap at 80 columns",
         'echo "$$" > "$pid_file.tmp" && mv -f "$pid_file.tmp" "$pid_file"',
         'echo "=== $(date -u +%Y-%m-%dT%H:%M:%SZ) launch.sh started, pid $$" >> "$log"',
         'exec > >(tee -a "$log") 2>&1',
