@@ -77,7 +77,6 @@ class WizardApp(App[int]):
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
         self._engine: Any | None = None
         self.target_run_dir: Path | None = None
-        self.started_pid: int | None = None  # a training run started from the Done screen
         self.exit_errors: list[str] = []  # one-line `ltx-wizard: ...` messages printed on exit
 
     # ----- start -----------------------------------------------------------------------------

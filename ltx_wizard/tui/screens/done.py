@@ -146,7 +146,6 @@ class DoneScreen(Screen):
         except WizardError as exc:
             self.notify(exc.message, severity="error", timeout=10)
             return
-        self.app.started_pid = pid
         self._show_started(pid, log)
 
     def _show_started(self, pid: int, log: Path) -> None:
