@@ -33,14 +33,17 @@ def trial_config(tmp_path: Path, text: str = STANDARD_TEXT, *, samples: int = 1,
     """A 50-step trial config (as autotune writes it) over a data root of `samples` samples."""
     data = tmp_path / "data"
     for index in range(samples):
-        for folder in ("latents", "conditions"):
+        for folder in ("latents", "conditions", "audio_latents"):
             (data / folder / "clips").mkdir(parents=True, exist_ok=True)
             (data / folder / "clips" / f"s{index}.pt").write_bytes(b"pt")
     (data / "latents" / "orphan.pt").write_bytes(b"no conditions: not a sample")
+    model = tmp_path / "ltx-2.safetensors"
+    model.write_bytes(b"look-alike")
     text = (
         text.replace('"/path/to/preprocessed/.precomputed"', f'"{data}"')
+        .replace('"/path/to/ltx-2-checkpoint.safetensors"', f'"{model}"')
         .replace("steps: 2000", "steps: 50")
-        .replace("interval: 250\n  videos_per_prompt", "interval: 50\n  videos_per_prompt")
+        .replace("interval: 250\n  video_cfg_scale", "interval: 50\n  video_cfg_scale")
         .replace("interval: 250\n  keep_last_n", "interval: null\n  keep_last_n")
         .replace('"outputs/t2v_lora"', f'"{tmp_path / "out"}"')
     )
@@ -161,7 +164,7 @@ def test_a_batch_larger_than_the_data_stops_the_dataloader(tmp_path):
 @pytest.mark.parametrize(
     ("replace", "words"),
     [({"\nseed: 42\n": "\nseed: 42\nsteps: 50\n"}, "extra_forbidden"),
-     ({'  model_path: "/path/to/ltx-2-checkpoint.safetensors"\n': ""}, "model.model_path")],
+     ({"  model_path: ": "  # model_path: "}, "model.model_path")],
 )
 def test_bad_configs_are_config_errors(tmp_path, replace, words):
     code, events, _ = run_sim(trial_config(tmp_path, **replace))
