@@ -252,6 +252,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "acceleration": AccelerationConfig,
     "data": DataConfig,
     "validation": ValidationConfig,
+    "validation.samples[]": ValidationSample,
     "checkpoints": CheckpointsConfig,
     "hub": HubConfig,
     "flow_matching": FlowMatchingConfig,
