@@ -120,3 +120,14 @@ def test_the_trial_subset_links_only_usable_samples_of_the_strategy(tmp_path):
     assert build_subset(root, target, num_gpus=1, strategy=video_only) == 4
     assert sorted(p.name for p in target.iterdir()) == ["conditions", "latents"]
     assert (target / "latents" / "sample_0000.pt").is_symlink()  # audio no longer needed
+
+
+def test_autotune_of_a_video_only_plan_runs_its_trials_on_video_only_data(box, capsys):
+    assert main(box.args("--video-only")) == 0
+    run = Path(capsys.readouterr().out.strip())
+    code = main(["autotune", str(run), "--simulate", "h100", "--json", "--max-trials", "1"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["trials"][0]["change"] == "baseline"
+    assert data["trials"][0]["outcome"] == "ok", data["trials"][0]
+    subset = run / "overfit" / ".precomputed"
+    assert sorted(p.name for p in subset.iterdir()) == ["conditions", "latents"]
