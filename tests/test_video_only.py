@@ -131,3 +131,10 @@ def test_autotune_of_a_video_only_plan_runs_its_trials_on_video_only_data(box, c
     assert data["trials"][0]["outcome"] == "ok", data["trials"][0]
     subset = run / "overfit" / ".precomputed"
     assert sorted(p.name for p in subset.iterdir()) == ["conditions", "latents"]
+
+
+def test_video_only_on_data_with_audio_says_the_audio_goes_unused(box, capsys, tmp_path):
+    box.data = make_data_root(tmp_path / "av", 2)
+    assert main([*box.args("--video-only"), "--json"]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert any("holds audio latents, which this run does not train on" in w for w in warnings)

@@ -18,7 +18,7 @@ from ltx_wizard.core.accelerate_config import render_accelerate_yaml
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
-from ltx_wizard.core.data_sources import video_only, video_only_change
+from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
@@ -156,9 +156,13 @@ def prepare_plan(
     if request.video_only and video_change is None:
         warnings.append(f"video only: {base_name} trains no audio (or only audio), so nothing "
                         "was changed for it")
+    dropped = audio_folder(strategy) if video_change is not None else None
     if video_change is not None:
         strategy = video_only(strategy)
     data = inspect_data_root(request.data_root, strategy=strategy)
+    if dropped and any((data.path / dropped).glob("**/*.pt")):
+        warnings.append(f"video only: {data.path / dropped} holds audio latents, which this run "
+                        "does not train on (drop --video-only to train audio too)")
     if data.orphans or data.lacking:
         warnings.append(data.describe())
 
