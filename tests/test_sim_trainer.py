@@ -166,7 +166,8 @@ def test_a_batch_larger_than_the_data_stops_the_dataloader(tmp_path):
     [({"\nseed: 42\n": "\nseed: 42\nsteps: 50\n"}, "extra_forbidden"),
      ({"  model_path: ": "  # model_path: "}, "model.model_path"),
      # unknown keys in any section, named by the trainer's field path
-     ({"  video_cfg_scale: 3.0": "  guidance_scale: 4.0"}, "validation.guidance_scale\n  Extra inputs"),
+     ({"  video_cfg_scale: 3.0": "  cfg_scale: 4.0"}, "validation.cfg_scale\n  Extra inputs"),
+     ({"  video_cfg_scale: 3.0": "  guidance_scale: 4.0"}, "guidance_scale is deprecated"),
      ({'  name: "flexible"': '  with_audio: false\n  name: "flexible"'},
       "training_strategy.flexible.with_audio\n  Extra inputs"),
      ({"    is_generated: true\n    latents_dir: \"latents\"":
@@ -186,7 +187,7 @@ def test_bad_configs_are_config_errors(tmp_path, replace, words):
 
 
 def test_config_errors_go_to_stdout_as_the_trainers(tmp_path):
-    config = trial_config(tmp_path, **{"  video_cfg_scale: 3.0": "  guidance_scale: 4.0"})
+    config = trial_config(tmp_path, **{"  video_cfg_scale: 3.0": "  cfg_scale: 4.0"})
     env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
     env.update(PYTHONPATH=str(ROOT), LTX_WIZARD_SIM_SPEED="0")
     proc = subprocess.run([*MODULE, str(config)], env=env, capture_output=True, text=True,
@@ -194,7 +195,7 @@ def test_config_errors_go_to_stdout_as_the_trainers(tmp_path):
     assert proc.returncode == 1 and proc.stderr == ""
     assert proc.stdout.startswith(
         "Error: Invalid configuration data: 1 validation error for LtxTrainerConfig\n"
-        "validation.guidance_scale\n  Extra inputs are not permitted")
+        "validation.cfg_scale\n  Extra inputs are not permitted")
     missing = subprocess.run([*MODULE, str(tmp_path / "nowhere.yaml")], env=env,
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 1 and missing.stderr == ""

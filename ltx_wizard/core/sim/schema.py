@@ -181,6 +181,30 @@ class ValidationConfig(_Strict):
     skip_initial_validation: bool = False
     include_reference_in_output: bool = False
 
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_guidance(cls, data: Any) -> Any:
+        # mirrors ltx_trainer/config.py ValidationConfig.migrate_deprecated_guidance_fields:
+        # the old scalar keys are still read, but never beside their replacements
+        if not isinstance(data, dict):
+            return data
+        values = dict(data)
+        if "guidance_scale" in values:
+            if {"video_cfg_scale", "audio_cfg_scale"} & values.keys():
+                raise ValueError("guidance_scale is deprecated; use video_cfg_scale and "
+                                 "audio_cfg_scale instead, and do not combine old and new CFG fields.")
+            values["video_cfg_scale"] = values["audio_cfg_scale"] = values.pop("guidance_scale")
+        if {"stg_scale", "stg_mode"} & values.keys():
+            if {"video_stg_scale", "audio_stg_scale"} & values.keys():
+                raise ValueError("stg_scale and stg_mode are deprecated; use video_stg_scale and "
+                                 "audio_stg_scale instead, and do not combine old and new STG fields.")
+            scale, mode = values.pop("stg_scale", 1.0), values.pop("stg_mode", "stg_av")
+            if mode not in {"stg_av", "stg_v"}:
+                raise ValueError("stg_mode must be either 'stg_av' or 'stg_v'")
+            values["video_stg_scale"] = scale
+            values["audio_stg_scale"] = scale if mode == "stg_av" else 0.0
+        return values
+
 
 class CheckpointsConfig(_Strict):
     interval: int | None = None
