@@ -76,6 +76,9 @@ def test_video_only_is_one_key_and_only_where_video_is_left_to_train():
     t2a = {"name": "flexible", "audio": {"is_generated": True, "latents_dir": "audio_latents"}}
     assert video_only_change(t2a) is None  # nothing would be generated
     assert video_only_change({"name": "video_to_video"}) is None  # no audio to drop
+    a2v = {"name": "flexible", "video": {"is_generated": True, "latents_dir": "latents"},
+           "audio": {"is_generated": False, "latents_dir": "audio_latents"}}
+    assert video_only_change(a2v) is None  # audio is the recipe's input: it cannot be dropped
 
 
 @pytest.mark.parametrize("bad", [

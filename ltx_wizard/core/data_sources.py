@@ -110,13 +110,16 @@ def audio_folder(strategy: Mapping[str, Any] | None) -> str | None:
 
 def video_only_change(strategy: Mapping[str, Any] | None) -> tuple[str, object] | None:
     """The one config change that trains this strategy without audio, or None when there is
-    nothing to drop (no audio) or nothing would be left to train (audio is the only target)."""
+    nothing to drop (no audio), when audio is an input of the recipe rather than an output
+    (audio-to-video), or when nothing would be left to train (audio is the only target)."""
     folder = audio_folder(strategy)
     if folder is None or strategy is None:
         return None
     if strategy_name(strategy) == "text_to_video":
         return ("training_strategy.with_audio", False)
-    video = _modality(strategy, "video")
+    audio, video = _modality(strategy, "audio"), _modality(strategy, "video")
+    if audio is None or audio.get("is_generated") is not True:
+        return None
     # mirrors flexible.py FlexibleStrategyConfig.validate_at_least_one_generated
     if video is None or video.get("is_generated") is not True:
         return None

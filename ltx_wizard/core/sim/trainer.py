@@ -28,7 +28,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
