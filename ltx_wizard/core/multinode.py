@@ -58,6 +58,7 @@ class MultiNodePlan:
     config: Path
     data_root: Path
     output_dir: Path
+    effective_batch: int | None = None  # batch x accumulation x total GPUs, as planned
     main_port: int = DEFAULT_MAIN_PORT
     uv: str = "uv"
 
@@ -132,6 +133,7 @@ def plan_multinode(
     config: Path,
     data_root: Path,
     output_dir: Path,
+    effective_batch: int | None = None,
 ) -> MultiNodePlan:
     """The launch for `nodes` machines like this one (`gpus_per_node` each, from the probe)."""
     nodes = parse_nodes(nodes)
@@ -146,11 +148,11 @@ def plan_multinode(
         trainer_dir=Path(trainer_dir).resolve(),
         accelerate_config=Path(shipped_accelerate_dir).resolve() / f"{style}.yaml",
         run_dir=Path(run_dir), config=Path(config).resolve(), data_root=Path(data_root),
-        output_dir=Path(output_dir),
+        output_dir=Path(output_dir), effective_batch=effective_batch,
     )
 
 
-def plan_section(plan: MultiNodePlan, *, effective_batch: int, checkpoint_every: object) -> list[str]:
+def plan_section(plan: MultiNodePlan, *, checkpoint_every: object) -> list[str]:
     """plan.md's "Several machines (Slurm)" section: how, and what to know before `sbatch`."""
     kind = "FSDP" if plan.style == "fsdp" else "DDP"
     every = (f"every {checkpoint_every} steps" if isinstance(checkpoint_every, int)
@@ -164,7 +166,7 @@ def plan_section(plan: MultiNodePlan, *, effective_batch: int, checkpoint_every:
         "",
         f"- {plan.nodes} nodes x {plan.gpus_per_node} GPU{'s' if plan.gpus_per_node != 1 else ''}"
         f" = **{plan.total_gpus} GPUs**, {kind} through accelerate's multi-node launch with the "
-        f"shipped `{plan.accelerate_config.name}`; effective batch **{effective_batch}** "
+        f"shipped `{plan.accelerate_config.name}`; effective batch **{plan.effective_batch}** "
         f"(batch x accumulation x {plan.total_gpus} GPUs).",
         f"- Submit from a login node: `{plan.submit_line()}`. The script `{SBATCH_NAME}` asks "
         "for one task per node; each task starts accelerate with its node's rank "

@@ -102,6 +102,10 @@ class PlanDraft:
             indent=2,
         ) + "\n"
 
+    def shell_line(self) -> str:
+        """What the user runs to train: `sbatch` for several nodes, else the launch line."""
+        return self.multinode.submit_line() if self.multinode is not None else self.launch.shell_line()
+
     @property
     def folder(self) -> RunFolder:
         return RunFolder(self.run_dir)
@@ -236,7 +240,7 @@ def prepare_plan(
             nodes=nodes, gpus_per_node=num_gpus, training_mode=request.training_mode,
             trainer_dir=checkout.trainer_dir, run_dir=folder.root, config=folder.config,
             shipped_accelerate_dir=checkout.config_path("accelerate/ddp.yaml").parent,
-            data_root=data.path, output_dir=folder.outputs,
+            data_root=data.path, output_dir=folder.outputs, effective_batch=batch.achieved,
         )
         slurm_text = render_sbatch(multi, slurm, run_name)
     content = PlanContent(
@@ -257,8 +261,7 @@ def prepare_plan(
         launch_line=multi.submit_line() if multi else launch.shell_line(),
         launch_style=multi.style if multi else launch.style,
         multinode_lines=tuple(plan_section(
-            multi, effective_batch=batch.achieved,
-            checkpoint_every=get_dotted(load_yaml(config_text), "checkpoints.interval", None),
+            multi, checkpoint_every=get_dotted(load_yaml(config_text), "checkpoints.interval", None),
         )) if multi else (),
         assumptions=tuple(assumptions),
         risks=tuple(risks),

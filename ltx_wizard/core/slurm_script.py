@@ -120,7 +120,12 @@ if [ "${{SLURM_JOB_NUM_NODES:-$NUM_NODES}}" != "$NUM_NODES" ]; then
 fi
 
 # The first node of the allocation is node rank 0: it hosts the rendezvous and global rank 0.
-MAIN_IP=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)
+# (pipefail off in here: head leaves early, and scontrol's SIGPIPE must not stop the job)
+MAIN_IP=$(set +o pipefail; scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)
+if [ -z "$MAIN_IP" ]; then
+  echo "{SBATCH_NAME}: scontrol gave no host for $SLURM_JOB_NODELIST" >&2
+  exit 1
+fi
 export MAIN_IP DATA_ROOT
 
 # 5 minutes before the time limit Slurm signals this script: requeue, so the job continues.
