@@ -156,3 +156,9 @@ def test_node_command_flags_are_accepted_by_the_installed_accelerate(box, capsys
     args, _, _ = _validate_launch_command(args)
     assert (args.num_processes, args.num_machines, args.use_fsdp) == (4, 2, True)
     assert Path(args.config_file) == (box.checkout / "packages/ltx-trainer/configs/accelerate/fsdp.yaml").resolve()
+
+
+def test_slurm_options_without_nodes_are_said_to_be_ignored(box, capsys):
+    data = plan_json(capsys, box.args("--slurm-partition", "gpu"))
+    assert any("apply only with --nodes" in w for w in data["warnings"])
+    assert not (box.run / "slurm.sbatch").exists()

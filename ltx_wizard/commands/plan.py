@@ -84,8 +84,8 @@ def add_nodes_arg(parser: argparse.ArgumentParser, default: object = None) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    nodes = parse_nodes(getattr(args, "nodes", None) or 1) if getattr(args, "nodes", None) != "" \
-        else parse_nodes("")
+    nodes_given = getattr(args, "nodes", None)  # also `ltx-wizard --nodes N plan ...`
+    nodes = parse_nodes(1 if nodes_given is None else nodes_given)
     assessment = assessment_from_args(args)
     if nodes > 1:
         require_gpus_per_node(assessment.num_gpus)

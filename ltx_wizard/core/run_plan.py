@@ -131,7 +131,7 @@ def prepare_plan(
     env = os.environ if env is None else env
     nodes = parse_nodes(request.nodes)
     slurm = slurm_options(request.slurm_time, request.slurm_partition, request.slurm_cpus)
-    if nodes > 1 and assessment.num_gpus < 1:
+    if nodes > 1:
         require_gpus_per_node(assessment.num_gpus)
     warnings: list[str] = []
     assumptions: list[str] = []
@@ -243,6 +243,12 @@ def prepare_plan(
             data_root=data.path, output_dir=folder.outputs, effective_batch=batch.achieved,
         )
         slurm_text = render_sbatch(multi, slurm, run_name)
+        if assessment.probe.cuda_visible_devices:
+            warnings.append("CUDA_VISIBLE_DEVICES is not carried into slurm.sbatch: Slurm gives "
+                            "each node its --gpus-per-node GPUs")
+    elif slurm != slurm_options():
+        warnings.append("--slurm-time/--slurm-partition/--slurm-cpus apply only with --nodes 2 "
+                        "or more: ignored")
     content = PlanContent(
         run_name=run_name,
         run_dir=str(folder.root),
