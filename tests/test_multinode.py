@@ -162,3 +162,11 @@ def test_slurm_options_without_nodes_are_said_to_be_ignored(box, capsys):
     data = plan_json(capsys, box.args("--slurm-partition", "gpu"))
     assert any("apply only with --nodes" in w for w in data["warnings"])
     assert not (box.run / "slurm.sbatch").exists()
+
+
+def test_a_reopened_run_folder_submits_the_job(box, capsys):
+    from ltx_wizard.tui.background import launch_from_plan, parse_shell_line
+
+    plan_json(capsys, box.args("--nodes", "2"))
+    line = launch_from_plan((box.run / "plan.md").read_text())  # the TUI without a draft in memory
+    assert parse_shell_line(line) == (["sbatch", "slurm.sbatch"], box.run, {})
