@@ -165,7 +165,8 @@ echo "{SBATCH_NAME}: $NUM_NODES nodes, main $MAIN_IP, config $TRAIN_CONFIG"
 # Words the same on every node; only the node rank differs (expanded on the node itself).
 LAUNCH=({shell_words(plan.launch_prefix(MAIN_IP_VAR))})
 TRAIN=({shell_words(plan.train_args(CONFIG_VAR))})
-srun --kill-on-bad-exit=1 bash -c '
+# --cpus-per-task again: some Slurm versions do not hand the job's value down to srun steps.
+srun --kill-on-bad-exit=1 --cpus-per-task="${{SLURM_CPUS_PER_TASK:-{cpus}}}" bash -c '
   if [ ! -d "$DATA_ROOT" ]; then
     echo "node $SLURM_NODEID ($(hostname)): $DATA_ROOT not found: the data must be on a filesystem every node mounts" >&2
     exit 1
