@@ -160,9 +160,10 @@ def plan_section(plan: MultiNodePlan, *, checkpoint_every: object) -> list[str]:
     lines = [
         "## Several machines (Slurm)",
         "",
-        "> **Untested on a real cluster.** The script is checked with `bash -n`, with stand-ins "
-        "for `srun`/`scontrol`, and its flags against accelerate's own parser, never on Slurm "
-        "itself. Try a short job first (a few steps, a short `--time`).",
+        "> **Untested on a real cluster.** The script is checked with `bash -n` and with stand-ins "
+        "for `srun`/`scontrol`, its flags against accelerate's own parser and in a two-machine "
+        "rendezvous on one host, never on Slurm or across a real network. Try a short job first "
+        "(a few steps, a short `--time`).",
         "",
         f"- {plan.nodes} nodes x {plan.gpus_per_node} GPU{'s' if plan.gpus_per_node != 1 else ''}"
         f" = **{plan.total_gpus} GPUs**, {kind} through accelerate's multi-node launch with the "
