@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.launch import QUIET_FLAG, TRAIN_SCRIPT
 from ltx_wizard.core.tiers import LaunchStyle, launch_style
 
 MAX_NODES = 1024
 DEFAULT_MAIN_PORT = 29500
-TRAIN_SCRIPT = "scripts/train.py"
-QUIET_FLAG = "--disable-progress-bars"  # interleaved progress bars from every node are unreadable
 SBATCH_NAME = "slurm.sbatch"
 RESUME_CONFIG_NAME = "config.resume.yaml"
 # Shell variables the per-node line leaves for the node to fill (see slurm_script.py).
@@ -171,13 +170,17 @@ def plan_section(plan: MultiNodePlan, *, checkpoint_every: object) -> list[str]:
         f"(batch x accumulation x {plan.total_gpus} GPUs).",
         f"- Submit from a login node: `{plan.submit_line()}`. The script `{SBATCH_NAME}` asks "
         "for one task per node; each task starts accelerate with its node's rank "
-        "(`$SLURM_NODEID`) and the first node of the allocation as the main address:",
+        "(`$SLURM_NODEID`), the first node of the allocation as the main address (`$MAIN_IP`) "
+        f"and `config.yaml` (or `{RESUME_CONFIG_NAME}` on a requeue) as `$TRAIN_CONFIG`:",
         "",
         "```sh",
         plan.shell_line(),
         "```",
         "",
         "### Before you submit",
+        # mirrors ltx_trainer/trainer.py: module-level IS_MAIN_PROCESS (LOCAL_RANK == "0") guards
+        # print_config, _save_config, _init_wandb and the push_to_hub block in train();
+        # _save_checkpoint (and _save_training_state, called from it) use is_main_process.
         "- **Main process per node.** The trainer takes `LOCAL_RANK == 0` as its main process "
         "(`IS_MAIN_PROCESS` in ltx_trainer/trainer.py), which is true once on *every* node. So "
         f"each of the {plan.nodes} nodes prints the config and the step lines, writes "
