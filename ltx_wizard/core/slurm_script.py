@@ -69,6 +69,7 @@ def render_sbatch(plan: MultiNodePlan, options: SlurmOptions, job_name: str) -> 
         f"#SBATCH --nodes={plan.nodes}",
         "#SBATCH --ntasks-per-node=1",
         f"#SBATCH --gpus-per-node={plan.gpus_per_node}",
+        f"##SBATCH --gres=gpu:{plan.gpus_per_node}   # instead, on clusters without --gpus-per-node",
         f"#SBATCH --cpus-per-task={cpus}",
         f"#SBATCH --time={options.time}",
         "#SBATCH --requeue",
