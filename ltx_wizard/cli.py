@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--trainer-cmd", metavar="CMD", help="replace the trainer command prefix (autotune)"
     )
+    parser.add_argument(
+        "--nodes", metavar="N", help="plan for N machines like this one (writes slurm.sbatch)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"ltx_wizard.commands.{name}").register(sub)
@@ -73,6 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"--run-dir {args.run_dir}: no such folder; pass a run folder that `plan` or "
                     "the wizard wrote, or leave --run-dir out to start a new run"
                 )
+            if args.nodes is not None:  # checked before the screen opens, like --trainer-cmd
+                from ltx_wizard.core.multinode import parse_nodes
+
+                args.nodes = parse_nodes(args.nodes)
             app = make_app(args)
             result = app.run()
             out, err = app.after_exit()  # the terminal is restored: plain prints from here on

@@ -66,6 +66,9 @@ def render_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = No
         "# Resume after a stop: set model.load_checkpoint in config.yaml to this run's",
         "# outputs/checkpoints folder (the trainer picks the latest step there), then run this again.",
     ]
+    if spec.argv[:1] == ["sbatch"]:
+        head.append("# Several nodes: this submits slurm.sbatch to Slurm and returns; the log gets the")
+        head.append("# job id, and `squeue --me` shows the job.")
     if spec.simulated:
         head.append("# GPUs are SIMULATED here (--simulate/--demo): this runs the simulated trainer.")
         if planned_line:

@@ -40,6 +40,7 @@ class WizardOptions:
     workspace: str | None = None
     run_dir: str | None = None
     trainer_cmd: str | None = None
+    nodes: int = 1  # --nodes: the plan is for this many machines like this one (Slurm)
     # Injection points for tests and the screenshot script.
     now: Callable[[], datetime] = datetime.now
     demo_root: Path | None = None

@@ -54,7 +54,7 @@ class DoneScreen(Screen):
         run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
         files = Text("Run folder: ", style="bold")
         files.append(f"{run_dir}\n", style="not bold")
-        for name in ("plan.md", "config.yaml", "launch.sh", "autotune.log"):
+        for name in ("plan.md", "config.yaml", "launch.sh", "autotune.log", "slurm.sbatch"):
             if (run_dir / name).exists():
                 files.append(f"  ✓ {name}\n")
         self.query_one("#files", Static).update(files)
