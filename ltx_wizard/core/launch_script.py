@@ -68,7 +68,7 @@ def render_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = No
     ]
     if spec.argv[:1] == ["sbatch"]:
         head.append("# Several nodes: this submits slurm.sbatch to Slurm and returns; the log gets the")
-        head.append("# job id, and `squeue --me` shows the job.")
+        head.append("# job id; `squeue --me` shows the job, logs/slurm-<job id>.out its output.")
     if spec.simulated:
         head.append("# GPUs are SIMULATED here (--simulate/--demo): this runs the simulated trainer.")
         if planned_line:
