@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.model_tree import ModelTree
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch, tmp_path):
@@ -20,3 +22,9 @@ def _isolated_env(monkeypatch, tmp_path):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home").mkdir()
+
+
+@pytest.fixture
+def model_tree(tmp_path):
+    """Builds the shared look-alike box (tests/model_tree.py) under this test's tmp_path."""
+    return lambda **options: ModelTree(tmp_path, **options)

@@ -14,11 +14,9 @@ from ltx_wizard.core import accelerate_config
 from ltx_wizard.core.assessment import assess
 from ltx_wizard.core.gpu import ProbeResult
 from ltx_wizard.core.gpu_presets import preset_gpus
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT, make_checkout
+from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT
 from ltx_wizard.core.lookalike_models import (
     make_checkpoint,
-    make_data_root,
-    make_gemma_dir,
     make_packed_gemma,
     make_vae,
 )
@@ -36,23 +34,8 @@ def _no_accelerate(monkeypatch):
 
 
 @pytest.fixture
-def box(tmp_path):
-    class Box:
-        checkout = make_checkout(tmp_path / "LTX-2")
-        ckpt = make_checkpoint(tmp_path / "models" / "ltx-2.safetensors")
-        gemma = make_gemma_dir(tmp_path / "models" / "gemma-3")
-        data = make_data_root(tmp_path / "cats" / ".precomputed", 5)
-        ws = tmp_path / "ws"
-
-        def args(self, *extra: str, sim: str = "h100") -> list[str]:
-            return ["plan", "--trainer-root", str(self.checkout), "--checkpoint", str(self.ckpt),
-                    "--text-encoder", str(self.gemma), "--data-root", str(self.data),
-                    "--workspace", str(self.ws), "--run-name", "run", "--simulate", sim, *extra]
-
-        def shipped(self, name: str) -> Path:
-            return self.checkout / CONFIGS / name
-
-    return Box()
+def box(model_tree):
+    return model_tree()
 
 
 def run_json(capsys, argv) -> dict:

@@ -76,3 +76,12 @@ def test_accelerate_yaml_from_the_shipped_file_with_the_right_count(checkout):
     data = YAML(typ="safe").load(got.text)
     assert data["num_processes"] == 2 and data["distributed_type"] == "FSDP"
     assert "num_processes: 4" in shipped.read_text()  # the shipped file is untouched
+
+
+def test_trials_start_the_planned_command_from_any_directory(checkout, tmp_path):
+    # Autotune's trials put their own config after this prefix and run outside the trainer dir.
+    single = build_launch(checkout, tmp_path / "c.yaml", 1, "lora", None)
+    trainer = str(checkout.resolve() / "packages/ltx-trainer")
+    assert single.trial_prefix() == ["uv", "run", "--directory", trainer, "python", "scripts/train.py"]
+    ddp = build_launch(checkout, tmp_path / "c.yaml", 4, "lora", None)
+    assert ddp.trial_prefix() == ddp.argv[:-2] and ddp.trial_prefix()[-1] == "scripts/train.py"

@@ -62,8 +62,11 @@ def test_every_plan_writes_an_executable_launch_sh_that_bash_accepts(planned):
     script = run / "launch.sh"
     assert os.access(script, os.X_OK)
     assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
-    spec = read_run_meta(run).launch  # recorded for later commands
+    meta = read_run_meta(run)  # recorded for later commands
+    spec = meta.launch
     assert spec is not None and spec.argv[:4] == ["uv", "run", "accelerate", "launch"]
+    assert spec.log == run / "logs" / "train.log" and spec.pid_file == run / "logs" / "train.pid"
+    assert meta.num_gpus == 2 and meta.nodes == 1
     assert copy_line(run) == f"bash '{run}/launch.sh'"
 
 

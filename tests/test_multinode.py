@@ -11,8 +11,6 @@ import pytest
 from ltx_wizard.cli import main
 from ltx_wizard.core import accelerate_config
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 from ltx_wizard.core.multinode import MAX_NODES, parse_nodes
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
 
@@ -25,22 +23,8 @@ def _no_accelerate(monkeypatch):
 
 
 @pytest.fixture
-def box(tmp_path):
-    class Box:
-        checkout = make_checkout(tmp_path / "LTX-2")
-        ckpt = make_checkpoint(tmp_path / "models" / "ltx-2.safetensors")
-        gemma = make_gemma_dir(tmp_path / "models" / "gemma-3")
-        data = make_data_root(tmp_path / "cats" / ".precomputed", 5)
-        ws = tmp_path / "ws"
-        run = ws / "run"
-
-        def args(self, *extra: str, sim: str | None = "4xh100") -> list[str]:
-            source = ["--simulate", sim] if sim else []
-            return ["plan", "--trainer-root", str(self.checkout), "--checkpoint", str(self.ckpt),
-                    "--text-encoder", str(self.gemma), "--data-root", str(self.data),
-                    "--workspace", str(self.ws), "--run-name", "run", *source, *extra]
-
-    return Box()
+def box(model_tree):
+    return model_tree(sim="4xh100")
 
 
 def plan_json(capsys, argv) -> dict:

@@ -17,8 +17,7 @@ import pytest
 from ltx_wizard.cli import main
 from ltx_wizard.core import accelerate_config
 from ltx_wizard.core.autotune.subset import build_subset
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.core.lookalike_models import make_data_root
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,20 +29,8 @@ def _no_accelerate(monkeypatch):
 
 
 @pytest.fixture
-def box(tmp_path):
-    class Box:
-        checkout = make_checkout(tmp_path / "LTX-2")
-        ckpt = make_checkpoint(tmp_path / "models" / "ltx-2.safetensors")
-        gemma = make_gemma_dir(tmp_path / "models" / "gemma-3")
-        data = make_data_root(tmp_path / "clips" / ".precomputed", 4, audio=False)
-        ws = tmp_path / "ws"
-
-        def args(self, *extra: str) -> list[str]:
-            return ["plan", "--trainer-root", str(self.checkout), "--checkpoint", str(self.ckpt),
-                    "--text-encoder", str(self.gemma), "--data-root", str(self.data),
-                    "--workspace", str(self.ws), "--run-name", "run", "--simulate", "h100", *extra]
-
-    return Box()
+def box(model_tree):
+    return model_tree(data="clips", samples=4, audio=False)
 
 
 def _sim(config: Path) -> subprocess.CompletedProcess:

@@ -35,6 +35,13 @@ class LaunchPlan:
         cmd = shlex.join(self.argv)
         return f"cd {shlex.quote(str(self.cwd))} && " + (f"{env} {cmd}" if env else cmd)
 
+    def trial_prefix(self) -> list[str]:
+        """The argv before CONFIG, runnable from any directory: autotune's trials put their own
+        config after it. One GPU: `uv run --directory <trainer>` (the plan's line cds instead)."""
+        if self.style == "single":
+            return [self.argv[0], "run", "--directory", str(self.cwd), "python", TRAIN_SCRIPT]
+        return self.argv[: self.argv.index(TRAIN_SCRIPT) + 1]
+
     def argv_with_env(self) -> list[str]:
         """The argv with the environment carried by `env`, for callers that take one list."""
         if not self.env:

@@ -25,15 +25,35 @@ PID_REL = Path("logs") / "train.pid"
 SIM_GPU_ENV = "LTX_WIZARD_SIM_GPU"  # read by ltx_wizard.core.sim.trainer
 
 
-def spec_of(plan: LaunchPlan) -> LaunchSpec:
-    return LaunchSpec(argv=list(plan.argv), cwd=plan.cwd, env=dict(plan.env))
+def _spec(run_dir: Path, **fields) -> LaunchSpec:
+    run = Path(run_dir).resolve()
+    return LaunchSpec(log=log_path(run), pid_file=pid_path(run), **fields)
+
+
+def spec_of(plan: LaunchPlan, run_dir: Path) -> LaunchSpec:
+    """The planned trainer command, started by launch.sh."""
+    return _spec(run_dir, argv=list(plan.argv), cwd=plan.cwd, env=dict(plan.env))
+
+
+def sbatch_spec(run_dir: Path, sbatch: Path) -> LaunchSpec:
+    """Several nodes: launch.sh submits slurm.sbatch."""
+    return _spec(run_dir, argv=["sbatch", str(sbatch)], cwd=Path(run_dir).resolve())
 
 
 def simulated_spec(run_dir: Path, preset: str) -> LaunchSpec:
     """No real GPU: the simulated trainer runs the planned config (what --demo can show)."""
     config = str(Path(run_dir).resolve() / "config.yaml")
     argv = [sys.executable, "-m", "ltx_wizard.core.sim.trainer", config, QUIET_FLAG]
-    return LaunchSpec(argv=argv, cwd=Path(run_dir).resolve(), env={SIM_GPU_ENV: preset}, simulated=True)
+    return _spec(run_dir, argv=argv, cwd=Path(run_dir).resolve(), env={SIM_GPU_ENV: preset},
+                 simulated=True)
+
+
+def launch_files(run_dir: Path, spec: LaunchSpec | None = None) -> tuple[Path, Path]:
+    """(log, pid file) of the full run: as the plan recorded them, else the default places."""
+    spec = spec if spec is not None else read_run_meta(Path(run_dir)).launch
+    log = spec.log if spec is not None and spec.log is not None else log_path(run_dir)
+    pid = spec.pid_file if spec is not None and spec.pid_file is not None else pid_path(run_dir)
+    return log, pid
 
 
 def script_path(run_dir: Path) -> Path:
@@ -56,6 +76,7 @@ def copy_line(run_dir: Path) -> str:
 def render_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = None) -> str:
     run = Path(run_dir).resolve()
     q = shlex.quote
+    log, pid = launch_files(run, spec)
     head = [
         "#!/usr/bin/env bash",
         "# Written by ltx-wizard: starts the full training run of this run folder.",
@@ -76,9 +97,9 @@ def render_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = No
     body = [
         "set -euo pipefail",
         f"run_dir={q(str(run))}",
-        'log="$run_dir/logs/train.log"',
-        'pid_file="$run_dir/logs/train.pid"',
-        'mkdir -p "$run_dir/logs"',
+        f"log={q(str(log))}",
+        f"pid_file={q(str(pid))}",
+        'mkdir -p "$(dirname "$log")" "$(dirname "$pid_file")"',
         'old_pid="$(cat "$pid_file" 2>/dev/null || true)"',
         '# (the wizard may already have written our own pid: that is not a second start)',
         'if [ -n "$old_pid" ] && [ "$old_pid" != "$$" ] && kill -0 "$old_pid" 2>/dev/null; then',

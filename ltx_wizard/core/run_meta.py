@@ -9,18 +9,23 @@ from pydantic import BaseModel, ValidationError
 
 
 class LaunchSpec(BaseModel):
-    """How the full training run starts: what `<run>/launch.sh` runs (cwd, env, argv)."""
+    """How the full training run starts: what `<run>/launch.sh` runs (cwd, env, argv) and where
+    its output and pid go. Built once by the plan (core/launch_script.py); read back from run.json
+    by the Done screen, the background start and `ensure_script`, never from plan.md."""
 
     argv: list[str]
     cwd: Path
     env: dict[str, str] = {}
     simulated: bool = False  # the simulated trainer (--simulate/--demo), not the real one
+    log: Path | None = None  # None in run.json written before these were recorded
+    pid_file: Path | None = None
 
 
 class RunMeta(BaseModel):
     trainer_root: Path | None = None
     tier: str | None = None
-    num_gpus: int | None = None
+    num_gpus: int | None = None  # one node's: autotune stays single-node
+    nodes: int = 1
     accepted_risk: bool = False
     launch: LaunchSpec | None = None
 

@@ -4,9 +4,9 @@ written; the TUI shows it for approval) and `write_plan` (atomic, locked, refuse
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import datetime
 from pathlib import Path
 from typing import Callable, Literal, Mapping
@@ -22,7 +22,7 @@ from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_ch
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
-from ltx_wizard.core.launch_script import simulated_spec, spec_of, write_script
+from ltx_wizard.core.launch_script import sbatch_spec, simulated_spec, spec_of, write_script
 from ltx_wizard.core.multinode import (
     MultiNodePlan,
     parse_nodes,
@@ -31,7 +31,7 @@ from ltx_wizard.core.multinode import (
     require_gpus_per_node,
 )
 from ltx_wizard.core.plan_md import PlanContent, render_plan
-from ltx_wizard.core.run_meta import LaunchSpec
+from ltx_wizard.core.run_meta import LaunchSpec, RunMeta
 from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
@@ -94,29 +94,27 @@ class PlanDraft:
     slurm_text: str | None = None  # <run>/slurm.sbatch
     simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
 
-    @property
+    @cached_property
     def start(self) -> LaunchSpec:
         """What launch.sh runs: the simulated trainer on simulated GPUs, `sbatch` for several
         nodes, else the planned command."""
         if self.simulate:
             return simulated_spec(self.run_dir, self.simulate)
         if self.multinode is not None:
-            return LaunchSpec(argv=["sbatch", str(self.multinode.sbatch_path)], cwd=self.run_dir)
-        return spec_of(self.launch)
+            return sbatch_spec(self.run_dir, self.multinode.sbatch_path)
+        return spec_of(self.launch, self.run_dir)
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
-        return json.dumps(
-            {
-                "trainer_root": str(self.trainer_dir.parents[1]),
-                "tier": self.tier.value,
-                "num_gpus": self.launch.num_processes,  # one node's: autotune stays single-node
-                "nodes": self.multinode.nodes if self.multinode is not None else 1,
-                "accepted_risk": self.accepted_risk,
-                "launch": self.start.model_dump(mode="json"),
-            },
-            indent=2,
-        ) + "\n"
+        meta = RunMeta(
+            trainer_root=self.trainer_dir.parents[1],
+            tier=self.tier.value,
+            num_gpus=self.launch.num_processes,
+            nodes=self.multinode.nodes if self.multinode is not None else 1,
+            accepted_risk=self.accepted_risk,
+            launch=self.start,
+        )
+        return meta.model_dump_json(indent=2) + "\n"
 
     def shell_line(self) -> str:
         """What the user runs to train: `sbatch` for several nodes, else the launch line."""

@@ -156,7 +156,8 @@ class RunLock:
     note: str | None = None  # set when a stale lock was taken over
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (the one liveness check: run locks, background training)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -187,7 +188,7 @@ def run_lock(run_dir: str | os.PathLike) -> Iterator[RunLock]:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
             holder = _read_pid(path)
-            if holder is not None and _pid_alive(holder):
+            if holder is not None and pid_alive(holder):
                 raise WizardError(
                     f"run folder {run_dir} is in use by another ltx-wizard (pid {holder}): "
                     f"wait for it to finish, or remove {path} if that process is not a wizard"

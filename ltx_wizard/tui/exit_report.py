@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from typing import TYPE_CHECKING
 
-from ltx_wizard.core.launch_script import copy_line, log_path
-from ltx_wizard.tui.background import running_pid
+from ltx_wizard.core.background import running_pid
+from ltx_wizard.core.launch_script import copy_line, launch_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ltx_wizard.tui.app import WizardApp
@@ -37,9 +37,9 @@ def exit_report(app: "WizardApp") -> tuple[list[str], list[str]]:
     if run_dir is not None and (run_dir / "plan.md").exists():
         out.append(f"Run folder: {run_dir}")
         out.append(f"Start training: {copy_line(run_dir)}")
-        out.append(f"Log: {log_path(run_dir)}")
+        out.append(f"Log: {launch_files(run_dir)[0]}")
         if pid is not None:
-            out.append(f"Training runs as pid {pid}: tail -f {log_path(run_dir)}; "
+            out.append(f"Training runs as pid {pid}: tail -f {launch_files(run_dir)[0]}; "
                        f"stop it with kill -- -{pid}")
     if note:
         out.append(note)

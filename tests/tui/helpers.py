@@ -20,19 +20,34 @@ from ltx_wizard.core.autotune.events import (
     VramUpdate,
 )
 from ltx_wizard.core.gpu import MIB, GpuInfo, ProbeResult
-from ltx_wizard.tui.app import WizardApp, WizardOptions
+from ltx_wizard.cli import build_parser
+from ltx_wizard.cli import make_app as cli_make_app
+from ltx_wizard.tui.app import WizardApp
 
 SNAP_ROOT = Path("/tmp/ltx-wizard-snap")
 FIXED_NOW = datetime(2026, 1, 2, 3, 4)
 RUN_NAME = "t2v-demo-clips-20260102-0304"
 
 
+# Options a user gives on the command line travel as flags through the CLI's own parser; the
+# rest are injection points (clock, probe, engine) the CLI's factory takes as keywords.
+CLI_FLAGS = {"simulate": "--simulate", "run_dir": "--run-dir", "workspace": "--workspace",
+             "trainer_root": "--trainer-root", "trainer_cmd": "--trainer-cmd",
+             "from_csv": "--from-csv", "vram_gb": "--vram-gb"}
+
+
 def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
+    """The app as `ltx-wizard [flags]` builds it (cli.make_app), with the test injections."""
+    argv = ["--demo"] if demo_root is not None or overrides.pop("demo", False) else []
+    for name, flag in CLI_FLAGS.items():
+        if name in overrides:
+            argv += [flag, str(overrides.pop(name))]
+    args = build_parser().parse_args(argv)
     values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW)
     if demo_root is not None:
-        values.update(demo=True, demo_root=demo_root)
+        values.update(demo_root=demo_root)
     values.update(overrides)
-    return WizardApp(WizardOptions.from_args(None, **values))
+    return cli_make_app(args, **values)
 
 
 async def settle(pilot, rounds: int = 2) -> None:

@@ -103,12 +103,7 @@ class AutotuneEngine:
             env = {"LTX_WIZARD_SIM_VRAM_FILE": str(sim_file), **self.sim_env} if self.simulate else {}
             return TrialCommand(list(self.trainer_cmd), None, env)
         launch = self._real_launch(config_for_launch)
-        config_arg = str(config_for_launch.resolve())
-        prefix = list(launch.argv)
-        prefix = prefix[: prefix.index(config_arg)] if config_arg in prefix else prefix
-        if launch.style == "single":  # absolute --directory: trials run from anywhere
-            prefix = ["uv", "run", "--directory", str(launch.cwd), "python", "scripts/train.py"]
-        return TrialCommand(prefix, launch.cwd, dict(launch.env))
+        return TrialCommand(launch.trial_prefix(), launch.cwd, dict(launch.env))
 
     def _real_launch(self, config: Path) -> LaunchPlan:
         """The plan's launch of `config` with the user's trainer (accelerate form on several GPUs)."""

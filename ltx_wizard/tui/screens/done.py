@@ -17,8 +17,9 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.launch_script import copy_line, log_path
-from ltx_wizard.core.run_meta import read_run_meta
+from ltx_wizard.core.background import running_pid, start_training
+from ltx_wizard.core.launch_script import copy_line, launch_files
+from ltx_wizard.core.run_meta import LaunchSpec, read_run_meta
 from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
 
@@ -61,11 +62,9 @@ class DoneScreen(Screen):
         self.query_one("#winner", Static).update(self._winner_text())
         self.query_one("#launch-line", Static).update(Text(self.launch_line(), no_wrap=True))
         self.query_one("#launch-about", Static).update(self._about())
-        from ltx_wizard.tui.background import running_pid
-
         pid = running_pid(run_dir)
         if pid is not None:
-            self._show_started(pid, log_path(run_dir))
+            self._show_started(pid, launch_files(run_dir, self._spec())[0])
         self.query_one("#copy", Button).focus()
 
     def _winner_text(self) -> Text:
@@ -91,10 +90,15 @@ class DoneScreen(Screen):
     def launch_line(self) -> str:
         return copy_line(self.app.state.run_dir)  # type: ignore[arg-type]
 
+    def _spec(self) -> LaunchSpec | None:
+        """The plan's start: in memory after planning, from run.json when reopened."""
+        draft = self.app.state.draft
+        return draft.start if draft is not None else read_run_meta(self.app.state.run_dir).launch
+
     def _about(self) -> Text:
         run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
-        draft = self.app.state.draft  # in memory after planning; run.json when reopened
-        spec = draft.start if draft is not None else read_run_meta(run_dir).launch
+        spec = self._spec()
+        log, pid_file = launch_files(run_dir, spec)
         text = Text()
         if spec is not None and spec.simulated:
             text.append("GPUs are simulated: it runs the simulated trainer on the planned config "
@@ -105,7 +109,7 @@ class DoneScreen(Screen):
             if spec.argv and spec.argv[0] == "uv" and shutil.which("uv") is None:
                 text.append(f"! uv is not on PATH and launch.sh starts with `uv run`: install it with\n"
                             f"  {UV_INSTALL}\n  then run `uv sync` in your LTX-2 checkout.\n", style="bold")
-        text.append(f"Log:      {log_path(run_dir)}\nPid file: {run_dir / 'logs' / 'train.pid'}")
+        text.append(f"Log:      {log}\nPid file: {pid_file}")
         return text
 
     def action_copy(self) -> None:
@@ -131,15 +135,13 @@ class DoneScreen(Screen):
         self.app.push_screen(
             ConfirmDialog(
                 f"{warning}Start the full training run in the background (bash {run_dir / 'launch.sh'})? "
-                f"It keeps running after you quit; output goes to {log_path(run_dir)}{simulated}.",
+                f"It keeps running after you quit; output goes to {launch_files(run_dir, self._spec())[0]}{simulated}.",
                 yes="Start anyway" if problem else "Start training", no="Not now", title="Start training",
             ),
             answered,
         )
 
     def _start(self) -> None:
-        from ltx_wizard.tui.background import start_training
-
         run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
         try:
             pid, log = start_training(run_dir)

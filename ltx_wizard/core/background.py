@@ -7,32 +7,21 @@ to `<run>/logs/train.pid`. A live pid file refuses a second start.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.launch_script import ensure_script, log_path, pid_path
-from ltx_wizard.core.workspace import atomic_write_text
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+from ltx_wizard.core.launch_script import ensure_script, launch_files
+from ltx_wizard.core.workspace import atomic_write_text, pid_alive
 
 
 def running_pid(run_dir: Path) -> int | None:
     """The pid of a training already started from this run folder, if it still runs."""
     try:
-        pid = int(pid_path(run_dir).read_text().strip())
+        pid = int(launch_files(run_dir)[1].read_text().strip())
     except (OSError, ValueError):
         return None
-    return pid if _alive(pid) else None
+    return pid if pid_alive(pid) else None
 
 
 def start_training(run_dir: Path) -> tuple[int, Path]:
@@ -43,7 +32,7 @@ def start_training(run_dir: Path) -> tuple[int, Path]:
             f"training from {run_dir} already runs as pid {other}: stop it (kill {other}) first"
         )
     script = ensure_script(run_dir)
-    log = log_path(run_dir)
+    log, pid_file = launch_files(run_dir)
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
         proc = subprocess.Popen(
@@ -59,5 +48,5 @@ def start_training(run_dir: Path) -> tuple[int, Path]:
         raise WizardError(f"could not start bash {script}: {exc.strerror or exc}") from None
     # launch.sh writes the same pid (it execs the trainer); writing it here too means the
     # file is there the moment this returns.
-    atomic_write_text(pid_path(run_dir), f"{proc.pid}\n")
+    atomic_write_text(pid_file, f"{proc.pid}\n")
     return proc.pid, log
