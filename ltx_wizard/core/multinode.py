@@ -156,7 +156,7 @@ def plan_section(plan: MultiNodePlan, *, checkpoint_every: object) -> list[str]:
     kind = "FSDP" if plan.style == "fsdp" else "DDP"
     every = (f"every {checkpoint_every} steps" if isinstance(checkpoint_every, int)
              and checkpoint_every > 0 else "as `checkpoints.interval` says")
-    lines = [
+    return [
         "## Several machines (Slurm)",
         "",
         "> **Untested on a real cluster.** The script is checked with `bash -n` and with stand-ins "
@@ -177,6 +177,13 @@ def plan_section(plan: MultiNodePlan, *, checkpoint_every: object) -> list[str]:
         plan.shell_line(),
         "```",
         "",
+        *_before_you_submit(plan, every),
+    ]
+
+
+def _before_you_submit(plan: MultiNodePlan, every: str) -> list[str]:
+    """What the user must know, per node, before `sbatch`."""
+    return [
         "### Before you submit",
         # mirrors ltx_trainer/trainer.py: module-level IS_MAIN_PROCESS (LOCAL_RANK == "0") guards
         # print_config, _save_config, _init_wandb and the push_to_hub block in train();
@@ -214,4 +221,3 @@ def plan_section(plan: MultiNodePlan, *, checkpoint_every: object) -> list[str]:
         "them.",
         "",
     ]
-    return lines

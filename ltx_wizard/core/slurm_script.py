@@ -57,6 +57,12 @@ def _q(value: object) -> str:
 
 def render_sbatch(plan: MultiNodePlan, options: SlurmOptions, job_name: str) -> str:
     cpus = options.cpus_per_node or CPUS_PER_GPU * plan.gpus_per_node
+    head = _sbatch_head(plan, options, job_name, cpus)
+    return "\n".join(head) + "\n" + _sbatch_checks(plan) + _sbatch_launch(plan, cpus)
+
+
+def _sbatch_head(plan: MultiNodePlan, options: SlurmOptions, job_name: str, cpus: int) -> list[str]:
+    """The #SBATCH lines: what Slurm reads before the script runs."""
     name = job_name if _SAFE.fullmatch(job_name) and len(job_name) <= 64 else "ltx-train"
     logs = plan.run_dir / "logs"
     head = [
@@ -86,7 +92,12 @@ def render_sbatch(plan: MultiNodePlan, options: SlurmOptions, job_name: str) -> 
     else:
         head.append("##SBATCH --partition=CHANGE_ME   # most clusters want one: drop one '#'")
     head.append("##SBATCH --account=CHANGE_ME     # if your cluster bills an account")
-    body = f"""
+    return head
+
+
+def _sbatch_checks(plan: MultiNodePlan) -> str:
+    """The shared paths and the checks every job makes before it starts anything."""
+    return f"""
 set -euo pipefail
 
 # Every node must see these at the same absolute paths (a shared filesystem), from the same
@@ -128,7 +139,12 @@ if [ -z "$MAIN_IP" ]; then
   exit 1
 fi
 export MAIN_IP DATA_ROOT
+"""
 
+
+def _sbatch_launch(plan: MultiNodePlan, cpus: int) -> str:
+    """Requeue near the time limit, resume from the latest checkpoint, one srun step per node."""
+    return f"""
 # 5 minutes before the time limit Slurm signals this script: requeue, so the job continues.
 requeue() {{
   echo "{SBATCH_NAME}: time limit near, requeueing job $SLURM_JOB_ID"
@@ -177,4 +193,3 @@ srun --kill-on-bad-exit=1 --cpus-per-task="${{SLURM_CPUS_PER_TASK:-{cpus}}}" bas
 ' ltx-node "${{#LAUNCH[@]}}" "${{LAUNCH[@]}}" "${{TRAIN[@]}}" &
 wait $!
 """
-    return "\n".join(head) + "\n" + body
