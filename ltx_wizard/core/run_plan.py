@@ -6,45 +6,26 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import cached_property
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core import config_gen
-from ltx_wizard.core.accelerate_config import render_accelerate_yaml
+from ltx_wizard.core import plan_steps as steps
 from ltx_wizard.core.assessment import Assessment
-from ltx_wizard.core.checkout import find_checkout
-from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
-from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
-from ltx_wizard.core.dataset import inspect_data_root
-from ltx_wizard.core.errors import GateStop, UsageError
-from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.checkpoint import CheckpointInfo
+from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.launch import LaunchPlan
 from ltx_wizard.core.launch_script import sbatch_spec, simulated_spec, spec_of, write_script
-from ltx_wizard.core.multinode import (
-    MultiNodePlan,
-    parse_nodes,
-    plan_multinode,
-    plan_section,
-    require_gpus_per_node,
-)
+from ltx_wizard.core.multinode import MultiNodePlan, plan_section
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.plan_steps import gate_stop_message  # noqa: F401  (commands import it here)
 from ltx_wizard.core.run_meta import LaunchSpec, RunMeta
-from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
-from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
-from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
-from ltx_wizard.core.workspace import (
-    ENV_VAR,
-    RunFolder,
-    atomic_write_text,
-    choose_root,
-    dataset_name,
-    default_run_name,
-    run_lock,
-    validate_run_name,
-)
+from ltx_wizard.core.tiers import Tier, nominal_gb
+from ltx_wizard.core.workspace import RunFolder, atomic_write_text, dataset_name, run_lock
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
 
 
@@ -93,6 +74,7 @@ class PlanDraft:
     multinode: MultiNodePlan | None = None  # set when more than one node is planned
     slurm_text: str | None = None  # <run>/slurm.sbatch
     simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
+    checkpoint: CheckpointInfo | None = None  # as `inspect` read it: later steps need not again
 
     @cached_property
     def start(self) -> LaunchSpec:
@@ -125,15 +107,6 @@ class PlanDraft:
         return RunFolder(self.run_dir)
 
 
-def _read_text(path: Path) -> str:
-    # newline="": keep CRLF files CRLF, so the written config differs only where patched.
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the shipped config {path}: {exc}") from None
-
-
 def prepare_plan(
     request: PlanRequest,
     assessment: Assessment,
@@ -142,197 +115,85 @@ def prepare_plan(
     env: Mapping[str, str] | None = None,
     simulate: str | None = None,
 ) -> PlanDraft:
-    """Validate every input and compute the run folder's contents; writes nothing."""
+    """Validate every input and compute the run folder's contents; writes nothing. The named
+    steps (core/plan_steps.py) each hand on what they found: gate -> inspect -> workspace ->
+    config -> launch -> render."""
     env = os.environ if env is None else env
-    nodes = parse_nodes(request.nodes)
-    slurm = slurm_options(request.slurm_time, request.slurm_partition, request.slurm_cpus)
-    if nodes > 1:
-        require_gpus_per_node(assessment.num_gpus)
-    warnings: list[str] = []
-    assumptions: list[str] = []
-    risks: list[str] = []
-    if assessment.gate_blocked:
-        if not request.accept_risk:
-            raise GateStop(gate_stop_message(assessment.gate_message))
-        risks.append(
-            f"{assessment.per_gpu_vram_gb} GB per GPU is below the trainer's 32 GB minimum; the "
-            "gate was overridden with --accept-risk, so this run may run out of memory."
-        )
-    if assessment.tier is Tier.UNKNOWN or assessment.policy.base_config is None:
-        raise UsageError("per-GPU memory is unknown: pass --vram-gb N to pick a tier")
-    num_gpus = max(1, assessment.num_gpus)  # per node
-    total_gpus = num_gpus * nodes  # the tier is per GPU; batch and full-FT rules count them all
-    if request.training_mode == "full":
-        risks += config_gen.check_full_finetune(total_gpus, assessment.tier, request.force_full)
-    if request.effective_batch is not None and request.effective_batch < 1:
-        raise UsageError(f"--effective-batch {request.effective_batch} must be 1 or more")
+    notes = steps.Notes()
+    gpus = steps.gate(request, assessment, notes)
+    found = steps.inspect(request, assessment, env, notes)
+    folder = steps.workspace(request, found.data.path, env, now, notes)
+    configured = steps.configure(request, assessment, gpus, found, folder, notes)
+    launched = steps.launch(request, assessment, gpus, found, folder, configured, notes)
+    return _render(request, assessment, gpus, found, folder, configured, launched, notes, simulate)
 
-    checkout = find_checkout(request.trainer_root, env=env)
-    warnings += list(checkout.notes)
-    base_name = assessment.policy.base_config
-    base_path = checkout.config_path(base_name)
-    base_text = _read_text(base_path)
 
-    ckpt = inspect_checkpoint(request.checkpoint)
-    te = inspect_text_encoder(request.text_encoder)
-    check_compatibility(ckpt, te)
-    video_vae = audio_vae = None
-    if ckpt.is_split_pack:
-        if request.video_vae is None or request.audio_vae is None:
-            raise UsageError(
-                f"checkpoint {ckpt.path} is a split pack: pass its VAE files with --video-vae FILE "
-                "and --audio-vae FILE"
-            )
-        video_vae = inspect_vae(request.video_vae, "video").path
-        audio_vae = inspect_vae(request.audio_vae, "audio").path
-    elif request.video_vae or request.audio_vae:
-        warnings.append("the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae ignored")
-    # The shipped file's strategy names the data folders (core/data_sources.py, the trainer's rule).
-    strategy = get_dotted(load_yaml(base_text), "training_strategy", None)
-    video_change = video_only_change(strategy) if request.video_only else None
-    if request.video_only and video_change is None:
-        warnings.append(f"video only: {base_name} trains no audio (or only audio), so nothing "
-                        "was changed for it")
-    dropped = audio_folder(strategy) if video_change is not None else None
-    if video_change is not None:
-        strategy = video_only(strategy)
-    data = inspect_data_root(request.data_root, strategy=strategy)
-    if dropped and any((data.path / dropped).glob("**/*.pt")):
-        warnings.append(f"video only: {data.path / dropped} holds audio latents, which this run "
-                        "does not train on (drop --video-only to train audio too)")
-    if data.orphans or data.lacking:
-        warnings.append(data.describe())
-
-    root = choose_root(request.workspace, env)
-    if request.workspace is None:
-        source = f"${ENV_VAR}" if env.get(ENV_VAR) and root == Path(env[ENV_VAR]).resolve() else None
-        assumptions.append(f"Workspace root {root}" + (f" (from {source})." if source else
-                                                       " (the first writable default)."))
-    if request.run_name is None:
-        run_name = default_run_name(data.path, now=now)
-        assumptions.append(f"Run name `{run_name}` (mode, dataset name, date and time).")
-    else:
-        run_name = validate_run_name(request.run_name)
-    folder = RunFolder(root / run_name)
-
-    changes = config_gen.compute_changes(
-        base_text,
-        model_path=ckpt.path,
-        text_encoder_path=te.path,
-        data_root=data.path,
-        output_dir=folder.outputs,
-        video_vae_path=video_vae,
-        audio_vae_path=audio_vae,
-        training_mode=request.training_mode,
-        num_gpus=total_gpus,
-        effective_batch=request.effective_batch,
+def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
+            found: steps.Inspected, folder: RunFolder, configured: steps.Configured,
+            launched: steps.Launched, notes: steps.Notes, simulate: str | None) -> PlanDraft:
+    """plan.md and the draft the TUI shows for approval."""
+    diff = config_gen.config_diff(found.base_text, configured.config_text, f"{found.base_path}",
+                                  f"{folder.config}")
+    content = _plan_content(request, assessment, gpus, found, folder, configured, launched,
+                            notes, diff)
+    return PlanDraft(
+        run_dir=folder.root,
+        run_name=folder.root.name,
+        tier=assessment.tier,
+        base_config=found.base_name,
+        base_path=found.base_path,
+        base_text=found.base_text,
+        config_text=configured.config_text,
+        changes=dict(configured.changes.changes),
+        plan_text=render_plan(content),
+        diff=diff,
+        launch=launched.launch,
+        accelerate_text=launched.accelerate.text,
+        warnings=tuple(notes.risks + notes.warnings),
+        sample_count=found.data.sample_count,
+        trainer_dir=found.checkout.trainer_dir,
+        uv_path=found.checkout.uv_path,
+        accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        multinode=launched.multinode,
+        slurm_text=launched.slurm_text,
+        simulate=simulate,
+        checkpoint=found.checkpoint,
     )
-    warnings += changes.warnings
-    if video_change is not None:
-        changes.changes[video_change[0]] = video_change[1]
-    config_text = config_gen.build_config(base_text, changes.changes)
-    config_gen.require_self_check(config_text, str(folder.config))
-    batch = changes.batch
-    assert batch is not None
-    if request.effective_batch is None:
-        assumptions.append(f"Effective batch {batch.wanted}: the shipped file's batch_size x "
-                           "gradient_accumulation_steps (pass --effective-batch N to change it).")
-    if request.training_mode == "lora":
-        assumptions.append("LoRA training (the default; --training-mode full for a full fine-tune).")
-    assumptions.append(f"Steps, learning rate, LoRA rank and validation settings as shipped in "
-                       f"{base_name}.")
-    if assessment.tier is Tier.T40_60:
-        assumptions.append("40–60GB tier: no tested config exists, so the low-VRAM file is used "
-                           "unchanged and autotune relaxes it on measured headroom.")
-    if assessment.mixed_models:
-        warnings.append("mixed GPU models: the smallest GPU's tier applies to all of them")
-    if assessment.probe.cuda_visible_devices:
-        assumptions.append(f"Only the GPUs in CUDA_VISIBLE_DEVICES="
-                           f"{assessment.probe.cuda_visible_devices}; the launch line carries it.")
-    if assessment.vram_stated:
-        assumptions.append(f"{assessment.per_gpu_vram_gb} GB per GPU as stated, not as probed.")
 
-    style = launch_style(num_gpus, request.training_mode)
-    accel = render_accelerate_yaml(style, num_gpus, checkout.config_path(f"accelerate/{style}.yaml"))
-    if accel.note and num_gpus > 1:
-        assumptions.append(accel.note[0].upper() + accel.note[1:] + ".")
-    launch = build_launch(
-        checkout.root, folder.config, num_gpus, request.training_mode,
-        assessment.probe.cuda_visible_devices,
-        folder.accelerate_config if accel.text is not None else None,
-    )
-    diff = config_gen.config_diff(base_text, config_text, f"{base_path}", f"{folder.config}")
-    multi = slurm_text = None
-    if nodes > 1:
-        multi = plan_multinode(
-            nodes=nodes, gpus_per_node=num_gpus, training_mode=request.training_mode,
-            trainer_dir=checkout.trainer_dir, run_dir=folder.root, config=folder.config,
-            shipped_accelerate_dir=checkout.config_path("accelerate/ddp.yaml").parent,
-            data_root=data.path, output_dir=folder.outputs, effective_batch=batch.achieved,
-        )
-        slurm_text = render_sbatch(multi, slurm, run_name)
-        if assessment.probe.cuda_visible_devices:
-            warnings.append("CUDA_VISIBLE_DEVICES is not carried into slurm.sbatch: Slurm gives "
-                            "each node its --gpus-per-node GPUs")
-    elif slurm != slurm_options():
-        warnings.append("--slurm-time/--slurm-partition/--slurm-cpus apply only with --nodes 2 "
-                        "or more: ignored")
-    content = PlanContent(
-        run_name=run_name,
+
+def _plan_content(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
+                  found: steps.Inspected, folder: RunFolder, configured: steps.Configured,
+                  launched: steps.Launched, notes: steps.Notes, diff: str) -> PlanContent:
+    multi, launch, data = launched.multinode, launched.launch, found.data
+    config = load_yaml(configured.config_text)
+    return PlanContent(
+        run_name=folder.root.name,
         run_dir=str(folder.root),
         training_mode=request.training_mode,
         dataset_path=str(data.path),
         dataset_name=dataset_name(data.path),
         sample_count=data.sample_count,
-        config=load_yaml(config_text),
-        base_config=base_name,
-        effective_batch=batch.achieved,
-        num_gpus=total_gpus,
-        nodes=nodes,
+        config=config,
+        base_config=found.base_name,
+        effective_batch=configured.batch.achieved,
+        num_gpus=gpus.total,
+        nodes=gpus.nodes,
         gpu_lines=tuple(_gpu_line(g) for g in assessment.probe.gpus),
         tier=assessment.tier,
         per_gpu_vram_gb=assessment.per_gpu_vram_gb,
         launch_line=multi.submit_line() if multi else launch.shell_line(),
         launch_style=multi.style if multi else launch.style,
         multinode_lines=tuple(plan_section(
-            multi, checkpoint_every=get_dotted(load_yaml(config_text), "checkpoints.interval", None),
+            multi, checkpoint_every=get_dotted(config, "checkpoints.interval", None),
         )) if multi else (),
-        assumptions=tuple(assumptions),
-        risks=tuple(risks),
-        warnings=tuple(warnings),
+        assumptions=tuple(notes.assumptions),
+        risks=tuple(notes.risks),
+        warnings=tuple(notes.warnings),
         diff=diff,
         dataset_note=f"Each sample is a file in every folder the config reads: "
         f"{', '.join(f + '/' for f in data.folders)}.",
-        video_only_note=video_only_note(video_change, base_name, load_yaml(config_text)),
+        video_only_note=video_only_note(found.video_change, found.base_name, config),
     )
-    return PlanDraft(
-        run_dir=folder.root,
-        run_name=run_name,
-        tier=assessment.tier,
-        base_config=base_name,
-        base_path=base_path,
-        base_text=base_text,
-        config_text=config_text,
-        changes=dict(changes.changes),
-        plan_text=render_plan(content),
-        diff=diff,
-        launch=launch,
-        accelerate_text=accel.text,
-        warnings=tuple(risks + warnings),
-        sample_count=data.sample_count,
-        trainer_dir=checkout.trainer_dir,
-        uv_path=checkout.uv_path,
-        accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
-        multinode=multi,
-        slurm_text=slurm_text,
-        simulate=simulate,
-    )
-
-
-def gate_stop_message(message: str | None) -> str:
-    """The gate's text plus the option that goes past it (CLI commands only)."""
-    text = (message or "below the trainer's 32 GB minimum").rstrip().rstrip(".")
-    return f"{text}. To try anyway (b), rerun with --accept-risk"
 
 
 def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:

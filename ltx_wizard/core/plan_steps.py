@@ -1,0 +1,280 @@
+"""The named steps of `prepare_plan` (core/run_plan.py): gate -> inspect -> workspace -> config
+-> launch. Each step validates its part and hands on what it found, so nothing is inspected
+twice (the checkpoint read in `inspect` is the one the draft carries). Notes for plan.md are
+collected in one `Notes`, in the order the steps run: plan.md lists them in that order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+from ltx_wizard.core import config_gen
+from ltx_wizard.core.accelerate_config import AccelerateYaml, render_accelerate_yaml
+from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.checkout import CheckoutInfo, find_checkout
+from ltx_wizard.core.checkpoint import CheckpointInfo, inspect_checkpoint, inspect_vae
+from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
+from ltx_wizard.core.dataset import DataRootInfo, inspect_data_root
+from ltx_wizard.core.errors import GateStop, UsageError
+from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.multinode import (
+    MultiNodePlan,
+    parse_nodes,
+    plan_multinode,
+    require_gpus_per_node,
+)
+from ltx_wizard.core.slurm_script import SlurmOptions, render_sbatch, slurm_options
+from ltx_wizard.core.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
+from ltx_wizard.core.tiers import Tier, launch_style
+from ltx_wizard.core.workspace import (
+    ENV_VAR,
+    RunFolder,
+    choose_root,
+    default_run_name,
+    validate_run_name,
+)
+from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.run_plan import PlanRequest
+
+
+@dataclass
+class Notes:
+    """What plan.md tells the user besides the config: risks first, then warnings."""
+
+    warnings: list[str] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    risks: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Gpus:
+    nodes: int
+    per_node: int
+    total: int  # the tier is per GPU; batch and full-FT rules count them all
+    slurm: SlurmOptions
+
+
+@dataclass(frozen=True)
+class Inspected:
+    """The inputs as read once: the checkout's shipped config, the models, the data."""
+
+    checkout: CheckoutInfo
+    base_name: str
+    base_path: Path
+    base_text: str
+    checkpoint: CheckpointInfo
+    text_encoder: TextEncoderInfo
+    video_vae: Path | None
+    audio_vae: Path | None
+    data: DataRootInfo
+    video_change: tuple[str, object] | None  # the one line --video-only changes, if any
+
+
+@dataclass(frozen=True)
+class Configured:
+    changes: config_gen.ConfigChanges
+    config_text: str
+    batch: config_gen.BatchPlan
+
+
+@dataclass(frozen=True)
+class Launched:
+    accelerate: AccelerateYaml
+    launch: LaunchPlan
+    multinode: MultiNodePlan | None
+    slurm_text: str | None
+
+
+def gate_stop_message(message: str | None) -> str:
+    """The gate's text plus the option that goes past it (CLI commands only)."""
+    text = (message or "below the trainer's 32 GB minimum").rstrip().rstrip(".")
+    return f"{text}. To try anyway (b), rerun with --accept-risk"
+
+
+def gate(request: PlanRequest, assessment: Assessment, notes: Notes) -> Gpus:
+    """The node count, the memory gate, the tier and the GPU-count rules."""
+    nodes = parse_nodes(request.nodes)
+    slurm = slurm_options(request.slurm_time, request.slurm_partition, request.slurm_cpus)
+    if nodes > 1:
+        require_gpus_per_node(assessment.num_gpus)
+    if assessment.gate_blocked:
+        if not request.accept_risk:
+            raise GateStop(gate_stop_message(assessment.gate_message))
+        notes.risks.append(
+            f"{assessment.per_gpu_vram_gb} GB per GPU is below the trainer's 32 GB minimum; the "
+            "gate was overridden with --accept-risk, so this run may run out of memory."
+        )
+    if assessment.tier is Tier.UNKNOWN or assessment.policy.base_config is None:
+        raise UsageError("per-GPU memory is unknown: pass --vram-gb N to pick a tier")
+    per_node = max(1, assessment.num_gpus)
+    total = per_node * nodes
+    if request.training_mode == "full":
+        notes.risks += config_gen.check_full_finetune(total, assessment.tier, request.force_full)
+    if request.effective_batch is not None and request.effective_batch < 1:
+        raise UsageError(f"--effective-batch {request.effective_batch} must be 1 or more")
+    return Gpus(nodes=nodes, per_node=per_node, total=total, slurm=slurm)
+
+
+def _read_text(path: Path) -> str:
+    # newline="": keep CRLF files CRLF, so the written config differs only where patched.
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the shipped config {path}: {exc}") from None
+
+
+def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str],
+            notes: Notes) -> Inspected:
+    """Read the checkout's shipped config, the models and the data, once each."""
+    checkout = find_checkout(request.trainer_root, env=env)
+    notes.warnings += list(checkout.notes)
+    base_name = assessment.policy.base_config
+    assert base_name is not None  # gate() refused an unknown tier
+    base_path = checkout.config_path(base_name)
+    base_text = _read_text(base_path)
+    ckpt, te, video_vae, audio_vae = _inspect_models(request, notes)
+    data, video_change = _inspect_data(request, base_name, base_text, notes)
+    return Inspected(checkout=checkout, base_name=base_name, base_path=base_path,
+                     base_text=base_text, checkpoint=ckpt, text_encoder=te, video_vae=video_vae,
+                     audio_vae=audio_vae, data=data, video_change=video_change)
+
+
+def _inspect_models(request: PlanRequest, notes: Notes):
+    ckpt = inspect_checkpoint(request.checkpoint)
+    te = inspect_text_encoder(request.text_encoder)
+    check_compatibility(ckpt, te)
+    video_vae = audio_vae = None
+    if ckpt.is_split_pack:
+        if request.video_vae is None or request.audio_vae is None:
+            raise UsageError(
+                f"checkpoint {ckpt.path} is a split pack: pass its VAE files with --video-vae FILE "
+                "and --audio-vae FILE"
+            )
+        video_vae = inspect_vae(request.video_vae, "video").path
+        audio_vae = inspect_vae(request.audio_vae, "audio").path
+    elif request.video_vae or request.audio_vae:
+        notes.warnings.append("the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae "
+                              "ignored")
+    return ckpt, te, video_vae, audio_vae
+
+
+def _inspect_data(request: PlanRequest, base_name: str, base_text: str, notes: Notes):
+    # The shipped file's strategy names the data folders (core/data_sources.py, the trainer's rule).
+    strategy = get_dotted(load_yaml(base_text), "training_strategy", None)
+    video_change = video_only_change(strategy) if request.video_only else None
+    if request.video_only and video_change is None:
+        notes.warnings.append(f"video only: {base_name} trains no audio (or only audio), so "
+                              "nothing was changed for it")
+    dropped = audio_folder(strategy) if video_change is not None else None
+    if video_change is not None:
+        strategy = video_only(strategy)
+    data = inspect_data_root(request.data_root, strategy=strategy)
+    if dropped and any((data.path / dropped).glob("**/*.pt")):
+        notes.warnings.append(f"video only: {data.path / dropped} holds audio latents, which this "
+                              "run does not train on (drop --video-only to train audio too)")
+    if data.orphans or data.lacking:
+        notes.warnings.append(data.describe())
+    return data, video_change
+
+
+def workspace(request: PlanRequest, data_path: Path, env: Mapping[str, str],
+              now: datetime | None, notes: Notes) -> RunFolder:
+    """The run folder: the workspace root and the run name, given or chosen."""
+    root = choose_root(request.workspace, env)
+    if request.workspace is None:
+        source = f"${ENV_VAR}" if env.get(ENV_VAR) and root == Path(env[ENV_VAR]).resolve() else None
+        notes.assumptions.append(f"Workspace root {root}" + (f" (from {source})." if source else
+                                                             " (the first writable default)."))
+    if request.run_name is None:
+        run_name = default_run_name(data_path, now=now)
+        notes.assumptions.append(f"Run name `{run_name}` (mode, dataset name, date and time).")
+    else:
+        run_name = validate_run_name(request.run_name)
+    return RunFolder(root / run_name)
+
+
+def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Inspected,
+              folder: RunFolder, notes: Notes) -> Configured:
+    """config.yaml: the shipped file with the paths, batch and mode patched in, self-checked."""
+    changes = config_gen.compute_changes(
+        found.base_text,
+        model_path=found.checkpoint.path,
+        text_encoder_path=found.text_encoder.path,
+        data_root=found.data.path,
+        output_dir=folder.outputs,
+        video_vae_path=found.video_vae,
+        audio_vae_path=found.audio_vae,
+        training_mode=request.training_mode,
+        num_gpus=gpus.total,
+        effective_batch=request.effective_batch,
+    )
+    notes.warnings += changes.warnings
+    if found.video_change is not None:
+        changes.changes[found.video_change[0]] = found.video_change[1]
+    config_text = config_gen.build_config(found.base_text, changes.changes)
+    config_gen.require_self_check(config_text, str(folder.config))
+    batch = changes.batch
+    assert batch is not None
+    _config_notes(request, assessment, found.base_name, batch, notes)
+    return Configured(changes=changes, config_text=config_text, batch=batch)
+
+
+def _config_notes(request: PlanRequest, assessment: Assessment, base_name: str,
+                  batch: config_gen.BatchPlan, notes: Notes) -> None:
+    assumptions = notes.assumptions
+    if request.effective_batch is None:
+        assumptions.append(f"Effective batch {batch.wanted}: the shipped file's batch_size x "
+                           "gradient_accumulation_steps (pass --effective-batch N to change it).")
+    if request.training_mode == "lora":
+        assumptions.append("LoRA training (the default; --training-mode full for a full fine-tune).")
+    assumptions.append(f"Steps, learning rate, LoRA rank and validation settings as shipped in "
+                       f"{base_name}.")
+    if assessment.tier is Tier.T40_60:
+        assumptions.append("40–60GB tier: no tested config exists, so the low-VRAM file is used "
+                           "unchanged and autotune relaxes it on measured headroom.")
+    if assessment.mixed_models:
+        notes.warnings.append("mixed GPU models: the smallest GPU's tier applies to all of them")
+    if assessment.probe.cuda_visible_devices:
+        assumptions.append(f"Only the GPUs in CUDA_VISIBLE_DEVICES="
+                           f"{assessment.probe.cuda_visible_devices}; the launch line carries it.")
+    if assessment.vram_stated:
+        assumptions.append(f"{assessment.per_gpu_vram_gb} GB per GPU as stated, not as probed.")
+
+
+def launch(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Inspected,
+           folder: RunFolder, configured: Configured, notes: Notes) -> Launched:
+    """How the run starts: the one launch plan (core/launch.py), plus slurm.sbatch for nodes."""
+    checkout = found.checkout
+    style = launch_style(gpus.per_node, request.training_mode)
+    accel = render_accelerate_yaml(style, gpus.per_node,
+                                   checkout.config_path(f"accelerate/{style}.yaml"))
+    if accel.note and gpus.per_node > 1:
+        notes.assumptions.append(accel.note[0].upper() + accel.note[1:] + ".")
+    plan = build_launch(
+        checkout.root, folder.config, gpus.per_node, request.training_mode,
+        assessment.probe.cuda_visible_devices,
+        folder.accelerate_config if accel.text is not None else None,
+    )
+    multi = slurm_text = None
+    if gpus.nodes > 1:
+        multi = plan_multinode(
+            nodes=gpus.nodes, gpus_per_node=gpus.per_node, training_mode=request.training_mode,
+            trainer_dir=checkout.trainer_dir, run_dir=folder.root, config=folder.config,
+            shipped_accelerate_dir=checkout.config_path("accelerate/ddp.yaml").parent,
+            data_root=found.data.path, output_dir=folder.outputs,
+            effective_batch=configured.batch.achieved,
+        )
+        slurm_text = render_sbatch(multi, gpus.slurm, folder.root.name)
+        if assessment.probe.cuda_visible_devices:
+            notes.warnings.append("CUDA_VISIBLE_DEVICES is not carried into slurm.sbatch: Slurm "
+                                  "gives each node its --gpus-per-node GPUs")
+    elif gpus.slurm != slurm_options():
+        notes.warnings.append("--slurm-time/--slurm-partition/--slurm-cpus apply only with "
+                              "--nodes 2 or more: ignored")
+    return Launched(accelerate=accel, launch=plan, multinode=multi, slurm_text=slurm_text)
