@@ -78,18 +78,37 @@ def run_checks(
     video_only_option: str = VIDEO_ONLY_FLAG,
     cwd: PathLike | None = None,
     env: Mapping[str, str] | None = None,
+    inspected: CheckpointInfo | None = None,
 ) -> list[CheckItem]:
     """Checkpoint and text encoder always get an item; VAEs when given or needed; others if given.
 
     The data root is read under `strategy` (a config's `training_strategy` block); without one,
     under the shipped t2v config of the checkout (`shipped_strategy`). `video_only_choice` drops
-    its audio, as `training_strategy.audio: null` would.
+    its audio, as `training_strategy.audio: null` would. `inspected`: the checkpoint as the
+    caller already read it (the TUI does, to show the VAE fields), so it is not read again.
     """
+    items, ckpt = _model_items(checkpoint, text_encoder, cwd, inspected)
+    split = ckpt is not None and ckpt.is_split_pack
+    items += _vae_items(ckpt, split, video_vae, audio_vae, cwd)
+    if data_root is not None:
+        if strategy is None:
+            strategy = shipped_strategy(trainer_root, cwd=cwd, env=env)
+        items.append(_data_item(data_root, strategy, video_only_choice, video_only_option, cwd))
+    if trainer_root is not None:
+        items.append(_checkout_item(trainer_root, cwd, env))
+    return items
+
+
+def _model_items(checkpoint: PathLike | None, text_encoder: PathLike | None,
+                 cwd: PathLike | None, inspected: CheckpointInfo | None):
+    """The checkpoint and text encoder items, and the checkpoint as read (None if unreadable)."""
     items: list[CheckItem] = []
     ckpt: list[CheckpointInfo] = []
 
     def do_checkpoint() -> str:
-        info = inspect_checkpoint(checkpoint, cwd=cwd)  # type: ignore[arg-type]
+        usable = inspected is not None and os.fspath(inspected.path) == _shown_path(
+            checkpoint, "checkpoint", cwd)
+        info = inspected if usable else inspect_checkpoint(checkpoint, cwd=cwd)  # type: ignore[arg-type]
         ckpt.append(info)
         return info.summary()
 
@@ -113,21 +132,25 @@ def run_checks(
         )
     else:
         items.append(_item("text_encoder", text_encoder, cwd, do_text_encoder))
+    return items, (ckpt[0] if ckpt else None)
 
-    split = bool(ckpt) and ckpt[0].is_split_pack
+
+def _vae_items(ckpt: CheckpointInfo | None, split: bool, video_vae: PathLike | None,
+               audio_vae: PathLike | None, cwd: PathLike | None) -> list[CheckItem]:
+    items: list[CheckItem] = []
     for name, raw, kind, flag in (
         ("video_vae", video_vae, "video", "--video-vae FILE"),
         ("audio_vae", audio_vae, "audio", "--audio-vae FILE"),
     ):
         if raw is None:
-            if split:
+            if split and ckpt is not None:
                 items.append(
                     _missing(
-                        name, flag, f"checkpoint {ckpt[0].path} is a split pack, which needs it"
+                        name, flag, f"checkpoint {ckpt.path} is a split pack, which needs it"
                     )
                 )
             continue
-        note = "" if split or not ckpt else " (the unified checkpoint already holds one)"
+        note = "" if split or ckpt is None else " (the unified checkpoint already holds one)"
         items.append(
             _item(
                 name,
@@ -136,40 +159,42 @@ def run_checks(
                 lambda raw=raw, kind=kind: inspect_vae(raw, kind, cwd=cwd).describe() + note,
             )
         )
-
-    if data_root is not None:
-        if strategy is None:
-            strategy = shipped_strategy(trainer_root, cwd=cwd, env=env)
-        if video_only_choice:
-            strategy = video_only(strategy)
-
-        video_only_data: list[bool] = []
-
-        def do_data() -> str:
-            try:
-                info = inspect_data_root(
-                    data_root, strategy=strategy, cwd=cwd, option=video_only_option
-                )
-            except VideoOnlyData:
-                video_only_data.append(True)
-                raise
-            return info.describe() + (" (video only)" if video_only_choice else "")
-
-        item = _item("data_root", data_root, cwd, do_data)
-        items.append(item.model_copy(update={"video_only_data": bool(video_only_data)}))
-    if trainer_root is not None:
-        found: list = []
-
-        def do_checkout() -> str:
-            checkout = find_checkout(trainer_root, cwd=cwd, env=env)
-            found.append(checkout)
-            return checkout.describe()
-
-        item = _item("trainer_root", trainer_root, cwd, do_checkout)
-        if found and found[0].notes:  # e.g. uv missing: the launch starts with `uv run`
-            item = item.model_copy(update={"warning": "; ".join(found[0].notes)})
-        items.append(item)
     return items
+
+
+def _data_item(data_root: PathLike, strategy: Mapping, video_only_choice: bool,
+               video_only_option: str, cwd: PathLike | None) -> CheckItem:
+    if video_only_choice:
+        strategy = video_only(strategy)
+    video_only_data: list[bool] = []
+
+    def do_data() -> str:
+        try:
+            info = inspect_data_root(
+                data_root, strategy=strategy, cwd=cwd, option=video_only_option
+            )
+        except VideoOnlyData:
+            video_only_data.append(True)
+            raise
+        return info.describe() + (" (video only)" if video_only_choice else "")
+
+    item = _item("data_root", data_root, cwd, do_data)
+    return item.model_copy(update={"video_only_data": bool(video_only_data)})
+
+
+def _checkout_item(trainer_root: PathLike, cwd: PathLike | None,
+                   env: Mapping[str, str] | None) -> CheckItem:
+    found: list = []
+
+    def do_checkout() -> str:
+        checkout = find_checkout(trainer_root, cwd=cwd, env=env)
+        found.append(checkout)
+        return checkout.describe()
+
+    item = _item("trainer_root", trainer_root, cwd, do_checkout)
+    if found and found[0].notes:  # e.g. uv missing: the launch starts with `uv run`
+        item = item.model_copy(update={"warning": "; ".join(found[0].notes)})
+    return item
 
 
 def all_ok(items: list[CheckItem]) -> bool:

@@ -200,6 +200,7 @@ class PathsScreen(Screen):
             strategy=shipped_strategy(values["trainer_root"] or None, self._base_config()),
             video_only_choice=bool(values["video_only"]),
             video_only_option=VIDEO_ONLY_OPTION,
+            inspected=info,  # read once above; run_checks does not read it again
         )
         self.post_message(ChecksFinished(items, values, info))
 
