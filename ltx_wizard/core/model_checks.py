@@ -93,7 +93,9 @@ def run_checks(
     def do_text_encoder() -> str:
         te = inspect_text_encoder(text_encoder, cwd=cwd)  # type: ignore[arg-type]
         if ckpt:
-            check_compatibility(ckpt[0], te)
+            warning = check_compatibility(ckpt[0], te)
+            if warning:
+                return f"{te.describe()}; warning: {warning}"
             return f"{te.describe()}; matches the checkpoint"
         return te.describe()
 

@@ -136,7 +136,9 @@ def prepare_plan(
 
     ckpt = inspect_checkpoint(request.checkpoint)
     te = inspect_text_encoder(request.text_encoder)
-    check_compatibility(ckpt, te)
+    gemma_warning = check_compatibility(ckpt, te)
+    if gemma_warning:
+        warnings.append(gemma_warning)
     video_vae = audio_vae = None
     if ckpt.is_split_pack:
         if request.video_vae is None or request.audio_vae is None:
