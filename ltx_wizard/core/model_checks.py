@@ -71,10 +71,15 @@ def run_checks(
     trainer_root: PathLike | None = None,
     *,
     with_audio: bool = False,
+    audio_vae_reason: str | None = "the shipped configs generate audio in validation",
     cwd: PathLike | None = None,
     env: Mapping[str, str] | None = None,
 ) -> list[CheckItem]:
-    """Checkpoint and text encoder always get an item; VAEs when given or needed; others if given."""
+    """Checkpoint and text encoder always get an item; VAEs when given or needed; others if given.
+
+    A split pack needs its video VAE always and its audio VAE only when `audio_vae_reason` says
+    why the run loads it (see split_pack.audio_vae_reason; None: the run never does).
+    """
     items: list[CheckItem] = []
     ckpt: list[CheckpointInfo] = []
 
@@ -112,10 +117,11 @@ def run_checks(
         ("audio_vae", audio_vae, "audio", "--audio-vae FILE"),
     ):
         if raw is None:
-            if split:
+            if split and (kind == "video" or audio_vae_reason):
+                why = "" if kind == "video" else f" ({audio_vae_reason})"
                 items.append(
                     _missing(
-                        name, flag, f"checkpoint {ckpt[0].path} is a split pack, which needs it"
+                        name, flag, f"checkpoint {ckpt[0].path} is a split pack, which needs it{why}"
                     )
                 )
             continue

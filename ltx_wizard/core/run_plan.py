@@ -22,6 +22,7 @@ from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.split_pack import audio_vae_reason
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
 from ltx_wizard.core.workspace import (
@@ -141,13 +142,19 @@ def prepare_plan(
         warnings.append(gemma_warning)
     video_vae = audio_vae = None
     if ckpt.is_split_pack:
-        if request.video_vae is None or request.audio_vae is None:
+        # split_pack.py: the video VAE always; the audio VAE where the config loads it
+        audio_why = audio_vae_reason(load_yaml(base_text))
+        if request.video_vae is None or (request.audio_vae is None and audio_why):
+            flags = "--video-vae FILE" + (" and --audio-vae FILE" if audio_why else "")
+            why = f" (the audio VAE because {audio_why})" if audio_why else ""
             raise UsageError(
-                f"checkpoint {ckpt.path} is a split pack: pass its VAE files with --video-vae FILE "
-                "and --audio-vae FILE"
+                f"checkpoint {ckpt.path} is a split pack: pass its VAE files with {flags}{why}"
             )
         video_vae = inspect_vae(request.video_vae, "video").path
-        audio_vae = inspect_vae(request.audio_vae, "audio").path
+        if request.audio_vae is not None:
+            audio_vae = inspect_vae(request.audio_vae, "audio").path
+        else:
+            assumptions.append("No audio VAE: this config never loads it (no audio in validation).")
     elif request.video_vae or request.audio_vae:
         warnings.append("the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae ignored")
     with_audio = get_dotted(load_yaml(base_text), "training_strategy.with_audio", False) is True
