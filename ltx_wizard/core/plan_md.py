@@ -76,6 +76,7 @@ class PlanContent(BaseModel):
     risks: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     diff: str = ""
+    host_lines: tuple[str, ...] = ()  # host_limits.HostCheck.lines
 
 
 def _fmt(value: Any) -> str:
@@ -141,6 +142,7 @@ def render_plan(c: PlanContent) -> str:
         c.launch_line,
         "```",
         "",
+        *host_section(c.host_lines),
         "## Sanity check and autotune",
         "First a sanity check: a 50-step run on one sample (in `overfit/`) proves that the model "
         "loads, the loss stays finite and a validation video is written. Then autotune runs at "
@@ -177,6 +179,14 @@ def render_plan(c: PlanContent) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def host_section(lines: tuple[str, ...]) -> list[str]:
+    """Host RAM and disk the run needs against what this machine has (host_limits.py)."""
+    if not lines:
+        return []
+    return ["## Host memory and disk", *[line if line.startswith("  ") else f"- {line}"
+                                         for line in lines], ""]
 
 
 def _style_words(style: str, num_gpus: int) -> str:

@@ -20,6 +20,7 @@ from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
+from ltx_wizard.core.host_limits import HostCheck, HostReadings, check_host, read_host
 from ltx_wizard.core.launch import LaunchPlan, build_launch
 from ltx_wizard.core.plan_md import PlanContent, render_plan
 from ltx_wizard.core.split_pack import audio_vae_reason
@@ -75,6 +76,7 @@ class PlanDraft:
     trainer_dir: Path  # where the trainer's own schema check runs
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
+    host: HostCheck | None = None  # host RAM and disk for this run (host_limits.py)
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -108,8 +110,13 @@ def prepare_plan(
     *,
     now: datetime | None = None,
     env: Mapping[str, str] | None = None,
+    host: HostReadings | Callable[[Path], HostReadings] | None = None,
 ) -> PlanDraft:
-    """Validate every input and compute the run folder's contents; writes nothing."""
+    """Validate every input and compute the run folder's contents; writes nothing.
+
+    `host`: the host's RAM/disk readings (or a function of the run folder giving them); read
+    from /proc and statvfs when None.
+    """
     env = os.environ if env is None else env
     warnings: list[str] = []
     assumptions: list[str] = []
@@ -191,6 +198,8 @@ def prepare_plan(
     config_gen.require_self_check(config_text, str(folder.config))
     batch = changes.batch
     assert batch is not None
+    host_check = _host_check(config_text, ckpt, te, num_gpus, folder, assessment, host)
+    warnings += host_check.warnings
     if request.effective_batch is None:
         assumptions.append(f"Effective batch {batch.wanted}: the shipped file's batch_size x "
                            "gradient_accumulation_steps (pass --effective-batch N to change it).")
@@ -239,6 +248,7 @@ def prepare_plan(
         risks=tuple(risks),
         warnings=tuple(warnings),
         diff=diff,
+        host_lines=host_check.lines,
     )
     return PlanDraft(
         run_dir=folder.root,
@@ -258,7 +268,18 @@ def prepare_plan(
         trainer_dir=checkout.trainer_dir,
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        host=host_check,
     )
+
+
+def _host_check(config_text, ckpt, te, num_gpus, folder, assessment, host) -> HostCheck:
+    """host_limits.py: RAM at load time and disk in the run folder; exit 2 where it cannot fit."""
+    readings = host if isinstance(host, HostReadings) else (host or read_host)(folder.root)
+    result = check_host(load_yaml(config_text), ckpt, te.param_count, num_gpus, readings,
+                        enforce=assessment.probe.source != "simulated")
+    if result.refusal:
+        raise UsageError(result.refusal)
+    return result
 
 
 def _gpu_line(gpu) -> str:

@@ -40,6 +40,8 @@ class SummaryScreen(Screen):
             yield Static("Launch command", classes="section-title")
             yield Static("", id="launch")
             yield Static("", id="warnings")
+            yield Static("Host memory and disk", classes="section-title")
+            yield Static("", id="host")
             with TabbedContent(id="summary-tabs"):
                 with TabPane("Plan (plan.md)", id="plan"):
                     yield Markdown("", id="plan-preview")
@@ -78,7 +80,9 @@ class SummaryScreen(Screen):
                 training_mode=paths.training_mode,  # type: ignore[arg-type]
                 accept_risk=app.state.accept_risk,
             )
-            draft, error = prepare_plan(request, app.state.assessment, now=app.now()), None
+            draft = prepare_plan(request, app.state.assessment, now=app.now(),
+                                 host=app.options.host_fn)
+            error = None
         except WizardError as exc:
             draft, error = None, exc.message
         except Exception as exc:  # a planner bug is shown, not raised into the UI
@@ -111,6 +115,9 @@ class SummaryScreen(Screen):
             warnings.append("! ", style="bold")
             warnings.append(warning + "\n")
         self.query_one("#warnings", Static).update(warnings)
+        host = draft.host
+        lines = host.lines if host is not None else ("(not checked)",)
+        self.query_one("#host", Static).update(Text("\n".join(lines)))
         self.query_one("#plan-preview", Markdown).update(draft.plan_text)
         diff = draft.diff or "(no changes: the config is the shipped file)"
         self.query_one("#config-diff", Static).update(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True))
