@@ -126,7 +126,7 @@ def test_plan_md_holds_the_host_numbers(plan_argv, tmp_path, capsys, monkeypatch
     err = capsys.readouterr().err
     assert "warning: host RAM is tight" in err
     plan = (tmp_path / "ws" / "run" / "plan.md").read_text()
-    section = plan.split("## Host memory and disk\n", 1)[1].split("\n## ", 1)[0]
+    section = plan.split("## Memory and disk\n", 1)[1].split("\n## ", 1)[0]
     assert "- Host RAM at load time: needs 41.0 GiB; this machine: 64.0 GiB (40.0 GiB available" \
         in section
     assert "- Disk in the run folder: needs about" in section and "/data has 500.0 GiB free" in section
@@ -138,3 +138,25 @@ def test_real_host_is_read_when_nothing_is_injected(tmp_path):
         pytest.skip("no /proc/meminfo here")
     readings = read_host(tmp_path)
     assert readings.mem_total and readings.disk_free is not None and readings.disk_path == tmp_path
+
+
+def test_plan_warns_when_the_planned_full_finetune_cannot_fit_its_gpus(tmp_path, capsys,
+                                                                        monkeypatch):
+    monkeypatch.setattr(run_plan, "read_host", lambda run_dir: box(mem=4096, avail=4000,
+                                                                    disk=5000))
+    make_checkout(tmp_path / "LTX-2")
+    ckpt = make_checkpoint(tmp_path / "m" / "ltx.safetensors", params_b=22, blocks=48)
+    gemma = make_gemma_dir(tmp_path / "m" / "gemma")
+    data = make_data_root(tmp_path / "data", 4)
+    base = ["plan", "--trainer-root", str(tmp_path / "LTX-2"), "--checkpoint", str(ckpt),
+            "--text-encoder", str(gemma), "--data-root", str(data), "--workspace",
+            str(tmp_path / "ws"), "--training-mode", "full"]
+    assert main([*base, "--run-name", "two", "--simulate", "2xh100"]) == 0
+    err = capsys.readouterr().err
+    # fp32 weights + grads + AdamW = 16 bytes x 22e9, over 2 GPUs: 163.9 GiB + 2.5 overhead
+    assert "needs at least 166.4 GiB per GPU" in err and "at least 5 such GPUs" in err
+    plan = (tmp_path / "ws" / "two" / "plan.md").read_text()
+    assert "- GPU memory floor of the planned config: 166.4 GiB per GPU" in plan
+    assert main([*base, "--run-name", "eight", "--simulate", "8xh100"]) == 0
+    assert "per GPU" not in capsys.readouterr().err  # 43.5 GiB of 79.6: no warning
+    assert "floor of the planned config: 43.5 GiB" in (tmp_path / "ws" / "eight" / "plan.md").read_text()

@@ -76,7 +76,7 @@ class PlanContent(BaseModel):
     risks: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     diff: str = ""
-    host_lines: tuple[str, ...] = ()  # host_limits.HostCheck.lines
+    host_lines: tuple[str, ...] = ()  # the GPU floor line, then host_limits.HostCheck.lines
 
 
 def _fmt(value: Any) -> str:
@@ -182,10 +182,10 @@ def render_plan(c: PlanContent) -> str:
 
 
 def host_section(lines: tuple[str, ...]) -> list[str]:
-    """Host RAM and disk the run needs against what this machine has (host_limits.py)."""
+    """GPU floor, host RAM and disk the run needs against what this machine has."""
     if not lines:
         return []
-    return ["## Host memory and disk", *[line if line.startswith("  ") else f"- {line}"
+    return ["## Memory and disk", *[line if line.startswith("  ") else f"- {line}"
                                          for line in lines], ""]
 
 

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict
 from ltx_wizard.core import config_gen
 from ltx_wizard.core.accelerate_config import render_accelerate_yaml
 from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.autotune.headroom import model_size, plan_floor
+from ltx_wizard.core.autotune.trial_config import settings_from_config
 from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
 from ltx_wizard.core.dataset import inspect_data_root
@@ -77,6 +79,7 @@ class PlanDraft:
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
     host: HostCheck | None = None  # host RAM and disk for this run (host_limits.py)
+    memory_lines: tuple[str, ...] = ()  # GPU floor + host RAM + disk, as plan.md shows them
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -200,6 +203,9 @@ def prepare_plan(
     assert batch is not None
     host_check = _host_check(config_text, ckpt, te, num_gpus, folder, assessment, host)
     warnings += host_check.warnings
+    floor_line, floor_warning = _gpu_floor(config_text, ckpt, num_gpus, assessment)
+    if floor_warning:
+        warnings.append(floor_warning)
     if request.effective_batch is None:
         assumptions.append(f"Effective batch {batch.wanted}: the shipped file's batch_size x "
                            "gradient_accumulation_steps (pass --effective-batch N to change it).")
@@ -248,7 +254,7 @@ def prepare_plan(
         risks=tuple(risks),
         warnings=tuple(warnings),
         diff=diff,
-        host_lines=host_check.lines,
+        host_lines=(floor_line, *host_check.lines),
     )
     return PlanDraft(
         run_dir=folder.root,
@@ -269,6 +275,7 @@ def prepare_plan(
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
         host=host_check,
+        memory_lines=(floor_line, *host_check.lines),
     )
 
 
@@ -280,6 +287,16 @@ def _host_check(config_text, ckpt, te, num_gpus, folder, assessment, host) -> Ho
     if result.refusal:
         raise UsageError(result.refusal)
     return result
+
+
+def _gpu_floor(config_text: str, ckpt, num_gpus: int, assessment: Assessment):
+    """headroom.py's floor for the planned config: what autotune's baseline needs per GPU."""
+    config = load_yaml(config_text)
+    size = model_size(ckpt, get_dotted(config, "lora.target_modules", None))
+    known = [g.memory_total_bytes for g in assessment.probe.gpus if g.memory_total_bytes]
+    gpu_gb = (min(known) / 1024**3 if known else
+              float(assessment.per_gpu_vram_gb) if assessment.per_gpu_vram_gb else None)
+    return plan_floor(settings_from_config(config_text), size, num_gpus, gpu_gb)
 
 
 def _gpu_line(gpu) -> str:

@@ -249,3 +249,35 @@ def predict(
     return Fit(True, predicted, need.total_gb, extra,
                f"floor {need.total_gb:.1f} GB, extrapolated {predicted:.1f} GB (measured "
                f"{best_peak_gb:.1f} {extra:+.1f}) of {where}: {verdict}")
+
+
+def fewest_gpus(settings: TrainSettings, model: ModelSize, gpu_total_gb: float,
+                most: int = 64) -> int | None:
+    """The fewest GPUs on which the floor fits (only a full fine-tune shards: FSDP)."""
+    for n in range(1, most + 1):
+        if floor(settings, model, n).total_gb <= gpu_total_gb * FIT_FRACTION:
+            return n
+        if settings.training_mode != "full" and n >= 2:
+            return None  # DDP copies everything to every GPU: more GPUs never help
+    return None
+
+
+def plan_floor(settings: TrainSettings, model: ModelSize, num_gpus: int,
+               gpu_total_gb: float | None) -> tuple[str, str | None]:
+    """plan.md's line for the planned config's floor, and a warning when it cannot fit."""
+    need = floor(settings, model, num_gpus)
+    line = (f"GPU memory floor of the planned config: {need.total_gb:.1f} GiB per GPU "
+            f"({need.describe()}), before activations")
+    if gpu_total_gb is None:
+        return line + "; GPU memory unknown.", None
+    line += f"; each GPU has {gpu_total_gb:.1f} GiB."
+    if need.total_gb <= gpu_total_gb * FIT_FRACTION:
+        return line, None
+    warning = (f"the planned config needs at least {need.total_gb:.1f} GiB per GPU "
+               f"({need.describe()}) but each GPU has {gpu_total_gb:.1f} GiB: it will run out of memory")
+    fewest = fewest_gpus(settings, model, gpu_total_gb)
+    if settings.training_mode == "full" and fewest is not None:
+        warning += f"; a full fine-tune of this checkpoint needs at least {fewest} such GPUs"
+    elif settings.training_mode == "full":
+        warning += "; train a LoRA instead"
+    return line, warning

@@ -40,7 +40,7 @@ class SummaryScreen(Screen):
             yield Static("Launch command", classes="section-title")
             yield Static("", id="launch")
             yield Static("", id="warnings")
-            yield Static("Host memory and disk", classes="section-title")
+            yield Static("Memory and disk", classes="section-title")
             yield Static("", id="host")
             with TabbedContent(id="summary-tabs"):
                 with TabPane("Plan (plan.md)", id="plan"):
@@ -115,8 +115,7 @@ class SummaryScreen(Screen):
             warnings.append("! ", style="bold")
             warnings.append(warning + "\n")
         self.query_one("#warnings", Static).update(warnings)
-        host = draft.host
-        lines = host.lines if host is not None else ("(not checked)",)
+        lines = draft.memory_lines or ("(not checked)",)
         self.query_one("#host", Static).update(Text("\n".join(lines)))
         self.query_one("#plan-preview", Markdown).update(draft.plan_text)
         diff = draft.diff or "(no changes: the config is the shipped file)"
