@@ -20,6 +20,7 @@ from ltx_wizard.core.autotune.headroom import model_size, plan_floor
 from ltx_wizard.core.autotune.trial_config import settings_from_config
 from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
+from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.host_limits import HostCheck, HostReadings, check_host, read_host
@@ -57,6 +58,7 @@ class PlanRequest(BaseModel):
     accept_risk: bool = False
     force: bool = False
     force_full: bool = False
+    video_only: bool = False  # train without audio: training_strategy.audio: null
 
 
 @dataclass(frozen=True)
@@ -167,9 +169,20 @@ def prepare_plan(
             assumptions.append("No audio VAE: this config never loads it (no audio in validation).")
     elif request.video_vae or request.audio_vae:
         warnings.append("the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae ignored")
-    with_audio = get_dotted(load_yaml(base_text), "training_strategy.with_audio", False) is True
-    data = inspect_data_root(request.data_root, with_audio=with_audio)
-    if data.orphans:
+    # The shipped file's strategy names the data folders (core/data_sources.py, the trainer's rule).
+    strategy = get_dotted(load_yaml(base_text), "training_strategy", None)
+    video_change = video_only_change(strategy) if request.video_only else None
+    if request.video_only and video_change is None:
+        warnings.append(f"video only: {base_name} trains no audio (or only audio), so nothing "
+                        "was changed for it")
+    dropped = audio_folder(strategy) if video_change is not None else None
+    if video_change is not None:
+        strategy = video_only(strategy)
+    data = inspect_data_root(request.data_root, strategy=strategy)
+    if dropped and any((data.path / dropped).glob("**/*.pt")):
+        warnings.append(f"video only: {data.path / dropped} holds audio latents, which this run "
+                        "does not train on (drop --video-only to train audio too)")
+    if data.orphans or data.lacking:
         warnings.append(data.describe())
 
     root = choose_root(request.workspace, env)
@@ -197,6 +210,8 @@ def prepare_plan(
         effective_batch=request.effective_batch,
     )
     warnings += changes.warnings
+    if video_change is not None:
+        changes.changes[video_change[0]] = video_change[1]
     config_text = config_gen.build_config(base_text, changes.changes)
     config_gen.require_self_check(config_text, str(folder.config))
     batch = changes.batch
@@ -255,6 +270,9 @@ def prepare_plan(
         warnings=tuple(warnings),
         diff=diff,
         host_lines=(floor_line, *host_check.lines),
+        dataset_note=f"Each sample is a file in every folder the config reads: "
+        f"{', '.join(f + '/' for f in data.folders)}.",
+        video_only_note=video_only_note(video_change, base_name, load_yaml(config_text)),
     )
     return PlanDraft(
         run_dir=folder.root,
@@ -297,6 +315,25 @@ def _gpu_floor(config_text: str, ckpt, num_gpus: int, assessment: Assessment):
     gpu_gb = (min(known) / 1024**3 if known else
               float(assessment.per_gpu_vram_gb) if assessment.per_gpu_vram_gb else None)
     return plan_floor(settings_from_config(config_text), size, num_gpus, gpu_gb)
+
+
+def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
+    """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
+    if change is None:
+        return None
+    key, value = change
+    targets = get_dotted(config, "lora.target_modules", None)
+    shown = "null" if value is None else str(value).lower()
+    text = (f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
+            f"audio latents and trains no audio.")
+    if targets:
+        text += (f" LoRA targets stay as shipped in {base_name} "
+                 f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
+                 "docs/configuration-reference.md (Understanding Target Modules) advises the video "
+                 "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
+                 "such as `to_k` also match the audio and audio-video attention modules. Edit "
+                 "`lora.target_modules` in config.yaml to follow it.")
+    return text
 
 
 def _gpu_line(gpu) -> str:
