@@ -64,6 +64,7 @@ def test_plan_without_audio_vae_when_validation_makes_no_audio(tmp_path, capsys,
     monkeypatch.setattr(accelerate_config, "accelerate_available", lambda: False)
     checkout = make_checkout(tmp_path / "LTX-2")
     shipped = checkout / CONFIGS / "t2v_lora.yaml"
+    shipped.write_text(shipped.read_text().replace("generate_audio: true", "generate_audio: false"))
     assert get_dotted(load_yaml(shipped.read_text()), "validation.generate_audio") is False
     vv = make_vae(tmp_path / "split" / "video_vae.safetensors", "video")
     assert main([*_argv(tmp_path, checkout, "--video-vae", str(vv)), "--json"]) == 0
@@ -74,8 +75,8 @@ def test_plan_without_audio_vae_when_validation_makes_no_audio(tmp_path, capsys,
 
 def test_plan_refuses_a_missing_audio_vae_when_validation_decodes_audio(tmp_path, capsys):
     checkout = make_checkout(tmp_path / "LTX-2")
-    shipped = checkout / CONFIGS / "t2v_lora.yaml"
-    shipped.write_text(shipped.read_text().replace("generate_audio: false", "generate_audio: true"))
+    shipped = checkout / CONFIGS / "t2v_lora.yaml"  # as the trainer ships it: generate_audio on
+    assert get_dotted(load_yaml(shipped.read_text()), "validation.generate_audio") is True
     vv = make_vae(tmp_path / "split" / "video_vae.safetensors", "video")
     assert main(_argv(tmp_path, checkout, "--video-vae", str(vv))) == 2
     err = capsys.readouterr().err
