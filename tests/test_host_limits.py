@@ -19,7 +19,9 @@ GiB = 1024**3
 LORA = {"model": {"training_mode": "lora"}, "lora": {"rank": 32},
         "optimization": {"steps": 2000}, "checkpoints": {"interval": 250, "keep_last_n": -1}}
 FULL = {**LORA, "model": {"training_mode": "full"}}
-CKPT_22B = SimpleNamespace(transformer_param_count=22 * 10**9, linears=(), embeddings_param_count=0)
+CKPT_22B = SimpleNamespace(transformer_param_count=22 * 10**9, linears=(), embeddings_param_count=0,
+                           dtype_counts={"BF16": 22 * 10**9})
+CKPT_22B_FP8 = SimpleNamespace(**{**CKPT_22B.__dict__, "dtype_counts": {"F8_E4M3": 22 * 10**9}})
 
 
 def box(mem=256, avail=240, swap=0, disk=500, cgroup=None) -> HostReadings:
@@ -48,8 +50,23 @@ def test_meminfo_and_statvfs_are_read_from_injected_sources(tmp_path):
 def test_22b_lora_on_one_gpu_fits_a_256_gib_box():
     check = check_host(LORA, CKPT_22B, 0, 1, box())
     assert check.level == "ok" and check.refusal is None and not check.warnings
-    assert check.ram_need == 22 * 10**9 * 2  # bf16 on the CPU: ~41 GiB
-    assert any("41.0 GiB" in line for line in check.lines)
+    # A bf16 checkpoint is mapped, not copied: ~41 GiB of page cache, nothing allocated.
+    assert check.ram_need == 0
+    assert "read through the shared page cache: the 41.0 GiB checkpoint" in check.ram_items
+
+
+def test_a_bf16_checkpoint_larger_than_free_memory_only_loads_slower():
+    check = check_host(LORA, CKPT_22B, 0, 8, box(mem=64, avail=40))
+    assert check.refusal is None and check.level == "tight"
+    assert "it loads, more slowly" in check.warnings[0]
+
+
+def test_a_non_bf16_checkpoint_is_copied_by_every_process():
+    check = check_host(LORA, CKPT_22B_FP8, 0, 4, box(mem=1024, avail=1000))
+    assert check.ram_need == 4 * 22 * 10**9 * 2
+    assert "transformer copied from f8_e4m3 to bf16 on the CPU: 41.0 GiB per process" in check.lines[1]
+    quantized = {**LORA, "acceleration": {"quantization": "int8-quanto"}}
+    assert check_host(quantized, CKPT_22B, 0, 1, box()).ram_need == 22 * 10**9  # int8 back on CPU
 
 
 def test_8bit_gemma_counts_when_it_is_bigger_than_the_transformer():
@@ -58,13 +75,13 @@ def test_8bit_gemma_counts_when_it_is_bigger_than_the_transformer():
     small = SimpleNamespace(transformer_param_count=5 * 10**9, linears=(), embeddings_param_count=0)
     check = check_host(config, small, 13 * 10**9, 1, box())
     assert check.ram_need == 26 * 10**9  # Gemma 13 B in bf16 before quantisation
-    assert any("Gemma materialised" in item for item in check.ram_items)
+    assert any("Gemma copied to fp16" in item for item in check.ram_items)
     no_prompts = check_host({**config, "validation": {}}, small, 13 * 10**9, 1, box())
-    assert no_prompts.ram_need == 10 * 10**9  # no prompts: Gemma is never loaded for validation
+    assert no_prompts.ram_need == 0  # no prompts: Gemma is never loaded for validation
 
 
 def test_tight_ram_is_a_warning_not_a_refusal():
-    check = check_host(LORA, CKPT_22B, 0, 1, box(mem=64, avail=40, swap=8))
+    check = check_host(LORA, CKPT_22B_FP8, 0, 1, box(mem=64, avail=40, swap=8))
     assert check.level == "tight" and check.refusal is None
     assert "host RAM is tight: loading needs 41.0 GiB and 40.0 GiB is available" in check.warnings[0]
 
@@ -73,11 +90,12 @@ def test_full_finetune_on_8_gpus_cannot_fit_a_256_gib_box():
     check = check_host(FULL, CKPT_22B, 0, 8, box(disk=5000))
     assert check.level == "refuse"
     assert "needs 655.7 GiB of host RAM" in check.refusal and "8 x 82.0 GiB" in check.refusal
+    assert "cast to fp32 on the CPU (full fine-tune)" in check.refusal
     assert "this machine has 256.0 GiB" in check.refusal and "use fewer GPUs" in check.refusal
 
 
 def test_a_cgroup_limit_is_the_machine():
-    check = check_host(LORA, CKPT_22B, 0, 1, box(cgroup=32))
+    check = check_host(LORA, CKPT_22B_FP8, 0, 1, box(cgroup=32))
     assert check.refusal and "this machine has 32.0 GiB (memory limit)" in check.refusal
 
 
@@ -100,7 +118,8 @@ def test_simulated_gpus_only_warn():
 @pytest.fixture
 def plan_argv(tmp_path):
     make_checkout(tmp_path / "LTX-2")
-    ckpt = make_checkpoint(tmp_path / "m" / "ltx.safetensors", params_b=22)
+    # An fp8 checkpoint: every process copies it to bf16 on the CPU (41 GiB).
+    ckpt = make_checkpoint(tmp_path / "m" / "ltx.safetensors", params_b=22, dtype="F8_E4M3")
     gemma = make_gemma_dir(tmp_path / "m" / "gemma")
     data = make_data_root(tmp_path / "data", 4)
     csv = tmp_path / "box.csv"
@@ -127,8 +146,8 @@ def test_plan_md_holds_the_host_numbers(plan_argv, tmp_path, capsys, monkeypatch
     assert "warning: host RAM is tight" in err
     plan = (tmp_path / "ws" / "run" / "plan.md").read_text()
     section = plan.split("## Memory and disk\n", 1)[1].split("\n## ", 1)[0]
-    assert "- Host RAM at load time: needs 41.0 GiB; this machine: 64.0 GiB (40.0 GiB available" \
-        in section
+    assert ("- Host RAM at load time: needs 41.0 GiB (+ 20.5 GiB page cache); this machine: "
+            "64.0 GiB (40.0 GiB available") in section
     assert "- Disk in the run folder: needs about" in section and "/data has 500.0 GiB free" in section
     assert "host RAM is tight" in plan  # also among the plan's warnings
 

@@ -1,14 +1,18 @@
 """Host RAM and free disk for a planned run: read at plan time, checked before anything heavy.
 
-Host RAM, per training process (every rank of a multi-GPU launch loads its own copy, at once):
+Host RAM while the trainer loads its models. safetensors maps the files into memory, so a weight
+loaded in its stored dtype stays in the page cache (shared by every process, re-read from disk if
+evicted: slower, never fatal); what counts per training process, all starting at once, is the
+memory the trainer itself allocates on the CPU:
 
-* the transformer is built on the CPU first, in bf16: 2 bytes per parameter (~41 GiB for 22 B),
-  then moved to the GPU; a full fine-tune casts it to fp32 on the CPU first, 4 bytes per parameter
-  (ltx_trainer/trainer.py `LtxvTrainer._load_models`: load_transformer(device="cpu"), then
-  `.to(dtype=float32)` for training_mode full). FSDP's cpu_ram_efficient_loading does not apply:
-  the trainer builds the model itself, on every rank.
-* with `load_text_encoder_in_8bit`, Gemma is materialised on the CPU in bf16 before it is
-  quantised (ltx_trainer/model_loader.py `load_text_encoder`, gemma_8bit.py); the trainer's
+* the transformer is built on the CPU in bf16 (ltx_trainer/trainer.py `LtxvTrainer._load_models`:
+  load_transformer(device="cpu")): no copy for a bf16 checkpoint, a 2-byte copy per parameter for
+  any other dtype (ltx_core/loader/single_gpu_model_builder.py `_cast_floating_sd`); a full
+  fine-tune casts it to fp32 on the CPU (4 bytes per parameter, ~82 GiB for 22 B); quantization
+  brings the quantized blocks back to the CPU (quantization.py `quantize_model`). FSDP's
+  cpu_ram_efficient_loading does not apply: the trainer builds the model itself, on every rank.
+* with `load_text_encoder_in_8bit`, every Gemma Linear is copied to fp16 on the CPU before the
+  move to the GPU quantises it (ltx_trainer/gemma_8bit.py `_to_8bit_linear`); the trainer's
   troubleshooting doc budgets ~26 GB for LTX 2.5. This happens while validation prompts are
   encoded (validation_runner.py `_cache_prompt_embeddings`, only when there are prompts), and the
   encoder is dropped before the transformer loads, so the peak is the larger of the two.
@@ -31,13 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
-from ltx_wizard.core.autotune.headroom import OPTIMIZER_BYTES, model_size
+from ltx_wizard.core.autotune.headroom import BYTES_PER_WEIGHT, OPTIMIZER_BYTES, model_size
 from ltx_wizard.core.yaml_patch import get_dotted
 
 GiB = 1024**3
 GEMMA_8BIT_DOC_BYTES = 26e9  # docs/troubleshooting.md, when the Gemma header cannot be read
 OUTPUT_ALLOWANCE = 1 * GiB  # validation videos and logs
 TIGHT_FRACTION = 0.9
+DTYPE_BYTES = {"F32": 4, "F64": 8, "BF16": 2, "F16": 2, "F8_E4M3": 1, "F8_E5M2": 1}
 
 
 @dataclass(frozen=True)
@@ -119,21 +124,36 @@ def gib(n: float | None) -> str:
     return "unknown" if n is None else f"{n / GiB:.1f} GiB"
 
 
-def _ram(config: Mapping[str, Any], ckpt, te_params: int, processes: int) -> tuple[int, list[str]]:
+def _ram(config: Mapping[str, Any], ckpt, te_params: int,
+         processes: int) -> tuple[int, int, list[str]]:
+    """(bytes every process allocates at once, bytes read through the shared page cache, items)."""
     full = get_dotted(config, "model.training_mode", "lora") == "full"
-    per_param = 4 if full else 2
-    transformer = ckpt.transformer_param_count * per_param
-    items = [f"transformer built on the CPU in {'fp32' if full else 'bf16'}: {gib(transformer)}"]
+    params = ckpt.transformer_param_count
+    dtypes = getattr(ckpt, "dtype_counts", None) or {"BF16": 1}
+    stored = max(dtypes, key=dtypes.get)
+    file_bytes = params * DTYPE_BYTES.get(stored, 2)
+    quant = get_dotted(config, "acceleration.quantization", None)
+    if full:
+        transformer, how = params * 4, "cast to fp32 on the CPU (full fine-tune)"
+    elif quant:
+        transformer, how = int(params * BYTES_PER_WEIGHT.get(quant, 1.0)), f"quantised ({quant})"
+    elif stored != "BF16":
+        transformer, how = params * 2, f"copied from {stored.lower()} to bf16 on the CPU"
+    else:
+        transformer, how = 0, "mapped from the bf16 file, no copy"
+    items = [f"transformer {how}: {gib(transformer)} per process"]
     gemma = 0
     prompts = get_dotted(config, "validation.prompts", None) or get_dotted(
         config, "validation.samples", None)
     if get_dotted(config, "acceleration.load_text_encoder_in_8bit", False) is True and prompts:
         gemma = te_params * 2 if te_params else int(GEMMA_8BIT_DOC_BYTES)
-        items.append(f"Gemma materialised on the CPU before 8-bit quantisation: {gib(gemma)}")
+        items.append(f"Gemma copied to fp16 on the CPU before 8-bit quantisation: {gib(gemma)} "
+                     "per process")
     per_rank = max(transformer, gemma)
     if processes > 1:
         items.append(f"{processes} training processes load at once: {processes} x {gib(per_rank)}")
-    return per_rank * processes, items
+    items.append(f"read through the shared page cache: the {gib(file_bytes)} checkpoint")
+    return per_rank * processes, int(file_bytes), items
 
 
 def _disk(config: Mapping[str, Any], ckpt) -> tuple[int, list[str]]:
@@ -170,7 +190,7 @@ def check_host(
 ) -> HostCheck:
     """RAM and disk the run needs against what the host has. `enforce=False` (simulated GPUs)
     turns a refusal into a warning."""
-    ram_need, ram_items = _ram(config, ckpt, te_params, processes)
+    ram_need, cached, ram_items = _ram(config, ckpt, te_params, processes)
     disk_need, disk_items = _disk(config, ckpt)
     r = readings
     memory = min(x for x in (r.mem_total, r.cgroup_limit) if x is not None) if (
@@ -182,7 +202,7 @@ def check_host(
     warnings: list[str] = []
     if capacity is not None and ram_need > capacity:
         problems.append(
-            f"the run needs {gib(ram_need)} of host RAM at load time ({'; '.join(ram_items)}) but "
+            f"the run needs {gib(ram_need)} of host RAM at load time ({'; '.join(ram_items[:-1])}) but "
             f"this machine has {gib(capacity)} (memory{' limit' if r.cgroup_limit else ''}"
             f"{' + free swap' if r.cgroup_limit is None and r.swap_free else ''}): use fewer GPUs, "
             "LoRA instead of a full fine-tune, or a machine with more RAM")
@@ -190,6 +210,11 @@ def check_host(
         warnings.append(
             f"host RAM is tight: loading needs {gib(ram_need)} and {gib(available)} is available "
             "now; close other programs or expect swapping")
+    elif available is not None and ram_need + cached > available:
+        warnings.append(
+            f"loading reads the {gib(cached)} checkpoint through the page cache beside the "
+            f"{gib(ram_need)} it allocates, more than the {gib(available)} available now: it "
+            "loads, more slowly (parts are read from disk again)")
     if r.disk_free is not None and disk_need > r.disk_free:
         problems.append(
             f"the run folder needs about {gib(disk_need)} of disk ({'; '.join(disk_items)}) but "
@@ -206,7 +231,8 @@ def check_host(
     level = "refuse" if refusal else "tight" if warnings else (
         "unknown" if capacity is None and r.disk_free is None else "ok")
     lines = (
-        f"Host RAM at load time: needs {gib(ram_need)}; this machine: {gib(memory)} "
+        f"Host RAM at load time: needs {gib(ram_need)} (+ {gib(cached)} page cache); this "
+        f"machine: {gib(memory)} "
         f"({gib(available)} available now"
         + (f", {gib(r.swap_free)} free swap" if r.swap_free else "") + ").",
         *[f"  - {item}" for item in ram_items],
