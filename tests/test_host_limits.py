@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core import run_plan
+from ltx_wizard.core import plan_memory  # where prepare_plan looks read_host up
 from ltx_wizard.core.host_limits import HostReadings, check_host, parse_meminfo, read_host
 from ltx_wizard.core.lookalike_checkout import make_checkout
 from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
@@ -131,7 +131,7 @@ def plan_argv(tmp_path):
 
 def test_plan_refuses_with_the_numbers_and_writes_nothing(plan_argv, tmp_path, capsys,
                                                           monkeypatch):
-    monkeypatch.setattr(run_plan, "read_host", lambda run_dir: box(mem=32, avail=30))
+    monkeypatch.setattr(plan_memory, "read_host", lambda run_dir: box(mem=32, avail=30))
     assert main(plan_argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("ltx-wizard: the run needs 41.0 GiB of host RAM")
@@ -140,7 +140,7 @@ def test_plan_refuses_with_the_numbers_and_writes_nothing(plan_argv, tmp_path, c
 
 
 def test_plan_md_holds_the_host_numbers(plan_argv, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(run_plan, "read_host", lambda run_dir: box(mem=64, avail=40))
+    monkeypatch.setattr(plan_memory, "read_host", lambda run_dir: box(mem=64, avail=40))
     assert main(plan_argv) == 0
     err = capsys.readouterr().err
     assert "warning: host RAM is tight" in err
@@ -161,7 +161,7 @@ def test_real_host_is_read_when_nothing_is_injected(tmp_path):
 
 def test_plan_warns_when_the_planned_full_finetune_cannot_fit_its_gpus(tmp_path, capsys,
                                                                         monkeypatch):
-    monkeypatch.setattr(run_plan, "read_host", lambda run_dir: box(mem=4096, avail=4000,
+    monkeypatch.setattr(plan_memory, "read_host", lambda run_dir: box(mem=4096, avail=4000,
                                                                     disk=5000))
     make_checkout(tmp_path / "LTX-2")
     ckpt = make_checkpoint(tmp_path / "m" / "ltx.safetensors", params_b=22, blocks=48)

@@ -16,16 +16,23 @@ from pydantic import BaseModel, ConfigDict
 from ltx_wizard.core import config_gen
 from ltx_wizard.core.accelerate_config import render_accelerate_yaml
 from ltx_wizard.core.assessment import Assessment
-from ltx_wizard.core.autotune.headroom import model_size, plan_floor
-from ltx_wizard.core.autotune.trial_config import settings_from_config
 from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
 from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
-from ltx_wizard.core.host_limits import HostCheck, HostReadings, check_host, read_host
+from ltx_wizard.core.host_limits import HostCheck
 from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.multinode import (
+    MultiNodePlan,
+    parse_nodes,
+    plan_multinode,
+    plan_section,
+    require_gpus_per_node,
+)
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.plan_memory import HostSource, plan_memory
+from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
 from ltx_wizard.core.split_pack import audio_vae_reason
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
@@ -59,6 +66,10 @@ class PlanRequest(BaseModel):
     force: bool = False
     force_full: bool = False
     video_only: bool = False  # train without audio: training_strategy.audio: null
+    nodes: int = 1  # machines like this one (Slurm); the probe gives one node's GPUs
+    slurm_time: str | None = None
+    slurm_partition: str | None = None
+    slurm_cpus: int | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,8 @@ class PlanDraft:
     accepted_risk: bool = False  # the minimum gate was overridden
     host: HostCheck | None = None  # host RAM and disk for this run (host_limits.py)
     memory_lines: tuple[str, ...] = ()  # GPU floor + host RAM + disk, as plan.md shows them
+    multinode: MultiNodePlan | None = None  # set when more than one node is planned
+    slurm_text: str | None = None  # <run>/slurm.sbatch
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -89,11 +102,16 @@ class PlanDraft:
             {
                 "trainer_root": str(self.trainer_dir.parents[1]),
                 "tier": self.tier.value,
-                "num_gpus": self.launch.num_processes,
+                "num_gpus": self.launch.num_processes,  # one node's: autotune stays single-node
+                "nodes": self.multinode.nodes if self.multinode is not None else 1,
                 "accepted_risk": self.accepted_risk,
             },
             indent=2,
         ) + "\n"
+
+    def shell_line(self) -> str:
+        """What the user runs to train: `sbatch` for several nodes, else the launch line."""
+        return self.multinode.submit_line() if self.multinode is not None else self.launch.shell_line()
 
     @property
     def folder(self) -> RunFolder:
@@ -115,7 +133,7 @@ def prepare_plan(
     *,
     now: datetime | None = None,
     env: Mapping[str, str] | None = None,
-    host: HostReadings | Callable[[Path], HostReadings] | None = None,
+    host: HostSource = None,
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing.
 
@@ -123,6 +141,10 @@ def prepare_plan(
     from /proc and statvfs when None.
     """
     env = os.environ if env is None else env
+    nodes = parse_nodes(request.nodes)
+    slurm = slurm_options(request.slurm_time, request.slurm_partition, request.slurm_cpus)
+    if nodes > 1:
+        require_gpus_per_node(assessment.num_gpus)
     warnings: list[str] = []
     assumptions: list[str] = []
     risks: list[str] = []
@@ -135,9 +157,10 @@ def prepare_plan(
         )
     if assessment.tier is Tier.UNKNOWN or assessment.policy.base_config is None:
         raise UsageError("per-GPU memory is unknown: pass --vram-gb N to pick a tier")
-    num_gpus = max(1, assessment.num_gpus)
+    num_gpus = max(1, assessment.num_gpus)  # per node
+    total_gpus = num_gpus * nodes  # the tier is per GPU; batch and full-FT rules count them all
     if request.training_mode == "full":
-        risks += config_gen.check_full_finetune(num_gpus, assessment.tier, request.force_full)
+        risks += config_gen.check_full_finetune(total_gpus, assessment.tier, request.force_full)
     if request.effective_batch is not None and request.effective_batch < 1:
         raise UsageError(f"--effective-batch {request.effective_batch} must be 1 or more")
 
@@ -206,7 +229,7 @@ def prepare_plan(
         video_vae_path=video_vae,
         audio_vae_path=audio_vae,
         training_mode=request.training_mode,
-        num_gpus=num_gpus,
+        num_gpus=total_gpus,
         effective_batch=request.effective_batch,
     )
     warnings += changes.warnings
@@ -216,11 +239,9 @@ def prepare_plan(
     config_gen.require_self_check(config_text, str(folder.config))
     batch = changes.batch
     assert batch is not None
-    host_check = _host_check(config_text, ckpt, te, num_gpus, folder, assessment, host)
-    warnings += host_check.warnings
-    floor_line, floor_warning = _gpu_floor(config_text, ckpt, num_gpus, assessment)
-    if floor_warning:
-        warnings.append(floor_warning)
+    memory = plan_memory(config_text, ckpt, te, num_gpus, total_gpus, folder.root, assessment,
+                         host)
+    warnings += memory.warnings
     if request.effective_batch is None:
         assumptions.append(f"Effective batch {batch.wanted}: the shipped file's batch_size x "
                            "gradient_accumulation_steps (pass --effective-batch N to change it).")
@@ -249,6 +270,21 @@ def prepare_plan(
         folder.accelerate_config if accel.text is not None else None,
     )
     diff = config_gen.config_diff(base_text, config_text, f"{base_path}", f"{folder.config}")
+    multi = slurm_text = None
+    if nodes > 1:
+        multi = plan_multinode(
+            nodes=nodes, gpus_per_node=num_gpus, training_mode=request.training_mode,
+            trainer_dir=checkout.trainer_dir, run_dir=folder.root, config=folder.config,
+            shipped_accelerate_dir=checkout.config_path("accelerate/ddp.yaml").parent,
+            data_root=data.path, output_dir=folder.outputs, effective_batch=batch.achieved,
+        )
+        slurm_text = render_sbatch(multi, slurm, run_name)
+        if assessment.probe.cuda_visible_devices:
+            warnings.append("CUDA_VISIBLE_DEVICES is not carried into slurm.sbatch: Slurm gives "
+                            "each node its --gpus-per-node GPUs")
+    elif slurm != slurm_options():
+        warnings.append("--slurm-time/--slurm-partition/--slurm-cpus apply only with --nodes 2 "
+                        "or more: ignored")
     content = PlanContent(
         run_name=run_name,
         run_dir=str(folder.root),
@@ -259,17 +295,21 @@ def prepare_plan(
         config=load_yaml(config_text),
         base_config=base_name,
         effective_batch=batch.achieved,
-        num_gpus=num_gpus,
+        num_gpus=total_gpus,
+        nodes=nodes,
         gpu_lines=tuple(_gpu_line(g) for g in assessment.probe.gpus),
         tier=assessment.tier,
         per_gpu_vram_gb=assessment.per_gpu_vram_gb,
-        launch_line=launch.shell_line(),
-        launch_style=launch.style,
+        launch_line=multi.submit_line() if multi else launch.shell_line(),
+        launch_style=multi.style if multi else launch.style,
+        multinode_lines=tuple(plan_section(
+            multi, checkpoint_every=get_dotted(load_yaml(config_text), "checkpoints.interval", None),
+        )) if multi else (),
         assumptions=tuple(assumptions),
         risks=tuple(risks),
         warnings=tuple(warnings),
         diff=diff,
-        host_lines=(floor_line, *host_check.lines),
+        host_lines=memory.lines,
         dataset_note=f"Each sample is a file in every folder the config reads: "
         f"{', '.join(f + '/' for f in data.folders)}.",
         video_only_note=video_only_note(video_change, base_name, load_yaml(config_text)),
@@ -292,29 +332,11 @@ def prepare_plan(
         trainer_dir=checkout.trainer_dir,
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
-        host=host_check,
-        memory_lines=(floor_line, *host_check.lines),
+        host=memory.host,
+        memory_lines=memory.lines,
+        multinode=multi,
+        slurm_text=slurm_text,
     )
-
-
-def _host_check(config_text, ckpt, te, num_gpus, folder, assessment, host) -> HostCheck:
-    """host_limits.py: RAM at load time and disk in the run folder; exit 2 where it cannot fit."""
-    readings = host if isinstance(host, HostReadings) else (host or read_host)(folder.root)
-    result = check_host(load_yaml(config_text), ckpt, te.param_count, num_gpus, readings,
-                        enforce=assessment.probe.source != "simulated")
-    if result.refusal:
-        raise UsageError(result.refusal)
-    return result
-
-
-def _gpu_floor(config_text: str, ckpt, num_gpus: int, assessment: Assessment):
-    """headroom.py's floor for the planned config: what autotune's baseline needs per GPU."""
-    config = load_yaml(config_text)
-    size = model_size(ckpt, get_dotted(config, "lora.target_modules", None))
-    known = [g.memory_total_bytes for g in assessment.probe.gpus if g.memory_total_bytes]
-    gpu_gb = (min(known) / 1024**3 if known else
-              float(assessment.per_gpu_vram_gb) if assessment.per_gpu_vram_gb else None)
-    return plan_floor(settings_from_config(config_text), size, num_gpus, gpu_gb)
 
 
 def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
@@ -356,6 +378,8 @@ def write_plan(
         if draft.accelerate_text is not None:
             atomic_write_text(folder.accelerate_config, draft.accelerate_text)
         atomic_write_text(folder.root / "run.json", draft.run_meta())
+        if draft.multinode is not None and draft.slurm_text is not None:
+            atomic_write_text(draft.multinode.sbatch_path, draft.slurm_text)
         atomic_write_text(folder.plan, draft.plan_text)
     return folder
 
