@@ -179,3 +179,22 @@ def test_plan_warns_when_the_planned_full_finetune_cannot_fit_its_gpus(tmp_path,
     assert main([*base, "--run-name", "eight", "--simulate", "8xh100"]) == 0
     assert "per GPU" not in capsys.readouterr().err  # 43.5 GiB of 79.6: no warning
     assert "floor of the planned config: 43.5 GiB" in (tmp_path / "ws" / "eight" / "plan.md").read_text()
+
+
+def test_multi_node_floor_shards_over_every_gpu_but_ram_counts_one_node(tmp_path):
+    from ltx_wizard.core.assessment import assess
+    from ltx_wizard.core.checkpoint import inspect_checkpoint
+    from ltx_wizard.core.probe import resolve_probe
+    from ltx_wizard.core.text_encoder import inspect_text_encoder
+
+    ckpt = inspect_checkpoint(make_checkpoint(tmp_path / "c.safetensors", params_b=22, blocks=48))
+    te = inspect_text_encoder(make_gemma_dir(tmp_path / "g"))
+    config = ("model:\n  training_mode: full\noptimization:\n  optimizer_type: adamw\n"
+              "  steps: 100\ncheckpoints:\n  interval: null\n")
+    probe = resolve_probe(from_csv=None, simulate="4xh100")
+    probe = probe.model_copy(update={"source": "csv"})  # enforced, as on a real machine
+    memory = plan_memory.plan_memory(config, ckpt, te, 4, 8, tmp_path / "run", assess(probe),
+                                     box(mem=2048, avail=2000))
+    assert "GPU memory floor of the planned config: 43.5 GiB per GPU" in memory.lines[0]
+    assert "sharded over 8 GPUs" in memory.lines[0] and not memory.warnings
+    assert memory.host.ram_need == 4 * 22 * 10**9 * 4  # this node's 4 processes, fp32 each
