@@ -103,3 +103,13 @@ def test_parse_model_version_keeps_leading_integers_only():
 def test_verdict_is_pure_and_names_both_files():
     verdict = check_gemma_version(None, "2.5.0", None, "gemma4", checkpoint="C", text_encoder="T")
     assert verdict.level == "warning" and "C" in verdict.message and "T" in verdict.message
+
+
+def test_check_passes_a_warned_pair_and_says_why(tmp_path):
+    from ltx_wizard.core.model_checks import run_checks
+
+    ckpt, te = _files(tmp_path, ABSENT, "2.5.0", ABSENT, "gemma4")
+    items = {i.name: i for i in run_checks(ckpt.path, te.path)}
+    assert items["text_encoder"].ok
+    assert "warning:" in items["text_encoder"].summary
+    assert "skips its version check" in items["text_encoder"].summary
