@@ -17,12 +17,12 @@ from ltx_wizard.core import config_gen
 from ltx_wizard.core.accelerate_config import render_accelerate_yaml
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkout import find_checkout
-from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
+from ltx_wizard.core.checkpoint import inspect_checkpoint
 from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
-from ltx_wizard.core.host_limits import HostCheck
 from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.launch_script import simulated_spec, spec_of, write_script
 from ltx_wizard.core.multinode import (
     MultiNodePlan,
     parse_nodes,
@@ -31,9 +31,10 @@ from ltx_wizard.core.multinode import (
     require_gpus_per_node,
 )
 from ltx_wizard.core.plan_md import PlanContent, render_plan
-from ltx_wizard.core.plan_memory import HostSource, plan_memory
+from ltx_wizard.core.plan_memory import HostCheck, HostSource, plan_memory
+from ltx_wizard.core.run_meta import LaunchSpec
 from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
-from ltx_wizard.core.split_pack import audio_vae_reason
+from ltx_wizard.core.split_pack import component_files
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
 from ltx_wizard.core.workspace import (
@@ -95,6 +96,17 @@ class PlanDraft:
     memory_lines: tuple[str, ...] = ()  # GPU floor + host RAM + disk, as plan.md shows them
     multinode: MultiNodePlan | None = None  # set when more than one node is planned
     slurm_text: str | None = None  # <run>/slurm.sbatch
+    simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
+
+    @property
+    def start(self) -> LaunchSpec:
+        """What launch.sh runs: the simulated trainer on simulated GPUs, `sbatch` for several
+        nodes, else the planned command."""
+        if self.simulate:
+            return simulated_spec(self.run_dir, self.simulate)
+        if self.multinode is not None:
+            return LaunchSpec(argv=["sbatch", str(self.multinode.sbatch_path)], cwd=self.run_dir)
+        return spec_of(self.launch)
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -105,6 +117,7 @@ class PlanDraft:
                 "num_gpus": self.launch.num_processes,  # one node's: autotune stays single-node
                 "nodes": self.multinode.nodes if self.multinode is not None else 1,
                 "accepted_risk": self.accepted_risk,
+                "launch": self.start.model_dump(mode="json"),
             },
             indent=2,
         ) + "\n"
@@ -134,12 +147,10 @@ def prepare_plan(
     now: datetime | None = None,
     env: Mapping[str, str] | None = None,
     host: HostSource = None,
+    simulate: str | None = None,
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing.
-
-    `host`: the host's RAM/disk readings (or a function of the run folder giving them); read
-    from /proc and statvfs when None.
-    """
+    `host`: RAM/disk readings or a function of the run folder (default: /proc and statvfs)."""
     env = os.environ if env is None else env
     nodes = parse_nodes(request.nodes)
     slurm = slurm_options(request.slurm_time, request.slurm_partition, request.slurm_cpus)
@@ -150,7 +161,7 @@ def prepare_plan(
     risks: list[str] = []
     if assessment.gate_blocked:
         if not request.accept_risk:
-            raise GateStop(assessment.gate_message or "below the trainer's 32 GB minimum")
+            raise GateStop(gate_stop_message(assessment.gate_message))
         risks.append(
             f"{assessment.per_gpu_vram_gb} GB per GPU is below the trainer's 32 GB minimum; the "
             "gate was overridden with --accept-risk, so this run may run out of memory."
@@ -172,26 +183,12 @@ def prepare_plan(
 
     ckpt = inspect_checkpoint(request.checkpoint)
     te = inspect_text_encoder(request.text_encoder)
-    gemma_warning = check_compatibility(ckpt, te)
-    if gemma_warning:
-        warnings.append(gemma_warning)
-    video_vae = audio_vae = None
-    if ckpt.is_split_pack:
-        # split_pack.py: the video VAE always; the audio VAE where the config loads it
-        audio_why = audio_vae_reason(load_yaml(base_text))
-        if request.video_vae is None or (request.audio_vae is None and audio_why):
-            flags = "--video-vae FILE" + (" and --audio-vae FILE" if audio_why else "")
-            why = f" (the audio VAE because {audio_why})" if audio_why else ""
-            raise UsageError(
-                f"checkpoint {ckpt.path} is a split pack: pass its VAE files with {flags}{why}"
-            )
-        video_vae = inspect_vae(request.video_vae, "video").path
-        if request.audio_vae is not None:
-            audio_vae = inspect_vae(request.audio_vae, "audio").path
-        else:
-            assumptions.append("No audio VAE: this config never loads it (no audio in validation).")
-    elif request.video_vae or request.audio_vae:
-        warnings.append("the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae ignored")
+    warnings += [w for w in (check_compatibility(ckpt, te),) if w]  # ltx-core only warns
+    # split_pack.py: a split pack's video VAE always, its audio VAE where the config loads it
+    video_vae, audio_vae, notes, ignored = component_files(
+        ckpt, request.video_vae, request.audio_vae, load_yaml(base_text))
+    assumptions += notes
+    warnings += ignored
     # The shipped file's strategy names the data folders (core/data_sources.py, the trainer's rule).
     strategy = get_dotted(load_yaml(base_text), "training_strategy", None)
     video_change = video_only_change(strategy) if request.video_only else None
@@ -336,7 +333,14 @@ def prepare_plan(
         memory_lines=memory.lines,
         multinode=multi,
         slurm_text=slurm_text,
+        simulate=simulate,
     )
+
+
+def gate_stop_message(message: str | None) -> str:
+    """The gate's text plus the option that goes past it (CLI commands only)."""
+    text = (message or "below the trainer's 32 GB minimum").rstrip().rstrip(".")
+    return f"{text}. To try anyway (b), rerun with --accept-risk"
 
 
 def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
@@ -380,6 +384,7 @@ def write_plan(
         atomic_write_text(folder.root / "run.json", draft.run_meta())
         if draft.multinode is not None and draft.slurm_text is not None:
             atomic_write_text(draft.multinode.sbatch_path, draft.slurm_text)
+        write_script(folder.root, draft.start, draft.shell_line())
         atomic_write_text(folder.plan, draft.plan_text)
     return folder
 

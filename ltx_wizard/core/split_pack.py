@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ltx_wizard.core.checkpoint import inspect_vae
+from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.yaml_patch import get_dotted
 
 # mirrors validation_runner.py _cond_needs_audio_encoder: condition types that carry audio
@@ -43,3 +45,23 @@ def audio_vae_reason(config: Mapping[str, Any]) -> str | None:
             if kind in _AUDIO_CARRYING and cond.get("audio") is not None:
                 return f"a validation sample's {kind} condition carries audio"
     return None
+
+
+def component_files(ckpt, video_vae, audio_vae, config: Mapping[str, Any]):
+    """The VAE files a plan writes for `ckpt`: (video, audio, assumptions, warnings).
+
+    Raises UsageError naming the missing flag (and why the audio VAE is needed) for a split pack.
+    """
+    if not ckpt.is_split_pack:
+        ignored = ["the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae ignored"]
+        return None, None, [], ignored if (video_vae or audio_vae) else []
+    audio_why = audio_vae_reason(config)
+    if video_vae is None or (audio_vae is None and audio_why):
+        flags = "--video-vae FILE" + (" and --audio-vae FILE" if audio_why else "")
+        why = f" (the audio VAE because {audio_why})" if audio_why else ""
+        raise UsageError(
+            f"checkpoint {ckpt.path} is a split pack: pass its VAE files with {flags}{why}")
+    video = inspect_vae(video_vae, "video").path
+    if audio_vae is not None:
+        return video, inspect_vae(audio_vae, "audio").path, [], []
+    return video, None, ["No audio VAE: this config never loads it (no audio in validation)."], []
