@@ -73,6 +73,7 @@ def run_checks(
     data_root: PathLike | None = None,
     trainer_root: PathLike | None = None,
     *,
+    audio_vae_reason: str | None = "the shipped configs generate audio in validation",
     strategy: Mapping | None = None,
     video_only_choice: bool = False,
     video_only_option: str = VIDEO_ONLY_FLAG,
@@ -86,10 +87,12 @@ def run_checks(
     under the shipped t2v config of the checkout (`shipped_strategy`). `video_only_choice` drops
     its audio, as `training_strategy.audio: null` would. `inspected`: the checkpoint as the
     caller already read it (the TUI does, to show the VAE fields), so it is not read again.
+    A split pack needs its video VAE always and its audio VAE only when `audio_vae_reason` says
+    why the run loads it (see split_pack.audio_vae_reason; None: the run never does).
     """
     items, ckpt = _model_items(checkpoint, text_encoder, cwd, inspected)
     split = ckpt is not None and ckpt.is_split_pack
-    items += _vae_items(ckpt, split, video_vae, audio_vae, cwd)
+    items += _vae_items(ckpt, split, video_vae, audio_vae, cwd, audio_vae_reason)
     if data_root is not None:
         if strategy is None:
             strategy = shipped_strategy(trainer_root, cwd=cwd, env=env)
@@ -122,7 +125,9 @@ def _model_items(checkpoint: PathLike | None, text_encoder: PathLike | None,
     def do_text_encoder() -> str:
         te = inspect_text_encoder(text_encoder, cwd=cwd)  # type: ignore[arg-type]
         if ckpt:
-            check_compatibility(ckpt[0], te)
+            warning = check_compatibility(ckpt[0], te)
+            if warning:
+                return f"{te.describe()}; warning: {warning}"
             return f"{te.describe()}; matches the checkpoint"
         return te.describe()
 
@@ -136,17 +141,19 @@ def _model_items(checkpoint: PathLike | None, text_encoder: PathLike | None,
 
 
 def _vae_items(ckpt: CheckpointInfo | None, split: bool, video_vae: PathLike | None,
-               audio_vae: PathLike | None, cwd: PathLike | None) -> list[CheckItem]:
+               audio_vae: PathLike | None, cwd: PathLike | None,
+               audio_vae_reason: str | None) -> list[CheckItem]:
     items: list[CheckItem] = []
     for name, raw, kind, flag in (
         ("video_vae", video_vae, "video", "--video-vae FILE"),
         ("audio_vae", audio_vae, "audio", "--audio-vae FILE"),
     ):
         if raw is None:
-            if split and ckpt is not None:
+            if split and ckpt is not None and (kind == "video" or audio_vae_reason):
+                why = "" if kind == "video" else f" ({audio_vae_reason})"
                 items.append(
                     _missing(
-                        name, flag, f"checkpoint {ckpt.path} is a split pack, which needs it"
+                        name, flag, f"checkpoint {ckpt.path} is a split pack, which needs it{why}"
                     )
                 )
             continue

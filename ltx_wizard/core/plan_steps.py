@@ -15,7 +15,7 @@ from ltx_wizard.core import config_gen
 from ltx_wizard.core.accelerate_config import AccelerateYaml, render_accelerate_yaml
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkout import CheckoutInfo, find_checkout
-from ltx_wizard.core.checkpoint import CheckpointInfo, inspect_checkpoint, inspect_vae
+from ltx_wizard.core.checkpoint import CheckpointInfo, inspect_checkpoint
 from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset import DataRootInfo, inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
@@ -26,7 +26,9 @@ from ltx_wizard.core.multinode import (
     plan_multinode,
     require_gpus_per_node,
 )
+from ltx_wizard.core.plan_memory import HostSource, PlanMemory, plan_memory
 from ltx_wizard.core.slurm_script import SlurmOptions, render_sbatch, slurm_options
+from ltx_wizard.core.split_pack import component_files
 from ltx_wizard.core.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style
 from ltx_wizard.core.workspace import (
@@ -80,6 +82,7 @@ class Configured:
     changes: config_gen.ConfigChanges
     config_text: str
     batch: config_gen.BatchPlan
+    memory: PlanMemory  # GPU floor, host RAM and disk for this config
 
 
 @dataclass(frozen=True)
@@ -138,29 +141,22 @@ def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str]
     assert base_name is not None  # gate() refused an unknown tier
     base_path = checkout.config_path(base_name)
     base_text = _read_text(base_path)
-    ckpt, te, video_vae, audio_vae = _inspect_models(request, notes)
+    ckpt, te, video_vae, audio_vae = _inspect_models(request, base_text, notes)
     data, video_change = _inspect_data(request, base_name, base_text, notes)
     return Inspected(checkout=checkout, base_name=base_name, base_path=base_path,
                      base_text=base_text, checkpoint=ckpt, text_encoder=te, video_vae=video_vae,
                      audio_vae=audio_vae, data=data, video_change=video_change)
 
 
-def _inspect_models(request: PlanRequest, notes: Notes):
+def _inspect_models(request: PlanRequest, base_text: str, notes: Notes):
     ckpt = inspect_checkpoint(request.checkpoint)
     te = inspect_text_encoder(request.text_encoder)
-    check_compatibility(ckpt, te)
-    video_vae = audio_vae = None
-    if ckpt.is_split_pack:
-        if request.video_vae is None or request.audio_vae is None:
-            raise UsageError(
-                f"checkpoint {ckpt.path} is a split pack: pass its VAE files with --video-vae FILE "
-                "and --audio-vae FILE"
-            )
-        video_vae = inspect_vae(request.video_vae, "video").path
-        audio_vae = inspect_vae(request.audio_vae, "audio").path
-    elif request.video_vae or request.audio_vae:
-        notes.warnings.append("the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae "
-                              "ignored")
+    notes.warnings += [w for w in (check_compatibility(ckpt, te),) if w]  # ltx-core only warns
+    # split_pack.py: a split pack's video VAE always, its audio VAE where the config loads it
+    video_vae, audio_vae, assumed, ignored = component_files(
+        ckpt, request.video_vae, request.audio_vae, load_yaml(base_text))
+    notes.assumptions += assumed
+    notes.warnings += ignored
     return ckpt, te, video_vae, audio_vae
 
 
@@ -200,7 +196,7 @@ def workspace(request: PlanRequest, data_path: Path, env: Mapping[str, str],
 
 
 def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Inspected,
-              folder: RunFolder, notes: Notes) -> Configured:
+              folder: RunFolder, notes: Notes, host: HostSource = None) -> Configured:
     """config.yaml: the shipped file with the paths, batch and mode patched in, self-checked."""
     changes = config_gen.compute_changes(
         found.base_text,
@@ -221,8 +217,11 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
     config_gen.require_self_check(config_text, str(folder.config))
     batch = changes.batch
     assert batch is not None
+    memory = plan_memory(config_text, found.checkpoint, found.text_encoder, gpus.per_node,
+                         gpus.total, folder.root, assessment, host)
+    notes.warnings += memory.warnings
     _config_notes(request, assessment, found.base_name, batch, notes)
-    return Configured(changes=changes, config_text=config_text, batch=batch)
+    return Configured(changes=changes, config_text=config_text, batch=batch, memory=memory)
 
 
 def _config_notes(request: PlanRequest, assessment: Assessment, base_name: str,

@@ -22,6 +22,7 @@ from ltx_wizard.core.launch import LaunchPlan
 from ltx_wizard.core.launch_script import sbatch_spec, simulated_spec, spec_of, write_script
 from ltx_wizard.core.multinode import MultiNodePlan, plan_section
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.plan_memory import HostCheck, HostSource
 from ltx_wizard.core.plan_steps import gate_stop_message  # noqa: F401  (commands import it here)
 from ltx_wizard.core.run_meta import LaunchSpec, RunMeta
 from ltx_wizard.core.tiers import Tier, nominal_gb
@@ -71,6 +72,8 @@ class PlanDraft:
     trainer_dir: Path  # where the trainer's own schema check runs
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
+    host: HostCheck | None = None  # host RAM and disk for this run (host_limits.py)
+    memory_lines: tuple[str, ...] = ()  # GPU floor + host RAM + disk, as plan.md shows them
     multinode: MultiNodePlan | None = None  # set when more than one node is planned
     slurm_text: str | None = None  # <run>/slurm.sbatch
     simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
@@ -113,17 +116,19 @@ def prepare_plan(
     *,
     now: datetime | None = None,
     env: Mapping[str, str] | None = None,
+    host: HostSource = None,
     simulate: str | None = None,
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing. The named
     steps (core/plan_steps.py) each hand on what they found: gate -> inspect -> workspace ->
-    config -> launch -> render."""
+    config -> launch -> render.
+    `host`: RAM/disk readings or a function of the run folder (default: /proc and statvfs)."""
     env = os.environ if env is None else env
     notes = steps.Notes()
     gpus = steps.gate(request, assessment, notes)
     found = steps.inspect(request, assessment, env, notes)
     folder = steps.workspace(request, found.data.path, env, now, notes)
-    configured = steps.configure(request, assessment, gpus, found, folder, notes)
+    configured = steps.configure(request, assessment, gpus, found, folder, notes, host)
     launched = steps.launch(request, assessment, gpus, found, folder, configured, notes)
     return _render(request, assessment, gpus, found, folder, configured, launched, notes, simulate)
 
@@ -154,6 +159,8 @@ def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
         trainer_dir=found.checkout.trainer_dir,
         uv_path=found.checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        host=configured.memory.host,
+        memory_lines=configured.memory.lines,
         multinode=launched.multinode,
         slurm_text=launched.slurm_text,
         simulate=simulate,
@@ -190,6 +197,7 @@ def _plan_content(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus
         risks=tuple(notes.risks),
         warnings=tuple(notes.warnings),
         diff=diff,
+        host_lines=configured.memory.lines,
         dataset_note=f"Each sample is a file in every folder the config reads: "
         f"{', '.join(f + '/' for f in data.folders)}.",
         video_only_note=video_only_note(found.video_change, found.base_name, config),

@@ -22,11 +22,16 @@ from ltx_wizard.core.autotune.events import (
 from ltx_wizard.core.gpu import MIB, GpuInfo, ProbeResult
 from ltx_wizard.cli import build_parser
 from ltx_wizard.cli import make_app as cli_make_app
+from ltx_wizard.core.host_limits import HostReadings
 from ltx_wizard.tui.app import WizardApp
 
 SNAP_ROOT = Path("/tmp/ltx-wizard-snap")
 FIXED_NOW = datetime(2026, 1, 2, 3, 4)
 RUN_NAME = "t2v-demo-clips-20260102-0304"
+GiB = 1024**3
+# The machine's RAM and free disk as the Summary screen reads them: fixed, so snapshots agree.
+FIXED_HOST = HostReadings(mem_total=256 * GiB, mem_available=240 * GiB, swap_free=0,
+                          disk_free=500 * GiB, disk_path=Path("/data"))
 
 
 # Options a user gives on the command line travel as flags through the CLI's own parser; the
@@ -43,7 +48,8 @@ def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
         if name in overrides:
             argv += [flag, str(overrides.pop(name))]
     args = build_parser().parse_args(argv)
-    values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW)
+    values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW,
+                  host_fn=lambda run_dir: FIXED_HOST)
     if demo_root is not None:
         values.update(demo_root=demo_root)
     values.update(overrides)
