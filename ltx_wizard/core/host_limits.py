@@ -230,7 +230,16 @@ def check_host(
         warnings += [f"{p} (simulated GPUs: not enforced)" for p in problems]
     level = "refuse" if refusal else "tight" if warnings else (
         "unknown" if capacity is None and r.disk_free is None else "ok")
-    lines = (
+    lines = _host_lines(ram_need, cached, ram_items, disk_need, disk_items, memory, available, r)
+    return HostCheck(level, ram_need, tuple(ram_items), disk_need, tuple(disk_items), r,
+                     tuple(warnings), refusal, lines)
+
+
+def _host_lines(ram_need: int, cached: int, ram_items: list[str], disk_need: int,
+                disk_items: list[str], memory: int | None, available: int | None,
+                r: HostReadings) -> tuple[str, ...]:
+    """plan.md's and the Summary screen's lines: what the run needs, what the host has."""
+    return (
         f"Host RAM at load time: needs {gib(ram_need)} (+ {gib(cached)} page cache); this "
         f"machine: {gib(memory)} "
         f"({gib(available)} available now"
@@ -240,5 +249,3 @@ def check_host(
         f"{gib(r.disk_free)} free.",
         *[f"  - {item}" for item in disk_items],
     )
-    return HostCheck(level, ram_need, tuple(ram_items), disk_need, tuple(disk_items), r,
-                     tuple(warnings), refusal, lines)
