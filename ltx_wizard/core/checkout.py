@@ -17,9 +17,12 @@ from typing import Mapping
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_CONFIG, STANDARD_CONFIG, TRAINER_REL
 from ltx_wizard.core.model_paths import resolve_user_path, stat_path
+from ltx_wizard.core.tiers import LOW_VRAM_CONFIG, STANDARD_CONFIG
 
+# The trainer's layout inside the monorepo (the look-alike checkouts of the tests and the demo
+# are built from these, never the reverse).
+TRAINER_REL = Path("packages/ltx-trainer")
 TRAIN_SCRIPT_REL = TRAINER_REL / "scripts" / "train.py"
 CONFIGS_REL = TRAINER_REL / "configs"
 TIER_CONFIGS = (STANDARD_CONFIG, LOW_VRAM_CONFIG)

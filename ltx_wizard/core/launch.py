@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ltx_wizard.core.lookalike_checkout import TRAINER_REL
+from ltx_wizard.core.checkout import TRAINER_REL
 from ltx_wizard.core.tiers import launch_style
 
 Style = Literal["single", "ddp", "fsdp"]

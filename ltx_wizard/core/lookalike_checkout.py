@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-TRAINER_REL = Path("packages/ltx-trainer")
-STANDARD_CONFIG = "t2v_lora.yaml"
-LOW_VRAM_CONFIG = "t2v_lora_low_vram.yaml"
+from ltx_wizard.core.checkout import LOW_VRAM_CONFIG, STANDARD_CONFIG, TRAINER_REL  # noqa: F401
 
 _COMMON_TAIL = """\
 # ---------------------------------------------------------------------------
