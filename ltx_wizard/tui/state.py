@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.gpu import ProbeResult
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.autotune.events import AutotuneSummary
+    from ltx_wizard.core.run_plan import PlanDraft
 
 
 @dataclass
@@ -29,8 +33,8 @@ class WizardState:
     accept_risk: bool = False
     paths: PathChoices = field(default_factory=PathChoices)
     split_pack: bool = False
-    draft: Any | None = None  # run_plan.PlanDraft, once prepared and approved
+    draft: PlanDraft | None = None  # once prepared and approved
     run_dir: Path | None = None
-    summary: Any | None = None  # autotune.events.AutotuneSummary
+    summary: AutotuneSummary | None = None
     autotune_error: str | None = None
     autotune_running: bool = False

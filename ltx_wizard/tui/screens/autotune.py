@@ -11,13 +11,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, ProgressBar, Static
 
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.widgets.tail_log import TailLog
+from ltx_wizard.tui.wizard_screen import WizardScreen
 
 LOG_LINES = 400
 FLUSH_S = 0.1
@@ -31,7 +31,7 @@ def _fmt(value: float | None, unit: str, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f} {unit}"
 
 
-class AutotuneScreen(Screen):
+class AutotuneScreen(WizardScreen):
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("c,escape", "cancel", "Cancel autotune"),

@@ -13,7 +13,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, HorizontalScroll, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from ltx_wizard.core.errors import WizardError
@@ -22,11 +21,12 @@ from ltx_wizard.core.launch_script import copy_line, launch_files
 from ltx_wizard.core.run_meta import LaunchSpec, read_run_meta
 from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
+from ltx_wizard.tui.wizard_screen import WizardScreen
 
 UV_INSTALL = "curl -LsSf https://astral.sh/uv/install.sh | sh"
 
 
-class DoneScreen(Screen):
+class DoneScreen(WizardScreen):
     BINDINGS = [
         Binding("c", "copy", "Copy command"),
         Binding("t", "train", "Start training"),
@@ -52,7 +52,7 @@ class DoneScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
+        run_dir: Path = self.app.state.run_dir
         files = Text("Run folder: ", style="bold")
         files.append(f"{run_dir}\n", style="not bold")
         for name in ("plan.md", "config.yaml", "launch.sh", "autotune.log", "slurm.sbatch"):
@@ -88,7 +88,7 @@ class DoneScreen(Screen):
         return text
 
     def launch_line(self) -> str:
-        return copy_line(self.app.state.run_dir)  # type: ignore[arg-type]
+        return copy_line(self.app.state.run_dir)
 
     def _spec(self) -> LaunchSpec | None:
         """The plan's start: in memory after planning, from run.json when reopened."""
@@ -96,7 +96,7 @@ class DoneScreen(Screen):
         return draft.start if draft is not None else read_run_meta(self.app.state.run_dir).launch
 
     def _about(self) -> Text:
-        run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
+        run_dir: Path = self.app.state.run_dir
         spec = self._spec()
         log, pid_file = launch_files(run_dir, spec)
         text = Text()
@@ -123,7 +123,7 @@ class DoneScreen(Screen):
     def action_train(self) -> None:
         from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
-        run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
+        run_dir: Path = self.app.state.run_dir
         simulated = " (GPUs are simulated: the simulated trainer runs the planned config)" if self.app.simulate else ""
         problem = baseline_problem(self.app.state)
         warning = f"WARNING: {problem}\n\n" if problem else ""
@@ -142,7 +142,7 @@ class DoneScreen(Screen):
         )
 
     def _start(self) -> None:
-        run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
+        run_dir: Path = self.app.state.run_dir
         try:
             pid, log = start_training(run_dir)
         except WizardError as exc:

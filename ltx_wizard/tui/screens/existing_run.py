@@ -13,14 +13,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Markdown, Static
 
 from ltx_wizard.core.launch_script import copy_line
 from ltx_wizard.tui.messages import ProbeFinished
+from ltx_wizard.tui.wizard_screen import WizardScreen
 
 
-class ExistingRunScreen(Screen):
+class ExistingRunScreen(WizardScreen):
     BINDINGS = [
         Binding("r", "resume", "Resume autotune"),
         Binding("v", "view", "View plan"),

@@ -12,13 +12,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Select, Static
 
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
 from ltx_wizard.tui.widgets.path_field import PathField
 from ltx_wizard.tui.widgets.steps import StepBar
+from ltx_wizard.tui.wizard_screen import WizardScreen
 
 FIELDS = (
     ("checkpoint", "LTX-2 checkpoint (.safetensors)", "/models/ltx-2.safetensors"),
@@ -45,7 +45,7 @@ VIDEO_ONLY_LABEL = "Train video only (this data has no audio): training_strategy
 VIDEO_ONLY_OPTION = "the Video only box below"
 
 
-class PathsScreen(Screen):
+class PathsScreen(WizardScreen):
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("f2", "pick", "Pick found"),

@@ -7,15 +7,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Static
 
 from ltx_wizard.tui.messages import ProbeFinished
 from ltx_wizard.tui.widgets.formatting import gpu_row
 from ltx_wizard.tui.widgets.steps import StepBar
+from ltx_wizard.tui.wizard_screen import WizardScreen
 
 
-class ProbeScreen(Screen):
+class ProbeScreen(WizardScreen):
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("ctrl+r", "reprobe", "Re-probe"),

@@ -12,16 +12,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Markdown, Static, TabbedContent, TabPane
 
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.tui.messages import PlanPrepared
 from ltx_wizard.tui.widgets.formatting import gpu_row, yaml_value
 from ltx_wizard.tui.widgets.steps import StepBar
+from ltx_wizard.tui.wizard_screen import WizardScreen
 
 
-class SummaryScreen(Screen):
+class SummaryScreen(WizardScreen):
     BINDINGS = [
         Binding("a", "approve(True)", "Approve"),
         Binding("s", "approve(False)", "Skip autotune"),
