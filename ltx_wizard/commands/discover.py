@@ -7,7 +7,7 @@ import os
 
 from ltx_wizard.commands.common import print_json
 from ltx_wizard.core.discovery import DiscoveryResult, discover
-from ltx_wizard.core.errors import EXIT_OK, UsageError
+from ltx_wizard.core.errors import EXIT_OK, UsageError, WizardError
 from ltx_wizard.core.model_paths import require_directory, resolve_user_path
 
 
@@ -81,4 +81,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(result.model_dump(mode="json"))
     else:
         print("\n".join(_text(result)))
+    if result.failed:
+        raise WizardError(f"the search stopped early ({result.failed}): results above are "
+                          "partial; pass a narrower --models-dir")
     return EXIT_OK

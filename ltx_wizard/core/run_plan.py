@@ -4,6 +4,7 @@ written; the TUI shows it for approval) and `write_plan` (atomic, locked, refuse
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass
@@ -24,8 +25,10 @@ from ltx_wizard.core.launch import LaunchPlan, build_launch
 from ltx_wizard.core.plan_md import PlanContent, render_plan
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
+from ltx_wizard.core.safe_fs import check_run_dir, remove_quietly
 from ltx_wizard.core.workspace import (
     ENV_VAR,
+    SUBFOLDERS,
     RunFolder,
     atomic_write_text,
     choose_root,
@@ -164,6 +167,7 @@ def prepare_plan(
     else:
         run_name = validate_run_name(request.run_name)
     folder = RunFolder(root / run_name)
+    check_run_dir(folder.root)  # a file or a planted symlink there is refused before approval
 
     changes = config_gen.compute_changes(
         base_text,
@@ -260,20 +264,48 @@ def _gpu_line(gpu) -> str:
 def write_plan(
     draft: PlanDraft, force: bool = False, on_note: Callable[[str], None] | None = None
 ) -> RunFolder:
-    """Write config.yaml, accelerate.yaml (if any) and plan.md (last) into the locked run folder."""
+    """Write config.yaml, accelerate.yaml (if any) and plan.md (last) into the locked run folder.
+
+    Every write is checked to stay inside the run folder (no planted symlink followed). When a
+    write fails (a full disk), the files this call created are removed again, so a retry is not
+    blocked by a half-written config.yaml.
+    """
     folder = draft.folder
     _refuse_overwrite(folder, force)
+    made_folder = not os.path.lexists(folder.root)
+    failed = True
+    try:
+        _write_locked(folder, draft, force, on_note, made_folder)
+        failed = False
+    finally:
+        if failed and made_folder:  # leave no empty run folder behind
+            with contextlib.suppress(OSError):
+                os.rmdir(folder.root)
+    return folder
+
+
+def _write_locked(folder: RunFolder, draft: PlanDraft, force: bool,
+                  on_note: Callable[[str], None] | None, made_folder: bool) -> None:
     with run_lock(folder.root) as lock:
         if lock.note and on_note:
             on_note(lock.note)
         _refuse_overwrite(folder, force)  # again, now that no one else can write
-        folder.create()
-        atomic_write_text(folder.config, draft.config_text)
+        files = [(folder.config, draft.config_text)]
         if draft.accelerate_text is not None:
-            atomic_write_text(folder.accelerate_config, draft.accelerate_text)
-        atomic_write_text(folder.root / "run.json", draft.run_meta())
-        atomic_write_text(folder.plan, draft.plan_text)
-    return folder
+            files.append((folder.accelerate_config, draft.accelerate_text))
+        files += [(folder.root / "run.json", draft.run_meta()), (folder.plan, draft.plan_text)]
+        created = [path for path, _ in files if not os.path.lexists(path)]
+        try:
+            folder.create()
+            for path, text in files:
+                atomic_write_text(path, text, root=folder.root)
+        except BaseException:
+            remove_quietly(created)
+            if made_folder:
+                for name in SUBFOLDERS:
+                    with contextlib.suppress(OSError):
+                        os.rmdir(folder.root / name)
+            raise
 
 
 def _refuse_overwrite(folder: RunFolder, force: bool) -> None:

@@ -10,7 +10,6 @@ versions named.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from ltx_wizard.core.checkpoint import CheckpointInfo
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.model_paths import require_regular_file, resolve_user_path, stat_path
+from ltx_wizard.core.bounded_io import loads_json, read_bytes
 from ltx_wizard.core.safetensors_header import read_header
 
 DIRECTORY_FILES = (
@@ -61,18 +61,13 @@ def _version_of(config: dict) -> str | None:
 
 
 def _read_config(path: Path, where: str) -> dict:
+    # Regular file, size-capped, depth-limited, finite: a hostile config.json is one refusal.
     try:
-        size = path.stat().st_size
-        if size > _MAX_CONFIG_BYTES:
-            raise UsageError(
-                f"{where}: config.json is {size} bytes, far too big for a model config"
-            )
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        reason = exc.message if isinstance(exc, UsageError) else "unreadable or not JSON"
-        raise UsageError(
-            f"{where}: config.json is {reason}: download the text encoder again"
-        ) from None
+        doc = loads_json(read_bytes(path, what="config.json", limit=_MAX_CONFIG_BYTES),
+                         what="config.json", invalid="config.json is unreadable or not JSON: "
+                         "download the text encoder again")
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc.message}") from None
     if not isinstance(doc, dict):
         raise UsageError(
             f"{where}: config.json is not a JSON object: download the text encoder again"
@@ -125,8 +120,8 @@ def _inspect_packed(path: Path, size: int) -> TextEncoderInfo:
             " again"
         )
     try:
-        config = json.loads(raw)
-    except ValueError:
+        config = loads_json(raw, what="gemma_config")
+    except UsageError:
         config = None
     if not isinstance(config, dict):
         raise UsageError(f"{where}: its `gemma_config` metadata is not JSON: download it again")

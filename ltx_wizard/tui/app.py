@@ -79,6 +79,12 @@ class WizardApp(App[int]):
         self._engine: Any | None = None
         self.target_run_dir: Path | None = None
 
+    def notify(self, message: str, *, markup: bool = True, **kwargs: Any) -> None:
+        """Every toast shows outside text (paths, error messages) as typed: never as markup."""
+        from ltx_wizard.tui.widgets.formatting import safe_markup
+
+        super().notify(safe_markup(message) if markup else message, markup=markup, **kwargs)
+
     # ----- start -----------------------------------------------------------------------------
     @property
     def simulate(self) -> str | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.safe_fs import check_inside
 from ltx_wizard.core.workspace import atomic_write_text
 
 
@@ -44,11 +45,11 @@ def start_training(
             f"training from {run_dir} already runs as pid {other}: stop it (kill {other}) first"
         )
     logs = run_dir / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    log_path = logs / "train.log"
+    log_path = check_inside(run_dir, logs / "train.log")  # no planted link followed
     full_env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}
     try:
-        with open(log_path, "ab") as log:
+        fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "ab") as log:
             proc = subprocess.Popen(
                 list(argv),
                 cwd=cwd,
@@ -61,7 +62,7 @@ def start_training(
             )
     except OSError as exc:
         raise WizardError(f"could not start {argv[0]}: {exc.strerror or exc}; check the trainer checkout") from None
-    atomic_write_text(logs / "train.pid", f"{proc.pid}\n")
+    atomic_write_text(logs / "train.pid", f"{proc.pid}\n", root=run_dir)
     return proc.pid, log_path
 
 

@@ -146,13 +146,14 @@ class AutotuneEngine:
         if not data_root:
             raise UsageError(f"{self.folder.config} has no data.preprocessed_data_root")
         with_audio = bool(get_dotted(data, "training_strategy.with_audio", False))
-        log = ResultsLog(self.folder.autotune_log)
+        log = ResultsLog(self.folder.autotune_log, root=self.folder.root)
         logged, summary = log.load()
         if summary is not None:
             return summary  # autotune already ended for this run; the log says how
         subset = self.folder.overfit / ".precomputed"
         samples = await asyncio.to_thread(
-            build_subset, Path(data_root), subset, self.assessment.num_gpus, with_audio=with_audio)
+            build_subset, Path(data_root), subset, self.assessment.num_gpus, with_audio=with_audio,
+            run_root=self.folder.root)
         totals = [g.memory_total_mib for g in self.probe.gpus]
         known = [t for t in totals if t is not None]
         gpu_total_gb = (min(known) / 1024) if known else (
@@ -206,16 +207,16 @@ class AutotuneEngine:
 
     async def _run_trial(self, cand, planned: str, subset: Path, tuner: Tuner) -> TrialResult:
         output_dir = self.folder.overfit / f"trial-{cand.index}"
-        output_dir.mkdir(parents=True, exist_ok=True)
         config_path = output_dir / "config.yaml"
         atomic_write_text(config_path, trial_config_text(planned, tuner.winner_changes | cand.changes,
-                                                         subset, output_dir))
+                                                         subset, output_dir), root=self.folder.root)
         return await self._runner.run(cand, config_path, output_dir)
 
     def _patch_winner(self, tuner: Tuner, planned: str) -> bool:
         if tuner.winner is None or not tuner.winner_changes:
             return False
-        atomic_write_text(self.folder.config, patch_yaml_text(planned, tuner.winner_changes))
+        atomic_write_text(self.folder.config, patch_yaml_text(planned, tuner.winner_changes),
+                          root=self.folder.root)
         return True
 
     def _launch(self) -> tuple[list[str], str]:

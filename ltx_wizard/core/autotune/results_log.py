@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
+from ltx_wizard.core.safe_fs import open_append
 
 
 def _fmt(value: float | None, unit: str, digits: int = 2) -> str:
@@ -30,12 +31,13 @@ def human_line(result: TrialResult) -> str:
 
 
 class ResultsLog:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, root: Path | None = None) -> None:
         self.path = path
+        self.root = root  # the run folder: appends are checked to stay inside it
 
     def _append(self, lines: list[str]) -> None:
         # One write per call, then fsync: a crash or an SSH drop loses at most the trial under way.
-        with open(self.path, "a", encoding="utf-8") as handle:
+        with open_append(self.path, root=self.root) as handle:
             handle.write("".join(line + "\n" for line in lines))
             handle.flush()
             os.fsync(handle.fileno())
