@@ -11,6 +11,7 @@ import argparse
 import importlib
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from ltx_wizard import __version__
@@ -22,10 +23,19 @@ if TYPE_CHECKING:  # pragma: no cover
 COMMANDS = ("probe", "check", "discover", "plan", "autotune")
 
 
+class WizardParser(argparse.ArgumentParser):
+    """A bad flag is one line, like every other refusal (exit 2 as argparse does)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        from ltx_wizard.core.text_safety import clean_text
+
+        self.exit(2, f"ltx-wizard: {clean_text(message)} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from ltx_wizard.commands.common import add_gpu_source_args
 
-    parser = argparse.ArgumentParser(
+    parser = WizardParser(
         prog="ltx-wizard",
         description="From a fresh GPU box to a tuned LTX-2 training run. "
         "Without a command, starts the interactive wizard.",
@@ -66,6 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
 
                 split_trainer_cmd(args.trainer_cmd)
+            if args.run_dir is not None:  # a file or a planted link is refused before the screen
+                from ltx_wizard.core.safe_fs import check_run_dir
+
+                check_run_dir(Path(args.run_dir).expanduser().absolute())
             app = make_app(args)
             result = app.run()
             return int(result) if isinstance(result, int) else (app.return_code or 0)

@@ -78,10 +78,10 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
 
     run_dir = _check_run_dir(args.run_dir)
-    if args.max_trials < 1:
-        raise UsageError("--max-trials must be at least 1")
-    if args.idle_timeout <= 0:
-        raise UsageError("--idle-timeout must be a positive number of seconds")
+    if not 1 <= args.max_trials <= 50:
+        raise UsageError(f"--max-trials {args.max_trials}: give a number from 1 to 50")
+    if not 1 <= args.idle_timeout <= 86400:  # also refuses nan and inf
+        raise UsageError(f"--idle-timeout {args.idle_timeout:g}: give seconds from 1 to 86400")
     trainer_cmd = split_trainer_cmd(args.trainer_cmd) if args.trainer_cmd is not None else None
     assessment = assessment_from_args(args)
     require_known_tier(assessment)

@@ -65,10 +65,10 @@ def _text(result: DiscoveryResult) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.max_depth < 0:
-        raise UsageError(f"--max-depth {args.max_depth}: give 0 or more")
-    if not args.time_budget > 0:
-        raise UsageError(f"--time-budget {args.time_budget}: give a number of seconds above 0")
+    if not 0 <= args.max_depth <= 64:
+        raise UsageError(f"--max-depth {args.max_depth}: give a depth from 0 to 64")
+    if not 0 < args.time_budget <= 3600:  # also refuses nan and inf
+        raise UsageError(f"--time-budget {args.time_budget:g}: give seconds above 0, at most 3600")
     dirs = []
     for raw in args.models_dir:
         path = resolve_user_path(raw, what="--models-dir")

@@ -20,7 +20,8 @@ from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
 from ltx_wizard.core.dataset import inspect_data_root
-from ltx_wizard.core.errors import GateStop, UsageError
+from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
+from ltx_wizard.core.errors import GateStop, UsageError, WizardError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
 from ltx_wizard.core.plan_md import PlanContent, render_plan
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
@@ -37,7 +38,7 @@ from ltx_wizard.core.workspace import (
     run_lock,
     validate_run_name,
 )
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.yaml_patch import get_dotted, guard_yaml, load_yaml
 
 
 class PlanRequest(BaseModel):
@@ -96,12 +97,14 @@ class PlanDraft:
 
 
 def _read_text(path: Path) -> str:
-    # newline="": keep CRLF files CRLF, so the written config differs only where patched.
+    # Bytes decoded as they are: CRLF files stay CRLF, so the written config differs only where
+    # patched. Size-capped and regular files only (a planted FIFO or a 38 MB file is refused).
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the shipped config {path}: {exc}") from None
+        text = read_text(path, what="shipped config", limit=CONFIG_MAX_BYTES)
+        guard_yaml(text)
+    except WizardError as exc:
+        raise UsageError(f"cannot use the shipped config {path}: {exc.message}") from None
+    return text
 
 
 def prepare_plan(

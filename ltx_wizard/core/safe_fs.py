@@ -28,6 +28,9 @@ def _os_failure(path: Path, exc: OSError) -> WizardError:
     if exc.errno == errno.ENAMETOOLONG:
         return UsageError(f"path too long to write: {str(path)[:80]}...: pick a shorter "
                           "--workspace or --run-name")
+    if exc.errno == errno.ENOTDIR:
+        return UsageError(f"cannot write {path}: a folder on its path is a file: pick another "
+                          "--workspace or run name")
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return UsageError(f"cannot write {path} ({exc.strerror}): pick a --workspace you can "
                           "write to")
@@ -36,7 +39,7 @@ def _os_failure(path: Path, exc: OSError) -> WizardError:
 
 def _refuse_link(path: Path) -> UsageError:
     return UsageError(f"{path} is a symlink the wizard did not create: refusing to write "
-                      "through it; remove the link or pick another --run-name")
+                      "through it; remove the link, or use its real path or another run name")
 
 
 def create_run_dir(root: Path) -> bool:
@@ -70,10 +73,10 @@ def check_run_dir(root: Path) -> None:
     if stat.S_ISLNK(st.st_mode):
         raise _refuse_link(root)
     if not stat.S_ISDIR(st.st_mode):
-        raise UsageError(f"{root} exists and is not a folder: pick another --run-name")
+        raise UsageError(f"{root} exists and is not a folder: pick another run name or folder")
     if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
         raise UsageError(f"run folder {root} belongs to another user (uid {st.st_uid}): "
-                         "pick another --run-name")
+                         "pick another run name or folder")
 
 
 def check_inside(root: Path, path: Path, *, create_dirs: bool = True) -> Path:

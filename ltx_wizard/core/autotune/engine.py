@@ -16,6 +16,8 @@ from typing import Callable
 
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.autotune.events import AutotuneFinished, AutotuneSummary, TrialFinished, TrialResult
+from ltx_wizard.core.autotune.planned_config import read_planned
+from ltx_wizard.core.autotune.preflight import require_runnable
 from ltx_wizard.core.autotune.results_log import ResultsLog
 from ltx_wizard.core.autotune.schedule import Context, Tuner
 from ltx_wizard.core.autotune.subset import build_subset
@@ -27,17 +29,9 @@ from ltx_wizard.core.gpu import ProbeResult
 from ltx_wizard.core.launch import LaunchPlan, build_launch
 from ltx_wizard.core.run_meta import read_run_meta
 from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
+from ltx_wizard.core.yaml_patch import get_dotted, patch_yaml_text
 
 SIM_SPEED = 100.0  # the simulated trainer sleeps 1/100 of the time it reports: demo trials ~3 s
-
-
-def _read(path: Path) -> str:
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise UsageError(f"{path} does not exist: run `ltx-wizard plan` first") from None
 
 
 def _transformer_params(checkpoint: str | None) -> float | None:
@@ -139,8 +133,8 @@ class AutotuneEngine:
             return await self._run_locked()
 
     async def _run_locked(self) -> AutotuneSummary:
-        planned = _read(self.folder.config)
-        data = load_yaml(planned)
+        checked = read_planned(self.folder.config)  # bounded, well-typed, or one refusal
+        planned, data = checked.text, checked.data
         self._training_mode = str(get_dotted(data, "model.training_mode", "lora") or "lora")
         data_root = get_dotted(data, "data.preprocessed_data_root", None)
         if not data_root:
@@ -164,6 +158,7 @@ class AutotuneEngine:
                       max_trials=self.max_trials)
         tuner = Tuner(settings_from_config(planned), ctx)
         command = self._command(self.folder.config)
+        require_runnable(command.prefix, command.cwd, {**os.environ, **command.env})
         self._runner = TrialRunner(command, self._backend_factory(command), self.on_event,
                                    idle_timeout_s=self.idle_timeout_s, grace_s=self.grace_s,
                                    total_mib=totals)
