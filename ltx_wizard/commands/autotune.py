@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
     run_dir = _check_run_dir(args.run_dir)
     if not 1 <= args.max_trials <= 50:
-        raise UsageError(f"--max-trials {args.max_trials}: give a number from 1 to 50")
+        raise UsageError(f"--max-trials {args.max_trials}: give at least 1 and at most 50")
     if not 1 <= args.idle_timeout <= 86400:  # also refuses nan and inf
         raise UsageError(f"--idle-timeout {args.idle_timeout:g}: give seconds from 1 to 86400")
     trainer_cmd = split_trainer_cmd(args.trainer_cmd) if args.trainer_cmd is not None else None

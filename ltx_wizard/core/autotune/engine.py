@@ -16,6 +16,7 @@ from typing import Callable
 
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.autotune.events import AutotuneFinished, AutotuneSummary, TrialFinished, TrialResult
+from ltx_wizard.core.autotune.orphans import TAG_ENV, guarded_session, stop_tagged
 from ltx_wizard.core.autotune.planned_config import read_planned
 from ltx_wizard.core.autotune.preflight import require_runnable
 from ltx_wizard.core.autotune.results_log import ResultsLog
@@ -78,6 +79,7 @@ class AutotuneEngine:
         self._runner: TrialRunner | None = None
         self._training_mode = "lora"
         self._cancelled = False
+        self._tag = ""  # the trial session tag (orphans.py), set while run() holds the lock
 
     def cancel(self) -> None:
         """Stop the running trial (its process group) and end autotune after it."""
@@ -130,7 +132,9 @@ class AutotuneEngine:
     # -- the run --------------------------------------------------------------------------------
     async def run(self) -> AutotuneSummary:
         with run_lock(self.folder.root):
-            return await self._run_locked()
+            # Trials carry a session tag: a reaper stops them if the wizard dies (even SIGKILL).
+            with guarded_session(self.folder.overfit, self.folder.root) as self._tag:
+                return await self._run_locked()
 
     async def _run_locked(self) -> AutotuneSummary:
         checked = read_planned(self.folder.config)  # bounded, well-typed, or one refusal
@@ -159,6 +163,7 @@ class AutotuneEngine:
         tuner = Tuner(settings_from_config(planned), ctx)
         command = self._command(self.folder.config)
         require_runnable(command.prefix, command.cwd, {**os.environ, **command.env})
+        command.env[TAG_ENV] = self._tag
         self._runner = TrialRunner(command, self._backend_factory(command), self.on_event,
                                    idle_timeout_s=self.idle_timeout_s, grace_s=self.grace_s,
                                    total_mib=totals)
@@ -205,7 +210,9 @@ class AutotuneEngine:
         config_path = output_dir / "config.yaml"
         atomic_write_text(config_path, trial_config_text(planned, tuner.winner_changes | cand.changes,
                                                          subset, output_dir), root=self.folder.root)
-        return await self._runner.run(cand, config_path, output_dir)
+        result = await self._runner.run(cand, config_path, output_dir)
+        await asyncio.to_thread(stop_tagged, self._tag, 2.0)  # a setsid grandchild left behind
+        return result
 
     def _patch_winner(self, tuner: Tuner, planned: str) -> bool:
         if tuner.winner is None or not tuner.winner_changes:
