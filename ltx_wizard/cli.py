@@ -85,7 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(result) if isinstance(result, int) else (app.return_code or 0)
         return int(args.func(args))
     except WizardError as exc:
-        print(f"ltx-wizard: {exc.message}", file=sys.stderr)
+        from ltx_wizard.core.text_safety import clean_text
+
+        print(f"ltx-wizard: {clean_text(exc.message)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("ltx-wizard: interrupted", file=sys.stderr)

@@ -9,6 +9,7 @@ from ltx_wizard.commands.common import print_json
 from ltx_wizard.core.discovery import DiscoveryResult, discover
 from ltx_wizard.core.errors import EXIT_OK, UsageError, WizardError
 from ltx_wizard.core.model_paths import require_directory, resolve_user_path
+from ltx_wizard.core.text_safety import clean_text
 
 
 def register(sub) -> None:
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.model_dump(mode="json"))
     else:
-        print("\n".join(_text(result)))
+        print("\n".join(clean_text(line) for line in _text(result)))  # names are outside text
     if result.failed:
         raise WizardError(f"the search stopped early ({result.failed}): results above are "
                           "partial; pass a narrower --models-dir")

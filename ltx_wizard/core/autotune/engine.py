@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
 import sys
 from pathlib import Path
 from typing import Callable
@@ -27,7 +26,7 @@ from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
 from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.gpu import ProbeResult
-from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.launch import LaunchPlan, build_launch, join_args
 from ltx_wizard.core.run_meta import read_run_meta
 from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
 from ltx_wizard.core.yaml_patch import get_dotted, patch_yaml_text
@@ -226,7 +225,7 @@ class AutotuneEngine:
         if self.simulate or self.trainer_cmd:
             command = self._command(self.folder.config)
             argv = [*command.prefix, str(self.folder.config), command.quiet_flag]
-            return argv, shlex.join(argv)
+            return argv, join_args(argv)
         launch = self._real_launch(self.folder.config)
         return launch.argv_with_env(), launch.shell_line()
 
