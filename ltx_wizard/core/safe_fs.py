@@ -50,13 +50,20 @@ def create_run_dir(root: Path) -> bool:
     chose that path); the run folder below it may not.
     """
     root = Path(root)
+    made: list[Path] = []  # workspace folders made on the way: removed again if we fail
     try:
-        root.parent.mkdir(parents=True, exist_ok=True)
+        missing = [p for p in reversed(root.parents) if not os.path.lexists(p)]
+        for parent in missing:
+            os.mkdir(parent, 0o755)
+            made.append(parent)
         os.mkdir(root, 0o755)
         return True
     except FileExistsError:
         pass
     except OSError as exc:
+        for parent in reversed(made):
+            with contextlib.suppress(OSError):
+                os.rmdir(parent)
         raise _os_failure(root, exc) from None
     check_run_dir(root)
     return False
