@@ -109,4 +109,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"Launch: {summary.launch_line}")
     if summary.stop_reason == "cancelled":
         return 130
-    return 0 if summary.winner is not None else EXIT_FAILURE
+    if summary.winner is None:
+        print("ltx-wizard: no trial finished cleanly (reasons above and in autotune.log): fix "
+              "the trainer setup, then run autotune again", file=sys.stderr)
+        return EXIT_FAILURE
+    return 0

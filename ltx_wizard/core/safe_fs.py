@@ -21,7 +21,8 @@ from pathlib import Path
 from ltx_wizard.core.errors import UsageError, WizardError
 
 
-def _os_failure(path: Path, exc: OSError) -> WizardError:
+def os_failure(path: Path, exc: OSError) -> WizardError:
+    """The one-line error for a failed write: a full disk is a runtime failure (exit 1)."""
     if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
         return WizardError(f"the disk is full writing {path}: free some space and retry "
                            "(nothing half-written was kept)")
@@ -64,7 +65,7 @@ def create_run_dir(root: Path) -> bool:
         for parent in reversed(made):
             with contextlib.suppress(OSError):
                 os.rmdir(parent)
-        raise _os_failure(root, exc) from None
+        raise os_failure(root, exc) from None
     check_run_dir(root)
     return False
 
@@ -76,7 +77,7 @@ def check_run_dir(root: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise _os_failure(root, exc) from None
+        raise os_failure(root, exc) from None
     if stat.S_ISLNK(st.st_mode):
         raise _refuse_link(root)
     if not stat.S_ISDIR(st.st_mode):
@@ -110,7 +111,7 @@ def check_inside(root: Path, path: Path, *, create_dirs: bool = True) -> Path:
             except FileExistsError:
                 pass
             except OSError as exc:
-                raise _os_failure(current, exc) from None
+                raise os_failure(current, exc) from None
             st = _lstat(current)
         if st is None:
             raise UsageError(f"{current} is missing: run `ltx-wizard plan` again")
@@ -135,7 +136,7 @@ def _lstat(path: Path) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise _os_failure(path, exc) from None
+        raise os_failure(path, exc) from None
 
 
 def write_text(path: Path, text: str, *, root: Path | None = None) -> Path:
@@ -153,7 +154,7 @@ def write_text(path: Path, text: str, *, root: Path | None = None) -> Path:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise _os_failure(path.parent, exc) from None
+            raise os_failure(path.parent, exc) from None
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=path.parent)
@@ -165,7 +166,7 @@ def write_text(path: Path, text: str, *, root: Path | None = None) -> Path:
         os.replace(tmp, path)
         tmp = None
     except OSError as exc:
-        raise _os_failure(path, exc) from None
+        raise os_failure(path, exc) from None
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):
@@ -184,7 +185,7 @@ def open_append(path: Path, *, root: Path | None = None):
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise _refuse_link(path) from None
-        raise _os_failure(path, exc) from None
+        raise os_failure(path, exc) from None
     return os.fdopen(fd, "a", encoding="utf-8")
 
 

@@ -168,6 +168,7 @@ def box(tmp_path, capsys, monkeypatch):
     )
     sandbox.ws.mkdir()
     yield sandbox
+    wait_until(lambda: not marked_pids(marker), 10)  # a reaper may still be finishing its job
     left = marked_pids(marker)
     for pid in left:  # clean up before failing, so one failure does not poison the machine
         try:

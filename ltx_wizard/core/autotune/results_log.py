@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
-from ltx_wizard.core.safe_fs import open_append
+from ltx_wizard.core.safe_fs import open_append, os_failure
 
 
 def _fmt(value: float | None, unit: str, digits: int = 2) -> str:
@@ -37,10 +37,13 @@ class ResultsLog:
 
     def _append(self, lines: list[str]) -> None:
         # One write per call, then fsync: a crash or an SSH drop loses at most the trial under way.
-        with open_append(self.path, root=self.root) as handle:
-            handle.write("".join(line + "\n" for line in lines))
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with open_append(self.path, root=self.root) as handle:
+                handle.write("".join(line + "\n" for line in lines))
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:  # a full disk: one line, not a traceback
+            raise os_failure(self.path, exc) from None
 
     def session_started(self, description: str) -> None:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
