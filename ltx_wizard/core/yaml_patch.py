@@ -32,6 +32,8 @@ class YamlPatchError(WizardError):
 
 
 YAML_MAX_CHARS = 2 * 2**20  # the shipped configs are ~15 KB; a hand-edited one stays small
+YAML_MAX_DEPTH = 64  # the shipped configs nest 3 levels
+_BRACKETS = re.compile(r"[\[\]{}]")
 
 
 def guard_yaml(text: str) -> None:
@@ -41,6 +43,12 @@ def guard_yaml(text: str) -> None:
     if len(text) > YAML_MAX_CHARS:
         raise YamlPatchError(f"is {len(text)} characters, over the {YAML_MAX_CHARS // 2**20} MB "
                              "limit for a config: not a training config")
+    depth = deepest = 0
+    for bracket in _BRACKETS.finditer(text):  # flow nesting: the parser would recurse per level
+        depth = depth + 1 if bracket.group() in "[{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    if deepest > YAML_MAX_DEPTH:
+        raise YamlPatchError("nests too deeply to be a training config")
     if "*" not in text:
         return  # no alias can occur without '*': the common case costs one scan
     try:
