@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 from ltx_wizard.core import safe_fs
+from ltx_wizard.core.bounded_io import read_bytes
 from ltx_wizard.core.errors import UsageError, WizardError
 from ltx_wizard.core.safe_fs import create_run_dir
 
@@ -186,11 +187,10 @@ def process_start_time(pid: int) -> str | None:
 
 def _holder(path: Path) -> tuple[int | None, str | None]:
     """(pid, start time) written in the lock; (None, None) when unreadable or damaged."""
-    try:
-        with open(path, "rb") as fh:
-            parts = fh.read(256).decode("ascii", "replace").split()
+    try:  # regular file only: a FIFO planted as the lock must not block us (it reads as stale)
+        parts = read_bytes(path, what="lock", limit=256).decode("ascii", "replace").split()
         return int(parts[0]), (parts[1] if len(parts) > 1 else None)
-    except (OSError, ValueError, IndexError):
+    except (UsageError, ValueError, IndexError):
         return None, None
 
 

@@ -327,12 +327,13 @@ class WizardApp(App[int]):
 
     # ----- the full training run --------------------------------------------------------------
     def launch_line_from_run_dir(self) -> str:
+        from ltx_wizard.core.bounded_io import read_text
         from ltx_wizard.tui.background import launch_from_plan
 
         run_dir = self.state.run_dir
         try:
-            line = launch_from_plan((run_dir / "plan.md").read_text(encoding="utf-8")) if run_dir else None
-        except OSError:
+            line = launch_from_plan(read_text(run_dir / "plan.md", what="plan")) if run_dir else None
+        except WizardError:  # absent, not UTF-8, a FIFO: point at the file instead
             line = None
         return line or f"(see {run_dir}/plan.md)"
 

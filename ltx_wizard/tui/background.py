@@ -11,7 +11,8 @@ import subprocess
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.bounded_io import read_bytes
+from ltx_wizard.core.errors import UsageError, WizardError
 from ltx_wizard.core.safe_fs import check_inside
 from ltx_wizard.core.workspace import atomic_write_text
 
@@ -29,8 +30,8 @@ def _alive(pid: int) -> bool:
 def running_pid(run_dir: Path) -> int | None:
     """The pid of a training already started from this run folder, if it still runs."""
     try:
-        pid = int((run_dir / "logs" / "train.pid").read_text().strip())
-    except (OSError, ValueError):
+        pid = int(read_bytes(run_dir / "logs" / "train.pid", what="train.pid", limit=64).strip())
+    except (UsageError, ValueError):  # absent, planted FIFO, garbage: no training recorded
         return None
     return pid if _alive(pid) else None
 

@@ -211,3 +211,47 @@ def test_a_good_run_after_the_refusals_still_works(box):
     links = [p for p in (run / "overfit" / ".precomputed").rglob("*.pt")]
     assert links and all(p.is_symlink() for p in links)
     unchanged()
+
+
+def _plant_fifo(rel: str):
+    def plant(run: Path) -> None:
+        path = run / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            path.unlink()
+        os.mkfifo(path)
+    return plant
+
+
+def _plant_text(rel: str, text: str):
+    def plant(run: Path) -> None:
+        with open(run / rel, "a") as fh:
+            fh.write(text)
+    return plant
+
+
+# Files inside the run folder that later runs read back: a FIFO or a bomb there must not hang
+# autotune or crash it; those it can do without are ignored, the log is refused.
+PLANTED = [
+    ("lock-is-fifo", _plant_fifo(".ltx-wizard.lock"), 0, ""),
+    ("run-json-is-fifo", _plant_fifo("run.json"), 0, ""),
+    ("trial-record-is-fifo", _plant_fifo("overfit/.trial-session.json"), 0, ""),
+    ("run-json-deep", _plant_text("run.json", "[" * 100000), 0, ""),
+    ("log-line-deep", _plant_text("autotune.log", "{" + '"a":[' * 100000 + "\n"), 0, ""),
+    ("log-line-nan", _plant_text("autotune.log", '{"kind": "trial", "index": NaN}\n'), 0, ""),
+    ("log-is-fifo", _plant_fifo("autotune.log"), 2, "FIFO"),
+]
+
+
+@pytest.mark.parametrize(("plant", "code", "words"), [c[1:] for c in PLANTED],
+                         ids=[c[0] for c in PLANTED])
+def test_planted_special_files_in_the_run_folder_never_hang(box, plant, code, words):
+    run = box.planned()
+    plant(run)
+    unchanged = box.freeze(skip=run)
+    result = box.cli("autotune", str(run), *AUTOTUNE)
+    if code:
+        refused(result, code, words)
+    else:
+        assert result.code == 0 and "internal error" not in result.err, result.err
+    unchanged()

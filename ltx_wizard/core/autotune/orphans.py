@@ -24,6 +24,7 @@ import time
 import uuid
 from pathlib import Path
 
+from ltx_wizard.core.bounded_io import read_bytes
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.safe_fs import remove_quietly, write_text
 
@@ -146,9 +147,8 @@ def clear_session(overfit: Path) -> None:
 def refuse_if_still_running(overfit: Path) -> None:
     """UsageError when a previous session's trial processes are still alive."""
     try:
-        with open(overfit / RECORD_NAME, "rb") as fh:
-            tag = str(json.loads(fh.read(4096))["tag"])
-    except (OSError, ValueError, KeyError, TypeError):
+        tag = str(json.loads(read_bytes(overfit / RECORD_NAME, what="trial record", limit=4096))["tag"])
+    except (UsageError, ValueError, KeyError, TypeError):
         return
     alive = tagged_pids(tag)
     if alive:
