@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 from ltx_wizard.core.bounded_io import read_bytes
 from ltx_wizard.core.errors import UsageError, WizardError
-from ltx_wizard.core.safe_fs import check_inside
+from ltx_wizard.core.safe_fs import check_inside, create_run_dir
 from ltx_wizard.core.workspace import atomic_write_text
 
 
@@ -46,6 +46,7 @@ def start_training(
             f"training from {run_dir} already runs as pid {other}: stop it (kill {other}) first"
         )
     logs = run_dir / "logs"
+    create_run_dir(run_dir)  # a real folder of ours: a planted link is refused
     log_path = check_inside(run_dir, logs / "train.log")  # no planted link followed
     full_env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}
     try:

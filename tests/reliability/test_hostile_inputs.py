@@ -225,6 +225,11 @@ REFUSED = [
     ("discover-budget-inf", lambda b, m: ["discover", "--time-budget", "inf"], 2, "3600"),
     ("discover-budget-nan", lambda b, m: ["discover", "--time-budget", "nan"], 2, "3600"),
     ("discover-depth-huge", lambda b, m: ["discover", "--max-depth", "1000000"], 2, "64"),
+    ("csv-path-too-long", lambda b, m: ["probe", "--from-csv", "/" + "c" * 5000], 2, "too long"),
+    ("ckpt-path-too-long", lambda b, m: _check(b, checkpoint="/" + "k" * 5000 + ".safetensors"),
+     2, "too long"),
+    ("data-path-too-long", lambda b, m: b.plan_args(data_root="/" + "d" * 5000), 2, "too long"),
+    ("ckpt-is-url", lambda b, m: _check(b, checkpoint="https://x/ltx-2.safetensors"), 2, "URL"),
     ("discover-dir-is-fifo", lambda b, m: ["discover", "--models-dir", _fifo(b, "mfifo")], 2, ""),
 ]
 
