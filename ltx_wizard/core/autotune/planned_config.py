@@ -52,6 +52,9 @@ def read_planned(path: Path) -> PlannedConfig:
         data = load_yaml(text)
     except WizardError as exc:
         raise UsageError(f"{path}: {exc.message}") from None
+    strategy = get_dotted(data, "training_strategy", None)
+    if strategy is not None and not isinstance(strategy, dict):
+        raise _refuse(path, "training_strategy", strategy, "a section of keys")
     for key in _STRINGS:
         value = get_dotted(data, key, None)
         if value is not None and not isinstance(value, str):

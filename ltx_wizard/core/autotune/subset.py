@@ -1,9 +1,10 @@
 """The trial data: a few samples of the user's data root, linked file by file, never copied.
 
 The trainer enumerates samples by globbing `**/*.pt` and keeps those present in every required
-folder, so a k-sample subset is a new root holding symlinks to those k files (in every folder of
-the original root that has them, same relative paths). Linking folders would expose every sample;
-copying latents would cost disk and time. The data root itself is only read.
+folder, so a k-sample subset is a new root holding symlinks to the files of k usable samples (the
+one data rule of core/dataset.py under the config's `training_strategy`: only samples with a file
+in every folder the strategy reads, e.g. partial audio data gives only its clips with audio).
+Linking folders would expose every sample; copying latents would cost disk and time. The data root itself is only read.
 
 Safety: the subset lives inside the run folder and only the subset's own links are ever removed.
 A data root that is (or is inside) the run folder is refused: rebuilding the subset over it would
@@ -17,7 +18,9 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
+from typing import Any, Mapping
 
+from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.safe_fs import check_inside, create_run_dir
@@ -79,30 +82,33 @@ def remove_link_tree(target: Path) -> None:
         os.rmdir(path)
 
 
-def build_subset(data_root: Path, target: Path, num_gpus: int = 1, *, with_audio: bool = False,
-                 run_root: Path | None = None) -> int:
+def build_subset(
+    data_root: Path,
+    target: Path,
+    num_gpus: int = 1,
+    *,
+    strategy: Mapping[str, Any] | None = SHIPPED_T2V_STRATEGY,
+    run_root: Path | None = None,
+) -> int:
     """(Re)build `target` (inside `run_root`, default two levels up) as a k-sample linked copy
-    of `data_root`; returns k."""
+    of `data_root`; returns k.
+
+    `strategy` is the trial config's `training_strategy` block: it names the folders linked.
+    """
     run_root = Path(run_root) if run_root is not None else Path(target).parent.parent
-    info = inspect_data_root(data_root, with_audio=with_audio)
-    folders = sorted(
-        entry.name for entry in os.scandir(info.path) if entry.is_dir(follow_symlinks=True)
-    )
-    _refuse_data_in_run(info.path, folders, run_root)
+    info = inspect_data_root(data_root, strategy=strategy)
+    _refuse_data_in_run(info.path, list(info.folders), run_root)
     k = subset_size(info.sample_count, num_gpus)
     chosen = info.samples[:k]
     create_run_dir(run_root)  # a real folder of ours; a planted link is refused
     check_inside(run_root, target / "x")  # every folder down to target is real, none a link
     staging = Path(tempfile.mkdtemp(prefix=".precomputed-", dir=target.parent))
     try:
-        for folder in folders:
-            for rel in chosen:
-                source = info.path / folder / rel
-                if not source.is_file():
-                    continue
+        for sample in chosen:
+            for folder, rel in info.files(sample):
                 link = staging / folder / rel
                 link.parent.mkdir(parents=True, exist_ok=True)
-                os.symlink(source, link)
+                os.symlink(info.path / folder / rel, link)
         if os.path.lexists(target):
             remove_link_tree(target)  # only ever our own earlier subset: links and folders
         os.replace(staging, target)
