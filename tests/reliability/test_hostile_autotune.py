@@ -76,7 +76,18 @@ def _data_folder_links_into_run(box, run: Path) -> list[str]:
     data.mkdir()
     os.symlink(run / "overfit" / ".precomputed" / "latents", data / "latents")
     os.symlink(run / "overfit" / ".precomputed" / "conditions", data / "conditions")
+    os.symlink(run / "overfit" / ".precomputed" / "audio_latents", data / "audio_latents")
     _set("preprocessed_data_root", f'"{data}"')(box, run)
+    return []
+
+
+def _latents_dir_escapes(box, run: Path) -> list[str]:
+    """A folder name with '..' that exists: the links must not be made outside the subset."""
+    elsewhere = box.data.parent / "latents-elsewhere"
+    elsewhere.mkdir()
+    for pt in (box.data / "latents").glob("*.pt"):
+        (elsewhere / pt.name).write_bytes(pt.read_bytes())
+    _set("latents_dir", '"../latents-elsewhere"')(box, run)
     return []
 
 
@@ -138,7 +149,9 @@ CASES = [
     ("rank-float", _set("rank", "3.5"), 2, "lora.rank"),
     ("data-root-list", _set("preprocessed_data_root", "[1, 2]"), 2, "a string"),
     ("data-root-map", _set("preprocessed_data_root", "{a: 1}"), 2, "a string"),
-    ("with-audio-word", _set("with_audio", '"yes"'), 2, "true or false"),
+    ("latents-dir-list", _set("latents_dir", "[1, 2]"), 2, "not a folder name"),
+    ("latents-dir-escapes", _latents_dir_escapes, 2, "leaves the data root"),
+    ("strategy-name-bogus", _set("name", '"bogus"'), 2, "training_strategy.name"),
     ("quantization-number", _set("quantization", "8"), 2, "string or null"),
     ("data-is-trial-data", _data_is_trial_data, 2, "inside the run folder"),
     ("data-inside-run", _data_in_run, 2, "inside the run folder"),

@@ -41,6 +41,12 @@ def _inside(path: str, root: str) -> bool:
 
 
 def _refuse_data_in_run(data_root: Path, folders: list[str], run_root: Path) -> None:
+    for folder in folders:  # the links are made at staging/<folder>/...: never outside it
+        if os.path.isabs(folder) or ".." in Path(folder).parts:
+            raise UsageError(
+                f"data folder {folder!r} in training_strategy leaves the data root: autotune links "
+                "its trial data under the run folder by these names; use a plain folder name"
+            )
     real_run = os.path.realpath(run_root)
     real_data = os.path.realpath(data_root)
     sources = [real_data] + [os.path.realpath(data_root / f) for f in folders]
