@@ -1,16 +1,16 @@
 """Inputs -> a written run folder, in two steps: `prepare_plan` (everything computed, nothing
-written; the TUI shows it for approval) and `write_plan` (atomic, locked, refuses overwrite).
+written; the TUI shows it for approval) and `write_plan` (core/plan_writer.py: atomic, locked,
+refuses overwrite).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Literal, Mapping
+from typing import Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
@@ -20,8 +20,8 @@ from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
 from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
-from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
+from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError, WizardError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
 from ltx_wizard.core.multinode import (
@@ -32,19 +32,17 @@ from ltx_wizard.core.multinode import (
     require_gpus_per_node,
 )
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.plan_writer import write_plan  # noqa: F401  (callers import it from here)
 from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
+from ltx_wizard.core.safe_fs import check_run_dir
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
-from ltx_wizard.core.safe_fs import check_run_dir, remove_quietly
 from ltx_wizard.core.workspace import (
     ENV_VAR,
-    SUBFOLDERS,
     RunFolder,
-    atomic_write_text,
     choose_root,
     dataset_name,
     default_run_name,
-    run_lock,
     validate_run_name,
 )
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
@@ -344,63 +342,3 @@ def video_only_note(change: tuple[str, object] | None, base_name: str, config) -
 def _gpu_line(gpu) -> str:
     size = "memory unknown" if gpu.memory_total_bytes is None else f"{nominal_gb(gpu.memory_total_bytes)} GB"
     return f"{gpu.index}: {gpu.name} ({size})"
-
-
-def write_plan(
-    draft: PlanDraft, force: bool = False, on_note: Callable[[str], None] | None = None
-) -> RunFolder:
-    """Write config.yaml, accelerate.yaml (if any) and plan.md (last) into the locked run folder.
-
-    Every write is checked to stay inside the run folder (no planted symlink followed). When a
-    write fails (a full disk), the files this call created are removed again, so a retry is not
-    blocked by a half-written config.yaml.
-    """
-    folder = draft.folder
-    _refuse_overwrite(folder, force)
-    made_folder = not os.path.lexists(folder.root)
-    failed = True
-    try:
-        _write_locked(folder, draft, force, on_note, made_folder)
-        failed = False
-    finally:
-        if failed and made_folder:  # leave no empty run folder behind
-            with contextlib.suppress(OSError):
-                os.rmdir(folder.root)
-    return folder
-
-
-def _write_locked(folder: RunFolder, draft: PlanDraft, force: bool,
-                  on_note: Callable[[str], None] | None, made_folder: bool) -> None:
-    with run_lock(folder.root) as lock:
-        if lock.note and on_note:
-            on_note(lock.note)
-        _refuse_overwrite(folder, force)  # again, now that no one else can write
-        files = [(folder.config, draft.config_text)]
-        if draft.accelerate_text is not None:
-            files.append((folder.accelerate_config, draft.accelerate_text))
-        files.append((folder.root / "run.json", draft.run_meta()))
-        if draft.multinode is not None and draft.slurm_text is not None:
-            files.append((draft.multinode.sbatch_path, draft.slurm_text))
-        files.append((folder.plan, draft.plan_text))  # last: its presence means "planned"
-        created = [path for path, _ in files if not os.path.lexists(path)]
-        try:
-            folder.create()
-            for path, text in files:
-                atomic_write_text(path, text, root=folder.root)
-        except BaseException:
-            remove_quietly(created)
-            if made_folder:
-                for name in SUBFOLDERS:
-                    with contextlib.suppress(OSError):
-                        os.rmdir(folder.root / name)
-            raise
-
-
-def _refuse_overwrite(folder: RunFolder, force: bool) -> None:
-    if force:
-        return
-    for path in (folder.plan, folder.config):
-        if path.exists():
-            raise UsageError(
-                f"{path} already exists: pass --force to overwrite it, or pick another --run-name"
-            )
