@@ -137,6 +137,7 @@ def _data_root_to_slash(box, monkeypatch) -> list[str]:
     data.mkdir()
     os.symlink("/usr", data / "latents")
     os.symlink("/usr", data / "conditions")
+    os.symlink("/usr", data / "audio_latents")
     return box.plan_args(data_root=str(data))
 
 
@@ -146,6 +147,7 @@ def _deep_data(box) -> list[str]:
     deep.mkdir(parents=True)
     (deep / "x.pt").write_bytes(b"x")
     (data / "conditions").mkdir()
+    (data / "audio_latents").mkdir()
     return box.plan_args(data_root=str(data))
 
 
