@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -103,12 +104,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILURE
+    except OSError as exc:
+        if exc.errno != errno.EIO:
+            return _internal_error(exc)
+        return EXIT_FAILURE  # the terminal is gone (EIO): nobody is left to read a message
     except Exception as exc:  # last resort: one line, never a traceback, unless asked for
-        if os.environ.get("LTX_WIZARD_DEBUG"):
-            raise
-        print(
-            f"ltx-wizard: internal error: {type(exc).__name__}: {exc} "
-            "(set LTX_WIZARD_DEBUG=1 for the traceback, and please report it)",
-            file=sys.stderr,
-        )
-        return EXIT_FAILURE
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    """A bug: one line, unless LTX_WIZARD_DEBUG asks for the traceback."""
+    if os.environ.get("LTX_WIZARD_DEBUG"):
+        raise exc
+    print(
+        f"ltx-wizard: internal error: {type(exc).__name__}: {exc} "
+        "(set LTX_WIZARD_DEBUG=1 for the traceback, and please report it)",
+        file=sys.stderr,
+    )
+    return EXIT_FAILURE

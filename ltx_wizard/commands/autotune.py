@@ -63,10 +63,13 @@ def _check_run_dir(path: str) -> Path:
 
 
 async def _run(engine) -> AutotuneSummary:
-    from ltx_wizard.core.autotune.process import install_signal_handlers
+    from ltx_wizard.core.autotune.process import install_signal_handlers, kill_all_now
+    from ltx_wizard.core.terminal_watch import stream_fd, watch_terminal
 
     # SIGINT, SIGHUP (an SSH drop) and SIGTERM stop the trial's process group, then end autotune.
     uninstall = install_signal_handlers(asyncio.get_running_loop(), lambda signum: engine.cancel())
+    # A wizard stuck writing progress to a terminal that is gone still leaves (and frees the lock).
+    watch_terminal(stream_fd(sys.stderr), grace_s=30.0, before_exit=kill_all_now)
     try:
         return await engine.run()
     finally:

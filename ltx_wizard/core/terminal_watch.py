@@ -29,10 +29,18 @@ def terminal_alive(fd: int) -> bool:
     return True
 
 
-def watch_terminal(fd: int, *, grace_s: float = 5.0,
+def stream_fd(stream: object) -> int | None:
+    """The file descriptor behind a text stream, or None (a test's capture buffer has none)."""
+    try:
+        return stream.fileno()  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def watch_terminal(fd: int | None, *, grace_s: float = 5.0,
                    before_exit: Callable[[], None] | None = None) -> threading.Thread | None:
     """Start the watcher for terminal `fd`; None when `fd` is not a terminal to begin with."""
-    if not os.isatty(fd) or not terminal_alive(fd):
+    if fd is None or not os.isatty(fd) or not terminal_alive(fd):
         return None
 
     def run() -> None:

@@ -95,12 +95,12 @@ class WizardApp(App[int]):
 
     def on_mount(self) -> None:
         self._watch_signals()
-        if not self.is_headless and sys.__stdout__ is not None:
+        if not self.is_headless:
             # A wizard stuck writing to a dead terminal still leaves (and frees the run lock).
             from ltx_wizard.core.autotune.process import kill_all_now
-            from ltx_wizard.core.terminal_watch import watch_terminal
+            from ltx_wizard.core.terminal_watch import stream_fd, watch_terminal
 
-            watch_terminal(sys.__stdout__.fileno(), before_exit=kill_all_now)
+            watch_terminal(stream_fd(sys.__stdout__), before_exit=kill_all_now)
         paths = self.state.paths
         if self.options.demo:
             from ltx_wizard.core.demo import build_demo

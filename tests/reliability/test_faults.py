@@ -296,3 +296,15 @@ def test_write_error_is_not_a_traceback(box, monkeypatch):
     result = box.cli(*box.plan_args())
     refused(result, 1, "cannot write")
     assert not box.run.exists()
+
+
+def test_terminal_gone_while_printing_is_a_quiet_exit_1(box, monkeypatch):
+    """Writing to a hung-up terminal fails with EIO: no 'internal error' sent after it."""
+    from ltx_wizard.commands import probe
+
+    def dead_terminal(text):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(probe, "format_text", dead_terminal)
+    result = box.cli("probe", "--simulate", "h100")
+    assert result.code == 1 and result.err == ""
