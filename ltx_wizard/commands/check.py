@@ -54,6 +54,8 @@ def _json_item(item: CheckItem) -> dict:
 
 def _line(item: CheckItem) -> str:
     # Paths and header metadata are outside text: no escape sequence reaches the terminal.
+    if item.ok and item.warning:
+        return clean_text(f"warn  {item.name:<13} {item.path}: {item.summary}")
     if item.ok:
         return clean_text(f"ok    {item.name:<13} {item.path}: {item.summary}")
     return clean_text(f"FAIL  {item.name:<13} {item.error}")

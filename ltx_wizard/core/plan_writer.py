@@ -13,6 +13,7 @@ import os
 from typing import TYPE_CHECKING, Callable
 
 from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.launch_script import script_path, write_script
 from ltx_wizard.core.safe_fs import remove_quietly
 from ltx_wizard.core.workspace import SUBFOLDERS, RunFolder, atomic_write_text, run_lock
 
@@ -55,12 +56,14 @@ def _write_locked(folder: RunFolder, draft: PlanDraft, force: bool,
         files.append((folder.root / "run.json", draft.run_meta()))
         if draft.multinode is not None and draft.slurm_text is not None:
             files.append((draft.multinode.sbatch_path, draft.slurm_text))
-        files.append((folder.plan, draft.plan_text))  # last: its presence means "planned"
         created = [path for path, _ in files if not os.path.lexists(path)]
+        created += [p for p in (script_path(folder.root), folder.plan) if not os.path.lexists(p)]
         try:
             folder.create()
             for path, text in files:
                 atomic_write_text(path, text, root=folder.root)
+            write_script(folder.root, draft.start, draft.shell_line())
+            atomic_write_text(folder.plan, draft.plan_text, root=folder.root)  # last: "planned"
         except BaseException:
             remove_quietly(created)
             if made_folder:

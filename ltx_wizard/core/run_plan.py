@@ -24,6 +24,7 @@ from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError, WizardError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.launch_script import simulated_spec, spec_of
 from ltx_wizard.core.multinode import (
     MultiNodePlan,
     parse_nodes,
@@ -33,9 +34,10 @@ from ltx_wizard.core.multinode import (
 )
 from ltx_wizard.core.plan_md import PlanContent, render_plan
 from ltx_wizard.core.plan_writer import write_plan  # noqa: F401  (callers import it from here)
+from ltx_wizard.core.run_meta import LaunchSpec
+from ltx_wizard.core.safe_fs import check_run_dir
 from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
-from ltx_wizard.core.safe_fs import check_run_dir
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
 from ltx_wizard.core.workspace import (
     ENV_VAR,
@@ -92,6 +94,17 @@ class PlanDraft:
     accepted_risk: bool = False  # the minimum gate was overridden
     multinode: MultiNodePlan | None = None  # set when more than one node is planned
     slurm_text: str | None = None  # <run>/slurm.sbatch
+    simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
+
+    @property
+    def start(self) -> LaunchSpec:
+        """What launch.sh runs: the simulated trainer on simulated GPUs, `sbatch` for several
+        nodes, else the planned command."""
+        if self.simulate:
+            return simulated_spec(self.run_dir, self.simulate)
+        if self.multinode is not None:
+            return LaunchSpec(argv=["sbatch", str(self.multinode.sbatch_path)], cwd=self.run_dir)
+        return spec_of(self.launch)
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -102,6 +115,7 @@ class PlanDraft:
                 "num_gpus": self.launch.num_processes,  # one node's: autotune stays single-node
                 "nodes": self.multinode.nodes if self.multinode is not None else 1,
                 "accepted_risk": self.accepted_risk,
+                "launch": self.start.model_dump(mode="json"),
             },
             indent=2,
         ) + "\n"
@@ -132,6 +146,7 @@ def prepare_plan(
     *,
     now: datetime | None = None,
     env: Mapping[str, str] | None = None,
+    simulate: str | None = None,
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing."""
     env = os.environ if env is None else env
@@ -144,7 +159,7 @@ def prepare_plan(
     risks: list[str] = []
     if assessment.gate_blocked:
         if not request.accept_risk:
-            raise GateStop(assessment.gate_message or "below the trainer's 32 GB minimum")
+            raise GateStop(gate_stop_message(assessment.gate_message))
         risks.append(
             f"{assessment.per_gpu_vram_gb} GB per GPU is below the trainer's 32 GB minimum; the "
             "gate was overridden with --accept-risk, so this run may run out of memory."
@@ -317,7 +332,14 @@ def prepare_plan(
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
         multinode=multi,
         slurm_text=slurm_text,
+        simulate=simulate,
     )
+
+
+def gate_stop_message(message: str | None) -> str:
+    """The gate's text plus the option that goes past it (CLI commands only)."""
+    text = (message or "below the trainer's 32 GB minimum").rstrip().rstrip(".")
+    return f"{text}. To try anyway (b), rerun with --accept-risk"
 
 
 def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
