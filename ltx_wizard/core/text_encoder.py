@@ -121,9 +121,10 @@ def _ambiguous(entries: list[Path], where: str) -> None:
     for p in entries:
         if p.name != "config.json" or not p.is_file():
             continue
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+        try:  # size-capped, depth-limited: one hostile config.json is skipped, not parsed
+            doc = loads_json(read_bytes(p, what="config.json", limit=_MAX_CONFIG_BYTES),
+                             what="config.json")
+        except UsageError:
             continue
         if isinstance(doc, dict) and str(doc.get("model_type", "")).startswith("gemma"):
             seen.setdefault((doc.get("model_type"), doc.get("gemma_version")), p.parent)
