@@ -229,6 +229,8 @@ def _render(value: object, style: str | None, was_string: bool) -> str:
     """YAML text for a scalar; strings keep the old value's quoting when it was a string."""
     if value is None:
         return "null"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_render(item, None, False) for item in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
