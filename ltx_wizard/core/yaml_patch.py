@@ -1,5 +1,7 @@
 """Byte-preserving YAML patcher: change one scalar value without touching any other byte.
 
+(A section or list can also be set to null as a whole: its own lines go, nothing else moves.)
+
 A round-trip dump (even ruamel's) re-flows flow maps, list indentation and spacing, so the line diff
 against the user's shipped config would show lines we never meant to change. Instead we compose the
 text with ruamel.yaml, take each key's and value's exact start/end marks (the node-level position
@@ -113,6 +115,8 @@ def _replace_scalar(text: str, path: str, key: ScalarNode, node: Node, value: ob
     if isinstance(value, (list, tuple)):
         return _replace_flow_list(text, path, node, value)
     if isinstance(node, (MappingNode, SequenceNode)):
+        if value is None:
+            return _section_to_null(text, path, key, node)
         raise YamlPatchError(f"cannot set {path}: it holds a section or list, not a single value")
     start, end = node.start_mark.index, node.end_mark.index
     if start < key.end_mark.index or node.anchor:
@@ -143,6 +147,23 @@ def _replace_flow_list(text: str, path: str, node: Node, value: list | tuple) ->
     pad = " " if old.startswith("[ ") else ""
     items = ", ".join(_render(item, None, False) for item in value)
     return text[:start] + f"[{pad}{items}{pad}]" + text[end:]
+
+
+def _section_to_null(text: str, path: str, key: ScalarNode, node: Node) -> str:
+    """`key: null` in place of a whole section or list (e.g. training_strategy.audio: null):
+    its lines go, the key's line stays; comments before and after the section are kept."""
+    if node.anchor or text[node.start_mark.index] in "!&*":
+        raise YamlPatchError(f"cannot set {path}: its value is an anchor or alias; edit it by hand")
+    if node.flow_style:
+        start, end = node.start_mark.index, node.end_mark.index
+        if node.start_mark.line != node.end_mark.line:
+            raise YamlPatchError(f"cannot set {path}: its value spans several lines; edit it by hand")
+        return text[:start] + "null" + text[end:]
+    colon = text.index(":", key.end_mark.index)
+    last = _content_end(node).index
+    eol = min((i for i in (text.find("\r", last), text.find("\n", last)) if i >= 0),
+              default=len(text))
+    return text[: colon + 1] + " null" + text[eol:]
 
 
 # --- inserting absent keys --------------------------------------------------------------------
