@@ -59,6 +59,10 @@ class PlanContent(BaseModel):
     run_dir: str
     training_mode: str
     mode: str = "t2v"
+    recipe: str = "t2v_lora"
+    recipe_modes: str = ""  # what the recipe trains, from its strategy block
+    applied: tuple[str, ...] = ()  # low-VRAM keys applied to the recipe, one line each
+    skipped: tuple[str, ...] = ()  # low-VRAM keys the recipe lacks
     dataset_path: str
     dataset_name: str
     sample_count: int
@@ -115,12 +119,12 @@ def render_plan(c: PlanContent) -> str:
         lines += ["> **At your own risk:** " + " ".join(c.risks), ""]
     lines += [
         "## Goal",
-        f"Train a text-to-video {kind} of LTX-2 on the dataset `{c.dataset_name}`, "
+        f"Train {_goal(c)} {kind} of LTX-2 on the dataset `{c.dataset_name}`, "
         + (f"for {steps} steps" if steps is not None else "for the base file's steps")
         + ", saving checkpoints and validation videos along the way.",
         "",
         "## Mode",
-        f"Text-to-video (`{c.mode}`), {kind} (`model.training_mode: {c.training_mode}`).",
+        f"{_mode_words(c)} (`{c.mode}`), {kind} (`model.training_mode: {c.training_mode}`).",
         *(["", c.video_only_note] if c.video_only_note else []),
         "",
         "## Dataset",
@@ -130,6 +134,7 @@ def render_plan(c: PlanContent) -> str:
         "## Training config",
         f"`config.yaml` is the shipped `{c.base_config}` byte for byte, with only the lines in "
         "the diff below changed.",
+        *_applied_lines(c),
         "",
         *config_table(c.config, c.effective_batch, c.num_gpus),
         "",
@@ -179,6 +184,30 @@ def render_plan(c: PlanContent) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _goal(c: PlanContent) -> str:
+    if c.recipe == "t2v_lora":
+        return "a text-to-video"
+    return f"a `{c.recipe}`"
+
+
+def _mode_words(c: PlanContent) -> str:
+    if c.recipe == "t2v_lora":
+        return "Text-to-video"
+    return f"Recipe `{c.recipe}`" + (f": {c.recipe_modes}" if c.recipe_modes else "")
+
+
+def _applied_lines(c: PlanContent) -> list[str]:
+    """The low-VRAM keys applied to a recipe without a low-VRAM twin (and those it lacks)."""
+    out: list[str] = []
+    if c.applied:
+        out += ["", "Low-VRAM keys applied to the recipe (each in the diff below):", ""]
+        out += [f"- {line}" for line in c.applied]
+    if c.skipped:
+        out += ["", "Low-VRAM keys not applied:", ""]
+        out += [f"- {line}" for line in c.skipped]
+    return out
 
 
 def _style_words(style: str, num_gpus: int) -> str:

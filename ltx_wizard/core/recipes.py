@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.tiers import LOW_VRAM_CONFIG, STANDARD_CONFIG, Tier
@@ -196,11 +196,52 @@ def recipe_base(
     return RecipeBase(text, recipe.file_name, applied, tuple(skipped))
 
 
-def describe_applied(base: RecipeBase) -> list[str]:
-    """One line per applied key, for plan.md and the Summary screen."""
+def describe_applied(base: RecipeBase, overridden: Iterable[str] = ()) -> list[str]:
+    """One line per applied key, for plan.md and the Summary screen; keys a later change of the
+    plan sets again (`overridden`, e.g. full fine-tune's quantization) are left out."""
+    later = set(overridden)
     return [
-        f"`{key}: {_show(value)}` (from {LOW_VRAM_CONFIG})" for key, value in base.applied.items()
+        f"`{key}: {_show(value)}` (from {LOW_VRAM_CONFIG})"
+        for key, value in base.applied.items() if key not in later
     ]
+
+
+def describe_skipped(base: RecipeBase) -> list[str]:
+    """One line per low-VRAM key the recipe lacks, so none was invented."""
+    return [f"`{key}` ({base.source} has no such key, so it is not added)" for key in base.skipped]
+
+
+@dataclass(frozen=True)
+class PlanBase:
+    """What `plan` starts from: the recipe, the text to patch, and the shipped file to diff against."""
+
+    recipe: Recipe
+    base: RecipeBase
+    shipped_path: Path  # the file the diff is taken against (base.source)
+    shipped_text: str
+
+
+def plan_base(configs_dir: Path, name: str, tier: Tier, read: Callable[[Path], str]) -> PlanBase:
+    """Read the recipe (and, on the low-VRAM tiers, both t2v files) and build its base text.
+
+    `read` keeps the file's bytes (CRLF stays CRLF), so the diff shows only patched lines.
+    """
+    recipe = find_recipe(configs_dir, name)
+    recipe_text = read(recipe.path)
+    if not uses_low_vram(tier):
+        return PlanBase(recipe, RecipeBase(recipe_text, recipe.file_name, {}, ()), recipe.path,
+                        recipe_text)
+    low_path = configs_dir / LOW_VRAM_CONFIG
+    low_text = read(low_path)
+    standard_text = recipe_text if recipe.name == DEFAULT_RECIPE else read(configs_dir / STANDARD_CONFIG)
+    try:
+        base = recipe_base(recipe, tier, standard_text=standard_text, low_vram_text=low_text,
+                           recipe_text=recipe_text)
+    except YamlPatchError as exc:
+        raise UsageError(f"cannot apply the low-VRAM keys to {recipe.path}: {exc}") from None
+    if base.source == LOW_VRAM_CONFIG:
+        return PlanBase(recipe, base, low_path, low_text)
+    return PlanBase(recipe, base, recipe.path, recipe_text)
 
 
 def _show(value: Any) -> str:
@@ -213,8 +254,73 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+# The media keys of a validation condition (ltx_trainer/config.py, the ValidationCondition types).
+MEDIA_KEYS = ("image_or_video", "video", "audio", "mask")
+
+
+def missing_validation_media(config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(where, path) of each validation media file that does not exist.
+
+    mirrors ltx_trainer/validation_runner.py ValidationRunner.__init__ (_encode_conditioning_media):
+    every sample's condition media is read when the trainer starts, so a shipped placeholder path
+    stops the run before step 1.
+    """
+    samples = get_dotted(config, "validation.samples", None)
+    missing = []
+    for i, sample in enumerate(samples if isinstance(samples, list) else []):
+        conditions = sample.get("conditions") if isinstance(sample, Mapping) else None
+        for j, cond in enumerate(conditions if isinstance(conditions, list) else []):
+            for key in MEDIA_KEYS:
+                value = cond.get(key) if isinstance(cond, Mapping) else None
+                if isinstance(value, str) and not Path(value).expanduser().exists():
+                    missing.append((f"validation.samples[{i}].conditions[{j}].{key}", value))
+    return missing
+
+
+@dataclass(frozen=True)
+class RecipeNotes:
+    """The recipe's words for plan.md: assumptions, warnings, applied and skipped keys."""
+
+    assumptions: tuple[str, ...]
+    warnings: tuple[str, ...]
+    applied: tuple[str, ...]
+    skipped: tuple[str, ...]
+
+
+def recipe_notes(start: PlanBase, tier: Tier, overridden: Iterable[str] = ()) -> RecipeNotes:
+    """What plan.md says about the recipe on this tier (`overridden`: keys the plan sets later)."""
+    base, recipe = start.base, start.recipe
+    later = set(overridden)
+    assumptions = [f"Recipe `{recipe.name}` ({recipe.modes}); pass --recipe NAME for another."]
+    warnings: list[str] = []
+    if base.applied or base.skipped:
+        assumptions.append(
+            f"{recipe.file_name} has no low-VRAM twin, so the keys where {LOW_VRAM_CONFIG} differs "
+            f"from {STANDARD_CONFIG} were applied to it (listed under Training config); everything "
+            "else as shipped.")
+    else:
+        assumptions.append(f"Steps, learning rate, LoRA rank and validation settings as shipped in "
+                           f"{base.source}.")
+    if tier is Tier.T40_60:
+        assumptions.append("40–60GB tier: no tested config exists, so the low-VRAM choices are "
+                           "used unchanged and autotune relaxes them on measured headroom.")
+    missing = missing_validation_media(load_yaml(base.text))
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        warnings.append(
+            f"{missing[0][0]} {missing[0][1]!r}{more} does not exist: the trainer loads validation "
+            "media when it starts, so put your own files' paths in config.yaml before training")
+    again = [key for key in base.applied if key in later]
+    if again:
+        warnings.append(f"{', '.join(again)}: set again by this plan (see the diff), so the "
+                        f"{LOW_VRAM_CONFIG} value does not apply")
+    return RecipeNotes(tuple(assumptions), tuple(warnings), tuple(describe_applied(base, later)),
+                       tuple(describe_skipped(base)))
+
+
 __all__ = [
-    "DEFAULT_RECIPE", "Recipe", "RecipeBase", "describe_applied", "describe_strategy",
+    "DEFAULT_RECIPE", "PlanBase", "Recipe", "RecipeBase", "describe_applied", "describe_skipped",
+    "describe_strategy", "plan_base", "recipe_notes", "RecipeNotes",
     "find_recipe", "list_recipes", "low_vram_delta", "recipe_base", "uses_low_vram",
     "STANDARD_CONFIG",
 ]

@@ -23,6 +23,7 @@ from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.recipes import DEFAULT_RECIPE, PlanBase, plan_base, recipe_notes
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
 from ltx_wizard.core.workspace import (
@@ -55,6 +56,7 @@ class PlanRequest(BaseModel):
     force: bool = False
     force_full: bool = False
     video_only: bool = False  # train without audio: training_strategy.audio: null
+    recipe: str = DEFAULT_RECIPE  # a shipped config's stem (core/recipes.py list_recipes)
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class PlanDraft:
     run_dir: Path
     run_name: str
     tier: Tier
-    base_config: str  # the shipped file's name, e.g. t2v_lora_low_vram.yaml
+    base_config: str  # the shipped file's name, e.g. t2v_lora_low_vram.yaml or i2v_lora.yaml
     base_path: Path
     base_text: str
     config_text: str
@@ -76,6 +78,9 @@ class PlanDraft:
     trainer_dir: Path  # where the trainer's own schema check runs
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
+    recipe: str = DEFAULT_RECIPE
+    recipe_modes: str = ""  # what the recipe trains, e.g. "video generated (first_frame) + ..."
+    applied: tuple[str, ...] = ()  # "`key: value` (from t2v_lora_low_vram.yaml)" lines
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -85,6 +90,7 @@ class PlanDraft:
                 "tier": self.tier.value,
                 "num_gpus": self.launch.num_processes,
                 "accepted_risk": self.accepted_risk,
+                "recipe": self.recipe,
             },
             indent=2,
         ) + "\n"
@@ -132,9 +138,11 @@ def prepare_plan(
 
     checkout = find_checkout(request.trainer_root, env=env)
     warnings += list(checkout.notes)
-    base_name = assessment.policy.base_config
-    base_path = checkout.config_path(base_name)
-    base_text = _read_text(base_path)
+    # The recipe's shipped file, with the low-VRAM keys applied on the 32GB / 40–60GB tiers.
+    start: PlanBase = plan_base(checkout.trainer_dir / "configs", request.recipe,
+                                assessment.tier, _read_text)
+    base_name, base_path = start.base.source, start.shipped_path
+    base_text = start.base.text
 
     ckpt = inspect_checkpoint(request.checkpoint)
     te = inspect_text_encoder(request.text_encoder)
@@ -172,7 +180,7 @@ def prepare_plan(
         assumptions.append(f"Workspace root {root}" + (f" (from {source})." if source else
                                                        " (the first writable default)."))
     if request.run_name is None:
-        run_name = default_run_name(data.path, now=now)
+        run_name = default_run_name(data.path, now=now, mode=start.recipe.run_mode)
         assumptions.append(f"Run name `{run_name}` (mode, dataset name, date and time).")
     else:
         run_name = validate_run_name(request.run_name)
@@ -202,11 +210,9 @@ def prepare_plan(
                            "gradient_accumulation_steps (pass --effective-batch N to change it).")
     if request.training_mode == "lora":
         assumptions.append("LoRA training (the default; --training-mode full for a full fine-tune).")
-    assumptions.append(f"Steps, learning rate, LoRA rank and validation settings as shipped in "
-                       f"{base_name}.")
-    if assessment.tier is Tier.T40_60:
-        assumptions.append("40–60GB tier: no tested config exists, so the low-VRAM file is used "
-                           "unchanged and autotune relaxes it on measured headroom.")
+    notes = recipe_notes(start, assessment.tier, overridden=changes.changes)
+    assumptions += notes.assumptions
+    warnings += notes.warnings
     if assessment.mixed_models:
         warnings.append("mixed GPU models: the smallest GPU's tier applies to all of them")
     if assessment.probe.cuda_visible_devices:
@@ -224,7 +230,8 @@ def prepare_plan(
         assessment.probe.cuda_visible_devices,
         folder.accelerate_config if accel.text is not None else None,
     )
-    diff = config_gen.config_diff(base_text, config_text, f"{base_path}", f"{folder.config}")
+    # Against the shipped file, so the low-VRAM keys applied to a recipe show in the diff too.
+    diff = config_gen.config_diff(start.shipped_text, config_text, f"{base_path}", f"{folder.config}")
     content = PlanContent(
         run_name=run_name,
         run_dir=str(folder.root),
@@ -248,6 +255,11 @@ def prepare_plan(
         dataset_note=f"Each sample is a file in every folder the config reads: "
         f"{', '.join(f + '/' for f in data.folders)}.",
         video_only_note=video_only_note(video_change, base_name, load_yaml(config_text)),
+        mode=start.recipe.run_mode,
+        recipe=start.recipe.name,
+        recipe_modes=start.recipe.modes,
+        applied=notes.applied,
+        skipped=notes.skipped,
     )
     return PlanDraft(
         run_dir=folder.root,
@@ -255,7 +267,7 @@ def prepare_plan(
         tier=assessment.tier,
         base_config=base_name,
         base_path=base_path,
-        base_text=base_text,
+        base_text=start.shipped_text,
         config_text=config_text,
         changes=dict(changes.changes),
         plan_text=render_plan(content),
@@ -267,6 +279,9 @@ def prepare_plan(
         trainer_dir=checkout.trainer_dir,
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        recipe=start.recipe.name,
+        recipe_modes=start.recipe.modes,
+        applied=notes.applied,
     )
 
 
