@@ -9,6 +9,9 @@ from t2v_lora.yaml.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -189,3 +192,32 @@ def test_check_recipe_reads_the_data_as_that_recipe_does(box, capsys):
     assert main([*base, "--recipe", "v2v_ic_lora"]) == 2
     out = capsys.readouterr().out
     assert "FAIL  data_root" in out and "reference_latents/" in out
+
+
+def _sim(config: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
+    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[1]), PYTHONUNBUFFERED="1",
+               LTX_WIZARD_SIM_SPEED="0")
+    return subprocess.run([sys.executable, "-m", "ltx_wizard.core.sim.trainer", str(config),
+                           "--disable-progress-bars"], cwd=config.parent, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_simulated_trainer_reads_the_recipes_folders_and_validation_media(box, capsys, tmp_path):
+    out = _plan(box, capsys, "v2v_ic_lora", sim="rtx5090")
+    config = Path(out["config"])
+    failed = _sim(config)  # the shipped placeholder media stop it at start-up, as in the trainer
+    assert failed.returncode == 1
+    assert "FileNotFoundError" in failed.stderr and "/path/to/reference_1.mp4" in failed.stderr
+    clip = tmp_path / "ref.mp4"
+    clip.write_bytes(b"mp4")
+    config.write_text(config.read_text("utf-8").replace("/path/to/reference_1.mp4", str(clip)),
+                      "utf-8")
+    ran = _sim(config)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert "Loaded dataset with 3 samples" in ran.stdout + ran.stderr
+    # Without the recipe's reference latents the trainer's own data check stops it.
+    data = Path(load_yaml(config.read_text("utf-8"))["data"]["preprocessed_data_root"])
+    (data / "reference_latents").rename(data / "elsewhere")
+    refused = _sim(config)
+    assert refused.returncode != 0 and "reference_latents" in refused.stdout + refused.stderr

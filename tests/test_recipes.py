@@ -12,7 +12,10 @@ from ltx_wizard.core.recipes import (
     find_recipe,
     list_recipes,
     low_vram_delta,
+    missing_validation_media,
+    plan_base,
     recipe_base,
+    recipe_notes,
 )
 from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import load_yaml
@@ -187,3 +190,71 @@ def test_80gb_uses_the_recipe_verbatim_and_t2v_its_own_low_vram_file(configs: Pa
     low = recipe_base(t2v, Tier.T32, standard_text=STANDARD, low_vram_text=LOW_VRAM,
                       recipe_text=STANDARD)
     assert low.text == LOW_VRAM and low.source == "t2v_lora_low_vram.yaml" and low.applied == {}
+
+
+EXTEND = _config(title="extend", tag="extend").replace("""\
+validation:
+""", """\
+validation:
+  samples:
+    - prompt: "a kite"
+      conditions:
+        - type: prefix
+          video: "/nowhere/prefix.mp4"
+          num_frames: 57
+    - prompt: "a cat"
+      video_dims: [960, 544, 89]   # its own length: not the applied one
+      conditions:
+        - type: prefix
+          video: "/nowhere/prefix.mp4"
+          num_frames: 57
+""")
+
+
+def _start(configs: Path, name: str, text: str, tier: Tier):
+    (configs / f"{name}.yaml").write_text(text, encoding="utf-8")
+    return plan_base(configs, name, tier, lambda p: p.read_text(encoding="utf-8"))
+
+
+def test_plan_base_diffs_a_recipe_against_its_own_file_and_t2v_against_its_twin(configs: Path):
+    i2v = plan_base(configs, "i2v_lora", Tier.T40_60, lambda p: p.read_text(encoding="utf-8"))
+    assert i2v.shipped_path.name == "i2v_lora.yaml" and i2v.shipped_text == I2V
+    assert i2v.base.text != I2V  # the low-VRAM keys, applied
+    t2v = plan_base(configs, "t2v_lora", Tier.T32, lambda p: p.read_text(encoding="utf-8"))
+    assert t2v.shipped_path.name == "t2v_lora_low_vram.yaml" and t2v.base.text == LOW_VRAM
+
+
+def test_validation_media_placeholders_and_too_long_prefixes_are_warned(configs: Path):
+    start = _start(configs, "video_extend_lora", EXTEND, Tier.T32)
+    notes = recipe_notes(start, Tier.T32)
+    media, frames = notes.warnings
+    assert media.startswith("validation.samples[0].conditions[0].video '/nowhere/prefix.mp4' "
+                            "(and 1 more) does not exist")
+    # Only the sample that inherits the applied 49 frames is warned about.
+    assert frames.startswith("validation.samples[0].conditions[0].num_frames 57 is not shorter "
+                             "than the 49 frames")
+    assert recipe_notes(_start(configs, "video_extend_lora", EXTEND, Tier.T80), Tier.T80).warnings \
+        == (media,)  # 80GB+: the recipe's own 89 frames, so only the media is named
+
+
+def test_missing_validation_media_reads_every_media_key(tmp_path: Path):
+    image = tmp_path / "frame.png"
+    image.write_bytes(b"png")
+    config = {"validation": {"samples": [
+        {"prompt": "a", "conditions": [{"type": "first_frame", "image_or_video": str(image)}]},
+        {"prompt": "b", "conditions": [{"type": "mask", "video": "/no/v.mp4", "mask": "/no/m.mp4"},
+                                       {"type": "audio_to_video", "audio": "/no/a.wav"}]},
+    ]}}
+    assert missing_validation_media(config) == [
+        ("validation.samples[1].conditions[0].video", "/no/v.mp4"),
+        ("validation.samples[1].conditions[0].mask", "/no/m.mp4"),
+        ("validation.samples[1].conditions[1].audio", "/no/a.wav"),
+    ]
+
+
+def test_notes_leave_out_keys_the_plan_sets_again(configs: Path):
+    start = plan_base(configs, "i2v_lora", Tier.T32, lambda p: p.read_text(encoding="utf-8"))
+    notes = recipe_notes(start, Tier.T32, overridden={"acceleration.quantization": None})
+    assert not any("quantization" in line for line in notes.applied)
+    assert any(w.startswith("acceleration.quantization: set again") for w in notes.warnings)
+    assert len(notes.applied) == len(low_vram_delta(STANDARD, LOW_VRAM)) - 1

@@ -277,6 +277,30 @@ def missing_validation_media(config: Mapping[str, Any]) -> list[tuple[str, str]]
     return missing
 
 
+def _short_clip_warnings(config: Mapping[str, Any], applied: Mapping[str, Any]) -> list[str]:
+    """A validation prefix/suffix as long as the low-VRAM clip leaves nothing to generate.
+
+    mirrors ltx_trainer/validation_runner.py _encode_temporal_condition_media: the condition's
+    video is read up to the sample's frame count, so with fewer frames it covers every frame.
+    """
+    dims = applied.get("validation.video_dims")
+    if not (isinstance(dims, list) and len(dims) == 3 and isinstance(dims[2], int)):
+        return []
+    samples = get_dotted(config, "validation.samples", None)
+    out = []
+    for i, sample in enumerate(samples if isinstance(samples, list) else []):
+        if not isinstance(sample, Mapping) or sample.get("video_dims") is not None:
+            continue  # a sample's own dims are not the applied ones
+        for j, cond in enumerate(sample.get("conditions") or []):
+            frames = cond.get("num_frames") if isinstance(cond, Mapping) else None
+            if isinstance(frames, int) and frames >= dims[2]:
+                out.append(
+                    f"validation.samples[{i}].conditions[{j}].num_frames {frames} is not shorter "
+                    f"than the {dims[2]} frames of validation.video_dims from {LOW_VRAM_CONFIG}: "
+                    "the validation clip would be all condition; lower num_frames in config.yaml")
+    return out
+
+
 @dataclass(frozen=True)
 class RecipeNotes:
     """The recipe's words for plan.md: assumptions, warnings, applied and skipped keys."""
@@ -310,6 +334,7 @@ def recipe_notes(start: PlanBase, tier: Tier, overridden: Iterable[str] = ()) ->
         warnings.append(
             f"{missing[0][0]} {missing[0][1]!r}{more} does not exist: the trainer loads validation "
             "media when it starts, so put your own files' paths in config.yaml before training")
+    warnings += _short_clip_warnings(load_yaml(base.text), base.applied)
     again = [key for key in base.applied if key in later]
     if again:
         warnings.append(f"{', '.join(again)}: set again by this plan (see the diff), so the "
