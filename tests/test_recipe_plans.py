@@ -19,8 +19,10 @@ import pytest
 from ltx_wizard.cli import main
 from ltx_wizard.core import accelerate_config
 from ltx_wizard.core.data_sources import required_folders
+from ltx_wizard.core.demo import build_demo
 from ltx_wizard.core.lookalike_checkout import make_checkout
 from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.core.lookalike_recipes import RECIPES
 from ltx_wizard.core.recipes import find_recipe
 from ltx_wizard.core.sim.schema import LtxTrainerConfig
 from ltx_wizard.core.yaml_patch import load_yaml
@@ -221,3 +223,17 @@ def test_simulated_trainer_reads_the_recipes_folders_and_validation_media(box, c
     (data / "reference_latents").rename(data / "elsewhere")
     refused = _sim(config)
     assert refused.returncode != 0 and "reference_latents" in refused.stdout + refused.stderr
+
+
+@pytest.mark.parametrize("recipe", [r.name for r in RECIPES])
+def test_the_demo_can_plan_and_run_every_recipe(tmp_path, capsys, recipe):
+    demo = build_demo(tmp_path / "demo")
+    argv = ["plan", "--trainer-root", str(demo.checkout), "--checkpoint", str(demo.checkpoint),
+            "--text-encoder", str(demo.text_encoder), "--data-root", str(demo.data_root),
+            "--workspace", str(demo.workspace), "--recipe", recipe, "--simulate", demo.simulate,
+            "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)
+    assert not [w for w in out["warnings"] if "validation media" in w]
+    ran = _sim(Path(out["config"]))
+    assert ran.returncode == 0, ran.stderr[-2000:]

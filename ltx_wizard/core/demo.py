@@ -44,7 +44,7 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     """Write the demo files under `root` (created if needed) and say where they are."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    checkout = make_checkout(root / "LTX-2")
+    checkout = make_checkout(root / "LTX-2", media=root / "media")
     models = root / "models"
     checkpoint = make_checkpoint(models / "ltx-2-19b-dev.safetensors", params_b=19.0)
     text_encoder = make_gemma_dir(models / "gemma-3-12b-it")

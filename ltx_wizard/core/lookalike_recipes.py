@@ -10,7 +10,11 @@ simulated trainer meet the same shapes. None has a low-VRAM twin, as in the real
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
+
+_MEDIA = re.compile(r'"/path/to/([\w.-]+\.(?:png|mp4|wav))"')
 
 
 @dataclass(frozen=True)
@@ -250,3 +254,11 @@ wandb:
 seed: 42
 output_dir: "outputs/{r.name}"
 """
+
+
+def with_media(text: str, folder: Path) -> str:
+    """`text` with its validation media placeholders pointing at small files written in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in set(_MEDIA.findall(text)):
+        (folder / name).write_bytes(b"look-alike media\n")
+    return _MEDIA.sub(lambda m: f'"{folder / m.group(1)}"', text)
