@@ -18,6 +18,9 @@ import pytest
 
 from ltx_wizard.cli import main
 from ltx_wizard.core import accelerate_config
+from ltx_wizard.core.autotune.events import TrialResult
+from ltx_wizard.core.autotune.schedule import Context, Tuner
+from ltx_wizard.core.autotune.trial_config import settings_from_config
 from ltx_wizard.core.data_sources import required_folders
 from ltx_wizard.core.demo import build_demo
 from ltx_wizard.core.lookalike_checkout import make_checkout
@@ -25,6 +28,7 @@ from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, ma
 from ltx_wizard.core.lookalike_recipes import RECIPES
 from ltx_wizard.core.recipes import find_recipe
 from ltx_wizard.core.sim.schema import LtxTrainerConfig
+from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import load_yaml
 
 CONFIGS = "packages/ltx-trainer/configs"
@@ -237,3 +241,19 @@ def test_the_demo_can_plan_and_run_every_recipe(tmp_path, capsys, recipe):
     assert not [w for w in out["warnings"] if "validation media" in w]
     ran = _sim(Path(out["config"]))
     assert ran.returncode == 0, ran.stderr[-2000:]
+
+
+def test_autotune_relaxes_the_applied_keys_of_a_recipe(box, capsys):
+    out = _plan(box, capsys, "i2v_lora", sim="a6000")
+    tuner = Tuner(settings_from_config(Path(out["config"]).read_text("utf-8")),
+                  Context(tier=Tier.T40_60, gpu_total_gb=None, transformer_params=None,
+                          subset_samples=4))
+    first = tuner.next()
+    assert first.stage == "baseline"
+    tuner.record(TrialResult(index=first.index, change=first.change, outcome="ok",
+                             step_time_s=2.0, peak_vram_gb=30.0))
+    second = tuner.next()  # the applied int8-quanto is the first lever, as for t2v
+    assert second.changes == {"acceleration.quantization": None}
+    tuner.record(TrialResult(index=second.index, change=second.change, changes=second.changes,
+                             outcome="ok", step_time_s=1.5, peak_vram_gb=40.0))
+    assert tuner.next().changes == {"optimization.optimizer_type": "adamw"}  # then adamw8bit
