@@ -83,6 +83,7 @@ class PlanContent(BaseModel):
     risks: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     diff: str = ""
+    host_lines: tuple[str, ...] = ()  # the GPU floor line, then host_limits.HostCheck.lines
 
 
 def _fmt(value: Any) -> str:
@@ -151,6 +152,7 @@ def render_plan(c: PlanContent) -> str:
         c.launch_line,
         "```",
         "",
+        *host_section(c.host_lines),
         *c.multinode_lines,
         "## Sanity check and autotune",
         "First a sanity check: a 50-step run on one sample (in `overfit/`) proves that the model "
@@ -212,6 +214,14 @@ def _applied_lines(c: PlanContent) -> list[str]:
         out += ["", "Low-VRAM keys not applied:", ""]
         out += [f"- {line}" for line in c.skipped]
     return out
+
+
+def host_section(lines: tuple[str, ...]) -> list[str]:
+    """GPU floor, host RAM and disk the run needs against what this machine has."""
+    if not lines:
+        return []
+    return ["## Memory and disk", *[line if line.startswith("  ") else f"- {line}"
+                                         for line in lines], ""]
 
 
 def _style_words(style: str, num_gpus: int, nodes: int = 1) -> str:
