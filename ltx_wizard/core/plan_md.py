@@ -192,6 +192,25 @@ def render_plan(c: PlanContent) -> str:
     return "\n".join(lines)
 
 
+def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
+    """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
+    if change is None:
+        return None
+    key, value = change
+    targets = get_dotted(config, "lora.target_modules", None)
+    shown = "null" if value is None else str(value).lower()
+    text = (f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
+            f"audio latents and trains no audio.")
+    if targets:
+        text += (f" LoRA targets stay as shipped in {base_name} "
+                 f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
+                 "docs/configuration-reference.md (Understanding Target Modules) advises the video "
+                 "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
+                 "such as `to_k` also match the audio and audio-video attention modules. Edit "
+                 "`lora.target_modules` in config.yaml to follow it.")
+    return text
+
+
 def _goal(c: PlanContent) -> str:
     if c.recipe == "t2v_lora":
         return "a text-to-video"

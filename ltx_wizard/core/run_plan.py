@@ -30,7 +30,7 @@ from ltx_wizard.core.multinode import (
     plan_section,
     require_gpus_per_node,
 )
-from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.plan_md import PlanContent, render_plan, video_only_note
 from ltx_wizard.core.recipes import DEFAULT_RECIPE, PlanBase, plan_base, recipe_notes
 from ltx_wizard.core.plan_memory import HostCheck, HostSource, plan_memory
 from ltx_wizard.core.run_meta import LaunchSpec
@@ -356,25 +356,6 @@ def gate_stop_message(message: str | None) -> str:
     """The gate's text plus the option that goes past it (CLI commands only)."""
     text = (message or "below the trainer's 32 GB minimum").rstrip().rstrip(".")
     return f"{text}. To try anyway (b), rerun with --accept-risk"
-
-
-def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
-    """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
-    if change is None:
-        return None
-    key, value = change
-    targets = get_dotted(config, "lora.target_modules", None)
-    shown = "null" if value is None else str(value).lower()
-    text = (f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
-            f"audio latents and trains no audio.")
-    if targets:
-        text += (f" LoRA targets stay as shipped in {base_name} "
-                 f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
-                 "docs/configuration-reference.md (Understanding Target Modules) advises the video "
-                 "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
-                 "such as `to_k` also match the audio and audio-video attention modules. Edit "
-                 "`lora.target_modules` in config.yaml to follow it.")
-    return text
 
 
 def _gpu_line(gpu) -> str:
