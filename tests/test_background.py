@@ -78,7 +78,7 @@ def test_an_old_run_folder_gets_its_launch_sh_from_run_json(tmp_path):
 def test_the_log_and_pid_file_the_plan_recorded_are_the_ones_used(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    log, pid_file = tmp_path / "elsewhere" / "full.log", tmp_path / "elsewhere" / "full.pid"
+    log, pid_file = run / "full" / "train.log", run / "full" / "train.pid"
     spec = LaunchSpec(argv=[sys.executable, "-c", "print('ok')"], cwd=tmp_path, log=log,
                       pid_file=pid_file)
     (run / "run.json").write_text(json.dumps({"launch": spec.model_dump(mode="json")}))
@@ -87,3 +87,19 @@ def test_the_log_and_pid_file_the_plan_recorded_are_the_ones_used(tmp_path):
     assert started_log == log and "ok" in log.read_text()
     assert int(pid_file.read_text()) == pid
     assert not (run / "logs" / "train.log").exists()
+
+
+def test_a_run_json_pointing_outside_the_run_folder_is_not_followed(tmp_path):
+    # A damaged or planted run.json must not make the wizard write its pid over another file.
+    run = tmp_path / "run"
+    run.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    spec = LaunchSpec(argv=[sys.executable, "-c", "print('ok')"], cwd=tmp_path, log=victim,
+                      pid_file=victim)
+    (run / "run.json").write_text(json.dumps({"launch": spec.model_dump(mode="json")}))
+    pid, log = start_training(run)
+    _wait_group_gone(pid)
+    assert victim.read_text() == "keep me"
+    assert log == run / "logs" / "train.log" and "ok" in log.read_text()
+    assert int((run / "logs" / "train.pid").read_text()) == pid

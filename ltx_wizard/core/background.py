@@ -10,16 +10,18 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.bounded_io import read_bytes
+from ltx_wizard.core.errors import UsageError, WizardError
 from ltx_wizard.core.launch_script import ensure_script, launch_files
+from ltx_wizard.core.safe_fs import check_inside, create_run_dir
 from ltx_wizard.core.workspace import atomic_write_text, pid_alive
 
 
 def running_pid(run_dir: Path) -> int | None:
     """The pid of a training already started from this run folder, if it still runs."""
     try:
-        pid = int(launch_files(run_dir)[1].read_text().strip())
-    except (OSError, ValueError):
+        pid = int(read_bytes(launch_files(run_dir)[1], what="train.pid", limit=64).strip())
+    except (UsageError, ValueError):  # absent, a planted FIFO, garbage: no training recorded
         return None
     return pid if pid_alive(pid) else None
 
@@ -31,9 +33,10 @@ def start_training(run_dir: Path) -> tuple[int, Path]:
         raise WizardError(
             f"training from {run_dir} already runs as pid {other}: stop it (kill {other}) first"
         )
+    create_run_dir(run_dir)  # a real folder of ours: a planted link is refused
     script = ensure_script(run_dir)
-    log, pid_file = launch_files(run_dir)
-    log.parent.mkdir(parents=True, exist_ok=True)
+    log, pid_file = launch_files(run_dir)  # as the plan recorded them in run.json
+    log = check_inside(run_dir, log)  # its folder made, no planted link followed
     try:
         proc = subprocess.Popen(
             ["bash", str(script)],
@@ -48,5 +51,5 @@ def start_training(run_dir: Path) -> tuple[int, Path]:
         raise WizardError(f"could not start bash {script}: {exc.strerror or exc}") from None
     # launch.sh writes the same pid (it execs the trainer); writing it here too means the
     # file is there the moment this returns.
-    atomic_write_text(pid_file, f"{proc.pid}\n")
+    atomic_write_text(pid_file, f"{proc.pid}\n", root=run_dir)
     return proc.pid, log

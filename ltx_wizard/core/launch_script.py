@@ -17,6 +17,7 @@ from pathlib import Path
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.launch import QUIET_FLAG, LaunchPlan
 from ltx_wizard.core.run_meta import LaunchSpec, read_run_meta
+from ltx_wizard.core.safe_fs import create_run_dir
 from ltx_wizard.core.workspace import atomic_write_text
 
 SCRIPT_NAME = "launch.sh"
@@ -49,11 +50,25 @@ def simulated_spec(run_dir: Path, preset: str) -> LaunchSpec:
 
 
 def launch_files(run_dir: Path, spec: LaunchSpec | None = None) -> tuple[Path, Path]:
-    """(log, pid file) of the full run: as the plan recorded them, else the default places."""
+    """(log, pid file) of the full run, as the plan recorded them (else the default places),
+    under `run_dir` as given."""
     spec = spec if spec is not None else read_run_meta(Path(run_dir)).launch
-    log = spec.log if spec is not None and spec.log is not None else log_path(run_dir)
-    pid = spec.pid_file if spec is not None and spec.pid_file is not None else pid_path(run_dir)
-    return log, pid
+    return (_recorded(run_dir, spec.log if spec is not None else None, LOG_REL),
+            _recorded(run_dir, spec.pid_file if spec is not None else None, PID_REL))
+
+
+def _recorded(run_dir: Path, path: Path | None, default_rel: Path) -> Path:
+    # A path outside the run folder (a damaged or planted run.json) is never followed: the
+    # wizard writes the pid file, so it must not be pointed at any other file.
+    run = Path(run_dir)
+    if path is not None:
+        try:
+            rel = Path(path).relative_to(run.resolve())
+        except ValueError:
+            rel = None
+        if rel is not None and rel.parts and ".." not in rel.parts:
+            return run / rel
+    return run / default_rel
 
 
 def script_path(run_dir: Path) -> Path:
@@ -123,7 +138,9 @@ def write_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = Non
     for key in spec.env:
         if not key.isidentifier():
             raise UsageError(f"environment variable name {key!r} cannot be exported by launch.sh")
-    path = atomic_write_text(script_path(run_dir), render_script(run_dir, spec, planned_line))
+    create_run_dir(Path(run_dir))  # a real folder of ours (made if missing); a planted link refused
+    path = atomic_write_text(script_path(run_dir), render_script(run_dir, spec, planned_line),
+                             root=Path(run_dir))
     os.chmod(path, 0o755)
     return path
 

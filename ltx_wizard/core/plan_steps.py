@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Mapping
 from ltx_wizard.core import config_gen
 from ltx_wizard.core.accelerate_config import AccelerateYaml, render_accelerate_yaml
 from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
 from ltx_wizard.core.checkout import CheckoutInfo, find_checkout
 from ltx_wizard.core.checkpoint import CheckpointInfo, inspect_checkpoint
 from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset import DataRootInfo, inspect_data_root
-from ltx_wizard.core.errors import GateStop, UsageError
+from ltx_wizard.core.errors import GateStop, UsageError, WizardError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
 from ltx_wizard.core.multinode import (
     MultiNodePlan,
@@ -27,6 +28,8 @@ from ltx_wizard.core.multinode import (
     require_gpus_per_node,
 )
 from ltx_wizard.core.plan_memory import HostSource, PlanMemory, plan_memory
+from ltx_wizard.core.recipes import PlanBase, RecipeNotes, plan_base, recipe_notes
+from ltx_wizard.core.safe_fs import check_run_dir
 from ltx_wizard.core.slurm_script import SlurmOptions, render_sbatch, slurm_options
 from ltx_wizard.core.split_pack import component_files
 from ltx_wizard.core.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
@@ -66,6 +69,7 @@ class Inspected:
     """The inputs as read once: the checkout's shipped config, the models, the data."""
 
     checkout: CheckoutInfo
+    start: PlanBase  # the recipe's shipped file, with the tier's low-VRAM keys applied
     base_name: str
     base_path: Path
     base_text: str
@@ -83,6 +87,7 @@ class Configured:
     config_text: str
     batch: config_gen.BatchPlan
     memory: PlanMemory  # GPU floor, host RAM and disk for this config
+    about: RecipeNotes  # what the recipe's file brings, and what the plan applied to it
 
 
 @dataclass(frozen=True)
@@ -124,12 +129,14 @@ def gate(request: PlanRequest, assessment: Assessment, notes: Notes) -> Gpus:
 
 
 def _read_text(path: Path) -> str:
-    # newline="": keep CRLF files CRLF, so the written config differs only where patched.
+    # Bytes decoded as they are: CRLF files stay CRLF, so the written config differs only where
+    # patched. Size-capped and regular files only (a planted FIFO or a 38 MB file is refused).
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the shipped config {path}: {exc}") from None
+        text = read_text(path, what="shipped config", limit=CONFIG_MAX_BYTES)
+        load_yaml(text)  # aliases, depth, syntax: refused here, as bad input
+    except WizardError as exc:
+        raise UsageError(f"cannot use the shipped config {path}: {exc.message}") from None
+    return text
 
 
 def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str],
@@ -137,13 +144,13 @@ def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str]
     """Read the checkout's shipped config, the models and the data, once each."""
     checkout = find_checkout(request.trainer_root, env=env)
     notes.warnings += list(checkout.notes)
-    base_name = assessment.policy.base_config
-    assert base_name is not None  # gate() refused an unknown tier
-    base_path = checkout.config_path(base_name)
-    base_text = _read_text(base_path)
+    # The recipe's shipped file, with the low-VRAM keys applied on the 32GB / 40–60GB tiers.
+    start = plan_base(checkout.trainer_dir / "configs", request.recipe, assessment.tier,
+                      _read_text)
+    base_name, base_path, base_text = start.base.source, start.shipped_path, start.base.text
     ckpt, te, video_vae, audio_vae = _inspect_models(request, base_text, notes)
     data, video_change = _inspect_data(request, base_name, base_text, notes)
-    return Inspected(checkout=checkout, base_name=base_name, base_path=base_path,
+    return Inspected(checkout=checkout, start=start, base_name=base_name, base_path=base_path,
                      base_text=base_text, checkpoint=ckpt, text_encoder=te, video_vae=video_vae,
                      audio_vae=audio_vae, data=data, video_change=video_change)
 
@@ -179,20 +186,23 @@ def _inspect_data(request: PlanRequest, base_name: str, base_text: str, notes: N
     return data, video_change
 
 
-def workspace(request: PlanRequest, data_path: Path, env: Mapping[str, str],
+def workspace(request: PlanRequest, found: Inspected, env: Mapping[str, str],
               now: datetime | None, notes: Notes) -> RunFolder:
     """The run folder: the workspace root and the run name, given or chosen."""
+    data_path = found.data.path
     root = choose_root(request.workspace, env)
     if request.workspace is None:
         source = f"${ENV_VAR}" if env.get(ENV_VAR) and root == Path(env[ENV_VAR]).resolve() else None
         notes.assumptions.append(f"Workspace root {root}" + (f" (from {source})." if source else
                                                              " (the first writable default)."))
     if request.run_name is None:
-        run_name = default_run_name(data_path, now=now)
+        run_name = default_run_name(data_path, now=now, mode=found.start.recipe.run_mode)
         notes.assumptions.append(f"Run name `{run_name}` (mode, dataset name, date and time).")
     else:
         run_name = validate_run_name(request.run_name)
-    return RunFolder(root / run_name)
+    folder = RunFolder(root / run_name)
+    check_run_dir(folder.root)  # a file or a planted symlink there is refused before approval
+    return folder
 
 
 def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Inspected,
@@ -220,23 +230,23 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
     memory = plan_memory(config_text, found.checkpoint, found.text_encoder, gpus.per_node,
                          gpus.total, folder.root, assessment, host)
     notes.warnings += memory.warnings
-    _config_notes(request, assessment, found.base_name, batch, notes)
-    return Configured(changes=changes, config_text=config_text, batch=batch, memory=memory)
+    about = _config_notes(request, assessment, found.start, changes, notes)
+    return Configured(changes=changes, config_text=config_text, batch=batch, memory=memory,
+                      about=about)
 
 
-def _config_notes(request: PlanRequest, assessment: Assessment, base_name: str,
-                  batch: config_gen.BatchPlan, notes: Notes) -> None:
-    assumptions = notes.assumptions
+def _config_notes(request: PlanRequest, assessment: Assessment, start: PlanBase,
+                  changes: config_gen.ConfigChanges, notes: Notes) -> RecipeNotes:
+    assumptions, batch = notes.assumptions, changes.batch
+    assert batch is not None
     if request.effective_batch is None:
         assumptions.append(f"Effective batch {batch.wanted}: the shipped file's batch_size x "
                            "gradient_accumulation_steps (pass --effective-batch N to change it).")
     if request.training_mode == "lora":
         assumptions.append("LoRA training (the default; --training-mode full for a full fine-tune).")
-    assumptions.append(f"Steps, learning rate, LoRA rank and validation settings as shipped in "
-                       f"{base_name}.")
-    if assessment.tier is Tier.T40_60:
-        assumptions.append("40–60GB tier: no tested config exists, so the low-VRAM file is used "
-                           "unchanged and autotune relaxes it on measured headroom.")
+    about = recipe_notes(start, assessment.tier, overridden=changes.changes)
+    assumptions += about.assumptions
+    notes.warnings += about.warnings
     if assessment.mixed_models:
         notes.warnings.append("mixed GPU models: the smallest GPU's tier applies to all of them")
     if assessment.probe.cuda_visible_devices:
@@ -244,6 +254,7 @@ def _config_notes(request: PlanRequest, assessment: Assessment, base_name: str,
                            f"{assessment.probe.cuda_visible_devices}; the launch line carries it.")
     if assessment.vram_stated:
         assumptions.append(f"{assessment.per_gpu_vram_gb} GB per GPU as stated, not as probed.")
+    return about
 
 
 def launch(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Inspected,

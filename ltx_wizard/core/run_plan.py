@@ -1,5 +1,6 @@
 """Inputs -> a written run folder, in two steps: `prepare_plan` (everything computed, nothing
-written; the TUI shows it for approval) and `write_plan` (atomic, locked, refuses overwrite).
+written; the TUI shows it for approval) and `write_plan` (core/plan_writer.py: atomic, locked,
+refuses overwrite).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Literal, Mapping
+from typing import Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,16 +18,17 @@ from ltx_wizard.core import config_gen
 from ltx_wizard.core import plan_steps as steps
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkpoint import CheckpointInfo
-from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.launch import LaunchPlan
-from ltx_wizard.core.launch_script import sbatch_spec, simulated_spec, spec_of, write_script
+from ltx_wizard.core.launch_script import sbatch_spec, simulated_spec, spec_of
 from ltx_wizard.core.multinode import MultiNodePlan, plan_section
-from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.plan_md import PlanContent, render_plan, video_only_note
 from ltx_wizard.core.plan_memory import HostCheck, HostSource
 from ltx_wizard.core.plan_steps import gate_stop_message  # noqa: F401  (commands import it here)
+from ltx_wizard.core.plan_writer import write_plan  # noqa: F401  (callers import it from here)
+from ltx_wizard.core.recipes import DEFAULT_RECIPE
 from ltx_wizard.core.run_meta import LaunchSpec, RunMeta
 from ltx_wizard.core.tiers import Tier, nominal_gb
-from ltx_wizard.core.workspace import RunFolder, atomic_write_text, dataset_name, run_lock
+from ltx_wizard.core.workspace import RunFolder, dataset_name
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
 
 
@@ -47,6 +49,7 @@ class PlanRequest(BaseModel):
     force: bool = False
     force_full: bool = False
     video_only: bool = False  # train without audio: training_strategy.audio: null
+    recipe: str = DEFAULT_RECIPE  # a shipped config's stem (core/recipes.py list_recipes)
     nodes: int = 1  # machines like this one (Slurm); the probe gives one node's GPUs
     slurm_time: str | None = None
     slurm_partition: str | None = None
@@ -58,7 +61,7 @@ class PlanDraft:
     run_dir: Path
     run_name: str
     tier: Tier
-    base_config: str  # the shipped file's name, e.g. t2v_lora_low_vram.yaml
+    base_config: str  # the shipped file's name, e.g. t2v_lora_low_vram.yaml or i2v_lora.yaml
     base_path: Path
     base_text: str
     config_text: str
@@ -72,6 +75,9 @@ class PlanDraft:
     trainer_dir: Path  # where the trainer's own schema check runs
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
+    recipe: str = DEFAULT_RECIPE
+    recipe_modes: str = ""  # what the recipe trains, e.g. "video generated (first_frame) + ..."
+    applied: tuple[str, ...] = ()  # "`key: value` (from t2v_lora_low_vram.yaml)" lines
     host: HostCheck | None = None  # host RAM and disk for this run (host_limits.py)
     memory_lines: tuple[str, ...] = ()  # GPU floor + host RAM + disk, as plan.md shows them
     multinode: MultiNodePlan | None = None  # set when more than one node is planned
@@ -97,6 +103,7 @@ class PlanDraft:
             num_gpus=self.launch.num_processes,
             nodes=self.multinode.nodes if self.multinode is not None else 1,
             accepted_risk=self.accepted_risk,
+            recipe=self.recipe,
             launch=self.start,
         )
         return meta.model_dump_json(indent=2) + "\n"
@@ -127,7 +134,7 @@ def prepare_plan(
     notes = steps.Notes()
     gpus = steps.gate(request, assessment, notes)
     found = steps.inspect(request, assessment, env, notes)
-    folder = steps.workspace(request, found.data.path, env, now, notes)
+    folder = steps.workspace(request, found, env, now, notes)
     configured = steps.configure(request, assessment, gpus, found, folder, notes, host)
     launched = steps.launch(request, assessment, gpus, found, folder, configured, notes)
     return _render(request, assessment, gpus, found, folder, configured, launched, notes, simulate)
@@ -137,8 +144,9 @@ def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
             found: steps.Inspected, folder: RunFolder, configured: steps.Configured,
             launched: steps.Launched, notes: steps.Notes, simulate: str | None) -> PlanDraft:
     """plan.md and the draft the TUI shows for approval."""
-    diff = config_gen.config_diff(found.base_text, configured.config_text, f"{found.base_path}",
-                                  f"{folder.config}")
+    # Against the shipped file, so the low-VRAM keys applied to a recipe show in the diff too.
+    diff = config_gen.config_diff(found.start.shipped_text, configured.config_text,
+                                  f"{found.base_path}", f"{folder.config}")
     content = _plan_content(request, assessment, gpus, found, folder, configured, launched,
                             notes, diff)
     return PlanDraft(
@@ -147,7 +155,7 @@ def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
         tier=assessment.tier,
         base_config=found.base_name,
         base_path=found.base_path,
-        base_text=found.base_text,
+        base_text=found.start.shipped_text,
         config_text=configured.config_text,
         changes=dict(configured.changes.changes),
         plan_text=render_plan(content),
@@ -159,6 +167,9 @@ def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
         trainer_dir=found.checkout.trainer_dir,
         uv_path=found.checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        recipe=found.start.recipe.name,
+        recipe_modes=found.start.recipe.modes,
+        applied=configured.about.applied,
         host=configured.memory.host,
         memory_lines=configured.memory.lines,
         multinode=launched.multinode,
@@ -201,60 +212,14 @@ def _plan_content(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus
         dataset_note=f"Each sample is a file in every folder the config reads: "
         f"{', '.join(f + '/' for f in data.folders)}.",
         video_only_note=video_only_note(found.video_change, found.base_name, config),
+        mode=found.start.recipe.run_mode,
+        recipe=found.start.recipe.name,
+        recipe_modes=found.start.recipe.modes,
+        applied=configured.about.applied,
+        skipped=configured.about.skipped,
     )
-
-
-def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
-    """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
-    if change is None:
-        return None
-    key, value = change
-    targets = get_dotted(config, "lora.target_modules", None)
-    shown = "null" if value is None else str(value).lower()
-    text = (f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
-            f"audio latents and trains no audio.")
-    if targets:
-        text += (f" LoRA targets stay as shipped in {base_name} "
-                 f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
-                 "docs/configuration-reference.md (Understanding Target Modules) advises the video "
-                 "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
-                 "such as `to_k` also match the audio and audio-video attention modules. Edit "
-                 "`lora.target_modules` in config.yaml to follow it.")
-    return text
 
 
 def _gpu_line(gpu) -> str:
     size = "memory unknown" if gpu.memory_total_bytes is None else f"{nominal_gb(gpu.memory_total_bytes)} GB"
     return f"{gpu.index}: {gpu.name} ({size})"
-
-
-def write_plan(
-    draft: PlanDraft, force: bool = False, on_note: Callable[[str], None] | None = None
-) -> RunFolder:
-    """Write config.yaml, accelerate.yaml (if any) and plan.md (last) into the locked run folder."""
-    folder = draft.folder
-    _refuse_overwrite(folder, force)
-    with run_lock(folder.root) as lock:
-        if lock.note and on_note:
-            on_note(lock.note)
-        _refuse_overwrite(folder, force)  # again, now that no one else can write
-        folder.create()
-        atomic_write_text(folder.config, draft.config_text)
-        if draft.accelerate_text is not None:
-            atomic_write_text(folder.accelerate_config, draft.accelerate_text)
-        atomic_write_text(folder.root / "run.json", draft.run_meta())
-        if draft.multinode is not None and draft.slurm_text is not None:
-            atomic_write_text(draft.multinode.sbatch_path, draft.slurm_text)
-        write_script(folder.root, draft.start, draft.shell_line())
-        atomic_write_text(folder.plan, draft.plan_text)
-    return folder
-
-
-def _refuse_overwrite(folder: RunFolder, force: bool) -> None:
-    if force:
-        return
-    for path in (folder.plan, folder.config):
-        if path.exists():
-            raise UsageError(
-                f"{path} already exists: pass --force to overwrite it, or pick another --run-name"
-            )
