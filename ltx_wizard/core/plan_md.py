@@ -128,38 +128,8 @@ def render_plan(c: PlanContent) -> str:
     lines = [f"# Plan: {c.run_name}", ""]
     if c.risks:
         lines += ["> **At your own risk:** " + " ".join(c.risks), ""]
+    lines += _about_sections(c, kind, steps)
     lines += [
-        "## Goal",
-        f"Train {_goal(c)} {kind} of LTX-2 on the dataset `{c.dataset_name}`, "
-        + (f"for {steps} steps" if steps is not None else "for the base file's steps")
-        + ", saving checkpoints and validation videos along the way.",
-        "",
-        "## Mode",
-        f"{_mode_words(c)} (`{c.mode}`), {kind} (`model.training_mode: {c.training_mode}`).",
-        *(["", c.video_only_note] if c.video_only_note else []),
-        "",
-        "## Dataset",
-        f"`{c.dataset_path}`: {c.sample_count} preprocessed sample"
-        f"{'s' if c.sample_count != 1 else ''}." + (f" {c.dataset_note}" if c.dataset_note else ""),
-        "",
-        "## Training config",
-        f"`config.yaml` is the shipped `{c.base_config}` byte for byte, with only the lines in "
-        "the diff below changed.",
-        *_applied_lines(c),
-        "",
-        *config_table(c.config, c.effective_batch, c.num_gpus),
-        "",
-        "## Hardware",
-        *([f"- {c.nodes} nodes, each with these GPUs:"] if c.nodes > 1 else []),
-        *[f"- GPU {line}" for line in c.gpu_lines],
-        f"- Tier: **{c.tier.display_name}**"
-        + (f" ({c.per_gpu_vram_gb} GB per GPU)" if c.per_gpu_vram_gb is not None else ""),
-        f"- Launch ({_style_words(c.launch_style, c.num_gpus, c.nodes)}):",
-        "",
-        "```sh",
-        c.launch_line,
-        "```",
-        "",
         *host_section(c.host_lines),
         *c.multinode_lines,
         "## Sanity check and autotune",
@@ -198,6 +168,43 @@ def render_plan(c: PlanContent) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _about_sections(c: PlanContent, kind: str, steps: object) -> list[str]:
+    """Goal, mode, dataset, training config and hardware: what will be trained, and where."""
+    return [
+        "## Goal",
+        f"Train {_goal(c)} {kind} of LTX-2 on the dataset `{c.dataset_name}`, "
+        + (f"for {steps} steps" if steps is not None else "for the base file's steps")
+        + ", saving checkpoints and validation videos along the way.",
+        "",
+        "## Mode",
+        f"{_mode_words(c)} (`{c.mode}`), {kind} (`model.training_mode: {c.training_mode}`).",
+        *(["", c.video_only_note] if c.video_only_note else []),
+        "",
+        "## Dataset",
+        f"`{c.dataset_path}`: {c.sample_count} preprocessed sample"
+        f"{'s' if c.sample_count != 1 else ''}." + (f" {c.dataset_note}" if c.dataset_note else ""),
+        "",
+        "## Training config",
+        f"`config.yaml` is the shipped `{c.base_config}` byte for byte, with only the lines in "
+        "the diff below changed.",
+        *_applied_lines(c),
+        "",
+        *config_table(c.config, c.effective_batch, c.num_gpus),
+        "",
+        "## Hardware",
+        *([f"- {c.nodes} nodes, each with these GPUs:"] if c.nodes > 1 else []),
+        *[f"- GPU {line}" for line in c.gpu_lines],
+        f"- Tier: **{c.tier.display_name}**"
+        + (f" ({c.per_gpu_vram_gb} GB per GPU)" if c.per_gpu_vram_gb is not None else ""),
+        f"- Launch ({_style_words(c.launch_style, c.num_gpus, c.nodes)}):",
+        "",
+        "```sh",
+        c.launch_line,
+        "```",
+        "",
+    ]
 
 
 def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
