@@ -27,6 +27,9 @@ from ltx_wizard.tui import messages
 from ltx_wizard.tui.state import PathChoices, WizardState
 
 LOG_BUFFER_LINES = 2000  # a flood of trainer output is dropped here, not queued as messages
+# Latest-wins events: held here and posted once per display tick, so a trainer printing thousands
+# of step lines a second costs a few messages, not one each (which filled the message queue).
+COALESCED_EVENTS = ("TrialProgress", "VramUpdate")
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,7 @@ class WizardApp(App[int]):
         self.state = WizardState()
         self.demo = None  # core.demo.DemoSetup in --demo mode
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
+        self._held_events: dict[str, Any] = {}
         self._engine: Any | None = None
         self.target_run_dir: Path | None = None
 
@@ -249,6 +253,7 @@ class WizardApp(App[int]):
         self.state.autotune_error = None
         self.state.autotune_running = True
         self.log_buffer.clear()
+        self._held_events.clear()
         self._autotune_worker()
 
     @work(exclusive=True, group="autotune", exit_on_error=False)
@@ -285,14 +290,26 @@ class WizardApp(App[int]):
         self.state.autotune_running = False
         self.state.summary = summary
         self.state.autotune_error = error
+        self.post_held_events()
         self.post_message(messages.AutotuneStopped(summary, error))
 
     def _on_engine_event(self, event: Any) -> None:
         # Called on the event loop: log lines go to a bounded buffer that the screen drains in
-        # batches; everything else is a message.
-        if type(event).__name__ == "LogLine":
+        # batches; progress and VRAM readings wait for the next display tick (the latest wins);
+        # everything else is a message, posted after what was held so that order is kept.
+        kind = type(event).__name__
+        if kind == "LogLine":
             self.log_buffer.append(event.text)
+        elif kind in COALESCED_EVENTS:
+            self._held_events[kind] = event
         else:
+            self.post_held_events()
+            self.post_message(messages.AutotuneEvent(event))
+
+    def post_held_events(self) -> None:
+        """Post the held progress and VRAM events; the autotune screen calls this every tick."""
+        held, self._held_events = self._held_events, {}
+        for event in held.values():
             self.post_message(messages.AutotuneEvent(event))
 
     def cancel_autotune(self) -> None:

@@ -25,6 +25,7 @@ StopReason = Literal["oom", "timeout", "cancelled"]
 MAX_LINE_BYTES = 64 * 1024
 _CHUNK = 64 * 1024
 _QUEUE_LINES = 4096  # bounded: a flood back-pressures the child instead of filling our memory
+_SLICE_S = 0.004  # the dispatcher hands the event loop back this often (keys, paints, timers)
 _POLL_S = 0.05  # how often a dying group is re-checked
 _KILL_WAIT_S = 10.0  # after SIGKILL, the longest we wait for the kernel to clear the group
 _DRAIN_WAIT_S = 2.0  # after the group is gone, the longest we wait for pipes to reach EOF
@@ -274,7 +275,14 @@ class TrialProcess:
         return OutputLine(text=text, stream=stream, t=t, truncated=truncated)
 
     async def _dispatch(self, queue: asyncio.Queue) -> None:
+        # queue.get() never suspends while lines are waiting: during a flood this loop would keep
+        # the event loop for as long as the trainer writes. Yield on a time slice instead, which
+        # also lets the readers drain the pipes, so the trainer is never held up for long.
+        slice_end = time.monotonic() + _SLICE_S
         while (line := await queue.get()) is not None:
+            if time.monotonic() >= slice_end:
+                await asyncio.sleep(0)
+                slice_end = time.monotonic() + _SLICE_S
             self._delivered += 1
             if self.on_line is None or self.callback_error is not None:
                 continue  # keep draining so the child never blocks on a full pipe
