@@ -7,22 +7,38 @@
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
 import sys
-from typing import TYPE_CHECKING, Sequence
 
 from ltx_wizard import __version__
 from ltx_wizard.core.errors import EXIT_FAILURE, WizardError
 
+# argparse and typing are imported where used: `ltx-wizard --version` needs neither.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    import argparse
+    from typing import Sequence
+
     from ltx_wizard.tui.app import WizardApp
 
 COMMANDS = ("probe", "check", "discover", "plan", "autotune")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _commands_needed(argv: Sequence[str] | None) -> tuple[str, ...]:
+    """The command modules a parse of `argv` can need. Each costs pydantic, ruamel or the
+    autotune code to import, so starting the wizard imports none and a command only its own;
+    help (or argv unknown) needs them all. A command's name given as an option's value (say
+    `--workspace plan`) only imports one module too many."""
+    if argv is None or "-h" in argv or "--help" in argv:
+        return COMMANDS
+    return tuple(name for name in COMMANDS if name in argv)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The full parser; given the argv it will parse, only the command modules that needs."""
+    import argparse
+    import importlib
+
     from ltx_wizard.commands.common import add_gpu_source_args
 
     parser = argparse.ArgumentParser(
@@ -44,8 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--trainer-cmd", metavar="CMD", help="replace the trainer command prefix (autotune)"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    needed = _commands_needed(argv)
     for name in COMMANDS:
-        importlib.import_module(f"ltx_wizard.commands.{name}").register(sub)
+        if name in needed:
+            importlib.import_module(f"ltx_wizard.commands.{name}").register(sub)
+        else:  # named, so that a mistyped command still lists every choice
+            sub.add_parser(name)
     return parser
 
 
@@ -58,7 +78,11 @@ def make_app(args: argparse.Namespace | None = None, **overrides) -> "WizardApp"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:  # answered before argparse and the option modules are imported
+        print(f"ltx-wizard {__version__}")
+        return 0
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         if args.command is None:

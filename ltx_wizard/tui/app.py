@@ -10,21 +10,24 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import threading
 from collections import deque
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
-from ltx_wizard.core.assessment import Assessment, assess
 from ltx_wizard.core.errors import EXIT_GATED, WizardError
-from ltx_wizard.core.gpu import ProbeResult
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.state import PathChoices, WizardState
+
+if TYPE_CHECKING:  # pydantic models: imported by the probe's worker, after the first screen
+    from ltx_wizard.core.assessment import Assessment
+    from ltx_wizard.core.gpu import ProbeResult
 
 LOG_BUFFER_LINES = 2000  # a flood of trainer output is dropped here, not queued as messages
 # Latest-wins events: held here and posted once per display tick, so a trainer printing thousands
@@ -80,6 +83,7 @@ class WizardApp(App[int]):
         self.demo = None  # core.demo.DemoSetup in --demo mode
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
         self._held_events: dict[str, Any] = {}
+        self._demo_lock = threading.Lock()
         self._engine: Any | None = None
         self.target_run_dir: Path | None = None
 
@@ -92,28 +96,43 @@ class WizardApp(App[int]):
 
     def on_mount(self) -> None:
         self._watch_signals()
-        paths = self.state.paths
-        if self.options.demo:
-            from ltx_wizard.core.demo import build_demo
-
-            root = self.options.demo_root or Path(tempfile.mkdtemp(prefix="ltx-wizard-demo-"))
-            self.demo = build_demo(root, simulate=self.options.simulate)
-            paths.checkpoint = str(self.demo.checkpoint)
-            paths.text_encoder = str(self.demo.text_encoder)
-            paths.data_root = str(self.demo.data_root)
-            paths.trainer_root = str(self.demo.checkout)
-            self.sub_title = f"demo · simulated {self.demo.simulate}"
         if self.options.trainer_root:
-            paths.trainer_root = self.options.trainer_root
+            self.state.paths.trainer_root = self.options.trainer_root
+        if self.options.demo:
+            self.sub_title = "demo"
         run_dir = Path(self.options.run_dir).expanduser() if self.options.run_dir else None
         if run_dir is not None and any((run_dir / n).exists() for n in ("plan.md", "config.yaml")):
             from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
 
+            self.build_demo()
+            self._demo_title()
             self.state.run_dir = run_dir
             self.push_screen(ExistingRunScreen(run_dir))
         else:
+            # The demo files are written by the probe's worker: the first screen is drawn at once.
             self.target_run_dir = run_dir  # a new run goes exactly there, when given
             self.start_probe_screen()
+
+    def _demo_title(self) -> None:
+        if self.demo is not None:
+            self.sub_title = f"demo · simulated {self.demo.simulate}"
+
+    def build_demo(self) -> None:
+        """--demo: write the look-alike files once (from the probe's worker thread, or on the loop
+        for an existing run) and fill the paths with them."""
+        with self._demo_lock:
+            if not self.options.demo or self.demo is not None:
+                return
+            from ltx_wizard.core.demo import build_demo
+
+            root = self.options.demo_root or Path(tempfile.mkdtemp(prefix="ltx-wizard-demo-"))
+            demo = build_demo(root, simulate=self.options.simulate)
+            paths = self.state.paths
+            paths.checkpoint = str(demo.checkpoint)
+            paths.text_encoder = str(demo.text_encoder)
+            paths.data_root = str(demo.data_root)
+            paths.trainer_root = self.options.trainer_root or str(demo.checkout)
+            self.demo = demo
 
     def _watch_signals(self) -> None:
         """SIGHUP (the SSH connection dropped), SIGTERM, SIGINT: stop every trial's process group
@@ -174,6 +193,7 @@ class WizardApp(App[int]):
 
     def run_probe(self) -> ProbeResult:
         """Blocking: called from a thread worker only."""
+        self.build_demo()
         if self.options.probe_fn is not None:
             return self.options.probe_fn()
         from ltx_wizard.core.probe import resolve_probe
@@ -181,6 +201,9 @@ class WizardApp(App[int]):
         return resolve_probe(from_csv=self.options.from_csv, simulate=self.simulate)
 
     def set_probe(self, probe: ProbeResult, vram_gb: float | None = None) -> Assessment:
+        from ltx_wizard.core.assessment import assess
+
+        self._demo_title()
         self.state.probe = probe
         self.state.assessment = assess(probe, vram_gb=vram_gb or self.options.vram_gb)
         return self.state.assessment

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from ltx_wizard.core.gpu import MIB, GpuInfo
-from ltx_wizard.core.tiers import nominal_gb
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.gpu import GpuInfo
 
 
 def gpu_row(gpu: GpuInfo) -> tuple[str, str, str, str]:
+    from ltx_wizard.core.gpu import MIB  # imported when a GPU is shown, not before the first screen
+    from ltx_wizard.core.tiers import nominal_gb
+
     if gpu.memory_total_bytes is None:
         return (str(gpu.index), gpu.name, "not reported", "?")
     gib = gpu.memory_total_bytes / (1024 * MIB)
