@@ -7,6 +7,7 @@ this text first reach the screen" and "how long from this key to that text".
 
 from __future__ import annotations
 
+import codecs
 import fcntl
 import os
 import re
@@ -23,7 +24,6 @@ from typing import Mapping, Sequence
 _ESC = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[P_^][^\x1b]*\x1b\\|\x1b[@-Z\\-_]"
 )
-_PARTIAL = re.compile(r"\x1b[^\x07]*$")  # an escape sequence cut at the end of a read
 
 
 class PtyApp:
@@ -59,6 +59,7 @@ class PtyApp:
 
     def _read(self) -> None:
         carry = ""
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
         while True:
             try:
                 data = os.read(self.master, 1 << 16)
@@ -70,11 +71,12 @@ class PtyApp:
                     self._eof = True
                     self._cond.notify_all()
                 return
-            chunk = carry + data.decode("utf-8", "replace")
-            m = _PARTIAL.search(chunk)
-            carry, chunk = (chunk[m.start():], chunk[: m.start()]) if m and not _ESC.search(chunk, m.start()) else ("", chunk)
-            if len(carry) > 256:  # not an escape sequence after all
-                chunk, carry = chunk + carry, ""
+            chunk = carry + decoder.decode(data)
+            last = chunk.rfind("\x1b")  # an escape sequence cut by the end of this read waits
+            if last >= 0 and len(chunk) - last < 256 and not _ESC.match(chunk, last):
+                chunk, carry = chunk[:last], chunk[last:]
+            else:
+                carry = ""
             with self._cond:
                 self._text += _ESC.sub("", chunk)
                 self._stamps.append((self._base + len(self._text), now))

@@ -117,8 +117,8 @@ _STATS = {
     "global_batch": re.compile(r"Global batch size:\s*(\d+)"),
 }
 # Substrings every line-shaped event holds; lines without any skip the regular expressions.
-_HINTS = ("Step ", "Validation samples", "eights for step", "Configuration file",
-          "out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED", "cudaErrorMemory")
+_OOM_HINTS = ("out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED", "cudaErrorMemory")
+_HINTS = ("Step ", "Validation samples", "eights for step", "Configuration file", *_OOM_HINTS)
 MAX_RECORD_CHARS = 16 * 1024  # a record's text past this is not kept (nor scanned)
 MAX_CONFIG_LINES = 200  # lines kept of a configuration error's block
 _WINDOW = 1024  # how far back from its end a growing record is rescanned
@@ -150,9 +150,9 @@ def _join(text: str, addition: str) -> str:
     return text + (" " if addition[0].isspace() else "") + " ".join(words)
 
 
-def _hinted(text: str) -> bool:
-    """Cheap pre-filter: can `text` hold any line-shaped event at all?"""
-    return any(hint in text for hint in _HINTS)
+def _hinted(text: str, hints: tuple[str, ...] = ()) -> bool:
+    """Cheap pre-filter: can `text` hold any line-shaped event (or one of `hints`) at all?"""
+    return any(hint in text for hint in hints or _HINTS)
 
 
 @dataclass
@@ -305,12 +305,14 @@ class TrainerLogParser:
         `ranked`: `text` is a tail, the message's rank prefix already applied to `rank`."""
         if not _hinted(text):
             return []
-        m = None if ranked else _MSG_RANK.match(text, 0) or _MSG_RANK.search(text, 0, 16)
-        if m:
-            rank, text = int(m.group(1)), text[: m.start()] + text[m.end():]
+        if not ranked and "[rank" in text[:16]:
+            m = _MSG_RANK.match(text, 0) or _MSG_RANK.search(text, 0, 16)
+            if m:
+                rank, text = int(m.group(1)), text[: m.start()] + text[m.end():]
         events: list[TrainerEvent] = []
-        m = _STEP.search(text)
-        if m and "step" not in done and (final or m.end() == len(text)):
+        # Each pattern runs only when its own literal is there and its event is still to come.
+        m = _STEP.search(text) if "step" not in done and "Step " in text else None
+        if m and (final or m.end() == len(text)):
             done.add("step")
             step, loss = int(m.group(1)), _number(m.group(3))
             events.append(
@@ -319,21 +321,21 @@ class TrainerLogParser:
             )
             if math.isnan(loss):
                 events.append(NanLoss(t=t, step=step, rank=rank))
-        m = _VALIDATION.search(text)
+        m = _VALIDATION.search(text) if "Validation samples" in text else None
         if m and "validation" not in done:
             done.add("validation")
             events.append(ValidationSaved(t=t, step=int(m.group(1)), rank=rank))
-        m = _CHECKPOINT.search(text)
+        m = _CHECKPOINT.search(text) if "eights for step" in text else None
         complete = m and m.end() == len(text) and m.group(2).endswith(".safetensors")
         if m and "checkpoint" not in done and (final or complete):
             done.add("checkpoint")
             events.append(CheckpointSaved(t=t, step=int(m.group(1)), path=m.group(2), rank=rank))
-        m = _MISSING.search(text)
+        m = _MISSING.search(text) if "Configuration file" in text else None
         if m and "missing" not in done and (final or text.endswith(".")):
             done.add("missing")
             events.append(MissingConfig(t=t, path=m.group(1)))
-        m = _OOM.search(text)
-        if m and "oom" not in done:
+        m = _OOM.search(text) if "oom" not in done and _hinted(text, _OOM_HINTS) else None
+        if m:
             done.add("oom")
             events.append(OomError(t=t, line=text, rank=rank))
         return events

@@ -24,7 +24,9 @@ StopReason = Literal["oom", "timeout", "cancelled"]
 
 MAX_LINE_BYTES = 64 * 1024
 _CHUNK = 64 * 1024
-_QUEUE_LINES = 4096  # bounded: a flood back-pressures the child instead of filling our memory
+# Lines travel in one batch per read (a queue operation per line cost more than parsing it).
+# Bounded: a consumer that falls behind back-pressures the child instead of filling our memory.
+_QUEUE_BATCHES = 16
 _SLICE_S = 0.004  # the dispatcher hands the event loop back this often (keys, paints, timers)
 _POLL_S = 0.05  # how often a dying group is re-checked
 _KILL_WAIT_S = 10.0  # after SIGKILL, the longest we wait for the kernel to clear the group
@@ -194,7 +196,7 @@ class TrialProcess:
     async def _supervise(self) -> ProcessResult:
         proc = self._proc
         assert proc is not None and proc.stdout is not None and proc.stderr is not None
-        queue: asyncio.Queue = asyncio.Queue(_QUEUE_LINES)
+        queue: asyncio.Queue = asyncio.Queue(_QUEUE_BATCHES)
         readers = [asyncio.ensure_future(self._read(proc.stdout, "stdout", queue)),
                    asyncio.ensure_future(self._read(proc.stderr, "stderr", queue))]
         self._dispatcher = dispatcher = asyncio.ensure_future(self._dispatch(queue))
@@ -256,18 +258,21 @@ class TrialProcess:
                 break
             self.last_output_t = now
             parts = chunk.split(b"\n")
+            batch = []
             for i, part in enumerate(parts):
                 room = cap - len(buf)
                 if len(part) > room:
                     part, dropped = part[: max(room, 0)], True
                 buf += part
                 if i < len(parts) - 1:  # a newline closed this line
-                    await queue.put(self._line(buf, stream, now, dropped))
+                    batch.append(self._line(buf, stream, now, dropped))
                     buf, dropped = bytearray(), False
+            if batch:
+                await queue.put(batch)
             # Reading a full pipe never suspends; yield so keys and timers still get their turn.
             await asyncio.sleep(0)
         if buf or dropped:
-            await queue.put(self._line(buf, stream, time.monotonic(), dropped))
+            await queue.put([self._line(buf, stream, time.monotonic(), dropped)])
 
     @staticmethod
     def _line(buf: bytearray, stream: Stream, t: float, truncated: bool) -> OutputLine:
@@ -279,21 +284,22 @@ class TrialProcess:
         # the event loop for as long as the trainer writes. Yield on a time slice instead, which
         # also lets the readers drain the pipes, so the trainer is never held up for long.
         slice_end = time.monotonic() + _SLICE_S
-        while (line := await queue.get()) is not None:
-            if time.monotonic() >= slice_end:
-                await asyncio.sleep(0)
-                slice_end = time.monotonic() + _SLICE_S
-            self._delivered += 1
-            if self.on_line is None or self.callback_error is not None:
-                continue  # keep draining so the child never blocks on a full pipe
-            try:
-                result = self.on_line(line)
-                if inspect.isawaitable(result):
-                    await result
-            except Exception as exc:  # a bug in the consumer must not leave the trial running
-                self.callback_error = exc
-                self._stop_reason = self._stop_reason or "cancelled"
-                self._kill()
+        while (batch := await queue.get()) is not None:
+            for line in batch:
+                if time.monotonic() >= slice_end:
+                    await asyncio.sleep(0)
+                    slice_end = time.monotonic() + _SLICE_S
+                self._delivered += 1
+                if self.on_line is None or self.callback_error is not None:
+                    continue  # keep draining so the child never blocks on a full pipe
+                try:
+                    result = self.on_line(line)
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception as exc:  # a bug in the consumer must not leave the trial running
+                    self.callback_error = exc
+                    self._stop_reason = self._stop_reason or "cancelled"
+                    self._kill()
 
     async def _watchdog(self) -> None:
         while True:
