@@ -13,6 +13,7 @@ import json
 import math
 import struct
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
@@ -64,11 +65,12 @@ class SafetensorsHeader:
     tensors: tuple[TensorEntry, ...]
     metadata: dict[str, str] = field(default_factory=dict)
 
-    @property
+    # Computed once per header: a kept header is looked at again on every path check.
+    @cached_property
     def param_count(self) -> int:
         return sum(t.numel for t in self.tensors)
 
-    @property
+    @cached_property
     def dtype_counts(self) -> dict[str, int]:
         """Parameters per dtype, largest first."""
         counts: dict[str, int] = {}
