@@ -80,13 +80,18 @@ def drive_to_autotune(app: PtyApp) -> int:
     """Probe, paths, plan, approve; the screen position from which the trial's output shows."""
     for keys, marker, what in ((None, "RTX A6000", "the probe screen"),
                                (b"\x0e", "trainer checkout", "the paths screen"),
-                               (b"\x0e", "Skip autotune", "the plan screen"),
-                               (b"a", "Cancel autotune", "the autotune screen")):
+                               (b"\x0e", "Skip autotune", "the plan screen")):
         since = app.pos
         if keys:
             app.send(keys)
         if app.wait_for(marker, since, timeout=60) is None:
             raise RuntimeError(f"the wizard never showed {what}")
+    since, deadline = app.pos, time.perf_counter() + 60
+    while app.wait_for("Cancel autotune", since, timeout=0) is None:
+        if time.perf_counter() > deadline:
+            raise RuntimeError("the wizard never showed the autotune screen")
+        app.send(b"a")  # ignored until the plan is prepared: press again, as a user would
+        app.wait_for("Cancel autotune", since, timeout=1)
     return since
 
 

@@ -28,8 +28,7 @@ _CHUNK = 64 * 1024
 # Bounded: a consumer that falls behind back-pressures the child instead of filling our memory.
 _QUEUE_BATCHES = 16
 _SLICE_S = 0.004  # the dispatcher hands the event loop back this often (keys, paints, timers)
-_BUSY_TURN_S = 0.002  # a turn of the loop that took longer ran other work (a key, a paint)
-_MAX_YIELD_S = 0.05  # the longest the dispatcher stands aside in one go
+_PAUSE_S = 0.004  # ... for this long: at most half the loop goes to a flood, keys get the rest
 _POLL_S = 0.05  # how often a dying group is re-checked
 _KILL_WAIT_S = 10.0  # after SIGKILL, the longest we wait for the kernel to clear the group
 _DRAIN_WAIT_S = 2.0  # after the group is gone, the longest we wait for pipes to reach EOF
@@ -283,15 +282,17 @@ class TrialProcess:
 
     async def _dispatch(self, queue: asyncio.Queue) -> None:
         # queue.get() never suspends while lines are waiting: during a flood this loop would keep
-        # the event loop for as long as the trainer writes. Work in time slices instead, and
-        # between slices stand aside while the loop has other work: a key and the paint it
-        # causes take many turns of the loop, and a bare yield would hand each turn another slice
-        # of parsing. Readers keep reading meanwhile; the trainer waits only on a full queue.
+        # the event loop for as long as the trainer writes. Work in time slices with pauses in
+        # between instead: a key and the paint it causes take many turns of the loop, and a bare
+        # yield would hand each of those turns another slice of parsing (measured in
+        # benchmarks/bench_flood.py: a pause halves key latency under a flood; standing aside only
+        # while the loop looked busy did not). Readers keep reading meanwhile; the trainer waits
+        # only on a full queue.
         slice_end = time.monotonic() + _SLICE_S
         while (batch := await queue.get()) is not None:
             for line in batch:
                 if time.monotonic() >= slice_end:
-                    await _stand_aside()
+                    await asyncio.sleep(_PAUSE_S)
                     slice_end = time.monotonic() + _SLICE_S
                 self._delivered += 1
                 if self.on_line is None or self.callback_error is not None:
@@ -321,17 +322,6 @@ class TrialProcess:
         if self._proc is not None and self._proc.returncode is None:
             self._stop_reason = self._stop_reason or "timeout"
         self._kill()
-
-
-async def _stand_aside() -> None:
-    """Yield turns of the event loop until one comes back quickly (nothing else is waiting)."""
-    start = turn = time.monotonic()
-    while True:
-        await asyncio.sleep(0)
-        now = time.monotonic()
-        if now - turn < _BUSY_TURN_S or now - start > _MAX_YIELD_S:
-            return
-        turn = now
 
 
 # -- the wizard's own exit: take every trial down with it ------------------------------------
