@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from ltx_wizard.core.text_safety import clean_text
 from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import get_dotted
 
@@ -79,6 +80,7 @@ class PlanContent(BaseModel):
     risks: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     diff: str = ""
+    host_lines: tuple[str, ...] = ()  # the GPU floor line, then host_limits.HostCheck.lines
 
 
 def _fmt(value: Any) -> str:
@@ -110,6 +112,13 @@ class _Missing:
 
 
 def render_plan(c: PlanContent) -> str:
+    # Paths and names are outside text: a newline or escape in one must not split a line (the
+    # launch line is quoted with $'...' already, in launch.py).
+    c = c.model_copy(update={
+        "run_dir": clean_text(c.run_dir), "dataset_path": clean_text(c.dataset_path),
+        "dataset_name": clean_text(c.dataset_name), "gpu_lines": tuple(map(clean_text, c.gpu_lines)),
+        "warnings": tuple(map(clean_text, c.warnings)),
+    })
     kind = "LoRA" if c.training_mode == "lora" else "full fine-tune"
     steps = get_dotted(c.config, "optimization.steps", None)
     lines = [f"# Plan: {c.run_name}", ""]
@@ -146,6 +155,7 @@ def render_plan(c: PlanContent) -> str:
         c.launch_line,
         "```",
         "",
+        *host_section(c.host_lines),
         *c.multinode_lines,
         "## Sanity check and autotune",
         "First a sanity check: a 50-step run on one sample (in `overfit/`) proves that the model "
@@ -183,6 +193,14 @@ def render_plan(c: PlanContent) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def host_section(lines: tuple[str, ...]) -> list[str]:
+    """GPU floor, host RAM and disk the run needs against what this machine has."""
+    if not lines:
+        return []
+    return ["## Memory and disk", *[line if line.startswith("  ") else f"- {line}"
+                                         for line in lines], ""]
 
 
 def _style_words(style: str, num_gpus: int, nodes: int = 1) -> str:
