@@ -64,3 +64,33 @@ def test_version_is_answered_without_argparse():
         cwd=ROOT, capture_output=True, text=True, check=True)
     lines = result.stdout.strip().splitlines()
     assert lines[0].startswith("ltx-wizard ") and lines[1] == "False 0"
+
+
+def test_the_real_entry_point_draws_its_first_screen_in_a_terminal(tmp_path):
+    # Headless tests skip what only a real terminal runs (the terminal watch, signal handlers).
+    import os
+    import select
+    import time
+
+    master, slave = os.openpty()
+    env = {**os.environ, "TERM": "xterm-256color", "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "ltx_wizard", "--simulate", "a6000"],
+                            stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT,
+                            start_new_session=True)
+    os.close(slave)
+    seen, deadline = b"", time.monotonic() + 120  # generous: only turns a hang into a failure
+    try:
+        while b"Re-probe" not in seen and proc.poll() is None and time.monotonic() < deadline:
+            if select.select([master], [], [], 1)[0]:
+                try:
+                    seen += os.read(master, 1 << 16)
+                except OSError:
+                    break
+        assert b"Re-probe" in seen, seen[-2000:].decode("utf-8", "replace")
+        os.write(master, b"\x11")  # ctrl+q
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)

@@ -8,6 +8,7 @@ here, outlives the screen that shows it.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import threading
 from collections import deque
