@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.bounded_io import read_text
+from ltx_wizard.core.errors import UsageError, WizardError
 from ltx_wizard.core.tiers import LOW_VRAM_CONFIG, STANDARD_CONFIG, Tier
 from ltx_wizard.core.yaml_patch import YamlPatchError, get_dotted, load_yaml, patch_yaml_text
 
@@ -74,13 +75,20 @@ def describe_strategy(strategy: Mapping[str, Any]) -> str:
     return " + ".join(parts) or "no modality"
 
 
-def _load_recipe(path: Path) -> Recipe | None:
-    """A shipped file as a recipe, or None when it is not a trainer config."""
+def _load_recipe(path: Path, *, strict: bool = False) -> Recipe | None:
+    """A shipped file as a recipe, or None when it is not a trainer config.
+
+    `strict`: the user named this file, so why it cannot be read is raised (one line), not hidden.
+    """
     try:
-        if not path.is_file() or path.stat().st_size > MAX_CONFIG_BYTES:
-            return None
-        data = load_yaml(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, YamlPatchError):
+        data = load_yaml(read_text(path, what="shipped config", limit=MAX_CONFIG_BYTES))
+    except YamlPatchError as exc:
+        if strict:
+            raise UsageError(f"shipped config {path}: {exc.message}") from None
+        return None
+    except WizardError:
+        if strict:
+            raise
         return None
     strategy = data.get("training_strategy")
     if (
@@ -110,6 +118,15 @@ def list_recipes(configs_dir: str | os.PathLike) -> list[Recipe]:
 
 def find_recipe(configs_dir: str | os.PathLike, name: str) -> Recipe:
     wanted = name[: -len(".yaml")] if name.endswith(".yaml") else name
+    named = Path(configs_dir) / f"{wanted}.yaml"
+    if os.path.lexists(named) and wanted != LOW_VRAM_CONFIG[: -len(".yaml")]:
+        recipe = _load_recipe(named, strict=True)
+        if recipe is None:
+            raise UsageError(
+                f"{named} is not a trainer config the schema would load (its top-level keys or "
+                "training_strategy are not the trainer's): pass another --recipe"
+            )
+        return recipe
     recipes = list_recipes(configs_dir)
     for recipe in recipes:
         if recipe.name == wanted:
