@@ -6,11 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ltx_wizard.core.assessment import Assessment
-from ltx_wizard.core.gpu import ProbeResult
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic models: not imported before the first screen is drawn
+    from ltx_wizard.core.assessment import Assessment
     from ltx_wizard.core.autotune.events import AutotuneSummary
+    from ltx_wizard.core.gpu import ProbeResult
     from ltx_wizard.core.run_plan import PlanDraft
 
 
