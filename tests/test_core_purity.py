@@ -45,3 +45,29 @@ def test_import_contracts_hold():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "0 broken" in done.stdout
+
+
+DEMO_SIDE = ("lookalike_checkout", "lookalike_models", "lookalike_recipes", "demo", "sim")
+
+
+def _demo_imports(path: Path) -> list[str]:
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                 [f"{node.module}.{a.name}" for a in node.names]
+                 if isinstance(node, ast.ImportFrom) and node.module else [])
+        found += [n for n in names if any(n.startswith(f"ltx_wizard.core.{d}") for d in DEMO_SIDE)]
+    return found
+
+
+def test_production_core_imports_no_look_alike_demo_or_simulator():
+    # The look-alikes build from the real checkout's constants (checkout.py), never the reverse.
+    core = ROOT / "ltx_wizard" / "core"
+    offenders = {
+        str(p.relative_to(core)): _demo_imports(p)
+        for p in core.rglob("*.py")
+        if p.relative_to(core).parts[0] not in {f"{d}.py" for d in DEMO_SIDE} | {"sim"}
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
