@@ -4,7 +4,10 @@ Lines reach the caller through the `on_line` callback (sync or async), one at a 
 arrival order across stdout and stderr, each stamped with `time.monotonic()` when its newline
 arrived: step times are measured from those stamps, not from what the trainer prints.
 Every live group sits in a module-level registry so that a signal to the wizard (SIGINT, SIGHUP
-from an SSH drop, SIGTERM) or interpreter exit takes the trial down with it.
+from an SSH drop, SIGTERM) or interpreter exit takes the trial down with it. Ranks that torchrun
+put in sessions of their own are tracked as the trial's descendants (ranks.py) and taken down too:
+the launcher gets `grace_s` (30 s by default) after SIGTERM to stop them itself, then every
+survivor, in the group or not, is SIGKILLed.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Mapping, Sequence
 
+from ltx_wizard.core.autotune.ranks import RankTracker, take_down
+
 Stream = Literal["stdout", "stderr"]
 EndedBy = Literal["exit", "timeout", "cancelled", "stopped"]
 StopReason = Literal["oom", "timeout", "cancelled"]
@@ -26,6 +31,10 @@ MAX_LINE_BYTES = 64 * 1024
 _CHUNK = 64 * 1024
 _QUEUE_LINES = 4096  # bounded: a flood back-pressures the child instead of filling our memory
 _POLL_S = 0.05  # how often a dying group is re-checked
+_TRACK_S = 0.5  # how often a running trial's process tree is walked for new ranks
+# torchrun, on SIGTERM, signals its ranks and waits for them; a rank saving state or leaving NCCL
+# needs seconds, so the launcher gets this long before anything is SIGKILLed.
+TEARDOWN_GRACE_S = 30.0
 _KILL_WAIT_S = 10.0  # after SIGKILL, the longest we wait for the kernel to clear the group
 _DRAIN_WAIT_S = 2.0  # after the group is gone, the longest we wait for pipes to reach EOF
 _FORCED_ENV = {"PYTHONUNBUFFERED": "1", "COLUMNS": "250"}  # live lines, no rich wrapping at 80
@@ -99,7 +108,7 @@ class TrialProcess:
         on_line: LineCallback | None = None,
         idle_timeout_s: float | None = 900.0,
         max_wall_s: float | None = None,
-        grace_s: float = 10.0,
+        grace_s: float = TEARDOWN_GRACE_S,
         max_line_bytes: int = MAX_LINE_BYTES,
     ) -> None:
         self.argv = [str(a) for a in argv]
@@ -118,6 +127,7 @@ class TrialProcess:
         self._kill_task = self._main_task = self._dispatcher = None  # asyncio.Task | None
         self._result: ProcessResult | None = None
         self._delivered = 0  # lines taken off the queue, to tell a slow consumer from a stuck pipe
+        self.ranks: RankTracker | None = None  # every process of the trial, set at start()
 
     @property
     def pid(self) -> int | None:
@@ -138,6 +148,7 @@ class TrialProcess:
             *self.argv, cwd=self.cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL,
             stdout=pipe, stderr=pipe, start_new_session=True,
         )
+        self.ranks = RankTracker(self._proc.pid)
         _LIVE[self._proc.pid] = self
         self._main_task = asyncio.ensure_future(self._supervise())
 
@@ -172,23 +183,16 @@ class TrialProcess:
         return self._kill_task
 
     async def _kill_group(self) -> None:
-        assert self._proc is not None
-        pgid = self._proc.pid
-        if not group_alive(pgid):
-            return
-        _signal_group(pgid, signal.SIGTERM)
-        if await self._await_group_gone(pgid, self.grace_s):
-            return
-        _signal_group(pgid, signal.SIGKILL)
-        await self._await_group_gone(pgid, _KILL_WAIT_S)
+        assert self._proc is not None and self.ranks is not None
+        await take_down(self.ranks, launcher_gone=self._proc.returncode is not None,
+                        grace_s=self.grace_s, kill_wait_s=_KILL_WAIT_S, poll_s=_POLL_S)
 
-    async def _await_group_gone(self, pgid: int, limit_s: float) -> bool:
-        deadline = time.monotonic() + limit_s
-        while group_alive(pgid):
-            if time.monotonic() >= deadline:
-                return False
-            await asyncio.sleep(_POLL_S)
-        return True
+    async def _track_ranks(self) -> None:
+        """Walk the trial's tree while it runs, so ranks are known before the launcher dies."""
+        assert self.ranks is not None
+        while True:
+            await asyncio.to_thread(self.ranks.refresh)
+            await asyncio.sleep(_TRACK_S)
 
     async def _supervise(self) -> ProcessResult:
         proc = self._proc
@@ -198,6 +202,7 @@ class TrialProcess:
                    asyncio.ensure_future(self._read(proc.stderr, "stderr", queue))]
         self._dispatcher = dispatcher = asyncio.ensure_future(self._dispatch(queue))
         watchdog = asyncio.ensure_future(self._watchdog())
+        tracker = asyncio.ensure_future(self._track_ranks())
         try:
             returncode = await self._leader_exit(proc)
             end_t = time.monotonic()
@@ -205,16 +210,17 @@ class TrialProcess:
             await self._kill()
             await self._drain(readers)
         except asyncio.CancelledError:
-            _signal_group(proc.pid, signal.SIGKILL)  # the loop is going away: no time for grace
+            self._kill_now()  # the loop is going away: no time for grace
             raise
         finally:
             watchdog.cancel()
+            tracker.cancel()
             for task in readers:
                 task.cancel()
-            await asyncio.gather(*readers, watchdog, return_exceptions=True)
+            await asyncio.gather(*readers, watchdog, tracker, return_exceptions=True)
             await queue.put(None)
             await dispatcher
-            if not group_alive(proc.pid):
+            if not self.ranks.alive():
                 _LIVE.pop(proc.pid, None)  # else atexit still has it to SIGKILL
         reason = self._stop_reason
         ended_by = _ENDED_BY[reason] if reason else "exit"
@@ -222,6 +228,11 @@ class TrialProcess:
             returncode, ended_by, end_t - self._t0, self._started_at, proc.pid, reason
         )
         return self._result
+
+    def _kill_now(self) -> None:
+        """SIGKILL the group and every rank outside it, without waiting."""
+        if self.ranks is not None:
+            self.ranks.signal_all(signal.SIGKILL)
 
     @staticmethod
     async def _leader_exit(proc: asyncio.subprocess.Process) -> int:
@@ -319,8 +330,8 @@ async def stop_all(reason: StopReason = "cancelled") -> None:
 
 def kill_all_now() -> None:
     """SIGKILL every registered group at once: the last resort when there is no time to wait."""
-    for pgid in list(_LIVE):
-        _signal_group(pgid, signal.SIGKILL)
+    for trial in list(_LIVE.values()):
+        trial._kill_now()
 
 
 atexit.register(kill_all_now)
