@@ -23,7 +23,7 @@ MAX_CHARS = 300  # a reason is one line in autotune.log and the TUI; the log fil
 _HEADER = re.compile(r"^(\d+) validation errors? for \w+")
 _PYDANTIC_TAIL = re.compile(r"\s*\[type=[^\]]*(\]|$).*$")
 _LAUNCHER = ("ChildFailedError", "CalledProcessError")
-_OOM_START = re.compile(r"CUDA out of memory|CUDA error: out of memory|OutOfMemoryError")
+_OOM_STARTS = ("CUDA out of memory", "CUDA error: out of memory", "OutOfMemoryError")
 _OOM_NOISE = ("Of the allocated memory", "If reserved but unallocated", "See documentation")
 
 
@@ -56,8 +56,8 @@ def config_error_cause(text: str) -> str:
 
 def oom_cause(line: str) -> str:
     """torch's OOM message cut to the allocation and the device's state (no advice paragraph)."""
-    m = _OOM_START.search(line)
-    text = line[m.start():] if m else line
+    starts = [line.find(word) for word in _OOM_STARTS if word in line]
+    text = line[starts[0]:] if starts else line  # torch's own words, without the exception type
     for noise in _OOM_NOISE:
         text = text.split(noise, 1)[0]
     return clip(text.strip())
