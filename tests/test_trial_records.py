@@ -191,3 +191,12 @@ def test_a_flooding_trial_keeps_its_head_and_its_tail(tmp_path):
     assert lines[-4:-1] == ["line 097", "line 098", "line 099"]
     assert any("line(s) left out" in line for line in lines)
     assert (tmp_path / "trial-1.log").stat().st_size < 600
+
+
+def test_a_teardown_grace_that_is_not_positive_is_bad_input(tmp_path, capsys):
+    from ltx_wizard.cli import main
+
+    run_dir = plan_run(tmp_path, "a6000")
+    capsys.readouterr()
+    assert main(["autotune", str(run_dir), "--simulate", "a6000", "--teardown-grace", "0"]) == 2
+    assert "--teardown-grace must be a positive number" in capsys.readouterr().err
