@@ -200,3 +200,21 @@ def test_a_teardown_grace_that_is_not_positive_is_bad_input(tmp_path, capsys):
     capsys.readouterr()
     assert main(["autotune", str(run_dir), "--simulate", "a6000", "--teardown-grace", "0"]) == 2
     assert "--teardown-grace must be a positive number" in capsys.readouterr().err
+
+
+def test_multi_gpu_trials_launch_as_the_trainer_docs_do(tmp_path):
+    from ltx_wizard.core.yaml_patch import load_yaml
+
+    run_dir = plan_run(tmp_path, "2xh100")
+    probe = simulated_probe("2xh100")
+    real = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
+                          trainer_root=tmp_path / "LTX-2")  # the user's trainer, not a simulation
+    command = real._command(run_dir / "config.yaml")
+    prefix = command.prefix
+    assert prefix[:4] == ["uv", "run", "accelerate", "launch"]
+    assert prefix[prefix.index("--num_processes") + 1] == "2"
+    named = Path(prefix[prefix.index("--config_file") + 1])
+    shipped = tmp_path / "LTX-2" / "packages/ltx-trainer/configs/accelerate/ddp.yaml"
+    assert named in (run_dir / "accelerate.yaml", shipped)  # never the user's default config
+    assert load_yaml(named.read_text())["distributed_type"] == "MULTI_GPU"
+    assert prefix[-1] == "scripts/train.py" and command.cwd == shipped.parents[2]
