@@ -180,6 +180,7 @@ class AutotuneEngine:
             previous = logged.get(cand.index)
             if previous is not None and previous.change == cand.change:
                 tuner.record(previous.model_copy(update={"kept": False}))
+                self._prune(cand.index)  # recorded before an interruption that came too soon
                 reported = cand.index
                 self.on_event(TrialFinished(result=tuner.results[-1]))
                 continue

@@ -89,13 +89,6 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 class TrialProcess:
     """One trial: `await start()`, then `await wait()`; `await stop(reason)` from anywhere."""
 
@@ -165,8 +158,9 @@ class TrialProcess:
         return result
 
     async def stop(self, reason: StopReason = "cancelled") -> ProcessResult | None:
-        """SIGTERM the whole group, SIGKILL after grace_s; idempotent. None if never started, or
-        when called from on_line (the stop goes on; wait() has the result)."""
+        """SIGTERM the launcher's group, SIGKILL every survivor (ranks outside the group too)
+        after grace_s; idempotent. None if never started, or when called from on_line (the stop
+        goes on; wait() has the result)."""
         if self._proc is None:
             return None
         if self._stop_reason is None and self._proc.returncode is None:
