@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Mapping, Sequence
 
-from ltx_wizard.core.autotune.ranks import RankTracker, take_down
+from ltx_wizard.core.autotune.ranks import RankTracker, proc_rows, take_down
 
 Stream = Literal["stdout", "stderr"]
 EndedBy = Literal["exit", "timeout", "cancelled", "stopped"]
@@ -66,17 +66,7 @@ _LIVE: dict[int, "TrialProcess"] = {}  # pgid -> trial, until its whole group is
 def proc_table() -> list[tuple[int, int, int]]:
     """(pid, ppid, pgrp) of every live process, from /proc. Zombies are left out: reparented
     children linger as zombies in containers whose PID 1 does not reap, holding nothing."""
-    rows = []
-    for name in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:  # not a pid, or gone meanwhile
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if name.isdigit() and len(fields) > 2 and fields[0] != b"Z":
-            rows.append((int(name), int(fields[1]), int(fields[2])))
-    return rows
+    return [(row.pid, row.ppid, row.pgrp) for row in proc_rows()]
 
 
 def group_alive(pgid: int) -> bool:
