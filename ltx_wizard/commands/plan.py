@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text-encoder", metavar="PATH", required=True,
                    help="Gemma model directory (or the packed .safetensors of a split pack)")
     p.add_argument("--data-root", metavar="DIR", required=True,
-                   help="preprocessed data (the folder holding latents/ and conditions/)")
+                   help="preprocessed data (the folder holding latents/, conditions/ and, for the "
+                   "shipped audio configs, audio_latents/)")
     p.add_argument("--video-vae", metavar="FILE", help="video VAE of a split pack")
     p.add_argument("--audio-vae", metavar="FILE", help="audio VAE of a split pack")
     p.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,
@@ -58,6 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="batch x accumulation x GPUs to keep (default: the shipped file's)")
     p.add_argument("--accept-risk", action="store_true",
                    help="go on below the 32 GB minimum with the low-VRAM config, at your own risk")
+    p.add_argument("--video-only", action="store_true",
+                   help="train video only on data without audio_latents/: writes "
+                   "training_strategy.audio: null into config.yaml (named in plan.md)")
     p.add_argument("--force", action="store_true", help="overwrite an existing plan.md/config.yaml")
     p.add_argument("--force-full", action="store_true",
                    help="allow full fine-tune outside 2+ GPUs of the 80GB+ tier (at your own risk)")
@@ -86,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         accept_risk=args.accept_risk,
         force=args.force,
         force_full=args.force_full,
+        video_only=args.video_only,
     )
     draft = prepare_plan(request, assessment)
     if args.validate_with_trainer:

@@ -64,6 +64,7 @@ class PlanContent(BaseModel):
     dataset_name: str
     sample_count: int
     dataset_note: str | None = None
+    video_only_note: str | None = None  # the video-only choice and the docs' note on LoRA targets
     config: dict[str, Any]  # the written config, as loaded
     base_config: str
     effective_batch: int
@@ -121,6 +122,7 @@ def render_plan(c: PlanContent) -> str:
         "",
         "## Mode",
         f"Text-to-video (`{c.mode}`), {kind} (`model.training_mode: {c.training_mode}`).",
+        *(["", c.video_only_note] if c.video_only_note else []),
         "",
         "## Dataset",
         f"`{c.dataset_path}`: {c.sample_count} preprocessed sample"

@@ -18,6 +18,7 @@ from ltx_wizard.core.accelerate_config import render_accelerate_yaml
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
+from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
@@ -53,6 +54,7 @@ class PlanRequest(BaseModel):
     accept_risk: bool = False
     force: bool = False
     force_full: bool = False
+    video_only: bool = False  # train without audio: training_strategy.audio: null
 
 
 @dataclass(frozen=True)
@@ -148,9 +150,20 @@ def prepare_plan(
         audio_vae = inspect_vae(request.audio_vae, "audio").path
     elif request.video_vae or request.audio_vae:
         warnings.append("the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae ignored")
-    with_audio = get_dotted(load_yaml(base_text), "training_strategy.with_audio", False) is True
-    data = inspect_data_root(request.data_root, with_audio=with_audio)
-    if data.orphans:
+    # The shipped file's strategy names the data folders (core/data_sources.py, the trainer's rule).
+    strategy = get_dotted(load_yaml(base_text), "training_strategy", None)
+    video_change = video_only_change(strategy) if request.video_only else None
+    if request.video_only and video_change is None:
+        warnings.append(f"video only: {base_name} trains no audio (or only audio), so nothing "
+                        "was changed for it")
+    dropped = audio_folder(strategy) if video_change is not None else None
+    if video_change is not None:
+        strategy = video_only(strategy)
+    data = inspect_data_root(request.data_root, strategy=strategy)
+    if dropped and any((data.path / dropped).glob("**/*.pt")):
+        warnings.append(f"video only: {data.path / dropped} holds audio latents, which this run "
+                        "does not train on (drop --video-only to train audio too)")
+    if data.orphans or data.lacking:
         warnings.append(data.describe())
 
     root = choose_root(request.workspace, env)
@@ -178,6 +191,8 @@ def prepare_plan(
         effective_batch=request.effective_batch,
     )
     warnings += changes.warnings
+    if video_change is not None:
+        changes.changes[video_change[0]] = video_change[1]
     config_text = config_gen.build_config(base_text, changes.changes)
     config_gen.require_self_check(config_text, str(folder.config))
     batch = changes.batch
@@ -230,6 +245,9 @@ def prepare_plan(
         risks=tuple(risks),
         warnings=tuple(warnings),
         diff=diff,
+        dataset_note=f"Each sample is a file in every folder the config reads: "
+        f"{', '.join(f + '/' for f in data.folders)}.",
+        video_only_note=video_only_note(video_change, base_name, load_yaml(config_text)),
     )
     return PlanDraft(
         run_dir=folder.root,
@@ -250,6 +268,25 @@ def prepare_plan(
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
     )
+
+
+def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
+    """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
+    if change is None:
+        return None
+    key, value = change
+    targets = get_dotted(config, "lora.target_modules", None)
+    shown = "null" if value is None else str(value).lower()
+    text = (f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
+            f"audio latents and trains no audio.")
+    if targets:
+        text += (f" LoRA targets stay as shipped in {base_name} "
+                 f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
+                 "docs/configuration-reference.md (Understanding Target Modules) advises the video "
+                 "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
+                 "such as `to_k` also match the audio and audio-video attention modules. Edit "
+                 "`lora.target_modules` in config.yaml to follow it.")
+    return text
 
 
 def _gpu_line(gpu) -> str:

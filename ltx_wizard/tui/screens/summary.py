@@ -77,6 +77,7 @@ class SummaryScreen(Screen):
                 run_name=target.name if target is not None else None,
                 training_mode=paths.training_mode,  # type: ignore[arg-type]
                 accept_risk=app.state.accept_risk,
+                video_only=paths.video_only,
             )
             draft, error = prepare_plan(request, app.state.assessment, now=app.now()), None
         except WizardError as exc:
@@ -103,7 +104,9 @@ class SummaryScreen(Screen):
         for gpu in assessment.probe.gpus:
             index, name, _, nominal = gpu_row(gpu)
             text.append(f"\nGPU {index}: {name} ({nominal})")
-        text.append(f"\nData: {draft.sample_count} samples · mode {self.app.state.paths.training_mode}")
+        text.append(f"\nData: {draft.sample_count} samples · mode {self.app.state.paths.training_mode}"
+                    + (" · video only (training_strategy.audio: null)"
+                       if self.app.state.paths.video_only else ""))
         head.update(text)
         self.query_one("#launch", Static).update(Text(draft.launch.shell_line()))
         warnings = Text()
