@@ -17,6 +17,7 @@ from ltx_wizard.commands.common import (
 )
 from ltx_wizard.core.config_gen import validate_with_trainer
 from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.multinode import parse_nodes, require_gpus_per_node
 from ltx_wizard.core.run_plan import PlanDraft, PlanRequest, prepare_plan, write_plan
 
 
@@ -68,13 +69,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--validate-with-trainer", action="store_true",
                    help="before writing, check config.yaml with the trainer's own schema "
                    "(`uv run python` in your checkout; needs `uv sync` done)")
+    add_nodes_arg(p, default=argparse.SUPPRESS)
+    p.add_argument("--slurm-time", metavar="TIME",
+                   help="with --nodes: the job's time limit in slurm.sbatch (default 24:00:00)")
+    p.add_argument("--slurm-partition", metavar="NAME", help="with --nodes: the Slurm partition")
+    p.add_argument("--slurm-cpus", type=_positive_int, metavar="N",
+                   help="with --nodes: CPUs per node to ask for (default 8 per GPU)")
     add_gpu_source_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
 
+def add_nodes_arg(parser: argparse.ArgumentParser, default: object = None) -> None:
+    # Checked by parse_nodes, not argparse, so a bad value reads `ltx-wizard: --nodes ...`.
+    parser.add_argument("--nodes", metavar="N", default=default,
+                        help="train on N machines like this one (accelerate multi-node; writes "
+                        "slurm.sbatch); GPUs per node come from the probe or --from-csv")
+
+
 def run(args: argparse.Namespace) -> int:
+    nodes_given = getattr(args, "nodes", None)  # also `ltx-wizard --nodes N plan ...`
+    nodes = parse_nodes(1 if nodes_given is None else nodes_given)
     assessment = assessment_from_args(args)
+    if nodes > 1:
+        require_gpus_per_node(assessment.num_gpus)
     require_known_tier(assessment)
     request = PlanRequest(
         trainer_root=getattr(args, "trainer_root", None),
@@ -91,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
         force=args.force,
         force_full=args.force_full,
         video_only=args.video_only,
+        nodes=nodes,
+        slurm_time=args.slurm_time,
+        slurm_partition=args.slurm_partition,
+        slurm_cpus=args.slurm_cpus,
     )
     draft = prepare_plan(request, assessment)
     if args.validate_with_trainer:
@@ -98,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     folder = write_plan(draft, force=args.force, on_note=notes.append)
     warnings = list(draft.warnings) + notes
+    multi = draft.multinode
     if args.json:
         print_json(
             {
@@ -109,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
                 "launch_command": draft.launch.argv_with_env(),
                 "launch_cwd": str(draft.launch.cwd),
                 "warnings": warnings,
+                **({"nodes": multi.nodes, "gpus_per_node": multi.gpus_per_node,
+                    "total_gpus": multi.total_gpus, "slurm_script": str(multi.sbatch_path),
+                    "node_command": multi.shell_line()} if multi is not None else {}),
             }
         )
         return 0
@@ -120,6 +146,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=err)
     print("Config changes vs the shipped file:", file=err)
     print(draft.diff.rstrip("\n") or "(none)", file=err)
+    if multi is not None:
+        print(f"{multi.nodes} nodes x {multi.gpus_per_node} GPUs = {multi.total_gpus} GPUs; "
+              f"wrote {multi.sbatch_path} (untested on a real cluster)", file=err)
+        print(f"Review {folder.plan}; after approval, submit with:\n  {multi.submit_line()}",
+              file=err)
+        return 0
     print(f"Review {folder.plan}; after approval, train with:\n  {draft.launch.shell_line()}",
           file=err)
     return 0

@@ -68,7 +68,9 @@ class PlanContent(BaseModel):
     config: dict[str, Any]  # the written config, as loaded
     base_config: str
     effective_batch: int
-    num_gpus: int
+    num_gpus: int  # in all, over every node
+    nodes: int = 1
+    multinode_lines: tuple[str, ...] = ()  # core/multinode.py plan_section, when nodes > 1
     gpu_lines: tuple[str, ...]
     tier: Tier
     per_gpu_vram_gb: int | None
@@ -135,19 +137,22 @@ def render_plan(c: PlanContent) -> str:
         *config_table(c.config, c.effective_batch, c.num_gpus),
         "",
         "## Hardware",
+        *([f"- {c.nodes} nodes, each with these GPUs:"] if c.nodes > 1 else []),
         *[f"- GPU {line}" for line in c.gpu_lines],
         f"- Tier: **{c.tier.display_name}**"
         + (f" ({c.per_gpu_vram_gb} GB per GPU)" if c.per_gpu_vram_gb is not None else ""),
-        f"- Launch ({_style_words(c.launch_style, c.num_gpus)}):",
+        f"- Launch ({_style_words(c.launch_style, c.num_gpus, c.nodes)}):",
         "",
         "```sh",
         c.launch_line,
         "```",
         "",
+        *c.multinode_lines,
         "## Sanity check and autotune",
         *_trial_checks(),
         "Autotune then goes on with at most 5 such trials in all (the baseline included), each "
-        "changing one setting from the best so far, and keeps a change only if nothing breaks and steps get faster (the loss is never a "
+        "changing one setting from the best so far, and keeps a change only if nothing breaks "
+        "and steps get faster (the loss is never a "
         f"criterion). On this tier it tries {_AUTOTUNE.get(c.tier, 'nothing (unknown tier)')} "
         "Each trial's step time and peak memory go to `autotune.log`; the winner is patched into "
         "`config.yaml`.",
@@ -157,7 +162,8 @@ def render_plan(c: PlanContent) -> str:
         f"- `{c.run_dir}/outputs/`: checkpoints (`checkpoints/`) and validation videos (`samples/`)",
         f"- `{c.run_dir}/logs/`: trainer logs, and each trial's whole output (`trial-N.log`); "
         "`autotune.log`: the trials",
-        f"- `{c.run_dir}/overfit/`: the one-sample set for the sanity check and autotune",
+        f"- `{c.run_dir}/overfit/`: the few linked samples the trials run on, and each trial's "
+        "config (`trial-N/`)",
         "",
         "## Assumptions",
         *[f"- {a}" for a in c.assumptions],
@@ -205,9 +211,10 @@ def _trial_checks() -> list[str]:
     ]
 
 
-def _style_words(style: str, num_gpus: int) -> str:
+def _style_words(style: str, num_gpus: int, nodes: int = 1) -> str:
+    where = f" on {nodes} nodes, through Slurm" if nodes > 1 else ""
     if style == "fsdp":
-        return f"FSDP across {num_gpus} GPUs"
+        return f"FSDP across {num_gpus} GPUs{where}"
     if style == "ddp":
-        return f"DDP across {num_gpus} GPUs"
+        return f"DDP across {num_gpus} GPUs{where}"
     return "one GPU"

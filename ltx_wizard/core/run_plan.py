@@ -22,7 +22,15 @@ from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_ch
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.multinode import (
+    MultiNodePlan,
+    parse_nodes,
+    plan_multinode,
+    plan_section,
+    require_gpus_per_node,
+)
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
 from ltx_wizard.core.workspace import (
@@ -55,6 +63,10 @@ class PlanRequest(BaseModel):
     force: bool = False
     force_full: bool = False
     video_only: bool = False  # train without audio: training_strategy.audio: null
+    nodes: int = 1  # machines like this one (Slurm); the probe gives one node's GPUs
+    slurm_time: str | None = None
+    slurm_partition: str | None = None
+    slurm_cpus: int | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,8 @@ class PlanDraft:
     trainer_dir: Path  # where the trainer's own schema check runs
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
+    multinode: MultiNodePlan | None = None  # set when more than one node is planned
+    slurm_text: str | None = None  # <run>/slurm.sbatch
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -83,11 +97,16 @@ class PlanDraft:
             {
                 "trainer_root": str(self.trainer_dir.parents[1]),
                 "tier": self.tier.value,
-                "num_gpus": self.launch.num_processes,
+                "num_gpus": self.launch.num_processes,  # one node's: autotune stays single-node
+                "nodes": self.multinode.nodes if self.multinode is not None else 1,
                 "accepted_risk": self.accepted_risk,
             },
             indent=2,
         ) + "\n"
+
+    def shell_line(self) -> str:
+        """What the user runs to train: `sbatch` for several nodes, else the launch line."""
+        return self.multinode.submit_line() if self.multinode is not None else self.launch.shell_line()
 
     @property
     def folder(self) -> RunFolder:
@@ -112,6 +131,10 @@ def prepare_plan(
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing."""
     env = os.environ if env is None else env
+    nodes = parse_nodes(request.nodes)
+    slurm = slurm_options(request.slurm_time, request.slurm_partition, request.slurm_cpus)
+    if nodes > 1:
+        require_gpus_per_node(assessment.num_gpus)
     warnings: list[str] = []
     assumptions: list[str] = []
     risks: list[str] = []
@@ -124,9 +147,10 @@ def prepare_plan(
         )
     if assessment.tier is Tier.UNKNOWN or assessment.policy.base_config is None:
         raise UsageError("per-GPU memory is unknown: pass --vram-gb N to pick a tier")
-    num_gpus = max(1, assessment.num_gpus)
+    num_gpus = max(1, assessment.num_gpus)  # per node
+    total_gpus = num_gpus * nodes  # the tier is per GPU; batch and full-FT rules count them all
     if request.training_mode == "full":
-        risks += config_gen.check_full_finetune(num_gpus, assessment.tier, request.force_full)
+        risks += config_gen.check_full_finetune(total_gpus, assessment.tier, request.force_full)
     if request.effective_batch is not None and request.effective_batch < 1:
         raise UsageError(f"--effective-batch {request.effective_batch} must be 1 or more")
 
@@ -187,7 +211,7 @@ def prepare_plan(
         video_vae_path=video_vae,
         audio_vae_path=audio_vae,
         training_mode=request.training_mode,
-        num_gpus=num_gpus,
+        num_gpus=total_gpus,
         effective_batch=request.effective_batch,
     )
     warnings += changes.warnings
@@ -225,6 +249,21 @@ def prepare_plan(
         folder.accelerate_config if accel.text is not None else None,
     )
     diff = config_gen.config_diff(base_text, config_text, f"{base_path}", f"{folder.config}")
+    multi = slurm_text = None
+    if nodes > 1:
+        multi = plan_multinode(
+            nodes=nodes, gpus_per_node=num_gpus, training_mode=request.training_mode,
+            trainer_dir=checkout.trainer_dir, run_dir=folder.root, config=folder.config,
+            shipped_accelerate_dir=checkout.config_path("accelerate/ddp.yaml").parent,
+            data_root=data.path, output_dir=folder.outputs, effective_batch=batch.achieved,
+        )
+        slurm_text = render_sbatch(multi, slurm, run_name)
+        if assessment.probe.cuda_visible_devices:
+            warnings.append("CUDA_VISIBLE_DEVICES is not carried into slurm.sbatch: Slurm gives "
+                            "each node its --gpus-per-node GPUs")
+    elif slurm != slurm_options():
+        warnings.append("--slurm-time/--slurm-partition/--slurm-cpus apply only with --nodes 2 "
+                        "or more: ignored")
     content = PlanContent(
         run_name=run_name,
         run_dir=str(folder.root),
@@ -235,12 +274,16 @@ def prepare_plan(
         config=load_yaml(config_text),
         base_config=base_name,
         effective_batch=batch.achieved,
-        num_gpus=num_gpus,
+        num_gpus=total_gpus,
+        nodes=nodes,
         gpu_lines=tuple(_gpu_line(g) for g in assessment.probe.gpus),
         tier=assessment.tier,
         per_gpu_vram_gb=assessment.per_gpu_vram_gb,
-        launch_line=launch.shell_line(),
-        launch_style=launch.style,
+        launch_line=multi.submit_line() if multi else launch.shell_line(),
+        launch_style=multi.style if multi else launch.style,
+        multinode_lines=tuple(plan_section(
+            multi, checkpoint_every=get_dotted(load_yaml(config_text), "checkpoints.interval", None),
+        )) if multi else (),
         assumptions=tuple(assumptions),
         risks=tuple(risks),
         warnings=tuple(warnings),
@@ -267,6 +310,8 @@ def prepare_plan(
         trainer_dir=checkout.trainer_dir,
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        multinode=multi,
+        slurm_text=slurm_text,
     )
 
 
@@ -309,6 +354,8 @@ def write_plan(
         if draft.accelerate_text is not None:
             atomic_write_text(folder.accelerate_config, draft.accelerate_text)
         atomic_write_text(folder.root / "run.json", draft.run_meta())
+        if draft.multinode is not None and draft.slurm_text is not None:
+            atomic_write_text(draft.multinode.sbatch_path, draft.slurm_text)
         atomic_write_text(folder.plan, draft.plan_text)
     return folder
 

@@ -78,6 +78,7 @@ class SummaryScreen(Screen):
                 training_mode=paths.training_mode,  # type: ignore[arg-type]
                 accept_risk=app.state.accept_risk,
                 video_only=paths.video_only,
+                nodes=app.options.nodes,
             )
             draft, error = prepare_plan(request, app.state.assessment, now=app.now()), None
         except WizardError as exc:
@@ -107,8 +108,15 @@ class SummaryScreen(Screen):
         text.append(f"\nData: {draft.sample_count} samples · mode {self.app.state.paths.training_mode}"
                     + (" · video only (training_strategy.audio: null)"
                        if self.app.state.paths.video_only else ""))
+        multi = draft.multinode
+        if multi is not None:
+            per = f"{multi.gpus_per_node} GPU" + ("s" if multi.gpus_per_node != 1 else "")
+            text.append(f"\nNodes: {multi.nodes} x {per} = {multi.total_gpus} GPUs"
+                        f" · effective batch {multi.effective_batch}", style="bold")
+            text.append(f"\nWrites {multi.sbatch_path.name} for Slurm (untested on a real cluster);"
+                        " autotune runs on one node")
         head.update(text)
-        self.query_one("#launch", Static).update(Text(draft.launch.shell_line()))
+        self.query_one("#launch", Static).update(Text(draft.shell_line()))
         warnings = Text()
         for warning in draft.warnings:
             warnings.append("! ", style="bold")
