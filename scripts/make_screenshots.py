@@ -9,7 +9,7 @@ real autotune engine on the simulated trainer, and saves each screen with App.sa
 The demo folder is rebuilt at a fixed path and the clock is frozen, so the paths shown are the
 same on every run; step times come from the simulated trainer and vary a little.
 Written files: 01-probe.svg 02-gate.svg 03-vram-ask.svg 04-paths.svg 05-pick.svg 06-summary.svg
-07-autotune.svg 08-autotune-done.svg 09-confirm-cancel.svg 10-done.svg 11-existing-run.svg
+07-autotune.svg 08-autotune-done.svg 09-confirm-cancel.svg 10-done.svg 11-existing-run.svg 12-help.svg
 """
 
 from __future__ import annotations
@@ -63,6 +63,11 @@ async def main_flow(out: Path, size: tuple[int, int]) -> None:
         await pilot.press("ctrl+n")
         await _settle(pilot)
         _shot(app, out, "04-paths.svg")
+        await pilot.press("f1")
+        await _settle(pilot)
+        _shot(app, out, "12-help.svg")
+        await pilot.press("escape")
+        await pilot.pause()
         await pilot.press("f2")
         await pilot.pause()
         _shot(app, out, "05-pick.svg")

@@ -30,6 +30,7 @@ class CheckItem(BaseModel):
     path: str | None  # absolute when it could be resolved, else as given
     summary: str = ""
     error: str | None = None
+    warning: str | None = None  # usable, but something must be fixed before training (e.g. no uv)
     video_only_data: bool = False  # data_root: video-only data under a config that trains audio
 
 
@@ -157,14 +158,17 @@ def run_checks(
         item = _item("data_root", data_root, cwd, do_data)
         items.append(item.model_copy(update={"video_only_data": bool(video_only_data)}))
     if trainer_root is not None:
-        items.append(
-            _item(
-                "trainer_root",
-                trainer_root,
-                cwd,
-                lambda: find_checkout(trainer_root, cwd=cwd, env=env).describe(),
-            )
-        )
+        found: list = []
+
+        def do_checkout() -> str:
+            checkout = find_checkout(trainer_root, cwd=cwd, env=env)
+            found.append(checkout)
+            return checkout.describe()
+
+        item = _item("trainer_root", trainer_root, cwd, do_checkout)
+        if found and found[0].notes:  # e.g. uv missing: the launch starts with `uv run`
+            item = item.model_copy(update={"warning": "; ".join(found[0].notes)})
+        items.append(item)
     return items
 
 

@@ -22,6 +22,7 @@ from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_ch
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.launch_script import simulated_spec, spec_of, write_script
 from ltx_wizard.core.multinode import (
     MultiNodePlan,
     parse_nodes,
@@ -30,6 +31,7 @@ from ltx_wizard.core.multinode import (
     require_gpus_per_node,
 )
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.run_meta import LaunchSpec
 from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
@@ -90,6 +92,17 @@ class PlanDraft:
     accepted_risk: bool = False  # the minimum gate was overridden
     multinode: MultiNodePlan | None = None  # set when more than one node is planned
     slurm_text: str | None = None  # <run>/slurm.sbatch
+    simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
+
+    @property
+    def start(self) -> LaunchSpec:
+        """What launch.sh runs: the simulated trainer on simulated GPUs, `sbatch` for several
+        nodes, else the planned command."""
+        if self.simulate:
+            return simulated_spec(self.run_dir, self.simulate)
+        if self.multinode is not None:
+            return LaunchSpec(argv=["sbatch", str(self.multinode.sbatch_path)], cwd=self.run_dir)
+        return spec_of(self.launch)
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -100,6 +113,7 @@ class PlanDraft:
                 "num_gpus": self.launch.num_processes,  # one node's: autotune stays single-node
                 "nodes": self.multinode.nodes if self.multinode is not None else 1,
                 "accepted_risk": self.accepted_risk,
+                "launch": self.start.model_dump(mode="json"),
             },
             indent=2,
         ) + "\n"
@@ -128,6 +142,7 @@ def prepare_plan(
     *,
     now: datetime | None = None,
     env: Mapping[str, str] | None = None,
+    simulate: str | None = None,
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing."""
     env = os.environ if env is None else env
@@ -140,7 +155,7 @@ def prepare_plan(
     risks: list[str] = []
     if assessment.gate_blocked:
         if not request.accept_risk:
-            raise GateStop(assessment.gate_message or "below the trainer's 32 GB minimum")
+            raise GateStop(gate_stop_message(assessment.gate_message))
         risks.append(
             f"{assessment.per_gpu_vram_gb} GB per GPU is below the trainer's 32 GB minimum; the "
             "gate was overridden with --accept-risk, so this run may run out of memory."
@@ -312,7 +327,14 @@ def prepare_plan(
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
         multinode=multi,
         slurm_text=slurm_text,
+        simulate=simulate,
     )
+
+
+def gate_stop_message(message: str | None) -> str:
+    """The gate's text plus the option that goes past it (CLI commands only)."""
+    text = (message or "below the trainer's 32 GB minimum").rstrip().rstrip(".")
+    return f"{text}. To try anyway (b), rerun with --accept-risk"
 
 
 def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
@@ -356,6 +378,7 @@ def write_plan(
         atomic_write_text(folder.root / "run.json", draft.run_meta())
         if draft.multinode is not None and draft.slurm_text is not None:
             atomic_write_text(draft.multinode.sbatch_path, draft.slurm_text)
+        write_script(folder.root, draft.start, draft.shell_line())
         atomic_write_text(folder.plan, draft.plan_text)
     return folder
 

@@ -28,6 +28,13 @@ class SummaryScreen(Screen):
         Binding("p", "tab('plan')", "Plan"),
         Binding("d", "tab('diff')", "Diff"),
         Binding("escape", "back", "Back"),
+        # The focus sits on a button: these scroll the whole plan, to its last line.
+        Binding("pagedown", "scroll_body('page_down')", "Page down", show=False),
+        Binding("pageup", "scroll_body('page_up')", "Page up", show=False),
+        Binding("down", "scroll_body('scroll_down')", "Scroll down", show=False),
+        Binding("up", "scroll_body('scroll_up')", "Scroll up", show=False),
+        Binding("end", "scroll_body('scroll_end')", "End", show=False),
+        Binding("home", "scroll_body('scroll_home')", "Home", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -80,7 +87,8 @@ class SummaryScreen(Screen):
                 video_only=paths.video_only,
                 nodes=app.options.nodes,
             )
-            draft, error = prepare_plan(request, app.state.assessment, now=app.now()), None
+            draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate)
+            error = None
         except WizardError as exc:
             draft, error = None, exc.message
         except Exception as exc:  # a planner bug is shown, not raised into the UI
@@ -134,6 +142,13 @@ class SummaryScreen(Screen):
         tabs = self.query_one("#summary-tabs", TabbedContent)
         tabs.active = tab
         self.query_one("#body", VerticalScroll).scroll_to_widget(tabs, top=True)
+
+    def action_scroll_body(self, how: str) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        if how in ("scroll_end", "scroll_home"):
+            getattr(body, how)(animate=False)
+        else:
+            getattr(body, f"action_{how}")()
 
     def action_approve(self, autotune: bool) -> None:
         if getattr(self, "draft", None) is None:
