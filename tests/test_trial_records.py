@@ -88,7 +88,7 @@ async def test_a_config_error_keeps_every_field_and_message(tmp_path):
         "exit code 1: invalid config: optimization.batch_sizee: Extra inputs are not permitted; "
         "training_strategy.flexible.audio.bogus: Extra inputs are not permitted")
     log = (run_dir / "logs" / "trial-1.log").read_text()
-    assert "a warning on stderr\n" + CONFIG_ERROR in log  # whole output, in arrival order
+    assert CONFIG_ERROR in log and "a warning on stderr\n" in log  # both streams, whole
     assert "exit code 1" in log.splitlines()[-1]
     assert trial.reason in (run_dir / "autotune.log").read_text()
 
@@ -117,16 +117,28 @@ async def test_a_crash_without_an_error_line_points_at_the_log(tmp_path):
 
 
 async def test_the_log_holds_each_line_as_soon_as_it_arrived(tmp_path):
+    go = tmp_path / "go"  # the trainer's second line waits until the first one has arrived
     script = tmp_path / "slow.py"
-    script.write_text("import sys, time\nprint('on stderr', file=sys.stderr, flush=True)\n"
-                      "print('still running', flush=True)\ntime.sleep(3600)\n")
+    script.write_text(textwrap.dedent(f"""
+        import os, sys, time
+        print("on stderr", file=sys.stderr, flush=True)
+        deadline = time.monotonic() + 60  # bounded: a broken wizard fails the test, never hangs it
+        while not os.path.exists({str(go)!r}):
+            if time.monotonic() > deadline:
+                sys.exit(3)
+            time.sleep(0.01)
+        print("still running", flush=True)
+        time.sleep(3600)
+    """))
     run_dir = plan_run(tmp_path, "a6000")
     seen: list[str] = []
     run = engine(run_dir, "a6000", [], trainer_cmd=[sys.executable, str(script)])
 
     def on_event(event):
+        if isinstance(event, LogLine) and event.text == "on stderr":
+            go.touch()
         if isinstance(event, LogLine) and event.text == "still running":
-            # the wizard could die right now: the file must already hold both lines
+            # the wizard could die right now: the file must already hold both lines, in order
             seen.append((run_dir / "logs" / "trial-1.log").read_text())
             run.cancel()
 
