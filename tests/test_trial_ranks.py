@@ -80,10 +80,14 @@ class Lines:
         self.changed.set()
 
     async def ranks(self, count: int = 2) -> list[int]:
-        while len(found := [int(t.split()[1]) for t in self.texts if t.startswith("rank ")]) < count:
+        """The ranks' pids, once both ranks are up and the launcher has its handlers in place."""
+        def found() -> list[int]:
+            return [int(t.split()[1]) for t in self.texts if t.startswith("rank ")]
+
+        while len(found()) < count or not any(t.startswith("launcher ") for t in self.texts):
             self.changed.clear()
             await asyncio.wait_for(self.changed.wait(), BOUND_S)
-        return found
+        return found()
 
 
 def _launcher(tmp_path: Path, mode: str) -> list[str]:
