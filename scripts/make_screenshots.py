@@ -23,14 +23,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ltx_wizard.core.host_limits import HostReadings  # noqa: E402
 from ltx_wizard.tui.app import WizardApp, WizardOptions  # noqa: E402
 
 DEMO_ROOT = Path("/tmp/ltx-wizard-screens")
 NOW = datetime(2026, 1, 2, 3, 4)
+# A fixed machine for the Summary screen's host RAM/disk lines.
+HOST = HostReadings(mem_total=256 * 1024**3, mem_available=240 * 1024**3, swap_free=0,
+                    disk_free=500 * 1024**3, disk_path=Path("/data"))
 
 
 def _app(**overrides) -> WizardApp:
-    values = dict(demo=True, demo_root=DEMO_ROOT, cursor_blink=False, check_delay_s=0, now=lambda: NOW)
+    values = dict(demo=True, demo_root=DEMO_ROOT, cursor_blink=False, check_delay_s=0, now=lambda: NOW,
+                  host_fn=lambda run_dir: HOST)
     values.update(overrides)
     return WizardApp(WizardOptions.from_args(None, **values))
 

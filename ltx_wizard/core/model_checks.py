@@ -73,6 +73,7 @@ def run_checks(
     data_root: PathLike | None = None,
     trainer_root: PathLike | None = None,
     *,
+    audio_vae_reason: str | None = "the shipped configs generate audio in validation",
     strategy: Mapping | None = None,
     video_only_choice: bool = False,
     video_only_option: str = VIDEO_ONLY_FLAG,
@@ -84,6 +85,8 @@ def run_checks(
     The data root is read under `strategy` (a config's `training_strategy` block); without one,
     under the shipped t2v config of the checkout (`shipped_strategy`). `video_only_choice` drops
     its audio, as `training_strategy.audio: null` would.
+    A split pack needs its video VAE always and its audio VAE only when `audio_vae_reason` says
+    why the run loads it (see split_pack.audio_vae_reason; None: the run never does).
     """
     items: list[CheckItem] = []
     ckpt: list[CheckpointInfo] = []
@@ -103,7 +106,9 @@ def run_checks(
     def do_text_encoder() -> str:
         te = inspect_text_encoder(text_encoder, cwd=cwd)  # type: ignore[arg-type]
         if ckpt:
-            check_compatibility(ckpt[0], te)
+            warning = check_compatibility(ckpt[0], te)
+            if warning:
+                return f"{te.describe()}; warning: {warning}"
             return f"{te.describe()}; matches the checkpoint"
         return te.describe()
 
@@ -120,10 +125,11 @@ def run_checks(
         ("audio_vae", audio_vae, "audio", "--audio-vae FILE"),
     ):
         if raw is None:
-            if split:
+            if split and (kind == "video" or audio_vae_reason):
+                why = "" if kind == "video" else f" ({audio_vae_reason})"
                 items.append(
                     _missing(
-                        name, flag, f"checkpoint {ckpt[0].path} is a split pack, which needs it"
+                        name, flag, f"checkpoint {ckpt[0].path} is a split pack, which needs it{why}"
                     )
                 )
             continue

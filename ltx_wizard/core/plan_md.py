@@ -80,6 +80,7 @@ class PlanContent(BaseModel):
     risks: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     diff: str = ""
+    host_lines: tuple[str, ...] = ()  # the GPU floor line, then host_limits.HostCheck.lines
 
 
 def _fmt(value: Any) -> str:
@@ -147,6 +148,7 @@ def render_plan(c: PlanContent) -> str:
         c.launch_line,
         "```",
         "",
+        *host_section(c.host_lines),
         *c.multinode_lines,
         "## Sanity check and autotune",
         *_trial_checks(),
@@ -209,6 +211,14 @@ def _trial_checks() -> list[str]:
         "deleted once it is recorded.",
         "",
     ]
+
+
+def host_section(lines: tuple[str, ...]) -> list[str]:
+    """GPU floor, host RAM and disk the run needs against what this machine has."""
+    if not lines:
+        return []
+    return ["## Memory and disk", *[line if line.startswith("  ") else f"- {line}"
+                                         for line in lines], ""]
 
 
 def _style_words(style: str, num_gpus: int, nodes: int = 1) -> str:

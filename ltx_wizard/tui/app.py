@@ -49,6 +49,7 @@ class WizardOptions:
     check_delay_s: float = 0.4  # debounce of live path validation
     engine_factory: Callable[..., Any] | None = None  # replaces AutotuneEngine (scripted tests)
     engine_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. sim_env for the tests
+    host_fn: Callable[[Path], Any] | None = None  # run folder -> host_limits.HostReadings
 
     @classmethod
     def from_args(cls, args: argparse.Namespace | None = None, **overrides: Any) -> "WizardOptions":

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ltx_wizard.core.autotune.events import TrialResult
-from ltx_wizard.core.autotune.headroom import TrainSettings, predict
+from ltx_wizard.core.autotune.headroom import ModelSize, TrainSettings, predict
 from ltx_wizard.core.tiers import Tier
 
 NOISE = 0.03
@@ -47,6 +47,7 @@ class Context:
     num_gpus: int = 1
     max_trials: int = MAX_TRIALS
     noise: float = NOISE
+    model: ModelSize | None = None  # from the header (headroom.model_size); else estimated
 
 
 @dataclass
@@ -117,7 +118,8 @@ class Tuner:
                             f"{size} on {self.ctx.num_gpus} GPU(s) needs {need}")
             proposed = s.with_changes(changes)
             fit = predict(s, proposed, self.best.peak_vram_gb if self.best else None,
-                          self.ctx.gpu_total_gb, self.ctx.transformer_params)
+                          self.ctx.gpu_total_gb, self.ctx.transformer_params,
+                          model=self.ctx.model, num_gpus=self.ctx.num_gpus)
             if not fit.fits:
                 return f"not enough headroom: {fit.reason}"
         return Candidate(self._index(), stage, change, changes, s.with_changes(changes))

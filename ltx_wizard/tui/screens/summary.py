@@ -47,6 +47,8 @@ class SummaryScreen(Screen):
             yield Static("Launch command", classes="section-title")
             yield Static("", id="launch")
             yield Static("", id="warnings")
+            yield Static("Memory and disk", classes="section-title")
+            yield Static("", id="host")
             with TabbedContent(id="summary-tabs"):
                 with TabPane("Plan (plan.md)", id="plan"):
                     yield Markdown("", id="plan-preview")
@@ -87,7 +89,8 @@ class SummaryScreen(Screen):
                 video_only=paths.video_only,
                 nodes=app.options.nodes,
             )
-            draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate)
+            draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
+                                 host=app.options.host_fn)
             error = None
         except WizardError as exc:
             draft, error = None, exc.message
@@ -130,6 +133,8 @@ class SummaryScreen(Screen):
             warnings.append("! ", style="bold")
             warnings.append(warning + "\n")
         self.query_one("#warnings", Static).update(warnings)
+        lines = draft.memory_lines or ("(not checked)",)
+        self.query_one("#host", Static).update(Text("\n".join(lines)))
         self.query_one("#plan-preview", Markdown).update(draft.plan_text)
         diff = draft.diff or "(no changes: the config is the shipped file)"
         self.query_one("#config-diff", Static).update(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True))
