@@ -8,12 +8,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from ltx_wizard.core.assessment import assess
 from ltx_wizard.core.autotune.engine import AutotuneEngine
 from ltx_wizard.core.autotune.events import LogLine, TrialStarted
 from ltx_wizard.core.autotune.process import OutputLine
 from ltx_wizard.core.autotune.trial_log import TrialLog
 from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
+from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.gpu_presets import simulated_probe
 from tests.test_autotune_engine import plan_run
 
@@ -211,7 +214,7 @@ def test_a_teardown_grace_that_is_not_positive_is_bad_input(tmp_path, capsys):
     run_dir = plan_run(tmp_path, "a6000")
     capsys.readouterr()
     assert main(["autotune", str(run_dir), "--simulate", "a6000", "--teardown-grace", "0"]) == 2
-    assert "--teardown-grace must be a positive number" in capsys.readouterr().err
+    assert "--teardown-grace 0: give seconds above 0" in capsys.readouterr().err
 
 
 def test_multi_gpu_trials_launch_as_the_trainer_docs_do(tmp_path):
@@ -230,3 +233,15 @@ def test_multi_gpu_trials_launch_as_the_trainer_docs_do(tmp_path):
     assert named in (run_dir / "accelerate.yaml", shipped)  # never the user's default config
     assert load_yaml(named.read_text())["distributed_type"] == "MULTI_GPU"
     assert prefix[-1] == "scripts/train.py" and command.cwd == shipped.parents[2]
+
+
+async def test_a_link_planted_at_the_trial_log_is_refused_not_written_through(tmp_path):
+    run_dir = plan_run(tmp_path, "a6000")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (run_dir / "logs").mkdir(exist_ok=True)
+    os.symlink(victim, run_dir / "logs" / "trial-1.log")
+    cmd = fake_trainer(tmp_path, stdout="hello\n", code=0)
+    with pytest.raises(UsageError, match=r"trial-1\.log is a symlink the wizard did not create"):
+        await engine(run_dir, "a6000", [], trainer_cmd=cmd).run()
+    assert victim.read_text() == "keep me\n"

@@ -8,6 +8,7 @@ import sys
 from ltx_wizard.commands.common import print_json
 from ltx_wizard.core.errors import EXIT_OK, EXIT_USAGE
 from ltx_wizard.core.model_checks import CheckItem, all_ok, run_checks
+from ltx_wizard.core.text_safety import clean_text
 
 
 def register(sub) -> None:
@@ -52,11 +53,12 @@ def _json_item(item: CheckItem) -> dict:
 
 
 def _line(item: CheckItem) -> str:
+    # Paths and header metadata are outside text: no escape sequence reaches the terminal.
     if item.ok and item.warning:
-        return f"warn  {item.name:<13} {item.path}: {item.summary}"
+        return clean_text(f"warn  {item.name:<13} {item.path}: {item.summary}")
     if item.ok:
-        return f"ok    {item.name:<13} {item.path}: {item.summary}"
-    return f"FAIL  {item.name:<13} {item.error}"
+        return clean_text(f"ok    {item.name:<13} {item.path}: {item.summary}")
+    return clean_text(f"FAIL  {item.name:<13} {item.error}")
 
 
 def run(args: argparse.Namespace) -> int:

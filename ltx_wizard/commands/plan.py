@@ -26,8 +26,8 @@ def _positive_int(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"wants a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    if not 1 <= value <= 65536:
+        raise argparse.ArgumentTypeError(f"must be from 1 to 65536, got {text[:20]}")
     return value
 
 

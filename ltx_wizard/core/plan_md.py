@@ -11,6 +11,7 @@ from typing import Any, Mapping
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
+from ltx_wizard.core.text_safety import clean_text
 from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import get_dotted
 
@@ -112,6 +113,13 @@ class _Missing:
 
 
 def render_plan(c: PlanContent) -> str:
+    # Paths and names are outside text: a newline or escape in one must not split a line (the
+    # launch line is quoted with $'...' already, in launch.py).
+    c = c.model_copy(update={
+        "run_dir": clean_text(c.run_dir), "dataset_path": clean_text(c.dataset_path),
+        "dataset_name": clean_text(c.dataset_name), "gpu_lines": tuple(map(clean_text, c.gpu_lines)),
+        "warnings": tuple(map(clean_text, c.warnings)),
+    })
     kind = "LoRA" if c.training_mode == "lora" else "full fine-tune"
     steps = get_dotted(c.config, "optimization.steps", None)
     lines = [f"# Plan: {c.run_name}", ""]

@@ -1,5 +1,6 @@
 """Inputs -> a written run folder, in two steps: `prepare_plan` (everything computed, nothing
-written; the TUI shows it for approval) and `write_plan` (atomic, locked, refuses overwrite).
+written; the TUI shows it for approval) and `write_plan` (core/plan_writer.py: atomic, locked,
+refuses overwrite).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Literal, Mapping
+from typing import Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
@@ -19,10 +20,11 @@ from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint
 from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
+from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
 from ltx_wizard.core.dataset import inspect_data_root
-from ltx_wizard.core.errors import GateStop, UsageError
+from ltx_wizard.core.errors import GateStop, UsageError, WizardError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
-from ltx_wizard.core.launch_script import simulated_spec, spec_of, write_script
+from ltx_wizard.core.launch_script import simulated_spec, spec_of
 from ltx_wizard.core.multinode import (
     MultiNodePlan,
     parse_nodes,
@@ -32,7 +34,9 @@ from ltx_wizard.core.multinode import (
 )
 from ltx_wizard.core.plan_md import PlanContent, render_plan
 from ltx_wizard.core.plan_memory import HostCheck, HostSource, plan_memory
+from ltx_wizard.core.plan_writer import write_plan  # noqa: F401  (callers import it from here)
 from ltx_wizard.core.run_meta import LaunchSpec
+from ltx_wizard.core.safe_fs import check_run_dir
 from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
 from ltx_wizard.core.split_pack import component_files
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
@@ -40,11 +44,9 @@ from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
 from ltx_wizard.core.workspace import (
     ENV_VAR,
     RunFolder,
-    atomic_write_text,
     choose_root,
     dataset_name,
     default_run_name,
-    run_lock,
     validate_run_name,
 )
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
@@ -132,12 +134,14 @@ class PlanDraft:
 
 
 def _read_text(path: Path) -> str:
-    # newline="": keep CRLF files CRLF, so the written config differs only where patched.
+    # Bytes decoded as they are: CRLF files stay CRLF, so the written config differs only where
+    # patched. Size-capped and regular files only (a planted FIFO or a 38 MB file is refused).
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the shipped config {path}: {exc}") from None
+        text = read_text(path, what="shipped config", limit=CONFIG_MAX_BYTES)
+        load_yaml(text)  # aliases, depth, syntax: refused here, as bad input
+    except WizardError as exc:
+        raise UsageError(f"cannot use the shipped config {path}: {exc.message}") from None
+    return text
 
 
 def prepare_plan(
@@ -216,6 +220,7 @@ def prepare_plan(
     else:
         run_name = validate_run_name(request.run_name)
     folder = RunFolder(root / run_name)
+    check_run_dir(folder.root)  # a file or a planted symlink there is refused before approval
 
     changes = config_gen.compute_changes(
         base_text,
@@ -365,35 +370,3 @@ def video_only_note(change: tuple[str, object] | None, base_name: str, config) -
 def _gpu_line(gpu) -> str:
     size = "memory unknown" if gpu.memory_total_bytes is None else f"{nominal_gb(gpu.memory_total_bytes)} GB"
     return f"{gpu.index}: {gpu.name} ({size})"
-
-
-def write_plan(
-    draft: PlanDraft, force: bool = False, on_note: Callable[[str], None] | None = None
-) -> RunFolder:
-    """Write config.yaml, accelerate.yaml (if any) and plan.md (last) into the locked run folder."""
-    folder = draft.folder
-    _refuse_overwrite(folder, force)
-    with run_lock(folder.root) as lock:
-        if lock.note and on_note:
-            on_note(lock.note)
-        _refuse_overwrite(folder, force)  # again, now that no one else can write
-        folder.create()
-        atomic_write_text(folder.config, draft.config_text)
-        if draft.accelerate_text is not None:
-            atomic_write_text(folder.accelerate_config, draft.accelerate_text)
-        atomic_write_text(folder.root / "run.json", draft.run_meta())
-        if draft.multinode is not None and draft.slurm_text is not None:
-            atomic_write_text(draft.multinode.sbatch_path, draft.slurm_text)
-        write_script(folder.root, draft.start, draft.shell_line())
-        atomic_write_text(folder.plan, draft.plan_text)
-    return folder
-
-
-def _refuse_overwrite(folder: RunFolder, force: bool) -> None:
-    if force:
-        return
-    for path in (folder.plan, folder.config):
-        if path.exists():
-            raise UsageError(
-                f"{path} already exists: pass --force to overwrite it, or pick another --run-name"
-            )

@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ltx_wizard.core.errors import WizardError
@@ -32,10 +33,44 @@ class YamlPatchError(WizardError):
     """The YAML cannot be patched in place without rewriting other bytes."""
 
 
+YAML_MAX_CHARS = 2 * 2**20  # the shipped configs are ~15 KB; a hand-edited one stays small
+YAML_MAX_DEPTH = 64  # the shipped configs nest 3 levels
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def guard_yaml(text: str) -> None:
+    """Refuse what would make loading unbounded: a huge text, or anchors/aliases (a billion-laughs
+    document expands exponentially). The trainer's shipped configs use neither (checked across
+    packages/ltx-trainer/configs/*.yaml and accelerate/*.yaml)."""
+    if len(text) > YAML_MAX_CHARS:
+        raise YamlPatchError(f"is {len(text)} characters, over the {YAML_MAX_CHARS // 2**20} MB "
+                             "limit for a config: not a training config")
+    depth = deepest = 0
+    for bracket in _BRACKETS.finditer(text):  # flow nesting: the parser would recurse per level
+        depth = depth + 1 if bracket.group() in "[{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    if deepest > YAML_MAX_DEPTH:
+        raise YamlPatchError("nests too deeply to be a training config")
+    if "*" not in text:
+        return  # no alias can occur without '*': the common case costs one scan
+    try:
+        for event in YAML(typ="safe", pure=True).parse(text):
+            if isinstance(event, AliasEvent):
+                raise YamlPatchError("uses a YAML anchor or alias (*name), which the wizard does not "
+                                     "expand: write the values out in full")
+    except YAMLError as exc:
+        raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
+    except RecursionError:
+        raise YamlPatchError("nests too deeply to be a training config") from None
+
+
 def load_yaml(text: str) -> CommentedMap:
     """Round-trip load (keeps comments and positions); an empty document gives an empty map."""
+    guard_yaml(text)
     try:
         data = YAML(typ="rt").load(text)
+    except RecursionError:
+        raise YamlPatchError("nests too deeply to be a training config") from None
     except YAMLError as exc:
         raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
     if data is None:
@@ -273,8 +308,11 @@ def _plain_ok(value: str) -> bool:
 
 
 def _compose(text: str) -> Node | None:
+    guard_yaml(text)
     try:
         return YAML(typ="rt").compose(text)
+    except RecursionError:
+        raise YamlPatchError("nests too deeply to be a training config") from None
     except YAMLError as exc:
         raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
 
@@ -297,8 +335,11 @@ def _verify(before: str, after: str, changes: Mapping[str, object]) -> None:
 
 
 def _plain_load(text: str) -> dict:
+    guard_yaml(text)
     try:
         data = YAML(typ="safe", pure=True).load(text)
+    except RecursionError:
+        raise YamlPatchError("nests too deeply to be a training config") from None
     except YAMLError as exc:
         raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
     return data if isinstance(data, dict) else {}

@@ -8,6 +8,7 @@ because the end of a runaway trial's output is where its cause is.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from pathlib import Path
@@ -35,7 +36,9 @@ class TrialLog:
 
     def open(self, header: str) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = open(self.path, "w", encoding="utf-8", errors="replace", buffering=1)
+        # O_NOFOLLOW: a link planted at logs/trial-N.log is refused, never written through
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        self._handle = os.fdopen(fd, "w", encoding="utf-8", errors="replace", buffering=1)
         self._put(f"# ltx-wizard: {header} ({time.strftime('%Y-%m-%d %H:%M:%S %Z')})\n")
 
     def write(self, line: OutputLine) -> None:
