@@ -36,11 +36,13 @@ while True:
     time.sleep(3600)
 """
 
-# A launcher: starts two ranks; `mode` says what it does on SIGTERM (or on SIGUSR1: exit).
+# A launcher: starts two ranks; `mode` says what it does on SIGTERM (or on SIGUSR1: exit):
+# polite passes it on and waits, stubborn and abandon just die of it.
 LAUNCHER = """
 import os, signal, subprocess, sys, time
 rank_py, mode, marks = sys.argv[1:4]
-ranks = [subprocess.Popen([sys.executable, rank_py, mode, marks]) for _ in range(2)]
+rank_mode = "polite" if mode == "abandon" else mode  # abandon: polite ranks, no forwarding
+ranks = [subprocess.Popen([sys.executable, rank_py, rank_mode, marks]) for _ in range(2)]
 def forward(signum, frame):  # torchrun's way: pass SIGTERM on, wait for the ranks
     for rank in ranks:
         rank.send_signal(signal.SIGTERM)
@@ -133,6 +135,19 @@ async def test_the_launcher_gets_its_grace_to_stop_its_ranks_itself(tmp_path, li
     assert result.returncode == 0  # the launcher exited by itself, not by SIGKILL
     assert sorted(p.name for p in tmp_path.glob("rank-*.term")) == sorted(
         f"rank-{pid}.term" for pid in ranks)  # each rank ran its SIGTERM teardown
+    assert not any(_alive(pid) for pid in ranks)
+
+
+async def test_ranks_a_dead_launcher_left_get_sigterm_without_waiting_out_its_grace(tmp_path, lines):
+    trial = TrialProcess(_launcher(tmp_path, "abandon"), on_line=lines, grace_s=4 * BOUND_S)
+    await trial.start()
+    ranks = await lines.ranks()
+    # the launcher dies of SIGTERM at once; its teardown is over, so its ranks are told directly
+    result = await asyncio.wait_for(trial.stop("cancelled"), BOUND_S)
+
+    assert result.returncode == -signal.SIGTERM
+    assert sorted(p.name for p in tmp_path.glob("rank-*.term")) == sorted(
+        f"rank-{pid}.term" for pid in ranks)
     assert not any(_alive(pid) for pid in ranks)
 
 

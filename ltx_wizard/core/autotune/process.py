@@ -6,8 +6,9 @@ arrived: step times are measured from those stamps, not from what the trainer pr
 Every live group sits in a module-level registry so that a signal to the wizard (SIGINT, SIGHUP
 from an SSH drop, SIGTERM) or interpreter exit takes the trial down with it. Ranks that torchrun
 put in sessions of their own are tracked as the trial's descendants (ranks.py) and taken down too:
-the launcher gets `grace_s` (30 s by default) after SIGTERM to stop them itself, then every
-survivor, in the group or not, is SIGKILLed.
+the launcher gets `grace_s` (30 s by default) after SIGTERM to stop them itself (once it has
+ended, what it left gets SIGTERM and a short grace), then every survivor, in the group or not, is
+SIGKILLed.
 """
 
 from __future__ import annotations

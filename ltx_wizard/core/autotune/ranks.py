@@ -97,6 +97,12 @@ class RankTracker:
             return _signal_group(self.pgid, 0)
         return bool(self.survivors(self.refresh()))
 
+    def group_alive(self) -> bool:
+        """The launcher's own process group still has a live member."""
+        if not os.path.isdir("/proc/self"):
+            return _signal_group(self.pgid, 0)
+        return any(row.pgrp == self.pgid for row in self.read_rows())
+
     def signal_all(self, sig: int, *, escaped_too: bool = True) -> None:
         """`sig` to the group and, with escaped_too, to every known survivor outside it."""
         _signal_group(self.pgid, sig)
@@ -120,17 +126,31 @@ def _signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
+# Once the launcher's whole group is gone its teardown is over: what it left behind gets SIGTERM
+# from us and this long to end before SIGKILL (nobody else would ever stop it).
+ORPHAN_GRACE_S = 5.0
+
+
 async def take_down(tracker: RankTracker, *, launcher_gone: bool, grace_s: float,
-                    kill_wait_s: float, poll_s: float) -> None:
-    """SIGTERM the launcher's group and give it `grace_s` to stop its ranks; then SIGKILL every
+                    kill_wait_s: float, poll_s: float,
+                    orphan_grace_s: float = ORPHAN_GRACE_S) -> None:
+    """SIGTERM the launcher's group and give it `grace_s` to stop its ranks; survivors of a
+    launcher that has ended get SIGTERM themselves and `orphan_grace_s`; then SIGKILL every
     survivor, in the group or not, until none is left (or `kill_wait_s` has passed)."""
     if not tracker.alive():
         return
-    # With the launcher gone nobody passes SIGTERM on, so the ranks get it directly.
-    tracker.signal_all(signal.SIGTERM, escaped_too=launcher_gone)
-    if await _until_gone(tracker, grace_s, poll_s):
-        return
-    await _until_gone(tracker, kill_wait_s, poll_s, resend=signal.SIGKILL)
+    tracker.signal_all(signal.SIGTERM, escaped_too=False)
+    deadline = time.monotonic() + grace_s
+    orphans_told = False
+    while tracker.alive():
+        now = time.monotonic()
+        if not orphans_told and (launcher_gone or not tracker.group_alive()):
+            tracker.signal_escaped(signal.SIGTERM)
+            orphans_told, deadline = True, min(deadline, now + orphan_grace_s)
+        if now >= deadline:
+            await _until_gone(tracker, kill_wait_s, poll_s, resend=signal.SIGKILL)
+            return
+        await asyncio.sleep(poll_s)
 
 
 async def _until_gone(tracker: RankTracker, limit_s: float, poll_s: float,
