@@ -32,7 +32,8 @@ from ltx_wizard.core.multinode import (
     plan_section,
     require_gpus_per_node,
 )
-from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.plan_md import PlanContent, render_plan, video_only_note
+from ltx_wizard.core.recipes import DEFAULT_RECIPE, PlanBase, plan_base, recipe_notes
 from ltx_wizard.core.plan_memory import HostCheck, HostSource, plan_memory
 from ltx_wizard.core.plan_writer import write_plan  # noqa: F401  (callers import it from here)
 from ltx_wizard.core.run_meta import LaunchSpec
@@ -69,6 +70,7 @@ class PlanRequest(BaseModel):
     force: bool = False
     force_full: bool = False
     video_only: bool = False  # train without audio: training_strategy.audio: null
+    recipe: str = DEFAULT_RECIPE  # a shipped config's stem (core/recipes.py list_recipes)
     nodes: int = 1  # machines like this one (Slurm); the probe gives one node's GPUs
     slurm_time: str | None = None
     slurm_partition: str | None = None
@@ -80,7 +82,7 @@ class PlanDraft:
     run_dir: Path
     run_name: str
     tier: Tier
-    base_config: str  # the shipped file's name, e.g. t2v_lora_low_vram.yaml
+    base_config: str  # the shipped file's name, e.g. t2v_lora_low_vram.yaml or i2v_lora.yaml
     base_path: Path
     base_text: str
     config_text: str
@@ -94,6 +96,9 @@ class PlanDraft:
     trainer_dir: Path  # where the trainer's own schema check runs
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
+    recipe: str = DEFAULT_RECIPE
+    recipe_modes: str = ""  # what the recipe trains, e.g. "video generated (first_frame) + ..."
+    applied: tuple[str, ...] = ()  # "`key: value` (from t2v_lora_low_vram.yaml)" lines
     host: HostCheck | None = None  # host RAM and disk for this run (host_limits.py)
     memory_lines: tuple[str, ...] = ()  # GPU floor + host RAM + disk, as plan.md shows them
     multinode: MultiNodePlan | None = None  # set when more than one node is planned
@@ -119,6 +124,7 @@ class PlanDraft:
                 "num_gpus": self.launch.num_processes,  # one node's: autotune stays single-node
                 "nodes": self.multinode.nodes if self.multinode is not None else 1,
                 "accepted_risk": self.accepted_risk,
+                "recipe": self.recipe,
                 "launch": self.start.model_dump(mode="json"),
             },
             indent=2,
@@ -181,9 +187,11 @@ def prepare_plan(
 
     checkout = find_checkout(request.trainer_root, env=env)
     warnings += list(checkout.notes)
-    base_name = assessment.policy.base_config
-    base_path = checkout.config_path(base_name)
-    base_text = _read_text(base_path)
+    # The recipe's shipped file, with the low-VRAM keys applied on the 32GB / 40–60GB tiers.
+    start: PlanBase = plan_base(checkout.trainer_dir / "configs", request.recipe,
+                                assessment.tier, _read_text)
+    base_name, base_path = start.base.source, start.shipped_path
+    base_text = start.base.text
 
     ckpt = inspect_checkpoint(request.checkpoint)
     te = inspect_text_encoder(request.text_encoder)
@@ -215,7 +223,7 @@ def prepare_plan(
         assumptions.append(f"Workspace root {root}" + (f" (from {source})." if source else
                                                        " (the first writable default)."))
     if request.run_name is None:
-        run_name = default_run_name(data.path, now=now)
+        run_name = default_run_name(data.path, now=now, mode=start.recipe.run_mode)
         assumptions.append(f"Run name `{run_name}` (mode, dataset name, date and time).")
     else:
         run_name = validate_run_name(request.run_name)
@@ -249,11 +257,9 @@ def prepare_plan(
                            "gradient_accumulation_steps (pass --effective-batch N to change it).")
     if request.training_mode == "lora":
         assumptions.append("LoRA training (the default; --training-mode full for a full fine-tune).")
-    assumptions.append(f"Steps, learning rate, LoRA rank and validation settings as shipped in "
-                       f"{base_name}.")
-    if assessment.tier is Tier.T40_60:
-        assumptions.append("40–60GB tier: no tested config exists, so the low-VRAM file is used "
-                           "unchanged and autotune relaxes it on measured headroom.")
+    about = recipe_notes(start, assessment.tier, overridden=changes.changes)
+    assumptions += about.assumptions
+    warnings += about.warnings
     if assessment.mixed_models:
         warnings.append("mixed GPU models: the smallest GPU's tier applies to all of them")
     if assessment.probe.cuda_visible_devices:
@@ -271,7 +277,8 @@ def prepare_plan(
         assessment.probe.cuda_visible_devices,
         folder.accelerate_config if accel.text is not None else None,
     )
-    diff = config_gen.config_diff(base_text, config_text, f"{base_path}", f"{folder.config}")
+    # Against the shipped file, so the low-VRAM keys applied to a recipe show in the diff too.
+    diff = config_gen.config_diff(start.shipped_text, config_text, f"{base_path}", f"{folder.config}")
     multi = slurm_text = None
     if nodes > 1:
         multi = plan_multinode(
@@ -315,6 +322,11 @@ def prepare_plan(
         dataset_note=f"Each sample is a file in every folder the config reads: "
         f"{', '.join(f + '/' for f in data.folders)}.",
         video_only_note=video_only_note(video_change, base_name, load_yaml(config_text)),
+        mode=start.recipe.run_mode,
+        recipe=start.recipe.name,
+        recipe_modes=start.recipe.modes,
+        applied=about.applied,
+        skipped=about.skipped,
     )
     return PlanDraft(
         run_dir=folder.root,
@@ -322,7 +334,7 @@ def prepare_plan(
         tier=assessment.tier,
         base_config=base_name,
         base_path=base_path,
-        base_text=base_text,
+        base_text=start.shipped_text,
         config_text=config_text,
         changes=dict(changes.changes),
         plan_text=render_plan(content),
@@ -334,6 +346,9 @@ def prepare_plan(
         trainer_dir=checkout.trainer_dir,
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        recipe=start.recipe.name,
+        recipe_modes=start.recipe.modes,
+        applied=about.applied,
         host=memory.host,
         memory_lines=memory.lines,
         multinode=multi,
@@ -346,25 +361,6 @@ def gate_stop_message(message: str | None) -> str:
     """The gate's text plus the option that goes past it (CLI commands only)."""
     text = (message or "below the trainer's 32 GB minimum").rstrip().rstrip(".")
     return f"{text}. To try anyway (b), rerun with --accept-risk"
-
-
-def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
-    """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
-    if change is None:
-        return None
-    key, value = change
-    targets = get_dotted(config, "lora.target_modules", None)
-    shown = "null" if value is None else str(value).lower()
-    text = (f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
-            f"audio latents and trains no audio.")
-    if targets:
-        text += (f" LoRA targets stay as shipped in {base_name} "
-                 f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
-                 "docs/configuration-reference.md (Understanding Target Modules) advises the video "
-                 "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
-                 "such as `to_k` also match the audio and audio-video attention modules. Edit "
-                 "`lora.target_modules` in config.yaml to follow it.")
-    return text
 
 
 def _gpu_line(gpu) -> str:

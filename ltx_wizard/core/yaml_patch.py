@@ -147,6 +147,8 @@ def _find_key(mapping: MappingNode, part: str, path: str) -> tuple[ScalarNode, N
 
 
 def _replace_scalar(text: str, path: str, key: ScalarNode, node: Node, value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return _replace_flow_list(text, path, node, value)
     if isinstance(node, (MappingNode, SequenceNode)):
         if value is None:
             return _section_to_null(text, path, key, node)
@@ -163,6 +165,23 @@ def _replace_scalar(text: str, path: str, key: ScalarNode, node: Node, value: ob
         raise YamlPatchError(f"cannot set {path}: its value spans several lines; edit it by hand")
     was_string = str(node.tag).endswith(":str")
     return text[:start] + _render(value, node.style, was_string) + text[end:]
+
+
+def _replace_flow_list(text: str, path: str, node: Node, value: list | tuple) -> str:
+    """A one-line flow list of scalars (`video_dims: [ 960, 544, 89 ]`), kept in its own style."""
+    if not (
+        isinstance(node, SequenceNode)
+        and node.flow_style
+        and node.start_mark.line == node.end_mark.line
+        and all(isinstance(item, ScalarNode) for item in node.value)
+        and not node.anchor
+    ):
+        raise YamlPatchError(f"cannot set {path}: only a one-line [a, b, c] list can be patched")
+    start, end = node.start_mark.index, node.end_mark.index
+    old = text[start:end]
+    pad = " " if old.startswith("[ ") else ""
+    items = ", ".join(_render(item, None, False) for item in value)
+    return text[:start] + f"[{pad}{items}{pad}]" + text[end:]
 
 
 def _section_to_null(text: str, path: str, key: ScalarNode, node: Node) -> str:
@@ -246,6 +265,12 @@ _YAML11_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~
 
 
 def _check_value(path: str, value: object) -> None:
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            if isinstance(item, (list, tuple)):
+                raise TypeError(f"{path}: only flat lists of scalars can be patched")
+            _check_value(path, item)
+        return
     if value is not None and not isinstance(value, (str, int, float, bool)):
         raise TypeError(f"{path}: only str/int/float/bool/None values can be patched")
     if isinstance(value, float) and math.isnan(value):
@@ -260,6 +285,8 @@ def _render(value: object, style: str | None, was_string: bool) -> str:
     """YAML text for a scalar; strings keep the old value's quoting when it was a string."""
     if value is None:
         return "null"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_render(item, None, False) for item in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -349,7 +376,7 @@ def _typed(data: Any) -> Any:
     """Make 1 != True != 1.0 in comparisons (YAML types matter to the trainer's schema)."""
     if isinstance(data, dict):
         return {k: _typed(v) for k, v in data.items()}
-    if isinstance(data, list):
+    if isinstance(data, (list, tuple)):
         return [_typed(v) for v in data]
     return (type(data).__name__, data)
 
