@@ -5,7 +5,7 @@ from __future__ import annotations
 import types
 from dataclasses import dataclass, field
 
-NOT_SUPPORTED, NO_PERMISSION, DRIVER_NOT_LOADED, LIBRARY_NOT_FOUND = 3, 4, 9, 12
+NOT_SUPPORTED, NO_PERMISSION, NOT_FOUND, DRIVER_NOT_LOADED, LIBRARY_NOT_FOUND = 3, 4, 6, 9, 12
 GPU_IS_LOST, LIB_RM_VERSION_MISMATCH = 15, 18
 
 
@@ -21,6 +21,7 @@ class FakeDevice:
     mib: int | None  # None -> memory query answers NOT_SUPPORTED
     uuid: str
     mig: list["FakeDevice"] = field(default_factory=list)
+    used_mib: int = 0  # what a memory query says is in use on this device (or MIG instance)
 
 
 @dataclass
@@ -49,7 +50,14 @@ def make_module(devices: list[FakeDevice], *, init_error: int | None = None,
     def memory(handle):
         if handle.mib is None:
             raise NVMLError(NOT_SUPPORTED)
-        return _Memory(total=handle.mib * 1024 * 1024)
+        return _Memory(total=handle.mib * 1024 * 1024, used=handle.used_mib * 1024 * 1024)
+
+    def by_uuid(uuid):
+        for device in devices:
+            for candidate in (device, *device.mig):
+                if candidate.uuid == uuid:
+                    return candidate
+        raise NVMLError(NOT_FOUND)
 
     def mig_mode(handle):
         return (1, 1) if handle.mig else (0, 0)
@@ -59,6 +67,8 @@ def make_module(devices: list[FakeDevice], *, init_error: int | None = None,
     nvml.nvmlSystemGetDriverVersion = lambda: driver
     nvml.nvmlDeviceGetCount = lambda: len(devices)
     nvml.nvmlDeviceGetHandleByIndex = lambda i: devices[i]
+    nvml.nvmlDeviceGetHandleByUUID = by_uuid
+    nvml.nvmlDeviceGetComputeRunningProcesses = lambda h: []
     nvml.nvmlDeviceGetName = lambda h: h.name.encode()  # old bindings return bytes
     nvml.nvmlDeviceGetUUID = lambda h: h.uuid
     nvml.nvmlDeviceGetMemoryInfo = memory

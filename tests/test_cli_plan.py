@@ -115,6 +115,9 @@ def test_ddp_keeps_the_effective_batch(box, capsys):
     argv = data["launch_command"]
     assert argv[:4] == ["uv", "run", "accelerate", "launch"]
     assert argv[argv.index("--num_processes") + 1] == "4"
+    ddp = str(box.checkout / CONFIGS / "accelerate" / "ddp.yaml")  # as the trainer docs launch DDP
+    assert argv[argv.index("--config_file") + 1] == ddp
+    assert f"--config_file {ddp} --num_processes 4 scripts/train.py" in Path(data["plan"]).read_text()
     config = load_yaml(Path(data["config"]).read_text())
     assert get_dotted(config, "optimization.gradient_accumulation_steps") == 2
     assert "| Effective batch | 8 (batch x accumulation x 4 GPUs) |" in Path(data["plan"]).read_text()

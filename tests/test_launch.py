@@ -29,13 +29,15 @@ def test_single_gpu(checkout, tmp_path, monkeypatch):
     assert shlex.split(plan.shell_line()) == ["cd", str(trainer), "&&", *plan.argv]
 
 
-def test_ddp_for_lora_on_several_gpus(checkout, tmp_path):
+def test_ddp_for_lora_on_several_gpus_uses_the_shipped_ddp_config(checkout, tmp_path):
     plan = build_launch(checkout, tmp_path / "c.yaml", 4, "lora", None)
     assert plan.style == "ddp"
     assert plan.argv[:4] == ["uv", "run", "accelerate", "launch"]
-    assert "--config_file" not in plan.argv
+    # the trainer docs' launch: never the user's default accelerate config
+    ddp = checkout.resolve() / "packages/ltx-trainer/configs/accelerate/ddp.yaml"
+    assert plan.argv[plan.argv.index("--config_file") + 1] == str(ddp) and ddp.is_file()
     i = plan.argv.index("--num_processes")
-    assert plan.argv[i + 1] == "4" and "--multi_gpu" in plan.argv
+    assert plan.argv[i + 1] == "4" and "--multi_gpu" not in plan.argv
     assert plan.argv[-3:] == ["scripts/train.py", str(tmp_path / "c.yaml"), "--disable-progress-bars"]
 
 

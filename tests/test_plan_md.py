@@ -76,3 +76,12 @@ def test_low_vram_tier_words_and_risk_banner():
 def test_40_60_tier_explains_the_low_vram_start():
     text = render_plan(content(tier=Tier.T40_60, per_gpu_vram_gb=48))
     assert "40–60GB tier" in text and "low-VRAM file is the safe start" in text
+
+
+def test_the_sanity_check_claims_only_what_a_trial_checks():
+    text = render_plan(content())
+    # the trainer prints the loss every 20 steps (trainer.py), so a 50-step trial shows two losses
+    assert "the loss is finite where the trainer prints it (every 20 steps: at steps 20 and 40 only)" in text
+    assert "Step time is measured between the step 20 and step 40 lines" in text
+    assert "`logs/trial-N.log`" in text and "checkpoints are deleted once it is recorded" in text
+    assert "the loss stays finite" not in text and "on one sample" not in text

@@ -230,3 +230,37 @@ def test_trial_pids_include_the_group_and_descendants():
     pids = trial_pids(os.getpgrp())
     assert os.getpid() in pids
     assert 1 not in pids or os.getpgrp() == 1
+
+
+def test_a_mig_instance_is_sampled_through_its_own_handle_not_its_parent(monkeypatch):
+    from ltx_wizard.core.nvml_source import probe_nvml
+    from tests.fake_nvml import FakeDevice, make_module
+
+    mine = FakeDevice("mig", 40192, "MIG-mine", used_mib=5_000)
+    other = FakeDevice("mig", 40192, "MIG-other", used_mib=30_000)
+    parent = FakeDevice("NVIDIA A100-SXM4-80GB", 81920, "GPU-p", mig=[mine, other],
+                        used_mib=35_000)  # the whole GPU: both instances' use
+    monkeypatch.setitem(sys.modules, "pynvml", make_module([parent]))
+    gpus = [g for g in probe_nvml() if g.uuid == "MIG-mine"]  # as CUDA_VISIBLE_DEVICES picks it
+    assert gpus and gpus[0].index == 0  # the instance shares its parent's index
+
+    backend = make_backend("nvml", gpus)
+    backend.open()
+    try:
+        assert backend.device_used_mib(0) == 5_000  # not 35_000 (parent) nor 30_000 (neighbour)
+    finally:
+        backend.close()
+
+
+def test_a_mig_instance_whose_uuid_is_gone_reads_na_never_the_parent(monkeypatch):
+    from ltx_wizard.core.gpu import GpuInfo
+    from tests.fake_nvml import FakeDevice, make_module
+
+    parent = FakeDevice("NVIDIA A100-SXM4-80GB", 81920, "GPU-p",
+                        mig=[FakeDevice("mig", 40192, "MIG-a", used_mib=1)], used_mib=35_000)
+    monkeypatch.setitem(sys.modules, "pynvml", make_module([parent]))
+    vanished = GpuInfo(index=0, name="mig", memory_total_bytes=None, uuid="MIG-gone",
+                       mig_parent_index=0)
+    backend = NvmlBackend([vanished])
+    backend.open()
+    assert backend.device_used_mib(0) is None

@@ -13,6 +13,7 @@ from ltx_wizard.commands.common import (
 from ltx_wizard.core.autotune.events import (
     AutotuneSummary, TrialFinished, TrialProgress, TrialStarted,
 )
+from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.results_log import human_line
 from ltx_wizard.core.errors import EXIT_FAILURE, GateStop, UsageError
 
@@ -37,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--idle-timeout", type=float, default=900.0, metavar="S",
                         help="seconds without trainer output before a trial counts as hung "
                         "(default 900: loading and quantizing take minutes)")
+    parser.add_argument("--teardown-grace", type=float, default=TEARDOWN_GRACE_S, metavar="S",
+                        help="seconds the launcher gets after SIGTERM to stop its ranks before "
+                        f"every survivor is killed (default {TEARDOWN_GRACE_S:g})")
     parser.add_argument("--accept-risk", action="store_true",
                         help="go on below the 32 GB minimum (implied when the plan accepted the risk)")
     parser.add_argument("--json", action="store_true", help="machine-readable result on stdout")
@@ -85,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-trials {args.max_trials}: give at least 1 and at most 50")
     if not 1 <= args.idle_timeout <= 86400:  # also refuses nan and inf
         raise UsageError(f"--idle-timeout {args.idle_timeout:g}: give seconds from 1 to 86400")
+    if not 0 < args.teardown_grace <= 3600:  # also refuses nan and inf
+        raise UsageError(f"--teardown-grace {args.teardown_grace:g}: give seconds above 0, at most 3600")
     trainer_cmd = split_trainer_cmd(args.trainer_cmd) if args.trainer_cmd is not None else None
     assessment = assessment_from_args(args)
     require_known_tier(assessment)
@@ -97,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         run_dir, probe=assessment.probe, assessment=assessment, trainer_cmd=trainer_cmd,
         simulate=getattr(args, "simulate", None), max_trials=args.max_trials,
         trainer_root=Path(args.trainer_root).expanduser() if args.trainer_root else None,
-        on_event=_progress, idle_timeout_s=args.idle_timeout,
+        on_event=_progress, idle_timeout_s=args.idle_timeout, grace_s=args.teardown_grace,
     )
     summary = asyncio.run(_run(engine))
     if args.json:

@@ -1,7 +1,11 @@
 """The trainer launch command: one process, DDP for LoRA on several GPUs, FSDP for full fine-tune.
 
-The trainer's own accelerate configs hard-code `num_processes: 4`, so a multi-GPU launch always
-passes `--num_processes N`. Commands run in `<checkout>/packages/ltx-trainer` with an absolute
+A multi-GPU launch always names an accelerate config, as the trainer's docs/training-guide.md
+launches it (`accelerate launch --config_file configs/accelerate/{ddp,fsdp}.yaml`): without one,
+accelerate falls back to the user's own default config (~/.cache/huggingface/accelerate), which
+may say anything. That config is the run's accelerate.yaml when plan wrote one (the shipped file
+with the right count), else the checkout's shipped ddp.yaml / fsdp.yaml. Those hard-code
+`num_processes: 4`, so the launch always passes `--num_processes N` too. Commands run in `<checkout>/packages/ltx-trainer` with an absolute
 config path, so they work whatever directory the user pastes them into (`cd` is part of the line).
 """
 
@@ -17,7 +21,8 @@ from ltx_wizard.core.tiers import launch_style
 
 Style = Literal["single", "ddp", "fsdp"]
 TRAIN_SCRIPT = "scripts/train.py"
-FSDP_CONFIG_REL = Path("configs/accelerate/fsdp.yaml")
+ACCELERATE_CONFIGS_REL = Path("configs/accelerate")  # ddp.yaml, fsdp.yaml (+ *_compile.yaml)
+FSDP_CONFIG_REL = ACCELERATE_CONFIGS_REL / "fsdp.yaml"
 QUIET_FLAG = "--disable-progress-bars"  # without it, piped output carries no step lines
 
 
@@ -87,12 +92,15 @@ def build_launch(
     if style == "single":
         argv = [uv, "run", "python", TRAIN_SCRIPT, config, QUIET_FLAG]
         return LaunchPlan(argv=argv, cwd=trainer_dir, env=env, style=style, num_processes=1)
-    argv = [uv, "run", "accelerate", "launch"]
-    if accelerate_config is not None:
-        argv += ["--config_file", str(Path(accelerate_config).resolve())]
-    elif style == "fsdp":
-        argv += ["--config_file", str(trainer_dir / FSDP_CONFIG_REL)]
-    else:
-        argv.append("--multi_gpu")  # DDP with no config file
-    argv += ["--num_processes", str(num_gpus), TRAIN_SCRIPT, config, QUIET_FLAG]
+    argv = [uv, "run", "accelerate", "launch",
+            "--config_file", str(accelerate_config_file(trainer_dir, style, accelerate_config)),
+            "--num_processes", str(num_gpus), TRAIN_SCRIPT, config, QUIET_FLAG]
     return LaunchPlan(argv=argv, cwd=trainer_dir, env=env, style=style, num_processes=num_gpus)
+
+
+def accelerate_config_file(trainer_dir: Path, style: Style, written: Path | None) -> Path:
+    """The accelerate config a multi-GPU launch names: the run's own copy, else the shipped one."""
+    if written is not None:
+        return Path(written).resolve()
+    # mirrors packages/ltx-trainer/docs/training-guide.md "Use the Provided Accelerate Configs"
+    return trainer_dir / ACCELERATE_CONFIGS_REL / f"{style}.yaml"

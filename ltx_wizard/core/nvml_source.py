@@ -98,6 +98,25 @@ def _mig_instances(nvml, parent, parent_index: int, parent_name: str, driver: st
     return found
 
 
+def open_device_handle(nvml, gpu: GpuInfo):
+    """NVML's handle for one device as training sees it, or None.
+
+    By UUID when the probe read one: a MIG instance's own handle reports that instance's memory,
+    while the parent's index (which the instance shares) would report the whole GPU, every other
+    instance's use included. A MIG instance is never read through its parent; a whole GPU whose
+    UUID lookup fails falls back to its index. NVML errors other than the lookup's propagate.
+    """
+    if gpu.uuid:
+        try:
+            return nvml.nvmlDeviceGetHandleByUUID(gpu.uuid)
+        except nvml.NVMLError:
+            if gpu.mig_parent_index is not None:
+                return None
+    if gpu.mig_parent_index is not None:
+        return None
+    return nvml.nvmlDeviceGetHandleByIndex(gpu.index)
+
+
 def probe_nvml() -> list[GpuInfo]:
     """All devices NVML sees, MIG instances in place of their parents. Raises NvmlUnavailable."""
     try:

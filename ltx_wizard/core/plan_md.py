@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
 from ltx_wizard.core.text_safety import clean_text
 from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import get_dotted
@@ -133,10 +134,10 @@ def render_plan(c: PlanContent) -> str:
         *host_section(c.host_lines),
         *c.multinode_lines,
         "## Sanity check and autotune",
-        "First a sanity check: a 50-step run on one sample (in `overfit/`) proves that the model "
-        "loads, the loss stays finite and a validation video is written. Then autotune runs at "
-        "most 5 short trials on that sample, each changing one setting from the best so far, and "
-        "keeps a change only if nothing breaks and steps get faster (the loss is never a "
+        *_trial_checks(),
+        "Autotune then goes on with at most 5 such trials in all (the baseline included), each "
+        "changing one setting from the best so far, and keeps a change only if nothing breaks "
+        "and steps get faster (the loss is never a "
         f"criterion). On this tier it tries {_AUTOTUNE.get(c.tier, 'nothing (unknown tier)')} "
         "Each trial's step time and peak memory go to `autotune.log`; the winner is patched into "
         "`config.yaml`.",
@@ -144,8 +145,10 @@ def render_plan(c: PlanContent) -> str:
         "## Outputs",
         f"- `{c.run_dir}/config.yaml`: the config to train with",
         f"- `{c.run_dir}/outputs/`: checkpoints (`checkpoints/`) and validation videos (`samples/`)",
-        f"- `{c.run_dir}/logs/`: trainer logs; `autotune.log`: the trials",
-        f"- `{c.run_dir}/overfit/`: the one-sample set for the sanity check and autotune",
+        f"- `{c.run_dir}/logs/`: trainer logs, and each trial's whole output (`trial-N.log`); "
+        "`autotune.log`: the trials",
+        f"- `{c.run_dir}/overfit/`: the few linked samples the trials run on, and each trial's "
+        "config (`trial-N/`)",
         "",
         "## Assumptions",
         *[f"- {a}" for a in c.assumptions],
@@ -203,6 +206,29 @@ def _about_sections(c: PlanContent, kind: str, steps: object) -> list[str]:
         "```sh",
         c.launch_line,
         "```",
+        "",
+    ]
+
+
+# mirrors ltx_trainer/trainer.py LtxvTrainer.train: with --disable-progress-bars the step line
+# (and so the loss) is logged only when global_step % 20 == 0
+TRAINER_LOG_EVERY = 20
+
+
+def _trial_checks() -> list[str]:
+    """What the first trial proves, limited to what the wizard reads from it."""
+    logged = list(range(TRAINER_LOG_EVERY, TRIAL_STEPS, TRAINER_LOG_EVERY))
+    timing = (f"Step time is measured between the step {logged[0]} and step {logged[-1]} lines; "
+              if len(logged) >= 2 else "")
+    return [
+        f"First a sanity check, the baseline trial: a {TRIAL_STEPS}-step run of this config on a "
+        "few samples linked from the data root into `overfit/` (one full batch per GPU, as the "
+        "trainer's loader needs). It shows that training starts and runs to the end, that the "
+        f"loss is finite where the trainer prints it (every {TRAINER_LOG_EVERY} steps: at steps "
+        f"{' and '.join(map(str, logged)) or 'none'} only) and that the step-{TRIAL_STEPS} "
+        f"validation sample is written. {timing}peak memory is sampled from the GPU while the "
+        "trial runs. Each trial's whole output is kept in `logs/trial-N.log`; its checkpoints are "
+        "deleted once it is recorded.",
         "",
     ]
 

@@ -1,8 +1,9 @@
 """The autotune engine: trials on a few linked samples, the rules, the log, the winning config.
 
 Used by `ltx-wizard autotune` and by the TUI's autotune screen. Everything it writes stays inside
-the run folder: overfit/.precomputed (links), overfit/trial-N/ (config and outputs),
-autotune.log, and config.yaml patched with the winner's changes only.
+the run folder: overfit/.precomputed (links), overfit/trial-N/ (config and outputs, checkpoints
+deleted once the trial is recorded), logs/trial-N.log (the trial's whole output), autotune.log,
+and config.yaml patched with the winner's changes only.
 """
 
 from __future__ import annotations
@@ -14,21 +15,28 @@ from pathlib import Path
 from typing import Callable
 
 from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.autotune.events import (
+    AutotuneFinished, AutotuneSummary, LogLine, TrialFinished, TrialResult,
+)
 from ltx_wizard.core.autotune.headroom import ModelSize, model_size
-from ltx_wizard.core.autotune.events import AutotuneFinished, AutotuneSummary, TrialFinished, TrialResult
 from ltx_wizard.core.autotune.orphans import TAG_ENV, guarded_session, stop_tagged
 from ltx_wizard.core.autotune.planned_config import read_planned
 from ltx_wizard.core.autotune.preflight import require_runnable
+from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.results_log import ResultsLog
 from ltx_wizard.core.autotune.schedule import Context, Tuner
 from ltx_wizard.core.autotune.subset import build_subset
 from ltx_wizard.core.autotune.trial_config import settings_from_config, trial_config_text
+from ltx_wizard.core.autotune.trial_log import trial_log_path
+from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
 from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
+from ltx_wizard.core.autotune.trial_samples import subset_refusal
 from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.gpu import ProbeResult
 from ltx_wizard.core.launch import LaunchPlan, build_launch, join_args
 from ltx_wizard.core.run_meta import read_run_meta
+from ltx_wizard.core.safe_fs import check_inside
 from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
 from ltx_wizard.core.yaml_patch import get_dotted, patch_yaml_text
 
@@ -61,7 +69,7 @@ class AutotuneEngine:
         max_trials: int = 5,
         on_event: Callable[[object], None] | None = None,
         idle_timeout_s: float = 900.0,
-        grace_s: float = 10.0,
+        grace_s: float = TEARDOWN_GRACE_S,
         sim_env: dict[str, str] | None = None,
         sim_speed: float = SIM_SPEED,
     ) -> None:
@@ -117,7 +125,7 @@ class AutotuneEngine:
         return find_checkout(str(recorded) if recorded else None).root
 
     def _backend_factory(self, command: TrialCommand):
-        gpus = [g.index for g in self.probe.gpus]
+        gpus = list(self.probe.gpus)  # MIG instances are sampled through their own handle (UUID)
         sim_file = command.env.get("LTX_WIZARD_SIM_VRAM_FILE")
         if self.probe.source == "simulated":
             return lambda: make_backend("simulated", gpus, sim_file)
@@ -173,16 +181,22 @@ class AutotuneEngine:
             previous = logged.get(cand.index)
             if previous is not None and previous.change == cand.change:
                 tuner.record(previous.model_copy(update={"kept": False}))
+                self._prune(cand.index)  # recorded before an interruption that came too soon
                 reported = cand.index
                 self.on_event(TrialFinished(result=tuner.results[-1]))
                 continue
+            refusal = subset_refusal(cand.settings.batch_size, self.assessment.num_gpus, samples)
             if self._cancelled:
                 result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
                                      outcome="cancelled", reason="cancelled by the user")
+            elif refusal:
+                result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
+                                     outcome="skipped", reason=refusal)
             else:
                 result = await self._run_trial(cand, planned, subset, tuner)
             recorded = tuner.record(result)
             log.trial(recorded)
+            self._prune(cand.index)
             reported = cand.index
             self.on_event(TrialFinished(result=recorded))
         self._report_skips(tuner, log, logged, reported, upto=len(tuner.results) + 1)
@@ -209,9 +223,18 @@ class AutotuneEngine:
         config_path = output_dir / "config.yaml"
         atomic_write_text(config_path, trial_config_text(planned, tuner.winner_changes | cand.changes,
                                                          subset, output_dir), root=self.folder.root)
-        result = await self._runner.run(cand, config_path, output_dir)
+        log_path = check_inside(self.folder.root, trial_log_path(self.folder.logs, cand.index))
+        result = await self._runner.run(cand, config_path, output_dir, log_path)
         await asyncio.to_thread(stop_tagged, self._tag, 2.0)  # a setsid grandchild left behind
         return result
+
+    def _prune(self, index: int) -> None:
+        """The recorded trial's checkpoints go (a full fine-tune's are ~44 GB); its log stays."""
+        try:
+            prune_trial_outputs(self.folder.overfit / f"trial-{index}", self.folder.root)
+        except OSError as exc:  # the result is recorded; a leftover is worth a line, not a stop
+            self.on_event(LogLine(text=f"ltx-wizard: could not delete trial {index}'s "
+                                       f"checkpoints: {exc}"))
 
     def _patch_winner(self, tuner: Tuner, planned: str) -> bool:
         if tuner.winner is None or not tuner.winner_changes:

@@ -4,7 +4,11 @@ Lines reach the caller through the `on_line` callback (sync or async), one at a 
 arrival order across stdout and stderr, each stamped with `time.monotonic()` when its newline
 arrived: step times are measured from those stamps, not from what the trainer prints.
 Every live group sits in a module-level registry so that a signal to the wizard (SIGINT, SIGHUP
-from an SSH drop, SIGTERM) or interpreter exit takes the trial down with it.
+from an SSH drop, SIGTERM) or interpreter exit takes the trial down with it. Ranks that torchrun
+put in sessions of their own are tracked as the trial's descendants (ranks.py) and taken down too:
+the launcher gets `grace_s` (30 s by default) after SIGTERM to stop them itself (once it has
+ended, what it left gets SIGTERM and a short grace), then every survivor, in the group or not, is
+SIGKILLed.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Mapping, Sequence
 
+from ltx_wizard.core.autotune.ranks import RankTracker, proc_rows, take_down
+
 Stream = Literal["stdout", "stderr"]
 EndedBy = Literal["exit", "timeout", "cancelled", "stopped"]
 StopReason = Literal["oom", "timeout", "cancelled"]
@@ -30,6 +36,10 @@ _QUEUE_BATCHES = 16
 _SLICE_S = 0.004  # the dispatcher hands the event loop back this often (keys, paints, timers)
 _PAUSE_S = 0.004  # ... for this long: at most half the loop goes to a flood, keys get the rest
 _POLL_S = 0.05  # how often a dying group is re-checked
+_TRACK_S = 0.5  # how often a running trial's process tree is walked for new ranks
+# torchrun, on SIGTERM, signals its ranks and waits for them; a rank saving state or leaving NCCL
+# needs seconds, so the launcher gets this long before anything is SIGKILLed.
+TEARDOWN_GRACE_S = 30.0
 _KILL_WAIT_S = 10.0  # after SIGKILL, the longest we wait for the kernel to clear the group
 _DRAIN_WAIT_S = 2.0  # after the group is gone, the longest we wait for pipes to reach EOF
 _FORCED_ENV = {"PYTHONUNBUFFERED": "1", "COLUMNS": "250"}  # live lines, no rich wrapping at 80
@@ -61,17 +71,7 @@ _LIVE: dict[int, "TrialProcess"] = {}  # pgid -> trial, until its whole group is
 def proc_table() -> list[tuple[int, int, int]]:
     """(pid, ppid, pgrp) of every live process, from /proc. Zombies are left out: reparented
     children linger as zombies in containers whose PID 1 does not reap, holding nothing."""
-    rows = []
-    for name in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:  # not a pid, or gone meanwhile
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if name.isdigit() and len(fields) > 2 and fields[0] != b"Z":
-            rows.append((int(name), int(fields[1]), int(fields[2])))
-    return rows
+    return [(row.pid, row.ppid, row.pgrp) for row in proc_rows()]
 
 
 def group_alive(pgid: int) -> bool:
@@ -82,13 +82,6 @@ def group_alive(pgid: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     return True
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class TrialProcess:
@@ -103,7 +96,7 @@ class TrialProcess:
         on_line: LineCallback | None = None,
         idle_timeout_s: float | None = 900.0,
         max_wall_s: float | None = None,
-        grace_s: float = 10.0,
+        grace_s: float = TEARDOWN_GRACE_S,
         max_line_bytes: int = MAX_LINE_BYTES,
     ) -> None:
         self.argv = [str(a) for a in argv]
@@ -122,6 +115,7 @@ class TrialProcess:
         self._kill_task = self._main_task = self._dispatcher = None  # asyncio.Task | None
         self._result: ProcessResult | None = None
         self._delivered = 0  # lines taken off the queue, to tell a slow consumer from a stuck pipe
+        self.ranks: RankTracker | None = None  # every process of the trial, set at start()
 
     @property
     def pid(self) -> int | None:
@@ -142,6 +136,7 @@ class TrialProcess:
             *self.argv, cwd=self.cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL,
             stdout=pipe, stderr=pipe, start_new_session=True,
         )
+        self.ranks = RankTracker(self._proc.pid)
         _LIVE[self._proc.pid] = self
         self._main_task = asyncio.ensure_future(self._supervise())
 
@@ -158,8 +153,9 @@ class TrialProcess:
         return result
 
     async def stop(self, reason: StopReason = "cancelled") -> ProcessResult | None:
-        """SIGTERM the whole group, SIGKILL after grace_s; idempotent. None if never started, or
-        when called from on_line (the stop goes on; wait() has the result)."""
+        """SIGTERM the launcher's group, SIGKILL every survivor (ranks outside the group too)
+        after grace_s; idempotent. None if never started, or when called from on_line (the stop
+        goes on; wait() has the result)."""
         if self._proc is None:
             return None
         if self._stop_reason is None and self._proc.returncode is None:
@@ -176,23 +172,16 @@ class TrialProcess:
         return self._kill_task
 
     async def _kill_group(self) -> None:
-        assert self._proc is not None
-        pgid = self._proc.pid
-        if not group_alive(pgid):
-            return
-        _signal_group(pgid, signal.SIGTERM)
-        if await self._await_group_gone(pgid, self.grace_s):
-            return
-        _signal_group(pgid, signal.SIGKILL)
-        await self._await_group_gone(pgid, _KILL_WAIT_S)
+        assert self._proc is not None and self.ranks is not None
+        await take_down(self.ranks, launcher_gone=self._proc.returncode is not None,
+                        grace_s=self.grace_s, kill_wait_s=_KILL_WAIT_S, poll_s=_POLL_S)
 
-    async def _await_group_gone(self, pgid: int, limit_s: float) -> bool:
-        deadline = time.monotonic() + limit_s
-        while group_alive(pgid):
-            if time.monotonic() >= deadline:
-                return False
-            await asyncio.sleep(_POLL_S)
-        return True
+    async def _track_ranks(self) -> None:
+        """Walk the trial's tree while it runs, so ranks are known before the launcher dies."""
+        assert self.ranks is not None
+        while True:
+            await asyncio.to_thread(self.ranks.refresh)
+            await asyncio.sleep(_TRACK_S)
 
     async def _supervise(self) -> ProcessResult:
         proc = self._proc
@@ -202,6 +191,7 @@ class TrialProcess:
                    asyncio.ensure_future(self._read(proc.stderr, "stderr", queue))]
         self._dispatcher = dispatcher = asyncio.ensure_future(self._dispatch(queue))
         watchdog = asyncio.ensure_future(self._watchdog())
+        tracker = asyncio.ensure_future(self._track_ranks())
         try:
             returncode = await self._leader_exit(proc)
             end_t = time.monotonic()
@@ -209,16 +199,17 @@ class TrialProcess:
             await self._kill()
             await self._drain(readers)
         except asyncio.CancelledError:
-            _signal_group(proc.pid, signal.SIGKILL)  # the loop is going away: no time for grace
+            self._kill_now()  # the loop is going away: no time for grace
             raise
         finally:
             watchdog.cancel()
+            tracker.cancel()
             for task in readers:
                 task.cancel()
-            await asyncio.gather(*readers, watchdog, return_exceptions=True)
+            await asyncio.gather(*readers, watchdog, tracker, return_exceptions=True)
             await queue.put(None)
             await dispatcher
-            if not group_alive(proc.pid):
+            if not self.ranks.alive():
                 _LIVE.pop(proc.pid, None)  # else atexit still has it to SIGKILL
         reason = self._stop_reason
         ended_by = _ENDED_BY[reason] if reason else "exit"
@@ -226,6 +217,11 @@ class TrialProcess:
             returncode, ended_by, end_t - self._t0, self._started_at, proc.pid, reason
         )
         return self._result
+
+    def _kill_now(self) -> None:
+        """SIGKILL the group and every rank outside it, without waiting."""
+        if self.ranks is not None:
+            self.ranks.signal_all(signal.SIGKILL)
 
     @staticmethod
     async def _leader_exit(proc: asyncio.subprocess.Process) -> int:
@@ -338,8 +334,8 @@ async def stop_all(reason: StopReason = "cancelled") -> None:
 
 def kill_all_now() -> None:
     """SIGKILL every registered group at once: the last resort when there is no time to wait."""
-    for pgid in list(_LIVE):
-        _signal_group(pgid, signal.SIGKILL)
+    for trial in list(_LIVE.values()):
+        trial._kill_now()
 
 
 atexit.register(kill_all_now)

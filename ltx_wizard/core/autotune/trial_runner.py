@@ -16,17 +16,27 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ltx_wizard.core.autotune import log_parser as lp
+from ltx_wizard.core.autotune.failure_cause import FailureCause
 from ltx_wizard.core.autotune.events import (
     LogLine, Outcome, TrialProgress, TrialResult, TrialStarted, VramUpdate,
 )
-from ltx_wizard.core.autotune.process import OutputLine, TrialProcess
+from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S, OutputLine, TrialProcess
 from ltx_wizard.core.autotune.schedule import Candidate
 from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
+from ltx_wizard.core.autotune.trial_log import TrialLog
 from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramSampler
 from ltx_wizard.core.errors import UsageError
 
 VRAM_UPDATE_S = 0.5
 STEP_HISTORY = 1024  # step lines kept per trial (the step time needs the last two steps)
+
+
+def _footer(result) -> str:
+    if result is None:
+        return "the wizard stopped before the trial ended"
+    code = result.returncode
+    how = f"exit code {code}" if code is None or code >= 0 else f"killed by signal {-code}"
+    return f"ended ({result.ended_by}), {how}, after {result.wall_s:.1f} s"
 
 
 def split_trainer_cmd(text: str) -> list[str]:
@@ -58,7 +68,7 @@ class _Watch:
         default_factory=lambda: deque(maxlen=STEP_HISTORY))
     outcome: Outcome | None = None
     proof: str | None = None
-    failure: str | None = None  # config error, StopIteration, traceback: why a crash crashed
+    cause: FailureCause = field(default_factory=FailureCause)  # why a failure failed
     stats: lp.Statistics | None = None
     validated: set[int] = field(default_factory=set)
 
@@ -83,7 +93,7 @@ class TrialRunner:
         on_event: Callable[[object], None],
         *,
         idle_timeout_s: float = 900.0,
-        grace_s: float = 10.0,
+        grace_s: float = TEARDOWN_GRACE_S,
         total_mib: list[int | None] | None = None,
     ) -> None:
         self.command = command
@@ -100,9 +110,12 @@ class TrialRunner:
         if self.process is not None:
             await self.process.stop("cancelled")
 
-    async def run(self, cand: Candidate, config_path: Path, output_dir: Path) -> TrialResult:
+    async def run(self, cand: Candidate, config_path: Path, output_dir: Path,
+                  log_path: Path | None = None) -> TrialResult:
+        """Run one trial; its whole output goes to `log_path` (logs/trial-N.log) when given."""
         watch = _Watch()
         parser = lp.TrainerLogParser()
+        trial_log = TrialLog(log_path) if log_path is not None else None
         self.on_event(TrialStarted(index=cand.index, change=cand.change, total_steps=TRIAL_STEPS,
                                    config_path=str(config_path)))
 
@@ -111,16 +124,21 @@ class TrialRunner:
                 self._apply(cand, watch, event)
 
         def on_line(line: OutputLine) -> None:
+            if trial_log is not None:
+                trial_log.write(line)
             self.on_event(LogLine(text=line.text))
             handle(parser.feed(line.text, line.t))
 
+        argv = [*self.command.prefix, str(config_path), self.command.quiet_flag]
+        if trial_log is not None:  # before anything starts: an unwritable log folder fails here
+            trial_log.open(f"trial {cand.index} ({cand.change}): {shlex.join(argv)}")
         sampler = VramSampler(self.backend_factory())
         await asyncio.to_thread(sampler.start)
-        argv = [*self.command.prefix, str(config_path), self.command.quiet_flag]
         self.process = TrialProcess(argv, cwd=self.command.cwd, env=self.command.env,
                                     on_line=on_line, idle_timeout_s=self.idle_timeout_s,
                                     grace_s=self.grace_s)
         ticker = asyncio.ensure_future(self._vram_ticker(sampler))
+        result = None
         try:
             await self.process.start()
             sampler.track(self.process.pid)
@@ -130,8 +148,10 @@ class TrialRunner:
             reading = await asyncio.to_thread(sampler.stop)
             if self.process is not None and self.process.running:
                 await self.process.stop("cancelled")
+            if trial_log is not None:
+                trial_log.close(_footer(result))
         handle(parser.finish())
-        outcome, reason = self._classify(watch, result, output_dir)
+        outcome, reason = self._classify(watch, result, output_dir, log_path)
         step = steady_step_time(watch.steps)
         scale = self.command.time_scale
         last = watch.steps[-1][2] if watch.steps else None
@@ -145,6 +165,7 @@ class TrialRunner:
         )
 
     def _apply(self, cand: Candidate, watch: _Watch, event: lp.TrainerEvent) -> None:
+        watch.cause.feed(event)
         if isinstance(event, lp.StepEvent):
             if event.rank not in (None, 0):
                 return
@@ -162,16 +183,6 @@ class TrialRunner:
             watch.stats = event
         elif isinstance(event, lp.ValidationSaved):
             watch.validated.add(event.step)
-        elif isinstance(event, lp.ConfigError):
-            watch.failure = watch.failure or event.text.splitlines()[0]
-        elif isinstance(event, lp.MissingConfig):
-            watch.failure = watch.failure or f"Error: Configuration file {event.path} does not exist."
-        elif isinstance(event, lp.StopIterationError):
-            watch.failure = watch.failure or (
-                "StopIteration: the batch is larger than the trial data (the DataLoader drops "
-                "the last incomplete batch)")
-        elif isinstance(event, lp.Traceback):
-            watch.failure = watch.failure or event.last_line
 
     def _fail(self, watch: _Watch, outcome: Outcome, proof: str) -> None:
         if watch.outcome is not None:
@@ -180,9 +191,10 @@ class TrialRunner:
         if self.process is not None:  # stop now: an OOM teardown or NaN run is wasted GPU time
             asyncio.ensure_future(self.process.stop("oom"))
 
-    def _classify(self, watch: _Watch, result, output_dir: Path) -> tuple[Outcome, str]:
+    def _classify(self, watch: _Watch, result, output_dir: Path,
+                  log_path: Path | None = None) -> tuple[Outcome, str]:
         if watch.outcome == "oom":
-            return "oom", "CUDA out of memory"
+            return "oom", watch.cause.oom()
         if watch.outcome == "nan":
             return "nan", watch.proof or "loss is NaN"
         if self._cancelled or result.ended_by == "cancelled":
@@ -190,8 +202,10 @@ class TrialRunner:
         if result.ended_by == "timeout":
             return "timeout", f"no output for {self.idle_timeout_s:g} s"
         if result.returncode != 0:
-            watch.proof = watch.proof or watch.failure
-            detail = watch.failure or "no error line printed"
+            failure = watch.cause.crash()
+            watch.proof = watch.proof or failure
+            where = f" (the whole output is in logs/{log_path.name})" if log_path else ""
+            detail = failure or f"no error line printed{where}"
             return "crash", f"exit code {result.returncode}: {detail}"
         missing = []
         if watch.stats is None:

@@ -18,6 +18,7 @@ from typing import Literal, Protocol, Sequence
 
 from ltx_wizard.core.autotune.process import proc_table
 from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.gpu import GpuInfo
 
 MIB = 1024 * 1024
 SIM_FILE_ENV = "LTX_WIZARD_SIM_VRAM_FILE"
@@ -76,14 +77,25 @@ class NullBackend:
         raise ProcessesUnsupported
 
 
+def _as_gpu(device: int | GpuInfo) -> GpuInfo:
+    """A bare index stands for a whole GPU known only by its NVML index."""
+    if isinstance(device, GpuInfo):
+        return device
+    return GpuInfo(index=int(device), name=f"GPU {device}", memory_total_bytes=None)
+
+
 class NvmlBackend:
-    """NVML through nvidia-ml-py, imported lazily; init once in open(), shutdown in close()."""
+    """NVML through nvidia-ml-py, imported lazily; init once in open(), shutdown in close().
+
+    Devices are the probe's GpuInfo (or bare NVML indices): a MIG instance is opened by its UUID,
+    never through its parent GPU's index (nvml_source.open_device_handle).
+    """
 
     kind = "nvml"
 
-    def __init__(self, gpu_indices: Sequence[int]) -> None:
-        self.indices = list(gpu_indices)
-        self.gpu_count = len(self.indices)
+    def __init__(self, devices: Sequence[int | GpuInfo]) -> None:
+        self.devices = [_as_gpu(d) for d in devices]
+        self.gpu_count = len(self.devices)
         self._nvml = None
         self._handles: list[object | None] = [None] * self.gpu_count
 
@@ -94,10 +106,12 @@ class NvmlBackend:
             pynvml.nvmlInit()
         except Exception:  # no library, no driver: the sampler reports N/A
             return
+        from ltx_wizard.core.nvml_source import open_device_handle
+
         self._nvml = pynvml
-        for slot, index in enumerate(self.indices):
+        for slot, gpu in enumerate(self.devices):
             try:
-                self._handles[slot] = pynvml.nvmlDeviceGetHandleByIndex(index)
+                self._handles[slot] = open_device_handle(pynvml, gpu)
             except pynvml.NVMLError:
                 self._handles[slot] = None
 
@@ -163,9 +177,10 @@ class SimulatedBackend:
 
 
 def make_backend(
-    probe_source: str, gpu_indices: Sequence[int], sim_file: str | os.PathLike[str] | None = None
+    probe_source: str, gpu_indices: Sequence[int | GpuInfo],
+    sim_file: str | os.PathLike[str] | None = None,
 ) -> VramBackend:
-    """The backend that matches how the GPUs were probed."""
+    """The backend that matches how the GPUs were probed (devices: the probe's GpuInfo)."""
     if probe_source == "simulated":
         path = sim_file or os.environ.get(SIM_FILE_ENV)
         if not path:
