@@ -14,6 +14,9 @@ Environment:
 - LTX_WIZARD_SIM_FAULT: nan (loss nan from step 40), hang (silent after step 20), crash
   (RuntimeError right after step 20).
 - LTX_WIZARD_SIM_PARAMS: transformer parameter count for the memory model.
+- LTX_WIZARD_SIM_LEDGER: append one JSON line per process at its end (also on SIGTERM): the
+  simulated seconds it ran and the GPUs it held; the autotune benchmark sums GPU-seconds from it.
+Phase durations come from ltx_wizard.core.sim.cost_model.
 Like the real trainer, stdout is block-buffered on a pipe unless PYTHONUNBUFFERED=1, and without
 --disable-progress-bars no step lines appear. SIGTERM kills it as it would kill Python (-15).
 """
@@ -21,6 +24,7 @@ Like the real trainer, stdout is block-buffered on a pipe unless PYTHONUNBUFFERE
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -36,7 +40,8 @@ from ruamel.yaml.error import YAMLError
 
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.core.gpu_presets import preset_gpus
-from ltx_wizard.core.sim.memory_model import MemoryEstimate, estimate
+from ltx_wizard.core.sim import cost_model as cost
+from ltx_wizard.core.sim.memory_model import MemoryEstimate, estimate, transformer_params
 from ltx_wizard.core.sim.rich_format import (
     CHAINED,
     console_width,
@@ -102,9 +107,7 @@ class LtxTrainerConfig(BaseModel):
     output_dir: str = "outputs"
 
 
-# After an OOM traceback a real run still takes a while to die (accelerate and dataloader
-# workers shut down, the CUDA context is released); the wizard stops it at the traceback instead.
-OOM_TEARDOWN_S = 20.0
+_ACTIVE: "SimTrainer | None" = None  # the running trainer, for the SIGTERM handler's ledger entry
 
 
 class _Exit(Exception):
@@ -141,6 +144,9 @@ class SimTrainer:
         self.speed = speed if speed > 0 and math.isfinite(speed) else 0.0
         self.vram = _Vram(os.environ.get("LTX_WIZARD_SIM_VRAM_FILE"))
         self.clock = 0.0  # uncompressed simulated seconds since start
+        self._wait_from = (0.0, time.monotonic())
+        self.config_path = Path(".")
+        self._ledger_written = False
         self.width = console_width()
         self.rng = random.Random(cfg.seed + self.rank)
         self.out = Path(cfg.output_dir)
@@ -162,9 +168,26 @@ class SimTrainer:
         raise _Exit(1)
 
     def wait(self, seconds: float) -> None:
+        self._wait_from = (self.clock, time.monotonic())
         self.clock += seconds
         if self.speed:
             time.sleep(seconds / self.speed)
+
+    def elapsed(self) -> float:
+        """Simulated seconds so far; inside a wait cut short by a signal, only the part slept."""
+        start_clock, start_real = self._wait_from
+        if not self.speed:
+            return self.clock
+        return min(self.clock, start_clock + (time.monotonic() - start_real) * self.speed)
+
+    def write_ledger(self) -> None:
+        path = os.environ.get("LTX_WIZARD_SIM_LEDGER")
+        if not path or self.rank != 0 or self._ledger_written:
+            return
+        self._ledger_written = True
+        record = {"config": str(self.config_path), "gpus": self.world, "sim_s": round(self.elapsed(), 3)}
+        with open(path, "a", encoding="utf-8") as handle:  # one short line: an atomic append
+            handle.write(json.dumps(record) + "\n")
 
     # -- phases -----------------------------------------------------------------------------
 
@@ -176,6 +199,7 @@ class SimTrainer:
         val_fail = load_fail or b["validation_phase_gb"] > total
         train_fail = load_fail or b["train_phase_gb"] > total
         self.vram.set(b["cuda_context_gb"])
+        self.wait(cost.start_s(self.world))
         self._load()
         if self.cfg.model.training_mode == "full" and self.cfg.acceleration.quantization:
             self.traceback(traceback_lines(
@@ -187,16 +211,19 @@ class SimTrainer:
         self.log(f"🚀 Starting training: {steps} steps, batch size {batch}, {mode}", 212)
         validation = raw["validation"]
         interval = validation.get("interval")
-        if not validation.get("skip_initial_validation", False):
+        # mirrors ltx_trainer/trainer.py LtxvTrainer.train: no interval, no validation at all
+        if interval and not validation.get("skip_initial_validation", False):
             self._validate(0, val_fail, b["validation_phase_gb"] + cached)
         if batch > samples:  # the first batch is fetched before any memory is touched
             self._stop_iteration()
         if train_fail:
             self._oom(b["train_phase_gb"], "train")
+        self.wait(cost.PREPARE_S)
         self.vram.set(b["train_phase_gb"] + cached)
         train_start = self.clock
-        for step in range(1, steps + 1):
-            duration = self.est.step_time_s * self.rng.uniform(0.97, 1.03)
+        accumulation = int(raw["optimization"].get("gradient_accumulation_steps") or 1)
+        for step in range(1, steps + 1):  # an optimizer step is `accumulation` micro-batches
+            duration = self.est.step_time_s * accumulation * self.rng.uniform(0.97, 1.03)
             self.wait(duration)
             if step % 20 == 0 and self.step_lines:
                 self._step_line(step, steps, duration, train_start)
@@ -212,28 +239,30 @@ class SimTrainer:
                 self._checkpoint(step)
         if self.rank == 0:
             self._statistics(steps, batch, self.clock - train_start)
+        self.wait(cost.TEARDOWN_S)
         return 0
 
     def _load(self) -> None:
         raw, b = self.raw, self.est.breakdown
         accel = raw["acceleration"]
         eight = " (8-bit)" if accel.get("load_text_encoder_in_8bit") else ""
-        self.log(f"Loading text encoder from {raw['model'].get('text_encoder_path')}{eight}", 88,
-                 "model_loader.py")
-        self.vram.set(b["text_encoder_phase_gb"])
-        self.wait(6.0)
-        prompts = len(raw["validation"].get("samples") or [])
-        self.log(f"Pre-computed embeddings for {prompts} validation prompts", 141)
-        self.wait(2.0)
-        self.log("Unloaded text encoder to free GPU memory", 149)
-        self.vram.set(b["cuda_context_gb"])
+        prompts = cost.validation_prompts(raw)
+        if prompts:  # ValidationRunner._cache_prompt_embeddings: no prompts, no Gemma
+            self.log(f"Loading text encoder from {raw['model'].get('text_encoder_path')}{eight}", 88,
+                     "model_loader.py")
+            self.vram.set(b["text_encoder_phase_gb"])
+            self.wait(cost.text_encoder_s(raw))
+            self.log(f"Pre-computed embeddings for {prompts} validation prompts", 141)
+            self.log("Unloaded text encoder to free GPU memory", 149)
+            self.vram.set(b["cuda_context_gb"])
+        self.wait(cost.vae_decoder_s(raw))
         self.log(f"Loading transformer from {raw['model']['model_path']}", 102, "model_loader.py")
-        self.wait(10.0)
+        self.wait(cost.transformer_load_s(transformer_params()))
         self.vram.set(b["load_phase_gb"] - b["quantization_buffers_gb"])
         if accel.get("quantization"):
             self.log(f"⚙️ Quantizing transformer weights ({accel['quantization']})", 117,
                      "quantization.py")
-            self.wait(8.0)
+            self.wait(cost.quantization_s(raw, transformer_params()))
         if self.cfg.model.training_mode == "lora":
             lora = raw.get("lora") or {}
             self.log(f"Added LoRA adapters (rank {lora.get('rank', 32)}, alpha "
@@ -258,11 +287,14 @@ class SimTrainer:
     def _validate(self, step: int, fails: bool, level_gb: float) -> None:
         if fails:
             self._oom(self.est.breakdown["validation_phase_gb"], "validation")
+        prompts = cost.validation_prompts(self.raw)
+        if not prompts:  # trainer.py _run_validation returns at once without samples
+            return
         self.vram.set(level_gb)
-        prompts = len(self.raw["validation"].get("samples") or []) or 1
         videos = prompts * int(self.raw["validation"].get("videos_per_prompt") or 1)
+        # round-robin over the ranks: this one (rank 0) makes ceil(videos / world) of them
+        self.wait(cost.validation_round_s(self.raw, self.gpu_name, self.world))
         for index in range(1, videos + 1):
-            self.wait(2.5 * self.est.step_time_s / 1.6)
             if self.rank == 0:
                 _write(self.out / "samples" / f"step_{step:06d}_{index}.mp4", _MP4)
         if self.rank == 0:
@@ -288,6 +320,7 @@ class SimTrainer:
         kind = "lora" if self.cfg.model.training_mode == "lora" else "model"
         rel = f"checkpoints/{kind}_weights_step_{step:05d}.safetensors"
         header = _SAFETENSORS + b" " * (-len(_SAFETENSORS) % 8)
+        self.wait(cost.checkpoint_save_s(self.raw, transformer_params()))
         _write(self.out / rel, len(header).to_bytes(8, "little") + header)
         self.log(f"💾 {kind.capitalize()} weights for step {step} saved in {rel}", 612)
 
@@ -320,7 +353,7 @@ class SimTrainer:
         }[phase]
         self.traceback(traceback_lines(
             [_MAIN, ("src/ltx_trainer/trainer.py", 231, "train", "self._run_phase()"), where],
-            oom_message(tried, self.rank, capacity, free), Path.cwd()), OOM_TEARDOWN_S)
+            oom_message(tried, self.rank, capacity, free), Path.cwd()), cost.OOM_TEARDOWN_S)
 
     def _stop_iteration(self) -> None:
         # An empty DataLoader: the trainer's epoch restart meets StopIteration a second time.
@@ -373,17 +406,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("config")
     parser.add_argument("--disable-progress-bars", action="store_true")
     args = parser.parse_args(argv)
+    global _ACTIVE
     vram = _Vram(os.environ.get("LTX_WIZARD_SIM_VRAM_FILE"))
 
     def on_sigterm(signum, frame):  # the GPU frees its memory, then die as Python would
         vram.set(0)
+        if _ACTIVE is not None:
+            _ACTIVE.write_ledger()
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)
 
     signal.signal(signal.SIGTERM, on_sigterm)
     try:
         cfg = _load_config(Path(args.config))
-        return SimTrainer(cfg, args.disable_progress_bars).run()
+        _ACTIVE = SimTrainer(cfg, args.disable_progress_bars)
+        _ACTIVE.config_path = Path(args.config)
+        return _ACTIVE.run()
     except _Exit as stop:
         return stop.code
     except WizardError as exc:
@@ -391,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     finally:
         vram.set(0)
+        if _ACTIVE is not None:
+            _ACTIVE.write_ledger()
 
 
 if __name__ == "__main__":
