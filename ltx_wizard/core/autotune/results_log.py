@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
+from ltx_wizard.core.autotune.events import AutotuneSummary, Confirmation, TrialResult
 
 
 def _fmt(value: float | None, unit: str, digits: int = 2) -> str:
@@ -27,6 +27,17 @@ def human_line(result: TrialResult) -> str:
         f"{_fmt(result.step_time_s, 's/step'):>12}  {_fmt(result.peak_vram_gb, 'GB peak', 1):>13}  {kept}"
     )
     return f"{line.rstrip()}  ({result.reason})" if result.reason else line.rstrip()
+
+
+def confirmation_line(conf: Confirmation) -> str:
+    """The confirmation's own row: which trial's config, on how many GPUs, what happened."""
+    what = f"trial {conf.trial}'s config" if conf.trial is not None else "the planned config"
+    how = f"{conf.gpus} GPUs" if conf.gpus > 1 else "1 GPU"
+    if conf.fused:
+        how += ", after its step 40"
+    line = (f"confirm  {what + ' (' + how + ')':<44} {conf.outcome:<9} "
+            f"{'':>12}  {_fmt(conf.peak_vram_gb, 'GB peak', 1):>13}")
+    return f"{line.rstrip()}  ({conf.reason})" if conf.reason else line.rstrip()
 
 
 class ResultsLog:
@@ -48,9 +59,14 @@ class ResultsLog:
         record = {"kind": "trial", **result.model_dump(mode="json")}
         self._append([human_line(result), json.dumps(record, sort_keys=True)])
 
+    def confirmation(self, conf: Confirmation) -> None:
+        record = {"kind": "confirmation", **conf.model_dump(mode="json")}
+        self._append([confirmation_line(conf), json.dumps(record, sort_keys=True)])
+
     def summary(self, summary: AutotuneSummary) -> None:
         lines = ["", "== autotune summary =="]
         lines += [human_line(t) for t in summary.trials]
+        lines += [confirmation_line(c) for c in summary.confirmations]
         if summary.winner is None:
             lines.append("winner: none — config.yaml left as planned")
         else:
@@ -60,6 +76,26 @@ class ResultsLog:
         lines.append(f"launch: {summary.launch_line}")
         record = {"kind": "summary", **summary.model_dump(mode="json")}
         self._append(lines + [json.dumps(record, sort_keys=True)])
+
+    def load_confirmations(self) -> dict[int | None, Confirmation]:
+        """Finished confirmations by the trial they confirmed (a cancelled one runs again)."""
+        found: dict[int | None, Confirmation] = {}
+        if not self.path.exists():
+            return found
+        for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if not line.startswith('{"') or '"kind": "confirmation"' not in line:
+                continue
+            try:
+                record = json.loads(line)
+                record.pop("kind", None)
+                conf = Confirmation.model_validate(record)
+            except ValueError:
+                continue
+            if conf.outcome == "cancelled":
+                found.pop(conf.trial, None)
+            else:
+                found[conf.trial] = conf
+        return found
 
     def load(self) -> tuple[dict[int, TrialResult], AutotuneSummary | None]:
         """Finished trials by index (the last record wins) and the summary, if autotune ended."""

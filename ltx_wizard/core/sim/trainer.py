@@ -167,11 +167,12 @@ class SimTrainer:
         self.wait(teardown_s)  # interpreter shutdown, dataloader workers, CUDA context release
         raise _Exit(1)
 
-    def wait(self, seconds: float) -> None:
-        self._wait_from = (self.clock, time.monotonic())
+    def wait(self, seconds: float, already_real_s: float = 0.0) -> None:
+        """Spend `seconds` of simulated time; `already_real_s` of it has passed for real."""
+        self._wait_from = (self.clock, time.monotonic() - already_real_s)
         self.clock += seconds
         if self.speed:
-            time.sleep(seconds / self.speed)
+            time.sleep(max(0.0, seconds / self.speed - already_real_s))
 
     def elapsed(self) -> float:
         """Simulated seconds so far; inside a wait cut short by a signal, only the part slept."""
@@ -199,7 +200,8 @@ class SimTrainer:
         val_fail = load_fail or b["validation_phase_gb"] > total
         train_fail = load_fail or b["train_phase_gb"] > total
         self.vram.set(b["cuda_context_gb"])
-        self.wait(cost.start_s(self.world))
+        # The modelled start-up includes this interpreter's own, already spent.
+        self.wait(cost.start_s(self.world), _process_age_s())
         self._load()
         if self.cfg.model.training_mode == "full" and self.cfg.acceleration.quantization:
             self.traceback(traceback_lines(
@@ -375,6 +377,18 @@ def _write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+def _process_age_s() -> float:
+    """Seconds since this process started (Linux /proc); 0 where unknown."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as handle:
+            start_ticks = int(handle.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime", encoding="ascii") as handle:
+            uptime = float(handle.read().split()[0])
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _int_env(name: str, default: int) -> int:
