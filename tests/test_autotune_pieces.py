@@ -57,13 +57,12 @@ def test_trial_config_changes_only_trial_lines(tmp_path):
     planned = LOW_VRAM_TEXT.replace("enabled: false", "enabled: true")  # a user who logs to W&B
     text = trial_config_text(planned, {"acceleration.quantization": None},
                              tmp_path / "sub", tmp_path / "out")
-    changed = [(a, b) for a, b in zip(planned.splitlines(), text.splitlines()) if a != b]
-    assert len(planned.splitlines()) == len(text.splitlines())
-    keys = {b.split(":")[0].strip() for _, b in changed}
-    assert keys == {"quantization", "preprocessed_data_root", "steps", "interval",
-                    "skip_initial_validation", "enabled", "output_dir"}
+    changed = {b.split(":")[0].strip() for b in set(text.splitlines()) - set(planned.splitlines())}
+    assert changed == {"quantization", "preprocessed_data_root", "steps", "interval", "samples",
+                       "skip_initial_validation", "enabled", "output_dir", "generate_video"}
     assert "wandb:\n  enabled: false" in text
     assert 'quantization: null   # quantize the transformer weights' in text
+    assert "negative_prompt:" in text and "video_dims: [576, 576, 89]  # width" in text
     settings = settings_from_config(text)
     assert settings.quantization is None and settings.optimizer_type == "adamw8bit"
 

@@ -56,12 +56,10 @@ def host_available_gb() -> float | None:
     """MemAvailable from /proc/meminfo (Linux); None elsewhere."""
     try:
         with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) / 1024**2
+            found = [int(line.split()[1]) for line in handle if line.startswith("MemAvailable:")]
+        return found[0] / 1024**2 if found else None
     except (OSError, ValueError, IndexError):
         return None
-    return None
 
 
 def _read(path: Path) -> str:
