@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--trainer-cmd", metavar="CMD", help="replace the trainer command prefix (autotune)"
     )
+    parser.add_argument(
+        "--nodes", metavar="N", help="plan for N machines like this one (writes slurm.sbatch)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"ltx_wizard.commands.{name}").register(sub)
@@ -66,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
 
                 split_trainer_cmd(args.trainer_cmd)
+            if args.nodes is not None:  # checked before the screen opens, like --trainer-cmd
+                from ltx_wizard.core.multinode import parse_nodes
+
+                args.nodes = parse_nodes(args.nodes)
             app = make_app(args)
             result = app.run()
             return int(result) if isinstance(result, int) else (app.return_code or 0)

@@ -89,7 +89,7 @@ def test_failures_exit_2_each_with_its_own_line(tmp_path, good, capsys):
     ]
     assert "is a URL: local files only" in lines[0]
     assert "missing gemma does not exist" in lines[1]
-    assert "has no latents/, conditions/" in lines[2]
+    assert "has no conditions/, latents/, audio_latents/" in lines[2]  # the shipped t2v strategy's
     assert "3 of 3 checks failed" in err and "Traceback" not in err
 
 
@@ -188,20 +188,39 @@ def test_relative_paths_resolve_against_cwd(tmp_path, good, capsys, monkeypatch)
     assert rc == 0 and report["items"][0]["path"] == str(good["ckpt"])
 
 
-def test_with_audio_needs_audio_latents(good, capsys):
-    rc = main(
-        [
-            "check",
-            "--checkpoint",
-            str(good["ckpt"]),
-            "--text-encoder",
-            str(good["te"]),
-            "--data-root",
-            str(good["data"]),
-            "--with-audio",
-        ]
-    )
-    assert rc == 2 and "has no audio_latents/" in capsys.readouterr().out
+def _check_data(good, data, *extra):
+    return main(["check", "--checkpoint", str(good["ckpt"]), "--text-encoder", str(good["te"]),
+                 "--data-root", str(data), "--trainer-root", str(good["checkout"]), *extra])
+
+
+def test_video_only_data_fails_naming_the_folder_and_the_option(tmp_path, good, capsys):
+    data = make_data_root(tmp_path / "clips", 3, audio=False)
+    assert _check_data(good, data) == 2
+    out = capsys.readouterr().out
+    (line,) = [ln for ln in out.splitlines() if "data_root" in ln]
+    assert line.startswith("FAIL") and "has no audio_latents/" in line
+    assert "--video-only" in line and "training_strategy.audio: null" in line
+    assert _check_data(good, data, "--video-only") == 0
+    out = capsys.readouterr().out
+    assert "3 samples in conditions, latents (video only)" in out
+    assert _check_data(good, data, "--json") == 2
+    (item,) = [i for i in json.loads(capsys.readouterr().out)["items"] if i["name"] == "data_root"]
+    assert item["video_only_data"] is True
+
+
+def test_partial_audio_counts_only_clips_with_audio(tmp_path, good, capsys):
+    data = make_data_root(tmp_path / "clips", 4)
+    (data / "audio_latents" / "sample_0003.pt").unlink()
+    assert _check_data(good, data) == 0
+    out = capsys.readouterr().out
+    assert "3 samples in conditions, latents, audio_latents" in out
+    assert "1 latents/ file(s) have no audio_latents/ file" in out
+
+
+def test_with_audio_is_deprecated_and_changes_nothing(good, capsys):
+    assert _check_data(good, good["data"], "--with-audio") == 0
+    out, err = capsys.readouterr()
+    assert "--with-audio is deprecated and ignored" in err and "ok    data_root" in out
 
 
 def test_discover_lists_ranked_candidates(good, capsys):

@@ -109,14 +109,15 @@ def test_written_config_differs_only_on_patched_lines(tmp_path, base):
     assert len(added) == len(got.changes) and len(removed) == len(got.changes) - 2  # 2 inserted
 
 
-def _good_config(tmp_path: Path, dims: str = "[576, 576, 89]", audio: bool = False) -> str:
+def _good_config(tmp_path: Path, dims: str = "[576, 576, 89]", audio: bool = True) -> str:
     (tmp_path / "ck.safetensors").write_bytes(b"x")
     (tmp_path / "gemma").mkdir(exist_ok=True)
     make_data_root(tmp_path / "data", 1, audio=audio)
     text = STANDARD_TEXT.replace("[576, 576, 89]", dims)
-    if audio:
-        text = text.replace("with_audio: false", "with_audio: true")
-    return config_gen.build_config(text, config_gen.compute_changes(text, **_paths(tmp_path)).changes)
+    changes = config_gen.compute_changes(text, **_paths(tmp_path)).changes
+    if not audio:
+        changes["training_strategy.audio"] = None
+    return config_gen.build_config(text, changes)
 
 
 def test_self_check_passes_a_good_config(tmp_path):
@@ -145,10 +146,16 @@ def test_self_check_missing_paths_and_folders(tmp_path):
 
 
 def test_self_check_wants_audio_latents_for_audio_runs(tmp_path):
-    text = _good_config(tmp_path, audio=True)
+    text = _good_config(tmp_path)
     assert config_gen.self_check(text) == []
     shutil.rmtree(tmp_path / "data" / "audio_latents")
     assert ["audio_latents/" in p for p in config_gen.self_check(text)] == [True]
+
+
+def test_self_check_of_a_video_only_config_wants_no_audio_latents(tmp_path):
+    text = _good_config(tmp_path, audio=False)
+    assert "  audio: null\n" in text
+    assert config_gen.self_check(text) == []
 
 
 def _fake_uv(tmp_path: Path, body: str) -> str:

@@ -1,10 +1,12 @@
-"""The preprocessed data root: what the trainer will count as samples, and what it will skip."""
+"""The preprocessed data root: what the trainer will count as samples, and what it will skip,
+under the strategy of the config (the shipped t2v configs' flexible video + audio by default)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.dataset import inspect_data_root
+from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY, video_only
+from ltx_wizard.core.dataset import VideoOnlyData, inspect_data_root
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.lookalike_models import make_data_root
 
@@ -14,8 +16,9 @@ def test_counts_samples(tmp_path):
     assert info.sample_count == 3
     assert info.samples == ("sample_0000.pt", "sample_0001.pt", "sample_0002.pt")
     assert info.orphans == ()
-    assert info.folders == ("latents", "conditions")
-    assert info.describe() == "3 samples in latents, conditions"
+    # the shipped t2v configs' flexible strategy, in get_data_sources' order
+    assert info.folders == ("conditions", "latents", "audio_latents")
+    assert info.describe() == "3 samples in conditions, latents, audio_latents"
 
 
 def test_orphans_are_reported_not_counted(tmp_path):
@@ -33,16 +36,17 @@ def test_orphans_are_reported_not_counted(tmp_path):
 
 def test_nested_relative_paths_must_match(tmp_path):
     root = make_data_root(tmp_path / "data", 0)
-    for folder in ("latents", "conditions"):
+    for folder in ("latents", "conditions", "audio_latents"):
         (root / folder / "clips" / "a").mkdir(parents=True)
         (root / folder / "clips" / "a" / "one.pt").write_bytes(b"x")
     (root / "latents" / "clips" / "two.pt").write_bytes(b"x")
+    (root / "audio_latents" / "clips" / "two.pt").write_bytes(b"x")
     (root / "conditions" / "two.pt").write_bytes(
         b"x"
     )  # same name, other folder level: not a sample
     info = inspect_data_root(root)
     assert info.samples == ("clips/a/one.pt",)
-    assert info.orphans == ("conditions/two.pt", "latents/clips/two.pt")
+    assert info.orphans == ("audio_latents/clips/two.pt", "conditions/two.pt", "latents/clips/two.pt")
 
 
 def test_non_pt_files_are_ignored(tmp_path):
@@ -51,12 +55,57 @@ def test_non_pt_files_are_ignored(tmp_path):
     assert inspect_data_root(root).orphans == ()
 
 
-def test_audio_latents_required_when_generating_audio(tmp_path):
-    root = make_data_root(tmp_path / "data", 2)
-    with pytest.raises(UsageError, match="has no audio_latents/"):
-        inspect_data_root(root, with_audio=True)
-    info = inspect_data_root(make_data_root(tmp_path / "av", 2, audio=True), with_audio=True)
-    assert info.sample_count == 2 and "audio_latents" in info.folders
+def test_video_only_data_under_an_audio_config_names_the_folder_and_the_option(tmp_path):
+    root = make_data_root(tmp_path / "data", 2, audio=False)
+    with pytest.raises(VideoOnlyData, match=r"has no audio_latents/, but the config trains audio") as err:
+        inspect_data_root(root)
+    assert "--video-only (writes training_strategy.audio: null" in err.value.message
+    assert err.value.exit_code == 2 and err.value.folder == "audio_latents"
+    (root / "audio_latents").mkdir()  # there, but empty: still video-only data
+    with pytest.raises(VideoOnlyData, match=r"has no \.pt file in audio_latents/"):
+        inspect_data_root(root, option="the Video only box")
+    info = inspect_data_root(root, strategy=video_only(SHIPPED_T2V_STRATEGY))
+    assert info.sample_count == 2 and info.folders == ("conditions", "latents")
+
+
+def test_partial_audio_counts_only_the_clips_with_audio(tmp_path):
+    root = make_data_root(tmp_path / "data", 5)
+    for i in (1, 3):
+        (root / "audio_latents" / f"sample_{i:04d}.pt").unlink()
+    info = inspect_data_root(root)
+    assert info.samples == ("sample_0000.pt", "sample_0002.pt", "sample_0004.pt")
+    assert info.lacking == (("audio_latents", 2),)
+    assert "2 latents/ file(s) have no audio_latents/ file" in info.describe()
+    assert "conditions/sample_0001.pt" in info.orphans
+
+
+def test_legacy_latent_names_pair_with_condition_names(tmp_path):
+    root = make_data_root(tmp_path / "data", 0)
+    (root / "latents" / "clips").mkdir()
+    for name in ("latent_a.pt", "clips/latent_b.pt"):
+        (root / "latents" / name).write_bytes(b"x")
+        (root / "audio_latents" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "audio_latents" / name).write_bytes(b"x")
+    # the trainer looks for condition_X.pt at the top of conditions/, whatever the latent's folder
+    (root / "conditions" / "condition_a.pt").write_bytes(b"x")
+    (root / "conditions" / "condition_b.pt").write_bytes(b"x")
+    info = inspect_data_root(root)
+    assert info.samples == ("clips/latent_b.pt", "latent_a.pt")
+    assert info.files("clips/latent_b.pt") == [
+        ("conditions", "condition_b.pt"), ("latents", "clips/latent_b.pt"),
+        ("audio_latents", "clips/latent_b.pt")]
+    assert info.orphans == ()
+
+
+def test_the_strategy_names_the_folders(tmp_path):
+    root = make_data_root(tmp_path / "data", 2, audio=False)
+    (root / "reference_latents").mkdir()
+    (root / "reference_latents" / "sample_0001.pt").write_bytes(b"x")
+    v2v = {"name": "video_to_video"}
+    info = inspect_data_root(root, strategy=v2v)
+    assert info.folders == ("latents", "conditions", "reference_latents")
+    assert info.samples == ("sample_0001.pt",)
+    assert inspect_data_root(root, strategy=None).folders == ("latents", "conditions")
 
 
 def test_missing_conditions(tmp_path):
@@ -83,7 +132,8 @@ def test_latents_folder_itself_gets_a_hint(tmp_path):
 def test_zero_complete_samples(tmp_path):
     root = make_data_root(tmp_path / "data", 0, orphans=3)
     with pytest.raises(
-        UsageError, match=r"no complete sample \(.pt files per folder: latents/ 3, conditions/ 0\)"
+        UsageError,
+        match=r"no complete sample \(.pt files per folder: conditions/ 0, latents/ 3, audio_latents/ 0\)",
     ):
         inspect_data_root(root)
 

@@ -33,14 +33,17 @@ def trial_config(tmp_path: Path, text: str = STANDARD_TEXT, *, samples: int = 1,
     """A 50-step trial config (as autotune writes it) over a data root of `samples` samples."""
     data = tmp_path / "data"
     for index in range(samples):
-        for folder in ("latents", "conditions"):
+        for folder in ("latents", "conditions", "audio_latents"):
             (data / folder / "clips").mkdir(parents=True, exist_ok=True)
             (data / folder / "clips" / f"s{index}.pt").write_bytes(b"pt")
     (data / "latents" / "orphan.pt").write_bytes(b"no conditions: not a sample")
+    model = tmp_path / "ltx-2.safetensors"
+    model.write_bytes(b"look-alike")
     text = (
         text.replace('"/path/to/preprocessed/.precomputed"', f'"{data}"')
+        .replace('"/path/to/ltx-2-checkpoint.safetensors"', f'"{model}"')
         .replace("steps: 2000", "steps: 50")
-        .replace("interval: 250\n  videos_per_prompt", "interval: 50\n  videos_per_prompt")
+        .replace("interval: 250\n  video_cfg_scale", "interval: 50\n  video_cfg_scale")
         .replace("interval: 250\n  keep_last_n", "interval: null\n  keep_last_n")
         .replace('"outputs/t2v_lora"', f'"{tmp_path / "out"}"')
     )
@@ -161,14 +164,42 @@ def test_a_batch_larger_than_the_data_stops_the_dataloader(tmp_path):
 @pytest.mark.parametrize(
     ("replace", "words"),
     [({"\nseed: 42\n": "\nseed: 42\nsteps: 50\n"}, "extra_forbidden"),
-     ({'  model_path: "/path/to/ltx-2-checkpoint.safetensors"\n': ""}, "model.model_path")],
+     ({"  model_path: ": "  # model_path: "}, "model.model_path"),
+     # unknown keys in any section, named by the trainer's field path
+     ({"  video_cfg_scale: 3.0": "  cfg_scale: 4.0"}, "validation.cfg_scale\n  Extra inputs"),
+     ({"  video_cfg_scale: 3.0": "  guidance_scale: 4.0"}, "guidance_scale is deprecated"),
+     ({'  name: "flexible"': '  with_audio: false\n  name: "flexible"'},
+      "training_strategy.flexible.with_audio\n  Extra inputs"),
+     ({"    is_generated: true\n    latents_dir: \"latents\"":
+       "    is_generated: true\n    latents_dir: \"latents\"\n    frames: 9"},
+      "training_strategy.flexible.video.frames"),
+     ({"lora:\n  rank: 32": "lora:\n  rank: 32\n  scale: 1"}, "lora.scale"),
+     ({"  rank: 32\n  alpha: 32\n": "  rank: 32\n  alpha: 32.5\n"}, "lora.alpha"),
+     ({"is_generated: true": "is_generated: false"},
+      "At least one modality must have is_generated=true")],
 )
 def test_bad_configs_are_config_errors(tmp_path, replace, words):
-    code, events, _ = run_sim(trial_config(tmp_path, **replace))
-    assert code == 1
+    code, events, out = run_sim(trial_config(tmp_path, **replace))
+    assert code == 1, out
     (error,) = of(events, ConfigError)
     assert words in error.text
     assert not of(events, Traceback)
+
+
+def test_config_errors_go_to_stdout_as_the_trainers(tmp_path):
+    config = trial_config(tmp_path, **{"  video_cfg_scale: 3.0": "  cfg_scale: 4.0"})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
+    env.update(PYTHONPATH=str(ROOT), LTX_WIZARD_SIM_SPEED="0")
+    proc = subprocess.run([*MODULE, str(config)], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1 and proc.stderr == ""
+    assert proc.stdout.startswith(
+        "Error: Invalid configuration data: 1 validation error for LtxTrainerConfig\n"
+        "validation.cfg_scale\n  Extra inputs are not permitted")
+    missing = subprocess.run([*MODULE, str(tmp_path / "nowhere.yaml")], env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 1 and missing.stderr == ""
+    assert missing.stdout == f"Error: Configuration file {tmp_path / 'nowhere.yaml'} does not exist.\n"
 
 
 def test_a_missing_config_file_is_reported_by_path(tmp_path):

@@ -262,3 +262,48 @@ def test_every_scalar_of_the_lookalikes_patches_one_line(text, value):
         same = get_dotted(data, key) is True and value is True
         assert len(diff) == (0 if same else 1), key
         assert all(old.split(":")[0] == new.split(":")[0] for old, new in diff)
+
+
+STRATEGY = """\
+training_strategy:
+  name: "flexible"
+  video:
+    is_generated: true
+    latents_dir: "latents"
+  # Audio block: generated too
+  audio:
+    # inner comment goes with the block
+    is_generated: true
+    latents_dir: "audio_latents"   # trailing
+
+# next section's comment stays
+optimization: {steps: 10}
+lora:
+  target_modules:
+    - "to_k"
+    - "to_q"
+seed: 42
+"""
+
+
+def test_a_section_set_to_null_loses_only_its_own_lines():
+    out = patch_yaml_text(STRATEGY, {"training_strategy.audio": None})
+    assert out == STRATEGY.replace(
+        '  audio:\n    # inner comment goes with the block\n    is_generated: true\n'
+        '    latents_dir: "audio_latents"   # trailing\n', "  audio: null\n")
+    assert get_dotted(load_yaml(out), "training_strategy.audio") is None
+    out = patch_yaml_text(STRATEGY, {"lora.target_modules": None})
+    assert '  target_modules: null\nseed: 42\n' in out and "to_k" not in out
+    out = patch_yaml_text(STRATEGY, {"optimization": None})
+    assert "optimization: null\n" in out and out.count("\n") == STRATEGY.count("\n")
+
+
+def test_a_crlf_section_set_to_null_keeps_crlf():
+    text = STRATEGY.replace("\n", "\r\n")
+    out = patch_yaml_text(text, {"training_strategy.audio": None})
+    assert "  audio: null\r\n\r\n# next section" in out and "\n" not in out.replace("\r\n", "")
+
+
+def test_a_section_still_cannot_take_a_scalar():
+    with pytest.raises(WizardError, match="holds a section or list"):
+        patch_yaml_text(STRATEGY, {"training_strategy.audio": "none"})

@@ -28,16 +28,27 @@ def register(sub) -> None:
     )
     p.add_argument("--video-vae", metavar="FILE", help="video VAE of a split pack")
     p.add_argument("--audio-vae", metavar="FILE", help="audio VAE of a split pack")
-    p.add_argument("--data-root", metavar="DIR", help="preprocessed data root (holds latents/)")
+    p.add_argument("--data-root", metavar="DIR", help="preprocessed data root (holds the folders the shipped config reads: latents/, conditions/, audio_latents/)")
     p.add_argument(
-        "--with-audio", action="store_true", help="the data root must hold audio_latents/"
+        "--video-only",
+        action="store_true",
+        help="check the data as a video-only run reads it (the shipped config's audio dropped, "
+        "as `plan --video-only` writes training_strategy.audio: null)",
     )
+    # Deprecated: the folders now come from the shipped config's training_strategy, which
+    # already demands audio_latents/ when it trains audio.
+    p.add_argument("--with-audio", action="store_true", help=argparse.SUPPRESS)
     # SUPPRESS keeps `ltx-wizard --trainer-root D check` working (the top-level option).
     p.add_argument(
         "--trainer-root", metavar="DIR", default=argparse.SUPPRESS, help="your LTX-2 checkout"
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
+
+
+def _json_item(item: CheckItem) -> dict:
+    # video_only_data belongs to the data root's item only
+    return item.model_dump(mode="json", exclude=None if item.name == "data_root" else {"video_only_data"})
 
 
 def _line(item: CheckItem) -> str:
@@ -47,6 +58,13 @@ def _line(item: CheckItem) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.with_audio:
+        print(
+            "ltx-wizard: --with-audio is deprecated and ignored: the data root's folders come from"
+            " the shipped config's training_strategy, which already requires audio_latents/ when"
+            " it trains audio (--video-only drops it)",
+            file=sys.stderr,
+        )
     items = run_checks(
         checkpoint=args.checkpoint,
         text_encoder=args.text_encoder,
@@ -54,11 +72,11 @@ def run(args: argparse.Namespace) -> int:
         audio_vae=args.audio_vae,
         data_root=args.data_root,
         trainer_root=getattr(args, "trainer_root", None),
-        with_audio=args.with_audio,
+        video_only_choice=args.video_only,
     )
     ok = all_ok(items)
     if args.json:
-        print_json({"ok": ok, "items": [item.model_dump(mode="json") for item in items]})
+        print_json({"ok": ok, "items": [_json_item(item) for item in items]})
     else:
         for item in items:
             print(_line(item))

@@ -17,6 +17,7 @@ from ltx_wizard.commands.common import (
 )
 from ltx_wizard.core.config_gen import validate_with_trainer
 from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.multinode import parse_nodes, require_gpus_per_node
 from ltx_wizard.core.run_plan import PlanDraft, PlanRequest, prepare_plan, write_plan
 
 
@@ -46,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text-encoder", metavar="PATH", required=True,
                    help="Gemma model directory (or the packed .safetensors of a split pack)")
     p.add_argument("--data-root", metavar="DIR", required=True,
-                   help="preprocessed data (the folder holding latents/ and conditions/)")
+                   help="preprocessed data (the folder holding latents/, conditions/ and, for the "
+                   "shipped audio configs, audio_latents/)")
     p.add_argument("--video-vae", metavar="FILE", help="video VAE of a split pack")
     p.add_argument("--audio-vae", metavar="FILE", help="audio VAE of a split pack")
     p.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,
@@ -58,19 +60,39 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="batch x accumulation x GPUs to keep (default: the shipped file's)")
     p.add_argument("--accept-risk", action="store_true",
                    help="go on below the 32 GB minimum with the low-VRAM config, at your own risk")
+    p.add_argument("--video-only", action="store_true",
+                   help="train video only on data without audio_latents/: writes "
+                   "training_strategy.audio: null into config.yaml (named in plan.md)")
     p.add_argument("--force", action="store_true", help="overwrite an existing plan.md/config.yaml")
     p.add_argument("--force-full", action="store_true",
                    help="allow full fine-tune outside 2+ GPUs of the 80GB+ tier (at your own risk)")
     p.add_argument("--validate-with-trainer", action="store_true",
                    help="before writing, check config.yaml with the trainer's own schema "
                    "(`uv run python` in your checkout; needs `uv sync` done)")
+    add_nodes_arg(p, default=argparse.SUPPRESS)
+    p.add_argument("--slurm-time", metavar="TIME",
+                   help="with --nodes: the job's time limit in slurm.sbatch (default 24:00:00)")
+    p.add_argument("--slurm-partition", metavar="NAME", help="with --nodes: the Slurm partition")
+    p.add_argument("--slurm-cpus", type=_positive_int, metavar="N",
+                   help="with --nodes: CPUs per node to ask for (default 8 per GPU)")
     add_gpu_source_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
 
+def add_nodes_arg(parser: argparse.ArgumentParser, default: object = None) -> None:
+    # Checked by parse_nodes, not argparse, so a bad value reads `ltx-wizard: --nodes ...`.
+    parser.add_argument("--nodes", metavar="N", default=default,
+                        help="train on N machines like this one (accelerate multi-node; writes "
+                        "slurm.sbatch); GPUs per node come from the probe or --from-csv")
+
+
 def run(args: argparse.Namespace) -> int:
+    nodes_given = getattr(args, "nodes", None)  # also `ltx-wizard --nodes N plan ...`
+    nodes = parse_nodes(1 if nodes_given is None else nodes_given)
     assessment = assessment_from_args(args)
+    if nodes > 1:
+        require_gpus_per_node(assessment.num_gpus)
     require_known_tier(assessment)
     request = PlanRequest(
         trainer_root=getattr(args, "trainer_root", None),
@@ -86,6 +108,11 @@ def run(args: argparse.Namespace) -> int:
         accept_risk=args.accept_risk,
         force=args.force,
         force_full=args.force_full,
+        video_only=args.video_only,
+        nodes=nodes,
+        slurm_time=args.slurm_time,
+        slurm_partition=args.slurm_partition,
+        slurm_cpus=args.slurm_cpus,
     )
     draft = prepare_plan(request, assessment)
     if args.validate_with_trainer:
@@ -93,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     folder = write_plan(draft, force=args.force, on_note=notes.append)
     warnings = list(draft.warnings) + notes
+    multi = draft.multinode
     if args.json:
         print_json(
             {
@@ -104,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
                 "launch_command": draft.launch.argv_with_env(),
                 "launch_cwd": str(draft.launch.cwd),
                 "warnings": warnings,
+                **({"nodes": multi.nodes, "gpus_per_node": multi.gpus_per_node,
+                    "total_gpus": multi.total_gpus, "slurm_script": str(multi.sbatch_path),
+                    "node_command": multi.shell_line()} if multi is not None else {}),
             }
         )
         return 0
@@ -115,6 +146,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=err)
     print("Config changes vs the shipped file:", file=err)
     print(draft.diff.rstrip("\n") or "(none)", file=err)
+    if multi is not None:
+        print(f"{multi.nodes} nodes x {multi.gpus_per_node} GPUs = {multi.total_gpus} GPUs; "
+              f"wrote {multi.sbatch_path} (untested on a real cluster)", file=err)
+        print(f"Review {folder.plan}; after approval, submit with:\n  {multi.submit_line()}",
+              file=err)
+        return 0
     print(f"Review {folder.plan}; after approval, train with:\n  {draft.launch.shell_line()}",
           file=err)
     return 0

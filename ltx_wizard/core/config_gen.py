@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ltx_wizard.core.data_sources import required_folders
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text, unified_diff
@@ -161,9 +162,8 @@ def self_check(config_text: str) -> list[str]:
             problems.append(f"{key} {value!r} does not exist")
     root = get_dotted(data, "data.preprocessed_data_root", None)
     if isinstance(root, str) and Path(root).is_dir():
-        folders = ["latents", "conditions"]
-        if get_dotted(data, "training_strategy.with_audio", False) is True:
-            folders.append("audio_latents")
+        # mirrors ltx_trainer/config.py LtxTrainerConfig._validate_data_dirs_exist
+        folders = required_folders(get_dotted(data, "training_strategy", None))
         problems += [f"{root} has no {f}/ folder" for f in folders if not (Path(root) / f).is_dir()]
     dims = get_dotted(data, "validation.video_dims", None)
     if dims is not None:

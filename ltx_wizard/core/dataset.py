@@ -1,38 +1,68 @@
 """The preprocessed data root (data.preprocessed_data_root): which samples the trainer will see.
 
-The trainer globs `**/*.pt` and keeps a sample only when every required folder has the same
-relative path; there is no index file. Files present in some folders but not all are orphans:
-they are silently skipped by the trainer, so they are reported here.
+The folders come from the config's `training_strategy` (data_sources.required_folders). The
+trainer enumerates the `.pt` files of one folder and keeps a sample only when every other folder
+holds its file; there is no index file. Files that no sample uses are skipped silently by the
+trainer, so they are reported here. Video-only data under a config that trains audio gets its own
+error, which names the video-only choice.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from ltx_wizard.core.data_sources import (
+    SHIPPED_T2V_STRATEGY,
+    audio_folder,
+    expected_file,
+    primary_folder,
+    required_folders,
+    video_only,
+    video_only_change,
+)
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.model_paths import require_directory, resolve_user_path
 
-VIDEO_FOLDERS = ("latents", "conditions")
-AUDIO_FOLDER = "audio_latents"
+VIDEO_ONLY_FLAG = "--video-only"
+
+
+class VideoOnlyData(UsageError):
+    """Video-only data under a config that trains audio: fixable by the video-only choice."""
+
+    def __init__(self, message: str, folder: str) -> None:
+        super().__init__(message)
+        self.folder = folder
 
 
 class DataRootInfo(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     path: Path
-    folders: tuple[str, ...]
+    folders: tuple[str, ...]  # the strategy's folders, in the trainer's order
+    primary: str  # the folder whose files enumerate the samples
     sample_count: int
-    samples: tuple[str, ...]  # relative .pt paths, sorted, present in every folder
-    orphans: tuple[str, ...]  # "folder/relative.pt" missing from at least one other folder
+    samples: tuple[str, ...]  # the primary folder's relative .pt paths that have every file, sorted
+    orphans: tuple[str, ...]  # "folder/relative.pt" no usable sample uses: the trainer skips them
+    lacking: tuple[tuple[str, int], ...] = ()  # (folder, primary files with no file there)
+
+    def files(self, sample: str) -> list[tuple[str, str]]:
+        """(folder, relative path) of every file the trainer loads for `sample`."""
+        return [(f, sample if f == self.primary else expected_file(f, sample)) for f in self.folders]
 
     def describe(self) -> str:
         text = (
             f"{self.sample_count} sample{'s' if self.sample_count != 1 else ''} in"
             f" {', '.join(self.folders)}"
         )
+        for folder, count in self.lacking:
+            text += (
+                f"; {count} {self.primary}/ file(s) have no {folder}/ file and are skipped by the"
+                " trainer"
+            )
         if self.orphans:
             text += (
                 f"; {len(self.orphans)} orphan file(s) skipped by the trainer (e.g."
@@ -52,40 +82,99 @@ def _pt_files(folder: Path) -> set[str]:
     return found
 
 
-def _hint_for(path: Path, missing: list[str]) -> str:
+def _hint_for(path: Path, missing: list[str], folders: tuple[str, ...]) -> str:
     for child in (".precomputed", "precomputed"):
         if all((path / child / m).is_dir() for m in missing):
             return f"did you mean {path / child}?"
-    if path.name in VIDEO_FOLDERS + (AUDIO_FOLDER,):
+    if path.name in folders:
         return f"pass its parent {path.parent}"
     return "run the trainer's preprocessing script first, then pass the folder it wrote"
 
 
+def video_only_message(root: Path, why: str, change: tuple[str, object], option: str) -> str:
+    key, value = change
+    shown = "null" if value is None else str(value).lower()
+    return (
+        f"data root {root} {why}, but the config trains audio too: this is video-only data."
+        f" Train video only with {option} (writes {key}: {shown} into config.yaml), or"
+        " preprocess the clips with their audio"
+    )
+
+
 def inspect_data_root(
-    path: str | os.PathLike, *, with_audio: bool = False, cwd: str | os.PathLike | None = None
+    path: str | os.PathLike,
+    *,
+    strategy: Mapping[str, Any] | None = SHIPPED_T2V_STRATEGY,
+    cwd: str | os.PathLike | None = None,
+    option: str = VIDEO_ONLY_FLAG,
 ) -> DataRootInfo:
+    """Scan `path` as the trainer would under `strategy` (a config's `training_strategy` block;
+    None: the block is absent). `option` names the video-only choice in the error message."""
     root = resolve_user_path(path, what="data root", cwd=cwd)
     require_directory(root, what="data root")
-    folders = VIDEO_FOLDERS + ((AUDIO_FOLDER,) if with_audio else ())
+    folders = tuple(required_folders(strategy))
+    audio = audio_folder(strategy)
+    change = video_only_change(strategy)
+    # mirrors ltx_trainer/config.py LtxTrainerConfig._validate_data_dirs_exist (no .precomputed here)
     missing = [f for f in folders if not (root / f).is_dir()]
+    if missing == [audio] and change is not None and _has_video(root, strategy):
+        raise VideoOnlyData(video_only_message(root, f"has no {audio}/", change, option), audio)
     if missing:
         raise UsageError(
             f"data root {root} has no {', '.join(m + '/' for m in missing)}:"
-            f" {_hint_for(root, missing)}"
+            f" {_hint_for(root, missing, folders)}"
         )
-    per_folder = {f: _pt_files(root / f) for f in folders}
-    samples = set.intersection(*per_folder.values())
-    orphans = sorted(f"{f}/{rel}" for f, rels in per_folder.items() for rel in rels - samples)
+    per_folder = pt_files_by_folder(root, folders)
+    if audio is not None and change is not None and not per_folder[audio] and _has_video(root, strategy):
+        why = f"has no .pt file in {audio}/"
+        raise VideoOnlyData(video_only_message(root, why, change, option), audio)
+    primary = primary_folder(required_folders(strategy))
+    samples, lacking, used = match_samples(per_folder, primary)
+    orphans = sorted(f"{f}/{rel}" for f, rels in per_folder.items() for rel in rels - used[f])
     if not samples:
         counts = ", ".join(f"{f}/ {len(per_folder[f])}" for f in folders)
         raise UsageError(
             f"data root {root} has no complete sample (.pt files per folder: {counts}): a sample"
-            " needs the same relative .pt in every folder; rerun preprocessing"
+            f" needs its .pt in every folder the config reads ({', '.join(folders)}); rerun"
+            " preprocessing"
         )
     return DataRootInfo(
         path=root,
         folders=folders,
+        primary=primary,
         sample_count=len(samples),
-        samples=tuple(sorted(samples)),
+        samples=tuple(samples),
         orphans=tuple(orphans),
+        lacking=tuple((f, n) for f, n in lacking.items() if n),
     )
+
+
+def pt_files_by_folder(root: Path, folders: tuple[str, ...] | list[str]) -> dict[str, set[str]]:
+    """Relative .pt paths under each folder (a missing folder holds none)."""
+    return {f: _pt_files(root / f) for f in folders}
+
+
+def match_samples(
+    per_folder: Mapping[str, set[str]], primary: str
+) -> tuple[list[str], dict[str, int], dict[str, set[str]]]:
+    """(usable samples, primary files lacking a file per folder, files each folder gives them)."""
+    samples: list[str] = []
+    lacking = {f: 0 for f in per_folder if f != primary}
+    used: dict[str, set[str]] = {f: set() for f in per_folder}
+    # mirrors ltx_trainer/datasets.py PrecomputedDataset._discover_samples
+    for rel in sorted(per_folder[primary]):
+        gaps = [f for f in lacking if expected_file(f, rel) not in per_folder[f]]
+        for f in gaps:
+            lacking[f] += 1
+        if not gaps:
+            samples.append(rel)
+            for f in per_folder:
+                used[f].add(rel if f == primary else expected_file(f, rel))
+    return samples, lacking, used
+
+
+def _has_video(root: Path, strategy: Mapping[str, Any] | None) -> bool:
+    """Every folder the video-only strategy reads is there with files: the data is video-only."""
+    if strategy is None:
+        return False
+    return all(any((root / f).glob("**/*.pt")) for f in required_folders(video_only(strategy)))

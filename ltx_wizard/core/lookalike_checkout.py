@@ -1,9 +1,9 @@
 """Build a small look-alike of a user's LTX-2 monorepo checkout.
 
 Used by the tests and by `--demo`. The project ships none of the trainer's own files: these
-configs are written here from the documented schema (keys, nesting, value styles) with comments,
-flow maps, nulls and nested lists, so that the byte-preserving patcher is exercised on the same
-shapes the real files have.
+configs are written here from the trainer's schema (its field names, the `flexible` strategy with a
+video and an audio block, nesting, value styles) with comments, flow maps, nulls and nested lists,
+so that the byte-preserving patcher and the simulated trainer meet the shapes the real files have.
 """
 
 from __future__ import annotations
@@ -15,56 +15,97 @@ STANDARD_CONFIG = "t2v_lora.yaml"
 LOW_VRAM_CONFIG = "t2v_lora_low_vram.yaml"
 
 _COMMON_TAIL = """\
+# ---------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------
 data:
-  # Folder produced by the preprocessing script (holds latents/ and conditions/).
+  # What the preprocessing script wrote; the strategy above says which of its
+  # folders are read (here latents/, conditions/ and audio_latents/).
   preprocessed_data_root: "/path/to/preprocessed/.precomputed"
   num_dataloader_workers: 2
 
+# ---------------------------------------------------------------------------
+# Validation videos during training
+# ---------------------------------------------------------------------------
 validation:
   samples:
-    - prompt: "A red kite over a grey beach, slow pan"   # first sample
-    - prompt: 'A cat walks across a sunlit kitchen floor'
+    - prompt: "A red kite over a grey beach, slow pan, wind and surf"   # first sample
+    - prompt: 'A cat walks across a sunlit kitchen floor, soft footsteps'
   negative_prompt: "worst quality, blurry"
   video_dims: [576, 576, 89]  # width, height, frames
   frame_rate: 25.0
   seed: 42
   inference_steps: 30
   interval: 250
-  videos_per_prompt: 1
-  guidance_scale: 4.0
-  generate_audio: false
+  video_cfg_scale: 3.0
+  audio_cfg_scale: 7.0
+  stg_blocks: [28]
+  generate_audio: true   # may differ from what the strategy trains
   skip_initial_validation: false
 
+# ---------------------------------------------------------------------------
+# Checkpoints
+# ---------------------------------------------------------------------------
 checkpoints:
   interval: 250
-  keep_last_n: -1
+  keep_last_n: -1   # -1 keeps every one
   precision: bfloat16
+
+# ---------------------------------------------------------------------------
+# Flow matching
+# ---------------------------------------------------------------------------
+flow_matching:
+  timestep_sampling_mode: "shifted_logit_normal"
+  timestep_sampling_params: { }
 
 hub:
   push_to_hub: false
   hub_model_id: null
-
-flow_matching:
-  timestep_sampling_mode: "shifted_logit_normal"
-  timestep_sampling_params: { }
 
 wandb:
   enabled: false
   project: "ltx-2-trainer"
   entity: null
   tags: []
+  log_validation_videos: true
 
 seed: 42
 output_dir: "outputs/t2v_lora"
 """
 
+# The `flexible` strategy block of both t2v files: video and audio generated from text.
+_STRATEGY = """\
+# ---------------------------------------------------------------------------
+# Training strategy
+# ---------------------------------------------------------------------------
+training_strategy:
+  name: "flexible"   # one strategy for every recipe; modalities below
+  video:
+    # generated: denoised and in the loss
+    is_generated: true
+    latents_dir: "latents"   # folder name under preprocessed_data_root
+  audio:
+    # drop this block (audio: null) for clips without sound
+    is_generated: true
+    latents_dir: "audio_latents"
+
+"""
+
 STANDARD_TEXT = """\
-# Text-to-video LoRA, standard memory profile (80GB-class GPUs).
+# ===========================================================================
+# Text-to-video LoRA (with audio), standard memory profile: 80GB-class GPUs.
 # Look-alike written by ltx-wizard for tests and the demo.
+#
+# Data root layout:
+#   latents/  conditions/  audio_latents/
+# ===========================================================================
 
 model:
   model_path: "/path/to/ltx-2-checkpoint.safetensors"
   text_encoder_path: "/path/to/gemma"
+  # Split packs only (a unified checkpoint holds both):
+  # video_vae_path: "/path/to/video-vae.safetensors"
+  # audio_vae_path: "/path/to/audio-vae.safetensors"
   training_mode: "lora"  # "lora" or "full"
   load_checkpoint: null
 
@@ -73,16 +114,14 @@ lora:
   alpha: 32
   dropout: 0.0
   target_modules:
+    # short names match the video, audio and cross-modal attention alike
     - "to_k"
     - "to_q"
     - "to_v"
     - "to_out.0"
+    # - "ff.net.0.proj"
 
-training_strategy:
-  name: "text_to_video"
-  first_frame_conditioning_p: 0.5
-  with_audio: false
-
+""" + _STRATEGY + """\
 optimization:
   learning_rate: 1e-4
   steps: 2000
@@ -103,8 +142,10 @@ acceleration:
 """ + _COMMON_TAIL
 
 LOW_VRAM_TEXT = """\
-# Text-to-video LoRA, low memory profile (32GB-class GPUs).
+# ===========================================================================
+# Text-to-video LoRA (with audio), low memory profile: 32GB-class GPUs.
 # Look-alike written by ltx-wizard for tests and the demo.
+# ===========================================================================
 
 model:
   model_path: "/path/to/ltx-2-checkpoint.safetensors"
@@ -118,11 +159,7 @@ lora:
   dropout: 0.0
   target_modules: ["to_k", "to_q", "to_v", "to_out.0"]
 
-training_strategy:
-  name: "text_to_video"
-  first_frame_conditioning_p: 0.5
-  with_audio: false
-
+""" + _STRATEGY + """\
 optimization:
   learning_rate: 1e-4
   steps: 2000

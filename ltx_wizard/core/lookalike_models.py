@@ -171,9 +171,10 @@ def make_packed_gemma(
 
 
 def make_data_root(
-    path: str | os.PathLike, n_samples: int = 3, *, audio: bool = False, orphans: int = 0
+    path: str | os.PathLike, n_samples: int = 3, *, audio: bool = True, orphans: int = 0
 ) -> Path:
-    """A preprocessed data root: same relative .pt names in latents/, conditions/ [, audio_latents/]."""
+    """A preprocessed data root: same relative .pt names in latents/, conditions/ and (unless
+    audio=False: video-only data) audio_latents/, the folders the shipped t2v configs read."""
     root = Path(path)
     folders = ["latents", "conditions"] + (["audio_latents"] if audio else [])
     for folder in folders:

@@ -11,9 +11,10 @@ from typing import Callable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from ltx_wizard.core.checkout import find_checkout
+from ltx_wizard.core.checkout import TIER_CONFIGS, find_checkout
 from ltx_wizard.core.checkpoint import CheckpointInfo, inspect_checkpoint, inspect_vae
-from ltx_wizard.core.dataset import inspect_data_root
+from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY, video_only
+from ltx_wizard.core.dataset import VIDEO_ONLY_FLAG, VideoOnlyData, inspect_data_root
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.core.model_paths import resolve_user_path
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
@@ -29,6 +30,7 @@ class CheckItem(BaseModel):
     path: str | None  # absolute when it could be resolved, else as given
     summary: str = ""
     error: str | None = None
+    video_only_data: bool = False  # data_root: video-only data under a config that trains audio
 
 
 def _shown_path(raw: PathLike | None, what: str, cwd: PathLike | None) -> str | None:
@@ -70,11 +72,18 @@ def run_checks(
     data_root: PathLike | None = None,
     trainer_root: PathLike | None = None,
     *,
-    with_audio: bool = False,
+    strategy: Mapping | None = None,
+    video_only_choice: bool = False,
+    video_only_option: str = VIDEO_ONLY_FLAG,
     cwd: PathLike | None = None,
     env: Mapping[str, str] | None = None,
 ) -> list[CheckItem]:
-    """Checkpoint and text encoder always get an item; VAEs when given or needed; others if given."""
+    """Checkpoint and text encoder always get an item; VAEs when given or needed; others if given.
+
+    The data root is read under `strategy` (a config's `training_strategy` block); without one,
+    under the shipped t2v config of the checkout (`shipped_strategy`). `video_only_choice` drops
+    its audio, as `training_strategy.audio: null` would.
+    """
     items: list[CheckItem] = []
     ckpt: list[CheckpointInfo] = []
 
@@ -128,14 +137,25 @@ def run_checks(
         )
 
     if data_root is not None:
-        items.append(
-            _item(
-                "data_root",
-                data_root,
-                cwd,
-                lambda: inspect_data_root(data_root, with_audio=with_audio, cwd=cwd).describe(),
-            )
-        )
+        if strategy is None:
+            strategy = shipped_strategy(trainer_root, cwd=cwd, env=env)
+        if video_only_choice:
+            strategy = video_only(strategy)
+
+        video_only_data: list[bool] = []
+
+        def do_data() -> str:
+            try:
+                info = inspect_data_root(
+                    data_root, strategy=strategy, cwd=cwd, option=video_only_option
+                )
+            except VideoOnlyData:
+                video_only_data.append(True)
+                raise
+            return info.describe() + (" (video only)" if video_only_choice else "")
+
+        item = _item("data_root", data_root, cwd, do_data)
+        items.append(item.model_copy(update={"video_only_data": bool(video_only_data)}))
     if trainer_root is not None:
         items.append(
             _item(
@@ -150,3 +170,27 @@ def run_checks(
 
 def all_ok(items: list[CheckItem]) -> bool:
     return all(item.ok for item in items)
+
+
+def shipped_strategy(
+    trainer_root: PathLike | None,
+    base_config: str | None = None,
+    *,
+    cwd: PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Mapping:
+    """The `training_strategy` block of the checkout's shipped config (`base_config`, else the
+    first tier config found): what `plan` will train. Falls back to the block the shipped t2v
+    configs hold when no checkout or config can be read (the plan reads the file itself)."""
+    from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+
+    try:
+        checkout = find_checkout(trainer_root, cwd=cwd, env=env)
+        for name in (base_config,) if base_config else TIER_CONFIGS:
+            path = checkout.config_path(name)
+            if path.is_file():
+                block = get_dotted(load_yaml(path.read_text(encoding="utf-8")), "training_strategy", None)
+                return block if block is not None else {}  # {}: the trainer's default
+    except (WizardError, OSError, UnicodeDecodeError):
+        pass
+    return SHIPPED_T2V_STRATEGY

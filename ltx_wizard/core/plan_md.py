@@ -63,10 +63,13 @@ class PlanContent(BaseModel):
     dataset_name: str
     sample_count: int
     dataset_note: str | None = None
+    video_only_note: str | None = None  # the video-only choice and the docs' note on LoRA targets
     config: dict[str, Any]  # the written config, as loaded
     base_config: str
     effective_batch: int
-    num_gpus: int
+    num_gpus: int  # in all, over every node
+    nodes: int = 1
+    multinode_lines: tuple[str, ...] = ()  # core/multinode.py plan_section, when nodes > 1
     gpu_lines: tuple[str, ...]
     tier: Tier
     per_gpu_vram_gb: int | None
@@ -120,6 +123,7 @@ def render_plan(c: PlanContent) -> str:
         "",
         "## Mode",
         f"Text-to-video (`{c.mode}`), {kind} (`model.training_mode: {c.training_mode}`).",
+        *(["", c.video_only_note] if c.video_only_note else []),
         "",
         "## Dataset",
         f"`{c.dataset_path}`: {c.sample_count} preprocessed sample"
@@ -132,15 +136,17 @@ def render_plan(c: PlanContent) -> str:
         *config_table(c.config, c.effective_batch, c.num_gpus),
         "",
         "## Hardware",
+        *([f"- {c.nodes} nodes, each with these GPUs:"] if c.nodes > 1 else []),
         *[f"- GPU {line}" for line in c.gpu_lines],
         f"- Tier: **{c.tier.display_name}**"
         + (f" ({c.per_gpu_vram_gb} GB per GPU)" if c.per_gpu_vram_gb is not None else ""),
-        f"- Launch ({_style_words(c.launch_style, c.num_gpus)}):",
+        f"- Launch ({_style_words(c.launch_style, c.num_gpus, c.nodes)}):",
         "",
         "```sh",
         c.launch_line,
         "```",
         "",
+        *c.multinode_lines,
         "## Sanity check and autotune",
         "First a sanity check: a 50-step run on one sample (in `overfit/`) proves that the model "
         "loads, the loss stays finite and a validation video is written. Then autotune runs at "
@@ -179,9 +185,10 @@ def render_plan(c: PlanContent) -> str:
     return "\n".join(lines)
 
 
-def _style_words(style: str, num_gpus: int) -> str:
+def _style_words(style: str, num_gpus: int, nodes: int = 1) -> str:
+    where = f" on {nodes} nodes, through Slurm" if nodes > 1 else ""
     if style == "fsdp":
-        return f"FSDP across {num_gpus} GPUs"
+        return f"FSDP across {num_gpus} GPUs{where}"
     if style == "ddp":
-        return f"DDP across {num_gpus} GPUs"
+        return f"DDP across {num_gpus} GPUs{where}"
     return "one GPU"

@@ -18,10 +18,19 @@ from ltx_wizard.core.accelerate_config import render_accelerate_yaml
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
+from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.multinode import (
+    MultiNodePlan,
+    parse_nodes,
+    plan_multinode,
+    plan_section,
+    require_gpus_per_node,
+)
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
 from ltx_wizard.core.workspace import (
@@ -53,6 +62,11 @@ class PlanRequest(BaseModel):
     accept_risk: bool = False
     force: bool = False
     force_full: bool = False
+    video_only: bool = False  # train without audio: training_strategy.audio: null
+    nodes: int = 1  # machines like this one (Slurm); the probe gives one node's GPUs
+    slurm_time: str | None = None
+    slurm_partition: str | None = None
+    slurm_cpus: int | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,8 @@ class PlanDraft:
     trainer_dir: Path  # where the trainer's own schema check runs
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
+    multinode: MultiNodePlan | None = None  # set when more than one node is planned
+    slurm_text: str | None = None  # <run>/slurm.sbatch
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -81,11 +97,16 @@ class PlanDraft:
             {
                 "trainer_root": str(self.trainer_dir.parents[1]),
                 "tier": self.tier.value,
-                "num_gpus": self.launch.num_processes,
+                "num_gpus": self.launch.num_processes,  # one node's: autotune stays single-node
+                "nodes": self.multinode.nodes if self.multinode is not None else 1,
                 "accepted_risk": self.accepted_risk,
             },
             indent=2,
         ) + "\n"
+
+    def shell_line(self) -> str:
+        """What the user runs to train: `sbatch` for several nodes, else the launch line."""
+        return self.multinode.submit_line() if self.multinode is not None else self.launch.shell_line()
 
     @property
     def folder(self) -> RunFolder:
@@ -110,6 +131,10 @@ def prepare_plan(
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing."""
     env = os.environ if env is None else env
+    nodes = parse_nodes(request.nodes)
+    slurm = slurm_options(request.slurm_time, request.slurm_partition, request.slurm_cpus)
+    if nodes > 1:
+        require_gpus_per_node(assessment.num_gpus)
     warnings: list[str] = []
     assumptions: list[str] = []
     risks: list[str] = []
@@ -122,9 +147,10 @@ def prepare_plan(
         )
     if assessment.tier is Tier.UNKNOWN or assessment.policy.base_config is None:
         raise UsageError("per-GPU memory is unknown: pass --vram-gb N to pick a tier")
-    num_gpus = max(1, assessment.num_gpus)
+    num_gpus = max(1, assessment.num_gpus)  # per node
+    total_gpus = num_gpus * nodes  # the tier is per GPU; batch and full-FT rules count them all
     if request.training_mode == "full":
-        risks += config_gen.check_full_finetune(num_gpus, assessment.tier, request.force_full)
+        risks += config_gen.check_full_finetune(total_gpus, assessment.tier, request.force_full)
     if request.effective_batch is not None and request.effective_batch < 1:
         raise UsageError(f"--effective-batch {request.effective_batch} must be 1 or more")
 
@@ -148,9 +174,20 @@ def prepare_plan(
         audio_vae = inspect_vae(request.audio_vae, "audio").path
     elif request.video_vae or request.audio_vae:
         warnings.append("the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae ignored")
-    with_audio = get_dotted(load_yaml(base_text), "training_strategy.with_audio", False) is True
-    data = inspect_data_root(request.data_root, with_audio=with_audio)
-    if data.orphans:
+    # The shipped file's strategy names the data folders (core/data_sources.py, the trainer's rule).
+    strategy = get_dotted(load_yaml(base_text), "training_strategy", None)
+    video_change = video_only_change(strategy) if request.video_only else None
+    if request.video_only and video_change is None:
+        warnings.append(f"video only: {base_name} trains no audio (or only audio), so nothing "
+                        "was changed for it")
+    dropped = audio_folder(strategy) if video_change is not None else None
+    if video_change is not None:
+        strategy = video_only(strategy)
+    data = inspect_data_root(request.data_root, strategy=strategy)
+    if dropped and any((data.path / dropped).glob("**/*.pt")):
+        warnings.append(f"video only: {data.path / dropped} holds audio latents, which this run "
+                        "does not train on (drop --video-only to train audio too)")
+    if data.orphans or data.lacking:
         warnings.append(data.describe())
 
     root = choose_root(request.workspace, env)
@@ -174,10 +211,12 @@ def prepare_plan(
         video_vae_path=video_vae,
         audio_vae_path=audio_vae,
         training_mode=request.training_mode,
-        num_gpus=num_gpus,
+        num_gpus=total_gpus,
         effective_batch=request.effective_batch,
     )
     warnings += changes.warnings
+    if video_change is not None:
+        changes.changes[video_change[0]] = video_change[1]
     config_text = config_gen.build_config(base_text, changes.changes)
     config_gen.require_self_check(config_text, str(folder.config))
     batch = changes.batch
@@ -210,6 +249,21 @@ def prepare_plan(
         folder.accelerate_config if accel.text is not None else None,
     )
     diff = config_gen.config_diff(base_text, config_text, f"{base_path}", f"{folder.config}")
+    multi = slurm_text = None
+    if nodes > 1:
+        multi = plan_multinode(
+            nodes=nodes, gpus_per_node=num_gpus, training_mode=request.training_mode,
+            trainer_dir=checkout.trainer_dir, run_dir=folder.root, config=folder.config,
+            shipped_accelerate_dir=checkout.config_path("accelerate/ddp.yaml").parent,
+            data_root=data.path, output_dir=folder.outputs, effective_batch=batch.achieved,
+        )
+        slurm_text = render_sbatch(multi, slurm, run_name)
+        if assessment.probe.cuda_visible_devices:
+            warnings.append("CUDA_VISIBLE_DEVICES is not carried into slurm.sbatch: Slurm gives "
+                            "each node its --gpus-per-node GPUs")
+    elif slurm != slurm_options():
+        warnings.append("--slurm-time/--slurm-partition/--slurm-cpus apply only with --nodes 2 "
+                        "or more: ignored")
     content = PlanContent(
         run_name=run_name,
         run_dir=str(folder.root),
@@ -220,16 +274,23 @@ def prepare_plan(
         config=load_yaml(config_text),
         base_config=base_name,
         effective_batch=batch.achieved,
-        num_gpus=num_gpus,
+        num_gpus=total_gpus,
+        nodes=nodes,
         gpu_lines=tuple(_gpu_line(g) for g in assessment.probe.gpus),
         tier=assessment.tier,
         per_gpu_vram_gb=assessment.per_gpu_vram_gb,
-        launch_line=launch.shell_line(),
-        launch_style=launch.style,
+        launch_line=multi.submit_line() if multi else launch.shell_line(),
+        launch_style=multi.style if multi else launch.style,
+        multinode_lines=tuple(plan_section(
+            multi, checkpoint_every=get_dotted(load_yaml(config_text), "checkpoints.interval", None),
+        )) if multi else (),
         assumptions=tuple(assumptions),
         risks=tuple(risks),
         warnings=tuple(warnings),
         diff=diff,
+        dataset_note=f"Each sample is a file in every folder the config reads: "
+        f"{', '.join(f + '/' for f in data.folders)}.",
+        video_only_note=video_only_note(video_change, base_name, load_yaml(config_text)),
     )
     return PlanDraft(
         run_dir=folder.root,
@@ -249,7 +310,28 @@ def prepare_plan(
         trainer_dir=checkout.trainer_dir,
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        multinode=multi,
+        slurm_text=slurm_text,
     )
+
+
+def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
+    """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
+    if change is None:
+        return None
+    key, value = change
+    targets = get_dotted(config, "lora.target_modules", None)
+    shown = "null" if value is None else str(value).lower()
+    text = (f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
+            f"audio latents and trains no audio.")
+    if targets:
+        text += (f" LoRA targets stay as shipped in {base_name} "
+                 f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
+                 "docs/configuration-reference.md (Understanding Target Modules) advises the video "
+                 "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
+                 "such as `to_k` also match the audio and audio-video attention modules. Edit "
+                 "`lora.target_modules` in config.yaml to follow it.")
+    return text
 
 
 def _gpu_line(gpu) -> str:
@@ -272,6 +354,8 @@ def write_plan(
         if draft.accelerate_text is not None:
             atomic_write_text(folder.accelerate_config, draft.accelerate_text)
         atomic_write_text(folder.root / "run.json", draft.run_meta())
+        if draft.multinode is not None and draft.slurm_text is not None:
+            atomic_write_text(draft.multinode.sbatch_path, draft.slurm_text)
         atomic_write_text(folder.plan, draft.plan_text)
     return folder
 

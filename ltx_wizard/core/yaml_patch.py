@@ -1,5 +1,7 @@
 """Byte-preserving YAML patcher: change one scalar value without touching any other byte.
 
+(A section or list can also be set to null as a whole: its own lines go, nothing else moves.)
+
 A round-trip dump (even ruamel's) re-flows flow maps, list indentation and spacing, so the line diff
 against the user's shipped config would show lines we never meant to change. Instead we compose the
 text with ruamel.yaml, take each key's and value's exact start/end marks (the node-level position
@@ -111,6 +113,8 @@ def _find_key(mapping: MappingNode, part: str, path: str) -> tuple[ScalarNode, N
 
 def _replace_scalar(text: str, path: str, key: ScalarNode, node: Node, value: object) -> str:
     if isinstance(node, (MappingNode, SequenceNode)):
+        if value is None:
+            return _section_to_null(text, path, key, node)
         raise YamlPatchError(f"cannot set {path}: it holds a section or list, not a single value")
     start, end = node.start_mark.index, node.end_mark.index
     if start < key.end_mark.index or node.anchor:
@@ -124,6 +128,23 @@ def _replace_scalar(text: str, path: str, key: ScalarNode, node: Node, value: ob
         raise YamlPatchError(f"cannot set {path}: its value spans several lines; edit it by hand")
     was_string = str(node.tag).endswith(":str")
     return text[:start] + _render(value, node.style, was_string) + text[end:]
+
+
+def _section_to_null(text: str, path: str, key: ScalarNode, node: Node) -> str:
+    """`key: null` in place of a whole section or list (e.g. training_strategy.audio: null):
+    its lines go, the key's line stays; comments before and after the section are kept."""
+    if node.anchor or text[node.start_mark.index] in "!&*":
+        raise YamlPatchError(f"cannot set {path}: its value is an anchor or alias; edit it by hand")
+    if node.flow_style:
+        start, end = node.start_mark.index, node.end_mark.index
+        if node.start_mark.line != node.end_mark.line:
+            raise YamlPatchError(f"cannot set {path}: its value spans several lines; edit it by hand")
+        return text[:start] + "null" + text[end:]
+    colon = text.index(":", key.end_mark.index)
+    last = _content_end(node).index
+    eol = min((i for i in (text.find("\r", last), text.find("\n", last)) if i >= 0),
+              default=len(text))
+    return text[: colon + 1] + " null" + text[eol:]
 
 
 # --- inserting absent keys --------------------------------------------------------------------

@@ -41,6 +41,7 @@ class WizardOptions:
     workspace: str | None = None
     run_dir: str | None = None
     trainer_cmd: str | None = None
+    nodes: int = 1  # --nodes: the plan is for this many machines like this one (Slurm)
     # Injection points for tests and the screenshot script.
     now: Callable[[], datetime] = datetime.now
     demo_root: Path | None = None
@@ -335,6 +336,8 @@ class WizardApp(App[int]):
                     "--disable-progress-bars"]
             return argv, run_dir, {"LTX_WIZARD_SIM_GPU": self.simulate}
         draft = self.state.draft
+        if draft is not None and draft.multinode is not None:  # several nodes: submit the job
+            return ["sbatch", str(draft.multinode.sbatch_path)], run_dir, {}
         if draft is not None:
             return list(draft.launch.argv), draft.launch.cwd, dict(draft.launch.env)
         return parse_shell_line(self.launch_line_from_run_dir())

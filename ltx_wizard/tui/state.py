@@ -19,6 +19,7 @@ class PathChoices:
     data_root: str = ""
     trainer_root: str = ""
     training_mode: str = "lora"
+    video_only: bool = False  # training_strategy.audio: null (data without audio_latents/)
 
 
 @dataclass

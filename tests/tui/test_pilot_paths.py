@@ -124,3 +124,37 @@ async def test_escape_goes_back_to_probe(demo_root):
         await pilot.press("escape")
         await pilot.pause()
         assert type(app.screen).__name__ == "ProbeScreen"
+
+
+async def test_video_only_data_is_said_plainly_and_the_box_trains_video_only(demo_root, tmp_path):
+    from textual.widgets import Checkbox
+
+    from ltx_wizard.core.lookalike_models import make_data_root
+    from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+
+    clips = make_data_root(tmp_path / "clips" / ".precomputed", 3, audio=False)
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        box = app.screen.query_one("#video-only", Checkbox)
+        assert not box.display  # the demo data has audio: nothing to choose
+        _field(app, "data_root").set_value(str(clips))
+        await settle(pilot)
+        verdict = _verdict(app, "data_root")
+        assert verdict.startswith("✗") and "has no audio_latents/" in verdict
+        assert "the Video only box below" in verdict and box.display
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, PathsScreen)  # refused until chosen
+        box.value = True
+        await settle(pilot)
+        assert _verdict(app, "data_root").startswith("✓ 3 samples in conditions, latents (video only)")
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, SummaryScreen) and app.state.paths.video_only
+        await settle(pilot)
+        draft = app.screen.draft
+        assert get_dotted(load_yaml(draft.config_text), "training_strategy.audio") is None
+        assert "+  audio: null" in draft.diff and "`training_strategy.audio: null`" in draft.plan_text
+        head = str(app.screen.query_one("#summary-head").render())
+        assert "video only (training_strategy.audio: null)" in head

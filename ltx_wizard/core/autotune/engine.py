@@ -199,7 +199,8 @@ class AutotuneEngine:
         data_root = get_dotted(data, "data.preprocessed_data_root", None)
         if not data_root:
             raise UsageError(f"{self.folder.config} has no data.preprocessed_data_root")
-        with_audio = bool(get_dotted(data, "training_strategy.with_audio", False))
+        # The planned config's strategy names the folders each sample needs (core/data_sources.py).
+        strategy = get_dotted(data, "training_strategy", None)
         log = ResultsLog(self.folder.autotune_log)
         logged, summary = log.load()
         if summary is not None:
@@ -207,7 +208,7 @@ class AutotuneEngine:
         logged_confirmations = log.load_confirmations()
         subset = self.folder.overfit / ".precomputed"
         samples = await asyncio.to_thread(
-            build_subset, Path(data_root), subset, self.assessment.num_gpus, with_audio=with_audio)
+            build_subset, Path(data_root), subset, self.assessment.num_gpus, strategy=strategy)
         totals = [g.memory_total_mib for g in self.probe.gpus]
         known = [t for t in totals if t is not None]
         gpu_total_gb = (min(known) / 1024) if known else (

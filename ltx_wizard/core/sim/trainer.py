@@ -32,16 +32,19 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.data_sources import primary_folder, required_folders
+from ltx_wizard.core.dataset import match_samples, pt_files_by_folder
 from ltx_wizard.core.gpu_presets import preset_gpus
 from ltx_wizard.core.sim import cost_model as cost
 from ltx_wizard.core.sim.memory_model import MemoryEstimate, estimate, transformer_params
+from ltx_wizard.core.sim.schema import LtxTrainerConfig
 from ltx_wizard.core.sim.rich_format import (
     CHAINED,
     console_width,
@@ -53,58 +56,6 @@ from ltx_wizard.core.sim.rich_format import (
 _SAFETENSORS = b'{"__metadata__":{"format":"pt","simulated":"true"}}'
 _MAIN = ("scripts/train.py", 74, "main", "trainer.train(disable_progress_bar=args.dpb)")
 _MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class _Model(_Section):
-    model_path: str
-    training_mode: Literal["lora", "full"] = "lora"
-
-
-class _Optimization(_Section):
-    steps: int = Field(3000, ge=1)
-    batch_size: int = Field(1, ge=1)
-    learning_rate: float = 1e-4
-    optimizer_type: Literal["adamw", "adamw8bit"] = "adamw"
-    scheduler_type: str = "linear"
-
-
-class _Lora(_Section):
-    rank: int = Field(32, ge=2)
-    alpha: float = 32
-
-
-class _Acceleration(_Section):
-    quantization: Literal[
-        "int8-quanto", "int4-quanto", "int2-quanto", "fp8-quanto", "fp8uz-quanto"
-    ] | None = None
-
-
-class _Data(_Section):
-    preprocessed_data_root: str
-
-
-class LtxTrainerConfig(BaseModel):
-    """The top level of the trainer's schema: unknown keys are errors, as in the real one."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    model: _Model
-    lora: _Lora | None = None
-    training_strategy: _Section = _Section()
-    optimization: _Optimization = _Optimization()
-    acceleration: _Acceleration = _Acceleration()
-    data: _Data
-    validation: _Section = _Section()
-    checkpoints: _Section = _Section()
-    hub: _Section = _Section()
-    flow_matching: _Section = _Section()
-    wandb: _Section = _Section()
-    seed: int = 42
-    output_dir: str = "outputs"
 
 
 _ACTIVE: "SimTrainer | None" = None  # the running trainer, for the SIGTERM handler's ledger entry
@@ -274,17 +225,36 @@ class SimTrainer:
         self.vram.set(b["load_phase_gb"])
 
     def _count_samples(self) -> int:
+        # mirrors ltx_trainer/datasets.py PrecomputedDataset: the folders the strategy names
+        # (the config check already found them), a .precomputed child preferred, the samples
+        # those of the primary folder with a file in every other folder.
         root = Path(self.cfg.data.preprocessed_data_root)
-        if not root.is_dir():
+        if (root / ".precomputed").exists():
+            root = root / ".precomputed"
+        sources = required_folders(self.raw["training_strategy"])
+        dataset = [("scripts/train.py", 58, "main", "trainer = LtxvTrainer(trainer_config)"),
+                   ("src/ltx_trainer/trainer.py", 681, "_load_dataset",
+                    "self._dataset = PrecomputedDataset(")]
+        for folder in sources:
+            if not (root / folder).exists():
+                self.traceback(traceback_lines(dataset, f"FileNotFoundError: Required {folder} "
+                               f"directory does not exist: {root / folder}", Path.cwd()))
+        primary = primary_folder(sources)
+        per_folder = pt_files_by_folder(root, list(sources))
+        if not per_folder[primary]:
             self.traceback(traceback_lines(
-                [("scripts/train.py", 71, "main", "trainer = LtxvTrainer(config)"),
-                 ("src/ltx_trainer/datasets.py", 58, "__init__", "raise FileNotFoundError(")],
-                f"FileNotFoundError: Preprocessed data directory not found: {root}", Path.cwd()))
-        latents = root / "latents"
-        found = [p.relative_to(latents) for p in latents.glob("**/*.pt")]
-        count = sum(1 for rel in found if (root / "conditions" / rel).is_file())
-        self.log(f"Loaded dataset with {count} samples from {root}", 133, "datasets.py")
-        return count
+                dataset, f"ValueError: No data files found in {root / primary}", Path.cwd()))
+        samples, _lacking, _used = match_samples(per_folder, primary)
+        if not samples:
+            self.traceback(traceback_lines(
+                dataset, f"ValueError: No valid samples found in {root} - all configured data "
+                f"sources ({list(sources)}) must have matching files", Path.cwd()))
+        skipped = len(per_folder[primary]) - len(samples)
+        if skipped:
+            self.log(f"Skipped {skipped} invalid samples from {len(per_folder[primary])} total",
+                     229, "datasets.py")
+        self.log(f"Loaded dataset with {len(samples)} samples from {root}", 133, "datasets.py")
+        return len(samples)
 
     def _validate(self, step: int, fails: bool, level_gb: float) -> None:
         if fails:
@@ -404,14 +374,18 @@ def _float_env(name: str, default: float) -> float:
 
 
 def _load_config(path: Path) -> LtxTrainerConfig:
-    if not path.is_file():
-        print(f"Error: Configuration file {path} does not exist.", file=sys.stderr)
+    # mirrors ltx_trainer scripts/train.py main: both messages go to stdout (typer.echo), exit 1
+    if not path.exists():
+        print(f"Error: Configuration file {path} does not exist.", flush=True)
         raise _Exit(1)
     try:
         data: Any = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
-        return LtxTrainerConfig.model_validate(data or {})
-    except (YAMLError, ValidationError) as exc:
-        print(f"Error: Invalid configuration data: {exc}", file=sys.stderr)
+    except YAMLError:
+        raise  # the trainer's yaml.safe_load raises outside its try: a traceback
+    try:
+        return LtxTrainerConfig(**data)
+    except (TypeError, ValueError, ValidationError) as exc:
+        print(f"Error: Invalid configuration data: {exc}", flush=True)
         raise _Exit(1) from None
 
 

@@ -43,7 +43,7 @@ class DoneScreen(Screen):
         run_dir: Path = state.run_dir  # type: ignore[assignment]
         files = Text("Run folder: ", style="bold")
         files.append(f"{run_dir}\n", style="not bold")
-        for name in ("plan.md", "config.yaml", "autotune.log"):
+        for name in ("plan.md", "config.yaml", "autotune.log", "slurm.sbatch"):
             if (run_dir / name).exists():
                 files.append(f"  ✓ {name}\n")
         self.query_one("#files", Static).update(files)
@@ -78,7 +78,7 @@ class DoneScreen(Screen):
         # The planned real command first: under --simulate/--demo the engine's line is the
         # simulated trainer's, which is not what the user would run on a GPU box.
         if state.draft is not None:
-            return state.draft.launch.shell_line()
+            return state.draft.shell_line()
         if state.summary is not None and state.summary.launch_line and not self.app.simulate:
             return state.summary.launch_line
         return self.app.launch_line_from_run_dir()

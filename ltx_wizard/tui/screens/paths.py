@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, Footer, Header, Input, Select, Static
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Select, Static
 
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
 from ltx_wizard.tui.widgets.path_field import PathField
@@ -30,6 +30,9 @@ FIELDS = (
 )
 REQUIRED = ("checkpoint", "text_encoder", "data_root", "trainer_root")
 VAE_FIELDS = ("video_vae", "audio_vae")
+# The choice offered when the data has no audio but the shipped config trains it (plan --video-only).
+VIDEO_ONLY_LABEL = "Train video only (this data has no audio): training_strategy.audio: null"
+VIDEO_ONLY_OPTION = "the Video only box below"
 
 
 class PathsScreen(Screen):
@@ -54,6 +57,10 @@ class PathsScreen(Screen):
         with VerticalScroll(id="body"):
             for name, label, placeholder in FIELDS:
                 yield PathField(name, label, getattr(paths, name), placeholder)
+                if name == "data_root":
+                    box = Checkbox(VIDEO_ONLY_LABEL, paths.video_only, id="video-only", compact=True)
+                    box.display = paths.video_only  # offered once the data shows it has no audio
+                    yield box
             yield Static("Training mode", classes="field-label")
             yield Select(
                 [("LoRA (recommended)", "lora"), ("Full fine-tune (multi-GPU, 80GB+)", "full")],
@@ -77,6 +84,7 @@ class PathsScreen(Screen):
     def values(self) -> dict[str, str]:
         out = {name: self.query_one(f"#field-{name}", PathField).value for name, _, _ in FIELDS}
         out["training_mode"] = str(self.query_one("#mode", Select).value)
+        out["video_only"] = "yes" if self.query_one("#video-only", Checkbox).value else ""
         return out
 
     def _show_vae_fields(self, split: bool) -> None:
@@ -141,6 +149,7 @@ class PathsScreen(Screen):
     # ----- live validation -------------------------------------------------------------------
     @on(Input.Changed)
     @on(Select.Changed)
+    @on(Checkbox.Changed)
     def _changed(self) -> None:
         self._schedule_checks()
 
@@ -161,7 +170,7 @@ class PathsScreen(Screen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="checks")
     def _check(self, values: dict[str, str]) -> None:
         from ltx_wizard.core.checkpoint import inspect_checkpoint
-        from ltx_wizard.core.model_checks import run_checks
+        from ltx_wizard.core.model_checks import run_checks, shipped_strategy
 
         info = None
         if values["checkpoint"]:
@@ -177,8 +186,16 @@ class PathsScreen(Screen):
             audio_vae=(values["audio_vae"] or None) if split else None,
             data_root=values["data_root"] or None,
             trainer_root=values["trainer_root"] or None,
+            # the data is read as the tier's shipped config reads it (its training_strategy)
+            strategy=shipped_strategy(values["trainer_root"] or None, self._base_config()),
+            video_only_choice=bool(values["video_only"]),
+            video_only_option=VIDEO_ONLY_OPTION,
         )
         self.post_message(ChecksFinished(items, values, info))
+
+    def _base_config(self) -> str | None:
+        assessment = self.app.state.assessment
+        return assessment.policy.base_config if assessment is not None else None
 
     @on(ChecksFinished)
     def _checked_msg(self, message: ChecksFinished) -> None:
@@ -195,6 +212,9 @@ class PathsScreen(Screen):
                 field.show_verdict(False, "required")
             else:
                 field.show_verdict(None, "")
+        data = results.get("data_root")
+        box = self.query_one("#video-only", Checkbox)
+        box.display = box.value or (data is not None and data.video_only_data)
         self._results = results
         self._checked = message.values
         if self._continue_when_checked and message.values == self.values():
@@ -225,6 +245,9 @@ class PathsScreen(Screen):
             return
         paths = self.app.state.paths
         for name, value in values.items():
+            if name == "video_only":
+                paths.video_only = bool(value)
+                continue
             setattr(paths, name, value if name == "training_mode" else str(Path(value).expanduser()) if value else "")
         self.app.open_summary()
 

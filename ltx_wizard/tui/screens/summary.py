@@ -77,6 +77,8 @@ class SummaryScreen(Screen):
                 run_name=target.name if target is not None else None,
                 training_mode=paths.training_mode,  # type: ignore[arg-type]
                 accept_risk=app.state.accept_risk,
+                video_only=paths.video_only,
+                nodes=app.options.nodes,
             )
             draft, error = prepare_plan(request, app.state.assessment, now=app.now()), None
         except WizardError as exc:
@@ -103,9 +105,18 @@ class SummaryScreen(Screen):
         for gpu in assessment.probe.gpus:
             index, name, _, nominal = gpu_row(gpu)
             text.append(f"\nGPU {index}: {name} ({nominal})")
-        text.append(f"\nData: {draft.sample_count} samples · mode {self.app.state.paths.training_mode}")
+        text.append(f"\nData: {draft.sample_count} samples · mode {self.app.state.paths.training_mode}"
+                    + (" · video only (training_strategy.audio: null)"
+                       if self.app.state.paths.video_only else ""))
+        multi = draft.multinode
+        if multi is not None:
+            per = f"{multi.gpus_per_node} GPU" + ("s" if multi.gpus_per_node != 1 else "")
+            text.append(f"\nNodes: {multi.nodes} x {per} = {multi.total_gpus} GPUs"
+                        f" · effective batch {multi.effective_batch}", style="bold")
+            text.append(f"\nWrites {multi.sbatch_path.name} for Slurm (untested on a real cluster);"
+                        " autotune runs on one node")
         head.update(text)
-        self.query_one("#launch", Static).update(Text(draft.launch.shell_line()))
+        self.query_one("#launch", Static).update(Text(draft.shell_line()))
         warnings = Text()
         for warning in draft.warnings:
             warnings.append("! ", style="bold")
