@@ -58,8 +58,9 @@ def test_trial_config_changes_only_trial_lines(tmp_path):
     text = trial_config_text(planned, {"acceleration.quantization": None},
                              tmp_path / "sub", tmp_path / "out")
     changed = {b.split(":")[0].strip() for b in set(text.splitlines()) - set(planned.splitlines())}
+    audio = {"generate_audio"} if "generate_audio: false" not in planned else set()  # turned off
     assert changed == {"quantization", "preprocessed_data_root", "steps", "interval", "samples",
-                       "skip_initial_validation", "enabled", "output_dir", "generate_video"}
+                       "skip_initial_validation", "enabled", "output_dir", "generate_video"} | audio
     assert "wandb:\n  enabled: false" in text
     assert 'quantization: null   # quantize the transformer weights' in text
     assert "negative_prompt:" in text and "video_dims: [576, 576, 89]  # width" in text

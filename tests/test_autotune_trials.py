@@ -21,13 +21,16 @@ from ltx_wizard.core.sim import cost_model as cost
 from tests.test_autotune_engine import plan_run
 from tests.test_sim_trainer import run_sim, trial_config
 
-LEGACY = STANDARD_TEXT.replace(
-    """  samples:
-    - prompt: "A red kite over a grey beach, slow pan"   # first sample
-    - prompt: 'A cat walks across a sunlit kitchen floor'
-""", """  prompts:  # the deprecated form, still read by the trainer
-    - "A red kite over a grey beach, slow pan"
-""")
+def _legacy(text: str) -> str:
+    """The same config with the deprecated `prompts:` list in place of `samples:`."""
+    start = text.index("  samples:\n")
+    end = text.index("  negative_prompt:")
+    first = YAML(typ="safe", pure=True).load(text)["validation"]["samples"][0]["prompt"]
+    return text[:start] + f"  prompts:  # the deprecated form\n    - {first!r}\n" + text[end:]
+
+
+LEGACY = _legacy(STANDARD_TEXT)
+FIRST = YAML(typ="safe", pure=True).load(LOW_VRAM_TEXT)["validation"]["samples"][0]
 
 
 def plain(text: str) -> dict:
@@ -67,12 +70,12 @@ def test_confirmation_uses_the_configs_own_validation_with_one_prompt():
     cfg = plain(confirmation_config_text(LOW_VRAM_TEXT, {"optimization.batch_size": 2},
                                          Path("/sub"), Path("/out")))
     val = cfg["validation"]
-    assert val["samples"] == [{"prompt": "A red kite over a grey beach, slow pan"}]
+    assert val["samples"] == [dict(FIRST)] and len(plain(LOW_VRAM_TEXT)["validation"]["samples"]) > 1
     assert val["video_dims"] == [576, 576, 89] and val["inference_steps"] == CONFIRM_INFERENCE_STEPS
     assert val["interval"] == cfg["optimization"]["steps"] == CONFIRM_STEPS
     assert cfg["optimization"]["batch_size"] == 2 and cfg["acceleration"]["offload_optimizer_during_validation"]
     fused = plain(confirmation_config_text(LEGACY, {}, Path("/sub"), Path("/out"), fused=True))
-    assert fused["validation"]["prompts"] == ["A red kite over a grey beach, slow pan"]
+    assert fused["validation"]["prompts"] == plain(LEGACY)["validation"]["prompts"][:1]
     assert fused["validation"]["interval"] == fused["optimization"]["steps"] == FUSED_STEPS
     assert FUSED_STEPS > TRIAL_STEPS  # validation comes after the step-40 reading
 
