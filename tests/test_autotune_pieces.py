@@ -97,3 +97,21 @@ def test_a_torn_json_line_is_ignored(tmp_path):
     path = tmp_path / "autotune.log"
     path.write_text('{"kind": "trial", "index": 1, "chan\n')
     assert ResultsLog(path).load() == ({}, None)
+
+
+def test_effective_batch_note_only_when_accumulation_cannot_absorb_the_batch(tmp_path):
+    from ltx_wizard.core.autotune.headroom import TrainSettings
+    from ltx_wizard.core.autotune.plan_note import append_to_plan, effective_batch_note
+
+    kept = effective_batch_note(TrainSettings(None, "adamw", 1, 4, True),
+                                TrainSettings(None, "adamw", 4, 1, True), 2)
+    assert kept is None  # 1 x 4 x 2 == 4 x 1 x 2: nothing for the reader to know
+    grew = effective_batch_note(TrainSettings(None, "adamw", 1, 1, True),
+                                TrainSettings(None, "adamw", 4, 1, True), 2)
+    plan = tmp_path / "plan.md"
+    plan.write_text("# Plan\n", encoding="utf-8")
+    append_to_plan(plan, grew)
+    append_to_plan(plan, grew)  # a resumed autotune does not add it twice
+    text = plan.read_text(encoding="utf-8")
+    assert text.count("## Autotune changed the effective batch") == 1
+    assert "= 2 samples per optimizer step" in text and "= 8, because" in text and "4x" in text

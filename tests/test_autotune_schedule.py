@@ -121,6 +121,7 @@ def test_fallback_drops_the_last_kept_change():
     assert tuner.winner_changes["optimization.batch_size"] == 4
     result, changes = tuner.fallback()
     assert changes["optimization.batch_size"] == 2 and tuner.winner == result.index
+    assert tuner.settings.batch_size == 2  # the confirmation runs what the fallback says
     result, changes = tuner.fallback()
     assert changes == {} and tuner.winner == 1
     assert tuner.fallback() is None

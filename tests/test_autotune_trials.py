@@ -129,6 +129,8 @@ def test_failed_confirmation_falls_back_to_the_previous_best(tmp_path, monkeypat
     assert summary.winner_changes["optimization.batch_size"] == 2
     assert "batch_size: 2" in (run_dir / "config.yaml").read_text()
     assert "fell back to trial" in summary.stop_reason
+    plan = (run_dir / "plan.md").read_text()  # accumulation was already 1: the batch grew
+    assert "## Autotune changed the effective batch" in plan and "batch 2 x accumulation 1" in plan
     assert summary.contract_json()["confirmation"] == {"outcome": "ok", "peak_vram_gb": 70.0,
                                                        "reason": "ok"}
     assert sum(isinstance(e, ConfirmationFinished) for e in events) == 2

@@ -26,6 +26,7 @@ from ltx_wizard.core.autotune.events import (
     AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished, ConfirmationStarted,
     TrialFinished, TrialResult,
 )
+from ltx_wizard.core.autotune.plan_note import append_to_plan, effective_batch_note
 from ltx_wizard.core.autotune.results_log import ResultsLog
 from ltx_wizard.core.autotune.schedule import Candidate, Context, Tuner
 from ltx_wizard.core.autotune.subset import build_subset
@@ -266,10 +267,8 @@ class AutotuneEngine:
 
     # -- trials -------------------------------------------------------------------------------
     def _trial_slots(self, params: float | None) -> list[int]:
-        """GPUs for single-GPU trials side by side: [] means the plan's own launch, one at a time.
-
-        Only a LoRA on several GPUs (a full fine-tune needs FSDP over all of them); as many as
-        host RAM holds, each trial building its own bf16 transformer on CPU first."""
+        """GPUs for single-GPU trials side by side ([]: the plan's own launch, one at a time): a
+        LoRA only (full FT needs FSDP), as many as host RAM holds a bf16 transformer for."""
         count = len(self.probe.gpus)
         if count < 2 or self.assessment.num_gpus < 2 or self._training_mode != "lora":
             return []
@@ -287,9 +286,7 @@ class AutotuneEngine:
                            total_mib=totals if slot is None else [totals[slot]])
 
     def _start(self, planned: str, subset: Path):
-        async def start(runner: TrialRunner, cand: Candidate) -> TrialResult:
-            return await self._run_trial(runner, cand, planned, subset)
-        return start
+        return lambda runner, cand: self._run_trial(runner, cand, planned, subset)
 
     def _report_skips(self, tuner, log, logged, reported: int, upto: int) -> int:
         for result in tuner.results[reported:upto - 1]:
@@ -340,7 +337,7 @@ class AutotuneEngine:
             if tuner.fallback() is None:
                 tuner.stop_reason += (f"; the confirmation of trial {failed} failed ({conf.reason}) "
                                       "and there is no earlier config to fall back to")
-                tuner.best, tuner.winner_changes = None, {}
+                tuner.best, tuner.winner_changes, tuner.settings = None, {}, tuner.base
                 break
             tuner.stop_reason += (f"; the confirmation of trial {failed} failed ({conf.reason}): "
                                   f"fell back to trial {tuner.winner}")
@@ -370,6 +367,8 @@ class AutotuneEngine:
         if tuner.winner is None or not tuner.winner_changes:
             return False
         atomic_write_text(self.folder.config, patch_yaml_text(planned, tuner.winner_changes))
+        append_to_plan(self.folder.plan, effective_batch_note(
+            settings_from_config(planned), tuner.settings, self.assessment.num_gpus))
         return True
 
     def _launch(self) -> tuple[list[str], str]:

@@ -146,6 +146,7 @@ class Tuner:
         self.kept.pop()
         result, changes = self.kept[-1]
         self.best, self.winner_changes = result, dict(changes)
+        self.settings = self.base.with_changes(changes)
         return result, dict(changes)
 
     def _index(self) -> int:
