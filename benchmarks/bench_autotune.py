@@ -1,6 +1,6 @@
 """GPU-seconds and wall time of the wizard's autotune against the naive schedule, side by side.
 
-    .venv/bin/python benchmarks/bench_autotune.py [--presets rtx5090,a6000,h100] [--json]
+    .venv/bin/python benchmarks/bench_autotune.py [--presets rtx5090,a6000,h100] [--speed 20] [--json]
 
 For each preset a run folder is planned from look-alike files and autotuned by the real engine
 (`AutotuneEngine`, the code path `ltx-wizard autotune` runs) against the simulated trainer, whose
@@ -132,10 +132,15 @@ def measure(preset: str, tmp: Path) -> dict:
 
 
 def main() -> None:
+    global SIM_SPEED
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presets", default=PRESETS)
     parser.add_argument("--json", action="store_true", help="one JSON object keyed by preset")
+    parser.add_argument("--speed", type=float, default=SIM_SPEED,
+                        help="time compression (lower: the simulation's own ~1 s of process "
+                        "overhead weighs less in the wall times; slower to run)")
     args = parser.parse_args()
+    SIM_SPEED = args.speed
     results = {}
     with tempfile.TemporaryDirectory(prefix="bench-autotune-") as tmp:
         for preset in args.presets.split(","):
