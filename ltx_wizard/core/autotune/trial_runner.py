@@ -196,7 +196,7 @@ class TrialRunner:
         else:
             outcome, reason = self._classify(watch, result, output_dir, "confirm", step)
             if outcome == "oom":
-                reason = f"CUDA out of memory in validation after step {step - 1}"
+                reason = f"CUDA out of memory within {step} steps and the step-{step} validation"
         return Confirmation(trial=cand.index, outcome=outcome, peak_vram_gb=peak_gb, reason=reason,
                             proof=watch.proof, wall_s=round(result.wall_s, 2),
                             fused=kind == "fused", changes=dict(cand.config_changes))
