@@ -185,3 +185,15 @@ def test_parallel_trials_keep_the_decision_order(tmp_path, monkeypatch):
     assert parallel.winner_changes == sequential.winner_changes
     assert parallel.confirmation.gpus == 8 and sequential.confirmation.gpus == 1
     assert "side by side" in (run_dir / "autotune.log").read_text()
+
+
+def test_folded_prompts_are_replaced_and_the_comment_after_them_stays(tmp_path):
+    folded = STANDARD_TEXT.replace("  negative_prompt:", "  # Negative prompt below\n  negative_prompt:", 1)
+    start = folded.index("  samples:\n")
+    folded = (folded[:start] + "  samples:\n    - prompt: >-\n        A long prompt folded\n"
+              "        over two lines.\n\n" + folded[folded.index("  # Negative prompt below"):])
+    assert plain(folded)["validation"]["samples"] == [{"prompt": "A long prompt folded over two lines."}]
+    text = trial_config_text(folded, {}, tmp_path, tmp_path)
+    assert "  samples: []\n\n  # Negative prompt below\n" in text
+    confirm = plain(confirmation_config_text(folded, {}, tmp_path, tmp_path))
+    assert confirm["validation"]["samples"] == [{"prompt": "A long prompt folded over two lines."}]

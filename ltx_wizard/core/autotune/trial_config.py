@@ -134,6 +134,8 @@ def set_list(text: str, path: str, value: list, *, only_if_set: bool = False) ->
             "__ltx_wizard_list__", json.dumps(value), 1)
     key, val = pair
     end = _leaf_end(val)
+    while end > key.end_mark.index and text[end - 1] in " \t\r\n":
+        end -= 1  # a block scalar's end mark runs on over blank lines and the next indent
     new = text[: key.end_mark.index] + ": " + json.dumps(value, ensure_ascii=False) + text[end:]
     got = YAML(typ="safe", pure=True).load(new)
     for part in path.split("."):
