@@ -69,12 +69,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
 
                 split_trainer_cmd(args.trainer_cmd)
+            if args.run_dir is not None and not os.path.isdir(os.path.expanduser(args.run_dir)):
+                from ltx_wizard.core.errors import UsageError
+
+                raise UsageError(
+                    f"--run-dir {args.run_dir}: no such folder; pass a run folder that `plan` or "
+                    "the wizard wrote, or leave --run-dir out to start a new run"
+                )
             if args.nodes is not None:  # checked before the screen opens, like --trainer-cmd
                 from ltx_wizard.core.multinode import parse_nodes
 
                 args.nodes = parse_nodes(args.nodes)
             app = make_app(args)
             result = app.run()
+            out, err = app.after_exit()  # the terminal is restored: plain prints from here on
+            for line in out:
+                print(line)
+            for line in err:
+                print(line, file=sys.stderr)
             return int(result) if isinstance(result, int) else (app.return_code or 0)
         return int(args.func(args))
     except WizardError as exc:

@@ -9,7 +9,7 @@ real autotune engine on the simulated trainer, and saves each screen with App.sa
 The demo folder is rebuilt at a fixed path and the clock is frozen, so the paths shown are the
 same on every run; step times come from the simulated trainer and vary a little.
 Written files: 01-probe.svg 02-gate.svg 03-vram-ask.svg 04-paths.svg 05-pick.svg 06-summary.svg
-07-autotune.svg 08-autotune-done.svg 09-confirm-cancel.svg 10-done.svg 11-existing-run.svg
+07-autotune.svg 08-autotune-done.svg 09-confirm-cancel.svg 10-done.svg 11-existing-run.svg 12-help.svg
 """
 
 from __future__ import annotations
@@ -23,14 +23,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ltx_wizard.core.host_limits import HostReadings  # noqa: E402
 from ltx_wizard.tui.app import WizardApp, WizardOptions  # noqa: E402
 
 DEMO_ROOT = Path("/tmp/ltx-wizard-screens")
 NOW = datetime(2026, 1, 2, 3, 4)
+# A fixed machine for the Summary screen's host RAM/disk lines.
+HOST = HostReadings(mem_total=256 * 1024**3, mem_available=240 * 1024**3, swap_free=0,
+                    disk_free=500 * 1024**3, disk_path=Path("/data"))
 
 
 def _app(**overrides) -> WizardApp:
-    values = dict(demo=True, demo_root=DEMO_ROOT, cursor_blink=False, check_delay_s=0, now=lambda: NOW)
+    values = dict(demo=True, demo_root=DEMO_ROOT, cursor_blink=False, check_delay_s=0, now=lambda: NOW,
+                  host_fn=lambda run_dir: HOST)
     values.update(overrides)
     return WizardApp(WizardOptions.from_args(None, **values))
 
@@ -63,6 +68,11 @@ async def main_flow(out: Path, size: tuple[int, int]) -> None:
         await pilot.press("ctrl+n")
         await _settle(pilot)
         _shot(app, out, "04-paths.svg")
+        await pilot.press("f1")
+        await _settle(pilot)
+        _shot(app, out, "12-help.svg")
+        await pilot.press("escape")
+        await pilot.pause()
         await pilot.press("f2")
         await pilot.pause()
         _shot(app, out, "05-pick.svg")

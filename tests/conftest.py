@@ -13,6 +13,9 @@ def _isolated_env(monkeypatch, tmp_path):
         "LTX_MODELS_DIR",
         "LTX_TRAINER_ROOT",
         "LTX_TRAININGS_DIR",
+        "HF_HOME",  # nor the developer's Hugging Face cache
+        "HF_HUB_CACHE",
+        "XDG_CACHE_HOME",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

@@ -37,7 +37,11 @@ def _tree(root):
     )
 
 
-def test_all_good_exits_0_with_one_line_per_item(tmp_path, good, capsys):
+def test_all_good_exits_0_with_one_line_per_item(tmp_path, good, capsys, monkeypatch, tmp_path_factory):
+    bin_dir = tmp_path_factory.mktemp("bin")  # uv on PATH: else the checkout line is a warning
+    (bin_dir / "uv").write_text("#!/bin/sh\n")
+    (bin_dir / "uv").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     before = _tree(tmp_path)
     rc = main(
         [
@@ -146,7 +150,7 @@ def test_split_pack_requires_and_validates_the_vaes(tmp_path, capsys):
     )
     report = json.loads(capsys.readouterr().out)
     assert rc == 0 and report["ok"] is True
-    assert set(report["items"][0]) == {"name", "ok", "path", "summary", "error"}
+    assert set(report["items"][0]) == {"name", "ok", "path", "summary", "error", "warning"}
     rc = main(
         [
             "check",
@@ -238,7 +242,15 @@ def test_discover_lists_ranked_candidates(good, capsys):
 def test_discover_nothing_found_says_what_to_do(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert main(["discover", "--models-dir", str(tmp_path / "empty")]) == 0
-    assert "nothing found: pass --models-dir" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "nothing found: pass --models-dir" in out and "hf download" in out
+    # Which folders were searched, and which were not there, one per line.
+    assert f"\n  {tmp_path / 'empty'}\n" in out and "not there: /models" in out
+    assert f"Hugging Face cache {tmp_path / 'home' / '.cache' / 'huggingface' / 'hub'}: no downloads" in out
+    assert main(["discover", "--models-dir", str(tmp_path / "empty"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["roots"] == [str(tmp_path / "empty")] and "/models" in data["missing_roots"]
+    assert data["hf_cache"].endswith("huggingface/hub")
 
 
 def test_discover_bad_models_dir_exits_2(tmp_path, capsys):

@@ -73,8 +73,9 @@ def test_single_gpu_writes_the_run_folder(box, capsys):
     run = box.ws / "run"
     assert out == f"{run}\n"  # stdout: only the path
     assert "80GB+ tier" in err and "uv run python scripts/train.py" in err
+    assert f"train with:\n  bash {run}/launch.sh\n" in err
     assert sorted(p.name for p in run.iterdir()) == [
-        "config.yaml", "dataset", "logs", "outputs", "overfit", "plan.md", "run.json"
+        "config.yaml", "dataset", "launch.sh", "logs", "outputs", "overfit", "plan.md", "run.json"
     ]
     assert box.shipped("t2v_lora.yaml").read_bytes() == shipped  # never modified
     config = (run / "config.yaml").read_text()
@@ -91,7 +92,8 @@ def test_json_contract(box, capsys):
     data = run_json(capsys, box.args())
     run = box.ws / "run"
     assert set(data) == {"run_dir", "config", "plan", "tier", "base_config", "launch_command",
-                         "launch_cwd", "warnings"}
+                         "launch_cwd", "launch_script", "warnings"}
+    assert data["launch_script"] == str(run / "launch.sh")
     assert data["run_dir"] == str(run) and data["config"] == str(run / "config.yaml")
     assert data["tier"] == "80GB+" and data["base_config"] == "t2v_lora.yaml"
     assert data["launch_command"] == ["uv", "run", "python", "scripts/train.py",
@@ -112,6 +114,7 @@ def test_gate_stops_with_exit_3_and_writes_nothing(box, capsys):
     assert main(box.args(sim="rtx4090")) == 3
     err = capsys.readouterr().err
     assert "requires a minimum of 32GB" in err and "at your own risk" in err
+    assert "--accept-risk" in err  # the error names the option that goes past the gate
     assert not box.ws.exists()
 
 

@@ -92,6 +92,22 @@ def test_no_gpu_machine_exits_1(monkeypatch, tmp_path, capsys):
     assert "needs an NVIDIA CUDA GPU" in capsys.readouterr().err
 
 
+def test_no_gpu_machine_with_json_still_prints_json_with_the_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["probe", "--json"]) == 1
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["gpus"] == [] and data["tier"] == "unknown"
+    assert "needs an NVIDIA CUDA GPU" in data["error"] and err.startswith("ltx-wizard: ")
+
+
+def test_run_dir_that_does_not_exist_is_exit_2_before_the_wizard_opens(tmp_path, capsys):
+    assert main(["--run-dir", str(tmp_path / "no-such-run")]) == 2
+    err = capsys.readouterr().err
+    assert "no such folder" in err and err.count("\n") == 1
+
+
 def test_version_and_help_through_python_m():
     out = subprocess.run([sys.executable, "-m", "ltx_wizard", "--version"],
                          capture_output=True, text=True, check=True).stdout

@@ -171,3 +171,39 @@ def test_50k_file_tree_within_bounds(tmp_path):
     assert not result.timed_out and result.depth_limited
     assert _names(result) == ["ltx-2.safetensors"]
     assert result.dirs_scanned == 1 + 10 + 100 + 2  # root, d*, e*, then x/ and y/ under e41
+
+
+def _hf_snapshot(hub: Path, repo: str, rev: str = "0123abc") -> Path:
+    """The layout `hf download` leaves: snapshot files are links into blobs/."""
+    org, name = repo.split("/")
+    base = hub / f"models--{org}--{name}"
+    snap = base / "snapshots" / rev
+    snap.mkdir(parents=True)
+    (base / "blobs").mkdir()
+    return snap
+
+
+def test_the_hugging_face_cache_is_searched_where_hf_download_puts_files(tmp_path):
+    home = tmp_path / "home"
+    hub = home / ".cache" / "huggingface" / "hub"
+    snap = _hf_snapshot(hub, "Lightricks/LTX-2")
+    blob = make_checkpoint(hub / "models--Lightricks--LTX-2" / "blobs" / "9f8e7d")
+    (snap / "ltx-2-19b-dev.safetensors").symlink_to(os.path.relpath(blob, snap))
+    gemma_snap = _hf_snapshot(hub, "google/gemma-3-12b-it")
+    make_gemma_dir(gemma_snap / "gemma")
+    result = discover(env={"HOME": str(home)}, system_roots=())
+    assert result.hf_cache == hub
+    assert snap in result.roots and gemma_snap in result.roots
+    best = result.best
+    assert best is not None and best.path == snap / "ltx-2-19b-dev.safetensors"  # the link, not the blob
+    assert best.text_encoder == gemma_snap / "gemma"
+
+
+def test_hf_home_and_hf_hub_cache_move_the_cache(tmp_path):
+    snap = _hf_snapshot(tmp_path / "hfhome" / "hub", "Lightricks/LTX-2")
+    make_checkpoint(snap / "ltx-2.safetensors")
+    assert snap in search_roots(env={"HF_HOME": str(tmp_path / "hfhome")}, system_roots=())
+    other = _hf_snapshot(tmp_path / "elsewhere", "Lightricks/LTX-2")
+    roots = search_roots(env={"HF_HOME": str(tmp_path / "hfhome"), "HF_HUB_CACHE": str(tmp_path / "elsewhere")},
+                         system_roots=())
+    assert other in roots and snap not in roots

@@ -164,9 +164,23 @@ def test_slurm_options_without_nodes_are_said_to_be_ignored(box, capsys):
     assert not (box.run / "slurm.sbatch").exists()
 
 
-def test_a_reopened_run_folder_submits_the_job(box, capsys):
-    from ltx_wizard.tui.background import launch_from_plan, parse_shell_line
+def test_a_reopened_run_folder_submits_the_job(box, capsys, tmp_path):
+    # launch.sh is what "Start training" runs, with or without a plan in memory: it submits.
+    import os
+    import subprocess
+
+    from ltx_wizard.core.run_meta import read_run_meta
 
     plan_json(capsys, box.args("--nodes", "2"))
-    line = launch_from_plan((box.run / "plan.md").read_text())  # the TUI without a draft in memory
-    assert parse_shell_line(line) == (["sbatch", "slurm.sbatch"], box.run, {})
+    spec = read_run_meta(box.run).launch
+    assert (spec.argv, spec.cwd) == (["sbatch", str(box.run / "slurm.sbatch")], box.run)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sbatch").write_text('#!/bin/sh\necho "Submitted batch job 42 ($*) from $(pwd)"\n')
+    (bin_dir / "sbatch").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", str(box.run / "launch.sh")], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert f"Submitted batch job 42 ({box.run / 'slurm.sbatch'}) from {box.run}" in (
+        box.run / "logs" / "train.log").read_text()

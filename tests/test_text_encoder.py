@@ -50,10 +50,39 @@ def test_directory_lists_every_missing_file(tmp_path):
         inspect_text_encoder(root)
 
 
-def test_parent_of_the_gemma_folder_gets_a_hint(tmp_path):
-    make_gemma_dir(tmp_path / "text_encoders" / "gemma-3-12b")
-    with pytest.raises(UsageError, match="did you mean .*gemma-3-12b"):
+def test_nested_root_is_found_as_the_trainer_searches(tmp_path):
+    # gemma_assets.py GemmaAssets.from_root searches recursively: a parent folder holding one
+    # Gemma is a valid root, and describe() says where the config was found.
+    inner = make_gemma_dir(tmp_path / "text_encoders" / "gemma-3-12b")
+    info = inspect_text_encoder(tmp_path / "text_encoders")
+    assert info.config_path == inner / "config.json" and info.model_type == "gemma3"
+    assert "nested: gemma-3-12b" in info.describe()
+
+
+def test_sidecars_and_weights_may_sit_in_subfolders(tmp_path):
+    root = make_gemma_dir(tmp_path / "gemma")
+    (root / "_readout_proj").mkdir()
+    (root / "processor_config.json").rename(root / "_readout_proj" / "processor_config.json")
+    (root / "weights").mkdir()
+    (root / "model-00001-of-00001.safetensors").rename(
+        root / "weights" / "model-00001-of-00001.safetensors")
+    info = inspect_text_encoder(root)
+    assert info.config_path == root / "config.json"
+    assert info.param_count == 262208 * 3840  # the shard header, found below the root
+
+
+def test_two_different_gemmas_below_one_root_are_refused(tmp_path):
+    make_gemma_dir(tmp_path / "text_encoders" / "gemma-3", gemma_version="3")
+    make_gemma_dir(tmp_path / "text_encoders" / "gemma-4", gemma_version="4", model_type="gemma4")
+    with pytest.raises(UsageError, match="more than one Gemma .*whichever it finds first"):
         inspect_text_encoder(tmp_path / "text_encoders")
+
+
+def test_missing_files_are_searched_for_everywhere_below(tmp_path):
+    root = make_gemma_dir(tmp_path / "gemma")
+    (root / "tokenizer.json").unlink()
+    with pytest.raises(UsageError, match="lacks tokenizer.json \\(searched every folder below it\\)"):
+        inspect_text_encoder(root)
 
 
 def test_config_not_json(tmp_path):
@@ -115,8 +144,10 @@ def test_matching_pair_passes(tmp_path):
     check_compatibility(*_pair(tmp_path, {"gemma_version": "3"}, {"gemma_version": "3"}))
 
 
-def test_version_spelling_is_normalised(tmp_path):
-    check_compatibility(*_pair(tmp_path, {"gemma_version": "3"}, {"gemma_version": "3.0"}))
+def test_version_spelling_is_compared_exactly_as_ltx_core_does(tmp_path):
+    # encoder_configurator.py _check_gemma_version compares with !=: "3.0" is not "3".
+    with pytest.raises(UsageError, match="needs gemma_version 3, .* has 3.0"):
+        check_compatibility(*_pair(tmp_path, {"gemma_version": "3"}, {"gemma_version": "3.0"}))
 
 
 def test_mismatch_names_both_versions(tmp_path):
@@ -136,7 +167,7 @@ def test_vanilla_gemma4_for_ltx_2_5_is_explained(tmp_path):
     with pytest.raises(UsageError) as info:
         check_compatibility(ckpt, te)
     msg = info.value.message
-    assert "vanilla Gemma 4" in msg and "LTX 2.5.0 needs the LTX fine-tuned Gemma 4 root" in msg
+    assert "vanilla Gemma 4" in msg and "needs the LTX fine-tuned Gemma 4 root" in msg
     assert str(ckpt.path) in msg and str(te.path) in msg
 
 

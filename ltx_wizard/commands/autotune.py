@@ -93,9 +93,10 @@ def run(args: argparse.Namespace) -> int:
     assessment = assessment_from_args(args)
     require_known_tier(assessment)
     from ltx_wizard.core.run_meta import read_run_meta
+    from ltx_wizard.core.run_plan import gate_stop_message
 
     if assessment.gate_blocked and not (args.accept_risk or read_run_meta(run_dir).accepted_risk):
-        raise GateStop(assessment.gate_message or "below the 32 GB minimum")
+        raise GateStop(gate_stop_message(assessment.gate_message))
     engine = AutotuneEngine(
         run_dir, probe=assessment.probe, assessment=assessment, trainer_cmd=trainer_cmd,
         simulate=getattr(args, "simulate", None), max_trials=args.max_trials,
@@ -116,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"Winner: trial {summary.winner}"
                   + (" (config.yaml patched)" if summary.config_patched else " (the planned config)"))
         print(f"Launch: {summary.launch_line}")
+        from ltx_wizard.core.launch_script import copy_line, script_path
+
+        if script_path(run_dir).is_file():
+            print(f"Start training: {copy_line(run_dir)}")
     if summary.stop_reason == "cancelled":
         return 130
     return 0 if summary.winner is not None else EXIT_FAILURE

@@ -52,6 +52,8 @@ def _json_item(item: CheckItem) -> dict:
 
 
 def _line(item: CheckItem) -> str:
+    if item.ok and item.warning:
+        return f"warn  {item.name:<13} {item.path}: {item.summary}"
     if item.ok:
         return f"ok    {item.name:<13} {item.path}: {item.summary}"
     return f"FAIL  {item.name:<13} {item.error}"

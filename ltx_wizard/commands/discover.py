@@ -14,7 +14,7 @@ from ltx_wizard.core.model_paths import require_directory, resolve_user_path
 def register(sub) -> None:
     p = sub.add_parser(
         "discover",
-        help="find model files in /models, ~/models, $LTX_MODELS_DIR and --models-dir",
+        help="find model files in /models, ~/models, $LTX_MODELS_DIR, the Hugging Face cache and --models-dir",
         description=(
             "Search the usual model folders (bounded in depth and time) and rank what is found."
         ),
@@ -41,10 +41,15 @@ def register(sub) -> None:
 
 
 def _text(result: DiscoveryResult) -> list[str]:
-    lines = [
-        f"searched {', '.join(map(str, result.roots)) or 'nothing'} "
-        f"({result.dirs_scanned} folders, {result.elapsed_s:.2f} s)"
-    ]
+    lines = [f"searched {len(result.roots)} folder(s) ({result.dirs_scanned} folders walked, "
+             f"{result.elapsed_s:.2f} s):"]
+    lines += [f"  {root}" for root in result.roots]
+    if result.missing_roots:
+        lines.append(f"not there: {', '.join(map(str, result.missing_roots))}")
+    if result.hf_cache is not None:
+        snapshots = sum(1 for r in result.roots if result.hf_cache in r.parents)
+        lines.append(f"Hugging Face cache {result.hf_cache}: "
+                     + (f"{snapshots} snapshot(s) searched" if snapshots else "no downloads there"))
     if result.timed_out:
         lines.append(
             "note: the time budget ran out (slow disk or mount?): results are partial; "
@@ -54,7 +59,8 @@ def _text(result: DiscoveryResult) -> list[str]:
         lines.append("note: some folders were deeper than --max-depth and were not searched")
     if not result.candidates:
         lines.append(
-            "nothing found: pass --models-dir DIR, or download the LTX-2 checkpoint and its Gemma"
+            "nothing found: pass --models-dir DIR, or download the checkpoint and its Gemma with "
+            "`hf download` (README: Before you start)"
         )
     for c in result.candidates:
         mark = "" if c.usable else " [unusable]"

@@ -115,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         slurm_cpus=args.slurm_cpus,
     )
     draft = prepare_plan(request, assessment)
+    from ltx_wizard.core.launch_script import copy_line, log_path, script_path
     if args.validate_with_trainer:
         _schema_check(draft)
     notes: list[str] = []
@@ -131,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
                 "base_config": draft.base_config,
                 "launch_command": draft.launch.argv_with_env(),
                 "launch_cwd": str(draft.launch.cwd),
+                "launch_script": str(script_path(folder.root)),
                 "warnings": warnings,
                 **({"nodes": multi.nodes, "gpus_per_node": multi.gpus_per_node,
                     "total_gpus": multi.total_gpus, "slurm_script": str(multi.sbatch_path),
@@ -149,11 +151,12 @@ def run(args: argparse.Namespace) -> int:
     if multi is not None:
         print(f"{multi.nodes} nodes x {multi.gpus_per_node} GPUs = {multi.total_gpus} GPUs; "
               f"wrote {multi.sbatch_path} (untested on a real cluster)", file=err)
-        print(f"Review {folder.plan}; after approval, submit with:\n  {multi.submit_line()}",
-              file=err)
+        print(f"Review {folder.plan}; after approval, submit with:\n  {multi.submit_line()}\n"
+              f"(or {copy_line(folder.root)}, which runs that sbatch and logs to "
+              f"{log_path(folder.root)})", file=err)
         return 0
-    print(f"Review {folder.plan}; after approval, train with:\n  {draft.launch.shell_line()}",
-          file=err)
+    print(f"Review {folder.plan}; after approval, train with:\n  {copy_line(folder.root)}\n"
+          f"which runs (and logs to {log_path(folder.root)}):\n  {draft.launch.shell_line()}", file=err)
     return 0
 
 

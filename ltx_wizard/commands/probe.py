@@ -7,6 +7,7 @@ import textwrap
 
 from ltx_wizard.commands.common import add_gpu_source_args, assessment_from_args, print_json
 from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.errors import WizardError
 from ltx_wizard.core.tiers import nominal_gb
 
 
@@ -62,7 +63,16 @@ def format_text(assessment: Assessment) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    assessment = assessment_from_args(args)
+    try:
+        assessment = assessment_from_args(args)
+    except WizardError as exc:
+        if not args.json:
+            raise
+        # --json always prints JSON: the same keys, nothing found, and the reason.
+        print_json({"source": None, "gpus": [], "per_gpu_vram_gb": None, "tier": "unknown",
+                    "base_config": None, "gate": {"blocked": False, "message": None},
+                    "notes": [], "error": exc.message})
+        raise  # and the usual one line on stderr, with the same exit code
     if args.json:
         print_json(assessment.probe_json())
     else:

@@ -22,6 +22,16 @@ COMPONENT_SECTIONS = ("vae", "audio_vae", "vocoder")
 _NON_TRANSFORMER_PREFIXES = tuple(f"{s}." for s in COMPONENT_SECTIONS) + (
     "text_embedding_projection.",
 )
+# The text connectors sit under the transformer's prefix but are built into the embeddings
+# processor, not the transformer (ltx_core/text_encoders/gemma EMBEDDINGS_PROCESSOR_KEY_OPS).
+_CONNECTOR_PREFIXES = tuple(
+    f"model.diffusion_model.{c}embeddings_connector." for c in ("video_", "audio_", "")
+)
+# mirrors ltx_core/model/transformer/model_configurator.py LTXV_MODEL_COMFY_RENAMING_MAP
+_TRANSFORMER_PREFIX = "model.diffusion_model."
+
+# (module name as the trainer's transformer names it, out_features, in_features)
+Linear = tuple[str, int, int]
 
 
 def format_params(n: int) -> str:
@@ -74,6 +84,11 @@ class CheckpointInfo(BaseModel):
     is_split_pack: bool = False
     gemma_version: str | None = None
     config_sections: tuple[str, ...] = ()
+    # The raw `gemma_source_checkpoint` metadata string, for ltx-core's exact Gemma rule.
+    gemma_source_raw: str | None = None
+    # Every 2-D `.weight` of the transformer: what a LoRA `target_modules` entry can wrap.
+    linears: tuple[Linear, ...] = ()
+    embeddings_param_count: int = 0  # text connectors, loaded beside the transformer
 
     def describe(self) -> str:
         """ "22.0 B params, bf16, 44 GB"."""
@@ -135,9 +150,18 @@ def inspect_checkpoint(
             f"{where} holds {held} but no transformer: it is a component file (VAE?), "
             "not the checkpoint; pass the transformer/unified .safetensors"
         )
-    transformer = sum(
-        t.numel for t in header.tensors if not t.name.startswith(_NON_TRANSFORMER_PREFIXES)
-    )
+    transformer = connectors = 0
+    linears: list[Linear] = []
+    for t in header.tensors:
+        if t.name.startswith(_NON_TRANSFORMER_PREFIXES):
+            continue
+        if t.name.startswith(_CONNECTOR_PREFIXES):
+            connectors += t.numel
+            continue
+        transformer += t.numel
+        if len(t.shape) == 2 and t.name.endswith(".weight"):
+            name = t.name[: -len(".weight")].removeprefix(_TRANSFORMER_PREFIX)
+            linears.append((name, t.shape[0], t.shape[1]))
     return CheckpointInfo(
         path=header.path,
         size_bytes=header.file_size,
@@ -148,6 +172,9 @@ def inspect_checkpoint(
         is_split_pack=not any(s in sections for s in COMPONENT_SECTIONS),
         gemma_version=_gemma_version(header),
         config_sections=sections,
+        gemma_source_raw=header.metadata.get("gemma_source_checkpoint"),
+        linears=tuple(linears),
+        embeddings_param_count=connectors,
     )
 
 

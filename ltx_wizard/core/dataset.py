@@ -27,6 +27,13 @@ from ltx_wizard.core.data_sources import (
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.model_paths import require_directory, resolve_user_path
 
+# mirrors ltx-trainer scripts/process_dataset.py (its flags, and output_dir defaulting to
+# .precomputed beside the dataset file): the command that makes a data root.
+PREPROCESS_HINT = (
+    "run the trainer's preprocessing first (in packages/ltx-trainer: uv run python "
+    "scripts/process_dataset.py dataset.json --resolution-buckets 960x544x49 --model-path CKPT "
+    "--text-encoder-path GEMMA), then pass the .precomputed folder it writes beside dataset.json"
+)
 VIDEO_ONLY_FLAG = "--video-only"
 
 
@@ -88,7 +95,7 @@ def _hint_for(path: Path, missing: list[str], folders: tuple[str, ...]) -> str:
             return f"did you mean {path / child}?"
     if path.name in folders:
         return f"pass its parent {path.parent}"
-    return "run the trainer's preprocessing script first, then pass the folder it wrote"
+    return PREPROCESS_HINT
 
 
 def video_only_message(root: Path, why: str, change: tuple[str, object], option: str) -> str:
@@ -136,7 +143,7 @@ def inspect_data_root(
         raise UsageError(
             f"data root {root} has no complete sample (.pt files per folder: {counts}): a sample"
             f" needs its .pt in every folder the config reads ({', '.join(folders)}); rerun"
-            " preprocessing"
+            " scripts/process_dataset.py (add --overwrite when reusing its output folder)"
         )
     return DataRootInfo(
         path=root,

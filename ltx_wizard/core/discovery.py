@@ -1,4 +1,5 @@
-"""Find LTX-2 checkpoints, Gemma text encoders and split-pack VAEs in the usual model folders.
+"""Find LTX-2 checkpoints, Gemma text encoders and split-pack VAEs in the usual model folders
+and in the Hugging Face cache (every downloaded snapshot).
 
 The walk runs in a daemon thread joined with a timeout: a hung network mount blocks inside one
 syscall, where no in-loop clock check could interrupt it. Directories are keyed by (device, inode)
@@ -59,6 +60,7 @@ class DiscoveryResult(BaseModel):
     dirs_scanned: int
     unreadable_dirs: int
     elapsed_s: float
+    hf_cache: Path | None = None  # the Hugging Face hub cache; its snapshots are among `roots`
 
     def of_kind(self, kind: Kind) -> list[Candidate]:
         return [c for c in self.candidates if c.kind == kind]
@@ -160,6 +162,33 @@ class _Walk:
             self.found.append((kind, path, exc.message))
 
 
+def hf_hub_cache(env: Mapping[str, str]) -> Path | None:
+    """Where `hf download` (without --local-dir) puts files."""
+    # mirrors huggingface_hub/constants.py: HF_HUB_CACHE, else $HF_HOME/hub, else
+    # $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub.
+    if env.get("HF_HUB_CACHE"):
+        return Path(os.path.expanduser(env["HF_HUB_CACHE"]))
+    if env.get("HF_HOME"):
+        return Path(os.path.expanduser(env["HF_HOME"])) / "hub"
+    base = env.get("XDG_CACHE_HOME") or (str(Path(env["HOME"]) / ".cache") if env.get("HOME") else None)
+    return Path(os.path.expanduser(base)) / "huggingface" / "hub" if base else None
+
+
+def hf_snapshot_dirs(hub: Path) -> list[Path]:
+    """<hub>/models--<org>--<name>/snapshots/<revision>: one search root per downloaded revision
+    (the files there are links into blobs/, whose names say nothing)."""
+    found: list[Path] = []
+    try:
+        repos = sorted(e.path for e in os.scandir(hub) if e.name.startswith("models--"))
+        for repo in repos:
+            snapshots = Path(repo) / "snapshots"
+            if snapshots.is_dir():
+                found += sorted(Path(e.path) for e in os.scandir(snapshots) if e.is_dir())
+    except OSError:  # absent or unreadable cache: nothing to add
+        pass
+    return found
+
+
 def search_roots(
     extra_dirs: Sequence[str | os.PathLike] = (),
     *,
@@ -172,6 +201,9 @@ def search_roots(
         roots.append(Path(env["HOME"]) / "models")
     if env.get("LTX_MODELS_DIR"):
         roots.append(Path(os.path.expanduser(env["LTX_MODELS_DIR"])))
+    hub = hf_hub_cache(env)
+    if hub is not None:
+        roots += hf_snapshot_dirs(hub)
     roots += [Path(os.path.abspath(os.path.expanduser(os.fspath(d)))) for d in extra_dirs]
     unique: list[Path] = []
     for r in roots:
@@ -197,7 +229,9 @@ def discover(
     thread.join(time_budget_s)
     timed_out = thread.is_alive()
     walk.stop = True  # the thread may stay blocked in a syscall; it is a daemon and holds nothing
+    hub = hf_hub_cache(os.environ if env is None else env)
     return DiscoveryResult(
+        hf_cache=hub,
         roots=tuple(present),
         missing_roots=tuple(r for r in roots if r not in present),
         candidates=tuple(rank(list(walk.found))),

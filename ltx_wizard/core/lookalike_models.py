@@ -75,6 +75,39 @@ def _transformer_tensors(n_params: int, dtype: str) -> TensorSpecs:
     return specs
 
 
+# LTX-2's transformer geometry: video width 4096, audio width 2048 (32 heads of 128 / 64).
+_VIDEO, _AUDIO = 4096, 2048
+
+
+def _ltx_block_tensors(n_params: int, dtype: str, blocks: int) -> TensorSpecs:
+    """`blocks` transformer blocks shaped like LTX-2's (every attention projection and
+    feed-forward layer at its real size), the remainder in one vector: exactly n_params."""
+    v, a = _VIDEO, _AUDIO
+    attention = {  # module -> (out, in) of to_q, to_k, to_v, to_out.0
+        "attn1": ((v, v),) * 4,
+        "attn2": ((v, v),) * 4,
+        "audio_attn1": ((a, a),) * 4,
+        "audio_attn2": ((a, a),) * 4,
+        "audio_to_video_attn": ((a, v), (a, a), (a, a), (v, a)),
+        "video_to_audio_attn": ((a, a), (a, v), (a, v), (a, a)),
+    }
+    specs: TensorSpecs = {}
+    for i in range(blocks):
+        block = f"model.diffusion_model.transformer_blocks.{i}"
+        for module, shapes in attention.items():
+            for proj, shape in zip(("to_q", "to_k", "to_v", "to_out.0"), shapes):
+                specs[f"{block}.{module}.{proj}.weight"] = (dtype, list(shape))
+        for ff, width in (("ff", v), ("audio_ff", a)):
+            specs[f"{block}.{ff}.net.0.proj.weight"] = (dtype, [4 * width, width])
+            specs[f"{block}.{ff}.net.2.weight"] = (dtype, [width, 4 * width])
+    used = sum(shape[0] * shape[1] for _, shape in specs.values())
+    if used > n_params:
+        raise ValueError(f"{blocks} LTX-2 blocks hold {used} parameters, more than {n_params}")
+    if n_params > used:
+        specs["model.diffusion_model.scale_shift_table"] = (dtype, [n_params - used])
+    return specs
+
+
 def _section_config(sections: list[str]) -> str:
     # Small, plausible values: only the section names matter to the wizard.
     known = {
@@ -95,9 +128,13 @@ def make_checkpoint(
     split: bool = False,
     gemma_version: str | None = "3",
     model_version: str = "2.0.0",
+    blocks: int | None = None,
 ) -> Path:
-    """An LTX-2 checkpoint declaring `params_b` billion transformer parameters."""
-    tensors = _transformer_tensors(round(params_b * 1e9), dtype)
+    """An LTX-2 checkpoint declaring `params_b` billion transformer parameters; with `blocks`,
+    laid out as that many real-sized LTX-2 transformer blocks (for LoRA sizes)."""
+    n_params = round(params_b * 1e9)
+    tensors = (_ltx_block_tensors(n_params, dtype, blocks) if blocks
+               else _transformer_tensors(n_params, dtype))
     sections = ["transformer", "scheduler"]
     if not split:
         sections[1:1] = ["vae", "audio_vae", "vocoder"]

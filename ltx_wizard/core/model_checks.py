@@ -30,6 +30,7 @@ class CheckItem(BaseModel):
     path: str | None  # absolute when it could be resolved, else as given
     summary: str = ""
     error: str | None = None
+    warning: str | None = None  # usable, but something must be fixed before training (e.g. no uv)
     video_only_data: bool = False  # data_root: video-only data under a config that trains audio
 
 
@@ -72,6 +73,7 @@ def run_checks(
     data_root: PathLike | None = None,
     trainer_root: PathLike | None = None,
     *,
+    audio_vae_reason: str | None = "the shipped configs generate audio in validation",
     strategy: Mapping | None = None,
     video_only_choice: bool = False,
     video_only_option: str = VIDEO_ONLY_FLAG,
@@ -83,6 +85,8 @@ def run_checks(
     The data root is read under `strategy` (a config's `training_strategy` block); without one,
     under the shipped t2v config of the checkout (`shipped_strategy`). `video_only_choice` drops
     its audio, as `training_strategy.audio: null` would.
+    A split pack needs its video VAE always and its audio VAE only when `audio_vae_reason` says
+    why the run loads it (see split_pack.audio_vae_reason; None: the run never does).
     """
     items: list[CheckItem] = []
     ckpt: list[CheckpointInfo] = []
@@ -102,7 +106,9 @@ def run_checks(
     def do_text_encoder() -> str:
         te = inspect_text_encoder(text_encoder, cwd=cwd)  # type: ignore[arg-type]
         if ckpt:
-            check_compatibility(ckpt[0], te)
+            warning = check_compatibility(ckpt[0], te)
+            if warning:
+                return f"{te.describe()}; warning: {warning}"
             return f"{te.describe()}; matches the checkpoint"
         return te.describe()
 
@@ -119,10 +125,11 @@ def run_checks(
         ("audio_vae", audio_vae, "audio", "--audio-vae FILE"),
     ):
         if raw is None:
-            if split:
+            if split and (kind == "video" or audio_vae_reason):
+                why = "" if kind == "video" else f" ({audio_vae_reason})"
                 items.append(
                     _missing(
-                        name, flag, f"checkpoint {ckpt[0].path} is a split pack, which needs it"
+                        name, flag, f"checkpoint {ckpt[0].path} is a split pack, which needs it{why}"
                     )
                 )
             continue
@@ -157,14 +164,17 @@ def run_checks(
         item = _item("data_root", data_root, cwd, do_data)
         items.append(item.model_copy(update={"video_only_data": bool(video_only_data)}))
     if trainer_root is not None:
-        items.append(
-            _item(
-                "trainer_root",
-                trainer_root,
-                cwd,
-                lambda: find_checkout(trainer_root, cwd=cwd, env=env).describe(),
-            )
-        )
+        found: list = []
+
+        def do_checkout() -> str:
+            checkout = find_checkout(trainer_root, cwd=cwd, env=env)
+            found.append(checkout)
+            return checkout.describe()
+
+        item = _item("trainer_root", trainer_root, cwd, do_checkout)
+        if found and found[0].notes:  # e.g. uv missing: the launch starts with `uv run`
+            item = item.model_copy(update={"warning": "; ".join(found[0].notes)})
+        items.append(item)
     return items
 
 

@@ -31,6 +31,23 @@ def is_url(text: str) -> bool:
     return bool(_URL_RE.match(text.strip()))
 
 
+_HF_FILE_URL = re.compile(
+    r"https?://(?:www\.)?huggingface\.co/([^/\s]+/[^/\s]+)/(?:resolve|blob)/[^/\s]+/(\S+?)(?:\?\S*)?$"
+)
+
+
+def download_hint(url: str) -> str:
+    """The next command for a URL: the exact `hf download` line for a Hugging Face file URL."""
+    match = _HF_FILE_URL.match(url)
+    if match:
+        repo, file = match.groups()
+        local = f"models/{repo.split('/')[1]}"
+        return (f"download it first with `hf download {repo} {file} --local-dir {local}` "
+                f"and pass {local}/{file}")
+    return ("download it first (for Hugging Face files: `hf download REPO FILE --local-dir DIR`) "
+            "and pass the local path")
+
+
 def resolve_user_path(
     text: str | os.PathLike, *, what: str, cwd: str | os.PathLike | None = None
 ) -> Path:
@@ -41,7 +58,7 @@ def resolve_user_path(
     if is_url(raw):
         raise UsageError(
             f"{what} {raw!r} is a URL: local files only (the trainer cannot download); "
-            "download it first and pass the local path"
+            f"{download_hint(raw.strip())}"
         )
     expanded = os.path.expanduser(raw)
     if not os.path.isabs(expanded):

@@ -79,6 +79,7 @@ class PlanContent(BaseModel):
     risks: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     diff: str = ""
+    host_lines: tuple[str, ...] = ()  # the GPU floor line, then host_limits.HostCheck.lines
 
 
 def _fmt(value: Any) -> str:
@@ -146,6 +147,7 @@ def render_plan(c: PlanContent) -> str:
         c.launch_line,
         "```",
         "",
+        *host_section(c.host_lines),
         *c.multinode_lines,
         "## Sanity check and autotune",
         "First a sanity check: a 50-step run on one sample (in `overfit/`) proves that the model "
@@ -183,6 +185,14 @@ def render_plan(c: PlanContent) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def host_section(lines: tuple[str, ...]) -> list[str]:
+    """GPU floor, host RAM and disk the run needs against what this machine has."""
+    if not lines:
+        return []
+    return ["## Memory and disk", *[line if line.startswith("  ") else f"- {line}"
+                                         for line in lines], ""]
 
 
 def _style_words(style: str, num_gpus: int, nodes: int = 1) -> str:

@@ -17,7 +17,8 @@ from ltx_wizard.core.visible_devices import apply_cuda_visible_devices
 
 NO_GPU = (
     "no NVIDIA GPU found: training LTX-2 needs an NVIDIA CUDA GPU; on a GPU machine check the "
-    "driver with `nvidia-smi`, or plan for another machine with --from-csv FILE or --simulate PRESET"
+    "driver with `nvidia-smi` (in a container: start it with --gpus all), or plan for another "
+    "machine with --from-csv FILE or --simulate PRESET"
 )
 
 

@@ -8,11 +8,21 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 
+class LaunchSpec(BaseModel):
+    """How the full training run starts: what `<run>/launch.sh` runs (cwd, env, argv)."""
+
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str] = {}
+    simulated: bool = False  # the simulated trainer (--simulate/--demo), not the real one
+
+
 class RunMeta(BaseModel):
     trainer_root: Path | None = None
     tier: str | None = None
     num_gpus: int | None = None
     accepted_risk: bool = False
+    launch: LaunchSpec | None = None
 
 
 def read_run_meta(run_dir: Path) -> RunMeta:

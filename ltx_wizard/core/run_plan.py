@@ -17,11 +17,12 @@ from ltx_wizard.core import config_gen
 from ltx_wizard.core.accelerate_config import render_accelerate_yaml
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkout import find_checkout
-from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
+from ltx_wizard.core.checkpoint import inspect_checkpoint
 from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import GateStop, UsageError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.launch_script import simulated_spec, spec_of, write_script
 from ltx_wizard.core.multinode import (
     MultiNodePlan,
     parse_nodes,
@@ -30,7 +31,10 @@ from ltx_wizard.core.multinode import (
     require_gpus_per_node,
 )
 from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.plan_memory import HostCheck, HostSource, plan_memory
+from ltx_wizard.core.run_meta import LaunchSpec
 from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
+from ltx_wizard.core.split_pack import component_files
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
 from ltx_wizard.core.workspace import (
@@ -88,8 +92,21 @@ class PlanDraft:
     trainer_dir: Path  # where the trainer's own schema check runs
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
+    host: HostCheck | None = None  # host RAM and disk for this run (host_limits.py)
+    memory_lines: tuple[str, ...] = ()  # GPU floor + host RAM + disk, as plan.md shows them
     multinode: MultiNodePlan | None = None  # set when more than one node is planned
     slurm_text: str | None = None  # <run>/slurm.sbatch
+    simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
+
+    @property
+    def start(self) -> LaunchSpec:
+        """What launch.sh runs: the simulated trainer on simulated GPUs, `sbatch` for several
+        nodes, else the planned command."""
+        if self.simulate:
+            return simulated_spec(self.run_dir, self.simulate)
+        if self.multinode is not None:
+            return LaunchSpec(argv=["sbatch", str(self.multinode.sbatch_path)], cwd=self.run_dir)
+        return spec_of(self.launch)
 
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
@@ -100,6 +117,7 @@ class PlanDraft:
                 "num_gpus": self.launch.num_processes,  # one node's: autotune stays single-node
                 "nodes": self.multinode.nodes if self.multinode is not None else 1,
                 "accepted_risk": self.accepted_risk,
+                "launch": self.start.model_dump(mode="json"),
             },
             indent=2,
         ) + "\n"
@@ -128,8 +146,11 @@ def prepare_plan(
     *,
     now: datetime | None = None,
     env: Mapping[str, str] | None = None,
+    host: HostSource = None,
+    simulate: str | None = None,
 ) -> PlanDraft:
-    """Validate every input and compute the run folder's contents; writes nothing."""
+    """Validate every input and compute the run folder's contents; writes nothing.
+    `host`: RAM/disk readings or a function of the run folder (default: /proc and statvfs)."""
     env = os.environ if env is None else env
     nodes = parse_nodes(request.nodes)
     slurm = slurm_options(request.slurm_time, request.slurm_partition, request.slurm_cpus)
@@ -140,7 +161,7 @@ def prepare_plan(
     risks: list[str] = []
     if assessment.gate_blocked:
         if not request.accept_risk:
-            raise GateStop(assessment.gate_message or "below the trainer's 32 GB minimum")
+            raise GateStop(gate_stop_message(assessment.gate_message))
         risks.append(
             f"{assessment.per_gpu_vram_gb} GB per GPU is below the trainer's 32 GB minimum; the "
             "gate was overridden with --accept-risk, so this run may run out of memory."
@@ -162,18 +183,12 @@ def prepare_plan(
 
     ckpt = inspect_checkpoint(request.checkpoint)
     te = inspect_text_encoder(request.text_encoder)
-    check_compatibility(ckpt, te)
-    video_vae = audio_vae = None
-    if ckpt.is_split_pack:
-        if request.video_vae is None or request.audio_vae is None:
-            raise UsageError(
-                f"checkpoint {ckpt.path} is a split pack: pass its VAE files with --video-vae FILE "
-                "and --audio-vae FILE"
-            )
-        video_vae = inspect_vae(request.video_vae, "video").path
-        audio_vae = inspect_vae(request.audio_vae, "audio").path
-    elif request.video_vae or request.audio_vae:
-        warnings.append("the checkpoint is unified (it holds its VAEs): --video-vae/--audio-vae ignored")
+    warnings += [w for w in (check_compatibility(ckpt, te),) if w]  # ltx-core only warns
+    # split_pack.py: a split pack's video VAE always, its audio VAE where the config loads it
+    video_vae, audio_vae, notes, ignored = component_files(
+        ckpt, request.video_vae, request.audio_vae, load_yaml(base_text))
+    assumptions += notes
+    warnings += ignored
     # The shipped file's strategy names the data folders (core/data_sources.py, the trainer's rule).
     strategy = get_dotted(load_yaml(base_text), "training_strategy", None)
     video_change = video_only_change(strategy) if request.video_only else None
@@ -221,6 +236,9 @@ def prepare_plan(
     config_gen.require_self_check(config_text, str(folder.config))
     batch = changes.batch
     assert batch is not None
+    memory = plan_memory(config_text, ckpt, te, num_gpus, total_gpus, folder.root, assessment,
+                         host)
+    warnings += memory.warnings
     if request.effective_batch is None:
         assumptions.append(f"Effective batch {batch.wanted}: the shipped file's batch_size x "
                            "gradient_accumulation_steps (pass --effective-batch N to change it).")
@@ -288,6 +306,7 @@ def prepare_plan(
         risks=tuple(risks),
         warnings=tuple(warnings),
         diff=diff,
+        host_lines=memory.lines,
         dataset_note=f"Each sample is a file in every folder the config reads: "
         f"{', '.join(f + '/' for f in data.folders)}.",
         video_only_note=video_only_note(video_change, base_name, load_yaml(config_text)),
@@ -310,9 +329,18 @@ def prepare_plan(
         trainer_dir=checkout.trainer_dir,
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        host=memory.host,
+        memory_lines=memory.lines,
         multinode=multi,
         slurm_text=slurm_text,
+        simulate=simulate,
     )
+
+
+def gate_stop_message(message: str | None) -> str:
+    """The gate's text plus the option that goes past it (CLI commands only)."""
+    text = (message or "below the trainer's 32 GB minimum").rstrip().rstrip(".")
+    return f"{text}. To try anyway (b), rerun with --accept-risk"
 
 
 def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
@@ -356,6 +384,7 @@ def write_plan(
         atomic_write_text(folder.root / "run.json", draft.run_meta())
         if draft.multinode is not None and draft.slurm_text is not None:
             atomic_write_text(draft.multinode.sbatch_path, draft.slurm_text)
+        write_script(folder.root, draft.start, draft.shell_line())
         atomic_write_text(folder.plan, draft.plan_text)
     return folder
 

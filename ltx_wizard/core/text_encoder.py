@@ -1,11 +1,14 @@
 """The Gemma text encoder: its two forms, and whether it belongs with a given checkpoint.
 
-Directory form (unified checkpoints): config.json, tokenizer.json, tokenizer_config.json,
-processor_config.json and model*.safetensors. Packed form (split packs): one .safetensors whose
-metadata holds `gemma_config` and which has a `tokenizer_json` tensor. The trainer compares the
-checkpoint's gemma_source_checkpoint.gemma_version with the Gemma config's gemma_version; wrong
-pairings are the most common mistake (LTX-2 issue #214), so they are caught here with both
-versions named.
+Directory form (unified checkpoints): a Hugging Face Gemma root, flat or nested, searched the way
+ltx_core/text_encoders/gemma/gemma_assets.py `GemmaAssets.from_root` searches it: config.json and
+tokenizer.json are the first hits of a recursive search (ltx_core/utils.py `find_matching_file`),
+tokenizer_config.json and processor_config.json may sit anywhere below the root, and the weights
+are the *.safetensors under the folder of the first model*.safetensors
+(`resolve_gemma_weight_paths`). Packed form (split packs): one .safetensors whose metadata holds
+`gemma_config` and which has a `tokenizer_json` tensor (`GemmaAssets.from_single_file`).
+Whether the pair loads is ltx-core's `_check_gemma_version`, mirrored in gemma_compat; wrong
+pairings are the most common mistake (LTX-2 issue #214), so both versions are named.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.checkpoint import CheckpointInfo
 from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.gemma_compat import SUPPORTED_MODEL_TYPES, check_gemma_version, loader_value, show
 from ltx_wizard.core.model_paths import require_regular_file, resolve_user_path, stat_path
 from ltx_wizard.core.safetensors_header import read_header
 
@@ -32,27 +36,29 @@ DIRECTORY_FILES = (
 _MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
+_MAX_SEARCH_ENTRIES = 20_000  # a Gemma root holds tens of files; more means a wrong folder
+
+
 class TextEncoderInfo(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     path: Path
     form: Literal["directory", "packed"]
-    gemma_version: str | None  # as declared in the config; None for Google's vanilla releases
+    gemma_version: str | None  # for display; None for Google's vanilla releases
     model_type: str | None
+    # The config's `gemma_version` exactly as JSON gives it ("4", "4.0" and 4 differ to ltx-core).
+    gemma_version_value: Any = None
+    config_path: Path | None = None  # the config.json used, when found below the root
+    param_count: int = 0  # Gemma weights (and packed projections), from the headers
 
     def describe(self) -> str:
         version = (
             f"gemma_version {self.gemma_version}" if self.gemma_version else "no gemma_version"
         )
-        return f"Gemma text encoder ({self.form}), model_type {self.model_type or '?'}, {version}"
-
-
-def _family(model_type: str | None) -> str | None:
-    """'gemma3' -> '3', 'gemma3_text' -> '3': the generation a vanilla config implies."""
-    if model_type and model_type.lower().startswith("gemma"):
-        digits = "".join(ch for ch in model_type[5:] if ch.isdigit() or ch == ".").split(".")[0]
-        return digits or None
-    return None
+        where = ""
+        if self.config_path is not None and self.config_path.parent != self.path:
+            where = f" (nested: {self.config_path.parent.relative_to(self.path)})"
+        return f"Gemma text encoder ({self.form}), model_type {self.model_type or '?'}, {version}{where}"
 
 
 def _version_of(config: dict) -> str | None:
@@ -80,28 +86,85 @@ def _read_config(path: Path, where: str) -> dict:
     return doc
 
 
+def _listing(root: Path, where: str) -> list[Path]:
+    """Every entry below `root` in Path.rglob order (the order find_matching_file sees)."""
+    found: list[Path] = []
+    try:
+        for entry in root.rglob("*"):
+            found.append(entry)
+            if len(found) > _MAX_SEARCH_ENTRIES:
+                raise UsageError(
+                    f"{where} holds more than {_MAX_SEARCH_ENTRIES} files: not a Gemma folder; "
+                    "pass the Gemma model folder itself"
+                )
+    except OSError as exc:
+        raise UsageError(f"{where} cannot be searched: {exc.strerror or exc}") from None
+    return found
+
+
+def _first(entries: list[Path], name_glob: str) -> Path | None:
+    # mirrors ltx_core/utils.py find_matching_file: the first recursive hit
+    return next((p for p in entries if p.match(name_glob)), None)
+
+
+def _weights_bytes_params(entries: list[Path], first_model: Path) -> int:
+    """mirrors gemma_assets.py resolve_gemma_weight_paths: every *.safetensors under its folder."""
+    folder = first_model.parent
+    total = 0
+    for p in entries:
+        if p.suffix == ".safetensors" and folder in p.parents and p.is_file():
+            try:
+                total += read_header(p).param_count
+            except (UsageError, OSError):
+                continue  # a broken shard is the trainer's error to report at load time
+    return total
+
+
+def _ambiguous(entries: list[Path], where: str) -> None:
+    """Two different Gemma configs below one root: the trainer would take whichever it meets first."""
+    seen: dict[tuple[object, object], Path] = {}
+    for p in entries:
+        if p.name != "config.json" or not p.is_file():
+            continue
+        try:
+            doc = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(doc, dict) and str(doc.get("model_type", "")).startswith("gemma"):
+            seen.setdefault((doc.get("model_type"), doc.get("gemma_version")), p.parent)
+    if len(seen) > 1:
+        folders = ", ".join(str(d) for d in sorted(seen.values()))
+        raise UsageError(
+            f"{where} holds more than one Gemma ({folders}): the trainer would load whichever it "
+            "finds first; pass the one folder that ships with the checkpoint"
+        )
+
+
 def _inspect_directory(path: Path) -> TextEncoderInfo:
     where = f"text encoder {path}"
-    names = set(os.listdir(path))
-    missing = [n for n in DIRECTORY_FILES if not (path / n).is_file()]
-    if not any(n.startswith("model") and n.endswith(".safetensors") for n in names):
+    entries = _listing(path, where)
+    hits = {name: _first(entries, name) for name in DIRECTORY_FILES}
+    model = _first(entries, "model*.safetensors")
+    missing = [n for n, hit in hits.items() if hit is None]
+    if model is None:
         missing.append("model*.safetensors")
     if missing:
-        if not (path / "config.json").exists() and any(
-            (path / n / "config.json").is_file() for n in names
-        ):
-            inner = sorted(n for n in names if (path / n / "config.json").is_file())[0]
-            raise UsageError(f"{where} has no Gemma files of its own: did you mean {path / inner}?")
         raise UsageError(
-            f"{where} lacks {', '.join(missing)}: the Gemma download is incomplete; "
-            "download the whole model folder again"
+            f"{where} lacks {', '.join(missing)} (searched every folder below it): the Gemma "
+            "download is incomplete; download the whole model folder again"
         )
-    config = _read_config(path / "config.json", where)
+    _ambiguous(entries, where)
+    config_path = hits["config.json"]
+    assert config_path is not None and model is not None
+    config = _read_config(config_path, where)
     return TextEncoderInfo(
         path=path,
         form="directory",
         gemma_version=_version_of(config),
         model_type=config.get("model_type"),
+        gemma_version_value=config.get("gemma_version"),
+        config_path=config_path,
+        param_count=_weights_bytes_params(entries, model),
     )
 
 
@@ -130,9 +193,15 @@ def _inspect_packed(path: Path, size: int) -> TextEncoderInfo:
         config = None
     if not isinstance(config, dict):
         raise UsageError(f"{where}: its `gemma_config` metadata is not JSON: download it again")
-    version = _version_of(config) or header.metadata.get("gemma_version")
+    # Only `gemma_config` counts: ltx-core never reads a separate gemma_version metadata key.
+    weights = sum(
+        t.numel for t in header.tensors
+        if t.name != "tokenizer_json" and not t.name.startswith("hf_asset__")
+    )
     return TextEncoderInfo(
-        path=path, form="packed", gemma_version=version, model_type=config.get("model_type")
+        path=path, form="packed", gemma_version=_version_of(config),
+        model_type=config.get("model_type"), gemma_version_value=config.get("gemma_version"),
+        param_count=weights,
     )
 
 
@@ -151,16 +220,10 @@ def inspect_text_encoder(
     return _inspect_packed(resolved, st.st_size)
 
 
-def _norm(version: str) -> str:
-    text = version.strip().lower().removeprefix("gemma").strip(" -_v")
-    while text.endswith(".0"):
-        text = text[:-2]
-    return text
-
-
-def check_compatibility(ckpt: CheckpointInfo, te: TextEncoderInfo) -> None:
-    """Raise UsageError when the trainer would refuse (or mis-load) this pairing."""
+def check_compatibility(ckpt: CheckpointInfo, te: TextEncoderInfo) -> str | None:
+    """Raise UsageError where the trainer refuses the pair; return a warning where it only warns."""
     if ckpt.is_split_pack and te.form == "directory":
+        # mirrors ltx_trainer/model_loader.py embedding_weight_paths: the projections are packed
         raise UsageError(
             f"checkpoint {ckpt.path} is a split pack: it needs the packed Gemma .safetensors of the"
             f" same pack, not the directory {te.path}"
@@ -170,27 +233,20 @@ def check_compatibility(ckpt: CheckpointInfo, te: TextEncoderInfo) -> None:
             f"checkpoint {ckpt.path} is unified: it needs a Gemma model directory, not the packed "
             f"file {te.path}"
         )
-    family = _family(te.model_type)
-    if ckpt.gemma_version is None:
-        # Checkpoints that predate the key were built with Gemma 3.
-        if family not in (None, "3"):
-            raise UsageError(
-                f"Gemma version mismatch: checkpoint {ckpt.path} declares no Gemma version (a Gemma"
-                f" 3 era checkpoint) but text encoder {te.path} is {te.model_type}: use Gemma 3"
-            )
-        return
-    if te.gemma_version is not None and _norm(te.gemma_version) == _norm(ckpt.gemma_version):
-        return
-    wanted = ckpt.gemma_version
-    found = te.gemma_version if te.gemma_version is not None else "none declared"
-    if te.gemma_version is None and family == _norm(wanted):
-        hint = (
-            f"this is Google's vanilla Gemma {family}; LTX {ckpt.model_version or ''} needs the LTX"
-            f" fine-tuned Gemma {wanted} root that ships with the checkpoint"
-        ).replace("LTX  ", "LTX ")
-    else:
-        hint = f"use the Gemma {wanted} text encoder that ships with this checkpoint"
-    raise UsageError(
-        f"Gemma version mismatch: checkpoint {ckpt.path} needs gemma_version {wanted}, text encoder"
-        f" {te.path} has {found} (model_type {te.model_type or '?'}): {hint}"
+    if te.model_type not in SUPPORTED_MODEL_TYPES:
+        # mirrors gemma_assets.py build_gemma_hf_config and encoder_configurator.py get_gemma_ops
+        raise UsageError(
+            f"text encoder {te.path} has model_type {show(te.model_type)}; the trainer loads only "
+            f"{', '.join(SUPPORTED_MODEL_TYPES)}: pass the Gemma that ships with the checkpoint"
+        )
+    verdict = check_gemma_version(
+        loader_value(ckpt.gemma_source_raw),
+        loader_value(ckpt.model_version),
+        te.gemma_version_value,
+        te.model_type,
+        checkpoint=str(ckpt.path),
+        text_encoder=str(te.path),
     )
+    if verdict.level == "error":
+        raise UsageError(verdict.message)
+    return verdict.message if verdict.level == "warning" else None

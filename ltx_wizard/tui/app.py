@@ -8,7 +8,6 @@ here, outlives the screen that shows it.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from collections import deque
 from dataclasses import dataclass, field, fields
@@ -50,6 +49,7 @@ class WizardOptions:
     check_delay_s: float = 0.4  # debounce of live path validation
     engine_factory: Callable[..., Any] | None = None  # replaces AutotuneEngine (scripted tests)
     engine_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. sim_env for the tests
+    host_fn: Callable[[Path], Any] | None = None  # run folder -> host_limits.HostReadings
 
     @classmethod
     def from_args(cls, args: argparse.Namespace | None = None, **overrides: Any) -> "WizardOptions":
@@ -68,7 +68,7 @@ class WizardApp(App[int]):
     ENABLE_COMMAND_PALETTE = False
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("f1", "toggle_help", "Help"),
+        Binding("f1", "screen_help", "Help"),
     ]
 
     def __init__(self, options: WizardOptions | None = None) -> None:
@@ -79,6 +79,7 @@ class WizardApp(App[int]):
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
         self._engine: Any | None = None
         self.target_run_dir: Path | None = None
+        self.exit_errors: list[str] = []  # one-line `ltx-wizard: ...` messages printed on exit
 
     # ----- start -----------------------------------------------------------------------------
     @property
@@ -133,6 +134,7 @@ class WizardApp(App[int]):
             if signum == signal.SIGHUP and not self.is_headless:
                 # The terminal is gone: Textual's orderly shutdown would block forever writing
                 # the terminal reset to it. Everything of ours is already stopped and flushed.
+                self.remove_demo_folder()
                 os._exit(128 + signum)
             self.exit(return_code=128 + signum)
 
@@ -205,6 +207,11 @@ class WizardApp(App[int]):
 
             def decided(go_on: bool | None) -> None:
                 if not go_on:
+                    self.exit_errors.append(
+                        f"ltx-wizard: stopped at the minimum gate ({assessment.per_gpu_vram_gb} GB per GPU, "
+                        "the trainer needs 32 GB); nothing was written. Use a GPU with 32 GB or more, "
+                        "or run again and choose Try anyway (at your own risk)"
+                    )
                     self.exit(EXIT_GATED, return_code=EXIT_GATED)
                     return
                 self.state.accept_risk = True
@@ -314,40 +321,29 @@ class WizardApp(App[int]):
                 except NoMatches:  # leaving (e.g. after SIGHUP): its widgets are already gone
                     pass
 
-    # ----- the full training run --------------------------------------------------------------
-    def launch_line_from_run_dir(self) -> str:
-        from ltx_wizard.tui.background import launch_from_plan
+    # ----- leaving ------------------------------------------------------------------------------
+    def remove_demo_folder(self) -> str | None:
+        from ltx_wizard.tui.exit_report import remove_demo_folder
 
-        run_dir = self.state.run_dir
-        try:
-            line = launch_from_plan((run_dir / "plan.md").read_text(encoding="utf-8")) if run_dir else None
-        except OSError:
-            line = None
-        return line or f"(see {run_dir}/plan.md)"
+        return remove_demo_folder(self)
 
-    def training_command(self) -> tuple[list[str], Path, dict[str, str]]:
-        """argv, cwd and env of the full run; the simulated trainer when GPUs are simulated."""
-        from ltx_wizard.tui.background import parse_shell_line
+    def after_exit(self) -> tuple[list[str], list[str]]:
+        """Once the app has stopped: (lines for stdout, lines for stderr)."""
+        from ltx_wizard.tui.exit_report import exit_report
 
-        run_dir = self.state.run_dir
-        assert run_dir is not None
-        if self.simulate:  # no real GPU: the simulated trainer runs the planned config
-            argv = [sys.executable, "-m", "ltx_wizard.core.sim.trainer", str(run_dir / "config.yaml"),
-                    "--disable-progress-bars"]
-            return argv, run_dir, {"LTX_WIZARD_SIM_GPU": self.simulate}
-        draft = self.state.draft
-        if draft is not None and draft.multinode is not None:  # several nodes: submit the job
-            return ["sbatch", str(draft.multinode.sbatch_path)], run_dir, {}
-        if draft is not None:
-            return list(draft.launch.argv), draft.launch.cwd, dict(draft.launch.env)
-        return parse_shell_line(self.launch_line_from_run_dir())
+        return exit_report(self)
 
     # ----- misc ------------------------------------------------------------------------------
-    def action_toggle_help(self) -> None:
+    def action_screen_help(self) -> None:
+        """F1: what this screen does and what comes next; the key list is one key away."""
+        from ltx_wizard.tui.dialogs.help import HelpDialog
+
+        if isinstance(self.screen, HelpDialog):
+            self.screen.dismiss(None)
+            return
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
-        else:
-            self.action_show_help_panel()
+        self.push_screen(HelpDialog(type(self.screen).__name__))
 
     async def action_quit(self) -> None:
         if not self.state.autotune_running:

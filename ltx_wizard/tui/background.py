@@ -1,7 +1,8 @@
 """Start the real training run detached from the wizard: it survives the wizard and the SSH session.
 
-Output goes to `<run>/logs/train.log`, the pid to `<run>/logs/train.pid` (written atomically), so
-the user can `tail -f` the log and `kill` the pid later. A live pid file refuses a second start.
+What runs is the run folder's `launch.sh` (core/launch_script.py), the same script the Done screen
+tells the user to run by hand: it appends to `<run>/logs/train.log` and writes the trainer's pid
+to `<run>/logs/train.pid`. A live pid file refuses a second start.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.launch_script import ensure_script, log_path, pid_path
 from ltx_wizard.core.workspace import atomic_write_text
 
 
@@ -28,64 +29,35 @@ def _alive(pid: int) -> bool:
 def running_pid(run_dir: Path) -> int | None:
     """The pid of a training already started from this run folder, if it still runs."""
     try:
-        pid = int((run_dir / "logs" / "train.pid").read_text().strip())
+        pid = int(pid_path(run_dir).read_text().strip())
     except (OSError, ValueError):
         return None
     return pid if _alive(pid) else None
 
 
-def start_training(
-    argv: Sequence[str], *, cwd: Path, run_dir: Path, env: Mapping[str, str] | None = None
-) -> tuple[int, Path]:
-    """Launch `argv` in its own session; return (pid, log path). Raises WizardError."""
+def start_training(run_dir: Path) -> tuple[int, Path]:
+    """Run `bash <run>/launch.sh` in its own session; return (pid, log path). Raises WizardError."""
     other = running_pid(run_dir)
     if other is not None:
         raise WizardError(
             f"training from {run_dir} already runs as pid {other}: stop it (kill {other}) first"
         )
-    logs = run_dir / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    log_path = logs / "train.log"
-    full_env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}
+    script = ensure_script(run_dir)
+    log = log_path(run_dir)
+    log.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with open(log_path, "ab") as log:
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env=full_env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # no SIGHUP when the SSH session or the wizard ends
-                close_fds=True,
-            )
+        proc = subprocess.Popen(
+            ["bash", str(script)],
+            cwd=run_dir,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,  # launch.sh appends to the log itself
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # no SIGHUP when the SSH session or the wizard ends
+            close_fds=True,
+        )
     except OSError as exc:
-        raise WizardError(f"could not start {argv[0]}: {exc.strerror or exc}; check the trainer checkout") from None
-    atomic_write_text(logs / "train.pid", f"{proc.pid}\n")
-    return proc.pid, log_path
-
-
-def launch_from_plan(plan_text: str) -> str | None:
-    """The launch line plan.md shows in its ```sh block, when the wizard has no draft in memory."""
-    lines = plan_text.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip() == "```sh" and i + 1 < len(lines):
-            return lines[i + 1].strip() or None
-    return None
-
-
-def parse_shell_line(line: str) -> tuple[list[str], Path, dict[str, str]]:
-    """Undo LaunchPlan.shell_line(): `cd DIR && [K=V ...] argv...` -> (argv, cwd, env)."""
-    import shlex
-
-    tokens = shlex.split(line)
-    if len(tokens) < 4 or tokens[0] != "cd" or tokens[2] != "&&":
-        raise WizardError(f"cannot read the launch line {line!r}: run it by hand from the run folder's plan.md")
-    cwd, rest = Path(tokens[1]), tokens[3:]
-    env: dict[str, str] = {}
-    while rest and "=" in rest[0] and not rest[0].startswith("-") and rest[0].split("=", 1)[0].isidentifier():
-        key, value = rest.pop(0).split("=", 1)
-        env[key] = value
-    if not rest:
-        raise WizardError(f"the launch line {line!r} has no command: see plan.md")
-    return rest, cwd, env
+        raise WizardError(f"could not start bash {script}: {exc.strerror or exc}") from None
+    # launch.sh writes the same pid (it execs the trainer); writing it here too means the
+    # file is there the moment this returns.
+    atomic_write_text(pid_path(run_dir), f"{proc.pid}\n")
+    return proc.pid, log

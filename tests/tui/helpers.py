@@ -20,15 +20,21 @@ from ltx_wizard.core.autotune.events import (
     VramUpdate,
 )
 from ltx_wizard.core.gpu import MIB, GpuInfo, ProbeResult
+from ltx_wizard.core.host_limits import HostReadings
 from ltx_wizard.tui.app import WizardApp, WizardOptions
 
 SNAP_ROOT = Path("/tmp/ltx-wizard-snap")
 FIXED_NOW = datetime(2026, 1, 2, 3, 4)
 RUN_NAME = "t2v-demo-clips-20260102-0304"
+GiB = 1024**3
+# The machine's RAM and free disk as the Summary screen reads them: fixed, so snapshots agree.
+FIXED_HOST = HostReadings(mem_total=256 * GiB, mem_available=240 * GiB, swap_free=0,
+                          disk_free=500 * GiB, disk_path=Path("/data"))
 
 
 def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
-    values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW)
+    values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW,
+                  host_fn=lambda run_dir: FIXED_HOST)
     if demo_root is not None:
         values.update(demo=True, demo_root=demo_root)
     values.update(overrides)

@@ -20,14 +20,18 @@ async def _done(pilot) -> None:
     assert isinstance(pilot.app.screen, DoneScreen)
 
 
-async def test_copy_puts_the_launch_line_on_the_clipboard(demo_root):
+async def test_copy_puts_bash_launch_sh_on_the_clipboard_and_says_what_osc52_needs(demo_root):
     app = make_app(demo_root)
-    async with app.run_test(size=(120, 40)) as pilot:
+    run = demo_root / "ltx-trainings" / RUN_NAME
+    async with app.run_test(size=(80, 24)) as pilot:
         await _done(pilot)
         await pilot.press("c")
         await pilot.pause()
-        assert app.clipboard == app.state.draft.launch.shell_line()
-        assert app.clipboard in str(app.screen.query_one("#launch-line").render())
+        assert app.clipboard == f"bash {run}/launch.sh"
+        # Shown whole on one line, even at 80 columns (a wrapped line breaks a mouse copy).
+        assert str(app.screen.query_one("#launch-line").render()) == app.clipboard
+        notes = " ".join(str(n.message) for n in app._notifications)
+        assert "set -g set-clipboard on" in notes and "OSC 52" in notes
 
 
 async def test_start_training_in_background_writes_log_and_pid(demo_root):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ltx_wizard.cli import main
 from ltx_wizard.tui.screens.done import DoneScreen
 from tests.tui.helpers import RUN_NAME, make_app, settle, to_summary
@@ -26,12 +28,11 @@ async def test_two_nodes_show_totals_and_write_the_slurm_script(tmp_path):
         assert isinstance(app.screen, DoneScreen)
         assert (run / "slurm.sbatch").is_file()
         assert "✓ slurm.sbatch" in _text(app, "#files")
-        assert "sbatch slurm.sbatch" in _text(app, "#launch-line")
-        # "Start training" on real GPUs submits the job (here GPUs are simulated, so an app
-        # without simulation gets the same approved plan)
-        real = make_app()
-        real.state.run_dir, real.state.draft = run, app.state.draft
-        assert real.training_command() == (["sbatch", str(run / "slurm.sbatch")], run, {})
+        assert _text(app, "#launch-line") == f"bash {run}/launch.sh"
+        # "Start training" runs launch.sh; on real GPUs the same approved plan's launch.sh
+        # submits the job (here GPUs are simulated, so it runs the simulated trainer).
+        real = dataclasses.replace(app.state.draft, simulate=None).start
+        assert (real.argv, real.cwd) == (["sbatch", str(run / "slurm.sbatch")], run)
 
 
 async def test_one_node_screen_says_nothing_of_nodes(tmp_path):

@@ -29,8 +29,9 @@ async def test_demo_paths_are_prefilled_and_all_pass(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=(100, 40)) as pilot:
         await _to_paths(pilot)
-        for name in ("checkpoint", "text_encoder", "data_root", "trainer_root"):
+        for name in ("checkpoint", "text_encoder", "data_root"):
             assert _verdict(app, name).startswith("✓"), name
+        assert _verdict(app, "trainer_root")[0] in "✓!"  # "!" when this machine lacks uv
         assert "19.0 B params" in _verdict(app, "checkpoint")
         assert not _field(app, "video_vae").display  # unified checkpoint: no VAE fields
 
@@ -124,6 +125,50 @@ async def test_escape_goes_back_to_probe(demo_root):
         await pilot.press("escape")
         await pilot.pause()
         assert type(app.screen).__name__ == "ProbeScreen"
+
+
+async def test_missing_uv_is_a_warning_with_its_install_line_not_a_tick(demo_root, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        verdict = _verdict(app, "trainer_root")
+        assert verdict.startswith("!") and "curl -LsSf https://astral.sh/uv/install.sh | sh" in verdict
+        await pilot.press("ctrl+n")  # a warning, not an error: the plan can still be made
+        await settle(pilot)
+        assert isinstance(app.screen, SummaryScreen)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "uv").write_text("#!/bin/sh\n")
+    (bin_dir / "uv").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        assert _verdict(app, "trainer_root").startswith("✓")
+
+
+async def test_empty_fields_say_what_to_type_not_which_cli_flag(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        for name in ("checkpoint", "data_root"):
+            _field(app, name).set_value("")
+        await settle(pilot)
+        checkpoint, data = _verdict(app, "checkpoint"), _verdict(app, "data_root")
+        assert checkpoint.startswith("✗") and "--checkpoint" not in checkpoint and "F2" in checkpoint
+        assert "process_dataset.py" in data
+
+
+async def test_a_data_root_without_latents_names_process_dataset(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        _field(app, "data_root").set_value(str(demo_root))  # the demo folder: no latents/ there
+        await settle(pilot)
+        verdict = _verdict(app, "data_root")
+        assert verdict.startswith("✗") and "scripts/process_dataset.py" in verdict
+        assert "--resolution-buckets" in verdict
 
 
 async def test_video_only_data_is_said_plainly_and_the_box_trains_video_only(demo_root, tmp_path):

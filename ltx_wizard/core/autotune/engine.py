@@ -26,6 +26,7 @@ from ltx_wizard.core.autotune.events import (
     AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished, ConfirmationStarted,
     TrialFinished, TrialResult,
 )
+from ltx_wizard.core.autotune.headroom import ModelSize, model_size
 from ltx_wizard.core.autotune.plan_note import append_to_plan, effective_batch_note
 from ltx_wizard.core.autotune.results_log import ResultsLog
 from ltx_wizard.core.autotune.schedule import Candidate, Context, Tuner
@@ -71,15 +72,16 @@ def _read(path: Path) -> str:
         raise UsageError(f"{path} does not exist: run `ltx-wizard plan` first") from None
 
 
-def _transformer_params(checkpoint: str | None) -> float | None:
-    """Parameter count from the checkpoint header (milliseconds), for the headroom model."""
+def _model_size(checkpoint: str | None, target_modules: object) -> ModelSize | None:
+    """The headroom model's sizes from the checkpoint header (milliseconds), read once per run."""
     if not checkpoint:
         return None
     try:
         from ltx_wizard.core.checkpoint import inspect_checkpoint
 
-        return float(inspect_checkpoint(checkpoint).transformer_param_count) or None
-    except Exception:  # headroom then falls back to the 22B default; the trial still decides
+        targets = target_modules if isinstance(target_modules, list) else None
+        return model_size(inspect_checkpoint(checkpoint), targets)
+    except Exception:  # headroom then falls back to the 22B estimate; the trial still decides
         return None
 
 
@@ -214,9 +216,11 @@ class AutotuneEngine:
         known = [t for t in totals if t is not None]
         gpu_total_gb = (min(known) / 1024) if known else (
             float(self.assessment.per_gpu_vram_gb) if self.assessment.per_gpu_vram_gb else None)
-        params = _transformer_params(get_dotted(data, "model.model_path", None))
-        slots = self._trial_slots(params)
-        ctx = Context(tier=self.assessment.tier, gpu_total_gb=gpu_total_gb, transformer_params=params,
+        size = _model_size(get_dotted(data, "model.model_path", None),
+                           get_dotted(data, "lora.target_modules", None))
+        slots = self._trial_slots(size.transformer_params if size else None)
+        ctx = Context(tier=self.assessment.tier, gpu_total_gb=gpu_total_gb,
+                      transformer_params=size.transformer_params if size else None, model=size,
                       subset_samples=samples, num_gpus=1 if slots else max(self.assessment.num_gpus, 1),
                       max_trials=self.max_trials)
         tuner = Tuner(settings_from_config(planned), ctx)

@@ -39,7 +39,7 @@ import copy
 from dataclasses import dataclass, field
 
 from ltx_wizard.core.autotune.events import TrialResult
-from ltx_wizard.core.autotune.headroom import TrainSettings, predict
+from ltx_wizard.core.autotune.headroom import ModelSize, TrainSettings, predict
 from ltx_wizard.core.tiers import Tier
 
 NOISE = 0.03
@@ -69,6 +69,7 @@ class Context:
     max_trials: int = MAX_TRIALS
     noise: float = NOISE
     margin: float = MARGIN
+    model: ModelSize | None = None  # from the header (headroom.model_size); else estimated
 
 
 @dataclass
@@ -174,7 +175,8 @@ class Tuner:
                             f"{size} on {self.ctx.num_gpus} GPU(s) needs {need}")
             proposed = s.with_changes(changes)
             fit = predict(s, proposed, self.best.peak_vram_gb if self.best else None,
-                          self.ctx.gpu_total_gb, self.ctx.transformer_params)
+                          self.ctx.gpu_total_gb, self.ctx.transformer_params,
+                          model=self.ctx.model, num_gpus=self.ctx.num_gpus)
             if not fit.fits:
                 if stage == "quantization":  # as its OOM would: back to the baseline and stop
                     self.stop_reason = (f"quantization off cannot fit ({fit.reason}); the skill "

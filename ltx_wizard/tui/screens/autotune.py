@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, ProgressBar, Static
 
 from ltx_wizard.tui import messages
+from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.widgets.tail_log import TailLog
 
@@ -174,6 +175,9 @@ class AutotuneScreen(Screen):
                 text.append("No trial succeeded; the planned config is kept.", style="not bold")
             if summary.stop_reason:
                 text.append(f"\n{summary.stop_reason}", style="not bold")
+            problem = baseline_problem(self.app.state)
+            if problem:
+                text.append(f"\n{problem}", style="not bold")
             status.update(text)
         self.query_one("#trial-progress-row").display = False
         self.call_after_refresh(self.query_one("#log", TailLog).follow)  # the layout just changed

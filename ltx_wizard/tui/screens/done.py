@@ -1,18 +1,28 @@
-"""Step 5: what was written, the winner, the launch command (copy over SSH), and a background start."""
+"""Step 5: what was written, the winner, how to start training (`bash <run>/launch.sh`), and a
+background start of that same script.
+"""
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
 from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, HorizontalScroll, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.launch_script import copy_line, log_path
+from ltx_wizard.core.run_meta import read_run_meta
+from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
+
+UV_INSTALL = "curl -LsSf https://astral.sh/uv/install.sh | sh"
 
 
 class DoneScreen(Screen):
@@ -29,8 +39,10 @@ class DoneScreen(Screen):
         with VerticalScroll(id="body"):
             yield Static("", id="files")
             yield Static("", id="winner")
-            yield Static("Launch command", classes="section-title")
-            yield Static("", id="launch-line")
+            yield Static("Start training with", classes="section-title")
+            with HorizontalScroll(id="launch-box"):
+                yield Static("", id="launch-line")
+            yield Static("", id="launch-about")
             yield Static("", id="train-status")
         with Horizontal(classes="actions"):
             yield Button("Copy command", id="copy", variant="primary")
@@ -39,21 +51,21 @@ class DoneScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        state = self.app.state
-        run_dir: Path = state.run_dir  # type: ignore[assignment]
+        run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
         files = Text("Run folder: ", style="bold")
         files.append(f"{run_dir}\n", style="not bold")
-        for name in ("plan.md", "config.yaml", "autotune.log", "slurm.sbatch"):
+        for name in ("plan.md", "config.yaml", "launch.sh", "autotune.log", "slurm.sbatch"):
             if (run_dir / name).exists():
                 files.append(f"  ✓ {name}\n")
         self.query_one("#files", Static).update(files)
         self.query_one("#winner", Static).update(self._winner_text())
-        self.query_one("#launch-line", Static).update(Text(self.launch_line()))
+        self.query_one("#launch-line", Static).update(Text(self.launch_line(), no_wrap=True))
+        self.query_one("#launch-about", Static).update(self._about())
         from ltx_wizard.tui.background import running_pid
 
         pid = running_pid(run_dir)
         if pid is not None:
-            self._show_started(pid, run_dir / "logs" / "train.log")
+            self._show_started(pid, log_path(run_dir))
         self.query_one("#copy", Button).focus()
 
     def _winner_text(self) -> Text:
@@ -66,33 +78,51 @@ class DoneScreen(Screen):
         win = next((t for t in summary.trials if t.index == summary.winner), None)
         if win is None:
             text.append("no trial succeeded; the planned config is used as is.", style="not bold")
-            return text
-        step = f"{win.step_time_s:.2f} s/step" if win.step_time_s is not None else "step time n/a"
-        peak = f"{win.peak_vram_gb:.1f} GB peak" if win.peak_vram_gb is not None else "peak n/a"
-        patched = "patched into config.yaml" if summary.config_patched else "config.yaml unchanged"
-        text.append(f"winner trial {win.index} ({win.change}), {step}, {peak}; {patched}", style="not bold")
+        else:
+            step = f"{win.step_time_s:.2f} s/step" if win.step_time_s is not None else "step time n/a"
+            peak = f"{win.peak_vram_gb:.1f} GB peak" if win.peak_vram_gb is not None else "peak n/a"
+            patched = "patched into config.yaml" if summary.config_patched else "config.yaml unchanged"
+            text.append(f"winner trial {win.index} ({win.change}), {step}, {peak}; {patched}", style="not bold")
+        problem = baseline_problem(state)
+        if problem:
+            text.append("\n! " + problem, style="bold")
         return text
 
     def launch_line(self) -> str:
-        state = self.app.state
-        # The planned real command first: under --simulate/--demo the engine's line is the
-        # simulated trainer's, which is not what the user would run on a GPU box.
-        if state.draft is not None:
-            return state.draft.shell_line()
-        if state.summary is not None and state.summary.launch_line and not self.app.simulate:
-            return state.summary.launch_line
-        return self.app.launch_line_from_run_dir()
+        return copy_line(self.app.state.run_dir)  # type: ignore[arg-type]
+
+    def _about(self) -> Text:
+        run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
+        draft = self.app.state.draft  # in memory after planning; run.json when reopened
+        spec = draft.start if draft is not None else read_run_meta(run_dir).launch
+        text = Text()
+        if spec is not None and spec.simulated:
+            text.append("GPUs are simulated: it runs the simulated trainer on the planned config "
+                        "(plan.md has the command for the GPU box).\n")
+        elif spec is not None:
+            env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(spec.env.items()))
+            text.append(f"It runs in {spec.cwd}:\n  {(env + ' ') if env else ''}{shlex.join(spec.argv)}\n")
+            if spec.argv and spec.argv[0] == "uv" and shutil.which("uv") is None:
+                text.append(f"! uv is not on PATH and launch.sh starts with `uv run`: install it with\n"
+                            f"  {UV_INSTALL}\n  then run `uv sync` in your LTX-2 checkout.\n", style="bold")
+        text.append(f"Log:      {log_path(run_dir)}\nPid file: {run_dir / 'logs' / 'train.pid'}")
+        return text
 
     def action_copy(self) -> None:
-        # OSC 52: the terminal (even at the far end of SSH/tmux with set-clipboard on) copies it.
         self.app.copy_to_clipboard(self.launch_line())
-        self.notify("Launch command copied to the clipboard (OSC 52).")
+        # OSC 52 asks the terminal to set the clipboard; nothing reports back whether it did.
+        tmux = " (you are inside tmux)" if os.environ.get("TMUX") else ""
+        self.notify("Sent the line in the box to your clipboard with OSC 52. It arrives only if "
+                    f"the terminal allows it; tmux needs `set -g set-clipboard on`{tmux}. "
+                    "Selecting the line with the mouse works too.", timeout=12)
 
     def action_train(self) -> None:
         from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
         run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
         simulated = " (GPUs are simulated: the simulated trainer runs the planned config)" if self.app.simulate else ""
+        problem = baseline_problem(self.app.state)
+        warning = f"WARNING: {problem}\n\n" if problem else ""
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -100,9 +130,9 @@ class DoneScreen(Screen):
 
         self.app.push_screen(
             ConfirmDialog(
-                f"Start the full training run in the background? It keeps running after you quit; "
-                f"output goes to {run_dir / 'logs' / 'train.log'}{simulated}.",
-                yes="Start training", no="Not now", title="Start training",
+                f"{warning}Start the full training run in the background (bash {run_dir / 'launch.sh'})? "
+                f"It keeps running after you quit; output goes to {log_path(run_dir)}{simulated}.",
+                yes="Start anyway" if problem else "Start training", no="Not now", title="Start training",
             ),
             answered,
         )
@@ -111,17 +141,18 @@ class DoneScreen(Screen):
         from ltx_wizard.tui.background import start_training
 
         run_dir: Path = self.app.state.run_dir  # type: ignore[assignment]
-        argv, cwd, env = self.app.training_command()
         try:
-            pid, log_path = start_training(argv, cwd=cwd, run_dir=run_dir, env=env)
+            pid, log = start_training(run_dir)
         except WizardError as exc:
             self.notify(exc.message, severity="error", timeout=10)
             return
-        self._show_started(pid, log_path)
+        self._show_started(pid, log)
 
-    def _show_started(self, pid: int, log_path: Path) -> None:
+    def _show_started(self, pid: int, log: Path) -> None:
         text = Text("Training runs in the background: ", style="bold")
-        text.append(f"pid {pid}\nFollow it with: tail -f {log_path}\nStop it with:   kill {pid}", style="not bold")
+        text.append(f"pid {pid}\nFollow it with: tail -f {log}\n"
+                    f"Stop it with:   kill -- -{pid}   (the trainer and its workers: one process group)",
+                    style="not bold")
         self.query_one("#train-status", Static).update(text)
         self.query_one("#train", Button).disabled = True
         self.query_one("#body", VerticalScroll).scroll_end(animate=False)

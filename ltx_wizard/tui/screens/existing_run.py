@@ -16,6 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Markdown, Static
 
+from ltx_wizard.core.launch_script import copy_line
 from ltx_wizard.tui.messages import ProbeFinished
 
 
@@ -44,12 +45,13 @@ class ExistingRunScreen(Screen):
     def on_mount(self) -> None:
         text = Text("This run folder already has a plan.\n", style="bold")
         text.append(f"{self.run_dir}\n", style="not bold")
-        for name in ("plan.md", "config.yaml", "autotune.log", "logs/train.log"):
+        for name in ("plan.md", "config.yaml", "launch.sh", "autotune.log", "logs/train.log"):
             mark = "✓" if (self.run_dir / name).exists() else "·"
             text.append(f"  {mark} {name}\n", style="not bold")
         text.append("\nResume autotune continues from autotune.log: finished trials are not run "
                     "again, and a finished autotune shows its result. New run plans a fresh "
-                    "folder (this one is left as it is).", style="not bold")
+                    "folder (this one is left as it is). To train without the wizard: "
+                    f"{copy_line(self.run_dir)}", style="not bold")
         self.query_one("#existing-body", Static).update(text)
         self.query_one("#plan-view", Markdown).display = False
         self.query_one("#resume", Button).focus()

@@ -29,6 +29,16 @@ FIELDS = (
     ("trainer_root", "LTX-2 trainer checkout", "~/LTX-2"),
 )
 REQUIRED = ("checkpoint", "text_encoder", "data_root", "trainer_root")
+EMPTY_HINT = {
+    "checkpoint": "required: type the path of the LTX .safetensors, or F2 to pick one found on disk "
+                  "(none yet? see README, Before you start: hf download)",
+    "text_encoder": "required: type the Gemma folder that matches the checkpoint, or F2 to pick one",
+    "data_root": "required: the .precomputed folder the trainer's scripts/process_dataset.py wrote",
+    "trainer_root": "required: your LTX-2 clone (git clone https://github.com/Lightricks/LTX-2, "
+                    "then uv sync in it)",
+    "video_vae": "required for a split pack: type its video VAE .safetensors, or F2",
+    "audio_vae": "required for a split pack: type its audio VAE .safetensors, or F2",
+}
 VAE_FIELDS = ("video_vae", "audio_vae")
 # The choice offered when the data has no audio but the shipped config trains it (plan --video-only).
 VIDEO_ONLY_LABEL = "Train video only (this data has no audio): training_strategy.audio: null"
@@ -206,10 +216,13 @@ class PathsScreen(Screen):
         for name, _, _ in FIELDS:
             field = self.query_one(f"#field-{name}", PathField)
             item = results.get(name)
-            if item is not None:
-                field.show_verdict(item.ok, item.summary if item.ok else (item.error or "not usable"))
-            elif name in REQUIRED and not message.values[name]:
-                field.show_verdict(False, "required")
+            empty = not message.values[name]
+            if empty and (name in REQUIRED or (item is not None and not item.ok)):
+                # The checks speak in CLI flags ("pass --checkpoint FILE"); here it is a field.
+                field.show_verdict(False, EMPTY_HINT[name])
+            elif item is not None:
+                field.show_verdict(item.ok, item.summary if item.ok else (item.error or "not usable"),
+                                   item.warning)
             else:
                 field.show_verdict(None, "")
         data = results.get("data_root")

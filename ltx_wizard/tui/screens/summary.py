@@ -28,6 +28,13 @@ class SummaryScreen(Screen):
         Binding("p", "tab('plan')", "Plan"),
         Binding("d", "tab('diff')", "Diff"),
         Binding("escape", "back", "Back"),
+        # The focus sits on a button: these scroll the whole plan, to its last line.
+        Binding("pagedown", "scroll_body('page_down')", "Page down", show=False),
+        Binding("pageup", "scroll_body('page_up')", "Page up", show=False),
+        Binding("down", "scroll_body('scroll_down')", "Scroll down", show=False),
+        Binding("up", "scroll_body('scroll_up')", "Scroll up", show=False),
+        Binding("end", "scroll_body('scroll_end')", "End", show=False),
+        Binding("home", "scroll_body('scroll_home')", "Home", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -40,6 +47,8 @@ class SummaryScreen(Screen):
             yield Static("Launch command", classes="section-title")
             yield Static("", id="launch")
             yield Static("", id="warnings")
+            yield Static("Memory and disk", classes="section-title")
+            yield Static("", id="host")
             with TabbedContent(id="summary-tabs"):
                 with TabPane("Plan (plan.md)", id="plan"):
                     yield Markdown("", id="plan-preview")
@@ -80,7 +89,9 @@ class SummaryScreen(Screen):
                 video_only=paths.video_only,
                 nodes=app.options.nodes,
             )
-            draft, error = prepare_plan(request, app.state.assessment, now=app.now()), None
+            draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
+                                 host=app.options.host_fn)
+            error = None
         except WizardError as exc:
             draft, error = None, exc.message
         except Exception as exc:  # a planner bug is shown, not raised into the UI
@@ -122,6 +133,8 @@ class SummaryScreen(Screen):
             warnings.append("! ", style="bold")
             warnings.append(warning + "\n")
         self.query_one("#warnings", Static).update(warnings)
+        lines = draft.memory_lines or ("(not checked)",)
+        self.query_one("#host", Static).update(Text("\n".join(lines)))
         self.query_one("#plan-preview", Markdown).update(draft.plan_text)
         diff = draft.diff or "(no changes: the config is the shipped file)"
         self.query_one("#config-diff", Static).update(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True))
@@ -134,6 +147,13 @@ class SummaryScreen(Screen):
         tabs = self.query_one("#summary-tabs", TabbedContent)
         tabs.active = tab
         self.query_one("#body", VerticalScroll).scroll_to_widget(tabs, top=True)
+
+    def action_scroll_body(self, how: str) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        if how in ("scroll_end", "scroll_home"):
+            getattr(body, how)(animate=False)
+        else:
+            getattr(body, f"action_{how}")()
 
     def action_approve(self, autotune: bool) -> None:
         if getattr(self, "draft", None) is None:

@@ -1,4 +1,5 @@
-"""Text helpers: GPU rows, key-choice values, paths shortened for narrow terminals."""
+"""Text helpers: GPU rows, key-choice values, paths shortened for narrow terminals, and what a
+failed autotune baseline means for the full run."""
 
 from __future__ import annotations
 
@@ -29,3 +30,21 @@ def short_path(path: object, width: int = 60) -> str:
     if len(text) <= width:
         return text
     return "…" + text[-(width - 1) :]
+
+
+def baseline_problem(state) -> str | None:
+    """Why the planned config is unlikely to train, from autotune's baseline; None if it ran fine."""
+    summary = state.summary
+    if summary is None:
+        return None
+    base = next((t for t in summary.trials if t.index == 1), None)
+    if base is None or base.outcome == "ok":
+        return None
+    if base.outcome == "oom":
+        return ("The baseline trial ran out of GPU memory, so the full run with this config will "
+                "very likely fail the same way. Try smaller clips first: rerun the trainer's "
+                "scripts/process_dataset.py with smaller --resolution-buckets (fewer pixels or "
+                "frames), then plan again; or use a GPU with more memory.")
+    return (f"The baseline trial ended with '{base.outcome}' ({base.reason or 'see autotune.log'}), "
+            "so the full run will very likely fail too: read the trainer's error in autotune.log "
+            "and fix it first.")

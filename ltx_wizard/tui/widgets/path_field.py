@@ -89,12 +89,15 @@ class PathField(Vertical):
         self.input.value = value
         self.input.cursor_position = len(value)
 
-    def show_verdict(self, ok: bool | None, text: str) -> None:
+    def show_verdict(self, ok: bool | None, text: str, warning: str | None = None) -> None:
+        """✓ usable, ✗ not, ! usable but something needs doing first (said in `warning`)."""
         status = self.query_one(".field-status", Static)
-        status.set_class(ok is True, "-ok")
+        warn = ok is True and bool(warning)
+        status.set_class(ok is True and not warn, "-ok")
+        status.set_class(warn, "-warn")
         status.set_class(ok is False, "-bad")
-        mark = {True: "✓ ", False: "✗ ", None: "… "}[ok]
-        status.update(Text.assemble((mark, "bold"), text))
+        mark = "! " if warn else {True: "✓ ", False: "✗ ", None: "… "}[ok]
+        status.update(Text.assemble((mark, "bold"), warning if warn else text))
 
     def show_candidates(self, count: int) -> None:
         hint = self.query_one(".candidates", Static)

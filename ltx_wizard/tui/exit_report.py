@@ -1,0 +1,46 @@
+"""What the wizard leaves behind and says on the way out: the run folder, how to start training,
+the log and any running pid; and the --demo folder removed (unless its training still runs)."""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING
+
+from ltx_wizard.core.launch_script import copy_line, log_path
+from ltx_wizard.tui.background import running_pid
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ltx_wizard.tui.app import WizardApp
+
+
+def remove_demo_folder(app: "WizardApp") -> str | None:
+    """Remove the --demo temporary folder, unless a training run started from it still writes
+    there; say which. Test folders (demo_root given) are never ours to remove."""
+    demo = app.demo
+    if demo is None or app.options.demo_root is not None:
+        return None
+    run_dir = app.state.run_dir
+    if run_dir is not None and running_pid(run_dir) is not None:
+        return (f"Demo folder kept while the simulated training runs: {demo.root} "
+                f"(remove it later: rm -rf {demo.root})")
+    shutil.rmtree(demo.root, ignore_errors=True)
+    return f"Demo: its temporary folder {demo.root} was removed."
+
+
+def exit_report(app: "WizardApp") -> tuple[list[str], list[str]]:
+    """(lines for stdout, lines for stderr), printed once the terminal is restored."""
+    out: list[str] = []
+    err = list(app.exit_errors)
+    run_dir = app.state.run_dir
+    pid = running_pid(run_dir) if run_dir is not None else None
+    note = remove_demo_folder(app)  # first: a removed demo run folder is not reported
+    if run_dir is not None and (run_dir / "plan.md").exists():
+        out.append(f"Run folder: {run_dir}")
+        out.append(f"Start training: {copy_line(run_dir)}")
+        out.append(f"Log: {log_path(run_dir)}")
+        if pid is not None:
+            out.append(f"Training runs as pid {pid}: tail -f {log_path(run_dir)}; "
+                       f"stop it with kill -- -{pid}")
+    if note:
+        out.append(note)
+    return out, err

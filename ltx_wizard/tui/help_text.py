@@ -1,0 +1,120 @@
+"""F1 help, one entry per screen or dialog: what it does, what each choice means, what comes next.
+
+Keyed by the class name of the screen on top, so this module imports no screen.
+"""
+
+from __future__ import annotations
+
+HELP: dict[str, tuple[str, str]] = {
+    "ProbeScreen": ("Step 1 · GPUs", """\
+**What it does.** Reads the GPUs training will see (NVML, else `nvidia-smi`), honouring
+`CUDA_VISIBLE_DEVICES` as CUDA does, and picks the tier of the *smallest* one.
+
+**The tier** decides the base config, one of the trainer's own shipped files:
+- 32GB tier: `t2v_lora_low_vram.yaml` (INT8 quantization, 8-bit AdamW, lower LoRA rank)
+- 40–60GB tier: the same low-VRAM file; autotune relaxes it on measured headroom
+- 80GB+ tier: `t2v_lora.yaml`
+
+**Choices.** Continue (ctrl+n) goes on; Re-probe (ctrl+r) reads the GPUs again.
+`CUDA_VISIBLE_DEVICES` comes from the shell that started the wizard: to change it, quit
+and start the wizard again with the new value.
+
+**If the probe fails** inside a container, NVML is often missing: start the container with
+`--gpus all` (NVIDIA Container Toolkit), or plan for another box with
+`ltx-wizard probe --from-csv FILE`.
+
+**Next.** Below 32 GB a gate asks whether to go on at your own risk; unknown memory (GB10,
+MIG) is asked for; then the model paths."""),
+    "PathsScreen": ("Step 2 · Model, data and trainer paths", """\
+**What it does.** Checks each path as you type, reading file headers only (milliseconds).
+
+**Fields.**
+- *Checkpoint*: the LTX `.safetensors` (a unified file, or the transformer of a split pack).
+- *Gemma text encoder*: the Gemma folder that matches the checkpoint (a packed `.safetensors`
+  for a split pack). The check says when the two do not fit together.
+- *Video/Audio VAE*: shown only for a split pack, which needs both.
+- *Data root*: the folder the trainer's `scripts/process_dataset.py` wrote (it holds
+  `latents/` and `conditions/`; by default `.precomputed` beside your dataset file).
+- *Trainer checkout*: your clone of LTX-2 (the monorepo root, where `uv sync` ran).
+- *Training mode*: LoRA, or a full fine-tune (2+ GPUs of the 80GB+ tier).
+
+**Keys.** Tab moves between fields, → accepts a path completion, F2 picks from the files found in
+`/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache.
+
+**Next.** Continue (ctrl+n) prepares the plan; nothing is written yet."""),
+    "SummaryScreen": ("Step 3 · The plan", """\
+**What it shows.** The tier, the base config and its key choices, the run folder, the launch
+command, any warnings, `plan.md` (p) and the diff against the shipped config (d). Scroll with
+the arrow keys, PageUp/PageDown, Home/End.
+
+**Choices.**
+- *Approve + autotune* (a): writes the run folder, then runs a few short trials on your GPU.
+- *Approve, skip* (s): writes the run folder and goes straight to the launch step.
+- *Back* (Esc): change the paths.
+
+**What gets written.** `plan.md`, `config.yaml` (the shipped file with only paths and the
+multi-GPU rules changed), `run.json`, `launch.sh`, and the folders `outputs/` and `logs/`.
+An existing plan is never overwritten without asking."""),
+    "AutotuneScreen": ("Step 4 · Autotune", """\
+**What it does.** Runs short 50-step trials: the baseline, then one change at a time (quantization
+off, AdamW, a larger batch, ...). A change is kept only when its trial succeeds and is more
+than 3 % faster per sample. It stops on out-of-memory, no gain, or the trial limit, and
+patches the winner into `config.yaml`. Every trial is logged in `autotune.log`.
+
+**Choices.** Cancel (c or Esc) asks first and stops the running trial's whole process group;
+Continue (ctrl+n) once it ends.
+
+**If the baseline runs out of memory**, the planned config does not fit this GPU: preprocess
+smaller clips (`process_dataset.py` with smaller `--resolution-buckets`) and plan again.
+
+**Next.** The launch step."""),
+    "DoneScreen": ("Step 5 · Start training", """\
+**What it shows.** The run folder and `bash <run>/launch.sh`, the one command that starts the
+full run: it changes to the trainer folder, sets the environment, appends output to
+`logs/train.log` and writes the trainer's pid to `logs/train.pid`.
+
+**Choices.**
+- *Copy command* (c): sends the line to your clipboard with OSC 52. Over SSH this needs a
+  terminal that allows it; inside tmux add `set -g set-clipboard on` to `~/.tmux.conf`.
+  Selecting the line with the mouse works too.
+- *Start training* (t): runs `launch.sh` in the background; it keeps running after you quit
+  or lose the SSH connection. Follow it with `tail -f <run>/logs/train.log`.
+- *Quit* (q or ctrl+q): prints the run folder, the command, the log path and any pid.
+
+**After training.** LoRA weights land in `<run>/outputs/checkpoints/lora_weights_step_*.safetensors`.
+To resume, set `model.load_checkpoint` in `config.yaml` to `<run>/outputs/checkpoints` and run
+`launch.sh` again."""),
+    "ExistingRunScreen": ("An existing run folder", """\
+**What it does.** This folder already holds a plan; nothing here writes.
+
+**Choices.**
+- *Resume autotune* (r): probes the GPUs and continues from `autotune.log`; finished trials
+  are not run again.
+- *View plan* (v): shows `plan.md` below.
+- *New run* (n): starts the wizard over and plans a new folder; this one is left as it is.
+
+To start training from this folder without the wizard: `bash <run>/launch.sh`."""),
+    "GateDialog": ("Below the 32 GB minimum", """\
+The trainer's authors ship no config tested below 32 GB per GPU.
+
+- *Abort* (a or Esc): leaves the wizard with exit code 3; nothing is written.
+- *Try anyway* (t): plans with the low-VRAM config, marked "at your own risk" in `plan.md`.
+  Autotune's baseline will show quickly whether it fits.
+
+On the command line the same choice is `--accept-risk`."""),
+    "VramAskDialog": ("GPU memory unknown", """\
+Some GPUs do not report their memory (GB10 with unified memory, MIG inside a container).
+Type the GB per GPU that training may use; it picks the tier. On the command line this is
+`--vram-gb N`. Esc goes back."""),
+    "PickDialog": ("Files found on disk", """\
+Files found in `/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache, best first;
+dim entries cannot be used (the reason is shown). Enter picks one; picking a checkpoint also
+fills its matching Gemma and VAEs. Esc goes back."""),
+    "ConfirmDialog": ("A question", "y answers yes, n or Esc answers no (the safe default)."),
+}
+
+GENERIC = ("Help", "Ctrl+q quits. Tab moves between controls. The footer lists this screen's keys.")
+
+
+def help_for(screen_name: str) -> tuple[str, str]:
+    return HELP.get(screen_name, GENERIC)

@@ -1,0 +1,129 @@
+"""The first-time user's path inside the wizard: F1 help, the plan read to its end, warnings
+before a doomed start, the gate's Abort line, and what is printed on the way out."""
+
+from __future__ import annotations
+
+import inspect
+
+from textual.containers import VerticalScroll
+
+from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
+from ltx_wizard.tui import screens
+from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+from ltx_wizard.tui.dialogs.gate import GateDialog
+from ltx_wizard.tui.dialogs.help import HelpDialog
+from ltx_wizard.tui.help_text import GENERIC, help_for
+from ltx_wizard.tui.screens.done import DoneScreen
+from tests.tui.helpers import RUN_NAME, make_app, settle, to_summary
+
+
+async def test_f1_opens_help_for_this_screen_and_the_key_list_is_one_key_away(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpDialog)
+        assert app.screen.screen_name == "ProbeScreen"
+        assert "CUDA_VISIBLE_DEVICES" in app.screen.body
+        await pilot.press("k")  # Textual's generic key list
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ProbeScreen" and app.screen.query("HelpPanel")
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await pilot.press("f1")  # another screen, another text
+        await pilot.pause()
+        assert app.screen.screen_name == "PathsScreen" and "process_dataset.py" in app.screen.body
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "PathsScreen"
+
+
+def test_every_screen_has_its_own_help():
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.iter_modules(screens.__path__):
+        module = importlib.import_module(f"{screens.__name__}.{info.name}")
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__ and name.endswith("Screen"):
+                assert help_for(name) != GENERIC, name
+
+
+async def test_plan_preview_scrolls_to_its_last_line_by_keyboard(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_summary(pilot)
+        body = app.screen.query_one("#body", VerticalScroll)
+        preview = app.screen.query_one("#plan-preview")
+        assert preview.size.height > 30  # the whole plan.md, no 30-line cap
+        assert app.focused is app.screen.query_one("#approve")  # keys work from the button
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y
+        # The end of plan.md now sits inside the visible part of the screen.
+        bottom = preview.region.y + preview.region.height
+        assert bottom <= body.region.y + body.region.height
+
+
+async def _done(pilot) -> None:
+    await to_summary(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, DoneScreen)
+
+
+async def test_start_training_after_an_oom_baseline_warns_and_suggests(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _done(pilot)
+        app.state.summary = AutotuneSummary(
+            trials=[TrialResult(index=1, change="baseline", outcome="oom", reason="CUDA out of memory")],
+            winner=None, config_patched=False)
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        assert "ran out of GPU memory" in app.screen.question
+        assert "process_dataset.py" in app.screen.question and "--resolution-buckets" in app.screen.question
+        assert app.screen.yes_label == "Start anyway"
+        await pilot.press("n")
+
+
+async def test_quitting_prints_run_folder_launch_command_and_log(demo_root):
+    app = make_app(demo_root)
+    run = demo_root / "ltx-trainings" / RUN_NAME
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _done(pilot)
+        await pilot.press("q")
+    out, err = app.after_exit()
+    assert out[:3] == [f"Run folder: {run}", f"Start training: bash {run}/launch.sh",
+                       f"Log: {run}/logs/train.log"]
+    assert err == [] and demo_root.exists()  # the tests' fixed demo folder is not ours to remove
+
+
+async def test_gate_abort_prints_why_and_what_to_do():
+    app = make_app(simulate="rtx4090")
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert isinstance(app.screen, GateDialog)
+        await pilot.press("a")
+        await pilot.pause()
+    assert app.return_code == 3
+    out, err = app.after_exit()
+    assert out == [] and len(err) == 1
+    assert err[0].startswith("ltx-wizard: stopped at the minimum gate (24 GB") and "Try anyway" in err[0]
+
+
+async def test_demo_removes_its_temporary_folder_on_exit():
+    app = make_app(demo=True)  # no demo_root: the app makes its own temporary folder
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        root = app.demo.root
+        assert root.is_dir()
+    out, _ = app.after_exit()
+    assert not root.exists() and f"Demo: its temporary folder {root} was removed." in out
