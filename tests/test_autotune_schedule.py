@@ -95,8 +95,8 @@ def test_quality_lever_slower_beyond_noise_is_not_kept():
 
 
 def test_quality_lever_that_cannot_keep_the_margin_is_not_run():
-    # 45.5 GB card: bf16 weights + overhead need 43.6 GB: fits under 97 %, not under 95 %.
-    tuner = Tuner(LOW, Context(Tier.T40_60, 45.5, 22e9, subset_samples=1))
+    # 46.5 GB card: bf16 weights, LoRA state and overhead need 44.6 GB: under 97 %, not under 95 %.
+    tuner = Tuner(LOW, Context(Tier.T40_60, 46.5, 22e9, subset_samples=1))
     ran = drive(tuner, {"baseline": ("ok", 4.0, 30.0), "optimizer": ("ok", 4.0, 30.3)})
     assert ran == ["baseline", "optimizer"]
     assert by_change(tuner)["quantization int8-quanto -> null"].reason.startswith("cannot be kept")
