@@ -197,3 +197,13 @@ def test_folded_prompts_are_replaced_and_the_comment_after_them_stays(tmp_path):
     assert "  samples: []\n\n  # Negative prompt below\n" in text
     confirm = plain(confirmation_config_text(folded, {}, tmp_path, tmp_path))
     assert confirm["validation"]["samples"] == [{"prompt": "A long prompt folded over two lines."}]
+
+
+def test_side_by_side_trials_only_for_a_lora_on_several_gpus_and_as_host_ram_allows():
+    from ltx_wizard.core.autotune.trial_pool import trial_slots
+
+    assert trial_slots(8, 8, "lora", 22e9, 2048.0) == list(range(8))
+    assert trial_slots(8, 8, "lora", 22e9, 200.0) == [0, 1, 2, 3]  # 49 GB per trial on the host
+    assert trial_slots(8, 8, "lora", 22e9, 30.0) == [0]  # one at a time, still on one GPU
+    assert trial_slots(8, 8, "full", 22e9, 2048.0) == []  # FSDP over all GPUs: the plan's launch
+    assert trial_slots(1, 1, "lora", 22e9, 2048.0) == []

@@ -34,7 +34,9 @@ from ltx_wizard.core.autotune.subset import build_subset
 from ltx_wizard.core.autotune.trial_config import (
     confirmation_config_text, has_validation_prompts, settings_from_config, trial_config_text,
 )
-from ltx_wizard.core.autotune.trial_pool import TrialPool
+from ltx_wizard.core.autotune.trial_pool import (
+    SIM_HOST_GB_PER_GPU, TrialPool, host_available_gb, trial_slots,
+)
 from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
 from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
 from ltx_wizard.core.errors import UsageError
@@ -45,25 +47,6 @@ from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
 
 SIM_SPEED = 100.0  # the simulated trainer sleeps 1/100 of the time it reports: demo trials ~3 s
-# Host RAM one trial needs: the transformer is built on CPU in bf16 first (trainer.py
-# LtxvTrainer._load_models, device="cpu"), 2 bytes per parameter, plus ~8 GB for the process and
-# its dataloader workers (estimate).
-TRIAL_HOST_OVERHEAD_GB = 8.0
-# Simulated machines: 128 GB of host RAM per GPU (estimate: DGX H100 carries 2 TB for 8 GPUs,
-# cloud 8xH100 nodes 1-2 TB, workstations 128-256 GB per GPU).
-SIM_HOST_GB_PER_GPU = 128.0
-
-
-def host_available_gb() -> float | None:
-    """MemAvailable from /proc/meminfo (Linux); None elsewhere."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            found = [int(line.split()[1]) for line in handle if line.startswith("MemAvailable:")]
-        return found[0] / 1024**2 if found else None
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def _read(path: Path) -> str:
     try:
         with open(path, encoding="utf-8", newline="") as handle:
@@ -271,17 +254,11 @@ class AutotuneEngine:
 
     # -- trials -------------------------------------------------------------------------------
     def _trial_slots(self, params: float | None) -> list[int]:
-        """GPUs for single-GPU trials side by side ([]: the plan's own launch, one at a time): a
-        LoRA only (full FT needs FSDP), as many as host RAM holds a bf16 transformer for."""
-        count = len(self.probe.gpus)
-        if count < 2 or self.assessment.num_gpus < 2 or self._training_mode != "lora":
-            return []
         ram = self.host_ram_gb
         if ram is None:
-            ram = SIM_HOST_GB_PER_GPU * count if self.simulate else host_available_gb()
-        per_trial = (params or 22e9) * 2 / 1024**3 + TRIAL_HOST_OVERHEAD_GB
-        fits = count if ram is None else int(ram // per_trial)
-        return list(range(max(1, min(count, fits))))
+            ram = SIM_HOST_GB_PER_GPU * len(self.probe.gpus) if self.simulate else host_available_gb()
+        return trial_slots(len(self.probe.gpus), self.assessment.num_gpus, self._training_mode,
+                           params, ram)
 
     def _make_runner(self, slot: int | None, totals: list[int | None]) -> TrialRunner:
         command = self._command(self.folder.config, slot)

@@ -19,6 +19,37 @@ from ltx_wizard.core.autotune.trial_runner import TrialRunner
 
 StartTrial = Callable[[TrialRunner, Candidate], Awaitable[TrialResult]]
 
+# Host RAM one trial needs: the transformer is built on CPU in bf16 first (trainer.py
+# LtxvTrainer._load_models, device="cpu"), 2 bytes per parameter, plus ~8 GB for the process and
+# its dataloader workers (estimate).
+TRIAL_HOST_OVERHEAD_GB = 8.0
+# Simulated machines: 128 GB of host RAM per GPU (estimate: DGX H100 carries 2 TB for 8 GPUs,
+# cloud 8xH100 nodes 1-2 TB, workstations 128-256 GB per GPU).
+SIM_HOST_GB_PER_GPU = 128.0
+
+
+def host_available_gb() -> float | None:
+    """MemAvailable from /proc/meminfo (Linux); None elsewhere."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            found = [int(line.split()[1]) for line in handle if line.startswith("MemAvailable:")]
+        return found[0] / 1024**2 if found else None
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def trial_slots(gpu_count: int, num_gpus: int, training_mode: str, params: float | None,
+                host_ram_gb: float | None) -> list[int]:
+    """GPUs for single-GPU trials side by side ([]: the plan's own launch, one trial at a time).
+
+    A LoRA only (a full fine-tune needs FSDP over every GPU); as many as host RAM holds, each trial
+    building its own bf16 transformer on CPU first. Unknown RAM: one per GPU."""
+    if gpu_count < 2 or num_gpus < 2 or training_mode != "lora":
+        return []
+    per_trial = (params or 22e9) * 2 / 1024**3 + TRIAL_HOST_OVERHEAD_GB
+    fits = gpu_count if host_ram_gb is None else int(host_ram_gb // per_trial)
+    return list(range(max(1, min(gpu_count, fits))))
+
 
 def config_key(cand: Candidate) -> str:
     """Two candidates with the same changes against the plan run the same config."""

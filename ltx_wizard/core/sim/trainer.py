@@ -24,7 +24,6 @@ Like the real trainer, stdout is block-buffered on a pipe unless PYTHONUNBUFFERE
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import random
@@ -43,6 +42,7 @@ from ltx_wizard.core.data_sources import primary_folder, required_folders
 from ltx_wizard.core.dataset import match_samples, pt_files_by_folder
 from ltx_wizard.core.gpu_presets import preset_gpus
 from ltx_wizard.core.sim import cost_model as cost
+from ltx_wizard.core.sim.clock import SimClock, process_age_s
 from ltx_wizard.core.sim.memory_model import MemoryEstimate, estimate, transformer_params
 from ltx_wizard.core.sim.schema import LtxTrainerConfig
 from ltx_wizard.core.sim.rich_format import (
@@ -94,10 +94,8 @@ class SimTrainer:
         speed = _float_env("LTX_WIZARD_SIM_SPEED", 50.0)
         self.speed = speed if speed > 0 and math.isfinite(speed) else 0.0
         self.vram = _Vram(os.environ.get("LTX_WIZARD_SIM_VRAM_FILE"))
-        self.clock = 0.0  # uncompressed simulated seconds since start
-        self._wait_from = (0.0, time.monotonic())
+        self.clock = SimClock(self.speed)
         self.config_path = Path(".")
-        self._ledger_written = False
         self.width = console_width()
         self.rng = random.Random(cfg.seed + self.rank)
         self.out = Path(cfg.output_dir)
@@ -119,27 +117,11 @@ class SimTrainer:
         raise _Exit(1)
 
     def wait(self, seconds: float, already_real_s: float = 0.0) -> None:
-        """Spend `seconds` of simulated time; `already_real_s` of it has passed for real."""
-        self._wait_from = (self.clock, time.monotonic() - already_real_s)
-        self.clock += seconds
-        if self.speed:
-            time.sleep(max(0.0, seconds / self.speed - already_real_s))
-
-    def elapsed(self) -> float:
-        """Simulated seconds so far; inside a wait cut short by a signal, only the part slept."""
-        start_clock, start_real = self._wait_from
-        if not self.speed:
-            return self.clock
-        return min(self.clock, start_clock + (time.monotonic() - start_real) * self.speed)
+        self.clock.wait(seconds, already_real_s)
 
     def write_ledger(self) -> None:
-        path = os.environ.get("LTX_WIZARD_SIM_LEDGER")
-        if not path or self.rank != 0 or self._ledger_written:
-            return
-        self._ledger_written = True
-        record = {"config": str(self.config_path), "gpus": self.world, "sim_s": round(self.elapsed(), 3)}
-        with open(path, "a", encoding="utf-8") as handle:  # one short line: an atomic append
-            handle.write(json.dumps(record) + "\n")
+        if self.rank == 0:
+            self.clock.write_ledger(str(self.config_path), self.world)
 
     # -- phases -----------------------------------------------------------------------------
 
@@ -152,7 +134,7 @@ class SimTrainer:
         train_fail = load_fail or b["train_phase_gb"] > total
         self.vram.set(b["cuda_context_gb"])
         # The modelled start-up includes this interpreter's own, already spent.
-        self.wait(cost.start_s(self.world), _process_age_s())
+        self.wait(cost.start_s(self.world), process_age_s())
         self._load()
         if self.cfg.model.training_mode == "full" and self.cfg.acceleration.quantization:
             self.traceback(traceback_lines(
@@ -173,7 +155,7 @@ class SimTrainer:
             self._oom(b["train_phase_gb"], "train")
         self.wait(cost.PREPARE_S)
         self.vram.set(b["train_phase_gb"] + cached)
-        train_start = self.clock
+        train_start = self.clock.now
         accumulation = int(raw["optimization"].get("gradient_accumulation_steps") or 1)
         for step in range(1, steps + 1):  # an optimizer step is `accumulation` micro-batches
             duration = self.est.step_time_s * accumulation * self.rng.uniform(0.97, 1.03)
@@ -191,7 +173,7 @@ class SimTrainer:
             if self.rank == 0 and (step == steps or (ckpt and step % ckpt == 0)):
                 self._checkpoint(step)
         if self.rank == 0:
-            self._statistics(steps, batch, self.clock - train_start)
+            self._statistics(steps, batch, self.clock.now - train_start)
         self.wait(cost.TEARDOWN_S)
         return 0
 
@@ -283,7 +265,7 @@ class SimTrainer:
         if step <= 20:
             projection = "calculating..."
         else:
-            total_s = (self.clock - train_start) / step * steps
+            total_s = (self.clock.now - train_start) / step * steps
             projection = f"{int(total_s // 3600)}h {int(total_s % 3600 // 60)}m"
         self.log(f"Step {step}/{steps} - Loss: {loss}, LR: {lr:.2e}, Time/Step: {duration:.2f}s, "
                  f"Total Time: {projection}", 447)
@@ -299,7 +281,7 @@ class SimTrainer:
     def _statistics(self, steps: int, batch: int, train_s: float) -> None:
         lines = [
             "📊 Training Statistics:",
-            f" - Total time: {self.clock / 60:.1f} minutes",
+            f" - Total time: {self.clock.now / 60:.1f} minutes",
             f" - Training speed: {steps / train_s:.2f} steps/second",
             f" - Samples/second: {steps * batch * self.world / train_s:.2f}",
             f" - Peak GPU memory: {self.est.peak_gb:.2f} GB",
@@ -347,18 +329,6 @@ def _write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
-
-
-def _process_age_s() -> float:
-    """Seconds since this process started (Linux /proc); 0 where unknown."""
-    try:
-        with open("/proc/self/stat", encoding="ascii") as handle:
-            start_ticks = int(handle.read().rsplit(")", 1)[1].split()[19])
-        with open("/proc/uptime", encoding="ascii") as handle:
-            uptime = float(handle.read().split()[0])
-        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError):
-        return 0.0
 
 
 def _int_env(name: str, default: int) -> int:
