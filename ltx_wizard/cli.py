@@ -8,9 +8,11 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from ltx_wizard import __version__
@@ -22,10 +24,19 @@ if TYPE_CHECKING:  # pragma: no cover
 COMMANDS = ("probe", "check", "discover", "plan", "autotune")
 
 
+class WizardParser(argparse.ArgumentParser):
+    """A bad flag is one line, like every other refusal (exit 2 as argparse does)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        from ltx_wizard.core.text_safety import clean_text
+
+        self.exit(2, f"ltx-wizard: {clean_text(message)} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from ltx_wizard.commands.common import add_gpu_source_args
 
-    parser = argparse.ArgumentParser(
+    parser = WizardParser(
         prog="ltx-wizard",
         description="From a fresh GPU box to a tuned LTX-2 training run. "
         "Without a command, starts the interactive wizard.",
@@ -69,6 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
 
                 split_trainer_cmd(args.trainer_cmd)
+            if args.run_dir is not None:  # a file or a planted link is refused before the screen
+                from ltx_wizard.core.safe_fs import check_run_dir
+
+                check_run_dir(Path(args.run_dir).expanduser().absolute())
             if args.run_dir is not None and not os.path.isdir(os.path.expanduser(args.run_dir)):
                 from ltx_wizard.core.errors import UsageError
 
@@ -90,7 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(result) if isinstance(result, int) else (app.return_code or 0)
         return int(args.func(args))
     except WizardError as exc:
-        print(f"ltx-wizard: {exc.message}", file=sys.stderr)
+        from ltx_wizard.core.text_safety import clean_text
+
+        print(f"ltx-wizard: {clean_text(exc.message)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("ltx-wizard: interrupted", file=sys.stderr)
@@ -99,12 +116,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILURE
+    except OSError as exc:
+        if exc.errno != errno.EIO:
+            return _internal_error(exc)
+        return EXIT_FAILURE  # the terminal is gone (EIO): nobody is left to read a message
     except Exception as exc:  # last resort: one line, never a traceback, unless asked for
-        if os.environ.get("LTX_WIZARD_DEBUG"):
-            raise
-        print(
-            f"ltx-wizard: internal error: {type(exc).__name__}: {exc} "
-            "(set LTX_WIZARD_DEBUG=1 for the traceback, and please report it)",
-            file=sys.stderr,
-        )
-        return EXIT_FAILURE
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    """A bug: one line, unless LTX_WIZARD_DEBUG asks for the traceback."""
+    if os.environ.get("LTX_WIZARD_DEBUG"):
+        raise exc
+    print(
+        f"ltx-wizard: internal error: {type(exc).__name__}: {exc} "
+        "(set LTX_WIZARD_DEBUG=1 for the traceback, and please report it)",
+        file=sys.stderr,
+    )
+    return EXIT_FAILURE

@@ -92,7 +92,8 @@ def test_json_contract(box, capsys):
     data = run_json(capsys, box.args())
     run = box.ws / "run"
     assert set(data) == {"run_dir", "config", "plan", "tier", "base_config", "launch_command",
-                         "launch_cwd", "launch_script", "warnings"}
+                         "launch_cwd", "launch_script", "warnings", "recipe", "applied"}
+    assert data["recipe"] == "t2v_lora" and data["applied"] == []  # #15: the recipe and its keys
     assert data["launch_script"] == str(run / "launch.sh")
     assert data["run_dir"] == str(run) and data["config"] == str(run / "config.yaml")
     assert data["tier"] == "80GB+" and data["base_config"] == "t2v_lora.yaml"

@@ -56,6 +56,25 @@ REAL_FIELDS: dict[str, tuple[str, ...]] = {
     "training_strategy[flexible].video": ("is_generated", "latents_dir", "conditions"),
 }
 REAL_FIELDS["training_strategy[flexible].audio"] = REAL_FIELDS["training_strategy[flexible].video"]
+# A modality's conditions (training_strategies/flexible.py *ConditionConfig) and a validation
+# sample's (config.py *ConditionConfig), by `type`, in the trainer's field order.
+REAL_FIELDS.update({
+    "condition[first_frame]": ("probability", "type"),
+    "condition[prefix]": ("probability", "type", "temporal_boundary"),
+    "condition[suffix]": ("probability", "type", "temporal_boundary"),
+    "condition[spatial_crop]": ("probability", "type", "spatial_region"),
+    "condition[mask]": ("probability", "type", "mask_dir"),
+    "condition[reference]": ("type", "latents_dir", "probability"),
+    "validation.condition[first_frame]": ("type", "image_or_video"),
+    "validation.condition[prefix]": ("type", "video", "audio", "num_frames", "duration"),
+    "validation.condition[suffix]": ("type", "video", "audio", "num_frames", "duration"),
+    "validation.condition[spatial_crop]": ("type", "video", "spatial_region"),
+    "validation.condition[mask]": ("type", "video", "audio", "mask"),
+    "validation.condition[reference]": ("type", "video", "audio", "downscale_factor",
+                                        "temporal_scale_factor", "include_in_output"),
+    "validation.condition[video_to_audio]": ("type", "video"),
+    "validation.condition[audio_to_video]": ("type", "audio"),
+})
 
 
 def known(dotted: str, strategy: str = "flexible") -> bool:

@@ -222,7 +222,20 @@ def test_flow_maps_and_empty_maps_elsewhere_stay_byte_identical():
 
 def test_bad_values_and_keys_are_refused():
     with pytest.raises(TypeError):
-        patch_yaml_text(NASTY, {"a": [1, 2]})
+        patch_yaml_text(NASTY, {"a": [[1], 2]})
+    with pytest.raises(TypeError):
+        patch_yaml_text(NASTY, {"a": [{"x": 1}]})
+
+
+def test_flow_lists_keep_their_style_and_block_lists_are_refused():
+    text = "validation:\n  video_dims: [ 960, 544, 89 ]  # w, h, f\n  tags:\n    - a\n"
+    out = patch_yaml_text(text, {"validation.video_dims": [576, 576, 49]})
+    assert out == text.replace("[ 960, 544, 89 ]", "[ 576, 576, 49 ]")
+    tight = patch_yaml_text("dims: [1, 2]\n", {"dims": (3, 4)})
+    assert tight == "dims: [3, 4]\n"
+    with pytest.raises(YamlPatchError, match="one-line"):
+        patch_yaml_text(text, {"validation.tags": ["b"]})
+    assert patch_yaml_text("a: 1\n", {"b": [1, "x y"]}) == 'a: 1\nb: [1, "x y"]\n'
     with pytest.raises(YamlPatchError):
         patch_yaml_text(NASTY, {"a..b": 1})
 

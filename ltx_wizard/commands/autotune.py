@@ -70,10 +70,13 @@ def _check_run_dir(path: str) -> Path:
 
 
 async def _run(engine) -> AutotuneSummary:
-    from ltx_wizard.core.autotune.process import install_signal_handlers
+    from ltx_wizard.core.autotune.process import install_signal_handlers, kill_all_now
+    from ltx_wizard.core.terminal_watch import stream_fd, watch_terminal
 
     # SIGINT, SIGHUP (an SSH drop) and SIGTERM stop the trial's process group, then end autotune.
     uninstall = install_signal_handlers(asyncio.get_running_loop(), lambda signum: engine.cancel())
+    # A wizard stuck writing progress to a terminal that is gone still leaves (and frees the lock).
+    watch_terminal(stream_fd(sys.stderr), grace_s=30.0, before_exit=kill_all_now)
     try:
         return await engine.run()
     finally:
@@ -85,10 +88,10 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
 
     run_dir = _check_run_dir(args.run_dir)
-    if args.max_trials < 1:
-        raise UsageError("--max-trials must be at least 1")
-    if args.idle_timeout <= 0:
-        raise UsageError("--idle-timeout must be a positive number of seconds")
+    if not 1 <= args.max_trials <= 50:
+        raise UsageError(f"--max-trials {args.max_trials}: give at least 1 and at most 50")
+    if not 1 <= args.idle_timeout <= 86400:  # also refuses nan and inf
+        raise UsageError(f"--idle-timeout {args.idle_timeout:g}: give seconds from 1 to 86400")
     trainer_cmd = split_trainer_cmd(args.trainer_cmd) if args.trainer_cmd is not None else None
     assessment = assessment_from_args(args)
     require_known_tier(assessment)
@@ -123,4 +126,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"Start training: {copy_line(run_dir)}")
     if summary.stop_reason == "cancelled":
         return 130
-    return 0 if summary.winner is not None else EXIT_FAILURE
+    if summary.winner is None:
+        print("ltx-wizard: no trial finished cleanly (reasons above and in autotune.log): fix "
+              "the trainer setup, then run autotune again", file=sys.stderr)
+        return EXIT_FAILURE
+    return 0

@@ -8,6 +8,7 @@ import sys
 from ltx_wizard.commands.common import print_json
 from ltx_wizard.core.errors import EXIT_OK, EXIT_USAGE
 from ltx_wizard.core.model_checks import CheckItem, all_ok, run_checks
+from ltx_wizard.core.text_safety import clean_text
 
 
 def register(sub) -> None:
@@ -35,6 +36,12 @@ def register(sub) -> None:
         help="check the data as a video-only run reads it (the shipped config's audio dropped, "
         "as `plan --video-only` writes training_strategy.audio: null)",
     )
+    p.add_argument(
+        "--recipe",
+        metavar="NAME",
+        help="check the data root against this shipped recipe's folders (e.g. i2v_lora, "
+        "v2v_ic_lora, video_inpainting_lora; default: t2v_lora)",
+    )
     # Deprecated: the folders now come from the shipped config's training_strategy, which
     # already demands audio_latents/ when it trains audio.
     p.add_argument("--with-audio", action="store_true", help=argparse.SUPPRESS)
@@ -52,11 +59,12 @@ def _json_item(item: CheckItem) -> dict:
 
 
 def _line(item: CheckItem) -> str:
+    # Paths and header metadata are outside text: no escape sequence reaches the terminal.
     if item.ok and item.warning:
-        return f"warn  {item.name:<13} {item.path}: {item.summary}"
+        return clean_text(f"warn  {item.name:<13} {item.path}: {item.summary}")
     if item.ok:
-        return f"ok    {item.name:<13} {item.path}: {item.summary}"
-    return f"FAIL  {item.name:<13} {item.error}"
+        return clean_text(f"ok    {item.name:<13} {item.path}: {item.summary}")
+    return clean_text(f"FAIL  {item.name:<13} {item.error}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,6 +75,12 @@ def run(args: argparse.Namespace) -> int:
             " it trains audio (--video-only drops it)",
             file=sys.stderr,
         )
+    strategy = None
+    if args.recipe and args.data_root is not None:
+        from ltx_wizard.core.model_checks import recipe_strategy
+
+        # an unknown recipe is bad input (exit 2, naming the recipes found), not a failed item
+        strategy = recipe_strategy(getattr(args, "trainer_root", None), args.recipe)
     items = run_checks(
         checkpoint=args.checkpoint,
         text_encoder=args.text_encoder,
@@ -75,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         data_root=args.data_root,
         trainer_root=getattr(args, "trainer_root", None),
         video_only_choice=args.video_only,
+        strategy=strategy,
     )
     ok = all_ok(items)
     if args.json:

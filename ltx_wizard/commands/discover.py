@@ -7,8 +7,9 @@ import os
 
 from ltx_wizard.commands.common import print_json
 from ltx_wizard.core.discovery import DiscoveryResult, discover
-from ltx_wizard.core.errors import EXIT_OK, UsageError
+from ltx_wizard.core.errors import EXIT_OK, UsageError, WizardError
 from ltx_wizard.core.model_paths import require_directory, resolve_user_path
+from ltx_wizard.core.text_safety import clean_text
 
 
 def register(sub) -> None:
@@ -71,10 +72,10 @@ def _text(result: DiscoveryResult) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.max_depth < 0:
-        raise UsageError(f"--max-depth {args.max_depth}: give 0 or more")
-    if not args.time_budget > 0:
-        raise UsageError(f"--time-budget {args.time_budget}: give a number of seconds above 0")
+    if not 0 <= args.max_depth <= 64:
+        raise UsageError(f"--max-depth {args.max_depth}: give a depth from 0 to 64")
+    if not 0 < args.time_budget <= 3600:  # also refuses nan and inf
+        raise UsageError(f"--time-budget {args.time_budget:g}: give seconds above 0, at most 3600")
     dirs = []
     for raw in args.models_dir:
         path = resolve_user_path(raw, what="--models-dir")
@@ -86,5 +87,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.model_dump(mode="json"))
     else:
-        print("\n".join(_text(result)))
+        print("\n".join(clean_text(line) for line in _text(result)))  # names are outside text
+    if result.failed:
+        raise WizardError(f"the search stopped early ({result.failed}): results above are "
+                          "partial; pass a narrower --models-dir")
     return EXIT_OK

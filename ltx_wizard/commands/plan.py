@@ -17,6 +17,7 @@ from ltx_wizard.commands.common import (
 )
 from ltx_wizard.core.config_gen import validate_with_trainer
 from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.recipes import DEFAULT_RECIPE
 from ltx_wizard.core.multinode import parse_nodes, require_gpus_per_node
 from ltx_wizard.core.run_plan import PlanDraft, PlanRequest, prepare_plan, write_plan
 
@@ -26,8 +27,8 @@ def _positive_int(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"wants a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    if not 1 <= value <= 65536:
+        raise argparse.ArgumentTypeError(f"must be from 1 to 65536, got {text[:20]}")
     return value
 
 
@@ -54,7 +55,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,
                    help="where run folders go (else $LTX_TRAININGS_DIR, /data/ltx-trainings, "
                    "/workspace/ltx-trainings, ./projects)")
-    p.add_argument("--run-name", metavar="NAME", help="run folder name (default t2v-<data>-<time>)")
+    p.add_argument("--recipe", metavar="NAME", default=DEFAULT_RECIPE,
+                   help="the shipped config to train (configs/NAME.yaml of your checkout: t2v_lora, "
+                   "i2v_lora, v2v_ic_lora, t2a_lora, ...); on the 32GB and 40–60GB tiers a recipe "
+                   "without a low-VRAM twin gets t2v's low-VRAM keys (default: t2v_lora)")
+    p.add_argument("--run-name", metavar="NAME",
+                   help="run folder name (default <mode>-<data>-<time>, e.g. i2v-cats-...)")
     p.add_argument("--training-mode", choices=("lora", "full"), default="lora")
     p.add_argument("--effective-batch", type=_positive_int, metavar="N",
                    help="batch x accumulation x GPUs to keep (default: the shipped file's)")
@@ -109,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         force=args.force,
         force_full=args.force_full,
         video_only=args.video_only,
+        recipe=args.recipe,
         nodes=nodes,
         slurm_time=args.slurm_time,
         slurm_partition=args.slurm_partition,
@@ -130,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
                 "plan": str(folder.plan),
                 "tier": draft.tier.value,
                 "base_config": draft.base_config,
+                "recipe": draft.recipe,
+                "applied": list(draft.applied),
                 "launch_command": draft.launch.argv_with_env(),
                 "launch_cwd": str(draft.launch.cwd),
                 "launch_script": str(script_path(folder.root)),
@@ -142,8 +151,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(folder.root)
     err = sys.stderr
-    print(f"Tier: {draft.tier.display_name}; base config {draft.base_config}; "
-          f"{draft.sample_count} samples", file=err)
+    print(f"Tier: {draft.tier.display_name}; recipe {draft.recipe}; base config "
+          f"{draft.base_config}; {draft.sample_count} samples", file=err)
+    for line in draft.applied:
+        print(f"applied: {line}", file=err)
     for warning in warnings:
         print(f"warning: {warning}", file=err)
     print("Config changes vs the shipped file:", file=err)

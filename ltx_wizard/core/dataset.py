@@ -10,6 +10,7 @@ error, which names the video-only choice.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -78,11 +79,27 @@ class DataRootInfo(BaseModel):
         return text
 
 
-def _pt_files(folder: Path) -> set[str]:
+WALK_MAX_DEPTH = 12  # preprocessed data nests a folder or two; deeper is a wrong root
+WALK_MAX_ENTRIES = 2_000_000  # far above any real dataset; a link to / hits this first
+WALK_MAX_S = 120.0
+
+
+def _pt_files(folder: Path, *, max_s: float = WALK_MAX_S) -> set[str]:
     found: set[str] = set()
+    deadline = time.monotonic() + max_s
+    seen = 0
     # followlinks=False: a symlinked folder loop must not hang the scan; linked files still count.
-    for dirpath, _dirs, files in os.walk(folder, followlinks=False):
+    # Bounded in depth, entries and time: a folder linked to / must end with a message.
+    for dirpath, dirs, files in os.walk(folder, followlinks=False):
         rel_dir = os.path.relpath(dirpath, folder)
+        if rel_dir != "." and rel_dir.count(os.sep) + 1 >= WALK_MAX_DEPTH:
+            dirs[:] = []
+        seen += len(files) + len(dirs)
+        if seen > WALK_MAX_ENTRIES or time.monotonic() > deadline:
+            raise UsageError(
+                f"{folder} holds too much to be a preprocessed data folder (stopped after "
+                f"{seen} entries): pass the folder the preprocessing script wrote"
+            )
         for name in files:
             if name.endswith(".pt"):
                 found.add(name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/"))

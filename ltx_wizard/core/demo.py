@@ -29,15 +29,27 @@ class DemoSetup(BaseModel):
     simulate: str
 
 
+def demo_folders(checkout: Path) -> list[str]:
+    """Every folder any recipe of the demo checkout reads, so each recipe can be chosen."""
+    from ltx_wizard.core.data_sources import required_folders
+    from ltx_wizard.core.recipes import list_recipes
+
+    folders = ["latents", "conditions", "audio_latents"]
+    for recipe in list_recipes(checkout / "packages" / "ltx-trainer" / "configs"):
+        folders += [f for f in required_folders(recipe.strategy) if f not in folders]
+    return folders
+
+
 def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     """Write the demo files under `root` (created if needed) and say where they are."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    checkout = make_checkout(root / "LTX-2")
+    checkout = make_checkout(root / "LTX-2", media=root / "media")
     models = root / "models"
     checkpoint = make_checkpoint(models / "ltx-2-19b-dev.safetensors", params_b=19.0)
     text_encoder = make_gemma_dir(models / "gemma-3-12b-it")
-    data_root = make_data_root(root / "datasets" / "demo-clips" / ".precomputed", 3)
+    data_root = make_data_root(root / "datasets" / "demo-clips" / ".precomputed", 3,
+                               folders=demo_folders(checkout))
     workspace = root / "ltx-trainings"
     workspace.mkdir(exist_ok=True)
     return DemoSetup(

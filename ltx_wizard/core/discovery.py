@@ -8,7 +8,6 @@ so symlinked folders are followed once and loops end; depth is bounded. Only hea
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
@@ -19,6 +18,7 @@ from typing import Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from ltx_wizard.core.bounded_io import JSON_MAX_BYTES, loads_json, read_bytes
 from ltx_wizard.core.checkpoint import (
     CheckpointInfo,
     config_sections,
@@ -60,6 +60,7 @@ class DiscoveryResult(BaseModel):
     dirs_scanned: int
     unreadable_dirs: int
     elapsed_s: float
+    failed: str | None = None  # the walk itself broke: results are partial (exit non-zero)
     hf_cache: Path | None = None  # the Hugging Face hub cache; its snapshots are among `roots`
 
     def of_kind(self, kind: Kind) -> list[Candidate]:
@@ -81,8 +82,15 @@ class _Walk:
         self.found: list[tuple[Kind, Path, object]] = []  # info object or error string
         self.dirs = self.unreadable = 0
         self.depth_limited = False
+        self.failed: str | None = None
 
     def run(self) -> None:
+        try:
+            self._run()
+        except Exception as exc:  # never a thread traceback: discover reports it and fails
+            self.failed = f"{type(exc).__name__}: {str(exc)[:120]}"
+
+    def _run(self) -> None:
         queue: deque[tuple[Path, int]] = deque((r, 0) for r in self.roots)
         seen: set[tuple[int, int]] = set()
         while queue and not self.stop:
@@ -98,7 +106,7 @@ class _Walk:
                 self.unreadable += 1
                 continue
             self.dirs += 1
-            if self._gemma_dir(folder, entries):
+            if self._gemma_dir_safely(folder, entries):
                 continue  # its shards are part of it, not candidates of their own
             for entry in entries:
                 if self.stop:
@@ -112,9 +120,25 @@ class _Walk:
                         else:
                             self.depth_limited = True
                     elif entry.name.lower().endswith(".safetensors") and entry.is_file():
-                        self._classify(Path(entry.path))
+                        self._classify_safely(Path(entry.path))
                 except OSError:
                     continue  # a symlink loop or a vanished entry: not a candidate
+
+    def _classify_safely(self, path: Path) -> None:
+        """One hostile file is one unusable candidate, never the end of the walk."""
+        try:
+            self._classify(path)
+        except Exception as exc:
+            self.found.append(("checkpoint", path, f"{path}: cannot be inspected "
+                               f"({type(exc).__name__}): not a usable model file"))
+
+    def _gemma_dir_safely(self, folder: Path, entries: list[os.DirEntry]) -> bool:
+        try:
+            return self._gemma_dir(folder, entries)
+        except Exception as exc:
+            self.found.append(("text_encoder", folder, f"{folder}: cannot be inspected "
+                               f"({type(exc).__name__}): not a usable Gemma folder"))
+            return True
 
     def _gemma_dir(self, folder: Path, entries: list[os.DirEntry]) -> bool:
         names = {e.name for e in entries}
@@ -123,10 +147,10 @@ class _Walk:
         ):
             return False
         try:
-            with open(folder / "config.json", "rb") as fh:
-                config = json.loads(fh.read(1 << 20))
-            model_type = str(config.get("model_type", ""))
-        except (OSError, ValueError, AttributeError):
+            config = loads_json(read_bytes(folder / "config.json", what="config.json",
+                                           limit=JSON_MAX_BYTES), what="config.json")
+            model_type = str(config.get("model_type", ""))  # type: ignore[union-attr]
+        except (UsageError, AttributeError):
             return False
         if not model_type.lower().startswith("gemma"):
             return False
@@ -240,6 +264,7 @@ def discover(
         dirs_scanned=walk.dirs,
         unreadable_dirs=walk.unreadable,
         elapsed_s=time.monotonic() - started,
+        failed=walk.failed,
     )
 
 

@@ -38,7 +38,7 @@ def loader_value(raw: str | None) -> Any:
         return None
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # a hostile, deeply nested value is just text here
         return raw
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from ltx_wizard.core.text_safety import clean_text
 
 MIB = 1024 * 1024
 Source = Literal["nvml", "nvidia-smi", "csv", "simulated"]
@@ -21,6 +23,12 @@ class GpuInfo(BaseModel):
     uuid: str | None = None
     driver_version: str | None = None
     mig_parent_index: int | None = None  # set for a MIG instance
+
+    @field_validator("name", "uuid", "driver_version")
+    @classmethod
+    def _display_safe(cls, value: str | None) -> str | None:
+        # The driver, a CSV or a fake device can name a GPU anything: it reaches the terminal.
+        return None if value is None else clean_text(value)[:200]
 
     @property
     def memory_total_mib(self) -> int | None:

@@ -21,6 +21,26 @@ FSDP_CONFIG_REL = Path("configs/accelerate/fsdp.yaml")
 QUIET_FLAG = "--disable-progress-bars"  # without it, piped output carries no step lines
 
 
+def quote_arg(arg: str) -> str:
+    """shlex.quote, except that control characters (a newline in a path) use bash's $'...' form,
+    so the command stays on one line in plan.md and in the terminal."""
+    if not any(ord(c) < 32 or ord(c) == 127 for c in arg):
+        return shlex.quote(arg)
+    out = []
+    for c in arg:
+        if c in "\\'":
+            out.append("\\" + c)
+        elif ord(c) < 32 or ord(c) == 127:
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, f"\\x{ord(c):02x}"))
+        else:
+            out.append(c)
+    return "$'" + "".join(out) + "'"
+
+
+def join_args(argv) -> str:
+    return " ".join(quote_arg(str(a)) for a in argv)
+
+
 @dataclass(frozen=True)
 class LaunchPlan:
     argv: list[str]
@@ -31,9 +51,9 @@ class LaunchPlan:
 
     def shell_line(self) -> str:
         """One line to copy into a shell: cd, the narrowed CUDA_VISIBLE_DEVICES, the command."""
-        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items()))
-        cmd = shlex.join(self.argv)
-        return f"cd {shlex.quote(str(self.cwd))} && " + (f"{env} {cmd}" if env else cmd)
+        env = " ".join(f"{k}={quote_arg(v)}" for k, v in sorted(self.env.items()))
+        cmd = join_args(self.argv)
+        return f"cd {quote_arg(str(self.cwd))} && " + (f"{env} {cmd}" if env else cmd)
 
     def argv_with_env(self) -> list[str]:
         """The argv with the environment carried by `env`, for callers that take one list."""

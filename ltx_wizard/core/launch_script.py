@@ -17,6 +17,7 @@ from pathlib import Path
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.launch import QUIET_FLAG, LaunchPlan
 from ltx_wizard.core.run_meta import LaunchSpec, read_run_meta
+from ltx_wizard.core.safe_fs import create_run_dir
 from ltx_wizard.core.workspace import atomic_write_text
 
 SCRIPT_NAME = "launch.sh"
@@ -102,7 +103,9 @@ def write_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = Non
     for key in spec.env:
         if not key.isidentifier():
             raise UsageError(f"environment variable name {key!r} cannot be exported by launch.sh")
-    path = atomic_write_text(script_path(run_dir), render_script(run_dir, spec, planned_line))
+    create_run_dir(Path(run_dir))  # a real folder of ours (made if missing); a planted link refused
+    path = atomic_write_text(script_path(run_dir), render_script(run_dir, spec, planned_line),
+                             root=Path(run_dir))
     os.chmod(path, 0o755)
     return path
 

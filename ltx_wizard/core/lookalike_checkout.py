@@ -197,8 +197,13 @@ raise SystemExit("look-alike checkout: use the simulated trainer")
 '''
 
 
-def make_checkout(root: Path, *, synced: bool = True) -> Path:
-    """Write a look-alike LTX-2 monorepo under `root` and return `root`."""
+def make_checkout(
+    root: Path, *, synced: bool = True, recipes: bool = True, media: Path | None = None
+) -> Path:
+    """Write a look-alike LTX-2 monorepo under `root` and return `root`; `recipes` adds one
+    recipe config per family beside the two t2v files (core/lookalike_recipes.py). Their
+    validation media are placeholders, as shipped, unless `media` names a folder to write them in
+    (the demo does, so every recipe's sanity check can run)."""
     trainer = root / TRAINER_REL
     (trainer / "configs" / "accelerate").mkdir(parents=True, exist_ok=True)
     (trainer / "scripts").mkdir(parents=True, exist_ok=True)
@@ -206,6 +211,12 @@ def make_checkout(root: Path, *, synced: bool = True) -> Path:
     (trainer / "scripts" / "train.py").write_text(TRAIN_SCRIPT, encoding="utf-8")
     (trainer / "configs" / STANDARD_CONFIG).write_text(STANDARD_TEXT, encoding="utf-8")
     (trainer / "configs" / LOW_VRAM_CONFIG).write_text(LOW_VRAM_TEXT, encoding="utf-8")
+    if recipes:
+        from ltx_wizard.core.lookalike_recipes import RECIPES, recipe_text, with_media
+
+        for recipe in RECIPES:
+            text = recipe_text(recipe) if media is None else with_media(recipe_text(recipe), media)
+            (trainer / "configs" / f"{recipe.name}.yaml").write_text(text, "utf-8")
     for kind, dist in (("ddp", "MULTI_GPU"), ("fsdp", "FSDP")):
         text = ACCELERATE_TEXT.format(kind=kind, dist=dist)
         (trainer / "configs" / "accelerate" / f"{kind}.yaml").write_text(text, encoding="utf-8")

@@ -208,16 +208,24 @@ def make_packed_gemma(
 
 
 def make_data_root(
-    path: str | os.PathLike, n_samples: int = 3, *, audio: bool = True, orphans: int = 0
+    path: str | os.PathLike,
+    n_samples: int = 3,
+    *,
+    audio: bool = True,
+    orphans: int = 0,
+    folders: list[str] | None = None,
 ) -> Path:
     """A preprocessed data root: same relative .pt names in latents/, conditions/ and (unless
-    audio=False: video-only data) audio_latents/, the folders the shipped t2v configs read."""
+    audio=False: video-only data) audio_latents/, the folders the shipped t2v configs read.
+    `folders` names them instead, e.g. a recipe's `required_folders` (reference_latents/,
+    video_masks/, ...)."""
     root = Path(path)
-    folders = ["latents", "conditions"] + (["audio_latents"] if audio else [])
+    if folders is None:
+        folders = ["latents", "conditions"] + (["audio_latents"] if audio else [])
     for folder in folders:
         (root / folder).mkdir(parents=True, exist_ok=True)
         for i in range(n_samples):
             (root / folder / f"sample_{i:04d}.pt").write_bytes(b"PK\x03\x04 look-alike tensor\n")
-    for i in range(orphans):  # latents whose conditions are missing
-        (root / "latents" / f"orphan_{i:04d}.pt").write_bytes(b"PK\x03\x04 look-alike tensor\n")
+    for i in range(orphans):  # primary files whose conditions are missing
+        (root / folders[0] / f"orphan_{i:04d}.pt").write_bytes(b"PK\x03\x04 look-alike tensor\n")
     return root

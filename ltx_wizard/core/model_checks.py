@@ -182,18 +182,42 @@ def all_ok(items: list[CheckItem]) -> bool:
     return all(item.ok for item in items)
 
 
-def shipped_strategy(
+def recipe_strategy(
     trainer_root: PathLike | None,
-    base_config: str | None = None,
+    recipe: str,
     *,
     cwd: PathLike | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Mapping:
+    """The `training_strategy` block of a named recipe of the checkout (`check --recipe`); an
+    unknown recipe or a missing checkout is the user's to fix, so it raises."""
+    from ltx_wizard.core.recipes import find_recipe
+
+    checkout = find_checkout(trainer_root, cwd=cwd, env=env)
+    return find_recipe(checkout.trainer_dir / "configs", recipe).strategy
+
+
+def shipped_strategy(
+    trainer_root: PathLike | None,
+    base_config: str | None = None,
+    *,
+    recipe: str | None = None,
+    cwd: PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Mapping:
     """The `training_strategy` block of the checkout's shipped config (`base_config`, else the
-    first tier config found): what `plan` will train. Falls back to the block the shipped t2v
-    configs hold when no checkout or config can be read (the plan reads the file itself)."""
+    first tier config found; the recipe's own file for a recipe other than t2v): what `plan` will
+    train. Falls back to the block the shipped t2v configs hold when no checkout or config can be
+    read (the plan reads the file itself)."""
+    from ltx_wizard.core.recipes import DEFAULT_RECIPE
     from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
 
+    if recipe and recipe != DEFAULT_RECIPE:
+        # Every tier keeps the recipe's strategy block (the low-VRAM keys never touch it).
+        try:
+            return recipe_strategy(trainer_root, recipe, cwd=cwd, env=env)
+        except (WizardError, OSError):
+            pass
     try:
         checkout = find_checkout(trainer_root, cwd=cwd, env=env)
         for name in (base_config,) if base_config else TIER_CONFIGS:

@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from ltx_wizard.core.text_safety import clean_text
 from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import get_dotted
 
@@ -59,6 +60,10 @@ class PlanContent(BaseModel):
     run_dir: str
     training_mode: str
     mode: str = "t2v"
+    recipe: str = "t2v_lora"
+    recipe_modes: str = ""  # what the recipe trains, from its strategy block
+    applied: tuple[str, ...] = ()  # low-VRAM keys applied to the recipe, one line each
+    skipped: tuple[str, ...] = ()  # low-VRAM keys the recipe lacks
     dataset_path: str
     dataset_name: str
     sample_count: int
@@ -111,6 +116,13 @@ class _Missing:
 
 
 def render_plan(c: PlanContent) -> str:
+    # Paths and names are outside text: a newline or escape in one must not split a line (the
+    # launch line is quoted with $'...' already, in launch.py).
+    c = c.model_copy(update={
+        "run_dir": clean_text(c.run_dir), "dataset_path": clean_text(c.dataset_path),
+        "dataset_name": clean_text(c.dataset_name), "gpu_lines": tuple(map(clean_text, c.gpu_lines)),
+        "warnings": tuple(map(clean_text, c.warnings)),
+    })
     kind = "LoRA" if c.training_mode == "lora" else "full fine-tune"
     steps = get_dotted(c.config, "optimization.steps", None)
     lines = [f"# Plan: {c.run_name}", ""]
@@ -118,12 +130,12 @@ def render_plan(c: PlanContent) -> str:
         lines += ["> **At your own risk:** " + " ".join(c.risks), ""]
     lines += [
         "## Goal",
-        f"Train a text-to-video {kind} of LTX-2 on the dataset `{c.dataset_name}`, "
+        f"Train {_goal(c)} {kind} of LTX-2 on the dataset `{c.dataset_name}`, "
         + (f"for {steps} steps" if steps is not None else "for the base file's steps")
         + ", saving checkpoints and validation videos along the way.",
         "",
         "## Mode",
-        f"Text-to-video (`{c.mode}`), {kind} (`model.training_mode: {c.training_mode}`).",
+        f"{_mode_words(c)} (`{c.mode}`), {kind} (`model.training_mode: {c.training_mode}`).",
         *(["", c.video_only_note] if c.video_only_note else []),
         "",
         "## Dataset",
@@ -133,6 +145,7 @@ def render_plan(c: PlanContent) -> str:
         "## Training config",
         f"`config.yaml` is the shipped `{c.base_config}` byte for byte, with only the lines in "
         "the diff below changed.",
+        *_applied_lines(c),
         "",
         *config_table(c.config, c.effective_batch, c.num_gpus),
         "",
@@ -185,6 +198,49 @@ def render_plan(c: PlanContent) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
+    """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
+    if change is None:
+        return None
+    key, value = change
+    targets = get_dotted(config, "lora.target_modules", None)
+    shown = "null" if value is None else str(value).lower()
+    text = (f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
+            f"audio latents and trains no audio.")
+    if targets:
+        text += (f" LoRA targets stay as shipped in {base_name} "
+                 f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
+                 "docs/configuration-reference.md (Understanding Target Modules) advises the video "
+                 "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
+                 "such as `to_k` also match the audio and audio-video attention modules. Edit "
+                 "`lora.target_modules` in config.yaml to follow it.")
+    return text
+
+
+def _goal(c: PlanContent) -> str:
+    if c.recipe == "t2v_lora":
+        return "a text-to-video"
+    return f"a `{c.recipe}`"
+
+
+def _mode_words(c: PlanContent) -> str:
+    if c.recipe == "t2v_lora":
+        return "Text-to-video"
+    return f"Recipe `{c.recipe}`" + (f": {c.recipe_modes}" if c.recipe_modes else "")
+
+
+def _applied_lines(c: PlanContent) -> list[str]:
+    """The low-VRAM keys applied to a recipe without a low-VRAM twin (and those it lacks)."""
+    out: list[str] = []
+    if c.applied:
+        out += ["", "Low-VRAM keys applied to the recipe (each in the diff below):", ""]
+        out += [f"- {line}" for line in c.applied]
+    if c.skipped:
+        out += ["", "Low-VRAM keys not applied:", ""]
+        out += [f"- {line}" for line in c.skipped]
+    return out
 
 
 def host_section(lines: tuple[str, ...]) -> list[str]:

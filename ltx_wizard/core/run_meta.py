@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
+
+from ltx_wizard.core.bounded_io import JSON_MAX_BYTES, loads_json, read_bytes
+from ltx_wizard.core.errors import UsageError
 
 
 class LaunchSpec(BaseModel):
@@ -27,7 +29,9 @@ class RunMeta(BaseModel):
 
 def read_run_meta(run_dir: Path) -> RunMeta:
     """What run.json says; an absent or damaged file reads as 'nothing recorded'."""
-    try:
-        return RunMeta.model_validate(json.loads((run_dir / "run.json").read_text(encoding="utf-8")))
-    except (OSError, ValueError, ValidationError):
+    try:  # bounded, regular file only, depth-limited: a planted FIFO or bomb is "nothing"
+        doc = loads_json(read_bytes(run_dir / "run.json", what="run.json", limit=JSON_MAX_BYTES),
+                         what="run.json")
+        return RunMeta.model_validate(doc)
+    except (UsageError, ValueError, ValidationError):
         return RunMeta()

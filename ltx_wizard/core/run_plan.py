@@ -1,5 +1,6 @@
 """Inputs -> a written run folder, in two steps: `prepare_plan` (everything computed, nothing
-written; the TUI shows it for approval) and `write_plan` (atomic, locked, refuses overwrite).
+written; the TUI shows it for approval) and `write_plan` (core/plan_writer.py: atomic, locked,
+refuses overwrite).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Literal, Mapping
+from typing import Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
@@ -19,10 +20,11 @@ from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.checkout import find_checkout
 from ltx_wizard.core.checkpoint import inspect_checkpoint
 from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
+from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
 from ltx_wizard.core.dataset import inspect_data_root
-from ltx_wizard.core.errors import GateStop, UsageError
+from ltx_wizard.core.errors import GateStop, UsageError, WizardError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
-from ltx_wizard.core.launch_script import simulated_spec, spec_of, write_script
+from ltx_wizard.core.launch_script import simulated_spec, spec_of
 from ltx_wizard.core.multinode import (
     MultiNodePlan,
     parse_nodes,
@@ -30,9 +32,12 @@ from ltx_wizard.core.multinode import (
     plan_section,
     require_gpus_per_node,
 )
-from ltx_wizard.core.plan_md import PlanContent, render_plan
+from ltx_wizard.core.plan_md import PlanContent, render_plan, video_only_note
+from ltx_wizard.core.recipes import DEFAULT_RECIPE, PlanBase, plan_base, recipe_notes
 from ltx_wizard.core.plan_memory import HostCheck, HostSource, plan_memory
+from ltx_wizard.core.plan_writer import write_plan  # noqa: F401  (callers import it from here)
 from ltx_wizard.core.run_meta import LaunchSpec
+from ltx_wizard.core.safe_fs import check_run_dir
 from ltx_wizard.core.slurm_script import render_sbatch, slurm_options
 from ltx_wizard.core.split_pack import component_files
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
@@ -40,11 +45,9 @@ from ltx_wizard.core.tiers import Tier, launch_style, nominal_gb
 from ltx_wizard.core.workspace import (
     ENV_VAR,
     RunFolder,
-    atomic_write_text,
     choose_root,
     dataset_name,
     default_run_name,
-    run_lock,
     validate_run_name,
 )
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
@@ -67,6 +70,7 @@ class PlanRequest(BaseModel):
     force: bool = False
     force_full: bool = False
     video_only: bool = False  # train without audio: training_strategy.audio: null
+    recipe: str = DEFAULT_RECIPE  # a shipped config's stem (core/recipes.py list_recipes)
     nodes: int = 1  # machines like this one (Slurm); the probe gives one node's GPUs
     slurm_time: str | None = None
     slurm_partition: str | None = None
@@ -78,7 +82,7 @@ class PlanDraft:
     run_dir: Path
     run_name: str
     tier: Tier
-    base_config: str  # the shipped file's name, e.g. t2v_lora_low_vram.yaml
+    base_config: str  # the shipped file's name, e.g. t2v_lora_low_vram.yaml or i2v_lora.yaml
     base_path: Path
     base_text: str
     config_text: str
@@ -92,6 +96,9 @@ class PlanDraft:
     trainer_dir: Path  # where the trainer's own schema check runs
     uv_path: str | None
     accepted_risk: bool = False  # the minimum gate was overridden
+    recipe: str = DEFAULT_RECIPE
+    recipe_modes: str = ""  # what the recipe trains, e.g. "video generated (first_frame) + ..."
+    applied: tuple[str, ...] = ()  # "`key: value` (from t2v_lora_low_vram.yaml)" lines
     host: HostCheck | None = None  # host RAM and disk for this run (host_limits.py)
     memory_lines: tuple[str, ...] = ()  # GPU floor + host RAM + disk, as plan.md shows them
     multinode: MultiNodePlan | None = None  # set when more than one node is planned
@@ -117,6 +124,7 @@ class PlanDraft:
                 "num_gpus": self.launch.num_processes,  # one node's: autotune stays single-node
                 "nodes": self.multinode.nodes if self.multinode is not None else 1,
                 "accepted_risk": self.accepted_risk,
+                "recipe": self.recipe,
                 "launch": self.start.model_dump(mode="json"),
             },
             indent=2,
@@ -132,12 +140,14 @@ class PlanDraft:
 
 
 def _read_text(path: Path) -> str:
-    # newline="": keep CRLF files CRLF, so the written config differs only where patched.
+    # Bytes decoded as they are: CRLF files stay CRLF, so the written config differs only where
+    # patched. Size-capped and regular files only (a planted FIFO or a 38 MB file is refused).
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the shipped config {path}: {exc}") from None
+        text = read_text(path, what="shipped config", limit=CONFIG_MAX_BYTES)
+        load_yaml(text)  # aliases, depth, syntax: refused here, as bad input
+    except WizardError as exc:
+        raise UsageError(f"cannot use the shipped config {path}: {exc.message}") from None
+    return text
 
 
 def prepare_plan(
@@ -177,9 +187,11 @@ def prepare_plan(
 
     checkout = find_checkout(request.trainer_root, env=env)
     warnings += list(checkout.notes)
-    base_name = assessment.policy.base_config
-    base_path = checkout.config_path(base_name)
-    base_text = _read_text(base_path)
+    # The recipe's shipped file, with the low-VRAM keys applied on the 32GB / 40–60GB tiers.
+    start: PlanBase = plan_base(checkout.trainer_dir / "configs", request.recipe,
+                                assessment.tier, _read_text)
+    base_name, base_path = start.base.source, start.shipped_path
+    base_text = start.base.text
 
     ckpt = inspect_checkpoint(request.checkpoint)
     te = inspect_text_encoder(request.text_encoder)
@@ -211,11 +223,12 @@ def prepare_plan(
         assumptions.append(f"Workspace root {root}" + (f" (from {source})." if source else
                                                        " (the first writable default)."))
     if request.run_name is None:
-        run_name = default_run_name(data.path, now=now)
+        run_name = default_run_name(data.path, now=now, mode=start.recipe.run_mode)
         assumptions.append(f"Run name `{run_name}` (mode, dataset name, date and time).")
     else:
         run_name = validate_run_name(request.run_name)
     folder = RunFolder(root / run_name)
+    check_run_dir(folder.root)  # a file or a planted symlink there is refused before approval
 
     changes = config_gen.compute_changes(
         base_text,
@@ -244,11 +257,9 @@ def prepare_plan(
                            "gradient_accumulation_steps (pass --effective-batch N to change it).")
     if request.training_mode == "lora":
         assumptions.append("LoRA training (the default; --training-mode full for a full fine-tune).")
-    assumptions.append(f"Steps, learning rate, LoRA rank and validation settings as shipped in "
-                       f"{base_name}.")
-    if assessment.tier is Tier.T40_60:
-        assumptions.append("40–60GB tier: no tested config exists, so the low-VRAM file is used "
-                           "unchanged and autotune relaxes it on measured headroom.")
+    about = recipe_notes(start, assessment.tier, overridden=changes.changes)
+    assumptions += about.assumptions
+    warnings += about.warnings
     if assessment.mixed_models:
         warnings.append("mixed GPU models: the smallest GPU's tier applies to all of them")
     if assessment.probe.cuda_visible_devices:
@@ -266,7 +277,8 @@ def prepare_plan(
         assessment.probe.cuda_visible_devices,
         folder.accelerate_config if accel.text is not None else None,
     )
-    diff = config_gen.config_diff(base_text, config_text, f"{base_path}", f"{folder.config}")
+    # Against the shipped file, so the low-VRAM keys applied to a recipe show in the diff too.
+    diff = config_gen.config_diff(start.shipped_text, config_text, f"{base_path}", f"{folder.config}")
     multi = slurm_text = None
     if nodes > 1:
         multi = plan_multinode(
@@ -310,6 +322,11 @@ def prepare_plan(
         dataset_note=f"Each sample is a file in every folder the config reads: "
         f"{', '.join(f + '/' for f in data.folders)}.",
         video_only_note=video_only_note(video_change, base_name, load_yaml(config_text)),
+        mode=start.recipe.run_mode,
+        recipe=start.recipe.name,
+        recipe_modes=start.recipe.modes,
+        applied=about.applied,
+        skipped=about.skipped,
     )
     return PlanDraft(
         run_dir=folder.root,
@@ -317,7 +334,7 @@ def prepare_plan(
         tier=assessment.tier,
         base_config=base_name,
         base_path=base_path,
-        base_text=base_text,
+        base_text=start.shipped_text,
         config_text=config_text,
         changes=dict(changes.changes),
         plan_text=render_plan(content),
@@ -329,6 +346,9 @@ def prepare_plan(
         trainer_dir=checkout.trainer_dir,
         uv_path=checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
+        recipe=start.recipe.name,
+        recipe_modes=start.recipe.modes,
+        applied=about.applied,
         host=memory.host,
         memory_lines=memory.lines,
         multinode=multi,
@@ -343,57 +363,6 @@ def gate_stop_message(message: str | None) -> str:
     return f"{text}. To try anyway (b), rerun with --accept-risk"
 
 
-def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
-    """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
-    if change is None:
-        return None
-    key, value = change
-    targets = get_dotted(config, "lora.target_modules", None)
-    shown = "null" if value is None else str(value).lower()
-    text = (f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
-            f"audio latents and trains no audio.")
-    if targets:
-        text += (f" LoRA targets stay as shipped in {base_name} "
-                 f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
-                 "docs/configuration-reference.md (Understanding Target Modules) advises the video "
-                 "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
-                 "such as `to_k` also match the audio and audio-video attention modules. Edit "
-                 "`lora.target_modules` in config.yaml to follow it.")
-    return text
-
-
 def _gpu_line(gpu) -> str:
     size = "memory unknown" if gpu.memory_total_bytes is None else f"{nominal_gb(gpu.memory_total_bytes)} GB"
     return f"{gpu.index}: {gpu.name} ({size})"
-
-
-def write_plan(
-    draft: PlanDraft, force: bool = False, on_note: Callable[[str], None] | None = None
-) -> RunFolder:
-    """Write config.yaml, accelerate.yaml (if any) and plan.md (last) into the locked run folder."""
-    folder = draft.folder
-    _refuse_overwrite(folder, force)
-    with run_lock(folder.root) as lock:
-        if lock.note and on_note:
-            on_note(lock.note)
-        _refuse_overwrite(folder, force)  # again, now that no one else can write
-        folder.create()
-        atomic_write_text(folder.config, draft.config_text)
-        if draft.accelerate_text is not None:
-            atomic_write_text(folder.accelerate_config, draft.accelerate_text)
-        atomic_write_text(folder.root / "run.json", draft.run_meta())
-        if draft.multinode is not None and draft.slurm_text is not None:
-            atomic_write_text(draft.multinode.sbatch_path, draft.slurm_text)
-        write_script(folder.root, draft.start, draft.shell_line())
-        atomic_write_text(folder.plan, draft.plan_text)
-    return folder
-
-
-def _refuse_overwrite(folder: RunFolder, force: bool) -> None:
-    if force:
-        return
-    for path in (folder.plan, folder.config):
-        if path.exists():
-            raise UsageError(
-                f"{path} already exists: pass --force to overwrite it, or pick another --run-name"
-            )

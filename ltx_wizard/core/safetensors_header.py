@@ -15,6 +15,7 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ltx_wizard.core.bounded_io import loads_json
 from ltx_wizard.core.errors import UsageError
 
 MAX_HEADER_BYTES = 100 * 1024 * 1024  # real headers are a few MB at most
@@ -86,8 +87,8 @@ class SafetensorsHeader:
         if raw is None:
             return None
         try:
-            return json.loads(raw)
-        except ValueError:
+            return loads_json(raw, what=key)
+        except UsageError:
             return None
 
 
@@ -146,9 +147,9 @@ def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> Safetenso
     not_json = (
         "header is not UTF-8 JSON: not a safetensors file, or a corrupted one; download it again"
     )
-    try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    try:  # depth-limited, NaN/Infinity refused: a hostile header is refused, not recursed into
+        doc = loads_json(raw.decode("utf-8"), what=f"{path} header", invalid=f"{path}: {not_json}")
+    except UnicodeDecodeError:
         raise _bad(path, not_json) from None
     if not isinstance(doc, dict):
         raise _bad(path, not_json)
@@ -171,7 +172,7 @@ def _entry(path: Path, name: str, spec: object, data_len: int) -> TensorEntry:
         start, end = (int(o) for o in spec["data_offsets"])  # type: ignore[index]
         if not isinstance(dtype, str) or any(d < 0 for d in shape):
             raise ValueError
-    except (TypeError, KeyError, ValueError):
+    except (TypeError, KeyError, ValueError, OverflowError):
         raise _bad(path, f"tensor {name!r} has a malformed header entry: corrupted file") from None
     if not 0 <= start <= end <= data_len:
         raise _bad(

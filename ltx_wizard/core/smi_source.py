@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
+from ltx_wizard.core.bounded_io import CSV_MAX_BYTES, read_text
 from ltx_wizard.core.errors import UsageError, WizardError
+from ltx_wizard.core.text_safety import clean_text
 from ltx_wizard.core.gpu import MIB, GpuInfo
 
 SMI_QUERY = [
@@ -31,7 +34,10 @@ def parse_memory_mib(text: str) -> int | None:
     match = _MEMORY.match(text)
     if not match or match.group(2).lower() not in _UNIT_MIB:
         raise ValueError(f"not a memory size: {text.strip()!r}")
-    return int(float(match.group(1)) * _UNIT_MIB[match.group(2).lower()])
+    mib = float(match.group(1)) * _UNIT_MIB[match.group(2).lower()]
+    if not mib < 2**40:  # no GPU has a petabyte; also catches an overflow to inf
+        raise ValueError(f"memory size {text.strip()[:20]!r} is out of range")
+    return int(mib)
 
 
 def _is_header(cells: list[str]) -> bool:
@@ -55,7 +61,8 @@ def parse_smi_csv(text: str, origin: str = "nvidia-smi output") -> list[GpuInfo]
         )
         if len(cells) != len(names) or "name" not in names or "memory.total" not in names:
             raise UsageError(
-                f"{origin}, line {lineno}: expected the columns {','.join(names)}, got {line!r} "
+                f"{origin}, line {lineno}: expected the columns {','.join(names)}, "
+                f"got {clean_text(line)[:120]!r} "
                 "(save `nvidia-smi --query-gpu=name,memory.total --format=csv`)"
             )
         row = dict(zip(names, cells))
@@ -79,48 +86,74 @@ def parse_smi_csv(text: str, origin: str = "nvidia-smi output") -> list[GpuInfo]
 
 
 def read_csv_file(path: str) -> list[GpuInfo]:
+    # Regular files only, size-capped; UTF-8 with or without BOM, or UTF-16 (Windows editors).
     file = Path(path).expanduser()
     try:
-        text = file.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise UsageError(f"--from-csv {path}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"--from-csv {path}: is a directory, expected a CSV file") from None
-    except OSError as exc:
-        raise UsageError(f"--from-csv {path}: cannot read it ({exc.strerror})") from None
+        text = read_text(file, what="--from-csv", limit=CSV_MAX_BYTES)
+    except UsageError as exc:
+        raise UsageError(f"{exc.message} (expected nvidia-smi CSV output)") from None
     return parse_smi_csv(text, origin=str(file))
 
 
+SMI_MAX_BYTES = 256 * 1024  # a line per GPU; a flood past this is not a GPU list
+
+
+def _run_capped(argv: list[str], timeout_s: float) -> tuple[int | None, str, str | None]:
+    """(returncode, output, problem): output capped at SMI_MAX_BYTES, the whole run at timeout_s.
+    The child is killed, never awaited without a limit (a process stuck in the driver)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL)
+    chunks: list[bytes] = []
+    state = {"over": False}
+
+    def pump() -> None:
+        total = 0
+        assert proc.stdout is not None
+        while chunk := proc.stdout.read1(65536):
+            total += len(chunk)
+            if total > SMI_MAX_BYTES:
+                state["over"] = True
+                proc.kill()
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=pump, name="nvidia-smi-reader", daemon=True)
+    reader.start()
+    reader.join(timeout_s)
+    problem = None
+    if reader.is_alive():
+        problem = "timeout"
+    elif state["over"]:
+        problem = "flood"
+    if problem:
+        proc.kill()
+    try:
+        returncode = proc.wait(timeout=1.0 if problem else max(timeout_s, 1.0))
+    except subprocess.TimeoutExpired:
+        returncode, problem = None, problem or "timeout"
+    return returncode, b"".join(chunks).decode("utf-8", "replace"), problem
+
+
 def probe_nvidia_smi(timeout_s: float = 10.0) -> list[GpuInfo]:
-    """Ask nvidia-smi; a hung driver costs at most `timeout_s` (the child is killed, not awaited)."""
+    """Ask nvidia-smi; a hung or flooding driver costs at most `timeout_s` and SMI_MAX_BYTES."""
     exe = shutil.which("nvidia-smi")
     if exe is None:
         raise SmiUnavailable("nvidia-smi is not on PATH")
     try:
-        proc = subprocess.Popen(
-            [exe, *SMI_QUERY[1:]],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            text=True,
-        )
+        returncode, out, problem = _run_capped([exe, *SMI_QUERY[1:]], timeout_s)
     except OSError as exc:
         raise SmiUnavailable(f"nvidia-smi could not start ({exc.strerror})") from None
-    try:
-        out, _ = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        try:  # a process stuck in the driver may not even die; do not wait on it for long
-            proc.communicate(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            pass
+    if problem == "timeout":
         raise SmiUnavailable(
             f"nvidia-smi did not answer within {timeout_s:g} s: the driver looks hung "
             "(check `dmesg`; the machine may need a reboot)"
-        ) from None
-    if proc.returncode != 0:
+        )
+    if problem == "flood":
+        raise SmiUnavailable(f"nvidia-smi printed over {SMI_MAX_BYTES // 1024} KB: that is not "
+                             "a GPU list; check the driver install")
+    if returncode != 0:
         first = next((line.strip() for line in out.splitlines() if line.strip()), "no output")
-        raise SmiUnavailable(f"nvidia-smi failed (exit {proc.returncode}): {first}")
+        raise SmiUnavailable(f"nvidia-smi failed (exit {returncode}): {clean_text(first)[:200]}")
     text = "\n".join(line for line in out.splitlines() if line.strip())
     if not text:
         return []

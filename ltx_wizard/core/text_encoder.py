@@ -13,7 +13,6 @@ pairings are the most common mistake (LTX-2 issue #214), so both versions are na
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
@@ -25,6 +24,7 @@ from ltx_wizard.core.checkpoint import CheckpointInfo
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.gemma_compat import SUPPORTED_MODEL_TYPES, check_gemma_version, loader_value, show
 from ltx_wizard.core.model_paths import require_regular_file, resolve_user_path, stat_path
+from ltx_wizard.core.bounded_io import loads_json, read_bytes
 from ltx_wizard.core.safetensors_header import read_header
 
 DIRECTORY_FILES = (
@@ -67,18 +67,13 @@ def _version_of(config: dict) -> str | None:
 
 
 def _read_config(path: Path, where: str) -> dict:
+    # Regular file, size-capped, depth-limited, finite: a hostile config.json is one refusal.
     try:
-        size = path.stat().st_size
-        if size > _MAX_CONFIG_BYTES:
-            raise UsageError(
-                f"{where}: config.json is {size} bytes, far too big for a model config"
-            )
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        reason = exc.message if isinstance(exc, UsageError) else "unreadable or not JSON"
-        raise UsageError(
-            f"{where}: config.json is {reason}: download the text encoder again"
-        ) from None
+        doc = loads_json(read_bytes(path, what="config.json", limit=_MAX_CONFIG_BYTES),
+                         what="config.json", invalid="config.json is unreadable or not JSON: "
+                         "download the text encoder again")
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc.message}") from None
     if not isinstance(doc, dict):
         raise UsageError(
             f"{where}: config.json is not a JSON object: download the text encoder again"
@@ -126,9 +121,10 @@ def _ambiguous(entries: list[Path], where: str) -> None:
     for p in entries:
         if p.name != "config.json" or not p.is_file():
             continue
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+        try:  # size-capped, depth-limited: one hostile config.json is skipped, not parsed
+            doc = loads_json(read_bytes(p, what="config.json", limit=_MAX_CONFIG_BYTES),
+                             what="config.json")
+        except UsageError:
             continue
         if isinstance(doc, dict) and str(doc.get("model_type", "")).startswith("gemma"):
             seen.setdefault((doc.get("model_type"), doc.get("gemma_version")), p.parent)
@@ -188,8 +184,8 @@ def _inspect_packed(path: Path, size: int) -> TextEncoderInfo:
             " again"
         )
     try:
-        config = json.loads(raw)
-    except ValueError:
+        config = loads_json(raw, what="gemma_config")
+    except UsageError:
         config = None
     if not isinstance(config, dict):
         raise UsageError(f"{where}: its `gemma_config` metadata is not JSON: download it again")

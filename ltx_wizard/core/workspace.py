@@ -15,7 +15,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
+from ltx_wizard.core import safe_fs
+from ltx_wizard.core.bounded_io import read_bytes
 from ltx_wizard.core.errors import UsageError, WizardError
+from ltx_wizard.core.safe_fs import create_run_dir
 
 ENV_VAR = "LTX_TRAININGS_DIR"
 SYSTEM_ROOTS = (Path("/data/ltx-trainings"), Path("/workspace/ltx-trainings"))
@@ -144,9 +147,12 @@ class RunFolder:
     def lock_file(self) -> Path:
         return self.root / LOCK_NAME
 
-    def create(self) -> None:
+    def create(self) -> bool:
+        """The run folder (O_EXCL; a planted link refused) and its layout; True if made now."""
+        made = create_run_dir(self.root)
         for name in SUBFOLDERS:
-            (self.root / name).mkdir(parents=True, exist_ok=True)
+            safe_fs.check_inside(self.root, self.root / name / ".keep")
+        return made
 
 
 @dataclass
@@ -168,65 +174,118 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _read_pid(path: Path) -> int | None:
+def process_start_time(pid: int) -> str | None:
+    """The kernel's start time of `pid` (clock ticks since boot): with the pid, it names one
+    process for good, so a recycled pid is not mistaken for the lock holder. None off Linux."""
     try:
-        return int(path.read_text(encoding="utf-8").split()[0])
-    except (OSError, ValueError, IndexError):
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat_line = fh.read()
+        return stat_line[stat_line.rfind(b")") + 2 :].split()[19].decode()
+    except (OSError, IndexError):
         return None
+
+
+def _holder(path: Path) -> tuple[int | None, str | None]:
+    """(pid, start time) written in the lock; (None, None) when unreadable or damaged."""
+    try:  # regular file only: a FIFO planted as the lock must not block us (it reads as stale)
+        parts = read_bytes(path, what="lock", limit=256).decode("ascii", "replace").split()
+        return int(parts[0]), (parts[1] if len(parts) > 1 else None)
+    except (UsageError, ValueError, IndexError):
+        return None, None
+
+
+def _holder_alive(pid: int | None, started: str | None) -> bool:
+    if pid is None:
+        return False
+    if not _pid_alive(pid):
+        return False
+    now = process_start_time(pid)
+    return started is None or now is None or now == started
+
+
+@contextlib.contextmanager
+def _guard(run_dir: Path) -> Iterator[None]:
+    """Serialise lock takeovers and releases in this folder: flock() on the run folder itself
+    (never removed while in use), released by the kernel when its holder dies, so the guard is
+    never stale and leaves no file behind."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(run_dir, flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise WizardError(f"cannot lock run folder {run_dir} ({exc.strerror}): check it") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # a filesystem without flock: the O_EXCL link below still holds
+            pass
+        yield
+    finally:
+        os.close(fd)  # releases the flock
+
+
+def _link_lock(run_dir: Path, path: Path, content: str) -> bool:
+    """Create the lock with its content in one step: a temp file hard-linked to the lock name.
+    link() fails when the name exists, so no reader ever sees an empty or partial lock."""
+    fd, tmp = tempfile.mkstemp(prefix=f"{LOCK_NAME}.", suffix=".new", dir=run_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(content)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 @contextlib.contextmanager
 def run_lock(run_dir: str | os.PathLike) -> Iterator[RunLock]:
-    """One wizard per run folder: an O_EXCL lock file holding our pid; stale locks are taken over."""
+    """One wizard per run folder. The lock holds `pid start-time`; a lock whose process is gone
+    (or whose pid now names another process) is stale and is taken over under the guard."""
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    create_run_dir(run_dir)
     path = run_dir / LOCK_NAME
+    pid = os.getpid()
+    content = f"{pid} {process_start_time(pid) or '-'}\n"
     note = None
-    for _attempt in range(2):
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            holder = _read_pid(path)
-            if holder is not None and _pid_alive(holder):
+    if not _link_lock(run_dir, path, content):
+        with _guard(run_dir):
+            holder, started = _holder(path)
+            if _holder_alive(holder, started if started != "-" else None):
                 raise WizardError(
                     f"run folder {run_dir} is in use by another ltx-wizard (pid {holder}): "
                     f"wait for it to finish, or remove {path} if that process is not a wizard"
-                ) from None
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-            note = f"took over a stale lock in {run_dir} (pid {holder or '?'} is gone)"
-            continue
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(f"{os.getpid()}\n")
-        break
-    else:
-        raise WizardError(f"could not lock run folder {run_dir}: remove {path} and retry")
-    lock = RunLock(path=path, pid=os.getpid(), note=note)
+                )
+            # Stale (or released meanwhile): only a guard holder removes a lock, so nobody can
+            # have replaced it between the check above and this unlink.
+            try:
+                os.unlink(path)
+                note = f"took over a stale lock in {run_dir} (pid {holder or '?'} is gone)"
+            except FileNotFoundError:
+                pass
+            if not _link_lock(run_dir, path, content):  # a fresh starter got in first
+                raise WizardError(
+                    f"run folder {run_dir} is in use by another ltx-wizard: wait for it to finish"
+                )
+    lock = RunLock(path=path, pid=pid, note=note)
     try:
         yield lock
     finally:
-        if _read_pid(path) == lock.pid:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+        with _guard(run_dir):
+            if _holder(path)[0] == lock.pid:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+def atomic_write_text(path: str | os.PathLike, text: str, *, root: str | os.PathLike | None = None
+                      ) -> Path:
     """Write through a temp file in the same folder, then rename: readers never see half a file.
-
-    newline="" keeps the text's own line endings (a CRLF config stays CRLF).
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    return path
+    With `root` (the run folder), the path is checked not to leave it through any symlink."""
+    return safe_fs.write_text(Path(path), text, root=Path(root) if root is not None else None)

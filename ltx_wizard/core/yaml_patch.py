@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ltx_wizard.core.errors import WizardError
@@ -32,10 +33,44 @@ class YamlPatchError(WizardError):
     """The YAML cannot be patched in place without rewriting other bytes."""
 
 
+YAML_MAX_CHARS = 2 * 2**20  # the shipped configs are ~15 KB; a hand-edited one stays small
+YAML_MAX_DEPTH = 64  # the shipped configs nest 3 levels
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def guard_yaml(text: str) -> None:
+    """Refuse what would make loading unbounded: a huge text, or anchors/aliases (a billion-laughs
+    document expands exponentially). The trainer's shipped configs use neither (checked across
+    packages/ltx-trainer/configs/*.yaml and accelerate/*.yaml)."""
+    if len(text) > YAML_MAX_CHARS:
+        raise YamlPatchError(f"is {len(text)} characters, over the {YAML_MAX_CHARS // 2**20} MB "
+                             "limit for a config: not a training config")
+    depth = deepest = 0
+    for bracket in _BRACKETS.finditer(text):  # flow nesting: the parser would recurse per level
+        depth = depth + 1 if bracket.group() in "[{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    if deepest > YAML_MAX_DEPTH:
+        raise YamlPatchError("nests too deeply to be a training config")
+    if "*" not in text:
+        return  # no alias can occur without '*': the common case costs one scan
+    try:
+        for event in YAML(typ="safe", pure=True).parse(text):
+            if isinstance(event, AliasEvent):
+                raise YamlPatchError("uses a YAML anchor or alias (*name), which the wizard does not "
+                                     "expand: write the values out in full")
+    except YAMLError as exc:
+        raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
+    except RecursionError:
+        raise YamlPatchError("nests too deeply to be a training config") from None
+
+
 def load_yaml(text: str) -> CommentedMap:
     """Round-trip load (keeps comments and positions); an empty document gives an empty map."""
+    guard_yaml(text)
     try:
         data = YAML(typ="rt").load(text)
+    except RecursionError:
+        raise YamlPatchError("nests too deeply to be a training config") from None
     except YAMLError as exc:
         raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
     if data is None:
@@ -112,6 +147,8 @@ def _find_key(mapping: MappingNode, part: str, path: str) -> tuple[ScalarNode, N
 
 
 def _replace_scalar(text: str, path: str, key: ScalarNode, node: Node, value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return _replace_flow_list(text, path, node, value)
     if isinstance(node, (MappingNode, SequenceNode)):
         if value is None:
             return _section_to_null(text, path, key, node)
@@ -128,6 +165,23 @@ def _replace_scalar(text: str, path: str, key: ScalarNode, node: Node, value: ob
         raise YamlPatchError(f"cannot set {path}: its value spans several lines; edit it by hand")
     was_string = str(node.tag).endswith(":str")
     return text[:start] + _render(value, node.style, was_string) + text[end:]
+
+
+def _replace_flow_list(text: str, path: str, node: Node, value: list | tuple) -> str:
+    """A one-line flow list of scalars (`video_dims: [ 960, 544, 89 ]`), kept in its own style."""
+    if not (
+        isinstance(node, SequenceNode)
+        and node.flow_style
+        and node.start_mark.line == node.end_mark.line
+        and all(isinstance(item, ScalarNode) for item in node.value)
+        and not node.anchor
+    ):
+        raise YamlPatchError(f"cannot set {path}: only a one-line [a, b, c] list can be patched")
+    start, end = node.start_mark.index, node.end_mark.index
+    old = text[start:end]
+    pad = " " if old.startswith("[ ") else ""
+    items = ", ".join(_render(item, None, False) for item in value)
+    return text[:start] + f"[{pad}{items}{pad}]" + text[end:]
 
 
 def _section_to_null(text: str, path: str, key: ScalarNode, node: Node) -> str:
@@ -211,6 +265,12 @@ _YAML11_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~
 
 
 def _check_value(path: str, value: object) -> None:
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            if isinstance(item, (list, tuple)):
+                raise TypeError(f"{path}: only flat lists of scalars can be patched")
+            _check_value(path, item)
+        return
     if value is not None and not isinstance(value, (str, int, float, bool)):
         raise TypeError(f"{path}: only str/int/float/bool/None values can be patched")
     if isinstance(value, float) and math.isnan(value):
@@ -225,6 +285,8 @@ def _render(value: object, style: str | None, was_string: bool) -> str:
     """YAML text for a scalar; strings keep the old value's quoting when it was a string."""
     if value is None:
         return "null"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_render(item, None, False) for item in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -273,8 +335,11 @@ def _plain_ok(value: str) -> bool:
 
 
 def _compose(text: str) -> Node | None:
+    guard_yaml(text)
     try:
         return YAML(typ="rt").compose(text)
+    except RecursionError:
+        raise YamlPatchError("nests too deeply to be a training config") from None
     except YAMLError as exc:
         raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
 
@@ -297,8 +362,11 @@ def _verify(before: str, after: str, changes: Mapping[str, object]) -> None:
 
 
 def _plain_load(text: str) -> dict:
+    guard_yaml(text)
     try:
         data = YAML(typ="safe", pure=True).load(text)
+    except RecursionError:
+        raise YamlPatchError("nests too deeply to be a training config") from None
     except YAMLError as exc:
         raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
     return data if isinstance(data, dict) else {}
@@ -308,7 +376,7 @@ def _typed(data: Any) -> Any:
     """Make 1 != True != 1.0 in comparisons (YAML types matter to the trainer's schema)."""
     if isinstance(data, dict):
         return {k: _typed(v) for k, v in data.items()}
-    if isinstance(data, list):
+    if isinstance(data, (list, tuple)):
         return [_typed(v) for v in data]
     return (type(data).__name__, data)
 

@@ -81,6 +81,12 @@ class WizardApp(App[int]):
         self.target_run_dir: Path | None = None
         self.exit_errors: list[str] = []  # one-line `ltx-wizard: ...` messages printed on exit
 
+    def notify(self, message: str, *, markup: bool = True, **kwargs: Any) -> None:
+        """Every toast shows outside text (paths, error messages) as typed: never as markup."""
+        from ltx_wizard.tui.widgets.formatting import safe_markup
+
+        super().notify(safe_markup(message) if markup else message, markup=markup, **kwargs)
+
     # ----- start -----------------------------------------------------------------------------
     @property
     def simulate(self) -> str | None:
@@ -90,6 +96,12 @@ class WizardApp(App[int]):
 
     def on_mount(self) -> None:
         self._watch_signals()
+        if not self.is_headless:
+            # A wizard stuck writing to a dead terminal still leaves (and frees the run lock).
+            from ltx_wizard.core.autotune.process import kill_all_now
+            from ltx_wizard.core.terminal_watch import stream_fd, watch_terminal
+
+            watch_terminal(stream_fd(sys.__stdout__), before_exit=kill_all_now)
         paths = self.state.paths
         if self.options.demo:
             from ltx_wizard.core.demo import build_demo

@@ -11,8 +11,10 @@ import os
 import subprocess
 from pathlib import Path
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.bounded_io import read_bytes
+from ltx_wizard.core.errors import UsageError, WizardError
 from ltx_wizard.core.launch_script import ensure_script, log_path, pid_path
+from ltx_wizard.core.safe_fs import check_inside, create_run_dir
 from ltx_wizard.core.workspace import atomic_write_text
 
 
@@ -29,8 +31,8 @@ def _alive(pid: int) -> bool:
 def running_pid(run_dir: Path) -> int | None:
     """The pid of a training already started from this run folder, if it still runs."""
     try:
-        pid = int(pid_path(run_dir).read_text().strip())
-    except (OSError, ValueError):
+        pid = int(read_bytes(pid_path(run_dir), what="train.pid", limit=64).strip())
+    except (UsageError, ValueError):  # absent, a planted FIFO, garbage: no training recorded
         return None
     return pid if _alive(pid) else None
 
@@ -42,9 +44,9 @@ def start_training(run_dir: Path) -> tuple[int, Path]:
         raise WizardError(
             f"training from {run_dir} already runs as pid {other}: stop it (kill {other}) first"
         )
+    create_run_dir(run_dir)  # a real folder of ours: a planted link is refused
     script = ensure_script(run_dir)
-    log = log_path(run_dir)
-    log.parent.mkdir(parents=True, exist_ok=True)
+    log = check_inside(run_dir, log_path(run_dir))  # logs/ made, no planted link followed
     try:
         proc = subprocess.Popen(
             ["bash", str(script)],
@@ -59,5 +61,5 @@ def start_training(run_dir: Path) -> tuple[int, Path]:
         raise WizardError(f"could not start bash {script}: {exc.strerror or exc}") from None
     # launch.sh writes the same pid (it execs the trainer); writing it here too means the
     # file is there the moment this returns.
-    atomic_write_text(pid_path(run_dir), f"{proc.pid}\n")
+    atomic_write_text(pid_path(run_dir), f"{proc.pid}\n", root=run_dir)
     return proc.pid, log

@@ -20,6 +20,7 @@ class PathChoices:
     trainer_root: str = ""
     training_mode: str = "lora"
     video_only: bool = False  # training_strategy.audio: null (data without audio_latents/)
+    recipe: str = "t2v_lora"  # a shipped config of the checkout (core/recipes.py)
 
 
 @dataclass

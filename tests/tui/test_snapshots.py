@@ -34,6 +34,14 @@ async def _paths(pilot):
     await settle(pilot)
 
 
+async def _recipe_choice(pilot):
+    await _paths(pilot)
+    await wait_until(pilot, lambda: len(pilot.app.screen.offered_recipes) > 1)
+    pilot.app.screen.query_one("#recipe").focus()
+    await pilot.press("enter")  # the list of the checkout's recipes, opened
+    await settle(pilot)
+
+
 async def _summary(pilot):
     await to_summary(pilot)
 
@@ -70,6 +78,7 @@ SCENARIOS = {
     "gate": ({"simulate": "rtx4090"}, _gate),
     "vram_ask": ({"demo": False, "probe_fn": fake_probe("NVIDIA GB10", None)}, _gate),
     "paths": ({}, _paths),
+    "recipe_choice": ({}, _recipe_choice),
     "summary": ({}, _summary),
     "autotune_running": ({}, _autotune_running),
     "autotune_done": ({}, _autotune_done),

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
 import sys
 from pathlib import Path
 from typing import Callable
@@ -27,7 +26,10 @@ from ltx_wizard.core.autotune.events import (
     TrialFinished, TrialResult,
 )
 from ltx_wizard.core.autotune.headroom import ModelSize, model_size
+from ltx_wizard.core.autotune.orphans import TAG_ENV, guarded_session, stop_tagged
 from ltx_wizard.core.autotune.plan_note import append_to_plan, effective_batch_note
+from ltx_wizard.core.autotune.planned_config import read_planned
+from ltx_wizard.core.autotune.preflight import require_runnable
 from ltx_wizard.core.autotune.results_log import ResultsLog
 from ltx_wizard.core.autotune.schedule import Candidate, Context, Tuner
 from ltx_wizard.core.autotune.subset import build_subset
@@ -41,18 +43,12 @@ from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
 from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.gpu import ProbeResult
-from ltx_wizard.core.launch import LaunchPlan, build_launch
+from ltx_wizard.core.launch import LaunchPlan, build_launch, join_args
 from ltx_wizard.core.run_meta import read_run_meta
 from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
+from ltx_wizard.core.yaml_patch import get_dotted, patch_yaml_text
 
 SIM_SPEED = 100.0  # the simulated trainer sleeps 1/100 of the time it reports: demo trials ~3 s
-def _read(path: Path) -> str:
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise UsageError(f"{path} does not exist: run `ltx-wizard plan` first") from None
 
 
 def _model_size(checkpoint: str | None, target_modules: object) -> ModelSize | None:
@@ -104,6 +100,7 @@ class AutotuneEngine:
         self._training_mode = "lora"
         self._cancelled = False
         self._fused: dict[int, Confirmation] = {}  # confirmations carried by their trial
+        self._tag = ""  # the trial session tag (orphans.py), set while run() holds the lock
 
     def cancel(self) -> None:
         """Stop the running trial (its process group) and end autotune after it."""
@@ -176,25 +173,28 @@ class AutotuneEngine:
     # -- the run --------------------------------------------------------------------------------
     async def run(self) -> AutotuneSummary:
         with run_lock(self.folder.root):
-            return await self._run_locked()
+            # Trials carry a session tag: a reaper stops them if the wizard dies (even SIGKILL).
+            with guarded_session(self.folder.overfit, self.folder.root) as self._tag:
+                return await self._run_locked()
 
     async def _run_locked(self) -> AutotuneSummary:
-        planned = _read(self.folder.config)
-        data = load_yaml(planned)
+        checked = read_planned(self.folder.config)  # bounded, well-typed, or one refusal
+        planned, data = checked.text, checked.data
         self._training_mode = str(get_dotted(data, "model.training_mode", "lora") or "lora")
         data_root = get_dotted(data, "data.preprocessed_data_root", None)
         if not data_root:
             raise UsageError(f"{self.folder.config} has no data.preprocessed_data_root")
         # The planned config's strategy names the folders each sample needs (core/data_sources.py).
         strategy = get_dotted(data, "training_strategy", None)
-        log = ResultsLog(self.folder.autotune_log)
+        log = ResultsLog(self.folder.autotune_log, root=self.folder.root)
         logged, summary = log.load()
         if summary is not None:
             return summary  # autotune already ended for this run; the log says how
         logged_confirmations = log.load_confirmations()
         subset = self.folder.overfit / ".precomputed"
         samples = await asyncio.to_thread(
-            build_subset, Path(data_root), subset, self.assessment.num_gpus, strategy=strategy)
+            build_subset, Path(data_root), subset, self.assessment.num_gpus, strategy=strategy,
+            run_root=self.folder.root)
         totals = [g.memory_total_mib for g in self.probe.gpus]
         known = [t for t in totals if t is not None]
         gpu_total_gb = (min(known) / 1024) if known else (
@@ -237,6 +237,7 @@ class AutotuneEngine:
         finally:
             if pool is not None:
                 await pool.close()
+                await asyncio.to_thread(stop_tagged, self._tag, 2.0)
         self._report_skips(tuner, log, logged, reported, upto=len(tuner.results) + 1)
         confirmations: list[Confirmation] = []
         if tuner.stop_reason != "cancelled":
@@ -262,6 +263,8 @@ class AutotuneEngine:
 
     def _make_runner(self, slot: int | None, totals: list[int | None]) -> TrialRunner:
         command = self._command(self.folder.config, slot)
+        require_runnable(command.prefix, command.cwd, {**os.environ, **command.env})
+        command.env[TAG_ENV] = self._tag
         return TrialRunner(command, self._backend_factory(command, slot), self.on_event,
                            idle_timeout_s=self.idle_timeout_s, grace_s=self.grace_s,
                            total_mib=totals if slot is None else [totals[slot]])
@@ -280,14 +283,15 @@ class AutotuneEngine:
     async def _run_trial(self, runner: TrialRunner, cand: Candidate, planned: str, subset: Path,
                          fused: bool = False) -> TrialResult:
         output_dir = self.folder.overfit / f"trial-{cand.index}"
-        output_dir.mkdir(parents=True, exist_ok=True)
         config_path = output_dir / "config.yaml"
         if fused:
             text = confirmation_config_text(planned, cand.config_changes, subset, output_dir, fused=True)
         else:
             text = trial_config_text(planned, cand.config_changes, subset, output_dir)
-        atomic_write_text(config_path, text)
+        atomic_write_text(config_path, text, root=self.folder.root)
         result = await runner.run(cand, config_path, output_dir, kind="fused" if fused else "trial")
+        if len(self._runners) == 1:  # side by side, the session tag also marks the other trials
+            await asyncio.to_thread(stop_tagged, self._tag, 2.0)  # a setsid grandchild left behind
         if fused and runner.last_confirmation is not None:
             self._fused[cand.index] = runner.last_confirmation
         return result
@@ -336,10 +340,11 @@ class AutotuneEngine:
         output_dir.mkdir(parents=True, exist_ok=True)
         config_path = output_dir / "config.yaml"
         atomic_write_text(config_path, confirmation_config_text(
-            planned, tuner.winner_changes, subset, output_dir))
+            planned, tuner.winner_changes, subset, output_dir), root=self.folder.root)
         cand = Candidate(winner or 0, "confirmation", f"confirm trial {winner}", {}, tuner.settings,
                          dict(tuner.winner_changes))
         await runner.run(cand, config_path, output_dir, kind="confirm")
+        await asyncio.to_thread(stop_tagged, self._tag, 2.0)
         conf = runner.last_confirmation
         assert conf is not None
         return conf.model_copy(update={"gpus": gpus})
@@ -347,7 +352,8 @@ class AutotuneEngine:
     def _patch_winner(self, tuner: Tuner, planned: str) -> bool:
         if tuner.winner is None or not tuner.winner_changes:
             return False
-        atomic_write_text(self.folder.config, patch_yaml_text(planned, tuner.winner_changes))
+        atomic_write_text(self.folder.config, patch_yaml_text(planned, tuner.winner_changes),
+                          root=self.folder.root)
         append_to_plan(self.folder.plan, effective_batch_note(
             settings_from_config(planned), tuner.settings, self.assessment.num_gpus))
         return True
@@ -357,7 +363,7 @@ class AutotuneEngine:
         if self.simulate or self.trainer_cmd:
             command = self._command(self.folder.config)
             argv = [*command.prefix, str(self.folder.config), command.quiet_flag]
-            return argv, shlex.join(argv)
+            return argv, join_args(argv)
         launch = self._real_launch(self.folder.config)
         return launch.argv_with_env(), launch.shell_line()
 

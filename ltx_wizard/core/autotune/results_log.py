@@ -12,6 +12,11 @@ import time
 from pathlib import Path
 
 from ltx_wizard.core.autotune.events import AutotuneSummary, Confirmation, TrialResult
+from ltx_wizard.core.bounded_io import loads_json, read_bytes
+from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.safe_fs import open_append, os_failure
+
+LOG_MAX_BYTES = 64 * 2**20  # a few KB per trial; far more is not our log
 
 
 def _fmt(value: float | None, unit: str, digits: int = 2) -> str:
@@ -41,15 +46,19 @@ def confirmation_line(conf: Confirmation) -> str:
 
 
 class ResultsLog:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, root: Path | None = None) -> None:
         self.path = path
+        self.root = root  # the run folder: appends are checked to stay inside it
 
     def _append(self, lines: list[str]) -> None:
         # One write per call, then fsync: a crash or an SSH drop loses at most the trial under way.
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write("".join(line + "\n" for line in lines))
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with open_append(self.path, root=self.root) as handle:
+                handle.write("".join(line + "\n" for line in lines))
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:  # a full disk: one line, not a traceback
+            raise os_failure(self.path, exc) from None
 
     def session_started(self, description: str) -> None:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
@@ -82,14 +91,18 @@ class ResultsLog:
         found: dict[int | None, Confirmation] = {}
         if not self.path.exists():
             return found
-        for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:  # bounded like load(): a planted FIFO or a runaway file must not hang us
+            raw = read_bytes(self.path, what="autotune log", limit=LOG_MAX_BYTES)
+        except UsageError as exc:
+            raise UsageError(f"{exc.message} (move it aside to start autotune afresh)") from None
+        for line in raw.decode("utf-8", "replace").splitlines():
             if not line.startswith('{"') or '"kind": "confirmation"' not in line:
                 continue
             try:
-                record = json.loads(line)
+                record = loads_json(line, what="autotune log line")
                 record.pop("kind", None)
                 conf = Confirmation.model_validate(record)
-            except ValueError:
+            except (UsageError, ValueError):
                 continue
             if conf.outcome == "cancelled":
                 found.pop(conf.trial, None)
@@ -103,12 +116,16 @@ class ResultsLog:
         summary: AutotuneSummary | None = None
         if not self.path.exists():
             return trials, None
-        for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:  # our own log, but a planted FIFO or a runaway file must not hang or flood us
+            raw = read_bytes(self.path, what="autotune log", limit=LOG_MAX_BYTES)
+        except UsageError as exc:
+            raise UsageError(f"{exc.message} (move it aside to start autotune afresh)") from None
+        for line in raw.decode("utf-8", "replace").splitlines():
             if not line.startswith("{"):
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
+            try:  # depth-limited: a hand-edited log line cannot recurse us to death
+                record = loads_json(line, what="autotune log line")
+            except UsageError:
                 continue  # a line cut by a crash: that trial simply runs again
             kind = record.pop("kind", None)
             try:

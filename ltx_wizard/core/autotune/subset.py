@@ -3,20 +3,27 @@
 The trainer enumerates samples by globbing `**/*.pt` and keeps those present in every required
 folder, so a k-sample subset is a new root holding symlinks to the files of k usable samples (the
 one data rule of core/dataset.py under the config's `training_strategy`: only samples with a file
-in every folder the strategy reads, e.g. partial audio data gives only its clips with audio). Linking folders would expose every sample;
-copying latents would cost disk and time. The data root itself is only read.
+in every folder the strategy reads, e.g. partial audio data gives only its clips with audio).
+Linking folders would expose every sample; copying latents would cost disk and time. The data root itself is only read.
+
+Safety: the subset lives inside the run folder and only the subset's own links are ever removed.
+A data root that is (or is inside) the run folder is refused: rebuilding the subset over it would
+delete the user's real files and leave links pointing at themselves.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY
 from ltx_wizard.core.dataset import inspect_data_root
+from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.safe_fs import check_inside, create_run_dir
 
 BATCH_SIZES = (4, 2, 1)
 
@@ -29,21 +36,78 @@ def subset_size(available: int, num_gpus: int) -> int:
     return min(available, 1)
 
 
+def _inside(path: str, root: str) -> bool:
+    return os.path.commonpath([path, root]) == root
+
+
+def _refuse_data_in_run(data_root: Path, folders: list[str], run_root: Path) -> None:
+    for folder in folders:  # the links are made at staging/<folder>/...: never outside it
+        if os.path.isabs(folder) or ".." in Path(folder).parts:
+            raise UsageError(
+                f"data folder {folder!r} in training_strategy leaves the data root: autotune links "
+                "its trial data under the run folder by these names; use a plain folder name"
+            )
+    real_run = os.path.realpath(run_root)
+    real_data = os.path.realpath(data_root)
+    sources = [real_data] + [os.path.realpath(data_root / f) for f in folders]
+    if any(_inside(p, real_run) for p in sources):
+        raise UsageError(
+            f"data root {data_root} is inside the run folder {run_root} (or holds it): autotune "
+            "builds its trial data there and would replace your files; set "
+            "data.preprocessed_data_root to your own preprocessed folder"
+        )
+
+
+def remove_link_tree(target: Path) -> None:
+    """Remove a subset built by `build_subset`: only symlinks and the folders holding them.
+
+    Everything is checked before anything is removed; a real file, a link to a folder we did not
+    make, or the target being a link itself stops with a message and removes nothing.
+    """
+    st = os.lstat(target)
+    if not stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode):
+        raise UsageError(f"{target} is not the trial-data folder autotune made: remove it "
+                         "yourself if it is not needed, then retry")
+    links: list[str] = []
+    dirs: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(target, followlinks=False):
+        dirs.append(dirpath)
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                links.append(path)
+                if name in dirnames:
+                    dirnames.remove(name)  # a link to a folder: never walked into
+            elif not stat.S_ISDIR(mode):
+                raise UsageError(f"{path} is a real file inside autotune's trial-data folder "
+                                 f"{target}: move it out, then retry (nothing was removed)")
+    for path in links:
+        os.unlink(path)
+    for path in reversed(dirs):  # deepest first
+        os.rmdir(path)
+
+
 def build_subset(
     data_root: Path,
     target: Path,
     num_gpus: int = 1,
     *,
     strategy: Mapping[str, Any] | None = SHIPPED_T2V_STRATEGY,
+    run_root: Path | None = None,
 ) -> int:
-    """(Re)build `target` as a k-sample linked copy of `data_root`; returns k.
+    """(Re)build `target` (inside `run_root`, default two levels up) as a k-sample linked copy
+    of `data_root`; returns k.
 
     `strategy` is the trial config's `training_strategy` block: it names the folders linked.
     """
+    run_root = Path(run_root) if run_root is not None else Path(target).parent.parent
     info = inspect_data_root(data_root, strategy=strategy)
+    _refuse_data_in_run(info.path, list(info.folders), run_root)
     k = subset_size(info.sample_count, num_gpus)
     chosen = info.samples[:k]
-    target.parent.mkdir(parents=True, exist_ok=True)
+    create_run_dir(run_root)  # a real folder of ours; a planted link is refused
+    check_inside(run_root, target / "x")  # every folder down to target is real, none a link
     staging = Path(tempfile.mkdtemp(prefix=".precomputed-", dir=target.parent))
     try:
         for sample in chosen:
@@ -51,11 +115,10 @@ def build_subset(
                 link = staging / folder / rel
                 link.parent.mkdir(parents=True, exist_ok=True)
                 os.symlink(info.path / folder / rel, link)
-        if target.exists() or target.is_symlink():
-            # Only ever our own earlier subset: a tree of links inside the run folder.
-            shutil.rmtree(target)
+        if os.path.lexists(target):
+            remove_link_tree(target)  # only ever our own earlier subset: links and folders
         os.replace(staging, target)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)  # staging: links we just made, never followed
         raise
     return len(chosen)

@@ -14,14 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import BaseModel, Discriminator, Field, Tag, field_validator, model_validator
 
 from ltx_wizard.core.data_sources import required_folders
-
-
-class _Strict(BaseModel):
-    # mirrors ltx_trainer/config.py ConfigBaseModel (extra="forbid")
-    model_config = ConfigDict(extra="forbid")
+from ltx_wizard.core.sim.conditions import SECTIONS as CONDITION_SECTIONS
+from ltx_wizard.core.sim.conditions import Strict as _Strict
+from ltx_wizard.core.sim.conditions import TrainCondition, ValidationCondition
 
 
 class ModelConfig(_Strict):
@@ -80,7 +78,7 @@ class ModalityConfig(_Strict):
     # mirrors ltx_trainer/training_strategies/flexible.py ModalityConfig
     is_generated: bool
     latents_dir: str
-    conditions: list[dict[str, Any]] = []
+    conditions: list[TrainCondition] = []
 
 
 class FlexibleStrategyConfig(_StrategyBase):
@@ -93,6 +91,11 @@ class FlexibleStrategyConfig(_StrategyBase):
         # mirrors flexible.py FlexibleStrategyConfig.validate_at_least_one_generated
         if not any(m is not None and m.is_generated for m in (self.video, self.audio)):
             raise ValueError("At least one modality must have is_generated=true")
+        # mirrors flexible.py FlexibleStrategyConfig.validate_audio_intrinsic_regions
+        for cond in self.audio.conditions if self.audio is not None else []:
+            if cond.type in ("first_frame", "spatial_crop"):
+                raise ValueError(f"Intrinsic condition '{cond.type}' is not supported for audio. "
+                                 "Audio supports: prefix, suffix, mask.")
         return self
 
 
@@ -151,7 +154,7 @@ class DataConfig(_Strict):
 
 class ValidationSample(_Strict):
     prompt: str
-    conditions: list[dict[str, Any]] = []
+    conditions: list[ValidationCondition] = []
     video_dims: tuple[int, int, int] | None = None
     seed: int | None = None
 
@@ -285,4 +288,5 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "training_strategy[text_to_video]": TextToVideoConfig,
     "training_strategy[video_to_video]": VideoToVideoConfig,
     "training_strategy[flexible].video": ModalityConfig,
+    **CONDITION_SECTIONS,
 }

@@ -41,6 +41,7 @@ from ltx_wizard.core.errors import WizardError
 from ltx_wizard.core.data_sources import primary_folder, required_folders
 from ltx_wizard.core.dataset import match_samples, pt_files_by_folder
 from ltx_wizard.core.gpu_presets import preset_gpus
+from ltx_wizard.core.recipes import missing_validation_media
 from ltx_wizard.core.sim import cost_model as cost
 from ltx_wizard.core.sim.clock import SimClock, process_age_s
 from ltx_wizard.core.sim.memory_model import MemoryEstimate, estimate, transformer_params
@@ -188,6 +189,7 @@ class SimTrainer:
             self.vram.set(b["text_encoder_phase_gb"])
             self.wait(cost.text_encoder_s(raw))
             self.log(f"Pre-computed embeddings for {prompts} validation prompts", 141)
+            self._validation_media()  # _encode_conditioning_media: only with samples
             self.log("Unloaded text encoder to free GPU memory", 149)
             self.vram.set(b["cuda_context_gb"])
         self.wait(cost.vae_decoder_s(raw))
@@ -205,6 +207,20 @@ class SimTrainer:
         else:
             self.log("Full fine-tuning: all transformer parameters are trainable", 181)
         self.vram.set(b["load_phase_gb"])
+
+    def _validation_media(self) -> None:
+        # mirrors ltx_trainer/validation_runner.py ValidationRunner.__init__: every validation
+        # condition's media is encoded when the trainer starts, so a missing file stops it here.
+        missing = missing_validation_media(self.raw)
+        if missing:
+            self.traceback(traceback_lines(
+                [("scripts/train.py", 58, "main", "trainer = LtxvTrainer(trainer_config)"),
+                 ("src/ltx_trainer/trainer.py", 111, "__init__",
+                  "self._validation_runner = ValidationRunner("),
+                 ("src/ltx_trainer/validation_runner.py", 177, "__init__",
+                  "self._cached_media = self._encode_conditioning_media()")],
+                f"FileNotFoundError: [Errno 2] No such file or directory: '{missing[0][1]}'",
+                Path.cwd()))
 
     def _count_samples(self) -> int:
         # mirrors ltx_trainer/datasets.py PrecomputedDataset: the folders the strategy names

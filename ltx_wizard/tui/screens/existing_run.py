@@ -16,6 +16,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Markdown, Static
 
+from ltx_wizard.core.bounded_io import read_text
+from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.launch_script import copy_line
 from ltx_wizard.tui.messages import ProbeFinished
 
@@ -62,9 +64,9 @@ class ExistingRunScreen(Screen):
             view.display = False
             return
         try:
-            view.update((self.run_dir / "plan.md").read_text(encoding="utf-8"))
-        except OSError as exc:
-            self.notify(f"cannot read {self.run_dir / 'plan.md'}: {exc.strerror}", severity="error")
+            view.update(read_text(self.run_dir / "plan.md", what="plan"))
+        except UsageError as exc:  # missing, not a file, too big, not UTF-8
+            self.notify(exc.message, severity="error")
             return
         view.display = True
         body = self.query_one("#body", VerticalScroll)

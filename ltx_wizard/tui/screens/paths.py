@@ -43,6 +43,11 @@ VAE_FIELDS = ("video_vae", "audio_vae")
 # The choice offered when the data has no audio but the shipped config trains it (plan --video-only).
 VIDEO_ONLY_LABEL = "Train video only (this data has no audio): training_strategy.audio: null"
 VIDEO_ONLY_OPTION = "the Video only box below"
+DEFAULT_RECIPE = "t2v_lora"  # core/recipes.py DEFAULT_RECIPE (not imported: start-up stays light)
+
+
+def recipe_label(name: str, modes: str) -> str:
+    return f"{name} · {modes}" if modes else name
 
 
 class PathsScreen(Screen):
@@ -59,6 +64,7 @@ class PathsScreen(Screen):
         self._results: dict[str, object] = {}
         self._candidates: dict[str, list] = {}
         self._continue_when_checked = False
+        self._recipes: tuple[tuple[str, str], ...] = ()  # what the Recipe list offers now
 
     def compose(self) -> ComposeResult:
         paths = self.app.state.paths
@@ -79,6 +85,10 @@ class PathsScreen(Screen):
                 id="mode",
                 compact=True,
             )
+            yield Static("Recipe (a shipped config of the checkout; the data root must hold its "
+                         "folders)", classes="field-label")
+            yield Select([(paths.recipe, paths.recipe)], value=paths.recipe, allow_blank=False,
+                         id="recipe", compact=True)
         with Horizontal(classes="actions"):
             yield Button("Continue", id="continue", variant="primary")
             yield Button("Back", id="back")
@@ -94,6 +104,7 @@ class PathsScreen(Screen):
     def values(self) -> dict[str, str]:
         out = {name: self.query_one(f"#field-{name}", PathField).value for name, _, _ in FIELDS}
         out["training_mode"] = str(self.query_one("#mode", Select).value)
+        out["recipe"] = str(self.query_one("#recipe", Select).value)
         out["video_only"] = "yes" if self.query_one("#video-only", Checkbox).value else ""
         return out
 
@@ -182,6 +193,8 @@ class PathsScreen(Screen):
         from ltx_wizard.core.checkpoint import inspect_checkpoint
         from ltx_wizard.core.model_checks import run_checks, shipped_strategy
 
+        recipes = _checkout_recipes(values["trainer_root"])
+
         info = None
         if values["checkpoint"]:
             try:
@@ -196,12 +209,13 @@ class PathsScreen(Screen):
             audio_vae=(values["audio_vae"] or None) if split else None,
             data_root=values["data_root"] or None,
             trainer_root=values["trainer_root"] or None,
-            # the data is read as the tier's shipped config reads it (its training_strategy)
-            strategy=shipped_strategy(values["trainer_root"] or None, self._base_config()),
+            # the data is read as the chosen recipe's shipped config reads it (its training_strategy)
+            strategy=shipped_strategy(values["trainer_root"] or None, self._base_config(),
+                                      recipe=values["recipe"]),
             video_only_choice=bool(values["video_only"]),
             video_only_option=VIDEO_ONLY_OPTION,
         )
-        self.post_message(ChecksFinished(items, values, info))
+        self.post_message(ChecksFinished(items, values, info, recipes))
 
     def _base_config(self) -> str | None:
         assessment = self.app.state.assessment
@@ -225,6 +239,7 @@ class PathsScreen(Screen):
                                    item.warning)
             else:
                 field.show_verdict(None, "")
+        self._offer_recipes(message.recipes)
         data = results.get("data_root")
         box = self.query_one("#video-only", Checkbox)
         box.display = box.value or (data is not None and data.video_only_data)
@@ -233,6 +248,28 @@ class PathsScreen(Screen):
         if self._continue_when_checked and message.values == self.values():
             self._continue_when_checked = False
             self.action_next()
+
+    @property
+    def offered_recipes(self) -> list[str]:
+        """The recipe names the Recipe list offers (empty until a checkout was read)."""
+        return [name for name, _ in self._recipes]
+
+    def _offer_recipes(self, recipes: tuple[tuple[str, str], ...]) -> None:
+        """List the checkout's recipes; keep the choice when the new checkout has it, else t2v."""
+        if not recipes or recipes == self._recipes:
+            return
+        self._recipes = recipes
+        select = self.query_one("#recipe", Select)
+        chosen = str(select.value)
+        names = [name for name, _ in recipes]
+        select.set_options([(recipe_label(name, modes), name) for name, modes in recipes])
+        # A changed value re-runs the checks (Select.Changed): the data is read for it.
+        wanted = chosen if chosen in names else (DEFAULT_RECIPE if DEFAULT_RECIPE in names
+                                                 else names[0])
+        if select.value == wanted:
+            select.mutate_reactive(Select.value)  # same value: show its new label (with modes)
+        else:
+            select.value = wanted
 
     def _problems(self) -> list[str]:
         values = self._checked or {}
@@ -261,11 +298,27 @@ class PathsScreen(Screen):
             if name == "video_only":
                 paths.video_only = bool(value)
                 continue
-            setattr(paths, name, value if name == "training_mode" else str(Path(value).expanduser()) if value else "")
+            plain = name in ("training_mode", "recipe")
+            setattr(paths, name, value if plain else str(Path(value).expanduser()) if value else "")
         self.app.open_summary()
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def _checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:
+    """(name, modes) of the checkout's recipes, t2v first; () while no checkout is readable."""
+    if not trainer_root:
+        return ()
+    from ltx_wizard.core.checkout import find_checkout
+    from ltx_wizard.core.errors import WizardError
+    from ltx_wizard.core.recipes import list_recipes
+
+    try:
+        checkout = find_checkout(trainer_root)
+    except (WizardError, OSError):
+        return ()
+    return tuple((r.name, r.modes) for r in list_recipes(checkout.trainer_dir / "configs"))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "continue":

@@ -87,6 +87,7 @@ class SummaryScreen(Screen):
                 training_mode=paths.training_mode,  # type: ignore[arg-type]
                 accept_risk=app.state.accept_risk,
                 video_only=paths.video_only,
+                recipe=paths.recipe,
                 nodes=app.options.nodes,
             )
             draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
@@ -112,6 +113,9 @@ class SummaryScreen(Screen):
         text.append(f" · base config {draft.base_config}")
         if self.app.state.accept_risk:
             text.append("  AT YOUR OWN RISK", style="bold reverse")
+        text.append(f"\nRecipe: {draft.recipe}" + (f" ({draft.recipe_modes})" if draft.recipe_modes else ""))
+        for line in draft.applied:
+            text.append(f"\n  {line.replace('`', '')}")
         text.append(f"\nRun folder: {draft.run_dir}")
         for gpu in assessment.probe.gpus:
             index, name, _, nominal = gpu_row(gpu)
@@ -127,6 +131,7 @@ class SummaryScreen(Screen):
             text.append(f"\nWrites {multi.sbatch_path.name} for Slurm (untested on a real cluster);"
                         " autotune runs on one node")
         head.update(text)
+        self._show_choices(draft)
         self.query_one("#launch", Static).update(Text(draft.shell_line()))
         warnings = Text()
         for warning in draft.warnings:
@@ -141,6 +146,18 @@ class SummaryScreen(Screen):
         for button in ("#approve", "#skip"):
             self.query_one(button, Button).disabled = False
         self.query_one("#approve", Button).focus()
+
+    def _show_choices(self, draft) -> None:
+        """The tier's keys as config.yaml sets them (a recipe may ship other values)."""
+        from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+
+        written = load_yaml(draft.config_text)
+        table = self.query_one("#choices", DataTable)
+        table.clear()
+        absent = object()
+        for choice in self.app.state.assessment.policy.key_choices:
+            value = get_dotted(written, choice.key, absent)
+            table.add_row(choice.key, "(not in the recipe)" if value is absent else yaml_value(value))
 
     # ----- actions ---------------------------------------------------------------------------
     def action_tab(self, tab: str) -> None:

@@ -12,10 +12,13 @@ from typing import Iterable
 from textual import events
 from textual.widgets import Log
 
+from ltx_wizard.core.text_safety import clean_text
+
 
 class TailLog(Log):
     def write_tail(self, lines: Iterable[str]) -> None:
-        self.write_lines(lines, scroll_end=False)
+        # Trainer output is outside text: escape sequences must not reach the terminal.
+        self.write_lines((clean_text(line) for line in lines), scroll_end=False)
         self.follow()
 
     def follow(self) -> None:

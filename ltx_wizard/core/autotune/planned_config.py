@@ -1,0 +1,84 @@
+"""The planned config.yaml as autotune reads it: bounded, well-typed, or one clear refusal.
+
+config.yaml is the user's to edit, so autotune meets whatever a hand edit left there: a list
+where a path belongs, `batch_size: lots`, `1e999`, aliases, megabytes of text. Each is refused
+with the key and what to do, before any trial starts (exit 2), instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from ltx_wizard.core.autotune.headroom import TrainSettings
+from ltx_wizard.core.autotune.trial_config import settings_from_config
+from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
+from ltx_wizard.core.errors import UsageError, WizardError
+from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+
+# (key, lowest, highest): far outside these no real run exists; inside, the trainer decides.
+_INT_RANGES = (
+    ("optimization.batch_size", 1, 1024),
+    ("optimization.gradient_accumulation_steps", 1, 65536),
+    ("lora.rank", 1, 65536),
+)
+_STRINGS = ("data.preprocessed_data_root", "model.training_mode", "model.model_path",
+            "optimization.optimizer_type")
+_OPTIONAL_STRINGS = ("acceleration.quantization",)
+_BOOLS = ("training_strategy.with_audio", "optimization.enable_gradient_checkpointing")
+
+
+@dataclass(frozen=True)
+class PlannedConfig:
+    text: str
+    data: object
+    settings: TrainSettings
+
+
+def _refuse(path: Path, key: str, value: object, want: str) -> UsageError:
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return UsageError(f"{path}: {key} is {shown}, expected {want}: fix it by hand, or run "
+                      "`ltx-wizard plan --force` again")
+
+
+def read_planned(path: Path) -> PlannedConfig:
+    """Read and check RUN_DIR/config.yaml; UsageError (exit 2) names what is wrong."""
+    if not path.exists() and not path.is_symlink():
+        raise UsageError(f"{path} does not exist: run `ltx-wizard plan` first")
+    text = read_text(path, what="config", limit=CONFIG_MAX_BYTES)
+    try:
+        data = load_yaml(text)
+    except WizardError as exc:
+        raise UsageError(f"{path}: {exc.message}") from None
+    strategy = get_dotted(data, "training_strategy", None)
+    if strategy is not None and not isinstance(strategy, dict):
+        raise _refuse(path, "training_strategy", strategy, "a section of keys")
+    for key in _STRINGS:
+        value = get_dotted(data, key, None)
+        if value is not None and not isinstance(value, str):
+            raise _refuse(path, key, value, "a string")
+    for key in _OPTIONAL_STRINGS:
+        value = get_dotted(data, key, None)
+        if value is not None and not isinstance(value, str):
+            raise _refuse(path, key, value, "a string or null")
+    for key in _BOOLS:
+        value = get_dotted(data, key, None)
+        if value is not None and not isinstance(value, bool):
+            raise _refuse(path, key, value, "true or false")
+    for key, low, high in _INT_RANGES:
+        value = get_dotted(data, key, None)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and (not math.isfinite(value) or value != int(value))):
+            raise _refuse(path, key, value, "a whole number")
+        if not low <= value <= high:
+            raise _refuse(path, key, value, f"a whole number from {low} to {high}")
+    try:
+        settings = settings_from_config(text)
+    except (TypeError, ValueError, OverflowError) as exc:  # a shape the checks above missed
+        raise UsageError(f"{path}: a value autotune tunes is not usable ({exc}): fix it by hand, "
+                         "or run `ltx-wizard plan --force` again") from None
+    return PlannedConfig(text=text, data=data, settings=settings)
