@@ -1,4 +1,5 @@
-"""The simulated trainer's clock: simulated seconds, slept compressed, and the GPU-seconds ledger.
+"""The simulated trainer's clock: simulated seconds, slept compressed, the GPU-seconds ledger, and
+the environment numbers that set it up.
 
 The clock counts uncompressed seconds (what a real run would take, per cost_model) and sleeps them
 divided by the speed. A process stopped by a signal in the middle of a wait has spent only the
@@ -53,3 +54,15 @@ def process_age_s() -> float:
         return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return 0.0
+
+
+def int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    return int(raw) if raw.strip().isdigit() else default
+
+
+def float_env(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name) or default)
+    except ValueError:
+        return default

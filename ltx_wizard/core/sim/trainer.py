@@ -43,7 +43,7 @@ from ltx_wizard.core.dataset import match_samples, pt_files_by_folder
 from ltx_wizard.core.gpu_presets import preset_gpus
 from ltx_wizard.core.recipes import missing_validation_media
 from ltx_wizard.core.sim import cost_model as cost
-from ltx_wizard.core.sim.clock import SimClock, process_age_s
+from ltx_wizard.core.sim.clock import SimClock, float_env, int_env, process_age_s
 from ltx_wizard.core.sim.memory_model import MemoryEstimate, estimate, transformer_params
 from ltx_wizard.core.sim.schema import LtxTrainerConfig
 from ltx_wizard.core.sim.rich_format import (
@@ -88,14 +88,15 @@ class SimTrainer:
         gpu = preset_gpus(os.environ.get("LTX_WIZARD_SIM_GPU") or "h100")[0]
         self.gpu_name = gpu.name
         self.total_gb = (gpu.memory_total_bytes or 128 * 1024**3) / 1024**3
-        self.world = max(1, _int_env("WORLD_SIZE", 1))
-        self.rank = _int_env("LOCAL_RANK", 0)
+        self.world = max(1, int_env("WORLD_SIZE", 1))
+        self.rank = int_env("LOCAL_RANK", 0)
         self.est: MemoryEstimate = estimate(self.raw, self.total_gb, self.world, self.gpu_name)
         self.fault = os.environ.get("LTX_WIZARD_SIM_FAULT", "")
-        speed = _float_env("LTX_WIZARD_SIM_SPEED", 50.0)
+        speed = float_env("LTX_WIZARD_SIM_SPEED", 50.0)
         self.speed = speed if speed > 0 and math.isfinite(speed) else 0.0
         self.vram = _Vram(os.environ.get("LTX_WIZARD_SIM_VRAM_FILE"))
         self.clock = SimClock(self.speed)
+        self.wait = self.clock.wait
         self.config_path = Path(".")
         self.width = console_width()
         self.rng = random.Random(cfg.seed + self.rank)
@@ -116,9 +117,6 @@ class SimTrainer:
         sys.stderr.flush()
         self.wait(teardown_s)  # interpreter shutdown, dataloader workers, CUDA context release
         raise _Exit(1)
-
-    def wait(self, seconds: float, already_real_s: float = 0.0) -> None:
-        self.clock.wait(seconds, already_real_s)
 
     def write_ledger(self) -> None:
         if self.rank == 0:
@@ -345,18 +343,6 @@ def _write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
-
-
-def _int_env(name: str, default: int) -> int:
-    raw = os.environ.get(name, "")
-    return int(raw) if raw.strip().isdigit() else default
-
-
-def _float_env(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name) or default)
-    except ValueError:
-        return default
 
 
 def _load_config(path: Path) -> LtxTrainerConfig:
