@@ -7,36 +7,56 @@
 
 from __future__ import annotations
 
-import argparse
 import errno
-import importlib
 import os
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
 
 from ltx_wizard import __version__
 from ltx_wizard.core.errors import EXIT_FAILURE, WizardError
 
+# argparse, pathlib and typing are imported where used: `ltx-wizard --version` needs none.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    import argparse
+    from typing import Sequence
+
     from ltx_wizard.tui.app import WizardApp
 
 COMMANDS = ("probe", "check", "discover", "plan", "autotune")
 
 
-class WizardParser(argparse.ArgumentParser):
-    """A bad flag is one line, like every other refusal (exit 2 as argparse does)."""
+def _commands_needed(argv: Sequence[str] | None) -> tuple[str, ...]:
+    """The command modules a parse of `argv` can need. Each costs pydantic, ruamel or the
+    autotune code to import, so starting the wizard imports none and a command only its own;
+    help (or argv unknown) needs them all. A command's name given as an option's value (say
+    `--workspace plan`) only imports one module too many."""
+    if argv is None or "-h" in argv or "--help" in argv:
+        return COMMANDS
+    return tuple(name for name in COMMANDS if name in argv)
 
-    def error(self, message: str):  # type: ignore[override]
-        from ltx_wizard.core.text_safety import clean_text
 
-        self.exit(2, f"ltx-wizard: {clean_text(message)} (see `{self.prog} --help`)\n")
+def _wizard_parser() -> type[argparse.ArgumentParser]:
+    """The parser class, made when first needed (argparse is not imported for `--version`)."""
+    import argparse
+
+    class WizardParser(argparse.ArgumentParser):
+        """A bad flag is one line, like every other refusal (exit 2 as argparse does)."""
+
+        def error(self, message: str):  # type: ignore[override]
+            from ltx_wizard.core.text_safety import clean_text
+
+            self.exit(2, f"ltx-wizard: {clean_text(message)} (see `{self.prog} --help`)\n")
+
+    return WizardParser
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The full parser; given the argv it will parse, only the command modules that needs."""
+    import importlib
+
     from ltx_wizard.commands.common import add_gpu_source_args
 
-    parser = WizardParser(
+    parser = _wizard_parser()(
         prog="ltx-wizard",
         description="From a fresh GPU box to a tuned LTX-2 training run. "
         "Without a command, starts the interactive wizard.",
@@ -58,8 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--nodes", metavar="N", help="plan for N machines like this one (writes slurm.sbatch)"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    needed = _commands_needed(argv)
     for name in COMMANDS:
-        importlib.import_module(f"ltx_wizard.commands.{name}").register(sub)
+        if name in needed:
+            importlib.import_module(f"ltx_wizard.commands.{name}").register(sub)
+        else:  # named, so that a mistyped command still lists every choice
+            sub.add_parser(name)
     return parser
 
 
@@ -72,7 +96,11 @@ def make_app(args: argparse.Namespace | None = None, **overrides) -> "WizardApp"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:  # answered before argparse and the option modules are imported
+        print(f"ltx-wizard {__version__}")
+        return 0
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         if args.command is None:
@@ -82,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 split_trainer_cmd(args.trainer_cmd)
             if args.run_dir is not None:  # a file or a planted link is refused before the screen
                 from ltx_wizard.core.safe_fs import check_run_dir
+
+                from pathlib import Path
 
                 check_run_dir(Path(args.run_dir).expanduser().absolute())
             if args.run_dir is not None and not os.path.isdir(os.path.expanduser(args.run_dir)):

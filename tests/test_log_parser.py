@@ -188,3 +188,52 @@ def test_an_unfinished_statistics_block_is_not_reported():
     events = parse(["INFO     📊 Training Statistics:        trainer.py:702",
                     "          - Total time: 1.9 minutes              "])
     assert not of(events, Statistics)
+
+
+# -- floods: linear time, bounded memory ----------------------------------------------------------
+
+def _rich_table(rows: int) -> list[str]:
+    """One rich record followed by `rows` continuation lines (how rich prints a table)."""
+    head = "INFO     Model summary:" + " " * 60 + "trainer.py:210"
+    body = "         │ transformer_blocks.{}.attn1.to_q.weight │ bf16 │ [4096, 4096] │ ✓ │"
+    return [head] + [body.format(i) for i in range(rows)]
+
+
+def _parse_seconds(lines: list[str]) -> float:
+    import time
+
+    best = math.inf
+    for _ in range(5):  # the best of five: a busy machine only ever adds time
+        parser = TrainerLogParser()
+        t0 = time.perf_counter()
+        for line in lines:
+            parser.feed(line, 0.0)
+        parser.finish()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def test_continuation_lines_parse_in_linear_time():
+    # Rejoining and rescanning the whole record per line made 8k lines take two minutes.
+    small, big = _parse_seconds(_rich_table(10_000)), _parse_seconds(_rich_table(20_000))
+    assert big < 3.5 * small, (small, big)
+
+
+def test_an_event_deep_inside_a_long_record_is_found_once_and_the_next_record_still_parses():
+    lines = _rich_table(60)
+    lines.insert(40, "         torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB")
+    lines += _rich_table(5000)[1:]  # far past what a record keeps
+    lines.append("INFO     Step 20/50 - Loss: 0.2437, LR: 6.00e-05, Time/Step: 1.55s, "
+                 "Total Time: 0h 1m   trainer.py:447")
+    events = parse(lines)
+    (oom,) = of(events, OomError)
+    assert "CUDA out of memory" in oom.line and len(oom.line) <= 16 * 1024
+    assert [s.step for s in of(events, StepEvent)] == [20]
+
+
+def test_a_flood_after_a_config_error_keeps_a_bounded_block():
+    lines = ["Error: Invalid configuration data:", "model.path", "  Field required"]
+    lines += [f"noise {i}" for i in range(50_000)]
+    (error,) = of(parse(lines), ConfigError)
+    assert error.text.startswith("Error: Invalid configuration data:\nmodel.path\n  Field required")
+    assert len(error.text.splitlines()) <= 200

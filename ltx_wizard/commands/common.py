@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 
-from ltx_wizard.core.assessment import Assessment, assess
+from typing import TYPE_CHECKING
+
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.gpu import ProbeResult
+
+if TYPE_CHECKING:  # pydantic models: `ltx-wizard --version` and the wizard's start never need them
+    from ltx_wizard.core.assessment import Assessment
+    from ltx_wizard.core.gpu import ProbeResult
 
 
 def _positive_gb(text: str) -> float:
@@ -53,6 +57,8 @@ def probe_from_args(args: argparse.Namespace) -> ProbeResult:
 
 
 def assessment_from_args(args: argparse.Namespace) -> Assessment:
+    from ltx_wizard.core.assessment import assess
+
     return assess(probe_from_args(args), vram_gb=getattr(args, "vram_gb", None))
 
 

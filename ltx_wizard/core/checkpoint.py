@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.model_paths import require_regular_file, resolve_user_path
-from ltx_wizard.core.safetensors_header import SafetensorsHeader, read_header
+from ltx_wizard.core.header_cache import header_for
+from ltx_wizard.core.safetensors_header import SafetensorsHeader
 
 COMPONENT_SECTIONS = ("vae", "audio_vae", "vocoder")
 # Tensor-name prefixes of the non-transformer components of a unified checkpoint.
@@ -118,10 +119,10 @@ def _gemma_version(header: SafetensorsHeader) -> str | None:
 def open_header(
     path: str | os.PathLike, *, what: str, cwd: str | os.PathLike | None = None
 ) -> SafetensorsHeader:
-    """Resolve, vet and read the header of a local .safetensors file."""
+    """Resolve, vet and read the header of a local .safetensors file (once per file version)."""
     resolved = resolve_user_path(path, what=what, cwd=cwd)
     st = require_regular_file(resolved, what=what)
-    return read_header(resolved, st.st_size)
+    return header_for(resolved, st)
 
 
 def inspect_checkpoint(

@@ -13,7 +13,9 @@ import json
 import math
 import struct
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from ltx_wizard.core.bounded_io import loads_json
 from ltx_wizard.core.errors import UsageError
@@ -45,17 +47,15 @@ DTYPE_BITS = {
 }
 
 
-@dataclass(frozen=True)
-class TensorEntry:
+class TensorEntry(NamedTuple):
+    """One tensor's header entry. A tuple: a real checkpoint has thousands, built per read."""
+
     name: str
     dtype: str
     shape: tuple[int, ...]
     start: int
     end: int
-
-    @property
-    def numel(self) -> int:
-        return math.prod(self.shape)
+    numel: int  # elements, math.prod(shape)
 
 
 @dataclass(frozen=True)
@@ -66,11 +66,12 @@ class SafetensorsHeader:
     tensors: tuple[TensorEntry, ...]
     metadata: dict[str, str] = field(default_factory=dict)
 
-    @property
+    # Computed once per header: a kept header is looked at again on every path check.
+    @cached_property
     def param_count(self) -> int:
         return sum(t.numel for t in self.tensors)
 
-    @property
+    @cached_property
     def dtype_counts(self) -> dict[str, int]:
         """Parameters per dtype, largest first."""
         counts: dict[str, int] = {}
@@ -160,8 +161,31 @@ def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> Safetenso
         )
     data_len = file_size - 8 - header_len
     tensors = []
+    append, bits_of, prod, make = tensors.append, DTYPE_BITS.get, math.prod, TensorEntry._make
     for name, spec in doc.items():
-        tensors.append(_entry(path, name, spec, data_len))
+        # The fast path takes what a well-formed header holds (a 6,000-tensor LTX-2 header is
+        # read on every path check); anything else goes through _entry, which says what is wrong.
+        try:
+            dtype, shape, (start, end) = spec["dtype"], spec["shape"], spec["data_offsets"]
+        except (TypeError, KeyError, ValueError):
+            append(_entry(path, name, spec, data_len))
+            continue
+        if (type(dtype) is not str or type(shape) is not list or type(start) is not int
+                or type(end) is not int or not 0 <= start <= end <= data_len):
+            append(_entry(path, name, spec, data_len))
+            continue
+        shape = tuple(shape)
+        try:
+            numel = prod(shape)
+        except TypeError:
+            append(_entry(path, name, spec, data_len))
+            continue
+        bits = bits_of(dtype)
+        if (type(numel) is not int or (shape and min(shape) < 0)
+                or (bits is not None and (numel * bits + 7) // 8 != end - start)):
+            append(_entry(path, name, spec, data_len))
+            continue
+        append(make((name, dtype, shape, start, end, numel)))
     return SafetensorsHeader(path, file_size, header_len, tuple(tensors), dict(meta))
 
 
@@ -187,4 +211,4 @@ def _entry(path: Path, name: str, spec: object, data_len: int) -> TensorEntry:
             f"tensor {name!r} ({dtype} {list(shape)}) does not match its {end - start}-byte "
             "span: corrupted header; download it again",
         )
-    return TensorEntry(name, dtype, shape, start, end)
+    return TensorEntry(name, dtype, shape, start, end, math.prod(shape))

@@ -7,6 +7,8 @@ import unicodedata
 
 def cell_width(text: str) -> int:
     """Terminal cells `text` takes (wide emoji count two, joiners and combining marks none)."""
+    if text.isascii():  # one cell per character, control characters included (as below)
+        return len(text)
     width = previous = 0
     joined = False
     for ch in text:

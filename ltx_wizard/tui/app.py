@@ -8,24 +8,31 @@ here, outlives the screen that shows it.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
+import threading
 from collections import deque
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
-from ltx_wizard.core.assessment import Assessment, assess
 from ltx_wizard.core.errors import EXIT_GATED, WizardError
-from ltx_wizard.core.gpu import ProbeResult
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.state import PathChoices, WizardState
 
+if TYPE_CHECKING:  # pydantic models: imported by the probe's worker, after the first screen
+    from ltx_wizard.core.assessment import Assessment
+    from ltx_wizard.core.gpu import ProbeResult
+
 LOG_BUFFER_LINES = 2000  # a flood of trainer output is dropped here, not queued as messages
+# Latest-wins events: held here and posted once per display tick, so a trainer printing thousands
+# of step lines a second costs a few messages, not one each (which filled the message queue).
+COALESCED_EVENTS = ("TrialProgress", "VramUpdate")
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,8 @@ class WizardApp(App[int]):
         self.state = WizardState()
         self.demo = None  # core.demo.DemoSetup in --demo mode
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
+        self._held_events: dict[str, Any] = {}
+        self._demo_lock = threading.Lock()
         self._engine: Any | None = None
         self.target_run_dir: Path | None = None
         self.exit_errors: list[str] = []  # one-line `ltx-wizard: ...` messages printed on exit
@@ -102,28 +111,43 @@ class WizardApp(App[int]):
             from ltx_wizard.core.terminal_watch import stream_fd, watch_terminal
 
             watch_terminal(stream_fd(sys.__stdout__), before_exit=kill_all_now)
-        paths = self.state.paths
-        if self.options.demo:
-            from ltx_wizard.core.demo import build_demo
-
-            root = self.options.demo_root or Path(tempfile.mkdtemp(prefix="ltx-wizard-demo-"))
-            self.demo = build_demo(root, simulate=self.options.simulate)
-            paths.checkpoint = str(self.demo.checkpoint)
-            paths.text_encoder = str(self.demo.text_encoder)
-            paths.data_root = str(self.demo.data_root)
-            paths.trainer_root = str(self.demo.checkout)
-            self.sub_title = f"demo · simulated {self.demo.simulate}"
         if self.options.trainer_root:
-            paths.trainer_root = self.options.trainer_root
+            self.state.paths.trainer_root = self.options.trainer_root
+        if self.options.demo:
+            self.sub_title = "demo"
         run_dir = Path(self.options.run_dir).expanduser() if self.options.run_dir else None
         if run_dir is not None and any((run_dir / n).exists() for n in ("plan.md", "config.yaml")):
             from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
 
+            self.build_demo()
+            self._demo_title()
             self.state.run_dir = run_dir
             self.push_screen(ExistingRunScreen(run_dir))
         else:
+            # The demo files are written by the probe's worker: the first screen is drawn at once.
             self.target_run_dir = run_dir  # a new run goes exactly there, when given
             self.start_probe_screen()
+
+    def _demo_title(self) -> None:
+        if self.demo is not None:
+            self.sub_title = f"demo · simulated {self.demo.simulate}"
+
+    def build_demo(self) -> None:
+        """--demo: write the look-alike files once (from the probe's worker thread, or on the loop
+        for an existing run) and fill the paths with them."""
+        with self._demo_lock:
+            if not self.options.demo or self.demo is not None:
+                return
+            from ltx_wizard.core.demo import build_demo
+
+            root = self.options.demo_root or Path(tempfile.mkdtemp(prefix="ltx-wizard-demo-"))
+            demo = build_demo(root, simulate=self.options.simulate)
+            paths = self.state.paths
+            paths.checkpoint = str(demo.checkpoint)
+            paths.text_encoder = str(demo.text_encoder)
+            paths.data_root = str(demo.data_root)
+            paths.trainer_root = self.options.trainer_root or str(demo.checkout)
+            self.demo = demo
 
     def _watch_signals(self) -> None:
         """SIGHUP (the SSH connection dropped), SIGTERM, SIGINT: stop every trial's process group
@@ -185,6 +209,7 @@ class WizardApp(App[int]):
 
     def run_probe(self) -> ProbeResult:
         """Blocking: called from a thread worker only."""
+        self.build_demo()
         if self.options.probe_fn is not None:
             return self.options.probe_fn()
         from ltx_wizard.core.probe import resolve_probe
@@ -192,6 +217,9 @@ class WizardApp(App[int]):
         return resolve_probe(from_csv=self.options.from_csv, simulate=self.simulate)
 
     def set_probe(self, probe: ProbeResult, vram_gb: float | None = None) -> Assessment:
+        from ltx_wizard.core.assessment import assess
+
+        self._demo_title()
         self.state.probe = probe
         self.state.assessment = assess(probe, vram_gb=vram_gb or self.options.vram_gb)
         return self.state.assessment
@@ -269,6 +297,7 @@ class WizardApp(App[int]):
         self.state.autotune_error = None
         self.state.autotune_running = True
         self.log_buffer.clear()
+        self._held_events.clear()
         self._autotune_worker()
 
     @work(exclusive=True, group="autotune", exit_on_error=False)
@@ -305,14 +334,26 @@ class WizardApp(App[int]):
         self.state.autotune_running = False
         self.state.summary = summary
         self.state.autotune_error = error
+        self.post_held_events()
         self.post_message(messages.AutotuneStopped(summary, error))
 
     def _on_engine_event(self, event: Any) -> None:
         # Called on the event loop: log lines go to a bounded buffer that the screen drains in
-        # batches; everything else is a message.
-        if type(event).__name__ == "LogLine":
+        # batches; progress and VRAM readings wait for the next display tick (the latest wins);
+        # everything else is a message, posted after what was held so that order is kept.
+        kind = type(event).__name__
+        if kind == "LogLine":
             self.log_buffer.append(event.text)
+        elif kind in COALESCED_EVENTS:
+            self._held_events[kind] = event
         else:
+            self.post_held_events()
+            self.post_message(messages.AutotuneEvent(event))
+
+    def post_held_events(self) -> None:
+        """Post the held progress and VRAM events; the autotune screen calls this every tick."""
+        held, self._held_events = self._held_events, {}
+        for event in held.values():
             self.post_message(messages.AutotuneEvent(event))
 
     def cancel_autotune(self) -> None:

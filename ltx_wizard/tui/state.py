@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ltx_wizard.core.assessment import Assessment
-from ltx_wizard.core.gpu import ProbeResult
+if TYPE_CHECKING:  # pydantic models: not imported before the first screen is drawn
+    from ltx_wizard.core.assessment import Assessment
+    from ltx_wizard.core.gpu import ProbeResult
 
 
 @dataclass

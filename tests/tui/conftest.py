@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.tui.helpers import SNAP_ROOT, ScriptedEngine
+from tests.tui.helpers import ScriptedEngine
 
 
 @pytest.fixture
-def demo_root() -> Path:
-    """The fixed demo folder, recreated for each test (paths in snapshots never change)."""
-    shutil.rmtree(SNAP_ROOT, ignore_errors=True)
-    SNAP_ROOT.mkdir(parents=True)
-    yield SNAP_ROOT
-    shutil.rmtree(SNAP_ROOT, ignore_errors=True)
+def demo_root(tmp_path: Path) -> Path:
+    """This test's own demo folder (two test runs at once never share one)."""
+    root = tmp_path / "demo"
+    root.mkdir()
+    return root
 
 
 @pytest.fixture

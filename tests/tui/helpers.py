@@ -1,12 +1,14 @@
 """Helpers for the TUI tests: a deterministic app factory, a settle helper, a scripted engine.
 
-Snapshots need every path and time on screen fixed: the demo folder is rebuilt at one fixed
-place, the clock is frozen, the cursor does not blink, and autotune events come from a script.
+Snapshots need every path and time on screen fixed: the clock is frozen, the cursor does not
+blink, autotune events come from a script, and each snapshot test's own demo folder is shown as
+SHOWN_ROOT (see test_snapshots.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from ltx_wizard.core.gpu import MIB, GpuInfo, ProbeResult
 from ltx_wizard.core.host_limits import HostReadings
 from ltx_wizard.tui.app import WizardApp, WizardOptions
 
-SNAP_ROOT = Path("/tmp/ltx-wizard-snap")
+SHOWN_ROOT = "/tmp/ltx-wizard-snap"  # how snapshots show a test's demo folder
 FIXED_NOW = datetime(2026, 1, 2, 3, 4)
 RUN_NAME = "t2v-demo-clips-20260102-0304"
 GiB = 1024**3
@@ -68,7 +70,7 @@ def _result(index, change, outcome, step, peak, kept, reason=""):
 class ScriptedEngine:
     """Stands in for AutotuneEngine with fixed events; `hold_after` pauses before that trial ends."""
 
-    script = "ok"  # "ok" | "oom" | "flood"
+    script = "ok"  # "ok" | "oom" | "flood" | "step_flood"
     hold_after: int | None = None
     instances: list["ScriptedEngine"] = []
 
@@ -86,6 +88,9 @@ class ScriptedEngine:
     async def _trial(self, index: int, change: str, result: TrialResult, lines: int = 3) -> TrialResult | None:
         emit = self.on_event
         emit(TrialStarted(index=index, change=change, total_steps=50, config_path="trial.yaml"))
+        if self.script == "step_flood":  # a trainer printing a step line per micro-batch
+            for step in range(1, 20001):
+                emit(TrialProgress(index=index, step=step % 50, total=50, loss=0.1, step_time_s=0.01))
         for step in (20, 40):
             emit(TrialProgress(index=index, step=step, total=50, loss=0.5 / step, step_time_s=result.step_time_s))
             emit(VramUpdate(used_mib=[int((result.peak_vram_gb or 40) * 1024)], total_mib=[49140]))
@@ -125,20 +130,21 @@ class ScriptedEngine:
         winner = good[-1].index if good else None
         return AutotuneSummary(trials=trials, winner=winner, config_patched=winner not in (None, 1),
                                launch_command=["uv", "run", "python", "scripts/train.py", "config.yaml"],
-                               launch_line=f"cd /tmp/ltx-wizard-snap/LTX-2/packages/ltx-trainer && uv run python scripts/train.py {self.run_dir}/config.yaml",
+                               launch_line=f"cd {Path(self.run_dir).parents[1]}/LTX-2/packages/ltx-trainer && uv run python scripts/train.py {self.run_dir}/config.yaml",
                                stop_reason="stopped after an out-of-memory trial" if self.script == "oom" else "")
 
 
 FAST_SIM = {"engine_kwargs": {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500"}}}
 
 
-async def wait_until(pilot, condition, limit: int = 400) -> None:
-    """Pump the event loop until `condition()` holds (bounded; fails the test if it never does)."""
-    for _ in range(limit):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition never became true")
+async def wait_until(pilot, condition, limit_s: float = 120.0) -> None:
+    """Pump the event loop until `condition()` holds. The limit is wall time and generous: it only
+    turns a hang into a failure, so a busy machine makes the test slower, never red."""
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition never became true")
+        await pilot.pause(0.02)
 
 
 async def to_summary(pilot) -> None:

@@ -99,6 +99,32 @@ async def test_a_flood_of_output_stays_bounded_and_keys_still_work(demo_root, sc
         assert isinstance(app.screen, DoneScreen)
 
 
+async def test_a_flood_of_step_lines_is_coalesced_into_a_few_progress_messages(demo_root, scripted):
+    from ltx_wizard.tui import messages
+
+    scripted.script = "step_flood"
+    app = make_app(demo_root, engine_factory=scripted)
+    posted = []
+    post = app.post_message
+
+    def counting(message):
+        if isinstance(message, messages.AutotuneEvent):
+            posted.append(type(message.event).__name__)
+        return post(message)
+
+    app.post_message = counting
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_summary(pilot)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: not app.state.autotune_running)
+        await settle(pilot)
+        # 60,000 progress events from three trials; the screen needs only the latest of each run.
+        assert posted.count("TrialProgress") < 100, posted.count("TrialProgress")
+        assert posted.count("TrialFinished") == 3
+        label = str(app.screen.query_one("#trial-label").render())
+        assert "step 40/50" in label  # the last reading, not a stale one
+
+
 async def test_popping_the_screen_does_not_kill_autotune(demo_root, scripted):
     scripted.hold_after = 2
     app = make_app(demo_root, engine_factory=scripted)

@@ -1,19 +1,24 @@
 """Snapshot of every screen at 80x24 and 120x40 (pytest-textual-snapshot).
 
-Deterministic by construction: the demo folder sits at one fixed path, the clock is frozen, the
-cursor does not blink, autotune events come from a script, and PATH holds only this Python's
-folder (so "uv missing" reads the same on every machine). Update with `--snapshot-update` after
-looking at the diff report.
+Deterministic by construction: each test's demo folder is its own, but its path has the length of
+SHOWN_ROOT and screenshots show it as SHOWN_ROOT (so layout and text match on every run, and two
+runs at once never share a folder); the clock is frozen, the cursor does not blink, autotune
+events come from a script, and PATH holds only this Python's folder (so "uv missing" reads the
+same on every machine). Update with `--snapshot-update` after looking at the diff report.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
+import textual._doc
 
-from tests.tui.helpers import ScriptedEngine, fake_probe, make_app, settle, to_summary, wait_until
+from tests.tui.helpers import SHOWN_ROOT, ScriptedEngine, fake_probe, make_app, settle, to_summary, wait_until
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -85,6 +90,24 @@ SCENARIOS = {
     "done": ({}, _done),
     "existing_run": ({}, _existing),
 }
+
+
+@pytest.fixture
+def demo_root(monkeypatch):
+    """A demo folder of this test's own, named with as many characters as SHOWN_ROOT (the same
+    layout on screen), and shown as SHOWN_ROOT in the screenshot that is compared."""
+    parent = Path(SHOWN_ROOT).parent
+    prefix = "ltxsnap"
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    assert len(str(root)) == len(SHOWN_ROOT), root  # mkdtemp adds 8 characters
+    take = textual._doc.take_svg_screenshot
+
+    def shown(*args, **kwargs) -> str:
+        return take(*args, **kwargs).replace(str(root), SHOWN_ROOT)
+
+    monkeypatch.setattr(textual._doc, "take_svg_screenshot", shown)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

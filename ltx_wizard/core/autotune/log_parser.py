@@ -116,7 +116,20 @@ _STATS = {
     "num_processes": re.compile(r"Number of processes:\s*(\d+)"),
     "global_batch": re.compile(r"Global batch size:\s*(\d+)"),
 }
+# Substrings every line-shaped event holds; lines without any skip the regular expressions.
+_OOM_HINTS = ("out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED", "cudaErrorMemory")
+_HINTS = ("Step ", "Validation samples", "eights for step", "Configuration file", *_OOM_HINTS)
+MAX_RECORD_CHARS = 16 * 1024  # a record's text past this is not kept (nor scanned)
+MAX_CONFIG_LINES = 200  # lines kept of a configuration error's block
+_WINDOW = 1024  # how far back from its end a growing record is rescanned
+_OVERLAP = 64  # a hint split over two physical lines is still seen
 _STATS_REQUIRED = ("total_time_min", "steps_per_s", "samples_per_s", "peak_gpu_memory_gb")
+
+
+def _msg_rank(head: str) -> int | None:
+    """The trainer's `[rank N]` prefix at the start of a message, as _scan finds it."""
+    m = _MSG_RANK.match(head, 0) or _MSG_RANK.search(head, 0, 16)
+    return int(m.group(1)) if m else None
 
 
 def _number(text: str) -> float:
@@ -126,27 +139,55 @@ def _number(text: str) -> float:
         return math.nan
 
 
+def _join(text: str, addition: str) -> str:
+    """`" ".join((text + addition).split())` for an already normalised `text`, in O(len(addition))
+    when `text` is reused (strings are immutable, so the copy is the only cost left)."""
+    words = addition.split()
+    if not words:
+        return text
+    if not text:
+        return " ".join(words)
+    return text + (" " if addition[0].isspace() else "") + " ".join(words)
+
+
+def _hinted(text: str, hints: tuple[str, ...] = ()) -> bool:
+    """Cheap pre-filter: can `text` hold any line-shaped event (or one of `hints`) at all?"""
+    return any(hint in text for hint in hints or _HINTS)
+
+
 @dataclass
 class _Record:
-    """One rich log record being reassembled from its physical lines."""
+    """One rich log record being reassembled from its physical lines.
+
+    The text is built as lines arrive and capped at MAX_RECORD_CHARS: rich tables and wrapped
+    tracebacks can run to thousands of lines, and rejoining and rescanning all of it per line made
+    parsing quadratic. While the record grows only its recent tail is scanned, and only once a
+    hint of an event shows up there; the whole (capped) text is scanned once when it closes.
+    """
 
     t: float
     torch_rank: int | None
     indent: int
     msg_width: int | None  # None when the layout gives no clue (no source suffix)
-    pieces: list[str]
+    text: str
+    last_piece: str
+    prefix: str = ""
+    hot_from: int | None = None  # where in `text` a hint was seen; scans start there
     done: set[str] = field(default_factory=set)
 
-    def text(self) -> str:
-        out = self.pieces[0]
-        for prev, piece in zip(self.pieces, self.pieces[1:]):
-            folded = (
-                self.msg_width is not None
-                and " " not in prev.strip()
-                and cell_width(prev) >= self.msg_width
-            )
-            out += piece if folded else " " + piece
-        return " ".join(out.split())
+    def append(self, piece: str) -> int | None:
+        """Add one continuation piece; the offset the new text starts at, None if nothing added."""
+        prev, self.last_piece = self.last_piece, piece
+        if len(self.text) >= MAX_RECORD_CHARS:
+            return None
+        folded = (
+            self.msg_width is not None
+            and " " not in prev.strip()
+            and cell_width(prev) >= self.msg_width
+        )
+        before = len(self.text)
+        self.text = _join(self.text, piece if folded else " " + piece)[:MAX_RECORD_CHARS]
+        return before if len(self.text) > before else None
 
 
 @dataclass
@@ -170,11 +211,16 @@ class TrainerLogParser:
         self._config: tuple[float, list[str]] | None = None
 
     def feed(self, line: str, t: float) -> list[TrainerEvent]:
-        line = _ANSI.sub("", line.rstrip("\r\n")).rsplit("\r", 1)[-1]
+        line = line.rstrip("\r\n")
+        if "\x1b" in line:
+            line = _ANSI.sub("", line)
+        if "\r" in line:
+            line = line.rsplit("\r", 1)[-1]
         torch_rank = None
-        m = _TORCH_RANK.match(line)
-        if m:
-            torch_rank, line = int(m.group(1)), line[m.end():]
+        if line.startswith("[rank"):
+            m = _TORCH_RANK.match(line)
+            if m:
+                torch_rank, line = int(m.group(1)), line[m.end():]
         events: list[TrainerEvent] = []
         if self._traceback_line(line, t, torch_rank, events):
             return events
@@ -185,15 +231,17 @@ class TrainerLogParser:
             self._open_record(line, m.start(2) + 9, t, torch_rank, events)
             return events
         rec = self._record
-        if rec and rec.torch_rank == torch_rank and line.startswith(" " * rec.indent):
-            rec.pieces.append(line[rec.indent:].rstrip())
-            events += self._scan(rec.text(), rec.t, rec.torch_rank, rec.done, final=False)
+        if rec and rec.torch_rank == torch_rank and line.startswith(rec.prefix):
+            start = rec.append(line[rec.indent:].rstrip())
+            if start is not None:
+                events += self._scan_tail(rec, start)
             return events
         if not line.strip():
             return events
         events += self._close_record()
         if self._config is not None:
-            self._config[1].append(line.rstrip())
+            if len(self._config[1]) < MAX_CONFIG_LINES:
+                self._config[1].append(line.rstrip())
             return events
         events += self._unit(line.strip(), t, torch_rank)
         return events
@@ -213,30 +261,58 @@ class TrainerLogParser:
         raw = line.rstrip()
         content = raw[indent:]
         msg_width = None
-        m = _SUFFIX.search(content)
+        tail = max(0, len(content) - 200)  # a source suffix is short: never search a long line
+        m = _SUFFIX.search(content, tail) if ".py:" in content[tail:] else None
         if m:
             msg_width = cell_width(raw) - indent - 1 - len(m.group(1))
             content = content[: m.start()]
         elif len(line) > indent and line != raw:
             msg_width = cell_width(line) - indent  # padded, no path column
-        self._record = _Record(t, rank, indent, msg_width, [content.rstrip()])
-        events += self._scan(self._record.text(), t, rank, self._record.done, final=False)
+        first = content.rstrip()
+        rec = _Record(t, rank, indent, msg_width, _join("", first)[:MAX_RECORD_CHARS], first,
+                      prefix=" " * indent)
+        self._record = rec
+        if _hinted(rec.text):
+            rec.hot_from = 0
+            events += self._scan(rec.text, t, rank, rec.done, final=False)
+
+    def _scan_tail(self, rec: _Record, start: int) -> list[TrainerEvent]:
+        """After text was appended at `start`: scan the recent tail if an event may be in it."""
+        text = rec.text
+        if rec.hot_from is not None and len(text) - rec.hot_from > _WINDOW:
+            rec.hot_from = None  # an event's text is short: whatever was hinted there is settled
+        if rec.hot_from is None:
+            seen_from = max(0, start - _OVERLAP)
+            if not _hinted(text[seen_from:]):
+                return []
+            rec.hot_from = seen_from
+        if rec.hot_from <= _OVERLAP:  # near the start, where a `[rank N]` prefix sits
+            return self._scan(text, rec.t, rec.torch_rank, rec.done, final=False)
+        rank = _msg_rank(text[:_OVERLAP])
+        return self._scan(text[rec.hot_from:], rec.t, rec.torch_rank if rank is None else rank,
+                          rec.done, final=False, ranked=True)
 
     def _close_record(self) -> list[TrainerEvent]:
         rec, self._record = self._record, None
         if rec is None:
             return []
-        events = self._scan(rec.text(), rec.t, rec.torch_rank, rec.done, final=True)
-        return events + self._unit(rec.text(), rec.t, rec.torch_rank, scanned=True)
+        events = self._scan(rec.text, rec.t, rec.torch_rank, rec.done, final=True)
+        return events + self._unit(rec.text, rec.t, rec.torch_rank, scanned=True)
 
-    def _scan(self, text: str, t: float, rank, done: set, final: bool) -> list[TrainerEvent]:
-        """Line-shaped events in one message; `final` once nothing more can be appended."""
-        m = _MSG_RANK.match(text, 0) or _MSG_RANK.search(text, 0, 16)
-        if m:
-            rank, text = int(m.group(1)), text[: m.start()] + text[m.end():]
+    def _scan(self, text: str, t: float, rank, done: set, final: bool,
+              ranked: bool = False) -> list[TrainerEvent]:
+        """Line-shaped events in one message; `final` once nothing more can be appended.
+        `ranked`: `text` is a tail, the message's rank prefix already applied to `rank`."""
+        if not _hinted(text):
+            return []
+        if not ranked and "[rank" in text[:16]:
+            m = _MSG_RANK.match(text, 0) or _MSG_RANK.search(text, 0, 16)
+            if m:
+                rank, text = int(m.group(1)), text[: m.start()] + text[m.end():]
         events: list[TrainerEvent] = []
-        m = _STEP.search(text)
-        if m and "step" not in done and (final or m.end() == len(text)):
+        # Each pattern runs only when its own literal is there and its event is still to come.
+        m = _STEP.search(text) if "step" not in done and "Step " in text else None
+        if m and (final or m.end() == len(text)):
             done.add("step")
             step, loss = int(m.group(1)), _number(m.group(3))
             events.append(
@@ -245,21 +321,21 @@ class TrainerLogParser:
             )
             if math.isnan(loss):
                 events.append(NanLoss(t=t, step=step, rank=rank))
-        m = _VALIDATION.search(text)
+        m = _VALIDATION.search(text) if "Validation samples" in text else None
         if m and "validation" not in done:
             done.add("validation")
             events.append(ValidationSaved(t=t, step=int(m.group(1)), rank=rank))
-        m = _CHECKPOINT.search(text)
+        m = _CHECKPOINT.search(text) if "eights for step" in text else None
         complete = m and m.end() == len(text) and m.group(2).endswith(".safetensors")
         if m and "checkpoint" not in done and (final or complete):
             done.add("checkpoint")
             events.append(CheckpointSaved(t=t, step=int(m.group(1)), path=m.group(2), rank=rank))
-        m = _MISSING.search(text)
+        m = _MISSING.search(text) if "Configuration file" in text else None
         if m and "missing" not in done and (final or text.endswith(".")):
             done.add("missing")
             events.append(MissingConfig(t=t, path=m.group(1)))
-        m = _OOM.search(text)
-        if m and "oom" not in done:
+        m = _OOM.search(text) if "oom" not in done and _hinted(text, _OOM_HINTS) else None
+        if m:
             done.add("oom")
             events.append(OomError(t=t, line=text, rank=rank))
         return events

@@ -24,7 +24,11 @@ StopReason = Literal["oom", "timeout", "cancelled"]
 
 MAX_LINE_BYTES = 64 * 1024
 _CHUNK = 64 * 1024
-_QUEUE_LINES = 4096  # bounded: a flood back-pressures the child instead of filling our memory
+# Lines travel in one batch per read (a queue operation per line cost more than parsing it).
+# Bounded: a consumer that falls behind back-pressures the child instead of filling our memory.
+_QUEUE_BATCHES = 16
+_SLICE_S = 0.004  # the dispatcher hands the event loop back this often (keys, paints, timers)
+_PAUSE_S = 0.004  # ... for this long: at most half the loop goes to a flood, keys get the rest
 _POLL_S = 0.05  # how often a dying group is re-checked
 _KILL_WAIT_S = 10.0  # after SIGKILL, the longest we wait for the kernel to clear the group
 _DRAIN_WAIT_S = 2.0  # after the group is gone, the longest we wait for pipes to reach EOF
@@ -193,7 +197,7 @@ class TrialProcess:
     async def _supervise(self) -> ProcessResult:
         proc = self._proc
         assert proc is not None and proc.stdout is not None and proc.stderr is not None
-        queue: asyncio.Queue = asyncio.Queue(_QUEUE_LINES)
+        queue: asyncio.Queue = asyncio.Queue(_QUEUE_BATCHES)
         readers = [asyncio.ensure_future(self._read(proc.stdout, "stdout", queue)),
                    asyncio.ensure_future(self._read(proc.stderr, "stderr", queue))]
         self._dispatcher = dispatcher = asyncio.ensure_future(self._dispatch(queue))
@@ -255,18 +259,21 @@ class TrialProcess:
                 break
             self.last_output_t = now
             parts = chunk.split(b"\n")
+            batch = []
             for i, part in enumerate(parts):
                 room = cap - len(buf)
                 if len(part) > room:
                     part, dropped = part[: max(room, 0)], True
                 buf += part
                 if i < len(parts) - 1:  # a newline closed this line
-                    await queue.put(self._line(buf, stream, now, dropped))
+                    batch.append(self._line(buf, stream, now, dropped))
                     buf, dropped = bytearray(), False
+            if batch:
+                await queue.put(batch)
             # Reading a full pipe never suspends; yield so keys and timers still get their turn.
             await asyncio.sleep(0)
         if buf or dropped:
-            await queue.put(self._line(buf, stream, time.monotonic(), dropped))
+            await queue.put([self._line(buf, stream, time.monotonic(), dropped)])
 
     @staticmethod
     def _line(buf: bytearray, stream: Stream, t: float, truncated: bool) -> OutputLine:
@@ -274,18 +281,30 @@ class TrialProcess:
         return OutputLine(text=text, stream=stream, t=t, truncated=truncated)
 
     async def _dispatch(self, queue: asyncio.Queue) -> None:
-        while (line := await queue.get()) is not None:
-            self._delivered += 1
-            if self.on_line is None or self.callback_error is not None:
-                continue  # keep draining so the child never blocks on a full pipe
-            try:
-                result = self.on_line(line)
-                if inspect.isawaitable(result):
-                    await result
-            except Exception as exc:  # a bug in the consumer must not leave the trial running
-                self.callback_error = exc
-                self._stop_reason = self._stop_reason or "cancelled"
-                self._kill()
+        # queue.get() never suspends while lines are waiting: during a flood this loop would keep
+        # the event loop for as long as the trainer writes. Work in time slices with pauses in
+        # between instead: a key and the paint it causes take many turns of the loop, and a bare
+        # yield would hand each of those turns another slice of parsing (measured in
+        # benchmarks/bench_flood.py: a pause halves key latency under a flood; standing aside only
+        # while the loop looked busy did not). Readers keep reading meanwhile; the trainer waits
+        # only on a full queue.
+        slice_end = time.monotonic() + _SLICE_S
+        while (batch := await queue.get()) is not None:
+            for line in batch:
+                if time.monotonic() >= slice_end:
+                    await asyncio.sleep(_PAUSE_S)
+                    slice_end = time.monotonic() + _SLICE_S
+                self._delivered += 1
+                if self.on_line is None or self.callback_error is not None:
+                    continue  # keep draining so the child never blocks on a full pipe
+                try:
+                    result = self.on_line(line)
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception as exc:  # a bug in the consumer must not leave the trial running
+                    self.callback_error = exc
+                    self._stop_reason = self._stop_reason or "cancelled"
+                    self._kill()
 
     async def _watchdog(self) -> None:
         while True:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import math
 import shlex
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from ltx_wizard.core.autotune import log_parser as lp
 from ltx_wizard.core.autotune.events import (
@@ -25,6 +26,7 @@ from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramSampler
 from ltx_wizard.core.errors import UsageError
 
 VRAM_UPDATE_S = 0.5
+STEP_HISTORY = 1024  # step lines kept per trial (the step time needs the last two steps)
 
 
 def split_trainer_cmd(text: str) -> list[str]:
@@ -51,7 +53,9 @@ class TrialCommand:
 
 @dataclass
 class _Watch:
-    steps: list[tuple[int, float, lp.StepEvent]] = field(default_factory=list)
+    # The latest step lines only: a trainer printing a step line per micro-batch must not grow this.
+    steps: deque[tuple[int, float, lp.StepEvent]] = field(
+        default_factory=lambda: deque(maxlen=STEP_HISTORY))
     outcome: Outcome | None = None
     proof: str | None = None
     failure: str | None = None  # config error, StopIteration, traceback: why a crash crashed
@@ -59,7 +63,7 @@ class _Watch:
     validated: set[int] = field(default_factory=set)
 
 
-def steady_step_time(steps: list[tuple[int, float, lp.StepEvent]]) -> float | None:
+def steady_step_time(steps: Iterable[tuple[int, float, lp.StepEvent]]) -> float | None:
     """Seconds per step between the last two step lines (rank 0 / unranked only)."""
     seen: dict[int, float] = {}
     for step, t, _ in steps:

@@ -67,6 +67,8 @@ class AutotuneScreen(Screen):
             self.app.start_autotune()
 
     def flush_log(self) -> None:
+        """The display tick: held progress first (it lands as messages), then the log's tail."""
+        self.app.post_held_events()
         buffer = self.app.log_buffer
         if not buffer:
             return

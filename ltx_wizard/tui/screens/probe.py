@@ -39,7 +39,9 @@ class ProbeScreen(Screen):
         table = self.query_one("#gpus", DataTable)
         table.add_columns("#", "GPU", "Memory", "Nominal")
         table.display = False
-        self.action_reprobe()
+        # Probe once the screen is drawn: the worker's imports (pydantic) and the --demo files
+        # would otherwise hold the GIL while the first screen is being painted.
+        self.call_after_refresh(self.action_reprobe)
 
     def action_reprobe(self) -> None:
         self.query_one("#probe-status", Static).update("Probing GPUs…")

@@ -3,12 +3,15 @@ failed autotune baseline means for the full run."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.markup import escape
 
-from ltx_wizard.core.gpu import MIB, GpuInfo
 from ltx_wizard.core.text_safety import clean_text
-from ltx_wizard.core.tiers import nominal_gb
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.gpu import GpuInfo
 
 
 def safe_markup(value: object) -> str:
@@ -23,6 +26,9 @@ def plain(value: object) -> Text:
 
 
 def gpu_row(gpu: GpuInfo) -> tuple[str, Text, str, str]:
+    from ltx_wizard.core.gpu import MIB  # imported when a GPU is shown, not before the first screen
+    from ltx_wizard.core.tiers import nominal_gb
+
     if gpu.memory_total_bytes is None:
         return (str(gpu.index), plain(gpu.name), "not reported", "?")
     gib = gpu.memory_total_bytes / (1024 * MIB)
