@@ -57,13 +57,13 @@ def test_trial_config_changes_only_trial_lines(tmp_path):
     planned = LOW_VRAM_TEXT.replace("enabled: false", "enabled: true")  # a user who logs to W&B
     text = trial_config_text(planned, {"acceleration.quantization": None},
                              tmp_path / "sub", tmp_path / "out")
-    changed = [(a, b) for a, b in zip(planned.splitlines(), text.splitlines()) if a != b]
-    assert len(planned.splitlines()) == len(text.splitlines())
-    keys = {b.split(":")[0].strip() for _, b in changed}
-    assert keys == {"quantization", "preprocessed_data_root", "steps", "interval",
-                    "skip_initial_validation", "enabled", "output_dir"}
+    changed = {b.split(":")[0].strip() for b in set(text.splitlines()) - set(planned.splitlines())}
+    audio = {"generate_audio"} if "generate_audio: false" not in planned else set()  # turned off
+    assert changed == {"quantization", "preprocessed_data_root", "steps", "interval", "samples",
+                       "skip_initial_validation", "enabled", "output_dir", "generate_video"} | audio
     assert "wandb:\n  enabled: false" in text
     assert 'quantization: null   # quantize the transformer weights' in text
+    assert "negative_prompt:" in text and "video_dims: [576, 576, 89]  # width" in text
     settings = settings_from_config(text)
     assert settings.quantization is None and settings.optimizer_type == "adamw8bit"
 
@@ -97,3 +97,21 @@ def test_a_torn_json_line_is_ignored(tmp_path):
     path = tmp_path / "autotune.log"
     path.write_text('{"kind": "trial", "index": 1, "chan\n')
     assert ResultsLog(path).load() == ({}, None)
+
+
+def test_effective_batch_note_only_when_accumulation_cannot_absorb_the_batch(tmp_path):
+    from ltx_wizard.core.autotune.headroom import TrainSettings
+    from ltx_wizard.core.autotune.plan_note import append_to_plan, effective_batch_note
+
+    kept = effective_batch_note(TrainSettings(None, "adamw", 1, 4, True),
+                                TrainSettings(None, "adamw", 4, 1, True), 2)
+    assert kept is None  # 1 x 4 x 2 == 4 x 1 x 2: nothing for the reader to know
+    grew = effective_batch_note(TrainSettings(None, "adamw", 1, 1, True),
+                                TrainSettings(None, "adamw", 4, 1, True), 2)
+    plan = tmp_path / "plan.md"
+    plan.write_text("# Plan\n", encoding="utf-8")
+    append_to_plan(plan, grew)
+    append_to_plan(plan, grew)  # a resumed autotune does not add it twice
+    text = plan.read_text(encoding="utf-8")
+    assert text.count("## Autotune changed the effective batch") == 1
+    assert "= 2 samples per optimizer step" in text and "= 8, because" in text and "4x" in text

@@ -184,15 +184,26 @@ def test_pruning_never_follows_a_link_out_of_the_run(tmp_path):
 
 
 async def test_a_trial_the_data_cannot_fill_is_refused_not_run(tmp_path):
-    run_dir = plan_run(tmp_path, "2xh100", samples=1)  # batch 1 on 2 GPUs needs 2 samples
+    run_dir = plan_run(tmp_path, "h100", samples=1)  # batch 2 needs 2 samples
+    events: list = []
+    summary = await engine(run_dir, "h100", events).run()
+    batch = next(t for t in summary.trials if t.changes.get("optimization.batch_size") == 2)
+    assert batch.outcome == "skipped"
+    # The schedule refuses it before the engine's own check (trial_samples) would.
+    assert "holds 1 sample(s)" in batch.reason and "batch 2 on 1 GPU(s) needs 2" in batch.reason
+    started = [e.index for e in events if isinstance(e, TrialStarted)]
+    assert batch.index not in started
+    assert not (run_dir / "logs" / f"trial-{batch.index}.log").exists()
+
+
+async def test_side_by_side_trials_run_but_the_all_gpu_confirmation_is_refused(tmp_path):
+    run_dir = plan_run(tmp_path, "2xh100", samples=1)  # one GPU per trial: 1 sample is enough
     events: list = []
     summary = await engine(run_dir, "2xh100", events).run()
-    first = summary.trials[0]
-    assert first.change == "baseline" and first.outcome == "skipped"
-    assert first.reason.startswith("refused: the trial data holds 1 usable sample(s) and batch 1 "
-                                   "x 2 GPU(s) needs 2")
-    assert not any(isinstance(e, TrialStarted) for e in events)
-    assert not (run_dir / "logs" / "trial-1.log").exists()
+    assert summary.trials[0].outcome == "ok"
+    refused = summary.confirmations[-1]
+    assert refused.outcome == "skipped" and "x 2 GPU(s) needs 2" in refused.reason
+    assert not summary.config_patched
 
 
 def test_a_flooding_trial_keeps_its_head_and_its_tail(tmp_path):

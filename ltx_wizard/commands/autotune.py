@@ -11,10 +11,11 @@ from ltx_wizard.commands.common import (
     add_gpu_source_args, assessment_from_args, print_json, require_known_tier,
 )
 from ltx_wizard.core.autotune.events import (
-    AutotuneSummary, TrialFinished, TrialProgress, TrialStarted,
+    AutotuneSummary, ConfirmationFinished, ConfirmationStarted, TrialFinished, TrialProgress,
+    TrialStarted,
 )
 from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
-from ltx_wizard.core.autotune.results_log import human_line
+from ltx_wizard.core.autotune.results_log import confirmation_line, human_line
 from ltx_wizard.core.errors import EXIT_FAILURE, GateStop, UsageError
 
 
@@ -22,9 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "autotune",
         help="run short trials and patch the fastest setting that fits into config.yaml",
-        description="Run up to five 50-step trials of the planned config on a few linked samples, "
-        "each the best so far plus one change (quantization off, AdamW, larger batch, gradient "
-        "checkpointing off on 80GB+), stop on out-of-memory or no gain, and patch the winner into "
+        description="Run up to five 40-step trials (training only: no validation, no text "
+        "encoder) of the planned config on a few linked samples, each the best so far plus one "
+        "change (quantization off, AdamW, larger batch, gradient checkpointing off on 80GB+), "
+        "then confirm the winner once with its own validation, and patch it into "
         "RUN_DIR/config.yaml. Results go to RUN_DIR/autotune.log; an interrupted run resumes.",
     )
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by `ltx-wizard plan`")
@@ -55,6 +57,11 @@ def _progress(event: object) -> None:
         print(f"  step {event.step}/{event.total}{step_time}", file=sys.stderr, flush=True)
     elif isinstance(event, TrialFinished):
         print("  " + human_line(event.result), file=sys.stderr, flush=True)
+    elif isinstance(event, ConfirmationStarted):
+        print(f"confirmation of trial {event.trial} on {event.gpus} GPU(s) ...", file=sys.stderr,
+              flush=True)
+    elif isinstance(event, ConfirmationFinished):
+        print("  " + confirmation_line(event.confirmation), file=sys.stderr, flush=True)
 
 
 def _check_run_dir(path: str) -> Path:
@@ -112,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"Autotune of {run_dir}:")
         for trial in summary.trials:
             print("  " + human_line(trial))
+        for conf in summary.confirmations:
+            print("  " + confirmation_line(conf))
         print(f"Stopped: {summary.stop_reason}")
         if summary.winner is not None:
             print(f"Winner: trial {summary.winner}"

@@ -30,7 +30,9 @@ async def test_autotune_ok_fills_the_table_and_patches_the_winner(demo_root):
         summary = app.state.summary
         assert summary is not None and summary.winner is not None, app.state.autotune_error
         rows = _cells(app)
-        assert [r[0] for r in rows] == [str(t.index) for t in summary.trials]
+        confirms = ["✔"] * len(summary.confirmations)
+        assert [r[0] for r in rows] == [str(t.index) for t in summary.trials] + confirms
+        assert confirms and "confirm trial" in rows[-1][1] and rows[-1][2] == "ok"  # its own row
         assert rows[0][1] == "baseline" and rows[0][2] == "ok"
         assert "Winner: trial" in _status(app)
         run = demo_root / "ltx-trainings" / RUN_NAME
@@ -64,7 +66,7 @@ async def test_cancel_asks_then_stops_the_running_trial(demo_root):
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("a")
-        await wait_until(pilot, lambda: "step 20/50" in str(app.screen.query_one("#trial-label").render()))
+        await wait_until(pilot, lambda: "step 20/40" in str(app.screen.query_one("#trial-label").render()))
         await pilot.press("c")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDialog)

@@ -17,7 +17,7 @@ async def test_sighup_stops_the_trial_group_and_exits(demo_root):
         assert app._unwatch_signals is not None  # otherwise SIGHUP would kill the test run
         await to_summary(pilot)
         await pilot.press("a")
-        await wait_until(pilot, lambda: "step 20/50" in str(app.screen.query_one("#trial-label").render()))
+        await wait_until(pilot, lambda: "step 20/40" in str(app.screen.query_one("#trial-label").render()))
         groups = [trial.pid for trial in live_trials()]
         assert groups and all(group_alive(pgid) for pgid in groups)
         os.kill(os.getpid(), signal.SIGHUP)

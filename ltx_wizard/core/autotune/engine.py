@@ -1,9 +1,16 @@
 """The autotune engine: trials on a few linked samples, the rules, the log, the winning config.
 
 Used by `ltx-wizard autotune` and by the TUI's autotune screen. Everything it writes stays inside
-the run folder: overfit/.precomputed (links), overfit/trial-N/ (config and outputs, checkpoints
-deleted once the trial is recorded), logs/trial-N.log (the trial's whole output), autotune.log,
-and config.yaml patched with the winner's changes only.
+the run folder: overfit/.precomputed (links), overfit/trial-N/ and overfit/confirm-N/ (config and
+outputs, checkpoints deleted once the trial is recorded), logs/trial-N.log and logs/confirm-N.log
+(each run's whole output), autotune.log, and config.yaml patched with the winner's changes only.
+
+Trials measure training only (no validation, no text encoder; see trial_config). The winner then
+gets one confirmation run with its own validation, on every GPU of the plan with the real launch;
+if that fails, the previous best is confirmed instead. On one GPU, a trial that certainly is the
+last one carries the confirmation itself (after its step 40), saving a load. On a multi-GPU box a
+LoRA's trials run on one GPU each, side by side when host RAM holds one transformer per trial
+(trial_pool), and the confirmation uses them all.
 """
 
 from __future__ import annotations
@@ -16,19 +23,26 @@ from typing import Callable
 
 from ltx_wizard.core.assessment import Assessment
 from ltx_wizard.core.autotune.events import (
-    AutotuneFinished, AutotuneSummary, LogLine, TrialFinished, TrialResult,
+    AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished, ConfirmationStarted,
+    LogLine, TrialFinished, TrialResult,
 )
 from ltx_wizard.core.autotune.headroom import ModelSize, model_size
 from ltx_wizard.core.autotune.orphans import TAG_ENV, guarded_session, stop_tagged
+from ltx_wizard.core.autotune.plan_note import append_to_plan, effective_batch_note
 from ltx_wizard.core.autotune.planned_config import read_planned
 from ltx_wizard.core.autotune.preflight import require_runnable
 from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.results_log import ResultsLog
-from ltx_wizard.core.autotune.schedule import Context, Tuner
+from ltx_wizard.core.autotune.schedule import Candidate, Context, Tuner
 from ltx_wizard.core.autotune.subset import build_subset
-from ltx_wizard.core.autotune.trial_config import settings_from_config, trial_config_text
+from ltx_wizard.core.autotune.trial_config import (
+    confirmation_config_text, has_validation_prompts, settings_from_config, trial_config_text,
+)
 from ltx_wizard.core.autotune.trial_log import trial_log_path
 from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
+from ltx_wizard.core.autotune.trial_pool import (
+    SIM_HOST_GB_PER_GPU, TrialPool, host_available_gb, trial_slots,
+)
 from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
 from ltx_wizard.core.autotune.trial_samples import subset_refusal
 from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
@@ -72,6 +86,7 @@ class AutotuneEngine:
         grace_s: float = TEARDOWN_GRACE_S,
         sim_env: dict[str, str] | None = None,
         sim_speed: float = SIM_SPEED,
+        host_ram_gb: float | None = None,
     ) -> None:
         self.folder = RunFolder(Path(run_dir).resolve())
         self.probe = probe
@@ -85,28 +100,44 @@ class AutotuneEngine:
         self.grace_s = grace_s
         self.sim_env = sim_env or {}
         self.sim_speed = sim_speed
+        self.host_ram_gb = host_ram_gb
         self._runner: TrialRunner | None = None
+        self._runners: list[TrialRunner] = []
         self._training_mode = "lora"
         self._cancelled = False
+        self._fused: dict[int, Confirmation] = {}  # confirmations carried by their trial
         self._tag = ""  # the trial session tag (orphans.py), set while run() holds the lock
 
     def cancel(self) -> None:
         """Stop the running trial (its process group) and end autotune after it."""
         self._cancelled = True
-        if self._runner is not None:
-            asyncio.ensure_future(self._runner.cancel())
+        for runner in self._runners:
+            asyncio.ensure_future(runner.cancel())
 
     # -- set-up -------------------------------------------------------------------------------
-    def _command(self, config_for_launch: Path) -> TrialCommand:
-        sim_file = self.folder.overfit / ".sim-vram"
+    def _command(self, config_for_launch: Path, slot: int | None = None) -> TrialCommand:
+        """The plan's launch (slot None) or a single-GPU launch on GPU number `slot`."""
+        sim_file = self.folder.overfit / (".sim-vram" if slot is None else f".sim-vram-{slot}")
+        device = self._device(slot) if slot is not None else None
         if self.simulate and not self.trainer_cmd:
             env = {"LTX_WIZARD_SIM_GPU": self.simulate, "LTX_WIZARD_SIM_SPEED": f"{self.sim_speed:g}",
                    "LTX_WIZARD_SIM_VRAM_FILE": str(sim_file), **self.sim_env}
+            if slot is None and self.assessment.num_gpus > 1:  # one process stands in for rank 0
+                env.update(WORLD_SIZE=str(self.assessment.num_gpus), LOCAL_RANK="0")
+            if device is not None:
+                env["CUDA_VISIBLE_DEVICES"] = device
             prefix = [sys.executable, "-m", "ltx_wizard.core.sim.trainer"]
             return TrialCommand(prefix, None, env, time_scale=self.sim_speed)
         if self.trainer_cmd:
             env = {"LTX_WIZARD_SIM_VRAM_FILE": str(sim_file), **self.sim_env} if self.simulate else {}
+            if device is not None:
+                env["CUDA_VISIBLE_DEVICES"] = device
             return TrialCommand(list(self.trainer_cmd), None, env)
+        if slot is not None:
+            root = self.trainer_root or self._checkout_root()
+            launch = build_launch(root, config_for_launch, 1, self._training_mode, device)
+            prefix = ["uv", "run", "--directory", str(launch.cwd), "python", "scripts/train.py"]
+            return TrialCommand(prefix, launch.cwd, dict(launch.env))
         launch = self._real_launch(config_for_launch)
         return TrialCommand(launch.trial_prefix(), launch.cwd, dict(launch.env))
 
@@ -124,8 +155,15 @@ class AutotuneEngine:
         recorded = read_run_meta(self.folder.root).trainer_root
         return find_checkout(str(recorded) if recorded else None).root
 
-    def _backend_factory(self, command: TrialCommand):
+    def _device(self, slot: int) -> str:
+        """CUDA_VISIBLE_DEVICES for one GPU: its UUID when known (immune to device ordering)."""
+        gpu = self.probe.gpus[slot]
+        return gpu.uuid or str(gpu.index)
+
+    def _backend_factory(self, command: TrialCommand, slot: int | None = None):
         gpus = list(self.probe.gpus)  # MIG instances are sampled through their own handle (UUID)
+        if slot is not None:
+            gpus = [gpus[slot]]
         sim_file = command.env.get("LTX_WIZARD_SIM_VRAM_FILE")
         if self.probe.source == "simulated":
             return lambda: make_backend("simulated", gpus, sim_file)
@@ -153,6 +191,7 @@ class AutotuneEngine:
         logged, summary = log.load()
         if summary is not None:
             return summary  # autotune already ended for this run; the log says how
+        logged_confirmations = log.load_confirmations()
         subset = self.folder.overfit / ".precomputed"
         samples = await asyncio.to_thread(
             build_subset, Path(data_root), subset, self.assessment.num_gpus, strategy=strategy,
@@ -163,52 +202,83 @@ class AutotuneEngine:
             float(self.assessment.per_gpu_vram_gb) if self.assessment.per_gpu_vram_gb else None)
         size = _model_size(get_dotted(data, "model.model_path", None),
                            get_dotted(data, "lora.target_modules", None))
+        slots = self._trial_slots(size.transformer_params if size else None)
         ctx = Context(tier=self.assessment.tier, gpu_total_gb=gpu_total_gb,
                       transformer_params=size.transformer_params if size else None, model=size,
-                      subset_samples=samples, num_gpus=max(self.assessment.num_gpus, 1),
+                      subset_samples=samples, num_gpus=1 if slots else max(self.assessment.num_gpus, 1),
                       max_trials=self.max_trials)
         tuner = Tuner(settings_from_config(planned), ctx)
-        command = self._command(self.folder.config)
-        require_runnable(command.prefix, command.cwd, {**os.environ, **command.env})
-        command.env[TAG_ENV] = self._tag
-        self._runner = TrialRunner(command, self._backend_factory(command), self.on_event,
-                                   idle_timeout_s=self.idle_timeout_s, grace_s=self.grace_s,
-                                   total_mib=totals)
-        log.session_started(self._describe(samples, resumed=bool(logged)))
+        self._runners = [self._make_runner(slot, totals) for slot in (slots or [None])]
+        self._runner = self._runners[0]
+        pool = TrialPool(self._runners, self._start(planned, subset)) if len(self._runners) > 1 else None
+        self._samples = samples
+        log.session_started(self._describe(samples, resumed=bool(logged), parallel=len(self._runners)))
         reported = 0
-        while (cand := tuner.next()) is not None:
-            reported = self._report_skips(tuner, log, logged, reported, upto=cand.index)
-            previous = logged.get(cand.index)
-            if previous is not None and previous.change == cand.change:
-                tuner.record(previous.model_copy(update={"kept": False}))
-                self._prune(cand.index)  # recorded before an interruption that came too soon
+        try:
+            while (cand := tuner.next()) is not None:
+                reported = self._report_skips(tuner, log, logged, reported, upto=cand.index)
+                previous = logged.get(cand.index)
+                if previous is not None and previous.change == cand.change:
+                    tuner.record(previous.model_copy(update={"kept": False}))
+                    self._prune(cand.index)  # recorded before an interruption that came too soon
+                    reported = cand.index
+                    self.on_event(TrialFinished(result=tuner.results[-1]))
+                    continue
+                refusal = subset_refusal(cand.settings.batch_size, ctx.num_gpus, samples)
+                if self._cancelled:
+                    result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
+                                         outcome="cancelled", reason="cancelled by the user")
+                elif refusal:
+                    result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
+                                         outcome="skipped", reason=refusal)
+                elif pool is not None:
+                    result = await pool.result(tuner, cand)
+                else:
+                    fused = (not slots and cand.index not in logged_confirmations
+                             and has_validation_prompts(planned) and tuner.is_last(cand))
+                    result = await self._run_trial(self._runner, cand, planned, subset, fused=fused)
+                recorded = tuner.record(result)
+                log.trial(recorded)
+                self._prune(cand.index)
                 reported = cand.index
-                self.on_event(TrialFinished(result=tuner.results[-1]))
-                continue
-            refusal = subset_refusal(cand.settings.batch_size, self.assessment.num_gpus, samples)
-            if self._cancelled:
-                result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
-                                     outcome="cancelled", reason="cancelled by the user")
-            elif refusal:
-                result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
-                                     outcome="skipped", reason=refusal)
-            else:
-                result = await self._run_trial(cand, planned, subset, tuner)
-            recorded = tuner.record(result)
-            log.trial(recorded)
-            self._prune(cand.index)
-            reported = cand.index
-            self.on_event(TrialFinished(result=recorded))
+                self.on_event(TrialFinished(result=recorded))
+        finally:
+            if pool is not None:
+                await pool.close()
+                await asyncio.to_thread(stop_tagged, self._tag, 2.0)
         self._report_skips(tuner, log, logged, reported, upto=len(tuner.results) + 1)
-        if tuner.stop_reason == "cancelled":
-            summary = self._summary(tuner, planned, patched=False)
+        confirmations: list[Confirmation] = []
+        if tuner.stop_reason != "cancelled":
+            confirmations = await self._confirm(tuner, planned, subset, log, logged_confirmations, totals)
+        if tuner.stop_reason == "cancelled" or (confirmations and confirmations[-1].outcome == "cancelled"):
+            tuner.stop_reason = "cancelled"
+            summary = self._summary(tuner, planned, False, confirmations)
             self.on_event(AutotuneFinished(summary=summary))
             return summary  # no summary record: the next run resumes where this one stopped
         patched = self._patch_winner(tuner, planned)
-        summary = self._summary(tuner, planned, patched)
+        summary = self._summary(tuner, planned, patched, confirmations)
         log.summary(summary)
         self.on_event(AutotuneFinished(summary=summary))
         return summary
+
+    # -- trials -------------------------------------------------------------------------------
+    def _trial_slots(self, params: float | None) -> list[int]:
+        ram = self.host_ram_gb
+        if ram is None:
+            ram = SIM_HOST_GB_PER_GPU * len(self.probe.gpus) if self.simulate else host_available_gb()
+        return trial_slots(len(self.probe.gpus), self.assessment.num_gpus, self._training_mode,
+                           params, ram)
+
+    def _make_runner(self, slot: int | None, totals: list[int | None]) -> TrialRunner:
+        command = self._command(self.folder.config, slot)
+        require_runnable(command.prefix, command.cwd, {**os.environ, **command.env})
+        command.env[TAG_ENV] = self._tag
+        return TrialRunner(command, self._backend_factory(command, slot), self.on_event,
+                           idle_timeout_s=self.idle_timeout_s, grace_s=self.grace_s,
+                           total_mib=totals if slot is None else [totals[slot]])
+
+    def _start(self, planned: str, subset: Path):
+        return lambda runner, cand: self._run_trial(runner, cand, planned, subset)
 
     def _report_skips(self, tuner, log, logged, reported: int, upto: int) -> int:
         for result in tuner.results[reported:upto - 1]:
@@ -218,14 +288,22 @@ class AutotuneEngine:
                 self.on_event(TrialFinished(result=result))
         return max(reported, upto - 1)
 
-    async def _run_trial(self, cand, planned: str, subset: Path, tuner: Tuner) -> TrialResult:
+    async def _run_trial(self, runner: TrialRunner, cand: Candidate, planned: str, subset: Path,
+                         fused: bool = False) -> TrialResult:
         output_dir = self.folder.overfit / f"trial-{cand.index}"
         config_path = output_dir / "config.yaml"
-        atomic_write_text(config_path, trial_config_text(planned, tuner.winner_changes | cand.changes,
-                                                         subset, output_dir), root=self.folder.root)
+        if fused:
+            text = confirmation_config_text(planned, cand.config_changes, subset, output_dir, fused=True)
+        else:
+            text = trial_config_text(planned, cand.config_changes, subset, output_dir)
+        atomic_write_text(config_path, text, root=self.folder.root)
         log_path = check_inside(self.folder.root, trial_log_path(self.folder.logs, cand.index))
-        result = await self._runner.run(cand, config_path, output_dir, log_path)
-        await asyncio.to_thread(stop_tagged, self._tag, 2.0)  # a setsid grandchild left behind
+        result = await runner.run(cand, config_path, output_dir, log_path,
+                                  kind="fused" if fused else "trial")
+        if len(self._runners) == 1:  # side by side, the session tag also marks the other trials
+            await asyncio.to_thread(stop_tagged, self._tag, 2.0)  # a setsid grandchild left behind
+        if fused and runner.last_confirmation is not None:
+            self._fused[cand.index] = runner.last_confirmation
         return result
 
     def _prune(self, index: int) -> None:
@@ -236,11 +314,76 @@ class AutotuneEngine:
             self.on_event(LogLine(text=f"ltx-wizard: could not delete trial {index}'s "
                                        f"checkpoints: {exc}"))
 
+    # -- the confirmation ---------------------------------------------------------------------
+    async def _confirm(self, tuner: Tuner, planned: str, subset: Path, log: ResultsLog,
+                       logged: dict, totals: list[int | None]) -> list[Confirmation]:
+        """Confirm the winner with its own validation; on failure fall back and confirm again."""
+        done: list[Confirmation] = []
+        if tuner.winner is None or not has_validation_prompts(planned):
+            return done
+        runner = self._make_runner(None, totals)
+        self._runners.append(runner)
+        while tuner.winner is not None:
+            winner = tuner.winner
+            conf = logged.get(winner) or self._fused.get(winner)
+            if conf is not None and conf.outcome == "skipped":
+                conf = None  # the fused trial failed before validating: confirm on its own
+            if conf is None or conf.changes != tuner.winner_changes:
+                conf = await self._confirm_run(runner, tuner, planned, subset)
+            if logged.get(winner) is not conf:
+                log.confirmation(conf)
+            self.on_event(ConfirmationFinished(confirmation=conf))
+            done.append(conf)
+            if conf.ok or conf.outcome == "cancelled":
+                break
+            failed = tuner.winner
+            if tuner.fallback() is None:
+                tuner.stop_reason += (f"; the confirmation of trial {failed} failed ({conf.reason}) "
+                                      "and there is no earlier config to fall back to")
+                tuner.best, tuner.winner_changes, tuner.settings = None, {}, tuner.base
+                break
+            tuner.stop_reason += (f"; the confirmation of trial {failed} failed ({conf.reason}): "
+                                  f"fell back to trial {tuner.winner}")
+        return done
+
+    async def _confirm_run(self, runner: TrialRunner, tuner: Tuner, planned: str,
+                           subset: Path) -> Confirmation:
+        winner = tuner.winner
+        gpus = max(1, self.assessment.num_gpus)
+        if self._cancelled:
+            return Confirmation(trial=winner, outcome="cancelled", reason="cancelled by the user",
+                                gpus=gpus, changes=dict(tuner.winner_changes))
+        # The confirmation uses every GPU: the sharded loader then needs batch x GPUs samples.
+        refusal = subset_refusal(tuner.settings.batch_size, gpus, self._samples)
+        if refusal:
+            return Confirmation(trial=winner, outcome="skipped", reason=refusal, gpus=gpus,
+                                changes=dict(tuner.winner_changes))
+        self.on_event(ConfirmationStarted(trial=winner, gpus=gpus))
+        output_dir = self.folder.overfit / f"confirm-{winner}"
+        output_dir.mkdir(parents=True, exist_ok=True)
+        config_path = output_dir / "config.yaml"
+        atomic_write_text(config_path, confirmation_config_text(
+            planned, tuner.winner_changes, subset, output_dir), root=self.folder.root)
+        cand = Candidate(winner or 0, "confirmation", f"confirm trial {winner}", {}, tuner.settings,
+                         dict(tuner.winner_changes))
+        log_path = check_inside(self.folder.root, self.folder.logs / f"confirm-{winner}.log")
+        await runner.run(cand, config_path, output_dir, log_path, kind="confirm")
+        await asyncio.to_thread(stop_tagged, self._tag, 2.0)
+        conf = runner.last_confirmation
+        assert conf is not None
+        try:
+            prune_trial_outputs(output_dir, self.folder.root)
+        except OSError:
+            pass  # a leftover checkpoint is disk, not a wrong result
+        return conf.model_copy(update={"gpus": gpus})
+
     def _patch_winner(self, tuner: Tuner, planned: str) -> bool:
         if tuner.winner is None or not tuner.winner_changes:
             return False
         atomic_write_text(self.folder.config, patch_yaml_text(planned, tuner.winner_changes),
                           root=self.folder.root)
+        append_to_plan(self.folder.plan, effective_batch_note(
+            settings_from_config(planned), tuner.settings, self.assessment.num_gpus))
         return True
 
     def _launch(self) -> tuple[list[str], str]:
@@ -252,17 +395,20 @@ class AutotuneEngine:
         launch = self._real_launch(self.folder.config)
         return launch.argv_with_env(), launch.shell_line()
 
-    def _summary(self, tuner: Tuner, planned: str, patched: bool) -> AutotuneSummary:
+    def _summary(self, tuner: Tuner, planned: str, patched: bool,
+                 confirmations: list[Confirmation]) -> AutotuneSummary:
         try:
             argv, line = self._launch()
         except Exception as exc:  # no checkout found: the summary still stands
             argv, line = [], f"(launch command unavailable: {exc})"
         return AutotuneSummary(trials=list(tuner.results), winner=tuner.winner, config_patched=patched,
                                winner_changes=dict(tuner.winner_changes), launch_command=argv,
-                               launch_line=line, stop_reason=tuner.stop_reason)
+                               launch_line=line, stop_reason=tuner.stop_reason,
+                               confirmations=confirmations)
 
-    def _describe(self, samples: int, resumed: bool) -> str:
+    def _describe(self, samples: int, resumed: bool, parallel: int) -> str:
         gpus = ", ".join(g.name for g in self.probe.gpus) or "no GPU"
         what = "resumed" if resumed else "new"
-        return (f"{what}; {self.assessment.tier.display_name}; {gpus}; {samples} trial sample(s); "
-                f"pid {os.getpid()}")
+        side = f"; single-GPU trials, {parallel} side by side" if parallel > 1 else ""
+        return (f"{what}; {self.assessment.tier.display_name}; {gpus}; {samples} trial sample(s)"
+                f"{side}; pid {os.getpid()}")

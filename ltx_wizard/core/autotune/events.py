@@ -35,6 +35,26 @@ class TrialResult(BaseModel):
         return self.outcome != "skipped"
 
 
+class Confirmation(BaseModel):
+    """The one run of the winner with its own validation (or of a fallback, when that failed)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    trial: int | None  # the trial whose config was confirmed
+    outcome: Outcome
+    peak_vram_gb: float | None = None
+    reason: str = ""
+    proof: str | None = None
+    wall_s: float | None = None
+    gpus: int = 1  # the confirmation uses every GPU of the plan, with the real launch
+    fused: bool = False  # ran in the same process as the last trial (after its step 40)
+    changes: dict[str, object] = {}  # the config changes confirmed
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "ok"
+
+
 class TrialStarted(BaseModel):
     index: int
     change: str
@@ -63,6 +83,15 @@ class TrialFinished(BaseModel):
     result: TrialResult
 
 
+class ConfirmationStarted(BaseModel):
+    trial: int | None
+    gpus: int = 1
+
+
+class ConfirmationFinished(BaseModel):
+    confirmation: Confirmation
+
+
 class AutotuneSummary(BaseModel):
     trials: list[TrialResult]
     winner: int | None
@@ -71,6 +100,11 @@ class AutotuneSummary(BaseModel):
     launch_command: list[str] = []
     launch_line: str = ""
     stop_reason: str = ""
+    confirmations: list[Confirmation] = []  # in order; the last one decided the winner
+
+    @property
+    def confirmation(self) -> Confirmation | None:
+        return self.confirmations[-1] if self.confirmations else None
 
     def contract_json(self) -> dict:
         """`ltx-wizard autotune --json`."""
@@ -88,6 +122,11 @@ class AutotuneSummary(BaseModel):
             ],
             "winner": self.winner,
             "config_patched": self.config_patched,
+            "confirmation": None if self.confirmation is None else {
+                "outcome": self.confirmation.outcome,
+                "peak_vram_gb": self.confirmation.peak_vram_gb,
+                "reason": self.confirmation.reason,
+            },
         }
 
 
@@ -95,4 +134,5 @@ class AutotuneFinished(BaseModel):
     summary: AutotuneSummary
 
 
-AutotuneEvent = Union[TrialStarted, TrialProgress, VramUpdate, LogLine, TrialFinished, AutotuneFinished]
+AutotuneEvent = Union[TrialStarted, TrialProgress, VramUpdate, LogLine, TrialFinished,
+                      ConfirmationStarted, ConfirmationFinished, AutotuneFinished]

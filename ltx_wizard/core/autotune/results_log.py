@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
+from ltx_wizard.core.autotune.events import AutotuneSummary, Confirmation, TrialResult
 from ltx_wizard.core.bounded_io import loads_json, read_bytes
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.safe_fs import open_append, os_failure
@@ -32,6 +32,17 @@ def human_line(result: TrialResult) -> str:
         f"{_fmt(result.step_time_s, 's/step'):>12}  {_fmt(result.peak_vram_gb, 'GB peak', 1):>13}  {kept}"
     )
     return f"{line.rstrip()}  ({result.reason})" if result.reason else line.rstrip()
+
+
+def confirmation_line(conf: Confirmation) -> str:
+    """The confirmation's own row: which trial's config, on how many GPUs, what happened."""
+    what = f"trial {conf.trial}'s config" if conf.trial is not None else "the planned config"
+    how = f"{conf.gpus} GPUs" if conf.gpus > 1 else "1 GPU"
+    if conf.fused:
+        how += ", after its step 40"
+    line = (f"confirm  {what + ' (' + how + ')':<44} {conf.outcome:<9} "
+            f"{'':>12}  {_fmt(conf.peak_vram_gb, 'GB peak', 1):>13}")
+    return f"{line.rstrip()}  ({conf.reason})" if conf.reason else line.rstrip()
 
 
 class ResultsLog:
@@ -57,9 +68,14 @@ class ResultsLog:
         record = {"kind": "trial", **result.model_dump(mode="json")}
         self._append([human_line(result), json.dumps(record, sort_keys=True)])
 
+    def confirmation(self, conf: Confirmation) -> None:
+        record = {"kind": "confirmation", **conf.model_dump(mode="json")}
+        self._append([confirmation_line(conf), json.dumps(record, sort_keys=True)])
+
     def summary(self, summary: AutotuneSummary) -> None:
         lines = ["", "== autotune summary =="]
         lines += [human_line(t) for t in summary.trials]
+        lines += [confirmation_line(c) for c in summary.confirmations]
         if summary.winner is None:
             lines.append("winner: none — config.yaml left as planned")
         else:
@@ -69,6 +85,30 @@ class ResultsLog:
         lines.append(f"launch: {summary.launch_line}")
         record = {"kind": "summary", **summary.model_dump(mode="json")}
         self._append(lines + [json.dumps(record, sort_keys=True)])
+
+    def load_confirmations(self) -> dict[int | None, Confirmation]:
+        """Finished confirmations by the trial they confirmed (a cancelled one runs again)."""
+        found: dict[int | None, Confirmation] = {}
+        if not self.path.exists():
+            return found
+        try:  # bounded like load(): a planted FIFO or a runaway file must not hang us
+            raw = read_bytes(self.path, what="autotune log", limit=LOG_MAX_BYTES)
+        except UsageError as exc:
+            raise UsageError(f"{exc.message} (move it aside to start autotune afresh)") from None
+        for line in raw.decode("utf-8", "replace").splitlines():
+            if not line.startswith('{"') or '"kind": "confirmation"' not in line:
+                continue
+            try:
+                record = loads_json(line, what="autotune log line")
+                record.pop("kind", None)
+                conf = Confirmation.model_validate(record)
+            except (UsageError, ValueError):
+                continue
+            if conf.outcome == "cancelled":
+                found.pop(conf.trial, None)
+            else:
+                found[conf.trial] = conf
+        return found
 
     def load(self) -> tuple[dict[int, TrialResult], AutotuneSummary | None]:
         """Finished trials by index (the last record wins) and the summary, if autotune ended."""

@@ -6,10 +6,27 @@ gradient checkpointing off on the 80GB+ tier only. A change identical to the cur
 no-op and is skipped, never run; so is a trial the headroom model says cannot fit, or a batch the
 trial data cannot fill. At most `max_trials` trials run.
 
-Reverts and stops follow the trainer team's troubleshooting: quantization-off OOM -> back to the
-baseline and stop; optimizer OOM -> back to adamw8bit and go on to the batch trials; batch or
-checkpointing OOM -> revert and stop. Any other failure (NaN, crash, timeout) reverts and stops, as
-does a success that is not faster. A failed trial's change is never carried forward.
+Reverts and stops follow the skill's order: quantization-off OOM -> back to the baseline and
+stop (a quantization-off trial that provably cannot fit stops the same way, as its OOM would);
+optimizer OOM -> back to adamw8bit and go on to the batch trials; batch or checkpointing OOM ->
+revert and stop. Any other failure (NaN, crash, timeout) reverts and stops. A failed trial's
+change is never carried forward.
+
+Keep rules by purpose (the seed: autotune *relaxes* quantization, optimizer_type and batch_size
+"based on actual headroom"):
+- quality levers (int8 off, adamw: what the trainer's standard config already chooses) are kept
+  when the trial succeeds with a memory margin, peak <= MARGIN of the card, and is not slower per
+  sample beyond NOISE. A LoRA's AdamW states are < 1 % of the work, so "faster" would never keep
+  it. A quality lever that is not kept is reverted and the next lever is tried.
+- speed levers (batch up, checkpointing off) are kept only when faster per sample by more than
+  NOISE; one that is not stops autotune (batch 4 is not tried when batch 2 did not win).
+A trial that cannot be kept under these rules is not run: a quality lever whose least possible
+peak (headroom floor) is already above the margin is skipped.
+
+MARGIN = 95 %: a run that peaks within 5 % of the card after 40 steps can still die later, as
+fragmentation grows (an A100 80GB ran out of memory after 2,000 steps, Lightricks/LTX-2 #180);
+4 GB on an 80 GB card is the slack such reports suggest, and the confirmation run still has to
+prove validation fits on top.
 
 "Faster" means fewer seconds per training sample (steady-state step time / (batch x accumulation))
 by more than NOISE = 3 %: two steady-state step-time readings of the same config on one GPU differ
@@ -18,6 +35,7 @@ by about 1-2 %, so a smaller gain is indistinguishable from noise and not worth 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 from ltx_wizard.core.autotune.events import TrialResult
@@ -25,8 +43,10 @@ from ltx_wizard.core.autotune.headroom import ModelSize, TrainSettings, predict
 from ltx_wizard.core.tiers import Tier
 
 NOISE = 0.03
+MARGIN = 0.95
 MAX_TRIALS = 5
 STAGES = ("baseline", "quantization", "optimizer", "batch2", "batch4", "checkpointing")
+QUALITY = ("quantization", "optimizer")
 
 
 @dataclass(frozen=True)
@@ -36,6 +56,7 @@ class Candidate:
     change: str
     changes: dict[str, object]
     settings: TrainSettings  # the settings this trial runs with
+    config_changes: dict[str, object] = field(default_factory=dict)  # all changes vs the plan
 
 
 @dataclass
@@ -47,6 +68,7 @@ class Context:
     num_gpus: int = 1
     max_trials: int = MAX_TRIALS
     noise: float = NOISE
+    margin: float = MARGIN
     model: ModelSize | None = None  # from the header (headroom.model_size); else estimated
 
 
@@ -58,6 +80,7 @@ class Tuner:
     results: list[TrialResult] = field(default_factory=list)
     best: TrialResult | None = None
     winner_changes: dict[str, object] = field(default_factory=dict)
+    kept: list[tuple[TrialResult, dict[str, object]]] = field(default_factory=list)  # in order
     stop_reason: str = ""
     _stage: int = 0
     _pending: Candidate | None = None
@@ -93,6 +116,40 @@ class Tuner:
             return built
         return None
 
+    # -- looking ahead (pure: on copies) ----------------------------------------------------------
+    def is_last(self, cand: Candidate) -> bool:
+        """No trial can follow `cand`, whatever its outcome."""
+        for outcome in ("kept", "oom", "slower"):
+            probe = copy.deepcopy(self)
+            probe.record(_assumed(probe, cand, outcome))
+            if probe.next() is not None:
+                return False
+        return True
+
+    def likely_path(self, limit: int) -> list[Candidate]:
+        """The next trials if every one is kept, starting with the pending one (speculation)."""
+        probe = copy.deepcopy(self)
+        path: list[Candidate] = []
+        cand = probe._pending
+        while len(path) < limit:
+            cand = cand or probe.next()
+            if cand is None:
+                break
+            path.append(cand)
+            probe.record(_assumed(probe, cand, "kept"))
+            cand = None
+        return path
+
+    def fallback(self) -> tuple[TrialResult, dict[str, object]] | None:
+        """The best config before the last kept change (drops that change from the chain)."""
+        if len(self.kept) < 2:
+            return None
+        self.kept.pop()
+        result, changes = self.kept[-1]
+        self.best, self.winner_changes = result, dict(changes)
+        self.settings = self.base.with_changes(changes)
+        return result, dict(changes)
+
     def _index(self) -> int:
         return len(self.results) + 1
 
@@ -121,8 +178,16 @@ class Tuner:
                           self.ctx.gpu_total_gb, self.ctx.transformer_params,
                           model=self.ctx.model, num_gpus=self.ctx.num_gpus)
             if not fit.fits:
+                if stage == "quantization":  # as its OOM would: back to the baseline and stop
+                    self.stop_reason = (f"quantization off cannot fit ({fit.reason}); the skill "
+                                        "stops at the baseline after a trial-2 OOM")
                 return f"not enough headroom: {fit.reason}"
-        return Candidate(self._index(), stage, change, changes, s.with_changes(changes))
+            limit = (self.ctx.gpu_total_gb or 0) * self.ctx.margin
+            if stage in QUALITY and self.ctx.gpu_total_gb and fit.floor_gb and fit.floor_gb > limit:
+                return (f"cannot be kept: needs at least {fit.floor_gb:.1f} GB, above the "
+                        f"{self.ctx.margin:.0%} margin ({limit:.1f} GB)")
+        return Candidate(self._index(), stage, change, changes, s.with_changes(changes),
+                         {**self.winner_changes, **changes})
 
     # -- what an outcome means ------------------------------------------------------------------
     def record(self, result: TrialResult) -> TrialResult:
@@ -143,6 +208,11 @@ class Tuner:
             self.stop_reason = (f"the baseline ended with {result.outcome}: the tier's config does not "
                                 "run here as planned; config.yaml is left unchanged")
             return self._append(result)
+        if result.outcome == "ok" and cand.stage in QUALITY:
+            why = self._quality_miss(result)
+            if not why:
+                return self._keep(cand, result)
+            return self._append(result.model_copy(update={"reason": f"not kept: {why}"}))
         if result.outcome == "ok":
             if self._faster(result):
                 return self._keep(cand, result)
@@ -157,6 +227,18 @@ class Tuner:
             self.stop_reason = f"trial {result.index} ({cand.change}) ended with {result.outcome}; reverted"
         return self._append(result)
 
+    def _quality_miss(self, result: TrialResult) -> str:
+        """Why a quality lever that ran fine is not kept ('' when it is)."""
+        total = self.ctx.gpu_total_gb
+        if total and result.peak_vram_gb is not None and result.peak_vram_gb > total * self.ctx.margin:
+            return (f"peak {result.peak_vram_gb:.1f} GB leaves less than {1 - self.ctx.margin:.0%} "
+                    f"of {total:.1f} GB")
+        best = self.best.sec_per_sample if self.best else None
+        if best and result.sec_per_sample and result.sec_per_sample > best * (1 + self.ctx.noise):
+            return (f"{result.sec_per_sample:.2f} s/sample is slower than {best:.2f} by more "
+                    f"than {self.ctx.noise:.0%}")
+        return ""
+
     def _faster(self, result: TrialResult) -> bool:
         if self.best is None or not self.best.sec_per_sample or result.sec_per_sample is None:
             return False  # nothing to compare against (no step lines, or a zero-time simulation)
@@ -166,6 +248,7 @@ class Tuner:
         result = result.model_copy(update={"kept": True})
         self.settings = cand.settings
         self.winner_changes.update(cand.changes)
+        self.kept.append((result, dict(self.winner_changes)))
         self.best = result
         return self._append(result)
 
@@ -176,6 +259,19 @@ class Tuner:
     @property
     def winner(self) -> int | None:
         return self.best.index if self.best else None
+
+
+def _assumed(tuner: Tuner, cand: Candidate, how: str) -> TrialResult:
+    """A made-up outcome of `cand`, for looking ahead: kept, an OOM, or a success that is slower."""
+    if how == "oom":
+        return TrialResult(index=cand.index, change=cand.change, changes=cand.changes, outcome="oom")
+    best = tuner.best.sec_per_sample if tuner.best and tuner.best.sec_per_sample else 1.0
+    per_sample = best * (0.5 if how == "kept" else 2.0)
+    peak = tuner.best.peak_vram_gb if tuner.best else None
+    samples = cand.settings.batch_size * cand.settings.gradient_accumulation_steps
+    return TrialResult(index=cand.index, change=cand.change, changes=cand.changes, outcome="ok",
+                       step_time_s=per_sample * samples, sec_per_sample=per_sample,
+                       peak_vram_gb=peak)
 
 
 def _describe(stage: str, s: TrainSettings) -> tuple[str, dict[str, object]]:

@@ -18,11 +18,11 @@ from typing import Callable, Iterable
 from ltx_wizard.core.autotune import log_parser as lp
 from ltx_wizard.core.autotune.failure_cause import FailureCause
 from ltx_wizard.core.autotune.events import (
-    LogLine, Outcome, TrialProgress, TrialResult, TrialStarted, VramUpdate,
+    Confirmation, LogLine, Outcome, TrialProgress, TrialResult, TrialStarted, VramUpdate,
 )
 from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S, OutputLine, TrialProcess
 from ltx_wizard.core.autotune.schedule import Candidate
-from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
+from ltx_wizard.core.autotune.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
 from ltx_wizard.core.autotune.trial_log import TrialLog
 from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramSampler
 from ltx_wizard.core.errors import UsageError
@@ -104,6 +104,7 @@ class TrialRunner:
         self.total_mib = total_mib or []
         self.process: TrialProcess | None = None
         self._cancelled = False
+        self.last_confirmation: Confirmation | None = None  # after a "confirm" or "fused" run
 
     async def cancel(self) -> None:
         self._cancelled = True
@@ -111,13 +112,20 @@ class TrialRunner:
             await self.process.stop("cancelled")
 
     async def run(self, cand: Candidate, config_path: Path, output_dir: Path,
-                  log_path: Path | None = None) -> TrialResult:
-        """Run one trial; its whole output goes to `log_path` (logs/trial-N.log) when given."""
+                  log_path: Path | None = None, kind: str = "trial") -> TrialResult:
+        """Run one trial; its whole output goes to `log_path` (logs/trial-N.log) when given.
+
+        kind: "trial" (training only), "confirm" (a few steps, then one validation video) or
+        "fused" (a trial that then validates once at step FUSED_STEPS)."""
         watch = _Watch()
         parser = lp.TrainerLogParser()
         trial_log = TrialLog(log_path) if log_path is not None else None
-        self.on_event(TrialStarted(index=cand.index, change=cand.change, total_steps=TRIAL_STEPS,
-                                   config_path=str(config_path)))
+        self._cancelled = False
+        self.last_confirmation = None
+        total = {"trial": TRIAL_STEPS, "confirm": CONFIRM_STEPS, "fused": FUSED_STEPS}[kind]
+        if kind != "confirm":
+            self.on_event(TrialStarted(index=cand.index, change=cand.change, total_steps=total,
+                                       config_path=str(config_path)))
 
         def handle(events: list[lp.TrainerEvent]) -> None:
             for event in events:
@@ -151,7 +159,10 @@ class TrialRunner:
             if trial_log is not None:
                 trial_log.close(_footer(result))
         handle(parser.finish())
-        outcome, reason = self._classify(watch, result, output_dir, log_path)
+        if kind != "trial":
+            self.last_confirmation = self._confirmation(cand, watch, result, output_dir, kind,
+                                                        reading.peak_gb, log_path)
+        outcome, reason = self._classify(watch, result, output_dir, kind, log_path=log_path)
         step = steady_step_time(watch.steps)
         scale = self.command.time_scale
         last = watch.steps[-1][2] if watch.steps else None
@@ -191,8 +202,28 @@ class TrialRunner:
         if self.process is not None:  # stop now: an OOM teardown or NaN run is wasted GPU time
             asyncio.ensure_future(self.process.stop("oom"))
 
-    def _classify(self, watch: _Watch, result, output_dir: Path,
+    def _confirmation(self, cand: Candidate, watch: _Watch, result, output_dir: Path, kind: str,
+                      peak_gb: float | None, log_path: Path | None = None) -> Confirmation:
+        step = FUSED_STEPS if kind == "fused" else CONFIRM_STEPS
+        trained = any(s == TRIAL_STEPS for s, _, _ in watch.steps)
+        if kind == "fused" and not trained and watch.outcome is not None:
+            outcome, reason = "skipped", "the trial itself failed before validating"
+        else:
+            outcome, reason = self._classify(watch, result, output_dir, "confirm", step,
+                                                 log_path=log_path)
+            if outcome == "oom":
+                reason = f"CUDA out of memory within {step} steps and the step-{step} validation"
+        return Confirmation(trial=cand.index, outcome=outcome, peak_vram_gb=peak_gb, reason=reason,
+                            proof=watch.proof, wall_s=round(result.wall_s, 2),
+                            fused=kind == "fused", changes=dict(cand.config_changes))
+
+    def _classify(self, watch: _Watch, result, output_dir: Path, kind: str = "trial",
+                  validated_at: int = CONFIRM_STEPS,
                   log_path: Path | None = None) -> tuple[Outcome, str]:
+        if kind == "fused":
+            if any(s == TRIAL_STEPS for s, _, _ in watch.steps) and watch.outcome != "nan":
+                return "ok", f"{TRIAL_STEPS} steps (then the confirmation's validation)"
+            kind = "trial"
         if watch.outcome == "oom":
             return "oom", watch.cause.oom()
         if watch.outcome == "nan":
@@ -207,15 +238,14 @@ class TrialRunner:
             where = f" (the whole output is in logs/{log_path.name})" if log_path else ""
             detail = failure or f"no error line printed{where}"
             return "crash", f"exit code {result.returncode}: {detail}"
-        missing = []
-        if watch.stats is None:
-            missing.append("the statistics block (training did not finish)")
-        samples = list((output_dir / "samples").glob(f"step_{TRIAL_STEPS:06d}_*"))
-        if TRIAL_STEPS not in watch.validated and not samples:
-            missing.append(f"the step-{TRIAL_STEPS} validation sample")
-        if missing:
-            return "crash", "exit code 0 but no " + " and no ".join(missing)
-        return "ok", f"{TRIAL_STEPS} steps and the step-{TRIAL_STEPS} validation sample"
+        if kind == "trial":
+            if watch.stats is None:
+                return "crash", "exit code 0 but no statistics block (training did not finish)"
+            return "ok", f"{TRIAL_STEPS} steps, no validation (a trial measures training)"
+        samples = list((output_dir / "samples").glob(f"step_{validated_at:06d}_*"))
+        if validated_at not in watch.validated and not samples:
+            return "crash", f"exit code 0 but no step-{validated_at} validation sample"
+        return "ok", f"the step-{validated_at} validation video at the config's own video_dims"
 
     async def _vram_ticker(self, sampler: VramSampler) -> None:
         while True:

@@ -17,7 +17,7 @@ Components, for P transformer parameters (22e9 unless LTX_WIZARD_SIM_PARAMS says
 - Validation: VAE weights plus tiled decode and CFG inference, 3.5 + 1.0 x tokens/3888; optimizer
   states leave the GPU when offload_optimizer_during_validation is true.
 - Text encoder (12B Gemma), loaded alone first and unloaded before the transformer: 22.4 in bf16,
-  11.7 in 8-bit, +1 for encoding.
+  11.7 in 8-bit, +1 for encoding; not loaded at all when validation has no prompts.
 - Allocator overhead: dynamic allocations (grads, optimizer, activations) x 1.15.
 - Multi-process (DDP): +0.4 for communication buffers.
 
@@ -128,9 +128,12 @@ def estimate(
     offload = bool(_get(config, "acceleration.offload_optimizer_during_validation", False))
     te_8bit = bool(_get(config, "acceleration.load_text_encoder_in_8bit", False))
     tokens = latent_tokens(config)
-    validates = not _get(config, "validation.skip_initial_validation", False) or bool(
+    # No validation prompts: the trainer neither validates nor loads Gemma at all
+    # (validation_runner.py ValidationRunner._cache_prompt_embeddings, trainer.py _run_validation).
+    prompts = bool(_get(config, "validation.samples", None) or _get(config, "validation.prompts", None))
+    validates = prompts and (not _get(config, "validation.skip_initial_validation", False) or bool(
         _get(config, "validation.interval", None)
-    )
+    ))
 
     bpw = _BYTES_PER_WEIGHT.get(quant, 1.0)
     weights = params * (0.95 * bpw + 0.05 * 2.0 if quant else bpw) / GIB
@@ -154,14 +157,15 @@ def estimate(
     train_dyn = (grads + opt_states + activations) * ALLOCATOR_FACTOR
     val_dyn = ((0.0 if offload else opt_states) + validation_buffers) * ALLOCATOR_FACTOR
     phases = {
-        "text_encoder_phase_gb": CTX_GB + text_encoder,
+        "text_encoder_phase_gb": CTX_GB + text_encoder if prompts else 0.0,
         "load_phase_gb": CTX_GB + static,
         "validation_phase_gb": CTX_GB + static + val_dyn if validates else 0.0,
         "train_phase_gb": CTX_GB + static + train_dyn,
     }
     required = max(phases.values())
     fits = required <= gpu_total_gb
-    cached = min(0.6 * max(0.0, gpu_total_gb - required), text_encoder + validation_buffers)
+    cached = min(0.6 * max(0.0, gpu_total_gb - required),
+                 (text_encoder if prompts else 0.0) + validation_buffers)
     peak = required + cached if fits else required
 
     slowdown = _QUANT_SLOWDOWN.get(quant, 1.5)

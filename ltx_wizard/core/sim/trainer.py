@@ -14,6 +14,9 @@ Environment:
 - LTX_WIZARD_SIM_FAULT: nan (loss nan from step 40), hang (silent after step 20), crash
   (RuntimeError right after step 20).
 - LTX_WIZARD_SIM_PARAMS: transformer parameter count for the memory model.
+- LTX_WIZARD_SIM_LEDGER: append one JSON line per process at its end (also on SIGTERM): the
+  simulated seconds it ran and the GPUs it held; the autotune benchmark sums GPU-seconds from it.
+Phase durations come from ltx_wizard.core.sim.cost_model.
 Like the real trainer, stdout is block-buffered on a pipe unless PYTHONUNBUFFERED=1, and without
 --disable-progress-bars no step lines appear. SIGTERM kills it as it would kill Python (-15).
 """
@@ -39,7 +42,9 @@ from ltx_wizard.core.data_sources import primary_folder, required_folders
 from ltx_wizard.core.dataset import match_samples, pt_files_by_folder
 from ltx_wizard.core.gpu_presets import preset_gpus
 from ltx_wizard.core.recipes import missing_validation_media
-from ltx_wizard.core.sim.memory_model import MemoryEstimate, estimate
+from ltx_wizard.core.sim import cost_model as cost
+from ltx_wizard.core.sim.clock import SimClock, float_env, int_env, process_age_s
+from ltx_wizard.core.sim.memory_model import MemoryEstimate, estimate, transformer_params
 from ltx_wizard.core.sim.schema import LtxTrainerConfig
 from ltx_wizard.core.sim.rich_format import (
     CHAINED,
@@ -54,9 +59,7 @@ _MAIN = ("scripts/train.py", 74, "main", "trainer.train(disable_progress_bar=arg
 _MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
 
 
-# After an OOM traceback a real run still takes a while to die (accelerate and dataloader
-# workers shut down, the CUDA context is released); the wizard stops it at the traceback instead.
-OOM_TEARDOWN_S = 20.0
+_ACTIVE: "SimTrainer | None" = None  # the running trainer, for the SIGTERM handler's ledger entry
 
 
 class _Exit(Exception):
@@ -85,14 +88,16 @@ class SimTrainer:
         gpu = preset_gpus(os.environ.get("LTX_WIZARD_SIM_GPU") or "h100")[0]
         self.gpu_name = gpu.name
         self.total_gb = (gpu.memory_total_bytes or 128 * 1024**3) / 1024**3
-        self.world = max(1, _int_env("WORLD_SIZE", 1))
-        self.rank = _int_env("LOCAL_RANK", 0)
+        self.world = max(1, int_env("WORLD_SIZE", 1))
+        self.rank = int_env("LOCAL_RANK", 0)
         self.est: MemoryEstimate = estimate(self.raw, self.total_gb, self.world, self.gpu_name)
         self.fault = os.environ.get("LTX_WIZARD_SIM_FAULT", "")
-        speed = _float_env("LTX_WIZARD_SIM_SPEED", 50.0)
+        speed = float_env("LTX_WIZARD_SIM_SPEED", 50.0)
         self.speed = speed if speed > 0 and math.isfinite(speed) else 0.0
         self.vram = _Vram(os.environ.get("LTX_WIZARD_SIM_VRAM_FILE"))
-        self.clock = 0.0  # uncompressed simulated seconds since start
+        self.clock = SimClock(self.speed)
+        self.wait = self.clock.wait
+        self.config_path = Path(".")
         self.width = console_width()
         self.rng = random.Random(cfg.seed + self.rank)
         self.out = Path(cfg.output_dir)
@@ -113,10 +118,9 @@ class SimTrainer:
         self.wait(teardown_s)  # interpreter shutdown, dataloader workers, CUDA context release
         raise _Exit(1)
 
-    def wait(self, seconds: float) -> None:
-        self.clock += seconds
-        if self.speed:
-            time.sleep(seconds / self.speed)
+    def write_ledger(self) -> None:
+        if self.rank == 0:
+            self.clock.write_ledger(str(self.config_path), self.world)
 
     # -- phases -----------------------------------------------------------------------------
 
@@ -128,6 +132,8 @@ class SimTrainer:
         val_fail = load_fail or b["validation_phase_gb"] > total
         train_fail = load_fail or b["train_phase_gb"] > total
         self.vram.set(b["cuda_context_gb"])
+        # The modelled start-up includes this interpreter's own, already spent.
+        self.wait(cost.start_s(self.world), process_age_s())
         self._load()
         if self.cfg.model.training_mode == "full" and self.cfg.acceleration.quantization:
             self.traceback(traceback_lines(
@@ -139,16 +145,19 @@ class SimTrainer:
         self.log(f"🚀 Starting training: {steps} steps, batch size {batch}, {mode}", 212)
         validation = raw["validation"]
         interval = validation.get("interval")
-        if not validation.get("skip_initial_validation", False):
+        # mirrors ltx_trainer/trainer.py LtxvTrainer.train: no interval, no validation at all
+        if interval and not validation.get("skip_initial_validation", False):
             self._validate(0, val_fail, b["validation_phase_gb"] + cached)
         if batch > samples:  # the first batch is fetched before any memory is touched
             self._stop_iteration()
         if train_fail:
             self._oom(b["train_phase_gb"], "train")
+        self.wait(cost.PREPARE_S)
         self.vram.set(b["train_phase_gb"] + cached)
-        train_start = self.clock
-        for step in range(1, steps + 1):
-            duration = self.est.step_time_s * self.rng.uniform(0.97, 1.03)
+        train_start = self.clock.now
+        accumulation = int(raw["optimization"].get("gradient_accumulation_steps") or 1)
+        for step in range(1, steps + 1):  # an optimizer step is `accumulation` micro-batches
+            duration = self.est.step_time_s * accumulation * self.rng.uniform(0.97, 1.03)
             self.wait(duration)
             if step % 20 == 0 and self.step_lines:
                 self._step_line(step, steps, duration, train_start)
@@ -163,30 +172,32 @@ class SimTrainer:
             if self.rank == 0 and (step == steps or (ckpt and step % ckpt == 0)):
                 self._checkpoint(step)
         if self.rank == 0:
-            self._statistics(steps, batch, self.clock - train_start)
+            self._statistics(steps, batch, self.clock.now - train_start)
+        self.wait(cost.TEARDOWN_S)
         return 0
 
     def _load(self) -> None:
         raw, b = self.raw, self.est.breakdown
         accel = raw["acceleration"]
         eight = " (8-bit)" if accel.get("load_text_encoder_in_8bit") else ""
-        self.log(f"Loading text encoder from {raw['model'].get('text_encoder_path')}{eight}", 88,
-                 "model_loader.py")
-        self.vram.set(b["text_encoder_phase_gb"])
-        self.wait(6.0)
-        prompts = len(raw["validation"].get("samples") or [])
-        self.log(f"Pre-computed embeddings for {prompts} validation prompts", 141)
-        self.wait(2.0)
-        self._validation_media()
-        self.log("Unloaded text encoder to free GPU memory", 149)
-        self.vram.set(b["cuda_context_gb"])
+        prompts = cost.validation_prompts(raw)
+        if prompts:  # ValidationRunner._cache_prompt_embeddings: no prompts, no Gemma
+            self.log(f"Loading text encoder from {raw['model'].get('text_encoder_path')}{eight}", 88,
+                     "model_loader.py")
+            self.vram.set(b["text_encoder_phase_gb"])
+            self.wait(cost.text_encoder_s(raw))
+            self.log(f"Pre-computed embeddings for {prompts} validation prompts", 141)
+            self._validation_media()  # _encode_conditioning_media: only with samples
+            self.log("Unloaded text encoder to free GPU memory", 149)
+            self.vram.set(b["cuda_context_gb"])
+        self.wait(cost.vae_decoder_s(raw))
         self.log(f"Loading transformer from {raw['model']['model_path']}", 102, "model_loader.py")
-        self.wait(10.0)
+        self.wait(cost.transformer_load_s(transformer_params()))
         self.vram.set(b["load_phase_gb"] - b["quantization_buffers_gb"])
         if accel.get("quantization"):
             self.log(f"⚙️ Quantizing transformer weights ({accel['quantization']})", 117,
                      "quantization.py")
-            self.wait(8.0)
+            self.wait(cost.quantization_s(raw, transformer_params()))
         if self.cfg.model.training_mode == "lora":
             lora = raw.get("lora") or {}
             self.log(f"Added LoRA adapters (rank {lora.get('rank', 32)}, alpha "
@@ -244,11 +255,14 @@ class SimTrainer:
     def _validate(self, step: int, fails: bool, level_gb: float) -> None:
         if fails:
             self._oom(self.est.breakdown["validation_phase_gb"], "validation")
+        prompts = cost.validation_prompts(self.raw)
+        if not prompts:  # trainer.py _run_validation returns at once without samples
+            return
         self.vram.set(level_gb)
-        prompts = len(self.raw["validation"].get("samples") or []) or 1
         videos = prompts * int(self.raw["validation"].get("videos_per_prompt") or 1)
+        # round-robin over the ranks: this one (rank 0) makes ceil(videos / world) of them
+        self.wait(cost.validation_round_s(self.raw, self.gpu_name, self.world))
         for index in range(1, videos + 1):
-            self.wait(2.5 * self.est.step_time_s / 1.6)
             if self.rank == 0:
                 _write(self.out / "samples" / f"step_{step:06d}_{index}.mp4", _MP4)
         if self.rank == 0:
@@ -265,7 +279,7 @@ class SimTrainer:
         if step <= 20:
             projection = "calculating..."
         else:
-            total_s = (self.clock - train_start) / step * steps
+            total_s = (self.clock.now - train_start) / step * steps
             projection = f"{int(total_s // 3600)}h {int(total_s % 3600 // 60)}m"
         self.log(f"Step {step}/{steps} - Loss: {loss}, LR: {lr:.2e}, Time/Step: {duration:.2f}s, "
                  f"Total Time: {projection}", 447)
@@ -274,13 +288,14 @@ class SimTrainer:
         kind = "lora" if self.cfg.model.training_mode == "lora" else "model"
         rel = f"checkpoints/{kind}_weights_step_{step:05d}.safetensors"
         header = _SAFETENSORS + b" " * (-len(_SAFETENSORS) % 8)
+        self.wait(cost.checkpoint_save_s(self.raw, transformer_params()))
         _write(self.out / rel, len(header).to_bytes(8, "little") + header)
         self.log(f"💾 {kind.capitalize()} weights for step {step} saved in {rel}", 612)
 
     def _statistics(self, steps: int, batch: int, train_s: float) -> None:
         lines = [
             "📊 Training Statistics:",
-            f" - Total time: {self.clock / 60:.1f} minutes",
+            f" - Total time: {self.clock.now / 60:.1f} minutes",
             f" - Training speed: {steps / train_s:.2f} steps/second",
             f" - Samples/second: {steps * batch * self.world / train_s:.2f}",
             f" - Peak GPU memory: {self.est.peak_gb:.2f} GB",
@@ -306,7 +321,7 @@ class SimTrainer:
         }[phase]
         self.traceback(traceback_lines(
             [_MAIN, ("src/ltx_trainer/trainer.py", 231, "train", "self._run_phase()"), where],
-            oom_message(tried, self.rank, capacity, free), Path.cwd()), OOM_TEARDOWN_S)
+            oom_message(tried, self.rank, capacity, free), Path.cwd()), cost.OOM_TEARDOWN_S)
 
     def _stop_iteration(self) -> None:
         # An empty DataLoader: the trainer's epoch restart meets StopIteration a second time.
@@ -330,18 +345,6 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _int_env(name: str, default: int) -> int:
-    raw = os.environ.get(name, "")
-    return int(raw) if raw.strip().isdigit() else default
-
-
-def _float_env(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name) or default)
-    except ValueError:
-        return default
-
-
 def _load_config(path: Path) -> LtxTrainerConfig:
     # mirrors ltx_trainer scripts/train.py main: both messages go to stdout (typer.echo), exit 1
     if not path.exists():
@@ -363,17 +366,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("config")
     parser.add_argument("--disable-progress-bars", action="store_true")
     args = parser.parse_args(argv)
+    global _ACTIVE
     vram = _Vram(os.environ.get("LTX_WIZARD_SIM_VRAM_FILE"))
 
     def on_sigterm(signum, frame):  # the GPU frees its memory, then die as Python would
         vram.set(0)
+        if _ACTIVE is not None:
+            _ACTIVE.write_ledger()
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)
 
     signal.signal(signal.SIGTERM, on_sigterm)
     try:
         cfg = _load_config(Path(args.config))
-        return SimTrainer(cfg, args.disable_progress_bars).run()
+        _ACTIVE = SimTrainer(cfg, args.disable_progress_bars)
+        _ACTIVE.config_path = Path(args.config)
+        return _ACTIVE.run()
     except _Exit as stop:
         return stop.code
     except WizardError as exc:
@@ -381,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     finally:
         vram.set(0)
+        if _ACTIVE is not None:
+            _ACTIVE.write_ledger()
 
 
 if __name__ == "__main__":

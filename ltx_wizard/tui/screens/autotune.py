@@ -56,7 +56,7 @@ class AutotuneScreen(WizardScreen):
     def on_mount(self) -> None:
         table = self.query_one("#trials", DataTable)
         table.add_columns("#", "Change", "Outcome", "s/step", "Peak", "Kept")
-        self._rows: dict[int, object] = {}
+        self._rows: dict[int | str, object] = {}
         self._vram = ""
         self._step = ""
         self.set_interval(FLUSH_S, self.flush_log)
@@ -112,6 +112,13 @@ class AutotuneScreen(WizardScreen):
                 cells.append(f"GPU{i} {u}/{t} GiB")
             self._vram = "VRAM " + "  ".join(cells)
             self._show_live()
+        elif kind == "ConfirmationStarted":
+            self._confirm_row(event.trial, event.gpus, "running…", None)
+            self.query_one("#at-status", Static).update(Text.assemble(
+                ("Confirming ", "bold"), f"trial {event.trial}'s config with its own validation"))
+        elif kind == "ConfirmationFinished":
+            c = event.confirmation
+            self._confirm_row(c.trial, c.gpus, OUTCOME_LABEL.get(c.outcome, c.outcome), c.peak_vram_gb)
         elif kind == "TrialFinished":
             r = event.result
             self._trial_row(r.index, r.change, OUTCOME_LABEL.get(r.outcome, r.outcome),
@@ -135,11 +142,26 @@ class AutotuneScreen(WizardScreen):
             for column, value in zip(table.columns, cells):
                 table.update_cell(str(index), column, value)
 
+    def _confirm_row(self, trial: int | None, gpus: int, outcome: str, peak: float | None) -> None:
+        """The confirmation's own row, keyed apart from the trials (a fallback adds another)."""
+        table = self.query_one("#trials", DataTable)
+        key = f"confirm-{trial}"
+        what = f"confirm trial {trial} ({gpus} GPU{'s' if gpus > 1 else ''}, with validation)"
+        cells = ("✔", what, outcome, "—", _fmt(peak, "GB", 1), "")
+        if key not in self._rows:
+            self._rows[key] = table.add_row(*cells, key=key)
+        else:
+            for column, value in zip(table.columns, cells):
+                table.update_cell(key, column, value)
+
     def _show_end(self, summary, error: str | None) -> None:
         if summary is not None:
             for r in summary.trials:
                 self._trial_row(r.index, r.change, OUTCOME_LABEL.get(r.outcome, r.outcome),
                                 r.step_time_s, r.peak_vram_gb, "✓" if r.kept else "")
+            for c in summary.confirmations:
+                self._confirm_row(c.trial, c.gpus, OUTCOME_LABEL.get(c.outcome, c.outcome),
+                                  c.peak_vram_gb)
         status = self.query_one("#at-status", Static)
         if error is not None:
             status.update(Text.assemble(("Autotune stopped: ", "bold"), error,
