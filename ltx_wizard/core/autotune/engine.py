@@ -136,8 +136,7 @@ class AutotuneEngine:
         if slot is not None:
             root = self.trainer_root or self._checkout_root()
             launch = build_launch(root, config_for_launch, 1, self._training_mode, device)
-            prefix = ["uv", "run", "--directory", str(launch.cwd), "python", "scripts/train.py"]
-            return TrialCommand(prefix, launch.cwd, dict(launch.env))
+            return TrialCommand(launch.trial_prefix(), launch.cwd, dict(launch.env))
         launch = self._real_launch(config_for_launch)
         return TrialCommand(launch.trial_prefix(), launch.cwd, dict(launch.env))
 
