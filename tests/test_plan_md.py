@@ -84,4 +84,5 @@ def test_the_sanity_check_claims_only_what_a_trial_checks():
     assert "the loss is finite where the trainer prints it (every 20 steps: at steps 20 and 40 only)" in text
     assert "Step time is measured between the step 20 and step 40 lines" in text
     assert "`logs/trial-N.log`" in text and "checkpoints are deleted once it is recorded" in text
+    assert "validation and the text encoder off" in text and "one confirmation run" in text
     assert "the loss stays finite" not in text and "on one sample" not in text

@@ -216,19 +216,21 @@ TRAINER_LOG_EVERY = 20
 
 
 def _trial_checks() -> list[str]:
-    """What the first trial proves, limited to what the wizard reads from it."""
-    logged = list(range(TRAINER_LOG_EVERY, TRIAL_STEPS, TRAINER_LOG_EVERY))
+    """What the trials and the confirmation prove, limited to what the wizard reads from them."""
+    logged = list(range(TRAINER_LOG_EVERY, TRIAL_STEPS + 1, TRAINER_LOG_EVERY))
     timing = (f"Step time is measured between the step {logged[0]} and step {logged[-1]} lines; "
               if len(logged) >= 2 else "")
     return [
         f"First a sanity check, the baseline trial: a {TRIAL_STEPS}-step run of this config on a "
         "few samples linked from the data root into `overfit/` (one full batch per GPU, as the "
-        "trainer's loader needs). It shows that training starts and runs to the end, that the "
-        f"loss is finite where the trainer prints it (every {TRAINER_LOG_EVERY} steps: at steps "
-        f"{' and '.join(map(str, logged)) or 'none'} only) and that the step-{TRIAL_STEPS} "
-        f"validation sample is written. {timing}peak memory is sampled from the GPU while the "
-        "trial runs. Each trial's whole output is kept in `logs/trial-N.log`; its checkpoints are "
-        "deleted once it is recorded.",
+        "trainer's loader needs), with validation and the text encoder off so that it measures "
+        "training only. It shows that training starts and runs to the end and that the loss is "
+        f"finite where the trainer prints it (every {TRAINER_LOG_EVERY} steps: at steps "
+        f"{' and '.join(map(str, logged)) or 'none'} only). {timing}peak memory is sampled from "
+        "the GPU while the trial runs. The winner then gets one confirmation run with this "
+        "config's own validation (its `video_dims`, one prompt, a few inference steps), proving "
+        "that validation fits too. Each run's whole output is kept in `logs/trial-N.log` (and "
+        "`logs/confirm-N.log`); its checkpoints are deleted once it is recorded.",
         "",
     ]
 
