@@ -31,7 +31,7 @@ Public calibration points (trainer-facts.md, "Memory and cost facts"):
 
 from __future__ import annotations
 
-from ltx_wizard.core.sim.memory_model import DEFAULT_PARAMS, gpu_speed_factor
+from ltx_wizard.core.sim.memory_model import DEFAULT_PARAMS, _get, gpu_speed_factor
 
 # 1. Imports and CUDA init of one process (estimate: torch + ltx_core + accelerate ~8 s cold).
 PROCESS_START_S = 8.0
@@ -65,13 +65,6 @@ TEARDOWN_S = 5.0
 OOM_TEARDOWN_S = 20.0
 
 
-def _get(config: dict, dotted: str, default):
-    node = config
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or node.get(part) is None:
-            return default
-        node = node[part]
-    return node
 
 
 def validation_prompts(config: dict) -> int:
