@@ -102,8 +102,12 @@ def _launcher(tmp_path: Path, mode: str) -> list[str]:
 @pytest.fixture
 def lines():
     collected = Lines()
+    before = set(tp._LIVE)
     yield collected
     collected.reap()
+    for pgid in set(tp._LIVE) - before:  # a failed test must not leave its trial to the next one
+        trial = tp._LIVE.pop(pgid)
+        trial._kill_now()
 
 
 async def _until_known(trial: TrialProcess, pids: list[int]) -> None:

@@ -16,9 +16,10 @@ async def test_sighup_stops_the_trial_group_and_exits(demo_root):
     async with app.run_test(size=(120, 40)) as pilot:
         assert app._unwatch_signals is not None  # otherwise SIGHUP would kill the test run
         await to_summary(pilot)
+        before = {id(trial) for trial in live_trials()}  # a trial another test left registered
         await pilot.press("a")
         await wait_until(pilot, lambda: "step 20/40" in str(app.screen.query_one("#trial-label").render()))
-        groups = [trial.pid for trial in live_trials()]
+        groups = [trial.pid for trial in live_trials() if id(trial) not in before]
         assert groups and all(group_alive(pgid) for pgid in groups)
         os.kill(os.getpid(), signal.SIGHUP)
         await wait_until(pilot, lambda: not any(group_alive(pgid) for pgid in groups))
