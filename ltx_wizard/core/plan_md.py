@@ -11,6 +11,7 @@ from typing import Any, Mapping
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
+from ltx_wizard.core.recipes import show_value
 from ltx_wizard.core.text_safety import clean_text
 from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import get_dotted
@@ -89,13 +90,7 @@ class PlanContent(BaseModel):
 
 
 def _fmt(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ", ".join(_fmt(v) for v in value) + "]"
-    return str(value).replace("|", "\\|")
+    return show_value(value).replace("|", "\\|")  # a table cell: a pipe would end it
 
 
 def config_table(config: Mapping[str, Any], effective_batch: int, num_gpus: int) -> list[str]:

@@ -218,7 +218,7 @@ def describe_applied(base: RecipeBase, overridden: Iterable[str] = ()) -> list[s
     plan sets again (`overridden`, e.g. full fine-tune's quantization) are left out."""
     later = set(overridden)
     return [
-        f"`{key}: {_show(value)}` (from {LOW_VRAM_CONFIG})"
+        f"`{key}: {show_value(value)}` (from {LOW_VRAM_CONFIG})"
         for key, value in base.applied.items() if key not in later
     ]
 
@@ -261,13 +261,14 @@ def plan_base(configs_dir: Path, name: str, tier: Tier, read: Callable[[Path], s
     return PlanBase(recipe, base, recipe.path, recipe_text)
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A config value as YAML writes it (null, true, [a, b]), for plan.md and the screens."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
+        return "[" + ", ".join(show_value(v) for v in value) + "]"
     return str(value)
 
 
