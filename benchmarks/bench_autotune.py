@@ -4,7 +4,7 @@
 
 For each preset a run folder is planned from look-alike files and autotuned by the real engine
 (`AutotuneEngine`, the code path `ltx-wizard autotune` runs) against the simulated trainer, whose
-phases take what ltx_wizard/core/sim/cost_model.py says a real 22B run takes (time compressed
+phases take what ltx_wizard/demo/sim/cost_model.py says a real 22B run takes (time compressed
 SIM_SPEED x).
 
 Naive = the skill's text as written, by hand: every trial the wizard considered that is not a
@@ -37,8 +37,8 @@ from ltx_wizard.core.assessment import assess  # noqa: E402
 from ltx_wizard.core.autotune.engine import AutotuneEngine  # noqa: E402
 from ltx_wizard.core.autotune.trial_config import trial_overrides  # noqa: E402
 from ltx_wizard.core.gpu_presets import preset_gpus, simulated_probe  # noqa: E402
-from ltx_wizard.core.lookalike_checkout import make_checkout  # noqa: E402
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir  # noqa: E402
+from ltx_wizard.demo.lookalike_checkout import make_checkout  # noqa: E402
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir  # noqa: E402
 from ltx_wizard.core.run_plan import PlanRequest, prepare_plan, write_plan  # noqa: E402
 from ltx_wizard.core.yaml_patch import patch_yaml_text  # noqa: E402
 
@@ -104,7 +104,7 @@ def naive(run_dir: Path, preset: str, summary, ledger: Path) -> float:
                                          "validation.interval": NAIVE_STEPS,
                                          "validation.skip_initial_validation": True})
         (out / "config.yaml").write_text(text)
-        subprocess.run([sys.executable, "-m", "ltx_wizard.core.sim.trainer", str(out / "config.yaml"),
+        subprocess.run([sys.executable, "-m", "ltx_wizard.demo.sim.trainer", str(out / "config.yaml"),
                         "--disable-progress-bars"], env=env, cwd=out, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=False)
         if trial.kept:

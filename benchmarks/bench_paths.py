@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ltx_wizard.core import header_cache  # noqa: E402
 from ltx_wizard.core.checkpoint import inspect_checkpoint  # noqa: E402
 from ltx_wizard.core.discovery import discover  # noqa: E402
-from ltx_wizard.core.lookalike_models import (  # noqa: E402
+from ltx_wizard.demo.lookalike_models import (  # noqa: E402
     _section_config,
     make_checkpoint,
     make_gemma_dir,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 
 CONFIGS = "packages/ltx-trainer/configs"
 

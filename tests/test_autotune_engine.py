@@ -17,8 +17,8 @@ from ltx_wizard.core.assessment import assess
 from ltx_wizard.core.autotune.engine import AutotuneEngine
 from ltx_wizard.core.autotune.events import TrialStarted
 from ltx_wizard.core.gpu_presets import simulated_probe
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -164,7 +164,7 @@ def _trial_processes(run_dir: Path) -> list[int]:
             state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if str(run_dir) in cmdline and "core.sim.trainer" in cmdline and state != "Z":
+        if str(run_dir) in cmdline and "demo.sim.trainer" in cmdline and state != "Z":
             found.append(int(name))
     return found
 
@@ -189,7 +189,7 @@ def test_sighup_to_the_wizard_leaves_no_trainer_behind(tmp_path):
 
 def test_trainer_cmd_replaces_the_prefix(tmp_path, capsys):
     run_dir = plan_run(tmp_path, "h100")
-    cmd = f"{sys.executable} -m ltx_wizard.core.sim.trainer"
+    cmd = f"{sys.executable} -m ltx_wizard.demo.sim.trainer"
     code, data = autotune_json(capsys, run_dir, "h100", "--trainer-cmd", cmd, "--max-trials", "1")
     assert code == 0 and data["trials"][0]["outcome"] == "ok"
     assert sum(1 for t in data["trials"] if t["outcome"] != "skipped") == 1

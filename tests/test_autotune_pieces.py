@@ -12,8 +12,8 @@ from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
 from ltx_wizard.core.autotune.results_log import ResultsLog
 from ltx_wizard.core.autotune.subset import build_subset, subset_size
 from ltx_wizard.core.autotune.trial_config import settings_from_config, trial_config_text
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
-from ltx_wizard.core.lookalike_models import make_data_root
+from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
+from ltx_wizard.demo.lookalike_models import make_data_root
 
 
 def tree(root: Path) -> dict[str, str]:

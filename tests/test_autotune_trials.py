@@ -16,8 +16,8 @@ from ltx_wizard.core.autotune.trial_config import (
     trial_config_text,
 )
 from ltx_wizard.core.gpu_presets import simulated_probe
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
-from ltx_wizard.core.sim import cost_model as cost
+from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
+from ltx_wizard.demo.sim import cost_model as cost
 from tests.test_autotune_engine import plan_run
 from tests.test_sim_trainer import run_sim, trial_config
 

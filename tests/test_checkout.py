@@ -11,7 +11,7 @@ import pytest
 from ltx_wizard.core import checkout as checkout_mod
 from ltx_wizard.core.checkout import candidate_roots, find_checkout, inspect_checkout
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_checkout import make_checkout
 
 
 def _env(tmp_path, **extra):

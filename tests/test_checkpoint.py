@@ -10,7 +10,7 @@ import pytest
 
 from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.lookalike_models import (
+from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_packed_gemma,
     make_vae,

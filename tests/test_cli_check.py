@@ -8,8 +8,8 @@ import os
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import (
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_data_root,
     make_gemma_dir,

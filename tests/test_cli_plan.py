@@ -14,8 +14,8 @@ from ltx_wizard.core import accelerate_config
 from ltx_wizard.core.assessment import assess
 from ltx_wizard.core.gpu import ProbeResult
 from ltx_wizard.core.gpu_presets import preset_gpus
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT
-from ltx_wizard.core.lookalike_models import (
+from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT
+from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_packed_gemma,
     make_vae,

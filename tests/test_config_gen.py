@@ -10,8 +10,8 @@ import pytest
 
 from ltx_wizard.core import config_gen
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
-from ltx_wizard.core.lookalike_models import make_data_root
+from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
+from ltx_wizard.demo.lookalike_models import make_data_root
 from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
 

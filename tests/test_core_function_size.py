@@ -7,14 +7,8 @@ from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[1] / "ltx_wizard" / "core"
 LIMIT = 60
-# Not production core: the look-alikes and the simulated trainer, which leave the core for their
-# own package (#13 point 3). recipe_text is one config template; estimate, the simulated memory
-# model, and engine._run_locked and TrialRunner.run were just reworked by #10 (autotune) and are
-# left for a follow-up split.
 NOT_YET = {
     "autotune/trial_runner.py:run",
-    "lookalike_recipes.py:recipe_text",
-    "sim/memory_model.py:estimate",
     "autotune/engine.py:_run_locked",
 }
 

@@ -8,7 +8,7 @@ import pytest
 from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY, video_only
 from ltx_wizard.core.dataset import VideoOnlyData, inspect_data_root
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.lookalike_models import make_data_root
+from ltx_wizard.demo.lookalike_models import make_data_root
 
 
 def test_counts_samples(tmp_path):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ltx_wizard.core import discovery as discovery_mod
 from ltx_wizard.core.discovery import discover, search_roots
-from ltx_wizard.core.lookalike_models import (
+from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_gemma_dir,
     make_packed_gemma,

@@ -17,7 +17,7 @@ import pytest
 from ltx_wizard.core.checkpoint import inspect_checkpoint
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.gemma_compat import check_gemma_version, parse_model_version
-from ltx_wizard.core.lookalike_models import _section_config, write_safetensors
+from ltx_wizard.demo.lookalike_models import _section_config, write_safetensors
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
 
 ABSENT = object()

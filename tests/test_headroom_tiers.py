@@ -19,7 +19,7 @@ from ltx_wizard.core.autotune.headroom import (
 )
 from ltx_wizard.core.autotune.schedule import Context, Tuner
 from ltx_wizard.core.checkpoint import inspect_checkpoint
-from ltx_wizard.core.lookalike_models import make_checkpoint
+from ltx_wizard.demo.lookalike_models import make_checkpoint
 from ltx_wizard.core.tiers import Tier
 
 LOW = TrainSettings("int8-quanto", "adamw8bit", 1, 1, True, lora_rank=16)

@@ -12,8 +12,8 @@ import pytest
 from ltx_wizard.cli import main
 from ltx_wizard.core import plan_memory  # where prepare_plan looks read_host up
 from ltx_wizard.core.host_limits import HostReadings, check_host, parse_meminfo, read_host
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 
 GiB = 1024**3
 LORA = {"model": {"training_mode": "lora"}, "lora": {"rank": 32},

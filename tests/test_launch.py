@@ -11,7 +11,7 @@ from ruamel.yaml import YAML
 
 from ltx_wizard.core import accelerate_config
 from ltx_wizard.core.launch import build_launch
-from ltx_wizard.core.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_checkout import make_checkout
 
 
 @pytest.fixture

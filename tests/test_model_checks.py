@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ltx_wizard.core import model_checks
 from ltx_wizard.core.checkpoint import inspect_checkpoint
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_gemma_dir
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
 
 
 def test_an_already_inspected_checkpoint_is_not_read_again(tmp_path, monkeypatch):

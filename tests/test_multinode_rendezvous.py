@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from ltx_wizard.core.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.core.multinode import TRAIN_SCRIPT, plan_multinode
 
 PROBE = """\

@@ -7,8 +7,8 @@ import pytest
 from ltx_wizard.cli import main
 from ltx_wizard.core.dataset import inspect_data_root
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_gemma_dir
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
 from ltx_wizard.core.model_checks import run_checks
 from ltx_wizard.core.model_paths import resolve_user_path
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
+from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.core.plan_md import PlanContent, render_plan
 from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import load_yaml

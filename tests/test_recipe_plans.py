@@ -22,12 +22,12 @@ from ltx_wizard.core.autotune.events import TrialResult
 from ltx_wizard.core.autotune.schedule import Context, Tuner
 from ltx_wizard.core.autotune.trial_config import settings_from_config
 from ltx_wizard.core.data_sources import required_folders
-from ltx_wizard.core.demo import build_demo
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
-from ltx_wizard.core.lookalike_recipes import RECIPES
+from ltx_wizard.demo.builder import build_demo
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.demo.lookalike_recipes import RECIPES
 from ltx_wizard.core.recipes import find_recipe
-from ltx_wizard.core.sim.schema import LtxTrainerConfig
+from ltx_wizard.demo.sim.schema import LtxTrainerConfig
 from ltx_wizard.core.tiers import Tier
 from ltx_wizard.core.yaml_patch import load_yaml
 
@@ -204,7 +204,7 @@ def _sim(config: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
     env.update(PYTHONPATH=str(Path(__file__).resolve().parents[1]), PYTHONUNBUFFERED="1",
                LTX_WIZARD_SIM_SPEED="0")
-    return subprocess.run([sys.executable, "-m", "ltx_wizard.core.sim.trainer", str(config),
+    return subprocess.run([sys.executable, "-m", "ltx_wizard.demo.sim.trainer", str(config),
                            "--disable-progress-bars"], cwd=config.parent, env=env,
                           capture_output=True, text=True, timeout=120)
 

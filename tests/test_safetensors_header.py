@@ -9,7 +9,7 @@ import pytest
 
 from ltx_wizard.core import safetensors_header as sh
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.lookalike_models import write_safetensors
+from ltx_wizard.demo.lookalike_models import write_safetensors
 from ltx_wizard.core.safetensors_header import read_header
 
 

@@ -21,8 +21,8 @@ from ltx_wizard.core.autotune import schedule
 from ltx_wizard.core.autotune.headroom import TrainSettings
 from ltx_wizard.core.autotune.trial_config import trial_overrides
 from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY, video_only_change
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
-from ltx_wizard.core.sim import schema
+from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
+from ltx_wizard.demo.sim import schema
 
 REAL_FIELDS: dict[str, tuple[str, ...]] = {
     "": ("model", "lora", "training_strategy", "optimization", "acceleration", "data",

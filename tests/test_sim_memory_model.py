@@ -8,8 +8,8 @@ import pytest
 from ruamel.yaml import YAML
 
 from ltx_wizard.core.gpu_presets import preset_gpus
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
-from ltx_wizard.core.sim.memory_model import estimate
+from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
+from ltx_wizard.demo.sim.memory_model import estimate
 
 STANDARD = YAML(typ="safe").load(STANDARD_TEXT)
 LOW_VRAM = YAML(typ="safe").load(LOW_VRAM_TEXT)

@@ -23,10 +23,10 @@ from ltx_wizard.core.autotune.log_parser import (
     TrainerLogParser,
     ValidationSaved,
 )
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
+from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULE = [sys.executable, "-m", "ltx_wizard.core.sim.trainer"]
+MODULE = [sys.executable, "-m", "ltx_wizard.demo.sim.trainer"]
 
 
 def trial_config(tmp_path: Path, text: str = STANDARD_TEXT, *, samples: int = 1, **replace) -> Path:

@@ -14,8 +14,8 @@ from ltx_wizard.core import accelerate_config
 from ltx_wizard.core.assessment import assess
 from ltx_wizard.core.gpu import ProbeResult
 from ltx_wizard.core.gpu_presets import preset_gpus
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 from ltx_wizard.core.run_plan import PlanRequest, prepare_plan, write_plan
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
 

@@ -9,8 +9,8 @@ import pytest
 
 from ltx_wizard.cli import main
 from ltx_wizard.core import accelerate_config
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import (
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_data_root,
     make_packed_gemma,

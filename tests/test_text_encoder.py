@@ -9,7 +9,7 @@ import pytest
 
 from ltx_wizard.core.checkpoint import inspect_checkpoint
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.lookalike_models import (
+from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_gemma_dir,
     make_packed_gemma,

@@ -31,7 +31,9 @@ elif mode == "polite":
         open(os.path.join(sys.argv[2], f"rank-{os.getpid()}.term"), "w").close()
         sys.exit(0)
     signal.signal(signal.SIGTERM, bye)
-print("rank", os.getpid(), os.getsid(0), flush=True)
+# One write per line: with PYTHONUNBUFFERED (the trial forces it) print() writes each word on its
+# own, and two ranks and the launcher sharing the pipe would interleave their words.
+os.write(1, f"rank {os.getpid()} {os.getsid(0)}\\n".encode())
 while True:
     time.sleep(3600)
 """
@@ -52,7 +54,7 @@ def forward(signum, frame):  # torchrun's way: pass SIGTERM on, wait for the ran
 if mode == "polite":
     signal.signal(signal.SIGTERM, forward)
 signal.signal(signal.SIGUSR1, lambda s, f: os._exit(0))
-print("launcher", os.getpid(), flush=True)
+os.write(1, f"launcher {os.getpid()}\\n".encode())  # one write: see RANK
 while True:
     time.sleep(3600)
 """
@@ -88,7 +90,10 @@ class Lines:
 
         while len(found()) < count or not any(t.startswith("launcher ") for t in self.texts):
             self.changed.clear()
-            await asyncio.wait_for(self.changed.wait(), BOUND_S)
+            try:
+                await asyncio.wait_for(self.changed.wait(), BOUND_S)
+            except TimeoutError:
+                raise AssertionError(f"ranks not all up; the trial printed {self.texts!r}") from None
         return found()
 
 

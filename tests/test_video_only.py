@@ -17,7 +17,7 @@ import pytest
 from ltx_wizard.cli import main
 from ltx_wizard.core import accelerate_config
 from ltx_wizard.core.autotune.subset import build_subset
-from ltx_wizard.core.lookalike_models import make_data_root
+from ltx_wizard.demo.lookalike_models import make_data_root
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +36,7 @@ def box(model_tree):
 def _sim(config: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
     env.update(PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", LTX_WIZARD_SIM_SPEED="0")
-    return subprocess.run([sys.executable, "-m", "ltx_wizard.core.sim.trainer", str(config),
+    return subprocess.run([sys.executable, "-m", "ltx_wizard.demo.sim.trainer", str(config),
                            "--disable-progress-bars"], cwd=config.parent, env=env,
                           capture_output=True, text=True, timeout=60)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
+from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.core.yaml_patch import (
     YamlPatchError,
     get_dotted,

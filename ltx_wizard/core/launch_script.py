@@ -23,7 +23,9 @@ from ltx_wizard.core.workspace import atomic_write_text
 SCRIPT_NAME = "launch.sh"
 LOG_REL = Path("logs") / "train.log"
 PID_REL = Path("logs") / "train.pid"
-SIM_GPU_ENV = "LTX_WIZARD_SIM_GPU"  # read by ltx_wizard.core.sim.trainer
+SIM_GPU_ENV = "LTX_WIZARD_SIM_GPU"  # read by the simulated trainer
+# Run by module name, never imported: the core does not depend on the demo package.
+SIM_TRAINER_MODULE = "ltx_wizard.demo.sim.trainer"
 
 
 def _spec(run_dir: Path, **fields) -> LaunchSpec:
@@ -44,7 +46,7 @@ def sbatch_spec(run_dir: Path, sbatch: Path) -> LaunchSpec:
 def simulated_spec(run_dir: Path, preset: str) -> LaunchSpec:
     """No real GPU: the simulated trainer runs the planned config (what --demo can show)."""
     config = str(Path(run_dir).resolve() / "config.yaml")
-    argv = [sys.executable, "-m", "ltx_wizard.core.sim.trainer", config, QUIET_FLAG]
+    argv = [sys.executable, "-m", SIM_TRAINER_MODULE, config, QUIET_FLAG]
     return _spec(run_dir, argv=argv, cwd=Path(run_dir).resolve(), env={SIM_GPU_ENV: preset},
                  simulated=True)
 

@@ -82,7 +82,7 @@ class WizardApp(App[int]):
         super().__init__()
         self.options = options or WizardOptions()
         self.state = WizardState()
-        self.demo = None  # core.demo.DemoSetup in --demo mode
+        self.demo = None  # demo.builder.DemoSetup in --demo mode
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
         self._held_events: dict[str, Any] = {}
         self._demo_lock = threading.Lock()
@@ -138,7 +138,7 @@ class WizardApp(App[int]):
         with self._demo_lock:
             if not self.options.demo or self.demo is not None:
                 return
-            from ltx_wizard.core.demo import build_demo
+            from ltx_wizard.demo.builder import build_demo
 
             root = self.options.demo_root or Path(tempfile.mkdtemp(prefix="ltx-wizard-demo-"))
             demo = build_demo(root, simulate=self.options.simulate)

@@ -19,8 +19,8 @@ import pytest
 
 from ltx_wizard.cli import main
 from ltx_wizard.core import accelerate_config
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 
 MARKER = "LTX_WIZARD_RELIABILITY_SANDBOX"
 CONFIGS = "packages/ltx-trainer/configs"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.lookalike_models import make_data_root
+from ltx_wizard.demo.lookalike_models import make_data_root
 
 from .conftest import refused
 from .test_hostile_inputs import LAUGHS

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.core import dataset
-from ltx_wizard.core.lookalike_models import make_packed_gemma, write_safetensors
+from ltx_wizard.demo.lookalike_models import make_packed_gemma, write_safetensors
 
 from .conftest import refused
 
@@ -157,7 +157,7 @@ def _data_loop(box) -> list[str]:
 
 
 def _newline_data(box) -> list[str]:
-    from ltx_wizard.core.lookalike_models import make_data_root
+    from ltx_wizard.demo.lookalike_models import make_data_root
 
     data = make_data_root(box.root / "my\nclips" / ".precomputed", 3)
     return box.plan_args(data_root=str(data))

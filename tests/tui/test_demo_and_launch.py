@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ltx_wizard.core.demo import DEMO_PRESET, build_demo
+from ltx_wizard.demo.builder import DEMO_PRESET, build_demo
 from ltx_wizard.core.model_checks import run_checks
 
 

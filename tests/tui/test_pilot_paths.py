@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_packed_gemma, make_vae
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_packed_gemma, make_vae
 from ltx_wizard.tui.dialogs.pick import PickDialog
 from ltx_wizard.tui.screens.paths import PathsScreen
 from ltx_wizard.tui.screens.summary import SummaryScreen
@@ -174,7 +174,7 @@ async def test_a_data_root_without_latents_names_process_dataset(demo_root):
 async def test_video_only_data_is_said_plainly_and_the_box_trains_video_only(demo_root, tmp_path):
     from textual.widgets import Checkbox
 
-    from ltx_wizard.core.lookalike_models import make_data_root
+    from ltx_wizard.demo.lookalike_models import make_data_root
     from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
 
     clips = make_data_root(tmp_path / "clips" / ".precomputed", 3, audio=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Select, Static
 
-from ltx_wizard.core.lookalike_models import make_data_root
+from ltx_wizard.demo.lookalike_models import make_data_root
 from ltx_wizard.tui.screens.paths import PathsScreen
 from ltx_wizard.tui.screens.summary import SummaryScreen
 from tests.tui.helpers import make_app, settle, wait_until

@@ -49,6 +49,7 @@ from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.gpu import ProbeResult
 from ltx_wizard.core.launch import LaunchPlan, build_launch, join_args
+from ltx_wizard.core.launch_script import SIM_GPU_ENV, SIM_TRAINER_MODULE
 from ltx_wizard.core.run_meta import read_run_meta
 from ltx_wizard.core.safe_fs import check_inside
 from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
@@ -120,13 +121,13 @@ class AutotuneEngine:
         sim_file = self.folder.overfit / (".sim-vram" if slot is None else f".sim-vram-{slot}")
         device = self._device(slot) if slot is not None else None
         if self.simulate and not self.trainer_cmd:
-            env = {"LTX_WIZARD_SIM_GPU": self.simulate, "LTX_WIZARD_SIM_SPEED": f"{self.sim_speed:g}",
+            env = {SIM_GPU_ENV: self.simulate, "LTX_WIZARD_SIM_SPEED": f"{self.sim_speed:g}",
                    "LTX_WIZARD_SIM_VRAM_FILE": str(sim_file), **self.sim_env}
             if slot is None and self.assessment.num_gpus > 1:  # one process stands in for rank 0
                 env.update(WORLD_SIZE=str(self.assessment.num_gpus), LOCAL_RANK="0")
             if device is not None:
                 env["CUDA_VISIBLE_DEVICES"] = device
-            prefix = [sys.executable, "-m", "ltx_wizard.core.sim.trainer"]
+            prefix = [sys.executable, "-m", SIM_TRAINER_MODULE]
             return TrialCommand(prefix, None, env, time_scale=self.sim_speed)
         if self.trainer_cmd:
             env = {"LTX_WIZARD_SIM_VRAM_FILE": str(sim_file), **self.sim_env} if self.simulate else {}

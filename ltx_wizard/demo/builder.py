@@ -11,8 +11,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from ltx_wizard.core.lookalike_checkout import make_checkout
-from ltx_wizard.core.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 
 DEMO_PRESET = "a6000"  # the 40–60GB tier: autotune has several real trials to show
 

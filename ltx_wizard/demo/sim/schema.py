@@ -17,9 +17,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Discriminator, Field, Tag, field_validator, model_validator
 
 from ltx_wizard.core.data_sources import required_folders
-from ltx_wizard.core.sim.conditions import SECTIONS as CONDITION_SECTIONS
-from ltx_wizard.core.sim.conditions import Strict as _Strict
-from ltx_wizard.core.sim.conditions import TrainCondition, ValidationCondition
+from ltx_wizard.demo.sim.conditions import SECTIONS as CONDITION_SECTIONS
+from ltx_wizard.demo.sim.conditions import Strict as _Strict
+from ltx_wizard.demo.sim.conditions import TrainCondition, ValidationCondition
 
 
 class ModelConfig(_Strict):

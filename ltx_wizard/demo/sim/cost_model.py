@@ -31,7 +31,7 @@ Public calibration points (trainer-facts.md, "Memory and cost facts"):
 
 from __future__ import annotations
 
-from ltx_wizard.core.sim.memory_model import DEFAULT_PARAMS, _get, gpu_speed_factor
+from ltx_wizard.demo.sim.memory_model import DEFAULT_PARAMS, _get, gpu_speed_factor
 
 # 1. Imports and CUDA init of one process (estimate: torch + ltx_core + accelerate ~8 s cold).
 PROCESS_START_S = 8.0

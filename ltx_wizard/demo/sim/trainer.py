@@ -1,6 +1,6 @@
 """Simulated LTX-2 trainer.
 
-Run as `python -m ltx_wizard.core.sim.trainer CONFIG [--disable-progress-bars]`.
+Run as `python -m ltx_wizard.demo.sim.trainer CONFIG [--disable-progress-bars]`.
 
 Prints, writes files and fails like `scripts/train.py` on the real streams with the real exit
 codes, on a simulated GPU, so the wizard's runner, parser and autotune can be exercised end to end.
@@ -16,7 +16,7 @@ Environment:
 - LTX_WIZARD_SIM_PARAMS: transformer parameter count for the memory model.
 - LTX_WIZARD_SIM_LEDGER: append one JSON line per process at its end (also on SIGTERM): the
   simulated seconds it ran and the GPUs it held; the autotune benchmark sums GPU-seconds from it.
-Phase durations come from ltx_wizard.core.sim.cost_model.
+Phase durations come from ltx_wizard.demo.sim.cost_model.
 Like the real trainer, stdout is block-buffered on a pipe unless PYTHONUNBUFFERED=1, and without
 --disable-progress-bars no step lines appear. SIGTERM kills it as it would kill Python (-15).
 """
@@ -42,11 +42,11 @@ from ltx_wizard.core.data_sources import primary_folder, required_folders
 from ltx_wizard.core.dataset import match_samples, pt_files_by_folder
 from ltx_wizard.core.gpu_presets import preset_gpus
 from ltx_wizard.core.recipes import missing_validation_media
-from ltx_wizard.core.sim import cost_model as cost
-from ltx_wizard.core.sim.clock import SimClock, float_env, int_env, process_age_s
-from ltx_wizard.core.sim.memory_model import MemoryEstimate, estimate, transformer_params
-from ltx_wizard.core.sim.schema import LtxTrainerConfig
-from ltx_wizard.core.sim.rich_format import (
+from ltx_wizard.demo.sim import cost_model as cost
+from ltx_wizard.demo.sim.clock import SimClock, float_env, int_env, process_age_s
+from ltx_wizard.demo.sim.memory_model import MemoryEstimate, estimate, transformer_params
+from ltx_wizard.demo.sim.schema import LtxTrainerConfig
+from ltx_wizard.demo.sim.rich_format import (
     CHAINED,
     console_width,
     format_record,

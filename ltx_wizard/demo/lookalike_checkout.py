@@ -199,7 +199,7 @@ def make_checkout(
     root: Path, *, synced: bool = True, recipes: bool = True, media: Path | None = None
 ) -> Path:
     """Write a look-alike LTX-2 monorepo under `root` and return `root`; `recipes` adds one
-    recipe config per family beside the two t2v files (core/lookalike_recipes.py). Their
+    recipe config per family beside the two t2v files (demo/lookalike_recipes.py). Their
     validation media are placeholders, as shipped, unless `media` names a folder to write them in
     (the demo does, so every recipe's sanity check can run)."""
     trainer = root / TRAINER_REL
@@ -210,7 +210,7 @@ def make_checkout(
     (trainer / "configs" / STANDARD_CONFIG).write_text(STANDARD_TEXT, encoding="utf-8")
     (trainer / "configs" / LOW_VRAM_CONFIG).write_text(LOW_VRAM_TEXT, encoding="utf-8")
     if recipes:
-        from ltx_wizard.core.lookalike_recipes import RECIPES, recipe_text, with_media
+        from ltx_wizard.demo.lookalike_recipes import RECIPES, recipe_text, with_media
 
         for recipe in RECIPES:
             text = recipe_text(recipe) if media is None else with_media(recipe_text(recipe), media)
