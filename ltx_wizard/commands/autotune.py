@@ -10,12 +10,11 @@ from pathlib import Path
 from ltx_wizard.commands.common import (
     add_gpu_source_args, assessment_from_args, print_json, require_known_tier,
 )
-from ltx_wizard.core.autotune.events import (
-    AutotuneSummary, ConfirmationFinished, ConfirmationStarted, TrialFinished, TrialProgress,
-    TrialStarted,
-)
+from ltx_wizard.core.autotune.events import AutotuneEvent, AutotuneSummary
 from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
-from ltx_wizard.core.autotune.results_log import confirmation_line, human_line
+from ltx_wizard.core.autotune.presenter import (
+    confirmation_line, human_line, patched_text, progress_line, winner_brief,
+)
 from ltx_wizard.core.errors import EXIT_FAILURE, GateStop, UsageError
 
 
@@ -49,19 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _progress(event: object) -> None:
-    if isinstance(event, TrialStarted):
-        print(f"trial {event.index}: {event.change} ...", file=sys.stderr, flush=True)
-    elif isinstance(event, TrialProgress):
-        step_time = "" if event.step_time_s is None else f", {event.step_time_s:.2f} s/step"
-        print(f"  step {event.step}/{event.total}{step_time}", file=sys.stderr, flush=True)
-    elif isinstance(event, TrialFinished):
-        print("  " + human_line(event.result), file=sys.stderr, flush=True)
-    elif isinstance(event, ConfirmationStarted):
-        print(f"confirmation of trial {event.trial} on {event.gpus} GPU(s) ...", file=sys.stderr,
-              flush=True)
-    elif isinstance(event, ConfirmationFinished):
-        print("  " + confirmation_line(event.confirmation), file=sys.stderr, flush=True)
+def _progress(event: AutotuneEvent) -> None:
+    line = progress_line(event)
+    if line is not None:
+        print(line, file=sys.stderr, flush=True)
 
 
 def _check_run_dir(path: str) -> Path:
@@ -123,8 +113,7 @@ def run(args: argparse.Namespace) -> int:
             print("  " + confirmation_line(conf))
         print(f"Stopped: {summary.stop_reason}")
         if summary.winner is not None:
-            print(f"Winner: trial {summary.winner}"
-                  + (" (config.yaml patched)" if summary.config_patched else " (the planned config)"))
+            print(f"Winner: {winner_brief(summary)}; {patched_text(summary)}")
         print(f"Launch: {summary.launch_line}")
         from ltx_wizard.core.launch_script import copy_line, script_path
 

@@ -6,9 +6,13 @@ the state change. Payloads are the core's own (frozen) models.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
+
+if TYPE_CHECKING:  # pydantic models: not imported before autotune starts
+    from ltx_wizard.core.autotune import events
+    from ltx_wizard.core.autotune.events import AutotuneSummary
 
 
 class ProbeFinished(Message):
@@ -47,18 +51,51 @@ class PlanPrepared(Message):
         self.error = error
 
 
-class AutotuneEvent(Message):
-    """One event of the autotune engine (anything but log lines, which go through a buffer)."""
+class AutotuneMessage(Message):
+    """One event of the autotune engine, posted to the Autotune screen; a subclass per event
+    kind, so the screen handles each with `@on` (log lines go through a buffer instead)."""
+
+    bubble = False  # the screen that shows autotune is the only consumer
 
     def __init__(self, event: Any) -> None:
         super().__init__()
         self.event = event
 
 
+class TrialStarted(AutotuneMessage):
+    event: events.TrialStarted
+
+
+class TrialProgress(AutotuneMessage):
+    event: events.TrialProgress
+
+
+class VramUpdate(AutotuneMessage):
+    event: events.VramUpdate
+
+
+class TrialFinished(AutotuneMessage):
+    event: events.TrialFinished
+
+
+class ConfirmationStarted(AutotuneMessage):
+    event: events.ConfirmationStarted
+
+
+class ConfirmationFinished(AutotuneMessage):
+    event: events.ConfirmationFinished
+
+
+class AutotuneFinished(AutotuneMessage):
+    event: events.AutotuneFinished
+
+
 class AutotuneStopped(Message):
     """The autotune worker ended: the summary, or the one-line error that stopped it."""
 
-    def __init__(self, summary: Any | None, error: str | None) -> None:
+    bubble = False
+
+    def __init__(self, summary: AutotuneSummary | None, error: str | None) -> None:
         super().__init__()
         self.summary = summary
         self.error = error

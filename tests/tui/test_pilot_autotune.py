@@ -93,7 +93,7 @@ async def test_a_flood_of_output_stays_bounded_and_keys_still_work(demo_root, sc
         await settle(pilot)
         log = app.screen.query_one("#log")
         assert 0 < log.line_count <= LOG_LINES
-        assert len(app.log_buffer) == 0
+        assert len(app.autotune.log_buffer) == 0
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert isinstance(app.screen, DoneScreen)
@@ -105,14 +105,15 @@ async def test_a_flood_of_step_lines_is_coalesced_into_a_few_progress_messages(d
     scripted.script = "step_flood"
     app = make_app(demo_root, engine_factory=scripted)
     posted = []
-    post = app.post_message
+    controller = app.autotune
+    post = controller.post
 
-    def counting(message):
-        if isinstance(message, messages.AutotuneEvent):
+    def counting(message):  # every message the screen is sent, by its type
+        if isinstance(message, messages.AutotuneMessage):
             posted.append(type(message.event).__name__)
         return post(message)
 
-    app.post_message = counting
+    controller.post = counting
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("a")

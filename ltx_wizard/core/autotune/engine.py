@@ -18,13 +18,14 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.autotune.confirming import ConfirmationSteps
 from ltx_wizard.core.autotune.events import (
-    AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished, ConfirmationStarted,
-    LogLine, TrialFinished, TrialResult,
+    AutotuneFinished, AutotuneSummary, Confirmation,
+    EventSink, LogLine, TrialFinished, TrialResult,
 )
 from ltx_wizard.core.autotune.headroom import ModelSize, model_size
 from ltx_wizard.core.autotune.orphans import TAG_ENV, guarded_session, stop_tagged
@@ -71,7 +72,25 @@ def _model_size(checkpoint: str | None, target_modules: object) -> ModelSize | N
         return None
 
 
-class AutotuneEngine:
+@dataclass
+class _Sweep:
+    """What one autotune run works from, read once by _prepare()."""
+
+    planned: str  # the planned config's text
+    subset: Path  # the linked trial samples
+    log: ResultsLog
+    logged: dict[int, TrialResult]  # trials an interrupted run already ended
+    logged_confirmations: dict[int | None, Confirmation]
+    totals: list[int | None]  # MiB per GPU
+    samples: int
+    ctx: Context
+    side_by_side: bool  # single-GPU trials on several GPUs at once
+    tuner: Tuner
+    pool: TrialPool | None
+    reported: int = 0  # trials reported so far (skips are reported in order)
+
+
+class AutotuneEngine(ConfirmationSteps):
     def __init__(
         self,
         run_dir: Path,
@@ -82,7 +101,7 @@ class AutotuneEngine:
         simulate: str | None = None,
         trainer_root: Path | None = None,
         max_trials: int = 5,
-        on_event: Callable[[object], None] | None = None,
+        on_event: EventSink | None = None,
         idle_timeout_s: float = 900.0,
         grace_s: float = TEARDOWN_GRACE_S,
         sim_env: dict[str, str] | None = None,
@@ -179,23 +198,35 @@ class AutotuneEngine:
                 return await self._run_locked()
 
     async def _run_locked(self) -> AutotuneSummary:
+        sweep = await self._prepare()
+        if isinstance(sweep, AutotuneSummary):
+            return sweep  # autotune already ended for this run; the log says how
+        try:
+            while (cand := sweep.tuner.next()) is not None:
+                await self._trial_step(sweep, cand)
+        finally:
+            if sweep.pool is not None:
+                await sweep.pool.close()
+                await asyncio.to_thread(stop_tagged, self._tag, 2.0)
+        return await self._finish(sweep)
+
+    async def _prepare(self) -> _Sweep | AutotuneSummary:
+        """Read the planned config and the log, link the trial samples, size the schedule."""
         checked = read_planned(self.folder.config)  # bounded, well-typed, or one refusal
         planned, data = checked.text, checked.data
         self._training_mode = str(get_dotted(data, "model.training_mode", "lora") or "lora")
         data_root = get_dotted(data, "data.preprocessed_data_root", None)
         if not data_root:
             raise UsageError(f"{self.folder.config} has no data.preprocessed_data_root")
-        # The planned config's strategy names the folders each sample needs (core/data_sources.py).
-        strategy = get_dotted(data, "training_strategy", None)
         log = ResultsLog(self.folder.autotune_log, root=self.folder.root)
         logged, summary = log.load()
         if summary is not None:
-            return summary  # autotune already ended for this run; the log says how
-        logged_confirmations = log.load_confirmations()
+            return summary
         subset = self.folder.overfit / ".precomputed"
+        # The planned config's strategy names the folders each sample needs (core/data_sources.py).
         samples = await asyncio.to_thread(
-            build_subset, Path(data_root), subset, self.assessment.num_gpus, strategy=strategy,
-            run_root=self.folder.root)
+            build_subset, Path(data_root), subset, self.assessment.num_gpus,
+            strategy=get_dotted(data, "training_strategy", None), run_root=self.folder.root)
         totals = [g.memory_total_mib for g in self.probe.gpus]
         known = [t for t in totals if t is not None]
         gpu_total_gb = (min(known) / 1024) if known else (
@@ -207,49 +238,53 @@ class AutotuneEngine:
                       transformer_params=size.transformer_params if size else None, model=size,
                       subset_samples=samples, num_gpus=1 if slots else max(self.assessment.num_gpus, 1),
                       max_trials=self.max_trials)
-        tuner = Tuner(settings_from_config(planned), ctx)
         self._runners = [self._make_runner(slot, totals) for slot in (slots or [None])]
         self._runner = self._runners[0]
         pool = TrialPool(self._runners, self._start(planned, subset)) if len(self._runners) > 1 else None
         self._samples = samples
         log.session_started(self._describe(samples, resumed=bool(logged), parallel=len(self._runners)))
-        reported = 0
-        try:
-            while (cand := tuner.next()) is not None:
-                reported = self._report_skips(tuner, log, logged, reported, upto=cand.index)
-                previous = logged.get(cand.index)
-                if previous is not None and previous.change == cand.change:
-                    tuner.record(previous.model_copy(update={"kept": False}))
-                    self._prune(cand.index)  # recorded before an interruption that came too soon
-                    reported = cand.index
-                    self.on_event(TrialFinished(result=tuner.results[-1]))
-                    continue
-                refusal = subset_refusal(cand.settings.batch_size, ctx.num_gpus, samples)
-                if self._cancelled:
-                    result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
-                                         outcome="cancelled", reason="cancelled by the user")
-                elif refusal:
-                    result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
-                                         outcome="skipped", reason=refusal)
-                elif pool is not None:
-                    result = await pool.result(tuner, cand)
-                else:
-                    fused = (not slots and cand.index not in logged_confirmations
-                             and has_validation_prompts(planned) and tuner.is_last(cand))
-                    result = await self._run_trial(self._runner, cand, planned, subset, fused=fused)
-                recorded = tuner.record(result)
-                log.trial(recorded)
-                self._prune(cand.index)
-                reported = cand.index
-                self.on_event(TrialFinished(result=recorded))
-        finally:
-            if pool is not None:
-                await pool.close()
-                await asyncio.to_thread(stop_tagged, self._tag, 2.0)
-        self._report_skips(tuner, log, logged, reported, upto=len(tuner.results) + 1)
+        return _Sweep(planned, subset, log, logged, log.load_confirmations(), totals, samples, ctx,
+                      bool(slots), Tuner(settings_from_config(planned), ctx), pool)
+
+    async def _trial_step(self, sweep: _Sweep, cand: Candidate) -> None:
+        """One candidate: reuse its logged result, skip it, or run it; then record and report."""
+        tuner, logged = sweep.tuner, sweep.logged
+        sweep.reported = self._report_skips(tuner, sweep.log, logged, sweep.reported, upto=cand.index)
+        previous = logged.get(cand.index)
+        if previous is not None and previous.change == cand.change:
+            tuner.record(previous.model_copy(update={"kept": False}))
+            self._prune(cand.index)  # recorded before an interruption that came too soon
+            sweep.reported = cand.index
+            self.on_event(TrialFinished(result=tuner.results[-1]))
+            return
+        refusal = subset_refusal(cand.settings.batch_size, sweep.ctx.num_gpus, sweep.samples)
+        if self._cancelled:
+            result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
+                                 outcome="cancelled", reason="cancelled by the user")
+        elif refusal:
+            result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
+                                 outcome="skipped", reason=refusal)
+        elif sweep.pool is not None:
+            result = await sweep.pool.result(tuner, cand)
+        else:
+            # The last trial also validates (fused), unless its confirmation is already logged.
+            fused = (not sweep.side_by_side and cand.index not in sweep.logged_confirmations
+                     and has_validation_prompts(sweep.planned) and tuner.is_last(cand))
+            result = await self._run_trial(self._runner, cand, sweep.planned, sweep.subset, fused=fused)
+        recorded = tuner.record(result)
+        sweep.log.trial(recorded)
+        self._prune(cand.index)
+        sweep.reported = cand.index
+        self.on_event(TrialFinished(result=recorded))
+
+    async def _finish(self, sweep: _Sweep) -> AutotuneSummary:
+        """Confirm the winner, patch it into config.yaml, write the summary record."""
+        tuner, planned = sweep.tuner, sweep.planned
+        self._report_skips(tuner, sweep.log, sweep.logged, sweep.reported, upto=len(tuner.results) + 1)
         confirmations: list[Confirmation] = []
         if tuner.stop_reason != "cancelled":
-            confirmations = await self._confirm(tuner, planned, subset, log, logged_confirmations, totals)
+            confirmations = await self._confirm(tuner, planned, sweep.subset, sweep.log,
+                                                sweep.logged_confirmations, sweep.totals)
         if tuner.stop_reason == "cancelled" or (confirmations and confirmations[-1].outcome == "cancelled"):
             tuner.stop_reason = "cancelled"
             summary = self._summary(tuner, planned, False, confirmations)
@@ -257,7 +292,7 @@ class AutotuneEngine:
             return summary  # no summary record: the next run resumes where this one stopped
         patched = self._patch_winner(tuner, planned)
         summary = self._summary(tuner, planned, patched, confirmations)
-        log.summary(summary)
+        sweep.log.summary(summary)
         self.on_event(AutotuneFinished(summary=summary))
         return summary
 
@@ -313,69 +348,6 @@ class AutotuneEngine:
         except OSError as exc:  # the result is recorded; a leftover is worth a line, not a stop
             self.on_event(LogLine(text=f"ltx-wizard: could not delete trial {index}'s "
                                        f"checkpoints: {exc}"))
-
-    # -- the confirmation ---------------------------------------------------------------------
-    async def _confirm(self, tuner: Tuner, planned: str, subset: Path, log: ResultsLog,
-                       logged: dict, totals: list[int | None]) -> list[Confirmation]:
-        """Confirm the winner with its own validation; on failure fall back and confirm again."""
-        done: list[Confirmation] = []
-        if tuner.winner is None or not has_validation_prompts(planned):
-            return done
-        runner = self._make_runner(None, totals)
-        self._runners.append(runner)
-        while tuner.winner is not None:
-            winner = tuner.winner
-            conf = logged.get(winner) or self._fused.get(winner)
-            if conf is not None and conf.outcome == "skipped":
-                conf = None  # the fused trial failed before validating: confirm on its own
-            if conf is None or conf.changes != tuner.winner_changes:
-                conf = await self._confirm_run(runner, tuner, planned, subset)
-            if logged.get(winner) is not conf:
-                log.confirmation(conf)
-            self.on_event(ConfirmationFinished(confirmation=conf))
-            done.append(conf)
-            if conf.ok or conf.outcome == "cancelled":
-                break
-            failed = tuner.winner
-            if tuner.fallback() is None:
-                tuner.stop_reason += (f"; the confirmation of trial {failed} failed ({conf.reason}) "
-                                      "and there is no earlier config to fall back to")
-                tuner.best, tuner.winner_changes, tuner.settings = None, {}, tuner.base
-                break
-            tuner.stop_reason += (f"; the confirmation of trial {failed} failed ({conf.reason}): "
-                                  f"fell back to trial {tuner.winner}")
-        return done
-
-    async def _confirm_run(self, runner: TrialRunner, tuner: Tuner, planned: str,
-                           subset: Path) -> Confirmation:
-        winner = tuner.winner
-        gpus = max(1, self.assessment.num_gpus)
-        if self._cancelled:
-            return Confirmation(trial=winner, outcome="cancelled", reason="cancelled by the user",
-                                gpus=gpus, changes=dict(tuner.winner_changes))
-        # The confirmation uses every GPU: the sharded loader then needs batch x GPUs samples.
-        refusal = subset_refusal(tuner.settings.batch_size, gpus, self._samples)
-        if refusal:
-            return Confirmation(trial=winner, outcome="skipped", reason=refusal, gpus=gpus,
-                                changes=dict(tuner.winner_changes))
-        self.on_event(ConfirmationStarted(trial=winner, gpus=gpus))
-        output_dir = self.folder.overfit / f"confirm-{winner}"
-        output_dir.mkdir(parents=True, exist_ok=True)
-        config_path = output_dir / "config.yaml"
-        atomic_write_text(config_path, confirmation_config_text(
-            planned, tuner.winner_changes, subset, output_dir), root=self.folder.root)
-        cand = Candidate(winner or 0, "confirmation", f"confirm trial {winner}", {}, tuner.settings,
-                         dict(tuner.winner_changes))
-        log_path = check_inside(self.folder.root, self.folder.logs / f"confirm-{winner}.log")
-        await runner.run(cand, config_path, output_dir, log_path, kind="confirm")
-        await asyncio.to_thread(stop_tagged, self._tag, 2.0)
-        conf = runner.last_confirmation
-        assert conf is not None
-        try:
-            prune_trial_outputs(output_dir, self.folder.root)
-        except OSError:
-            pass  # a leftover checkpoint is disk, not a wrong result
-        return conf.model_copy(update={"gpus": gpus})
 
     def _patch_winner(self, tuner: Tuner, planned: str) -> bool:
         if tuner.winner is None or not tuner.winner_changes:

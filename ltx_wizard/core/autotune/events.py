@@ -1,11 +1,12 @@
 """What the autotune engine reports while it works, and what it leaves behind.
 
-The TUI and the CLI both consume these; the engine calls `on_event` on the event-loop thread.
+The TUI and the CLI both consume these; the engine calls its `EventSink` on the event-loop thread,
+with members of the `AutotuneEvent` union only. How they read is presenter.py's.
 """
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Callable, Literal, Union
 
 from pydantic import BaseModel, ConfigDict
 
@@ -136,3 +137,4 @@ class AutotuneFinished(BaseModel):
 
 AutotuneEvent = Union[TrialStarted, TrialProgress, VramUpdate, LogLine, TrialFinished,
                       ConfirmationStarted, ConfirmationFinished, AutotuneFinished]
+EventSink = Callable[[AutotuneEvent], None]  # the engine's only way out: TUI controller, CLI printer

@@ -12,37 +12,12 @@ import time
 from pathlib import Path
 
 from ltx_wizard.core.autotune.events import AutotuneSummary, Confirmation, TrialResult
+from ltx_wizard.core.autotune.presenter import confirmation_line, human_line
 from ltx_wizard.core.bounded_io import loads_json, read_bytes
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.safe_fs import open_append, os_failure
 
 LOG_MAX_BYTES = 64 * 2**20  # a few KB per trial; far more is not our log
-
-
-def _fmt(value: float | None, unit: str, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:.{digits}f} {unit}"
-
-
-def human_line(result: TrialResult) -> str:
-    kept = "kept" if result.kept else ""
-    if result.trainer_peak_gb is not None:  # the trainer's own, coarser figure, for comparison
-        kept = f"(trainer says {result.trainer_peak_gb:.1f} GB) {kept}"
-    line = (
-        f"trial {result.index}  {result.change:<44} {result.outcome:<9} "
-        f"{_fmt(result.step_time_s, 's/step'):>12}  {_fmt(result.peak_vram_gb, 'GB peak', 1):>13}  {kept}"
-    )
-    return f"{line.rstrip()}  ({result.reason})" if result.reason else line.rstrip()
-
-
-def confirmation_line(conf: Confirmation) -> str:
-    """The confirmation's own row: which trial's config, on how many GPUs, what happened."""
-    what = f"trial {conf.trial}'s config" if conf.trial is not None else "the planned config"
-    how = f"{conf.gpus} GPUs" if conf.gpus > 1 else "1 GPU"
-    if conf.fused:
-        how += ", after its step 40"
-    line = (f"confirm  {what + ' (' + how + ')':<44} {conf.outcome:<9} "
-            f"{'':>12}  {_fmt(conf.peak_vram_gb, 'GB peak', 1):>13}")
-    return f"{line.rstrip()}  ({conf.reason})" if conf.reason else line.rstrip()
 
 
 class ResultsLog:

@@ -18,13 +18,15 @@ from typing import Callable, Iterable
 from ltx_wizard.core.autotune import log_parser as lp
 from ltx_wizard.core.autotune.failure_cause import FailureCause
 from ltx_wizard.core.autotune.events import (
-    Confirmation, LogLine, Outcome, TrialProgress, TrialResult, TrialStarted, VramUpdate,
+    Confirmation, EventSink, LogLine, Outcome, TrialProgress, TrialResult, TrialStarted, VramUpdate,
 )
-from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S, OutputLine, TrialProcess
+from ltx_wizard.core.autotune.process import (
+    TEARDOWN_GRACE_S, OutputLine, ProcessResult, TrialProcess,
+)
 from ltx_wizard.core.autotune.schedule import Candidate
 from ltx_wizard.core.autotune.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
 from ltx_wizard.core.autotune.trial_log import TrialLog
-from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramSampler
+from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramReading, VramSampler
 from ltx_wizard.core.errors import UsageError
 
 VRAM_UPDATE_S = 0.5
@@ -90,7 +92,7 @@ class TrialRunner:
         self,
         command: TrialCommand,
         backend_factory: Callable[[], VramBackend],
-        on_event: Callable[[object], None],
+        on_event: EventSink,
         *,
         idle_timeout_s: float = 900.0,
         grace_s: float = TEARDOWN_GRACE_S,
@@ -140,6 +142,16 @@ class TrialRunner:
         argv = [*self.command.prefix, str(config_path), self.command.quiet_flag]
         if trial_log is not None:  # before anything starts: an unwritable log folder fails here
             trial_log.open(f"trial {cand.index} ({cand.change}): {shlex.join(argv)}")
+        result, reading = await self._watch_process(argv, on_line, trial_log)
+        handle(parser.finish())
+        if kind != "trial":
+            self.last_confirmation = self._confirmation(cand, watch, result, output_dir, kind,
+                                                        reading.peak_gb, log_path)
+        return self._trial_result(cand, watch, result, reading, output_dir, kind, log_path)
+
+    async def _watch_process(self, argv: list[str], on_line: Callable[[OutputLine], None],
+                             trial_log: TrialLog | None) -> tuple[ProcessResult, VramReading]:
+        """Start the trial's process with VRAM sampling around it; never leave it running."""
         sampler = VramSampler(self.backend_factory())
         await asyncio.to_thread(sampler.start)
         self.process = TrialProcess(argv, cwd=self.command.cwd, env=self.command.env,
@@ -158,10 +170,11 @@ class TrialRunner:
                 await self.process.stop("cancelled")
             if trial_log is not None:
                 trial_log.close(_footer(result))
-        handle(parser.finish())
-        if kind != "trial":
-            self.last_confirmation = self._confirmation(cand, watch, result, output_dir, kind,
-                                                        reading.peak_gb, log_path)
+        return result, reading
+
+    def _trial_result(self, cand: Candidate, watch: _Watch, result: ProcessResult,
+                      reading: VramReading, output_dir: Path, kind: str,
+                      log_path: Path | None) -> TrialResult:
         outcome, reason = self._classify(watch, result, output_dir, kind, log_path=log_path)
         step = steady_step_time(watch.steps)
         scale = self.command.time_scale

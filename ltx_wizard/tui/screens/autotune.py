@@ -7,28 +7,40 @@ trainer output costs one widget update per tick, never one message per line.
 
 from __future__ import annotations
 
+import functools
+from typing import TYPE_CHECKING, Any, Callable
+
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Button, DataTable, Footer, Header, ProgressBar, Static
 
+from ltx_wizard.core.autotune import presenter
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.widgets.tail_log import TailLog
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
+if TYPE_CHECKING:
+    from ltx_wizard.core.autotune.events import AutotuneSummary
+
 LOG_LINES = 400
 FLUSH_S = 0.1
-OUTCOME_LABEL = {
-    "ok": "ok", "oom": "OOM", "nan": "NaN loss", "crash": "crashed", "timeout": "timed out",
-    "cancelled": "cancelled", "skipped": "skipped",
-}
 
 
-def _fmt(value: float | None, unit: str, digits: int = 2) -> str:
-    return "—" if value is None else f"{value:.{digits}f} {unit}"
+def _while_shown(handler: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
+    """A message that lands while the screen is leaving (after SIGHUP) finds its widgets gone."""
+    @functools.wraps(handler)
+    def guarded(self: Any, message: Any) -> None:
+        try:
+            handler(self, message)
+        except NoMatches:
+            pass
+    return guarded
 
 
 class AutotuneScreen(WizardScreen):
@@ -56,7 +68,7 @@ class AutotuneScreen(WizardScreen):
     def on_mount(self) -> None:
         table = self.query_one("#trials", DataTable)
         table.add_columns("#", "Change", "Outcome", "s/step", "Peak", "Kept")
-        self._rows: dict[int | str, object] = {}
+        self._rows: dict[str, object] = {}
         self._vram = ""
         self._step = ""
         self.set_interval(FLUSH_S, self.flush_log)
@@ -64,12 +76,12 @@ class AutotuneScreen(WizardScreen):
         if state.summary is not None or state.autotune_error is not None:
             self._show_end(state.summary, state.autotune_error)
         elif not state.autotune_running:
-            self.app.start_autotune()
+            self.app.autotune.start()
 
     def flush_log(self) -> None:
         """The display tick: held progress first (it lands as messages), then the log's tail."""
-        self.app.post_held_events()
-        buffer = self.app.log_buffer
+        self.app.autotune.flush_held()
+        buffer = self.app.autotune.log_buffer
         if not buffer:
             return
         # U+FE0F turns a narrow symbol into a wide emoji in some terminals and not others, which
@@ -79,108 +91,115 @@ class AutotuneScreen(WizardScreen):
         # Always follow the tail: the full output is in the run folder's logs.
         self.query_one("#log", TailLog).write_tail(lines[-LOG_LINES:])
 
-    # ----- events (forwarded by the App) -----------------------------------------------------
-    def handle(self, message: messages.Message) -> None:
-        if isinstance(message, messages.AutotuneStopped):
-            self.flush_log()
-            self._show_end(message.summary, message.error)
-            return
-        event = message.event  # type: ignore[attr-defined]
-        kind = type(event).__name__
-        if kind == "TrialStarted":
-            self._trial_row(event.index, event.change, "running…", None, None, "")
-            bar = self.query_one("#trial-progress", ProgressBar)
-            bar.update(total=event.total_steps, progress=0)
-            self.query_one("#trial-label", Static).update(f"Trial {event.index}  step 0/{event.total_steps}")
-            self.query_one("#at-status", Static).update(
-                Text.assemble(("Running ", "bold"), f"trial {event.index}: {event.change}")
-            )
-            self._step = ""
-        elif kind == "TrialProgress":
-            self.query_one("#trial-progress", ProgressBar).update(total=event.total, progress=event.step)
-            self.query_one("#trial-label", Static).update(f"Trial {event.index}  step {event.step}/{event.total}")
-            parts = [f"step time {_fmt(event.step_time_s, 's')}"]
-            if event.loss is not None:
-                parts.append(f"loss {event.loss:.4f}")
-            self._step = " · ".join(parts)
-            self._show_live()
-        elif kind == "VramUpdate":
-            cells = []
-            for i, (used, total) in enumerate(zip(event.used_mib, event.total_mib)):
-                u = "?" if used is None else f"{used / 1024:.1f}"
-                t = "?" if total is None else f"{total / 1024:.0f}"
-                cells.append(f"GPU{i} {u}/{t} GiB")
-            self._vram = "VRAM " + "  ".join(cells)
-            self._show_live()
-        elif kind == "ConfirmationStarted":
-            self._confirm_row(event.trial, event.gpus, "running…", None)
+    # ----- events: the App's autotune controller posts one typed message per engine event ------
+    @on(messages.TrialStarted)
+    @_while_shown
+    def _trial_started(self, message: messages.TrialStarted) -> None:
+        event = message.event
+        self._show_row(presenter.running_row(event))
+        self.query_one("#trial-progress", ProgressBar).update(total=event.total_steps, progress=0)
+        self.query_one("#trial-label", Static).update(f"Trial {event.index}  step 0/{event.total_steps}")
+        self.query_one("#at-status", Static).update(
+            Text.assemble(("Running ", "bold"), f"trial {event.index}: {event.change}"))
+        self._step = ""
+
+    @on(messages.TrialProgress)
+    @_while_shown
+    def _trial_progress(self, message: messages.TrialProgress) -> None:
+        event = message.event
+        self.query_one("#trial-progress", ProgressBar).update(total=event.total, progress=event.step)
+        self.query_one("#trial-label", Static).update(f"Trial {event.index}  step {event.step}/{event.total}")
+        parts = [f"step time {presenter.amount(event.step_time_s, 's')}"]
+        if event.loss is not None:
+            parts.append(f"loss {event.loss:.4f}")
+        self._step = " · ".join(parts)
+        self._show_live()
+
+    @on(messages.VramUpdate)
+    @_while_shown
+    def _vram(self, message: messages.VramUpdate) -> None:
+        event = message.event
+        cells = []
+        for i, (used, total) in enumerate(zip(event.used_mib, event.total_mib)):
+            u = "?" if used is None else f"{used / 1024:.1f}"
+            t = "?" if total is None else f"{total / 1024:.0f}"
+            cells.append(f"GPU{i} {u}/{t} GiB")
+        self._vram = "VRAM " + "  ".join(cells)
+        self._show_live()
+
+    @on(messages.ConfirmationStarted)
+    @_while_shown
+    def _confirmation_started(self, message: messages.ConfirmationStarted) -> None:
+        event = message.event
+        self._show_row(presenter.confirming_row(event))
+        self.query_one("#at-status", Static).update(Text.assemble(
+            ("Confirming ", "bold"), f"trial {event.trial}'s config with its own validation"))
+
+    @on(messages.ConfirmationFinished)
+    @_while_shown
+    def _confirmation_finished(self, message: messages.ConfirmationFinished) -> None:
+        self._show_row(presenter.confirmation_row(message.event.confirmation))
+
+    @on(messages.TrialFinished)
+    @_while_shown
+    def _trial_finished(self, message: messages.TrialFinished) -> None:
+        result = message.event.result
+        self._show_row(presenter.trial_row(result))
+        if result.reason:
             self.query_one("#at-status", Static).update(Text.assemble(
-                ("Confirming ", "bold"), f"trial {event.trial}'s config with its own validation"))
-        elif kind == "ConfirmationFinished":
-            c = event.confirmation
-            self._confirm_row(c.trial, c.gpus, OUTCOME_LABEL.get(c.outcome, c.outcome), c.peak_vram_gb)
-        elif kind == "TrialFinished":
-            r = event.result
-            self._trial_row(r.index, r.change, OUTCOME_LABEL.get(r.outcome, r.outcome),
-                            r.step_time_s, r.peak_vram_gb, "✓" if r.kept else "")
-            if r.reason:
-                verdict = OUTCOME_LABEL.get(r.outcome, r.outcome)
-                self.query_one("#at-status", Static).update(
-                    Text.assemble((f"Trial {r.index} {verdict}: ", "bold"), r.reason))
+                (f"Trial {result.index} {presenter.outcome_label(result.outcome)}: ", "bold"),
+                result.reason))
+
+    @on(messages.AutotuneFinished)
+    @_while_shown
+    def _autotune_finished(self, message: messages.AutotuneFinished) -> None:
+        self._show_summary(message.event.summary)
+
+    @on(messages.AutotuneStopped)
+    @_while_shown
+    def _autotune_stopped(self, message: messages.AutotuneStopped) -> None:
+        self.flush_log()
+        self._show_end(message.summary, message.error)
 
     def _show_live(self) -> None:
         self.query_one("#live", Static).update("  ·  ".join(p for p in (self._vram, self._step) if p))
 
-    def _trial_row(self, index: int, change: str, outcome: str, step: float | None,
-                   peak: float | None, kept: str) -> None:
+    def _show_row(self, row: presenter.Row) -> None:
         table = self.query_one("#trials", DataTable)
-        cells = (str(index), change, outcome, _fmt(step, "s"), _fmt(peak, "GB", 1), kept)
-        key = self._rows.get(index)
-        if key is None:
-            self._rows[index] = table.add_row(*cells, key=str(index))
+        if row.key not in self._rows:
+            self._rows[row.key] = table.add_row(*row.cells, key=row.key)
         else:
-            for column, value in zip(table.columns, cells):
-                table.update_cell(str(index), column, value)
+            for column, value in zip(table.columns, row.cells):
+                table.update_cell(row.key, column, value)
 
-    def _confirm_row(self, trial: int | None, gpus: int, outcome: str, peak: float | None) -> None:
-        """The confirmation's own row, keyed apart from the trials (a fallback adds another)."""
-        table = self.query_one("#trials", DataTable)
-        key = f"confirm-{trial}"
-        what = f"confirm trial {trial} ({gpus} GPU{'s' if gpus > 1 else ''}, with validation)"
-        cells = ("✔", what, outcome, "—", _fmt(peak, "GB", 1), "")
-        if key not in self._rows:
-            self._rows[key] = table.add_row(*cells, key=key)
+    def _show_summary(self, summary: AutotuneSummary) -> None:
+        """The final table and the winner, as soon as the engine reports them."""
+        for trial in summary.trials:
+            self._show_row(presenter.trial_row(trial))
+        for conf in summary.confirmations:
+            self._show_row(presenter.confirmation_row(conf))
+        text = Text("Done. ", style="bold")
+        brief = presenter.winner_brief(summary)
+        if brief:
+            patched = presenter.patched_text(summary)
+            text.append(f"Winner: {brief}; {patched}.", style="not bold")
         else:
-            for column, value in zip(table.columns, cells):
-                table.update_cell(key, column, value)
+            text.append("No trial succeeded; the planned config is kept.", style="not bold")
+        if summary.stop_reason:
+            text.append(f"\n{summary.stop_reason}", style="not bold")
+        problem = baseline_problem(self.app.state)
+        if problem:
+            text.append(f"\n{problem}", style="not bold")
+        self.query_one("#at-status", Static).update(text)
 
-    def _show_end(self, summary, error: str | None) -> None:
-        if summary is not None:
-            for r in summary.trials:
-                self._trial_row(r.index, r.change, OUTCOME_LABEL.get(r.outcome, r.outcome),
-                                r.step_time_s, r.peak_vram_gb, "✓" if r.kept else "")
-            for c in summary.confirmations:
-                self._confirm_row(c.trial, c.gpus, OUTCOME_LABEL.get(c.outcome, c.outcome),
-                                  c.peak_vram_gb)
-        status = self.query_one("#at-status", Static)
+    def _show_end(self, summary: AutotuneSummary | None, error: str | None) -> None:
+        """The worker has ended: the result (or why it stopped), and the way on."""
         if error is not None:
-            status.update(Text.assemble(("Autotune stopped: ", "bold"), error,
-                                        "\nThe planned config is unchanged; Continue keeps it."))
+            self.query_one("#at-status", Static).update(Text.assemble(
+                ("Autotune stopped: ", "bold"), error,
+                "\nThe planned config is unchanged; Continue keeps it."))
         elif summary is not None:
-            text = Text("Done. ", style="bold")
-            if summary.winner is not None:
-                win = next((t for t in summary.trials if t.index == summary.winner), None)
-                what = f"trial {summary.winner}" + (f" ({win.change})" if win else "")
-                patched = "config.yaml patched" if summary.config_patched else "config.yaml unchanged"
-                text.append(f"Winner: {what}; {patched}.", style="not bold")
-            else:
-                text.append("No trial succeeded; the planned config is kept.", style="not bold")
-            if summary.stop_reason:
-                text.append(f"\n{summary.stop_reason}", style="not bold")
-            problem = baseline_problem(self.app.state)
-            if problem:
-                text.append(f"\n{problem}", style="not bold")
-            status.update(text)
+            self._show_summary(summary)
         self.query_one("#trial-progress-row").display = False
         self.call_after_refresh(self.query_one("#log", TailLog).follow)  # the layout just changed
         self.query_one("#cancel", Button).display = False
@@ -203,7 +222,7 @@ class AutotuneScreen(WizardScreen):
         def answered(yes: bool | None) -> None:
             if yes:
                 self.query_one("#at-status", Static).update("Cancelling: stopping the running trial…")
-                self.app.cancel_autotune()
+                self.app.autotune.cancel()
 
         self.app.push_screen(
             ConfirmDialog("Stop the running trial and end autotune? Trials done so far are kept in "

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, HorizontalScroll, VerticalScroll
 from textual.widgets import Button, Footer, Header, Static
 
+from ltx_wizard.core.autotune import presenter
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.core.background import running_pid, start_training
 from ltx_wizard.core.launch_script import copy_line, launch_files
@@ -74,14 +75,7 @@ class DoneScreen(WizardScreen):
         if summary is None:
             text.append(state.autotune_error or "skipped; the planned config is used as is.", style="not bold")
             return text
-        win = next((t for t in summary.trials if t.index == summary.winner), None)
-        if win is None:
-            text.append("no trial succeeded; the planned config is used as is.", style="not bold")
-        else:
-            step = f"{win.step_time_s:.2f} s/step" if win.step_time_s is not None else "step time n/a"
-            peak = f"{win.peak_vram_gb:.1f} GB peak" if win.peak_vram_gb is not None else "peak n/a"
-            patched = "patched into config.yaml" if summary.config_patched else "config.yaml unchanged"
-            text.append(f"winner trial {win.index} ({win.change}), {step}, {peak}; {patched}", style="not bold")
+        text.append(presenter.winner_sentence(summary), style="not bold")
         problem = baseline_problem(state)
         if problem:
             text.append("\n! " + problem, style="bold")

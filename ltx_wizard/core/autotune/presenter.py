@@ -1,0 +1,142 @@
+"""How a trial, a confirmation and the winner read, wherever they are shown.
+
+One owner for the words and numbers of a result: autotune.log's lines, the CLI's progress and
+report, the Autotune screen's table and status, the Done screen's winner. Each surface picks the
+form it needs (a fixed-width log line, table cells, a sentence); the facts come from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ltx_wizard.core.autotune.events import (
+    AutotuneEvent, AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished,
+    ConfirmationStarted, TrialFinished, TrialProgress, TrialResult, TrialStarted,
+)
+
+# What a person reads for each outcome (the log keeps the outcome's own word: it is parsed back).
+OUTCOME_LABEL = {
+    "ok": "ok", "oom": "OOM", "nan": "NaN loss", "crash": "crashed", "timeout": "timed out",
+    "cancelled": "cancelled", "skipped": "skipped",
+}
+KEPT_MARK = "✓"
+CONFIRM_MARK = "✔"
+
+
+def outcome_label(outcome: str) -> str:
+    return OUTCOME_LABEL.get(outcome, outcome)
+
+
+def amount(value: float | None, unit: str, digits: int = 2, missing: str = "—") -> str:
+    """`1.23 s`, `44.1 GB`; `missing` when there is no reading."""
+    return missing if value is None else f"{value:.{digits}f} {unit}"
+
+
+def step_text(result: TrialResult) -> str:
+    return amount(result.step_time_s, "s/step", missing="step time n/a")
+
+
+def peak_text(result: TrialResult) -> str:
+    return amount(result.peak_vram_gb, "GB peak", 1, missing="peak n/a")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the Autotune screen's table: a trial or a confirmation."""
+
+    key: str
+    cells: tuple[str, str, str, str, str, str]  # #, change, outcome, s/step, peak, kept
+
+
+def trial_row(result: TrialResult) -> Row:
+    return Row(str(result.index), (
+        str(result.index), result.change, outcome_label(result.outcome),
+        amount(result.step_time_s, "s"), amount(result.peak_vram_gb, "GB", 1),
+        KEPT_MARK if result.kept else ""))
+
+
+def running_row(event: TrialStarted) -> Row:
+    return Row(str(event.index), (str(event.index), event.change, "running…", "—", "—", ""))
+
+
+def _confirm_what(trial: int | None, gpus: int) -> str:
+    return f"confirm trial {trial} ({gpus} GPU{'s' if gpus > 1 else ''}, with validation)"
+
+
+def confirmation_row(conf: Confirmation) -> Row:
+    return Row(f"confirm-{conf.trial}", (
+        CONFIRM_MARK, _confirm_what(conf.trial, conf.gpus), outcome_label(conf.outcome), "—",
+        amount(conf.peak_vram_gb, "GB", 1), ""))
+
+
+def confirming_row(event: ConfirmationStarted) -> Row:
+    return Row(f"confirm-{event.trial}", (
+        CONFIRM_MARK, _confirm_what(event.trial, event.gpus), "running…", "—", "—", ""))
+
+
+def winner_of(summary: AutotuneSummary) -> TrialResult | None:
+    return next((t for t in summary.trials if t.index == summary.winner), None)
+
+
+def patched_text(summary: AutotuneSummary) -> str:
+    return "config.yaml patched" if summary.config_patched else "config.yaml unchanged"
+
+
+def winner_brief(summary: AutotuneSummary) -> str:
+    """`trial 3 (batch_size 1 -> 2)`: the winner and its change; "" when there is none."""
+    if summary.winner is None:
+        return ""
+    win = winner_of(summary)
+    return f"trial {summary.winner}" + (f" ({win.change})" if win else "")
+
+
+def winner_sentence(summary: AutotuneSummary) -> str:
+    """The Done screen's line: the winner with its measured step time and peak, or why none."""
+    win = winner_of(summary)
+    if win is None:
+        return "no trial succeeded; the planned config is used as is."
+    patched = "patched into config.yaml" if summary.config_patched else "config.yaml unchanged"
+    return f"winner trial {win.index} ({win.change}), {step_text(win)}, {peak_text(win)}; {patched}"
+
+
+def human_line(result: TrialResult) -> str:
+    """autotune.log's (and the CLI's) fixed-width line for one trial."""
+    kept = "kept" if result.kept else ""
+    if result.trainer_peak_gb is not None:  # the trainer's own, coarser figure, for comparison
+        kept = f"(trainer says {result.trainer_peak_gb:.1f} GB) {kept}"
+    line = (
+        f"trial {result.index}  {result.change:<44} {result.outcome:<9} "
+        f"{amount(result.step_time_s, 's/step', missing='-'):>12}  "
+        f"{amount(result.peak_vram_gb, 'GB peak', 1, missing='-'):>13}  {kept}"
+    )
+    return f"{line.rstrip()}  ({result.reason})" if result.reason else line.rstrip()
+
+
+def confirmation_line(conf: Confirmation) -> str:
+    """The confirmation's own line: which trial's config, on how many GPUs, what happened."""
+    what = f"trial {conf.trial}'s config" if conf.trial is not None else "the planned config"
+    how = f"{conf.gpus} GPUs" if conf.gpus > 1 else "1 GPU"
+    if conf.fused:
+        how += ", after its step 40"
+    line = (f"confirm  {what + ' (' + how + ')':<44} {conf.outcome:<9} "
+            f"{'':>12}  {amount(conf.peak_vram_gb, 'GB peak', 1, missing='-'):>13}")
+    return f"{line.rstrip()}  ({conf.reason})" if conf.reason else line.rstrip()
+
+
+def progress_line(event: AutotuneEvent) -> str | None:
+    """The CLI's stderr line for an event; None for events it does not print (log, VRAM)."""
+    if isinstance(event, TrialStarted):
+        return f"trial {event.index}: {event.change} ..."
+    if isinstance(event, TrialProgress):
+        return f"  step {event.step}/{event.total}" + (
+            "" if event.step_time_s is None else f", {event.step_time_s:.2f} s/step")
+    if isinstance(event, TrialFinished):
+        return "  " + human_line(event.result)
+    if isinstance(event, ConfirmationStarted):
+        return f"confirmation of trial {event.trial} on {event.gpus} GPU(s) ..."
+    if isinstance(event, ConfirmationFinished):
+        return "  " + confirmation_line(event.confirmation)
+    if isinstance(event, AutotuneFinished):
+        brief = winner_brief(event.summary)
+        return f"autotune finished: {'winner ' + brief if brief else 'no winner'}"
+    return None

@@ -1,0 +1,133 @@
+"""The App's autotune role: runs the engine in a worker the App owns (popping the screen never
+kills a trial), turns each typed engine event into the screen's typed message, and bounds what a
+flood of trainer output can cost.
+
+Log lines go to a bounded buffer the screen drains on its display tick; progress and VRAM
+readings are held, the latest of each kind winning, and posted once per tick (a trainer printing
+thousands of step lines a second then costs a few messages, not one each); everything else is
+posted at once, after what was held, so that order is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ltx_wizard.core.autotune import events
+from ltx_wizard.core.errors import WizardError
+from ltx_wizard.tui import messages
+
+if TYPE_CHECKING:
+    from ltx_wizard.tui.app import WizardApp
+
+LOG_BUFFER_LINES = 2000  # a flood of trainer output is dropped here, not queued as messages
+COALESCED: tuple[type, ...] = (events.TrialProgress, events.VramUpdate)  # latest wins
+MESSAGE_FOR: dict[type, type[messages.AutotuneMessage]] = {
+    events.TrialStarted: messages.TrialStarted,
+    events.TrialProgress: messages.TrialProgress,
+    events.VramUpdate: messages.VramUpdate,
+    events.TrialFinished: messages.TrialFinished,
+    events.ConfirmationStarted: messages.ConfirmationStarted,
+    events.ConfirmationFinished: messages.ConfirmationFinished,
+    events.AutotuneFinished: messages.AutotuneFinished,
+}
+
+
+class AutotuneController:
+    def __init__(self, app: WizardApp) -> None:
+        self.app = app
+        self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
+        self._held: dict[type, events.AutotuneEvent] = {}
+        self._engine: Any | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.app.state.autotune_running
+
+    def start(self) -> None:
+        state = self.app.state
+        if state.autotune_running or state.run_dir is None:
+            return
+        state.summary = None
+        state.autotune_error = None
+        state.autotune_running = True
+        self.log_buffer.clear()
+        self._held.clear()
+        self.app.run_worker(self._run(), group="autotune", exclusive=True, exit_on_error=False)
+
+    def cancel(self) -> None:
+        if self._engine is not None:
+            self._engine.cancel()
+
+    async def stopped(self, timeout_s: float) -> None:
+        """Until the autotune worker has ended (after cancel()), at most `timeout_s`."""
+        workers = [w for w in self.app.workers if w.group == "autotune" and not w.is_finished]
+        if workers:
+            try:
+                await asyncio.wait_for(asyncio.gather(*(w.wait() for w in workers),
+                                                      return_exceptions=True), timeout_s)
+            except TimeoutError:
+                pass
+
+    def _make_engine(self) -> Any:
+        app, state, options = self.app, self.app.state, self.app.options
+        if options.engine_factory is not None:
+            factory = options.engine_factory
+        else:
+            from ltx_wizard.core.autotune.engine import AutotuneEngine as factory
+        from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
+
+        assert state.run_dir is not None and state.probe is not None
+        trainer_root = state.paths.trainer_root
+        return factory(
+            state.run_dir, probe=state.probe, assessment=state.assessment,
+            trainer_cmd=split_trainer_cmd(options.trainer_cmd) if options.trainer_cmd else None,
+            simulate=app.simulate, trainer_root=Path(trainer_root) if trainer_root else None,
+            on_event=self.on_event, **options.engine_kwargs,
+        )
+
+    async def _run(self) -> None:
+        summary: events.AutotuneSummary | None = None
+        error: str | None = None
+        try:
+            self._engine = self._make_engine()
+            summary = await self._engine.run()
+        except WizardError as exc:
+            error = exc.message
+        except Exception as exc:  # the UI must survive an engine bug and say so in one line
+            error = f"autotune failed: {type(exc).__name__}: {exc}"
+        finally:
+            self._engine = None
+        state = self.app.state
+        state.autotune_running = False
+        state.summary = summary
+        state.autotune_error = error
+        self.flush_held()
+        self.post(messages.AutotuneStopped(summary, error))
+
+    def on_event(self, event: events.AutotuneEvent) -> None:
+        """The engine's sink, called on the event loop."""
+        if isinstance(event, events.LogLine):
+            self.log_buffer.append(event.text)
+        elif isinstance(event, COALESCED):
+            self._held[type(event)] = event
+        else:
+            self.flush_held()
+            self.post(MESSAGE_FOR[type(event)](event))
+
+    def flush_held(self) -> None:
+        """Post the held progress and VRAM events; the Autotune screen calls this every tick."""
+        held, self._held = self._held, {}
+        for event in held.values():
+            self.post(MESSAGE_FOR[type(event)](event))
+
+    def post(self, message: messages.AutotuneMessage | messages.AutotuneStopped) -> None:
+        """To the Autotune screen, when one is shown; otherwise the App's state has it all."""
+        from ltx_wizard.tui.screens.autotune import AutotuneScreen
+
+        for screen in reversed(self.app.screen_stack):
+            if isinstance(screen, AutotuneScreen) and screen.is_mounted:
+                screen.post_message(message)
+                return

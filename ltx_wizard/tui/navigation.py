@@ -1,0 +1,117 @@
+"""The App's navigation role: the flow between the wizard's phases (probe -> gate -> paths ->
+summary -> autotune -> done), including the dialogs that stand between them.
+
+A mixin of WizardApp: screens keep calling `self.app.open_summary()` and the like.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ltx_wizard.core.errors import EXIT_GATED, WizardError
+from ltx_wizard.tui import messages
+
+if TYPE_CHECKING:  # pydantic models: imported by the probe's worker, after the first screen
+    from ltx_wizard.core.assessment import Assessment
+    from ltx_wizard.core.gpu import ProbeResult
+
+
+class PhaseNavigation:
+    """Needs the App's `state`, `options`, `push_screen`, `exit` and `build_demo`."""
+
+    def start_probe_screen(self) -> None:
+        from ltx_wizard.tui.screens.probe import ProbeScreen
+
+        self.push_screen(ProbeScreen())
+
+
+    def probe_finished(self) -> "messages.ProbeFinished":
+        """Blocking, for thread workers only: the probe's result or its one-line failure."""
+        try:
+            return messages.ProbeFinished(self.run_probe(), None)
+        except WizardError as exc:
+            return messages.ProbeFinished(None, exc.message)
+        except Exception as exc:  # a driver oddity must not take the UI down
+            return messages.ProbeFinished(None, f"probe failed: {type(exc).__name__}: {exc}")
+
+    def run_probe(self) -> ProbeResult:
+        """Blocking: called from a thread worker only."""
+        self.build_demo()
+        if self.options.probe_fn is not None:
+            return self.options.probe_fn()
+        from ltx_wizard.core.probe import resolve_probe
+
+        return resolve_probe(from_csv=self.options.from_csv, simulate=self.simulate)
+
+    def set_probe(self, probe: ProbeResult, vram_gb: float | None = None) -> Assessment:
+        from ltx_wizard.core.assessment import assess
+
+        self._demo_title()
+        self.state.probe = probe
+        self.state.assessment = assess(probe, vram_gb=vram_gb or self.options.vram_gb)
+        return self.state.assessment
+
+    def proceed_from_probe(self) -> None:
+        """Ask for unknown memory, pass the gate, then go to the paths screen."""
+        assessment = self.state.assessment
+        if assessment is None or self.state.probe is None:
+            return
+        if assessment.per_gpu_vram_gb is None:
+            from ltx_wizard.tui.dialogs.vram_ask import VramAskDialog
+
+            name = assessment.probe.gpus[0].name if assessment.probe.gpus else "this GPU"
+
+            def stated(gb: int | None) -> None:
+                if gb is not None:
+                    self.set_probe(self.state.probe, vram_gb=gb)  # type: ignore[arg-type]
+                    self.refresh_probe_screen()
+                    self.proceed_from_probe()
+
+            self.push_screen(VramAskDialog(name), stated)
+            return
+        if assessment.gate_blocked and not self.state.accept_risk:
+            from ltx_wizard.tui.dialogs.gate import GateDialog
+
+            def decided(go_on: bool | None) -> None:
+                if not go_on:
+                    self.exit_errors.append(
+                        f"ltx-wizard: stopped at the minimum gate ({assessment.per_gpu_vram_gb} GB per GPU, "
+                        "the trainer needs 32 GB); nothing was written. Use a GPU with 32 GB or more, "
+                        "or run again and choose Try anyway (at your own risk)"
+                    )
+                    self.exit(EXIT_GATED, return_code=EXIT_GATED)
+                    return
+                self.state.accept_risk = True
+                self.refresh_probe_screen()
+                self.open_paths()
+
+            self.push_screen(GateDialog(assessment.gate_message or ""), decided)
+            return
+        self.open_paths()
+
+    def refresh_probe_screen(self) -> None:
+        from ltx_wizard.tui.screens.probe import ProbeScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, ProbeScreen):
+                screen.show_assessment()
+
+    def open_paths(self) -> None:
+        from ltx_wizard.tui.screens.paths import PathsScreen
+
+        self.push_screen(PathsScreen())
+
+    def open_summary(self) -> None:
+        from ltx_wizard.tui.screens.summary import SummaryScreen
+
+        self.push_screen(SummaryScreen())
+
+    def open_autotune(self) -> None:
+        from ltx_wizard.tui.screens.autotune import AutotuneScreen
+
+        self.push_screen(AutotuneScreen())
+
+    def open_done(self) -> None:
+        from ltx_wizard.tui.screens.done import DoneScreen
+
+        self.push_screen(DoneScreen())
