@@ -150,3 +150,18 @@ def test_malformed_tensor_entry(tmp_path):
     header = json.dumps({"w": {"dtype": "F32", "shape": "ten"}}).encode()
     with pytest.raises(UsageError, match="'w' has a malformed header entry"):
         read_header(_raw(tmp_path / "x.safetensors", header))
+
+
+def test_nesting_is_refused_where_it_is_read_and_harmless_where_it_is_not(tmp_path):
+    # The header is not walked for depth (too slow on 6,000 tensors): a nested shape is refused by
+    # the type checks, a deep extra field is ignored, and nesting past the parser's own limit is
+    # one clear line, never a RecursionError.
+    nested = json.dumps({"w": {"dtype": "F32", "shape": [[[[4]]]], "data_offsets": [0, 16]}})
+    with pytest.raises(UsageError, match="'w' has a malformed header entry"):
+        read_header(_raw(tmp_path / "n.safetensors", nested.encode(), b"\0" * 16))
+    extra = ('{"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16], "x": '
+             + "[" * 200 + "]" * 200 + "}}")
+    assert read_header(_raw(tmp_path / "e.safetensors", extra.encode(), b"\0" * 16)).param_count == 4
+    deep = '{"w": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}"
+    with pytest.raises(UsageError, match="nests deeper than"):
+        read_header(_raw(tmp_path / "d.safetensors", deep.encode()))

@@ -104,18 +104,22 @@ def _depth(doc: object, limit: int) -> bool:
     return True
 
 
-def loads_json(text: str | bytes, *, what: str, max_depth: int = JSON_MAX_DEPTH,
+def loads_json(text: str | bytes, *, what: str, max_depth: int | None = JSON_MAX_DEPTH,
                invalid: str | None = None) -> object:
-    """json.loads with NaN/Infinity refused, nesting capped; UsageError names `what`."""
+    """json.loads with NaN/Infinity refused, nesting capped; UsageError names `what`.
+
+    max_depth None: only the parser's own recursion limit, for a caller that type-checks every
+    value it keeps and never walks the rest (the walk costs more than the parse on big docs)."""
     try:
         doc = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
     except RecursionError:
-        raise UsageError(f"{what} nests deeper than {max_depth} levels: not a real header or "
+        levels = f"{max_depth} levels" if max_depth is not None else "the parser's limit"
+        raise UsageError(f"{what} nests deeper than {levels}: not a real header or "
                          "config; download it again") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise UsageError(invalid or f"{what} is not valid JSON ({str(exc)[:80]}): download it "
                          "again") from None
-    if not _depth(doc, max_depth):
+    if max_depth is not None and not _depth(doc, max_depth):
         raise UsageError(f"{what} nests deeper than {max_depth} levels: not a real header or "
                          "config; download it again")
     return doc

@@ -160,3 +160,21 @@ async def test_quit_during_autotune_asks_first(demo_root, scripted):
         await pilot.pause()
     assert scripted.instances[0].cancelled.is_set()
     assert app.return_code == 0
+
+
+async def test_a_trial_that_ends_shows_its_whole_peak_while_the_next_one_runs(demo_root, scripted):
+    # Its row was added with "—" while it ran; "38.2 GB" must widen the column, not be cut to "38.2".
+    import html
+
+    scripted.hold_after = 2
+    app = make_app(demo_root, engine_factory=scripted)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_summary(pilot)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: bool(scripted.instances) and scripted.instances[0].reached_hold.is_set())
+        await wait_until(pilot, lambda: _cells(app)[0][4] == "38.2 GB")
+        await pilot.pause()
+        shown = html.unescape(app.export_screenshot()).replace("\xa0", " ")
+        assert "38.2 GB" in shown and "2.40 s" in shown
+        scripted.instances[0].cancel()
+        await wait_until(pilot, lambda: not app.state.autotune_running)

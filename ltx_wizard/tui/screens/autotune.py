@@ -169,8 +169,10 @@ class AutotuneScreen(WizardScreen):
         if row.key not in self._rows:
             self._rows[row.key] = table.add_row(*row.cells, key=row.key)
         else:
+            # update_width: a finished trial's "44.1 GB" must not be cut to the width of the
+            # "—" its row was added with while it ran.
             for column, value in zip(table.columns, row.cells):
-                table.update_cell(row.key, column, value)
+                table.update_cell(row.key, column, value, update_width=True)
 
     def _show_summary(self, summary: AutotuneSummary) -> None:
         """The final table and the winner, as soon as the engine reports them."""
