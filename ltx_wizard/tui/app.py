@@ -143,6 +143,9 @@ class WizardApp(PhaseNavigation, App[int]):
             self.demo = demo
 
     def on_unmount(self) -> None:
+        from ltx_wizard.tui.heap import release_heap
+
+        release_heap()
         if self._unwatch_signals is not None:
             self._unwatch_signals()
 

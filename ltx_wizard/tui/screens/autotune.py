@@ -16,10 +16,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
-from textual.widgets import Button, DataTable, Footer, Header, ProgressBar, Static
+from textual.widgets import Button, DataTable, Header, ProgressBar, Static
 
 from ltx_wizard.core.autotune import presenter
 from ltx_wizard.tui import messages
+from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.widgets.tail_log import TailLog

@@ -13,13 +13,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, HorizontalScroll, VerticalScroll
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Header, Static
 
 from ltx_wizard.core.autotune import presenter
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.core.background import running_pid, start_training
 from ltx_wizard.core.launch_script import copy_line, launch_files
 from ltx_wizard.core.run_meta import LaunchSpec, read_run_meta
+from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen

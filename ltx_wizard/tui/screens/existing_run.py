@@ -13,12 +13,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Header, Markdown, Static
+from textual.widgets import Button, Header, Markdown, Static
 
 from ltx_wizard.core.bounded_io import read_text
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.launch_script import copy_line
 from ltx_wizard.tui.messages import ProbeFinished
+from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 

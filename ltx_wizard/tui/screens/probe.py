@@ -7,9 +7,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, DataTable, Footer, Header, Static
+from textual.widgets import Button, DataTable, Header, Static
 
 from ltx_wizard.tui.messages import ProbeFinished
+from ltx_wizard.tui.heap import settle_heap
+from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import gpu_row
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
@@ -80,6 +82,7 @@ class ProbeScreen(WizardScreen):
         for gpu in probe.gpus:
             table.add_row(*gpu_row(gpu))
         table.display = True
+        self.call_after_refresh(settle_heap)  # the probe's imports are in: a phase boundary
         tier = Text()
         tier.append("Tier: ", style="bold")
         tier.append(assessment.tier.display_name, style="bold")

@@ -12,10 +12,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, DataTable, Footer, Header, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Button, DataTable, Header, Markdown, Static, TabbedContent, TabPane
 
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.tui.messages import PlanPrepared
+from ltx_wizard.tui.heap import settle_heap
+from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import gpu_row, yaml_value
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
@@ -107,6 +109,7 @@ class SummaryScreen(WizardScreen):
             return
         draft = message.draft
         self.draft = draft
+        self.call_after_refresh(settle_heap)  # the plan's imports are in: a phase boundary
         assessment = self.app.state.assessment
         text = Text()
         text.append(draft.tier.display_name, style="bold")

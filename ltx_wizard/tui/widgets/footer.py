@@ -1,0 +1,28 @@
+"""The key footer, without the leak of Textual's own (8.2.8).
+
+Textual's Footer rebuilds its keys whenever the screen's bindings change (every dialog opened or
+closed, every Cancel hidden), and each new FooterKey watches the Footer's `compact` reactive.
+Textual drops the watchers of removed widgets only when the watched value changes, and `compact`
+never does: every rebuild kept its old keys alive, with their render caches (about 8 widgets and
+700 caches per dialog opened and closed). The heap grew without bound and each full garbage
+collection took longer, up to 220 ms of frozen screen after 20 dialogs (measured; see
+tests/tui/test_footer.py).
+"""
+
+from __future__ import annotations
+
+from textual.widgets import Footer as TextualFooter
+
+_WATCHERS = "__watchers"  # where textual.reactive keeps an object's watchers
+
+
+class Footer(TextualFooter):
+    async def recompose(self) -> None:
+        await super().recompose()
+        self.drop_stale_watchers()
+
+    def drop_stale_watchers(self) -> None:
+        """Forget the watchers of keys that are no longer shown."""
+        for watchers in getattr(self, _WATCHERS, {}).values():
+            watchers[:] = [(node, callback) for node, callback in watchers
+                           if node.is_attached and not node._closing]

@@ -1,0 +1,62 @@
+"""Long sessions stay quick: dialogs opened and closed leave no widgets behind, and what lives
+for the whole run is kept out of every full garbage collection (tui/widgets/footer.py, tui/heap.py)."""
+
+from __future__ import annotations
+
+import gc
+
+from textual.widgets._footer import FooterKey
+
+from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+from tests.tui.helpers import make_app, settle, to_summary, wait_until
+
+
+def _live_footer_keys() -> int:
+    gc.collect()
+    return sum(isinstance(o, FooterKey) for o in gc.get_objects())
+
+
+async def test_dialogs_opened_and_closed_leave_no_footer_keys_behind(demo_root, scripted):
+    scripted.hold_after = 1  # the Autotune screen, a trial running, Cancel offered
+    app = make_app(demo_root, engine_factory=scripted)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_summary(pilot)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: bool(scripted.instances) and scripted.instances[0].reached_hold.is_set())
+
+        async def cancel_and_keep_going() -> None:
+            await pilot.press("c")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("n")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmDialog))
+            await pilot.pause()
+
+        for _ in range(2):
+            await cancel_and_keep_going()
+        before = _live_footer_keys()
+        for _ in range(10):
+            await cancel_and_keep_going()
+        # Textual's own Footer kept every rebuilt key alive: +8 per dialog here.
+        assert _live_footer_keys() <= before
+        scripted.instances[0].cancel()
+        await wait_until(pilot, lambda: not app.state.autotune_running)
+
+
+async def test_what_lives_all_run_is_frozen_out_of_collections_until_the_app_ends(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: gc.get_freeze_count() > 0)  # after the probe's result
+        assert gc.get_freeze_count() > 50_000  # modules, classes, schemas, widgets
+    assert gc.get_freeze_count() == 0  # released: the next App in this process starts clean
+
+
+def test_every_screen_uses_the_footer_that_drops_its_old_keys():
+    from pathlib import Path
+
+    tui = Path(__file__).resolve().parents[2] / "ltx_wizard" / "tui"
+    direct = [str(p.relative_to(tui)) for p in tui.rglob("*.py") if p.name != "footer.py"
+              and "Footer" in p.read_text(encoding="utf-8").split("from textual.widgets import", 1)[-1].split("\n", 1)[0]]
+    assert direct == []
+    users = [p.name for p in (tui / "screens").glob("*.py") if "yield Footer()" in p.read_text(encoding="utf-8")]
+    assert len(users) >= 6
