@@ -19,74 +19,11 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.autotune.trainer_events import (  # re-exported: lp.StepEvent etc.
+    TrainerEvent, StepEvent, ValidationSaved, CheckpointSaved, Statistics,
+    OomError, NanLoss, ConfigError, StopIterationError, Traceback, MissingConfig,
+)
 from ltx_wizard.core.text_cells import cell_width
-
-
-class TrainerEvent(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    t: float
-
-
-class StepEvent(TrainerEvent):
-    step: int
-    total: int
-    loss: float  # may be nan
-    lr: float
-    time_per_step_s: float
-    rank: int | None = None
-
-
-class ValidationSaved(TrainerEvent):
-    step: int
-    rank: int | None = None
-
-
-class CheckpointSaved(TrainerEvent):
-    step: int
-    path: str
-    rank: int | None = None
-
-
-class Statistics(TrainerEvent):
-    total_time_min: float
-    steps_per_s: float
-    samples_per_s: float
-    peak_gpu_memory_gb: float
-    num_processes: int | None = None
-    global_batch: int | None = None
-
-
-class OomError(TrainerEvent):
-    line: str
-    rank: int | None = None
-
-
-class NanLoss(TrainerEvent):
-    step: int
-    rank: int | None = None
-
-
-class ConfigError(TrainerEvent):
-    text: str
-
-
-class StopIterationError(TrainerEvent):
-    line: str
-    rank: int | None = None
-
-
-class Traceback(TrainerEvent):
-    first_line: str
-    last_line: str
-    rank: int | None = None
-
-
-class MissingConfig(TrainerEvent):
-    path: str
-
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _TORCH_RANK = re.compile(r"^\[rank(\d+)\]:\s?")  # torch's prefix on child-process lines
