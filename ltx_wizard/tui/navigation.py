@@ -24,7 +24,6 @@ class PhaseNavigation:
 
         self.push_screen(ProbeScreen())
 
-
     def probe_finished(self) -> "messages.ProbeFinished":
         """Blocking, for thread workers only: the probe's result or its one-line failure."""
         try:
