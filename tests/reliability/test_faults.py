@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.autotune.orphans import RECORD_NAME, TAG_ENV
+from ltx_wizard.core.autotune.orphans import RECORD_NAME, TAG_ENV, new_tag
 from ltx_wizard.core.smi_source import SMI_MAX_BYTES, SmiUnavailable, probe_nvidia_smi
 from ltx_wizard.core.workspace import LOCK_NAME
 
@@ -245,7 +245,7 @@ def test_setsid_grandchild_is_stopped_after_its_trial(box):
 
 def test_resume_refuses_while_an_earlier_trial_still_runs(box):
     run = box.planned()
-    tag = "earlier-session"
+    tag = new_tag()  # unique: another run of the suite on this machine has its own leftover
     (run / "overfit" / RECORD_NAME).write_text(json.dumps({"tag": tag, "wizard_pid": 1}))
     leftover = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
                                 env={**os.environ, TAG_ENV: tag}, start_new_session=True)
