@@ -379,3 +379,41 @@ async def test_on_line_may_await_stop_on_an_oom_line(tmp_path):
     result = await asyncio.wait_for(trial.run(), BOUND_S)
     assert result.ended_by == "stopped" and result.stop_reason == "oom"
     assert len(seen) == 2 and _group_members(result.pid) == []
+
+
+async def test_right_after_a_key_the_flood_stands_aside_longer(tmp_path, monkeypatch):
+    # The dispatcher's pauses between slices of output: short while nobody types, long for a
+    # moment after a key (a dialog to build and paint), and every line still arrives.
+    argv = _script(tmp_path, "flood.py", """
+        import sys
+        for i in range(100_000):
+            sys.stdout.write(f"line {i} " + "y" * 40 + "\\n")
+        """)
+    pauses: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recording_sleep(delay, *args, **kwargs):
+        if delay in (tp._PAUSE_S, tp._UI_PAUSE_S):
+            pauses.append(delay)
+        return await real_sleep(delay, *args, **kwargs)
+
+    monkeypatch.setattr(tp.asyncio, "sleep", recording_sleep)
+    count = 0
+    keyed = False
+
+    def on_line(line: OutputLine) -> None:
+        nonlocal count, keyed
+        count += 1
+        if count == 20_000 and not keyed:  # a person presses a key in the middle of the flood
+            keyed = True
+            tp.favour_ui(3600)
+
+    try:
+        await asyncio.wait_for(TrialProcess(argv, on_line=on_line).run(), BOUND_S)
+    finally:
+        tp.favour_ui(0)
+    assert count == 100_000
+    first_long = pauses.index(tp._UI_PAUSE_S)
+    assert first_long > 0 and set(pauses[:first_long]) == {tp._PAUSE_S}  # before the key: short
+    assert set(pauses[first_long:]) == {tp._UI_PAUSE_S}  # after it: long
+    assert tp._UI_PAUSE_S >= 4 * tp._PAUSE_S

@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 
@@ -80,6 +81,14 @@ class WizardApp(PhaseNavigation, App[int]):
         self._unwatch_signals: Callable[[], None] | None = None
         self.target_run_dir: Path | None = None
         self.exit_errors: list[str] = []  # one-line `ltx-wizard: ...` messages printed on exit
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown)) and not event.is_forwarded:
+            # What the key opens takes many turns of the loop: trial output waits more meanwhile.
+            from ltx_wizard.core.autotune.process import favour_ui
+
+            favour_ui()
+        await super().on_event(event)
 
     def notify(self, message: str, *, markup: bool = True, **kwargs: Any) -> None:
         """Every toast shows outside text (paths, error messages) as typed: never as markup."""

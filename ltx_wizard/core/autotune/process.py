@@ -35,6 +35,17 @@ _CHUNK = 64 * 1024
 _QUEUE_BATCHES = 16
 _SLICE_S = 0.004  # the dispatcher hands the event loop back this often (keys, paints, timers)
 _PAUSE_S = 0.004  # ... for this long: at most half the loop goes to a flood, keys get the rest
+# Right after a key press the UI has a dialog or a screen to build and paint, which takes many
+# turns of the loop: for this long the pauses are longer, so the flood gets a small share only.
+UI_PRIORITY_S = 0.15
+_UI_PAUSE_S = 0.02
+_ui_priority_until = 0.0
+
+
+def favour_ui(seconds: float = UI_PRIORITY_S) -> None:
+    """A person just pressed a key: trial output waits more for the next `seconds`."""
+    global _ui_priority_until
+    _ui_priority_until = time.monotonic() + seconds
 _POLL_S = 0.05  # how often a dying group is re-checked
 _TRACK_S = 0.5  # how often a running trial's process tree is walked for new ranks
 # torchrun, on SIGTERM, signals its ranks and waits for them; a rank saving state or leaving NCCL
@@ -287,8 +298,8 @@ class TrialProcess:
         slice_end = time.monotonic() + _SLICE_S
         while (batch := await queue.get()) is not None:
             for line in batch:
-                if time.monotonic() >= slice_end:
-                    await asyncio.sleep(_PAUSE_S)
+                if (now := time.monotonic()) >= slice_end:
+                    await asyncio.sleep(_UI_PAUSE_S if now < _ui_priority_until else _PAUSE_S)
                     slice_end = time.monotonic() + _SLICE_S
                 self._delivered += 1
                 if self.on_line is None or self.callback_error is not None:

@@ -6,7 +6,7 @@ Textual drops the watchers of removed widgets only when the watched value change
 never does: every rebuild kept its old keys alive, with their render caches (about 8 widgets and
 700 caches per dialog opened and closed). The heap grew without bound and each full garbage
 collection took longer, up to 220 ms of frozen screen after 20 dialogs (measured; see
-tests/tui/test_footer.py).
+tests/tui/test_long_session.py).
 """
 
 from __future__ import annotations

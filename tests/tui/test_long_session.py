@@ -1,5 +1,6 @@
-"""Long sessions stay quick: dialogs opened and closed leave no widgets behind, and what lives
-for the whole run is kept out of every full garbage collection (tui/widgets/footer.py, tui/heap.py)."""
+"""Long sessions stay quick: dialogs leave no widgets behind, what lives all run is kept out of
+full garbage collections, and a key press gets the loop ahead of trial output
+(tui/widgets/footer.py, tui/heap.py, core/autotune/process.py favour_ui)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,19 @@ def test_every_screen_uses_the_footer_that_drops_its_old_keys():
     assert direct == []
     users = [p.name for p in (tui / "screens").glob("*.py") if "yield Footer()" in p.read_text(encoding="utf-8")]
     assert len(users) >= 6
+
+
+async def test_a_key_press_gives_the_screen_priority_over_trial_output(demo_root):
+    import time
+
+    from ltx_wizard.core.autotune import process
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        process.favour_ui(0)
+        before = time.monotonic()
+        await pilot.press("f1")  # the help dialog: a screen to build and paint
+        assert process._ui_priority_until >= before + process.UI_PRIORITY_S
+        await pilot.press("f1")
+    process.favour_ui(0)
