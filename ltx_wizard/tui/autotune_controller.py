@@ -19,6 +19,7 @@ from ltx_wizard.core.autotune import events
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.heap import settle_heap
+from ltx_wizard.tui.screens.autotune import AutotuneScreen
 
 if TYPE_CHECKING:
     from ltx_wizard.tui.app import WizardApp
@@ -127,8 +128,6 @@ class AutotuneController:
 
     def post(self, message: messages.AutotuneMessage | messages.AutotuneStopped) -> None:
         """To the Autotune screen, when one is shown; otherwise the App's state has it all."""
-        from ltx_wizard.tui.screens.autotune import AutotuneScreen
-
         for screen in reversed(self.app.screen_stack):
             if isinstance(screen, AutotuneScreen) and screen.is_mounted:
                 screen.post_message(message)

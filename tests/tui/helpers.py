@@ -162,6 +162,13 @@ async def wait_until(pilot, condition, limit_s: float = 120.0) -> None:
         await pilot.pause(0.02)
 
 
+async def to_held_trial(pilot, scripted) -> None:
+    """Demo flow to the Autotune screen, until the scripted engine holds in its `hold_after` trial."""
+    await to_summary(pilot)
+    await pilot.press("a")
+    await wait_until(pilot, lambda: bool(scripted.instances) and scripted.instances[0].reached_hold.is_set())
+
+
 async def to_summary(pilot) -> None:
     """Demo flow from the probe screen to a prepared plan."""
     await settle(pilot)

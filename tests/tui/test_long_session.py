@@ -9,7 +9,7 @@ import gc
 from textual.widgets._footer import FooterKey
 
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
-from tests.tui.helpers import make_app, settle, to_summary, wait_until
+from tests.tui.helpers import make_app, settle, to_held_trial, wait_until
 
 
 def _live_footer_keys() -> int:
@@ -21,9 +21,7 @@ async def test_dialogs_opened_and_closed_leave_no_footer_keys_behind(demo_root, 
     scripted.hold_after = 1  # the Autotune screen, a trial running, Cancel offered
     app = make_app(demo_root, engine_factory=scripted)
     async with app.run_test(size=(120, 40)) as pilot:
-        await to_summary(pilot)
-        await pilot.press("a")
-        await wait_until(pilot, lambda: bool(scripted.instances) and scripted.instances[0].reached_hold.is_set())
+        await to_held_trial(pilot, scripted)
 
         async def cancel_and_keep_going() -> None:
             await pilot.press("c")

@@ -7,7 +7,9 @@ import re
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.screens.autotune import LOG_LINES, AutotuneScreen
 from ltx_wizard.tui.screens.done import DoneScreen
-from tests.tui.helpers import FAST_SIM, RUN_NAME, make_app, settle, to_summary, wait_until
+from tests.tui.helpers import (
+    FAST_SIM, RUN_NAME, make_app, settle, to_held_trial, to_summary, wait_until,
+)
 
 
 def _cells(app) -> list[list[str]]:
@@ -130,9 +132,7 @@ async def test_popping_the_screen_does_not_kill_autotune(demo_root, scripted):
     scripted.hold_after = 2
     app = make_app(demo_root, engine_factory=scripted)
     async with app.run_test(size=(120, 40)) as pilot:
-        await to_summary(pilot)
-        await pilot.press("a")
-        await wait_until(pilot, lambda: bool(scripted.instances) and scripted.instances[0].reached_hold.is_set())
+        await to_held_trial(pilot, scripted)
         app.pop_screen()
         await pilot.pause()
         assert app.state.autotune_running  # the worker belongs to the App
@@ -145,9 +145,7 @@ async def test_quit_during_autotune_asks_first(demo_root, scripted):
     scripted.hold_after = 1
     app = make_app(demo_root, engine_factory=scripted)
     async with app.run_test(size=(120, 40)) as pilot:
-        await to_summary(pilot)
-        await pilot.press("a")
-        await wait_until(pilot, lambda: bool(scripted.instances) and scripted.instances[0].reached_hold.is_set())
+        await to_held_trial(pilot, scripted)
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDialog)
@@ -169,9 +167,7 @@ async def test_a_trial_that_ends_shows_its_whole_peak_while_the_next_one_runs(de
     scripted.hold_after = 2
     app = make_app(demo_root, engine_factory=scripted)
     async with app.run_test(size=(120, 40)) as pilot:
-        await to_summary(pilot)
-        await pilot.press("a")
-        await wait_until(pilot, lambda: bool(scripted.instances) and scripted.instances[0].reached_hold.is_set())
+        await to_held_trial(pilot, scripted)
         await wait_until(pilot, lambda: _cells(app)[0][4] == "38.2 GB")
         await pilot.pause()
         shown = html.unescape(app.export_screenshot()).replace("\xa0", " ")
