@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
 
+from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.launch_script import launch_files
 from ltx_wizard.core.monitor.diagnosis import Diagnosis, diagnose
 from ltx_wizard.core.monitor.gpu_use import GpuUse, read_gpu_use
@@ -19,6 +20,7 @@ from ltx_wizard.core.monitor.run_config import output_dir, read_config, value
 from ltx_wizard.core.monitor.run_log import RunLog
 from ltx_wizard.core.monitor.trainer_process import TrainerProcess, trainer_process
 from ltx_wizard.core.run_meta import read_run_meta
+from ltx_wizard.core.safe_fs import check_run_dir
 
 State = Literal["live", "finished", "failed", "stopped", "not started"]
 MIN_STEADY = 2  # printed step times needed before an ETA is given
@@ -51,6 +53,8 @@ class RunStatus:
     output_dir: Path
     tail: list[str] = field(default_factory=list)
     simulated: bool = False
+    train_minutes: float | None = None  # the trainer's closing statistics
+    peak_gb: float | None = None
 
     @property
     def percent(self) -> float | None:
@@ -77,6 +81,16 @@ def latest_samples(out_dir: Path, limit: int = 4) -> list[Path]:
     except OSError:
         return []
     return sorted(files, key=lambda p: p.name, reverse=True)[:limit]
+
+
+def check_run(run_dir: Path) -> None:
+    """A folder the wizard planned (or at least one with a training log). Raises UsageError."""
+    check_run_dir(run_dir)
+    if not run_dir.is_dir():
+        raise UsageError(f"{run_dir}: no such folder; pass a run folder the wizard or `plan` wrote")
+    if not any((run_dir / name).exists() for name in ("config.yaml", "run.json", "logs")):
+        raise UsageError(f"{run_dir} is not a run folder (no config.yaml, run.json or logs/): "
+                         "pass the folder `plan` or the wizard wrote")
 
 
 class RunMonitor:
@@ -122,15 +136,19 @@ class RunMonitor:
         state = self._state(proc, diagnosis)
         out_dir = output_dir(self.run_dir, config)
         total = log.total or int(value(config, "optimization.steps", 0) or 0) or None
+        step = total if state == "finished" and total else log.step  # the last step has no line
         pace = statistics.median(log.steady) if len(log.steady) >= MIN_STEADY else None
         eta = None
         if pace is not None and log.step is not None and total and state == "live":
             eta = max(0, total - log.step) * pace
+        stats = log.attempt.statistics
         readings, note = self._gpus(state == "live") if gpus else ([], None)
         return RunStatus(
-            self.run_dir, self.log_path, state, proc, log.step, total,
+            self.run_dir, self.log_path, state, proc, step, total,
             [loss for _, loss in log.recent], log.first_loss, list(log.points), pace, eta,
             saved_checkpoints(out_dir), latest_samples(out_dir), log.attention, log.wandb_url,
             readings, note, diagnosis, out_dir, list(log.tail)[-40:],
             simulated=bool(self.spec and self.spec.simulated),
+            train_minutes=stats.total_time_min if stats else None,
+            peak_gb=stats.peak_gpu_memory_gb if stats else None,
         )
