@@ -70,6 +70,8 @@ class RunStatus:
 def eta_text(seconds: float | None) -> str:
     if seconds is None:
         return MEASURING
+    if seconds < 60:
+        return f"~{int(round(seconds))}s"
     minutes = int(round(seconds / 60))
     return f"~{minutes // 60}h {minutes % 60:02d}m" if minutes >= 60 else f"~{minutes}m"
 
