@@ -7,10 +7,17 @@ attention backend and the failure with its advice.
 
 from __future__ import annotations
 
+import json
 import math
 
 from ltx_wizard.core.monitor.status import RunStatus, eta_text
 from ltx_wizard.core.text_safety import clean_text
+
+
+def show_change(key: str, value: object) -> str:
+    """`key: value` as YAML writes it (true, null), for a proposed config change."""
+    shown = json.dumps(value) if isinstance(value, bool) or value is None else value
+    return f"{key}: {shown}"
 
 
 def _loss(value: float) -> str:
@@ -71,7 +78,7 @@ def block(status: RunStatus) -> list[str]:
         lines.append(f"Failure ({d.kind}): {d.cause}")
         lines.append("Advice: " + "; ".join(d.advice))
         if d.changes:
-            lines.append("Proposed fix: " + ", ".join(f"{k}: {v}" for k, v in d.changes.items()))
+            lines.append("Proposed fix: " + ", ".join(show_change(k, v) for k, v in d.changes.items()))
     if status.resumable:
         lines.append(f"Resume: ltx-wizard --run-dir {status.run_dir} (Monitor, r)")
     lines.append(f"Log: {status.log}")

@@ -104,13 +104,41 @@ class RunLog:
         count = 0
         if start > 0:
             for line in history_lines(self.path, start):
-                count += self._feed(line, history=True)
+                count += self._history(line)
             self.parser = lp.TrainerLogParser()  # the tail starts on a fresh record
             self.cursor.skip_to(start)
         lines, _ = self.cursor.read_new()
         if self.cursor.identity is None:
             self.cursor.identity = (0, 0)  # no file yet: later reads notice when it appears
         return count + self._feed_all(lines)
+
+    def _history(self, line: str) -> int:
+        """A line before the tail: read with the trial parser's own patterns (step, checkpoint,
+        validation, rank prefixes) but without its record machinery, which costs ~10x more per
+        line. launch.sh pads nothing and COLUMNS=250 keeps these records on one line."""
+        self.lines += 1
+        if line.startswith("==="):
+            m = _LAUNCH.match(line)
+            if m:
+                self._new_attempt(m.group(1), int(m.group(2)))
+            return 1
+        m = lp._STEP.search(line) if "Step " in line else None
+        if m:
+            head = line[: m.start()]
+            rank = lp._MSG_RANK.search(head) or lp._TORCH_RANK.match(head)
+            self._step_at(int(m.group(1)), int(m.group(2)), lp._number(m.group(3)),
+                          float(m.group(5)), int(rank.group(1)) if rank else None)
+            return 1
+        m = lp._CHECKPOINT.search(line) if "eights for step" in line else None
+        if m:
+            self._checkpoint(int(m.group(1)), m.group(2))
+            return 1
+        m = lp._VALIDATION.search(line) if "Validation samples" in line else None
+        if m:
+            self._validation(int(m.group(1)))
+            return 1
+        self._extras(line)
+        return 1
 
     def _feed_all(self, lines: list[str]) -> int:
         for line in lines:
@@ -170,16 +198,11 @@ class RunLog:
         attempt = self.attempt
         attempt.cause.feed(event)
         if isinstance(event, lp.StepEvent):
-            self._step(event)
-        elif isinstance(event, lp.NanLoss) and attempt.nan_step is None:
-            attempt.nan_step = event.step
+            self._step_at(event.step, event.total, event.loss, event.time_per_step_s, event.rank)
         elif isinstance(event, lp.ValidationSaved):
-            attempt.validation_steps = (attempt.validation_steps + [event.step])[-20:]
-            self._busy_step = event.step
+            self._validation(event.step)
         elif isinstance(event, lp.CheckpointSaved):
-            if not self.checkpoints or self.checkpoints[-1].step != event.step:
-                self.checkpoints.append(Checkpoint(event.step, event.path))
-            self._busy_step = event.step
+            self._checkpoint(event.step, event.path)
         elif isinstance(event, lp.Statistics):
             attempt.statistics = event
         elif isinstance(event, lp.OomError):
@@ -187,24 +210,35 @@ class RunLog:
         elif isinstance(event, lp.Traceback):
             attempt.in_traceback_validation = False
 
-    def _step(self, event: lp.StepEvent) -> None:
+    def _validation(self, step: int) -> None:
+        self.attempt.validation_steps = (self.attempt.validation_steps + [step])[-20:]
+        self._busy_step = step
+
+    def _checkpoint(self, step: int, path: str) -> None:
+        if not self.checkpoints or self.checkpoints[-1].step != step:
+            self.checkpoints.append(Checkpoint(step, path))
+        self._busy_step = step
+
+    def _step_at(self, step: int, total: int, loss: float, secs: float, rank: int | None) -> None:
         attempt = self.attempt
-        if event.step <= attempt.last_step:
+        if step <= attempt.last_step:
             return  # another rank's (or another node's `[rank 0]`) line for the same step
-        attempt.last_step = event.step
-        self.step, self.total = event.step, event.total
-        busy = self._busy_step == event.step
+        attempt.last_step = step
+        self.step, self.total = step, total
+        busy = self._busy_step == step
         self._busy_step = None
         # trainer.py train(): Time/Step spans the whole optimizer step, a validation pass or a
         # checkpoint save at that step included: only other steps measure the steady pace.
-        if not busy and event.step > 0 and math.isfinite(event.time_per_step_s):
-            self.steady.append(event.time_per_step_s)
-        if math.isnan(event.loss):
+        if not busy and step > 0 and math.isfinite(secs):
+            self.steady.append(secs)
+        if math.isnan(loss):  # the parser's NanLoss says so in the tail; here, the pattern
+            if attempt.nan_step is None:
+                attempt.nan_step = step
             return
         if self.first_loss is None:
-            self.first_loss = (event.step, event.loss)
-        self.recent.append((event.step, event.loss))
-        self._add_point(event.step, event.loss)
+            self.first_loss = (step, loss)
+        self.recent.append((step, loss))
+        self._add_point(step, loss)
 
     def _add_point(self, step: int, loss: float) -> None:
         self._skipped += 1

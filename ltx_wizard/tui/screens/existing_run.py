@@ -68,6 +68,11 @@ class ExistingRunScreen(WizardScreen):
         self.query_one("#plan-view", Markdown).display = False
         self.query_one("#resume", Button).focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "monitor":  # offered only when there is a training to watch
+            return has_training(self.run_dir)
+        return True
+
     def action_monitor(self) -> None:
         self.app.open_monitor(self.run_dir)
 

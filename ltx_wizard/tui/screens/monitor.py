@@ -65,10 +65,10 @@ class MonitorScreen(WizardScreen):
             yield Static("", id="monitor-head")
             yield ProgressBar(total=None, show_eta=False, id="monitor-progress")
             yield Static("", id="monitor-pace")
+            yield Static("", id="monitor-failure")  # above the plot: what to do comes first
             yield Static("Loss over the run", classes="section-title", id="loss-title")
             yield Sparkline([], summary_function=mean, id="loss-plot")
             yield Static("", id="monitor-files")
-            yield Static("", id="monitor-failure")
             yield Static("Log tail", classes="section-title")
             yield TailLog(id="monitor-tail", max_lines=200)
         with Horizontal(classes="actions"):
@@ -158,7 +158,8 @@ class MonitorScreen(WizardScreen):
         text.append("Advice (cheapest first): " + "; ".join(d.advice))
         if d.changes:
             text.append("\nProposed fix (f shows the diff): " +
-                        ", ".join(f"{k}: {v}" for k, v in d.changes.items()), style="bold")
+                        ", ".join(report.show_change(k, v) for k, v in d.changes.items()),
+                        style="bold")
         return text
 
     def _tail(self, tail: list[str]) -> None:
