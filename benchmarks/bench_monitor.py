@@ -9,8 +9,9 @@ records), a validation line every 250 steps and a checkpoint line every 500. Two
 --lines and --lines, are each read in a fresh process (so the peak RSS is the monitor's alone):
 the time to the first status (`RunMonitor.status()`, the whole log), then the time of one refresh
 after APPEND more lines were appended. The CPU seconds of the first status are printed beside its
-wall time: on a shared machine the wall time also holds other processes' turns. Targets: first status < 1 s and peak RSS < 120 MB on the
-long log; a refresh costs the same on both logs (ratio near 1: it reads only what was added).
+wall time: on a shared machine the wall time also holds other processes' turns. Targets: first
+status < 1 s and peak RSS < 120 MB on the long log; a refresh costs the same on both logs (ratio
+near 1: it reads only what was added).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ def ask_stop(screen: MonitorScreen) -> None:
     async def stop() -> None:
         await stop_trainer(proc)
         screen.notify(f"Training pid {proc.pid} stopped")
-        screen._read()
+        screen.refresh_status()
 
     def answered(yes: bool | None) -> None:
         if yes:
@@ -59,7 +59,7 @@ def ask_start(screen: MonitorScreen, why: str) -> None:
             screen.notify(exc.message, severity="error", timeout=10)
             return
         screen.notify(f"Training runs in the background again: pid {pid}")
-        screen._read()
+        screen.refresh_status()
 
     screen.app.push_screen(ConfirmDialog(f"{why} Start training again now (bash launch.sh in the "
                                          "background)?", yes="Start training", no="Not now",

@@ -13,19 +13,27 @@ found is still handed to the same parser (`history_lines`).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from ltx_wizard.core.autotune import log_parser as lp
+
 CHUNK_BYTES = 4 << 20  # one read; a refresh reads at most MAX_READ_BYTES
 MAX_READ_BYTES = 16 << 20
-TAIL_BYTES = 1 << 20  # parsed in full on the first look
+TAIL_BYTES = 256 << 10  # parsed in full on the first look (a multi-rank traceback fits)
 MAX_LINE_BYTES = 64 << 10  # a longer line (a progress bar without newlines) is cut here
-# What the history needs. Found with bytes.find over whole chunks (C speed; a regular expression
-# alternation, or Python per line, costs seconds on a million lines); words a word wrap never
-# splits at 250 columns. `tep ` is in every line the history reads a step from: `Step 20/`,
-# `weights for step 20`, `samples for step 20`, `training from step 20` (and not in `Time/Step:`).
-HISTORY_WORDS = (b"tep ", b"launch.sh started", b"wandb.ai/", b"attention backends")
+# What the history needs is found in C over whole chunks (a regular expression alternation, or
+# Python per line, costs seconds on a million lines), with words a word wrap at 250 columns never
+# splits. Step lines: the trial parser's own pattern, compiled for bytes. Checkpoint, validation
+# and resume lines: lowercase `step` (`weights for step`, `samples for step`, `training from
+# step`; a step line says `Step`). Launch markers, and in the first START_WINDOW bytes of each
+# attempt the W&B URL and the attention backends (both are logged once, at start-up).
+STEP_BYTES = re.compile(lp._STEP.pattern.encode())
+LINE_WORDS = (b"step", b"launch.sh started")
+START_WORDS = (b"wandb.ai/", b"attention backends")
+START_WINDOW = 256 << 10
 
 
 @dataclass
@@ -98,19 +106,57 @@ def file_size(path: Path) -> int:
         return 0
 
 
-def _line_starts(block: bytes) -> list[int]:
-    """Start offsets of the lines of `block` that hold a history word, ascending, unique."""
+def _find_all(block: bytes, word: bytes, start: int = 0, stop: int | None = None) -> Iterator[int]:
+    stop = len(block) if stop is None else stop
+    at = block.find(word, start, stop)
+    while at >= 0:
+        yield at
+        at = block.find(word, at + len(word), stop)
+
+
+def _line_starts(block: bytes, first: bool) -> set[int]:
+    """Start offsets of the lines of `block` the history reads as text (not step lines)."""
     starts = set()
-    for word in HISTORY_WORDS:
-        at = block.find(word)
-        while at >= 0:
-            starts.add(block.rfind(b"\n", 0, at) + 1)
-            at = block.find(word, at + len(word))
-    return sorted(starts)
+    windows = [0] if first else []
+    for word in LINE_WORDS:
+        for at in _find_all(block, word):
+            start = block.rfind(b"\n", 0, at) + 1
+            starts.add(start)
+            if word == b"launch.sh started":
+                windows.append(start)
+    for origin in windows:
+        for word in START_WORDS:
+            for at in _find_all(block, word, origin, origin + START_WINDOW):
+                starts.add(block.rfind(b"\n", 0, at) + 1)
+    return starts
 
 
-def history_lines(path: Path, end: int) -> Iterator[str]:
-    """The whole lines before byte `end` that hold something the history needs, in order."""
+def _hits(block: bytes, first: bool) -> list[tuple[int, object]]:
+    """(offset, step match or line text) of everything the history reads in `block`, in order."""
+    hits: list[tuple[int, object]] = [(m.start(), m) for m in STEP_BYTES.finditer(block)]
+    for start in _line_starts(block, first):
+        line = block[start:block.find(b"\n", start)]
+        if not STEP_BYTES.search(line):  # a step line is already there as its match
+            hits.append((start, _decode(line)))
+    hits.sort(key=lambda hit: hit[0])
+    return hits
+
+
+def _step(block: bytes, m: re.Match) -> tuple[int, int, float, float, int | None]:
+    """(step, total, loss, seconds, rank) of a step line; the rank prefixes as the parser reads them."""
+    rank = None
+    line_start = block.rfind(b"\n", 0, m.start()) + 1
+    if b"[rank" in block[line_start:m.start()]:
+        head = _decode(block[line_start:m.start()])
+        found = lp._MSG_RANK.search(head) or lp._TORCH_RANK.match(head)
+        rank = int(found.group(1)) if found else None
+    return (int(m.group(1)), int(m.group(2)), lp._number(m.group(3).decode()),
+            float(m.group(5)), rank)
+
+
+def history(path: Path, end: int) -> Iterator[tuple[int, int, float, float, int | None] | str]:
+    """What the history needs before byte `end`, in order: a step line as its values, any other
+    line as its text."""
     try:
         fh = open(path, "rb")
     except OSError:
@@ -121,9 +167,10 @@ def history_lines(path: Path, end: int) -> Iterator[str]:
             data = fh.read(min(CHUNK_BYTES, end - pos))
             if not data:
                 break
+            first = pos == 0
             pos += len(data)
             block = carry + data
             cut = block.rfind(b"\n") + 1
             block, carry = block[:cut], block[cut:][-MAX_LINE_BYTES:]
-            for start in _line_starts(block):
-                yield _decode(block[start:block.find(b"\n", start)])
+            for _, hit in _hits(block, first):
+                yield hit if isinstance(hit, str) else _step(block, hit)

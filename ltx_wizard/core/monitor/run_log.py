@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ltx_wizard.core.autotune import log_parser as lp
 from ltx_wizard.core.autotune.failure_cause import FailureCause
-from ltx_wizard.core.monitor.log_reader import LogCursor, TAIL_BYTES, file_size, history_lines
+from ltx_wizard.core.monitor.log_reader import LogCursor, TAIL_BYTES, file_size, history
 
 MAX_POINTS = 2048  # loss points kept for the plot (thinned evenly beyond that)
 TAIL_LINES = 200
@@ -103,8 +103,13 @@ class RunLog:
         start = max(0, size - TAIL_BYTES)
         count = 0
         if start > 0:
-            for line in history_lines(self.path, start):
-                count += self._history(line)
+            for hit in history(self.path, start):
+                if isinstance(hit, str):
+                    self._history(hit)
+                else:
+                    self._step_at(*hit)
+                count += 1
+            self.lines += count
             self.parser = lp.TrainerLogParser()  # the tail starts on a fresh record
             self.cursor.skip_to(start)
         lines, _ = self.cursor.read_new()
@@ -112,33 +117,23 @@ class RunLog:
             self.cursor.identity = (0, 0)  # no file yet: later reads notice when it appears
         return count + self._feed_all(lines)
 
-    def _history(self, line: str) -> int:
-        """A line before the tail: read with the trial parser's own patterns (step, checkpoint,
-        validation, rank prefixes) but without its record machinery, which costs ~10x more per
-        line. launch.sh pads nothing and COLUMNS=250 keeps these records on one line."""
-        self.lines += 1
+    def _history(self, line: str) -> None:
+        """A line before the tail other than a step line: read with the trial parser's own
+        patterns (checkpoint, validation) but without its record machinery."""
         if line.startswith("==="):
             m = _LAUNCH.match(line)
             if m:
                 self._new_attempt(m.group(1), int(m.group(2)))
-            return 1
-        m = lp._STEP.search(line) if "Step " in line else None
-        if m:
-            head = line[: m.start()]
-            rank = lp._MSG_RANK.search(head) or lp._TORCH_RANK.match(head)
-            self._step_at(int(m.group(1)), int(m.group(2)), lp._number(m.group(3)),
-                          float(m.group(5)), int(rank.group(1)) if rank else None)
-            return 1
+            return
         m = lp._CHECKPOINT.search(line) if "eights for step" in line else None
         if m:
             self._checkpoint(int(m.group(1)), m.group(2))
-            return 1
+            return
         m = lp._VALIDATION.search(line) if "Validation samples" in line else None
         if m:
             self._validation(int(m.group(1)))
-            return 1
+            return
         self._extras(line)
-        return 1
 
     def _feed_all(self, lines: list[str]) -> int:
         for line in lines:

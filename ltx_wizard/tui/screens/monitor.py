@@ -10,6 +10,7 @@ resume (config.yaml patched), a proposed fix; run-summary.md is written once the
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from statistics import mean
 
@@ -57,6 +58,7 @@ class MonitorScreen(WizardScreen):
         self.status: RunStatus | None = None
         self.summary_path: Path | None = None
         self._tail_seen: list[str] = []
+        self._reading = threading.Lock()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -80,15 +82,19 @@ class MonitorScreen(WizardScreen):
 
     def on_mount(self) -> None:
         self.query_one("#monitor-head", Static).update(Text(f"Reading {self.run_dir} ..."))
-        self._read()
-        self.set_interval(self.refresh_s, self._read)
+        self.refresh_status()
+        self.set_interval(self.refresh_s, self.refresh_status)
 
     # -- reading -------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="monitor-read")
-    def _read(self) -> None:
+    @work(thread=True, exit_on_error=False, group="monitor-read")
+    def refresh_status(self) -> None:
+        """Read the run again (a thread: files, /proc, NVML). A read still going on when the next
+        tick comes is not doubled: the RunMonitor keeps one log offset and is not shared."""
         from ltx_wizard.core.monitor.summary import ensure_summary
 
+        if not self._reading.acquire(blocking=False):
+            return
         try:
             if self.monitor is None:
                 self.monitor = RunMonitor(self.run_dir)
@@ -97,6 +103,8 @@ class MonitorScreen(WizardScreen):
         except WizardError as exc:
             self.post_message(StatusRead(None, exc.message, None))
             return
+        finally:
+            self._reading.release()
         self.post_message(StatusRead(status, None, summary))
 
     @on(StatusRead)
