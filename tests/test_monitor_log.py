@@ -71,7 +71,8 @@ def test_run_log_follows_an_appended_log_and_a_truncated_one(tmp_path):
     assert log.step == 20 and list(log.recent) == [(20, 0.3)]
 
 
-def test_long_log_first_look_reads_history_and_parses_the_tail(tmp_path, monkeypatch):
+@pytest.mark.parametrize("ranks", [(None,), (0, 1)], ids=["one-process", "two-ranks"])
+def test_long_log_first_look_reads_history_and_parses_the_tail(tmp_path, monkeypatch, ranks):
     monkeypatch.setattr(log_reader, "TAIL_BYTES", 4096)
     path = tmp_path / "train.log"
     noise = "/x/checkpoint.py:87: UserWarning: None of the inputs have requires_grad=True.\n"
@@ -79,7 +80,8 @@ def test_long_log_first_look_reads_history_and_parses_the_tail(tmp_path, monkeyp
         fh.write("=== 2026-01-02T03:04:00Z launch.sh started, pid 77\n")
         fh.write("wandb: 🚀 View run kites at: https://wandb.ai/me/ltx2-lora/runs/abc123\n")
         for step in range(20, 2001, 20):
-            fh.write(noise * 5 + step_line(step, total=2000, loss=1.0 / step))
+            fh.write(noise * 5 + "".join(step_line(step, total=2000, loss=1.0 / step + (rank or 0),
+                                                   rank=rank) for rank in ranks))
             if step % 500 == 0:
                 fh.write(record(f"💾 Lora weights for step {step} saved in "
                                 f"checkpoints/lora_weights_step_{step:05d}.safetensors", "trainer.py:612"))
@@ -90,6 +92,20 @@ def test_long_log_first_look_reads_history_and_parses_the_tail(tmp_path, monkeyp
     assert [c.step for c in log.checkpoints] == [500, 1000, 1500, 2000]
     assert log.wandb_url == "https://wandb.ai/me/ltx2-lora/runs/abc123"
     assert len(log.points) == 100 and log.attempt.pid == 77
+    assert all(loss == round(1.0 / step, 4) for step, loss in log.points)  # rank 0, not rank 1
+
+
+def test_history_sees_a_restart_from_step_0_as_a_new_attempt(tmp_path, monkeypatch):
+    monkeypatch.setattr(log_reader, "TAIL_BYTES", 4096)
+    path = tmp_path / "train.log"
+    first = "".join(step_line(s, total=400, loss=0.5) for s in range(20, 201, 20))
+    again = "".join(step_line(s, total=400, loss=0.2) for s in range(20, 401, 20))
+    path.write_text("=== 2026-01-02T03:04:00Z launch.sh started, pid 1\n" + first
+                    + "=== 2026-01-02T05:04:00Z launch.sh started, pid 2\n" + again)
+    log = RunLog(path)
+    log.refresh()
+    assert log.attempt.pid == 2 and log.step == 400
+    assert [loss for step, loss in log.points if step == 20] == [0.5, 0.2]  # both attempts kept
 
 
 def test_loss_history_is_thinned_not_unbounded(tmp_path, monkeypatch):

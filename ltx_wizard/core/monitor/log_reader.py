@@ -12,6 +12,7 @@ found is still handed to the same parser (`history_lines`).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ STEP_BYTES = re.compile(lp._STEP.pattern.encode())
 LINE_WORDS = (b"step", b"launch.sh started")
 START_WORDS = (b"wandb.ai/", b"attention backends")
 START_WINDOW = 256 << 10
+Step = tuple[int, int, float, float, "int | None"]  # step, total, loss, seconds, rank
 
 
 @dataclass
@@ -131,32 +133,52 @@ def _line_starts(block: bytes, first: bool) -> set[int]:
     return starts
 
 
-def _hits(block: bytes, first: bool) -> list[tuple[int, object]]:
-    """(offset, step match or line text) of everything the history reads in `block`, in order."""
-    hits: list[tuple[int, object]] = [(m.start(), m) for m in STEP_BYTES.finditer(block)]
-    for start in _line_starts(block, first):
-        line = block[start:block.find(b"\n", start)]
-        if not STEP_BYTES.search(line):  # a step line is already there as its match
-            hits.append((start, _decode(line)))
-    hits.sort(key=lambda hit: hit[0])
-    return hits
+def _number(raw: bytes) -> float:
+    try:
+        return float(raw)
+    except ValueError:
+        return math.nan
 
 
-def _step(block: bytes, m: re.Match) -> tuple[int, int, float, float, int | None]:
-    """(step, total, loss, seconds, rank) of a step line; the rank prefixes as the parser reads them."""
-    rank = None
-    line_start = block.rfind(b"\n", 0, m.start()) + 1
-    if b"[rank" in block[line_start:m.start()]:
+def _steps(block: bytes, matches: list[re.Match], ranked: bool) -> list[Step]:
+    """The values of a run of step lines; rank prefixes read as the parser reads them, only where
+    the block has any (a single-process log has none, and skips the per-line look back)."""
+    if not ranked:
+        return [(int(m.group(1)), int(m.group(2)), _number(m.group(3)), float(m.group(5)), None)
+                for m in matches]
+    found = []
+    for m in matches:
+        line_start = block.rfind(b"\n", 0, m.start()) + 1
         head = _decode(block[line_start:m.start()])
-        found = lp._MSG_RANK.search(head) or lp._TORCH_RANK.match(head)
-        rank = int(found.group(1)) if found else None
-    return (int(m.group(1)), int(m.group(2)), lp._number(m.group(3).decode()),
-            float(m.group(5)), rank)
+        rank = lp._MSG_RANK.search(head) or lp._TORCH_RANK.match(head)
+        found.append((int(m.group(1)), int(m.group(2)), _number(m.group(3)), float(m.group(5)),
+                      int(rank.group(1)) if rank else None))
+    return found
 
 
-def history(path: Path, end: int) -> Iterator[tuple[int, int, float, float, int | None] | str]:
-    """What the history needs before byte `end`, in order: a step line as its values, any other
-    line as its text."""
+def _hits(block: bytes, first: bool) -> Iterator[list[Step] | str]:
+    """Everything the history reads in `block`, in order: runs of step lines, other lines."""
+    lines = sorted((start, block[start:block.find(b"\n", start)])
+                   for start in _line_starts(block, first))
+    lines = [(start, line) for start, line in lines if not STEP_BYTES.search(line)]
+    matches = list(STEP_BYTES.finditer(block))
+    ranked = b"[rank" in block  # looked for once per block
+    done = 0
+    for start, line in lines:
+        upto = done
+        while upto < len(matches) and matches[upto].start() < start:
+            upto += 1
+        if upto > done:
+            yield _steps(block, matches[done:upto], ranked)
+        done = upto
+        yield _decode(line)
+    if done < len(matches):
+        yield _steps(block, matches[done:], ranked)
+
+
+def history(path: Path, end: int) -> Iterator[list[Step] | str]:
+    """What the history needs before byte `end`, in order: runs of step lines as their values
+    (step, total, loss, seconds, rank), any other line as its text."""
     try:
         fh = open(path, "rb")
     except OSError:
@@ -172,5 +194,4 @@ def history(path: Path, end: int) -> Iterator[tuple[int, int, float, float, int 
             block = carry + data
             cut = block.rfind(b"\n") + 1
             block, carry = block[:cut], block[cut:][-MAX_LINE_BYTES:]
-            for _, hit in _hits(block, first):
-                yield hit if isinstance(hit, str) else _step(block, hit)
+            yield from _hits(block, first)

@@ -106,9 +106,11 @@ class RunLog:
             for hit in history(self.path, start):
                 if isinstance(hit, str):
                     self._history(hit)
+                    count += 1
                 else:
-                    self._step_at(*hit)
-                count += 1
+                    for values in hit:
+                        self._step_at(*values)
+                    count += len(hit)
             self.lines += count
             self.parser = lp.TrainerLogParser()  # the tail starts on a fresh record
             self.cursor.skip_to(start)
