@@ -127,6 +127,10 @@ Files found in `/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cac
 dim entries cannot be used (the reason is shown). Enter picks one; picking a checkpoint also
 fills its matching Gemma and VAEs. Esc goes back."""),
     "ConfirmDialog": ("A question", "y answers yes, n or Esc answers no (the safe default)."),
+    "ConfigChangeDialog": ("A change to config.yaml", """\
+The diff shows exactly what would change in `config.yaml` (lines with - go, lines with + come).
+y writes it (the previous file is kept beside it); n or Esc leaves everything as it is. Starting
+the run again is a question of its own."""),
 }
 
 GENERIC = ("Help", "Ctrl+q quits. Tab moves between controls. The footer lists this screen's keys.")

@@ -63,14 +63,17 @@ def trainer_process(run_dir: Path) -> TrainerProcess | None:
 
 async def stop_trainer(proc: TrainerProcess, *, grace_s: float = 30.0, poll_s: float = 0.2) -> None:
     """SIGTERM the trainer's group and every rank that left it (as autotune stops a trial), then
-    SIGKILL what is left after `grace_s`."""
+    SIGKILL what is left after `grace_s`. A trainer that does not lead its own group (launch.sh
+    started by hand from a script) is stopped as a process tree: its group may hold the script."""
     try:
         pgid = os.getpgid(proc.pid)
     except ProcessLookupError:
         return
     if started_at(proc.pid) != proc.started:
         return  # not our process any more
-    tracker = RankTracker(pgid)
+    tracker = RankTracker(proc.pid)  # the group led by the trainer's pid, when there is one
+    if pgid != proc.pid:
+        tracker.known = {proc.pid: int(process_start_time(proc.pid) or 0)}
     tracker.refresh()
     await take_down(tracker, launcher_gone=False, grace_s=grace_s, kill_wait_s=10.0,
                     poll_s=poll_s)
