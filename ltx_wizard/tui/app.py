@@ -119,12 +119,14 @@ class WizardApp(PhaseNavigation, App[int]):
             self.sub_title = "demo"
         run_dir = Path(self.options.run_dir).expanduser() if self.options.run_dir else None
         if run_dir is not None and any((run_dir / n).exists() for n in ("plan.md", "config.yaml")):
-            from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
+            from ltx_wizard.tui.screens.existing_run import ExistingRunScreen, has_training
 
             self.build_demo()
             self._demo_title()
             self.state.run_dir = run_dir
             self.push_screen(ExistingRunScreen(run_dir))
+            if has_training(run_dir):  # a run that trains or trained: watch it (Esc: the folder)
+                self.open_monitor(run_dir)
         else:
             # The demo files are written by the probe's worker: the first screen is drawn at once.
             self.target_run_dir = run_dir  # a new run goes exactly there, when given

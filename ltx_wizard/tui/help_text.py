@@ -82,8 +82,24 @@ full run: it changes to the trainer folder, sets the environment, appends output
 - *Quit* (q or ctrl+q): prints the run folder, the command, the log path and any pid.
 
 **After training.** LoRA weights land in `<run>/outputs/checkpoints/lora_weights_step_*.safetensors`.
-To resume, set `model.load_checkpoint` in `config.yaml` to `<run>/outputs/checkpoints` and run
-`launch.sh` again."""),
+Starting it opens the Monitor (step 6), which also resumes a stopped run."""),
+    "MonitorScreen": ("Step 6 · Monitor", """\
+**What it shows.** The training run of this folder, read again every 2 seconds: live (pid and
+start time) or finished, failed, stopped; step and progress; the recent loss and a plot of the
+loss over the whole run; the steady pace in s/step and an ETA that leaves out loading and
+validation passes ("measuring step time" until two step lines exist); memory and utilisation
+of the run's GPUs; the latest checkpoint and validation samples; the attention backend and
+the W&B URL when the log names them; the log's last lines. `ltx-wizard status RUN` prints the
+same (`--json`, `--watch`).
+
+**Choices.** Copy path (y): the latest checkpoint. Stop (s): asks, then stops the trainer and
+every rank. Resume (r), for a stopped or failed run with a checkpoint: shows the change to
+`model.load_checkpoint` (and a new `output_dir` when restarted step numbers would overwrite a
+checkpoint), writes it only after yes, then asks before starting. Apply fix (f), after a
+failure: the first of the trainer's fixes for that kind of failure, as a diff; nothing
+restarts by itself.
+
+**When it finishes.** `run-summary.md` is written into the run folder."""),
     "ExistingRunScreen": ("An existing run folder", """\
 **What it does.** This folder already holds a plan; nothing here writes.
 
@@ -111,6 +127,10 @@ Files found in `/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cac
 dim entries cannot be used (the reason is shown). Enter picks one; picking a checkpoint also
 fills its matching Gemma and VAEs. Esc goes back."""),
     "ConfirmDialog": ("A question", "y answers yes, n or Esc answers no (the safe default)."),
+    "ConfigChangeDialog": ("A change to config.yaml", """\
+The diff shows exactly what would change in `config.yaml` (lines with - go, lines with + come).
+y writes it (the previous file is kept beside it); n or Esc leaves everything as it is. Starting
+the run again is a question of its own."""),
 }
 
 GENERIC = ("Help", "Ctrl+q quits. Tab moves between controls. The footer lists this screen's keys.")

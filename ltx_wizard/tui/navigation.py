@@ -1,11 +1,12 @@
 """The App's navigation role: the flow between the wizard's phases (probe -> gate -> paths ->
-summary -> autotune -> done), including the dialogs that stand between them.
+summary -> autotune -> done -> monitor), including the dialogs that stand between them.
 
 A mixin of WizardApp: screens keep calling `self.app.open_summary()` and the like.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ltx_wizard.core.errors import EXIT_GATED, WizardError
@@ -114,3 +115,8 @@ class PhaseNavigation:
         from ltx_wizard.tui.screens.done import DoneScreen
 
         self.push_screen(DoneScreen())
+
+    def open_monitor(self, run_dir: Path) -> None:
+        from ltx_wizard.tui.screens.monitor import MonitorScreen
+
+        self.push_screen(MonitorScreen(run_dir))

@@ -9,6 +9,7 @@ from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.screens.autotune import AutotuneScreen
 from ltx_wizard.tui.screens.done import DoneScreen
 from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
+from ltx_wizard.tui.screens.monitor import MonitorScreen
 from ltx_wizard.tui.screens.probe import ProbeScreen
 from tests.tui.helpers import FAST_SIM, RUN_NAME, make_app, settle, to_summary, wait_until
 
@@ -46,10 +47,17 @@ async def test_start_training_in_background_writes_log_and_pid(demo_root):
         await pilot.pause()
         pid = int((run / "logs" / "train.pid").read_text())
         try:
-            assert f"pid {pid}" in str(app.screen.query_one("#train-status").render())
-            assert app.screen.query_one("#train").disabled
+            # The Done screen hands over to the Monitor (step 6), which watches the simulated run.
+            assert isinstance(app.screen, MonitorScreen)
+            done = app.screen_stack[-2]
+            assert f"pid {pid}" in str(done.query_one("#train-status").render())
+            assert done.query_one("#train").disabled
             log = run / "logs" / "train.log"
             await wait_until(pilot, lambda: log.stat().st_size > 0)
+            await wait_until(pilot, lambda: app.screen.status is not None
+                             and app.screen.status.state == "live")
+            assert f"live: pid {pid}" in str(app.screen.query_one("#monitor-head").render())
+            assert "GPUs are simulated" in str(app.screen.query_one("#monitor-pace").render())
         finally:
             os.killpg(pid, signal.SIGTERM)  # its own session: the group is the child's alone
             os.waitpid(pid, 0)

@@ -78,6 +78,14 @@ async def _existing(pilot):
     await settle(pilot)
 
 
+async def _monitor(pilot):
+    from ltx_wizard.tui.screens.monitor import MonitorScreen
+
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen)
+                     and pilot.app.screen.status is not None)
+    await settle(pilot)
+
+
 SCENARIOS = {
     "probe": ({}, _probe),
     "gate": ({"simulate": "rtx4090"}, _gate),
@@ -89,6 +97,7 @@ SCENARIOS = {
     "autotune_done": ({}, _autotune_done),
     "done": ({}, _done),
     "existing_run": ({}, _existing),
+    "monitor": ({}, _monitor),
 }
 
 
@@ -127,6 +136,14 @@ def test_screen(scenario, size, snap_compare, demo_root, scripted, fixed_path):
         run.mkdir(parents=True)
         (run / "plan.md").write_text("# Plan: t2v-demo-clips-20260102-0304\n")
         (run / "config.yaml").write_text("model: {}\n")
+        overrides["run_dir"] = str(run)
+    if scenario == "monitor":  # a run that failed (OOM) after saving a checkpoint
+        from tests.monitor_runs import make_run, sample_log
+
+        steps = sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0]
+        crash = sample_log("oom_cols80")
+        run = make_run(demo_root, steps + crash[crash.index("Traceback"):], gc=False,
+                       checkpoints=((40, True),))
         overrides["run_dir"] = str(run)
     app = make_app(None if overrides.pop("demo", True) is False else demo_root,
                    engine_factory=scripted, **overrides)

@@ -214,7 +214,7 @@ class CheckpointsConfig(_Strict):
     keep_last_n: int = 1
     precision: Literal["bfloat16", "float32"] = "bfloat16"
     no_resume: bool = False
-    save_training_state: bool = True
+    save_training_state: Literal["full", "minimal", "off"] = "minimal"
 
 
 class HubConfig(_Strict):

@@ -45,7 +45,9 @@ from ltx_wizard.core.recipes import missing_validation_media
 from ltx_wizard.demo.sim import cost_model as cost
 from ltx_wizard.demo.sim.clock import SimClock, float_env, int_env, process_age_s
 from ltx_wizard.demo.sim.memory_model import MemoryEstimate, estimate, transformer_params
+from ltx_wizard.demo.sim.resume import Saver, resume_step, write_file as _write
 from ltx_wizard.demo.sim.schema import LtxTrainerConfig
+from ltx_wizard.demo.sim.vram_file import VramFile as _Vram
 from ltx_wizard.demo.sim.rich_format import (
     CHAINED,
     console_width,
@@ -54,7 +56,6 @@ from ltx_wizard.demo.sim.rich_format import (
     traceback_lines,
 )
 
-_SAFETENSORS = b'{"__metadata__":{"format":"pt","simulated":"true"}}'
 _MAIN = ("scripts/train.py", 74, "main", "trainer.train(disable_progress_bar=args.dpb)")
 _MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
 
@@ -65,20 +66,6 @@ _ACTIVE: "SimTrainer | None" = None  # the running trainer, for the SIGTERM hand
 class _Exit(Exception):
     def __init__(self, code: int) -> None:
         self.code = code
-
-
-class _Vram:
-    """The simulated used-memory figure another process reads as if from NVML."""
-
-    def __init__(self, path: str | None) -> None:
-        self.path = Path(path) if path else None
-
-    def set(self, gb: float) -> None:
-        if self.path is None:
-            return
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        tmp.write_text(f"{max(0, int(gb * 1024))}\n", encoding="utf-8")
-        os.replace(tmp, self.path)
 
 
 class SimTrainer:
@@ -101,6 +88,7 @@ class SimTrainer:
         self.width = console_width()
         self.rng = random.Random(cfg.seed + self.rank)
         self.out = Path(cfg.output_dir)
+        self.saver = Saver(self.raw, self.out)
 
     # -- output -----------------------------------------------------------------------------
 
@@ -139,15 +127,26 @@ class SimTrainer:
             self.traceback(traceback_lines(
                 [_MAIN, ("src/ltx_trainer/trainer.py", 164, "_prepare_model", "raise ValueError(")],
                 "ValueError: Quantization is not supported with full fine-tuning", Path.cwd()))
+        initial = self._resume()
         samples = self._count_samples()
         steps, batch = self.cfg.optimization.steps, self.cfg.optimization.batch_size
         mode = f"{self.world} processes" if self.world > 1 else "1 process"
-        self.log(f"🚀 Starting training: {steps} steps, batch size {batch}, {mode}", 212)
+        if self.rank == 0:
+            self.saver.save_config()
+        if initial >= steps:  # trainer.py train(): nothing left to train
+            self.traceback(traceback_lines(
+                [_MAIN, ("src/ltx_trainer/trainer.py", 181, "train", "raise ValueError(")],
+                f"ValueError: No remaining training steps: initial_step={initial} >= "
+                f"target_steps={steps}. Nothing to train.", Path.cwd()))
+        if initial:
+            self.log(f"🚀 Resuming training from step {initial} → {steps}", 189)
+        else:
+            self.log(f"🚀 Starting training: {steps} steps, batch size {batch}, {mode}", 212)
         validation = raw["validation"]
         interval = validation.get("interval")
         # mirrors ltx_trainer/trainer.py LtxvTrainer.train: no interval, no validation at all
         if interval and not validation.get("skip_initial_validation", False):
-            self._validate(0, val_fail, b["validation_phase_gb"] + cached)
+            self._validate(initial, val_fail, b["validation_phase_gb"] + cached)
         if batch > samples:  # the first batch is fetched before any memory is touched
             self._stop_iteration()
         if train_fail:
@@ -156,11 +155,11 @@ class SimTrainer:
         self.vram.set(b["train_phase_gb"] + cached)
         train_start = self.clock.now
         accumulation = int(raw["optimization"].get("gradient_accumulation_steps") or 1)
-        for step in range(1, steps + 1):  # an optimizer step is `accumulation` micro-batches
+        for step in range(initial + 1, steps + 1):  # an optimizer step: `accumulation` batches
             duration = self.est.step_time_s * accumulation * self.rng.uniform(0.97, 1.03)
             self.wait(duration)
             if step % 20 == 0 and self.step_lines:
-                self._step_line(step, steps, duration, train_start)
+                self._step_line(step, steps, duration, train_start, initial)
             if self.fault == "hang" and step == 20:
                 while True:
                     time.sleep(3600)
@@ -192,6 +191,9 @@ class SimTrainer:
             self.vram.set(b["cuda_context_gb"])
         self.wait(cost.vae_decoder_s(raw))
         self.log(f"Loading transformer from {raw['model']['model_path']}", 102, "model_loader.py")
+        # ltx_core/model/transformer/model.py LTXModel.__init__ logs the kernels it was built with
+        self.log("Building transformer with attention backends -- self: PYTORCH, masked: PYTORCH",
+                 87, "model.py")
         self.wait(cost.transformer_load_s(transformer_params()))
         self.vram.set(b["load_phase_gb"] - b["quantization_buffers_gb"])
         if accel.get("quantization"):
@@ -268,7 +270,8 @@ class SimTrainer:
         if self.rank == 0:
             self.log(f"🎥 Validation samples for step {step} saved in samples", 561)
 
-    def _step_line(self, step: int, steps: int, duration: float, train_start: float) -> None:
+    def _step_line(self, step: int, steps: int, duration: float, train_start: float,
+                   initial: int = 0) -> None:
         lr = self.cfg.optimization.learning_rate
         if self.cfg.optimization.scheduler_type == "linear":
             lr *= 1 - step / steps
@@ -276,21 +279,27 @@ class SimTrainer:
             loss = "nan"
         else:
             loss = f"{0.11 + 0.25 * math.exp(-step / 30) + abs(self.rng.gauss(0, 0.01)):.4f}"
-        if step <= 20:
+        if step - initial <= 20:
             projection = "calculating..."
-        else:
-            total_s = (self.clock.now - train_start) / step * steps
+        else:  # trainer.py train(): elapsed / steps done * remaining steps
+            total_s = (self.clock.now - train_start) / (step - initial) * (steps - initial)
             projection = f"{int(total_s // 3600)}h {int(total_s % 3600 // 60)}m"
         self.log(f"Step {step}/{steps} - Loss: {loss}, LR: {lr:.2e}, Time/Step: {duration:.2f}s, "
                  f"Total Time: {projection}", 447)
 
     def _checkpoint(self, step: int) -> None:
-        kind = "lora" if self.cfg.model.training_mode == "lora" else "model"
-        rel = f"checkpoints/{kind}_weights_step_{step:05d}.safetensors"
-        header = _SAFETENSORS + b" " * (-len(_SAFETENSORS) % 8)
         self.wait(cost.checkpoint_save_s(self.raw, transformer_params()))
-        _write(self.out / rel, len(header).to_bytes(8, "little") + header)
-        self.log(f"💾 {kind.capitalize()} weights for step {step} saved in {rel}", 612)
+        self.log(self.saver.save(step), 612)
+
+    def _resume(self) -> int:
+        try:
+            return resume_step(self.raw, self.log)
+        except ValueError as exc:  # trainer.py _find_checkpoint
+            self.traceback(traceback_lines(
+                [("scripts/train.py", 58, "main", "trainer = LtxvTrainer(trainer_config)"),
+                 ("src/ltx_trainer/trainer.py", 490, "_load_checkpoint",
+                  "checkpoint_path = self._find_checkpoint(self._config.model.load_checkpoint)")],
+                f"ValueError: {exc}", Path.cwd()))
 
     def _statistics(self, steps: int, batch: int, train_s: float) -> None:
         lines = [
@@ -336,13 +345,6 @@ class SimTrainer:
         self.traceback(traceback_lines(
             [_MAIN, frame], "RuntimeError: CUDA error: an illegal memory access was encountered "
             "(simulated fault)", Path.cwd()))
-
-
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def _load_config(path: Path) -> LtxTrainerConfig:

@@ -144,6 +144,7 @@ class DoneScreen(WizardScreen):
             self.notify(exc.message, severity="error", timeout=10)
             return
         self._show_started(pid, log)
+        self.app.open_monitor(run_dir)  # step 6 watches the run it started
 
     def _show_started(self, pid: int, log: Path) -> None:
         text = Text("Training runs in the background: ", style="bold")

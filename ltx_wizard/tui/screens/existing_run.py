@@ -23,11 +23,20 @@ from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 
+def has_training(run_dir: Path) -> bool:
+    """A training log or a live trainer: the Monitor has something to show."""
+    from ltx_wizard.core.background import running_pid
+    from ltx_wizard.core.launch_script import launch_files
+
+    return launch_files(run_dir)[0].exists() or running_pid(run_dir) is not None
+
+
 class ExistingRunScreen(WizardScreen):
     BINDINGS = [
         Binding("r", "resume", "Resume autotune"),
         Binding("v", "view", "View plan"),
         Binding("n", "new", "New run"),
+        Binding("m", "monitor", "Monitor training"),
     ]
 
     def __init__(self, run_dir: Path) -> None:
@@ -58,6 +67,14 @@ class ExistingRunScreen(WizardScreen):
         self.query_one("#existing-body", Static).update(text)
         self.query_one("#plan-view", Markdown).display = False
         self.query_one("#resume", Button).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "monitor":  # offered only when there is a training to watch
+            return has_training(self.run_dir)
+        return True
+
+    def action_monitor(self) -> None:
+        self.app.open_monitor(self.run_dir)
 
     def action_view(self) -> None:
         view = self.query_one("#plan-view", Markdown)

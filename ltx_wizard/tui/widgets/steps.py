@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-PHASES = ("Probe", "Paths", "Plan", "Autotune", "Done")
+PHASES = ("Probe", "Paths", "Plan", "Autotune", "Done", "Monitor")
 
 
 class StepBar(Static):

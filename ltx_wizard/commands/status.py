@@ -1,0 +1,79 @@
+"""`ltx-wizard status RUN`: the training run's status as one block (`--json` for scripts,
+`--watch` to refresh until it ends). Writes run-summary.md once the run has finished."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+
+def _interval(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--interval wants seconds, got {text!r}") from None
+    if not 0.2 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"--interval {text} is outside 0.2..3600 seconds")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "status",
+        help="show a training run's progress, loss, ETA, checkpoints and failure",
+        description="Read a run folder's training log (incrementally), its trainer process, "
+        "checkpoints, samples and GPUs, and print one status block. Exits 0 whatever the run's "
+        "state (the state is in the output); 2 when RUN is not a run folder.",
+    )
+    parser.add_argument("run", metavar="RUN", help="the run folder")
+    parser.add_argument("--json", action="store_true", help="machine-readable output "
+                        "(with --watch: one JSON object per line)")
+    parser.add_argument("--watch", action="store_true",
+                        help="refresh until the run is no longer live (Ctrl-C leaves)")
+    parser.add_argument("--interval", type=_interval, default=5.0, metavar="S",
+                        help="seconds between refreshes with --watch (default 5)")
+    parser.set_defaults(func=run)
+
+
+def _print(status, as_json: bool, watch: bool, note: str | None) -> None:
+    from ltx_wizard.core.monitor.report import as_json as to_json, block
+
+    if as_json:
+        doc = to_json(status)
+        doc["summary_written"] = note
+        print(json.dumps(doc, ensure_ascii=False, indent=None if watch else 2), flush=True)
+        return
+    if watch and sys.stdout.isatty():
+        sys.stdout.write("\x1b[H\x1b[2J")  # clear, top left: the block replaces the last one
+    lines = block(status)
+    if note:
+        lines.append(f"Summary: {note}")
+    print("\n".join(lines), flush=True)
+    if watch and not sys.stdout.isatty():
+        print("", flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ltx_wizard.core.monitor.status import RunMonitor, check_run
+    from ltx_wizard.core.monitor.summary import ensure_summary
+
+    run_dir = Path(args.run).expanduser().absolute()
+    check_run(run_dir)
+    monitor = RunMonitor(run_dir)
+    try:
+        while True:
+            status = monitor.status()
+            written = ensure_summary(status)
+            _print(status, args.json, args.watch, str(written) if written else None)
+            if not args.watch or status.state != "live":
+                return 0
+            time.sleep(args.interval)
+    except KeyboardInterrupt:
+        return 0
+
+
+

@@ -1,0 +1,108 @@
+"""A run's status as one block of text (the CLI, the screen's header lines) and as JSON.
+
+The block follows the train-model skill's status report (phases/launch-and-monitor.md): step and
+loss, ETA and GPU use, latest checkpoint and validation samples, W&B URL, plus the process, the
+attention backend and the failure with its advice.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from ltx_wizard.core.monitor.status import RunStatus, eta_text
+from ltx_wizard.core.text_safety import clean_text
+
+
+def show_change(key: str, value: object) -> str:
+    """`key: value` as YAML writes it (true, null), for a proposed config change."""
+    shown = json.dumps(value) if isinstance(value, bool) or value is None else value
+    return f"{key}: {shown}"
+
+
+def _loss(value: float) -> str:
+    return "nan" if math.isnan(value) else f"{value:.4f}"
+
+
+def process_line(status: RunStatus) -> str:
+    proc = status.process
+    if proc is None:
+        return {"finished": "finished", "failed": "failed (the trainer has exited)",
+                "stopped": "stopped (no trainer process)", "not started": "not started"}[status.state]
+    since = f", started {proc.started:%Y-%m-%d %H:%M:%S} UTC" if proc.started else ""
+    return f"live: pid {proc.pid}{since}"
+
+
+def step_line(status: RunStatus) -> str:
+    if status.step is None:
+        total = f" of {status.total}" if status.total else ""
+        return f"Step -{total} (no step line yet: the trainer logs one every 20 steps)"
+    text = f"Step {status.step} / {status.total or '?'}"
+    if status.percent is not None:
+        text += f" ({status.percent:.0f}%)"
+    if status.recent_losses:
+        text += f" - loss ~{_loss(status.recent_losses[-1])} (last {len(status.recent_losses)}: "
+        text += ", ".join(_loss(v) for v in status.recent_losses) + ")"
+    return text
+
+
+def pace_line(status: RunStatus) -> str:
+    pace = f"{status.s_per_step:.2f} s/step (steady)" if status.s_per_step else eta_text(None)
+    if status.state != "live":
+        return f"Pace: {pace}"
+    return f"ETA: {eta_text(status.eta_s)}  |  {pace}"
+
+
+def block(status: RunStatus) -> list[str]:
+    """The status report, one fact per line (outside text cleaned of control characters)."""
+    lines = [f"Run: {status.run_dir}", f"Training: {process_line(status)}", step_line(status),
+             pace_line(status)]
+    if status.gpus:
+        lines += [f"  {gpu.line()}" for gpu in status.gpus]
+    elif status.gpu_note:
+        lines.append(f"  {status.gpu_note}")
+    if status.checkpoints:
+        ck = status.checkpoints[0]
+        state = "with its training state" if ck.state else "weights only (no training state)"
+        lines.append(f"Latest checkpoint: {ck.path} (step {ck.step}, {state})")
+    else:
+        lines.append(f"Latest checkpoint: none yet in {status.output_dir / 'checkpoints'}")
+    if status.samples:
+        lines.append(f"Latest validation: {status.samples[0]}")
+    if status.attention:
+        lines.append(f"Attention: {status.attention}")
+    if status.wandb_url:
+        lines.append(f"W&B: {status.wandb_url}")
+    if status.diagnosis is not None:
+        d = status.diagnosis
+        lines.append(f"Failure ({d.kind}): {d.cause}")
+        lines.append("Advice: " + "; ".join(d.advice))
+        if d.changes:
+            lines.append("Proposed fix: " + ", ".join(show_change(k, v) for k, v in d.changes.items()))
+    if status.resumable:
+        lines.append(f"Resume: ltx-wizard --run-dir {status.run_dir} (Monitor, r)")
+    lines.append(f"Log: {status.log}")
+    return [clean_text(line) for line in lines]
+
+
+def as_json(status: RunStatus) -> dict:
+    proc = status.process
+    return {
+        "run_dir": str(status.run_dir), "log": str(status.log), "state": status.state,
+        "pid": proc.pid if proc else None,
+        "pid_started": proc.started.isoformat() if proc and proc.started else None,
+        "step": status.step, "total_steps": status.total, "percent": status.percent,
+        "recent_losses": [None if math.isnan(v) else v for v in status.recent_losses],
+        "first_loss": list(status.first_loss) if status.first_loss else None,
+        "s_per_step": status.s_per_step, "eta_s": status.eta_s,
+        "checkpoints": [{"path": str(c.path), "step": c.step,
+                         "training_state": str(c.state) if c.state else None}
+                        for c in status.checkpoints],
+        "samples": [str(p) for p in status.samples], "attention": status.attention,
+        "wandb_url": status.wandb_url,
+        "gpus": [{"index": g.index, "name": g.name, "used_mib": g.used_mib,
+                  "total_mib": g.total_mib, "util_pct": g.util_pct} for g in status.gpus],
+        "gpu_note": status.gpu_note,
+        "diagnosis": status.diagnosis.as_dict() if status.diagnosis else None,
+        "resumable": status.resumable, "output_dir": str(status.output_dir),
+    }

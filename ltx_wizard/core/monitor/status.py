@@ -1,0 +1,156 @@
+"""One status of a training run, as the Monitor screen and `ltx-wizard status` show it.
+
+`RunMonitor` keeps the log reader between refreshes (each refresh reads only what was added);
+`status()` puts together the log's facts, the process, the files on disk and the GPUs.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal
+
+from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.launch_script import launch_files
+from ltx_wizard.core.monitor.diagnosis import Diagnosis, diagnose
+from ltx_wizard.core.monitor.gpu_use import GpuUse, read_gpu_use
+from ltx_wizard.core.monitor.resume import SavedCheckpoint, saved_checkpoints
+from ltx_wizard.core.monitor.run_config import output_dir, read_config, value
+from ltx_wizard.core.monitor.run_log import RunLog
+from ltx_wizard.core.monitor.trainer_process import TrainerProcess, trainer_process
+from ltx_wizard.core.run_meta import read_run_meta
+from ltx_wizard.core.safe_fs import check_run_dir
+
+State = Literal["live", "finished", "failed", "stopped", "not started"]
+MIN_STEADY = 2  # printed step times needed before an ETA is given
+MEASURING = "measuring step time"
+# A live run with these in its log has not failed yet; NaN and OOM lines are shown at once.
+_ONLY_AFTER_EXIT = ("config", "missing_file", "data", "crash")
+GpuReader = Callable[[str | None], tuple[list[GpuUse], str | None]]
+
+
+@dataclass
+class RunStatus:
+    run_dir: Path
+    log: Path
+    state: State
+    process: TrainerProcess | None
+    step: int | None
+    total: int | None
+    recent_losses: list[float]
+    first_loss: tuple[int, float] | None
+    points: list[tuple[int, float]]
+    s_per_step: float | None
+    eta_s: float | None
+    checkpoints: list[SavedCheckpoint]
+    samples: list[Path]
+    attention: str | None
+    wandb_url: str | None
+    gpus: list[GpuUse]
+    gpu_note: str | None
+    diagnosis: Diagnosis | None
+    output_dir: Path
+    tail: list[str] = field(default_factory=list)
+    simulated: bool = False
+    train_minutes: float | None = None  # the trainer's closing statistics
+    peak_gb: float | None = None
+
+    @property
+    def percent(self) -> float | None:
+        if self.step is None or not self.total:
+            return None
+        return min(100.0, 100.0 * self.step / self.total)
+
+    @property
+    def resumable(self) -> bool:
+        return self.state in ("stopped", "failed") and bool(self.checkpoints)
+
+
+def eta_text(seconds: float | None) -> str:
+    if seconds is None:
+        return MEASURING
+    if seconds < 60:
+        return f"~{int(round(seconds))}s"
+    minutes = int(round(seconds / 60))
+    return f"~{minutes // 60}h {minutes % 60:02d}m" if minutes >= 60 else f"~{minutes}m"
+
+
+def latest_samples(out_dir: Path, limit: int = 4) -> list[Path]:
+    """The newest validation samples (validation_runner.py: samples/step_{step:06d}_{n}.{ext})."""
+    try:
+        files = [p for p in (out_dir / "samples").iterdir() if p.name.startswith("step_")]
+    except OSError:
+        return []
+    return sorted(files, key=lambda p: p.name, reverse=True)[:limit]
+
+
+def check_run(run_dir: Path) -> None:
+    """A folder the wizard planned (or at least one with a training log). Raises UsageError."""
+    check_run_dir(run_dir)
+    if not run_dir.is_dir():
+        raise UsageError(f"{run_dir}: no such folder; pass a run folder the wizard or `plan` wrote")
+    if not any((run_dir / name).exists() for name in ("config.yaml", "run.json", "logs")):
+        raise UsageError(f"{run_dir} is not a run folder (no config.yaml, run.json or logs/): "
+                         "pass the folder `plan` or the wizard wrote")
+
+
+class RunMonitor:
+    def __init__(self, run_dir: Path, gpu_reader: GpuReader = read_gpu_use) -> None:
+        self.run_dir = Path(run_dir)
+        self.spec = read_run_meta(self.run_dir).launch
+        self.log_path = launch_files(self.run_dir, self.spec)[0]
+        self.log = RunLog(self.log_path)
+        self.gpu_reader = gpu_reader
+
+    def refresh(self) -> int:
+        return self.log.refresh()
+
+    def _state(self, proc: TrainerProcess | None, diagnosis: Diagnosis | None) -> State:
+        if proc is not None:
+            return "live"
+        if self.log.lines == 0:
+            return "not started"
+        if self.log.attempt.statistics is not None:
+            return "finished"
+        if diagnosis is not None and diagnosis.kind != "nan":
+            return "failed"
+        return "stopped"
+
+    def _gpus(self, live: bool) -> tuple[list[GpuUse], str | None]:
+        if not live:
+            return [], None
+        if self.spec is not None and self.spec.simulated:
+            return [], "GPUs are simulated: no NVML readings"
+        env = self.spec.env if self.spec is not None else {}
+        return self.gpu_reader(env.get("CUDA_VISIBLE_DEVICES"))
+
+    def status(self, *, gpus: bool = True) -> RunStatus:
+        self.refresh()
+        log = self.log
+        config = read_config(self.run_dir / "config.yaml")
+        proc = trainer_process(self.run_dir)
+        if proc is None:
+            log.finish()  # nobody writes any more: what the parser holds is complete
+        diagnosis = diagnose(log.attempt, config, exited=proc is None)
+        if proc is not None and diagnosis is not None and diagnosis.kind in _ONLY_AFTER_EXIT:
+            diagnosis = None
+        state = self._state(proc, diagnosis)
+        out_dir = output_dir(self.run_dir, config)
+        total = log.total or int(value(config, "optimization.steps", 0) or 0) or None
+        step = total if state == "finished" and total else log.step  # the last step has no line
+        pace = statistics.median(log.steady) if len(log.steady) >= MIN_STEADY else None
+        eta = None
+        if pace is not None and log.step is not None and total and state == "live":
+            eta = max(0, total - log.step) * pace
+        stats = log.attempt.statistics
+        readings, note = self._gpus(state == "live") if gpus else ([], None)
+        return RunStatus(
+            self.run_dir, self.log_path, state, proc, step, total,
+            [loss for _, loss in log.recent], log.first_loss, list(log.points), pace, eta,
+            saved_checkpoints(out_dir), latest_samples(out_dir), log.attention, log.wandb_url,
+            readings, note, diagnosis, out_dir, list(log.tail)[-40:],
+            simulated=bool(self.spec and self.spec.simulated),
+            train_minutes=stats.total_time_min if stats else None,
+            peak_gb=stats.peak_gpu_memory_gb if stats else None,
+        )

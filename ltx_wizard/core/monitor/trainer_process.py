@@ -1,0 +1,79 @@
+"""The run's trainer process: is it ours and alive, since when, and stopping it with its ranks.
+
+launch.sh writes its pid (it then execs the trainer) to the pid file; the wizard's background
+start uses a new session, so that pid also leads the process group. A pid the kernel has since
+given to another program is told apart by its start time: our process started before the pid file
+was written, a stranger after it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ltx_wizard.core.autotune.ranks import RankTracker, take_down
+from ltx_wizard.core.background import running_pid
+from ltx_wizard.core.launch_script import launch_files
+from ltx_wizard.core.workspace import process_start_time
+
+PID_SLACK_S = 5.0  # the pid file is written just after the process starts
+
+
+@dataclass(frozen=True)
+class TrainerProcess:
+    pid: int
+    started: datetime | None  # UTC, from the kernel
+
+
+def _boot_time() -> float | None:
+    try:
+        with open("/proc/stat", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"btime "):
+                    return float(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def started_at(pid: int) -> datetime | None:
+    ticks, boot = process_start_time(pid), _boot_time()
+    if ticks is None or boot is None:
+        return None
+    seconds = boot + int(ticks) / os.sysconf("SC_CLK_TCK")
+    return datetime.fromtimestamp(seconds, tz=timezone.utc)
+
+
+def trainer_process(run_dir: Path) -> TrainerProcess | None:
+    """The live trainer of this run folder, or None."""
+    pid = running_pid(run_dir)
+    if pid is None:
+        return None
+    started = started_at(pid)
+    try:
+        written = launch_files(run_dir)[1].stat().st_mtime
+    except OSError:
+        written = None
+    if started is not None and written is not None and started.timestamp() > written + PID_SLACK_S:
+        return None  # the pid now belongs to a process that started after ours was recorded
+    return TrainerProcess(pid, started)
+
+
+async def stop_trainer(proc: TrainerProcess, *, grace_s: float = 30.0, poll_s: float = 0.2) -> None:
+    """SIGTERM the trainer's group and every rank that left it (as autotune stops a trial), then
+    SIGKILL what is left after `grace_s`. A trainer that does not lead its own group (launch.sh
+    started by hand from a script) is stopped as a process tree: its group may hold the script."""
+    try:
+        pgid = os.getpgid(proc.pid)
+    except ProcessLookupError:
+        return
+    if started_at(proc.pid) != proc.started:
+        return  # not our process any more
+    tracker = RankTracker(proc.pid)  # the group led by the trainer's pid, when there is one
+    if pgid != proc.pid:
+        tracker.known = {proc.pid: int(process_start_time(proc.pid) or 0)}
+    tracker.refresh()
+    await take_down(tracker, launcher_gone=False, grace_s=grace_s, kill_wait_s=10.0,
+                    poll_s=poll_s)

@@ -1,0 +1,138 @@
+"""What the Monitor screen's keys do once the user has said yes: stop the run with every rank,
+resume it from its latest checkpoint, apply a proposed fix, start it again.
+
+Each writes or signals only after a dialog's explicit yes (the safe answer is the default), and
+none chains into the next by itself: patching config.yaml and starting the run are two questions
+(the train-model skill: "Ask the user to confirm both the patch and the launch").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ltx_wizard.core.errors import WizardError
+
+if TYPE_CHECKING:
+    from ltx_wizard.tui.screens.monitor import MonitorScreen
+
+
+def ask_stop(screen: MonitorScreen) -> None:
+    from ltx_wizard.core.monitor.trainer_process import stop_trainer
+    from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+
+    status = screen.status
+    if status is None or status.process is None:
+        screen.notify("No live training process to stop", severity="warning")
+        return
+    proc = status.process
+    saved = (f"checkpoint of step {status.checkpoints[0].step} stays"
+             if status.checkpoints else "no checkpoint was saved yet")
+    question = (f"Stop the training run (pid {proc.pid}) and every rank it started? The "
+                f"{saved}; the steps since then are lost.")
+
+    async def stop() -> None:
+        await stop_trainer(proc)
+        screen.notify(f"Training pid {proc.pid} stopped")
+        screen.refresh_status()
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            screen.run_worker(stop(), group="monitor-stop", exclusive=True, exit_on_error=False)
+
+    screen.app.push_screen(ConfirmDialog(question, yes="Stop training", no="Keep it running",
+                                         title="Stop training"), answered)
+
+
+def ask_start(screen: MonitorScreen, why: str) -> None:
+    """The second question: start launch.sh again (in the background)."""
+    from ltx_wizard.core.background import start_training
+    from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+
+    def answered(yes: bool | None) -> None:
+        if not yes:
+            screen.notify("config.yaml is patched; start training again whenever you are ready: "
+                          f"bash {screen.run_dir / 'launch.sh'}", timeout=10)
+            return
+        try:
+            pid, _log = start_training(screen.run_dir)
+        except WizardError as exc:
+            screen.notify(exc.message, severity="error", timeout=10)
+            return
+        screen.notify(f"Training runs in the background again: pid {pid}")
+        screen.refresh_status()
+
+    screen.app.push_screen(ConfirmDialog(f"{why} Start training again now (bash launch.sh in the "
+                                         "background)?", yes="Start training", no="Not now",
+                                         title="Start training"), answered)
+
+
+def ask_resume(screen: MonitorScreen) -> None:
+    from ltx_wizard.core.monitor.resume import apply_resume, plan_resume
+    from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
+
+    status = screen.status
+    if status is None or not status.resumable:
+        screen.notify("Resume needs a stopped or failed run with a checkpoint", severity="warning")
+        return
+    try:
+        plan = plan_resume(screen.run_dir)
+    except WizardError as exc:
+        screen.notify(exc.message, severity="error", timeout=10)
+        return
+
+    def answered(yes: bool | None) -> None:
+        if not yes:
+            return
+        try:
+            apply_resume(screen.run_dir, plan)
+        except WizardError as exc:
+            screen.notify(exc.message, severity="error", timeout=10)
+            return
+        ask_start(screen, f"config.yaml now loads {plan.checkpoint.path.name} (the previous "
+                          "config is kept as config.before-resume.yaml).")
+
+    screen.app.push_screen(ConfigChangeDialog("Resume training", plan.sentence(), plan.diff,
+                                              yes="Patch config.yaml"), answered)
+
+
+def ask_fix(screen: MonitorScreen) -> None:
+    from ltx_wizard.core.bounded_io import read_text
+    from ltx_wizard.core.safe_fs import write_text
+    from ltx_wizard.core.yaml_patch import patch_yaml_text, unified_diff
+    from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
+
+    status = screen.status
+    diagnosis = status.diagnosis if status is not None else None
+    if diagnosis is None or not diagnosis.changes or status.state == "live":
+        screen.notify("No proposed fix for this run", severity="warning")
+        return
+    path = screen.run_dir / "config.yaml"
+    try:
+        before = read_text(path, what="config")
+        after = patch_yaml_text(before, diagnosis.changes)
+    except WizardError as exc:
+        screen.notify(f"cannot patch config.yaml: {exc.message}", severity="error", timeout=10)
+        return
+
+    def answered(yes: bool | None) -> None:
+        if not yes:
+            return
+        try:
+            if read_text(path, what="config") != before:
+                raise WizardError("config.yaml changed meanwhile: look again (f)")
+            write_text(screen.run_dir / "config.before-fix.yaml", before, root=screen.run_dir)
+            write_text(path, after, root=screen.run_dir)
+        except WizardError as exc:
+            screen.notify(exc.message, severity="error", timeout=10)
+            return
+        if status.resumable:
+            screen.notify("config.yaml patched (the old one: config.before-fix.yaml). Resume (r) "
+                          "continues from the latest checkpoint.", timeout=10)
+            return
+        ask_start(screen, "config.yaml patched (the old one: config.before-fix.yaml).")
+
+    sentence = (f"The run failed ({diagnosis.kind}): {diagnosis.cause}\nThe trainer's advice, "
+                "cheapest first, starts with this change to config.yaml:")
+    screen.app.push_screen(ConfigChangeDialog("Apply the proposed fix", sentence,
+                                              unified_diff(before, after, "config.yaml",
+                                                           "config.yaml (fixed)")), answered)

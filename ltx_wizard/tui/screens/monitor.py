@@ -1,0 +1,230 @@
+"""Step 6: the training run after launch: progress, loss, ETA, GPUs, files, failure, resume.
+
+The status is read in a thread worker every REFRESH_S (the log incrementally from its last
+offset, the process, the files, NVML) and posted as one message; widgets change only on the
+event loop. The loss plot is Textual's own Sparkline: it ships with the pinned Textual (no new
+dependency), buckets any number of points into the width it has, and draws with block characters
+that survive SSH, tmux and a Linux console. Writes happen only after the user says yes: stop,
+resume (config.yaml patched), a proposed fix; run-summary.md is written once the run finishes.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from statistics import mean
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Header, ProgressBar, Sparkline, Static
+
+from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.monitor import report
+from ltx_wizard.core.monitor.status import RunMonitor, RunStatus
+from ltx_wizard.core.text_safety import clean_text
+from ltx_wizard.tui.widgets.footer import Footer
+from ltx_wizard.tui.widgets.steps import StepBar
+from ltx_wizard.tui.widgets.tail_log import TailLog
+from ltx_wizard.tui.wizard_screen import WizardScreen
+
+REFRESH_S = 2.0
+
+
+class StatusRead(Message):
+    def __init__(self, status: RunStatus | None, error: str | None, summary: Path | None) -> None:
+        super().__init__()
+        self.status, self.error, self.summary = status, error, summary
+
+
+class MonitorScreen(WizardScreen):
+    BINDINGS = [
+        Binding("y", "copy", "Copy checkpoint path"),
+        Binding("s", "stop", "Stop"),
+        Binding("r", "resume", "Resume"),
+        Binding("f", "fix", "Apply fix"),
+        Binding("escape", "back", "Back"),
+        Binding("q", "quit_app", "Quit", show=False),
+    ]
+
+    def __init__(self, run_dir: Path, *, refresh_s: float = REFRESH_S) -> None:
+        super().__init__()
+        self.run_dir = Path(run_dir)
+        self.refresh_s = refresh_s
+        self.monitor: RunMonitor | None = None
+        self.status: RunStatus | None = None
+        self.summary_path: Path | None = None
+        self._tail_seen: list[str] = []
+        self._reading = threading.Lock()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield StepBar(6, id="steps")
+        with VerticalScroll(id="body"):
+            yield Static("", id="monitor-head")
+            yield ProgressBar(total=None, show_eta=False, id="monitor-progress")
+            yield Static("", id="monitor-pace")
+            yield Static("", id="monitor-failure")  # above the plot: what to do comes first
+            yield Static("Loss over the run", classes="section-title", id="loss-title")
+            yield Sparkline([], summary_function=mean, id="loss-plot")
+            yield Static("", id="monitor-files")
+            yield Static("Log tail", classes="section-title")
+            yield TailLog(id="monitor-tail", max_lines=200)
+        with Horizontal(classes="actions"):
+            yield Button("Copy path (y)", id="copy", variant="primary")
+            yield Button("Stop (s)", id="stop")
+            yield Button("Resume (r)", id="resume")
+            yield Button("Apply fix (f)", id="fix")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#monitor-head", Static).update(Text(f"Reading {self.run_dir} ..."))
+        self.refresh_status()
+        self.set_interval(self.refresh_s, self.refresh_status)
+
+    # -- reading -------------------------------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, group="monitor-read")
+    def refresh_status(self) -> None:
+        """Read the run again (a thread: files, /proc, NVML). A read still going on when the next
+        tick comes is not doubled: the RunMonitor keeps one log offset and is not shared."""
+        from ltx_wizard.core.monitor.summary import ensure_summary
+
+        if not self._reading.acquire(blocking=False):
+            return
+        try:
+            if self.monitor is None:
+                self.monitor = RunMonitor(self.run_dir)
+            status = self.monitor.status()
+            summary = ensure_summary(status)
+        except WizardError as exc:
+            self.post_message(StatusRead(None, exc.message, None))
+            return
+        finally:
+            self._reading.release()
+        self.post_message(StatusRead(status, None, summary))
+
+    @on(StatusRead)
+    def _show(self, message: StatusRead) -> None:
+        if message.status is None:
+            self.query_one("#monitor-head", Static).update(Text(message.error or "", style="bold"))
+            return
+        status = self.status = message.status
+        if message.summary is not None:
+            self.summary_path = message.summary
+        lines = report.block(status)
+        head = Text(f"Training: {report.process_line(status)}\n", style="bold")
+        head.append(report.step_line(status), style="not bold")
+        self.query_one("#monitor-head", Static).update(head)
+        bar = self.query_one("#monitor-progress", ProgressBar)
+        bar.update(total=status.total or None, progress=status.step or 0)
+        self.query_one("#monitor-pace", Static).update(Text(self._pace(status)))
+        self._plot(status)
+        self.query_one("#monitor-files", Static).update(self._files(status, lines))
+        self.query_one("#monitor-failure", Static).update(self._failure(status))
+        self._tail(status.tail)
+        self._buttons(status)
+
+    def _pace(self, status: RunStatus) -> str:
+        text = report.pace_line(status)
+        if status.gpus:
+            text += "\n" + "\n".join(clean_text(g.line()) for g in status.gpus)
+        elif status.gpu_note:
+            text += "\n" + clean_text(status.gpu_note)
+        return text
+
+    def _plot(self, status: RunStatus) -> None:
+        self.query_one("#loss-plot", Sparkline).data = [loss for _, loss in status.points]
+        title = "Loss over the run"
+        if status.points:
+            (s0, l0), (s1, l1) = status.points[0], status.points[-1]
+            low = min(loss for _, loss in status.points)
+            title += f": {l0:.4f} at step {s0} → {l1:.4f} at step {s1} (lowest {low:.4f})"
+        else:
+            title += ": no loss yet"
+        self.query_one("#loss-title", Static).update(Text(title))
+
+    def _files(self, status: RunStatus, lines: list[str]) -> Text:
+        keep = ("Latest checkpoint", "Latest validation", "Attention", "W&B", "Log:")
+        text = Text("\n".join(line for line in lines if line.startswith(keep)))
+        if len(status.checkpoints) > 1:
+            older = ", ".join(f"step {c.step}" for c in status.checkpoints[1:4])
+            text.append(f"\nOlder checkpoints: {older}", style="dim")
+        if self.summary_path is not None or (self.run_dir / "run-summary.md").exists():
+            text.append(f"\nRun summary: {self.run_dir / 'run-summary.md'}", style="bold")
+        return text
+
+    def _failure(self, status: RunStatus) -> Text:
+        d = status.diagnosis
+        if d is None:
+            return Text("")
+        text = Text(f"! Failure ({d.kind}): ", style="bold")
+        text.append(clean_text(d.cause) + "\n", style="not bold")
+        text.append("Advice (cheapest first): " + "; ".join(d.advice))
+        if d.changes:
+            text.append("\nProposed fix (f shows the diff): " +
+                        ", ".join(report.show_change(k, v) for k, v in d.changes.items()),
+                        style="bold")
+        return text
+
+    def _tail(self, tail: list[str]) -> None:
+        if tail == self._tail_seen:
+            return
+        log = self.query_one("#monitor-tail", TailLog)
+        # only what is new since the last refresh (the tail is a sliding window of the log)
+        overlap = 0
+        for size in range(min(len(tail), len(self._tail_seen)), 0, -1):
+            if self._tail_seen[-size:] == tail[:size]:
+                overlap = size
+                break
+        if overlap == 0:
+            log.clear()
+        log.write_tail(tail[overlap:])
+        self._tail_seen = list(tail)
+
+    def _buttons(self, status: RunStatus) -> None:
+        self.query_one("#stop", Button).disabled = status.state != "live"
+        self.query_one("#resume", Button).disabled = not status.resumable
+        d = status.diagnosis
+        self.query_one("#fix", Button).disabled = d is None or not d.changes or status.state == "live"
+        self.query_one("#copy", Button).disabled = not status.checkpoints
+
+    # -- actions (each asks first) -------------------------------------------------------
+
+    def action_copy(self) -> None:
+        if self.status is None or not self.status.checkpoints:
+            self.notify("No checkpoint yet: the trainer saves one every checkpoints.interval steps")
+            return
+        path = str(self.status.checkpoints[0].path)
+        self.app.copy_to_clipboard(path)
+        self.notify(f"Sent {path} to the clipboard (OSC 52; tmux needs set-clipboard on)")
+
+    def action_stop(self) -> None:
+        from ltx_wizard.tui.monitor_actions import ask_stop
+
+        ask_stop(self)
+
+    def action_resume(self) -> None:
+        from ltx_wizard.tui.monitor_actions import ask_resume
+
+        ask_resume(self)
+
+    def action_fix(self) -> None:
+        from ltx_wizard.tui.monitor_actions import ask_fix
+
+        ask_fix(self)
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+
+    def action_quit_app(self) -> None:
+        self.app.exit(0, return_code=0)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        actions = {"copy": self.action_copy, "stop": self.action_stop,
+                   "resume": self.action_resume, "fix": self.action_fix}
+        actions[event.button.id or "copy"]()

@@ -1,0 +1,93 @@
+"""`ltx-wizard status RUN`: one block, --json, --watch, for live, finished, failed (each class)
+and stopped runs built from the trainer's real log format."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ltx_wizard.cli import main
+from tests.monitor_runs import FAILURES, end, make_run, sample_log, start_live
+
+
+def status(capsys, *argv) -> tuple[int, str, str]:
+    code = main(["status", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_finished_run_prints_its_block_and_writes_the_summary(tmp_path, capsys):
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),),
+                   samples=(50,))
+    code, out, _ = status(capsys, run)
+    assert code == 0
+    assert "Training: finished" in out and "Step 50 / 50 (100%)" in out
+    assert "lora_weights_step_00050.safetensors (step 50, with its training state)" in out
+    assert "step_000050_1.mp4" in out
+    assert f"Summary: {run / 'run-summary.md'}" in out
+    summary = (run / "run-summary.md").read_text()
+    assert "**Final checkpoint:**" in summary and "0.2437 at step 20" in summary
+    assert "1.9 minutes" in summary and "load_checkpoint:" in summary
+    assert "ltx_pipelines.ti2vid_one_stage" in summary and "--lora" in summary
+    code, out, _ = status(capsys, run)  # written once: not again while the log is unchanged
+    assert "Summary:" not in out
+
+
+@pytest.mark.parametrize("case", list(FAILURES))
+def test_failed_runs_print_cause_and_advice_as_json(tmp_path, capsys, case):
+    sample, words = FAILURES[case]
+    run = make_run(tmp_path, sample_log(sample))
+    code, out, _ = status(capsys, run, "--json")
+    doc = json.loads(out)
+    assert code == 0 and words in doc["diagnosis"]["cause"]
+    assert doc["diagnosis"]["advice"]
+    assert doc["state"] == ("finished" if case == "nan" else "failed")
+
+
+def test_live_run_shows_pid_and_start_time(tmp_path, capsys):
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation "
+                                                                       "samples for step 50")[0])
+    proc = start_live(run)
+    try:
+        code, out, _ = status(capsys, run)
+    finally:
+        end(proc)
+    assert code == 0 and f"Training: live: pid {proc.pid}, started 20" in out
+    assert "ETA: ~16s  |  1.56 s/step (steady)" in out  # (50 - 40) steps x 1.555 s
+
+
+def test_stopped_run_with_checkpoints_offers_resume(tmp_path, capsys):
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation "
+                                                                       "samples for step 50")[0],
+                   checkpoints=((20, True), (40, False)))
+    code, out, _ = status(capsys, run, "--json")
+    doc = json.loads(out)
+    assert doc["state"] == "stopped" and doc["resumable"]
+    assert doc["checkpoints"][0]["step"] == 40 and doc["checkpoints"][0]["training_state"] is None
+
+
+def test_a_dead_pid_file_reads_as_stopped_not_live(tmp_path, capsys):
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥")[0])
+    proc = start_live(run)
+    end(proc)
+    code, out, _ = status(capsys, run)
+    assert "Training: stopped" in out
+
+
+def test_watch_prints_json_lines_until_the_run_is_not_live(tmp_path, capsys):
+    run = make_run(tmp_path, sample_log("oom_cols80"))
+    code, out, _ = status(capsys, run, "--watch", "--json", "--interval", "0.2")
+    assert code == 0 and json.loads(out.strip().splitlines()[-1])["state"] == "failed"
+
+
+def test_not_a_run_folder_is_one_line_and_exit_2(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    code, out, err = status(capsys, tmp_path / "empty")
+    assert code == 2 and out == ""
+    assert err.startswith("ltx-wizard: ") and err.count("\n") == 1 and "not a run folder" in err
+    code, _, err = status(capsys, tmp_path / "missing")
+    assert code == 2 and "no such folder" in err
+    with pytest.raises(SystemExit) as exc:  # argparse's own exit, one line too
+        status(capsys, tmp_path / "empty", "--interval", "0")
+    assert exc.value.code == 2 and "--interval 0 is outside" in capsys.readouterr().err

@@ -1,0 +1,126 @@
+"""The Monitor screen (step 6) over run folders built from the trainer's real log format: opened by
+--run-dir, live / finished / failed / stopped, and its stop, resume and fix, each behind a dialog."""
+
+from __future__ import annotations
+
+import pytest
+
+from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
+from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
+from ltx_wizard.tui.screens.monitor import MonitorScreen
+from tests.monitor_runs import FAILURES, end, make_run, sample_log, start_live
+from tests.tui.helpers import make_app, settle, wait_until
+
+STOPPED = sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0]
+
+
+def shown(app, selector: str) -> str:
+    return str(app.screen.query_one(selector).render())
+
+
+async def _monitor(pilot) -> MonitorScreen:
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen)
+                     and pilot.app.screen.status is not None)
+    await settle(pilot)
+    return pilot.app.screen
+
+
+async def test_run_dir_with_a_finished_log_opens_the_monitor_and_writes_the_summary(tmp_path):
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),))
+    app = make_app(run_dir=str(run))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _monitor(pilot)
+        assert "Training: finished" in shown(app, "#monitor-head")
+        assert "Step 50 / 50 (100%)" in shown(app, "#monitor-head")
+        assert "0.2437 at step 20 → 0.1904 at step 40" in shown(app, "#loss-title")
+        assert screen.query_one("#loss-plot").data == [0.2437, 0.1904]
+        assert "Run summary:" in shown(app, "#monitor-files")
+        assert (run / "run-summary.md").exists()
+        assert screen.query_one("#stop").disabled and screen.query_one("#resume").disabled
+        await pilot.press("y")
+        assert app.clipboard.endswith("lora_weights_step_00050.safetensors")
+        await pilot.press("escape")  # back to the folder's own screen
+        await settle(pilot)
+        assert isinstance(app.screen, ExistingRunScreen)
+
+
+@pytest.mark.parametrize("case", ["oom", "nan", "config", "missing_file"])
+async def test_failed_run_shows_its_cause_and_advice(tmp_path, case):
+    sample, words = FAILURES[case]
+    run = make_run(tmp_path, sample_log(sample))
+    app = make_app(run_dir=str(run))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _monitor(pilot)
+        failure = shown(app, "#monitor-failure")
+        assert f"Failure ({case})" in failure and words in failure and "Advice" in failure
+
+
+async def test_oom_fix_is_applied_only_after_yes_and_nothing_restarts(tmp_path):
+    run = make_run(tmp_path, sample_log("oom_cols80"), gc=False)
+    before = (run / "config.yaml").read_text()
+    app = make_app(run_dir=str(run))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _monitor(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfigChangeDialog)
+        assert "+  enable_gradient_checkpointing: true" in app.screen.diff
+        await pilot.press("n")
+        await settle(pilot)
+        assert (run / "config.yaml").read_text() == before  # no: nothing written
+        await pilot.press("f")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert "enable_gradient_checkpointing: true" in (run / "config.yaml").read_text()
+        assert (run / "config.before-fix.yaml").read_text() == before
+        assert isinstance(app.screen, ConfirmDialog)  # starting again is its own question
+        await pilot.press("n")
+        await settle(pilot)
+        assert not (run / "logs" / "train.pid").exists()
+
+
+async def test_stopped_run_resumes_from_its_latest_checkpoint_after_yes(tmp_path):
+    run = make_run(tmp_path, STOPPED, checkpoints=((20, True), (40, True)))
+    app = make_app(run_dir=str(run))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _monitor(pilot)
+        assert "Training: stopped" in shown(app, "#monitor-head")
+        assert not screen.query_one("#resume").disabled
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfigChangeDialog)
+        assert "Resume from step 40 of 50" in app.screen.sentence
+        await pilot.press("y")
+        await settle(pilot)
+        config = (run / "config.yaml").read_text()
+        wanted = run / "outputs/checkpoints/lora_weights_step_00040.safetensors"
+        assert f'load_checkpoint: "{wanted}"' in config
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("n")
+        await settle(pilot)
+        assert not (run / "logs" / "train.pid").exists()
+
+
+async def test_live_run_is_stopped_only_after_yes(tmp_path):
+    run = make_run(tmp_path, STOPPED)
+    proc = start_live(run)
+    try:
+        app = make_app(run_dir=str(run))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _monitor(pilot)
+            assert f"live: pid {proc.pid}" in shown(app, "#monitor-head")
+            await pilot.press("s")
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmDialog)
+            await pilot.press("n")
+            await settle(pilot)
+            assert proc.poll() is None
+            await pilot.press("s")
+            await settle(pilot)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: proc.poll() is not None)
+            await wait_until(pilot, lambda: screen.status.state == "stopped")
+    finally:
+        end(proc)
