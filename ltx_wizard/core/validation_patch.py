@@ -118,10 +118,15 @@ def append_prompts(text: str, path: Path_, prompts: Sequence[str]) -> str:
     return text[:at] + lines + text[at:]
 
 
+def set_list(text: str, path: str, value: list, *, only_if_set: bool = False) -> str:
+    """A whole list in flow style (trial_config.set_list: only that key's value span changes)."""
+    from ltx_wizard.core.autotune.trial_config import set_list as flow
+
+    return flow(text, path, value, only_if_set=only_if_set)
+
+
 def flow_samples(text: str, samples: list[dict[str, Any]]) -> str:
     """The whole samples list in flow style (the fallback when splicing cannot keep the shape)."""
-    from ltx_wizard.core.autotune.trial_config import set_list
-
     return set_list(text, "validation.samples", samples)
 
 

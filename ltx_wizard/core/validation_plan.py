@@ -70,8 +70,8 @@ def _fill(slots: list[MediaSlot], media: Sequence[Path], samples: list[dict]) ->
         path = str(Path(medium).expanduser().resolve())
         problem = check_medium(path, expected_reader(slot, path))
         if problem:
-            raise UsageError(f"{MEDIA_FLAG} {medium}: {problem} (it would be {slot.where}, "
-                             f"a {slot.kind})")
+            raise UsageError(f"{MEDIA_FLAG} {medium}: {problem} (for {slot.where}: "
+                             f"{slot.kind})")
         samples[slot.sample]["conditions"][slot.condition][slot.key] = path
     last = slots[len(media) - 1].sample
     partial = [s for s in slots[len(media):] if s.sample == last]
@@ -102,7 +102,7 @@ def target_samples(shipped: list[dict], slots: list[MediaSlot], media: Sequence[
         return []
     if mode == "media" and slots and media:
         samples = samples[:_fill(slots, media, samples)]
-    elif slots:
+    elif slots and mode == "prompts-only":
         for sample in samples:
             sample.pop("conditions", None)
     return _prompts(samples, prompts, conditioned=mode == "media" and bool(slots))
@@ -170,6 +170,8 @@ def plan_validation(text: str, media: Sequence[Path] = (), prompts: Sequence[str
     out = ValidationPlan(write_samples(text, shipped, target), chosen)
     if chosen == "off":
         out.text = patch_yaml_text(out.text, {"validation.interval": None})
+        # the deprecated list would become samples again (config.py convert_legacy_format)
+        out.text = vp.set_list(out.text, "validation.prompts", [], only_if_set=True)
         out.notes.append(f"Validation off ({OFF_FLAG}): `validation.samples: []` and "
                          "`validation.interval: null`, so no validation videos are made and no "
                          "validation media are read.")
