@@ -15,7 +15,7 @@ from ltx_wizard.demo.lookalike_recipes import write_medium
 from ltx_wizard.tui.screens.paths import PathsScreen
 from ltx_wizard.tui.screens.summary import SummaryScreen
 from ltx_wizard.tui.widgets.validation_panel import ValidationPanel
-from tests.tui.helpers import make_app, settle, wait_until
+from tests.tui.helpers import ScriptedEngine, make_app, settle, to_summary, wait_until
 
 
 async def _paths_with(pilot, recipe: str):
@@ -115,3 +115,30 @@ async def test_a_file_the_trainer_cannot_read_is_named_under_the_section(demo_ro
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert isinstance(app.screen, PathsScreen)
+
+
+class _SetupStopEngine(ScriptedEngine):
+    """Two trials finish, then the validating run cannot read a medium (setup_failure.py)."""
+
+    async def run(self):
+        summary = await super().run()
+        reason = ("trial 3 (optimizer_type -> adamw) failed before step 1 for a reason no trial's "
+                  "change causes: FileNotFoundError: [Errno 2] No such file or directory: "
+                  "'/m/one.png'. File: /m/one.png. Fix: put the file there; then run autotune "
+                  "again: the finished trials are kept and not run again (2 finished trials kept).")
+        return summary.model_copy(update={"trials": summary.trials[:2], "winner": None,
+                                          "config_patched": False, "stop_reason": reason,
+                                          "setup_failure": reason})
+
+
+async def test_a_setup_stop_reads_as_one_on_the_autotune_screen(demo_root, scripted):
+    app = make_app(demo_root, engine_factory=_SetupStopEngine)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_summary(pilot)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: not app.state.autotune_running)
+        await settle(pilot)
+        status = str(app.screen.query_one("#at-status", Static).render())
+        assert "Stopped by a setup failure; the planned config is kept." in status
+        assert "No trial succeeded" not in status
+        assert "File: /m/one.png" in status and "run autotune again" in status
