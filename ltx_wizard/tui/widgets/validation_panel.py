@@ -87,7 +87,8 @@ class ValidationPanel(Vertical):
         yield Static("Validation prompts (optional, one per line; they replace the shipped ones)",
                      classes="field-label")
         yield TextArea("\n".join(paths.validation_prompts), id="validation-prompts",
-                       compact=True, show_line_numbers=False)
+                       compact=True, show_line_numbers=False,
+                       placeholder="one prompt per line (empty: the shipped prompts)")
         yield Static("", id="validation-status", classes="field-status")
 
     def on_mount(self) -> None:
@@ -116,7 +117,7 @@ class ValidationPanel(Vertical):
             return
         needs = self.query_one("#validation-needs", Static)
         own = " (the config's own files are readable)" if form.shipped_ok else ""
-        needs.update(f"Validation media: the recipe's samples read {form.needs}{own}")
+        needs.update(f"Validation media: the recipe's samples read: {form.needs}{own}")
         offers = self.query_one("#validation-offers", Offers)
         offers.paths = [str(o.path) for o in form.offers]
         offers.clear_options()
