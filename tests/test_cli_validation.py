@@ -74,6 +74,17 @@ def test_no_validation_media_keeps_the_prompts_without_a_warning(tmp_path, capsy
     assert not [w for w in out["warnings"] if "validation media" in w]  # asked for: no warning
 
 
+def test_without_media_the_warning_names_the_dataset_files_media(tmp_path, capsys):
+    args = _args(tmp_path, "i2v_lora")
+    clips = tmp_path / "i2v_lora"  # the data root is .precomputed in it
+    clip = write_medium(clips / "clips" / "first.mp4")
+    (clips / "dataset.jsonl").write_text(json.dumps({"caption": "a", "video": "clips/first.mp4"}))
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    (warning,) = [w for w in out["warnings"] if "no validation media given" in w]
+    assert f"the dataset file beside the data root names {clip}" in warning
+
+
 @pytest.mark.parametrize("extra, words", [
     (["--validation-media", "{tmp}/nope.png"], "--validation-media {tmp}/nope.png: "
      "'{tmp}/nope.png' does not exist (for validation.samples[0].conditions[0]"

@@ -36,7 +36,7 @@ def recipe_text(trainer_root: str | None, recipe: str) -> str:
 
 
 def _offers(slots: Sequence[MediaSlot], data_root: str) -> tuple[Offer, ...]:
-    if not data_root:
+    if not data_root or not slots:
         return ()
     found = dataset_offers(Path(data_root))
     ranked: dict[Path, Offer] = {}
@@ -44,6 +44,14 @@ def _offers(slots: Sequence[MediaSlot], data_root: str) -> tuple[Offer, ...]:
         for offer in offers_for(kind, found):
             ranked.setdefault(offer.path, offer)
     return tuple(list(ranked.values())[:MAX_OFFERS])
+
+
+def offered_media(config_text: str, data_root: Path) -> list[Path]:
+    """The dataset file's media that fit the config's validation slots (for plan's warning)."""
+    try:
+        return [o.path for o in _offers(media_slots(load_yaml(config_text)), str(data_root))]
+    except (WizardError, OSError):
+        return []
 
 
 def validation_form(trainer_root: str | None, recipe: str, data_root: str, media: Sequence[str],

@@ -160,7 +160,8 @@ def _mode(slots: list[MediaSlot], media: Sequence[Path], prompts: Sequence[str],
 
 
 def plan_validation(text: str, media: Sequence[Path] = (), prompts: Sequence[str] = (),
-                    mode: Mode | None = None, recipe: str = "the recipe") -> ValidationPlan:
+                    mode: Mode | None = None, recipe: str = "the recipe",
+                    offered: Sequence[Path] = ()) -> ValidationPlan:
     """Write the chosen validation into `text` (a config), with what plan.md says about it."""
     data = load_yaml(text)
     slots = media_slots(data)
@@ -176,7 +177,7 @@ def plan_validation(text: str, media: Sequence[Path] = (), prompts: Sequence[str
                          "`validation.interval: null`, so no validation videos are made and no "
                          "validation media are read.")
     else:
-        _describe(out, slots, target, media, prompts, mode, recipe)
+        _describe(out, slots, target, media, prompts, mode, recipe, offered)
     left = slot_problems(load_yaml(out.text))
     assert not left, f"a validation medium the trainer cannot read reached config.yaml: {left[0]}"
     return out
@@ -184,7 +185,7 @@ def plan_validation(text: str, media: Sequence[Path] = (), prompts: Sequence[str
 
 def _describe(out: ValidationPlan, slots: list[MediaSlot], target: list[dict],
               media: Sequence[Path], prompts: Sequence[str], asked: Mode | None,
-              recipe: str) -> None:
+              recipe: str, offered: Sequence[Path]) -> None:
     count = f"{len(target)} validation sample{'s' if len(target) != 1 else ''}"
     said = "your prompts" if prompts else "the shipped prompts"
     if out.mode == "media" and slots:
@@ -203,6 +204,8 @@ def _describe(out: ValidationPlan, slots: list[MediaSlot], target: list[dict],
             out.warnings.append(
                 f"no validation media given: {recipe}'s samples read files ({describe_slots(slots)}) "
                 f"so validation runs on the prompts only; pass {MEDIA_FLAG} FILE for each, or "
-                f"{OFF_FLAG} to turn validation off")
+                f"{OFF_FLAG} to turn validation off"
+                + (f" (the dataset file beside the data root names {', '.join(map(str, offered[:3]))}"
+                   f"{' ...' if len(offered) > 3 else ''})" if offered else ""))
     else:
         out.notes.append(f"Validation: {count} from {said} (this recipe's samples read no media).")
