@@ -108,13 +108,12 @@ async def test_a_file_the_trainer_cannot_read_is_named_under_the_section(demo_ro
     async with app.run_test(size=(120, 50)) as pilot:
         await _paths_with(pilot, "v2v_ic_lora")
         app.screen.query_one("#validation-media", Input).value = str(bad)
+        await pilot.press("ctrl+n")  # at once: Continue waits for the check of what was typed
         await settle(pilot)
+        assert isinstance(app.screen, PathsScreen)
         status = _status(app)
         assert status.startswith(f"✗ {bad}: ")
         assert "no known container" in status and str(bad) in status
-        await pilot.press("ctrl+n")
-        await settle(pilot)
-        assert isinstance(app.screen, PathsScreen)
 
 
 class _SetupStopEngine(ScriptedEngine):

@@ -221,8 +221,9 @@ class PathsScreen(WizardScreen):
             video_only_option=VIDEO_ONLY_OPTION,
             inspected=info,  # read once above; run_checks does not read it again
         )
-        self.post_message(ChecksFinished(items, values, info, recipes))
+        # first: Continue, waiting on ChecksFinished, must see this section's verdict too
         self.post_message(ValidationChecked(_validation_form(values), values))
+        self.post_message(ChecksFinished(items, values, info, recipes))
 
     def _base_config(self) -> str | None:
         assessment = self.app.state.assessment
