@@ -4,14 +4,11 @@ without media / none; Continue is refused until the choice is one plan accepts."
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 from textual.widgets import Input, Select, Static
 
 from ltx_wizard.core.yaml_patch import load_yaml
 from ltx_wizard.demo.lookalike_checkout import make_checkout
-from ltx_wizard.demo.lookalike_recipes import write_medium
 from ltx_wizard.tui.screens.paths import PathsScreen
 from ltx_wizard.tui.screens.summary import SummaryScreen
 from ltx_wizard.tui.widgets.validation_panel import ValidationPanel
@@ -72,23 +69,19 @@ async def test_placeholder_media_are_asked_for_and_prompts_only_is_written(demo_
 
 
 async def test_dataset_media_are_one_key_choices_and_reach_the_config(demo_root, tmp_path):
+    # The demo writes dataset.json beside its data root, naming its clips (demo/builder.py).
     checkout = make_checkout(tmp_path / "LTX-2")
     app = make_app(demo_root, trainer_root=checkout)
     async with app.run_test(size=(120, 50)) as pilot:
-        clips = demo_root / "datasets" / "demo-clips"  # the demo's data root is .precomputed in it
-        for name in ("one.mp4", "two.mp4"):
-            write_medium(clips / "media" / name)
-        (clips / "dataset.json").write_text(json.dumps(
-            [{"caption": "a", "media_path": "media/one.mp4"},
-             {"caption": "b", "media_path": "media/two.mp4"}]))
         await _paths_with(pilot, "i2v_lora")
+        media = demo_root / "media"
         offers = app.screen.query_one("#validation-offers")
-        assert offers.display is True and offers.option_count == 2
+        assert offers.display is True and offers.option_count == 2  # the two videos fit an image
         offers.focus()
         await pilot.press("1", "2")
         await settle(pilot)
         typed = app.screen.query_one("#validation-media", Input).value
-        assert typed == f"{clips / 'media' / 'one.mp4'}; {clips / 'media' / 'two.mp4'}"
+        assert typed == f"{media / 'prefix_1.mp4'}; {media / 'prefix_2.mp4'}"
         assert _status(app).startswith("✓ Validation: 2 validation samples with your media")
         prompts = app.screen.query_one("#validation-prompts")
         prompts.text = "my first prompt\nmy second prompt"
@@ -96,7 +89,7 @@ async def test_dataset_media_are_one_key_choices_and_reach_the_config(demo_root,
         config, _ = await _summary_config(pilot)
         samples = config["validation"]["samples"]
         assert [s["conditions"][0]["image_or_video"] for s in samples] == [
-            str(clips / "media" / "one.mp4"), str(clips / "media" / "two.mp4")]
+            str(media / "prefix_1.mp4"), str(media / "prefix_2.mp4")]
         assert [s["prompt"] for s in samples] == ["my first prompt", "my second prompt"]
 
 
