@@ -25,7 +25,7 @@ from ltx_wizard.core.data_sources import required_folders
 from ltx_wizard.demo.builder import build_demo
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
-from ltx_wizard.demo.lookalike_recipes import RECIPES
+from ltx_wizard.demo.lookalike_recipes import RECIPES, media_names, write_medium
 from ltx_wizard.core.recipes import find_recipe
 from ltx_wizard.demo.sim.schema import LtxTrainerConfig
 from ltx_wizard.core.tiers import Tier
@@ -88,6 +88,12 @@ def _leaves(data, prefix=""):
         yield prefix[:-1], data
 
 
+def media_args(configs: Path, recipe: str, folder: Path) -> list[str]:
+    """`--validation-media FILE` for each media slot of the recipe's shipped samples, in order."""
+    names = media_names((configs / f"{recipe}.yaml").read_text("utf-8"))
+    return [arg for name in names for arg in ("--validation-media", str(write_medium(folder / name)))]
+
+
 def _plan(box, capsys, recipe: str, *extra: str, sim: str = "h100", data: Path | None = None):
     data = data or box.data_for(recipe)
     assert main(box.args(recipe, data, *extra, sim=sim)) == 0, capsys.readouterr().err
@@ -98,16 +104,22 @@ def _plan(box, capsys, recipe: str, *extra: str, sim: str = "h100", data: Path |
 @pytest.mark.parametrize("recipe", sorted(FAMILIES))
 def test_written_config_passes_the_schema_with_exactly_the_intended_differences(
         box, capsys, recipe, sim):
-    out = _plan(box, capsys, recipe, sim=sim)
+    media = box.ws.parent / "media"
+    out = _plan(box, capsys, recipe, *media_args(box.configs, recipe, media), sim=sim)
     written_text = Path(out["config"]).read_text(encoding="utf-8")
     written = load_yaml(written_text)
     LtxTrainerConfig(**json.loads(json.dumps(written)))  # the trainer's field names, strict
-    shipped = dict(_leaves(load_yaml((box.configs / f"{recipe}.yaml").read_text("utf-8"))))
+    shipped_text = (box.configs / f"{recipe}.yaml").read_text("utf-8")
+    shipped = dict(_leaves(load_yaml(shipped_text)))
     now = dict(_leaves(written))
     differs = {k: now[k] for k in now if shipped.get(k, object()) != now[k]}
     assert set(now) == set(shipped)  # no key added, none dropped
     intended = LOW_VRAM_KEYS if TIERS[sim] else {}
-    assert {k: v for k, v in differs.items() if k not in PATH_KEYS} == intended
+    assert {k: v for k, v in differs.items()
+            if k not in PATH_KEYS | {"validation.samples"}} == intended
+    # the samples differ only where a placeholder stood: the user's files, in order
+    filled = shipped_text.replace('"/path/to/', f'"{media.resolve()}/')
+    assert now["validation.samples"] == load_yaml(filled)["validation"]["samples"]
     assert out["base_config"] == f"{recipe}.yaml" and out["recipe"] == recipe
     assert len(out["applied"]) == len(intended)
     assert all(line.endswith("(from t2v_lora_low_vram.yaml)") for line in out["applied"])
@@ -175,11 +187,18 @@ def test_video_only_applies_to_recipes_that_generate_audio(box, capsys):
     assert any("nothing was changed" in w for w in out["warnings"])  # audio is an input there
 
 
-def test_shipped_validation_media_placeholders_are_named(box, capsys):
+def test_a_recipe_planned_without_media_validates_from_its_prompts_and_says_so(box, capsys):
     out = _plan(box, capsys, "i2v_lora")
-    (warning,) = [w for w in out["warnings"] if "validation media" in w]
-    assert "validation.samples[0].conditions[0].image_or_video" in warning
-    assert "/path/to/first_frame_1.png" in warning and "(and 1 more)" in warning
+    (warning,) = [w for w in out["warnings"] if "no validation media given" in w]
+    assert "sample 1: image; sample 2: image" in warning and "--validation-media" in warning
+    written = Path(out["config"]).read_text("utf-8")
+    assert "/path/to/" not in written  # a placeholder never reaches config.yaml
+    samples = load_yaml(written)["validation"]["samples"]
+    assert [sorted(s) for s in samples] == [["prompt"], ["prompt"]]  # conditions removed
+    plan = Path(out["plan"]).read_text("utf-8")
+    assert "Validation without conditioning media: 2 validation samples" in plan
+    assert "# replace with your own image" not in written  # went with its condition
+    assert "# frame 0 stays clean" in written  # the other shipped comments stay
 
 
 def test_unknown_recipe_is_bad_input_naming_those_found(box, capsys):
@@ -210,18 +229,24 @@ def _sim(config: Path) -> subprocess.CompletedProcess:
 
 
 def test_simulated_trainer_reads_the_recipes_folders_and_validation_media(box, capsys, tmp_path):
-    out = _plan(box, capsys, "v2v_ic_lora", sim="rtx5090")
+    clip = write_medium(tmp_path / "ref.mp4")
+    out = _plan(box, capsys, "v2v_ic_lora", "--validation-media", str(clip), sim="rtx5090")
     config = Path(out["config"])
-    failed = _sim(config)  # the shipped placeholder media stop it at start-up, as in the trainer
-    assert failed.returncode == 1
-    assert "FileNotFoundError" in failed.stderr and "/path/to/reference_1.mp4" in failed.stderr
-    clip = tmp_path / "ref.mp4"
-    clip.write_bytes(b"mp4")
-    config.write_text(config.read_text("utf-8").replace("/path/to/reference_1.mp4", str(clip)),
-                      "utf-8")
+    text = config.read_text("utf-8")
+    assert f'video: "{clip}"' in text and "# replace with your own clip" in text
     ran = _sim(config)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert "Loaded dataset with 3 samples" in ran.stdout + ran.stderr
+    # The shipped placeholder, or a file that is no video, stops it at start-up, as the trainer.
+    config.write_text(text.replace(str(clip), "/path/to/reference_1.mp4"), "utf-8")
+    failed = _sim(config)
+    assert failed.returncode == 1
+    assert "FileNotFoundError" in failed.stderr and "/path/to/reference_1.mp4" in failed.stderr
+    (tmp_path / "notes.mp4").write_text("not a video")
+    config.write_text(text.replace(str(clip), str(tmp_path / "notes.mp4")), "utf-8")
+    failed = _sim(config)
+    assert failed.returncode == 1 and "av.error.InvalidDataError" in failed.stderr
+    config.write_text(text, "utf-8")
     # Without the recipe's reference latents the trainer's own data check stops it.
     data = Path(load_yaml(config.read_text("utf-8"))["data"]["preprocessed_data_root"])
     (data / "reference_latents").rename(data / "elsewhere")

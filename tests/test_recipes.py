@@ -12,7 +12,6 @@ from ltx_wizard.core.recipes import (
     find_recipe,
     list_recipes,
     low_vram_delta,
-    missing_validation_media,
     plan_base,
     recipe_base,
     recipe_notes,
@@ -224,32 +223,16 @@ def test_plan_base_diffs_a_recipe_against_its_own_file_and_t2v_against_its_twin(
     assert t2v.shipped_path.name == "t2v_lora_low_vram.yaml" and t2v.base.text == LOW_VRAM
 
 
-def test_validation_media_placeholders_and_too_long_prefixes_are_warned(configs: Path):
+def test_too_long_prefixes_are_warned_and_media_are_left_to_the_plan(configs: Path):
+    # The shipped media are no longer warned about here: the plan writes the user's files or
+    # none into config.yaml (core/validation_plan.py), so a placeholder never reaches the trainer.
     start = _start(configs, "video_extend_lora", EXTEND, Tier.T32)
-    notes = recipe_notes(start, Tier.T32)
-    media, frames = notes.warnings
-    assert media.startswith("validation.samples[0].conditions[0].video '/nowhere/prefix.mp4' "
-                            "(and 1 more) does not exist")
+    (frames,) = recipe_notes(start, Tier.T32).warnings
     # Only the sample that inherits the applied 49 frames is warned about.
     assert frames.startswith("validation.samples[0].conditions[0].num_frames 57 is not shorter "
                              "than the 49 frames")
     assert recipe_notes(_start(configs, "video_extend_lora", EXTEND, Tier.T80), Tier.T80).warnings \
-        == (media,)  # 80GB+: the recipe's own 89 frames, so only the media is named
-
-
-def test_missing_validation_media_reads_every_media_key(tmp_path: Path):
-    image = tmp_path / "frame.png"
-    image.write_bytes(b"png")
-    config = {"validation": {"samples": [
-        {"prompt": "a", "conditions": [{"type": "first_frame", "image_or_video": str(image)}]},
-        {"prompt": "b", "conditions": [{"type": "mask", "video": "/no/v.mp4", "mask": "/no/m.mp4"},
-                                       {"type": "audio_to_video", "audio": "/no/a.wav"}]},
-    ]}}
-    assert missing_validation_media(config) == [
-        ("validation.samples[1].conditions[0].video", "/no/v.mp4"),
-        ("validation.samples[1].conditions[0].mask", "/no/m.mp4"),
-        ("validation.samples[1].conditions[1].audio", "/no/a.wav"),
-    ]
+        == ()  # 80GB+: the recipe's own 89 frames
 
 
 def test_notes_leave_out_keys_the_plan_sets_again(configs: Path):

@@ -121,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"Start training: {copy_line(run_dir)}")
     if summary.stop_reason == "cancelled":
         return 130
+    if summary.setup_failure:
+        print(f"ltx-wizard: autotune stopped: {summary.setup_failure}", file=sys.stderr)
+        return EXIT_FAILURE
     if summary.winner is None:
         print("ltx-wizard: no trial finished cleanly (reasons above and in autotune.log): fix "
               "the trainer setup, then run autotune again", file=sys.stderr)

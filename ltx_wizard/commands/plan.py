@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ltx_wizard.commands.common import (
     add_gpu_source_args,
@@ -69,6 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--video-only", action="store_true",
                    help="train video only on data without audio_latents/: writes "
                    "training_strategy.audio: null into config.yaml (named in plan.md)")
+    add_validation_args(p)
     p.add_argument("--force", action="store_true", help="overwrite an existing plan.md/config.yaml")
     p.add_argument("--force-full", action="store_true",
                    help="allow full fine-tune outside 2+ GPUs of the 80GB+ tier (at your own risk)")
@@ -91,6 +93,20 @@ def add_nodes_arg(parser: argparse.ArgumentParser, default: object = None) -> No
     parser.add_argument("--nodes", metavar="N", default=default,
                         help="train on N machines like this one (accelerate multi-node; writes "
                         "slurm.sbatch); GPUs per node come from the probe or --from-csv")
+
+
+def add_validation_args(p: argparse.ArgumentParser) -> None:
+    """What the recipe's validation samples read (core/validation_plan.py)."""
+    p.add_argument("--validation-media", metavar="PATH", action="append", type=Path, default=[],
+                   help="a file for the recipe's validation samples (image, video, audio, "
+                   "reference, mask: as its shipped samples need), in order; repeat per file")
+    p.add_argument("--validation-prompt", metavar="TEXT", action="append", default=[],
+                   help="a validation prompt, replacing the shipped ones; repeat per sample")
+    off = p.add_mutually_exclusive_group()
+    off.add_argument("--no-validation-media", dest="validation", action="store_const",
+                     const="prompts-only", help="validate from the prompts only, reading no media")
+    off.add_argument("--no-validation", dest="validation", action="store_const", const="off",
+                     help="no validation at all (validation.samples: [], interval: null)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
         slurm_time=args.slurm_time,
         slurm_partition=args.slurm_partition,
         slurm_cpus=args.slurm_cpus,
+        validation_media=tuple(args.validation_media),
+        validation_prompts=tuple(args.validation_prompt),
+        validation=args.validation,
     )
     draft = prepare_plan(request, assessment)
     from ltx_wizard.core.launch_script import copy_line, log_path, script_path

@@ -34,6 +34,8 @@ from ltx_wizard.core.slurm_script import SlurmOptions, render_sbatch, slurm_opti
 from ltx_wizard.core.split_pack import component_files
 from ltx_wizard.core.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
 from ltx_wizard.core.tiers import Tier, launch_style
+from ltx_wizard.core.validation_form import offered_media
+from ltx_wizard.core.validation_plan import plan_validation
 from ltx_wizard.core.workspace import (
     ENV_VAR,
     RunFolder,
@@ -224,6 +226,13 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
     if found.video_change is not None:
         changes.changes[found.video_change[0]] = found.video_change[1]
     config_text = config_gen.build_config(found.base_text, changes.changes)
+    # the recipe's validation samples read files: the user's, or none (validation_plan.py)
+    validation = plan_validation(config_text, request.validation_media, request.validation_prompts,
+                                 request.validation, found.start.recipe.name,
+                                 offered=offered_media(config_text, found.data.path))
+    config_text = validation.text
+    notes.assumptions += validation.notes
+    notes.warnings += validation.warnings
     config_gen.require_self_check(config_text, str(folder.config))
     batch = changes.batch
     assert batch is not None

@@ -272,29 +272,6 @@ def show_value(value: Any) -> str:
     return str(value)
 
 
-# The media keys of a validation condition (ltx_trainer/config.py, the ValidationCondition types).
-MEDIA_KEYS = ("image_or_video", "video", "audio", "mask")
-
-
-def missing_validation_media(config: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(where, path) of each validation media file that does not exist.
-
-    mirrors ltx_trainer/validation_runner.py ValidationRunner.__init__ (_encode_conditioning_media):
-    every sample's condition media is read when the trainer starts, so a shipped placeholder path
-    stops the run before step 1.
-    """
-    samples = get_dotted(config, "validation.samples", None)
-    missing = []
-    for i, sample in enumerate(samples if isinstance(samples, list) else []):
-        conditions = sample.get("conditions") if isinstance(sample, Mapping) else None
-        for j, cond in enumerate(conditions if isinstance(conditions, list) else []):
-            for key in MEDIA_KEYS:
-                value = cond.get(key) if isinstance(cond, Mapping) else None
-                if isinstance(value, str) and not Path(value).expanduser().exists():
-                    missing.append((f"validation.samples[{i}].conditions[{j}].{key}", value))
-    return missing
-
-
 def _short_clip_warnings(config: Mapping[str, Any], applied: Mapping[str, Any]) -> list[str]:
     """A validation prefix/suffix as long as the low-VRAM clip leaves nothing to generate.
 
@@ -346,12 +323,7 @@ def recipe_notes(start: PlanBase, tier: Tier, overridden: Iterable[str] = ()) ->
     if tier is Tier.T40_60:
         assumptions.append("40–60GB tier: no tested config exists, so the low-VRAM choices are "
                            "used unchanged and autotune relaxes them on measured headroom.")
-    missing = missing_validation_media(load_yaml(base.text))
-    if missing:
-        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-        warnings.append(
-            f"{missing[0][0]} {missing[0][1]!r}{more} does not exist: the trainer loads validation "
-            "media when it starts, so put your own files' paths in config.yaml before training")
+    # validation media: the plan writes the user's files or none (core/validation_plan.py)
     warnings += _short_clip_warnings(load_yaml(base.text), base.applied)
     again = [key for key in base.applied if key in later]
     if again:

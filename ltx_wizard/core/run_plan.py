@@ -54,6 +54,11 @@ class PlanRequest(BaseModel):
     slurm_time: str | None = None
     slurm_partition: str | None = None
     slurm_cpus: int | None = None
+    # core/validation_plan.py: the user's files for the recipe's validation samples, their
+    # prompts, and the validation asked for (None: media when given, else prompts only)
+    validation_media: tuple[Path, ...] = ()
+    validation_prompts: tuple[str, ...] = ()
+    validation: Literal["media", "prompts-only", "off"] | None = None
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ Everything is tiny on disk: the 22 B-parameter checkpoint is a sparse file.
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -40,6 +42,24 @@ def demo_folders(checkout: Path) -> list[str]:
     return folders
 
 
+# The demo's clips as the trainer's preprocessing reads them (scripts/process_dataset.py: columns by
+# role, paths relative to the file): the Paths screen offers them as validation media.
+DEMO_DATASET = (
+    {"caption": "A red kite over a grey beach", "video": "prefix_1.mp4", "audio": "rain_1.wav",
+     "reference_video": "reference_1.mp4", "video_mask": "inpaint_mask_1.mp4"},
+    {"caption": "A cat walks across a sunlit kitchen floor", "video": "prefix_2.mp4"},
+)
+
+
+def write_dataset_file(folder: Path, media: Path) -> Path:
+    """dataset.json beside the data root, naming the demo's media files."""
+    rows = [{k: v if k == "caption" else os.path.relpath(media / v, folder) for k, v in row.items()}
+            for row in DEMO_DATASET]
+    path = folder / "dataset.json"
+    path.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
 def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     """Write the demo files under `root` (created if needed) and say where they are."""
     root = Path(root)
@@ -50,6 +70,7 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     text_encoder = make_gemma_dir(models / "gemma-3-12b-it")
     data_root = make_data_root(root / "datasets" / "demo-clips" / ".precomputed", 3,
                                folders=demo_folders(checkout))
+    write_dataset_file(data_root.parent, root / "media")
     workspace = root / "ltx-trainings"
     workspace.mkdir(exist_ok=True)
     return DemoSetup(

@@ -41,10 +41,6 @@ _AUDIO_GENERATED = """\
     is_generated: true
     latents_dir: "audio_latents"
 """
-_PROMPTS = """\
-    - prompt: "A red kite over a grey beach, slow pan, wind and surf"
-    - prompt: "A cat walks across a sunlit kitchen floor, soft footsteps"
-"""
 
 RECIPES = (
     LookalikeRecipe(
@@ -167,7 +163,19 @@ RECIPES = (
         temporal_boundary: 8   # latent frames kept clean
         probability: 1.0
 """ + _AUDIO_GENERATED,
-        samples=_PROMPTS,
+        samples="""\
+    - prompt: "A red kite over a grey beach, slow pan, wind and surf"
+      conditions:
+        - type: prefix
+          video: "/path/to/prefix_1.mp4"
+          # frames given as they are; keep it shorter than validation.video_dims' frames
+          num_frames: 17
+    - prompt: "A cat walks across a sunlit kitchen floor, soft footsteps"
+      conditions:
+        - type: prefix
+          video: "/path/to/prefix_2.mp4"
+          num_frames: 17
+""",
         tags='["lookalike", "lora", "extend"]',
     ),
 )
@@ -256,9 +264,30 @@ output_dir: "outputs/{r.name}"
 """
 
 
+# The first bytes of each container (what validation_media.container_of reads), then filler: the
+# simulated trainer reads no further, as the real readers would.
+MEDIA_HEADS = {
+    ".png": b"\x89PNG\r\n\x1a\n",
+    ".mp4": b"\x00\x00\x00\x18ftypisom",
+    ".wav": b"RIFF\x24\x00\x00\x00WAVEfmt ",
+    ".pt": b"PK\x03\x04",
+}
+
+
+def write_medium(path: Path) -> Path:
+    """A tiny file that starts like a real one of its suffix (.png, .mp4, .wav or .pt)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(MEDIA_HEADS[path.suffix.lower()] + b"look-alike media\n")
+    return path
+
+
+def media_names(text: str) -> list[str]:
+    """The file names of a recipe's validation media placeholders, in order."""
+    return list(dict.fromkeys(_MEDIA.findall(text)))
+
+
 def with_media(text: str, folder: Path) -> str:
     """`text` with its validation media placeholders pointing at small files written in `folder`."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in set(_MEDIA.findall(text)):
-        (folder / name).write_bytes(b"look-alike media\n")
+    for name in media_names(text):
+        write_medium(folder / name)
     return _MEDIA.sub(lambda m: f'"{folder / m.group(1)}"', text)

@@ -24,6 +24,10 @@ class PathChoices:
     training_mode: str = "lora"
     video_only: bool = False  # training_strategy.audio: null (data without audio_latents/)
     recipe: str = "t2v_lora"  # a shipped config of the checkout (core/recipes.py)
+    # what the recipe's validation samples read (core/validation_plan.py): files, prompts, mode
+    validation_media: tuple[str, ...] = ()
+    validation_prompts: tuple[str, ...] = ()
+    validation: str | None = None  # media, prompts-only or off; None: plan's default
 
 
 @dataclass

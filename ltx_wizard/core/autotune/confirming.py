@@ -20,6 +20,7 @@ from ltx_wizard.core.autotune.trial_runner import TrialRunner
 from ltx_wizard.core.autotune.trial_samples import subset_refusal
 from ltx_wizard.core.safe_fs import check_inside
 from ltx_wizard.core.workspace import atomic_write_text
+from ltx_wizard.core.yaml_patch import load_yaml
 
 if TYPE_CHECKING:
     from ltx_wizard.core.assessment import Assessment
@@ -93,6 +94,8 @@ class ConfirmationSteps:
         log_path = check_inside(self.folder.root, self.folder.logs / f"confirm-{winner}.log")
         await runner.run(cand, config_path, output_dir, log_path, kind="confirm")
         await asyncio.to_thread(stop_tagged, self._tag, 2.0)
+        self._stop_on_setup(runner, load_yaml(config_path.read_text("utf-8")),
+                            f"the confirmation of trial {winner}")
         conf = runner.last_confirmation
         assert conf is not None
         try:

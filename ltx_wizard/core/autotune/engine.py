@@ -35,6 +35,7 @@ from ltx_wizard.core.autotune.preflight import require_runnable
 from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.results_log import ResultsLog
 from ltx_wizard.core.autotune.schedule import Candidate, Context, Tuner
+from ltx_wizard.core.autotune.setup_failure import SetupStopped, SetupStops, require_readable_media
 from ltx_wizard.core.autotune.subset import build_subset
 from ltx_wizard.core.autotune.trial_config import (
     confirmation_config_text, has_validation_prompts, settings_from_config, trial_config_text,
@@ -54,7 +55,7 @@ from ltx_wizard.core.launch_script import SIM_GPU_ENV, SIM_TRAINER_MODULE
 from ltx_wizard.core.run_meta import read_run_meta
 from ltx_wizard.core.safe_fs import check_inside
 from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
-from ltx_wizard.core.yaml_patch import get_dotted, patch_yaml_text
+from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
 
 SIM_SPEED = 100.0  # the simulated trainer sleeps 1/100 of the time it reports: demo trials ~3 s
 
@@ -90,7 +91,7 @@ class _Sweep:
     reported: int = 0  # trials reported so far (skips are reported in order)
 
 
-class AutotuneEngine(ConfirmationSteps):
+class AutotuneEngine(ConfirmationSteps, SetupStops):
     def __init__(
         self,
         run_dir: Path,
@@ -202,18 +203,22 @@ class AutotuneEngine(ConfirmationSteps):
         if isinstance(sweep, AutotuneSummary):
             return sweep  # autotune already ended for this run; the log says how
         try:
-            while (cand := sweep.tuner.next()) is not None:
-                await self._trial_step(sweep, cand)
-        finally:
-            if sweep.pool is not None:
-                await sweep.pool.close()
-                await asyncio.to_thread(stop_tagged, self._tag, 2.0)
-        return await self._finish(sweep)
+            try:
+                while (cand := sweep.tuner.next()) is not None:
+                    await self._trial_step(sweep, cand)
+            finally:
+                if sweep.pool is not None:
+                    await sweep.pool.close()
+                    await asyncio.to_thread(stop_tagged, self._tag, 2.0)
+            return await self._finish(sweep)
+        except SetupStopped as stop:  # nothing recorded: the next run resumes (setup_failure.py)
+            return self._setup_stopped(sweep.tuner, sweep.planned, sweep.log, stop)
 
     async def _prepare(self) -> _Sweep | AutotuneSummary:
         """Read the planned config and the log, link the trial samples, size the schedule."""
         checked = read_planned(self.folder.config)  # bounded, well-typed, or one refusal
         planned, data = checked.text, checked.data
+        require_readable_media(data, self.folder.config)  # before any trial (setup_failure.py)
         self._training_mode = str(get_dotted(data, "model.training_mode", "lora") or "lora")
         data_root = get_dotted(data, "data.preprocessed_data_root", None)
         if not data_root:
@@ -337,6 +342,7 @@ class AutotuneEngine(ConfirmationSteps):
                                   kind="fused" if fused else "trial")
         if len(self._runners) == 1:  # side by side, the session tag also marks the other trials
             await asyncio.to_thread(stop_tagged, self._tag, 2.0)  # a setsid grandchild left behind
+        self._stop_on_setup(runner, load_yaml(text), f"trial {cand.index} ({cand.change})")
         if fused and runner.last_confirmation is not None:
             self._fused[cand.index] = runner.last_confirmation
         return result

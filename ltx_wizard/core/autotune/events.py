@@ -102,6 +102,7 @@ class AutotuneSummary(BaseModel):
     launch_line: str = ""
     stop_reason: str = ""
     confirmations: list[Confirmation] = []  # in order; the last one decided the winner
+    setup_failure: str | None = None  # autotune stopped before a result (setup_failure.py)
 
     @property
     def confirmation(self) -> Confirmation | None:

@@ -39,6 +39,11 @@ class ResultsLog:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         self._append([f"# {stamp} autotune started: {description}"])
 
+    def stopped(self, reason: str) -> None:
+        """A comment line only: no record, so the next run resumes (setup_failure.py)."""
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        self._append([f"# {stamp} autotune stopped: {reason}"])
+
     def trial(self, result: TrialResult) -> None:
         record = {"kind": "trial", **result.model_dump(mode="json")}
         self._append([human_line(result), json.dumps(record, sort_keys=True)])

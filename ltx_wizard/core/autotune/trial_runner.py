@@ -107,6 +107,9 @@ class TrialRunner:
         self.process: TrialProcess | None = None
         self._cancelled = False
         self.last_confirmation: Confirmation | None = None  # after a "confirm" or "fused" run
+        # the exception line of a run that exited with an error before any step line (the engine
+        # asks setup_failure.py whether it was a setup failure rather than the trial's result)
+        self.before_step_one: str | None = None
 
     async def cancel(self) -> None:
         self._cancelled = True
@@ -144,6 +147,8 @@ class TrialRunner:
             trial_log.open(f"trial {cand.index} ({cand.change}): {shlex.join(argv)}")
         result, reading = await self._watch_process(argv, on_line, trial_log)
         handle(parser.finish())
+        early = result.ended_by == "exit" and result.returncode != 0 and not watch.steps
+        self.before_step_one = watch.cause.crash() if early and watch.outcome is None else None
         if kind != "trial":
             self.last_confirmation = self._confirmation(cand, watch, result, output_dir, kind,
                                                         reading.peak_gb, log_path)

@@ -41,7 +41,8 @@ from ltx_wizard.core.errors import WizardError
 from ltx_wizard.core.data_sources import primary_folder, required_folders
 from ltx_wizard.core.dataset import match_samples, pt_files_by_folder
 from ltx_wizard.core.gpu_presets import preset_gpus
-from ltx_wizard.core.recipes import missing_validation_media
+from ltx_wizard.core.validation_media import expected_reader, slot_problems
+from ltx_wizard.demo.sim.media_errors import media_error
 from ltx_wizard.demo.sim import cost_model as cost
 from ltx_wizard.demo.sim.clock import SimClock, float_env, int_env, process_age_s
 from ltx_wizard.demo.sim.memory_model import MemoryEstimate, estimate, transformer_params
@@ -211,16 +212,16 @@ class SimTrainer:
     def _validation_media(self) -> None:
         # mirrors ltx_trainer/validation_runner.py ValidationRunner.__init__: every validation
         # condition's media is encoded when the trainer starts, so a missing file stops it here.
-        missing = missing_validation_media(self.raw)
-        if missing:
+        unreadable = slot_problems(self.raw)  # the first one the trainer meets stops it
+        if unreadable:
+            slot = unreadable[0][0]
             self.traceback(traceback_lines(
                 [("scripts/train.py", 58, "main", "trainer = LtxvTrainer(trainer_config)"),
                  ("src/ltx_trainer/trainer.py", 111, "__init__",
                   "self._validation_runner = ValidationRunner("),
                  ("src/ltx_trainer/validation_runner.py", 177, "__init__",
                   "self._cached_media = self._encode_conditioning_media()")],
-                f"FileNotFoundError: [Errno 2] No such file or directory: '{missing[0][1]}'",
-                Path.cwd()))
+                media_error(expected_reader(slot, slot.value), slot.value), Path.cwd()))
 
     def _count_samples(self) -> int:
         # mirrors ltx_trainer/datasets.py PrecomputedDataset: the folders the strategy names

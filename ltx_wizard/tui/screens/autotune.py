@@ -186,6 +186,8 @@ class AutotuneScreen(WizardScreen):
         if brief:
             patched = presenter.patched_text(summary)
             text.append(f"Winner: {brief}; {patched}.", style="not bold")
+        elif summary.setup_failure:  # not a result: nothing was recorded past the finished trials
+            text.append("Stopped by a setup failure; the planned config is kept.", style="not bold")
         else:
             text.append("No trial succeeded; the planned config is kept.", style="not bold")
         if summary.stop_reason:

@@ -13,12 +13,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
-from textual.widgets import Button, Checkbox, Header, Input, Select, Static
+from textual.widgets import Button, Checkbox, Header, Input, Select, Static, TextArea
 
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.path_field import PathField
 from ltx_wizard.tui.widgets.steps import StepBar
+from ltx_wizard.tui.widgets.validation_panel import ValidationChecked, ValidationPanel
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 FIELDS = (
@@ -66,6 +67,7 @@ class PathsScreen(WizardScreen):
         self._candidates: dict[str, list] = {}
         self._continue_when_checked = False
         self._recipes: tuple[tuple[str, str], ...] = ()  # what the Recipe list offers now
+        self._validation_error: str | None = None  # plan's refusal of the validation section
 
     def compose(self) -> ComposeResult:
         paths = self.app.state.paths
@@ -90,6 +92,7 @@ class PathsScreen(WizardScreen):
                          "folders)", classes="field-label")
             yield Select([(paths.recipe, paths.recipe)], value=paths.recipe, allow_blank=False,
                          id="recipe", compact=True)
+            yield ValidationPanel(paths)
         with Horizontal(classes="actions"):
             yield Button("Continue", id="continue", variant="primary")
             yield Button("Back", id="back")
@@ -107,7 +110,7 @@ class PathsScreen(WizardScreen):
         out["training_mode"] = str(self.query_one("#mode", Select).value)
         out["recipe"] = str(self.query_one("#recipe", Select).value)
         out["video_only"] = "yes" if self.query_one("#video-only", Checkbox).value else ""
-        return out
+        return {**out, **self.query_one(ValidationPanel).values()}
 
     def _show_vae_fields(self, split: bool) -> None:
         for name in VAE_FIELDS:
@@ -172,6 +175,7 @@ class PathsScreen(WizardScreen):
     @on(Input.Changed)
     @on(Select.Changed)
     @on(Checkbox.Changed)
+    @on(TextArea.Changed)
     def _changed(self) -> None:
         self._schedule_checks()
 
@@ -217,6 +221,8 @@ class PathsScreen(WizardScreen):
             video_only_option=VIDEO_ONLY_OPTION,
             inspected=info,  # read once above; run_checks does not read it again
         )
+        # first: Continue, waiting on ChecksFinished, must see this section's verdict too
+        self.post_message(ValidationChecked(_validation_form(values), values))
         self.post_message(ChecksFinished(items, values, info, recipes))
 
     def _base_config(self) -> str | None:
@@ -273,9 +279,16 @@ class PathsScreen(WizardScreen):
         else:
             select.value = wanted
 
+    @on(ValidationChecked)
+    def _validation_checked(self, message: ValidationChecked) -> None:
+        self.query_one(ValidationPanel).show(message.form)
+        shown = bool(message.form.slots) and message.values == self.values()
+        self._validation_error = message.form.error if shown else None
+
     def _problems(self) -> list[str]:
         values = self._checked or {}
         bad = [n for n, item in self._results.items() if not item.ok]
+        bad += ["validation"] if self._validation_error else []
         bad += [n for n in REQUIRED if not values.get(n) and n not in bad]
         return bad
 
@@ -293,19 +306,38 @@ class PathsScreen(WizardScreen):
         if problems:
             names = ", ".join(p.replace("_", " ") for p in problems)
             self.notify(f"Fix the fields marked ✗ first: {names}", severity="warning")
-            self.query_one(f"#input-{problems[0]}", Input).focus()
+            first = "#validation-media" if problems[0] == "validation" else f"#input-{problems[0]}"
+            self.query_one(first, Input).focus()
             return
         paths = self.app.state.paths
         for name, value in values.items():
             if name == "video_only":
                 paths.video_only = bool(value)
                 continue
+            if name.startswith("validation"):
+                continue
             plain = name in ("training_mode", "recipe")
             setattr(paths, name, value if plain else str(Path(value).expanduser()) if value else "")
+        paths.validation_media = ValidationPanel.media(values)
+        paths.validation_prompts = ValidationPanel.prompts(values)
+        panel_shown = self.query_one(ValidationPanel).display
+        paths.validation = values["validation"] if panel_shown else None  # type: ignore[assignment]
         self.app.open_summary()
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def _validation_form(values: dict[str, str]):
+    """What the validation section shows for these values (core/validation_form.py)."""
+    from ltx_wizard.core.validation_form import ValidationForm, validation_form
+
+    try:
+        return validation_form(values["trainer_root"], values["recipe"], values["data_root"],
+                               ValidationPanel.media(values), ValidationPanel.prompts(values),
+                               values["validation"])  # type: ignore[arg-type]
+    except Exception as exc:  # the section must not break the form: say it in its line
+        return ValidationForm(error=f"cannot read the recipe's validation: {exc}")
 
 
 def _checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:

@@ -91,6 +91,9 @@ class SummaryScreen(WizardScreen):
                 video_only=paths.video_only,
                 recipe=paths.recipe,
                 nodes=app.options.nodes,
+                validation_media=tuple(Path(m) for m in paths.validation_media),
+                validation_prompts=paths.validation_prompts,
+                validation=paths.validation,  # type: ignore[arg-type]
             )
             draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
                                  host=app.options.host_fn)
