@@ -18,6 +18,7 @@ from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.launch import QUIET_FLAG, LaunchPlan
 from ltx_wizard.core.run_meta import LaunchSpec, read_run_meta
 from ltx_wizard.core.safe_fs import create_run_dir
+from ltx_wizard.core.text_safety import require_plain_path
 from ltx_wizard.core.workspace import atomic_write_text
 
 SCRIPT_NAME = "launch.sh"
@@ -92,6 +93,10 @@ def copy_line(run_dir: Path) -> str:
 
 def render_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = None) -> str:
     run = Path(run_dir).resolve()
+    # Comment lines cannot quote: a newline there would start a shell line (refused upstream at
+    # every option; checked again here, the last place before bash reads it).
+    require_plain_path(run, "run folder")
+    require_plain_path(planned_line or "", "planned command")
     q = shlex.quote
     log, pid = launch_files(run, spec)
     head = [

@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass
 
 from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.text_safety import require_plain_path
 from ltx_wizard.core.multinode import (
     CONFIG_VAR,
     MAIN_IP_VAR,
@@ -57,6 +58,9 @@ def _q(value: object) -> str:
 
 def render_sbatch(plan: MultiNodePlan, options: SlurmOptions, job_name: str) -> str:
     cpus = options.cpus_per_node or CPUS_PER_GPU * plan.gpus_per_node
+    # The run folder reaches a comment line, where quoting does not hold: a newline would start
+    # a shell line (refused at every option; checked again before bash reads it).
+    require_plain_path(plan.run_dir, "run folder")
     head = _sbatch_head(plan, options, job_name, cpus)
     return "\n".join(head) + "\n" + _sbatch_checks(plan) + _sbatch_launch(plan, cpus)
 

@@ -19,6 +19,7 @@ from ltx_wizard.core import safe_fs
 from ltx_wizard.core.bounded_io import read_bytes
 from ltx_wizard.core.errors import UsageError, WizardError
 from ltx_wizard.core.safe_fs import create_run_dir
+from ltx_wizard.core.text_safety import require_plain_path
 
 ENV_VAR = "LTX_TRAININGS_DIR"
 SYSTEM_ROOTS = (Path("/data/ltx-trainings"), Path("/workspace/ltx-trainings"))
@@ -48,7 +49,9 @@ def choose_root(
     env = os.environ if env is None else env
     base = Path(cwd) if cwd is not None else Path.cwd()
     if explicit is not None:
+        require_plain_path(explicit, "--workspace")  # it would reach launch.sh's lines
         root = (base / Path(explicit).expanduser()).resolve()
+        require_plain_path(root, "--workspace (where its links lead)")
         if not _writable(root):
             raise UsageError(f"--workspace {root} is not writable: pick a folder you can write to")
         return root
@@ -59,6 +62,7 @@ def choose_root(
     candidates.append(base / LOCAL_ROOT)
     for candidate in candidates:
         if _writable(candidate):
+            require_plain_path(candidate.resolve(), "workspace")
             return candidate.resolve()
     raise UsageError(
         f"no writable workspace (tried {', '.join(map(str, candidates))}): pass --workspace DIR"
