@@ -56,6 +56,8 @@ def fake_path(tmp_path: Path, **extra: str) -> dict[str, str]:
     fakes = {"uv": FAKE_UV.format(python=sys.executable), "sbatch": FAKE_SBATCH, "srun": FAKE_SRUN, "scontrol": FAKE_SCONTROL,
              **extra}
     for name, text in fakes.items():
+        if (bin_dir / name).exists():  # made once per sandbox (a test may have replaced one)
+            continue
         (bin_dir / name).write_text(text)
         (bin_dir / name).chmod(0o755)
     return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RECORD_DIR": str(record),
@@ -169,3 +171,144 @@ def test_slurm_sbatch_under_a_hostile_workspace_runs_only_the_planned_launch(box
         assert argv[argv.index("--machine_rank") + 1] == str(rank)
     no_injection(box.root)
     outside()
+
+
+# --- the scripts write only inside their own run folder --------------------------------------
+
+def _launch(box, script: Path, timeout: float = 60, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([BASH, str(script)], env={**fake_path(box.root), **env},
+                          capture_output=True, text=True, timeout=timeout, cwd=box.root)
+
+
+def one_script_line(done: subprocess.CompletedProcess, name: str, *words: str) -> None:
+    """A script's refusal: exit 1, one `<script>: ...` line naming the problem, no trainer run."""
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{name}: "), done.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    assert "kill" not in done.stderr
+
+
+def test_a_moved_run_folder_neither_trains_nor_recreates_the_old_one(box):
+    old = box.planned()
+    fake_path(box.root)
+    new = box.ws / "moved"
+    os.rename(old, new)
+    outside = box.freeze(skip=box.root / "record")
+    one_script_line(_launch(box, new / "launch.sh"), "launch.sh", "planned at", "moved")
+    assert not old.exists() and not (box.root / "record" / "uv").exists()
+    from ltx_wizard.core.background import start_training
+
+    with pytest.raises(UsageError, match="moved or copied"):
+        start_training(new)
+    assert not old.exists() and not (new / "logs" / "train.pid").exists()
+    outside()
+
+
+def test_a_launch_sh_of_another_run_refuses_this_folder(box):
+    run = box.planned()
+    foreign = (run / "launch.sh").read_text()
+    assert box.cli(*box.plan_args("--force")).code == 0  # the folder is planned again: a new id
+    (run / "launch.sh").write_text(foreign)
+    fake_path(box.root)
+    outside = box.freeze(skip=box.root / "record")
+    one_script_line(_launch(box, run / "launch.sh"), "launch.sh", "run.json", "another run")
+    assert not (box.root / "record" / "uv").exists() and not (run / "logs" / "train.log").exists()
+    outside()
+
+
+@pytest.mark.parametrize("planted", ["logs", "logs/train.log", "logs/train.pid"])
+def test_launch_sh_never_writes_through_a_planted_link(box, planted):
+    run = box.planned()
+    victim = box.root / "victim"
+    victim.mkdir()
+    (victim / "train.log").write_text("precious\n")
+    target = victim if planted == "logs" else victim / "train.log"
+    if planted == "logs":
+        (run / "logs").rmdir()
+    os.symlink(target, run / planted)
+    fake_path(box.root)
+    outside = box.freeze(run, box.root / "record")
+    one_script_line(_launch(box, run / "launch.sh"), "launch.sh", "link")
+    assert (victim / "train.log").read_text() == "precious\n" and sorted(os.listdir(victim)) == [
+        "train.log"]
+    outside()
+
+
+def test_a_fifo_at_train_pid_does_not_block_launch_sh(box):
+    run = box.planned()
+    os.mkfifo(run / "logs" / "train.pid")
+    done = _launch(box, run / "launch.sh", timeout=30)  # before: blocked for ever
+    assert done.returncode == 0, done.stderr
+    assert recorded(box.root, "uv")[0]  # the trainer ran
+    assert (run / "logs" / "train.pid").is_file()  # the FIFO was replaced by a record
+    no_injection(box.root)
+
+
+def _stale_records() -> list[tuple[str, str]]:
+    parent = os.getppid()  # alive, but not the process that started at tick 1
+    return [("pid-1", "1 5\n"), ("pid-0", "0\n"), ("pid-minus-1", "-1 5\n"),
+            ("20-digits", "9" * 20 + "\n"), ("reused-pid", f"{parent} 1\n"),
+            ("garbage", "\x1b[2J not a pid\n")]
+
+
+@pytest.mark.parametrize("content", [c for _, c in _stale_records()],
+                         ids=[i for i, _ in _stale_records()])
+def test_a_stale_or_implausible_train_pid_is_stale_never_something_to_kill(box, content):
+    from ltx_wizard.core.background import running_pid
+
+    run = box.planned()
+    (run / "logs" / "train.pid").write_text(content)
+    assert running_pid(run) is None  # the wizard: no training runs (was: 'kill 1', a crash)
+    done = _launch(box, run / "launch.sh")
+    assert done.returncode == 0, done.stderr
+    assert "stale" in done.stderr and "kill" not in done.stderr and "\x1b" not in done.stderr
+    pid, started = (run / "logs" / "train.pid").read_text().split()
+    assert int(pid) > 1 and started.isdigit()  # launch.sh wrote its own record
+
+
+def test_a_live_training_is_named_without_advice_to_kill(box):
+    from ltx_wizard.core.background import running_pid
+
+    run = box.planned()
+    env = fake_path(box.root)
+    hold = box.root / "hold"
+    (box.root / "fakebin" / "uv").write_text(f"#!/bin/bash\necho holding\n"
+                                             f"while [ ! -e {hold} ]; do sleep 0.05; done\n")
+    first = subprocess.Popen([BASH, str(run / "launch.sh")], env=env, stdout=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    try:
+        assert first.stdout.readline().strip() == "holding"
+        assert running_pid(run) == first.pid
+        second = _launch(box, run / "launch.sh")
+        one_script_line(second, "launch.sh", f"already runs as pid {first.pid}")
+    finally:
+        hold.touch()
+        first.wait(timeout=60)
+
+
+def test_slurm_sbatch_runs_only_from_its_own_run_folder(box):
+    run = _plan_hostile(box, "--nodes", "2")
+    env = fake_path(box.root)
+    env.update(SLURM_JOB_ID="5", SLURM_JOB_NUM_NODES="2", SLURM_JOB_NODELIST="node-[a,b]")
+    spool = box.root / "spool"
+    spool.mkdir()
+    shutil.copy(run / "slurm.sbatch", spool / "slurm_script")  # what Slurm runs: a copy
+    # submitted from elsewhere: no run folder found, nothing runs
+    job = subprocess.run([BASH, str(spool / "slurm_script")], env={**env, "SLURM_SUBMIT_DIR":
+                         str(box.root)}, capture_output=True, text=True, timeout=60, cwd=box.root)
+    one_script_line(job, "slurm.sbatch", "submit it from its run folder")
+    # submitted from the run folder: found, and it runs
+    job = subprocess.run([BASH, str(spool / "slurm_script")], env={**env, "SLURM_SUBMIT_DIR":
+                         str(run)}, capture_output=True, text=True, timeout=60, cwd=run)
+    assert job.returncode == 0, job.stderr
+    assert recorded(box.root, "node-1")
+    # moved: it refuses rather than train into the old place
+    moved = box.root / "moved-run"
+    os.rename(run, moved)
+    job = subprocess.run([BASH, str(moved / "slurm.sbatch")], env=env, capture_output=True,
+                         text=True, timeout=60, cwd=moved)
+    one_script_line(job, "slurm.sbatch", "planned at", "moved")
+    assert not run.exists()
+    no_injection(box.root)
