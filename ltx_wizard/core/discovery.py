@@ -269,7 +269,8 @@ def discover(
 
 
 def _version_key(v: str | None) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", v or ""))
+    # ASCII digits, 18 at most each: a 5,000-digit version sorts, it does not raise
+    return tuple(int(p[:18]) for p in re.findall(r"[0-9]+", v or ""))
 
 
 def _closeness(a: Path, b: Path) -> int:

@@ -25,6 +25,7 @@ from ltx_wizard.core.multinode import (
 DEFAULT_TIME = "24:00:00"
 CPUS_PER_GPU = 8  # data loading and the launcher; edit to the node's real core count
 REQUEUE_SIGNAL_S = 300
+MAX_SLURM_CPUS = 4096  # --slurm-cpus: its help and its check say the same bound
 _TIME = re.compile(r"\d+(:\d{1,2}){0,2}|\d+-\d{1,2}(:\d{1,2}){0,2}")  # Slurm's --time forms
 _PARTITION = re.compile(r"[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*")
 _SAFE = re.compile(r"[A-Za-z0-9_./+-]+")  # needs no quoting anywhere, also in #SBATCH lines
@@ -47,8 +48,8 @@ def slurm_options(time: str | None = None, partition: str | None = None,
     if partition is not None and not _PARTITION.fullmatch(partition):
         raise UsageError(f"--slurm-partition {partition!r} is not a partition name: letters, "
                          "digits, '_', '.', '-' (several joined by commas)")
-    if cpus_per_node is not None and not 1 <= cpus_per_node <= 4096:
-        raise UsageError(f"--slurm-cpus {cpus_per_node} is outside 1..4096")
+    if cpus_per_node is not None and not 1 <= cpus_per_node <= MAX_SLURM_CPUS:
+        raise UsageError(f"--slurm-cpus {cpus_per_node} is outside 1..{MAX_SLURM_CPUS}")
     return SlurmOptions(time, partition, cpus_per_node)
 
 

@@ -24,6 +24,12 @@ def clean_text(text: object) -> str:
     return _CONTROL.sub("", value)
 
 
+def clip(text: object, limit: int = 80) -> str:
+    """A value from a file, cut for a message: a 5,000-character version is not printed whole."""
+    value = str(text)
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
 # C0 (tab and newline included), DEL, C1, and the Unicode line and paragraph separators: any of
 # them in a path would end or split a line of launch.sh or slurm.sbatch, comments included.
 _PATH_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
