@@ -1,5 +1,10 @@
-"""Processes, read one way: is a pid alive, when did it start, and the `pid start-time` records
-(the run lock, `logs/train.pid`) that name one.
+"""Processes, read one way: is a pid alive, when did it start, the process table (trees of
+trials), environments (the session tag), and the `pid start-time` records (the run lock,
+`logs/train.pid`) that name one. The one owner: no other module parses /proc for processes.
+
+On Linux the table is read from /proc/<pid>/stat directly (pid, parent, group and start time in
+one small read: the trial walks run every few seconds); elsewhere, and for environments
+everywhere, psutil answers (macOS has no /proc).
 
 A pid alone does not name a process for good: the kernel reuses it. A record therefore holds
 the pid and the kernel's start time of that process (clock ticks since boot, field 22 of
@@ -15,6 +20,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from ltx_wizard.core.bounded_io import read_bytes
 from ltx_wizard.core.errors import UsageError
@@ -98,3 +104,80 @@ def read_record(path: Path, what: str) -> PidRecord:
         return parse_record(read_bytes(path, what=what, limit=RECORD_MAX_BYTES))
     except UsageError as exc:
         return PidRecord(None, problem=exc.message)
+
+
+# -- the process table -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Proc:
+    pid: int
+    ppid: int
+    pgrp: int
+    start: int  # clock ticks after boot (Linux): with the pid, names one process for its lifetime
+
+
+def proc_rows() -> list[Proc]:
+    """Every live process; zombies are left out: they hold nothing (reparented children linger
+    as zombies in containers whose PID 1 does not reap)."""
+    if not os.path.isdir("/proc/self"):
+        return list(_psutil_rows())
+    rows = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return rows
+    for name in names:
+        if not name.isdigit():
+            continue
+        row = _stat_row(name)
+        if row is not None:
+            rows.append(row)
+    return rows
+
+
+def _stat_row(name: str) -> Proc | None:
+    try:
+        with open(f"/proc/{name}/stat", "rb") as fh:
+            stat = fh.read(4096)
+    except OSError:  # gone meanwhile
+        return None
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    if len(fields) <= 19 or fields[0] == b"Z":
+        return None
+    try:
+        return Proc(int(name), int(fields[1]), int(fields[2]), int(fields[19]))
+    except ValueError:
+        return None
+
+
+def _psutil_rows() -> Iterator[Proc]:
+    import psutil  # only where there is no /proc: not on the wizard's start-up path
+
+    for proc in psutil.process_iter(["pid", "ppid", "create_time", "status"]):
+        info = proc.info
+        if info.get("status") == psutil.STATUS_ZOMBIE or info.get("ppid") is None:
+            continue
+        try:
+            pgrp = os.getpgid(info["pid"])
+        except OSError:
+            continue
+        yield Proc(info["pid"], info["ppid"], pgrp, int((info.get("create_time") or 0) * 100))
+
+
+def pids_with_env(name: str, value: str) -> list[int]:
+    """Live processes (never ourselves, no zombie) whose environment holds `name=value`: a tag
+    every descendant inherits, found even after a setsid left the trial's group."""
+    import psutil
+
+    found = []
+    for proc in psutil.process_iter(["pid", "status"]):
+        if proc.info["pid"] == os.getpid() or proc.info.get("status") == psutil.STATUS_ZOMBIE:
+            continue
+        try:
+            env = proc.environ()
+        except (psutil.Error, OSError):  # gone, or not ours to read
+            continue
+        if env.get(name) == value:
+            found.append(proc.info["pid"])
+    return found
