@@ -33,6 +33,8 @@ def test_our_own_record_is_alive_and_a_reused_pid_is_not():
     assert me.pid == os.getpid() and me.alive()
     if process_start_time(os.getpid()) is not None:  # Linux: the start time tells them apart
         assert not PidRecord(os.getpid(), "1").alive()
+        assert PidRecord(os.getpid()).alive()  # a lock's bare pid is still waited for ...
+        assert not PidRecord(os.getpid()).alive(verified=True)  # ... never offered to stop
 
 
 def test_a_fifo_record_reads_as_none_without_blocking(tmp_path):

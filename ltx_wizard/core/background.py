@@ -24,7 +24,7 @@ def running_pid(run_dir: Path) -> int | None:
     the record says. A stale, damaged or implausible record (0, -1, 1, 20 digits, a FIFO) is no
     training: it is never named as something to stop."""
     record = _record(run_dir)
-    return record.pid if record.alive() else None
+    return record.pid if record.alive(verified=True) else None
 
 
 def _record(run_dir: Path) -> PidRecord:

@@ -135,9 +135,9 @@ start_of() {  # the kernel's start time of pid $1 (field 22 of /proc/<pid>/stat)
 held_by() {  # true when "<pid> <start>" names a live process other than us (core/processes.py)
   [[ $1 =~ ^[0-9]{1,7}$ ]] && (( 10#$1 >= 2 && 10#$1 <= 4194304 )) || return 1
   [ "$1" != "$$" ] || return 1  # the wizard wrote our own pid: not a second start
-  if [ -d /proc/self ]; then
-    [ -e "/proc/$1/stat" ] || return 1
-    if [[ $2 =~ ^[0-9]{1,20}$ ]] && [ "$(start_of "$1")" != "$2" ]; then return 1; fi
+  if [ -d /proc/self ]; then  # start times readable: a record must carry the matching one
+    [ -e "/proc/$1/stat" ] && [[ $2 =~ ^[0-9]{1,20}$ ]] || return 1
+    [ "$(start_of "$1")" = "$2" ] || return 1
   else
     kill -0 "$1" 2>/dev/null || return 1
   fi

@@ -73,14 +73,20 @@ class PidRecord:
     started: str | None = None
     problem: str | None = None  # why it names no process: shown as "stale", never acted on
 
-    def alive(self) -> bool:
-        """The recorded process still runs: plausible pid, alive, same start time."""
+    def alive(self, *, verified: bool = False) -> bool:
+        """The recorded process still runs: plausible pid, alive, same start time.
+
+        `verified` (train.pid, whose pid the Done screen offers to stop): where start times can
+        be read, a record without one names nobody for sure, so it is stale. The run lock keeps
+        trusting a bare pid (its holder is only waited for, never stopped)."""
         if self.pid is None or not pid_alive(self.pid):
             return False
         now = process_start_time(self.pid)
-        # Without a start time on either side (no /proc, or a record from before they were
-        # written) the pid is all there is: trusted, but never named as something to kill.
-        return self.started is None or now is None or now == self.started
+        if now is None:  # no /proc: the pid is all there is
+            return True
+        if self.started is None:
+            return not verified
+        return now == self.started
 
 
 def parse_record(data: bytes) -> PidRecord:

@@ -250,6 +250,7 @@ def _stale_records() -> list[tuple[str, str]]:
     parent = os.getppid()  # alive, but not the process that started at tick 1
     return [("pid-1", "1 5\n"), ("pid-0", "0\n"), ("pid-minus-1", "-1 5\n"),
             ("20-digits", "9" * 20 + "\n"), ("reused-pid", f"{parent} 1\n"),
+            ("no-start-time", f"{parent}\n"),
             ("garbage", "\x1b[2J not a pid\n")]
 
 
