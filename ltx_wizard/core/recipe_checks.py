@@ -17,6 +17,8 @@ DEFAULT_RECIPE = "t2v_lora"
 # The sections the wizard's rules touch in a shipped file (config_gen patches model and data; the
 # tier's low-VRAM keys and autotune touch lora and optimization; the strategy names the data
 # folders). Every shipped LoRA recipe has them all: a file without them is empty or truncated.
+# The trainer itself needs two of them: ltx_trainer/config.py LtxTrainerConfig (`data` has no
+# default; its model validator wants `lora` when model.training_mode is lora).
 REQUIRED_SECTIONS = ("model", "lora", "training_strategy", "optimization", "data")
 # A recipe is a file's stem in configs/: no folder, no '..', so nothing outside configs/ is read.
 _RECIPE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
