@@ -41,7 +41,7 @@ def test_background_start_runs_launch_sh_writes_pid_and_refuses_a_second(tmp_pat
     run = _run_with_script(tmp_path, code)
     pid, log = start_training(run)
     try:
-        assert int((run / "logs" / "train.pid").read_text()) == pid
+        assert int((run / "logs" / "train.pid").read_text().split()[0]) == pid
         assert running_pid(run) == pid
         # launch.sh execs the trainer: the pid the wizard shows is the trainer's own.
         said = lambda: log.exists() and f"training {pid}" in log.read_text()  # noqa: E731
@@ -85,7 +85,7 @@ def test_the_log_and_pid_file_the_plan_recorded_are_the_ones_used(tmp_path):
     pid, started_log = start_training(run)
     _wait_group_gone(pid)
     assert started_log == log and "ok" in log.read_text()
-    assert int(pid_file.read_text()) == pid
+    assert int(pid_file.read_text().split()[0]) == pid
     assert not (run / "logs" / "train.log").exists()
 
 
@@ -102,4 +102,4 @@ def test_a_run_json_pointing_outside_the_run_folder_is_not_followed(tmp_path):
     _wait_group_gone(pid)
     assert victim.read_text() == "keep me"
     assert log == run / "logs" / "train.log" and "ok" in log.read_text()
-    assert int((run / "logs" / "train.pid").read_text()) == pid
+    assert int((run / "logs" / "train.pid").read_text().split()[0]) == pid

@@ -84,7 +84,7 @@ def test_launch_sh_runs_the_planned_command_in_its_folder_and_logs_it(planned, t
     assert "unbuffered=1 columns=250" in lines  # live, unwrapped log lines
     assert [line[4:] for line in lines if line.startswith("arg=")] == spec.argv[1:]
     assert str(run / "config.yaml") in spec.argv  # the space-holding path is one argument
-    pid = int((run / "logs" / "train.pid").read_text())
+    pid = int((run / "logs" / "train.pid").read_text().split()[0])  # "<pid> <start time>"
     assert f"pid={pid}" in lines  # exec: the pid in the file is the trainer's own
 
 

@@ -21,6 +21,7 @@ from ltx_wizard.core.errors import WizardError
 from ltx_wizard.core.recipes import DEFAULT_RECIPE
 from ltx_wizard.core.multinode import parse_nodes, require_gpus_per_node
 from ltx_wizard.core.run_plan import PlanDraft, PlanRequest, prepare_plan, write_plan
+from ltx_wizard.core.slurm_script import MAX_SLURM_CPUS
 
 
 def _positive_int(text: str) -> int:
@@ -30,6 +31,14 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"wants a whole number, got {text!r}") from None
     if not 1 <= value <= 65536:
         raise argparse.ArgumentTypeError(f"must be from 1 to 65536, got {text[:20]}")
+    return value
+
+
+def _slurm_cpus(text: str) -> int:
+    # The same bound as core/slurm_script.py slurm_options, said the same way in help and error.
+    value = _positive_int(text)
+    if value > MAX_SLURM_CPUS:
+        raise argparse.ArgumentTypeError(f"must be 1..{MAX_SLURM_CPUS}, got {value}")
     return value
 
 
@@ -81,8 +90,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--slurm-time", metavar="TIME",
                    help="with --nodes: the job's time limit in slurm.sbatch (default 24:00:00)")
     p.add_argument("--slurm-partition", metavar="NAME", help="with --nodes: the Slurm partition")
-    p.add_argument("--slurm-cpus", type=_positive_int, metavar="N",
-                   help="with --nodes: CPUs per node to ask for (default 8 per GPU)")
+    p.add_argument("--slurm-cpus", type=_slurm_cpus, metavar="N",
+                   help=f"with --nodes: CPUs per node to ask for, 1..{MAX_SLURM_CPUS} "
+                   "(default 8 per GPU)")
     add_gpu_source_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)

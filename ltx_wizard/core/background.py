@@ -10,20 +10,36 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from ltx_wizard.core.bounded_io import read_bytes
 from ltx_wizard.core.errors import UsageError, WizardError
 from ltx_wizard.core.launch_script import ensure_script, launch_files
+from ltx_wizard.core.processes import PidRecord, read_record, record_text
+from ltx_wizard.core.run_meta import read_run_meta
 from ltx_wizard.core.safe_fs import check_inside, create_run_dir
-from ltx_wizard.core.workspace import atomic_write_text, pid_alive
+from ltx_wizard.core.workspace import atomic_write_text
 
 
 def running_pid(run_dir: Path) -> int | None:
-    """The pid of a training already started from this run folder, if it still runs."""
-    try:
-        pid = int(read_bytes(launch_files(run_dir)[1], what="train.pid", limit=64).strip())
-    except (UsageError, ValueError):  # absent, a planted FIFO, garbage: no training recorded
-        return None
-    return pid if pid_alive(pid) else None
+    """The pid of a training already started from this run folder, if it still runs: the record
+    in train.pid (pid and start time, core/processes.py) names a live process that started when
+    the record says. A stale, damaged or implausible record (0, -1, 1, 20 digits, a FIFO) is no
+    training: it is never named as something to stop."""
+    record = _record(run_dir)
+    return record.pid if record.alive(verified=True) else None
+
+
+def _record(run_dir: Path) -> PidRecord:
+    return read_record(launch_files(run_dir)[1], what="train.pid")
+
+
+def check_not_moved(run_dir: Path) -> None:
+    """A run folder moved or copied away from where the plan put it still names the old place in
+    config.yaml: training it would write there. Refused, as launch.sh refuses it."""
+    planned = read_run_meta(Path(run_dir)).run_dir
+    here = Path(run_dir).resolve()
+    if planned is not None and Path(planned) != here:
+        raise UsageError(f"run folder {here} was planned at {planned} (moved or copied): its "
+                         "config.yaml still names that place; plan it again here (ltx-wizard "
+                         "plan ... --force, or New run), or move it back")
 
 
 def start_training(run_dir: Path) -> tuple[int, Path]:
@@ -31,8 +47,9 @@ def start_training(run_dir: Path) -> tuple[int, Path]:
     other = running_pid(run_dir)
     if other is not None:
         raise WizardError(
-            f"training from {run_dir} already runs as pid {other}: stop it (kill {other}) first"
+            f"training from {run_dir} already runs as pid {other}: stop that training first"
         )
+    check_not_moved(run_dir)
     create_run_dir(run_dir)  # a real folder of ours: a planted link is refused
     script = ensure_script(run_dir)
     log, pid_file = launch_files(run_dir)  # as the plan recorded them in run.json
@@ -51,5 +68,5 @@ def start_training(run_dir: Path) -> tuple[int, Path]:
         raise WizardError(f"could not start bash {script}: {exc.strerror or exc}") from None
     # launch.sh writes the same pid (it execs the trainer); writing it here too means the
     # file is there the moment this returns.
-    atomic_write_text(pid_file, f"{proc.pid}\n", root=run_dir)
+    atomic_write_text(pid_file, record_text(proc.pid), root=run_dir)
     return proc.pid, log

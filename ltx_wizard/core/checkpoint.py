@@ -17,6 +17,7 @@ from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.model_paths import require_regular_file, resolve_user_path
 from ltx_wizard.core.header_cache import header_for
 from ltx_wizard.core.safetensors_header import SafetensorsHeader
+from ltx_wizard.core.text_safety import clip
 
 COMPONENT_SECTIONS = ("vae", "audio_vae", "vocoder")
 # Tensor-name prefixes of the non-transformer components of a unified checkpoint.
@@ -100,9 +101,10 @@ class CheckpointInfo(BaseModel):
 
     def summary(self) -> str:
         pack = "split pack (needs separate VAE files)" if self.is_split_pack else "unified"
-        version = f"LTX {self.model_version}" if self.model_version else "LTX (no model_version)"
+        version = (f"LTX {clip(self.model_version)}" if self.model_version
+                   else "LTX (no model_version)")
         gemma = (
-            f"Gemma {self.gemma_version}"
+            f"Gemma {clip(self.gemma_version)}"
             if self.gemma_version
             else "Gemma not declared (Gemma 3 era)"
         )

@@ -28,6 +28,7 @@ from ltx_wizard.core.checkpoint import (
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.safetensors_header import read_header
 from ltx_wizard.core.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
+from ltx_wizard.core.text_safety import clip
 
 Kind = Literal["checkpoint", "text_encoder", "video_vae", "audio_vae"]
 _LTX_NAME = re.compile(r"ltx.*2", re.IGNORECASE)
@@ -269,7 +270,8 @@ def discover(
 
 
 def _version_key(v: str | None) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", v or ""))
+    # ASCII digits, 18 at most each: a 5,000-digit version sorts, it does not raise
+    return tuple(int(p[:18]) for p in re.findall(r"[0-9]+", v or ""))
 
 
 def _closeness(a: Path, b: Path) -> int:
@@ -302,7 +304,7 @@ def _score_checkpoint(info: CheckpointInfo, found: list[tuple[Kind, Path, object
     path = info.path
     tes = [p for k, p, i in found if isinstance(i, TextEncoderInfo) and _matches(info, i)]
     te = _nearest(tes, path)
-    need = f"gemma_version {info.gemma_version}" if info.gemma_version else "Gemma 3"
+    need = f"gemma_version {clip(info.gemma_version)}" if info.gemma_version else "Gemma 3"
     extra: dict[str, Path | None] = {}
     if not info.is_split_pack:
         score, reason = (0, f"unified checkpoint with a matching Gemma ({need}) at {te}")

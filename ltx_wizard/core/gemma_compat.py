@@ -20,6 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ltx_wizard.core.text_safety import clip
+
 # mirrors encoder_configurator.py _GEMMA_SOURCE_CHECKPOINT_REQUIRED_SINCE
 REQUIRED_SINCE = (2, 4, 0)
 # mirrors encoder_configurator.py get_gemma_ops: the model types ltx-core can build
@@ -55,7 +57,10 @@ def parse_model_version(version: Any) -> tuple[int, ...] | None:
     for part in version.split("."):
         if not part.isdigit():
             break
-        parts.append(int(part))
+        try:
+            parts.append(int(part))
+        except ValueError:  # 4,301+ digits, or a digit int() refuses ('²'): ltx-core raises too
+            return None
     return tuple(parts)
 
 
@@ -64,9 +69,13 @@ def show(value: Any) -> str:
     if value is None:
         return "none"
     if isinstance(value, str):
-        return value
+        return clip(value)
     kind = "a number" if isinstance(value, (int, float)) else type(value).__name__
-    return f"{json.dumps(value)} ({kind})"
+    try:
+        text = json.dumps(value)
+    except (ValueError, RecursionError):  # a huge int, or a value nested past the limit
+        text = type(value).__name__
+    return f"{clip(text)} ({kind})"
 
 
 def check_gemma_version(

@@ -31,11 +31,14 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
 from ltx_wizard.core.autotune.headroom import BYTES_PER_WEIGHT, OPTIMIZER_BYTES, model_size
+from ltx_wizard.core.bounded_io import read_bytes
+from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.yaml_patch import get_dotted
 
 GiB = 1024**3
@@ -55,26 +58,53 @@ class HostReadings:
     disk_path: Path | None = None  # the folder statvfs was read on
 
 
+MEMINFO = Path("/proc/meminfo")
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+# Digits bounded before int(): a 5,000-digit value (or a Unicode digit isdigit() accepts) is no
+# reading, and 2**62 bytes is beyond any machine, so gib() never overflows a float.
+_COUNT = re.compile(r"[0-9]{1,19}")
+_MAX_BYTES = 1 << 62
+
+
+def _bytes_value(text: str, scale: int = 1) -> int | None:
+    if not _COUNT.fullmatch(text):
+        return None
+    value = int(text) * scale
+    return value if value < _MAX_BYTES else None
+
+
 def parse_meminfo(text: str) -> dict[str, int]:
-    """/proc/meminfo lines ("MemTotal:  1234 kB") as bytes."""
+    """/proc/meminfo lines ("MemTotal:  1234 kB") as bytes; odd values are left out."""
     values: dict[str, int] = {}
     for line in text.splitlines():
         key, _, rest = line.partition(":")
         parts = rest.split()
-        if parts and parts[0].isdigit():
+        if parts:
             scale = 1024 if len(parts) > 1 and parts[1].lower() == "kb" else 1
-            values[key.strip()] = int(parts[0]) * scale
+            value = _bytes_value(parts[0], scale)
+            if value is not None:
+                values[key.strip()] = value
     return values
+
+
+def read_meminfo(path: Path | None = None) -> dict[str, int]:
+    """/proc/meminfo read as a small regular file ({} when absent or odd): the one reader."""
+    try:
+        data = read_bytes(path or MEMINFO, what="meminfo", limit=1 << 20)
+    except UsageError:
+        return {}
+    return parse_meminfo(data.decode("ascii", "replace"))
 
 
 def _cgroup_limit(root: Path) -> int | None:
     for name in ("memory.max", "memory/memory.limit_in_bytes"):  # cgroup v2, then v1
         try:
-            text = (root / name).read_text().strip()
-        except (OSError, UnicodeDecodeError):
+            text = read_bytes(root / name, what="cgroup", limit=4096).decode("ascii", "replace")
+        except UsageError:
             continue
-        if text.isdigit() and int(text) < 1 << 60:  # v1 reports "no limit" as a huge number
-            return int(text)
+        value = _bytes_value(text.strip())
+        if value is not None and value < 1 << 60:  # v1 reports "no limit" as a huge number
+            return value
     return None
 
 
@@ -89,14 +119,11 @@ def existing_ancestor(path: Path) -> Path:
 def read_host(
     run_dir: Path,
     *,
-    meminfo: Path = Path("/proc/meminfo"),
-    cgroup_root: Path = Path("/sys/fs/cgroup"),
+    meminfo: Path | None = None,
+    cgroup_root: Path | None = None,
     statvfs: Callable[[str], Any] = os.statvfs,
 ) -> HostReadings:
-    try:
-        info = parse_meminfo(meminfo.read_text())
-    except (OSError, UnicodeDecodeError):
-        info = {}
+    info = read_meminfo(meminfo)
     where = existing_ancestor(run_dir)
     try:
         st = statvfs(str(where))
@@ -104,7 +131,7 @@ def read_host(
     except OSError:
         free = None
     return HostReadings(info.get("MemTotal"), info.get("MemAvailable"), info.get("SwapFree"),
-                        _cgroup_limit(cgroup_root), free, where)
+                        _cgroup_limit(cgroup_root or CGROUP_ROOT), free, where)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 
 from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.text_safety import require_plain_path
 
 # `scheme://...` for any scheme, plus the bare `hf:` / `s3:` / `gs:` forms some tools accept.
 _URL_RE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|(?:hf|s3|gs|gcs|az|abfs|hdfs):)")
@@ -64,7 +65,11 @@ def resolve_user_path(
     if not os.path.isabs(expanded):
         expanded = os.path.join(os.fspath(cwd) if cwd is not None else os.getcwd(), expanded)
     # normpath, not resolve(): resolving would replace the user's symlinked path in messages.
-    return Path(os.path.normpath(expanded))
+    path = Path(os.path.normpath(expanded))
+    # A control character (typed, or in the folder a link leads to) would reach launch.sh.
+    require_plain_path(path, what)
+    require_plain_path(os.path.realpath(path), f"{what} (where its links lead)")
+    return path
 
 
 def stat_path(path: Path, *, what: str) -> os.stat_result:

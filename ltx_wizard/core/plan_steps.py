@@ -29,6 +29,7 @@ from ltx_wizard.core.multinode import (
 )
 from ltx_wizard.core.plan_memory import HostSource, PlanMemory, plan_memory
 from ltx_wizard.core.recipes import PlanBase, RecipeNotes, plan_base, recipe_notes
+from ltx_wizard.core.run_meta import new_run_id
 from ltx_wizard.core.safe_fs import check_run_dir
 from ltx_wizard.core.slurm_script import SlurmOptions, render_sbatch, slurm_options
 from ltx_wizard.core.split_pack import component_files
@@ -98,6 +99,7 @@ class Launched:
     launch: LaunchPlan
     multinode: MultiNodePlan | None
     slurm_text: str | None
+    run_id: str  # run.json's: slurm.sbatch runs only in the folder that names it
 
 
 def gate_stop_message(message: str | None) -> str:
@@ -281,6 +283,7 @@ def launch(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Insp
         folder.accelerate_config if accel.text is not None else None,
     )
     multi = slurm_text = None
+    run_id = new_run_id()
     if gpus.nodes > 1:
         multi = plan_multinode(
             nodes=gpus.nodes, gpus_per_node=gpus.per_node, training_mode=request.training_mode,
@@ -289,11 +292,12 @@ def launch(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Insp
             data_root=found.data.path, output_dir=folder.outputs,
             effective_batch=configured.batch.achieved,
         )
-        slurm_text = render_sbatch(multi, gpus.slurm, folder.root.name)
+        slurm_text = render_sbatch(multi, gpus.slurm, folder.root.name, run_id)
         if assessment.probe.cuda_visible_devices:
             notes.warnings.append("CUDA_VISIBLE_DEVICES is not carried into slurm.sbatch: Slurm "
                                   "gives each node its --gpus-per-node GPUs")
     elif gpus.slurm != slurm_options():
         notes.warnings.append("--slurm-time/--slurm-partition/--slurm-cpus apply only with "
                               "--nodes 2 or more: ignored")
-    return Launched(accelerate=accel, launch=plan, multinode=multi, slurm_text=slurm_text)
+    return Launched(accelerate=accel, launch=plan, multinode=multi, slurm_text=slurm_text,
+                    run_id=run_id)

@@ -17,10 +17,10 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ltx_wizard.core.bounded_io import read_text
 from ltx_wizard.core.errors import UsageError, WizardError
+from ltx_wizard.core.recipe_checks import DEFAULT_RECIPE, check_recipe_name, require_sections
 from ltx_wizard.core.tiers import LOW_VRAM_CONFIG, STANDARD_CONFIG, Tier
 from ltx_wizard.core.yaml_patch import YamlPatchError, get_dotted, load_yaml, patch_yaml_text
 
-DEFAULT_RECIPE = "t2v_lora"
 MAX_CONFIG_BYTES = 1 << 20  # the shipped configs are ~15 KB; anything near 1 MB is not one
 
 # The sections of LtxTrainerConfig (ltx_trainer/config.py, class LtxTrainerConfig): a recipe is a
@@ -118,10 +118,12 @@ def list_recipes(configs_dir: str | os.PathLike) -> list[Recipe]:
 
 def find_recipe(configs_dir: str | os.PathLike, name: str) -> Recipe:
     wanted = name[: -len(".yaml")] if name.endswith(".yaml") else name
+    check_recipe_name(Path(configs_dir), wanted)
     named = Path(configs_dir) / f"{wanted}.yaml"
     if os.path.lexists(named) and wanted != LOW_VRAM_CONFIG[: -len(".yaml")]:
         recipe = _load_recipe(named, strict=True)
-        if recipe is None:
+        if recipe is None:  # emptied or truncated: the checkout is broken, say so first
+            require_sections(named, read_text(named, what="shipped config", limit=MAX_CONFIG_BYTES))
             raise UsageError(
                 f"{named} is not a trainer config the schema would load (its top-level keys or "
                 "training_strategy are not the trainer's): pass another --recipe"
@@ -245,12 +247,15 @@ def plan_base(configs_dir: Path, name: str, tier: Tier, read: Callable[[Path], s
     """
     recipe = find_recipe(configs_dir, name)
     recipe_text = read(recipe.path)
+    require_sections(recipe.path, recipe_text)
     if not uses_low_vram(tier):
         return PlanBase(recipe, RecipeBase(recipe_text, recipe.file_name, {}, ()), recipe.path,
                         recipe_text)
     low_path = configs_dir / LOW_VRAM_CONFIG
     low_text = read(low_path)
     standard_text = recipe_text if recipe.name == DEFAULT_RECIPE else read(configs_dir / STANDARD_CONFIG)
+    require_sections(low_path, low_text)
+    require_sections(configs_dir / STANDARD_CONFIG, standard_text)
     try:
         base = recipe_base(recipe, tier, standard_text=standard_text, low_vram_text=low_text,
                            recipe_text=recipe_text)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from ltx_wizard.core.bounded_io import JSON_MAX_BYTES, loads_json, read_bytes
 from ltx_wizard.core.errors import UsageError
@@ -24,6 +25,10 @@ class LaunchSpec(BaseModel):
 
 
 class RunMeta(BaseModel):
+    # Which run this folder is, and where the plan put it: launch.sh and slurm.sbatch run only
+    # in the folder whose run.json names their id, at that place (config.yaml's paths name it).
+    run_id: str | None = Field(None, pattern=r"^[0-9a-f]{32}$")
+    run_dir: Path | None = None
     trainer_root: Path | None = None
     tier: str | None = None
     num_gpus: int | None = None  # one node's: autotune stays single-node
@@ -41,3 +46,8 @@ def read_run_meta(run_dir: Path) -> RunMeta:
         return RunMeta.model_validate(doc)
     except (UsageError, ValueError, ValidationError):
         return RunMeta()
+
+
+def new_run_id() -> str:
+    """A fresh run's id: run.json, launch.sh and slurm.sbatch carry the same one."""
+    return uuid.uuid4().hex

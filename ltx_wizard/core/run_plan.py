@@ -6,7 +6,7 @@ refuses overwrite).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -26,7 +26,7 @@ from ltx_wizard.core.plan_memory import HostCheck, HostSource
 from ltx_wizard.core.plan_steps import gate_stop_message  # noqa: F401  (commands import it here)
 from ltx_wizard.core.plan_writer import write_plan  # noqa: F401  (callers import it from here)
 from ltx_wizard.core.recipes import DEFAULT_RECIPE
-from ltx_wizard.core.run_meta import LaunchSpec, RunMeta
+from ltx_wizard.core.run_meta import LaunchSpec, RunMeta, new_run_id
 from ltx_wizard.core.tiers import Tier, nominal_gb
 from ltx_wizard.core.workspace import RunFolder, dataset_name
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
@@ -89,6 +89,7 @@ class PlanDraft:
     slurm_text: str | None = None  # <run>/slurm.sbatch
     simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
     checkpoint: CheckpointInfo | None = None  # as `inspect` read it: later steps need not again
+    run_id: str = field(default_factory=new_run_id)  # run.json's, launch.sh's, slurm.sbatch's
 
     @cached_property
     def start(self) -> LaunchSpec:
@@ -103,6 +104,8 @@ class PlanDraft:
     def run_meta(self) -> str:
         """run.json: what later commands (autotune, the TUI) need and cannot read off config.yaml."""
         meta = RunMeta(
+            run_id=self.run_id,
+            run_dir=self.run_dir.resolve(),
             trainer_root=self.trainer_dir.parents[1],
             tier=self.tier.value,
             num_gpus=self.launch.num_processes,
@@ -181,6 +184,7 @@ def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
         slurm_text=launched.slurm_text,
         simulate=simulate,
         checkpoint=found.checkpoint,
+        run_id=launched.run_id,
     )
 
 

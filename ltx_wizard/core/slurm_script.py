@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass
 
 from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.text_safety import require_plain_path
 from ltx_wizard.core.multinode import (
     CONFIG_VAR,
     MAIN_IP_VAR,
@@ -24,6 +25,7 @@ from ltx_wizard.core.multinode import (
 DEFAULT_TIME = "24:00:00"
 CPUS_PER_GPU = 8  # data loading and the launcher; edit to the node's real core count
 REQUEUE_SIGNAL_S = 300
+MAX_SLURM_CPUS = 4096  # --slurm-cpus: its help and its check say the same bound
 _TIME = re.compile(r"\d+(:\d{1,2}){0,2}|\d+-\d{1,2}(:\d{1,2}){0,2}")  # Slurm's --time forms
 _PARTITION = re.compile(r"[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*")
 _SAFE = re.compile(r"[A-Za-z0-9_./+-]+")  # needs no quoting anywhere, also in #SBATCH lines
@@ -46,8 +48,8 @@ def slurm_options(time: str | None = None, partition: str | None = None,
     if partition is not None and not _PARTITION.fullmatch(partition):
         raise UsageError(f"--slurm-partition {partition!r} is not a partition name: letters, "
                          "digits, '_', '.', '-' (several joined by commas)")
-    if cpus_per_node is not None and not 1 <= cpus_per_node <= 4096:
-        raise UsageError(f"--slurm-cpus {cpus_per_node} is outside 1..4096")
+    if cpus_per_node is not None and not 1 <= cpus_per_node <= MAX_SLURM_CPUS:
+        raise UsageError(f"--slurm-cpus {cpus_per_node} is outside 1..{MAX_SLURM_CPUS}")
     return SlurmOptions(time, partition, cpus_per_node)
 
 
@@ -55,10 +57,14 @@ def _q(value: object) -> str:
     return shlex.quote(str(value))
 
 
-def render_sbatch(plan: MultiNodePlan, options: SlurmOptions, job_name: str) -> str:
+def render_sbatch(plan: MultiNodePlan, options: SlurmOptions, job_name: str,
+                  run_id: str) -> str:
     cpus = options.cpus_per_node or CPUS_PER_GPU * plan.gpus_per_node
+    # The run folder reaches a comment line, where quoting does not hold: a newline would start
+    # a shell line (refused at every option; checked again before bash reads it).
+    require_plain_path(plan.run_dir, "run folder")
     head = _sbatch_head(plan, options, job_name, cpus)
-    return "\n".join(head) + "\n" + _sbatch_checks(plan) + _sbatch_launch(plan, cpus)
+    return "\n".join(head) + "\n" + _sbatch_checks(plan, run_id) + _sbatch_launch(plan, cpus)
 
 
 def _sbatch_head(plan: MultiNodePlan, options: SlurmOptions, job_name: str, cpus: int) -> list[str]:
@@ -95,7 +101,36 @@ def _sbatch_head(plan: MultiNodePlan, options: SlurmOptions, job_name: str, cpus
     return head
 
 
-def _sbatch_checks(plan: MultiNodePlan) -> str:
+def _locate_run_dir(run_id: str) -> str:
+    """The run folder is where this script is, or where it was submitted from (Slurm runs a
+    spooled copy): the one whose run.json names this job's run, at the planned place. A baked
+    path alone could name another run's folder, or a moved one's old place."""
+    return f"""unset CDPATH
+RUN_ID={_q(run_id)}
+here=${{BASH_SOURCE[0]}}
+case $here in */*) here=${{here%/*}}; here=${{here:-/}} ;; *) here=. ;; esac
+found=""
+for d in "$here" "${{SLURM_SUBMIT_DIR:-}}"; do
+  if [ -n "$d" ] && [ -f "$d/run.json" ] && [ ! -L "$d/run.json" ] \\
+      && grep -qF -- "\\"run_id\\": \\"$RUN_ID\\"" "$d/run.json"; then
+    found=$(cd -P -- "$d" && pwd -P) && break
+  fi
+done
+if [ -z "$found" ]; then
+  echo "{SBATCH_NAME}: no run folder whose run.json names run $RUN_ID here or at the submit folder: submit it from its run folder (cd RUN && sbatch {SBATCH_NAME})" >&2
+  exit 1
+fi
+if [ "$found" != "$RUN_DIR" ]; then
+  echo "{SBATCH_NAME}: the run folder was planned at $RUN_DIR and is now at $found (moved or copied): plan it again there" | tr -d '\\000-\\010\\013-\\037' >&2
+  exit 1
+fi
+if [ -L "$RUN_DIR/logs" ] || {{ [ -e "$RUN_DIR/logs" ] && [ ! -d "$RUN_DIR/logs" ]; }}; then
+  echo "{SBATCH_NAME}: $RUN_DIR/logs is a link or not a folder: remove it" >&2
+  exit 1
+fi"""
+
+
+def _sbatch_checks(plan: MultiNodePlan, run_id: str) -> str:
     """The shared paths and the checks every job makes before it starts anything."""
     return f"""
 set -euo pipefail
@@ -120,6 +155,7 @@ if [ -z "${{SLURM_JOB_ID:-}}" ]; then
   echo "{SBATCH_NAME}: not inside a Slurm job: submit it with sbatch" >&2
   exit 1
 fi
+{_locate_run_dir(run_id)}
 for path in "$RUN_DIR" "$TRAINER_DIR" "$CONFIG" "$DATA_ROOT"; do
   if [ ! -e "$path" ]; then
     echo "{SBATCH_NAME}: $path not found on $(hostname): run folder, checkout and data must be on a filesystem every node mounts" >&2
@@ -156,6 +192,7 @@ trap requeue USR1
 # config.yaml with model.load_checkpoint set to that folder; the trainer picks the latest step.
 cd "$TRAINER_DIR"
 TRAIN_CONFIG=$("$UV" run --no-sync python - "$CONFIG" "$RESUME_CONFIG" <<'PY'
+import os
 import sys
 from pathlib import Path
 
@@ -169,7 +206,12 @@ ckpts = Path(str(out)) / "checkpoints"
 if out and ckpts.is_dir() and any(ckpts.rglob("*step_*.safetensors")):
     config.setdefault("model", {{}})["load_checkpoint"] = str(ckpts)
     tmp = dst.with_name(dst.name + ".tmp")
-    tmp.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    if tmp.is_symlink() or tmp.exists():
+        tmp.unlink()
+    # O_EXCL | O_NOFOLLOW: never written through a link planted in the run folder
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(yaml.safe_dump(config, sort_keys=False))
     tmp.replace(dst)
     print(dst)
 else:

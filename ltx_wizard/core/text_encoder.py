@@ -26,6 +26,7 @@ from ltx_wizard.core.gemma_compat import SUPPORTED_MODEL_TYPES, check_gemma_vers
 from ltx_wizard.core.model_paths import require_regular_file, resolve_user_path, stat_path
 from ltx_wizard.core.bounded_io import loads_json, read_bytes
 from ltx_wizard.core.safetensors_header import read_header
+from ltx_wizard.core.text_safety import clip
 
 DIRECTORY_FILES = (
     "config.json",
@@ -53,12 +54,12 @@ class TextEncoderInfo(BaseModel):
 
     def describe(self) -> str:
         version = (
-            f"gemma_version {self.gemma_version}" if self.gemma_version else "no gemma_version"
+            f"gemma_version {clip(self.gemma_version)}" if self.gemma_version else "no gemma_version"
         )
         where = ""
         if self.config_path is not None and self.config_path.parent != self.path:
             where = f" (nested: {self.config_path.parent.relative_to(self.path)})"
-        return f"Gemma text encoder ({self.form}), model_type {self.model_type or '?'}, {version}{where}"
+        return f"Gemma text encoder ({self.form}), model_type {clip(self.model_type or '?')}, {version}{where}"
 
 
 def _version_of(config: dict) -> str | None:

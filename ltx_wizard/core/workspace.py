@@ -7,6 +7,7 @@ logs/, overfit/}`. Nothing outside the run folder is ever written.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import tempfile
@@ -16,9 +17,10 @@ from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 from ltx_wizard.core import safe_fs
-from ltx_wizard.core.bounded_io import read_bytes
 from ltx_wizard.core.errors import UsageError, WizardError
+from ltx_wizard.core.processes import PidRecord, read_record, record_text
 from ltx_wizard.core.safe_fs import create_run_dir
+from ltx_wizard.core.text_safety import require_plain_path
 
 ENV_VAR = "LTX_TRAININGS_DIR"
 SYSTEM_ROOTS = (Path("/data/ltx-trainings"), Path("/workspace/ltx-trainings"))
@@ -48,7 +50,9 @@ def choose_root(
     env = os.environ if env is None else env
     base = Path(cwd) if cwd is not None else Path.cwd()
     if explicit is not None:
+        require_plain_path(explicit, "--workspace")  # it would reach launch.sh's lines
         root = (base / Path(explicit).expanduser()).resolve()
+        require_plain_path(root, "--workspace (where its links lead)")
         if not _writable(root):
             raise UsageError(f"--workspace {root} is not writable: pick a folder you can write to")
         return root
@@ -59,6 +63,7 @@ def choose_root(
     candidates.append(base / LOCAL_ROOT)
     for candidate in candidates:
         if _writable(candidate):
+            require_plain_path(candidate.resolve(), "workspace")
             return candidate.resolve()
     raise UsageError(
         f"no writable workspace (tried {', '.join(map(str, candidates))}): pass --workspace DIR"
@@ -162,46 +167,10 @@ class RunLock:
     note: str | None = None  # set when a stale lock was taken over
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether process `pid` exists (the one liveness check: run locks, background training)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    except OSError:
-        return False
-    return True
-
-
-def process_start_time(pid: int) -> str | None:
-    """The kernel's start time of `pid` (clock ticks since boot): with the pid, it names one
-    process for good, so a recycled pid is not mistaken for the lock holder. None off Linux."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat_line = fh.read()
-        return stat_line[stat_line.rfind(b")") + 2 :].split()[19].decode()
-    except (OSError, IndexError):
-        return None
-
-
-def _holder(path: Path) -> tuple[int | None, str | None]:
-    """(pid, start time) written in the lock; (None, None) when unreadable or damaged."""
-    try:  # regular file only: a FIFO planted as the lock must not block us (it reads as stale)
-        parts = read_bytes(path, what="lock", limit=256).decode("ascii", "replace").split()
-        return int(parts[0]), (parts[1] if len(parts) > 1 else None)
-    except (UsageError, ValueError, IndexError):
-        return None, None
-
-
-def _holder_alive(pid: int | None, started: str | None) -> bool:
-    if pid is None:
-        return False
-    if not pid_alive(pid):
-        return False
-    now = process_start_time(pid)
-    return started is None or now is None or now == started
+def _holder(path: Path) -> PidRecord:
+    """The lock's record: regular file only (a planted FIFO must not block us: it reads as
+    stale), pid bounded and plausible (a lock of `-1 5` or 20 digits names no one)."""
+    return read_record(path, what="lock")
 
 
 @contextlib.contextmanager
@@ -232,7 +201,10 @@ def _guard(run_dir: Path) -> Iterator[None]:
 def _link_lock(run_dir: Path, path: Path, content: str) -> bool:
     """Create the lock with its content in one step: a temp file hard-linked to the lock name.
     link() fails when the name exists, so no reader ever sees an empty or partial lock."""
-    fd, tmp = tempfile.mkstemp(prefix=f"{LOCK_NAME}.", suffix=".new", dir=run_dir)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f"{LOCK_NAME}.", suffix=".new", dir=run_dir)
+    except OSError as exc:  # a full disk, a read-only or foreign run folder: one line
+        raise _lock_error(run_dir, exc) from None
     try:
         with os.fdopen(fd, "w", encoding="ascii") as handle:
             handle.write(content)
@@ -240,10 +212,32 @@ def _link_lock(run_dir: Path, path: Path, content: str) -> bool:
             os.link(tmp, path)
         except FileExistsError:
             return False
+        except OSError as exc:
+            raise _lock_error(run_dir, exc) from None
         return True
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def _lock_error(run_dir: Path, exc: OSError) -> WizardError:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return WizardError(f"no space left to lock run folder {run_dir}: free some disk space "
+                           "and try again")
+    return UsageError(f"cannot lock run folder {run_dir} ({exc.strerror or exc}): it must be a "
+                      "folder you can write to")
+
+
+def _remove_stale(run_dir: Path, path: Path) -> bool:
+    """Remove a stale lock (under the guard); False when it was gone already."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:  # a folder (or something else) planted as the lock: not ours to remove
+        raise UsageError(f"run folder {run_dir} has {LOCK_NAME} that is not a lock file "
+                         f"({exc.strerror or exc}): remove {path} and try again") from None
+    return True
 
 
 @contextlib.contextmanager
@@ -254,23 +248,21 @@ def run_lock(run_dir: str | os.PathLike) -> Iterator[RunLock]:
     create_run_dir(run_dir)
     path = run_dir / LOCK_NAME
     pid = os.getpid()
-    content = f"{pid} {process_start_time(pid) or '-'}\n"
+    content = record_text(pid)
     note = None
     if not _link_lock(run_dir, path, content):
         with _guard(run_dir):
-            holder, started = _holder(path)
-            if _holder_alive(holder, started if started != "-" else None):
+            holder = _holder(path)
+            if holder.alive():
                 raise WizardError(
-                    f"run folder {run_dir} is in use by another ltx-wizard (pid {holder}): "
+                    f"run folder {run_dir} is in use by another ltx-wizard (pid {holder.pid}): "
                     f"wait for it to finish, or remove {path} if that process is not a wizard"
                 )
             # Stale (or released meanwhile): only a guard holder removes a lock, so nobody can
             # have replaced it between the check above and this unlink.
-            try:
-                os.unlink(path)
-                note = f"took over a stale lock in {run_dir} (pid {holder or '?'} is gone)"
-            except FileNotFoundError:
-                pass
+            if _remove_stale(run_dir, path):
+                gone = f"pid {holder.pid} is gone" if holder.pid else holder.problem or "damaged"
+                note = f"took over a stale lock in {run_dir} ({gone})"
             if not _link_lock(run_dir, path, content):  # a fresh starter got in first
                 raise WizardError(
                     f"run folder {run_dir} is in use by another ltx-wizard: wait for it to finish"
@@ -280,7 +272,7 @@ def run_lock(run_dir: str | os.PathLike) -> Iterator[RunLock]:
         yield lock
     finally:
         with _guard(run_dir):
-            if _holder(path)[0] == lock.pid:
+            if _holder(path).pid == lock.pid:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
 

@@ -56,6 +56,10 @@ class PhaseNavigation:
         assessment = self.state.assessment
         if assessment is None or self.state.probe is None:
             return
+        from ltx_wizard.tui.dialogs.once import OnceModal
+
+        if isinstance(self.screen, OnceModal):  # its question is open already (a burst)
+            return
         if assessment.per_gpu_vram_gb is None:
             from ltx_wizard.tui.dialogs.vram_ask import VramAskDialog
 
@@ -96,27 +100,34 @@ class PhaseNavigation:
             if isinstance(screen, ProbeScreen):
                 screen.show_assessment()
 
+    def _open_phase(self, screen_type: type) -> None:
+        """Push the next phase once: a burst (two presses of Continue queued before the first
+        was handled) must not stack a second copy of the same screen."""
+        if not isinstance(self.screen, screen_type):
+            self.push_screen(screen_type())
+
     def open_paths(self) -> None:
         from ltx_wizard.tui.screens.paths import PathsScreen
 
-        self.push_screen(PathsScreen())
+        self._open_phase(PathsScreen)
 
     def open_summary(self) -> None:
         from ltx_wizard.tui.screens.summary import SummaryScreen
 
-        self.push_screen(SummaryScreen())
+        self._open_phase(SummaryScreen)
 
     def open_autotune(self) -> None:
         from ltx_wizard.tui.screens.autotune import AutotuneScreen
 
-        self.push_screen(AutotuneScreen())
+        self._open_phase(AutotuneScreen)
 
     def open_done(self) -> None:
         from ltx_wizard.tui.screens.done import DoneScreen
 
-        self.push_screen(DoneScreen())
+        self._open_phase(DoneScreen)
 
     def open_monitor(self, run_dir: Path) -> None:
         from ltx_wizard.tui.screens.monitor import MonitorScreen
 
-        self.push_screen(MonitorScreen(run_dir))
+        if not isinstance(self.screen, MonitorScreen):  # a burst of Start presses opens it once
+            self.push_screen(MonitorScreen(run_dir))

@@ -16,3 +16,11 @@ class WizardScreen(Screen):
 
         @property
         def app(self) -> WizardApp: ...
+
+    def leave(self) -> None:
+        """Back to the screen below, once: a burst of Escapes pops this screen, not the ones
+        under it too (Textual's pop_screen pops whatever is on top). An Escape that arrives
+        before this screen finished mounting is ignored: popped half-built, its widgets (and
+        Textual's Header) would be queried after removal."""
+        if self.is_current and self.is_mounted and len(self.app.screen_stack) > 2:
+            self.app.pop_screen()

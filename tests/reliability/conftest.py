@@ -26,13 +26,14 @@ MARKER = "LTX_WIZARD_RELIABILITY_SANDBOX"
 CONFIGS = "packages/ltx-trainer/configs"
 
 
-def snapshot(root: Path, skip: Path | None = None) -> dict[str, tuple]:
+def snapshot(root: Path, skip: Path | None = None, *also: Path) -> dict[str, tuple]:
     """Every entry under root (links not followed): kind, size, mtime, link target."""
     found: dict[str, tuple] = {}
+    skipped = [p for p in (skip, *also) if p is not None]
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         for name in dirnames + filenames:
             path = Path(dirpath) / name
-            if skip is not None and (path == skip or skip in path.parents):
+            if any(path == s or s in path.parents for s in skipped):
                 continue
             st = os.lstat(path)
             target = os.readlink(path) if os.path.islink(path) else None
@@ -117,13 +118,14 @@ class Sandbox:
         assert result.code == 0, result.err
         return self.run
 
-    def freeze(self, skip: Path | None = None):
-        """Snapshot the sandbox minus the run folder (or `skip`); call the result to compare."""
+    def freeze(self, skip: Path | None = None, *also: Path):
+        """Snapshot the sandbox minus the run folder (or `skip`, and `also`: a fake tool's
+        record); call the result to compare."""
         skip = skip or self.run
-        before = snapshot(self.root, skip=skip)
+        before = snapshot(self.root, skip, *also)
 
         def unchanged() -> None:
-            after = snapshot(self.root, skip=skip)
+            after = snapshot(self.root, skip, *also)
             changed = sorted(set(before.items()) ^ set(after.items()))
             assert not changed, f"changed outside the run folder: {changed[:6]}"
 

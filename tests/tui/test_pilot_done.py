@@ -45,7 +45,7 @@ async def test_start_training_in_background_writes_log_and_pid(demo_root):
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("y")
         await pilot.pause()
-        pid = int((run / "logs" / "train.pid").read_text())
+        pid = int((run / "logs" / "train.pid").read_text().split()[0])  # "<pid> <start time>"
         try:
             # The Done screen hands over to the Monitor (step 6), which watches the simulated run.
             assert isinstance(app.screen, MonitorScreen)

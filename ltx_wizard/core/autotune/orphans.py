@@ -2,7 +2,7 @@
 
 Every trial's environment carries a session tag (LTX_WIZARD_TRIAL=<tag>) that its descendants
 inherit, so a grandchild that left the trial's process group (its own setsid) is still found by
-reading /proc/<pid>/environ. Three guards use the tag:
+reading its environment (core/processes.py). Three guards use the tag:
 
 - a reaper, a tiny process of its own session that holds the read end of a pipe whose write end
   only the wizard holds: when the wizard dies, even by SIGKILL (the OOM killer), the pipe reaches
@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ltx_wizard.core.bounded_io import read_bytes
 from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.processes import pids_with_env
 from ltx_wizard.core.safe_fs import remove_quietly, write_text
 
 TAG_ENV = "LTX_WIZARD_TRIAL"
@@ -38,28 +39,9 @@ def new_tag() -> str:
 
 
 def tagged_pids(tag: str) -> list[int]:
-    """Live processes whose environment carries this session's tag (never ourselves)."""
-    needle = b"\0" + f"{TAG_ENV}={tag}".encode() + b"\0"
-    found = []
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    for name in names:
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as fh:
-                env = b"\0" + fh.read(1 << 20) + b"\0"
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat_line = fh.read()
-        except OSError:  # gone, or not ours to read
-            continue
-        if stat_line[stat_line.rfind(b")") + 2 :][:1] == b"Z":
-            continue  # a zombie holds nothing
-        if needle in env:
-            found.append(int(name))
-    return found
+    """Live processes whose environment carries this session's tag (never ourselves), read by
+    the one owner of process reading (core/processes.py, psutil: Linux and macOS)."""
+    return pids_with_env(TAG_ENV, tag)
 
 
 def stop_tagged(tag: str, grace_s: float = _TERM_GRACE_S) -> list[int]:

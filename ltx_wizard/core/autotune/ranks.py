@@ -14,37 +14,9 @@ import os
 import signal
 import threading
 import time
-from dataclasses import dataclass
 from typing import Callable
 
-
-@dataclass(frozen=True)
-class Proc:
-    pid: int
-    ppid: int
-    pgrp: int
-    start: int  # clock ticks after boot: with the pid, identifies one process for its lifetime
-
-
-def proc_rows() -> list[Proc]:
-    """Every live process from /proc ([] without /proc). Zombies are left out: they hold nothing."""
-    rows = []
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return rows
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:  # gone meanwhile
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 19 and fields[0] != b"Z":
-            rows.append(Proc(int(name), int(fields[1]), int(fields[2]), int(fields[19])))
-    return rows
+from ltx_wizard.core.processes import Proc, proc_rows  # noqa: F401  (one owner; named here too)
 
 
 class RankTracker:

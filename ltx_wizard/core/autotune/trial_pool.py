@@ -16,6 +16,7 @@ from typing import Awaitable, Callable
 from ltx_wizard.core.autotune.events import TrialResult
 from ltx_wizard.core.autotune.schedule import Candidate, Tuner
 from ltx_wizard.core.autotune.trial_runner import TrialRunner
+from ltx_wizard.core.host_limits import read_meminfo
 
 StartTrial = Callable[[TrialRunner, Candidate], Awaitable[TrialResult]]
 
@@ -30,12 +31,8 @@ SIM_HOST_GB_PER_GPU = 128.0
 
 def host_available_gb() -> float | None:
     """MemAvailable from /proc/meminfo (Linux); None elsewhere."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            found = [int(line.split()[1]) for line in handle if line.startswith("MemAvailable:")]
-        return found[0] / 1024**2 if found else None
-    except (OSError, ValueError, IndexError):
-        return None
+    available = read_meminfo().get("MemAvailable")  # bounded, one reader (core/host_limits.py)
+    return available / 1024**3 if available is not None else None
 
 
 def trial_slots(gpu_count: int, num_gpus: int, training_mode: str, params: float | None,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ltx_wizard.tui.dialogs.once import OnceModal
 
-class ConfirmDialog(ModalScreen[bool]):
+
+class ConfirmDialog(OnceModal[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),

@@ -5,11 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ltx_wizard.tui.dialogs.once import OnceModal
 
-class GateDialog(ModalScreen[bool]):
+
+class GateDialog(OnceModal[bool]):
     """Dismisses True to go on with the low-VRAM config, False to abort."""
 
     BINDINGS = [

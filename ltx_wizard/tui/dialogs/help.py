@@ -5,13 +5,13 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Markdown, Static
 
+from ltx_wizard.tui.dialogs.once import OnceModal
 from ltx_wizard.tui.help_text import help_for
 
 
-class HelpDialog(ModalScreen[None]):
+class HelpDialog(OnceModal[None]):
     BINDINGS = [
         Binding("escape,q,f1", "close", "Close"),
         Binding("k", "keys", "All keys"),
@@ -39,6 +39,8 @@ class HelpDialog(ModalScreen[None]):
 
     def action_keys(self) -> None:
         # Textual's own panel: every binding of the screen underneath and of the focused widget.
+        if self.answered:  # a burst: the panel is opened once
+            return
         app = self.app
         self.dismiss(None)
         app.call_after_refresh(app.action_show_help_panel)

@@ -6,12 +6,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ltx_wizard.tui.dialogs.once import OnceModal
 
-class PickDialog(ModalScreen["str | None"]):
+
+class PickDialog(OnceModal["str | None"]):
     """Dismisses the chosen path, or None on Esc."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

@@ -5,12 +5,13 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.validation import Integer
 from textual.widgets import Button, Input, Static
 
+from ltx_wizard.tui.dialogs.once import OnceModal
 
-class VramAskDialog(ModalScreen["int | None"]):
+
+class VramAskDialog(OnceModal["int | None"]):
     """Dismisses the stated GB, or None when the user backs out."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -43,6 +44,8 @@ class VramAskDialog(ModalScreen["int | None"]):
         field.focus()
 
     def _submit(self) -> None:
+        if self.answered:  # Enters after the answer: its widgets may be gone already
+            return
         field = self.query_one("#gb", Input)
         result = field.validate(field.value)
         if field.value and result is not None and result.is_valid:

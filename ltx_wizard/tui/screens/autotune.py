@@ -241,6 +241,8 @@ class AutotuneScreen(WizardScreen):
             self.app.open_done()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if not self.is_current:  # a burst's late press: this screen is no longer on top
+            return
         if event.button.id == "continue":
             self.action_next()
         else:

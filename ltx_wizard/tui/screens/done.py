@@ -37,15 +37,17 @@ class DoneScreen(WizardScreen):
     ]
 
     def compose(self) -> ComposeResult:
+        # Filled here, not in on_mount: under key mashing the screen can be popped before its
+        # Mount event is handled, and a query of a removed child raised NoMatches.
         yield Header()
         yield StepBar(5, id="steps")
         with VerticalScroll(id="body"):
-            yield Static("", id="files")
-            yield Static("", id="winner")
+            yield Static(self._files_text(), id="files")
+            yield Static(self._winner_text(), id="winner")
             yield Static("Start training with", classes="section-title")
             with HorizontalScroll(id="launch-box"):
-                yield Static("", id="launch-line")
-            yield Static("", id="launch-about")
+                yield Static(Text(self.launch_line(), no_wrap=True), id="launch-line")
+            yield Static(self._about(), id="launch-about")
             yield Static("", id="train-status")
         with Horizontal(classes="actions"):
             yield Button("Copy command", id="copy", variant="primary")
@@ -54,20 +56,22 @@ class DoneScreen(WizardScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not self.is_current:  # popped again before its Mount event was handled
+            return
+        run_dir: Path = self.app.state.run_dir
+        pid = running_pid(run_dir)
+        if pid is not None:
+            self._show_started(pid, launch_files(run_dir, self._spec())[0])
+        self.query_one("#copy", Button).focus()
+
+    def _files_text(self) -> Text:
         run_dir: Path = self.app.state.run_dir
         files = Text("Run folder: ", style="bold")
         files.append(f"{run_dir}\n", style="not bold")
         for name in ("plan.md", "config.yaml", "launch.sh", "autotune.log", "slurm.sbatch"):
             if (run_dir / name).exists():
                 files.append(f"  ✓ {name}\n")
-        self.query_one("#files", Static).update(files)
-        self.query_one("#winner", Static).update(self._winner_text())
-        self.query_one("#launch-line", Static).update(Text(self.launch_line(), no_wrap=True))
-        self.query_one("#launch-about", Static).update(self._about())
-        pid = running_pid(run_dir)
-        if pid is not None:
-            self._show_started(pid, launch_files(run_dir, self._spec())[0])
-        self.query_one("#copy", Button).focus()
+        return files
 
     def _winner_text(self) -> Text:
         state = self.app.state
@@ -147,6 +151,8 @@ class DoneScreen(WizardScreen):
         self.app.open_monitor(run_dir)  # step 6 watches the run it started
 
     def _show_started(self, pid: int, log: Path) -> None:
+        if not self.is_attached:  # left already: nothing to show it in
+            return
         text = Text("Training runs in the background: ", style="bold")
         text.append(f"pid {pid}\nFollow it with: tail -f {log}\n"
                     f"Stop it with:   kill -- -{pid}   (the trainer and its workers: one process group)",
@@ -156,10 +162,12 @@ class DoneScreen(WizardScreen):
         self.query_one("#body", VerticalScroll).scroll_end(animate=False)
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.leave()
 
     def action_quit_app(self) -> None:
         self.app.exit(0, return_code=0)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if not self.is_current:  # a burst's late press: this screen is no longer on top
+            return
         {"copy": self.action_copy, "train": self.action_train, "quit": self.action_quit_app}[event.button.id or "quit"]()

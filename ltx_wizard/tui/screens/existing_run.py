@@ -91,6 +91,8 @@ class ExistingRunScreen(WizardScreen):
         self.call_after_refresh(body.scroll_to_widget, view, top=True)
 
     def action_new(self) -> None:
+        if not self.is_current:
+            return
         self.app.state.run_dir = None
         self.app.target_run_dir = None  # never plan into the folder that already has one
         self.app.pop_screen()
@@ -125,4 +127,6 @@ class ExistingRunScreen(WizardScreen):
         self.app.open_autotune()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if not self.is_current:  # a burst's late press: this screen is no longer on top
+            return
         {"resume": self.action_resume, "view": self.action_view, "new": self.action_new}[event.button.id or "new"]()

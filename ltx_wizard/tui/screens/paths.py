@@ -181,6 +181,8 @@ class PathsScreen(WizardScreen):
 
     @on(Input.Submitted)
     def _submitted(self) -> None:
+        if not self.is_current:  # a burst's late press: this screen is no longer on top
+            return
         self.focus_next()
 
     def _schedule_checks(self) -> None:
@@ -325,7 +327,7 @@ class PathsScreen(WizardScreen):
         self.app.open_summary()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.leave()
 
 
 def _validation_form(values: dict[str, str]):
@@ -355,6 +357,8 @@ def _checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:
     return tuple((r.name, r.modes) for r in list_recipes(checkout.trainer_dir / "configs"))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if not self.is_current:  # a burst's late press: this screen is no longer on top
+            return
         if event.button.id == "continue":
             self.action_next()
         else:

@@ -110,6 +110,8 @@ class ProbeScreen(WizardScreen):
             self.app.proceed_from_probe()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if not self.is_current:  # a burst's late press: this screen is no longer on top
+            return
         if event.button.id == "continue":
             self.action_next()
         elif event.button.id == "reprobe":

@@ -216,9 +216,11 @@ class SummaryScreen(WizardScreen):
             self.app.open_done()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.leave()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if not self.is_current:  # a burst's late press: this screen is no longer on top
+            return
         if event.button.id == "approve":
             self.action_approve(True)
         elif event.button.id == "skip":
