@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ltx_wizard.core.processes import record_text
+
 LOGS = Path(__file__).parent / "data" / "trainer_logs"
 MARKER = "=== 2026-01-02T03:04:00Z launch.sh started, pid {pid}\n"
 
@@ -79,7 +81,7 @@ def start_live(run: Path) -> subprocess.Popen:
     it started (as launch.sh does). The caller ends it."""
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"],
                             start_new_session=True)
-    (run / "logs" / "train.pid").write_text(f"{proc.pid}\n", encoding="utf-8")
+    (run / "logs" / "train.pid").write_text(record_text(proc.pid), encoding="utf-8")
     return proc
 
 

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 
+from ltx_wizard.core.processes import record_text
 from ltx_wizard.core.monitor.trainer_process import (
     TrainerProcess, started_at, stop_trainer, trainer_process,
 )
@@ -32,7 +33,7 @@ async def test_stop_ends_the_trainer_and_the_rank_that_left_its_group(tmp_path):
     trainer = subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
                                stdout=subprocess.PIPE, text=True)
     rank = int(trainer.stdout.readline())
-    (run / "logs" / "train.pid").write_text(f"{trainer.pid}\n")
+    (run / "logs" / "train.pid").write_text(record_text(trainer.pid))
     try:
         proc = trainer_process(run)
         assert proc is not None and proc.pid == trainer.pid and proc.started is not None
@@ -65,7 +66,9 @@ def test_a_recycled_pid_is_not_taken_for_the_trainer(tmp_path):
     proc = start_live(run)
     try:
         pid_file = run / "logs" / "train.pid"
-        os.utime(pid_file, (1_000_000, 1_000_000))  # recorded long before this process started
+        assert trainer_process(run) is not None
+        # the record names the same pid with another start time: another process had it
+        pid_file.write_text(f"{proc.pid} 1\n")
         assert trainer_process(run) is None
     finally:
         end(proc)

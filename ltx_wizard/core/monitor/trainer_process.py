@@ -1,9 +1,8 @@
 """The run's trainer process: is it ours and alive, since when, and stopping it with its ranks.
 
-launch.sh writes its pid (it then execs the trainer) to the pid file; the wizard's background
-start uses a new session, so that pid also leads the process group. A pid the kernel has since
-given to another program is told apart by its start time: our process started before the pid file
-was written, a stranger after it.
+launch.sh writes its pid and start time (it then execs the trainer) to the pid file; the wizard's
+background start uses a new session, so that pid also leads the process group. A pid the kernel
+has since given to another program is told apart by the recorded start time (core/processes.py).
 """
 
 from __future__ import annotations
@@ -15,10 +14,7 @@ from pathlib import Path
 
 from ltx_wizard.core.autotune.ranks import RankTracker, take_down
 from ltx_wizard.core.background import running_pid
-from ltx_wizard.core.launch_script import launch_files
-from ltx_wizard.core.workspace import process_start_time
-
-PID_SLACK_S = 5.0  # the pid file is written just after the process starts
+from ltx_wizard.core.processes import process_start_time
 
 
 @dataclass(frozen=True)
@@ -48,17 +44,10 @@ def started_at(pid: int) -> datetime | None:
 
 def trainer_process(run_dir: Path) -> TrainerProcess | None:
     """The live trainer of this run folder, or None."""
-    pid = running_pid(run_dir)
+    pid = running_pid(run_dir)  # checked against its recorded start time: a recycled pid is None
     if pid is None:
         return None
-    started = started_at(pid)
-    try:
-        written = launch_files(run_dir)[1].stat().st_mtime
-    except OSError:
-        written = None
-    if started is not None and written is not None and started.timestamp() > written + PID_SLACK_S:
-        return None  # the pid now belongs to a process that started after ours was recorded
-    return TrainerProcess(pid, started)
+    return TrainerProcess(pid, started_at(pid))
 
 
 async def stop_trainer(proc: TrainerProcess, *, grace_s: float = 30.0, poll_s: float = 0.2) -> None:
