@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.buckets import Bucket, buckets_text, frame_cap, min_frames
 from ltx_wizard.core.data_sources import audio_folder
+from ltx_wizard.core.dataset import VideoOnlyData
 from ltx_wizard.core.dataset_file import MEDIA_ROLES, DatasetFile, required_roles
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.media_probe import MediaInfo, probe_media
@@ -169,6 +170,18 @@ def _require_usable(ds: DatasetFile, report: DatasetReport, buckets: tuple[Bucke
         raise UsageError(f"dataset file {ds.path}: no clip could be read "
                          f"({report.dropped[0][0]}: {report.dropped[0][1]}): check the files")
     if audio and len(report.silent) == len(report.kept):
-        raise UsageError(f"dataset file {ds.path}: no clip has an audio stream, but the recipe "
+        raise VideoOnlyData(f"dataset file {ds.path}: no clip has an audio stream, but the recipe "
                          "trains audio: train video only (--video-only, or the Video only box), "
-                         "or use clips with sound")
+                         "or use clips with sound", "audio_latents")
+
+
+def check_dataset_file(path, strategy: Mapping[str, Any] | None, buckets: str | None, *,
+                       cwd=None, env: Mapping[str, str] | None = None) -> DatasetReport:
+    """Read and check a dataset file as `check` and the Paths screen do (no output folder)."""
+    from ltx_wizard.core.buckets import DEFAULT_BUCKETS, parse_buckets
+    from ltx_wizard.core.dataset_file import read_dataset_file
+    from ltx_wizard.core.media_probe import find_ffprobe
+
+    ds = read_dataset_file(path, cwd=cwd)
+    ffprobe = find_ffprobe(dict(os.environ if env is None else env))
+    return check_dataset(ds, strategy, parse_buckets(buckets or DEFAULT_BUCKETS), ffprobe=ffprobe)

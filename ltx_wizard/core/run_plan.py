@@ -54,6 +54,10 @@ class PlanRequest(BaseModel):
     slurm_time: str | None = None
     slurm_partition: str | None = None
     slurm_cpus: int | None = None
+    # when data_root is a dataset file (core/dataset_plan.py): the preprocessing's choices
+    resolution_buckets: str | None = None
+    lora_trigger: str | None = None
+    precomputed_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class PlanDraft:
     slurm_text: str | None = None  # <run>/slurm.sbatch
     simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
     checkpoint: CheckpointInfo | None = None  # as `inspect` read it: later steps need not again
+    preprocess_text: str | None = None  # <run>/preprocess.json for a plan from a dataset file
 
     @cached_property
     def start(self) -> LaunchSpec:
@@ -176,7 +181,21 @@ def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
         slurm_text=launched.slurm_text,
         simulate=simulate,
         checkpoint=found.checkpoint,
+        preprocess_text=_preprocess_text(found, simulate),
     )
+
+
+def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None:
+    if found.dataset is None:
+        return None
+    from ltx_wizard.core.preprocess_state import PreprocessState
+
+    plan = found.dataset
+    state = PreprocessState(dataset_file=plan.report.dataset, data_root=plan.data_root,
+                            spec=plan.spec, trainer_dir=found.checkout.trainer_dir,
+                            simulate=bool(simulate), samples=plan.report.kept,
+                            reused=plan.reused)
+    return state.model_dump_json(indent=2) + "\n"
 
 
 def _plan_content(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
