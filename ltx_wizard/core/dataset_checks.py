@@ -36,6 +36,7 @@ class DatasetReport(BaseModel):
     kept: tuple[str, ...]  # the output .pt name of each row the trainer keeps, in file order
     dropped: tuple[tuple[str, str], ...] = ()  # (clip as written in the file, why)
     silent: tuple[str, ...] = ()  # clips without sound under a recipe that trains audio
+    silent_samples: tuple[str, ...] = ()  # their .pt names: no audio latents will be written
     shortest: tuple[str, int] | None = None  # (clip, frames)
     frame_cap: int | None = None  # the most frames a bucket can have for every clip to stay
     not_checked: str = ""  # what could not be checked (no ffprobe, too many clips)
@@ -128,14 +129,16 @@ def _judge(ds: DatasetFile, rows, infos: list[MediaInfo], buckets: tuple[Bucket,
             continue
         kept.append(ds.output_rel(row))
         if audio and not info.has_audio:
-            silent.append(clip)
+            silent.append((clip, ds.output_rel(row)))
         if info.width and info.height and all(info.width < b.width or info.height < b.height
                                               for b in buckets):
             small.append(f"{clip} ({info.width}x{info.height})")
     shortest = min(counted, key=lambda c: c[1]) if counted else None
-    warnings = _warnings(dropped, silent, small)
+    warnings = _warnings(dropped, [c for c, _ in silent], small)
     return DatasetReport(dataset=ds.path, rows=len(ds.rows), buckets=buckets_text(buckets),
-                         kept=tuple(kept), dropped=tuple(dropped), silent=tuple(silent),
+                         kept=tuple(kept), dropped=tuple(dropped),
+                         silent=tuple(c for c, _ in silent),
+                         silent_samples=tuple(s for _, s in silent),
                          shortest=shortest, frame_cap=frame_cap(shortest[1]) if shortest else None,
                          warnings=tuple(warnings))
 

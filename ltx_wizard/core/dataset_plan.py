@@ -49,7 +49,8 @@ def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None,
     report = check_dataset(ds, strategy, parsed, ffprobe=ffprobe)
     root = (resolve_user_path(precomputed_dir, what="preprocessed output folder")
             if precomputed_dir else ds.folder / ".precomputed")
-    verification = verify_precomputed(root, strategy, report.kept, parsed)
+    verification = verify_precomputed(root, strategy, report.kept, parsed,
+                                      silent=report.silent_samples)
     if verification.mismatch:
         raise UsageError(
             f"{verification.describe()}: it is never overwritten unasked; preprocess into a new "
@@ -67,9 +68,11 @@ def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None,
 def planned_root_info(plan: DatasetPlan, strategy: Mapping[str, Any] | None) -> DataRootInfo:
     """The data root as it will be after the full preprocess (what plan.md and the config use)."""
     folders = tuple(required_folders(strategy))
+    # a silent clip gets no audio latents, so under an audio recipe the trainer leaves it out
+    usable = tuple(s for s in plan.report.kept if s not in plan.report.silent_samples)
     return DataRootInfo(path=plan.data_root, folders=folders,
                         primary=primary_folder(required_folders(strategy)),
-                        sample_count=len(plan.report.kept), samples=plan.report.kept, orphans=())
+                        sample_count=len(usable), samples=usable, orphans=())
 
 
 def plan_notes(plan: DatasetPlan, given_buckets: str | None) -> tuple[list[str], list[str]]:

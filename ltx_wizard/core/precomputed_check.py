@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.buckets import Bucket
-from ltx_wizard.core.data_sources import LATENTS, expected_file, required_folders
+from ltx_wizard.core.data_sources import LATENTS, audio_folder, expected_file, required_folders
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.pt_shapes import latent_size
 
@@ -46,16 +46,19 @@ class Verification(BaseModel):
 
 
 def verify_precomputed(root: Path, strategy: Mapping[str, Any] | None, samples: tuple[str, ...],
-                       buckets: tuple[Bucket, ...]) -> Verification:
+                       buckets: tuple[Bucket, ...], *, silent: tuple[str, ...] = ()) -> Verification:
+    """`silent`: samples whose clips have no sound, so no audio latents are expected for them."""
     folders = list(required_folders(strategy))
+    audio = audio_folder(strategy)
     present = [f for f in folders if (root / f).is_dir()]
     if not present:
         return Verification(root=root, exists=False, complete=False)
     missing = []
     for folder in folders:
-        have = sum((root / folder / expected_file(folder, s)).is_file() for s in samples)
-        if have < len(samples):
-            missing.append((folder, len(samples) - have))
+        wanted = [s for s in samples if not (folder == audio and s in silent)]
+        have = sum((root / folder / expected_file(folder, s)).is_file() for s in wanted)
+        if have < len(wanted):
+            missing.append((folder, len(wanted) - have))
     mismatch = _shape_mismatch(root, samples, buckets) if LATENTS in folders else ""
     return Verification(root=root, exists=True, complete=not missing, mismatch=mismatch,
                         missing=tuple(missing))

@@ -36,12 +36,16 @@ class PreprocessState(BaseModel):
     trainer_dir: Path
     simulate: bool = False
     samples: tuple[str, ...]  # each kept row's .pt name, in file order
+    silent: tuple[str, ...] = ()  # those of clips without sound: no audio latents expected
     one_sample_done: bool = False
     full_done: bool = False
     reused: bool = False  # the data root was verified complete at plan time
 
     def done(self, step: Step) -> bool:
-        return self.one_sample_done if step == "one" else (self.full_done or self.reused)
+        # a verified, reused data root needs neither step: autotune links its samples
+        if self.reused:
+            return True
+        return self.one_sample_done if step == "one" else self.full_done
 
 
 def state_path(run_dir: Path) -> Path:
@@ -80,7 +84,7 @@ def mark_done(run_dir: Path, step: Step) -> PreprocessState:
 def write_one_sample_file(ds: DatasetFile, samples: tuple[str, ...]) -> tuple[Path, str]:
     """The first row the trainer keeps, copied verbatim into `_one_sample.json` beside the
     dataset file; returns the file and the sample's .pt name."""
-    row = next((r for r in ds.rows if ds.output_rel(r) in set(samples)), None)
+    row = next((r for r in ds.rows if ds.output_rel(r) in set(samples)), None)  # file order
     if row is None:
         raise UsageError(f"dataset file {ds.path}: no clip the trainer keeps: fix the dataset")
     path = ds.folder / ONE_SAMPLE_NAME

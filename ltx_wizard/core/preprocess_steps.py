@@ -69,9 +69,11 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
                          f"run `ltx-wizard preprocess {run_dir} --one-sample`")
     ds = read_dataset_file(state.dataset_file)
     samples, dataset, output = state.samples, state.dataset_file, state.data_root
+    # the one sample: the first kept clip with sound when the recipe trains audio
+    choices = tuple(s for s in state.samples if s not in state.silent) or state.samples
     scratch = None
     if step == "one":
-        dataset, sample = write_one_sample_file(ds, state.samples)
+        dataset, sample = write_one_sample_file(ds, choices)
         scratch, samples, output = dataset, (sample,), one_sample_root(run_dir)
     log = run_dir / "logs" / LOG_NAMES[step]
     try:
@@ -106,7 +108,7 @@ async def _run(state: PreprocessState, dataset: Path, output: Path, log: Path,
 def _verify(run_dir: Path, state: PreprocessState, output: Path, samples: tuple[str, ...],
             log: Path, step: Step) -> Verification:
     check = verify_precomputed(output, run_strategy(run_dir), samples,
-                               parse_buckets(state.spec.buckets))
+                               parse_buckets(state.spec.buckets), silent=state.silent)
     if check.mismatch:
         raise WizardError(f"the {STEP_TITLES[step]} wrote data that does not match the plan: "
                           f"{check.mismatch} (output in {log})")

@@ -194,6 +194,7 @@ def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None
     state = PreprocessState(dataset_file=plan.report.dataset, data_root=plan.data_root,
                             spec=plan.spec, trainer_dir=found.checkout.trainer_dir,
                             simulate=bool(simulate), samples=plan.report.kept,
+                            silent=plan.report.silent_samples,
                             reused=plan.reused)
     return state.model_dump_json(indent=2) + "\n"
 

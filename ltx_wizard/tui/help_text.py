@@ -34,7 +34,11 @@ MIG) is asked for; then the model paths."""),
   for a split pack). The check says when the two do not fit together.
 - *Video/Audio VAE*: shown only for a split pack, which needs both.
 - *Data root*: the folder the trainer's `scripts/process_dataset.py` wrote (it holds
-  `latents/` and `conditions/`; by default `.precomputed` beside your dataset file).
+  `latents/` and `conditions/`; by default `.precomputed` beside your dataset file), or the
+  dataset file itself (`dataset.json`, `.jsonl` or `.csv` with `caption` and `video` columns):
+  its clips are checked now (frames, size, sound, with ffprobe when installed) and encoded after
+  approval, one sample before autotune and all of them after. Then give the bucket (WxHxF) and
+  an optional trigger word below it.
 - *Trainer checkout*: your clone of LTX-2 (the monorepo root, where `uv sync` ran).
 - *Training mode*: LoRA, or a full fine-tune (2+ GPUs of the 80GB+ tier).
 
@@ -68,6 +72,16 @@ Continue (ctrl+n) once it ends.
 smaller clips (`process_dataset.py` with smaller `--resolution-buckets`) and plan again.
 
 **Next.** The launch step."""),
+    "PreprocessScreen": ("Preprocessing your clips", """\
+**What it does.** Runs the trainer's `scripts/process_dataset.py` with the arguments the plan
+decided (checkpoint, Gemma, VAEs, bucket, trigger word), and checks what it wrote.
+
+**The order** (the trainer team's skill): one clip first, into `<run>/overfit/.precomputed`, so
+autotune's trials run at your bucket in minutes; then, after autotune, every clip into the data
+root. A step already done is not run again; an interrupted one resumes (the script skips what it
+wrote). An existing data root is never overwritten.
+
+**Keys.** r retries a failed step; Esc goes back (not while the script runs)."""),
     "DoneScreen": ("Step 5 · Start training", """\
 **What it shows.** The run folder and `bash <run>/launch.sh`, the one command that starts the
 full run: it changes to the trainer folder, sets the environment, appends output to

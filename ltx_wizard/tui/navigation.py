@@ -106,11 +106,33 @@ class PhaseNavigation:
         self.push_screen(SummaryScreen())
 
     def open_autotune(self) -> None:
+        if self._preprocess_first(("one",), self.open_autotune):
+            return
         from ltx_wizard.tui.screens.autotune import AutotuneScreen
 
         self.push_screen(AutotuneScreen())
 
     def open_done(self) -> None:
+        if self._preprocess_first(("one", "full"), self.open_done):
+            return
         from ltx_wizard.tui.screens.done import DoneScreen
 
         self.push_screen(DoneScreen())
+
+    def _preprocess_first(self, steps: tuple[str, ...], then) -> bool:
+        """A run planned from a dataset file: its pending preprocessing step comes first (the
+        skill's order: one sample before autotune, every clip before training)."""
+        from ltx_wizard.core.preprocess_state import read_state
+
+        run_dir = self.state.run_dir
+        try:
+            state = read_state(run_dir) if run_dir is not None else None
+        except WizardError:
+            return False  # a damaged file: the next screen reports what it cannot read
+        step = next((s for s in steps if state is not None and not state.done(s)), None)
+        if step is None:
+            return False
+        from ltx_wizard.tui.screens.preprocess import PreprocessScreen
+
+        self.push_screen(PreprocessScreen(step, then))
+        return True

@@ -24,6 +24,9 @@ class PathChoices:
     training_mode: str = "lora"
     video_only: bool = False  # training_strategy.audio: null (data without audio_latents/)
     recipe: str = "t2v_lora"  # a shipped config of the checkout (core/recipes.py)
+    # when data_root is a dataset file (clips): the preprocessing's bucket and trigger word
+    resolution_buckets: str = ""
+    lora_trigger: str = ""
 
 
 @dataclass

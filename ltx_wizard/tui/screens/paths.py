@@ -11,7 +11,7 @@ from pathlib import Path
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Header, Input, Select, Static
 
@@ -26,7 +26,8 @@ FIELDS = (
     ("text_encoder", "Gemma text encoder (folder, or packed .safetensors for a split pack)", "/models/gemma"),
     ("video_vae", "Video VAE (split pack only)", ""),
     ("audio_vae", "Audio VAE (split pack only)", ""),
-    ("data_root", "Preprocessed data root (holds latents/ and conditions/)", ""),
+    ("data_root", "Preprocessed data root (holds latents/ and conditions/), or your clips' "
+                  "dataset file (.json, .jsonl, .csv)", ""),
     ("trainer_root", "LTX-2 trainer checkout", "~/LTX-2"),
 )
 REQUIRED = ("checkpoint", "text_encoder", "data_root", "trainer_root")
@@ -34,7 +35,8 @@ EMPTY_HINT = {
     "checkpoint": "required: type the path of the LTX .safetensors, or F2 to pick one found on disk "
                   "(none yet? see README, Before you start: hf download)",
     "text_encoder": "required: type the Gemma folder that matches the checkpoint, or F2 to pick one",
-    "data_root": "required: the .precomputed folder the trainer's scripts/process_dataset.py wrote",
+    "data_root": "required: the .precomputed folder the trainer's scripts/process_dataset.py wrote, "
+                 "or the dataset.json of your clips (preprocessed after approval)",
     "trainer_root": "required: your LTX-2 clone (git clone https://github.com/Lightricks/LTX-2, "
                     "then uv sync in it)",
     "video_vae": "required for a split pack: type its video VAE .safetensors, or F2",
@@ -78,6 +80,7 @@ class PathsScreen(WizardScreen):
                     box = Checkbox(VIDEO_ONLY_LABEL, paths.video_only, id="video-only", compact=True)
                     box.display = paths.video_only  # offered once the data shows it has no audio
                     yield box
+                    yield from _dataset_options(paths)
             yield Static("Training mode", classes="field-label")
             yield Select(
                 [("LoRA (recommended)", "lora"), ("Full fine-tune (multi-GPU, 80GB+)", "full")],
@@ -107,6 +110,8 @@ class PathsScreen(WizardScreen):
         out["training_mode"] = str(self.query_one("#mode", Select).value)
         out["recipe"] = str(self.query_one("#recipe", Select).value)
         out["video_only"] = "yes" if self.query_one("#video-only", Checkbox).value else ""
+        out["resolution_buckets"] = self.query_one("#buckets", Input).value.strip()
+        out["lora_trigger"] = self.query_one("#trigger", Input).value.strip()
         return out
 
     def _show_vae_fields(self, split: bool) -> None:
@@ -216,6 +221,7 @@ class PathsScreen(WizardScreen):
             video_only_choice=bool(values["video_only"]),
             video_only_option=VIDEO_ONLY_OPTION,
             inspected=info,  # read once above; run_checks does not read it again
+            resolution_buckets=values["resolution_buckets"] or None,
         )
         self.post_message(ChecksFinished(items, values, info, recipes))
 
@@ -245,6 +251,7 @@ class PathsScreen(WizardScreen):
         data = results.get("data_root")
         box = self.query_one("#video-only", Checkbox)
         box.display = box.value or (data is not None and data.video_only_data)
+        self.query_one("#dataset-options").display = _is_dataset(message.values["data_root"])
         self._results = results
         self._checked = message.values
         if self._continue_when_checked and message.values == self.values():
@@ -300,12 +307,29 @@ class PathsScreen(WizardScreen):
             if name == "video_only":
                 paths.video_only = bool(value)
                 continue
-            plain = name in ("training_mode", "recipe")
+            plain = name in ("training_mode", "recipe", "resolution_buckets", "lora_trigger")
             setattr(paths, name, value if plain else str(Path(value).expanduser()) if value else "")
         self.app.open_summary()
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def _is_dataset(value: str) -> bool:
+    return value.strip().lower().endswith((".json", ".jsonl", ".csv"))
+
+
+def _dataset_options(paths) -> ComposeResult:
+    """Bucket and trigger word: shown when the data is a dataset file (clips to preprocess)."""
+    with Vertical(id="dataset-options") as box:
+        box.display = _is_dataset(paths.data_root)
+        yield Static("Resolution bucket WxHxF (sides multiples of 32, frames 8k+1; default "
+                     "960x544x49) and an optional trigger word", classes="field-label")
+        with Horizontal(id="dataset-inputs"):
+            yield Input(paths.resolution_buckets, placeholder="960x544x49", id="buckets",
+                        compact=True)
+            yield Input(paths.lora_trigger, placeholder="trigger word (optional)", id="trigger",
+                        compact=True)
 
 
 def _checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:

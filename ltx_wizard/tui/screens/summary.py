@@ -91,6 +91,8 @@ class SummaryScreen(WizardScreen):
                 video_only=paths.video_only,
                 recipe=paths.recipe,
                 nodes=app.options.nodes,
+                resolution_buckets=paths.resolution_buckets or None,
+                lora_trigger=paths.lora_trigger or None,
             )
             draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
                                  host=app.options.host_fn)
