@@ -175,3 +175,16 @@ def test_simulated_preprocessor_refuses_what_the_script_refuses(box, tmp_path, m
         sim_main([str(dataset), "--resolution-buckets", "960x544x49"])  # --model-path required
     (tmp_path / "d" / "videos" / "clip_00.mp4").unlink()
     assert sim_main([*base, "--resolution-buckets", "960x544x49"]) == 1  # invalid paths
+
+
+def test_check_reads_a_dataset_file(box, capsys):
+    dataset = make_clip_dataset(box / "cats", [{}, {"frames": 30}, {"audio": False}])
+    base = ["check", "--checkpoint", str(box / "models" / "ltx-2-19b.safetensors"),
+            "--text-encoder", str(box / "models" / "gemma"), "--dataset", str(dataset)]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "data_root" in x)
+    assert line.startswith("warn") and "2 of 3 clips usable at 960x544x49" in line
+    assert "clip_01.mp4: 30 frames" in line and "clip_02.mp4" in line
+    assert main([*base, "--resolution-buckets", "960x544x50"]) == 2
+    assert "multiple of 8 plus 1" in capsys.readouterr().out

@@ -186,7 +186,7 @@ def _data_item(data_root: PathLike, strategy: Mapping, video_only_choice: bool,
             if is_dataset_file(data_root):  # clips to preprocess: core/dataset_checks.py
                 report = check_dataset_file(data_root, strategy, buckets, cwd=cwd)
                 warnings.extend(report.warnings)
-                return report.describe()
+                return "; ".join([report.describe(), *report.warnings])
             info = inspect_data_root(
                 data_root, strategy=strategy, cwd=cwd, option=video_only_option
             )
