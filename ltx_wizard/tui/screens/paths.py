@@ -33,7 +33,7 @@ FIELDS = (
 REQUIRED = ("checkpoint", "text_encoder", "data_root", "trainer_root")
 EMPTY_HINT = {
     "checkpoint": "required: type the path of the LTX .safetensors, or F2 to pick one found on disk "
-                  "(none yet? see README, Before you start: hf download)",
+                  "(none yet? `ltx-wizard models` downloads the ones the trainer's docs name)",
     "text_encoder": "required: type the Gemma folder that matches the checkpoint, or F2 to pick one",
     "data_root": "required: the .precomputed folder the trainer's scripts/process_dataset.py wrote, "
                  "or the dataset.json of your clips (preprocessed after approval)",
@@ -144,6 +144,11 @@ class PathsScreen(WizardScreen):
         best = next((c for c in by_kind.get("checkpoint", []) if c.usable), None)
         if best is not None and not self.values()["checkpoint"]:
             self._fill_from_checkpoint(best)
+        elif best is None and not self.values()["checkpoint"]:
+            # the skill's onboarding: offer the download, never start one unasked
+            self.notify("No LTX checkpoint found on disk. `ltx-wizard models` (in another "
+                        "shell) offers the files the trainer's docs name, asking before each.",
+                        timeout=12)
 
     def _fill_from_checkpoint(self, cand) -> None:
         self.query_one("#field-checkpoint", PathField).set_value(str(cand.path))
