@@ -148,13 +148,39 @@ def preprocess(args) -> None:
     _log("INFO", f"Dataset preprocessing complete! Results saved to {out}")
 
 
+def _parser(script: Path):
+    """The look-alike's own parser; for a real checkout's typer script (--simulate on a real
+    box), one built from the options core/preprocess.py reads from it: the same flags, the same
+    required ones, nothing the script would not take."""
+    import argparse
+
+    try:
+        return load_parser(script)
+    except Exception:  # noqa: BLE001 - the real script imports typer and the trainer
+        from ltx_wizard.core.preprocess import script_options
+
+        options = script_options(script)
+        parser = argparse.ArgumentParser(prog="process_dataset.py")
+        parser.add_argument("dataset_path")
+        for flag in sorted(options.flags):
+            if flag.startswith("--no-"):
+                continue
+            if f"--no-{flag[2:]}" in options.flags:
+                parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=False)
+            else:
+                whole = "factor" in flag or "size" in flag  # the script's int options, default 1
+                parser.add_argument(flag, required=flag in options.required,
+                                    default=1 if whole else None, type=int if whole else str)
+        return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     script = os.environ.get(SIM_SCRIPT_ENV)
     if not script or not Path(script).is_file():
         print(f"simulated preprocessor: set {SIM_SCRIPT_ENV} to the checkout's "
               "scripts/process_dataset.py", file=sys.stderr)
         return 2
-    args = load_parser(Path(script)).parse_args(argv)  # exits 2 on a bad option, as typer does
+    args = _parser(Path(script)).parse_args(argv)  # exits 2 on a bad option, as typer does
     try:
         if args.resolution_buckets:
             parse_buckets(args.resolution_buckets)
