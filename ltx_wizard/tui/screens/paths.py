@@ -26,8 +26,7 @@ FIELDS = (
     ("text_encoder", "Gemma text encoder (folder, or packed .safetensors for a split pack)", "/models/gemma"),
     ("video_vae", "Video VAE (split pack only)", ""),
     ("audio_vae", "Audio VAE (split pack only)", ""),
-    ("data_root", "Preprocessed data root (holds latents/ and conditions/), or your clips' "
-                  "dataset file (.json, .jsonl, .csv)", ""),
+    ("data_root", "Preprocessed data root, or your clips' dataset file (.json, .jsonl, .csv)", ""),
     ("trainer_root", "LTX-2 trainer checkout", "~/LTX-2"),
 )
 REQUIRED = ("checkpoint", "text_encoder", "data_root", "trainer_root")
