@@ -43,7 +43,9 @@ MIG) is asked for; then the model paths."""),
 - *Training mode*: LoRA, or a full fine-tune (2+ GPUs of the 80GB+ tier).
 
 **Keys.** Tab moves between fields, → accepts a path completion, F2 picks from the files found in
-`/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache.
+`/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache. F3 offers the model files the
+trainer's docs name for download (size, free disk, gated terms, token), one at a time, each only
+after y.
 
 **Next.** Continue (ctrl+n) prepares the plan; nothing is written yet."""),
     "SummaryScreen": ("Step 3 · The plan", """\
@@ -124,6 +126,10 @@ Type the GB per GPU that training may use; it picks the tier. On the command lin
 Files found in `/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache, best first;
 dim entries cannot be used (the reason is shown). Enter picks one; picking a checkpoint also
 fills its matching Gemma and VAEs. Esc goes back."""),
+    "DownloadDialog": ("Download models", """\
+5 or 3 picks the release; then each file is offered alone: y downloads it (resumable) into
+`$LTX_MODELS_DIR` or `~/models`, n skips it. A gated file needs its terms accepted on the model page
+and a token (`hf auth login` or `HF_TOKEN`); Esc closes (what was downloaded fills the fields)."""),
     "ConfirmDialog": ("A question", "y answers yes, n or Esc answers no (the safe default)."),
 }
 

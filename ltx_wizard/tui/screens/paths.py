@@ -32,7 +32,7 @@ FIELDS = (
 REQUIRED = ("checkpoint", "text_encoder", "data_root", "trainer_root")
 EMPTY_HINT = {
     "checkpoint": "required: type the path of the LTX .safetensors, or F2 to pick one found on disk "
-                  "(none yet? `ltx-wizard models` downloads the ones the trainer's docs name)",
+                  "(none yet? F3 downloads the ones the trainer's docs name)",
     "text_encoder": "required: type the Gemma folder that matches the checkpoint, or F2 to pick one",
     "data_root": "required: the .precomputed folder the trainer's scripts/process_dataset.py wrote, "
                  "or the dataset.json of your clips (preprocessed after approval)",
@@ -56,6 +56,7 @@ class PathsScreen(WizardScreen):
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("f2", "pick", "Pick found"),
+        Binding("f3", "download", "Download models"),
         Binding("escape", "back", "Back"),
     ]
 
@@ -145,9 +146,8 @@ class PathsScreen(WizardScreen):
             self._fill_from_checkpoint(best)
         elif best is None and not self.values()["checkpoint"]:
             # the skill's onboarding: offer the download, never start one unasked
-            self.notify("No LTX checkpoint found on disk. `ltx-wizard models` (in another "
-                        "shell) offers the files the trainer's docs name, asking before each.",
-                        timeout=12)
+            self.notify("No LTX checkpoint found on disk: F3 offers the files the trainer's "
+                        "docs name (asking before each), as does `ltx-wizard models`.", timeout=12)
 
     def _fill_from_checkpoint(self, cand) -> None:
         self.query_one("#field-checkpoint", PathField).set_value(str(cand.path))
@@ -176,6 +176,16 @@ class PathsScreen(WizardScreen):
                 self.query_one(f"#field-{name}", PathField).set_value(path)
 
         self.app.push_screen(PickDialog(f"Found on disk: {name.replace('_', ' ')}", cands), picked)
+
+    def action_download(self) -> None:
+        """Models offered for download, one file at a time (dialogs/download.py)."""
+        from ltx_wizard.tui.dialogs.download import DownloadDialog
+
+        def done(got: dict | None) -> None:
+            for role, path in (got or {}).items():  # checked as typed paths are
+                self.query_one(f"#field-{role}", PathField).set_value(path)
+
+        self.app.push_screen(DownloadDialog(), done)
 
     # ----- live validation -------------------------------------------------------------------
     @on(Input.Changed)
