@@ -56,7 +56,7 @@ class PathsScreen(WizardScreen):
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("f2", "pick", "Pick found"),
-        Binding("f3", "download", "Download models"),
+        Binding("f3", "download", "Download"),
         Binding("escape", "back", "Back"),
     ]
 
