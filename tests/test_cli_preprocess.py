@@ -73,6 +73,7 @@ def test_clips_to_tuned_config_one_sample_before_full(box, capsys):
     assert not (dataset.parent / "_one_sample.json").exists()  # scratch removed
     log = (run / "logs" / "preprocess-one-sample.log").read_text()
     assert "--lora-trigger CATZ" in log and "_one_sample.json" in log
+    assert "--overwrite" in log  # the run's own scratch is regenerated, never trusted
     assert not data_root.exists()
 
     assert main(["autotune", str(run), "--simulate", "a6000", "--json"]) == 0
@@ -86,6 +87,7 @@ def test_clips_to_tuned_config_one_sample_before_full(box, capsys):
     assert "clip_01.mp4 (40 frames)" in err  # the script's skip, reconciled
     assert sorted(p.name for p in (data_root / "latents" / "videos").iterdir()) == [
         "clip_00.pt", "clip_02.pt"]
+    assert "--overwrite" not in (run / "logs" / "preprocess.log").read_text()  # the user's data
     assert main(["preprocess", str(run)]) == 0  # done: not run again
     assert "already done" in capsys.readouterr().out
 

@@ -77,7 +77,8 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
         scratch, samples, output = dataset, (sample,), one_sample_root(run_dir)
     log = run_dir / "logs" / LOG_NAMES[step]
     try:
-        code, parser = await _run(state, dataset, output, log, env, on_progress)
+        code, parser = await _run(state, dataset, output, log, env, on_progress,
+                                  overwrite=step == "one")
     finally:
         if scratch is not None:
             with contextlib.suppress(OSError):
@@ -91,9 +92,13 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
 
 
 async def _run(state: PreprocessState, dataset: Path, output: Path, log: Path,
-               env: Mapping[str, str] | None, on_progress) -> tuple[int, ProgressParser]:
+               env: Mapping[str, str] | None, on_progress, *,
+               overwrite: bool) -> tuple[int, ProgressParser]:
+    """`overwrite` only for the one sample: <run>/overfit is the run's own scratch, which the
+    skill regenerates rather than trusts (a re-plan may have changed the bucket)."""
     script = state.trainer_dir / SCRIPT_REL
-    args = preprocess_args(state.spec, dataset, output, script_options(script))
+    args = preprocess_args(state.spec, dataset, output, script_options(script),
+                           overwrite=overwrite)
     argv = command(state.trainer_dir, args, uv=shutil.which("uv"), simulate=state.simulate)
     child_env = dict(os.environ if env is None else env)
     if state.simulate:
