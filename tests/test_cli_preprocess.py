@@ -190,3 +190,21 @@ def test_check_reads_a_dataset_file(box, capsys):
     assert "clip_01.mp4: 30 frames" in line and "clip_02.mp4" in line
     assert main([*base, "--resolution-buckets", "960x544x50"]) == 2
     assert "multiple of 8 plus 1" in capsys.readouterr().out
+
+
+def test_partly_written_data_root_is_resumed_not_overwritten(box, capsys):
+    from ltx_wizard.core.preprocess_state import mark_done
+
+    dataset = make_clip_dataset(box / "cats", 3)
+    root = dataset.parent / ".precomputed"
+    done = root / "latents" / "videos" / "clip_00.pt"
+    write_pt(done, video_latents(49, 544, 960))
+    before = done.stat().st_mtime_ns
+    code, run, _ = plan(box, 3)
+    assert code == 0, capsys.readouterr().err
+    assert "partly written" in (run / "plan.md").read_text() and "resumes it" in (
+        run / "plan.md").read_text()
+    mark_done(run, "one")  # (autotune ran: its own tests cover it)
+    assert main(["preprocess", str(run), "--simulate", "a6000"]) == 0
+    assert done.stat().st_mtime_ns == before  # the script skipped what was written
+    assert len(list((root / "latents" / "videos").iterdir())) == 3
