@@ -144,10 +144,13 @@ class PathsScreen(WizardScreen):
         best = next((c for c in by_kind.get("checkpoint", []) if c.usable), None)
         if best is not None and not self.values()["checkpoint"]:
             self._fill_from_checkpoint(best)
-        elif best is None and not self.values()["checkpoint"]:
-            # the skill's onboarding: offer the download, never start one unasked
-            self.notify("No LTX checkpoint found on disk: F3 offers the files the trainer's "
-                        "docs name (asking before each), as does `ltx-wizard models`.", timeout=12)
+        lacking = [what for what, kind in (("LTX checkpoint", "checkpoint"),
+                                           ("Gemma text encoder", "text_encoder"))
+                   if not by_kind.get(kind) and not self.values()[kind]]
+        if lacking:  # the skill's onboarding: offer the download, never start one unasked
+            self.notify(f"No {' or '.join(lacking)} found on disk: F3 offers the files the "
+                        "trainer's docs name (asking before each), as does `ltx-wizard models`.",
+                        timeout=12)
 
     def _fill_from_checkpoint(self, cand) -> None:
         self.query_one("#field-checkpoint", PathField).set_value(str(cand.path))
