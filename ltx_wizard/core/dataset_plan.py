@@ -54,7 +54,7 @@ def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None,
     if verification.mismatch:
         raise UsageError(
             f"{verification.describe()}: it is never overwritten unasked; preprocess into a new "
-            "folder (--precomputed-dir DIR), or move that one away")
+            "folder (--precomputed-dir DIR, or the output folder field), or move that one away")
     spec = PreprocessSpec(
         buckets=report.buckets, model_path=models["checkpoint"],  # type: ignore[arg-type]
         text_encoder_path=models["text_encoder"],  # type: ignore[arg-type]

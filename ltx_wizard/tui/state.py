@@ -27,6 +27,7 @@ class PathChoices:
     # when data_root is a dataset file (clips): the preprocessing's bucket and trigger word
     resolution_buckets: str = ""
     lora_trigger: str = ""
+    precomputed_dir: str = ""  # where the full preprocess writes ("": beside the dataset file)
 
 
 @dataclass

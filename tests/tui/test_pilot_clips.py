@@ -54,3 +54,34 @@ async def test_demo_from_clips_preprocesses_one_sample_then_autotunes_then_all(
         assert read_state(run).full_done
         assert sorted(p.name for p in (state.data_root / "latents" / "videos").iterdir()) == [
             "clip_00.pt", "clip_01.pt", "clip_02.pt", "clip_03.pt"]
+
+
+async def test_a_mismatching_precomputed_is_refused_and_another_folder_chosen(
+        demo_root, monkeypatch, tmp_path):
+    from ltx_wizard.demo.builder import build_demo
+    from ltx_wizard.demo.lookalike_latents import video_latents, write_pt
+
+    monkeypatch.setenv("LTX_WIZARD_FFPROBE", str(demo_root / "bin" / "ffprobe"))
+    demo = build_demo(demo_root)  # the app rebuilds the same files over it
+    stale = demo.dataset_file.parent / ".precomputed" / "latents" / "videos" / "clip_00.pt"
+    write_pt(stale, video_latents(97, 512, 512))
+    before = stale.read_bytes()
+    app = make_app(demo_root, demo_data="clips")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen)
+                         and app.screen._checked is not None)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen" and
+                         "Cannot plan" in str(app.screen.query_one("#summary-head").render()))
+        head = str(app.screen.query_one("#summary-head").render())
+        assert "does not match this plan" in head and "output folder field" in head
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen))
+        app.screen.query_one("#precomputed-dir").value = str(tmp_path / "fresh")
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen"
+                         and getattr(app.screen, "draft", None) is not None)
+        assert str(tmp_path / "fresh") in app.screen.draft.config_text
+    assert stale.read_bytes() == before  # never overwritten

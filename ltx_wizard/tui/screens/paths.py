@@ -112,6 +112,7 @@ class PathsScreen(WizardScreen):
         out["video_only"] = "yes" if self.query_one("#video-only", Checkbox).value else ""
         out["resolution_buckets"] = self.query_one("#buckets", Input).value.strip()
         out["lora_trigger"] = self.query_one("#trigger", Input).value.strip()
+        out["precomputed_dir"] = self.query_one("#precomputed-dir", Input).value.strip()
         return out
 
     def _show_vae_fields(self, split: bool) -> None:
@@ -324,7 +325,8 @@ class PathsScreen(WizardScreen):
             if name == "video_only":
                 paths.video_only = bool(value)
                 continue
-            plain = name in ("training_mode", "recipe", "resolution_buckets", "lora_trigger")
+            plain = name in ("training_mode", "recipe", "resolution_buckets", "lora_trigger",
+                             "precomputed_dir")
             setattr(paths, name, value if plain else str(Path(value).expanduser()) if value else "")
         self.app.open_summary()
 
@@ -347,6 +349,8 @@ def _dataset_options(paths) -> ComposeResult:
                         compact=True)
             yield Input(paths.lora_trigger, placeholder="trigger word (optional)", id="trigger",
                         compact=True)
+        yield Input(paths.precomputed_dir, id="precomputed-dir", compact=True,
+                    placeholder="output folder (default: .precomputed beside the dataset file)")
 
 
 def _checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:

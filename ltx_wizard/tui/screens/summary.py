@@ -93,6 +93,8 @@ class SummaryScreen(WizardScreen):
                 nodes=app.options.nodes,
                 resolution_buckets=paths.resolution_buckets or None,
                 lora_trigger=paths.lora_trigger or None,
+                precomputed_dir=Path(paths.precomputed_dir).expanduser()
+                if paths.precomputed_dir else None,
             )
             draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
                                  host=app.options.host_fn)
