@@ -208,3 +208,28 @@ def test_partly_written_data_root_is_resumed_not_overwritten(box, capsys):
     assert main(["preprocess", str(run), "--simulate", "a6000"]) == 0
     assert done.stat().st_mtime_ns == before  # the script skipped what was written
     assert len(list((root / "latents" / "videos").iterdir())) == 3
+
+
+def test_a_failed_step_names_its_log_and_a_rerun_resumes(box, capsys):
+    code, run, dataset = plan(box, 2)
+    assert code == 0
+    clip = dataset.parent / "videos" / "clip_00.mp4"
+    saved = clip.read_bytes()
+    clip.unlink()  # gone after planning: the script stops on the missing path
+    assert main(["preprocess", str(run), "--one-sample", "--simulate", "a6000"]) == 1
+    err = capsys.readouterr().err
+    assert "one-sample preprocess failed (exit 1)" in err
+    assert str(run / "logs" / "preprocess-one-sample.log") in err
+    assert "invalid paths" in (run / "logs" / "preprocess-one-sample.log").read_text()
+    assert not (dataset.parent / "_one_sample.json").exists()
+    clip.write_bytes(saved)
+    assert main(["preprocess", str(run), "--one-sample", "--simulate", "a6000"]) == 0
+
+
+def test_plan_json_lists_the_steps_in_order(box, capsys):
+    code, run, _ = plan(box, 2, "--json")
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["preprocess_steps"] == [f"ltx-wizard preprocess {run} --one-sample",
+                                        f"ltx-wizard autotune {run}",
+                                        f"ltx-wizard preprocess {run}"]

@@ -182,6 +182,11 @@ def run(args: argparse.Namespace) -> int:
                 "launch_cwd": str(draft.launch.cwd),
                 "launch_script": str(script_path(folder.root)),
                 "warnings": warnings,
+                # planned from a dataset file: the preprocessing steps still to run, in order
+                **({"preprocess_steps": [f"ltx-wizard preprocess {folder.root} --one-sample",
+                                         f"ltx-wizard autotune {folder.root}",
+                                         f"ltx-wizard preprocess {folder.root}"]}
+                   if draft.preprocess_text is not None else {}),
                 **({"nodes": multi.nodes, "gpus_per_node": multi.gpus_per_node,
                     "total_gpus": multi.total_gpus, "slurm_script": str(multi.sbatch_path),
                     "node_command": multi.shell_line()} if multi is not None else {}),
