@@ -34,8 +34,9 @@ HOST = HostReadings(mem_total=256 * 1024**3, mem_available=240 * 1024**3, swap_f
 
 
 def _app(**overrides) -> WizardApp:
+    # demo_data="latents": the screenshots start from the demo's preprocessed data root
     values = dict(demo=True, demo_root=DEMO_ROOT, cursor_blink=False, check_delay_s=0, now=lambda: NOW,
-                  host_fn=lambda run_dir: HOST)
+                  host_fn=lambda run_dir: HOST, demo_data="latents")
     values.update(overrides)
     return WizardApp(WizardOptions.from_args(None, **values))
 

@@ -30,6 +30,13 @@ def register(sub) -> None:
     p.add_argument("--video-vae", metavar="FILE", help="video VAE of a split pack")
     p.add_argument("--audio-vae", metavar="FILE", help="audio VAE of a split pack")
     p.add_argument("--data-root", metavar="DIR", help="preprocessed data root (holds the folders the shipped config reads: latents/, conditions/, audio_latents/)")
+    p.add_argument("--dataset", metavar="FILE",
+                   help="your clips' dataset file (.json, .jsonl, .csv): columns for the recipe, "
+                   "every media file, and each clip's frames, size and sound (ffprobe) against "
+                   "the bucket")
+    p.add_argument("--resolution-buckets", metavar="WxHxF",
+                   help="with --dataset: the bucket(s) to check the clips against (default "
+                   "960x544x49)")
     p.add_argument(
         "--video-only",
         action="store_true",
@@ -75,8 +82,12 @@ def run(args: argparse.Namespace) -> int:
             " it trains audio (--video-only drops it)",
             file=sys.stderr,
         )
+    if args.dataset and args.data_root:
+        print("ltx-wizard: give --data-root or --dataset, not both", file=sys.stderr)
+        return EXIT_USAGE
+    data = args.dataset or args.data_root
     strategy = None
-    if args.recipe and args.data_root is not None:
+    if args.recipe and data is not None:
         from ltx_wizard.core.model_checks import recipe_strategy
 
         # an unknown recipe is bad input (exit 2, naming the recipes found), not a failed item
@@ -86,10 +97,11 @@ def run(args: argparse.Namespace) -> int:
         text_encoder=args.text_encoder,
         video_vae=args.video_vae,
         audio_vae=args.audio_vae,
-        data_root=args.data_root,
+        data_root=data,
         trainer_root=getattr(args, "trainer_root", None),
         video_only_choice=args.video_only,
         strategy=strategy,
+        resolution_buckets=args.resolution_buckets,
     )
     ok = all_ok(items)
     if args.json:

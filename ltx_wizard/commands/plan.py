@@ -57,9 +57,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--checkpoint", metavar="FILE", required=True, help="LTX-2 .safetensors")
     p.add_argument("--text-encoder", metavar="PATH", required=True,
                    help="Gemma model directory (or the packed .safetensors of a split pack)")
-    p.add_argument("--data-root", metavar="DIR", required=True,
+    p.add_argument("--data-root", metavar="DIR",
                    help="preprocessed data (the folder holding latents/, conditions/ and, for the "
-                   "shipped audio configs, audio_latents/)")
+                   "shipped audio configs, audio_latents/), or a dataset file as --dataset")
+    add_dataset_args(p)
     p.add_argument("--video-vae", metavar="FILE", help="video VAE of a split pack")
     p.add_argument("--audio-vae", metavar="FILE", help="audio VAE of a split pack")
     p.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,
@@ -98,6 +99,41 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def add_dataset_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dataset", metavar="FILE",
+                   help="your clips' dataset file (.json, .jsonl or .csv: caption and video "
+                   "columns), checked now; after approval `ltx-wizard preprocess` encodes one "
+                   "sample, autotune runs on it, then the full preprocess writes the data root")
+    p.add_argument("--resolution-buckets", metavar="WxHxF",
+                   help="with --dataset: the preprocessing bucket(s), e.g. 960x544x49 (default; "
+                   "sides multiples of 32, frames 8k+1; several joined with ;)")
+    p.add_argument("--lora-trigger", metavar="WORD",
+                   help="with --dataset: a trigger word prepended to every caption")
+    p.add_argument("--precomputed-dir", metavar="DIR",
+                   help="with --dataset: where the full preprocess writes (default: .precomputed "
+                   "beside the dataset file, as the trainer's script does)")
+
+
+def data_input(args: argparse.Namespace) -> str:
+    """--data-root or --dataset: exactly one (a dataset file given as --data-root works too)."""
+    from ltx_wizard.core.errors import UsageError
+
+    if args.dataset and args.data_root:
+        raise UsageError("give --data-root (preprocessed data) or --dataset (a dataset file), "
+                         "not both")
+    if not (args.dataset or args.data_root):
+        raise UsageError("pass --data-root DIR (preprocessed data) or --dataset FILE (your "
+                         "clips' dataset.json)")
+    given = args.dataset or args.data_root
+    from ltx_wizard.core.dataset_file import is_dataset_file
+
+    if not is_dataset_file(given) and (args.resolution_buckets or args.lora_trigger
+                                       or args.precomputed_dir):
+        raise UsageError("--resolution-buckets, --lora-trigger and --precomputed-dir apply to a "
+                         "dataset file only (--dataset FILE)")
+    return given
+
+
 def add_nodes_arg(parser: argparse.ArgumentParser, default: object = None) -> None:
     # Checked by parse_nodes, not argparse, so a bad value reads `ltx-wizard: --nodes ...`.
     parser.add_argument("--nodes", metavar="N", default=default,
@@ -130,7 +166,10 @@ def run(args: argparse.Namespace) -> int:
         trainer_root=getattr(args, "trainer_root", None),
         checkpoint=args.checkpoint,
         text_encoder=args.text_encoder,
-        data_root=args.data_root,
+        data_root=data_input(args),
+        resolution_buckets=args.resolution_buckets,
+        lora_trigger=args.lora_trigger,
+        precomputed_dir=args.precomputed_dir,
         video_vae=args.video_vae,
         audio_vae=args.audio_vae,
         workspace=getattr(args, "workspace", None),
@@ -172,6 +211,11 @@ def run(args: argparse.Namespace) -> int:
                 "launch_cwd": str(draft.launch.cwd),
                 "launch_script": str(script_path(folder.root)),
                 "warnings": warnings,
+                # planned from a dataset file: the preprocessing steps still to run, in order
+                **({"preprocess_steps": [f"ltx-wizard preprocess {folder.root} --one-sample",
+                                         f"ltx-wizard autotune {folder.root}",
+                                         f"ltx-wizard preprocess {folder.root}"]}
+                   if draft.preprocess_text is not None else {}),
                 **({"nodes": multi.nodes, "gpus_per_node": multi.gpus_per_node,
                     "total_gpus": multi.total_gpus, "slurm_script": str(multi.sbatch_path),
                     "node_command": multi.shell_line()} if multi is not None else {}),
@@ -194,6 +238,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"Review {folder.plan}; after approval, submit with:\n  {multi.submit_line()}\n"
               f"(or {copy_line(folder.root)}, which runs that sbatch and logs to "
               f"{log_path(folder.root)})", file=err)
+        return 0
+    if draft.preprocess_text is not None:
+        print(f"Review {folder.plan}; after approval, in the skill's order:\n"
+              f"  ltx-wizard preprocess {folder.root} --one-sample\n"
+              f"  ltx-wizard autotune {folder.root}\n"
+              f"  ltx-wizard preprocess {folder.root}\n"
+              f"  {copy_line(folder.root)}", file=err)
         return 0
     print(f"Review {folder.plan}; after approval, train with:\n  {copy_line(folder.root)}\n"
           f"which runs (and logs to {log_path(folder.root)}):\n  {draft.launch.shell_line()}", file=err)

@@ -149,19 +149,21 @@ def build_config(base_text: str, changes: Mapping[str, object]) -> str:
     return patch_yaml_text(base_text, changes)
 
 
-def self_check(config_text: str) -> list[str]:
-    """What the trainer would reject at start-up; an empty list when the config is fine."""
+def self_check(config_text: str, *, data_pending: bool = False) -> list[str]:
+    """What the trainer would reject at start-up; an empty list when the config is fine.
+    `data_pending`: the data root is written later by the planned preprocessing."""
     data = load_yaml(config_text)
     problems: list[str] = []
-    for key in ("model.model_path", "model.text_encoder_path", "model.video_vae_path",
-                "model.audio_vae_path", "data.preprocessed_data_root"):
+    keys = ("model.model_path", "model.text_encoder_path", "model.video_vae_path",
+            "model.audio_vae_path") + (() if data_pending else ("data.preprocessed_data_root",))
+    for key in keys:
         value = get_dotted(data, key, None)
         if value is None and key in ("model.video_vae_path", "model.audio_vae_path"):
             continue
         if not isinstance(value, str) or not Path(value).exists():
             problems.append(f"{key} {value!r} does not exist")
     root = get_dotted(data, "data.preprocessed_data_root", None)
-    if isinstance(root, str) and Path(root).is_dir():
+    if isinstance(root, str) and Path(root).is_dir() and not data_pending:
         # mirrors ltx_trainer/config.py LtxTrainerConfig._validate_data_dirs_exist
         folders = required_folders(get_dotted(data, "training_strategy", None))
         problems += [f"{root} has no {f}/ folder" for f in folders if not (Path(root) / f).is_dir()]
@@ -184,8 +186,9 @@ def _dims_problems(dims: Any) -> list[str]:
     return out
 
 
-def require_self_check(config_text: str, where: str = "config.yaml") -> None:
-    problems = self_check(config_text)
+def require_self_check(config_text: str, where: str = "config.yaml", *,
+                       data_pending: bool = False) -> None:
+    problems = self_check(config_text, data_pending=data_pending)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise UsageError(f"{where} would fail in the trainer: {problems[0]}{more}")

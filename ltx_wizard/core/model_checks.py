@@ -15,6 +15,8 @@ from ltx_wizard.core.checkout import TIER_CONFIGS, find_checkout
 from ltx_wizard.core.checkpoint import CheckpointInfo, inspect_checkpoint, inspect_vae
 from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY, video_only
 from ltx_wizard.core.dataset import VIDEO_ONLY_FLAG, VideoOnlyData, inspect_data_root
+from ltx_wizard.core.dataset_checks import check_dataset_file
+from ltx_wizard.core.dataset_file import is_dataset_file
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.core.model_paths import resolve_user_path
 from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
@@ -80,6 +82,7 @@ def run_checks(
     cwd: PathLike | None = None,
     env: Mapping[str, str] | None = None,
     inspected: CheckpointInfo | None = None,
+    resolution_buckets: str | None = None,
 ) -> list[CheckItem]:
     """Checkpoint and text encoder always get an item; VAEs when given or needed; others if given.
 
@@ -96,7 +99,8 @@ def run_checks(
     if data_root is not None:
         if strategy is None:
             strategy = shipped_strategy(trainer_root, cwd=cwd, env=env)
-        items.append(_data_item(data_root, strategy, video_only_choice, video_only_option, cwd))
+        items.append(_data_item(data_root, strategy, video_only_choice, video_only_option, cwd,
+                                resolution_buckets))
     if trainer_root is not None:
         items.append(_checkout_item(trainer_root, cwd, env))
     return items
@@ -170,13 +174,19 @@ def _vae_items(ckpt: CheckpointInfo | None, split: bool, video_vae: PathLike | N
 
 
 def _data_item(data_root: PathLike, strategy: Mapping, video_only_choice: bool,
-               video_only_option: str, cwd: PathLike | None) -> CheckItem:
+               video_only_option: str, cwd: PathLike | None,
+               buckets: str | None = None) -> CheckItem:
     if video_only_choice:
         strategy = video_only(strategy)
     video_only_data: list[bool] = []
+    warnings: list[str] = []
 
     def do_data() -> str:
         try:
+            if is_dataset_file(data_root):  # clips to preprocess: core/dataset_checks.py
+                report = check_dataset_file(data_root, strategy, buckets, cwd=cwd)
+                warnings.extend(report.warnings)
+                return "; ".join([report.describe(), *report.warnings])
             info = inspect_data_root(
                 data_root, strategy=strategy, cwd=cwd, option=video_only_option
             )
@@ -186,7 +196,8 @@ def _data_item(data_root: PathLike, strategy: Mapping, video_only_choice: bool,
         return info.describe() + (" (video only)" if video_only_choice else "")
 
     item = _item("data_root", data_root, cwd, do_data)
-    return item.model_copy(update={"video_only_data": bool(video_only_data)})
+    return item.model_copy(update={"video_only_data": bool(video_only_data),
+                                   "warning": "; ".join(warnings) or None})
 
 
 def _checkout_item(trainer_root: PathLike, cwd: PathLike | None,

@@ -19,6 +19,8 @@ from ltx_wizard.core.checkout import CheckoutInfo, find_checkout
 from ltx_wizard.core.checkpoint import CheckpointInfo, inspect_checkpoint
 from ltx_wizard.core.data_sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset import DataRootInfo, inspect_data_root
+from ltx_wizard.core.dataset_file import is_dataset_file
+from ltx_wizard.core.dataset_plan import DatasetPlan, plan_dataset, plan_notes, planned_root_info
 from ltx_wizard.core.errors import GateStop, UsageError, WizardError
 from ltx_wizard.core.launch import LaunchPlan, build_launch
 from ltx_wizard.core.multinode import (
@@ -82,6 +84,7 @@ class Inspected:
     audio_vae: Path | None
     data: DataRootInfo
     video_change: tuple[str, object] | None  # the one line --video-only changes, if any
+    dataset: DatasetPlan | None = None  # planned from a dataset file: the preprocessing to run
 
 
 @dataclass(frozen=True)
@@ -153,10 +156,12 @@ def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str]
                       _read_text)
     base_name, base_path, base_text = start.base.source, start.shipped_path, start.base.text
     ckpt, te, video_vae, audio_vae = _inspect_models(request, base_text, notes)
-    data, video_change = _inspect_data(request, base_name, base_text, notes)
+    models = {"checkpoint": ckpt.path, "text_encoder": te.path, "video_vae": video_vae,
+              "audio_vae": audio_vae}
+    data, video_change, dataset = _inspect_data(request, base_name, base_text, notes, models)
     return Inspected(checkout=checkout, start=start, base_name=base_name, base_path=base_path,
                      base_text=base_text, checkpoint=ckpt, text_encoder=te, video_vae=video_vae,
-                     audio_vae=audio_vae, data=data, video_change=video_change)
+                     audio_vae=audio_vae, data=data, video_change=video_change, dataset=dataset)
 
 
 def _inspect_models(request: PlanRequest, base_text: str, notes: Notes):
@@ -171,7 +176,8 @@ def _inspect_models(request: PlanRequest, base_text: str, notes: Notes):
     return ckpt, te, video_vae, audio_vae
 
 
-def _inspect_data(request: PlanRequest, base_name: str, base_text: str, notes: Notes):
+def _inspect_data(request: PlanRequest, base_name: str, base_text: str, notes: Notes,
+                  models: dict[str, Path | None]):
     # The shipped file's strategy names the data folders (core/data_sources.py, the trainer's rule).
     strategy = get_dotted(load_yaml(base_text), "training_strategy", None)
     video_change = video_only_change(strategy) if request.video_only else None
@@ -181,13 +187,30 @@ def _inspect_data(request: PlanRequest, base_name: str, base_text: str, notes: N
     dropped = audio_folder(strategy) if video_change is not None else None
     if video_change is not None:
         strategy = video_only(strategy)
+    if is_dataset_file(request.data_root):  # clips, not latents: core/dataset_plan.py
+        dataset = _plan_dataset(request, base_text, strategy, notes, models)
+        return planned_root_info(dataset, strategy), video_change, dataset
     data = inspect_data_root(request.data_root, strategy=strategy)
     if dropped and any((data.path / dropped).glob("**/*.pt")):
         notes.warnings.append(f"video only: {data.path / dropped} holds audio latents, which this "
                               "run does not train on (drop --video-only to train audio too)")
     if data.orphans or data.lacking:
         notes.warnings.append(data.describe())
-    return data, video_change
+    return data, video_change, None
+
+
+def _plan_dataset(request: PlanRequest, base_text: str, strategy, notes: Notes,
+                  models: dict[str, Path | None]) -> DatasetPlan:
+    # the skill: --load-text-encoder-in-8bit as the tier's shipped config loads Gemma
+    eight_bit = get_dotted(load_yaml(base_text), "acceleration.load_text_encoder_in_8bit", False)
+    plan = plan_dataset(request.data_root, strategy, buckets=request.resolution_buckets,
+                        models=models, lora_trigger=request.lora_trigger,
+                        load_text_encoder_in_8bit=eight_bit is True,
+                        precomputed_dir=request.precomputed_dir)
+    assumptions, warnings = plan_notes(plan, request.resolution_buckets)
+    notes.assumptions += assumptions
+    notes.warnings += warnings
+    return plan
 
 
 def workspace(request: PlanRequest, found: Inspected, env: Mapping[str, str],
@@ -235,7 +258,8 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
     config_text = validation.text
     notes.assumptions += validation.notes
     notes.warnings += validation.warnings
-    config_gen.require_self_check(config_text, str(folder.config))
+    config_gen.require_self_check(config_text, str(folder.config),
+                                  data_pending=found.dataset is not None and not found.dataset.reused)
     batch = changes.batch
     assert batch is not None
     memory = plan_memory(config_text, found.checkpoint, found.text_encoder, gpus.per_node,

@@ -54,6 +54,8 @@ def _write_locked(folder: RunFolder, draft: PlanDraft, force: bool,
         if draft.accelerate_text is not None:
             files.append((folder.accelerate_config, draft.accelerate_text))
         files.append((folder.root / "run.json", draft.run_meta()))
+        if draft.preprocess_text is not None:  # planned from a dataset file
+            files.append((folder.root / "preprocess.json", draft.preprocess_text))
         if draft.multinode is not None and draft.slurm_text is not None:
             files.append((draft.multinode.sbatch_path, draft.slurm_text))
         created = [path for path, _ in files if not os.path.lexists(path)]

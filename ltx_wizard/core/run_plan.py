@@ -59,6 +59,10 @@ class PlanRequest(BaseModel):
     validation_media: tuple[Path, ...] = ()
     validation_prompts: tuple[str, ...] = ()
     validation: Literal["media", "prompts-only", "off"] | None = None
+    # when data_root is a dataset file (core/dataset_plan.py): the preprocessing's choices
+    resolution_buckets: str | None = None
+    lora_trigger: str | None = None
+    precomputed_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ class PlanDraft:
     simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
     checkpoint: CheckpointInfo | None = None  # as `inspect` read it: later steps need not again
     run_id: str = field(default_factory=new_run_id)  # run.json's, launch.sh's, slurm.sbatch's
+    preprocess_text: str | None = None  # <run>/preprocess.json for a plan from a dataset file
 
     @cached_property
     def start(self) -> LaunchSpec:
@@ -185,7 +190,22 @@ def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
         simulate=simulate,
         checkpoint=found.checkpoint,
         run_id=launched.run_id,
+        preprocess_text=_preprocess_text(found, simulate),
     )
+
+
+def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None:
+    if found.dataset is None:
+        return None
+    from ltx_wizard.core.preprocess_state import PreprocessState
+
+    plan = found.dataset
+    state = PreprocessState(dataset_file=plan.report.dataset, data_root=plan.data_root,
+                            spec=plan.spec, trainer_dir=found.checkout.trainer_dir,
+                            simulate=bool(simulate), samples=plan.report.kept,
+                            silent=plan.report.silent_samples,
+                            reused=plan.reused)
+    return state.model_dump_json(indent=2) + "\n"
 
 
 def _plan_content(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,

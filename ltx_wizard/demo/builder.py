@@ -1,4 +1,5 @@
-"""Build the `--demo` folder: a look-alike checkout, model files and a three-sample data root.
+"""Build the `--demo` folder: a look-alike checkout, model files, a three-sample data root, and
+a folder of look-alike clips with its dataset.json (plus the simulated ffprobe that reads them).
 
 Pure and idempotent (rebuilding over an existing demo folder rewrites the same files), so the
 tests and the screenshot script can point it at a fixed folder and get byte-identical paths.
@@ -14,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_fake_ffprobe
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 
 DEMO_PRESET = "a6000"  # the 40–60GB tier: autotune has several real trials to show
@@ -29,6 +31,8 @@ class DemoSetup(BaseModel):
     data_root: Path
     workspace: Path
     simulate: str
+    dataset_file: Path  # clips to preprocess: what `--demo` starts from
+    ffprobe: Path  # answers for the look-alike clips
 
 
 def demo_folders(checkout: Path) -> list[str]:
@@ -71,6 +75,10 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     data_root = make_data_root(root / "datasets" / "demo-clips" / ".precomputed", 3,
                                folders=demo_folders(checkout))
     write_dataset_file(data_root.parent, root / "media")
+    # Clips of 97 frames (one silent, so the audio check has something to name) at 1280x720.
+    clips = [{}, {"frames": 121}, {"audio": False}, {"frames": 73}]
+    dataset_file = make_clip_dataset(root / "clips" / "demo-cats", clips)
+    ffprobe = write_fake_ffprobe(root / "bin")
     workspace = root / "ltx-trainings"
     workspace.mkdir(exist_ok=True)
     return DemoSetup(
@@ -81,4 +89,6 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
         data_root=data_root,
         workspace=workspace,
         simulate=simulate or DEMO_PRESET,
+        dataset_file=dataset_file,
+        ffprobe=ffprobe,
     )

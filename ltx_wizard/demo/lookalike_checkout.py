@@ -207,6 +207,7 @@ def make_checkout(
     (trainer / "scripts").mkdir(parents=True, exist_ok=True)
     (trainer / "docs").mkdir(parents=True, exist_ok=True)
     (trainer / "scripts" / "train.py").write_text(TRAIN_SCRIPT, encoding="utf-8")
+    write_process_dataset(root)
     (trainer / "configs" / STANDARD_CONFIG).write_text(STANDARD_TEXT, encoding="utf-8")
     (trainer / "configs" / LOW_VRAM_CONFIG).write_text(LOW_VRAM_TEXT, encoding="utf-8")
     if recipes:
@@ -225,3 +226,61 @@ def make_checkout(
     if synced:
         (root / ".venv").mkdir(exist_ok=True)
     return root
+
+
+# Look-alike of packages/ltx-trainer/scripts/process_dataset.py: the real script's options
+# (typer: `--x/--no-x` for booleans, --model-path and --text-encoder-path required), written with
+# argparse so the simulated preprocessor and the tests read the same parser at run time.
+PROCESS_DATASET_SCRIPT = '''\
+"""Look-alike of scripts/process_dataset.py: the same options as the real typer app."""
+import argparse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="process_dataset.py")
+    p.add_argument("dataset_path")
+    p.add_argument("--resolution-buckets", default=None)
+    p.add_argument("--model-path", required=True)
+    p.add_argument("--text-encoder-path", required=True)
+    p.add_argument("--video-vae-path", default=None)
+    p.add_argument("--audio-vae-path", default=None)
+    p.add_argument("--caption-column", default=None)
+    p.add_argument("--video-column", default=None)
+    p.add_argument("--batch-size", type=int, default=1)
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--vae-tiling", action=argparse.BooleanOptionalAction, default=False)
+    p.add_argument("--output-dir", default=None)
+    p.add_argument("--lora-trigger", default=None)
+    p.add_argument("--decode", action=argparse.BooleanOptionalAction, default=False)
+    p.add_argument("--remove-llm-prefixes", action=argparse.BooleanOptionalAction, default=False)
+    p.add_argument("--skip-audio", action=argparse.BooleanOptionalAction, default=False)
+    p.add_argument("--audio-durations", default=None)
+    p.add_argument("--with-audio", action=argparse.BooleanOptionalAction, default=False,
+                   help=argparse.SUPPRESS)
+    p.add_argument("--load-text-encoder-in-8bit", action=argparse.BooleanOptionalAction,
+                   default=False)
+    p.add_argument("--reference-downscale-factor", type=int, default=1)
+    p.add_argument("--reference-temporal-scale-factor", type=int, default=1)
+    p.add_argument("--overwrite", action=argparse.BooleanOptionalAction, default=False)
+    return p
+
+
+if __name__ == "__main__":
+    build_parser().parse_args()
+    raise SystemExit("look-alike checkout: use the simulated preprocessor")
+'''
+
+
+def write_process_dataset(root: Path) -> Path:
+    """scripts/process_dataset.py of a look-alike checkout at `root`."""
+    path = root / TRAINER_REL / "scripts" / "process_dataset.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(PROCESS_DATASET_SCRIPT, encoding="utf-8")
+    return path
+
+
+def load_parser(script: Path):
+    """The look-alike script's argparse parser, read from the file (tests, simulator)."""
+    namespace: dict = {"__name__": "lookalike_process_dataset"}
+    exec(compile(Path(script).read_text(encoding="utf-8"), str(script), "exec"), namespace)
+    return namespace["build_parser"]()

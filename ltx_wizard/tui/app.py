@@ -9,6 +9,7 @@ outlives the screen that shows it), signal handling (signals.py).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import threading
@@ -50,6 +51,7 @@ class WizardOptions:
     engine_factory: Callable[..., Any] | None = None  # replaces AutotuneEngine (scripted tests)
     engine_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. sim_env for the tests
     host_fn: Callable[[Path], Any] | None = None  # run folder -> host_limits.HostReadings
+    demo_data: str = "clips"  # --demo starts from "clips" (dataset.json) or "latents"
 
     @classmethod
     def from_args(cls, args: argparse.Namespace | None = None, **overrides: Any) -> "WizardOptions":
@@ -149,7 +151,14 @@ class WizardApp(PhaseNavigation, App[int]):
             paths = self.state.paths
             paths.checkpoint = str(demo.checkpoint)
             paths.text_encoder = str(demo.text_encoder)
-            paths.data_root = str(demo.data_root)
+            if self.options.demo_data == "clips":
+                from ltx_wizard.core.media_probe import FFPROBE_ENV
+
+                paths.data_root = str(demo.dataset_file)
+                # the demo's clips are look-alikes: only the simulated ffprobe reads them
+                os.environ.setdefault(FFPROBE_ENV, str(demo.ffprobe))
+            else:
+                paths.data_root = str(demo.data_root)
             paths.trainer_root = self.options.trainer_root or str(demo.checkout)
             self.demo = demo
 

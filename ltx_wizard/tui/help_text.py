@@ -34,12 +34,18 @@ MIG) is asked for; then the model paths."""),
   for a split pack). The check says when the two do not fit together.
 - *Video/Audio VAE*: shown only for a split pack, which needs both.
 - *Data root*: the folder the trainer's `scripts/process_dataset.py` wrote (it holds
-  `latents/` and `conditions/`; by default `.precomputed` beside your dataset file).
+  `latents/` and `conditions/`; by default `.precomputed` beside your dataset file), or the
+  dataset file itself (`dataset.json`, `.jsonl` or `.csv` with `caption` and `video` columns):
+  its clips are checked now (frames, size, sound, with ffprobe when installed) and encoded after
+  approval, one sample before autotune and all of them after. Then give the bucket (WxHxF) and
+  an optional trigger word below it.
 - *Trainer checkout*: your clone of LTX-2 (the monorepo root, where `uv sync` ran).
 - *Training mode*: LoRA, or a full fine-tune (2+ GPUs of the 80GB+ tier).
 
 **Keys.** Tab moves between fields, → accepts a path completion, F2 picks from the files found in
-`/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache.
+`/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache. F3 offers the model files the
+trainer's docs name for download (size, free disk, gated terms, token), one at a time, each only
+after y.
 
 **Next.** Continue (ctrl+n) prepares the plan; nothing is written yet."""),
     "SummaryScreen": ("Step 3 · The plan", """\
@@ -68,6 +74,16 @@ Continue (ctrl+n) once it ends.
 smaller clips (`process_dataset.py` with smaller `--resolution-buckets`) and plan again.
 
 **Next.** The launch step."""),
+    "PreprocessScreen": ("Preprocessing your clips", """\
+**What it does.** Runs the trainer's `scripts/process_dataset.py` with the arguments the plan
+decided (checkpoint, Gemma, VAEs, bucket, trigger word), and checks what it wrote.
+
+**The order** (the trainer team's skill): one clip first, into `<run>/overfit/.precomputed`, so
+autotune's trials run at your bucket in minutes; then, after autotune, every clip into the data
+root. A step already done is not run again; an interrupted one resumes (the script skips what it
+wrote). An existing data root is never overwritten.
+
+**Keys.** r retries a failed step; Esc goes back (not while the script runs)."""),
     "DoneScreen": ("Step 5 · Start training", """\
 **What it shows.** The run folder and `bash <run>/launch.sh`, the one command that starts the
 full run: it changes to the trainer folder, sets the environment, appends output to
@@ -126,6 +142,10 @@ Type the GB per GPU that training may use; it picks the tier. On the command lin
 Files found in `/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache, best first;
 dim entries cannot be used (the reason is shown). Enter picks one; picking a checkpoint also
 fills its matching Gemma and VAEs. Esc goes back."""),
+    "DownloadDialog": ("Download models", """\
+5 or 3 picks the release; then each file is offered alone: y downloads it (resumable) into
+`$LTX_MODELS_DIR` or `~/models`, n skips it. A gated file needs its terms accepted on the model page
+and a token (`hf auth login` or `HF_TOKEN`); Esc closes (what was downloaded fills the fields)."""),
     "ConfirmDialog": ("A question", "y answers yes, n or Esc answers no (the safe default)."),
     "ConfigChangeDialog": ("A change to config.yaml", """\
 The diff shows exactly what would change in `config.yaml` (lines with - go, lines with + come).

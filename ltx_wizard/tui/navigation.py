@@ -117,11 +117,15 @@ class PhaseNavigation:
         self._open_phase(SummaryScreen)
 
     def open_autotune(self) -> None:
+        if self._preprocess_first(("one",), self.open_autotune):
+            return
         from ltx_wizard.tui.screens.autotune import AutotuneScreen
 
         self._open_phase(AutotuneScreen)
 
     def open_done(self) -> None:
+        if self._preprocess_first(("one", "full"), self.open_done):
+            return
         from ltx_wizard.tui.screens.done import DoneScreen
 
         self._open_phase(DoneScreen)
@@ -131,3 +135,21 @@ class PhaseNavigation:
 
         if not isinstance(self.screen, MonitorScreen):  # a burst of Start presses opens it once
             self.push_screen(MonitorScreen(run_dir))
+
+    def _preprocess_first(self, steps: tuple[str, ...], then) -> bool:
+        """A run planned from a dataset file: its pending preprocessing step comes first (the
+        skill's order: one sample before autotune, every clip before training)."""
+        from ltx_wizard.core.preprocess_state import read_state
+
+        run_dir = self.state.run_dir
+        try:
+            state = read_state(run_dir) if run_dir is not None else None
+        except WizardError:
+            return False  # a damaged file: the next screen reports what it cannot read
+        step = next((s for s in steps if state is not None and not state.done(s)), None)
+        if step is None:
+            return False
+        from ltx_wizard.tui.screens.preprocess import PreprocessScreen
+
+        self.push_screen(PreprocessScreen(step, then))
+        return True

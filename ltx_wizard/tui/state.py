@@ -28,6 +28,10 @@ class PathChoices:
     validation_media: tuple[str, ...] = ()
     validation_prompts: tuple[str, ...] = ()
     validation: str | None = None  # media, prompts-only or off; None: plan's default
+    # when data_root is a dataset file (clips): the preprocessing's bucket and trigger word
+    resolution_buckets: str = ""
+    lora_trigger: str = ""
+    precomputed_dir: str = ""  # where the full preprocess writes ("": beside the dataset file)
 
 
 @dataclass

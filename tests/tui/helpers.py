@@ -50,8 +50,10 @@ def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
         if name in overrides:
             argv += [flag, str(overrides.pop(name))]
     args = build_parser().parse_args(argv)
+    # demo_data="latents": these tests start the demo from its preprocessed data root; the
+    # clips path (dataset.json, preprocessing in the skill's order) has its own tests.
     values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW,
-                  host_fn=lambda run_dir: FIXED_HOST)
+                  host_fn=lambda run_dir: FIXED_HOST, demo_data="latents")
     if demo_root is not None:
         values.update(demo_root=demo_root)
     values.update(overrides)

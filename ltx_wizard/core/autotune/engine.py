@@ -36,7 +36,7 @@ from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.results_log import ResultsLog
 from ltx_wizard.core.autotune.schedule import Candidate, Context, Tuner
 from ltx_wizard.core.autotune.setup_failure import SetupStopped, SetupStops, require_readable_media
-from ltx_wizard.core.autotune.subset import build_subset
+from ltx_wizard.core.autotune.subset import trial_data
 from ltx_wizard.core.autotune.trial_config import (
     confirmation_config_text, has_validation_prompts, settings_from_config, trial_config_text,
 )
@@ -227,11 +227,9 @@ class AutotuneEngine(ConfirmationSteps, SetupStops):
         logged, summary = log.load()
         if summary is not None:
             return summary
-        subset = self.folder.overfit / ".precomputed"
-        # The planned config's strategy names the folders each sample needs (core/data_sources.py).
-        samples = await asyncio.to_thread(
-            build_subset, Path(data_root), subset, self.assessment.num_gpus,
-            strategy=get_dotted(data, "training_strategy", None), run_root=self.folder.root)
+        subset, samples = await asyncio.to_thread(
+            trial_data, self.folder.root, Path(data_root),
+            get_dotted(data, "training_strategy", None), self.assessment.num_gpus)
         totals = [g.memory_total_mib for g in self.probe.gpus]
         known = [t for t in totals if t is not None]
         gpu_total_gb = (min(known) / 1024) if known else (

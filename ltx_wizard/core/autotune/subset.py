@@ -122,3 +122,22 @@ def build_subset(
         shutil.rmtree(staging, ignore_errors=True)  # staging: links we just made, never followed
         raise
     return len(chosen)
+
+
+def trial_data(run_root: Path, data_root: Path, strategy: Mapping[str, Any] | None,
+               num_gpus: int) -> tuple[Path, int]:
+    """(trial data root, usable samples): the one-sample preprocess of a run planned from a
+    dataset file (the skill's order: autotune before the full preprocess), else a linked
+    subset of the data root at <run>/overfit/.precomputed."""
+    from ltx_wizard.core.preprocess_state import one_sample_root, read_state
+
+    state = read_state(run_root)
+    if state is not None and not state.reused:
+        if not state.one_sample_done:
+            raise UsageError("autotune trains on the one-sample preprocess, which has not run: "
+                             f"run `ltx-wizard preprocess {run_root} --one-sample`")
+        root = one_sample_root(run_root)
+        return root, inspect_data_root(root, strategy=strategy).sample_count
+    subset = Path(run_root) / "overfit" / ".precomputed"
+    # The planned config's strategy names the folders each sample needs (core/data_sources.py).
+    return subset, build_subset(data_root, subset, num_gpus, strategy=strategy, run_root=run_root)

@@ -11,7 +11,7 @@ from pathlib import Path
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Header, Input, Select, Static, TextArea
 
@@ -27,15 +27,16 @@ FIELDS = (
     ("text_encoder", "Gemma text encoder (folder, or packed .safetensors for a split pack)", "/models/gemma"),
     ("video_vae", "Video VAE (split pack only)", ""),
     ("audio_vae", "Audio VAE (split pack only)", ""),
-    ("data_root", "Preprocessed data root (holds latents/ and conditions/)", ""),
+    ("data_root", "Preprocessed data root, or your clips' dataset file (.json, .jsonl, .csv)", ""),
     ("trainer_root", "LTX-2 trainer checkout", "~/LTX-2"),
 )
 REQUIRED = ("checkpoint", "text_encoder", "data_root", "trainer_root")
 EMPTY_HINT = {
     "checkpoint": "required: type the path of the LTX .safetensors, or F2 to pick one found on disk "
-                  "(none yet? see README, Before you start: hf download)",
+                  "(none yet? F3 downloads the ones the trainer's docs name)",
     "text_encoder": "required: type the Gemma folder that matches the checkpoint, or F2 to pick one",
-    "data_root": "required: the .precomputed folder the trainer's scripts/process_dataset.py wrote",
+    "data_root": "required: the .precomputed folder the trainer's scripts/process_dataset.py wrote, "
+                 "or the dataset.json of your clips (preprocessed after approval)",
     "trainer_root": "required: your LTX-2 clone (git clone https://github.com/Lightricks/LTX-2, "
                     "then uv sync in it)",
     "video_vae": "required for a split pack: type its video VAE .safetensors, or F2",
@@ -56,6 +57,7 @@ class PathsScreen(WizardScreen):
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("f2", "pick", "Pick found"),
+        Binding("f3", "download", "Download"),
         Binding("escape", "back", "Back"),
     ]
 
@@ -80,6 +82,7 @@ class PathsScreen(WizardScreen):
                     box = Checkbox(VIDEO_ONLY_LABEL, paths.video_only, id="video-only", compact=True)
                     box.display = paths.video_only  # offered once the data shows it has no audio
                     yield box
+                    yield from _dataset_options(paths)
             yield Static("Training mode", classes="field-label")
             yield Select(
                 [("LoRA (recommended)", "lora"), ("Full fine-tune (multi-GPU, 80GB+)", "full")],
@@ -110,6 +113,9 @@ class PathsScreen(WizardScreen):
         out["training_mode"] = str(self.query_one("#mode", Select).value)
         out["recipe"] = str(self.query_one("#recipe", Select).value)
         out["video_only"] = "yes" if self.query_one("#video-only", Checkbox).value else ""
+        out["resolution_buckets"] = self.query_one("#buckets", Input).value.strip()
+        out["lora_trigger"] = self.query_one("#trigger", Input).value.strip()
+        out["precomputed_dir"] = self.query_one("#precomputed-dir", Input).value.strip()
         return {**out, **self.query_one(ValidationPanel).values()}
 
     def _show_vae_fields(self, split: bool) -> None:
@@ -142,6 +148,13 @@ class PathsScreen(WizardScreen):
         best = next((c for c in by_kind.get("checkpoint", []) if c.usable), None)
         if best is not None and not self.values()["checkpoint"]:
             self._fill_from_checkpoint(best)
+        lacking = [what for what, kind in (("LTX checkpoint", "checkpoint"),
+                                           ("Gemma text encoder", "text_encoder"))
+                   if not by_kind.get(kind) and not self.values()[kind]]
+        if lacking:  # the skill's onboarding: offer the download, never start one unasked
+            self.notify(f"No {' or '.join(lacking)} found on disk: F3 offers the files the "
+                        "trainer's docs name (asking before each), as does `ltx-wizard models`.",
+                        timeout=12)
 
     def _fill_from_checkpoint(self, cand) -> None:
         self.query_one("#field-checkpoint", PathField).set_value(str(cand.path))
@@ -170,6 +183,16 @@ class PathsScreen(WizardScreen):
                 self.query_one(f"#field-{name}", PathField).set_value(path)
 
         self.app.push_screen(PickDialog(f"Found on disk: {name.replace('_', ' ')}", cands), picked)
+
+    def action_download(self) -> None:
+        """Models offered for download, one file at a time (dialogs/download.py)."""
+        from ltx_wizard.tui.dialogs.download import DownloadDialog
+
+        def done(got: dict | None) -> None:
+            for role, path in (got or {}).items():  # checked as typed paths are
+                self.query_one(f"#field-{role}", PathField).set_value(path)
+
+        self.app.push_screen(DownloadDialog(), done)
 
     # ----- live validation -------------------------------------------------------------------
     @on(Input.Changed)
@@ -222,6 +245,7 @@ class PathsScreen(WizardScreen):
             video_only_choice=bool(values["video_only"]),
             video_only_option=VIDEO_ONLY_OPTION,
             inspected=info,  # read once above; run_checks does not read it again
+            resolution_buckets=values["resolution_buckets"] or None,
         )
         # first: Continue, waiting on ChecksFinished, must see this section's verdict too
         self.post_message(ValidationChecked(_validation_form(values), values))
@@ -253,6 +277,7 @@ class PathsScreen(WizardScreen):
         data = results.get("data_root")
         box = self.query_one("#video-only", Checkbox)
         box.display = box.value or (data is not None and data.video_only_data)
+        self.query_one("#dataset-options").display = _is_dataset(message.values["data_root"])
         self._results = results
         self._checked = message.values
         if self._continue_when_checked and message.values == self.values():
@@ -318,7 +343,8 @@ class PathsScreen(WizardScreen):
                 continue
             if name.startswith("validation"):
                 continue
-            plain = name in ("training_mode", "recipe")
+            plain = name in ("training_mode", "recipe", "resolution_buckets", "lora_trigger",
+                             "precomputed_dir")
             setattr(paths, name, value if plain else str(Path(value).expanduser()) if value else "")
         paths.validation_media = ValidationPanel.media(values)
         paths.validation_prompts = ValidationPanel.prompts(values)
@@ -340,6 +366,25 @@ def _validation_form(values: dict[str, str]):
                                values["validation"])  # type: ignore[arg-type]
     except Exception as exc:  # the section must not break the form: say it in its line
         return ValidationForm(error=f"cannot read the recipe's validation: {exc}")
+
+
+def _is_dataset(value: str) -> bool:
+    return value.strip().lower().endswith((".json", ".jsonl", ".csv"))
+
+
+def _dataset_options(paths) -> ComposeResult:
+    """Bucket and trigger word: shown when the data is a dataset file (clips to preprocess)."""
+    with Vertical(id="dataset-options") as box:
+        box.display = _is_dataset(paths.data_root)
+        yield Static("Resolution bucket WxHxF (sides multiples of 32, frames 8k+1; default "
+                     "960x544x49) and an optional trigger word", classes="field-label")
+        with Horizontal(id="dataset-inputs"):
+            yield Input(paths.resolution_buckets, placeholder="960x544x49", id="buckets",
+                        compact=True)
+            yield Input(paths.lora_trigger, placeholder="trigger word (optional)", id="trigger",
+                        compact=True)
+        yield Input(paths.precomputed_dir, id="precomputed-dir", compact=True,
+                    placeholder="output folder (default: .precomputed beside the dataset file)")
 
 
 def _checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:

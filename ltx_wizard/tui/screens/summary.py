@@ -94,6 +94,10 @@ class SummaryScreen(WizardScreen):
                 validation_media=tuple(Path(m) for m in paths.validation_media),
                 validation_prompts=paths.validation_prompts,
                 validation=paths.validation,  # type: ignore[arg-type]
+                resolution_buckets=paths.resolution_buckets or None,
+                lora_trigger=paths.lora_trigger or None,
+                precomputed_dir=Path(paths.precomputed_dir).expanduser()
+                if paths.precomputed_dir else None,
             )
             draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
                                  host=app.options.host_fn)

@@ -1,0 +1,76 @@
+"""`ltx-wizard models`: offer the trainer's model files for download, one at a time, each only
+after an explicit yes; then check each downloaded file as a typed path is checked."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ltx_wizard.core.errors import EXIT_OK, EXIT_USAGE
+
+ROLES = ("checkpoint", "text_encoder", "video_vae", "audio_vae")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "models",
+        help="download the checkpoint and Gemma the trainer's docs name (asks before each file)",
+        description="Offer the files the trainer's docs name for a release (LTX-2.5: the dev "
+        "transformer, packed Gemma 4 and both VAEs; LTX-2.3: the dev checkpoint and its Gemma 3 "
+        "folder), one at a time with size, free disk, gated-terms notice and token state, and "
+        "download each you answer y to with huggingface_hub (resumable) into $LTX_MODELS_DIR or "
+        "~/models. Needs the download extra (pip install 'ltx-wizard[download]').",
+    )
+    p.add_argument("--release", choices=("ltx-2.5", "ltx-2.3"), default="ltx-2.5",
+                   help="which release's files (default ltx-2.5)")
+    p.add_argument("--only", metavar="ROLE", action="append", choices=ROLES,
+                   help="offer only this file (checkpoint, text_encoder, video_vae, audio_vae); "
+                   "repeat for more")
+    p.set_defaults(func=run)
+
+
+def _ask(question: str) -> bool:
+    print(question, end=" ", file=sys.stderr, flush=True)
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, ValueError):
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ltx_wizard.core.model_download import download, make_offers
+
+    offers = make_offers(args.release, args.only)
+    got: dict[str, str] = {}
+    refused = 0
+    for offer in offers:
+        print(offer.line(), file=sys.stderr)
+        if offer.refusal:
+            refused += 1
+            print(f"  not offered: {offer.refusal}", file=sys.stderr)
+            continue
+        if not _ask(f"  Download {offer.file.label()}? [y/N]"):
+            print("  skipped", file=sys.stderr)
+            continue
+        path = download(offer)
+        got[offer.file.role] = str(path)
+        print(f"  downloaded: {path}", file=sys.stderr)
+    if got:
+        _check(got)
+    for role, path in got.items():
+        print(f"{role}={path}")
+    return EXIT_USAGE if refused else EXIT_OK
+
+
+def _check(got: dict[str, str]) -> None:
+    """The downloaded files, checked as typed paths are (headers only)."""
+    from ltx_wizard.core.model_checks import run_checks
+
+    items = run_checks(checkpoint=got.get("checkpoint"), text_encoder=got.get("text_encoder"),
+                       video_vae=got.get("video_vae"), audio_vae=got.get("audio_vae"))
+    for item in items:
+        if item.path is None:
+            continue  # not downloaded now: nothing to check
+        verdict = item.summary if item.ok else item.error
+        print(f"  {'ok' if item.ok else 'FAIL'}  {item.name}: {verdict}", file=sys.stderr)

@@ -1,0 +1,200 @@
+"""Simulated `scripts/process_dataset.py` for look-alike clips: same arguments, same refusals,
+same output layout and shapes, no GPU.
+
+Run as `python -m ltx_wizard.demo.sim.preprocess DATASET [options]` with LTX_WIZARD_SIM_SCRIPT
+naming the checkout's (look-alike) process_dataset.py: its parser is the one used, so an option
+the script lacks is refused here too (exit 2, as typer does). What it refuses or skips mirrors
+the real scripts: a bad bucket (exit 2), no caption or media column, any media path that is not
+a file (exit 1), clips shorter than the smallest bucket or unreadable (skipped, logged), clips
+without sound (no audio latents, counted). Latents are written atomically with the shapes the
+VAE makes (demo/lookalike_latents.py); an existing output is kept unless --overwrite.
+LTX_WIZARD_SIM_SPEED (default 50) divides the simulated seconds per item (0: no waiting).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+from ltx_wizard.core.buckets import Bucket, parse_buckets
+from ltx_wizard.core.dataset_file import read_dataset_file
+from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.preprocess import SIM_SCRIPT_ENV
+from ltx_wizard.demo.lookalike_checkout import load_parser
+from ltx_wizard.demo.lookalike_latents import (
+    audio_latents, condition_embeddings, video_latents, write_pt,
+)
+from ltx_wizard.demo.lookalike_media import read_clip
+from ltx_wizard.demo.sim.clock import float_env
+
+SECONDS_PER_ITEM = {"captions": 0.5, "videos": 2.0}
+
+
+def _log(level: str, text: str) -> None:
+    print(f"{level:<8} {text}", flush=True)
+
+
+def _bar(title: str, done: int, total: int, end: str = "\r") -> None:
+    pct = int(100 * done / total) if total else 100
+    print(f"{title} {'━' * (pct // 5):<20} {pct:3d}% {done}/{total} 0:00:00 0:00:00", end=end,
+          flush=True)
+
+
+def _wait(kind: str) -> None:
+    speed = float_env("LTX_WIZARD_SIM_SPEED", 50.0)
+    if speed > 0:
+        time.sleep(SECONDS_PER_ITEM[kind] / speed)
+
+
+def _pick_bucket(buckets: tuple[Bucket, ...], frames: int, width: int, height: int) -> Bucket:
+    # mirrors process_videos.py MediaDataset._get_resolution_bucket_for_item
+    relevant = [b for b in buckets if b.frames <= frames]
+    return min(relevant, key=lambda b: (abs(math.log(width / height) - math.log(b.width / b.height)),
+                                        -b.frames, -(b.width * b.height)))
+
+
+def _save(path: Path, obj: dict, overwrite: bool) -> None:
+    if overwrite or not path.is_file():
+        write_pt(path, obj)
+
+
+def _captions(ds, out: Path, overwrite: bool) -> None:
+    rows = ds.rows
+    _log("INFO", f"Loaded {len(rows):,} captions")
+    for i, row in enumerate(rows):
+        _bar("Processing captions", i, len(rows))
+        _wait("captions")
+        _save(out / "conditions" / ds.output_rel(row), condition_embeddings(), overwrite)
+    _bar("Processing captions", len(rows), len(rows), end="\n")
+
+
+def _kept_videos(ds, buckets: tuple[Bucket, ...]) -> list[tuple[dict, dict]]:
+    bad = [ds.media(r, "video") for r in ds.rows if not ds.media(r, "video").is_file()]
+    if bad:  # mirrors MediaDataset._load_video_paths
+        raise ValueError(f"Found {len(bad)} invalid paths in '{ds.roles['video']}'. "
+                         f"First few: {bad[:5]}")
+    need = min(b.frames for b in buckets)
+    kept = []
+    for row in ds.rows:
+        path = ds.media(row, "video")
+        facts = read_clip(path)
+        if facts is None:
+            _log("WARNING", f"Failed to read video at {path}: Invalid data found")
+        elif facts["frames"] < need:
+            _log("WARNING", f"Skipping video at {path} - has {facts['frames']} frames, which is "
+                 f"less than the minimum required frames ({need})")
+        else:
+            kept.append((row, facts))
+    if len(kept) < len(ds.rows):
+        _log("WARNING", f"Filtered out {len(ds.rows) - len(kept)} videos with insufficient "
+             f"frames. Proceeding with {len(kept)} valid videos.")
+    return kept
+
+
+def _videos(ds, buckets, out: Path, args) -> None:
+    kept = _kept_videos(ds, buckets)
+    _log("INFO", f"Loaded {len(kept)} valid media files")
+    auto_audio = not args.skip_audio and "audio" not in ds.roles
+    with_audio = without = 0
+    for i, (row, facts) in enumerate(kept):
+        _bar("Processing videos", i, len(kept))
+        _wait("videos")
+        b = _pick_bucket(buckets, facts["frames"], facts["width"], facts["height"])
+        rel = ds.output_rel(row)
+        _save(out / "latents" / rel, video_latents(b.frames, b.height, b.width, facts["fps"]),
+              args.overwrite)
+        if "reference_video" in ds.roles:
+            f = args.reference_downscale_factor
+            _save(out / "reference_latents" / rel,
+                  video_latents(b.frames, b.height // f, b.width // f), args.overwrite)
+        if "video_mask" in ds.roles:
+            _save(out / "video_masks" / rel, video_latents(b.frames, b.height, b.width),
+                  args.overwrite)
+        if auto_audio and facts.get("audio"):
+            _save(out / "audio_latents" / rel, audio_latents(b.frames / facts["fps"]),
+                  args.overwrite)
+            with_audio += 1
+        elif auto_audio:
+            without += 1
+    _bar("Processing videos", len(kept), len(kept), end="\n")
+    _log("INFO", f"Processed {len(kept)} videos -> {out / 'latents'}")
+    if auto_audio:
+        _log("INFO", f"Audio processing: {with_audio} videos with audio, {without} videos "
+             "without audio (skipped)")
+
+
+def preprocess(args) -> None:
+    dataset = Path(args.dataset_path)
+    if not dataset.exists():  # mirrors process_dataset.py _validate_dataset_file
+        raise FileNotFoundError(f"Dataset file does not exist: {dataset}")
+    ds = read_dataset_file(dataset)
+    if "caption" not in ds.roles:
+        raise ValueError(f"No caption column found. Dataset has columns: {set(ds.columns)}.")
+    if "video" not in ds.roles:
+        raise ValueError(f"No media column found. Dataset has columns: {set(ds.columns)}.")
+    if not args.resolution_buckets:
+        raise ValueError("--resolution-buckets is required when the dataset has a video column.")
+    buckets = parse_buckets(args.resolution_buckets)
+    out = Path(args.output_dir) if args.output_dir else dataset.parent / ".precomputed"
+    if args.lora_trigger:
+        _log("INFO", f'LoRA trigger word "{args.lora_trigger}" will be prepended to all captions')
+    for role in sorted(ds.roles):
+        _log("INFO", f"Detected column '{ds.roles[role]}' → {role}")
+    _captions(ds, out, args.overwrite)
+    _videos(ds, buckets, out, args)
+    _log("INFO", f"Dataset preprocessing complete! Results saved to {out}")
+
+
+def _parser(script: Path):
+    """The look-alike's own parser; for a real checkout's typer script (--simulate on a real
+    box), one built from the options core/preprocess.py reads from it: the same flags, the same
+    required ones, nothing the script would not take."""
+    import argparse
+
+    try:
+        return load_parser(script)
+    except Exception:  # noqa: BLE001 - the real script imports typer and the trainer
+        from ltx_wizard.core.preprocess import script_options
+
+        options = script_options(script)
+        parser = argparse.ArgumentParser(prog="process_dataset.py")
+        parser.add_argument("dataset_path")
+        for flag in sorted(options.flags):
+            if flag.startswith("--no-"):
+                continue
+            if f"--no-{flag[2:]}" in options.flags:
+                parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=False)
+            else:
+                whole = "factor" in flag or "size" in flag  # the script's int options, default 1
+                parser.add_argument(flag, required=flag in options.required,
+                                    default=1 if whole else None, type=int if whole else str)
+        return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    script = os.environ.get(SIM_SCRIPT_ENV)
+    if not script or not Path(script).is_file():
+        print(f"simulated preprocessor: set {SIM_SCRIPT_ENV} to the checkout's "
+              "scripts/process_dataset.py", file=sys.stderr)
+        return 2
+    args = _parser(Path(script)).parse_args(argv)  # exits 2 on a bad option, as typer does
+    try:
+        if args.resolution_buckets:
+            parse_buckets(args.resolution_buckets)
+    except WizardError as exc:  # typer.BadParameter in the real script: exit 2
+        print(f"Error: Invalid value for '--resolution-buckets': {exc.message}", file=sys.stderr)
+        return 2
+    try:
+        preprocess(args)
+    except (ValueError, FileNotFoundError, WizardError) as exc:
+        print("Traceback (most recent call last):\n  ...", file=sys.stderr)
+        print(f"{type(exc).__name__}: {getattr(exc, 'message', exc)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
