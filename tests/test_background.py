@@ -17,10 +17,18 @@ from ltx_wizard.core.launch_script import write_script
 from ltx_wizard.core.run_meta import LaunchSpec
 
 
+def _reap(pid: int) -> None:
+    """Wait for our child `pid`; the wizard's own reaper (running_pid) may have collected it."""
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
 def _wait_group_gone(pgid: int) -> None:
     """launch.sh's tee (its own process) still writes the log after the trainer exits: wait until
     the whole process group the start made is gone (bounded poll of the kernel's answer)."""
-    os.waitpid(pgid, 0)
+    _reap(pgid)
     for _ in range(600):
         try:
             os.killpg(pgid, 0)
@@ -54,7 +62,7 @@ def test_background_start_runs_launch_sh_writes_pid_and_refuses_a_second(tmp_pat
             start_training(run)
     finally:
         os.killpg(pid, signal.SIGTERM)
-        os.waitpid(pid, 0)
+        _reap(pid)
     assert running_pid(run) is None
     assert log == run / "logs" / "train.log"
 
@@ -103,3 +111,16 @@ def test_a_run_json_pointing_outside_the_run_folder_is_not_followed(tmp_path):
     assert victim.read_text() == "keep me"
     assert log == run / "logs" / "train.log" and "ok" in log.read_text()
     assert int((run / "logs" / "train.pid").read_text().split()[0]) == pid
+
+
+def test_a_training_that_ended_is_not_live_and_leaves_no_zombie(tmp_path):
+    # The Monitor's Stop (or a crash) ends the trainer while the wizard, its parent, stays open:
+    # the pid must read as ended at once, not "live" until the wizard exits.
+    run = _run_with_script(tmp_path, "import time; time.sleep(30)")
+    pid, _log = start_training(run)
+    os.killpg(pid, signal.SIGTERM)
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: a zombie of ours
+    assert running_pid(run) is None
+    with pytest.raises(ChildProcessError):  # running_pid reaped it
+        os.waitpid(pid, os.WNOHANG)
+    _wait_group_gone(pid)

@@ -67,3 +67,14 @@ def test_a_tagged_process_is_found_after_it_left_our_session():
         child.stdin.close()
         child.wait(timeout=30)
     assert pids_with_env("LTX_WIZARD_TEST_TAG", tag) == []
+
+
+def test_a_zombie_is_not_alive(tmp_path):
+    # An exited child its parent has not waited for yet still answers kill(pid, 0).
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
+    try:
+        assert not processes.pid_alive(child.pid)
+        assert not processes.PidRecord(child.pid, processes.process_start_time(child.pid)).alive()
+    finally:
+        child.wait()

@@ -18,11 +18,21 @@ from ltx_wizard.core.safe_fs import check_inside, create_run_dir
 from ltx_wizard.core.workspace import atomic_write_text
 
 
+_started: list[subprocess.Popen] = []  # trainings this process started (their parent: us)
+
+
+def poll_started() -> None:
+    """Reap the trainings this wizard started that have ended, so their pids are free and no
+    zombie is left while the wizard stays open (a zombie reads as ended anyway)."""
+    _started[:] = [proc for proc in _started if proc.poll() is None]
+
+
 def running_pid(run_dir: Path) -> int | None:
     """The pid of a training already started from this run folder, if it still runs: the record
     in train.pid (pid and start time, core/processes.py) names a live process that started when
     the record says. A stale, damaged or implausible record (0, -1, 1, 20 digits, a FIFO) is no
     training: it is never named as something to stop."""
+    poll_started()
     record = _record(run_dir)
     return record.pid if record.alive(verified=True) else None
 
@@ -66,6 +76,7 @@ def start_training(run_dir: Path) -> tuple[int, Path]:
         )
     except OSError as exc:
         raise WizardError(f"could not start bash {script}: {exc.strerror or exc}") from None
+    _started.append(proc)  # reaped by poll_started(): a stopped run leaves no zombie behind
     # launch.sh writes the same pid (it execs the trainer); writing it here too means the
     # file is there the moment this returns.
     atomic_write_text(pid_file, record_text(proc.pid), root=run_dir)

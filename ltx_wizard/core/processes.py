@@ -44,7 +44,20 @@ def pid_alive(pid: int) -> bool:
         return True
     except (OSError, OverflowError):
         return False
-    return True
+    return not _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    """An exited process not yet reaped (state Z/X in /proc/<pid>/stat): it answers kill(pid, 0)
+    but runs nothing, so a training stopped or crashed under a parent that has not waited for it
+    yet (the wizard itself, or a container's PID 1 that never reaps) is not live. Off Linux: no."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat_line = fh.read(4096)
+    except OSError:
+        return False
+    state = stat_line[stat_line.rfind(b")") + 2 :][:1]
+    return state in (b"Z", b"X")
 
 
 def process_start_time(pid: int) -> str | None:

@@ -26,6 +26,7 @@ from ltx_wizard.cli import build_parser
 from ltx_wizard.cli import make_app as cli_make_app
 from ltx_wizard.core.host_limits import HostReadings
 from ltx_wizard.tui.app import WizardApp
+from textual.worker import WorkerCancelled
 
 SHOWN_ROOT = "/tmp/ltx-wizard-snap"  # how snapshots show a test's demo folder
 FIXED_NOW = datetime(2026, 1, 2, 3, 4)
@@ -64,8 +65,18 @@ async def settle(pilot, rounds: int = 2) -> None:
     """Let workers finish and their messages land (no sleeps)."""
     for _ in range(rounds):
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        await wait_workers(pilot.app)
         await pilot.pause()
+
+
+async def wait_workers(app) -> None:
+    """Wait for every worker of the app. An exclusive worker (the Paths checks) is cancelled
+    by the next one as designed: that is no failure, while a worker that failed still raises."""
+    results = await asyncio.gather(*(worker.wait() for worker in list(app.workers)),
+                                   return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException) and not isinstance(result, WorkerCancelled):
+            raise result
 
 
 def fake_probe(name: str = "NVIDIA GB10", mib: int | None = None, count: int = 1):

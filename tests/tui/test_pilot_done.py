@@ -60,7 +60,10 @@ async def test_start_training_in_background_writes_log_and_pid(demo_root):
             assert "GPUs are simulated" in str(app.screen.query_one("#monitor-pace").render())
         finally:
             os.killpg(pid, signal.SIGTERM)  # its own session: the group is the child's alone
-            os.waitpid(pid, 0)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:  # the Monitor's refresh reaped it first
+                pass
 
 
 async def test_start_training_declined_starts_nothing(demo_root):
