@@ -26,7 +26,7 @@ from ltx_wizard.core.checkpoint import (
     inspect_vae,
 )
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.safetensors_header import read_header
+from ltx_wizard.core.header_cache import summary_for
 from ltx_wizard.core.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
 from ltx_wizard.core.text_safety import clip
 
@@ -62,6 +62,8 @@ class DiscoveryResult(BaseModel):
     unreadable_dirs: int
     elapsed_s: float
     failed: str | None = None  # the walk itself broke: results are partial (exit non-zero)
+    # On a timeout: the folder being walked when time ran out, then those still queued (partial)
+    unsearched: tuple[Path, ...] = ()
     hf_cache: Path | None = None  # the Hugging Face hub cache; its snapshots are among `roots`
 
     def of_kind(self, kind: Kind) -> list[Candidate]:
@@ -84,6 +86,16 @@ class _Walk:
         self.dirs = self.unreadable = 0
         self.depth_limited = False
         self.failed: str | None = None
+        self.queue: deque[tuple[Path, int]] = deque((r, 0) for r in roots)
+        self.current: Path | None = None
+        self.lock = threading.Lock()  # the queue is read by the caller when time runs out
+
+    def unsearched(self) -> tuple[Path, ...]:
+        """The folders not (wholly) searched: where the walk was, then what it had queued."""
+        with self.lock:
+            queued = [folder for folder, _ in self.queue]
+            current = self.current
+        return tuple(([current] if current is not None else []) + queued)
 
     def run(self) -> None:
         try:
@@ -92,10 +104,12 @@ class _Walk:
             self.failed = f"{type(exc).__name__}: {str(exc)[:120]}"
 
     def _run(self) -> None:
-        queue: deque[tuple[Path, int]] = deque((r, 0) for r in self.roots)
+        queue = self.queue
         seen: set[tuple[int, int]] = set()
         while queue and not self.stop:
-            folder, depth = queue.popleft()
+            with self.lock:
+                folder, depth = queue.popleft()
+                self.current = folder
             try:
                 st = os.stat(folder)
                 if (st.st_dev, st.st_ino) in seen:
@@ -117,13 +131,16 @@ class _Walk:
                         if entry.name in _SKIP_DIRS or entry.name.startswith("."):
                             continue
                         if depth < self.max_depth:
-                            queue.append((Path(entry.path), depth + 1))
+                            with self.lock:
+                                queue.append((Path(entry.path), depth + 1))
                         else:
                             self.depth_limited = True
                     elif entry.name.lower().endswith(".safetensors") and entry.is_file():
                         self._classify_safely(Path(entry.path))
                 except OSError:
                     continue  # a symlink loop or a vanished entry: not a candidate
+        with self.lock:
+            self.current = None
 
     def _classify_safely(self, path: Path) -> None:
         """One hostile file is one unusable candidate, never the end of the walk."""
@@ -163,8 +180,8 @@ class _Walk:
 
     def _classify(self, path: Path) -> None:
         named = bool(_LTX_NAME.search(path.name))
-        try:
-            header = read_header(path)
+        try:  # read and parsed once: the inspection below finds this summary in the cache
+            header = summary_for(path, os.stat(path))
         except UsageError as exc:
             if named:
                 self.found.append(("checkpoint", path, exc.message))
@@ -266,6 +283,7 @@ def discover(
         unreadable_dirs=walk.unreadable,
         elapsed_s=time.monotonic() - started,
         failed=walk.failed,
+        unsearched=walk.unsearched() if timed_out else (),
     )
 
 

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from ltx_wizard.core.bounded_io import loads_json
 from ltx_wizard.core.errors import UsageError
@@ -99,6 +99,12 @@ def _bad(path: Path, what: str) -> UsageError:
 
 def read_header(path: Path, file_size: int | None = None) -> SafetensorsHeader:
     """Parse the header of the regular file `path`; raise UsageError naming the problem."""
+    raw, file_size, header_len = read_raw(path, file_size)
+    return _parse(path, raw, file_size, header_len)
+
+
+def read_raw(path: Path, file_size: int | None = None) -> tuple[bytes, int, int]:
+    """The header's JSON bytes, the file size and the header length (nothing past the header)."""
     try:
         with open(path, "rb") as fh:
             if file_size is None:
@@ -141,15 +147,16 @@ def read_header(path: Path, file_size: int | None = None) -> SafetensorsHeader:
         raise _bad(
             path, f"cannot be read ({exc.strerror or exc}): check the disk or mount"
         ) from None
-    return _parse(path, raw, file_size, header_len)
+    return raw, file_size, header_len
 
 
-def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> SafetensorsHeader:
+def parse_doc(path: Path, raw: bytes) -> tuple[dict, dict[str, str]]:
+    """The header JSON as (tensor name -> spec, metadata): the one place a header is parsed."""
     not_json = (
         "header is not UTF-8 JSON: not a safetensors file, or a corrupted one; download it again"
     )
     # NaN/Infinity refused. No depth walk (it took longer than the parse on a 6,000-tensor
-    # header): the loop below type-checks every value it keeps (dtype a str, shape and offsets
+    # header): entries() type-checks every value it keeps (dtype a str, shape and offsets
     # ints, metadata strings) and never descends into anything else, so depth cannot hurt us.
     try:
         doc = loads_json(raw.decode("utf-8"), what=f"{path} header", max_depth=None,
@@ -163,34 +170,43 @@ def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> Safetenso
         raise _bad(
             path, "header __metadata__ is not a map of strings: corrupted file; download it again"
         )
-    data_len = file_size - 8 - header_len
-    tensors = []
-    append, bits_of, prod, make = tensors.append, DTYPE_BITS.get, math.prod, TensorEntry._make
+    return doc, meta
+
+
+def entries(path: Path, doc: dict, data_len: int) -> Iterator[tuple]:
+    """Every tensor of a parsed header as TensorEntry's fields, checked against the data
+    section's length (plain tuples: the summary fold makes no object per tensor)."""
+    bits_of, prod = DTYPE_BITS.get, math.prod
     for name, spec in doc.items():
         # The fast path takes what a well-formed header holds (a 6,000-tensor LTX-2 header is
         # read on every path check); anything else goes through _entry, which says what is wrong.
         try:
             dtype, shape, (start, end) = spec["dtype"], spec["shape"], spec["data_offsets"]
         except (TypeError, KeyError, ValueError):
-            append(_entry(path, name, spec, data_len))
+            yield _entry(path, name, spec, data_len)
             continue
         if (type(dtype) is not str or type(shape) is not list or type(start) is not int
                 or type(end) is not int or not 0 <= start <= end <= data_len):
-            append(_entry(path, name, spec, data_len))
+            yield _entry(path, name, spec, data_len)
             continue
         shape = tuple(shape)
         try:
             numel = prod(shape)
         except TypeError:
-            append(_entry(path, name, spec, data_len))
+            yield _entry(path, name, spec, data_len)
             continue
         bits = bits_of(dtype)
         if (type(numel) is not int or (shape and min(shape) < 0)
                 or (bits is not None and (numel * bits + 7) // 8 != end - start)):
-            append(_entry(path, name, spec, data_len))
+            yield _entry(path, name, spec, data_len)
             continue
-        append(make((name, dtype, shape, start, end, numel)))
-    return SafetensorsHeader(path, file_size, header_len, tuple(tensors), dict(meta))
+        yield name, dtype, shape, start, end, numel
+
+
+def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> SafetensorsHeader:
+    doc, meta = parse_doc(path, raw)
+    tensors = tuple(map(TensorEntry._make, entries(path, doc, file_size - 8 - header_len)))
+    return SafetensorsHeader(path, file_size, header_len, tensors, dict(meta))
 
 
 def _entry(path: Path, name: str, spec: object, data_len: int) -> TensorEntry:
