@@ -25,6 +25,7 @@ from ltx_wizard.core.checkpoint import (
     inspect_checkpoint,
     inspect_vae,
 )
+from ltx_wizard.core.discovery_roots import SYSTEM_ROOTS, hf_hub_cache, search_roots
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.header_cache import summary_for
 from ltx_wizard.core.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
@@ -33,7 +34,6 @@ from ltx_wizard.core.text_safety import clip
 Kind = Literal["checkpoint", "text_encoder", "video_vae", "audio_vae"]
 _LTX_NAME = re.compile(r"ltx.*2", re.IGNORECASE)
 _SKIP_DIRS = {".git", "__pycache__", ".Trash", "lost+found"}
-SYSTEM_ROOTS = ("/models",)
 
 
 class Candidate(BaseModel):
@@ -68,6 +68,19 @@ class DiscoveryResult(BaseModel):
 
     def of_kind(self, kind: Kind) -> list[Candidate]:
         return [c for c in self.candidates if c.kind == kind]
+
+    def partial_note(self, shown: int = 3,
+                     advice: str = "type the path, or narrow the folders searched") -> str | None:
+        """One plain sentence when the search was cut short, naming where it did not look."""
+        if not self.timed_out:
+            return None
+        where = ", ".join(str(p) for p in self.unsearched[:shown])
+        more = len(self.unsearched) - len(self.unsearched[:shown])
+        if where:
+            where = f"; not searched: {where}" + (f" and {more} more folder(s)" if more else "")
+        elif more:
+            where = f"; {more} folder(s) not searched"
+        return f"model search cut short after {self.elapsed_s:.1f} s: the list is partial{where}; {advice}"
 
     @property
     def best(self) -> Candidate | None:
@@ -202,56 +215,6 @@ class _Walk:
             self.found.append((kind, path, inspect(path)))
         except UsageError as exc:
             self.found.append((kind, path, exc.message))
-
-
-def hf_hub_cache(env: Mapping[str, str]) -> Path | None:
-    """Where `hf download` (without --local-dir) puts files."""
-    # mirrors huggingface_hub/constants.py: HF_HUB_CACHE, else $HF_HOME/hub, else
-    # $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub.
-    if env.get("HF_HUB_CACHE"):
-        return Path(os.path.expanduser(env["HF_HUB_CACHE"]))
-    if env.get("HF_HOME"):
-        return Path(os.path.expanduser(env["HF_HOME"])) / "hub"
-    base = env.get("XDG_CACHE_HOME") or (str(Path(env["HOME"]) / ".cache") if env.get("HOME") else None)
-    return Path(os.path.expanduser(base)) / "huggingface" / "hub" if base else None
-
-
-def hf_snapshot_dirs(hub: Path) -> list[Path]:
-    """<hub>/models--<org>--<name>/snapshots/<revision>: one search root per downloaded revision
-    (the files there are links into blobs/, whose names say nothing)."""
-    found: list[Path] = []
-    try:
-        repos = sorted(e.path for e in os.scandir(hub) if e.name.startswith("models--"))
-        for repo in repos:
-            snapshots = Path(repo) / "snapshots"
-            if snapshots.is_dir():
-                found += sorted(Path(e.path) for e in os.scandir(snapshots) if e.is_dir())
-    except OSError:  # absent or unreadable cache: nothing to add
-        pass
-    return found
-
-
-def search_roots(
-    extra_dirs: Sequence[str | os.PathLike] = (),
-    *,
-    env: Mapping[str, str] | None = None,
-    system_roots: Sequence[str] = SYSTEM_ROOTS,
-) -> list[Path]:
-    env = os.environ if env is None else env
-    roots = [Path(r) for r in system_roots]
-    if env.get("HOME"):
-        roots.append(Path(env["HOME"]) / "models")
-    if env.get("LTX_MODELS_DIR"):
-        roots.append(Path(os.path.expanduser(env["LTX_MODELS_DIR"])))
-    hub = hf_hub_cache(env)
-    if hub is not None:
-        roots += hf_snapshot_dirs(hub)
-    roots += [Path(os.path.abspath(os.path.expanduser(os.fspath(d)))) for d in extra_dirs]
-    unique: list[Path] = []
-    for r in roots:
-        if r not in unique:
-            unique.append(r)
-    return unique
 
 
 def discover(
