@@ -68,3 +68,27 @@ def test_a_checkpoint_keeps_its_lora_sizes_without_its_tensor_table(tmp_path):
     assert isinstance(info.linear_table, str) and len(info.linears) == kept.linear_table.count("\n")
     assert model_size(info, ["to_q"]).lora_params_per_rank == 48 * (
         2 * 8192 + 2 * 4096 + (2048 + 4096) + 4096)
+
+
+def test_plan_parses_each_yaml_text_once(model_tree, monkeypatch, capsys):
+    from ruamel.yaml import YAML
+
+    from ltx_wizard.cli import main
+    from ltx_wizard.core import accelerate_config, yaml_patch
+
+    monkeypatch.setattr(accelerate_config, "accelerate_available", lambda: False)
+    box = model_tree()
+    loads: Counter = Counter()
+    real = YAML.load
+
+    def counting(self, stream):
+        loads[(self.typ[0] if isinstance(self.typ, list) else self.typ, str(stream))] += 1
+        return real(self, stream)
+
+    monkeypatch.setattr(YAML, "load", counting)
+    yaml_patch.load_yaml.cache_clear()
+    yaml_patch._plain_load.cache_clear()
+    assert main(box.args()) == 0, capsys.readouterr().err
+    assert loads and max(loads.values()) == 1, [n for n in loads.values() if n > 1]
+    shipped = box.shipped("t2v_lora.yaml").read_text("utf-8")
+    assert loads[("rt", shipped)] == 1  # the recipe's config: read by every plan step, parsed once

@@ -11,6 +11,7 @@ Anything we cannot splice safely (flow maps, multi-line or block scalars, anchor
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import json
@@ -64,8 +65,14 @@ def guard_yaml(text: str) -> None:
         raise YamlPatchError("nests too deeply to be a training config") from None
 
 
+# One parse per text: a plan looks at the same config text in each of its steps (recipe, models,
+# data, memory, validation, self-check, plan.md), and each ruamel load costs ~15 ms. The parsed
+# map is shared, so it is read only: every change goes through patch_yaml_text, which edits the
+# text (and so gives a new text to parse). Failures are not kept (lru_cache keeps no exception).
+@functools.lru_cache(maxsize=32)
 def load_yaml(text: str) -> CommentedMap:
-    """Round-trip load (keeps comments and positions); an empty document gives an empty map."""
+    """Round-trip load (keeps comments and positions); an empty document gives an empty map.
+    The map is shared by every caller with the same text: read it, never change it."""
     guard_yaml(text)
     try:
         data = YAML(typ="rt").load(text)
@@ -346,7 +353,7 @@ def _compose(text: str) -> Node | None:
 
 def _verify(before: str, after: str, changes: Mapping[str, object]) -> None:
     """Re-read both texts: the patched one must equal the original plus exactly these changes."""
-    expected = _plain_load(before)
+    expected = copy.deepcopy(_plain_load(before))  # the parse is shared: changed on a copy
     for path, value in changes.items():
         node = expected
         *parents, last = path.split(".")
@@ -361,6 +368,7 @@ def _verify(before: str, after: str, changes: Mapping[str, object]) -> None:
         )
 
 
+@functools.lru_cache(maxsize=32)  # the same text is checked before and after each patch
 def _plain_load(text: str) -> dict:
     guard_yaml(text)
     try:
