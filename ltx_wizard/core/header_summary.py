@@ -9,8 +9,11 @@ object: what discovery shows, what the path checks refuse on, and what autotune 
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from ltx_wizard.core.bounded_io import loads_json
 from ltx_wizard.core.errors import UsageError
@@ -73,10 +76,12 @@ def summarize(path: Path, file_size: int | None = None) -> HeaderSummary:
     """Read and parse the header of the regular file `path` once; raise UsageError naming the
     problem (the same messages as read_header)."""
     raw, file_size, header_len = read_raw(path, file_size)
-    doc, meta = parse_doc(path, raw)
-    del raw
-    fold = _Fold()
-    fold.add(entries(path, doc, file_size - 8 - header_len))
+    with _collector_paused():
+        doc, meta = parse_doc(path, raw)
+        del raw
+        fold = _Fold()
+        fold.add(entries(path, doc, file_size - 8 - header_len))
+        del doc  # freed here, by reference counting: the collector never saw its ~20,000 objects
     counts = dict(sorted(fold.dtypes.items(), key=lambda kv: (-kv[1], kv[0])))
     return HeaderSummary(
         path=path, file_size=file_size, header_len=header_len, tensor_count=fold.count,
@@ -85,6 +90,24 @@ def summarize(path: Path, file_size: int | None = None) -> HeaderSummary:
         linear_table="".join(fold.linears), components=frozenset(fold.components),
         has_tokenizer_json=fold.tokenizer, auxiliary_params=fold.auxiliary,
     )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection while one header is parsed and folded (milliseconds).
+
+    Why: the parsed header is ~20,000 containers; allocating them triggers collections that
+    promote them, and every full collection then walks the whole heap again: on a folder of
+    checkpoints that doubled discovery's time. The parse builds no cycles and everything is freed
+    by reference counting before the collector runs again. The collector is turned back on only
+    where it was on (another thread parsing at once at worst leaves one parse collected)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 class _Fold:
@@ -100,6 +123,7 @@ class _Fold:
     def add(self, tensors) -> None:
         # locals in the loop, attributes once after it: ~6,000 tensors a checkpoint
         dtypes, linear, start = self.dtypes, self.linears.append, len(TRANSFORMER_PREFIX)
+        component = self.components.add
         count = transformer = connectors = auxiliary = 0
         for name, dtype, shape, _, _, numel in tensors:
             count += 1
@@ -110,7 +134,7 @@ class _Fold:
                     continue
                 module = name[start:]
             elif name.startswith(NON_TRANSFORMER_PREFIXES):
-                self.components.add(name.partition(".")[0])
+                component(name[:name.index(".")])
                 continue
             else:
                 module = name

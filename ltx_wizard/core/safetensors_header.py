@@ -175,7 +175,8 @@ def parse_doc(path: Path, raw: bytes) -> tuple[dict, dict[str, str]]:
 
 def entries(path: Path, doc: dict, data_len: int) -> Iterator[tuple]:
     """Every tensor of a parsed header as TensorEntry's fields, checked against the data
-    section's length (plain tuples: the summary fold makes no object per tensor)."""
+    section's length (plain tuples, the shape as JSON gave it, a list: the summary fold makes
+    no object per tensor)."""
     bits_of, prod = DTYPE_BITS.get, math.prod
     for name, spec in doc.items():
         # The fast path takes what a well-formed header holds (a 6,000-tensor LTX-2 header is
@@ -189,7 +190,6 @@ def entries(path: Path, doc: dict, data_len: int) -> Iterator[tuple]:
                 or type(end) is not int or not 0 <= start <= end <= data_len):
             yield _entry(path, name, spec, data_len)
             continue
-        shape = tuple(shape)
         try:
             numel = prod(shape)
         except TypeError:
@@ -205,7 +205,9 @@ def entries(path: Path, doc: dict, data_len: int) -> Iterator[tuple]:
 
 def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> SafetensorsHeader:
     doc, meta = parse_doc(path, raw)
-    tensors = tuple(map(TensorEntry._make, entries(path, doc, file_size - 8 - header_len)))
+    tensors = tuple(TensorEntry(name, dtype, tuple(shape), start, end, numel)
+                    for name, dtype, shape, start, end, numel
+                    in entries(path, doc, file_size - 8 - header_len))
     return SafetensorsHeader(path, file_size, header_len, tensors, dict(meta))
 
 
