@@ -22,47 +22,12 @@ from typing import Any, Mapping
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.text_edits import apply_edits, edit_between
+from ltx_wizard.core.yaml_guard import YamlPatchError, _one_line, guard_yaml  # noqa: F401 (re-exported)
 
 _MISSING = object()
-
-
-class YamlPatchError(WizardError):
-    """The YAML cannot be patched in place without rewriting other bytes."""
-
-
-YAML_MAX_CHARS = 2 * 2**20  # the shipped configs are ~15 KB; a hand-edited one stays small
-YAML_MAX_DEPTH = 64  # the shipped configs nest 3 levels
-_BRACKETS = re.compile(r"[\[\]{}]")
-
-
-def guard_yaml(text: str) -> None:
-    """Refuse what would make loading unbounded: a huge text, or anchors/aliases (a billion-laughs
-    document expands exponentially). The trainer's shipped configs use neither (checked across
-    packages/ltx-trainer/configs/*.yaml and accelerate/*.yaml)."""
-    if len(text) > YAML_MAX_CHARS:
-        raise YamlPatchError(f"is {len(text)} characters, over the {YAML_MAX_CHARS // 2**20} MB "
-                             "limit for a config: not a training config")
-    depth = deepest = 0
-    for bracket in _BRACKETS.finditer(text):  # flow nesting: the parser would recurse per level
-        depth = depth + 1 if bracket.group() in "[{" else max(depth - 1, 0)
-        deepest = max(deepest, depth)
-    if deepest > YAML_MAX_DEPTH:
-        raise YamlPatchError("nests too deeply to be a training config")
-    if "*" not in text:
-        return  # no alias can occur without '*': the common case costs one scan
-    try:
-        for event in YAML(typ="safe", pure=True).parse(text):
-            if isinstance(event, AliasEvent):
-                raise YamlPatchError("uses a YAML anchor or alias (*name), which the wizard does not "
-                                     "expand: write the values out in full")
-    except YAMLError as exc:
-        raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
-    except RecursionError:
-        raise YamlPatchError("nests too deeply to be a training config") from None
 
 
 # One parse per text: a plan looks at the same config text in each of its steps (recipe, models,
@@ -112,19 +77,38 @@ def patch_yaml_text(text: str, changes: Mapping[str, object]) -> str:
     original = text
     for path, value in changes.items():
         _check_value(path, value)
+    batched = _patch_together(text, changes) if len(changes) > 1 else None
+    if batched is not None:
+        return batched
+    for path, value in changes.items():  # one at a time: each on the text the last one left
         text = _patch_one(text, path, value)
     _verify(original, text, changes)
     return text
 
 
+def _patch_together(text: str, changes: Mapping[str, object]) -> str | None:
+    """All changes found on one composed text (text_edits); None where that cannot be proven
+    right (overlapping edits, a refusal, a re-read that differs): then one at a time."""
+    try:
+        root = _compose(text)
+        edits = [edit_between(text, _patch_one(text, path, value, root))
+                 for path, value in changes.items()]
+        out = apply_edits(text, edits)
+        if out is not None:
+            _verify(text, out, changes)
+        return out
+    except YamlPatchError:  # the one-at-a-time path says the same, or patches it in turn
+        return None
+
+
 # --- one change -------------------------------------------------------------------------------
 
 
-def _patch_one(text: str, path: str, value: object) -> str:
+def _patch_one(text: str, path: str, value: object, root: Node | None | object = _MISSING) -> str:
     parts = path.split(".")
     if not path or any(not p for p in parts):
         raise YamlPatchError(f"bad config key {path!r}: use dotted names like model.model_path")
-    root = _compose(text)
+    root = _compose(text) if root is _MISSING else root
     if root is None:  # empty document: the new key is the whole content
         return _insert(text, len(text), 0, parts, value, _indent_unit(None))
     node: Node = root
@@ -387,7 +371,3 @@ def _typed(data: Any) -> Any:
     if isinstance(data, (list, tuple)):
         return [_typed(v) for v in data]
     return (type(data).__name__, data)
-
-
-def _one_line(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:200]
