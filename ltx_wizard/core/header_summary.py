@@ -15,9 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ltx_wizard.core.bounded_io import loads_json
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.safetensors_header import entries, parse_doc, read_raw
+from ltx_wizard.core.safetensors_header import entries, metadata_json, parse_doc, read_raw
 
 COMPONENT_SECTIONS = ("vae", "audio_vae", "vocoder")
 # Tensor-name prefixes of the non-transformer components of a unified checkpoint.
@@ -57,13 +55,7 @@ class HeaderSummary:
 
     def metadata_json(self, key: str) -> object | None:
         """A metadata value that holds JSON, parsed; None when absent or not JSON."""
-        raw = self.metadata.get(key)
-        if raw is None:
-            return None
-        try:
-            return loads_json(raw, what=key)
-        except UsageError:
-            return None
+        return metadata_json(self.metadata, key)
 
 
 def linears(table: str) -> tuple[Linear, ...]:

@@ -83,14 +83,18 @@ class SafetensorsHeader:
         return next((t for t in self.tensors if t.name == name), None)
 
     def metadata_json(self, key: str) -> object | None:
-        """A metadata value that holds JSON, parsed; None when absent or not JSON."""
-        raw = self.metadata.get(key)
-        if raw is None:
-            return None
-        try:
-            return loads_json(raw, what=key)
-        except UsageError:
-            return None
+        return metadata_json(self.metadata, key)
+
+
+def metadata_json(metadata: dict[str, str], key: str) -> object | None:
+    """A metadata value that holds JSON, parsed; None when absent or not JSON."""
+    raw = metadata.get(key)
+    if raw is None:
+        return None
+    try:
+        return loads_json(raw, what=key)
+    except UsageError:
+        return None
 
 
 def _bad(path: Path, what: str) -> UsageError:
