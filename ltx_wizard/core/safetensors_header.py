@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 from ltx_wizard.core.bounded_io import loads_json
 from ltx_wizard.core.errors import UsageError
@@ -177,45 +177,17 @@ def parse_doc(path: Path, raw: bytes) -> tuple[dict, dict[str, str]]:
     return doc, meta
 
 
-def entries(path: Path, doc: dict, data_len: int) -> Iterator[tuple]:
-    """Every tensor of a parsed header as TensorEntry's fields, checked against the data
-    section's length (plain tuples, the shape as JSON gave it, a list: the summary fold makes
-    no object per tensor)."""
-    bits_of, prod = DTYPE_BITS.get, math.prod
-    for name, spec in doc.items():
-        # The fast path takes what a well-formed header holds (a 6,000-tensor LTX-2 header is
-        # read on every path check); anything else goes through _entry, which says what is wrong.
-        try:
-            dtype, shape, (start, end) = spec["dtype"], spec["shape"], spec["data_offsets"]
-        except (TypeError, KeyError, ValueError):
-            yield _entry(path, name, spec, data_len)
-            continue
-        if (type(dtype) is not str or type(shape) is not list or type(start) is not int
-                or type(end) is not int or not 0 <= start <= end <= data_len):
-            yield _entry(path, name, spec, data_len)
-            continue
-        try:
-            numel = prod(shape)
-        except TypeError:
-            yield _entry(path, name, spec, data_len)
-            continue
-        bits = bits_of(dtype)
-        if (type(numel) is not int or (shape and min(shape) < 0)
-                or (bits is not None and (numel * bits + 7) // 8 != end - start)):
-            yield _entry(path, name, spec, data_len)
-            continue
-        yield name, dtype, shape, start, end, numel
-
-
 def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> SafetensorsHeader:
     doc, meta = parse_doc(path, raw)
-    tensors = tuple(TensorEntry(name, dtype, tuple(shape), start, end, numel)
-                    for name, dtype, shape, start, end, numel
-                    in entries(path, doc, file_size - 8 - header_len))
+    # Entry by entry through the checker: the wizard itself reads headers as summaries
+    # (header_summary, with its fast path); the full table is for tests and tools.
+    data_len = file_size - 8 - header_len
+    tensors = tuple(checked_entry(path, name, spec, data_len) for name, spec in doc.items())
     return SafetensorsHeader(path, file_size, header_len, tensors, dict(meta))
 
 
-def _entry(path: Path, name: str, spec: object, data_len: int) -> TensorEntry:
+def checked_entry(path: Path, name: str, spec: object, data_len: int) -> TensorEntry:
+    """One tensor's entry, every field checked; raise UsageError saying what is wrong."""
     try:
         dtype = spec["dtype"]  # type: ignore[index]
         shape = tuple(int(d) for d in spec["shape"])  # type: ignore[index]
