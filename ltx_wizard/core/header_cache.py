@@ -19,8 +19,8 @@ from typing import Callable, TypeVar
 from ltx_wizard.core.header_summary import HeaderSummary, summarize
 
 T = TypeVar("T")
-# A discovered models folder, then the checks of the chosen files: a summary is ~70 KB at most
-# (the linear table), so a few hundred cost less than one tensor table used to.
+# A discovered models folder, then the checks of the chosen files: a real checkpoint's summary is
+# ~70 KB (mostly its linear table), so a few hundred cost less than one tensor table used to.
 MAX_ENTRIES = 512
 
 _lock = threading.Lock()  # the TUI checks paths from worker threads
