@@ -75,10 +75,23 @@ def plan_case(demo, run_name: str, code: Path | None) -> dict:
     return {"wall_s": wall, "rss_mib": rss, "rc": rc}
 
 
-def startup_case(code: Path | None) -> dict:
-    """`ltx-wizard plan --help`: the interpreter and the imports a plan starts with."""
-    wall, rss, rc, _ = run_child(["plan", "--help"], code)
-    return {"wall_s": wall, "rss_mib": rss, "rc": rc}
+_TIMED_MAIN = ("import sys, time; from ltx_wizard.cli import main; t = time.perf_counter(); "
+               "rc = main(sys.argv[1:]); print(f'\\nplan_s {time.perf_counter() - t}'); "
+               "sys.exit(rc)")
+
+
+def plan_inside_case(demo, run_name: str, code: Path | None) -> dict:
+    """The same plan in a fresh interpreter, timed around cli.main() alone: plan's own work
+    (its lazy imports included), without the interpreter's start-up."""
+    env = dict(os.environ, **({"PYTHONPATH": str(code)} if code is not None else {}))
+    argv = ["plan", "--trainer-root", str(demo.checkout), "--checkpoint", str(demo.checkpoint),
+            "--text-encoder", str(demo.text_encoder), "--data-root", str(demo.data_root),
+            "--workspace", str(demo.workspace), "--run-name", run_name,
+            "--simulate", demo.simulate]
+    done = subprocess.run([sys.executable, "-c", _TIMED_MAIN, *argv], env=env, cwd="/",
+                          capture_output=True, text=True, timeout=120)
+    line = next((x for x in reversed(done.stdout.splitlines()) if x.startswith("plan_s ")), "")
+    return {"wall_s": float(line.split()[1]) if line else float("nan"), "rc": done.returncode}
 
 
 def scale_rows(root: Path, first_ckpt: Path, code: Path | None, label: str) -> tuple[list, dict]:
@@ -96,7 +109,8 @@ def scale_rows(root: Path, first_ckpt: Path, code: Path | None, label: str) -> t
         cases[str(n)] = discover_case(folder, code)
     demo = build_demo(root / f"demo-{label}")
     plan = min((plan_case(demo, f"bench-{i}", code) for i in range(3)), key=lambda c: c["wall_s"])
-    start = min((startup_case(code) for _ in range(3)), key=lambda c: c["wall_s"])
+    inside = min((plan_inside_case(demo, f"inside-{i}", code) for i in range(3)),
+                 key=lambda c: c["wall_s"])
     rows = [(f"[{label}] discover: empty folder (fresh process)", f"{base['wall_s']:.2f} s",
              f"{base['rss_mib']:.0f} MiB", "")]
     figures: dict = {"discover": cases}
@@ -110,12 +124,11 @@ def scale_rows(root: Path, first_ckpt: Path, code: Path | None, label: str) -> t
                      f"{c['found']}/{n}, search {c['elapsed_s'] or 0:.2f} s, "
                      f"+{growth:.2f} MiB/ckpt, exit {c['rc']}",
                      f"{c['wall_s']:.2f} s", f"{c['rss_mib']:.0f} MiB", "ok" if ok else "MISSED"))
-    work = plan["wall_s"] - start["wall_s"]
-    rows.append((f"[{label}] plan on the demo's inputs (exit {plan['rc']})", f"{plan['wall_s']:.2f} s",
-                 f"{plan['rss_mib']:.0f} MiB", ""))
-    rows.append((f"[{label}]   of which start-up (`plan --help`)", f"{start['wall_s']:.2f} s",
-                 f"{start['rss_mib']:.0f} MiB", ""))
-    rows.append((f"[{label}]   plan's own work (the difference)", f"{work:.2f} s", "",
-                 "ok" if work < TARGET_PLAN_S and plan["rc"] == 0 else "MISSED"))
-    figures.update(plan=plan, startup=start, plan_work_s=work)
+    work = inside["wall_s"]
+    rows.append((f"[{label}] plan on the demo's inputs, whole CLI process (exit {plan['rc']})",
+                 f"{plan['wall_s']:.2f} s", f"{plan['rss_mib']:.0f} MiB", ""))
+    rows.append((f"[{label}]   plan's own work: cli.main() timed inside a fresh process "
+                 f"(exit {inside['rc']})", f"{work:.2f} s", "",
+                 "ok" if work < TARGET_PLAN_S and inside["rc"] == 0 else "MISSED"))
+    figures.update(plan=plan, plan_main=inside, plan_work_s=work)
     return rows, figures
