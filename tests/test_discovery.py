@@ -6,6 +6,7 @@ import os
 import threading
 from pathlib import Path
 
+from ltx_wizard.cli import main
 from ltx_wizard.core import discovery as discovery_mod
 from ltx_wizard.core.discovery import discover, search_roots
 from ltx_wizard.demo.lookalike_models import (
@@ -135,24 +136,48 @@ def test_depth_bound_is_reported(tmp_path):
     assert _names(_run(tmp_path / "m", max_depth=3)) == ["ltx-2.safetensors"]
 
 
-def test_a_hung_mount_does_not_stall_discovery(tmp_path, monkeypatch):
-    make_checkpoint(tmp_path / "fast" / "ltx-2.safetensors")
-    (tmp_path / "nfs").mkdir()
+def _hang(monkeypatch, folder: Path) -> threading.Event:
+    """A network mount at `folder` that never answers, until the event is set."""
     release = threading.Event()
     real_scandir = os.scandir
 
     def scandir(path):
-        if Path(path) == tmp_path / "nfs":
-            release.wait(30)  # a network mount that never answers
+        if Path(path) == folder:
+            release.wait(30)
         return real_scandir(path)
 
     monkeypatch.setattr(discovery_mod.os, "scandir", scandir)
+    return release
+
+
+def test_a_hung_mount_does_not_stall_discovery(tmp_path, monkeypatch):
+    make_checkpoint(tmp_path / "fast" / "ltx-2.safetensors")
+    (tmp_path / "nfs").mkdir()
+    (tmp_path / "later").mkdir()
+    release = _hang(monkeypatch, tmp_path / "nfs")
     try:
-        result = _run(tmp_path / "fast", tmp_path / "nfs", time_budget_s=0.5)
+        result = _run(tmp_path / "fast", tmp_path / "nfs", tmp_path / "later", time_budget_s=0.5)
     finally:
         release.set()
     assert result.timed_out
     assert _names(result) == ["ltx-2.safetensors"]  # what was found before the stall is kept
+    # where it was stuck, then what it never reached
+    assert result.unsearched == (tmp_path / "nfs", tmp_path / "later")
+
+
+def test_discover_says_plainly_that_a_cut_short_search_is_partial(tmp_path, monkeypatch, capsys):
+    make_checkpoint(tmp_path / "fast" / "ltx-2.safetensors")
+    (tmp_path / "nfs").mkdir()
+    release = _hang(monkeypatch, tmp_path / "nfs")
+    try:
+        rc = main(["discover", "--models-dir", str(tmp_path / "fast"), "--models-dir",
+                   str(tmp_path / "nfs"), "--time-budget", "0.5"])
+    finally:
+        release.set()
+    out, err = capsys.readouterr()
+    assert rc == 1 and "ran out of time" in err
+    assert "PARTIAL RESULT" in out and "ltx-2.safetensors" in out
+    assert out.split("not searched (", 1)[1].splitlines()[1].strip() == str(tmp_path / "nfs")
 
 
 def test_50k_file_tree_within_bounds(tmp_path):

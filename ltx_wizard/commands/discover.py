@@ -35,7 +35,8 @@ def register(sub) -> None:
         type=float,
         default=3.0,
         metavar="S",
-        help="stop searching after S seconds (default 3)",
+        help="stop searching after S seconds (default 3); a search cut short prints what it "
+             "did not search and exits 1",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
@@ -52,10 +53,7 @@ def _text(result: DiscoveryResult) -> list[str]:
         lines.append(f"Hugging Face cache {result.hf_cache}: "
                      + (f"{snapshots} snapshot(s) searched" if snapshots else "no downloads there"))
     if result.timed_out:
-        lines.append(
-            "note: the time budget ran out (slow disk or mount?): results are partial; "
-            "raise --time-budget or pass a narrower --models-dir"
-        )
+        lines += _partial(result)
     if result.depth_limited:
         lines.append("note: some folders were deeper than --max-depth and were not searched")
     if not result.candidates:
@@ -68,6 +66,16 @@ def _text(result: DiscoveryResult) -> list[str]:
         lines.append(f"{c.rank:>3}. {c.kind:<12} {c.path}{mark}")
         lines.append(f"     {c.summary}")
         lines.append(f"     why: {c.reason}")
+    return lines
+
+
+def _partial(result: DiscoveryResult) -> list[str]:
+    """The plain statement of a search cut short, and every folder it did not search."""
+    advice = "raise --time-budget or pass a narrower --models-dir"
+    lines = [f"PARTIAL RESULT: {result.partial_note(shown=0, advice=advice)}"]
+    if result.unsearched:
+        lines.append(f"not searched ({len(result.unsearched)} folder(s); the first in part):")
+        lines += [f"  {folder}" for folder in result.unsearched]
     return lines
 
 
@@ -91,4 +99,8 @@ def run(args: argparse.Namespace) -> int:
     if result.failed:
         raise WizardError(f"the search stopped early ({result.failed}): results above are "
                           "partial; pass a narrower --models-dir")
+    if result.timed_out:
+        raise WizardError(f"the search ran out of time after {result.elapsed_s:.1f} s: results "
+                          f"above are partial ({len(result.unsearched)} folder(s) not searched); "
+                          "raise --time-budget or pass a narrower --models-dir")
     return EXIT_OK

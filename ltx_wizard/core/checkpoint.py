@@ -15,25 +15,15 @@ from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.model_paths import require_regular_file, resolve_user_path
-from ltx_wizard.core.header_cache import header_for
-from ltx_wizard.core.safetensors_header import SafetensorsHeader
+from ltx_wizard.core.header_cache import summary_for
+from ltx_wizard.core.header_summary import (
+    COMPONENT_SECTIONS,
+    HeaderSummary,
+    Linear,
+    linears,
+)
 from ltx_wizard.core.text_safety import clip
 
-COMPONENT_SECTIONS = ("vae", "audio_vae", "vocoder")
-# Tensor-name prefixes of the non-transformer components of a unified checkpoint.
-_NON_TRANSFORMER_PREFIXES = tuple(f"{s}." for s in COMPONENT_SECTIONS) + (
-    "text_embedding_projection.",
-)
-# The text connectors sit under the transformer's prefix but are built into the embeddings
-# processor, not the transformer (ltx_core/text_encoders/gemma EMBEDDINGS_PROCESSOR_KEY_OPS).
-_CONNECTOR_PREFIXES = tuple(
-    f"model.diffusion_model.{c}embeddings_connector." for c in ("video_", "audio_", "")
-)
-# mirrors ltx_core/model/transformer/model_configurator.py LTXV_MODEL_COMFY_RENAMING_MAP
-_TRANSFORMER_PREFIX = "model.diffusion_model."
-
-# (module name as the trainer's transformer names it, out_features, in_features)
-Linear = tuple[str, int, int]
 
 
 def format_params(n: int) -> str:
@@ -69,7 +59,7 @@ def format_dtypes(counts: dict[str, int]) -> str:
     return " + ".join(parts)
 
 
-def config_sections(header: SafetensorsHeader) -> tuple[str, ...] | None:
+def config_sections(header: HeaderSummary) -> tuple[str, ...] | None:
     config = header.metadata_json("config")
     return tuple(config) if isinstance(config, dict) else None
 
@@ -88,9 +78,14 @@ class CheckpointInfo(BaseModel):
     config_sections: tuple[str, ...] = ()
     # The raw `gemma_source_checkpoint` metadata string, for ltx-core's exact Gemma rule.
     gemma_source_raw: str | None = None
-    # Every 2-D `.weight` of the transformer: what a LoRA `target_modules` entry can wrap.
-    linears: tuple[Linear, ...] = ()
+    # Every 2-D `.weight` of the transformer, what a LoRA `target_modules` entry can wrap, in
+    # the compact form of header_summary (discovery keeps one info per checkpoint it finds).
+    linear_table: str = ""
     embeddings_param_count: int = 0  # text connectors, loaded beside the transformer
+
+    @property
+    def linears(self) -> tuple[Linear, ...]:
+        return linears(self.linear_table)
 
     def describe(self) -> str:
         """ "22.0 B params, bf16, 44 GB"."""
@@ -111,7 +106,7 @@ class CheckpointInfo(BaseModel):
         return f"{self.describe()}, {version}, {pack}, {gemma}"
 
 
-def _gemma_version(header: SafetensorsHeader) -> str | None:
+def _gemma_version(header: HeaderSummary) -> str | None:
     source = header.metadata_json("gemma_source_checkpoint")
     if isinstance(source, dict) and source.get("gemma_version") is not None:
         return str(source["gemma_version"])
@@ -120,11 +115,11 @@ def _gemma_version(header: SafetensorsHeader) -> str | None:
 
 def open_header(
     path: str | os.PathLike, *, what: str, cwd: str | os.PathLike | None = None
-) -> SafetensorsHeader:
+) -> HeaderSummary:
     """Resolve, vet and read the header of a local .safetensors file (once per file version)."""
     resolved = resolve_user_path(path, what=what, cwd=cwd)
     st = require_regular_file(resolved, what=what)
-    return header_for(resolved, st)
+    return summary_for(resolved, st)
 
 
 def inspect_checkpoint(
@@ -132,7 +127,7 @@ def inspect_checkpoint(
 ) -> CheckpointInfo:
     header = open_header(path, what="checkpoint", cwd=cwd)
     where = f"checkpoint {header.path}"
-    if not header.tensors:
+    if not header.tensor_count:
         raise UsageError(
             f"{where} holds no tensors: it is not a model; download the checkpoint again"
         )
@@ -153,31 +148,19 @@ def inspect_checkpoint(
             f"{where} holds {held} but no transformer: it is a component file (VAE?), "
             "not the checkpoint; pass the transformer/unified .safetensors"
         )
-    transformer = connectors = 0
-    linears: list[Linear] = []
-    for t in header.tensors:
-        if t.name.startswith(_NON_TRANSFORMER_PREFIXES):
-            continue
-        if t.name.startswith(_CONNECTOR_PREFIXES):
-            connectors += t.numel
-            continue
-        transformer += t.numel
-        if len(t.shape) == 2 and t.name.endswith(".weight"):
-            name = t.name[: -len(".weight")].removeprefix(_TRANSFORMER_PREFIX)
-            linears.append((name, t.shape[0], t.shape[1]))
     return CheckpointInfo(
         path=header.path,
         size_bytes=header.file_size,
         param_count=header.param_count,
-        transformer_param_count=transformer,
+        transformer_param_count=header.transformer_params,
         dtype_counts=header.dtype_counts,
         model_version=header.metadata.get("model_version"),
         is_split_pack=not any(s in sections for s in COMPONENT_SECTIONS),
         gemma_version=_gemma_version(header),
         config_sections=sections,
         gemma_source_raw=header.metadata.get("gemma_source_checkpoint"),
-        linears=tuple(linears),
-        embeddings_param_count=connectors,
+        linear_table=header.linear_table,
+        embeddings_param_count=header.connector_params,
     )
 
 
@@ -205,7 +188,7 @@ def inspect_vae(
 ) -> VaeInfo:
     what = f"{kind} VAE"
     header = open_header(path, what=what, cwd=cwd)
-    if not header.tensors:
+    if not header.tensor_count:
         raise UsageError(f"{what} {header.path} holds no tensors: download it again")
     sections = config_sections(header) or ()
     wanted, other = ("vae", "audio_vae") if kind == "video" else ("audio_vae", "vae")
@@ -226,7 +209,7 @@ def inspect_vae(
         raise UsageError(
             f"{what} {header.path} has no `{wanted}` section in its config: not the {kind} VAE"
         )
-    if not sections and not any(t.name.startswith(wanted + ".") for t in header.tensors):
+    if not sections and wanted not in header.components:
         raise UsageError(
             f"{what} {header.path} has neither an LTX config nor {wanted}.* tensors: not the {kind}"
             " VAE of an LTX-2 split pack"

@@ -25,15 +25,15 @@ from ltx_wizard.core.checkpoint import (
     inspect_checkpoint,
     inspect_vae,
 )
+from ltx_wizard.core.discovery_roots import SYSTEM_ROOTS, hf_hub_cache, search_roots
 from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.safetensors_header import read_header
+from ltx_wizard.core.header_cache import summary_for
 from ltx_wizard.core.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
 from ltx_wizard.core.text_safety import clip
 
 Kind = Literal["checkpoint", "text_encoder", "video_vae", "audio_vae"]
 _LTX_NAME = re.compile(r"ltx.*2", re.IGNORECASE)
 _SKIP_DIRS = {".git", "__pycache__", ".Trash", "lost+found"}
-SYSTEM_ROOTS = ("/models",)
 
 
 class Candidate(BaseModel):
@@ -62,10 +62,25 @@ class DiscoveryResult(BaseModel):
     unreadable_dirs: int
     elapsed_s: float
     failed: str | None = None  # the walk itself broke: results are partial (exit non-zero)
+    # On a timeout: the folder being walked when time ran out, then those still queued (partial)
+    unsearched: tuple[Path, ...] = ()
     hf_cache: Path | None = None  # the Hugging Face hub cache; its snapshots are among `roots`
 
     def of_kind(self, kind: Kind) -> list[Candidate]:
         return [c for c in self.candidates if c.kind == kind]
+
+    def partial_note(self, shown: int = 3,
+                     advice: str = "type the path, or narrow the folders searched") -> str | None:
+        """One plain sentence when the search was cut short, naming where it did not look."""
+        if not self.timed_out:
+            return None
+        where = ", ".join(str(p) for p in self.unsearched[:shown])
+        more = len(self.unsearched) - len(self.unsearched[:shown])
+        if where:
+            where = f"; not searched: {where}" + (f" and {more} more folder(s)" if more else "")
+        elif more:
+            where = f"; {more} folder(s) not searched"
+        return f"model search cut short after {self.elapsed_s:.1f} s: the list is partial{where}; {advice}"
 
     @property
     def best(self) -> Candidate | None:
@@ -84,6 +99,16 @@ class _Walk:
         self.dirs = self.unreadable = 0
         self.depth_limited = False
         self.failed: str | None = None
+        self.queue: deque[tuple[Path, int]] = deque((r, 0) for r in roots)
+        self.current: Path | None = None
+        self.lock = threading.Lock()  # the queue is read by the caller when time runs out
+
+    def unsearched(self) -> tuple[Path, ...]:
+        """The folders not (wholly) searched: where the walk was, then what it had queued."""
+        with self.lock:
+            queued = [folder for folder, _ in self.queue]
+            current = self.current
+        return tuple(([current] if current is not None else []) + queued)
 
     def run(self) -> None:
         try:
@@ -92,10 +117,12 @@ class _Walk:
             self.failed = f"{type(exc).__name__}: {str(exc)[:120]}"
 
     def _run(self) -> None:
-        queue: deque[tuple[Path, int]] = deque((r, 0) for r in self.roots)
+        queue = self.queue
         seen: set[tuple[int, int]] = set()
         while queue and not self.stop:
-            folder, depth = queue.popleft()
+            with self.lock:
+                folder, depth = queue.popleft()
+                self.current = folder
             try:
                 st = os.stat(folder)
                 if (st.st_dev, st.st_ino) in seen:
@@ -117,13 +144,16 @@ class _Walk:
                         if entry.name in _SKIP_DIRS or entry.name.startswith("."):
                             continue
                         if depth < self.max_depth:
-                            queue.append((Path(entry.path), depth + 1))
+                            with self.lock:
+                                queue.append((Path(entry.path), depth + 1))
                         else:
                             self.depth_limited = True
                     elif entry.name.lower().endswith(".safetensors") and entry.is_file():
                         self._classify_safely(Path(entry.path))
                 except OSError:
                     continue  # a symlink loop or a vanished entry: not a candidate
+        with self.lock:
+            self.current = None
 
     def _classify_safely(self, path: Path) -> None:
         """One hostile file is one unusable candidate, never the end of the walk."""
@@ -163,8 +193,8 @@ class _Walk:
 
     def _classify(self, path: Path) -> None:
         named = bool(_LTX_NAME.search(path.name))
-        try:
-            header = read_header(path)
+        try:  # read and parsed once: the inspection below finds this summary in the cache
+            header = summary_for(path, os.stat(path))
         except UsageError as exc:
             if named:
                 self.found.append(("checkpoint", path, exc.message))
@@ -185,56 +215,6 @@ class _Walk:
             self.found.append((kind, path, inspect(path)))
         except UsageError as exc:
             self.found.append((kind, path, exc.message))
-
-
-def hf_hub_cache(env: Mapping[str, str]) -> Path | None:
-    """Where `hf download` (without --local-dir) puts files."""
-    # mirrors huggingface_hub/constants.py: HF_HUB_CACHE, else $HF_HOME/hub, else
-    # $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub.
-    if env.get("HF_HUB_CACHE"):
-        return Path(os.path.expanduser(env["HF_HUB_CACHE"]))
-    if env.get("HF_HOME"):
-        return Path(os.path.expanduser(env["HF_HOME"])) / "hub"
-    base = env.get("XDG_CACHE_HOME") or (str(Path(env["HOME"]) / ".cache") if env.get("HOME") else None)
-    return Path(os.path.expanduser(base)) / "huggingface" / "hub" if base else None
-
-
-def hf_snapshot_dirs(hub: Path) -> list[Path]:
-    """<hub>/models--<org>--<name>/snapshots/<revision>: one search root per downloaded revision
-    (the files there are links into blobs/, whose names say nothing)."""
-    found: list[Path] = []
-    try:
-        repos = sorted(e.path for e in os.scandir(hub) if e.name.startswith("models--"))
-        for repo in repos:
-            snapshots = Path(repo) / "snapshots"
-            if snapshots.is_dir():
-                found += sorted(Path(e.path) for e in os.scandir(snapshots) if e.is_dir())
-    except OSError:  # absent or unreadable cache: nothing to add
-        pass
-    return found
-
-
-def search_roots(
-    extra_dirs: Sequence[str | os.PathLike] = (),
-    *,
-    env: Mapping[str, str] | None = None,
-    system_roots: Sequence[str] = SYSTEM_ROOTS,
-) -> list[Path]:
-    env = os.environ if env is None else env
-    roots = [Path(r) for r in system_roots]
-    if env.get("HOME"):
-        roots.append(Path(env["HOME"]) / "models")
-    if env.get("LTX_MODELS_DIR"):
-        roots.append(Path(os.path.expanduser(env["LTX_MODELS_DIR"])))
-    hub = hf_hub_cache(env)
-    if hub is not None:
-        roots += hf_snapshot_dirs(hub)
-    roots += [Path(os.path.abspath(os.path.expanduser(os.fspath(d)))) for d in extra_dirs]
-    unique: list[Path] = []
-    for r in roots:
-        if r not in unique:
-            unique.append(r)
-    return unique
 
 
 def discover(
@@ -266,6 +246,7 @@ def discover(
         unreadable_dirs=walk.unreadable,
         elapsed_s=time.monotonic() - started,
         failed=walk.failed,
+        unsearched=walk.unsearched() if timed_out else (),
     )
 
 

@@ -1,9 +1,11 @@
-"""Safetensors headers read once per file version and handed on.
+"""Safetensors headers read once per file version and handed on, as summaries.
 
-The paths form re-validates on every pause in typing, and the plan and autotune read the same
-checkpoint again; a real LTX-2 header holds thousands of tensors (about 1 MB of JSON). A header is
-kept per (path, device, inode, size, mtime): a file replaced or rewritten in place is read again.
-Failures are not kept (the next look reads the file again and says what is wrong now).
+Discovery classifies and inspects every file it meets, the paths form re-validates on every
+pause in typing, and the plan and autotune read the same checkpoint again; a real LTX-2 header
+holds thousands of tensors (about 1 MB of JSON). What is kept is its HeaderSummary (counts,
+metadata, a compact linear table; never the tensor table), per (path, device, inode, size,
+mtime): a file replaced or rewritten in place is read again. Failures are not kept (the next look
+reads the file again and says what is wrong now).
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from ltx_wizard.core.safetensors_header import SafetensorsHeader, read_header
+from ltx_wizard.core.header_summary import HeaderSummary, summarize
 
 T = TypeVar("T")
-MAX_ENTRIES = 32  # checkpoint, VAEs and a few candidates: a handful of files at a time
+# A discovered models folder, then the checks of the chosen files: a real checkpoint's summary is
+# ~70 KB (mostly its linear table), so a few hundred cost less than one tensor table used to.
+MAX_ENTRIES = 512
 
 _lock = threading.Lock()  # the TUI checks paths from worker threads
 _cache: OrderedDict[tuple, object] = OrderedDict()
@@ -43,13 +47,13 @@ def cached(kind: str, path: Path, st: os.stat_result, build: Callable[[], T]) ->
     return value
 
 
-def header_for(path: Path, st: os.stat_result) -> SafetensorsHeader:
-    """The header of the regular file `path` whose stat is `st` (read once per version)."""
+def summary_for(path: Path, st: os.stat_result) -> HeaderSummary:
+    """The header summary of the regular file `path` whose stat is `st` (read once per version)."""
 
-    def read() -> SafetensorsHeader:
+    def read() -> HeaderSummary:
         global reads
         reads += 1
-        return read_header(path, st.st_size)
+        return summarize(path, st.st_size)
 
     return cached("header", path, st, read)
 

@@ -83,14 +83,18 @@ class SafetensorsHeader:
         return next((t for t in self.tensors if t.name == name), None)
 
     def metadata_json(self, key: str) -> object | None:
-        """A metadata value that holds JSON, parsed; None when absent or not JSON."""
-        raw = self.metadata.get(key)
-        if raw is None:
-            return None
-        try:
-            return loads_json(raw, what=key)
-        except UsageError:
-            return None
+        return metadata_json(self.metadata, key)
+
+
+def metadata_json(metadata: dict[str, str], key: str) -> object | None:
+    """A metadata value that holds JSON, parsed; None when absent or not JSON."""
+    raw = metadata.get(key)
+    if raw is None:
+        return None
+    try:
+        return loads_json(raw, what=key)
+    except UsageError:
+        return None
 
 
 def _bad(path: Path, what: str) -> UsageError:
@@ -99,6 +103,12 @@ def _bad(path: Path, what: str) -> UsageError:
 
 def read_header(path: Path, file_size: int | None = None) -> SafetensorsHeader:
     """Parse the header of the regular file `path`; raise UsageError naming the problem."""
+    raw, file_size, header_len = read_raw(path, file_size)
+    return _parse(path, raw, file_size, header_len)
+
+
+def read_raw(path: Path, file_size: int | None = None) -> tuple[bytes, int, int]:
+    """The header's JSON bytes, the file size and the header length (nothing past the header)."""
     try:
         with open(path, "rb") as fh:
             if file_size is None:
@@ -141,15 +151,16 @@ def read_header(path: Path, file_size: int | None = None) -> SafetensorsHeader:
         raise _bad(
             path, f"cannot be read ({exc.strerror or exc}): check the disk or mount"
         ) from None
-    return _parse(path, raw, file_size, header_len)
+    return raw, file_size, header_len
 
 
-def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> SafetensorsHeader:
+def parse_doc(path: Path, raw: bytes) -> tuple[dict, dict[str, str]]:
+    """The header JSON as (tensor name -> spec, metadata): the one place a header is parsed."""
     not_json = (
         "header is not UTF-8 JSON: not a safetensors file, or a corrupted one; download it again"
     )
     # NaN/Infinity refused. No depth walk (it took longer than the parse on a 6,000-tensor
-    # header): the loop below type-checks every value it keeps (dtype a str, shape and offsets
+    # header): entries() type-checks every value it keeps (dtype a str, shape and offsets
     # ints, metadata strings) and never descends into anything else, so depth cannot hurt us.
     try:
         doc = loads_json(raw.decode("utf-8"), what=f"{path} header", max_depth=None,
@@ -163,37 +174,20 @@ def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> Safetenso
         raise _bad(
             path, "header __metadata__ is not a map of strings: corrupted file; download it again"
         )
+    return doc, meta
+
+
+def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> SafetensorsHeader:
+    doc, meta = parse_doc(path, raw)
+    # Entry by entry through the checker: the wizard itself reads headers as summaries
+    # (header_summary, with its fast path); the full table is for tests and tools.
     data_len = file_size - 8 - header_len
-    tensors = []
-    append, bits_of, prod, make = tensors.append, DTYPE_BITS.get, math.prod, TensorEntry._make
-    for name, spec in doc.items():
-        # The fast path takes what a well-formed header holds (a 6,000-tensor LTX-2 header is
-        # read on every path check); anything else goes through _entry, which says what is wrong.
-        try:
-            dtype, shape, (start, end) = spec["dtype"], spec["shape"], spec["data_offsets"]
-        except (TypeError, KeyError, ValueError):
-            append(_entry(path, name, spec, data_len))
-            continue
-        if (type(dtype) is not str or type(shape) is not list or type(start) is not int
-                or type(end) is not int or not 0 <= start <= end <= data_len):
-            append(_entry(path, name, spec, data_len))
-            continue
-        shape = tuple(shape)
-        try:
-            numel = prod(shape)
-        except TypeError:
-            append(_entry(path, name, spec, data_len))
-            continue
-        bits = bits_of(dtype)
-        if (type(numel) is not int or (shape and min(shape) < 0)
-                or (bits is not None and (numel * bits + 7) // 8 != end - start)):
-            append(_entry(path, name, spec, data_len))
-            continue
-        append(make((name, dtype, shape, start, end, numel)))
-    return SafetensorsHeader(path, file_size, header_len, tuple(tensors), dict(meta))
+    tensors = tuple(checked_entry(path, name, spec, data_len) for name, spec in doc.items())
+    return SafetensorsHeader(path, file_size, header_len, tensors, dict(meta))
 
 
-def _entry(path: Path, name: str, spec: object, data_len: int) -> TensorEntry:
+def checked_entry(path: Path, name: str, spec: object, data_len: int) -> TensorEntry:
+    """One tensor's entry, every field checked; raise UsageError saying what is wrong."""
     try:
         dtype = spec["dtype"]  # type: ignore[index]
         shape = tuple(int(d) for d in spec["shape"])  # type: ignore[index]

@@ -25,7 +25,7 @@ from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.gemma_compat import SUPPORTED_MODEL_TYPES, check_gemma_version, loader_value, show
 from ltx_wizard.core.model_paths import require_regular_file, resolve_user_path, stat_path
 from ltx_wizard.core.bounded_io import loads_json, read_bytes
-from ltx_wizard.core.safetensors_header import read_header
+from ltx_wizard.core.header_cache import summary_for
 from ltx_wizard.core.text_safety import clip
 
 DIRECTORY_FILES = (
@@ -110,7 +110,7 @@ def _weights_bytes_params(entries: list[Path], first_model: Path) -> int:
     for p in entries:
         if p.suffix == ".safetensors" and folder in p.parents and p.is_file():
             try:
-                total += read_header(p).param_count
+                total += summary_for(p, os.stat(p)).param_count
             except (UsageError, OSError):
                 continue  # a broken shard is the trainer's error to report at load time
     return total
@@ -165,9 +165,9 @@ def _inspect_directory(path: Path) -> TextEncoderInfo:
     )
 
 
-def _inspect_packed(path: Path, size: int) -> TextEncoderInfo:
+def _inspect_packed(path: Path, st: os.stat_result) -> TextEncoderInfo:
     where = f"text encoder {path}"
-    header = read_header(path, size)
+    header = summary_for(path, st)
     raw = header.metadata.get("gemma_config")
     if raw is None:
         if (path.parent / "config.json").is_file():
@@ -179,7 +179,7 @@ def _inspect_packed(path: Path, size: int) -> TextEncoderInfo:
                 f"{where} is an LTX checkpoint/VAE file, not a text encoder: pass the Gemma folder"
             )
         raise UsageError(f"{where} has no `gemma_config` metadata: not a packed Gemma text encoder")
-    if header.tensor("tokenizer_json") is None:
+    if not header.has_tokenizer_json:
         raise UsageError(
             f"{where} has no `tokenizer_json` tensor: the packed Gemma is incomplete; download it"
             " again"
@@ -191,10 +191,7 @@ def _inspect_packed(path: Path, size: int) -> TextEncoderInfo:
     if not isinstance(config, dict):
         raise UsageError(f"{where}: its `gemma_config` metadata is not JSON: download it again")
     # Only `gemma_config` counts: ltx-core never reads a separate gemma_version metadata key.
-    weights = sum(
-        t.numel for t in header.tensors
-        if t.name != "tokenizer_json" and not t.name.startswith("hf_asset__")
-    )
+    weights = header.param_count - header.auxiliary_params
     return TextEncoderInfo(
         path=path, form="packed", gemma_version=_version_of(config),
         model_type=config.get("model_type"), gemma_version_value=config.get("gemma_version"),
@@ -214,7 +211,7 @@ def inspect_text_encoder(
             )
         return _inspect_directory(resolved)
     st = require_regular_file(resolved, what="text encoder")
-    return _inspect_packed(resolved, st.st_size)
+    return _inspect_packed(resolved, st)
 
 
 def check_compatibility(ckpt: CheckpointInfo, te: TextEncoderInfo) -> str | None:

@@ -11,6 +11,7 @@ Anything we cannot splice safely (flow maps, multi-line or block scalars, anchor
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import json
@@ -21,51 +22,22 @@ from typing import Any, Mapping
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.text_edits import apply_edits, edit_between
+from ltx_wizard.core.yaml_guard import YamlPatchError, _one_line, guard_yaml  # noqa: F401 (re-exported)
 
 _MISSING = object()
 
 
-class YamlPatchError(WizardError):
-    """The YAML cannot be patched in place without rewriting other bytes."""
-
-
-YAML_MAX_CHARS = 2 * 2**20  # the shipped configs are ~15 KB; a hand-edited one stays small
-YAML_MAX_DEPTH = 64  # the shipped configs nest 3 levels
-_BRACKETS = re.compile(r"[\[\]{}]")
-
-
-def guard_yaml(text: str) -> None:
-    """Refuse what would make loading unbounded: a huge text, or anchors/aliases (a billion-laughs
-    document expands exponentially). The trainer's shipped configs use neither (checked across
-    packages/ltx-trainer/configs/*.yaml and accelerate/*.yaml)."""
-    if len(text) > YAML_MAX_CHARS:
-        raise YamlPatchError(f"is {len(text)} characters, over the {YAML_MAX_CHARS // 2**20} MB "
-                             "limit for a config: not a training config")
-    depth = deepest = 0
-    for bracket in _BRACKETS.finditer(text):  # flow nesting: the parser would recurse per level
-        depth = depth + 1 if bracket.group() in "[{" else max(depth - 1, 0)
-        deepest = max(deepest, depth)
-    if deepest > YAML_MAX_DEPTH:
-        raise YamlPatchError("nests too deeply to be a training config")
-    if "*" not in text:
-        return  # no alias can occur without '*': the common case costs one scan
-    try:
-        for event in YAML(typ="safe", pure=True).parse(text):
-            if isinstance(event, AliasEvent):
-                raise YamlPatchError("uses a YAML anchor or alias (*name), which the wizard does not "
-                                     "expand: write the values out in full")
-    except YAMLError as exc:
-        raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
-    except RecursionError:
-        raise YamlPatchError("nests too deeply to be a training config") from None
-
-
+# One parse per text: a plan looks at the same config text in each of its steps (recipe, models,
+# data, memory, validation, self-check, plan.md), and each ruamel load costs ~15 ms. The parsed
+# map is shared, so it is read only: every change goes through patch_yaml_text, which edits the
+# text (and so gives a new text to parse). Failures are not kept (lru_cache keeps no exception).
+@functools.lru_cache(maxsize=32)
 def load_yaml(text: str) -> CommentedMap:
-    """Round-trip load (keeps comments and positions); an empty document gives an empty map."""
+    """Round-trip load (keeps comments and positions); an empty document gives an empty map.
+    The map is shared by every caller with the same text: read it, never change it."""
     guard_yaml(text)
     try:
         data = YAML(typ="rt").load(text)
@@ -105,19 +77,38 @@ def patch_yaml_text(text: str, changes: Mapping[str, object]) -> str:
     original = text
     for path, value in changes.items():
         _check_value(path, value)
+    batched = _patch_together(text, changes) if len(changes) > 1 else None
+    if batched is not None:
+        return batched
+    for path, value in changes.items():  # one at a time: each on the text the last one left
         text = _patch_one(text, path, value)
     _verify(original, text, changes)
     return text
 
 
+def _patch_together(text: str, changes: Mapping[str, object]) -> str | None:
+    """All changes found on one composed text (text_edits); None where that cannot be proven
+    right (overlapping edits, a refusal, a re-read that differs): then one at a time."""
+    try:
+        root = _compose(text)
+        edits = [edit_between(text, _patch_one(text, path, value, root))
+                 for path, value in changes.items()]
+        out = apply_edits(text, edits)
+        if out is not None:
+            _verify(text, out, changes)
+        return out
+    except YamlPatchError:  # the one-at-a-time path says the same, or patches it in turn
+        return None
+
+
 # --- one change -------------------------------------------------------------------------------
 
 
-def _patch_one(text: str, path: str, value: object) -> str:
+def _patch_one(text: str, path: str, value: object, root: Node | None | object = _MISSING) -> str:
     parts = path.split(".")
     if not path or any(not p for p in parts):
         raise YamlPatchError(f"bad config key {path!r}: use dotted names like model.model_path")
-    root = _compose(text)
+    root = _compose(text) if root is _MISSING else root
     if root is None:  # empty document: the new key is the whole content
         return _insert(text, len(text), 0, parts, value, _indent_unit(None))
     node: Node = root
@@ -346,7 +337,7 @@ def _compose(text: str) -> Node | None:
 
 def _verify(before: str, after: str, changes: Mapping[str, object]) -> None:
     """Re-read both texts: the patched one must equal the original plus exactly these changes."""
-    expected = _plain_load(before)
+    expected = copy.deepcopy(_plain_load(before))  # the parse is shared: changed on a copy
     for path, value in changes.items():
         node = expected
         *parents, last = path.split(".")
@@ -361,6 +352,7 @@ def _verify(before: str, after: str, changes: Mapping[str, object]) -> None:
         )
 
 
+@functools.lru_cache(maxsize=32)  # the same text is checked before and after each patch
 def _plain_load(text: str) -> dict:
     guard_yaml(text)
     try:
@@ -379,7 +371,3 @@ def _typed(data: Any) -> Any:
     if isinstance(data, (list, tuple)):
         return [_typed(v) for v in data]
     return (type(data).__name__, data)
-
-
-def _one_line(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:200]

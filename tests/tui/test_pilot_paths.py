@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_packed_gemma, make_vae
 from ltx_wizard.tui.dialogs.pick import PickDialog
 from ltx_wizard.tui.screens.paths import PathsScreen
@@ -105,6 +107,28 @@ async def test_f2_picks_a_discovered_candidate(demo_root):
         await settle(pilot)
         assert _field(app, "text_encoder").value == expected
         assert _verdict(app, "text_encoder").startswith("✓")
+
+
+async def test_a_cut_short_discovery_says_so_on_the_form_and_in_f2(demo_root, monkeypatch):
+    from ltx_wizard.core import discovery
+
+    real = discovery.discover
+
+    def cut_short(*args, **kwargs):  # as when the budget runs out on a hung mount
+        found = real(*args, **kwargs)
+        return found.model_copy(update={"timed_out": True, "unsearched": (Path("/mnt/nfs"),)})
+
+    monkeypatch.setattr(discovery, "discover", cut_short)
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        notes = [n.message for n in app._notifications]
+        assert any("list is partial; not searched: /mnt/nfs" in n for n in notes), notes
+        await pilot.click("#input-checkpoint")
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, PickDialog)
+        assert "not searched: /mnt/nfs" in str(app.screen.query_one("#pick-partial").render())
 
 
 async def test_path_completion_suggests_the_next_entry(tmp_path):

@@ -17,14 +17,18 @@ class PickDialog(OnceModal["str | None"]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, candidates: list) -> None:
+    def __init__(self, title: str, candidates: list, note: str | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.candidates = candidates
+        self.note = note  # discovery was cut short: the list is partial, and says so
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.title_text, classes="dialog-title")
+            if self.note:
+                yield Static(f"⚠ {self.note[0].upper()}{self.note[1:]}.", id="pick-partial",
+                             classes="dialog-hint")
             options = []
             for c in self.candidates:
                 label = Text(str(c.path), style="bold" if c.usable else "dim")

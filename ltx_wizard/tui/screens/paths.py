@@ -67,6 +67,7 @@ class PathsScreen(WizardScreen):
         self._checked: dict[str, str] | None = None  # values the last results belong to
         self._results: dict[str, object] = {}
         self._candidates: dict[str, list] = {}
+        self._partial: str | None = None  # discovery was cut short: said here and in F2's list
         self._continue_when_checked = False
         self._recipes: tuple[tuple[str, str], ...] = ()  # what the Recipe list offers now
         self._validation_error: str | None = None  # plan's refusal of the validation section
@@ -143,6 +144,10 @@ class PathsScreen(WizardScreen):
         for cand in message.result.candidates:
             by_kind.setdefault(cand.kind, []).append(cand)
         self._candidates = by_kind
+        self._partial = message.result.partial_note()
+        if self._partial:
+            self.notify(self._partial[0].upper() + self._partial[1:] + ".", severity="warning",
+                        timeout=12)
         for name, cands in by_kind.items():
             self.query_one(f"#field-{name}", PathField).show_candidates(len(cands))
         best = next((c for c in by_kind.get("checkpoint", []) if c.usable), None)
@@ -182,7 +187,8 @@ class PathsScreen(WizardScreen):
             else:
                 self.query_one(f"#field-{name}", PathField).set_value(path)
 
-        self.app.push_screen(PickDialog(f"Found on disk: {name.replace('_', ' ')}", cands), picked)
+        self.app.push_screen(PickDialog(f"Found on disk: {name.replace('_', ' ')}", cands,
+                                        note=self._partial), picked)
 
     def action_download(self) -> None:
         """Models offered for download, one file at a time (dialogs/download.py)."""
