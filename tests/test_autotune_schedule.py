@@ -36,7 +36,7 @@ def test_32gb_tier_never_tries_bf16_weights_it_cannot_hold_and_stops_as_its_oom_
     skipped = by_change(tuner)["quantization int8-quanto -> null"]
     assert skipped.outcome == "skipped"
     # bf16 weights 41.0 + LoRA in fp32 with grads and 8-bit AdamW state 1.2 + overhead 2.5
-    assert "needs at least 44.6 GB (weights 41.0" in skipped.reason and "30.8 GB" in skipped.reason
+    assert "needs at least 44.6 GiB (weights 41.0" in skipped.reason and "30.8 GiB" in skipped.reason
     assert "stops at the baseline" in tuner.stop_reason
     assert tuner.winner == 1 and tuner.winner_changes == {}
 
@@ -80,7 +80,7 @@ def test_quality_lever_too_close_to_the_card_is_reverted_and_the_next_lever_trie
     })
     assert ran == ["baseline", "quantization", "optimizer", "batch2"]
     quant = by_change(tuner)["quantization int8-quanto -> null"]
-    assert not quant.kept and "leaves less than 5% of 47.9 GB" in quant.reason
+    assert not quant.kept and "leaves less than 5% of 47.9 GiB" in quant.reason
     assert tuner.winner_changes == {"optimization.optimizer_type": "adamw"}
     assert "not faster" in tuner.stop_reason
 

@@ -161,16 +161,16 @@ async def test_quit_during_autotune_asks_first(demo_root, scripted):
 
 
 async def test_a_trial_that_ends_shows_its_whole_peak_while_the_next_one_runs(demo_root, scripted):
-    # Its row was added with "—" while it ran; "38.2 GB" must widen the column, not be cut to "38.2".
+    # Its row was added with "—" while it ran; "38.2 GiB" must widen the column, not be cut to "38.2".
     import html
 
     scripted.hold_after = 2
     app = make_app(demo_root, engine_factory=scripted)
     async with app.run_test(size=(120, 40)) as pilot:
         await to_held_trial(pilot, scripted)
-        await wait_until(pilot, lambda: _cells(app)[0][4] == "38.2 GB")
+        await wait_until(pilot, lambda: _cells(app)[0][4] == "38.2 GiB")
         await pilot.pause()
         shown = html.unescape(app.export_screenshot()).replace("\xa0", " ")
-        assert "38.2 GB" in shown and "2.40 s" in shown
+        assert "38.2 GiB" in shown and "2.40 s" in shown
         scripted.instances[0].cancel()
         await wait_until(pilot, lambda: not app.state.autotune_running)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ltx_wizard.core.units import UNIT, gib
 from ltx_wizard.core.autotune.events import (
     AutotuneEvent, AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished,
     ConfirmationStarted, TrialFinished, TrialProgress, TrialResult, TrialStarted,
@@ -28,7 +29,7 @@ def outcome_label(outcome: str) -> str:
 
 
 def amount(value: float | None, unit: str, digits: int = 2, missing: str = "—") -> str:
-    """`1.23 s`, `44.1 GB`; `missing` when there is no reading."""
+    """`1.23 s`, `2.50 s/step`; `missing` when there is no reading (memory: units.gib)."""
     return missing if value is None else f"{value:.{digits}f} {unit}"
 
 
@@ -37,7 +38,7 @@ def step_text(result: TrialResult) -> str:
 
 
 def peak_text(result: TrialResult) -> str:
-    return amount(result.peak_vram_gb, "GB peak", 1, missing="peak n/a")
+    return amount(result.peak_vram_gb, f"{UNIT} peak", 1, missing="peak n/a")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class Row:
 def trial_row(result: TrialResult) -> Row:
     return Row(str(result.index), (
         str(result.index), result.change, outcome_label(result.outcome),
-        amount(result.step_time_s, "s"), amount(result.peak_vram_gb, "GB", 1),
+        amount(result.step_time_s, "s"), gib(result.peak_vram_gb),
         KEPT_MARK if result.kept else ""))
 
 
@@ -66,7 +67,7 @@ def _confirm_what(trial: int | None, gpus: int) -> str:
 def confirmation_row(conf: Confirmation) -> Row:
     return Row(f"confirm-{conf.trial}", (
         CONFIRM_MARK, _confirm_what(conf.trial, conf.gpus), outcome_label(conf.outcome), "—",
-        amount(conf.peak_vram_gb, "GB", 1), ""))
+        gib(conf.peak_vram_gb), ""))
 
 
 def confirming_row(event: ConfirmationStarted) -> Row:
@@ -103,11 +104,11 @@ def human_line(result: TrialResult) -> str:
     """autotune.log's (and the CLI's) fixed-width line for one trial."""
     kept = "kept" if result.kept else ""
     if result.trainer_peak_gb is not None:  # the trainer's own, coarser figure, for comparison
-        kept = f"(trainer says {result.trainer_peak_gb:.1f} GB) {kept}"
+        kept = f"(trainer says {gib(result.trainer_peak_gb, 2)}) {kept}"
     line = (
         f"trial {result.index}  {result.change:<44} {result.outcome:<9} "
         f"{amount(result.step_time_s, 's/step', missing='-'):>12}  "
-        f"{amount(result.peak_vram_gb, 'GB peak', 1, missing='-'):>13}  {kept}"
+        f"{amount(result.peak_vram_gb, UNIT + ' peak', 1, missing='-'):>14}  {kept}"
     )
     return f"{line.rstrip()}  ({result.reason})" if result.reason else line.rstrip()
 
@@ -119,7 +120,7 @@ def confirmation_line(conf: Confirmation) -> str:
     if conf.fused:
         how += ", after its step 40"
     line = (f"confirm  {what + ' (' + how + ')':<44} {conf.outcome:<9} "
-            f"{'':>12}  {amount(conf.peak_vram_gb, 'GB peak', 1, missing='-'):>13}")
+            f"{'':>12}  {amount(conf.peak_vram_gb, UNIT + ' peak', 1, missing='-'):>14}")
     return f"{line.rstrip()}  ({conf.reason})" if conf.reason else line.rstrip()
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from ltx_wizard.core.autotune.events import TrialResult
 from ltx_wizard.core.autotune.headroom import ModelSize, TrainSettings, predict
 from ltx_wizard.core.tiers import Tier
+from ltx_wizard.core.units import gib
 
 NOISE = 0.03
 MARGIN = 0.95
@@ -184,8 +185,8 @@ class Tuner:
                 return f"not enough headroom: {fit.reason}"
             limit = (self.ctx.gpu_total_gb or 0) * self.ctx.margin
             if stage in QUALITY and self.ctx.gpu_total_gb and fit.floor_gb and fit.floor_gb > limit:
-                return (f"cannot be kept: needs at least {fit.floor_gb:.1f} GB, above the "
-                        f"{self.ctx.margin:.0%} margin ({limit:.1f} GB)")
+                return (f"cannot be kept: needs at least {gib(fit.floor_gb)}, above the "
+                        f"{self.ctx.margin:.0%} margin ({gib(limit)})")
         return Candidate(self._index(), stage, change, changes, s.with_changes(changes),
                          {**self.winner_changes, **changes})
 
@@ -231,8 +232,8 @@ class Tuner:
         """Why a quality lever that ran fine is not kept ('' when it is)."""
         total = self.ctx.gpu_total_gb
         if total and result.peak_vram_gb is not None and result.peak_vram_gb > total * self.ctx.margin:
-            return (f"peak {result.peak_vram_gb:.1f} GB leaves less than {1 - self.ctx.margin:.0%} "
-                    f"of {total:.1f} GB")
+            return (f"peak {gib(result.peak_vram_gb)} leaves less than {1 - self.ctx.margin:.0%} "
+                    f"of {gib(total)}")
         best = self.best.sec_per_sample if self.best else None
         if best and result.sec_per_sample and result.sec_per_sample > best * (1 + self.ctx.noise):
             return (f"{result.sec_per_sample:.2f} s/sample is slower than {best:.2f} by more "
