@@ -21,8 +21,8 @@ SUMMARY = AutotuneSummary(trials=[OOM.model_copy(update={"index": 1}), WIN], win
 
 def test_a_table_row_labels_the_outcome_and_marks_missing_readings():
     assert presenter.trial_row(OOM).cells == (
-        "3", "optimizer_type -> adamw", "OOM", "—", "47.9 GiB", "")
-    assert presenter.trial_row(WIN).cells[2:] == ("ok", "1.91 s", "44.1 GiB", "✓")
+        "3", "optimizer_type -> adamw", "OOM", "—", "47.9 GiB", "✗", "CUDA out of memory")
+    assert presenter.trial_row(WIN).cells[2:6] == ("ok", "1.91 s", "44.1 GiB", "✓")
     conf = Confirmation(trial=2, outcome="nan", gpus=4)
     row = presenter.confirmation_row(conf)
     assert row.key == "confirm-2" and row.cells[1] == "confirm trial 2 (4 GPUs, with validation)"

@@ -21,6 +21,7 @@ OUTCOME_LABEL = {
     "cancelled": "cancelled", "skipped": "skipped",
 }
 KEPT_MARK = "✓"
+REJECTED_MARK = "✗"  # ran, and the rules did not keep its change
 CONFIRM_MARK = "✔"
 
 
@@ -46,18 +47,47 @@ class Row:
     """One line of the Autotune screen's table: a trial or a confirmation."""
 
     key: str
-    cells: tuple[str, str, str, str, str, str]  # #, change, outcome, s/step, peak, kept
+    cells: tuple[str, str, str, str, str, str, str]  # #, change, outcome, s/step, peak, kept, reason
+
+
+COLUMNS = ("#", "Change", "Outcome", "s/step", "Peak", "Kept", "Reason")
+_VERDICTS = ("kept: ", "not kept: ", "reverted: ", "not run: ")
+
+
+def reason_text(result: TrialResult) -> str:
+    """Why the trial was kept or rejected, from the rules' decision (its reason when none)."""
+    return result.decision or result.reason
+
+
+def reason_cell(result: TrialResult) -> str:
+    """The Reason cell: the decision without the verdict word the Kept cell already shows."""
+    text = reason_text(result)
+    for verdict in _VERDICTS:
+        if text.startswith(verdict):
+            return text[len(verdict):]
+    return text
+
+
+def why_text(result: TrialResult) -> str:
+    """How the trial ended and what the rules made of it: `40 steps ...; kept: 12% faster`."""
+    return "; ".join(t for t in dict.fromkeys((result.reason, result.decision)) if t)
+
+
+def kept_cell(result: TrialResult) -> str:
+    if result.kept:
+        return KEPT_MARK
+    return REJECTED_MARK if result.ran and result.outcome != "cancelled" else ""
 
 
 def trial_row(result: TrialResult) -> Row:
     return Row(str(result.index), (
         str(result.index), result.change, outcome_label(result.outcome),
-        amount(result.step_time_s, "s"), gib(result.peak_vram_gb),
-        KEPT_MARK if result.kept else ""))
+        amount(result.step_time_s, "s"), gib(result.peak_vram_gb), kept_cell(result),
+        reason_cell(result)))
 
 
 def running_row(event: TrialStarted) -> Row:
-    return Row(str(event.index), (str(event.index), event.change, "running…", "—", "—", ""))
+    return Row(str(event.index), (str(event.index), event.change, "running…", "—", "—", "", ""))
 
 
 def _confirm_what(trial: int | None, gpus: int) -> str:
@@ -67,12 +97,12 @@ def _confirm_what(trial: int | None, gpus: int) -> str:
 def confirmation_row(conf: Confirmation) -> Row:
     return Row(f"confirm-{conf.trial}", (
         CONFIRM_MARK, _confirm_what(conf.trial, conf.gpus), outcome_label(conf.outcome), "—",
-        gib(conf.peak_vram_gb), ""))
+        gib(conf.peak_vram_gb), KEPT_MARK if conf.ok else REJECTED_MARK, conf.reason))
 
 
 def confirming_row(event: ConfirmationStarted) -> Row:
     return Row(f"confirm-{event.trial}", (
-        CONFIRM_MARK, _confirm_what(event.trial, event.gpus), "running…", "—", "—", ""))
+        CONFIRM_MARK, _confirm_what(event.trial, event.gpus), "running…", "—", "—", "", ""))
 
 
 def winner_of(summary: AutotuneSummary) -> TrialResult | None:
@@ -110,7 +140,8 @@ def human_line(result: TrialResult) -> str:
         f"{amount(result.step_time_s, 's/step', missing='-'):>12}  "
         f"{amount(result.peak_vram_gb, UNIT + ' peak', 1, missing='-'):>14}  {kept}"
     )
-    return f"{line.rstrip()}  ({result.reason})" if result.reason else line.rstrip()
+    why = why_text(result)
+    return f"{line.rstrip()}  ({why})" if why else line.rstrip()
 
 
 def confirmation_line(conf: Confirmation) -> str:

@@ -31,6 +31,22 @@ if TYPE_CHECKING:
 
 LOG_LINES = 400
 FLUSH_S = 0.1
+# Columns that hold short figures; Change and Reason share what is left of the terminal's width,
+# so the Reason column is there at 80 columns too (cut with "…"; the status line and autotune.log
+# have the whole reason).
+_FIXED = {"#": 1, "Outcome": 9, "s/step": 6, "Peak": 8, "Kept": 4}
+_CHANGE_SHARE = 0.45
+
+
+def column_widths(terminal_width: int) -> dict[str, int]:
+    padding = 2 * len(presenter.COLUMNS)  # the table's cell padding, one each side
+    free = max(terminal_width - 2 - 1 - padding - sum(_FIXED.values()), 24)  # body padding, scrollbar
+    change = max(int(free * _CHANGE_SHARE), 12)
+    return {**_FIXED, "Change": change, "Reason": free - change}
+
+
+def fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
 def _while_shown(handler: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
@@ -68,7 +84,9 @@ class AutotuneScreen(WizardScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#trials", DataTable)
-        table.add_columns("#", "Change", "Outcome", "s/step", "Peak", "Kept")
+        self._widths = column_widths(self.app.size.width)
+        for label in presenter.COLUMNS:
+            table.add_column(label, width=self._widths[label], key=label)
         self._rows: dict[str, object] = {}
         self._vram = ""
         self._step = ""
@@ -146,10 +164,10 @@ class AutotuneScreen(WizardScreen):
     def _trial_finished(self, message: messages.TrialFinished) -> None:
         result = message.event.result
         self._show_row(presenter.trial_row(result))
-        if result.reason:
+        why = presenter.why_text(result)
+        if why:
             self.query_one("#at-status", Static).update(Text.assemble(
-                (f"Trial {result.index} {presenter.outcome_label(result.outcome)}: ", "bold"),
-                result.reason))
+                (f"Trial {result.index} {presenter.outcome_label(result.outcome)}: ", "bold"), why))
 
     @on(messages.AutotuneFinished)
     @_while_shown
@@ -167,13 +185,12 @@ class AutotuneScreen(WizardScreen):
 
     def _show_row(self, row: presenter.Row) -> None:
         table = self.query_one("#trials", DataTable)
+        cells = [fit(value, self._widths[label]) for label, value in zip(presenter.COLUMNS, row.cells)]
         if row.key not in self._rows:
-            self._rows[row.key] = table.add_row(*row.cells, key=row.key)
+            self._rows[row.key] = table.add_row(*cells, key=row.key)
         else:
-            # update_width: a finished trial's "44.1 GB" must not be cut to the width of the
-            # "—" its row was added with while it ran.
-            for column, value in zip(table.columns, row.cells):
-                table.update_cell(row.key, column, value, update_width=True)
+            for column, value in zip(presenter.COLUMNS, cells):
+                table.update_cell(row.key, column, value)
 
     def _show_summary(self, summary: AutotuneSummary) -> None:
         """The final table and the winner, as soon as the engine reports them."""
