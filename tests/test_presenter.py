@@ -80,3 +80,11 @@ def test_nothing_dispatches_autotune_events_by_their_class_name():
                 if any(c in names for c in consts):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert found == []
+
+
+def test_the_cancel_dialog_promises_what_the_engine_does():
+    kept = WIN.model_copy(update={"changes": {"acceleration.quantization": None}})
+    assert "config.yaml gets the best so far, trial 2 (quantization -> null)" in \
+        presenter.cancel_promise(kept)
+    assert "config.yaml stays as planned" in presenter.cancel_promise(None)
+    assert "config.yaml stays as planned" in presenter.cancel_promise(WIN)  # baseline-like: no change

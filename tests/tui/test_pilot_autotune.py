@@ -77,11 +77,16 @@ async def test_cancel_asks_then_stops_the_running_trial(demo_root):
         assert app.state.autotune_running
         await pilot.press("c")
         await pilot.pause()
+        # nothing kept yet: the dialog says config.yaml stays as planned, and so it does
+        assert "config.yaml stays as planned" in str(app.screen.query_one(".dialog-body").render())
+        config = demo_root / "ltx-trainings" / RUN_NAME / "config.yaml"
+        planned = config.read_text()
         await pilot.press("y")
         await wait_until(pilot, lambda: not app.state.autotune_running)
         await settle(pilot)
         assert isinstance(app.screen, AutotuneScreen)
         assert "cancelled" in [row[2] for row in _cells(app)]
+        assert config.read_text() == planned
         assert not app.screen.query_one("#continue").disabled
 
 

@@ -130,6 +130,16 @@ def winner_sentence(summary: AutotuneSummary) -> str:
     return f"winner trial {win.index} ({win.change}), {step_text(win)}, {peak_text(win)}; {patched}"
 
 
+def cancel_promise(best: TrialResult | None) -> str:
+    """What cancelling does now, as the engine does it (engine._finish, best_so_far.py)."""
+    head = "Stop the running trial and end autotune? Finished trials stay in autotune.log. "
+    tail = " Resume autotune later goes on from there; finished trials are not run again."
+    if best is None or not best.changes:
+        return head + "No change has been kept yet, so config.yaml stays as planned." + tail
+    return (head + f"config.yaml gets the best so far, trial {best.index} ({best.change}), "
+            "without the confirmation run that would check its validation." + tail)
+
+
 def human_line(result: TrialResult) -> str:
     """autotune.log's (and the CLI's) fixed-width line for one trial."""
     kept = "kept" if result.kept else ""

@@ -27,7 +27,7 @@ from ltx_wizard.tui.widgets.tail_log import TailLog
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.events import AutotuneSummary
+    from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
 
 LOG_LINES = 400
 FLUSH_S = 0.1
@@ -88,6 +88,7 @@ class AutotuneScreen(WizardScreen):
         for label in presenter.COLUMNS:
             table.add_column(label, width=self._widths[label], key=label)
         self._rows: dict[str, object] = {}
+        self._best: TrialResult | None = None  # the last kept trial: what a cancel patches in
         self._vram = ""
         self._step = ""
         self.set_interval(FLUSH_S, self.flush_log)
@@ -164,6 +165,8 @@ class AutotuneScreen(WizardScreen):
     def _trial_finished(self, message: messages.TrialFinished) -> None:
         result = message.event.result
         self._show_row(presenter.trial_row(result))
+        if result.kept:
+            self._best = result
         why = presenter.why_text(result)
         if why:
             self.query_one("#at-status", Static).update(Text.assemble(
@@ -247,8 +250,7 @@ class AutotuneScreen(WizardScreen):
                 self.app.autotune.cancel()
 
         self.app.push_screen(
-            ConfirmDialog("Stop the running trial and end autotune? Trials done so far are kept in "
-                          "autotune.log; the config keeps the best result so far.",
+            ConfirmDialog(presenter.cancel_promise(self._best),
                           yes="Stop autotune", no="Keep going", title="Cancel autotune"),
             answered,
         )
