@@ -205,15 +205,15 @@ class Tuner:
             return self._append(result, "cancelled: not recorded, runs again on resume")
         if cand.stage == "baseline":
             if result.outcome == "ok":
-                return self._keep(cand, result, "kept: the planned config runs")
+                return self._keep(cand, result, "kept: runs as planned")
             self.stop_reason = (f"the baseline ended with {result.outcome}: the tier's config does not "
                                 "run here as planned; config.yaml is left unchanged")
             return self._append(result, f"the planned config fails ({result.outcome}); nothing to tune")
         if result.outcome == "ok" and cand.stage in QUALITY:
             why = self._quality_miss(result)
             if not why:
-                return self._keep(cand, result, f"kept: fits under {self.ctx.margin:.0%} of the card, "
-                                                 f"not slower beyond {self.ctx.noise:.0%}")
+                return self._keep(cand, result, f"kept: fits ≤{self.ctx.margin:.0%}, not slower "
+                                                 f"beyond {self.ctx.noise:.0%}")
             return self._append(result.model_copy(update={"reason": f"not kept: {why}"}),
                                 f"not kept: {why}")
         if result.outcome == "ok":

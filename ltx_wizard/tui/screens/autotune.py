@@ -35,7 +35,7 @@ FLUSH_S = 0.1
 # so the Reason column is there at 80 columns too (cut with "…"; the status line and autotune.log
 # have the whole reason).
 _FIXED = {"#": 1, "Outcome": 9, "s/step": 6, "Peak": 8, "Kept": 4}
-_CHANGE_SHARE = 0.45
+_CHANGE_SHARE = 0.42
 
 
 def column_widths(terminal_width: int) -> dict[str, int]:
