@@ -36,7 +36,7 @@ def test_32gb_tier_never_tries_bf16_weights_it_cannot_hold_and_stops_as_its_oom_
     skipped = by_change(tuner)["quantization int8-quanto -> null"]
     assert skipped.outcome == "skipped"
     # bf16 weights 41.0 + LoRA in fp32 with grads and 8-bit AdamW state 1.2 + overhead 2.5
-    assert "needs at least 44.6 GB (weights 41.0" in skipped.reason and "30.8 GB" in skipped.reason
+    assert "needs at least 44.6 GiB (weights 41.0" in skipped.reason and "30.8 GiB" in skipped.reason
     assert "stops at the baseline" in tuner.stop_reason
     assert tuner.winner == 1 and tuner.winner_changes == {}
 
@@ -80,7 +80,7 @@ def test_quality_lever_too_close_to_the_card_is_reverted_and_the_next_lever_trie
     })
     assert ran == ["baseline", "quantization", "optimizer", "batch2"]
     quant = by_change(tuner)["quantization int8-quanto -> null"]
-    assert not quant.kept and "leaves less than 5% of 47.9 GB" in quant.reason
+    assert not quant.kept and "leaves less than 5% of 47.9 GiB" in quant.reason
     assert tuner.winner_changes == {"optimization.optimizer_type": "adamw"}
     assert "not faster" in tuner.stop_reason
 
@@ -218,3 +218,22 @@ def test_a_tight_trial_still_runs_because_peaks_include_allocator_cache():
     # H100 standard config reads ~66 GB through NVML though it needs ~48: batch 2 may well fit.
     fit = predict(STD, STD.with_changes({"optimization.batch_size": 2}), 66.0, H100, 22e9)
     assert fit.fits and "tight" in fit.reason and fit.predicted_gb > H100 * 0.97
+
+
+def test_each_trial_carries_the_rules_decision_that_the_reason_column_shows():
+    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, subset_samples=4))
+    drive(tuner, {
+        "baseline": ("ok", 4.0, 30.0),
+        "quantization": ("ok", 3.2, 46.5),  # 97 % of the card: not kept
+        "optimizer": ("ok", 4.0, 30.5),
+        "batch2": ("ok", 6.8, 38.0),  # 3.4 s per sample against 4.0: 15 % faster
+        "batch4": ("ok", 13.4, 44.0),  # 3.35 against 3.4: 1 % faster, within noise
+    })
+    got = {r.change: r for r in tuner.results}
+    assert got["baseline"].decision == "kept: runs as planned"
+    assert got["quantization int8-quanto -> null"].decision.startswith("not kept: peak 46.5 GiB")
+    assert got["optimizer adamw8bit -> adamw"].decision == "kept: fits ≤95%, not slower beyond 3%"
+    assert got["batch_size 1 -> 2"].kept and got["batch_size 1 -> 2"].decision == \
+        "kept: 15% faster per sample"
+    assert got["batch_size 2 -> 4"].decision == "not kept: 1% faster per sample, needs > 3%"
+    assert all(r.decision for r in tuner.results)  # skipped ones say why they did not run

@@ -91,7 +91,7 @@ def test_32gb_tier_never_tries_bf16_weights_and_stops_as_that_oom_would(ckpts):
     tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, subset_samples=4, model=size))
     ran = run_all(tuner, fail={"batch2": "oom"})
     assert ran == ["baseline"]  # the skill: a trial-2 OOM goes back to the baseline and stops
-    assert "needs at least 44.5 GB (weights 41.0" in skipped(tuner)["quantization int8-quanto -> null"]
+    assert "needs at least 44.5 GiB (weights 41.0" in skipped(tuner)["quantization int8-quanto -> null"]
 
 
 def test_40_60_tier_runs_every_lever(ckpts):
@@ -135,4 +135,4 @@ def test_full_finetune_on_2_gpus_cannot_hold_its_shard(ckpts):
     tuner = Tuner(FULL, Context(Tier.T80, H200, 22e9, subset_samples=8, num_gpus=2, model=size))
     assert run_all(tuner) == ["baseline"]
     reason = skipped(tuner)["batch_size 1 -> 2"]
-    assert "needs at least 166.4 GB" in reason and "sharded over 2 GPUs" in reason
+    assert "needs at least 166.4 GiB" in reason and "sharded over 2 GPUs" in reason

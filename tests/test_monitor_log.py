@@ -235,4 +235,4 @@ def test_live_run_shows_its_gpus_through_nvml(tmp_path, monkeypatch):
     finally:
         end(proc)
     assert [g.index for g in status.gpus] == [0]  # only the run's visible device
-    assert "GPU 0 NVIDIA H100 80GB HBM3: 93% util, 40.0 / 79.6 GB" in "\n".join(block(status))
+    assert "GPU 0 NVIDIA H100 80GB HBM3: 93% util, 40.0 / 79.6 GiB" in "\n".join(block(status))

@@ -21,8 +21,8 @@ SUMMARY = AutotuneSummary(trials=[OOM.model_copy(update={"index": 1}), WIN], win
 
 def test_a_table_row_labels_the_outcome_and_marks_missing_readings():
     assert presenter.trial_row(OOM).cells == (
-        "3", "optimizer_type -> adamw", "OOM", "—", "47.9 GB", "")
-    assert presenter.trial_row(WIN).cells[2:] == ("ok", "1.91 s", "44.1 GB", "✓")
+        "3", "optimizer_type -> adamw", "OOM", "—", "47.9 GiB", "✗", "CUDA out of memory")
+    assert presenter.trial_row(WIN).cells[2:6] == ("ok", "1.91 s", "44.1 GiB", "✓")
     conf = Confirmation(trial=2, outcome="nan", gpus=4)
     row = presenter.confirmation_row(conf)
     assert row.key == "confirm-2" and row.cells[1] == "confirm trial 2 (4 GPUs, with validation)"
@@ -32,14 +32,14 @@ def test_a_table_row_labels_the_outcome_and_marks_missing_readings():
 def test_the_log_line_keeps_the_outcome_word_and_the_reason():
     line = presenter.human_line(OOM)
     assert line.startswith("trial 3  optimizer_type -> adamw")
-    assert " oom " in line and "47.9 GB peak" in line and line.endswith("(CUDA out of memory)")
+    assert " oom " in line and "47.9 GiB peak" in line and line.endswith("(CUDA out of memory)")
     assert "-" in line.split("oom", 1)[1].split("47.9")[0]  # no step time: a dash
 
 
 def test_the_winner_reads_the_same_on_every_surface():
     assert presenter.winner_brief(SUMMARY) == "trial 2 (quantization -> null)"
     sentence = presenter.winner_sentence(SUMMARY)
-    assert sentence == ("winner trial 2 (quantization -> null), 1.91 s/step, 44.1 GB peak; "
+    assert sentence == ("winner trial 2 (quantization -> null), 1.91 s/step, 44.1 GiB peak; "
                         "patched into config.yaml")
     end = presenter.progress_line(events.AutotuneFinished(summary=SUMMARY))
     assert end == "autotune finished: winner trial 2 (quantization -> null)"
@@ -80,3 +80,11 @@ def test_nothing_dispatches_autotune_events_by_their_class_name():
                 if any(c in names for c in consts):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert found == []
+
+
+def test_the_cancel_dialog_promises_what_the_engine_does():
+    kept = WIN.model_copy(update={"changes": {"acceleration.quantization": None}})
+    assert "config.yaml gets the best so far, trial 2 (quantization -> null)" in \
+        presenter.cancel_promise(kept)
+    assert "config.yaml stays as planned" in presenter.cancel_promise(None)
+    assert "config.yaml stays as planned" in presenter.cancel_promise(WIN)  # baseline-like: no change

@@ -38,6 +38,7 @@ from typing import Any, Callable, Literal, Mapping
 
 from ltx_wizard.core.autotune.headroom import BYTES_PER_WEIGHT, OPTIMIZER_BYTES, model_size
 from ltx_wizard.core.bounded_io import read_bytes
+from ltx_wizard.core import units
 from ltx_wizard.core.errors import UsageError
 from ltx_wizard.core.yaml_patch import get_dotted
 
@@ -148,7 +149,8 @@ class HostCheck:
 
 
 def gib(n: float | None) -> str:
-    return "unknown" if n is None else f"{n / GiB:.1f} GiB"
+    """Bytes as GiB, through the one memory format (units.py)."""
+    return units.gib(units.bytes_to_gib(n), missing="unknown")
 
 
 def _ram(config: Mapping[str, Any], ckpt, te_params: int,

@@ -110,14 +110,13 @@ _POLICIES = {
         base_config=LOW_VRAM_CONFIG,
         key_choices=_LOW_VRAM_CHOICES,
         summary="No tested config exists for this range: start from the low-VRAM config and let "
-        "autotune relax quantization, optimizer and batch size on measured headroom.",
+        "autotune relax it on measured headroom.",
     ),
     Tier.T80: TierPolicy(
         tier=Tier.T80,
         base_config=STANDARD_CONFIG,
         key_choices=_STANDARD_CHOICES,
-        summary="Standard config verbatim: AdamW, no quantization. Autotune's only real lever is "
-        "gradient checkpointing off, which usually runs out of memory on the 22B model.",
+        summary="Standard config verbatim: AdamW, no quantization.",
     ),
     Tier.BELOW_MINIMUM: TierPolicy(
         tier=Tier.BELOW_MINIMUM,

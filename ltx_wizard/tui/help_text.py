@@ -15,6 +15,8 @@ HELP: dict[str, tuple[str, str]] = {
 - 40–60GB tier: the same low-VRAM file; autotune relaxes it on measured headroom
 - 80GB+ tier: `t2v_lora.yaml`
 
+{levers}
+
 **Choices.** Continue (ctrl+n) goes on; Re-probe (ctrl+r) reads the GPUs again.
 `CUDA_VISIBLE_DEVICES` comes from the shell that started the wizard: to change it, quit
 and start the wizard again with the new value.
@@ -61,19 +63,6 @@ the arrow keys, PageUp/PageDown, Home/End.
 **What gets written.** `plan.md`, `config.yaml` (the shipped file with only paths and the
 multi-GPU rules changed), `run.json`, `launch.sh`, and the folders `outputs/` and `logs/`.
 An existing plan is never overwritten without asking."""),
-    "AutotuneScreen": ("Step 4 · Autotune", """\
-**What it does.** Runs short 50-step trials: the baseline, then one change at a time (quantization
-off, AdamW, a larger batch, ...). A change is kept only when its trial succeeds and is more
-than 3 % faster per sample. It stops on out-of-memory, no gain, or the trial limit, and
-patches the winner into `config.yaml`. Every trial is logged in `autotune.log`.
-
-**Choices.** Cancel (c or Esc) asks first and stops the running trial's whole process group;
-Continue (ctrl+n) once it ends.
-
-**If the baseline runs out of memory**, the planned config does not fit this GPU: preprocess
-smaller clips (`process_dataset.py` with smaller `--resolution-buckets`) and plan again.
-
-**Next.** The launch step."""),
     "PreprocessScreen": ("Preprocessing your clips", """\
 **What it does.** Runs the trainer's `scripts/process_dataset.py` with the arguments the plan
 decided (checkpoint, Gemma, VAEs, bucket, trigger word), and checks what it wrote.
@@ -156,5 +145,43 @@ the run again is a question of its own."""),
 GENERIC = ("Help", "Ctrl+q quits. Tab moves between controls. The footer lists this screen's keys.")
 
 
+def autotune_help() -> tuple[str, str]:
+    """Built from the engine's own constants and rules (core/autotune/rules_text.py)."""
+    from ltx_wizard.core.autotune import rules_text
+
+    return ("Step 4 · Autotune", f"""\
+**What it does.** {rules_text.trials_sentence()} {rules_text.keep_rules()} It stops on
+out-of-memory, on no gain, or at the trial limit; the winner gets one confirmation run with its
+own validation and is patched into `config.yaml`. Every trial is logged in `autotune.log`; the
+table's Reason column says why each was kept or rejected.
+
+**Choices.** Cancel (c or Esc) asks first, stops the running trial's whole process group and
+patches the best result so far into `config.yaml` (without its confirmation run); resuming
+autotune goes on from there. Continue (ctrl+n) once it ends.
+
+**If the baseline runs out of memory**, the planned config does not fit this GPU: preprocess
+smaller clips (`process_dataset.py` with smaller `--resolution-buckets`) and plan again.
+
+**Next.** The launch step.""")
+
+
+def tier_levers_text() -> str:
+    from ltx_wizard.core.autotune import rules_text
+    from ltx_wizard.core.tiers import Tier
+
+    lines = [f"- {tier.display_name}: {rules_text.levers_list(tier) or 'the baseline only'}"
+             for tier in (Tier.T32, Tier.T40_60, Tier.T80)]
+    return ("**What autotune tries** on each tier's base config, in order, each on the best so "
+            "far:\n" + "\n".join(lines))
+
+
+_BUILT = {"AutotuneScreen": autotune_help}
+
+
 def help_for(screen_name: str) -> tuple[str, str]:
-    return HELP.get(screen_name, GENERIC)
+    if screen_name in _BUILT:
+        return _BUILT[screen_name]()
+    title, body = HELP.get(screen_name, GENERIC)
+    if screen_name == "ProbeScreen":
+        body = body.replace("{levers}", tier_levers_text())
+    return title, body

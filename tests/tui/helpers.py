@@ -90,9 +90,10 @@ def fake_probe(name: str = "NVIDIA GB10", mib: int | None = None, count: int = 1
     return probe
 
 
-def _result(index, change, outcome, step, peak, kept, reason=""):
+def _result(index, change, outcome, step, peak, kept, reason="", decision="", changes=None):
     return TrialResult(index=index, change=change, outcome=outcome, step_time_s=step,
-                       peak_vram_gb=peak, kept=kept, reason=reason)
+                       peak_vram_gb=peak, kept=kept, reason=reason, decision=decision,
+                       changes=changes or {})
 
 
 class ScriptedEngine:
@@ -137,12 +138,18 @@ class ScriptedEngine:
 
     async def run(self) -> AutotuneSummary:
         plan = [
-            (1, "baseline", _result(1, "baseline", "ok", 2.4, 38.2, True)),
-            (2, "quantization -> null", _result(2, "quantization -> null", "ok", 1.9, 44.1, True)),
+            (1, "baseline", _result(1, "baseline", "ok", 2.4, 38.2, True,
+                                    decision="kept: runs as planned")),
+            (2, "quantization -> null", _result(2, "quantization -> null", "ok", 1.9, 44.1, True,
+                                                decision="kept: fits ≤95%, not slower beyond 3%",
+                                                changes={"acceleration.quantization": None})),
             (3, "optimizer_type -> adamw", _result(3, "optimizer_type -> adamw",
                                                    "oom" if self.script == "oom" else "ok",
                                                    None if self.script == "oom" else 1.8,
-                                                   47.9, self.script != "oom", "CUDA out of memory")),
+                                                   47.9, self.script != "oom", "CUDA out of memory" if self.script == "oom" else "",
+                                                   decision="reverted: out of memory; the batch "
+                                                   "trials go on" if self.script == "oom" else
+                                                   "kept: fits ≤95%, not slower beyond 3%")),
         ]
         trials: list[TrialResult] = []
         for index, change, result in plan:

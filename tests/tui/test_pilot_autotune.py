@@ -57,7 +57,7 @@ async def test_autotune_oom_is_shown_and_reverted(demo_root, scripted):
         await wait_until(pilot, lambda: not app.state.autotune_running)
         await settle(pilot)
         rows = _cells(app)
-        assert rows[-1][2] == "OOM" and rows[-1][5] == ""
+        assert rows[-1][2] == "OOM" and rows[-1][5] == "✗"  # ran, not kept
         assert "Winner: trial 2" in _status(app)
         assert "out-of-memory" in _status(app)
 
@@ -77,11 +77,16 @@ async def test_cancel_asks_then_stops_the_running_trial(demo_root):
         assert app.state.autotune_running
         await pilot.press("c")
         await pilot.pause()
+        # nothing kept yet: the dialog says config.yaml stays as planned, and so it does
+        assert "config.yaml stays as planned" in str(app.screen.query_one(".dialog-body").render())
+        config = demo_root / "ltx-trainings" / RUN_NAME / "config.yaml"
+        planned = config.read_text()
         await pilot.press("y")
         await wait_until(pilot, lambda: not app.state.autotune_running)
         await settle(pilot)
         assert isinstance(app.screen, AutotuneScreen)
         assert "cancelled" in [row[2] for row in _cells(app)]
+        assert config.read_text() == planned
         assert not app.screen.query_one("#continue").disabled
 
 
@@ -161,16 +166,43 @@ async def test_quit_during_autotune_asks_first(demo_root, scripted):
 
 
 async def test_a_trial_that_ends_shows_its_whole_peak_while_the_next_one_runs(demo_root, scripted):
-    # Its row was added with "—" while it ran; "38.2 GB" must widen the column, not be cut to "38.2".
+    # Its row was added with "—" while it ran; "38.2 GiB" must widen the column, not be cut to "38.2".
     import html
 
     scripted.hold_after = 2
     app = make_app(demo_root, engine_factory=scripted)
     async with app.run_test(size=(120, 40)) as pilot:
         await to_held_trial(pilot, scripted)
-        await wait_until(pilot, lambda: _cells(app)[0][4] == "38.2 GB")
+        await wait_until(pilot, lambda: _cells(app)[0][4] == "38.2 GiB")
         await pilot.pause()
         shown = html.unescape(app.export_screenshot()).replace("\xa0", " ")
-        assert "38.2 GB" in shown and "2.40 s" in shown
+        assert "38.2 GiB" in shown and "2.40 s" in shown
         scripted.instances[0].cancel()
         await wait_until(pilot, lambda: not app.state.autotune_running)
+
+
+async def test_the_table_says_why_each_trial_was_kept_or_rejected_at_80_and_120(demo_root):
+    from ltx_wizard.core.autotune import presenter
+    from ltx_wizard.tui.screens.autotune import column_widths, fit
+
+    for size in ((80, 24), (120, 40)):
+        root = demo_root / f"{size[0]}"
+        root.mkdir()
+        app = make_app(root, **FAST_SIM)
+        async with app.run_test(size=size) as pilot:
+            await to_summary(pilot)
+            await pilot.press("a")
+            await wait_until(pilot, lambda: not app.state.autotune_running)
+            await settle(pilot)
+            table = app.screen.query_one("#trials")
+            labels = [str(c.label) for c in table.columns.values()]
+            assert labels[-1] == "Reason"
+            assert sum(c.get_render_width(table) for c in table.columns.values()) <= size[0]
+            width = column_widths(size[0])["Reason"]
+            rows = _cells(app)
+            for trial, row in zip(app.state.summary.trials, rows):
+                assert row[6] == fit(presenter.reason_cell(trial), width) and row[6]
+                if trial.ran:  # kept or not, a trial that ran says which
+                    assert row[5] in ("✓", "✗")
+                if trial.kept and trial.index > 1:  # a kept lever says what it gained
+                    assert "faster" in row[6] or row[6].startswith("fits"), row

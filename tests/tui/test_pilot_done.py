@@ -29,8 +29,13 @@ async def test_copy_puts_bash_launch_sh_on_the_clipboard_and_says_what_osc52_nee
         await pilot.press("c")
         await pilot.pause()
         assert app.clipboard == f"bash {run}/launch.sh"
-        # Shown whole on one line, even at 80 columns (a wrapped line breaks a mouse copy).
         assert str(app.screen.query_one("#launch-line").render()) == app.clipboard
+        # Shown whole at 80 columns: wrapped inside its box, nothing scrolled out of view or cut.
+        line = app.screen.query_one("#launch-line")
+        width = line.content_region.width
+        assert line.region.right <= 80 and width < len(app.clipboard)  # longer than a line here
+        assert line.content_region.height >= -(-len(app.clipboard) // width)  # every piece shows
+        assert line.virtual_size.width <= width  # nothing to scroll to
         notes = " ".join(str(n.message) for n in app._notifications)
         assert "set -g set-clipboard on" in notes and "OSC 52" in notes
 

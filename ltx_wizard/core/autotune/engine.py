@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.autotune.best_so_far import keep_on_cancel, planned_text
 from ltx_wizard.core.autotune.confirming import ConfirmationSteps
 from ltx_wizard.core.autotune.events import (
     AutotuneFinished, AutotuneSummary, Confirmation,
@@ -218,6 +219,9 @@ class AutotuneEngine(ConfirmationSteps, SetupStops):
         """Read the planned config and the log, link the trial samples, size the schedule."""
         checked = read_planned(self.folder.config)  # bounded, well-typed, or one refusal
         planned, data = checked.text, checked.data
+        before_cancel = planned_text(self.folder, planned)  # config.yaml holds a cancel's best
+        if before_cancel is not None:
+            planned, data = before_cancel, load_yaml(before_cancel)
         require_readable_media(data, self.folder.config)  # before any trial (setup_failure.py)
         self._training_mode = str(get_dotted(data, "model.training_mode", "lora") or "lora")
         data_root = get_dotted(data, "data.preprocessed_data_root", None)
@@ -290,7 +294,9 @@ class AutotuneEngine(ConfirmationSteps, SetupStops):
                                                 sweep.logged_confirmations, sweep.totals)
         if tuner.stop_reason == "cancelled" or (confirmations and confirmations[-1].outcome == "cancelled"):
             tuner.stop_reason = "cancelled"
-            summary = self._summary(tuner, planned, False, confirmations)
+            # as the cancel dialog says: config.yaml keeps the best so far (best_so_far.py)
+            patched = keep_on_cancel(self.folder, tuner, planned, self._patch_winner)
+            summary = self._summary(tuner, planned, patched, confirmations)
             self.on_event(AutotuneFinished(summary=summary))
             return summary  # no summary record: the next run resumes where this one stopped
         patched = self._patch_winner(tuner, planned)

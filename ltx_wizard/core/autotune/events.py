@@ -28,6 +28,7 @@ class TrialResult(BaseModel):
     trainer_step_time_s: float | None = None  # the trainer's Time/Step on the last step line
     wall_s: float | None = None
     reason: str = ""  # why it ended the way it did, or why it was skipped
+    decision: str = ""  # the rules' verdict: why it was kept or rejected (schedule.py)
     proof: str | None = None  # the output line that proves the outcome
     kept: bool = False  # its change is part of the winner
 

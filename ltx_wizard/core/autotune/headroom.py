@@ -45,8 +45,9 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ltx_wizard.core.tiers import launch_style
+from ltx_wizard.core.units import GIB, gib
 
-GB = 1024**3
+GB = GIB  # every size here is GiB (units.py), as the trainer's allocator counts
 DEFAULT_TRANSFORMER_PARAMS = 22e9
 BYTES_PER_WEIGHT = {
     None: 2.0,
@@ -231,13 +232,13 @@ def predict(
     size = _model(transformer_params, model)
     limit = gpu_total_gb * FIT_FRACTION
     need = floor(proposed, size, num_gpus)
-    where = f"{limit:.1f} GB ({FIT_FRACTION:.0%} of {gpu_total_gb:.1f} GB)"
+    where = f"{gib(limit)} ({FIT_FRACTION:.0%} of {gib(gpu_total_gb)})"
     if need.total_gb > limit:
         return Fit(False, None, need.total_gb, None,
-                   f"needs at least {need.total_gb:.1f} GB ({need.describe()}) > {where}")
+                   f"needs at least {gib(need.total_gb)} ({need.describe()}) > {where}")
     if best_peak_gb is None:
         return Fit(True, None, need.total_gb, None,
-                   f"needs at least {need.total_gb:.1f} GB of {where}; no measured peak to "
+                   f"needs at least {gib(need.total_gb)} of {where}; no measured peak to "
                    "extrapolate from")
     act = activations_gb(current, best_peak_gb, size, num_gpus)
     act_new = act * proposed.batch_size / max(current.batch_size, 1)
@@ -247,7 +248,7 @@ def predict(
     predicted = best_peak_gb + extra
     verdict = "fits" if predicted <= limit else "tight: the measured peak includes allocator cache, so trying it"
     return Fit(True, predicted, need.total_gb, extra,
-               f"floor {need.total_gb:.1f} GB, extrapolated {predicted:.1f} GB (measured "
+               f"floor {gib(need.total_gb)}, extrapolated {gib(predicted)} (measured "
                f"{best_peak_gb:.1f} {extra:+.1f}) of {where}: {verdict}")
 
 
@@ -266,15 +267,15 @@ def plan_floor(settings: TrainSettings, model: ModelSize, num_gpus: int,
                gpu_total_gb: float | None) -> tuple[str, str | None]:
     """plan.md's line for the planned config's floor, and a warning when it cannot fit."""
     need = floor(settings, model, num_gpus)
-    line = (f"GPU memory floor of the planned config: {need.total_gb:.1f} GiB per GPU "
+    line = (f"GPU memory floor of the planned config: {gib(need.total_gb)} per GPU "
             f"({need.describe()}), before activations")
     if gpu_total_gb is None:
         return line + "; GPU memory unknown.", None
-    line += f"; each GPU has {gpu_total_gb:.1f} GiB."
+    line += f"; each GPU has {gib(gpu_total_gb)}."
     if need.total_gb <= gpu_total_gb * FIT_FRACTION:
         return line, None
-    warning = (f"the planned config needs at least {need.total_gb:.1f} GiB per GPU "
-               f"({need.describe()}) but each GPU has {gpu_total_gb:.1f} GiB: it will run out of memory")
+    warning = (f"the planned config needs at least {gib(need.total_gb)} per GPU "
+               f"({need.describe()}) but each GPU has {gib(gpu_total_gb)}: it will run out of memory")
     fewest = fewest_gpus(settings, model, gpu_total_gb)
     if settings.training_mode == "full" and fewest is not None:
         warning += f"; a full fine-tune of this checkpoint needs at least {fewest} such GPUs"

@@ -49,6 +49,9 @@ _STATS = {
     "total_time_min": re.compile(r"Total time:\s*([\d.]+)\s*minutes"),
     "steps_per_s": re.compile(r"Training speed:\s*([\d.]+)\s*steps"),
     "samples_per_s": re.compile(r"Samples/second:\s*([\d.]+)"),
+    # mirrors ltx_trainer/trainer.py LtxvTrainer._log_training_stats (` - Peak GPU memory:
+    # {peak_gpu_memory_gb:.2f} GB`), whose figure is gpu_utils.py get_gpu_memory_gb: nvidia-smi's
+    # memory.used in MiB / 1024, i.e. GiB under the name "GB"; it is kept as GiB.
     "peak_gpu_memory_gb": re.compile(r"Peak GPU memory:\s*([\d.]+)\s*GB"),
     "num_processes": re.compile(r"Number of processes:\s*(\d+)"),
     "global_batch": re.compile(r"Global batch size:\s*(\d+)"),

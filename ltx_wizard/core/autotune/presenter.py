@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ltx_wizard.core.units import UNIT, gib
 from ltx_wizard.core.autotune.events import (
     AutotuneEvent, AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished,
     ConfirmationStarted, TrialFinished, TrialProgress, TrialResult, TrialStarted,
@@ -20,6 +21,7 @@ OUTCOME_LABEL = {
     "cancelled": "cancelled", "skipped": "skipped",
 }
 KEPT_MARK = "✓"
+REJECTED_MARK = "✗"  # ran, and the rules did not keep its change
 CONFIRM_MARK = "✔"
 
 
@@ -28,7 +30,7 @@ def outcome_label(outcome: str) -> str:
 
 
 def amount(value: float | None, unit: str, digits: int = 2, missing: str = "—") -> str:
-    """`1.23 s`, `44.1 GB`; `missing` when there is no reading."""
+    """`1.23 s`, `2.50 s/step`; `missing` when there is no reading (memory: units.gib)."""
     return missing if value is None else f"{value:.{digits}f} {unit}"
 
 
@@ -37,7 +39,7 @@ def step_text(result: TrialResult) -> str:
 
 
 def peak_text(result: TrialResult) -> str:
-    return amount(result.peak_vram_gb, "GB peak", 1, missing="peak n/a")
+    return amount(result.peak_vram_gb, f"{UNIT} peak", 1, missing="peak n/a")
 
 
 @dataclass(frozen=True)
@@ -45,18 +47,47 @@ class Row:
     """One line of the Autotune screen's table: a trial or a confirmation."""
 
     key: str
-    cells: tuple[str, str, str, str, str, str]  # #, change, outcome, s/step, peak, kept
+    cells: tuple[str, str, str, str, str, str, str]  # #, change, outcome, s/step, peak, kept, reason
+
+
+COLUMNS = ("#", "Change", "Outcome", "s/step", "Peak", "Kept", "Reason")
+_VERDICTS = ("kept: ", "not kept: ", "reverted: ", "not run: ")
+
+
+def reason_text(result: TrialResult) -> str:
+    """Why the trial was kept or rejected, from the rules' decision (its reason when none)."""
+    return result.decision or result.reason
+
+
+def reason_cell(result: TrialResult) -> str:
+    """The Reason cell: the decision without the verdict word the Kept cell already shows."""
+    text = reason_text(result)
+    for verdict in _VERDICTS:
+        if text.startswith(verdict):
+            return text[len(verdict):]
+    return text
+
+
+def why_text(result: TrialResult) -> str:
+    """How the trial ended and what the rules made of it: `40 steps ...; kept: 12% faster`."""
+    return "; ".join(t for t in dict.fromkeys((result.reason, result.decision)) if t)
+
+
+def kept_cell(result: TrialResult) -> str:
+    if result.kept:
+        return KEPT_MARK
+    return REJECTED_MARK if result.ran and result.outcome != "cancelled" else ""
 
 
 def trial_row(result: TrialResult) -> Row:
     return Row(str(result.index), (
         str(result.index), result.change, outcome_label(result.outcome),
-        amount(result.step_time_s, "s"), amount(result.peak_vram_gb, "GB", 1),
-        KEPT_MARK if result.kept else ""))
+        amount(result.step_time_s, "s"), gib(result.peak_vram_gb), kept_cell(result),
+        reason_cell(result)))
 
 
 def running_row(event: TrialStarted) -> Row:
-    return Row(str(event.index), (str(event.index), event.change, "running…", "—", "—", ""))
+    return Row(str(event.index), (str(event.index), event.change, "running…", "—", "—", "", ""))
 
 
 def _confirm_what(trial: int | None, gpus: int) -> str:
@@ -66,12 +97,12 @@ def _confirm_what(trial: int | None, gpus: int) -> str:
 def confirmation_row(conf: Confirmation) -> Row:
     return Row(f"confirm-{conf.trial}", (
         CONFIRM_MARK, _confirm_what(conf.trial, conf.gpus), outcome_label(conf.outcome), "—",
-        amount(conf.peak_vram_gb, "GB", 1), ""))
+        gib(conf.peak_vram_gb), KEPT_MARK if conf.ok else REJECTED_MARK, conf.reason))
 
 
 def confirming_row(event: ConfirmationStarted) -> Row:
     return Row(f"confirm-{event.trial}", (
-        CONFIRM_MARK, _confirm_what(event.trial, event.gpus), "running…", "—", "—", ""))
+        CONFIRM_MARK, _confirm_what(event.trial, event.gpus), "running…", "—", "—", "", ""))
 
 
 def winner_of(summary: AutotuneSummary) -> TrialResult | None:
@@ -99,17 +130,28 @@ def winner_sentence(summary: AutotuneSummary) -> str:
     return f"winner trial {win.index} ({win.change}), {step_text(win)}, {peak_text(win)}; {patched}"
 
 
+def cancel_promise(best: TrialResult | None) -> str:
+    """What cancelling does now, as the engine does it (engine._finish, best_so_far.py)."""
+    head = "Stop the running trial and end autotune? Finished trials stay in autotune.log. "
+    tail = " Resume autotune later goes on from there; finished trials are not run again."
+    if best is None or not best.changes:
+        return head + "No change has been kept yet, so config.yaml stays as planned." + tail
+    return (head + f"config.yaml gets the best so far, trial {best.index} ({best.change}), "
+            "without the confirmation run that would check its validation." + tail)
+
+
 def human_line(result: TrialResult) -> str:
     """autotune.log's (and the CLI's) fixed-width line for one trial."""
     kept = "kept" if result.kept else ""
     if result.trainer_peak_gb is not None:  # the trainer's own, coarser figure, for comparison
-        kept = f"(trainer says {result.trainer_peak_gb:.1f} GB) {kept}"
+        kept = f"(trainer says {gib(result.trainer_peak_gb, 2)}) {kept}"
     line = (
         f"trial {result.index}  {result.change:<44} {result.outcome:<9} "
         f"{amount(result.step_time_s, 's/step', missing='-'):>12}  "
-        f"{amount(result.peak_vram_gb, 'GB peak', 1, missing='-'):>13}  {kept}"
+        f"{amount(result.peak_vram_gb, UNIT + ' peak', 1, missing='-'):>14}  {kept}"
     )
-    return f"{line.rstrip()}  ({result.reason})" if result.reason else line.rstrip()
+    why = why_text(result)
+    return f"{line.rstrip()}  ({why})" if why else line.rstrip()
 
 
 def confirmation_line(conf: Confirmation) -> str:
@@ -119,7 +161,7 @@ def confirmation_line(conf: Confirmation) -> str:
     if conf.fused:
         how += ", after its step 40"
     line = (f"confirm  {what + ' (' + how + ')':<44} {conf.outcome:<9} "
-            f"{'':>12}  {amount(conf.peak_vram_gb, 'GB peak', 1, missing='-'):>13}")
+            f"{'':>12}  {amount(conf.peak_vram_gb, UNIT + ' peak', 1, missing='-'):>14}")
     return f"{line.rstrip()}  ({conf.reason})" if conf.reason else line.rstrip()
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from ltx_wizard.core.autotune.events import TrialResult
 from ltx_wizard.core.autotune.headroom import ModelSize, TrainSettings, predict
 from ltx_wizard.core.tiers import Tier
+from ltx_wizard.core.units import gib
 
 NOISE = 0.03
 MARGIN = 0.95
@@ -157,7 +158,7 @@ class Tuner:
         change, changes = _describe(stage, self.settings)
         self.results.append(
             TrialResult(index=self._index(), change=change, changes=changes, outcome="skipped",
-                        reason=why)
+                        reason=why, decision=f"not run: {why}")
         )
 
     def _build(self, stage: str) -> Candidate | str:
@@ -184,8 +185,8 @@ class Tuner:
                 return f"not enough headroom: {fit.reason}"
             limit = (self.ctx.gpu_total_gb or 0) * self.ctx.margin
             if stage in QUALITY and self.ctx.gpu_total_gb and fit.floor_gb and fit.floor_gb > limit:
-                return (f"cannot be kept: needs at least {fit.floor_gb:.1f} GB, above the "
-                        f"{self.ctx.margin:.0%} margin ({limit:.1f} GB)")
+                return (f"cannot be kept: needs at least {gib(fit.floor_gb)}, above the "
+                        f"{self.ctx.margin:.0%} margin ({gib(limit)})")
         return Candidate(self._index(), stage, change, changes, s.with_changes(changes),
                          {**self.winner_changes, **changes})
 
@@ -201,58 +202,72 @@ class Tuner:
             result = result.model_copy(update={"sec_per_sample": result.step_time_s / per_step})
         if result.outcome == "cancelled":
             self.stop_reason = "cancelled"
-            return self._append(result)
+            return self._append(result, "cancelled: not recorded, runs again on resume")
         if cand.stage == "baseline":
             if result.outcome == "ok":
-                return self._keep(cand, result)
+                return self._keep(cand, result, "kept: runs as planned")
             self.stop_reason = (f"the baseline ended with {result.outcome}: the tier's config does not "
                                 "run here as planned; config.yaml is left unchanged")
-            return self._append(result)
+            return self._append(result, f"the planned config fails ({result.outcome}); nothing to tune")
         if result.outcome == "ok" and cand.stage in QUALITY:
             why = self._quality_miss(result)
             if not why:
-                return self._keep(cand, result)
-            return self._append(result.model_copy(update={"reason": f"not kept: {why}"}))
+                return self._keep(cand, result, f"kept: fits ≤{self.ctx.margin:.0%}, not slower "
+                                                 f"beyond {self.ctx.noise:.0%}")
+            return self._append(result.model_copy(update={"reason": f"not kept: {why}"}),
+                                f"not kept: {why}")
         if result.outcome == "ok":
+            gain = self._gain(result)
             if self._faster(result):
-                return self._keep(cand, result)
+                return self._keep(cand, result, f"kept: {gain:.0%} faster per sample")
             self.stop_reason = (f"trial {result.index} ({cand.change}) was not faster than trial "
                                 f"{self.best.index} by more than {self.ctx.noise:.0%}; reverted")
-            return self._append(result)
+            shown = "no step time" if gain is None else (
+                f"{gain:.0%} faster" if gain >= 0 else f"{-gain:.0%} slower")
+            return self._append(result, f"not kept: {shown} per sample, needs > {self.ctx.noise:.0%}")
         if result.outcome == "oom" and cand.stage == "optimizer":
-            return self._append(result)  # revert to adamw8bit and go on to the batch trials
+            # revert to adamw8bit and go on to the batch trials
+            return self._append(result, "reverted: out of memory; the batch trials go on")
         if result.outcome == "oom":
             self.stop_reason = f"trial {result.index} ({cand.change}) ran out of memory; reverted"
         else:
             self.stop_reason = f"trial {result.index} ({cand.change}) ended with {result.outcome}; reverted"
-        return self._append(result)
+        return self._append(result, f"reverted: {'out of memory' if result.outcome == 'oom' else result.outcome}")
 
     def _quality_miss(self, result: TrialResult) -> str:
         """Why a quality lever that ran fine is not kept ('' when it is)."""
         total = self.ctx.gpu_total_gb
         if total and result.peak_vram_gb is not None and result.peak_vram_gb > total * self.ctx.margin:
-            return (f"peak {result.peak_vram_gb:.1f} GB leaves less than {1 - self.ctx.margin:.0%} "
-                    f"of {total:.1f} GB")
+            return (f"peak {gib(result.peak_vram_gb)} leaves less than {1 - self.ctx.margin:.0%} "
+                    f"of {gib(total)}")
         best = self.best.sec_per_sample if self.best else None
         if best and result.sec_per_sample and result.sec_per_sample > best * (1 + self.ctx.noise):
             return (f"{result.sec_per_sample:.2f} s/sample is slower than {best:.2f} by more "
                     f"than {self.ctx.noise:.0%}")
         return ""
 
+    def _gain(self, result: TrialResult) -> float | None:
+        """How much less time per sample than the best so far (0.12 = 12 % faster)."""
+        if self.best is None or not self.best.sec_per_sample or result.sec_per_sample is None:
+            return None
+        return (self.best.sec_per_sample - result.sec_per_sample) / self.best.sec_per_sample
+
     def _faster(self, result: TrialResult) -> bool:
         if self.best is None or not self.best.sec_per_sample or result.sec_per_sample is None:
             return False  # nothing to compare against (no step lines, or a zero-time simulation)
         return (self.best.sec_per_sample - result.sec_per_sample) / self.best.sec_per_sample > self.ctx.noise
 
-    def _keep(self, cand: Candidate, result: TrialResult) -> TrialResult:
-        result = result.model_copy(update={"kept": True})
+    def _keep(self, cand: Candidate, result: TrialResult, decision: str) -> TrialResult:
+        result = result.model_copy(update={"kept": True, "decision": decision})
         self.settings = cand.settings
         self.winner_changes.update(cand.changes)
         self.kept.append((result, dict(self.winner_changes)))
         self.best = result
         return self._append(result)
 
-    def _append(self, result: TrialResult) -> TrialResult:
+    def _append(self, result: TrialResult, decision: str = "") -> TrialResult:
+        if decision:
+            result = result.model_copy(update={"decision": decision})
         self.results.append(result)
         return result
 

@@ -39,7 +39,7 @@ class Statistics(TrainerEvent):
     total_time_min: float
     steps_per_s: float
     samples_per_s: float
-    peak_gpu_memory_gb: float
+    peak_gpu_memory_gb: float  # GiB: nvidia-smi MiB / 1024, though the trainer prints "GB"
     num_processes: int | None = None
     global_batch: int | None = None
 

@@ -17,6 +17,7 @@ from typing import Callable, Iterable
 
 from ltx_wizard.core.autotune import log_parser as lp
 from ltx_wizard.core.autotune.failure_cause import FailureCause
+from ltx_wizard.core.autotune.oom_message import in_use_gib
 from ltx_wizard.core.autotune.events import (
     Confirmation, EventSink, LogLine, Outcome, TrialProgress, TrialResult, TrialStarted, VramUpdate,
 )
@@ -39,6 +40,21 @@ def _footer(result) -> str:
     code = result.returncode
     how = f"exit code {code}" if code is None or code >= 0 else f"killed by signal {-code}"
     return f"ended ({result.ended_by}), {how}, after {result.wall_s:.1f} s"
+
+
+def trial_peak(reading: VramReading, watch: _Watch | None = None) -> tuple[float | None, str]:
+    """A run's peak in GiB and where it comes from: an OOM's own "this process has X GiB memory in
+    use" when torch stated it, else the larger of the sampler's reading and the trainer's
+    "Peak GPU memory" (each misses what the other sees: the sampler polls at 4 Hz, the trainer
+    reads nvidia-smi three times a run, whole-device)."""
+    if watch is not None and watch.outcome == "oom":
+        stated = [v for v in map(in_use_gib, watch.cause.ooms) if v is not None]
+        if stated:
+            return max(stated), "torch OOM message"
+    trainer = watch.stats.peak_gpu_memory_gb if watch is not None and watch.stats else None
+    if trainer is not None and (reading.peak_gb is None or trainer > reading.peak_gb):
+        return round(trainer, 2), "trainer's report"
+    return reading.peak_gb, reading.method
 
 
 def split_trainer_cmd(text: str) -> list[str]:
@@ -151,7 +167,7 @@ class TrialRunner:
         self.before_step_one = watch.cause.crash() if early and watch.outcome is None else None
         if kind != "trial":
             self.last_confirmation = self._confirmation(cand, watch, result, output_dir, kind,
-                                                        reading.peak_gb, log_path)
+                                                        trial_peak(reading, watch)[0], log_path)
         return self._trial_result(cand, watch, result, reading, output_dir, kind, log_path)
 
     async def _watch_process(self, argv: list[str], on_line: Callable[[OutputLine], None],
@@ -184,10 +200,11 @@ class TrialRunner:
         step = steady_step_time(watch.steps)
         scale = self.command.time_scale
         last = watch.steps[-1][2] if watch.steps else None
+        peak, method = trial_peak(reading, watch)
         return TrialResult(
             index=cand.index, change=cand.change, changes=cand.changes, outcome=outcome,
             step_time_s=None if step is None or outcome != "ok" else round(step * scale, 3),
-            peak_vram_gb=reading.peak_gb, vram_method=reading.method,
+            peak_vram_gb=peak, vram_method=method,
             trainer_peak_gb=watch.stats.peak_gpu_memory_gb if watch.stats else None,
             trainer_step_time_s=last.time_per_step_s if last else None,
             wall_s=round(result.wall_s, 2), reason=reason, proof=watch.proof,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ltx_wizard.core.nvml_source import NvmlUnavailable, open_device_handle, probe_nvml
+from ltx_wizard.core.units import MIB_PER_GIB, gib
 from ltx_wizard.core.visible_devices import apply_cuda_visible_devices
 
 MIB = 1024 * 1024
@@ -24,7 +25,7 @@ class GpuUse:
     util_pct: int | None
 
     def line(self) -> str:
-        mem = (f"{self.used_mib / 1024:.1f} / {self.total_mib / 1024:.1f} GB"
+        mem = (f"{self.used_mib / MIB_PER_GIB:.1f} / {gib(self.total_mib / MIB_PER_GIB)}"
                if self.used_mib is not None and self.total_mib else "memory n/a")
         util = f"{self.util_pct}% util" if self.util_pct is not None else "util n/a"
         return f"GPU {self.index} {self.name}: {util}, {mem}"

@@ -17,6 +17,7 @@ from ltx_wizard.core.monitor.run_config import read_config, value
 from ltx_wizard.core.monitor.status import RunStatus
 from ltx_wizard.core.run_meta import read_run_meta
 from ltx_wizard.core.safe_fs import write_text
+from ltx_wizard.core.units import gib
 
 SUMMARY_NAME = "run-summary.md"
 
@@ -70,7 +71,7 @@ def render_summary(status: RunStatus) -> str:
               f"**Loss:** {f'{first[1]:.4f} at step {first[0]}' if first else '?'} → "
               f"{f'{last:.4f}' if last is not None else '?'} at the end"]
     if peak_gb is not None:
-        lines.append(f"**Peak GPU memory (trainer's figure):** {peak_gb:.2f} GB")
+        lines.append(f"**Peak GPU memory (trainer's figure):** {gib(peak_gb, 2)}")
     lines += ["", "## What was trained", "",
               f"- Recipe: {meta.recipe or '-'}; GPUs: {meta.num_gpus or '?'} x {meta.nodes} node(s)"
               f"{' (simulated)' if status.simulated else ''}",

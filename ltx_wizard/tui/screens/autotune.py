@@ -27,10 +27,26 @@ from ltx_wizard.tui.widgets.tail_log import TailLog
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.events import AutotuneSummary
+    from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
 
 LOG_LINES = 400
 FLUSH_S = 0.1
+# Columns that hold short figures; Change and Reason share what is left of the terminal's width,
+# so the Reason column is there at 80 columns too (cut with "…"; the status line and autotune.log
+# have the whole reason).
+_FIXED = {"#": 1, "Outcome": 9, "s/step": 6, "Peak": 8, "Kept": 4}
+_CHANGE_SHARE = 0.42
+
+
+def column_widths(terminal_width: int) -> dict[str, int]:
+    padding = 2 * len(presenter.COLUMNS)  # the table's cell padding, one each side
+    free = max(terminal_width - 2 - 1 - padding - sum(_FIXED.values()), 24)  # body padding, scrollbar
+    change = max(int(free * _CHANGE_SHARE), 12)
+    return {**_FIXED, "Change": change, "Reason": free - change}
+
+
+def fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
 def _while_shown(handler: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
@@ -68,8 +84,11 @@ class AutotuneScreen(WizardScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#trials", DataTable)
-        table.add_columns("#", "Change", "Outcome", "s/step", "Peak", "Kept")
+        self._widths = column_widths(self.app.size.width)
+        for label in presenter.COLUMNS:
+            table.add_column(label, width=self._widths[label], key=label)
         self._rows: dict[str, object] = {}
+        self._best: TrialResult | None = None  # the last kept trial: what a cancel patches in
         self._vram = ""
         self._step = ""
         self.set_interval(FLUSH_S, self.flush_log)
@@ -146,10 +165,12 @@ class AutotuneScreen(WizardScreen):
     def _trial_finished(self, message: messages.TrialFinished) -> None:
         result = message.event.result
         self._show_row(presenter.trial_row(result))
-        if result.reason:
+        if result.kept:
+            self._best = result
+        why = presenter.why_text(result)
+        if why:
             self.query_one("#at-status", Static).update(Text.assemble(
-                (f"Trial {result.index} {presenter.outcome_label(result.outcome)}: ", "bold"),
-                result.reason))
+                (f"Trial {result.index} {presenter.outcome_label(result.outcome)}: ", "bold"), why))
 
     @on(messages.AutotuneFinished)
     @_while_shown
@@ -167,13 +188,12 @@ class AutotuneScreen(WizardScreen):
 
     def _show_row(self, row: presenter.Row) -> None:
         table = self.query_one("#trials", DataTable)
+        cells = [fit(value, self._widths[label]) for label, value in zip(presenter.COLUMNS, row.cells)]
         if row.key not in self._rows:
-            self._rows[row.key] = table.add_row(*row.cells, key=row.key)
+            self._rows[row.key] = table.add_row(*cells, key=row.key)
         else:
-            # update_width: a finished trial's "44.1 GB" must not be cut to the width of the
-            # "—" its row was added with while it ran.
-            for column, value in zip(table.columns, row.cells):
-                table.update_cell(row.key, column, value, update_width=True)
+            for column, value in zip(presenter.COLUMNS, cells):
+                table.update_cell(row.key, column, value)
 
     def _show_summary(self, summary: AutotuneSummary) -> None:
         """The final table and the winner, as soon as the engine reports them."""
@@ -230,8 +250,7 @@ class AutotuneScreen(WizardScreen):
                 self.app.autotune.cancel()
 
         self.app.push_screen(
-            ConfirmDialog("Stop the running trial and end autotune? Trials done so far are kept in "
-                          "autotune.log; the config keeps the best result so far.",
+            ConfirmDialog(presenter.cancel_promise(self._best),
                           yes="Stop autotune", no="Keep going", title="Cancel autotune"),
             answered,
         )

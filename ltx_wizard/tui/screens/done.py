@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, HorizontalScroll, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Header, Static
 
 from ltx_wizard.core.autotune import presenter
@@ -45,8 +45,10 @@ class DoneScreen(WizardScreen):
             yield Static(self._files_text(), id="files")
             yield Static(self._winner_text(), id="winner")
             yield Static("Start training with", classes="section-title")
-            with HorizontalScroll(id="launch-box"):
-                yield Static(Text(self.launch_line(), no_wrap=True), id="launch-line")
+            # Wrapped, folding a long path mid-word, so the whole command shows at 80 columns
+            # (a scrolled box hid its end); c copies it as one line.
+            with Vertical(id="launch-box"):
+                yield Static(Text(self.launch_line(), overflow="fold"), id="launch-line")
             yield Static(self._about(), id="launch-about")
             yield Static("", id="train-status")
         with Horizontal(classes="actions"):

@@ -92,6 +92,10 @@ class ProbeScreen(WizardScreen):
         if assessment.policy.base_config:
             tier.append(f"\nBase config: {assessment.policy.base_config}")
         tier.append(f"\n{assessment.policy.summary}")
+        if assessment.policy.base_config:  # the levers as the engine's own rules pick them
+            from ltx_wizard.core.autotune.rules_text import levers_sentence
+
+            tier.append(f"\n{levers_sentence(assessment.tier)}")
         if self.app.state.accept_risk:
             tier.append("\nBelow the minimum: going on AT YOUR OWN RISK.", style="bold")
         self.query_one("#tier", Static).update(tier)

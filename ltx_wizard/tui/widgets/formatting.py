@@ -26,13 +26,13 @@ def plain(value: object) -> Text:
 
 
 def gpu_row(gpu: GpuInfo) -> tuple[str, Text, str, str]:
-    from ltx_wizard.core.gpu import MIB  # imported when a GPU is shown, not before the first screen
+    # imported when a GPU is shown, not before the first screen
     from ltx_wizard.core.tiers import nominal_gb
+    from ltx_wizard.core.units import bytes_to_gib, gib
 
     if gpu.memory_total_bytes is None:
         return (str(gpu.index), plain(gpu.name), "not reported", "?")
-    gib = gpu.memory_total_bytes / (1024 * MIB)
-    return (str(gpu.index), plain(gpu.name), f"{gib:.1f} GiB",
+    return (str(gpu.index), plain(gpu.name), gib(bytes_to_gib(gpu.memory_total_bytes)),
             f"{nominal_gb(gpu.memory_total_bytes)} GB")
 
 
