@@ -1,9 +1,9 @@
 """How long the tuned run will take, from what autotune measured: an estimate, said as one.
 
 training   = the winner's steady-state s/step (between its step-20 and step-40 lines) x steps;
-validation = passes x videos x the confirmation's measured seconds per video, scaled from its
-             CONFIRM_INFERENCE_STEPS to the config's inference steps (an upper figure: decoding
-             does not grow with the steps);
+validation = passes x videos on the busiest GPU x the confirmation's measured seconds for its
+             one video (at CONFIRM_INFERENCE_STEPS inference steps, so a lower figure when the
+             config asks for more; it also holds the text encoder's load, which the run pays once);
 load       = a trial's wall time less its 40 steps (model load, quantization, teardown).
 The simulated trainer sleeps 1/time_scale of its times, so its wall times are scaled back.
 """
@@ -27,9 +27,10 @@ class Duration:
     steps: int
     step_s: float
     passes: int
-    videos: int  # per pass
-    video_s: float | None  # per video, at the config's inference steps
+    videos: int  # per pass, on the busiest GPU
+    video_s: float | None  # per video, as the confirmation measured it
     load_s: float | None
+    inference_steps: int = DEFAULT_INFERENCE_STEPS
 
     @property
     def train_s(self) -> float:
@@ -55,8 +56,9 @@ class Duration:
                        "measured (no confirmation run finished)")
         else:
             out.append(f"- validation: {self.passes} passes x {self.videos} video(s) x "
-                       f"{self.video_s:.0f} s = {clock(self.validation_s)} (the confirmation's "
-                       f"video at {CONFIRM_INFERENCE_STEPS} inference steps, scaled to the config's)")
+                       f"{self.video_s:.0f} s = {clock(self.validation_s)} (as the confirmation "
+                       f"measured one video at {CONFIRM_INFERENCE_STEPS} inference steps; the "
+                       f"config's {self.inference_steps} take longer)")
         out.append(f"- load: {clock(self.load_s)}" if self.load_s is not None
                    else "- load: not measured")
         return out
@@ -71,21 +73,24 @@ def clock(seconds: float | None) -> str:
     return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
-def validation_passes(config: Mapping[str, Any], steps: int) -> tuple[int, int]:
-    """(passes, videos per pass). mirrors ltx_trainer/trainer.py LtxvTrainer.train: one pass
-    before step 1 unless skip_initial_validation, then one each time global_step hits a multiple
-    of validation.interval; none without an interval or without samples/prompts."""
+def validation_passes(config: Mapping[str, Any], steps: int, gpus: int = 1) -> tuple[int, int]:
+    """(passes, videos per pass on the busiest GPU). mirrors ltx_trainer/trainer.py
+    LtxvTrainer.train: one pass before step 1 unless skip_initial_validation, then one each time
+    global_step hits a multiple of validation.interval; none without an interval or samples.
+    _run_distributed_validation deals the videos round-robin over the ranks."""
     val = get_dotted(config, "validation", None) or {}
     samples = len(val.get("samples") or val.get("prompts") or [])
     interval = val.get("interval", DEFAULT_INTERVAL)
     if not samples or not interval:
         return 0, 0
     passes = steps // int(interval) + (0 if val.get("skip_initial_validation", False) else 1)
-    return passes, samples * int(val.get("videos_per_prompt") or 1)
+    videos = samples * int(val.get("videos_per_prompt") or 1)
+    return passes, -(-videos // max(1, gpus))
 
 
 def estimate(config: Mapping[str, Any], winner: TrialResult, trials: Iterable[TrialResult],
-             confirmation: Confirmation | None, time_scale: float = 1.0) -> Duration | None:
+             confirmation: Confirmation | None, time_scale: float = 1.0,
+             gpus: int = 1) -> Duration | None:
     steps = get_dotted(config, "optimization.steps", None)
     if winner.step_time_s is None or not isinstance(steps, int):
         return None
@@ -94,12 +99,11 @@ def estimate(config: Mapping[str, Any], winner: TrialResult, trials: Iterable[Tr
              if t.outcome == "ok" and t.wall_s and t.step_time_s
              and not (confirmation and confirmation.fused and confirmation.trial == t.index)]
     load = max(min(loads), 0.0) if loads else None
-    passes, videos = validation_passes(config, steps)
+    passes, videos = validation_passes(config, steps, gpus)
     video_s = None
     if confirmation is not None and confirmation.ok and confirmation.wall_s:
         trained = (FUSED_STEPS if confirmation.fused else CONFIRM_STEPS) * step
-        one = max(confirmation.wall_s * time_scale - (load or 0.0) - trained, 0.0)
-        inference = int(get_dotted(config, "validation.inference_steps", DEFAULT_INFERENCE_STEPS)
-                        or DEFAULT_INFERENCE_STEPS)
-        video_s = one * inference / CONFIRM_INFERENCE_STEPS
-    return Duration(steps, step, passes, videos, video_s, load)
+        video_s = max(confirmation.wall_s * time_scale - (load or 0.0) - trained, 0.0)
+    inference = int(get_dotted(config, "validation.inference_steps", DEFAULT_INFERENCE_STEPS)
+                    or DEFAULT_INFERENCE_STEPS)
+    return Duration(steps, step, passes, videos, video_s, load, inference)

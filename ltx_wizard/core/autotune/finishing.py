@@ -50,7 +50,8 @@ class TunedOutputs:
             return None
         scale = self._runner.command.time_scale if self._runner is not None else 1.0
         conf = confirmations[-1] if confirmations else None
-        return dur.estimate(load_yaml(text), tuner.best, tuner.results, conf, scale)
+        gpus = max(1, self.assessment.num_gpus) * max(1, read_run_meta(self.folder.root).nodes)
+        return dur.estimate(load_yaml(text), tuner.best, tuner.results, conf, scale, gpus)
 
     def _write_tuned(self, tuner: Tuner, planned: str, tuned: TunedConfig | None,
                      confirmations: list[Confirmation]) -> str:

@@ -85,7 +85,10 @@ def _training(body: list[str], t: TunedPlan) -> list[str]:
             line = (f"`config.yaml` is the shipped `{t.shipped_name}` with the lines in the diff "
                     "below changed: the plan's (paths and tier rules) and autotune's winner, each "
                     "of autotune's marked `# ltx-wizard: autotune` at the end of its line. The "
-                    "table shows the settings after autotune.")
+                    "table shows the settings after autotune." if t.tuned.changes else
+                    f"`config.yaml` is the shipped `{t.shipped_name}` with the plan's lines in "
+                    "the diff below changed (paths and tier rules); autotune kept the planned "
+                    "settings, as the table shows.")
         if line.startswith("|"):
             if not placed:
                 out += table
