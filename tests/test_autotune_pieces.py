@@ -99,19 +99,21 @@ def test_a_torn_json_line_is_ignored(tmp_path):
     assert ResultsLog(path).load() == ({}, None)
 
 
-def test_effective_batch_note_only_when_accumulation_cannot_absorb_the_batch(tmp_path):
+def test_tuned_config_keeps_steps_unless_the_effective_batch_moved_and_marks_each_change():
     from ltx_wizard.core.autotune.headroom import TrainSettings
-    from ltx_wizard.core.autotune.plan_note import append_to_plan, effective_batch_note
+    from ltx_wizard.core.autotune.tuned_config import tuned_config
 
-    kept = effective_batch_note(TrainSettings(None, "adamw", 1, 4, True),
-                                TrainSettings(None, "adamw", 4, 1, True), 2)
-    assert kept is None  # 1 x 4 x 2 == 4 x 1 x 2: nothing for the reader to know
-    grew = effective_batch_note(TrainSettings(None, "adamw", 1, 1, True),
-                                TrainSettings(None, "adamw", 4, 1, True), 2)
-    plan = tmp_path / "plan.md"
-    plan.write_text("# Plan\n", encoding="utf-8")
-    append_to_plan(plan, grew)
-    append_to_plan(plan, grew)  # a resumed autotune does not add it twice
-    text = plan.read_text(encoding="utf-8")
-    assert text.count("## Autotune changed the effective batch") == 1
-    assert "= 2 samples per optimizer step" in text and "= 8, because" in text and "4x" in text
+    planned = ("optimization:\n  steps: 2000  # how long\n  batch_size: 1\n"
+               "  gradient_accumulation_steps: 4\n")
+    kept = tuned_config(planned, {"optimization.batch_size": 4,
+                                  "optimization.gradient_accumulation_steps": 1},
+                        TrainSettings(None, "adamw", 1, 4, True), TrainSettings(None, "adamw", 4, 1, True))
+    assert kept.steps is None and "steps: 2000  # how long\n" in kept.text
+    assert "batch_size: 4  # ltx-wizard: autotune (was 1)" in kept.text
+    assert "gradient_accumulation_steps: 1  # ltx-wizard: autotune (was 4)" in kept.text
+    grew = tuned_config(planned.replace("accumulation_steps: 4", "accumulation_steps: 1"),
+                        {"optimization.batch_size": 2, "optimization.gradient_accumulation_steps": 1},
+                        TrainSettings(None, "adamw", 1, 1, True), TrainSettings(None, "adamw", 2, 1, True))
+    assert grew.steps == (2000, 1000)  # 1000 steps x 2 samples = the planned 2000 samples
+    assert "steps: 1000  # how long  # ltx-wizard: autotune" in grew.text and "(was 2000)" in grew.text
+    assert "gradient_accumulation_steps: 1\n" in grew.text  # unchanged: no mark

@@ -26,7 +26,11 @@ def drive(tuner: Tuner, outcomes: dict[str, tuple[str, float | None, float | Non
 
 
 def by_change(tuner):
-    return {r.change: r for r in tuner.results}
+    """Results by their change; a batch change also under its first part ("batch_size 1 -> 2")."""
+    found = {r.change: r for r in tuner.results}
+    for r in tuner.results:
+        found.setdefault(r.change.split(",")[0], r)
+    return found
 
 
 def test_32gb_tier_never_tries_bf16_weights_it_cannot_hold_and_stops_as_its_oom_would():
@@ -50,7 +54,7 @@ def test_quantization_oom_goes_back_to_the_baseline_and_stops():
 
 
 def test_40_60_tier_keeps_quality_levers_with_margin_and_speed_levers_when_faster():
-    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, subset_samples=4))
+    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, allow_batch_change=True, subset_samples=4))
     ran = drive(tuner, {
         "baseline": ("ok", 4.0, 30.0),
         "quantization": ("ok", 3.2, 44.0),  # 92 % of the card: kept
@@ -71,7 +75,7 @@ def test_40_60_tier_keeps_quality_levers_with_margin_and_speed_levers_when_faste
 
 
 def test_quality_lever_too_close_to_the_card_is_reverted_and_the_next_lever_tried():
-    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, subset_samples=4))
+    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, allow_batch_change=True, subset_samples=4))
     ran = drive(tuner, {
         "baseline": ("ok", 4.0, 30.0),
         "quantization": ("ok", 3.2, 47.1),  # faster, but 98 % of the card
@@ -103,10 +107,10 @@ def test_quality_lever_that_cannot_keep_the_margin_is_not_run():
 
 
 def test_looking_ahead_knows_the_last_trial_and_the_likely_path():
-    tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, subset_samples=1))
+    tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, allow_batch_change=True, subset_samples=1))
     first = tuner.next()
     assert tuner.is_last(first)  # quantization cannot fit: the baseline is all there is
-    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, subset_samples=4))
+    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=4))
     first = tuner.next()
     assert not tuner.is_last(first)
     path = tuner.likely_path(8)
@@ -116,7 +120,7 @@ def test_looking_ahead_knows_the_last_trial_and_the_likely_path():
 
 
 def test_fallback_drops_the_last_kept_change():
-    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, subset_samples=4))
+    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=4))
     drive(tuner, {"baseline": ("ok", 2.0, 60.0), "batch2": ("ok", 3.0, 66.0),
                   "batch4": ("ok", 5.0, 70.0), "checkpointing": ("oom", None, None)})
     assert tuner.winner_changes["optimization.batch_size"] == 4
@@ -130,7 +134,7 @@ def test_fallback_drops_the_last_kept_change():
 
 def test_optimizer_oom_reverts_and_goes_on_to_the_batch_trial():
     base = TrainSettings(None, "adamw8bit", 1, 1, True)
-    tuner = Tuner(base, Context(Tier.T40_60, 79.0, 22e9, subset_samples=2))
+    tuner = Tuner(base, Context(Tier.T40_60, 79.0, 22e9, allow_batch_change=True, subset_samples=2))
     drive(tuner, {"baseline": ("ok", 4.0, 50.0), "optimizer": ("oom", None, None),
                   "batch2": ("ok", 7.0, 56.0)})
     assert tuner.winner_changes["optimization.batch_size"] == 2
@@ -148,14 +152,14 @@ def test_80gb_tier_noops_are_skipped_never_run():
 
 
 def test_a_speed_lever_that_is_not_faster_than_noise_is_reverted_and_stops():
-    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, subset_samples=4))
+    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=4))
     ran = drive(tuner, {"baseline": ("ok", 2.0, 60.0), "batch2": ("ok", 3.95, 66.0)})
     assert ran == ["baseline", "batch2"]  # batch 4 and checkpointing off are not tried
     assert tuner.winner == 1 and "not faster" in tuner.stop_reason
 
 
 def test_batch_compares_seconds_per_sample_not_per_step():
-    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, subset_samples=2))
+    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=2))
     drive(tuner, {"baseline": ("ok", 2.0, 50.0), "batch2": ("ok", 3.0, 60.0),
                   "checkpointing": ("oom", None, None)})
     batch = by_change(tuner)["batch_size 1 -> 2"]
@@ -187,7 +191,7 @@ def test_at_most_max_trials_run():
 
 
 def test_multi_gpu_batch_needs_samples_for_every_gpu():
-    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, subset_samples=2, num_gpus=2))
+    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=2, num_gpus=2))
     drive(tuner, {"baseline": ("ok", 2.0, 50.0), "checkpointing": ("oom", None, None)})
     assert "needs 4" in by_change(tuner)["batch_size 1 -> 2"].reason
 

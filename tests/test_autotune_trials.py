@@ -113,10 +113,10 @@ def _fake_runs(monkeypatch, confirm_outcome):
     monkeypatch.setattr(engine_mod.TrialRunner, "run", run)
 
 
-def _autotune(run_dir: Path, preset: str, events: list):
+def _autotune(run_dir: Path, preset: str, events: list, **options):
     probe = simulated_probe(preset)
     engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), simulate=preset,
-                            on_event=events.append)
+                            on_event=events.append, **options)
     return asyncio.run(engine.run())
 
 
@@ -124,13 +124,14 @@ def test_failed_confirmation_falls_back_to_the_previous_best(tmp_path, monkeypat
     run_dir = plan_run(tmp_path, "h100", samples=4)
     _fake_runs(monkeypatch, lambda ch: "oom" if ch.get("optimization.batch_size") == 4 else "ok")
     events: list = []
-    summary = _autotune(run_dir, "h100", events)
+    summary = _autotune(run_dir, "h100", events, allow_batch_change=True)
     assert [c.outcome for c in summary.confirmations] == ["oom", "ok"]
     assert summary.winner_changes["optimization.batch_size"] == 2
     assert "batch_size: 2" in (run_dir / "config.yaml").read_text()
     assert "fell back to trial" in summary.stop_reason
-    plan = (run_dir / "plan.md").read_text()  # accumulation was already 1: the batch grew
-    assert "## Autotune changed the effective batch" in plan and "batch 2 x accumulation 1" in plan
+    plan = (run_dir / "plan.md").read_text()  # accumulation was already 1: steps are halved
+    assert "`optimization.steps` 2000 -> 1000 keeps the samples seen" in plan
+    assert "steps: 1000" in (run_dir / "config.yaml").read_text()
     assert summary.contract_json()["confirmation"] == {"outcome": "ok", "peak_vram_gb": 70.0,
                                                        "reason": "ok"}
     assert sum(isinstance(e, ConfirmationFinished) for e in events) == 2
@@ -176,10 +177,10 @@ def test_parallel_trials_keep_the_decision_order(tmp_path, monkeypatch):
                            step_time_s={1: 2.0, 2: 3.0, 4: 5.0}[batch], peak_vram_gb=50.0 + batch)
 
     monkeypatch.setattr(engine_mod.TrialRunner, "run", run)
-    parallel = _autotune(run_dir, "8xh100", [])
+    parallel = _autotune(run_dir, "8xh100", [], allow_batch_change=True)  # guesses to run ahead
     finished.clear()
     finished.extend([0, 0])  # the sequential run waits for nothing
-    sequential = _autotune(sequential_dir, "h100", [])
+    sequential = _autotune(sequential_dir, "h100", [], allow_batch_change=True)
     order = [(t.change, t.outcome, t.kept) for t in parallel.trials]
     assert order == [(t.change, t.outcome, t.kept) for t in sequential.trials]
     assert parallel.winner_changes == sequential.winner_changes

@@ -53,7 +53,8 @@ def run_all(tuner: Tuner, fail: dict[str, str] | None = None) -> list[str]:
 
 
 def skipped(tuner: Tuner) -> dict[str, str]:
-    return {r.change: r.reason for r in tuner.results if r.outcome == "skipped"}
+    found = {r.change: r.reason for r in tuner.results if r.outcome == "skipped"}
+    return {**{c.split(",")[0]: why for c, why in found.items()}, **found}
 
 
 def test_lora_size_is_read_from_the_targeted_tensors(ckpts):
@@ -88,7 +89,7 @@ def test_lora_counts_fp32_weights_grads_and_optimizer_state(ckpts):
 
 def test_32gb_tier_never_tries_bf16_weights_and_stops_as_that_oom_would(ckpts):
     size = model_size(ckpts[22], DEFAULT_TARGETS)
-    tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, subset_samples=4, model=size))
+    tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, allow_batch_change=True, subset_samples=4, model=size))
     ran = run_all(tuner, fail={"batch2": "oom"})
     assert ran == ["baseline"]  # the skill: a trial-2 OOM goes back to the baseline and stops
     assert "needs at least 44.5 GiB (weights 41.0" in skipped(tuner)["quantization int8-quanto -> null"]
@@ -96,14 +97,14 @@ def test_32gb_tier_never_tries_bf16_weights_and_stops_as_that_oom_would(ckpts):
 
 def test_40_60_tier_runs_every_lever(ckpts):
     size = model_size(ckpts[22], DEFAULT_TARGETS)
-    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, subset_samples=4, model=size))
+    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, allow_batch_change=True, subset_samples=4, model=size))
     assert run_all(tuner) == ["baseline", "quantization", "optimizer", "batch2", "batch4"]
 
 
 def test_80gb_lora_on_one_and_two_gpus_runs_its_real_levers(ckpts):
     size = model_size(ckpts[22], DEFAULT_TARGETS)
     for gpus in (1, 2):
-        tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, subset_samples=8, num_gpus=gpus,
+        tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=8, num_gpus=gpus,
                                    model=size))
         ran = run_all(tuner)
         assert ran == ["baseline", "batch2", "batch4", "checkpointing"], gpus
@@ -112,7 +113,7 @@ def test_80gb_lora_on_one_and_two_gpus_runs_its_real_levers(ckpts):
 def test_full_finetune_on_8_h100_is_no_longer_wrongly_skipped(ckpts):
     # fp32 weights + grads + AdamW = 16 bytes/param, sharded by FSDP: 22e9 x 16 / 8 = 41 GiB.
     size = model_size(ckpts[22], DEFAULT_TARGETS)
-    tuner = Tuner(FULL, Context(Tier.T80, H100, 22e9, subset_samples=32, num_gpus=8, model=size))
+    tuner = Tuner(FULL, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=32, num_gpus=8, model=size))
     assert run_all(tuner) == ["baseline", "batch2", "batch4", "checkpointing"]
     fit = predict(FULL, FULL.with_changes({"optimization.batch_size": 2}), None, H100, 22e9,
                   model=size, num_gpus=8)
@@ -123,7 +124,7 @@ def test_full_finetune_on_4_h100_fits_19b_but_not_22b(ckpts):
     runs = {}
     for params in (19, 22):
         size = model_size(ckpts[params], DEFAULT_TARGETS)
-        tuner = Tuner(FULL, Context(Tier.T80, H100, params * 1e9, subset_samples=16, num_gpus=4,
+        tuner = Tuner(FULL, Context(Tier.T80, H100, params * 1e9, allow_batch_change=True, subset_samples=16, num_gpus=4,
                                     model=size))
         runs[params] = run_all(tuner)
     assert runs[19] == ["baseline", "batch2", "batch4", "checkpointing"]
@@ -132,7 +133,7 @@ def test_full_finetune_on_4_h100_fits_19b_but_not_22b(ckpts):
 
 def test_full_finetune_on_2_gpus_cannot_hold_its_shard(ckpts):
     size = model_size(ckpts[22], DEFAULT_TARGETS)
-    tuner = Tuner(FULL, Context(Tier.T80, H200, 22e9, subset_samples=8, num_gpus=2, model=size))
+    tuner = Tuner(FULL, Context(Tier.T80, H200, 22e9, allow_batch_change=True, subset_samples=8, num_gpus=2, model=size))
     assert run_all(tuner) == ["baseline"]
     reason = skipped(tuner)["batch_size 1 -> 2"]
     assert "needs at least 166.4 GiB" in reason and "sharded over 2 GPUs" in reason

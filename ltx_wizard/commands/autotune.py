@@ -42,6 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--teardown-grace", type=float, default=TEARDOWN_GRACE_S, metavar="S",
                         help="seconds the launcher gets after SIGTERM to stop its ranks before "
                         f"every survivor is killed (default {TEARDOWN_GRACE_S:g})")
+    parser.add_argument("--allow-batch-change", action="store_true",
+                        help="also try a larger batch when gradient accumulation cannot absorb it "
+                        "(the effective batch changes); a win rescales optimization.steps so the "
+                        "samples seen stay as planned. Without it such a trial is not run")
     parser.add_argument("--accept-risk", action="store_true",
                         help="go on below the 32 GB minimum (implied when the plan accepted the risk)")
     parser.add_argument("--json", action="store_true", help="machine-readable result on stdout")
@@ -49,6 +53,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _progress(event: AutotuneEvent) -> None:
+    from ltx_wizard.core.autotune.events import LogLine
+    from ltx_wizard.core.autotune.finishing import SCHEDULE_PREFIX
+
+    if isinstance(event, LogLine) and event.text.startswith(SCHEDULE_PREFIX):
+        print(event.text, file=sys.stderr, flush=True)  # before config.yaml is written
     line = progress_line(event)
     if line is not None:
         print(line, file=sys.stderr, flush=True)
@@ -101,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         simulate=getattr(args, "simulate", None), max_trials=args.max_trials,
         trainer_root=Path(args.trainer_root).expanduser() if args.trainer_root else None,
         on_event=_progress, idle_timeout_s=args.idle_timeout, grace_s=args.teardown_grace,
+        allow_batch_change=args.allow_batch_change,
     )
     summary = asyncio.run(_run(engine))
     if args.json:
@@ -112,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
         for conf in summary.confirmations:
             print("  " + confirmation_line(conf))
         print(f"Stopped: {summary.stop_reason}")
+        if summary.schedule_note:
+            print(f"Schedule: {summary.schedule_note}")
         if summary.winner is not None:
             print(f"Winner: {winner_brief(summary)}; {patched_text(summary)}")
         print(f"Launch: {summary.launch_line}")

@@ -35,6 +35,7 @@ class RunMeta(BaseModel):
     nodes: int = 1
     accepted_risk: bool = False
     recipe: str | None = None  # the shipped config's stem (core/recipes.py)
+    base_config: Path | None = None  # the shipped file config.yaml was made from (plan.md's diff)
     launch: LaunchSpec | None = None
 
 

@@ -117,6 +117,7 @@ class PlanDraft:
             nodes=self.multinode.nodes if self.multinode is not None else 1,
             accepted_risk=self.accepted_risk,
             recipe=self.recipe,
+            base_config=self.base_path,
             launch=self.start,
         )
         return meta.model_dump_json(indent=2) + "\n"

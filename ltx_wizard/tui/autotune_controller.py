@@ -88,7 +88,8 @@ class AutotuneController:
             state.run_dir, probe=state.probe, assessment=state.assessment,
             trainer_cmd=split_trainer_cmd(options.trainer_cmd) if options.trainer_cmd else None,
             simulate=app.simulate, trainer_root=Path(trainer_root) if trainer_root else None,
-            on_event=self.on_event, **options.engine_kwargs,
+            on_event=self.on_event, allow_batch_change=state.allow_batch_change,
+            **options.engine_kwargs,
         )
 
     async def _run(self) -> None:

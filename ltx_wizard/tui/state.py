@@ -46,3 +46,4 @@ class WizardState:
     summary: AutotuneSummary | None = None
     autotune_error: str | None = None
     autotune_running: bool = False
+    allow_batch_change: bool = False  # the Summary screen's checkbox (autotune/batch_rule.py)

@@ -100,3 +100,25 @@ async def test_cli_options_reach_the_app_and_run_dir_names_the_new_run(demo_root
         await pilot.press("s")
         await settle(pilot)
         assert (target / "plan.md").is_file()
+
+
+async def test_the_batch_change_checkbox_reaches_autotune(demo_root, scripted):
+    from textual.widgets import Checkbox
+
+    seen: list[dict] = []
+
+    def factory(*args, **kwargs):
+        seen.append(kwargs)
+        return scripted(*args, **kwargs)
+
+    app = make_app(demo_root, engine_factory=factory)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_summary(pilot)
+        box = app.screen.query_one("#allow-batch", Checkbox)
+        assert box.value is False  # off: the approved schedule is kept
+        await pilot.press("b")
+        await pilot.pause()
+        assert box.value is True and "steps rescaled" in str(box.label)
+        await pilot.press("a")
+        await settle(pilot)
+        assert seen and seen[0]["allow_batch_change"] is True

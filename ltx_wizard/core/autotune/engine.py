@@ -30,7 +30,7 @@ from ltx_wizard.core.autotune.events import (
 )
 from ltx_wizard.core.autotune.headroom import ModelSize, model_size
 from ltx_wizard.core.autotune.orphans import TAG_ENV, guarded_session, stop_tagged
-from ltx_wizard.core.autotune.plan_note import append_to_plan, effective_batch_note
+from ltx_wizard.core.autotune.finishing import TunedOutputs
 from ltx_wizard.core.autotune.planned_config import read_planned
 from ltx_wizard.core.autotune.preflight import require_runnable
 from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
@@ -56,7 +56,7 @@ from ltx_wizard.core.launch_script import SIM_GPU_ENV, SIM_TRAINER_MODULE
 from ltx_wizard.core.run_meta import read_run_meta
 from ltx_wizard.core.safe_fs import check_inside
 from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
+from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
 
 SIM_SPEED = 100.0  # the simulated trainer sleeps 1/100 of the time it reports: demo trials ~3 s
 
@@ -92,7 +92,7 @@ class _Sweep:
     reported: int = 0  # trials reported so far (skips are reported in order)
 
 
-class AutotuneEngine(ConfirmationSteps, SetupStops):
+class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
     def __init__(
         self,
         run_dir: Path,
@@ -109,6 +109,7 @@ class AutotuneEngine(ConfirmationSteps, SetupStops):
         sim_env: dict[str, str] | None = None,
         sim_speed: float = SIM_SPEED,
         host_ram_gb: float | None = None,
+        allow_batch_change: bool = False,
     ) -> None:
         self.folder = RunFolder(Path(run_dir).resolve())
         self.probe = probe
@@ -123,6 +124,7 @@ class AutotuneEngine(ConfirmationSteps, SetupStops):
         self.sim_env = sim_env or {}
         self.sim_speed = sim_speed
         self.host_ram_gb = host_ram_gb
+        self.allow_batch_change = allow_batch_change  # batch_rule.py: rescale steps on a win
         self._runner: TrialRunner | None = None
         self._runners: list[TrialRunner] = []
         self._training_mode = "lora"
@@ -244,7 +246,7 @@ class AutotuneEngine(ConfirmationSteps, SetupStops):
         ctx = Context(tier=self.assessment.tier, gpu_total_gb=gpu_total_gb,
                       transformer_params=size.transformer_params if size else None, model=size,
                       subset_samples=samples, num_gpus=1 if slots else max(self.assessment.num_gpus, 1),
-                      max_trials=self.max_trials)
+                      max_trials=self.max_trials, allow_batch_change=self.allow_batch_change)
         self._runners = [self._make_runner(slot, totals) for slot in (slots or [None])]
         self._runner = self._runners[0]
         pool = TrialPool(self._runners, self._start(planned, subset)) if len(self._runners) > 1 else None
@@ -299,8 +301,11 @@ class AutotuneEngine(ConfirmationSteps, SetupStops):
             summary = self._summary(tuner, planned, patched, confirmations)
             self.on_event(AutotuneFinished(summary=summary))
             return summary  # no summary record: the next run resumes where this one stopped
-        patched = self._patch_winner(tuner, planned)
-        summary = self._summary(tuner, planned, patched, confirmations)
+        tuned = self._tuned(tuner, planned)
+        note = self._write_tuned(tuner, planned, tuned, confirmations)
+        summary = self._summary(tuner, planned, tuned is not None, confirmations)
+        summary = summary.model_copy(update={"schedule_note": note})
+        self._rerender_plan(tuner, planned, tuned, summary)
         sweep.log.summary(summary)
         self.on_event(AutotuneFinished(summary=summary))
         return summary
@@ -358,15 +363,6 @@ class AutotuneEngine(ConfirmationSteps, SetupStops):
         except OSError as exc:  # the result is recorded; a leftover is worth a line, not a stop
             self.on_event(LogLine(text=f"ltx-wizard: could not delete trial {index}'s "
                                        f"checkpoints: {exc}"))
-
-    def _patch_winner(self, tuner: Tuner, planned: str) -> bool:
-        if tuner.winner is None or not tuner.winner_changes:
-            return False
-        atomic_write_text(self.folder.config, patch_yaml_text(planned, tuner.winner_changes),
-                          root=self.folder.root)
-        append_to_plan(self.folder.plan, effective_batch_note(
-            settings_from_config(planned), tuner.settings, self.assessment.num_gpus))
-        return True
 
     def _launch(self) -> tuple[list[str], str]:
         """The command that trains the tuned config: the plan's launch for the real trainer."""

@@ -104,6 +104,7 @@ class AutotuneSummary(BaseModel):
     stop_reason: str = ""
     confirmations: list[Confirmation] = []  # in order; the last one decided the winner
     setup_failure: str | None = None  # autotune stopped before a result (setup_failure.py)
+    schedule_note: str = ""  # an allowed batch change: the rescaled steps and new duration
 
     @property
     def confirmation(self) -> Confirmation | None:

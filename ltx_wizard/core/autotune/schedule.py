@@ -1,8 +1,10 @@
 """The autotune rules: which trial comes next, and what a trial's outcome means (pure, no I/O).
 
 Order (each trial = the current best + one change): baseline; quantization -> null; optimizer
-adamw8bit -> adamw; batch 1 -> 2 -> 4 (gradient accumulation lowered to keep the effective batch);
-gradient checkpointing off on the 80GB+ tier only. A change identical to the current best is a
+adamw8bit -> adamw; batch 1 -> 2 -> 4 (gradient accumulation lowered to keep the effective batch;
+a batch that cannot keep it is not run unless allowed: batch_rule.py); gradient checkpointing off
+on the 80GB+ tier only. Quantization is only ever turned off, never stepped down (int4 is ~10x
+slower than int2 on a 4090, Lightricks/LTX-2 #173, and costs quality). A change identical to the current best is a
 no-op and is skipped, never run; so is a trial the headroom model says cannot fit, or a batch the
 trial data cannot fill. At most `max_trials` trials run.
 
@@ -38,6 +40,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
+from ltx_wizard.core.autotune.batch_rule import batch_move
 from ltx_wizard.core.autotune.events import TrialResult
 from ltx_wizard.core.autotune.headroom import ModelSize, TrainSettings, predict
 from ltx_wizard.core.tiers import Tier
@@ -71,6 +74,7 @@ class Context:
     noise: float = NOISE
     margin: float = MARGIN
     model: ModelSize | None = None  # from the header (headroom.model_size); else estimated
+    allow_batch_change: bool = False  # run a batch trial that changes the effective batch
 
 
 @dataclass
@@ -155,7 +159,7 @@ class Tuner:
         return len(self.results) + 1
 
     def _record_skip(self, stage: str, why: str) -> None:
-        change, changes = _describe(stage, self.settings)
+        change, changes = _describe(stage, self.settings, self.ctx)
         self.results.append(
             TrialResult(index=self._index(), change=change, changes=changes, outcome="skipped",
                         reason=why, decision=f"not run: {why}")
@@ -163,13 +167,16 @@ class Tuner:
 
     def _build(self, stage: str) -> Candidate | str:
         s = self.settings
-        change, changes = _describe(stage, s)
+        change, changes = _describe(stage, s, self.ctx)
         if stage != "baseline":
             noop = _noop_reason(stage, s, self.ctx, self.results)
             if noop:
                 return noop
             if stage.startswith("batch"):
                 size = int(stage[-1])
+                refusal = batch_move(s, size, self.ctx.allow_batch_change).refusal
+                if refusal:
+                    return refusal
                 need = size * self.ctx.num_gpus
                 if self.ctx.subset_samples < need:
                     return (f"the trial data holds {self.ctx.subset_samples} sample(s); batch "
@@ -289,7 +296,7 @@ def _assumed(tuner: Tuner, cand: Candidate, how: str) -> TrialResult:
                        peak_vram_gb=peak)
 
 
-def _describe(stage: str, s: TrainSettings) -> tuple[str, dict[str, object]]:
+def _describe(stage: str, s: TrainSettings, ctx: Context) -> tuple[str, dict[str, object]]:
     if stage == "baseline":
         return "baseline", {}
     if stage == "quantization":
@@ -297,14 +304,8 @@ def _describe(stage: str, s: TrainSettings) -> tuple[str, dict[str, object]]:
     if stage == "optimizer":
         return f"optimizer {s.optimizer_type} -> adamw", {"optimization.optimizer_type": "adamw"}
     if stage.startswith("batch"):
-        size = int(stage[-1])
-        effective = s.batch_size * s.gradient_accumulation_steps
-        accum = max(1, effective // size)
-        label = f"batch_size {s.batch_size} -> {size}"
-        if accum != s.gradient_accumulation_steps:
-            label += f", grad accumulation {s.gradient_accumulation_steps} -> {accum}"
-        return label, {"optimization.batch_size": size,
-                       "optimization.gradient_accumulation_steps": accum}
+        move = batch_move(s, int(stage[-1]), ctx.allow_batch_change)
+        return move.label, move.changes
     return "gradient checkpointing off", {"optimization.enable_gradient_checkpointing": False}
 
 

@@ -83,6 +83,8 @@ class DoneScreen(WizardScreen):
             text.append(state.autotune_error or "skipped; the planned config is used as is.", style="not bold")
             return text
         text.append(presenter.winner_sentence(summary), style="not bold")
+        if summary.schedule_note:  # an allowed batch change: the steps and duration it gave
+            text.append(f"\nSchedule: {summary.schedule_note}", style="not bold")
         problem = baseline_problem(state)
         if problem:
             text.append("\n! " + problem, style="bold")

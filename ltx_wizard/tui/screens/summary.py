@@ -12,7 +12,9 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, DataTable, Header, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import (
+    Button, Checkbox, DataTable, Header, Markdown, Static, TabbedContent, TabPane,
+)
 
 from ltx_wizard.core.errors import WizardError
 from ltx_wizard.tui.messages import PlanPrepared
@@ -29,6 +31,7 @@ class SummaryScreen(WizardScreen):
         Binding("s", "approve(False)", "Skip autotune"),
         Binding("p", "tab('plan')", "Plan"),
         Binding("d", "tab('diff')", "Diff"),
+        Binding("b", "toggle_batch", "Batch change", show=False),  # the checkbox says (b)
         Binding("escape", "back", "Back"),
         # The focus sits on a button: these scroll the whole plan, to its last line.
         Binding("pagedown", "scroll_body('page_down')", "Page down", show=False),
@@ -51,6 +54,10 @@ class SummaryScreen(WizardScreen):
             yield Static("", id="warnings")
             yield Static("Memory and disk", classes="section-title")
             yield Static("", id="host")
+            yield Static("Autotune", classes="section-title")
+            # Off: a larger batch is tried only where lower accumulation keeps the effective batch.
+            yield Checkbox("Allow a batch change (b): steps rescaled to keep the samples seen",
+                           value=self.app.state.allow_batch_change, id="allow-batch")
             with TabbedContent(id="summary-tabs"):
                 with TabPane("Plan (plan.md)", id="plan"):
                     yield Markdown("", id="plan-preview")
@@ -211,6 +218,7 @@ class SummaryScreen(WizardScreen):
             return
         state = self.app.state
         state.draft = draft
+        state.allow_batch_change = self.query_one("#allow-batch", Checkbox).value
         state.run_dir = folder.root
         state.summary = None
         state.autotune_error = None
@@ -218,6 +226,9 @@ class SummaryScreen(WizardScreen):
             self.app.open_autotune()
         else:
             self.app.open_done()
+
+    def action_toggle_batch(self) -> None:
+        self.query_one("#allow-batch", Checkbox).toggle()
 
     def action_back(self) -> None:
         self.leave()

@@ -1,0 +1,98 @@
+"""The winner into the run folder: config.yaml patched and marked, then plan.md rendered again.
+
+A part of AutotuneEngine (engine.py). When an allowed batch change moved the effective batch, the
+rescaled steps and the new duration estimate are said (a log line the CLI prints and the
+Autotune screen's log shows) before config.yaml is written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ltx_wizard.core.autotune import duration as dur
+from ltx_wizard.core.autotune.events import AutotuneSummary, Confirmation, LogLine
+from ltx_wizard.core.autotune.plan_rerender import TunedPlan, rerender
+from ltx_wizard.core.autotune.trial_config import settings_from_config
+from ltx_wizard.core.autotune.tuned_config import TunedConfig, tuned_config
+from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
+from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.run_meta import read_run_meta
+from ltx_wizard.core.workspace import atomic_write_text
+from ltx_wizard.core.yaml_patch import load_yaml
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.assessment import Assessment
+    from ltx_wizard.core.autotune.events import EventSink
+    from ltx_wizard.core.autotune.schedule import Tuner
+    from ltx_wizard.core.autotune.trial_runner import TrialRunner
+    from ltx_wizard.core.workspace import RunFolder
+
+SCHEDULE_PREFIX = "ltx-wizard: schedule:"
+
+
+class TunedOutputs:
+    """Needs the engine's folder, assessment, on_event and runner."""
+
+    folder: RunFolder
+    assessment: Assessment
+    on_event: EventSink
+    _runner: TrialRunner | None
+
+    def _tuned(self, tuner: Tuner, planned: str) -> TunedConfig | None:
+        if tuner.winner is None or not tuner.winner_changes:
+            return None
+        return tuned_config(planned, tuner.winner_changes, settings_from_config(planned),
+                            tuner.settings)
+
+    def _duration(self, tuner: Tuner, text: str, confirmations: list[Confirmation]):
+        if tuner.best is None:
+            return None
+        scale = self._runner.command.time_scale if self._runner is not None else 1.0
+        conf = confirmations[-1] if confirmations else None
+        gpus = max(1, self.assessment.num_gpus) * max(1, read_run_meta(self.folder.root).nodes)
+        return dur.estimate(load_yaml(text), tuner.best, tuner.results, conf, scale, gpus)
+
+    def _write_tuned(self, tuner: Tuner, planned: str, tuned: TunedConfig | None,
+                     confirmations: list[Confirmation]) -> str:
+        """Write config.yaml (when there is a change); returns the schedule note ('' if none)."""
+        if tuned is None:
+            return ""
+        note = ""
+        if tuned.steps:
+            old, new = tuned.steps
+            before, after = tuned.effective
+            estimate = self._duration(tuner, tuned.text, confirmations)
+            note = (f"batch x accumulation {before} -> {after} per GPU (allowed), so "
+                    f"optimization.steps {old} -> {new} keeps the samples seen as planned"
+                    + (f"; estimated duration about {dur.clock(estimate.total_s)}" if estimate else ""))
+            self.on_event(LogLine(text=f"{SCHEDULE_PREFIX} {note}"))
+        atomic_write_text(self.folder.config, tuned.text, root=self.folder.root)
+        return note
+
+    def _rerender_plan(self, tuner: Tuner, planned: str, tuned: TunedConfig | None,
+                       summary: AutotuneSummary) -> None:
+        """plan.md as the tuned config.yaml now is (plan_rerender.py); a failure is one line."""
+        plan = self.folder.plan
+        if not plan.is_file():
+            return
+        text = tuned.text if tuned is not None else planned
+        tuned = tuned or TunedConfig(planned, {})
+        meta = read_run_meta(self.folder.root)
+        shipped = None
+        if meta.base_config is not None:
+            try:
+                shipped = read_text(Path(meta.base_config), what="the shipped config",
+                                    limit=CONFIG_MAX_BYTES)
+            except (WizardError, OSError):
+                shipped = None
+        gpus = max(1, self.assessment.num_gpus) * max(1, meta.nodes)
+        try:
+            page = rerender(plan.read_text(encoding="utf-8"), TunedPlan(
+                config=load_yaml(text), tuned=tuned, summary=summary,
+                duration=self._duration(tuner, text, summary.confirmations),
+                shipped_text=shipped, shipped_name=str(meta.base_config or "shipped"),
+                config_name=str(self.folder.config), num_gpus=gpus))
+            atomic_write_text(plan, page, root=self.folder.root)
+        except (WizardError, OSError, ValueError) as exc:
+            self.on_event(LogLine(text=f"ltx-wizard: plan.md not rendered again: {exc}"))

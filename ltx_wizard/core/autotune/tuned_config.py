@@ -1,0 +1,46 @@
+"""config.yaml after autotune: the planned text with the winner's changes (and, after an allowed
+batch change, the rescaled `optimization.steps`) spliced in, each changed line marked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from ltx_wizard.core.autotune.batch_rule import effective, rescaled_steps
+from ltx_wizard.core.autotune.headroom import TrainSettings
+from ltx_wizard.core.recipes import show_value
+from ltx_wizard.core.yaml_marks import mark_changed
+from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
+
+STEPS_KEY = "optimization.steps"
+_ABSENT = object()
+
+
+@dataclass(frozen=True)
+class TunedConfig:
+    text: str
+    changes: dict[str, object]  # every key written, the rescaled steps included
+    steps: tuple[int, int] | None = None  # (planned, rescaled) when the effective batch moved
+    effective: tuple[int, int] = (1, 1)  # samples per optimizer step per GPU: planned, tuned
+
+
+def tuned_config(planned: str, winner_changes: Mapping[str, object], before: TrainSettings,
+                 after: TrainSettings) -> TunedConfig:
+    data = load_yaml(planned)
+    changes = dict(winner_changes)
+    steps = get_dotted(data, STEPS_KEY, None)
+    moved = None
+    if effective(before) != effective(after) and isinstance(steps, int) and not isinstance(steps, bool):
+        moved = (steps, rescaled_steps(steps, before, after))
+        changes[STEPS_KEY] = moved[1]
+    notes: dict[str, str] = {}
+    for key, value in changes.items():
+        old = get_dotted(data, key, _ABSENT)
+        if old is not _ABSENT and type(old) is type(value) and old == value:
+            continue  # not a change: no mark
+        was = "absent" if old is _ABSENT else show_value(old)
+        notes[key] = (f"autotune, samples seen kept at batch x accumulation {effective(after)} "
+                      f"(was {was})" if key == STEPS_KEY else f"autotune (was {was})")
+    text = mark_changed(patch_yaml_text(planned, changes), notes)
+    return TunedConfig(text, changes, moved, (effective(before), effective(after)))

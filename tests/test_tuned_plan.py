@@ -1,0 +1,67 @@
+"""After autotune, plan.md and config.yaml say what will run: the settings as tuned, the whole
+diff against the shipped file, every trial with its reason, a duration estimate, and a mark on
+each line autotune changed (the shipped comments kept)."""
+
+from __future__ import annotations
+
+import re
+
+from test_autotune_engine import autotune_json, plan_run
+
+from ltx_wizard.core.autotune.plan_rerender import RESULTS
+
+
+def _shipped(tmp_path):
+    return (tmp_path / "LTX-2" / "packages" / "ltx-trainer" / "configs" / "t2v_lora.yaml").read_text()
+
+
+def test_an_allowed_batch_change_rescales_steps_and_the_plan_says_so(tmp_path, capsys):
+    run_dir = plan_run(tmp_path, "h100", samples=4)
+    code, data = autotune_json(capsys, run_dir, "h100", "--allow-batch-change")
+    assert code == 0 and data["config_patched"]
+    config = (run_dir / "config.yaml").read_text()
+    assert "  batch_size: 4  # ltx-wizard: autotune (was 1)\n" in config
+    assert re.search(r"\n  steps: 500  # ltx-wizard: autotune.*\(was 2000\)\n", config)
+    comments = [line.strip() for line in _shipped(tmp_path).splitlines() if line.strip().startswith("#")]
+    assert all(c in config for c in comments)  # the shipped comments stay
+    plan = (run_dir / "plan.md").read_text()
+    assert "for 500 steps" in plan and "| Steps | `500` |" in plan
+    assert "| Batch size per GPU | `4` |" in plan and "| Effective batch | 4 " in plan
+    assert "byte for byte" not in plan  # no claim that only the paths differ
+    diff = plan[plan.index("```diff"):]
+    assert "\n-  batch_size: 1\n" in diff and "\n+  batch_size: 4  # ltx-wizard: autotune (was 1)\n" in diff
+    assert "\n-  steps: 2000\n" in diff
+    assert "-  model_path:" in diff  # the plan's own changes are in the same, full diff
+    results = plan[plan.index(RESULTS):plan.index("## Outputs")]
+    for trial in data["trials"]:
+        assert f"| {trial['index']} | {trial['change']} |" in results
+    assert "--allow-batch-change" not in results and "keeps the samples seen" in results
+    cost = plan[plan.index("## Cost and time"):]
+    step = next(t["step_time_s"] for t in data["trials"] if t["index"] == data["winner"])
+    assert "an estimate" in cost and f"{step:.2f} s/step measured x 500 steps" in cost
+    assert "validation: 3 passes" in cost  # at step 0, 250 and 500 (interval 250)
+    assert "load:" in cost and "measured after the sanity check" not in plan
+
+
+def test_by_default_the_batch_trial_is_not_run_and_the_schedule_stays(tmp_path, capsys):
+    run_dir = plan_run(tmp_path, "h100", samples=4)
+    planned = (run_dir / "config.yaml").read_text()
+    code, data = autotune_json(capsys, run_dir, "h100")
+    assert code == 0
+    batch = next(t for t in data["trials"] if t["change"].startswith("batch_size 1 -> 2"))
+    assert batch["outcome"] == "skipped" and "--allow-batch-change" in batch["reason"]
+    assert (run_dir / "config.yaml").read_text() == planned  # the baseline won: nothing marked
+    plan = (run_dir / "plan.md").read_text()
+    assert plan.count(RESULTS) == 1 and "autotune kept the planned settings" in plan
+    assert "| Batch size per GPU | `1` |" in plan and "| Steps | `2000` |" in plan
+    assert "x 2000 steps" in plan and "validation: 9 passes" in plan  # 0, 250, ..., 2000
+
+
+def test_a_second_tuning_replaces_the_mark_and_keeps_line_endings_and_values():
+    from ltx_wizard.core.yaml_marks import mark_changed
+
+    text = "optimization:\r\n  batch_size: 2  # per GPU\r\n  steps: 10\r\n"
+    once = mark_changed(text, {"optimization.batch_size": "autotune (was 1)"})
+    assert once == "optimization:\r\n  batch_size: 2  # per GPU  # ltx-wizard: autotune (was 1)\r\n  steps: 10\r\n"
+    twice = mark_changed(once, {"optimization.batch_size": "autotune (was 2)"})
+    assert twice.count("ltx-wizard") == 1 and "(was 2)" in twice
