@@ -1,7 +1,7 @@
 """Cancel keeps the best so far: config.yaml gets it, and a resume still starts from the plan.
 
 A cancelled autotune patches its best result into config.yaml through the winner's own path
-(engine._patch_winner). The trials, though, are changes against the *planned* config, so the
+(finishing.py, as the winner). The trials, though, are changes against the *planned* config, so the
 planned text is kept beside the trials (overfit/planned-config.json, with the text written over
 it): a resume reads the plan from there while config.yaml still holds what the cancel wrote. A
 config.yaml edited by hand since then is the user's new plan, and is read as it is.

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltx_wizard.core.assessment import Assessment
-from ltx_wizard.core.autotune.best_so_far import keep_on_cancel, planned_text
+from ltx_wizard.core.autotune.best_so_far import planned_text
 from ltx_wizard.core.autotune.confirming import ConfirmationSteps
 from ltx_wizard.core.autotune.events import (
     AutotuneFinished, AutotuneSummary, Confirmation,
@@ -296,9 +296,8 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
                                                 sweep.logged_confirmations, sweep.totals)
         if tuner.stop_reason == "cancelled" or (confirmations and confirmations[-1].outcome == "cancelled"):
             tuner.stop_reason = "cancelled"
-            # as the cancel dialog says: config.yaml keeps the best so far (best_so_far.py)
-            patched = keep_on_cancel(self.folder, tuner, planned, self._patch_winner)
-            summary = self._summary(tuner, planned, patched, confirmations)
+            # as the cancel dialog says: config.yaml keeps the best so far (finishing.py)
+            summary = self._keep_best_on_cancel(tuner, planned, confirmations)
             self.on_event(AutotuneFinished(summary=summary))
             return summary  # no summary record: the next run resumes where this one stopped
         tuned = self._tuned(tuner, planned)

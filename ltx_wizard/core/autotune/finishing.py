@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ltx_wizard.core.autotune import duration as dur
+from ltx_wizard.core.autotune.best_so_far import keep_on_cancel
 from ltx_wizard.core.autotune.events import AutotuneSummary, Confirmation, LogLine
 from ltx_wizard.core.autotune.plan_rerender import TunedPlan, rerender
 from ltx_wizard.core.autotune.trial_config import settings_from_config
@@ -32,7 +33,7 @@ SCHEDULE_PREFIX = "ltx-wizard: schedule:"
 
 
 class TunedOutputs:
-    """Needs the engine's folder, assessment, on_event and runner."""
+    """Needs the engine's folder, assessment, on_event, runner and _summary."""
 
     folder: RunFolder
     assessment: Assessment
@@ -69,6 +70,24 @@ class TunedOutputs:
             self.on_event(LogLine(text=f"{SCHEDULE_PREFIX} {note}"))
         atomic_write_text(self.folder.config, tuned.text, root=self.folder.root)
         return note
+
+    def _keep_best_on_cancel(self, tuner: Tuner, planned: str,
+                             confirmations: list[Confirmation]) -> AutotuneSummary:
+        """A cancel keeps the best so far: config.yaml written and marked, plan.md rendered
+        again, as for a winner; the plan kept aside so a resume tunes from it (best_so_far.py)."""
+        tuned = self._tuned(tuner, planned)
+
+        def patch(tuner: Tuner, planned: str) -> bool:
+            if tuned is None:
+                return False
+            self._write_tuned(tuner, planned, tuned, confirmations)
+            return True
+
+        patched = keep_on_cancel(self.folder, tuner, planned, patch)
+        summary = self._summary(tuner, planned, patched, confirmations)
+        if patched:
+            self._rerender_plan(tuner, planned, tuned, summary)
+        return summary
 
     def _rerender_plan(self, tuner: Tuner, planned: str, tuned: TunedConfig | None,
                        summary: AutotuneSummary) -> None:

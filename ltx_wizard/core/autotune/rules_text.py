@@ -9,6 +9,7 @@ so they change when the engine does.
 
 from __future__ import annotations
 
+from ltx_wizard.core.autotune.batch_rule import batch_move
 from ltx_wizard.core.autotune.headroom import TrainSettings
 from ltx_wizard.core.autotune.schedule import (  # the engine's own rules, not a copy
     MARGIN, MAX_TRIALS, NOISE, QUALITY, STAGES, Context, _describe, _noop_reason,
@@ -25,16 +26,21 @@ def tier_settings(tier: Tier) -> TrainSettings:
     return _DEFAULT.with_changes({c.key: c.value for c in policy_for(tier).key_choices})
 
 
-def tier_levers(tier: Tier) -> list[tuple[str, str]]:
+def tier_levers(tier: Tier, *, allow_batch_change: bool = False) -> list[tuple[str, str]]:
     """(stage, change) the engine tries on this tier's base config, in order, each assumed kept
-    (a lever the rules make a no-op there is left out, as the engine skips it)."""
+    (a lever the rules make a no-op there is left out, as the engine skips it; so is a batch
+    change the schedule rule refuses: one that would change the effective batch)."""
     settings = tier_settings(tier)
-    ctx = Context(tier=tier, gpu_total_gb=None, transformer_params=None, subset_samples=64)
+    ctx = Context(tier=tier, gpu_total_gb=None, transformer_params=None, subset_samples=64,
+                  allow_batch_change=allow_batch_change)
     levers = []
     for stage in STAGES[1:]:
         if _noop_reason(stage, settings, ctx, []):
             continue
-        change, changes = _describe(stage, settings)
+        if stage.startswith("batch") and batch_move(settings, int(stage[-1]),
+                                                     allow_batch_change).refusal:
+            continue  # the engine's _build skips it the same way
+        change, changes = _describe(stage, settings, ctx)
         levers.append((stage, change))
         settings = settings.with_changes(changes)
     return levers
