@@ -65,6 +65,8 @@ def test_a_batch_that_would_change_the_effective_batch_is_not_run(tier):
     skipped = next(r for r in tuner.results if r.change.startswith("batch_size 1 -> 2"))
     assert skipped.outcome == "skipped"
     assert "effective batch 1 -> 2" in skipped.reason and "--allow-batch-change" in skipped.reason
+    four = next(r for r in tuner.results if r.change.startswith("batch_size 1 -> 4"))
+    assert four.outcome == "skipped" and "effective batch 1 -> 4" in four.reason
     assert tuner.settings.batch_size == 1 and effective(tuner.settings) == 1
 
 

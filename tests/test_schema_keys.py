@@ -20,7 +20,9 @@ from ltx_wizard.core import config_gen
 from ltx_wizard.core.autotune import schedule
 from ltx_wizard.core.autotune.headroom import TrainSettings
 from ltx_wizard.core.autotune.trial_config import trial_overrides
+from ltx_wizard.core.autotune.tuned_config import STEPS_KEY
 from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY, video_only_change
+from ltx_wizard.core.tiers import Tier
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.demo.sim import schema
 
@@ -106,8 +108,10 @@ def _written_by_autotune() -> set[str]:
     settings = TrainSettings(quantization="int8-quanto", optimizer_type="adamw8bit", batch_size=1,
                              gradient_accumulation_steps=4, gradient_checkpointing=True,
                              training_mode="lora", lora_rank=16)
+    ctx = schedule.Context(Tier.T40_60, 47.9, 22e9, subset_samples=4, allow_batch_change=True)
     for stage in schedule.STAGES:  # the winner is patched into config.yaml with the same keys
-        keys |= set(schedule._describe(stage, settings)[1])
+        keys |= set(schedule._describe(stage, settings, ctx)[1])
+    keys.add(STEPS_KEY)  # an allowed batch change rescales the steps (tuned_config.py)
     return keys
 
 

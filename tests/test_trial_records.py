@@ -186,7 +186,8 @@ def test_pruning_never_follows_a_link_out_of_the_run(tmp_path):
 async def test_a_trial_the_data_cannot_fill_is_refused_not_run(tmp_path):
     run_dir = plan_run(tmp_path, "h100", samples=1)  # batch 2 needs 2 samples
     events: list = []
-    summary = await engine(run_dir, "h100", events).run()
+    # allowed, so that the data check (not the schedule rule) is what refuses it
+    summary = await engine(run_dir, "h100", events, allow_batch_change=True).run()
     batch = next(t for t in summary.trials if t.changes.get("optimization.batch_size") == 2)
     assert batch.outcome == "skipped"
     # The schedule refuses it before the engine's own check (trial_samples) would.

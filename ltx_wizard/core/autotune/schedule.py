@@ -169,14 +169,16 @@ class Tuner:
         s = self.settings
         change, changes = _describe(stage, s, self.ctx)
         if stage != "baseline":
+            # a batch that would change the schedule says so, even after a skipped batch 2
+            refusal = stage.startswith("batch") and batch_move(
+                s, int(stage[-1]), self.ctx.allow_batch_change).refusal
             noop = _noop_reason(stage, s, self.ctx, self.results)
-            if noop:
+            if noop and not (refusal and s.batch_size < int(stage[-1])):
                 return noop
+            if refusal:
+                return refusal
             if stage.startswith("batch"):
                 size = int(stage[-1])
-                refusal = batch_move(s, size, self.ctx.allow_batch_change).refusal
-                if refusal:
-                    return refusal
                 need = size * self.ctx.num_gpus
                 if self.ctx.subset_samples < need:
                     return (f"the trial data holds {self.ctx.subset_samples} sample(s); batch "
