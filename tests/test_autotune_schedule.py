@@ -225,7 +225,8 @@ def test_a_tight_trial_still_runs_because_peaks_include_allocator_cache():
 
 
 def test_each_trial_carries_the_rules_decision_that_the_reason_column_shows():
-    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, subset_samples=4))
+    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, subset_samples=4,
+                               allow_batch_change=True))  # batch trials run (schedule rescaled)
     drive(tuner, {
         "baseline": ("ok", 4.0, 30.0),
         "quantization": ("ok", 3.2, 46.5),  # 97 % of the card: not kept
@@ -237,7 +238,7 @@ def test_each_trial_carries_the_rules_decision_that_the_reason_column_shows():
     assert got["baseline"].decision == "kept: runs as planned"
     assert got["quantization int8-quanto -> null"].decision.startswith("not kept: peak 46.5 GiB")
     assert got["optimizer adamw8bit -> adamw"].decision == "kept: fits ≤95%, not slower beyond 3%"
-    assert got["batch_size 1 -> 2"].kept and got["batch_size 1 -> 2"].decision == \
-        "kept: 15% faster per sample"
-    assert got["batch_size 2 -> 4"].decision == "not kept: 1% faster per sample, needs > 3%"
+    b2, b4 = "batch_size 1 -> 2, effective batch 1 -> 2", "batch_size 2 -> 4, effective batch 2 -> 4"
+    assert got[b2].kept and got[b2].decision == "kept: 15% faster per sample"
+    assert got[b4].decision == "not kept: 1% faster per sample, needs > 3%"
     assert all(r.decision for r in tuner.results)  # skipped ones say why they did not run

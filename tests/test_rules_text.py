@@ -33,10 +33,14 @@ def test_the_levers_shown_per_tier_are_the_ones_the_engine_runs(tier):
     assert all(change in help_for("ProbeScreen")[1] for change in levers)
 
 
-def test_80gb_names_the_batch_change_not_only_checkpointing():
+def test_80gb_names_what_the_engine_runs_with_and_without_a_batch_change():
+    # The shipped 80GB config trains batch 1 without accumulation: a larger batch would change
+    # the approved schedule, so by default the engine skips it, and the Probe screen says so.
     sentence = rules_text.levers_sentence(Tier.T80)
-    assert "batch_size 1 -> 2" in sentence and "gradient checkpointing off" in sentence
-    assert "only" not in sentence and "quantization" not in sentence  # no-ops there
+    assert "gradient checkpointing off" in sentence and "batch_size" not in sentence
+    assert "quantization" not in sentence  # no-ops there
+    allowed = rules_text.levers_list(Tier.T80, allow_batch_change=True)
+    assert "batch_size 1 -> 2" in allowed and "gradient checkpointing off" in allowed
 
 
 def test_autotune_help_states_the_engines_step_count_and_keep_rules():

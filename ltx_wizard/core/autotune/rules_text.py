@@ -53,10 +53,10 @@ def keep_rules() -> str:
             f"{NOISE:.0%} faster per sample.")
 
 
-def levers_list(tier: Tier) -> str:
+def levers_list(tier: Tier, *, allow_batch_change: bool = False) -> str:
     """`batch_size 1 -> 2 (speed), ...`: the tier's levers in the engine's order."""
     return ", ".join(f"{change} ({'quality' if stage in QUALITY else 'speed'})"
-                     for stage, change in tier_levers(tier))
+                     for stage, change in tier_levers(tier, allow_batch_change=allow_batch_change))
 
 
 def levers_sentence(tier: Tier) -> str:
