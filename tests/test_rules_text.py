@@ -38,6 +38,7 @@ def test_80gb_names_what_the_engine_runs_with_and_without_a_batch_change():
     # the approved schedule, so by default the engine skips it, and the Probe screen says so.
     sentence = rules_text.levers_sentence(Tier.T80)
     assert "gradient checkpointing off" in sentence and "batch_size" not in sentence
+    assert "only when you allow a batch change" in sentence
     assert "quantization" not in sentence  # no-ops there
     allowed = rules_text.levers_list(Tier.T80, allow_batch_change=True)
     assert "batch_size 1 -> 2" in allowed and "gradient checkpointing off" in allowed

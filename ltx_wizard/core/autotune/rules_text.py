@@ -62,9 +62,12 @@ def levers_list(tier: Tier, *, allow_batch_change: bool = False) -> str:
 def levers_sentence(tier: Tier) -> str:
     """The Probe screen's line: what autotune will try on this tier."""
     levers = levers_list(tier)
+    held = len(tier_levers(tier, allow_batch_change=True)) > len(tier_levers(tier))
+    batch = (" A larger batch would change the training schedule: it runs only when you allow "
+             "a batch change (the steps are then rescaled)." if held else "")
     if not levers:
-        return "Autotune runs the baseline only: every lever is already set."
-    return f"Autotune tries, each on the best so far: {levers}."
+        return "Autotune runs the baseline only: every lever is already set." + batch
+    return f"Autotune tries, each on the best so far: {levers}.{batch}"
 
 
 def trials_sentence() -> str:
