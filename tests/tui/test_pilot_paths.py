@@ -227,3 +227,19 @@ async def test_video_only_data_is_said_plainly_and_the_box_trains_video_only(dem
         assert "+  audio: null" in draft.diff and "`training_strategy.audio: null`" in draft.plan_text
         head = str(app.screen.query_one("#summary-head").render())
         assert "video only (training_strategy.audio: null)" in head
+
+
+async def test_the_mouse_continues_and_goes_back(demo_root):
+    # The Continue and Back buttons answer a click as their keys do (not only ctrl+n / escape).
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _to_paths(pilot)
+        await pilot.click("#back")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ProbeScreen"
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, PathsScreen)
+        await pilot.click("#continue")
+        await settle(pilot)
+        assert isinstance(app.screen, SummaryScreen)

@@ -16,6 +16,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Header, Input, Select, Static, TextArea
 
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
+from ltx_wizard.tui.widgets.dataset_options import dataset_options, is_dataset
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.path_field import PathField
 from ltx_wizard.tui.widgets.steps import StepBar
@@ -83,7 +84,7 @@ class PathsScreen(WizardScreen):
                     box = Checkbox(VIDEO_ONLY_LABEL, paths.video_only, id="video-only", compact=True)
                     box.display = paths.video_only  # offered once the data shows it has no audio
                     yield box
-                    yield from _dataset_options(paths)
+                    yield from dataset_options(paths)
             yield Static("Training mode", classes="field-label")
             yield Select(
                 [("LoRA (recommended)", "lora"), ("Full fine-tune (multi-GPU, 80GB+)", "full")],
@@ -283,7 +284,7 @@ class PathsScreen(WizardScreen):
         data = results.get("data_root")
         box = self.query_one("#video-only", Checkbox)
         box.display = box.value or (data is not None and data.video_only_data)
-        self.query_one("#dataset-options").display = _is_dataset(message.values["data_root"])
+        self.query_one("#dataset-options").display = is_dataset(message.values["data_root"])
         self._results = results
         self._checked = message.values
         if self._continue_when_checked and message.values == self.values():
@@ -361,6 +362,14 @@ class PathsScreen(WizardScreen):
     def action_back(self) -> None:
         self.leave()
 
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if not self.is_current:  # a burst's late press: this screen is no longer on top
+            return
+        if event.button.id == "continue":
+            self.action_next()
+        elif event.button.id == "back":
+            self.action_back()
+
 
 def _validation_form(values: dict[str, str]):
     """What the validation section shows for these values (core/validation_form.py)."""
@@ -372,25 +381,6 @@ def _validation_form(values: dict[str, str]):
                                values["validation"])  # type: ignore[arg-type]
     except Exception as exc:  # the section must not break the form: say it in its line
         return ValidationForm(error=f"cannot read the recipe's validation: {exc}")
-
-
-def _is_dataset(value: str) -> bool:
-    return value.strip().lower().endswith((".json", ".jsonl", ".csv"))
-
-
-def _dataset_options(paths) -> ComposeResult:
-    """Bucket and trigger word: shown when the data is a dataset file (clips to preprocess)."""
-    with Vertical(id="dataset-options") as box:
-        box.display = _is_dataset(paths.data_root)
-        yield Static("Resolution bucket WxHxF (sides multiples of 32, frames 8k+1; default "
-                     "960x544x49) and an optional trigger word", classes="field-label")
-        with Horizontal(id="dataset-inputs"):
-            yield Input(paths.resolution_buckets, placeholder="960x544x49", id="buckets",
-                        compact=True)
-            yield Input(paths.lora_trigger, placeholder="trigger word (optional)", id="trigger",
-                        compact=True)
-        yield Input(paths.precomputed_dir, id="precomputed-dir", compact=True,
-                    placeholder="output folder (default: .precomputed beside the dataset file)")
 
 
 def _checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:
@@ -406,11 +396,3 @@ def _checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:
     except (WizardError, OSError):
         return ()
     return tuple((r.name, r.modes) for r in list_recipes(checkout.trainer_dir / "configs"))
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if not self.is_current:  # a burst's late press: this screen is no longer on top
-            return
-        if event.button.id == "continue":
-            self.action_next()
-        else:
-            self.action_back()
