@@ -51,3 +51,15 @@ def test_autotune_help_states_the_engines_step_count_and_keep_rules():
     assert f"more than {NOISE:.0%} faster per sample" in body
     assert "50-step" not in body
     assert "best result so far into `config.yaml`" in body  # what cancel does (engine._finish)
+
+
+def test_the_cli_autotune_help_states_the_engines_trials_and_batch_rule(capsys):
+    from ltx_wizard.cli import main
+
+    try:
+        main(["autotune", "--help"])
+    except SystemExit:
+        pass
+    out = " ".join(capsys.readouterr().out.split()).replace("- ", "-")
+    assert f"Run up to {MAX_TRIALS} {TRIAL_STEPS}-step trials" in out
+    assert "a larger batch only where the effective batch stays as planned" in out

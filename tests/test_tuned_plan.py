@@ -39,7 +39,10 @@ def test_an_allowed_batch_change_rescales_steps_and_the_plan_says_so(tmp_path, c
     cost = plan[plan.index("## Cost and time"):]
     step = next(t["step_time_s"] for t in data["trials"] if t["index"] == data["winner"])
     assert "an estimate" in cost and f"{step:.2f} s/step measured x 500 steps" in cost
-    assert "validation: 3 passes" in cost  # at step 0, 250 and 500 (interval 250)
+    # the intervals are rescaled with the steps: as many validation passes and checkpoints
+    assert len(re.findall(r"\n  interval: 62  # ltx-wizard: autotune, rescaled with the steps "
+                          r"\(was 250\)\n", config)) == 2  # validation and checkpoints
+    assert "validation: 9 passes" in cost  # at step 0, 62, ..., 496: as planned (0, 250, ..., 2000)
     assert "load:" in cost and "measured after the sanity check" not in plan
 
 

@@ -10,7 +10,10 @@ from pathlib import Path
 from ltx_wizard.commands.common import (
     add_gpu_source_args, assessment_from_args, print_json, require_known_tier,
 )
+from ltx_wizard.core.autotune.batch_rule import ALLOW_FLAG
 from ltx_wizard.core.autotune.events import AutotuneEvent, AutotuneSummary
+from ltx_wizard.core.autotune.schedule import MAX_TRIALS
+from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
 from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.presenter import (
     confirmation_line, human_line, patched_text, progress_line, winner_brief,
@@ -22,10 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "autotune",
         help="run short trials and patch the fastest setting that fits into config.yaml",
-        description="Run up to five 40-step trials (training only: no validation, no text "
-        "encoder) of the planned config on a few linked samples, each the best so far plus one "
-        "change (quantization off, AdamW, larger batch, gradient checkpointing off on 80GB+), "
-        "then confirm the winner once with its own validation, and patch it into "
+        description=f"Run up to {MAX_TRIALS} {TRIAL_STEPS}-step trials (training only: no "
+        "validation, no text encoder) of the planned config on a few linked samples, each the "
+        "best so far plus one change (quantization off, AdamW, gradient checkpointing off on "
+        f"80GB+; a larger batch only where the effective batch stays as planned, or with "
+        f"{ALLOW_FLAG}), then confirm the winner once with its own validation, and patch it into "
         "RUN_DIR/config.yaml. Results go to RUN_DIR/autotune.log; an interrupted run resumes.",
     )
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by `ltx-wizard plan`")

@@ -14,6 +14,10 @@ from ltx_wizard.core.yaml_marks import mark_changed
 from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
 
 STEPS_KEY = "optimization.steps"
+# Counted in optimizer steps as optimization.steps is (trainer.py LtxvTrainer.train: validation
+# when step % validation.interval == 0, a checkpoint when step % checkpoints.interval == 0): they
+# are rescaled with the steps, so the run validates and saves as often as planned.
+INTERVAL_KEYS = ("validation.interval", "checkpoints.interval")
 _ABSENT = object()
 
 
@@ -34,13 +38,22 @@ def tuned_config(planned: str, winner_changes: Mapping[str, object], before: Tra
     if effective(before) != effective(after) and isinstance(steps, int) and not isinstance(steps, bool):
         moved = (steps, rescaled_steps(steps, before, after))
         changes[STEPS_KEY] = moved[1]
+        for key in INTERVAL_KEYS:
+            interval = get_dotted(data, key, None)
+            if isinstance(interval, int) and not isinstance(interval, bool) and interval > 0:
+                changes[key] = rescaled_steps(interval, before, after)
     notes: dict[str, str] = {}
     for key, value in changes.items():
         old = get_dotted(data, key, _ABSENT)
         if old is not _ABSENT and type(old) is type(value) and old == value:
             continue  # not a change: no mark
         was = "absent" if old is _ABSENT else show_value(old)
-        notes[key] = (f"autotune, samples seen kept at batch x accumulation {effective(after)} "
-                      f"(was {was})" if key == STEPS_KEY else f"autotune (was {was})")
+        if key == STEPS_KEY:
+            notes[key] = (f"autotune, samples seen kept at batch x accumulation "
+                          f"{effective(after)} (was {was})")
+        elif key in INTERVAL_KEYS:
+            notes[key] = f"autotune, rescaled with the steps (was {was})"
+        else:
+            notes[key] = f"autotune (was {was})"
     text = mark_changed(patch_yaml_text(planned, changes), notes)
     return TunedConfig(text, changes, moved, (effective(before), effective(after)))
