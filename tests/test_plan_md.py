@@ -86,3 +86,13 @@ def test_the_sanity_check_claims_only_what_a_trial_checks():
     assert "`logs/trial-N.log`" in text and "checkpoints are deleted once it is recorded" in text
     assert "validation and the text encoder off" in text and "one confirmation run" in text
     assert "the loss stays finite" not in text and "on one sample" not in text
+
+
+def test_the_autotune_section_names_what_the_engine_runs_on_the_tier():
+    # plan.md once said gradient checkpointing was the only 80GB+ lever "then batch size", and a
+    # keep rule the engine no longer used; its words now come from the engine's rules.
+    text = render_plan(content(tier=Tier.T80))
+    section = text.split("## Sanity check and autotune")[1].split("## Outputs")[0]
+    assert "gradient checkpointing off (speed)" in section and "only real lever" not in section
+    assert "only when you allow a batch change" in section
+    assert "more than 3% faster per sample" in section and "at most 95% of the card" in section

@@ -42,16 +42,15 @@ TABLE_KEYS = (
     ("output_dir", "Output folder"),
 )
 
-_AUTOTUNE = {
-    Tier.T32: "quantization off, then the plain AdamW optimizer, then batch size 2 and 4. At 32 GB "
-    "these often run out of memory on trial 2 or 3; that is expected and the baseline still works.",
-    Tier.T40_60: "quantization off, then the plain AdamW optimizer, then batch size 2 and 4, each "
-    "kept only if it fits the measured headroom. No tested config exists for this range, so the "
-    "low-VRAM file is the safe start.",
-    Tier.T80: "the standard config already uses AdamW without quantization, so the only real lever "
-    "is gradient checkpointing off (then batch size), which usually runs out of memory on the 22B "
-    "model; a win there is unlikely.",
-    Tier.BELOW_MINIMUM: "the low-VRAM baseline only; on this GPU even that may run out of memory.",
+# What is worth knowing of each tier beyond the levers (those come from the engine's rules).
+_TIER_NOTE = {
+    Tier.T32: "At 32 GB the quality levers often run out of memory; that is expected and the "
+    "baseline still works.",
+    Tier.T40_60: "No tested config exists for this range, so the low-VRAM file is the safe start.",
+    Tier.T80: "On the 22B model, gradient checkpointing off usually runs out of memory: a win "
+    "there is unlikely.",
+    Tier.BELOW_MINIMUM: "Below the trainer's minimum even the baseline may run out of memory; a "
+    "lever the measured headroom cannot hold is skipped, not run.",
 }
 
 
@@ -130,12 +129,7 @@ def render_plan(c: PlanContent) -> str:
         *c.multinode_lines,
         "## Sanity check and autotune",
         *_trial_checks(),
-        "Autotune then goes on with at most 5 such trials in all (the baseline included), each "
-        "changing one setting from the best so far, and keeps a change only if nothing breaks "
-        "and steps get faster (the loss is never a "
-        f"criterion). On this tier it tries {_AUTOTUNE.get(c.tier, 'nothing (unknown tier)')} "
-        "Each trial's step time and peak memory go to `autotune.log`; the winner is patched into "
-        "`config.yaml`.",
+        _autotune_paragraph(c.tier),
         "",
         "## Outputs",
         f"- `{c.run_dir}/config.yaml`: the config to train with",
@@ -208,6 +202,17 @@ def _about_sections(c: PlanContent, kind: str, steps: object) -> list[str]:
 # mirrors ltx_trainer/trainer.py LtxvTrainer.train: with --disable-progress-bars the step line
 # (and so the loss) is logged only when global_step % 20 == 0
 TRAINER_LOG_EVERY = 20
+
+
+def _autotune_paragraph(tier: Tier) -> str:
+    """The trials to come, in the words the engine's own rules give (autotune/rules_text.py)."""
+    from ltx_wizard.core.autotune import rules_text  # the engine's rules: loaded only to render
+
+    return (f"Autotune then goes on with at most {rules_text.MAX_TRIALS} such trials in all (the "
+            "baseline included), each changing one setting from the best so far. "
+            f"{rules_text.keep_rules()} The loss is never a criterion. "
+            f"{rules_text.levers_sentence(tier)} {_TIER_NOTE.get(tier, '')} Each trial's step "
+            "time and peak memory go to `autotune.log`; the winner is patched into `config.yaml`.")
 
 
 def _trial_checks() -> list[str]:
