@@ -28,6 +28,9 @@ def test_an_allowed_batch_change_rescales_steps_and_the_plan_says_so(tmp_path, c
     assert "for 500 steps" in plan and "| Steps | `500` |" in plan
     assert "| Batch size per GPU | `4` |" in plan and "| Effective batch | 4 " in plan
     assert "byte for byte" not in plan  # no claim that only the paths differ
+    assumptions = plan[plan.index("## Assumptions"):].split("\n## ")[0]
+    assert ("After autotune: batch x accumulation 1 -> 4 per GPU (an allowed batch change), so "
+            "optimization.steps 2000 -> 500.") in assumptions
     diff = plan[plan.index("```diff"):]
     assert "\n-  batch_size: 1\n" in diff and "\n+  batch_size: 4  # ltx-wizard: autotune (was 1)\n" in diff
     assert "\n-  steps: 2000\n" in diff

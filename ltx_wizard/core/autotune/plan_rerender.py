@@ -26,6 +26,7 @@ COST = "## Cost and time"
 DIFF = "## Config changes vs the shipped file"
 TRAINING = "## Training config"
 GOAL = "## Goal"
+ASSUMPTIONS = "## Assumptions"
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,8 @@ def rerender(plan: str, t: TunedPlan) -> str:
         if head == GOAL and t.tuned.steps:
             old, new = t.tuned.steps
             body = [line.replace(f"for {old} steps", f"for {new} steps") for line in body]
+        elif head == ASSUMPTIONS and t.tuned.steps:
+            body = [_retuned(line, t) for line in body]
         elif head == TRAINING:
             body = _training(body, t)
         elif head == COST:
@@ -62,6 +65,16 @@ def rerender(plan: str, t: TunedPlan) -> str:
         if head == AFTER or (head == heads[-1] and AFTER not in heads):
             out.append((RESULTS, _results(t)))
     return "\n".join(line for head, body in out for line in ([head] if head else []) + body)
+
+
+def _retuned(line: str, t: TunedPlan) -> str:
+    """The planned effective batch, and what an allowed batch change made of it."""
+    if not line.startswith("- Effective batch ") or t.tuned.steps is None:
+        return line
+    line = line.split(" After autotune:")[0]  # an earlier rendering's addition
+    (old, new), (before, after) = t.tuned.steps, t.tuned.effective
+    return (f"{line} After autotune: batch x accumulation {before} -> {after} per GPU (an "
+            f"allowed batch change), so optimization.steps {old} -> {new}.")
 
 
 def _split(text: str) -> list[tuple[str, list[str]]]:
