@@ -119,6 +119,8 @@ async def test_the_batch_change_checkbox_reaches_autotune(demo_root, scripted):
         await pilot.press("b")
         await pilot.pause()
         assert box.value is True and "steps rescaled" in str(box.label)
+        # the box may be below the fold: the key says what it did
+        assert any("Batch change allowed" in str(n.message) for n in app._notifications)
         await pilot.press("a")
         await settle(pilot)
         assert seen and seen[0]["allow_batch_change"] is True

@@ -228,7 +228,12 @@ class SummaryScreen(WizardScreen):
             self.app.open_done()
 
     def action_toggle_batch(self) -> None:
-        self.query_one("#allow-batch", Checkbox).toggle()
+        box = self.query_one("#allow-batch", Checkbox)
+        box.toggle()
+        # the box sits below the plan's first screen: say what the key did
+        self.notify("Batch change allowed: a larger batch may run, optimization.steps rescaled to "
+                    "keep the samples seen" if box.value else
+                    "Batch change not allowed: the approved schedule is kept", timeout=6)
 
     def action_back(self) -> None:
         self.leave()
