@@ -88,3 +88,13 @@ def test_the_cancel_dialog_promises_what_the_engine_does():
         presenter.cancel_promise(kept)
     assert "config.yaml stays as planned" in presenter.cancel_promise(None)
     assert "config.yaml stays as planned" in presenter.cancel_promise(WIN)  # baseline-like: no change
+
+
+def test_a_skipped_trial_says_why_once():
+    from ltx_wizard.core.autotune.events import TrialResult
+    from ltx_wizard.core.autotune.presenter import why_text
+
+    why = "no-op: quantization is already off"
+    skipped = TrialResult(index=2, change="quantization None -> null", changes={},
+                          outcome="skipped", reason=why, decision=f"not run: {why}")
+    assert why_text(skipped) == f"not run: {why}"

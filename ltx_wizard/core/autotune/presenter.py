@@ -70,7 +70,10 @@ def reason_cell(result: TrialResult) -> str:
 
 def why_text(result: TrialResult) -> str:
     """How the trial ended and what the rules made of it: `40 steps ...; kept: 12% faster`."""
-    return "; ".join(t for t in dict.fromkeys((result.reason, result.decision)) if t)
+    decision = result.decision
+    if result.outcome == "skipped" and decision.endswith(result.reason):
+        return decision  # "not run: <reason>": the reason once, not twice
+    return "; ".join(t for t in dict.fromkeys((result.reason, decision)) if t)
 
 
 def kept_cell(result: TrialResult) -> str:
