@@ -9,10 +9,9 @@ so they change when the engine does.
 
 from __future__ import annotations
 
-from ltx_wizard.core.autotune.batch_rule import batch_move
 from ltx_wizard.core.autotune.headroom import TrainSettings
 from ltx_wizard.core.autotune.schedule import (  # the engine's own rules, not a copy
-    MARGIN, MAX_TRIALS, NOISE, QUALITY, STAGES, Context, _describe, _noop_reason,
+    MARGIN, MAX_TRIALS, NOISE, QUALITY, STAGES, Context, _describe, rule_skip,
 )
 from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
 from ltx_wizard.core.tiers import Tier, policy_for
@@ -35,11 +34,8 @@ def tier_levers(tier: Tier, *, allow_batch_change: bool = False) -> list[tuple[s
                   allow_batch_change=allow_batch_change)
     levers = []
     for stage in STAGES[1:]:
-        if _noop_reason(stage, settings, ctx, []):
+        if rule_skip(stage, settings, ctx, []):  # as the engine's _build skips it
             continue
-        if stage.startswith("batch") and batch_move(settings, int(stage[-1]),
-                                                     allow_batch_change).refusal:
-            continue  # the engine's _build skips it the same way
         change, changes = _describe(stage, settings, ctx)
         levers.append((stage, change))
         settings = settings.with_changes(changes)

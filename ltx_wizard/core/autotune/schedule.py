@@ -169,14 +169,9 @@ class Tuner:
         s = self.settings
         change, changes = _describe(stage, s, self.ctx)
         if stage != "baseline":
-            # a batch that would change the schedule says so, even after a skipped batch 2
-            refusal = stage.startswith("batch") and batch_move(
-                s, int(stage[-1]), self.ctx.allow_batch_change).refusal
-            noop = _noop_reason(stage, s, self.ctx, self.results)
-            if noop and not (refusal and s.batch_size < int(stage[-1])):
-                return noop
-            if refusal:
-                return refusal
+            ruled_out = rule_skip(stage, s, self.ctx, self.results)
+            if ruled_out:
+                return ruled_out
             if stage.startswith("batch"):
                 size = int(stage[-1])
                 need = size * self.ctx.num_gpus
@@ -309,6 +304,19 @@ def _describe(stage: str, s: TrainSettings, ctx: Context) -> tuple[str, dict[str
         move = batch_move(s, int(stage[-1]), ctx.allow_batch_change)
         return move.label, move.changes
     return "gradient checkpointing off", {"optimization.enable_gradient_checkpointing": False}
+
+
+def rule_skip(stage: str, s: TrainSettings, ctx: Context, results: list[TrialResult]) -> str:
+    """Why the rules alone (no measurement) leave `stage` out on these settings; '' when they
+    do not: a no-op, or a batch change the approved schedule refuses (batch_rule.py). The one
+    rule the engine and the screens' texts (rules_text.py) both use."""
+    # a batch that would change the schedule says so, even after a skipped batch 2
+    refusal = stage.startswith("batch") and batch_move(
+        s, int(stage[-1]), ctx.allow_batch_change).refusal
+    noop = _noop_reason(stage, s, ctx, results)
+    if noop and not (refusal and s.batch_size < int(stage[-1])):
+        return noop
+    return refusal or ""
 
 
 def _noop_reason(stage: str, s: TrainSettings, ctx: Context, results: list[TrialResult]) -> str:
