@@ -12,7 +12,7 @@ import os
 import sys
 
 from ltx_wizard import __version__
-from ltx_wizard.core.errors import EXIT_FAILURE, WizardError
+from ltx_wizard.core.base.errors import EXIT_FAILURE, WizardError
 
 # argparse, pathlib and typing are imported where used: `ltx-wizard --version` needs none.
 TYPE_CHECKING = False
@@ -43,7 +43,7 @@ def _wizard_parser() -> type[argparse.ArgumentParser]:
         """A bad flag is one line, like every other refusal (exit 2 as argparse does)."""
 
         def error(self, message: str):  # type: ignore[override]
-            from ltx_wizard.core.text_safety import clean_text
+            from ltx_wizard.core.base.text_safety import clean_text
 
             self.exit(2, f"ltx-wizard: {clean_text(message)} (see `{self.prog} --help`)\n")
 
@@ -109,20 +109,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
                 split_trainer_cmd(args.trainer_cmd)
             if args.run_dir is not None:  # a file or a planted link is refused before the screen
-                from ltx_wizard.core.safe_fs import check_run_dir
+                from ltx_wizard.core.io.safe_fs import check_run_dir
 
                 from pathlib import Path
 
                 check_run_dir(Path(args.run_dir).expanduser().absolute())
             if args.run_dir is not None and not os.path.isdir(os.path.expanduser(args.run_dir)):
-                from ltx_wizard.core.errors import UsageError
+                from ltx_wizard.core.base.errors import UsageError
 
                 raise UsageError(
                     f"--run-dir {args.run_dir}: no such folder; pass a run folder that `plan` or "
                     "the wizard wrote, or leave --run-dir out to start a new run"
                 )
             if args.nodes is not None:  # checked before the screen opens, like --trainer-cmd
-                from ltx_wizard.core.multinode import parse_nodes
+                from ltx_wizard.core.launch.multinode import parse_nodes
 
                 args.nodes = parse_nodes(args.nodes)
             app = make_app(args)
@@ -135,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(result) if isinstance(result, int) else (app.return_code or 0)
         return int(args.func(args))
     except WizardError as exc:
-        from ltx_wizard.core.text_safety import clean_text
+        from ltx_wizard.core.base.text_safety import clean_text
 
         print(f"ltx-wizard: {clean_text(exc.message)}", file=sys.stderr)
         return exc.exit_code

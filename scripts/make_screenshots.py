@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ltx_wizard.core.host_limits import HostReadings  # noqa: E402
+from ltx_wizard.core.plan.host_limits import HostReadings  # noqa: E402
 from ltx_wizard.tui.app import WizardApp, WizardOptions  # noqa: E402
 
 DEMO_ROOT = Path("/tmp/ltx-wizard-screens")

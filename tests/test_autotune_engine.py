@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.assessment import assess
+from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.autotune.engine import AutotuneEngine
-from ltx_wizard.core.autotune.events import TrialStarted
-from ltx_wizard.core.gpu_presets import simulated_probe
+from ltx_wizard.core.tuning.events import TrialStarted
+from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 

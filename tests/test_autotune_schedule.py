@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.autotune.events import TrialResult
-from ltx_wizard.core.autotune.headroom import TrainSettings, predict, static_gb
-from ltx_wizard.core.autotune.schedule import Context, Tuner
-from ltx_wizard.core.tiers import Tier
+from ltx_wizard.core.tuning.events import TrialResult
+from ltx_wizard.core.tuning.headroom import TrainSettings, predict, static_gb
+from ltx_wizard.core.tuning.schedule import Context, Tuner
+from ltx_wizard.core.gpu.tiers import Tier
 
 LOW = TrainSettings("int8-quanto", "adamw8bit", 1, 1, True, lora_rank=16)
 STD = TrainSettings(None, "adamw", 1, 1, True, lora_rank=32)

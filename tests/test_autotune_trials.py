@@ -7,15 +7,15 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from ltx_wizard.core.assessment import assess
+from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.autotune import engine as engine_mod
 from ltx_wizard.core.autotune.engine import AutotuneEngine
-from ltx_wizard.core.autotune.events import Confirmation, ConfirmationFinished, TrialResult
-from ltx_wizard.core.autotune.trial_config import (
+from ltx_wizard.core.tuning.events import Confirmation, ConfirmationFinished, TrialResult
+from ltx_wizard.core.tuning.trial_config import (
     CONFIRM_INFERENCE_STEPS, CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS, confirmation_config_text,
     trial_config_text,
 )
-from ltx_wizard.core.gpu_presets import simulated_probe
+from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.demo.sim import cost_model as cost
 from tests.test_autotune_engine import plan_run

@@ -1,4 +1,4 @@
-"""Background start of launch.sh (core/background.py): detached, one pid file, no second start."""
+"""Background start of launch.sh (core/launch/background.py): detached, one pid file, no second start."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.background import running_pid, start_training
-from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.launch_script import write_script
-from ltx_wizard.core.run_meta import LaunchSpec
+from ltx_wizard.core.launch.background import running_pid, start_training
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.launch.script import write_script
+from ltx_wizard.core.io.run_meta import LaunchSpec
 
 
 def _reap(pid: int) -> None:

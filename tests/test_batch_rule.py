@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.autotune.batch_rule import effective
-from ltx_wizard.core.autotune.events import TrialResult
-from ltx_wizard.core.autotune.headroom import TrainSettings
-from ltx_wizard.core.autotune.schedule import Context, Tuner
+from ltx_wizard.core.tuning.batch_rule import effective
+from ltx_wizard.core.tuning.events import TrialResult
+from ltx_wizard.core.tuning.headroom import TrainSettings
+from ltx_wizard.core.tuning.schedule import Context, Tuner
 from ltx_wizard.core.autotune.tuned_config import tuned_config
-from ltx_wizard.core.tiers import Tier
+from ltx_wizard.core.gpu.tiers import Tier
 
 # (tier, card GiB, the tier's shipped levers, transformer params): the 32GB tier with a model
 # small enough that its quantization-off trial can fit, so its batch trials are reached.

@@ -3,8 +3,8 @@ still tunes from the plan (finished trials are not run again, nothing is patched
 
 from __future__ import annotations
 
-from ltx_wizard.core.autotune.events import TrialFinished, TrialStarted
-from ltx_wizard.core.yaml_patch import load_yaml, patch_yaml_text
+from ltx_wizard.core.tuning.events import TrialFinished, TrialStarted
+from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text
 from tests.test_autotune_engine import _engine, plan_run
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core import checkout as checkout_mod
-from ltx_wizard.core.checkout import candidate_roots, find_checkout, inspect_checkout
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.inputs import checkout as checkout_mod
+from ltx_wizard.core.inputs.checkout import candidate_roots, find_checkout, inspect_checkout
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 
 

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from ltx_wizard.core.checkpoint import inspect_checkpoint, inspect_vae
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint, inspect_vae
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_packed_gemma,

@@ -10,19 +10,19 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core import accelerate_config
-from ltx_wizard.core.assessment import assess
-from ltx_wizard.core.gpu import ProbeResult
-from ltx_wizard.core.gpu_presets import preset_gpus
+from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.gpu.assessment import assess
+from ltx_wizard.core.gpu.devices import ProbeResult
+from ltx_wizard.core.gpu.presets import preset_gpus
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT
 from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_packed_gemma,
     make_vae,
 )
-from ltx_wizard.core.run_plan import PlanRequest, prepare_plan, write_plan
-from ltx_wizard.core.workspace import LOCK_NAME
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.plan.run_plan import PlanRequest, prepare_plan, write_plan
+from ltx_wizard.core.io.workspace import LOCK_NAME
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 CONFIGS = "packages/ltx-trainer/configs"
 

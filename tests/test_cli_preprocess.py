@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core import accelerate_config
-from ltx_wizard.core.preprocess import preprocess_args, script_options, PreprocessSpec
-from ltx_wizard.core.pt_shapes import latent_size
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.preprocess.command import preprocess_args, script_options, PreprocessSpec
+from ltx_wizard.core.dataset.pt_shapes import latent_size
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 from ltx_wizard.demo.lookalike_checkout import load_parser, make_checkout
 from ltx_wizard.demo.lookalike_latents import video_latents, write_pt
 from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_fake_ffprobe
@@ -193,7 +193,7 @@ def test_check_reads_a_dataset_file(box, capsys):
 
 
 def test_partly_written_data_root_is_resumed_not_overwritten(box, capsys):
-    from ltx_wizard.core.preprocess_state import mark_done
+    from ltx_wizard.core.preprocess.state import mark_done
 
     dataset = make_clip_dataset(box / "cats", 3)
     root = dataset.parent / ".precomputed"

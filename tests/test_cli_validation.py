@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core import accelerate_config
-from ltx_wizard.core.data_sources import required_folders
-from ltx_wizard.core.recipes import find_recipe
-from ltx_wizard.core.yaml_patch import load_yaml
+from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.dataset.sources import required_folders
+from ltx_wizard.core.inputs.recipes import find_recipe
+from ltx_wizard.core.io.yaml_patch import load_yaml
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 from ltx_wizard.demo.lookalike_recipes import write_medium

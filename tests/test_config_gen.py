@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core import config_gen
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.plan import config_gen
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.demo.lookalike_models import make_data_root
-from ltx_wizard.core.tiers import Tier
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.gpu.tiers import Tier
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ def test_every_core_module_is_pure():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout
     data = json.loads(out)
-    assert "ltx_wizard.core.probe" in data["modules"]
+    assert "ltx_wizard.core.gpu.probe" in data["modules"]
     assert not FORBIDDEN & set(data["loaded"]), FORBIDDEN & set(data["loaded"])
 
 

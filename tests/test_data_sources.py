@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.data_sources import (
+from ltx_wizard.core.dataset.sources import (
     SHIPPED_T2V_STRATEGY,
     audio_folder,
     expected_file,
@@ -17,7 +17,7 @@ from ltx_wizard.core.data_sources import (
     video_only,
     video_only_change,
 )
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError
 
 CASES = [
     ("shipped t2v (flexible, video + audio)", SHIPPED_T2V_STRATEGY,

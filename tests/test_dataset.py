@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY, video_only
-from ltx_wizard.core.dataset import VideoOnlyData, inspect_data_root
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY, video_only
+from ltx_wizard.core.dataset.data_root import VideoOnlyData, inspect_data_root
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.demo.lookalike_models import make_data_root
 
 

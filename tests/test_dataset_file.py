@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from ltx_wizard.core.buckets import frame_cap, parse_buckets
-from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY, video_only
-from ltx_wizard.core.dataset_checks import check_dataset
-from ltx_wizard.core.dataset_file import read_dataset_file
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.media_probe import find_ffprobe, probe_media
+from ltx_wizard.core.dataset.buckets import frame_cap, parse_buckets
+from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY, video_only
+from ltx_wizard.core.dataset.checks import check_dataset
+from ltx_wizard.core.dataset.rows import read_dataset_file
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.dataset.media_probe import find_ffprobe, probe_media
 from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_clip, write_fake_ffprobe
 
 V2V = {"name": "flexible", "video": {"is_generated": True, "latents_dir": "latents",

@@ -7,8 +7,8 @@ import threading
 from pathlib import Path
 
 from ltx_wizard.cli import main
-from ltx_wizard.core import discovery as discovery_mod
-from ltx_wizard.core.discovery import discover, search_roots
+from ltx_wizard.core.inputs import discovery as discovery_mod
+from ltx_wizard.core.inputs.discovery import discover, search_roots
 from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_gemma_dir,

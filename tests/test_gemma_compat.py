@@ -14,11 +14,11 @@ import json
 
 import pytest
 
-from ltx_wizard.core.checkpoint import inspect_checkpoint
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.gemma_compat import check_gemma_version, parse_model_version
+from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.inputs.gemma_compat import check_gemma_version, parse_model_version
 from ltx_wizard.demo.lookalike_models import _section_config, write_safetensors
-from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
+from ltx_wizard.core.inputs.text_encoder import check_compatibility, inspect_text_encoder
 
 ABSENT = object()
 
@@ -106,7 +106,7 @@ def test_verdict_is_pure_and_names_both_files():
 
 
 def test_check_passes_a_warned_pair_and_says_why(tmp_path):
-    from ltx_wizard.core.model_checks import run_checks
+    from ltx_wizard.core.plan.model_checks import run_checks
 
     ckpt, te = _files(tmp_path, ABSENT, "2.5.0", ABSENT, "gemma4")
     items = {i.name: i for i in run_checks(ckpt.path, te.path)}

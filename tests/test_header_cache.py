@@ -6,11 +6,11 @@ import os
 
 import pytest
 
-from ltx_wizard.core import header_cache
-from ltx_wizard.core.checkpoint import inspect_checkpoint
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.inputs import header_cache
+from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.demo.lookalike_models import make_checkpoint
-from ltx_wizard.core.model_checks import run_checks
+from ltx_wizard.core.plan.model_checks import run_checks
 
 
 def test_the_paths_checks_and_the_plan_read_an_unchanged_checkpoint_once(tmp_path):

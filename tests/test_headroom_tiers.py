@@ -9,18 +9,18 @@ from __future__ import annotations
 import pytest
 
 from ltx_wizard.core.autotune.engine import _model_size
-from ltx_wizard.core.autotune.events import TrialResult
-from ltx_wizard.core.autotune.headroom import (
+from ltx_wizard.core.tuning.events import TrialResult
+from ltx_wizard.core.tuning.headroom import (
     TrainSettings,
     floor,
     lora_params_per_rank,
     model_size,
     predict,
 )
-from ltx_wizard.core.autotune.schedule import Context, Tuner
-from ltx_wizard.core.checkpoint import inspect_checkpoint
+from ltx_wizard.core.tuning.schedule import Context, Tuner
+from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
 from ltx_wizard.demo.lookalike_models import make_checkpoint
-from ltx_wizard.core.tiers import Tier
+from ltx_wizard.core.gpu.tiers import Tier
 
 LOW = TrainSettings("int8-quanto", "adamw8bit", 1, 1, True, lora_rank=16)
 STD = TrainSettings(None, "adamw", 1, 1, True, lora_rank=32)

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core import plan_memory  # where prepare_plan looks read_host up
-from ltx_wizard.core.host_limits import HostReadings, check_host, parse_meminfo, read_host
+from ltx_wizard.core.plan import memory_section as plan_memory  # where prepare_plan looks read_host up
+from ltx_wizard.core.plan.host_limits import HostReadings, check_host, parse_meminfo, read_host
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 
@@ -182,10 +182,10 @@ def test_plan_warns_when_the_planned_full_finetune_cannot_fit_its_gpus(tmp_path,
 
 
 def test_multi_node_floor_shards_over_every_gpu_but_ram_counts_one_node(tmp_path):
-    from ltx_wizard.core.assessment import assess
-    from ltx_wizard.core.checkpoint import inspect_checkpoint
-    from ltx_wizard.core.probe import resolve_probe
-    from ltx_wizard.core.text_encoder import inspect_text_encoder
+    from ltx_wizard.core.gpu.assessment import assess
+    from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+    from ltx_wizard.core.gpu.probe import resolve_probe
+    from ltx_wizard.core.inputs.text_encoder import inspect_text_encoder
 
     ckpt = inspect_checkpoint(make_checkpoint(tmp_path / "c.safetensors", params_b=22, blocks=48))
     te = inspect_text_encoder(make_gemma_dir(tmp_path / "g"))

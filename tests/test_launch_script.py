@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core import accelerate_config
-from ltx_wizard.core.launch_script import copy_line, render_script, write_script
+from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.launch.script import copy_line, render_script, write_script
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
-from ltx_wizard.core.run_meta import LaunchSpec, read_run_meta
+from ltx_wizard.core.io.run_meta import LaunchSpec, read_run_meta
 
 FAKE_UV = """#!/bin/sh
 # Stands in for uv: reports where and how it was started, then keeps running if asked to.

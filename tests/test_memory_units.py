@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ltx_wizard.cli import main
 from ltx_wizard.core.autotune import presenter
-from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
+from ltx_wizard.core.tuning.events import AutotuneSummary, TrialResult
 from ltx_wizard.core.autotune.oom_message import in_use_gib
 from ltx_wizard.core.autotune.trial_runner import _Watch, trial_peak
 from ltx_wizard.core.autotune.trainer_events import Statistics
@@ -109,7 +109,7 @@ def test_one_reading_is_the_same_gib_figure_in_the_cli_the_log_and_the_table(tmp
 
 
 def test_the_plan_and_the_probe_table_show_the_card_in_the_same_gib():
-    from ltx_wizard.core.gpu_presets import simulated_probe
+    from ltx_wizard.core.gpu.presets import simulated_probe
     from ltx_wizard.tui.widgets.formatting import gpu_row
 
     gpu = simulated_probe("a6000").gpus[0]

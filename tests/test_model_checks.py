@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ltx_wizard.core import model_checks
-from ltx_wizard.core.checkpoint import inspect_checkpoint
+from ltx_wizard.core.plan import model_checks
+from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
 
 

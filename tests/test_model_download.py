@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("huggingface_hub")
 
 from ltx_wizard.cli import main  # noqa: E402
-from ltx_wizard.core import model_download  # noqa: E402
-from ltx_wizard.core.model_download import download, make_offers  # noqa: E402
+from ltx_wizard.core.inputs import model_download  # noqa: E402
+from ltx_wizard.core.inputs.model_download import download, make_offers  # noqa: E402
 from tests.hf_standin import Hub  # noqa: E402
 
 GEMMA = "google/gemma-3-12b-it-qat-q4_0-unquantized"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.monitor.resume import apply_resume, plan_resume, planned_names
 from tests.monitor_runs import make_run
 from tests.test_sim_trainer import run_sim, trial_config

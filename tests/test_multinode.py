@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core import accelerate_config
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.multinode import MAX_NODES, parse_nodes
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.launch.multinode import MAX_NODES, parse_nodes
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 H100_CSV = "name, memory.total [MiB]\n" + "NVIDIA H100 80GB HBM3, 81559 MiB\n" * 4
 
@@ -94,8 +94,8 @@ def test_per_node_gpus_come_from_one_nodes_csv(box, capsys, tmp_path):
 
 
 def test_a_login_node_without_gpus_is_told_to_use_a_csv(box, capsys, monkeypatch):
-    from ltx_wizard.core import probe
-    from ltx_wizard.core.gpu import ProbeResult
+    from ltx_wizard.core.gpu.devices import probe
+    from ltx_wizard.core.gpu.devices import ProbeResult
 
     monkeypatch.setattr(probe, "resolve_probe", lambda **_: ProbeResult(source="nvml", gpus=()))
     assert main(box.args("--nodes", "2", "--vram-gb", "80", sim=None)) == 2
@@ -153,7 +153,7 @@ def test_a_reopened_run_folder_submits_the_job(box, capsys, tmp_path):
     import os
     import subprocess
 
-    from ltx_wizard.core.run_meta import read_run_meta
+    from ltx_wizard.core.io.run_meta import read_run_meta
 
     plan_json(capsys, box.args("--nodes", "2"))
     spec = read_run_meta(box.run).launch

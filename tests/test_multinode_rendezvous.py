@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from ltx_wizard.demo.lookalike_checkout import make_checkout
-from ltx_wizard.core.multinode import TRAIN_SCRIPT, plan_multinode
+from ltx_wizard.core.launch.multinode import TRAIN_SCRIPT, plan_multinode
 
 PROBE = """\
 import json, os, sys

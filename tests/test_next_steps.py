@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.dataset import inspect_data_root
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.dataset.data_root import inspect_data_root
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
-from ltx_wizard.core.model_checks import run_checks
-from ltx_wizard.core.model_paths import resolve_user_path
+from ltx_wizard.core.plan.model_checks import run_checks
+from ltx_wizard.core.inputs.model_paths import resolve_user_path
 
 
 def test_a_data_root_without_latents_names_process_dataset_and_its_flags(tmp_path):

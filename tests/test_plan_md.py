@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
-from ltx_wizard.core.plan_md import PlanContent, render_plan
-from ltx_wizard.core.tiers import Tier
-from ltx_wizard.core.yaml_patch import load_yaml
+from ltx_wizard.core.plan.plan_md import PlanContent, render_plan
+from ltx_wizard.core.gpu.tiers import Tier
+from ltx_wizard.core.io.yaml_patch import load_yaml
 
 SECTIONS = [
     "## Goal", "## Mode", "## Dataset", "## Training config", "## Hardware",

@@ -8,9 +8,9 @@ import textwrap
 
 import pytest
 
-from ltx_wizard.core.errors import UsageError, WizardError
-from ltx_wizard.core.probe import probe_gpus, resolve_probe
-from ltx_wizard.core.smi_source import parse_smi_csv
+from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.gpu.probe import probe_gpus, resolve_probe
+from ltx_wizard.core.gpu.smi_source import parse_smi_csv
 from tests.fake_nvml import (
     DRIVER_NOT_LOADED, GPU_IS_LOST, LIB_RM_VERSION_MISMATCH, LIBRARY_NOT_FOUND, NO_PERMISSION,
     FakeDevice, make_module,

@@ -1,4 +1,4 @@
-"""core/processes.py: the one reader of processes (table, environments, pid records)."""
+"""core/io/processes.py: the one reader of processes (table, environments, pid records)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import uuid
 
 import pytest
 
-from ltx_wizard.core import processes
-from ltx_wizard.core.processes import (
+from ltx_wizard.core.io import processes
+from ltx_wizard.core.io.processes import (
     PidRecord,
     parse_record,
     pids_with_env,

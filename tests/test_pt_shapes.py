@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.pt_shapes import TensorShape, latent_size, read_pt
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.dataset.pt_shapes import TensorShape, latent_size, read_pt
 from ltx_wizard.demo.lookalike_latents import video_latents, write_pt
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ltx_wizard.core import header_cache, header_summary
-from ltx_wizard.core.autotune.headroom import model_size
-from ltx_wizard.core.checkpoint import inspect_checkpoint
-from ltx_wizard.core.discovery import discover
-from ltx_wizard.core.model_checks import run_checks
+from ltx_wizard.core.inputs import header_cache
+
+from ltx_wizard.core.inputs import header_summary
+from ltx_wizard.core.tuning.headroom import model_size
+from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+from ltx_wizard.core.inputs.discovery import discover
+from ltx_wizard.core.plan.model_checks import run_checks
 from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_gemma_dir,
@@ -74,7 +76,8 @@ def test_plan_parses_each_yaml_text_once(model_tree, monkeypatch, capsys):
     from ruamel.yaml import YAML
 
     from ltx_wizard.cli import main
-    from ltx_wizard.core import accelerate_config, yaml_patch
+    from ltx_wizard.core.launch.command import accelerate_config
+    from ltx_wizard.core.io import yaml_patch
 
     monkeypatch.setattr(accelerate_config, "accelerate_available", lambda: False)
     box = model_tree()

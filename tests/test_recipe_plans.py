@@ -17,19 +17,19 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core import accelerate_config
-from ltx_wizard.core.autotune.events import TrialResult
-from ltx_wizard.core.autotune.schedule import Context, Tuner
-from ltx_wizard.core.autotune.trial_config import settings_from_config
-from ltx_wizard.core.data_sources import required_folders
+from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.tuning.events import TrialResult
+from ltx_wizard.core.tuning.schedule import Context, Tuner
+from ltx_wizard.core.tuning.trial_config import settings_from_config
+from ltx_wizard.core.dataset.sources import required_folders
 from ltx_wizard.demo.builder import build_demo
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 from ltx_wizard.demo.lookalike_recipes import RECIPES, media_names, write_medium
-from ltx_wizard.core.recipes import find_recipe
+from ltx_wizard.core.inputs.recipes import find_recipe
 from ltx_wizard.demo.sim.schema import LtxTrainerConfig
-from ltx_wizard.core.tiers import Tier
-from ltx_wizard.core.yaml_patch import load_yaml
+from ltx_wizard.core.gpu.tiers import Tier
+from ltx_wizard.core.io.yaml_patch import load_yaml
 
 CONFIGS = "packages/ltx-trainer/configs"
 PATH_KEYS = {"model.model_path", "model.text_encoder_path", "data.preprocessed_data_root",

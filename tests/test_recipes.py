@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.recipes import (
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.inputs.recipes import (
     describe_applied,
     find_recipe,
     list_recipes,
@@ -16,8 +16,8 @@ from ltx_wizard.core.recipes import (
     recipe_base,
     recipe_notes,
 )
-from ltx_wizard.core.tiers import Tier
-from ltx_wizard.core.yaml_patch import load_yaml
+from ltx_wizard.core.gpu.tiers import Tier
+from ltx_wizard.core.io.yaml_patch import load_yaml
 
 # Shaped like the trainer's shipped files (comments, flow lists, nested strategy blocks); values
 # are the ones that matter here.
@@ -225,7 +225,7 @@ def test_plan_base_diffs_a_recipe_against_its_own_file_and_t2v_against_its_twin(
 
 def test_too_long_prefixes_are_warned_and_media_are_left_to_the_plan(configs: Path):
     # The shipped media are no longer warned about here: the plan writes the user's files or
-    # none into config.yaml (core/validation_plan.py), so a placeholder never reaches the trainer.
+    # none into config.yaml (core/validation/plan.py), so a placeholder never reaches the trainer.
     start = _start(configs, "video_extend_lora", EXTEND, Tier.T32)
     (frames,) = recipe_notes(start, Tier.T32).warnings
     # Only the sample that inherits the applied 49 frames is warned about.

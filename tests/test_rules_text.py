@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.autotune import rules_text
-from ltx_wizard.core.autotune.schedule import MARGIN, MAX_TRIALS, NOISE, Context, Tuner, _assumed
-from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
-from ltx_wizard.core.tiers import Tier
+from ltx_wizard.core.tuning import rules_text
+from ltx_wizard.core.tuning.schedule import MARGIN, MAX_TRIALS, NOISE, Context, Tuner, _assumed
+from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
+from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.tui.help_text import help_for
 
 

@@ -7,10 +7,10 @@ import struct
 
 import pytest
 
-from ltx_wizard.core import safetensors_header as sh
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.inputs import safetensors_header as sh
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.demo.lookalike_models import write_safetensors
-from ltx_wizard.core.safetensors_header import read_header
+from ltx_wizard.core.inputs.safetensors_header import read_header
 
 
 def _raw(path, header: bytes, data: bytes = b""):

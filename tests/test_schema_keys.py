@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from ltx_wizard.core import config_gen
-from ltx_wizard.core.autotune import schedule
-from ltx_wizard.core.autotune.headroom import TrainSettings
-from ltx_wizard.core.autotune.trial_config import trial_overrides
+from ltx_wizard.core.plan import config_gen
+from ltx_wizard.core.tuning import schedule
+from ltx_wizard.core.tuning.headroom import TrainSettings
+from ltx_wizard.core.tuning.trial_config import trial_overrides
 from ltx_wizard.core.autotune.tuned_config import STEPS_KEY
-from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY, video_only_change
-from ltx_wizard.core.tiers import Tier
+from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY, video_only_change
+from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.demo.sim import schema
 

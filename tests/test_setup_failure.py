@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.assessment import assess
+from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.autotune.engine import AutotuneEngine
-from ltx_wizard.core.autotune.events import TrialFinished, TrialStarted
+from ltx_wizard.core.tuning.events import TrialFinished, TrialStarted
 from ltx_wizard.core.autotune.setup_failure import classify
-from ltx_wizard.core.gpu_presets import simulated_probe
+from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 from ltx_wizard.demo.lookalike_recipes import RECIPES
-from ltx_wizard.core.data_sources import required_folders
-from ltx_wizard.core.recipes import find_recipe
+from ltx_wizard.core.dataset.sources import required_folders
+from ltx_wizard.core.inputs.recipes import find_recipe
 from tests.test_recipe_plans import media_args
 
 CONFIG = {"validation": {"samples": [{"prompt": "a", "conditions": [

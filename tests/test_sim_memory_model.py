@@ -7,7 +7,7 @@ import copy
 import pytest
 from ruamel.yaml import YAML
 
-from ltx_wizard.core.gpu_presets import preset_gpus
+from ltx_wizard.core.gpu.presets import preset_gpus
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.demo.sim.memory_model import estimate
 

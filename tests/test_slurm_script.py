@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core import accelerate_config
-from ltx_wizard.core.assessment import assess
-from ltx_wizard.core.gpu import ProbeResult
-from ltx_wizard.core.gpu_presets import preset_gpus
+from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.gpu.assessment import assess
+from ltx_wizard.core.gpu.devices import ProbeResult
+from ltx_wizard.core.gpu.presets import preset_gpus
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
-from ltx_wizard.core.run_plan import PlanRequest, prepare_plan, write_plan
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.plan.run_plan import PlanRequest, prepare_plan, write_plan
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="needs bash")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core import accelerate_config
+from ltx_wizard.core.launch.command import accelerate_config
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
@@ -16,9 +16,9 @@ from ltx_wizard.demo.lookalike_models import (
     make_packed_gemma,
     make_vae,
 )
-from ltx_wizard.core.model_checks import run_checks
-from ltx_wizard.core.split_pack import audio_vae_reason
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.plan.model_checks import run_checks
+from ltx_wizard.core.inputs.split_pack import audio_vae_reason
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 CONFIGS = "packages/ltx-trainer/configs"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "accelerate", "pydantic", "ruamel", "ltx_wizard.commands.plan",
-         "ltx_wizard.commands.autotune", "ltx_wizard.core.run_plan", "ltx_wizard.core.autotune")
+         "ltx_wizard.commands.autotune", "ltx_wizard.core.plan.run_plan", "ltx_wizard.core.autotune")
 
 
 def _loaded_after(code: str) -> set[str]:

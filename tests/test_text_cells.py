@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ltx_wizard.core.text_cells import cell_width
+from ltx_wizard.core.base.text_cells import cell_width
 
 
 def test_ascii_takes_one_cell_per_character_and_wide_characters_two():

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from ltx_wizard.core.checkpoint import inspect_checkpoint
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.demo.lookalike_models import (
     make_checkpoint,
     make_gemma_dir,
@@ -16,7 +16,7 @@ from ltx_wizard.demo.lookalike_models import (
     make_vae,
     write_safetensors,
 )
-from ltx_wizard.core.text_encoder import check_compatibility, inspect_text_encoder
+from ltx_wizard.core.inputs.text_encoder import check_compatibility, inspect_text_encoder
 
 
 def test_directory_form(tmp_path):

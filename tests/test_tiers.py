@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.assessment import assess
-from ltx_wizard.core.gpu import MIB, GpuInfo, ProbeResult
-from ltx_wizard.core.gpu_presets import simulated_probe
-from ltx_wizard.core.smi_source import parse_memory_mib
-from ltx_wizard.core.tiers import Tier, gate_message, launch_style, nominal_gb, tier_for_gb
+from ltx_wizard.core.gpu.assessment import assess
+from ltx_wizard.core.gpu.devices import MIB, GpuInfo, ProbeResult
+from ltx_wizard.core.gpu.presets import simulated_probe
+from ltx_wizard.core.gpu.smi_source import parse_memory_mib
+from ltx_wizard.core.gpu.tiers import Tier, gate_message, launch_style, nominal_gb, tier_for_gb
 
 GPUS_CSV = Path(__file__).resolve().parents[2] / "shared" / "reference" / "gpus.csv"
 EXPECTED = {

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.assessment import assess
+from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.autotune.engine import AutotuneEngine
-from ltx_wizard.core.autotune.events import LogLine, TrialStarted
+from ltx_wizard.core.tuning.events import LogLine, TrialStarted
 from ltx_wizard.core.autotune.process import OutputLine
 from ltx_wizard.core.autotune.trial_log import TrialLog
 from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.gpu_presets import simulated_probe
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.gpu.presets import simulated_probe
 from tests.test_autotune_engine import plan_run
 
 # What scripts/train.py prints (typer.echo, stdout) when LtxTrainerConfig refuses a config: the
@@ -230,7 +230,7 @@ def test_a_teardown_grace_that_is_not_positive_is_bad_input(tmp_path, capsys):
 
 
 def test_multi_gpu_trials_launch_as_the_trainer_docs_do(tmp_path):
-    from ltx_wizard.core.yaml_patch import load_yaml
+    from ltx_wizard.core.io.yaml_patch import load_yaml
 
     run_dir = plan_run(tmp_path, "2xh100")
     probe = simulated_probe("2xh100")

@@ -64,7 +64,7 @@ def test_by_default_the_batch_trial_is_not_run_and_the_schedule_stays(tmp_path, 
 
 
 def test_a_second_tuning_replaces_the_mark_and_keeps_line_endings_and_values():
-    from ltx_wizard.core.yaml_marks import mark_changed
+    from ltx_wizard.core.io.yaml_marks import mark_changed
 
     text = "optimization:\r\n  batch_size: 2  # per GPU\r\n  steps: 10\r\n"
     once = mark_changed(text, {"optimization.batch_size": "autotune (was 1)"})

@@ -19,7 +19,7 @@ from ltx_wizard.core.autotune.vram_sampler import (
     make_backend,
     trial_pids,
 )
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError
 
 MIB = 1024 * 1024
 BOUND_S = 60
@@ -233,7 +233,7 @@ def test_trial_pids_include_the_group_and_descendants():
 
 
 def test_a_mig_instance_is_sampled_through_its_own_handle_not_its_parent(monkeypatch):
-    from ltx_wizard.core.nvml_source import probe_nvml
+    from ltx_wizard.core.gpu.nvml_source import probe_nvml
     from tests.fake_nvml import FakeDevice, make_module
 
     mine = FakeDevice("mig", 40192, "MIG-mine", used_mib=5_000)
@@ -253,7 +253,7 @@ def test_a_mig_instance_is_sampled_through_its_own_handle_not_its_parent(monkeyp
 
 
 def test_a_mig_instance_whose_uuid_is_gone_reads_na_never_the_parent(monkeypatch):
-    from ltx_wizard.core.gpu import GpuInfo
+    from ltx_wizard.core.gpu.devices import GpuInfo
     from tests.fake_nvml import FakeDevice, make_module
 
     parent = FakeDevice("NVIDIA A100-SXM4-80GB", 81920, "GPU-p",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.errors import UsageError, WizardError
-from ltx_wizard.core.workspace import (
+from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.io.workspace import (
     LOCK_NAME,
     RunFolder,
     atomic_write_text,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
-from ltx_wizard.core.yaml_patch import (
+from ltx_wizard.core.io.yaml_patch import (
     YamlPatchError,
     get_dotted,
     load_yaml,

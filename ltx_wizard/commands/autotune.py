@@ -10,15 +10,15 @@ from pathlib import Path
 from ltx_wizard.commands.common import (
     add_gpu_source_args, assessment_from_args, print_json, require_known_tier,
 )
-from ltx_wizard.core.autotune.batch_rule import ALLOW_FLAG
-from ltx_wizard.core.autotune.events import AutotuneEvent, AutotuneSummary
-from ltx_wizard.core.autotune.schedule import MAX_TRIALS
-from ltx_wizard.core.autotune.trial_config import TRIAL_STEPS
+from ltx_wizard.core.tuning.batch_rule import ALLOW_FLAG
+from ltx_wizard.core.tuning.events import AutotuneEvent, AutotuneSummary
+from ltx_wizard.core.tuning.schedule import MAX_TRIALS
+from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
 from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.presenter import (
     confirmation_line, human_line, patched_text, progress_line, winner_brief,
 )
-from ltx_wizard.core.errors import EXIT_FAILURE, GateStop, UsageError
+from ltx_wizard.core.base.errors import EXIT_FAILURE, GateStop, UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _progress(event: AutotuneEvent) -> None:
-    from ltx_wizard.core.autotune.events import LogLine
+    from ltx_wizard.core.tuning.events import LogLine
     from ltx_wizard.core.autotune.finishing import SCHEDULE_PREFIX
 
     if isinstance(event, LogLine) and event.text.startswith(SCHEDULE_PREFIX):
@@ -78,7 +78,7 @@ def _check_run_dir(path: str) -> Path:
 
 async def _run(engine) -> AutotuneSummary:
     from ltx_wizard.core.autotune.process import install_signal_handlers, kill_all_now
-    from ltx_wizard.core.terminal_watch import stream_fd, watch_terminal
+    from ltx_wizard.core.io.terminal_watch import stream_fd, watch_terminal
 
     # SIGINT, SIGHUP (an SSH drop) and SIGTERM stop the trial's process group, then end autotune.
     uninstall = install_signal_handlers(asyncio.get_running_loop(), lambda signum: engine.cancel())
@@ -104,8 +104,8 @@ def run(args: argparse.Namespace) -> int:
     trainer_cmd = split_trainer_cmd(args.trainer_cmd) if args.trainer_cmd is not None else None
     assessment = assessment_from_args(args)
     require_known_tier(assessment)
-    from ltx_wizard.core.run_meta import read_run_meta
-    from ltx_wizard.core.run_plan import gate_stop_message
+    from ltx_wizard.core.io.run_meta import read_run_meta
+    from ltx_wizard.core.plan.run_plan import gate_stop_message
 
     if assessment.gate_blocked and not (args.accept_risk or read_run_meta(run_dir).accepted_risk):
         raise GateStop(gate_stop_message(assessment.gate_message))
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         if summary.winner is not None:
             print(f"Winner: {winner_brief(summary)}; {patched_text(summary)}")
         print(f"Launch: {summary.launch_line}")
-        from ltx_wizard.core.launch_script import copy_line, script_path
+        from ltx_wizard.core.launch.script import copy_line, script_path
 
         if script_path(run_dir).is_file():
             print(f"Start training: {copy_line(run_dir)}")

@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from ltx_wizard.commands.common import print_json
-from ltx_wizard.core.errors import EXIT_OK, EXIT_USAGE
-from ltx_wizard.core.model_checks import CheckItem, all_ok, run_checks
-from ltx_wizard.core.text_safety import clean_text
+from ltx_wizard.core.base.errors import EXIT_OK, EXIT_USAGE
+from ltx_wizard.core.plan.model_checks import CheckItem, all_ok, run_checks
+from ltx_wizard.core.base.text_safety import clean_text
 
 
 def register(sub) -> None:
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     data = args.dataset or args.data_root
     strategy = None
     if args.recipe and data is not None:
-        from ltx_wizard.core.model_checks import recipe_strategy
+        from ltx_wizard.core.plan.model_checks import recipe_strategy
 
         # an unknown recipe is bad input (exit 2, naming the recipes found), not a failed item
         strategy = recipe_strategy(getattr(args, "trainer_root", None), args.recipe)

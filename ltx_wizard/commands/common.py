@@ -8,11 +8,11 @@ import sys
 
 from typing import TYPE_CHECKING
 
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError
 
 if TYPE_CHECKING:  # pydantic models: `ltx-wizard --version` and the wizard's start never need them
-    from ltx_wizard.core.assessment import Assessment
-    from ltx_wizard.core.gpu import ProbeResult
+    from ltx_wizard.core.gpu.assessment import Assessment
+    from ltx_wizard.core.gpu.devices import ProbeResult
 
 
 def _positive_gb(text: str) -> float:
@@ -49,7 +49,7 @@ def add_gpu_source_args(parser: argparse.ArgumentParser, *, top_level: bool = Fa
 
 
 def probe_from_args(args: argparse.Namespace) -> ProbeResult:
-    from ltx_wizard.core.probe import resolve_probe
+    from ltx_wizard.core.gpu.probe import resolve_probe
 
     return resolve_probe(
         from_csv=getattr(args, "from_csv", None), simulate=getattr(args, "simulate", None)
@@ -57,7 +57,7 @@ def probe_from_args(args: argparse.Namespace) -> ProbeResult:
 
 
 def assessment_from_args(args: argparse.Namespace) -> Assessment:
-    from ltx_wizard.core.assessment import assess
+    from ltx_wizard.core.gpu.assessment import assess
 
     return assess(probe_from_args(args), vram_gb=getattr(args, "vram_gb", None))
 

@@ -6,10 +6,10 @@ import argparse
 import os
 
 from ltx_wizard.commands.common import print_json
-from ltx_wizard.core.discovery import DiscoveryResult, discover
-from ltx_wizard.core.errors import EXIT_OK, UsageError, WizardError
-from ltx_wizard.core.model_paths import require_directory, resolve_user_path
-from ltx_wizard.core.text_safety import clean_text
+from ltx_wizard.core.inputs.discovery import DiscoveryResult, discover
+from ltx_wizard.core.base.errors import EXIT_OK, UsageError, WizardError
+from ltx_wizard.core.inputs.model_paths import require_directory, resolve_user_path
+from ltx_wizard.core.base.text_safety import clean_text
 
 
 def register(sub) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ltx_wizard.core.errors import EXIT_OK, EXIT_USAGE
+from ltx_wizard.core.base.errors import EXIT_OK, EXIT_USAGE
 
 ROLES = ("checkpoint", "text_encoder", "video_vae", "audio_vae")
 
@@ -39,7 +39,7 @@ def _ask(question: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ltx_wizard.core.model_download import download, make_offers
+    from ltx_wizard.core.inputs.model_download import download, make_offers
 
     offers = make_offers(args.release, args.only)
     got: dict[str, str] = {}
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(got: dict[str, str]) -> None:
     """The downloaded files, checked as typed paths are (headers only)."""
-    from ltx_wizard.core.model_checks import run_checks
+    from ltx_wizard.core.plan.model_checks import run_checks
 
     items = run_checks(checkpoint=got.get("checkpoint"), text_encoder=got.get("text_encoder"),
                        video_vae=got.get("video_vae"), audio_vae=got.get("audio_vae"))

@@ -16,12 +16,12 @@ from ltx_wizard.commands.common import (
     print_json,
     require_known_tier,
 )
-from ltx_wizard.core.config_gen import validate_with_trainer
-from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.recipes import DEFAULT_RECIPE
-from ltx_wizard.core.multinode import parse_nodes, require_gpus_per_node
-from ltx_wizard.core.run_plan import PlanDraft, PlanRequest, prepare_plan, write_plan
-from ltx_wizard.core.slurm_script import MAX_SLURM_CPUS
+from ltx_wizard.core.plan.config_gen import validate_with_trainer
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.inputs.recipes import DEFAULT_RECIPE
+from ltx_wizard.core.launch.multinode import parse_nodes, require_gpus_per_node
+from ltx_wizard.core.plan.run_plan import PlanDraft, PlanRequest, prepare_plan, write_plan
+from ltx_wizard.core.launch.slurm import MAX_SLURM_CPUS
 
 
 def _positive_int(text: str) -> int:
@@ -35,7 +35,7 @@ def _positive_int(text: str) -> int:
 
 
 def _slurm_cpus(text: str) -> int:
-    # The same bound as core/slurm_script.py slurm_options, said the same way in help and error.
+    # The same bound as core/launch/slurm.py slurm_options, said the same way in help and error.
     value = _positive_int(text)
     if value > MAX_SLURM_CPUS:
         raise argparse.ArgumentTypeError(f"must be 1..{MAX_SLURM_CPUS}, got {value}")
@@ -116,7 +116,7 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
 
 def data_input(args: argparse.Namespace) -> str:
     """--data-root or --dataset: exactly one (a dataset file given as --data-root works too)."""
-    from ltx_wizard.core.errors import UsageError
+    from ltx_wizard.core.base.errors import UsageError
 
     if args.dataset and args.data_root:
         raise UsageError("give --data-root (preprocessed data) or --dataset (a dataset file), "
@@ -125,7 +125,7 @@ def data_input(args: argparse.Namespace) -> str:
         raise UsageError("pass --data-root DIR (preprocessed data) or --dataset FILE (your "
                          "clips' dataset.json)")
     given = args.dataset or args.data_root
-    from ltx_wizard.core.dataset_file import is_dataset_file
+    from ltx_wizard.core.dataset.rows import is_dataset_file
 
     if not is_dataset_file(given) and (args.resolution_buckets or args.lora_trigger
                                        or args.precomputed_dir):
@@ -142,7 +142,7 @@ def add_nodes_arg(parser: argparse.ArgumentParser, default: object = None) -> No
 
 
 def add_validation_args(p: argparse.ArgumentParser) -> None:
-    """What the recipe's validation samples read (core/validation_plan.py)."""
+    """What the recipe's validation samples read (core/validation/plan.py)."""
     p.add_argument("--validation-media", metavar="PATH", action="append", type=Path, default=[],
                    help="a file for the recipe's validation samples (image, video, audio, "
                    "reference, mask: as its shipped samples need), in order; repeat per file")
@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         validation=args.validation,
     )
     draft = prepare_plan(request, assessment)
-    from ltx_wizard.core.launch_script import copy_line, log_path, script_path
+    from ltx_wizard.core.launch.script import copy_line, log_path, script_path
     if args.validate_with_trainer:
         _schema_check(draft)
     notes: list[str] = []

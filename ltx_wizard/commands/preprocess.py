@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ltx_wizard.commands.common import add_gpu_source_args, print_json
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,8 +43,8 @@ def _progress_printer():
 
 
 def run(args: argparse.Namespace) -> int:
-    from ltx_wizard.core.preprocess_state import read_state, write_state
-    from ltx_wizard.core.preprocess_steps import STEP_TITLES, require_state, run_step
+    from ltx_wizard.core.preprocess.state import read_state, write_state
+    from ltx_wizard.core.preprocess.steps import STEP_TITLES, require_state, run_step
 
     run_dir = Path(args.run_dir).expanduser().resolve()
     if not (run_dir / "config.yaml").is_file():

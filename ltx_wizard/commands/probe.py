@@ -6,9 +6,9 @@ import argparse
 import textwrap
 
 from ltx_wizard.commands.common import add_gpu_source_args, assessment_from_args, print_json
-from ltx_wizard.core.assessment import Assessment
-from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.tiers import nominal_gb
+from ltx_wizard.core.gpu.assessment import Assessment
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.gpu.tiers import nominal_gb
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,1 +1,8 @@
-"""Pure core of ltx-wizard: no textual, rich, torch or accelerate imports (tests enforce it)."""
+"""Pure core of ltx-wizard: no textual, rich, torch or accelerate imports (tests enforce it).
+
+Packages by phase, each importing only from those before it (pyproject.toml's "core-layers"
+contract, run by tests/test_core_purity.py):
+
+    base -> io -> gpu -> inputs -> dataset -> preprocess -> tuning -> validation -> launch
+         -> plan -> autotune -> monitor
+"""

@@ -37,8 +37,8 @@ class DemoSetup(BaseModel):
 
 def demo_folders(checkout: Path) -> list[str]:
     """Every folder any recipe of the demo checkout reads, so each recipe can be chosen."""
-    from ltx_wizard.core.data_sources import required_folders
-    from ltx_wizard.core.recipes import list_recipes
+    from ltx_wizard.core.dataset.sources import required_folders
+    from ltx_wizard.core.inputs.recipes import list_recipes
 
     folders = ["latents", "conditions", "audio_latents"]
     for recipe in list_recipes(checkout / "packages" / "ltx-trainer" / "configs"):

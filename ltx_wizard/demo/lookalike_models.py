@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from ltx_wizard.core.safetensors_header import DTYPE_BITS
+from ltx_wizard.core.inputs.safetensors_header import DTYPE_BITS
 
 TensorSpecs = dict[str, tuple[str, list[int]]]
 _ROW = 4096  # width of the fake transformer matrices

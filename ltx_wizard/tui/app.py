@@ -8,12 +8,10 @@ outlives the screen that shows it), signal handling (signals.py).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -23,45 +21,11 @@ from textual.app import App
 from textual.binding import Binding
 
 from ltx_wizard.tui.navigation import PhaseNavigation
+from ltx_wizard.tui.options import WizardOptions
 from ltx_wizard.tui.state import PathChoices, WizardState
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.gpu import ProbeResult
     from ltx_wizard.tui.autotune_controller import AutotuneController
-
-@dataclass(frozen=True)
-class WizardOptions:
-    """How the wizard was started; tests build it with from_args(None, **overrides)."""
-
-    from_csv: str | None = None
-    simulate: str | None = None
-    vram_gb: float | None = None
-    demo: bool = False
-    trainer_root: str | None = None
-    workspace: str | None = None
-    run_dir: str | None = None
-    trainer_cmd: str | None = None
-    nodes: int = 1  # --nodes: the plan is for this many machines like this one (Slurm)
-    # Injection points for tests and the screenshot script.
-    now: Callable[[], datetime] = datetime.now
-    demo_root: Path | None = None
-    probe_fn: Callable[[], ProbeResult] | None = None
-    cursor_blink: bool = True
-    check_delay_s: float = 0.4  # debounce of live path validation
-    engine_factory: Callable[..., Any] | None = None  # replaces AutotuneEngine (scripted tests)
-    engine_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. sim_env for the tests
-    host_fn: Callable[[Path], Any] | None = None  # run folder -> host_limits.HostReadings
-    demo_data: str = "clips"  # --demo starts from "clips" (dataset.json) or "latents"
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace | None = None, **overrides: Any) -> "WizardOptions":
-        values: dict[str, Any] = {}
-        if args is not None:
-            for f in fields(cls):
-                if hasattr(args, f.name) and getattr(args, f.name) is not None:
-                    values[f.name] = getattr(args, f.name)
-        values.update(overrides)
-        return cls(**values)
 
 
 class WizardApp(PhaseNavigation, App[int]):
@@ -112,7 +76,7 @@ class WizardApp(PhaseNavigation, App[int]):
         if not self.is_headless:
             # A wizard stuck writing to a dead terminal still leaves (and frees the run lock).
             from ltx_wizard.core.autotune.process import kill_all_now
-            from ltx_wizard.core.terminal_watch import stream_fd, watch_terminal
+            from ltx_wizard.core.io.terminal_watch import stream_fd, watch_terminal
 
             watch_terminal(stream_fd(sys.__stdout__), before_exit=kill_all_now)
         if self.options.trainer_root:
@@ -152,7 +116,7 @@ class WizardApp(PhaseNavigation, App[int]):
             paths.checkpoint = str(demo.checkpoint)
             paths.text_encoder = str(demo.text_encoder)
             if self.options.demo_data == "clips":
-                from ltx_wizard.core.media_probe import FFPROBE_ENV
+                from ltx_wizard.core.dataset.media_probe import FFPROBE_ENV
 
                 paths.data_root = str(demo.dataset_file)
                 # the demo's clips are look-alikes: only the simulated ffprobe reads them
@@ -229,4 +193,4 @@ class WizardApp(PhaseNavigation, App[int]):
                                        yes="Quit", no="Keep going", title="Quit"), answered)
 
 
-__all__ = ["WizardApp", "WizardOptions", "PathChoices", "WizardState"]
+__all__ = ["WizardApp", "WizardOptions", "PathChoices", "WizardState"]  # cli.py and tests import them here

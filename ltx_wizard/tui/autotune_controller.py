@@ -15,14 +15,14 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ltx_wizard.core.autotune import events
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.tuning import events
+from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.heap import settle_heap
 from ltx_wizard.tui.screens.autotune import AutotuneScreen
 
 if TYPE_CHECKING:
-    from ltx_wizard.tui.app import WizardApp
+    from ltx_wizard.tui.host import WizardHost
 
 LOG_BUFFER_LINES = 2000  # a flood of trainer output is dropped here, not queued as messages
 COALESCED: tuple[type, ...] = (events.TrialProgress, events.VramUpdate)  # latest wins
@@ -38,7 +38,7 @@ MESSAGE_FOR: dict[type, type[messages.AutotuneMessage]] = {
 
 
 class AutotuneController:
-    def __init__(self, app: WizardApp) -> None:
+    def __init__(self, app: WizardHost) -> None:
         self.app = app
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
         self._held: dict[type, events.AutotuneEvent] = {}

@@ -6,14 +6,14 @@ from __future__ import annotations
 import shutil
 from typing import TYPE_CHECKING
 
-from ltx_wizard.core.background import running_pid
-from ltx_wizard.core.launch_script import copy_line, launch_files
+from ltx_wizard.core.launch.background import running_pid
+from ltx_wizard.core.launch.script import copy_line, launch_files
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ltx_wizard.tui.app import WizardApp
+    from ltx_wizard.tui.host import WizardHost
 
 
-def remove_demo_folder(app: "WizardApp") -> str | None:
+def remove_demo_folder(app: WizardHost) -> str | None:
     """Remove the --demo temporary folder, unless a training run started from it still writes
     there; say which. Test folders (demo_root given) are never ours to remove."""
     demo = app.demo
@@ -27,7 +27,7 @@ def remove_demo_folder(app: "WizardApp") -> str | None:
     return f"Demo: its temporary folder {demo.root} was removed."
 
 
-def exit_report(app: "WizardApp") -> tuple[list[str], list[str]]:
+def exit_report(app: WizardHost) -> tuple[list[str], list[str]]:
     """(lines for stdout, lines for stderr), printed once the terminal is restored."""
     out: list[str] = []
     err = list(app.exit_errors)

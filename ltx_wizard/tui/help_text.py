@@ -146,8 +146,8 @@ GENERIC = ("Help", "Ctrl+q quits. Tab moves between controls. The footer lists t
 
 
 def autotune_help() -> tuple[str, str]:
-    """Built from the engine's own constants and rules (core/autotune/rules_text.py)."""
-    from ltx_wizard.core.autotune import rules_text
+    """Built from the engine's own constants and rules (core/tuning/rules_text.py)."""
+    from ltx_wizard.core.tuning import rules_text
 
     return ("Step 4 · Autotune", f"""\
 **What it does.** {rules_text.trials_sentence()} {rules_text.keep_rules()} It stops on
@@ -166,8 +166,8 @@ smaller clips (`process_dataset.py` with smaller `--resolution-buckets`) and pla
 
 
 def tier_levers_text() -> str:
-    from ltx_wizard.core.autotune import rules_text
-    from ltx_wizard.core.tiers import Tier
+    from ltx_wizard.core.tuning import rules_text
+    from ltx_wizard.core.gpu.tiers import Tier
 
     lines = [f"- {tier.display_name}: {rules_text.levers_list(tier) or 'the baseline only'}"
              for tier in (Tier.T32, Tier.T40_60, Tier.T80)]

@@ -8,15 +8,33 @@ none chains into the next by itself: patching config.yaml and starting the run a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.base.errors import WizardError
 
 if TYPE_CHECKING:
-    from ltx_wizard.tui.screens.monitor import MonitorScreen
+    from ltx_wizard.core.monitor.status import RunStatus
+    from ltx_wizard.tui.host import WizardHost
 
 
-def ask_stop(screen: MonitorScreen) -> None:
+class MonitorView(Protocol):
+    """What these actions need of the Monitor screen (screens/monitor.py), which imports them."""
+
+    run_dir: Path
+    status: RunStatus | None
+
+    @property
+    def app(self) -> WizardHost: ...
+
+    def notify(self, message: str, **kwargs: Any) -> None: ...
+
+    def refresh_status(self) -> None: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+
+def ask_stop(screen: MonitorView) -> None:
     from ltx_wizard.core.monitor.trainer_process import stop_trainer
     from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
@@ -43,9 +61,9 @@ def ask_stop(screen: MonitorScreen) -> None:
                                          title="Stop training"), answered)
 
 
-def ask_start(screen: MonitorScreen, why: str) -> None:
+def ask_start(screen: MonitorView, why: str) -> None:
     """The second question: start launch.sh again (in the background)."""
-    from ltx_wizard.core.background import start_training
+    from ltx_wizard.core.launch.background import start_training
     from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
     def answered(yes: bool | None) -> None:
@@ -66,7 +84,7 @@ def ask_start(screen: MonitorScreen, why: str) -> None:
                                          title="Start training"), answered)
 
 
-def ask_resume(screen: MonitorScreen) -> None:
+def ask_resume(screen: MonitorView) -> None:
     from ltx_wizard.core.monitor.resume import apply_resume, plan_resume
     from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 
@@ -95,10 +113,10 @@ def ask_resume(screen: MonitorScreen) -> None:
                                               yes="Patch config.yaml"), answered)
 
 
-def ask_fix(screen: MonitorScreen) -> None:
-    from ltx_wizard.core.bounded_io import read_text
-    from ltx_wizard.core.safe_fs import write_text
-    from ltx_wizard.core.yaml_patch import patch_yaml_text, unified_diff
+def ask_fix(screen: MonitorView) -> None:
+    from ltx_wizard.core.io.bounded import read_text
+    from ltx_wizard.core.io.safe_fs import write_text
+    from ltx_wizard.core.io.yaml_patch import patch_yaml_text, unified_diff
     from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 
     status = screen.status

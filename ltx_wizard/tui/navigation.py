@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ltx_wizard.core.errors import EXIT_GATED, WizardError
+from ltx_wizard.core.base.errors import EXIT_GATED, WizardError
 from ltx_wizard.tui import messages
 
 if TYPE_CHECKING:  # pydantic models: imported by the probe's worker, after the first screen
-    from ltx_wizard.core.assessment import Assessment
-    from ltx_wizard.core.gpu import ProbeResult
+    from ltx_wizard.core.gpu.assessment import Assessment
+    from ltx_wizard.core.gpu.devices import ProbeResult
 
 
 class PhaseNavigation:
@@ -39,12 +39,12 @@ class PhaseNavigation:
         self.build_demo()
         if self.options.probe_fn is not None:
             return self.options.probe_fn()
-        from ltx_wizard.core.probe import resolve_probe
+        from ltx_wizard.core.gpu.probe import resolve_probe
 
         return resolve_probe(from_csv=self.options.from_csv, simulate=self.simulate)
 
     def set_probe(self, probe: ProbeResult, vram_gb: float | None = None) -> Assessment:
-        from ltx_wizard.core.assessment import assess
+        from ltx_wizard.core.gpu.assessment import assess
 
         self._demo_title()
         self.state.probe = probe
@@ -139,7 +139,7 @@ class PhaseNavigation:
     def _preprocess_first(self, steps: tuple[str, ...], then) -> bool:
         """A run planned from a dataset file: its pending preprocessing step comes first (the
         skill's order: one sample before autotune, every clip before training)."""
-        from ltx_wizard.core.preprocess_state import read_state
+        from ltx_wizard.core.preprocess.state import read_state
 
         run_dir = self.state.run_dir
         try:

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pydantic models: not imported before the first screen is drawn
-    from ltx_wizard.core.assessment import Assessment
-    from ltx_wizard.core.autotune.events import AutotuneSummary
-    from ltx_wizard.core.gpu import ProbeResult
-    from ltx_wizard.core.run_plan import PlanDraft
+    from ltx_wizard.core.gpu.assessment import Assessment
+    from ltx_wizard.core.tuning.events import AutotuneSummary
+    from ltx_wizard.core.gpu.devices import ProbeResult
+    from ltx_wizard.core.plan.run_plan import PlanDraft
 
 
 @dataclass
@@ -23,8 +23,8 @@ class PathChoices:
     trainer_root: str = ""
     training_mode: str = "lora"
     video_only: bool = False  # training_strategy.audio: null (data without audio_latents/)
-    recipe: str = "t2v_lora"  # a shipped config of the checkout (core/recipes.py)
-    # what the recipe's validation samples read (core/validation_plan.py): files, prompts, mode
+    recipe: str = "t2v_lora"  # a shipped config of the checkout (core/inputs/recipes.py)
+    # what the recipe's validation samples read (core/validation/plan.py): files, prompts, mode
     validation_media: tuple[str, ...] = ()
     validation_prompts: tuple[str, ...] = ()
     validation: str | None = None  # media, prompts-only or off; None: plan's default

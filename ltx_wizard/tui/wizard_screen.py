@@ -1,5 +1,5 @@
-"""The base of the wizard's screens: `self.app` typed as the WizardApp, so screens reach the
-state and the app's roles through typed members instead of untyped attribute lookups."""
+"""The base of the wizard's screens: `self.app` typed as the WizardHost interface (host.py), so
+screens reach the state and the App's roles through typed members, without importing the App."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from ltx_wizard.tui.app import WizardApp
+    from ltx_wizard.tui.host import WizardHost
 
 
 class WizardScreen(Screen):
     if TYPE_CHECKING:
 
         @property
-        def app(self) -> WizardApp: ...
+        def app(self) -> WizardHost: ...  # type: ignore[override]
 
     def leave(self) -> None:
         """Back to the screen below, once: a burst of Escapes pops this screen, not the ones

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.core.autotune.orphans import RECORD_NAME, TAG_ENV, new_tag
-from ltx_wizard.core.smi_source import SMI_MAX_BYTES, SmiUnavailable, probe_nvidia_smi
-from ltx_wizard.core.workspace import LOCK_NAME
+from ltx_wizard.core.gpu.smi_source import SMI_MAX_BYTES, SmiUnavailable, probe_nvidia_smi
+from ltx_wizard.core.io.workspace import LOCK_NAME
 
 from .conftest import marked_pids, refused, wait_until
 
@@ -275,7 +275,7 @@ def test_hung_terminal_still_lets_the_wizard_exit(tmp_path):
     import pty
 
     master, slave = pty.openpty()
-    code = ("import time; from ltx_wizard.core.terminal_watch import watch_terminal; "
+    code = ("import time; from ltx_wizard.core.io.terminal_watch import watch_terminal; "
             "import os; assert watch_terminal(1, grace_s=0.1); os.write(1, b'up'); time.sleep(120)")
     proc = subprocess.Popen([sys.executable, "-c", code], stdin=slave, stdout=slave,
                             stderr=subprocess.PIPE, start_new_session=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core import dataset
+from ltx_wizard.core.dataset.data_root import data_root as dataset
 from ltx_wizard.demo.lookalike_models import make_packed_gemma, write_safetensors
 
 from .conftest import refused
@@ -288,7 +288,7 @@ def test_discover_survives_hostile_files_and_keeps_the_rest(box):
 
 def test_discover_exits_non_zero_when_the_walk_breaks(box, monkeypatch):
     outside_unchanged = box.freeze()
-    from ltx_wizard.core import discovery
+    from ltx_wizard.core.inputs import discovery
 
     def boom(self, folder, entries):
         raise MemoryError("simulated")

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.launch_script import write_script
-from ltx_wizard.core.run_meta import LaunchSpec
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.launch.script import write_script
+from ltx_wizard.core.io.run_meta import LaunchSpec
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 
@@ -198,7 +198,7 @@ def test_a_moved_run_folder_neither_trains_nor_recreates_the_old_one(box):
     outside = box.freeze(skip=box.root / "record")
     one_script_line(_launch(box, new / "launch.sh"), "launch.sh", "planned at", "moved")
     assert not old.exists() and not (box.root / "record" / "uv").exists()
-    from ltx_wizard.core.background import start_training
+    from ltx_wizard.core.launch.background import start_training
 
     with pytest.raises(UsageError, match="moved or copied"):
         start_training(new)
@@ -257,7 +257,7 @@ def _stale_records() -> list[tuple[str, str]]:
 @pytest.mark.parametrize("content", [c for _, c in _stale_records()],
                          ids=[i for i, _ in _stale_records()])
 def test_a_stale_or_implausible_train_pid_is_stale_never_something_to_kill(box, content):
-    from ltx_wizard.core.background import running_pid
+    from ltx_wizard.core.launch.background import running_pid
 
     run = box.planned()
     (run / "logs" / "train.pid").write_text(content)
@@ -270,7 +270,7 @@ def test_a_stale_or_implausible_train_pid_is_stale_never_something_to_kill(box, 
 
 
 def test_a_live_training_is_named_without_advice_to_kill(box):
-    from ltx_wizard.core.background import running_pid
+    from ltx_wizard.core.launch.background import running_pid
 
     run = box.planned()
     env = fake_path(box.root)

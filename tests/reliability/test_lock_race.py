@@ -11,8 +11,8 @@ import os
 import subprocess
 import sys
 
-from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.workspace import LOCK_NAME, run_lock
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.io.workspace import LOCK_NAME, run_lock
 
 STARTERS = 8
 ROUNDS = 100

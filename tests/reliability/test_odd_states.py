@@ -11,8 +11,8 @@ import tempfile
 
 import pytest
 
-from ltx_wizard.core import host_limits
-from ltx_wizard.core.workspace import LOCK_NAME
+from ltx_wizard.core.plan import host_limits
+from ltx_wizard.core.io.workspace import LOCK_NAME
 from ltx_wizard.demo.lookalike_models import make_checkpoint
 
 from .conftest import refused

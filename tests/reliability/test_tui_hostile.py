@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
 from ltx_wizard.tui.screens.probe import ProbeScreen
 from tests.tui.helpers import fake_probe, make_app, settle

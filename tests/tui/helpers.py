@@ -12,7 +12,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from ltx_wizard.core.autotune.events import (
+from ltx_wizard.core.tuning.events import (
     AutotuneSummary,
     LogLine,
     TrialFinished,
@@ -21,10 +21,10 @@ from ltx_wizard.core.autotune.events import (
     TrialStarted,
     VramUpdate,
 )
-from ltx_wizard.core.gpu import MIB, GpuInfo, ProbeResult
+from ltx_wizard.core.gpu.devices import MIB, GpuInfo, ProbeResult
 from ltx_wizard.cli import build_parser
 from ltx_wizard.cli import make_app as cli_make_app
-from ltx_wizard.core.host_limits import HostReadings
+from ltx_wizard.core.plan.host_limits import HostReadings
 from ltx_wizard.tui.app import WizardApp
 from textual.worker import WorkerCancelled
 

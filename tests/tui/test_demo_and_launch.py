@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ltx_wizard.demo.builder import DEMO_PRESET, build_demo
-from ltx_wizard.core.model_checks import run_checks
+from ltx_wizard.core.plan.model_checks import run_checks
 
 
 def test_demo_folder_passes_every_check_and_rebuilds_in_place(tmp_path):

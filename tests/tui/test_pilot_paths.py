@@ -110,7 +110,7 @@ async def test_f2_picks_a_discovered_candidate(demo_root):
 
 
 async def test_a_cut_short_discovery_says_so_on_the_form_and_in_f2(demo_root, monkeypatch):
-    from ltx_wizard.core import discovery
+    from ltx_wizard.core.inputs import discovery
 
     real = discovery.discover
 
@@ -199,7 +199,7 @@ async def test_video_only_data_is_said_plainly_and_the_box_trains_video_only(dem
     from textual.widgets import Checkbox
 
     from ltx_wizard.demo.lookalike_models import make_data_root
-    from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+    from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
     clips = make_data_root(tmp_path / "clips" / ".precomputed", 3, audio=False)
     app = make_app(demo_root)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.tui.dialogs.gate import GateDialog
 from ltx_wizard.tui.dialogs.vram_ask import VramAskDialog
 from ltx_wizard.tui.screens.paths import PathsScreen

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select, Static
 
-from ltx_wizard.core.yaml_patch import load_yaml
+from ltx_wizard.core.io.yaml_patch import load_yaml
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.tui.screens.paths import PathsScreen
 from ltx_wizard.tui.screens.summary import SummaryScreen

@@ -1,1 +1,3 @@
-"""Autotune: trial configs, the trial runner, the trainer-output parser and the sweep engine."""
+"""Phase 5, autotune: short trainer trials, their memory readings and logs, the sweep engine that
+follows tuning/'s schedule, and the winner written into config.yaml (and plan.md re-rendered).
+"""

@@ -13,11 +13,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
-from ltx_wizard.core.workspace import RunFolder, atomic_write_text
+from ltx_wizard.core.io.bounded import CONFIG_MAX_BYTES, read_text
+from ltx_wizard.core.io.workspace import RunFolder, atomic_write_text
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.schedule import Tuner
+    from ltx_wizard.core.tuning.schedule import Tuner
 
 NAME = "planned-config.json"
 

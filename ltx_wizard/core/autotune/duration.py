@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from ltx_wizard.core.autotune.events import Confirmation, TrialResult
-from ltx_wizard.core.autotune.trial_config import CONFIRM_INFERENCE_STEPS, CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
-from ltx_wizard.core.yaml_patch import get_dotted
+from ltx_wizard.core.tuning.events import Confirmation, TrialResult
+from ltx_wizard.core.tuning.trial_config import CONFIRM_INFERENCE_STEPS, CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
+from ltx_wizard.core.io.yaml_patch import get_dotted
 
 # mirrors ltx_trainer/config.py ValidationConfig: the defaults of an absent key
 DEFAULT_INTERVAL = 100

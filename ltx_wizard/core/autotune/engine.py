@@ -21,24 +21,24 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ltx_wizard.core.assessment import Assessment
+from ltx_wizard.core.gpu.assessment import Assessment
 from ltx_wizard.core.autotune.best_so_far import planned_text
 from ltx_wizard.core.autotune.confirming import ConfirmationSteps
-from ltx_wizard.core.autotune.events import (
+from ltx_wizard.core.tuning.events import (
     AutotuneFinished, AutotuneSummary, Confirmation,
     EventSink, LogLine, TrialFinished, TrialResult,
 )
-from ltx_wizard.core.autotune.headroom import ModelSize, model_size
+from ltx_wizard.core.tuning.headroom import ModelSize, model_size
 from ltx_wizard.core.autotune.orphans import TAG_ENV, guarded_session, stop_tagged
 from ltx_wizard.core.autotune.finishing import TunedOutputs
 from ltx_wizard.core.autotune.planned_config import read_planned
 from ltx_wizard.core.autotune.preflight import require_runnable
 from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.results_log import ResultsLog
-from ltx_wizard.core.autotune.schedule import Candidate, Context, Tuner
+from ltx_wizard.core.tuning.schedule import Candidate, Context, Tuner
 from ltx_wizard.core.autotune.setup_failure import SetupStopped, SetupStops, require_readable_media
 from ltx_wizard.core.autotune.subset import trial_data
-from ltx_wizard.core.autotune.trial_config import (
+from ltx_wizard.core.tuning.trial_config import (
     confirmation_config_text, has_validation_prompts, settings_from_config, trial_config_text,
 )
 from ltx_wizard.core.autotune.trial_log import trial_log_path
@@ -49,14 +49,14 @@ from ltx_wizard.core.autotune.trial_pool import (
 from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
 from ltx_wizard.core.autotune.trial_samples import subset_refusal
 from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.gpu import ProbeResult
-from ltx_wizard.core.launch import LaunchPlan, build_launch, join_args
-from ltx_wizard.core.launch_script import SIM_GPU_ENV, SIM_TRAINER_MODULE
-from ltx_wizard.core.run_meta import read_run_meta
-from ltx_wizard.core.safe_fs import check_inside
-from ltx_wizard.core.workspace import RunFolder, atomic_write_text, run_lock
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.gpu.devices import ProbeResult
+from ltx_wizard.core.launch.command import LaunchPlan, build_launch, join_args
+from ltx_wizard.core.launch.script import SIM_GPU_ENV, SIM_TRAINER_MODULE
+from ltx_wizard.core.io.run_meta import read_run_meta
+from ltx_wizard.core.io.safe_fs import check_inside
+from ltx_wizard.core.io.workspace import RunFolder, atomic_write_text, run_lock
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 SIM_SPEED = 100.0  # the simulated trainer sleeps 1/100 of the time it reports: demo trials ~3 s
 
@@ -66,7 +66,7 @@ def _model_size(checkpoint: str | None, target_modules: object) -> ModelSize | N
     if not checkpoint:
         return None
     try:
-        from ltx_wizard.core.checkpoint import inspect_checkpoint
+        from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
 
         targets = target_modules if isinstance(target_modules, list) else None
         return model_size(inspect_checkpoint(checkpoint), targets)
@@ -173,7 +173,7 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
                             accelerate if accelerate.exists() else None)
 
     def _checkout_root(self) -> Path:
-        from ltx_wizard.core.checkout import find_checkout
+        from ltx_wizard.core.inputs.checkout import find_checkout
 
         recorded = read_run_meta(self.folder.root).trainer_root
         return find_checkout(str(recorded) if recorded else None).root

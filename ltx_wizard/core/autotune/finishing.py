@@ -12,22 +12,22 @@ from typing import TYPE_CHECKING
 
 from ltx_wizard.core.autotune import duration as dur
 from ltx_wizard.core.autotune.best_so_far import keep_on_cancel
-from ltx_wizard.core.autotune.events import AutotuneSummary, Confirmation, LogLine
+from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, LogLine
 from ltx_wizard.core.autotune.plan_rerender import TunedPlan, rerender
-from ltx_wizard.core.autotune.trial_config import settings_from_config
+from ltx_wizard.core.tuning.trial_config import settings_from_config
 from ltx_wizard.core.autotune.tuned_config import TunedConfig, tuned_config
-from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
-from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.run_meta import read_run_meta
-from ltx_wizard.core.workspace import atomic_write_text
-from ltx_wizard.core.yaml_patch import load_yaml
+from ltx_wizard.core.io.bounded import CONFIG_MAX_BYTES, read_text
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.io.run_meta import read_run_meta
+from ltx_wizard.core.io.workspace import atomic_write_text
+from ltx_wizard.core.io.yaml_patch import load_yaml
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.assessment import Assessment
-    from ltx_wizard.core.autotune.events import EventSink
-    from ltx_wizard.core.autotune.schedule import Tuner
+    from ltx_wizard.core.gpu.assessment import Assessment
+    from ltx_wizard.core.tuning.events import EventSink
+    from ltx_wizard.core.tuning.schedule import Tuner
     from ltx_wizard.core.autotune.trial_runner import TrialRunner
-    from ltx_wizard.core.workspace import RunFolder
+    from ltx_wizard.core.io.workspace import RunFolder
 
 SCHEDULE_PREFIX = "ltx-wizard: schedule:"
 

@@ -23,7 +23,7 @@ from ltx_wizard.core.autotune.trainer_events import (  # re-exported: lp.StepEve
     TrainerEvent, StepEvent, ValidationSaved, CheckpointSaved, Statistics,
     OomError, NanLoss, ConfigError, StopIterationError, Traceback, MissingConfig,
 )
-from ltx_wizard.core.text_cells import cell_width
+from ltx_wizard.core.base.text_cells import cell_width
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _TORCH_RANK = re.compile(r"^\[rank(\d+)\]:\s?")  # torch's prefix on child-process lines

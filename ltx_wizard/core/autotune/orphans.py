@@ -2,7 +2,7 @@
 
 Every trial's environment carries a session tag (LTX_WIZARD_TRIAL=<tag>) that its descendants
 inherit, so a grandchild that left the trial's process group (its own setsid) is still found by
-reading its environment (core/processes.py). Three guards use the tag:
+reading its environment (core/io/processes.py). Three guards use the tag:
 
 - a reaper, a tiny process of its own session that holds the read end of a pipe whose write end
   only the wizard holds: when the wizard dies, even by SIGKILL (the OOM killer), the pipe reaches
@@ -24,10 +24,10 @@ import time
 import uuid
 from pathlib import Path
 
-from ltx_wizard.core.bounded_io import read_bytes
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.processes import pids_with_env
-from ltx_wizard.core.safe_fs import remove_quietly, write_text
+from ltx_wizard.core.io.bounded import read_bytes
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.io.processes import pids_with_env
+from ltx_wizard.core.io.safe_fs import remove_quietly, write_text
 
 TAG_ENV = "LTX_WIZARD_TRIAL"
 RECORD_NAME = ".trial-session.json"
@@ -40,7 +40,7 @@ def new_tag() -> str:
 
 def tagged_pids(tag: str) -> list[int]:
     """Live processes whose environment carries this session's tag (never ourselves), read by
-    the one owner of process reading (core/processes.py, psutil: Linux and macOS)."""
+    the one owner of process reading (core/io/processes.py, psutil: Linux and macOS)."""
     return pids_with_env(TAG_ENV, tag)
 
 

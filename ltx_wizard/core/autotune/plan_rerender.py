@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ltx_wizard.core.autotune.duration import Duration
-from ltx_wizard.core.autotune.events import AutotuneSummary
+from ltx_wizard.core.tuning.events import AutotuneSummary
 from ltx_wizard.core.autotune.presenter import confirmation_line, outcome_label, peak_text, step_text
 from ltx_wizard.core.autotune.tuned_config import TunedConfig
-from ltx_wizard.core.plan_md import config_table
-from ltx_wizard.core.text_safety import clean_text
-from ltx_wizard.core.yaml_patch import get_dotted, unified_diff
+from ltx_wizard.core.plan.plan_md import config_table
+from ltx_wizard.core.base.text_safety import clean_text
+from ltx_wizard.core.io.yaml_patch import get_dotted, unified_diff
 
 RESULTS = "## Autotune results"
 AFTER = "## Sanity check and autotune"

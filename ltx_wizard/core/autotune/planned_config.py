@@ -11,11 +11,11 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ltx_wizard.core.autotune.headroom import TrainSettings
-from ltx_wizard.core.autotune.trial_config import settings_from_config
-from ltx_wizard.core.bounded_io import CONFIG_MAX_BYTES, read_text
-from ltx_wizard.core.errors import UsageError, WizardError
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.tuning.headroom import TrainSettings
+from ltx_wizard.core.tuning.trial_config import settings_from_config
+from ltx_wizard.core.io.bounded import CONFIG_MAX_BYTES, read_text
+from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 # (key, lowest, highest): far outside these no real run exists; inside, the trainer decides.
 _INT_RANGES = (

@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError
 
 UV_HINT = ("install uv (https://docs.astral.sh/uv/getting-started/installation/) and run "
            "`uv sync` in your LTX-2 checkout, or pass --trainer-cmd")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ltx_wizard.core.units import UNIT, gib
-from ltx_wizard.core.autotune.events import (
+from ltx_wizard.core.base.units import UNIT, gib
+from ltx_wizard.core.tuning.events import (
     AutotuneEvent, AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished,
     ConfirmationStarted, TrialFinished, TrialProgress, TrialResult, TrialStarted,
 )

@@ -11,11 +11,11 @@ import os
 import time
 from pathlib import Path
 
-from ltx_wizard.core.autotune.events import AutotuneSummary, Confirmation, TrialResult
+from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, TrialResult
 from ltx_wizard.core.autotune.presenter import confirmation_line, human_line
-from ltx_wizard.core.bounded_io import loads_json, read_bytes
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.safe_fs import open_append, os_failure
+from ltx_wizard.core.io.bounded import loads_json, read_bytes
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.io.safe_fs import open_append, os_failure
 
 LOG_MAX_BYTES = 64 * 2**20  # a few KB per trial; far more is not our log
 

@@ -23,14 +23,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ltx_wizard.core.autotune.events import AutotuneFinished
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.validation_media import media_slots, slot_problems
+from ltx_wizard.core.tuning.events import AutotuneFinished
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.validation.media import media_slots, slot_problems
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.events import AutotuneSummary, EventSink  # noqa: F401
+    from ltx_wizard.core.tuning.events import AutotuneSummary, EventSink  # noqa: F401
     from ltx_wizard.core.autotune.results_log import ResultsLog
-    from ltx_wizard.core.autotune.schedule import Tuner
+    from ltx_wizard.core.tuning.schedule import Tuner
     from ltx_wizard.core.autotune.trial_runner import TrialRunner
 
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")

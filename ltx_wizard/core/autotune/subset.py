@@ -2,7 +2,7 @@
 
 The trainer enumerates samples by globbing `**/*.pt` and keeps those present in every required
 folder, so a k-sample subset is a new root holding symlinks to the files of k usable samples (the
-one data rule of core/dataset.py under the config's `training_strategy`: only samples with a file
+one data rule of core/dataset/data_root.py under the config's `training_strategy`: only samples with a file
 in every folder the strategy reads, e.g. partial audio data gives only its clips with audio).
 Linking folders would expose every sample; copying latents would cost disk and time. The data root itself is only read.
 
@@ -20,10 +20,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
-from ltx_wizard.core.data_sources import SHIPPED_T2V_STRATEGY
-from ltx_wizard.core.dataset import inspect_data_root
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.safe_fs import check_inside, create_run_dir
+from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY
+from ltx_wizard.core.dataset.data_root import inspect_data_root
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.io.safe_fs import check_inside, create_run_dir
 
 BATCH_SIZES = (4, 2, 1)
 
@@ -129,7 +129,7 @@ def trial_data(run_root: Path, data_root: Path, strategy: Mapping[str, Any] | No
     """(trial data root, usable samples): the one-sample preprocess of a run planned from a
     dataset file (the skill's order: autotune before the full preprocess), else a linked
     subset of the data root at <run>/overfit/.precomputed."""
-    from ltx_wizard.core.preprocess_state import one_sample_root, read_state
+    from ltx_wizard.core.preprocess.state import one_sample_root, read_state
 
     state = read_state(run_root)
     if state is not None and not state.reused:
@@ -139,5 +139,5 @@ def trial_data(run_root: Path, data_root: Path, strategy: Mapping[str, Any] | No
         root = one_sample_root(run_root)
         return root, inspect_data_root(root, strategy=strategy).sample_count
     subset = Path(run_root) / "overfit" / ".precomputed"
-    # The planned config's strategy names the folders each sample needs (core/data_sources.py).
+    # The planned config's strategy names the folders each sample needs (core/dataset/sources.py).
     return subset, build_subset(data_root, subset, num_gpus, strategy=strategy, run_root=run_root)

@@ -13,10 +13,10 @@ import asyncio
 import json
 from typing import Awaitable, Callable
 
-from ltx_wizard.core.autotune.events import TrialResult
-from ltx_wizard.core.autotune.schedule import Candidate, Tuner
+from ltx_wizard.core.tuning.events import TrialResult
+from ltx_wizard.core.tuning.schedule import Candidate, Tuner
 from ltx_wizard.core.autotune.trial_runner import TrialRunner
-from ltx_wizard.core.host_limits import read_meminfo
+from ltx_wizard.core.plan.host_limits import read_meminfo
 
 StartTrial = Callable[[TrialRunner, Candidate], Awaitable[TrialResult]]
 
@@ -31,7 +31,7 @@ SIM_HOST_GB_PER_GPU = 128.0
 
 def host_available_gb() -> float | None:
     """MemAvailable from /proc/meminfo (Linux); None elsewhere."""
-    available = read_meminfo().get("MemAvailable")  # bounded, one reader (core/host_limits.py)
+    available = read_meminfo().get("MemAvailable")  # bounded, one reader (core/plan/host_limits.py)
     return available / 1024**3 if available is not None else None
 
 

@@ -18,17 +18,17 @@ from typing import Callable, Iterable
 from ltx_wizard.core.autotune import log_parser as lp
 from ltx_wizard.core.autotune.failure_cause import FailureCause
 from ltx_wizard.core.autotune.oom_message import in_use_gib
-from ltx_wizard.core.autotune.events import (
+from ltx_wizard.core.tuning.events import (
     Confirmation, EventSink, LogLine, Outcome, TrialProgress, TrialResult, TrialStarted, VramUpdate,
 )
 from ltx_wizard.core.autotune.process import (
     TEARDOWN_GRACE_S, OutputLine, ProcessResult, TrialProcess,
 )
-from ltx_wizard.core.autotune.schedule import Candidate
-from ltx_wizard.core.autotune.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
+from ltx_wizard.core.tuning.schedule import Candidate
+from ltx_wizard.core.tuning.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
 from ltx_wizard.core.autotune.trial_log import TrialLog
 from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramReading, VramSampler
-from ltx_wizard.core.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError
 
 VRAM_UPDATE_S = 0.5
 STEP_HISTORY = 1024  # step lines kept per trial (the step time needs the last two steps)

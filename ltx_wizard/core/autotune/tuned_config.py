@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from ltx_wizard.core.autotune.batch_rule import effective, rescaled_steps
-from ltx_wizard.core.autotune.headroom import TrainSettings
-from ltx_wizard.core.recipes import show_value
-from ltx_wizard.core.yaml_marks import mark_changed
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml, patch_yaml_text
+from ltx_wizard.core.tuning.batch_rule import effective, rescaled_steps
+from ltx_wizard.core.tuning.headroom import TrainSettings
+from ltx_wizard.core.inputs.recipes import show_value
+from ltx_wizard.core.io.yaml_marks import mark_changed
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, patch_yaml_text
 
 STEPS_KEY = "optimization.steps"
 # Counted in optimizer steps as optimization.steps is (trainer.py LtxvTrainer.train: validation

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Literal, Protocol, Sequence
 
 from ltx_wizard.core.autotune.process import proc_table
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.gpu import GpuInfo
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.gpu.devices import GpuInfo
 
 MIB = 1024 * 1024
 SIM_FILE_ENV = "LTX_WIZARD_SIM_VRAM_FILE"
@@ -106,7 +106,7 @@ class NvmlBackend:
             pynvml.nvmlInit()
         except Exception:  # no library, no driver: the sampler reports N/A
             return
-        from ltx_wizard.core.nvml_source import open_device_handle
+        from ltx_wizard.core.gpu.nvml_source import open_device_handle
 
         self._nvml = pynvml
         for slot, gpu in enumerate(self.devices):

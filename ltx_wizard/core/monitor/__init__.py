@@ -1,1 +1,1 @@
-"""The training run after launch: its log read incrementally, its status, resume and summary."""
+"""Phase 6, after launch: the training run's log read incrementally, its status, resume and summary."""

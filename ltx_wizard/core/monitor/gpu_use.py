@@ -1,7 +1,7 @@
 """Memory and utilisation of the GPUs the run trains on, through NVML.
 
 The devices are those the launch exports in CUDA_VISIBLE_DEVICES (applied as CUDA does:
-core/visible_devices.py), read by UUID so a MIG instance reports its own memory
+core/gpu/visible_devices.py), read by UUID so a MIG instance reports its own memory
 (nvml_source.open_device_handle). Any NVML failure gives no readings and one line saying why.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ltx_wizard.core.nvml_source import NvmlUnavailable, open_device_handle, probe_nvml
-from ltx_wizard.core.units import MIB_PER_GIB, gib
-from ltx_wizard.core.visible_devices import apply_cuda_visible_devices
+from ltx_wizard.core.gpu.nvml_source import NvmlUnavailable, open_device_handle, probe_nvml
+from ltx_wizard.core.base.units import MIB_PER_GIB, gib
+from ltx_wizard.core.gpu.visible_devices import apply_cuda_visible_devices
 
 MIB = 1024 * 1024
 

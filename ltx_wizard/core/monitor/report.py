@@ -11,7 +11,7 @@ import json
 import math
 
 from ltx_wizard.core.monitor.status import RunStatus, eta_text
-from ltx_wizard.core.text_safety import clean_text
+from ltx_wizard.core.base.text_safety import clean_text
 
 
 def show_change(key: str, value: object) -> str:

@@ -24,11 +24,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ltx_wizard.core.bounded_io import read_text
-from ltx_wizard.core.errors import UsageError, WizardError
+from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.monitor.run_config import output_dir, read_config, value
-from ltx_wizard.core.safe_fs import write_text
-from ltx_wizard.core.yaml_patch import patch_yaml_text, unified_diff
+from ltx_wizard.core.io.safe_fs import write_text
+from ltx_wizard.core.io.yaml_patch import patch_yaml_text, unified_diff
 
 _WEIGHTS = re.compile(r"^(lora|model)_weights_step_(\d+)\.safetensors$")
 _FINGERPRINT = ("optimization.optimizer_type", "optimization.scheduler_type",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ltx_wizard.core.bounded_io import read_text
-from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.run_meta import read_run_meta
-from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.io.run_meta import read_run_meta
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 
 def read_config(path: Path) -> dict:

@@ -11,16 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
 
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.launch_script import launch_files
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.launch.script import launch_files
 from ltx_wizard.core.monitor.diagnosis import Diagnosis, diagnose
 from ltx_wizard.core.monitor.gpu_use import GpuUse, read_gpu_use
 from ltx_wizard.core.monitor.resume import SavedCheckpoint, saved_checkpoints
 from ltx_wizard.core.monitor.run_config import output_dir, read_config, value
 from ltx_wizard.core.monitor.run_log import RunLog
 from ltx_wizard.core.monitor.trainer_process import TrainerProcess, trainer_process
-from ltx_wizard.core.run_meta import read_run_meta
-from ltx_wizard.core.safe_fs import check_run_dir
+from ltx_wizard.core.io.run_meta import read_run_meta
+from ltx_wizard.core.io.safe_fs import check_run_dir
 
 State = Literal["live", "finished", "failed", "stopped", "not started"]
 MIN_STEADY = 2  # printed step times needed before an ETA is given

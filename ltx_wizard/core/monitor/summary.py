@@ -12,12 +12,12 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from ltx_wizard.core.launch_script import copy_line
+from ltx_wizard.core.launch.script import copy_line
 from ltx_wizard.core.monitor.run_config import read_config, value
 from ltx_wizard.core.monitor.status import RunStatus
-from ltx_wizard.core.run_meta import read_run_meta
-from ltx_wizard.core.safe_fs import write_text
-from ltx_wizard.core.units import gib
+from ltx_wizard.core.io.run_meta import read_run_meta
+from ltx_wizard.core.io.safe_fs import write_text
+from ltx_wizard.core.base.units import gib
 
 SUMMARY_NAME = "run-summary.md"
 

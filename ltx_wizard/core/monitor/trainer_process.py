@@ -2,7 +2,7 @@
 
 launch.sh writes its pid and start time (it then execs the trainer) to the pid file; the wizard's
 background start uses a new session, so that pid also leads the process group. A pid the kernel
-has since given to another program is told apart by the recorded start time (core/processes.py).
+has since given to another program is told apart by the recorded start time (core/io/processes.py).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ltx_wizard.core.autotune.ranks import RankTracker, take_down
-from ltx_wizard.core.background import running_pid
-from ltx_wizard.core.processes import process_start_time
+from ltx_wizard.core.launch.background import running_pid
+from ltx_wizard.core.io.processes import process_start_time
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ import sys
 import time
 from pathlib import Path
 
-from ltx_wizard.core.buckets import Bucket, parse_buckets
-from ltx_wizard.core.dataset_file import read_dataset_file
-from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.preprocess import SIM_SCRIPT_ENV
+from ltx_wizard.core.dataset.buckets import Bucket, parse_buckets
+from ltx_wizard.core.dataset.rows import read_dataset_file
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.preprocess.command import SIM_SCRIPT_ENV
 from ltx_wizard.demo.lookalike_checkout import load_parser
 from ltx_wizard.demo.lookalike_latents import (
     audio_latents, condition_embeddings, video_latents, write_pt,
@@ -150,14 +150,14 @@ def preprocess(args) -> None:
 
 def _parser(script: Path):
     """The look-alike's own parser; for a real checkout's typer script (--simulate on a real
-    box), one built from the options core/preprocess.py reads from it: the same flags, the same
+    box), one built from the options core/preprocess/command.py reads from it: the same flags, the same
     required ones, nothing the script would not take."""
     import argparse
 
     try:
         return load_parser(script)
     except Exception:  # noqa: BLE001 - the real script imports typer and the trainer
-        from ltx_wizard.core.preprocess import script_options
+        from ltx_wizard.core.preprocess.command import script_options
 
         options = script_options(script)
         parser = argparse.ArgumentParser(prog="process_dataset.py")

@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ltx_wizard.core.text_cells import cell_width as cells
+from ltx_wizard.core.base.text_cells import cell_width as cells
 
 LEVEL_WIDTH = 8
 

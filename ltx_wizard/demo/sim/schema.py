@@ -5,7 +5,7 @@ so a key the wizard invents fails here as it would there. Field names and the va
 matter to the wizard (paths that must exist, the strategy's data folders, LoRA for LoRA runs) are
 mirrored from ltx_trainer/config.py and ltx_trainer/training_strategies/*.py; types stay loose
 where the wizard never writes the field. The data folders come from the wizard's one copy of the
-trainer's rule (core/data_sources.py), so a video-only data root under an audio config fails here
+trainer's rule (core/dataset/sources.py), so a video-only data root under an audio config fails here
 with the trainer's message.
 """
 
@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Discriminator, Field, Tag, field_validator, model_validator
 
-from ltx_wizard.core.data_sources import required_folders
+from ltx_wizard.core.dataset.sources import required_folders
 from ltx_wizard.demo.sim.conditions import SECTIONS as CONDITION_SECTIONS
 from ltx_wizard.demo.sim.conditions import Strict as _Strict
 from ltx_wizard.demo.sim.conditions import TrainCondition, ValidationCondition

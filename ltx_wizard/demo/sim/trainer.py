@@ -5,7 +5,7 @@ Run as `python -m ltx_wizard.demo.sim.trainer CONFIG [--disable-progress-bars]`.
 Prints, writes files and fails like `scripts/train.py` on the real streams with the real exit
 codes, on a simulated GPU, so the wizard's runner, parser and autotune can be exercised end to end.
 Environment:
-- LTX_WIZARD_SIM_GPU: a preset of ltx_wizard.core.gpu_presets (its first GPU; default "h100").
+- LTX_WIZARD_SIM_GPU: a preset of ltx_wizard.core.gpu.presets (its first GPU; default "h100").
 - WORLD_SIZE / LOCAL_RANK: processes and this one's rank (messages get `[rank N] `).
 - LTX_WIZARD_SIM_SPEED (default 50): sleeps are divided by it; printed times stay uncompressed.
   0 means no sleeping at all.
@@ -37,11 +37,11 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.data_sources import primary_folder, required_folders
-from ltx_wizard.core.dataset import match_samples, pt_files_by_folder
-from ltx_wizard.core.gpu_presets import preset_gpus
-from ltx_wizard.core.validation_media import expected_reader, slot_problems
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.dataset.sources import primary_folder, required_folders
+from ltx_wizard.core.dataset.data_root import match_samples, pt_files_by_folder
+from ltx_wizard.core.gpu.presets import preset_gpus
+from ltx_wizard.core.validation.media import expected_reader, slot_problems
 from ltx_wizard.demo.sim.media_errors import media_error
 from ltx_wizard.demo.sim import cost_model as cost
 from ltx_wizard.demo.sim.clock import SimClock, float_env, int_env, process_age_s

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ltx_wizard.core.text_safety import clean_text
+from ltx_wizard.core.base.text_safety import clean_text
 
 
 def diff_text(diff: str) -> Text:

@@ -79,8 +79,8 @@ class DownloadDialog(ModalScreen[dict | None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="offers")
     def _offer(self, release: str) -> None:
-        from ltx_wizard.core.errors import WizardError
-        from ltx_wizard.core.model_download import make_offers
+        from ltx_wizard.core.base.errors import WizardError
+        from ltx_wizard.core.inputs.model_download import make_offers
 
         try:
             self.post_message(OffersReady(make_offers(release), None))
@@ -130,8 +130,8 @@ class DownloadDialog(ModalScreen[dict | None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="download")
     def _fetch(self, offer) -> None:
-        from ltx_wizard.core.errors import WizardError
-        from ltx_wizard.core.model_download import download
+        from ltx_wizard.core.base.errors import WizardError
+        from ltx_wizard.core.inputs.model_download import download
 
         try:
             self.post_message(Downloaded(download(offer), None))

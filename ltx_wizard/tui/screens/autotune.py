@@ -27,7 +27,7 @@ from ltx_wizard.tui.widgets.tail_log import TailLog
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.events import AutotuneSummary, TrialResult
+    from ltx_wizard.core.tuning.events import AutotuneSummary, TrialResult
 
 LOG_LINES = 400
 FLUSH_S = 0.1

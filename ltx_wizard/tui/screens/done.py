@@ -16,10 +16,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Header, Static
 
 from ltx_wizard.core.autotune import presenter
-from ltx_wizard.core.errors import WizardError
-from ltx_wizard.core.background import running_pid, start_training
-from ltx_wizard.core.launch_script import copy_line, launch_files
-from ltx_wizard.core.run_meta import LaunchSpec, read_run_meta
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.launch.background import running_pid, start_training
+from ltx_wizard.core.launch.script import copy_line, launch_files
+from ltx_wizard.core.io.run_meta import LaunchSpec, read_run_meta
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar

@@ -15,9 +15,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Header, Markdown, Static
 
-from ltx_wizard.core.bounded_io import read_text
-from ltx_wizard.core.errors import UsageError
-from ltx_wizard.core.launch_script import copy_line
+from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.launch.script import copy_line
 from ltx_wizard.tui.messages import ProbeFinished
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.wizard_screen import WizardScreen
@@ -25,8 +25,8 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 
 def has_training(run_dir: Path) -> bool:
     """A training log or a live trainer: the Monitor has something to show."""
-    from ltx_wizard.core.background import running_pid
-    from ltx_wizard.core.launch_script import launch_files
+    from ltx_wizard.core.launch.background import running_pid
+    from ltx_wizard.core.launch.script import launch_files
 
     return launch_files(run_dir)[0].exists() or running_pid(run_dir) is not None
 

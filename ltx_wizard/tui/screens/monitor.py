@@ -22,10 +22,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Header, ProgressBar, Sparkline, Static
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.monitor import report
 from ltx_wizard.core.monitor.status import RunMonitor, RunStatus
-from ltx_wizard.core.text_safety import clean_text
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.widgets.tail_log import TailLog

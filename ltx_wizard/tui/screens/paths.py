@@ -47,7 +47,7 @@ VAE_FIELDS = ("video_vae", "audio_vae")
 # The choice offered when the data has no audio but the shipped config trains it (plan --video-only).
 VIDEO_ONLY_LABEL = "Train video only (this data has no audio): training_strategy.audio: null"
 VIDEO_ONLY_OPTION = "the Video only box below"
-DEFAULT_RECIPE = "t2v_lora"  # core/recipes.py DEFAULT_RECIPE (not imported: start-up stays light)
+DEFAULT_RECIPE = "t2v_lora"  # core/inputs/recipes.py DEFAULT_RECIPE (not imported: start-up stays light)
 
 
 def recipe_label(name: str, modes: str) -> str:
@@ -127,7 +127,7 @@ class PathsScreen(WizardScreen):
     # ----- discovery -------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="discovery")
     def _discover(self) -> None:
-        from ltx_wizard.core.discovery import discover
+        from ltx_wizard.core.inputs.discovery import discover
 
         demo = self.app.demo
         extra = [demo.root / "models"] if demo is not None else []
@@ -227,8 +227,8 @@ class PathsScreen(WizardScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="checks")
     def _check(self, values: dict[str, str]) -> None:
-        from ltx_wizard.core.checkpoint import inspect_checkpoint
-        from ltx_wizard.core.model_checks import run_checks, shipped_strategy
+        from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+        from ltx_wizard.core.plan.model_checks import run_checks, shipped_strategy
 
         recipes = _checkout_recipes(values["trainer_root"])
 
@@ -372,8 +372,8 @@ class PathsScreen(WizardScreen):
 
 
 def _validation_form(values: dict[str, str]):
-    """What the validation section shows for these values (core/validation_form.py)."""
-    from ltx_wizard.core.validation_form import ValidationForm, validation_form
+    """What the validation section shows for these values (core/validation/form.py)."""
+    from ltx_wizard.core.validation.form import ValidationForm, validation_form
 
     try:
         return validation_form(values["trainer_root"], values["recipe"], values["data_root"],
@@ -387,9 +387,9 @@ def _checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:
     """(name, modes) of the checkout's recipes, t2v first; () while no checkout is readable."""
     if not trainer_root:
         return ()
-    from ltx_wizard.core.checkout import find_checkout
-    from ltx_wizard.core.errors import WizardError
-    from ltx_wizard.core.recipes import list_recipes
+    from ltx_wizard.core.inputs.checkout import find_checkout
+    from ltx_wizard.core.base.errors import WizardError
+    from ltx_wizard.core.inputs.recipes import list_recipes
 
     try:
         checkout = find_checkout(trainer_root)

@@ -70,8 +70,8 @@ class PreprocessScreen(WizardScreen):
 
     @work(exclusive=True, exit_on_error=False, group="preprocess")
     async def _run(self) -> None:
-        from ltx_wizard.core.errors import WizardError
-        from ltx_wizard.core.preprocess_steps import run_step
+        from ltx_wizard.core.base.errors import WizardError
+        from ltx_wizard.core.preprocess.steps import run_step
 
         try:
             result = await run_step(self.app.state.run_dir, self.step,  # type: ignore[arg-type]

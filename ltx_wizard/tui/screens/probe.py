@@ -93,7 +93,7 @@ class ProbeScreen(WizardScreen):
             tier.append(f"\nBase config: {assessment.policy.base_config}")
         tier.append(f"\n{assessment.policy.summary}")
         if assessment.policy.base_config:  # the levers as the engine's own rules pick them
-            from ltx_wizard.core.autotune.rules_text import levers_sentence
+            from ltx_wizard.core.tuning.rules_text import levers_sentence
 
             tier.append(f"\n{levers_sentence(assessment.tier)}")
         if self.app.state.accept_risk:

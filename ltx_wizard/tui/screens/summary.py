@@ -16,7 +16,7 @@ from textual.widgets import (
     Button, Checkbox, DataTable, Header, Markdown, Static, TabbedContent, TabPane,
 )
 
-from ltx_wizard.core.errors import WizardError
+from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.tui.messages import PlanPrepared
 from ltx_wizard.tui.heap import settle_heap
 from ltx_wizard.tui.widgets.footer import Footer
@@ -78,7 +78,7 @@ class SummaryScreen(WizardScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def _prepare(self) -> None:
-        from ltx_wizard.core.run_plan import PlanRequest, prepare_plan
+        from ltx_wizard.core.plan.run_plan import PlanRequest, prepare_plan
 
         app = self.app
         paths = app.state.paths
@@ -166,7 +166,7 @@ class SummaryScreen(WizardScreen):
 
     def _show_choices(self, draft) -> None:
         """The tier's keys as config.yaml sets them (a recipe may ship other values)."""
-        from ltx_wizard.core.yaml_patch import get_dotted, load_yaml
+        from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
         written = load_yaml(draft.config_text)
         table = self.query_one("#choices", DataTable)
@@ -195,7 +195,7 @@ class SummaryScreen(WizardScreen):
         self._write(autotune, force=False)
 
     def _write(self, autotune: bool, force: bool) -> None:
-        from ltx_wizard.core.run_plan import write_plan
+        from ltx_wizard.core.plan.run_plan import write_plan
 
         draft = self.draft
         if not force and any((draft.run_dir / n).exists() for n in ("plan.md", "config.yaml")):

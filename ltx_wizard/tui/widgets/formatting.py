@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.markup import escape
 
-from ltx_wizard.core.text_safety import clean_text
+from ltx_wizard.core.base.text_safety import clean_text
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.gpu import GpuInfo
+    from ltx_wizard.core.gpu.devices import GpuInfo
 
 
 def safe_markup(value: object) -> str:
@@ -27,8 +27,8 @@ def plain(value: object) -> Text:
 
 def gpu_row(gpu: GpuInfo) -> tuple[str, Text, str, str]:
     # imported when a GPU is shown, not before the first screen
-    from ltx_wizard.core.tiers import nominal_gb
-    from ltx_wizard.core.units import bytes_to_gib, gib
+    from ltx_wizard.core.gpu.tiers import nominal_gb
+    from ltx_wizard.core.base.units import bytes_to_gib, gib
 
     if gpu.memory_total_bytes is None:
         return (str(gpu.index), plain(gpu.name), "not reported", "?")

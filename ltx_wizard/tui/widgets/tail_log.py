@@ -12,7 +12,7 @@ from typing import Iterable
 from textual import events
 from textual.widgets import Log
 
-from ltx_wizard.core.text_safety import clean_text
+from ltx_wizard.core.base.text_safety import clean_text
 
 
 class TailLog(Log):

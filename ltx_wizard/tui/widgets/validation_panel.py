@@ -2,7 +2,7 @@
 user's files for them (the dataset file's media offered on keys 1-9), their prompts, or
 validation without media / none at all. Shown only for a recipe whose samples read media.
 
-The screen's check worker computes a ValidationForm (core/validation_form.py) and posts
+The screen's check worker computes a ValidationForm (core/validation/form.py) and posts
 ValidationChecked; this widget only shows it and hands back what was typed and chosen.
 """
 

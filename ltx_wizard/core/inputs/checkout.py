@@ -1,0 +1,163 @@
+"""Find and check the user's LTX-2 monorepo checkout (where `uv sync` was run).
+
+Search order: --trainer-root, $LTX_TRAINER_ROOT, the working directory and its parents,
+~/LTX-2, /workspace/LTX-2. A checkout counts when the trainer's train script and both tier
+configs exist. An explicitly named root that is not a checkout is an error, not skipped:
+silently picking another checkout would train against files the user did not choose.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.inputs.model_paths import resolve_user_path, stat_path
+from ltx_wizard.core.gpu.tiers import LOW_VRAM_CONFIG, STANDARD_CONFIG
+
+# The trainer's layout inside the monorepo (the look-alike checkouts of the tests and the demo
+# are built from these, never the reverse).
+TRAINER_REL = Path("packages/ltx-trainer")
+TRAIN_SCRIPT_REL = TRAINER_REL / "scripts" / "train.py"
+CONFIGS_REL = TRAINER_REL / "configs"
+TIER_CONFIGS = (STANDARD_CONFIG, LOW_VRAM_CONFIG)
+ENV_VAR = "LTX_TRAINER_ROOT"
+
+
+class CheckoutInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    root: Path
+    trainer_dir: Path
+    train_script: Path
+    configs: dict[str, Path]
+    uv_path: str | None
+    synced: bool
+    is_linux: bool
+    found_via: str = "given"
+    notes: tuple[str, ...] = ()
+
+    def config_path(self, name: str) -> Path:
+        """Path of a shipped config, e.g. config_path("t2v_lora.yaml") or "accelerate/fsdp.yaml"."""
+        return self.configs.get(name, self.trainer_dir / "configs" / name)
+
+    def describe(self) -> str:
+        bits = [f"LTX-2 checkout ({self.found_via})"]
+        bits.append(f"uv {self.uv_path}" if self.uv_path else "uv missing")
+        bits.append("synced" if self.synced else "not synced")
+        return ", ".join(bits) + (f"; {'; '.join(self.notes)}" if self.notes else "")
+
+
+def _missing_parts(root: Path) -> list[str]:
+    needed = [TRAIN_SCRIPT_REL] + [CONFIGS_REL / c for c in TIER_CONFIGS]
+    return [str(rel) for rel in needed if not (root / rel).is_file()]
+
+
+def inspect_checkout(
+    root: str | os.PathLike, *, env: Mapping[str, str] | None = None, found_via: str = "given"
+) -> CheckoutInfo:
+    env = os.environ if env is None else env
+    path = resolve_user_path(root, what="trainer checkout")
+    stat_path(path, what="trainer checkout")
+    if not os.path.isdir(path):
+        raise UsageError(
+            f"trainer checkout {path} is not a directory: pass the root of your LTX-2 clone"
+        )
+    if (path / "scripts" / "train.py").is_file() and path.name == "ltx-trainer":
+        raise UsageError(
+            f"trainer checkout {path} is the trainer package: pass the monorepo root"
+            f" {path.parent.parent}"
+        )
+    missing = _missing_parts(path)
+    if missing:
+        raise UsageError(
+            f"{path} is not an LTX-2 checkout (missing {', '.join(missing)}): "
+            "git clone https://github.com/Lightricks/LTX-2 and pass its root"
+        )
+    uv_path = shutil.which("uv", path=env.get("PATH"))
+    synced = (path / "uv.lock").is_file() and (path / ".venv").is_dir()
+    is_linux = sys.platform.startswith("linux")
+    notes = []
+    if uv_path is None:
+        notes.append(
+            "uv is not on PATH: install it (curl -LsSf https://astral.sh/uv/install.sh | sh)"
+        )
+    if not synced:
+        notes.append(f"not synced (no .venv beside uv.lock): run `uv sync` in {path}")
+    if not is_linux:
+        notes.append(f"this OS is {sys.platform}: the trainer runs on Linux only")
+    trainer = path / TRAINER_REL
+    configs = {name: trainer / "configs" / name for name in TIER_CONFIGS}
+    accel = trainer / "configs" / "accelerate"
+    if accel.is_dir():
+        for item in sorted(accel.glob("*.yaml")):
+            configs[f"accelerate/{item.name}"] = item
+    return CheckoutInfo(
+        root=path,
+        trainer_dir=trainer,
+        train_script=path / TRAIN_SCRIPT_REL,
+        configs=configs,
+        uv_path=uv_path,
+        synced=synced,
+        is_linux=is_linux,
+        found_via=found_via,
+        notes=tuple(notes),
+    )
+
+
+def candidate_roots(
+    *, cwd: str | os.PathLike | None = None, env: Mapping[str, str] | None = None
+) -> list[tuple[Path, str]]:
+    """Where an implicit search looks, in order, with a label for each."""
+    env = os.environ if env is None else env
+    here = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
+    out = [
+        (p, "current directory" if p == here else "parent of the current directory")
+        for p in (here, *here.parents)
+    ]
+    home = env.get("HOME")
+    if home:
+        out.append((Path(home) / "LTX-2", "~/LTX-2"))
+    out.append((Path("/workspace/LTX-2"), "/workspace/LTX-2"))
+    return out
+
+
+def find_checkout(
+    explicit: str | os.PathLike | None = None,
+    *,
+    cwd: str | os.PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+) -> CheckoutInfo:
+    env = os.environ if env is None else env
+    if explicit is not None:
+        return inspect_checkout(
+            resolve_user_path(explicit, what="--trainer-root", cwd=cwd),
+            env=env,
+            found_via="--trainer-root",
+        )
+    from_env = env.get(ENV_VAR)
+    if from_env:
+        try:
+            return inspect_checkout(
+                resolve_user_path(from_env, what=ENV_VAR, cwd=cwd), env=env, found_via=f"${ENV_VAR}"
+            )
+        except UsageError as exc:
+            raise UsageError(f"${ENV_VAR}: {exc.message}") from None
+    looked = []
+    for root, label in candidate_roots(cwd=cwd, env=env):
+        looked.append(str(root))
+        try:
+            if not _missing_parts(root):
+                return inspect_checkout(root, env=env, found_via=label)
+        except (OSError, UsageError):
+            continue
+    shown = ", ".join(looked if len(looked) <= 5 else looked[:3] + ["..."] + looked[-2:])
+    raise UsageError(
+        f"no LTX-2 checkout found (looked in {shown}): clone https://github.com/Lightricks/LTX-2, "
+        f"run `uv sync` there, and pass --trainer-root DIR or set ${ENV_VAR}"
+    )

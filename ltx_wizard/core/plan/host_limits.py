@@ -1,0 +1,280 @@
+"""Host RAM and free disk for a planned run: read at plan time, checked before anything heavy.
+
+Host RAM while the trainer loads its models. safetensors maps the files into memory, so a weight
+loaded in its stored dtype stays in the page cache (shared by every process, re-read from disk if
+evicted: slower, never fatal); what counts per training process, all starting at once, is the
+memory the trainer itself allocates on the CPU:
+
+* the transformer is built on the CPU in bf16 (ltx_trainer/trainer.py `LtxvTrainer._load_models`:
+  load_transformer(device="cpu")): no copy for a bf16 checkpoint, a 2-byte copy per parameter for
+  any other dtype (ltx_core/loader/single_gpu_model_builder.py `_cast_floating_sd`); a full
+  fine-tune casts it to fp32 on the CPU (4 bytes per parameter, ~82 GiB for 22 B); quantization
+  brings the quantized blocks back to the CPU (quantization.py `quantize_model`). FSDP's
+  cpu_ram_efficient_loading does not apply: the trainer builds the model itself, on every rank.
+* with `load_text_encoder_in_8bit`, every Gemma Linear is copied to fp16 on the CPU before the
+  move to the GPU quantises it (ltx_trainer/gemma_8bit.py `_to_8bit_linear`); the trainer's
+  troubleshooting doc budgets ~26 GB for LTX 2.5. This happens while validation prompts are
+  encoded (validation_runner.py `_cache_prompt_embeddings`, only when there are prompts), and the
+  encoder is dropped before the transformer loads, so the peak is the larger of the two.
+
+Free disk in the run folder: the checkpoints the config keeps (checkpoints.interval,
+keep_last_n, precision: trainer.py `_save_checkpoint` / `_cleanup_checkpoints`, plus the final
+save), the optimizer state when save_training_state is "full", and 1 GB for validation videos
+and logs. Autotune trials write one checkpoint at a time inside the same folder.
+
+Verdicts: "refuse" only where it cannot fit (RAM: more than memory + free swap, or the cgroup
+limit; disk: more than is free); "tight" where it fits only if other programs give memory back
+(more than 90 % of what is available now); else "ok". Readings are injectable for tests.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping
+
+from ltx_wizard.core.tuning.headroom import BYTES_PER_WEIGHT, OPTIMIZER_BYTES, model_size
+from ltx_wizard.core.io.bounded import read_bytes
+from ltx_wizard.core.base import units
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.io.yaml_patch import get_dotted
+
+GiB = 1024**3
+GEMMA_8BIT_DOC_BYTES = 26e9  # docs/troubleshooting.md, when the Gemma header cannot be read
+OUTPUT_ALLOWANCE = 1 * GiB  # validation videos and logs
+TIGHT_FRACTION = 0.9
+DTYPE_BYTES = {"F32": 4, "F64": 8, "BF16": 2, "F16": 2, "F8_E4M3": 1, "F8_E5M2": 1}
+
+
+@dataclass(frozen=True)
+class HostReadings:
+    mem_total: int | None = None
+    mem_available: int | None = None
+    swap_free: int | None = None
+    cgroup_limit: int | None = None  # memory.max of this process's cgroup, if any
+    disk_free: int | None = None
+    disk_path: Path | None = None  # the folder statvfs was read on
+
+
+MEMINFO = Path("/proc/meminfo")
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+# Digits bounded before int(): a 5,000-digit value (or a Unicode digit isdigit() accepts) is no
+# reading, and 2**62 bytes is beyond any machine, so gib() never overflows a float.
+_COUNT = re.compile(r"[0-9]{1,19}")
+_MAX_BYTES = 1 << 62
+
+
+def _bytes_value(text: str, scale: int = 1) -> int | None:
+    if not _COUNT.fullmatch(text):
+        return None
+    value = int(text) * scale
+    return value if value < _MAX_BYTES else None
+
+
+def parse_meminfo(text: str) -> dict[str, int]:
+    """/proc/meminfo lines ("MemTotal:  1234 kB") as bytes; odd values are left out."""
+    values: dict[str, int] = {}
+    for line in text.splitlines():
+        key, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts:
+            scale = 1024 if len(parts) > 1 and parts[1].lower() == "kb" else 1
+            value = _bytes_value(parts[0], scale)
+            if value is not None:
+                values[key.strip()] = value
+    return values
+
+
+def read_meminfo(path: Path | None = None) -> dict[str, int]:
+    """/proc/meminfo read as a small regular file ({} when absent or odd): the one reader."""
+    try:
+        data = read_bytes(path or MEMINFO, what="meminfo", limit=1 << 20)
+    except UsageError:
+        return {}
+    return parse_meminfo(data.decode("ascii", "replace"))
+
+
+def _cgroup_limit(root: Path) -> int | None:
+    for name in ("memory.max", "memory/memory.limit_in_bytes"):  # cgroup v2, then v1
+        try:
+            text = read_bytes(root / name, what="cgroup", limit=4096).decode("ascii", "replace")
+        except UsageError:
+            continue
+        value = _bytes_value(text.strip())
+        if value is not None and value < 1 << 60:  # v1 reports "no limit" as a huge number
+            return value
+    return None
+
+
+def existing_ancestor(path: Path) -> Path:
+    """The run folder may not exist yet: free space is read on its nearest existing parent."""
+    path = Path(os.path.abspath(path))
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    return path
+
+
+def read_host(
+    run_dir: Path,
+    *,
+    meminfo: Path | None = None,
+    cgroup_root: Path | None = None,
+    statvfs: Callable[[str], Any] = os.statvfs,
+) -> HostReadings:
+    info = read_meminfo(meminfo)
+    where = existing_ancestor(run_dir)
+    try:
+        st = statvfs(str(where))
+        free: int | None = st.f_bavail * st.f_frsize
+    except OSError:
+        free = None
+    return HostReadings(info.get("MemTotal"), info.get("MemAvailable"), info.get("SwapFree"),
+                        _cgroup_limit(cgroup_root or CGROUP_ROOT), free, where)
+
+
+@dataclass(frozen=True)
+class HostCheck:
+    level: Literal["ok", "tight", "refuse", "unknown"]
+    ram_need: int
+    ram_items: tuple[str, ...]
+    disk_need: int
+    disk_items: tuple[str, ...]
+    readings: HostReadings
+    warnings: tuple[str, ...] = ()
+    refusal: str | None = None
+    lines: tuple[str, ...] = field(default=())  # for plan.md and the Summary screen
+
+
+def gib(n: float | None) -> str:
+    """Bytes as GiB, through the one memory format (units.py)."""
+    return units.gib(units.bytes_to_gib(n), missing="unknown")
+
+
+def _ram(config: Mapping[str, Any], ckpt, te_params: int,
+         processes: int) -> tuple[int, int, list[str]]:
+    """(bytes every process allocates at once, bytes read through the shared page cache, items)."""
+    full = get_dotted(config, "model.training_mode", "lora") == "full"
+    params = ckpt.transformer_param_count
+    dtypes = getattr(ckpt, "dtype_counts", None) or {"BF16": 1}
+    stored = max(dtypes, key=dtypes.get)
+    file_bytes = params * DTYPE_BYTES.get(stored, 2)
+    quant = get_dotted(config, "acceleration.quantization", None)
+    if full:
+        transformer, how = params * 4, "cast to fp32 on the CPU (full fine-tune)"
+    elif quant:
+        transformer, how = int(params * BYTES_PER_WEIGHT.get(quant, 1.0)), f"quantised ({quant})"
+    elif stored != "BF16":
+        transformer, how = params * 2, f"copied from {stored.lower()} to bf16 on the CPU"
+    else:
+        transformer, how = 0, "mapped from the bf16 file, no copy"
+    items = [f"transformer {how}: {gib(transformer)} per process"]
+    gemma = 0
+    prompts = get_dotted(config, "validation.prompts", None) or get_dotted(
+        config, "validation.samples", None)
+    if get_dotted(config, "acceleration.load_text_encoder_in_8bit", False) is True and prompts:
+        gemma = te_params * 2 if te_params else int(GEMMA_8BIT_DOC_BYTES)
+        items.append(f"Gemma copied to fp16 on the CPU before 8-bit quantisation: {gib(gemma)} "
+                     "per process")
+    per_rank = max(transformer, gemma)
+    if processes > 1:
+        items.append(f"{processes} training processes load at once: {processes} x {gib(per_rank)}")
+    items.append(f"read through the shared page cache: the {gib(file_bytes)} checkpoint")
+    return per_rank * processes, int(file_bytes), items
+
+
+def _disk(config: Mapping[str, Any], ckpt) -> tuple[int, list[str]]:
+    full = get_dotted(config, "model.training_mode", "lora") == "full"
+    size = model_size(ckpt, get_dotted(config, "lora.target_modules", None))
+    rank = int(get_dotted(config, "lora.rank", 64) or 64)
+    trained = size.transformer_params if full else rank * size.lora_params_per_rank
+    precision = 4 if get_dotted(config, "checkpoints.precision", "bfloat16") == "float32" else 2
+    one = int(trained * precision)
+    steps = int(get_dotted(config, "optimization.steps", 0) or 0)
+    interval = get_dotted(config, "checkpoints.interval", None)
+    saves = math.ceil(steps / int(interval)) if interval and steps else 1  # plus the final save
+    keep = int(get_dotted(config, "checkpoints.keep_last_n", 1))
+    kept = saves if keep < 0 else min(saves, keep + (1 if saves > keep else 0))  # save, then prune
+    items = [f"{kept} checkpoint(s) of {gib(one)}"]
+    total = kept * one + OUTPUT_ALLOWANCE
+    if get_dotted(config, "checkpoints.save_training_state", "minimal") == "full":
+        opt = OPTIMIZER_BYTES.get(str(get_dotted(config, "optimization.optimizer_type", "adamw")), 8.0)
+        state = int(trained * opt)
+        total += kept * state
+        items.append(f"{kept} optimizer state file(s) of {gib(state)} (save_training_state: full)")
+    items.append(f"validation videos and logs: {gib(OUTPUT_ALLOWANCE)}")
+    return total, items
+
+
+def check_host(
+    config: Mapping[str, Any],
+    ckpt,
+    te_params: int,
+    processes: int,
+    readings: HostReadings,
+    *,
+    enforce: bool = True,
+) -> HostCheck:
+    """RAM and disk the run needs against what the host has. `enforce=False` (simulated GPUs)
+    turns a refusal into a warning."""
+    ram_need, cached, ram_items = _ram(config, ckpt, te_params, processes)
+    disk_need, disk_items = _disk(config, ckpt)
+    r = readings
+    memory = min(x for x in (r.mem_total, r.cgroup_limit) if x is not None) if (
+        r.mem_total or r.cgroup_limit) else None
+    capacity = None if memory is None else memory + (r.swap_free or 0) * (r.cgroup_limit is None)
+    available = r.mem_available if r.cgroup_limit is None else min(
+        r.mem_available or r.cgroup_limit, r.cgroup_limit)
+    problems: list[str] = []
+    warnings: list[str] = []
+    if capacity is not None and ram_need > capacity:
+        problems.append(
+            f"the run needs {gib(ram_need)} of host RAM at load time ({'; '.join(ram_items[:-1])}) but "
+            f"this machine has {gib(capacity)} (memory{' limit' if r.cgroup_limit else ''}"
+            f"{' + free swap' if r.cgroup_limit is None and r.swap_free else ''}): use fewer GPUs, "
+            "LoRA instead of a full fine-tune, or a machine with more RAM")
+    elif available is not None and ram_need > TIGHT_FRACTION * available:
+        warnings.append(
+            f"host RAM is tight: loading needs {gib(ram_need)} and {gib(available)} is available "
+            "now; close other programs or expect swapping")
+    elif available is not None and ram_need + cached > available:
+        warnings.append(
+            f"loading reads the {gib(cached)} checkpoint through the page cache beside the "
+            f"{gib(ram_need)} it allocates, more than the {gib(available)} available now: it "
+            "loads, more slowly (parts are read from disk again)")
+    if r.disk_free is not None and disk_need > r.disk_free:
+        problems.append(
+            f"the run folder needs about {gib(disk_need)} of disk ({'; '.join(disk_items)}) but "
+            f"{r.disk_path} has {gib(r.disk_free)} free: free space there or pick another "
+            "--workspace")
+    elif r.disk_free is not None and disk_need > TIGHT_FRACTION * r.disk_free:
+        warnings.append(f"disk is tight: the run needs about {gib(disk_need)} and {r.disk_path} "
+                        f"has {gib(r.disk_free)} free")
+    refusal = None
+    if problems and enforce:
+        refusal = "; and ".join(problems)
+    elif problems:
+        warnings += [f"{p} (simulated GPUs: not enforced)" for p in problems]
+    level = "refuse" if refusal else "tight" if warnings else (
+        "unknown" if capacity is None and r.disk_free is None else "ok")
+    lines = _host_lines(ram_need, cached, ram_items, disk_need, disk_items, memory, available, r)
+    return HostCheck(level, ram_need, tuple(ram_items), disk_need, tuple(disk_items), r,
+                     tuple(warnings), refusal, lines)
+
+
+def _host_lines(ram_need: int, cached: int, ram_items: list[str], disk_need: int,
+                disk_items: list[str], memory: int | None, available: int | None,
+                r: HostReadings) -> tuple[str, ...]:
+    """plan.md's and the Summary screen's lines: what the run needs, what the host has."""
+    return (
+        f"Host RAM at load time: needs {gib(ram_need)} (+ {gib(cached)} page cache); this "
+        f"machine: {gib(memory)} "
+        f"({gib(available)} available now"
+        + (f", {gib(r.swap_free)} free swap" if r.swap_free else "") + ").",
+        *[f"  - {item}" for item in ram_items],
+        f"Disk in the run folder: needs about {gib(disk_need)}; {r.disk_path or 'the folder'} has "
+        f"{gib(r.disk_free)} free.",
+        *[f"  - {item}" for item in disk_items],
+    )

@@ -1,0 +1,327 @@
+"""The named steps of `prepare_plan` (core/plan/run_plan.py): gate -> inspect -> workspace -> config
+-> launch. Each step validates its part and hands on what it found, so nothing is inspected
+twice (the checkpoint read in `inspect` is the one the draft carries). Notes for plan.md are
+collected in one `Notes`, in the order the steps run: plan.md lists them in that order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+from ltx_wizard.core.plan import config_gen
+from ltx_wizard.core.launch.accelerate_config import AccelerateYaml, render_accelerate_yaml
+from ltx_wizard.core.gpu.assessment import Assessment
+from ltx_wizard.core.io.bounded import CONFIG_MAX_BYTES, read_text
+from ltx_wizard.core.inputs.checkout import CheckoutInfo, find_checkout
+from ltx_wizard.core.inputs.checkpoint import CheckpointInfo, inspect_checkpoint
+from ltx_wizard.core.dataset.sources import audio_folder, video_only, video_only_change
+from ltx_wizard.core.dataset.data_root import DataRootInfo, inspect_data_root
+from ltx_wizard.core.dataset.rows import is_dataset_file
+from ltx_wizard.core.preprocess.planning import DatasetPlan, plan_dataset, plan_notes, planned_root_info
+from ltx_wizard.core.base.errors import GateStop, UsageError, WizardError
+from ltx_wizard.core.launch.command import LaunchPlan, build_launch
+from ltx_wizard.core.launch.multinode import (
+    MultiNodePlan,
+    parse_nodes,
+    plan_multinode,
+    require_gpus_per_node,
+)
+from ltx_wizard.core.plan.memory_section import HostSource, PlanMemory, plan_memory
+from ltx_wizard.core.inputs.recipes import PlanBase, RecipeNotes, plan_base, recipe_notes
+from ltx_wizard.core.io.run_meta import new_run_id
+from ltx_wizard.core.io.safe_fs import check_run_dir
+from ltx_wizard.core.launch.slurm import SlurmOptions, render_sbatch, slurm_options
+from ltx_wizard.core.inputs.split_pack import component_files
+from ltx_wizard.core.inputs.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
+from ltx_wizard.core.gpu.tiers import Tier, launch_style
+from ltx_wizard.core.validation.form import offered_media
+from ltx_wizard.core.validation.plan import plan_validation
+from ltx_wizard.core.io.workspace import (
+    ENV_VAR,
+    RunFolder,
+    choose_root,
+    default_run_name,
+    validate_run_name,
+)
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.plan.draft import PlanRequest
+
+
+@dataclass
+class Notes:
+    """What plan.md tells the user besides the config: risks first, then warnings."""
+
+    warnings: list[str] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    risks: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Gpus:
+    nodes: int
+    per_node: int
+    total: int  # the tier is per GPU; batch and full-FT rules count them all
+    slurm: SlurmOptions
+
+
+@dataclass(frozen=True)
+class Inspected:
+    """The inputs as read once: the checkout's shipped config, the models, the data."""
+
+    checkout: CheckoutInfo
+    start: PlanBase  # the recipe's shipped file, with the tier's low-VRAM keys applied
+    base_name: str
+    base_path: Path
+    base_text: str
+    checkpoint: CheckpointInfo
+    text_encoder: TextEncoderInfo
+    video_vae: Path | None
+    audio_vae: Path | None
+    data: DataRootInfo
+    video_change: tuple[str, object] | None  # the one line --video-only changes, if any
+    dataset: DatasetPlan | None = None  # planned from a dataset file: the preprocessing to run
+
+
+@dataclass(frozen=True)
+class Configured:
+    changes: config_gen.ConfigChanges
+    config_text: str
+    batch: config_gen.BatchPlan
+    memory: PlanMemory  # GPU floor, host RAM and disk for this config
+    about: RecipeNotes  # what the recipe's file brings, and what the plan applied to it
+
+
+@dataclass(frozen=True)
+class Launched:
+    accelerate: AccelerateYaml
+    launch: LaunchPlan
+    multinode: MultiNodePlan | None
+    slurm_text: str | None
+    run_id: str  # run.json's: slurm.sbatch runs only in the folder that names it
+
+
+def gate_stop_message(message: str | None) -> str:
+    """The gate's text plus the option that goes past it (CLI commands only)."""
+    text = (message or "below the trainer's 32 GB minimum").rstrip().rstrip(".")
+    return f"{text}. To try anyway (b), rerun with --accept-risk"
+
+
+def gate(request: PlanRequest, assessment: Assessment, notes: Notes) -> Gpus:
+    """The node count, the memory gate, the tier and the GPU-count rules."""
+    nodes = parse_nodes(request.nodes)
+    slurm = slurm_options(request.slurm_time, request.slurm_partition, request.slurm_cpus)
+    if nodes > 1:
+        require_gpus_per_node(assessment.num_gpus)
+    if assessment.gate_blocked:
+        if not request.accept_risk:
+            raise GateStop(gate_stop_message(assessment.gate_message))
+        notes.risks.append(
+            f"{assessment.per_gpu_vram_gb} GB per GPU is below the trainer's 32 GB minimum; the "
+            "gate was overridden with --accept-risk, so this run may run out of memory."
+        )
+    if assessment.tier is Tier.UNKNOWN or assessment.policy.base_config is None:
+        raise UsageError("per-GPU memory is unknown: pass --vram-gb N to pick a tier")
+    per_node = max(1, assessment.num_gpus)
+    total = per_node * nodes
+    if request.training_mode == "full":
+        notes.risks += config_gen.check_full_finetune(total, assessment.tier, request.force_full)
+    if request.effective_batch is not None and request.effective_batch < 1:
+        raise UsageError(f"--effective-batch {request.effective_batch} must be 1 or more")
+    return Gpus(nodes=nodes, per_node=per_node, total=total, slurm=slurm)
+
+
+def _read_text(path: Path) -> str:
+    # Bytes decoded as they are: CRLF files stay CRLF, so the written config differs only where
+    # patched. Size-capped and regular files only (a planted FIFO or a 38 MB file is refused).
+    try:
+        text = read_text(path, what="shipped config", limit=CONFIG_MAX_BYTES)
+        load_yaml(text)  # aliases, depth, syntax: refused here, as bad input
+    except WizardError as exc:
+        raise UsageError(f"cannot use the shipped config {path}: {exc.message}") from None
+    return text
+
+
+def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str],
+            notes: Notes) -> Inspected:
+    """Read the checkout's shipped config, the models and the data, once each."""
+    checkout = find_checkout(request.trainer_root, env=env)
+    notes.warnings += list(checkout.notes)
+    # The recipe's shipped file, with the low-VRAM keys applied on the 32GB / 40–60GB tiers.
+    start = plan_base(checkout.trainer_dir / "configs", request.recipe, assessment.tier,
+                      _read_text)
+    base_name, base_path, base_text = start.base.source, start.shipped_path, start.base.text
+    ckpt, te, video_vae, audio_vae = _inspect_models(request, base_text, notes)
+    models = {"checkpoint": ckpt.path, "text_encoder": te.path, "video_vae": video_vae,
+              "audio_vae": audio_vae}
+    data, video_change, dataset = _inspect_data(request, base_name, base_text, notes, models)
+    return Inspected(checkout=checkout, start=start, base_name=base_name, base_path=base_path,
+                     base_text=base_text, checkpoint=ckpt, text_encoder=te, video_vae=video_vae,
+                     audio_vae=audio_vae, data=data, video_change=video_change, dataset=dataset)
+
+
+def _inspect_models(request: PlanRequest, base_text: str, notes: Notes):
+    ckpt = inspect_checkpoint(request.checkpoint)
+    te = inspect_text_encoder(request.text_encoder)
+    notes.warnings += [w for w in (check_compatibility(ckpt, te),) if w]  # ltx-core only warns
+    # split_pack.py: a split pack's video VAE always, its audio VAE where the config loads it
+    video_vae, audio_vae, assumed, ignored = component_files(
+        ckpt, request.video_vae, request.audio_vae, load_yaml(base_text))
+    notes.assumptions += assumed
+    notes.warnings += ignored
+    return ckpt, te, video_vae, audio_vae
+
+
+def _inspect_data(request: PlanRequest, base_name: str, base_text: str, notes: Notes,
+                  models: dict[str, Path | None]):
+    # The shipped file's strategy names the data folders (core/dataset/sources.py, the trainer's rule).
+    strategy = get_dotted(load_yaml(base_text), "training_strategy", None)
+    video_change = video_only_change(strategy) if request.video_only else None
+    if request.video_only and video_change is None:
+        notes.warnings.append(f"video only: {base_name} trains no audio (or only audio), so "
+                              "nothing was changed for it")
+    dropped = audio_folder(strategy) if video_change is not None else None
+    if video_change is not None:
+        strategy = video_only(strategy)
+    if is_dataset_file(request.data_root):  # clips, not latents: core/preprocess/planning.py
+        dataset = _plan_dataset(request, base_text, strategy, notes, models)
+        return planned_root_info(dataset, strategy), video_change, dataset
+    data = inspect_data_root(request.data_root, strategy=strategy)
+    if dropped and any((data.path / dropped).glob("**/*.pt")):
+        notes.warnings.append(f"video only: {data.path / dropped} holds audio latents, which this "
+                              "run does not train on (drop --video-only to train audio too)")
+    if data.orphans or data.lacking:
+        notes.warnings.append(data.describe())
+    return data, video_change, None
+
+
+def _plan_dataset(request: PlanRequest, base_text: str, strategy, notes: Notes,
+                  models: dict[str, Path | None]) -> DatasetPlan:
+    # the skill: --load-text-encoder-in-8bit as the tier's shipped config loads Gemma
+    eight_bit = get_dotted(load_yaml(base_text), "acceleration.load_text_encoder_in_8bit", False)
+    plan = plan_dataset(request.data_root, strategy, buckets=request.resolution_buckets,
+                        models=models, lora_trigger=request.lora_trigger,
+                        load_text_encoder_in_8bit=eight_bit is True,
+                        precomputed_dir=request.precomputed_dir)
+    assumptions, warnings = plan_notes(plan, request.resolution_buckets)
+    notes.assumptions += assumptions
+    notes.warnings += warnings
+    return plan
+
+
+def workspace(request: PlanRequest, found: Inspected, env: Mapping[str, str],
+              now: datetime | None, notes: Notes) -> RunFolder:
+    """The run folder: the workspace root and the run name, given or chosen."""
+    data_path = found.data.path
+    root = choose_root(request.workspace, env)
+    if request.workspace is None:
+        source = f"${ENV_VAR}" if env.get(ENV_VAR) and root == Path(env[ENV_VAR]).resolve() else None
+        notes.assumptions.append(f"Workspace root {root}" + (f" (from {source})." if source else
+                                                             " (the first writable default)."))
+    if request.run_name is None:
+        run_name = default_run_name(data_path, now=now, mode=found.start.recipe.run_mode)
+        notes.assumptions.append(f"Run name `{run_name}` (mode, dataset name, date and time).")
+    else:
+        run_name = validate_run_name(request.run_name)
+    folder = RunFolder(root / run_name)
+    check_run_dir(folder.root)  # a file or a planted symlink there is refused before approval
+    return folder
+
+
+def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Inspected,
+              folder: RunFolder, notes: Notes, host: HostSource = None) -> Configured:
+    """config.yaml: the shipped file with the paths, batch and mode patched in, self-checked."""
+    changes = config_gen.compute_changes(
+        found.base_text,
+        model_path=found.checkpoint.path,
+        text_encoder_path=found.text_encoder.path,
+        data_root=found.data.path,
+        output_dir=folder.outputs,
+        video_vae_path=found.video_vae,
+        audio_vae_path=found.audio_vae,
+        training_mode=request.training_mode,
+        num_gpus=gpus.total,
+        effective_batch=request.effective_batch,
+    )
+    notes.warnings += changes.warnings
+    if found.video_change is not None:
+        changes.changes[found.video_change[0]] = found.video_change[1]
+    config_text = config_gen.build_config(found.base_text, changes.changes)
+    # the recipe's validation samples read files: the user's, or none (validation_plan.py)
+    validation = plan_validation(config_text, request.validation_media, request.validation_prompts,
+                                 request.validation, found.start.recipe.name,
+                                 offered=offered_media(config_text, found.data.path))
+    config_text = validation.text
+    notes.assumptions += validation.notes
+    notes.warnings += validation.warnings
+    config_gen.require_self_check(config_text, str(folder.config),
+                                  data_pending=found.dataset is not None and not found.dataset.reused)
+    batch = changes.batch
+    assert batch is not None
+    memory = plan_memory(config_text, found.checkpoint, found.text_encoder, gpus.per_node,
+                         gpus.total, folder.root, assessment, host)
+    notes.warnings += memory.warnings
+    about = _config_notes(request, assessment, found.start, changes, notes)
+    return Configured(changes=changes, config_text=config_text, batch=batch, memory=memory,
+                      about=about)
+
+
+def _config_notes(request: PlanRequest, assessment: Assessment, start: PlanBase,
+                  changes: config_gen.ConfigChanges, notes: Notes) -> RecipeNotes:
+    assumptions, batch = notes.assumptions, changes.batch
+    assert batch is not None
+    if request.effective_batch is None:
+        assumptions.append(f"Effective batch {batch.wanted}: the shipped file's batch_size x "
+                           "gradient_accumulation_steps (pass --effective-batch N to change it).")
+    if request.training_mode == "lora":
+        assumptions.append("LoRA training (the default; --training-mode full for a full fine-tune).")
+    about = recipe_notes(start, assessment.tier, overridden=changes.changes)
+    assumptions += about.assumptions
+    notes.warnings += about.warnings
+    if assessment.mixed_models:
+        notes.warnings.append("mixed GPU models: the smallest GPU's tier applies to all of them")
+    if assessment.probe.cuda_visible_devices:
+        assumptions.append(f"Only the GPUs in CUDA_VISIBLE_DEVICES="
+                           f"{assessment.probe.cuda_visible_devices}; the launch line carries it.")
+    if assessment.vram_stated:
+        assumptions.append(f"{assessment.per_gpu_vram_gb} GB per GPU as stated, not as probed.")
+    return about
+
+
+def launch(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Inspected,
+           folder: RunFolder, configured: Configured, notes: Notes) -> Launched:
+    """How the run starts: the one launch plan (core/launch/command.py), plus slurm.sbatch for nodes."""
+    checkout = found.checkout
+    style = launch_style(gpus.per_node, request.training_mode)
+    accel = render_accelerate_yaml(style, gpus.per_node,
+                                   checkout.config_path(f"accelerate/{style}.yaml"))
+    if accel.note and gpus.per_node > 1:
+        notes.assumptions.append(accel.note[0].upper() + accel.note[1:] + ".")
+    plan = build_launch(
+        checkout.root, folder.config, gpus.per_node, request.training_mode,
+        assessment.probe.cuda_visible_devices,
+        folder.accelerate_config if accel.text is not None else None,
+    )
+    multi = slurm_text = None
+    run_id = new_run_id()
+    if gpus.nodes > 1:
+        multi = plan_multinode(
+            nodes=gpus.nodes, gpus_per_node=gpus.per_node, training_mode=request.training_mode,
+            trainer_dir=checkout.trainer_dir, run_dir=folder.root, config=folder.config,
+            shipped_accelerate_dir=checkout.config_path("accelerate/ddp.yaml").parent,
+            data_root=found.data.path, output_dir=folder.outputs,
+            effective_batch=configured.batch.achieved,
+        )
+        slurm_text = render_sbatch(multi, gpus.slurm, folder.root.name, run_id)
+        if assessment.probe.cuda_visible_devices:
+            notes.warnings.append("CUDA_VISIBLE_DEVICES is not carried into slurm.sbatch: Slurm "
+                                  "gives each node its --gpus-per-node GPUs")
+    elif gpus.slurm != slurm_options():
+        notes.warnings.append("--slurm-time/--slurm-partition/--slurm-cpus apply only with "
+                              "--nodes 2 or more: ignored")
+    return Launched(accelerate=accel, launch=plan, multinode=multi, slurm_text=slurm_text,
+                    run_id=run_id)

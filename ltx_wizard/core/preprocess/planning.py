@@ -1,0 +1,93 @@
+"""Planning from a dataset file: the checks, where the data root will be, what to preprocess.
+
+The data root is the preprocessing script's own default, `.precomputed` beside the dataset file
+(process_dataset.py: output_dir or Path(dataset_file).parent / ".precomputed"), unless another is
+given. An existing one is verified (core/dataset/precomputed_check.py): reused when it matches, resumed
+when it is partly written with the right shapes, refused when it does not match, and only
+overwritten when the user said so for that folder.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from ltx_wizard.core.dataset.buckets import DEFAULT_BUCKETS, parse_buckets
+from ltx_wizard.core.dataset.sources import audio_folder, primary_folder, required_folders
+from ltx_wizard.core.dataset.data_root import DataRootInfo
+from ltx_wizard.core.dataset.checks import DatasetReport, check_dataset
+from ltx_wizard.core.dataset.rows import read_dataset_file
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.dataset.media_probe import find_ffprobe
+from ltx_wizard.core.inputs.model_paths import resolve_user_path
+from ltx_wizard.core.dataset.precomputed_check import Verification, verify_precomputed
+from ltx_wizard.core.preprocess.command import PreprocessSpec
+
+
+@dataclass(frozen=True)
+class DatasetPlan:
+    report: DatasetReport
+    data_root: Path
+    spec: PreprocessSpec
+    verification: Verification
+
+    @property
+    def reused(self) -> bool:
+        return self.verification.reusable
+
+
+def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None, *,
+                 buckets: str | None, models: dict[str, Path | None], lora_trigger: str | None,
+                 load_text_encoder_in_8bit: bool, precomputed_dir: str | os.PathLike | None = None,
+                 env: Mapping[str, str] | None = None) -> DatasetPlan:
+    """Check the dataset file for `strategy` and decide the preprocessing; writes nothing."""
+    ds = read_dataset_file(dataset)
+    parsed = parse_buckets(buckets or DEFAULT_BUCKETS)
+    ffprobe = find_ffprobe(dict(os.environ if env is None else env))
+    report = check_dataset(ds, strategy, parsed, ffprobe=ffprobe)
+    root = (resolve_user_path(precomputed_dir, what="preprocessed output folder")
+            if precomputed_dir else ds.folder / ".precomputed")
+    verification = verify_precomputed(root, strategy, report.kept, parsed,
+                                      silent=report.silent_samples)
+    if verification.mismatch:
+        raise UsageError(
+            f"{verification.describe()}: it is never overwritten unasked; preprocess into a new "
+            "folder (--precomputed-dir DIR, or the output folder field), or move that one away")
+    spec = PreprocessSpec(
+        buckets=report.buckets, model_path=models["checkpoint"],  # type: ignore[arg-type]
+        text_encoder_path=models["text_encoder"],  # type: ignore[arg-type]
+        video_vae_path=models.get("video_vae"), audio_vae_path=models.get("audio_vae"),
+        lora_trigger=(lora_trigger or "").strip() or None,
+        skip_audio=audio_folder(strategy) is None,
+        load_text_encoder_in_8bit=load_text_encoder_in_8bit)
+    return DatasetPlan(report=report, data_root=root, spec=spec, verification=verification)
+
+
+def planned_root_info(plan: DatasetPlan, strategy: Mapping[str, Any] | None) -> DataRootInfo:
+    """The data root as it will be after the full preprocess (what plan.md and the config use)."""
+    folders = tuple(required_folders(strategy))
+    # a silent clip gets no audio latents, so under an audio recipe the trainer leaves it out
+    usable = tuple(s for s in plan.report.kept if s not in plan.report.silent_samples)
+    return DataRootInfo(path=plan.data_root, folders=folders,
+                        primary=primary_folder(required_folders(strategy)),
+                        sample_count=len(usable), samples=usable, orphans=())
+
+
+def plan_notes(plan: DatasetPlan, given_buckets: str | None) -> tuple[list[str], list[str]]:
+    """(assumptions, warnings) for plan.md."""
+    assumptions = [f"Data from the dataset file {plan.report.dataset}: "
+                   f"{plan.report.describe()}."]
+    if not given_buckets:
+        assumptions.append(f"Resolution bucket {DEFAULT_BUCKETS} (the trainer docs' default; "
+                           "--resolution-buckets to change it).")
+    assumptions.append(
+        "Preprocessing in the skill's order: one sample into <run>/overfit/.precomputed, "
+        f"autotune on it, then every clip into {plan.data_root}, then training.")
+    if plan.spec.lora_trigger:
+        assumptions.append(f"Trigger word {plan.spec.lora_trigger!r} prepended to every caption.")
+    warnings = list(plan.report.warnings)
+    if plan.verification.exists:
+        warnings.append(plan.verification.describe())
+    return assumptions, warnings

@@ -1,0 +1,92 @@
+"""A run planned from a dataset file: what to preprocess, where, and how far it has got.
+
+`<run>/preprocess.json` records the decided command parts and two steps, in the skill's order:
+the one-sample preprocess into `<run>/overfit/.precomputed` (autotune's trial data), then the
+full one into the data root. Each step is marked done only after its output was verified, so an
+interrupted step is simply run again (the script skips samples it already wrote).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, read_text
+from ltx_wizard.core.dataset.rows import DatasetFile
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.preprocess.command import PreprocessSpec
+from ltx_wizard.core.io.safe_fs import write_text
+
+STATE_NAME = "preprocess.json"
+# The skill's one-sample metadata file: beside dataset.json, so the media paths stay relative
+# and the outputs are named as in the full run (phases/preprocess-dataset.md, One-Sample).
+ONE_SAMPLE_NAME = "_one_sample.json"
+Step = Literal["one", "full"]
+
+
+class PreprocessState(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    dataset_file: Path
+    data_root: Path  # where the full preprocess writes (the config's preprocessed_data_root)
+    spec: PreprocessSpec
+    trainer_dir: Path
+    simulate: bool = False
+    samples: tuple[str, ...]  # each kept row's .pt name, in file order
+    silent: tuple[str, ...] = ()  # those of clips without sound: no audio latents expected
+    one_sample_done: bool = False
+    full_done: bool = False
+    reused: bool = False  # the data root was verified complete at plan time
+
+    def done(self, step: Step) -> bool:
+        # a verified, reused data root needs neither step: autotune links its samples
+        if self.reused:
+            return True
+        return self.one_sample_done if step == "one" else self.full_done
+
+
+def state_path(run_dir: Path) -> Path:
+    return Path(run_dir) / STATE_NAME
+
+
+def one_sample_root(run_dir: Path) -> Path:
+    return Path(run_dir) / "overfit" / ".precomputed"
+
+
+def read_state(run_dir: Path) -> PreprocessState | None:
+    """None for a run planned from a preprocessed data root."""
+    path = state_path(run_dir)
+    if not path.is_file():
+        return None
+    try:
+        return PreprocessState.model_validate_json(read_text(path, what="preprocess state",
+                                                             limit=JSON_MAX_BYTES))
+    except ValidationError as exc:
+        raise UsageError(f"{path} is damaged ({exc.errors()[0]['msg']}): plan the run again") from None
+
+
+def write_state(run_dir: Path, state: PreprocessState) -> Path:
+    return write_text(state_path(run_dir), state.model_dump_json(indent=2) + "\n", root=run_dir)
+
+
+def mark_done(run_dir: Path, step: Step) -> PreprocessState:
+    state = read_state(run_dir)
+    assert state is not None
+    key = "one_sample_done" if step == "one" else "full_done"
+    state = state.model_copy(update={key: True})
+    write_state(run_dir, state)
+    return state
+
+
+def write_one_sample_file(ds: DatasetFile, samples: tuple[str, ...]) -> tuple[Path, str]:
+    """The first row the trainer keeps, copied verbatim into `_one_sample.json` beside the
+    dataset file; returns the file and the sample's .pt name."""
+    row = next((r for r in ds.rows if ds.output_rel(r) in set(samples)), None)  # file order
+    if row is None:
+        raise UsageError(f"dataset file {ds.path}: no clip the trainer keeps: fix the dataset")
+    path = ds.folder / ONE_SAMPLE_NAME
+    write_text(path, json.dumps([row], indent=2, ensure_ascii=False) + "\n")
+    return path, ds.output_rel(row)

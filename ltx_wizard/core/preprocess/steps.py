@@ -1,0 +1,133 @@
+"""The two preprocessing steps of a run planned from a dataset file, in the skill's order.
+
+One sample first (phases/preprocess-dataset.md, One-Sample): the first clip the trainer keeps,
+at the planned bucket, into `<run>/overfit/.precomputed`, where autotune trains on it; then the
+whole dataset into the data root. Each step is verified after it runs (every sample has every
+file, latents of the bucket's shape, audio latents present for an audio recipe: the script
+swallows audio-decode errors) and only then marked done; a step already done is not run again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.dataset.buckets import parse_buckets
+from ltx_wizard.core.dataset.rows import read_dataset_file
+from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.dataset.precomputed_check import Verification, verify_precomputed
+from ltx_wizard.core.preprocess.command import (
+    SCRIPT_REL, SIM_SCRIPT_ENV, command, preprocess_args, script_options,
+)
+from ltx_wizard.core.preprocess.progress import ProgressParser
+from ltx_wizard.core.preprocess.run import run_logged
+from ltx_wizard.core.preprocess.state import (
+    PreprocessState, Step, mark_done, one_sample_root, read_state, write_one_sample_file,
+)
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+
+LOG_NAMES = {"one": "preprocess-one-sample.log", "full": "preprocess.log"}
+STEP_TITLES = {"one": "one-sample preprocess", "full": "full preprocess"}
+
+
+@dataclass(frozen=True)
+class StepResult:
+    step: Step
+    ran: bool  # False: it was already done (or the data root was reused)
+    verification: Verification | None
+    warnings: tuple[str, ...] = ()
+    log: Path | None = None
+
+
+def require_state(run_dir: Path) -> PreprocessState:
+    state = read_state(run_dir)
+    if state is None:
+        raise UsageError(f"{run_dir} was planned from a preprocessed data root, not a dataset "
+                         "file: there is nothing to preprocess")
+    return state
+
+
+def run_strategy(run_dir: Path) -> Mapping[str, Any] | None:
+    text = read_text(Path(run_dir) / "config.yaml", what="run config")
+    return get_dotted(load_yaml(text), "training_strategy", None)
+
+
+async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None = None,
+                   on_progress: Callable[[ProgressParser], None] = lambda p: None) -> StepResult:
+    """Run `step` unless it is done; verify what it wrote; mark it done."""
+    run_dir = Path(run_dir)
+    state = require_state(run_dir)
+    if state.done(step):
+        return StepResult(step, ran=False, verification=None)
+    if step == "full" and not state.one_sample_done:
+        raise UsageError("the one-sample preprocess and autotune come first (the skill's order): "
+                         f"run `ltx-wizard preprocess {run_dir} --one-sample`")
+    ds = read_dataset_file(state.dataset_file)
+    samples, dataset, output = state.samples, state.dataset_file, state.data_root
+    # the one sample: the first kept clip with sound when the recipe trains audio
+    choices = tuple(s for s in state.samples if s not in state.silent) or state.samples
+    scratch = None
+    if step == "one":
+        dataset, sample = write_one_sample_file(ds, choices)
+        scratch, samples, output = dataset, (sample,), one_sample_root(run_dir)
+    log = run_dir / "logs" / LOG_NAMES[step]
+    try:
+        code, parser = await _run(state, dataset, output, log, env, on_progress,
+                                  overwrite=step == "one")
+    finally:
+        if scratch is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(scratch)  # the skill: scratch, never left in the dataset folder
+    if code != 0:
+        raise WizardError(f"the {STEP_TITLES[step]} failed (exit {code}); its output is in {log}")
+    verification = _verify(run_dir, state, output, samples, log, step)
+    mark_done(run_dir, step)
+    return StepResult(step, ran=True, verification=verification,
+                      warnings=tuple(_reconcile(parser)), log=log)
+
+
+async def _run(state: PreprocessState, dataset: Path, output: Path, log: Path,
+               env: Mapping[str, str] | None, on_progress, *,
+               overwrite: bool) -> tuple[int, ProgressParser]:
+    """`overwrite` only for the one sample: <run>/overfit is the run's own scratch, which the
+    skill regenerates rather than trusts (a re-plan may have changed the bucket)."""
+    script = state.trainer_dir / SCRIPT_REL
+    args = preprocess_args(state.spec, dataset, output, script_options(script),
+                           overwrite=overwrite)
+    argv = command(state.trainer_dir, args, uv=shutil.which("uv"), simulate=state.simulate)
+    child_env = dict(os.environ if env is None else env)
+    if state.simulate:
+        child_env[SIM_SCRIPT_ENV] = str(script)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as head:  # the exact command first, so the log says what ran
+        head.write(("$ " + " ".join(argv) + "\n").encode())
+    return await run_logged(argv, cwd=state.trainer_dir, env=child_env, log=log,
+                            on_progress=on_progress)
+
+
+def _verify(run_dir: Path, state: PreprocessState, output: Path, samples: tuple[str, ...],
+            log: Path, step: Step) -> Verification:
+    check = verify_precomputed(output, run_strategy(run_dir), samples,
+                               parse_buckets(state.spec.buckets), silent=state.silent)
+    if check.mismatch:
+        raise WizardError(f"the {STEP_TITLES[step]} wrote data that does not match the plan: "
+                          f"{check.mismatch} (output in {log})")
+    if not check.complete:
+        gaps = "; ".join(f"{folder}/ lacks {n} of {len(samples)}" for folder, n in check.missing)
+        raise WizardError(
+            f"the {STEP_TITLES[step]} left samples incomplete ({gaps}): the script skips clips "
+            f"quietly (too short, unreadable, or no audio decoder); see {log}, fix the clips or "
+            "the audio setup (uv run python -c \"import torchaudio\"), then run it again")
+    return check
+
+
+def _reconcile(parser: ProgressParser) -> list[str]:
+    out = [f"the script skipped {path} ({frames} frames)" for path, frames in parser.skipped]
+    if parser.audio_counts is not None and parser.audio_counts[1]:
+        out.append(f"{parser.audio_counts[1]} video(s) had no audio track")
+    return out
