@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.launch import accelerate_config
 from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.gpu.devices import ProbeResult
 from ltx_wizard.core.gpu.presets import preset_gpus

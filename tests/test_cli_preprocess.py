@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.launch import accelerate_config
 from ltx_wizard.core.preprocess.command import preprocess_args, script_options, PreprocessSpec
 from ltx_wizard.core.dataset.pt_shapes import latent_size
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml

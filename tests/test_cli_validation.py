@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.launch import accelerate_config
 from ltx_wizard.core.dataset.sources import required_folders
 from ltx_wizard.core.inputs.recipes import find_recipe
 from ltx_wizard.core.io.yaml_patch import load_yaml

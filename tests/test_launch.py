@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.launch import accelerate_config
 from ltx_wizard.core.launch.command import build_launch
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.launch.command import accelerate_config
+from ltx_wizard.core.launch import accelerate_config
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.launch.multinode import MAX_NODES, parse_nodes
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
@@ -94,7 +94,7 @@ def test_per_node_gpus_come_from_one_nodes_csv(box, capsys, tmp_path):
 
 
 def test_a_login_node_without_gpus_is_told_to_use_a_csv(box, capsys, monkeypatch):
-    from ltx_wizard.core.gpu.devices import probe
+    from ltx_wizard.core.gpu import probe
     from ltx_wizard.core.gpu.devices import ProbeResult
 
     monkeypatch.setattr(probe, "resolve_probe", lambda **_: ProbeResult(source="nvml", gpus=()))

@@ -76,7 +76,7 @@ def test_plan_parses_each_yaml_text_once(model_tree, monkeypatch, capsys):
     from ruamel.yaml import YAML
 
     from ltx_wizard.cli import main
-    from ltx_wizard.core.launch.command import accelerate_config
+    from ltx_wizard.core.launch import accelerate_config
     from ltx_wizard.core.io import yaml_patch
 
     monkeypatch.setattr(accelerate_config, "accelerate_available", lambda: False)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.dataset.data_root import data_root as dataset
+from ltx_wizard.core.dataset import data_root as dataset
 from ltx_wizard.demo.lookalike_models import make_packed_gemma, write_safetensors
 
 from .conftest import refused
