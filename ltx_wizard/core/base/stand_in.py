@@ -1,0 +1,35 @@
+"""A stand-in for the trainer where the GPUs are not real (`StandIn`), handed to the core from
+outside: the core runs the commands it is given and reads memory through it, and knows nothing
+else of it. The wizard's own is the demo's simulator (ltx_wizard/demo/sim/stand_in.py), injected by
+the CLI and the TUI for `--simulate` and `--demo`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Protocol
+
+
+class StandIn(Protocol):
+    # it sleeps 1/time_scale of the times it reports: measured wall times are scaled back by this
+    time_scale: float
+    # host RAM to assume per GPU, where the host's own says nothing about the machine planned for
+    host_gb_per_gpu: float
+
+    def trial_command(self, scratch: Path, slot: int | None,
+                      num_gpus: int) -> tuple[list[str], dict[str, str]]:
+        """argv before CONFIG, and the environment, of one autotune trial writing under
+        `scratch` (slot: the one GPU of a side-by-side trial; None: the plan's launch)."""
+
+    def memory_env(self, scratch: Path, slot: int | None) -> dict[str, str]:
+        """The environment that tells any trainer command where its memory readings go."""
+
+    def memory_reader(self, env: Mapping[str, str], gpu_count: int) -> Any:
+        """A vram_sampler backend reading what a process started with `env` reports."""
+
+    def launch(self, run_dir: Path, config: Path, quiet_flag: str) -> tuple[list[str], dict[str, str]]:
+        """launch.sh's command and environment for the full run of `config`."""
+
+    def preprocess(self, script: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
+        """The preprocessing command in place of the checkout's `script`, and its environment."""
+

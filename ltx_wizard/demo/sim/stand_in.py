@@ -1,0 +1,64 @@
+"""The simulator as the core's `StandIn` (core/base/stand_in.py): the simulated trainer and
+preprocessor run by module name, and the memory file the trainer keeps, read back as NVML would.
+
+The CLI and the TUI hand one to the core for `--simulate` and `--demo`; the core knows nothing of
+the names, variables and files here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Mapping
+
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.demo.sim.vram_file import VRAM_FILE_ENV, VramFileReader
+
+TRAINER_MODULE = "ltx_wizard.demo.sim.trainer"
+PREPROCESS_MODULE = "ltx_wizard.demo.sim.preprocess"
+GPU_ENV = "LTX_WIZARD_SIM_GPU"  # the preset the simulated trainer stands on
+SPEED_ENV = "LTX_WIZARD_SIM_SPEED"
+SCRIPT_ENV = "LTX_WIZARD_SIM_SCRIPT"  # the simulated preprocessor reads this script's parser
+TRIAL_SPEED = 100.0  # trials sleep 1/100 of the time they report: demo trials ~3 s
+# 128 GB of host RAM per simulated GPU (estimate: a DGX H100 carries 2 TB for 8 GPUs, cloud
+# 8-GPU nodes 1-2 TB), so host RAM does not limit how many trials run side by side.
+HOST_GB_PER_GPU = 128.0
+
+
+class SimulatedTrainer:
+    """`preset`: the simulated machine (core/gpu/presets.py). `speed`: trials' time compression.
+    `env`: more variables for every trial (the tests' faults and speeds)."""
+
+    host_gb_per_gpu = HOST_GB_PER_GPU
+
+    def __init__(self, preset: str, *, speed: float = TRIAL_SPEED,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.preset = preset
+        self.time_scale = speed
+        self.env = dict(env or {})
+
+    def memory_env(self, scratch: Path, slot: int | None) -> dict[str, str]:
+        name = ".sim-vram" if slot is None else f".sim-vram-{slot}"
+        return {VRAM_FILE_ENV: str(scratch / name), **self.env}
+
+    def trial_command(self, scratch: Path, slot: int | None,
+                      num_gpus: int) -> tuple[list[str], dict[str, str]]:
+        env = {GPU_ENV: self.preset, SPEED_ENV: f"{self.time_scale:g}",
+               **self.memory_env(scratch, slot)}
+        if slot is None and num_gpus > 1:  # one process stands in for rank 0 of the plan's launch
+            env.update(WORLD_SIZE=str(num_gpus), LOCAL_RANK="0")
+        return [sys.executable, "-m", TRAINER_MODULE], env
+
+    def memory_reader(self, env: Mapping[str, str], gpu_count: int) -> VramFileReader:
+        path = env.get(VRAM_FILE_ENV) or os.environ.get(VRAM_FILE_ENV)
+        if not path:
+            raise UsageError(f"simulated GPUs need a memory file: set {VRAM_FILE_ENV} to the file "
+                             "the simulated trainer writes")
+        return VramFileReader(path, gpu_count=max(gpu_count, 1))
+
+    def launch(self, run_dir: Path, config: Path, quiet_flag: str) -> tuple[list[str], dict[str, str]]:
+        return [sys.executable, "-m", TRAINER_MODULE, str(config), quiet_flag], {GPU_ENV: self.preset}
+
+    def preprocess(self, script: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
+        return [sys.executable, "-m", PREPROCESS_MODULE, *args], {SCRIPT_ENV: str(script)}
