@@ -67,9 +67,11 @@ def ledger_gpu_s(path: Path) -> float:
 
 def wizard(run_dir: Path, preset: str, ledger: Path):
     probe = simulated_probe(preset)
-    engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), simulate=preset,
-                            grace_s=2.0, sim_speed=SIM_SPEED,
-                            sim_env={"LTX_WIZARD_SIM_LEDGER": str(ledger)})
+    from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
+
+    stand_in = SimulatedTrainer(preset, speed=SIM_SPEED, env={"LTX_WIZARD_SIM_LEDGER": str(ledger)})
+    engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), stand_in=stand_in,
+                            grace_s=2.0)
     start = time.monotonic()
     summary = asyncio.run(engine.run())
     return summary, (time.monotonic() - start) * SIM_SPEED

@@ -19,6 +19,7 @@ from ltx_wizard.core.tuning.events import TrialStarted
 from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,10 +104,11 @@ def test_finished_autotune_is_not_rerun(tmp_path, capsys):
     assert (run_dir / "autotune.log").read_text() == before
 
 
-def _engine(run_dir: Path, preset: str, events: list, **kw) -> AutotuneEngine:
+def _engine(run_dir: Path, preset: str, events: list, sim_env=None, **kw) -> AutotuneEngine:
     probe = simulated_probe(preset)
-    return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), simulate=preset,
-                          on_event=events.append, grace_s=2.0, sim_speed=200.0, **kw)
+    return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
+                          stand_in=SimulatedTrainer(preset, speed=200.0, env=sim_env),
+                          on_event=events.append, grace_s=2.0, **kw)
 
 
 async def test_cancel_stops_the_trial_and_resume_skips_finished_trials(tmp_path):

@@ -18,6 +18,7 @@ from ltx_wizard.core.tuning.trial_config import (
 from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.demo.sim import cost_model as cost
+from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 from tests.test_autotune_engine import plan_run
 from tests.test_sim_trainer import run_sim, trial_config
 
@@ -115,8 +116,8 @@ def _fake_runs(monkeypatch, confirm_outcome):
 
 def _autotune(run_dir: Path, preset: str, events: list, **options):
     probe = simulated_probe(preset)
-    engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), simulate=preset,
-                            on_event=events.append, **options)
+    engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
+                            stand_in=SimulatedTrainer(preset), on_event=events.append, **options)
     return asyncio.run(engine.run())
 
 

@@ -76,3 +76,13 @@ def test_look_alikes_simulator_and_demo_builder_live_outside_the_core():
         "lookalike_checkout.py", "lookalike_models.py", "lookalike_recipes.py",
         "lookalike_media.py", "lookalike_latents.py"}
     assert (demo / "sim" / "trainer.py").is_file() and (demo / "builder.py").is_file()
+
+
+def test_the_core_knows_nothing_of_the_simulator():
+    # The demo injects its trainer command and memory readings (core/base/stand_in.py): no module
+    # name, variable or file of the simulator appears in the core, not even in a string.
+    core = ROOT / "ltx_wizard" / "core"
+    marks = ("ltx_wizard.demo", "LTX_WIZARD_SIM", ".sim-vram", "demo/sim", "sim_env", "sim_speed")
+    found = {str(p.relative_to(core)): [m for m in marks if m in p.read_text(encoding="utf-8")]
+             for p in core.rglob("*.py")}
+    assert {k: v for k, v in found.items() if v} == {}

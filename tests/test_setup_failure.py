@@ -18,6 +18,7 @@ from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, ma
 from ltx_wizard.demo.lookalike_recipes import RECIPES
 from ltx_wizard.core.dataset.sources import required_folders
 from ltx_wizard.core.inputs.recipes import find_recipe
+from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 from tests.test_recipe_plans import media_args
 
 CONFIG = {"validation": {"samples": [{"prompt": "a", "conditions": [
@@ -72,8 +73,9 @@ def _box(tmp_path: Path, recipe: str) -> list[str]:
 
 def _engine(run_dir: Path, events: list) -> AutotuneEngine:
     probe = simulated_probe("a6000")
-    return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), simulate="a6000",
-                          on_event=events.append, grace_s=2.0, sim_speed=200.0)
+    return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
+                          stand_in=SimulatedTrainer("a6000", speed=200.0),
+                          on_event=events.append, grace_s=2.0)
 
 
 @pytest.mark.parametrize("recipe", [r.name for r in RECIPES])

@@ -18,6 +18,7 @@ from ltx_wizard.core.autotune.trial_log import TrialLog
 from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.gpu.presets import simulated_probe
+from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 from tests.test_autotune_engine import plan_run
 
 # What scripts/train.py prints (typer.echo, stdout) when LtxTrainerConfig refuses a config: the
@@ -72,8 +73,9 @@ def fake_trainer(tmp_path: Path, stdout: str = "", stderr: str = "", code: int =
 
 def engine(run_dir: Path, preset: str, events: list, **kw) -> AutotuneEngine:
     probe = simulated_probe(preset)
-    return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), simulate=preset,
-                          on_event=events.append, grace_s=2.0, sim_speed=200.0, **kw)
+    return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
+                          stand_in=SimulatedTrainer(preset, speed=200.0),
+                          on_event=events.append, grace_s=2.0, **kw)
 
 
 async def baseline(tmp_path: Path, **kw):

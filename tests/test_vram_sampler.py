@@ -11,15 +11,16 @@ from dataclasses import dataclass
 import pytest
 
 from ltx_wizard.core.autotune.vram_sampler import (
-    SIM_FILE_ENV,
     NullBackend,
     NvmlBackend,
-    SimulatedBackend,
     VramSampler,
     make_backend,
     trial_pids,
 )
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
+from ltx_wizard.demo.sim.vram_file import VRAM_FILE_ENV as SIM_FILE_ENV
+from ltx_wizard.demo.sim.vram_file import VramFileReader as SimulatedBackend
 
 MIB = 1024 * 1024
 BOUND_S = 60
@@ -210,7 +211,7 @@ def test_simulated_file_backend_reads_last_full_value(tmp_path, monkeypatch):
 
     monkeypatch.setenv(SIM_FILE_ENV, str(sim))
     sim.write_text("20480")
-    sampler = VramSampler(make_backend("simulated", [0]), period_s=0.01)
+    sampler = VramSampler(SimulatedTrainer("h100").memory_reader({}, 1), period_s=0.01)
     sampler.start()
     reading = sampler.stop()
     assert reading.method == "simulated" and reading.peak_gb == 20.0
@@ -221,9 +222,12 @@ def test_make_backend_matches_the_probe_source(tmp_path):
     assert isinstance(make_backend("nvml", [0, 1]), NvmlBackend)
     assert isinstance(make_backend("nvidia-smi", [0]), NvmlBackend)
     assert isinstance(make_backend("csv", [0]), NullBackend)
-    assert isinstance(make_backend("simulated", [0], sim_file=tmp_path / "v"), SimulatedBackend)
+    assert isinstance(make_backend("simulated", [0]), NullBackend)  # no stand-in: nothing to read
+    stand_in = SimulatedTrainer("h100")
+    env = stand_in.memory_env(tmp_path, None)
+    assert isinstance(stand_in.memory_reader(env, 1), SimulatedBackend)
     with pytest.raises(UsageError, match=SIM_FILE_ENV):
-        make_backend("simulated", [0])
+        stand_in.memory_reader({}, 1)
 
 
 def test_trial_pids_include_the_group_and_descendants():

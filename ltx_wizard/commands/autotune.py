@@ -109,9 +109,11 @@ def run(args: argparse.Namespace) -> int:
 
     if assessment.gate_blocked and not (args.accept_risk or read_run_meta(run_dir).accepted_risk):
         raise GateStop(gate_stop_message(assessment.gate_message))
+    from ltx_wizard.demo.sim.stand_in import stand_in_for
+
     engine = AutotuneEngine(
         run_dir, probe=assessment.probe, assessment=assessment, trainer_cmd=trainer_cmd,
-        simulate=getattr(args, "simulate", None), max_trials=args.max_trials,
+        stand_in=stand_in_for(getattr(args, "simulate", None)), max_trials=args.max_trials,
         trainer_root=Path(args.trainer_root).expanduser() if args.trainer_root else None,
         on_event=_progress, idle_timeout_s=args.idle_timeout, grace_s=args.teardown_grace,
         allow_batch_change=args.allow_batch_change,

@@ -54,7 +54,11 @@ def run(args: argparse.Namespace) -> int:
         state = state.model_copy(update={"simulate": True})  # simulated GPUs: no real script
         write_state(run_dir, state)
     step = "one" if args.one_sample else "full"
-    result = asyncio.run(run_step(run_dir, step, on_progress=_progress_printer()))
+    from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
+
+    # used only where the run was planned on simulated GPUs (preprocess.json says)
+    stand_in = SimulatedTrainer(getattr(args, "simulate", None) or "h100")
+    result = asyncio.run(run_step(run_dir, step, on_progress=_progress_printer(), stand_in=stand_in))
     state = read_state(run_dir)
     title = STEP_TITLES[step]
     if args.json:

@@ -81,15 +81,16 @@ class AutotuneController:
         else:
             from ltx_wizard.core.autotune.engine import AutotuneEngine as factory
         from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
+        from ltx_wizard.demo.sim.stand_in import stand_in_for
 
         assert state.run_dir is not None and state.probe is not None
         trainer_root = state.paths.trainer_root
         return factory(
             state.run_dir, probe=state.probe, assessment=state.assessment,
             trainer_cmd=split_trainer_cmd(options.trainer_cmd) if options.trainer_cmd else None,
-            simulate=app.simulate, trainer_root=Path(trainer_root) if trainer_root else None,
+            stand_in=stand_in_for(app.simulate, env=options.sim_env),
+            trainer_root=Path(trainer_root) if trainer_root else None,
             on_event=self.on_event, allow_batch_change=state.allow_batch_change,
-            **options.engine_kwargs,
         )
 
     async def _run(self) -> None:

@@ -34,7 +34,7 @@ class WizardOptions:
     cursor_blink: bool = True
     check_delay_s: float = 0.4  # debounce of live path validation
     engine_factory: Callable[..., Any] | None = None  # replaces AutotuneEngine (scripted tests)
-    engine_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. sim_env for the tests
+    sim_env: dict[str, str] = field(default_factory=dict)  # more env for simulated trials (tests)
     host_fn: Callable[[Path], Any] | None = None  # run folder -> host_limits.HostReadings
     demo_data: str = "clips"  # --demo starts from "clips" (dataset.json) or "latents"
 

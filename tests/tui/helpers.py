@@ -169,7 +169,7 @@ class ScriptedEngine:
                                stop_reason="stopped after an out-of-memory trial" if self.script == "oom" else "")
 
 
-FAST_SIM = {"engine_kwargs": {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500"}}}
+FAST_SIM = {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500"}}
 
 
 async def wait_until(pilot, condition, limit_s: float = 120.0) -> None:

@@ -63,7 +63,7 @@ async def test_autotune_oom_is_shown_and_reverted(demo_root, scripted):
 
 
 async def test_cancel_asks_then_stops_the_running_trial(demo_root):
-    hang = {"engine_kwargs": {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500", "LTX_WIZARD_SIM_FAULT": "hang"}}}
+    hang = {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500", "LTX_WIZARD_SIM_FAULT": "hang"}}
     app = make_app(demo_root, **hang)
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)

@@ -8,7 +8,7 @@ import signal
 from ltx_wizard.core.autotune.process import group_alive, live_trials
 from tests.tui.helpers import make_app, to_summary, wait_until
 
-HANG = {"engine_kwargs": {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500", "LTX_WIZARD_SIM_FAULT": "hang"}}}
+HANG = {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500", "LTX_WIZARD_SIM_FAULT": "hang"}}
 
 
 async def test_sighup_stops_the_trial_group_and_exits(demo_root):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,22 +43,19 @@ from ltx_wizard.core.tuning.trial_config import (
 from ltx_wizard.core.autotune.trial_log import trial_log_path
 from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
 from ltx_wizard.core.autotune.trial_pool import (
-    SIM_HOST_GB_PER_GPU, TrialPool, host_available_gb, trial_slots,
+    TrialPool, host_available_gb, trial_slots,
 )
 from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
 from ltx_wizard.core.autotune.trial_samples import subset_refusal
 from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.gpu.devices import ProbeResult
 from ltx_wizard.core.launch.command import LaunchPlan, build_launch, join_args
-from ltx_wizard.core.launch.script import SIM_GPU_ENV, SIM_TRAINER_MODULE
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import check_inside
 from ltx_wizard.core.io.workspace import RunFolder, atomic_write_text, run_lock
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
-
-SIM_SPEED = 100.0  # the simulated trainer sleeps 1/100 of the time it reports: demo trials ~3 s
-
 
 def _model_size(checkpoint: str | None, target_modules: object) -> ModelSize | None:
     """The headroom model's sizes from the checkpoint header (milliseconds), read once per run."""
@@ -100,14 +96,12 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
         probe: ProbeResult,
         assessment: Assessment,
         trainer_cmd: list[str] | None = None,
-        simulate: str | None = None,
+        stand_in: StandIn | None = None,  # runs in place of the trainer (the demo's simulator)
         trainer_root: Path | None = None,
         max_trials: int = 5,
         on_event: EventSink | None = None,
         idle_timeout_s: float = 900.0,
         grace_s: float = TEARDOWN_GRACE_S,
-        sim_env: dict[str, str] | None = None,
-        sim_speed: float = SIM_SPEED,
         host_ram_gb: float | None = None,
         allow_batch_change: bool = False,
     ) -> None:
@@ -115,14 +109,12 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
         self.probe = probe
         self.assessment = assessment
         self.trainer_cmd = trainer_cmd
-        self.simulate = simulate
+        self.stand_in = stand_in
         self.trainer_root = trainer_root
         self.max_trials = max_trials
         self.on_event = on_event or (lambda event: None)
         self.idle_timeout_s = idle_timeout_s
         self.grace_s = grace_s
-        self.sim_env = sim_env or {}
-        self.sim_speed = sim_speed
         self.host_ram_gb = host_ram_gb
         self.allow_batch_change = allow_batch_change  # batch_rule.py: rescale steps on a win
         self._runner: TrialRunner | None = None
@@ -141,19 +133,15 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
     # -- set-up -------------------------------------------------------------------------------
     def _command(self, config_for_launch: Path, slot: int | None = None) -> TrialCommand:
         """The plan's launch (slot None) or a single-GPU launch on GPU number `slot`."""
-        sim_file = self.folder.overfit / (".sim-vram" if slot is None else f".sim-vram-{slot}")
         device = self._device(slot) if slot is not None else None
-        if self.simulate and not self.trainer_cmd:
-            env = {SIM_GPU_ENV: self.simulate, "LTX_WIZARD_SIM_SPEED": f"{self.sim_speed:g}",
-                   "LTX_WIZARD_SIM_VRAM_FILE": str(sim_file), **self.sim_env}
-            if slot is None and self.assessment.num_gpus > 1:  # one process stands in for rank 0
-                env.update(WORLD_SIZE=str(self.assessment.num_gpus), LOCAL_RANK="0")
+        stand_in, scratch = self.stand_in, self.folder.overfit
+        if stand_in is not None and not self.trainer_cmd:
+            prefix, env = stand_in.trial_command(scratch, slot, self.assessment.num_gpus)
             if device is not None:
                 env["CUDA_VISIBLE_DEVICES"] = device
-            prefix = [sys.executable, "-m", SIM_TRAINER_MODULE]
-            return TrialCommand(prefix, None, env, time_scale=self.sim_speed)
+            return TrialCommand(prefix, None, env, time_scale=stand_in.time_scale)
         if self.trainer_cmd:
-            env = {"LTX_WIZARD_SIM_VRAM_FILE": str(sim_file), **self.sim_env} if self.simulate else {}
+            env = stand_in.memory_env(scratch, slot) if stand_in is not None else {}
             if device is not None:
                 env["CUDA_VISIBLE_DEVICES"] = device
             return TrialCommand(list(self.trainer_cmd), None, env)
@@ -187,10 +175,10 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
         gpus = list(self.probe.gpus)  # MIG instances are sampled through their own handle (UUID)
         if slot is not None:
             gpus = [gpus[slot]]
-        sim_file = command.env.get("LTX_WIZARD_SIM_VRAM_FILE")
-        if self.probe.source == "simulated":
-            return lambda: make_backend("simulated", gpus, sim_file)
-        if self.probe.source == "csv":
+        if self.stand_in is not None:  # it reports its own memory, where the command told it
+            stand_in, env = self.stand_in, dict(command.env)
+            return lambda: stand_in.memory_reader(env, len(gpus))
+        if self.probe.source in ("csv", "simulated"):  # the GPUs are not on this machine
             return lambda: NullBackend(len(gpus))
         return lambda: make_backend(self.probe.source, gpus)
 
@@ -313,7 +301,8 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
     def _trial_slots(self, params: float | None) -> list[int]:
         ram = self.host_ram_gb
         if ram is None:
-            ram = SIM_HOST_GB_PER_GPU * len(self.probe.gpus) if self.simulate else host_available_gb()
+            ram = (self.stand_in.host_gb_per_gpu * len(self.probe.gpus) if self.stand_in is not None
+                   else host_available_gb())
         return trial_slots(len(self.probe.gpus), self.assessment.num_gpus, self._training_mode,
                            params, ram)
 
@@ -365,7 +354,7 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
 
     def _launch(self) -> tuple[list[str], str]:
         """The command that trains the tuned config: the plan's launch for the real trainer."""
-        if self.simulate or self.trainer_cmd:
+        if self.stand_in is not None or self.trainer_cmd:
             command = self._command(self.folder.config)
             argv = [*command.prefix, str(self.folder.config), command.quiet_flag]
             return argv, join_args(argv)

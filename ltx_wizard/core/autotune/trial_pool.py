@@ -24,9 +24,6 @@ StartTrial = Callable[[TrialRunner, Candidate], Awaitable[TrialResult]]
 # LtxvTrainer._load_models, device="cpu"), 2 bytes per parameter, plus ~8 GB for the process and
 # its dataloader workers (estimate).
 TRIAL_HOST_OVERHEAD_GB = 8.0
-# Simulated machines: 128 GB of host RAM per GPU (estimate: DGX H100 carries 2 TB for 8 GPUs,
-# cloud 8xH100 nodes 1-2 TB, workstations 128-256 GB per GPU).
-SIM_HOST_GB_PER_GPU = 128.0
 
 
 def host_available_gb() -> float | None:

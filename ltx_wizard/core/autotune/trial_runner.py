@@ -75,7 +75,7 @@ class TrialCommand:
     prefix: list[str]
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
-    time_scale: float = 1.0  # the simulated trainer runs compressed; scale measured times back
+    time_scale: float = 1.0  # a stand-in (base/stand_in.py) runs compressed; times are scaled back
     quiet_flag: str = "--disable-progress-bars"
 
 

@@ -13,15 +13,12 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal, Protocol, Sequence
 
 from ltx_wizard.core.autotune.process import proc_table
-from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.gpu.devices import GpuInfo
 
 MIB = 1024 * 1024
-SIM_FILE_ENV = "LTX_WIZARD_SIM_VRAM_FILE"
 Method = Literal["per-process", "device-minus-baseline", "simulated", "n/a"]
 
 # NVML return codes (nvml.h) that mean "this driver will never give per-process figures".
@@ -148,47 +145,9 @@ class NvmlBackend:
         return sum(int(b) for b in mine) // MIB if mine else None
 
 
-class SimulatedBackend:
-    """Reads the simulated trainer's memory file: one integer, current used MiB."""
-
-    kind = "simulated"
-
-    def __init__(self, path: str | os.PathLike[str], gpu_count: int = 1) -> None:
-        self.path = Path(path)
-        self.gpu_count = gpu_count
-        self._last = 0
-
-    def open(self) -> None: ...
-    def close(self) -> None: ...
-
-    def device_used_mib(self, slot: int) -> int | None:
-        try:
-            text = self.path.read_text(encoding="ascii", errors="replace").strip()
-        except FileNotFoundError:
-            return 0  # the simulated trainer has not started, or has cleaned up
-        except OSError:
-            return self._last
-        if text.isdigit():  # empty or half-written: keep the last full value
-            self._last = int(text)
-        return self._last
-
-    def process_used_mib(self, slot: int, pids: set[int]) -> int | None:
-        raise ProcessesUnsupported
-
-
-def make_backend(
-    probe_source: str, gpu_indices: Sequence[int | GpuInfo],
-    sim_file: str | os.PathLike[str] | None = None,
-) -> VramBackend:
-    """The backend that matches how the GPUs were probed (devices: the probe's GpuInfo)."""
-    if probe_source == "simulated":
-        path = sim_file or os.environ.get(SIM_FILE_ENV)
-        if not path:
-            raise UsageError(
-                f"simulated GPUs need a memory file: set {SIM_FILE_ENV} to the file the "
-                "simulated trainer writes"
-            )
-        return SimulatedBackend(path, gpu_count=max(len(gpu_indices), 1))
+def make_backend(probe_source: str, gpu_indices: Sequence[int | GpuInfo]) -> VramBackend:
+    """The backend that matches how the GPUs were probed (devices: the probe's GpuInfo). A
+    stand-in for the trainer brings its own (base/stand_in.py memory_reader)."""
     if probe_source in ("nvml", "nvidia-smi"):
         return NvmlBackend(gpu_indices)  # nvidia-smi works through NVML, so NVML is worth a try
     return NullBackend(len(gpu_indices))  # "csv": the GPUs are on another machine
@@ -276,8 +235,8 @@ class VramSampler:
             return self._reading_locked()
 
     def _reading_locked(self) -> VramReading:
-        if self.backend.kind == "simulated":
-            method: Method = "simulated"
+        if self.backend.kind not in ("nvml", "none"):  # a stand-in's reader: its own figure
+            method: Method = self.backend.kind
             per_gpu = list(self._peak)
         elif any(v is not None for v in self._proc_peak):
             method, per_gpu = "per-process", list(self._proc_peak)

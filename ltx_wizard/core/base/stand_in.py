@@ -1,7 +1,7 @@
 """A stand-in for the trainer where the GPUs are not real (`StandIn`), handed to the core from
 outside: the core runs the commands it is given and reads memory through it, and knows nothing
-else of it. The wizard's own is the demo's simulator (ltx_wizard/demo/sim/stand_in.py), injected by
-the CLI and the TUI for `--simulate` and `--demo`.
+else of it. The wizard's own is the demo package's simulator, which the CLI and the TUI inject
+for `--simulate` and `--demo`.
 """
 
 from __future__ import annotations

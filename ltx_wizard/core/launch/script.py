@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
 from pathlib import Path
 
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.launch.command import QUIET_FLAG, LaunchPlan
 from ltx_wizard.core.io.run_meta import LaunchSpec, new_run_id, read_run_meta
 from ltx_wizard.core.io.safe_fs import create_run_dir
@@ -24,9 +24,6 @@ from ltx_wizard.core.io.workspace import atomic_write_text
 SCRIPT_NAME = "launch.sh"
 LOG_REL = Path("logs") / "train.log"
 PID_REL = Path("logs") / "train.pid"
-SIM_GPU_ENV = "LTX_WIZARD_SIM_GPU"  # read by the simulated trainer
-# Run by module name, never imported: the core does not depend on the demo package.
-SIM_TRAINER_MODULE = "ltx_wizard.demo.sim.trainer"
 
 
 def _spec(run_dir: Path, **fields) -> LaunchSpec:
@@ -44,12 +41,11 @@ def sbatch_spec(run_dir: Path, sbatch: Path) -> LaunchSpec:
     return _spec(run_dir, argv=["sbatch", str(sbatch)], cwd=Path(run_dir).resolve())
 
 
-def simulated_spec(run_dir: Path, preset: str) -> LaunchSpec:
-    """No real GPU: the simulated trainer runs the planned config (what --demo can show)."""
-    config = str(Path(run_dir).resolve() / "config.yaml")
-    argv = [sys.executable, "-m", SIM_TRAINER_MODULE, config, QUIET_FLAG]
-    return _spec(run_dir, argv=argv, cwd=Path(run_dir).resolve(), env={SIM_GPU_ENV: preset},
-                 simulated=True)
+def stand_in_spec(run_dir: Path, stand_in: StandIn) -> LaunchSpec:
+    """No real GPU: the stand-in the caller gave runs the planned config (what --demo can show)."""
+    run = Path(run_dir).resolve()
+    argv, env = stand_in.launch(run, run / "config.yaml", QUIET_FLAG)
+    return _spec(run_dir, argv=argv, cwd=run, env=env, simulated=True)
 
 
 def launch_files(run_dir: Path, spec: LaunchSpec | None = None) -> tuple[Path, Path]:

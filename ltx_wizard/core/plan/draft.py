@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,7 +21,7 @@ from ltx_wizard.core.io.run_meta import LaunchSpec, RunMeta, new_run_id
 from ltx_wizard.core.io.workspace import RunFolder
 from ltx_wizard.core.launch.command import LaunchPlan
 from ltx_wizard.core.launch.multinode import MultiNodePlan
-from ltx_wizard.core.launch.script import sbatch_spec, simulated_spec, spec_of
+from ltx_wizard.core.launch.script import sbatch_spec, spec_of, stand_in_spec
 from ltx_wizard.core.plan.memory_section import HostCheck
 
 
@@ -84,17 +84,18 @@ class PlanDraft:
     memory_lines: tuple[str, ...] = ()  # GPU floor + host RAM + disk, as plan.md shows them
     multinode: MultiNodePlan | None = None  # set when more than one node is planned
     slurm_text: str | None = None  # <run>/slurm.sbatch
-    simulate: str | None = None  # GPUs are simulated: launch.sh runs the simulated trainer
+    simulate: str | None = None  # the GPUs are a named machine's, not this one's
+    stand_in: Any = None  # base/stand_in.py StandIn: what launch.sh runs in place of the trainer
     checkpoint: CheckpointInfo | None = None  # as `inspect` read it: later steps need not again
     run_id: str = field(default_factory=new_run_id)  # run.json's, launch.sh's, slurm.sbatch's
     preprocess_text: str | None = None  # <run>/preprocess.json for a plan from a dataset file
 
     @cached_property
     def start(self) -> LaunchSpec:
-        """What launch.sh runs: the simulated trainer on simulated GPUs, `sbatch` for several
+        """What launch.sh runs: the stand-in given for simulated GPUs, `sbatch` for several
         nodes, else the planned command."""
-        if self.simulate:
-            return simulated_spec(self.run_dir, self.simulate)
+        if self.stand_in is not None:
+            return stand_in_spec(self.run_dir, self.stand_in)
         if self.multinode is not None:
             return sbatch_spec(self.run_dir, self.multinode.sbatch_path)
         return spec_of(self.launch, self.run_dir)

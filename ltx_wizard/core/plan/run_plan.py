@@ -6,12 +6,14 @@ refuses overwrite).
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from datetime import datetime
 from typing import Mapping
 
 from ltx_wizard.core.plan import config_gen
 from ltx_wizard.core.plan import steps
 from ltx_wizard.core.plan.draft import PlanDraft, PlanRequest  # noqa: F401  (callers import them here)
+from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.gpu.assessment import Assessment
 from ltx_wizard.core.launch.multinode import plan_section
 from ltx_wizard.core.plan.plan_md import PlanContent, render_plan, video_only_note
@@ -31,6 +33,7 @@ def prepare_plan(
     env: Mapping[str, str] | None = None,
     host: HostSource = None,
     simulate: str | None = None,
+    stand_in: StandIn | None = None,
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing. The named
     steps (core/plan/steps.py) each hand on what they found: gate -> inspect -> workspace ->
@@ -43,7 +46,8 @@ def prepare_plan(
     folder = steps.workspace(request, found, env, now, notes)
     configured = steps.configure(request, assessment, gpus, found, folder, notes, host)
     launched = steps.launch(request, assessment, gpus, found, folder, configured, notes)
-    return _render(request, assessment, gpus, found, folder, configured, launched, notes, simulate)
+    draft = _render(request, assessment, gpus, found, folder, configured, launched, notes, simulate)
+    return replace(draft, stand_in=stand_in) if stand_in is not None else draft
 
 
 def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,

@@ -9,17 +9,15 @@ before anything runs, and tests pin the arguments against that parser.
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.stand_in import StandIn
 
 SCRIPT_REL = Path("scripts") / "process_dataset.py"  # under packages/ltx-trainer
-SIM_PREPROCESS_MODULE = "ltx_wizard.demo.sim.preprocess"
-SIM_SCRIPT_ENV = "LTX_WIZARD_SIM_SCRIPT"  # the simulated preprocessor reads this script's parser
 
 
 class ScriptOptions(BaseModel):
@@ -143,12 +141,13 @@ def preprocess_args(spec: PreprocessSpec, dataset_file: Path, output_dir: Path,
     return argv
 
 
-def command(trainer_dir: Path, args: list[str], *, uv: str | None, simulate: bool) -> list[str]:
-    """argv to run: `uv run python scripts/process_dataset.py ...` in the trainer's folder, or
-    the simulated preprocessor (demo, --simulate), which reads the same script's parser."""
-    if simulate:
-        return [sys.executable, "-m", SIM_PREPROCESS_MODULE, *args]
+def command(trainer_dir: Path, args: list[str], *, uv: str | None,
+            stand_in: StandIn | None = None) -> tuple[list[str], dict[str, str]]:
+    """(argv, extra environment) to run: `uv run python scripts/process_dataset.py ...` in the
+    trainer's folder, or the stand-in given in its place (the demo's reads the same script)."""
+    if stand_in is not None:
+        return stand_in.preprocess(trainer_dir / SCRIPT_REL, args)
     if uv is None:
         raise UsageError("uv is not on PATH, so the trainer's preprocessing cannot run: install "
                          "uv (curl -LsSf https://astral.sh/uv/install.sh | sh)")
-    return [uv, "run", "python", str(SCRIPT_REL), *args]
+    return [uv, "run", "python", str(SCRIPT_REL), *args], {}

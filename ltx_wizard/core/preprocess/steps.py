@@ -20,9 +20,10 @@ from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.dataset.buckets import parse_buckets
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.dataset.precomputed_check import Verification, verify_precomputed
 from ltx_wizard.core.preprocess.command import (
-    SCRIPT_REL, SIM_SCRIPT_ENV, command, preprocess_args, script_options,
+    SCRIPT_REL, command, preprocess_args, script_options,
 )
 from ltx_wizard.core.preprocess.progress import ProgressParser
 from ltx_wizard.core.preprocess.run import run_logged
@@ -58,8 +59,10 @@ def run_strategy(run_dir: Path) -> Mapping[str, Any] | None:
 
 
 async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None = None,
-                   on_progress: Callable[[ProgressParser], None] = lambda p: None) -> StepResult:
-    """Run `step` unless it is done; verify what it wrote; mark it done."""
+                   on_progress: Callable[[ProgressParser], None] = lambda p: None,
+                   stand_in: StandIn | None = None) -> StepResult:
+    """Run `step` unless it is done; verify what it wrote; mark it done. A run planned on
+    simulated GPUs preprocesses with `stand_in` (the caller's, base/stand_in.py)."""
     run_dir = Path(run_dir)
     state = require_state(run_dir)
     if state.done(step):
@@ -78,7 +81,7 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
     log = run_dir / "logs" / LOG_NAMES[step]
     try:
         code, parser = await _run(state, dataset, output, log, env, on_progress,
-                                  overwrite=step == "one")
+                                  overwrite=step == "one", stand_in=stand_in)
     finally:
         if scratch is not None:
             with contextlib.suppress(OSError):
@@ -93,16 +96,18 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
 
 async def _run(state: PreprocessState, dataset: Path, output: Path, log: Path,
                env: Mapping[str, str] | None, on_progress, *,
-               overwrite: bool) -> tuple[int, ProgressParser]:
+               overwrite: bool, stand_in: StandIn | None) -> tuple[int, ProgressParser]:
     """`overwrite` only for the one sample: <run>/overfit is the run's own scratch, which the
     skill regenerates rather than trusts (a re-plan may have changed the bucket)."""
     script = state.trainer_dir / SCRIPT_REL
     args = preprocess_args(state.spec, dataset, output, script_options(script),
                            overwrite=overwrite)
-    argv = command(state.trainer_dir, args, uv=shutil.which("uv"), simulate=state.simulate)
-    child_env = dict(os.environ if env is None else env)
-    if state.simulate:
-        child_env[SIM_SCRIPT_ENV] = str(script)
+    if state.simulate and stand_in is None:
+        raise UsageError("this run was planned for simulated GPUs: its preprocessing runs only "
+                         "with --simulate PRESET")
+    argv, extra = command(state.trainer_dir, args, uv=shutil.which("uv"),
+                          stand_in=stand_in if state.simulate else None)
+    child_env = {**(os.environ if env is None else env), **extra}
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as head:  # the exact command first, so the log says what ran
         head.write(("$ " + " ".join(argv) + "\n").encode())

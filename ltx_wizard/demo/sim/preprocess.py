@@ -22,7 +22,7 @@ from pathlib import Path
 from ltx_wizard.core.dataset.buckets import Bucket, parse_buckets
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.preprocess.command import SIM_SCRIPT_ENV
+from ltx_wizard.demo.sim.stand_in import SCRIPT_ENV as SIM_SCRIPT_ENV
 from ltx_wizard.demo.lookalike_checkout import load_parser
 from ltx_wizard.demo.lookalike_latents import (
     audio_latents, condition_embeddings, video_latents, write_pt,

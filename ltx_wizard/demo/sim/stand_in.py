@@ -62,3 +62,8 @@ class SimulatedTrainer:
 
     def preprocess(self, script: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
         return [sys.executable, "-m", PREPROCESS_MODULE, *args], {SCRIPT_ENV: str(script)}
+
+
+def stand_in_for(preset: str | None, **kwargs) -> SimulatedTrainer | None:
+    """The simulator for `--simulate PRESET` / `--demo`; None for real GPUs."""
+    return SimulatedTrainer(preset, **kwargs) if preset else None

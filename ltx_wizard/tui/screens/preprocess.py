@@ -72,10 +72,12 @@ class PreprocessScreen(WizardScreen):
     async def _run(self) -> None:
         from ltx_wizard.core.base.errors import WizardError
         from ltx_wizard.core.preprocess.steps import run_step
+        from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
         try:
             result = await run_step(self.app.state.run_dir, self.step,  # type: ignore[arg-type]
-                                    on_progress=self._progress)
+                                    on_progress=self._progress,
+                                    stand_in=SimulatedTrainer(self.app.simulate or "h100"))
         except WizardError as exc:
             self._failed(exc.message)
             return

@@ -79,6 +79,7 @@ class SummaryScreen(WizardScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def _prepare(self) -> None:
         from ltx_wizard.core.plan.run_plan import PlanRequest, prepare_plan
+        from ltx_wizard.demo.sim.stand_in import stand_in_for
 
         app = self.app
         paths = app.state.paths
@@ -107,7 +108,7 @@ class SummaryScreen(WizardScreen):
                 if paths.precomputed_dir else None,
             )
             draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
-                                 host=app.options.host_fn)
+                                 host=app.options.host_fn, stand_in=stand_in_for(app.simulate))
             error = None
         except WizardError as exc:
             draft, error = None, exc.message
