@@ -236,3 +236,15 @@ def test_live_run_shows_its_gpus_through_nvml(tmp_path, monkeypatch):
         end(proc)
     assert [g.index for g in status.gpus] == [0]  # only the run's visible device
     assert "GPU 0 NVIDIA H100 80GB HBM3: 93% util, 40.0 / 79.6 GiB" in "\n".join(block(status))
+
+
+def test_gradient_accumulations_step_0_line_is_not_a_step(tmp_path):
+    # With gradient_accumulation_steps 2 the real trainer logs "Step 0/40" on its first
+    # micro-step (seen running LtxvTrainer on CPU): the loss curve starts at step 20.
+    path = tmp_path / "train.log"
+    path.write_text(step_line(0, total=40, loss=7.3) + step_line(20, total=40, loss=0.5)
+                    + step_line(20, total=40, loss=0.6) + step_line(40, total=40, loss=0.4))
+    log = RunLog(path)
+    log.refresh()
+    assert log.first_loss == (20, 0.5)
+    assert list(log.recent) == [(20, 0.5), (40, 0.4)] and log.step == 40

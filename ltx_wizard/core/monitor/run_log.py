@@ -218,6 +218,10 @@ class RunLog:
 
     def _step_at(self, step: int, total: int, loss: float, secs: float, rank: int | None) -> None:
         attempt = self.attempt
+        if step == 0:
+            # trainer.py LtxvTrainer.train logs on micro-steps where global_step % 20 == 0: with
+            # gradient accumulation that includes "Step 0/N" before any optimizer step
+            return
         if step <= attempt.last_step:
             return  # another rank's (or another node's `[rank 0]`) line for the same step
         attempt.last_step = step
