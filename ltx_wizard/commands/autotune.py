@@ -11,12 +11,12 @@ from ltx_wizard.commands.common import (
     add_gpu_source_args, assessment_from_args, print_json, require_known_tier,
 )
 from ltx_wizard.core.tuning.batch_rule import ALLOW_FLAG
-from ltx_wizard.core.tuning.events import AutotuneEvent, AutotuneSummary
+from ltx_wizard.core.tuning.events import AutotuneSummary
 from ltx_wizard.core.tuning.schedule import MAX_TRIALS
 from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
 from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.presenter import (
-    confirmation_line, human_line, patched_text, progress_line, winner_brief,
+    confirmation_line, human_line, patched_text, winner_brief,
 )
 from ltx_wizard.core.base.errors import EXIT_FAILURE, GateStop, UsageError
 
@@ -54,17 +54,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="go on below the 32 GB minimum (implied when the plan accepted the risk)")
     parser.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     parser.set_defaults(func=run)
-
-
-def _progress(event: AutotuneEvent) -> None:
-    from ltx_wizard.core.tuning.events import LogLine
-    from ltx_wizard.core.autotune.finishing import SCHEDULE_PREFIX
-
-    if isinstance(event, LogLine) and event.text.startswith(SCHEDULE_PREFIX):
-        print(event.text, file=sys.stderr, flush=True)  # before config.yaml is written
-    line = progress_line(event)
-    if line is not None:
-        print(line, file=sys.stderr, flush=True)
 
 
 def _check_run_dir(path: str) -> Path:
@@ -109,16 +98,21 @@ def run(args: argparse.Namespace) -> int:
 
     if assessment.gate_blocked and not (args.accept_risk or read_run_meta(run_dir).accepted_risk):
         raise GateStop(gate_stop_message(assessment.gate_message))
+    from ltx_wizard.commands.progress import autotune_progress
     from ltx_wizard.demo.sim.stand_in import stand_in_for
 
-    engine = AutotuneEngine(
-        run_dir, probe=assessment.probe, assessment=assessment, trainer_cmd=trainer_cmd,
-        stand_in=stand_in_for(getattr(args, "simulate", None)), max_trials=args.max_trials,
-        trainer_root=Path(args.trainer_root).expanduser() if args.trainer_root else None,
-        on_event=_progress, idle_timeout_s=args.idle_timeout, grace_s=args.teardown_grace,
-        allow_batch_change=args.allow_batch_change,
-    )
-    summary = asyncio.run(_run(engine))
+    progress = autotune_progress(json_mode=args.json)  # live on a terminal, plain lines otherwise
+    try:
+        engine = AutotuneEngine(
+            run_dir, probe=assessment.probe, assessment=assessment, trainer_cmd=trainer_cmd,
+            stand_in=stand_in_for(getattr(args, "simulate", None)), max_trials=args.max_trials,
+            trainer_root=Path(args.trainer_root).expanduser() if args.trainer_root else None,
+            on_event=progress, idle_timeout_s=args.idle_timeout, grace_s=args.teardown_grace,
+            allow_batch_change=args.allow_batch_change,
+        )
+        summary = asyncio.run(_run(engine))
+    finally:
+        progress.close()  # the terminal is plain again before the report and any error line
     if args.json:
         print_json(summary.contract_json())
     else:

@@ -70,6 +70,10 @@ class TrialProgress(AutotuneMessage):
     event: events.TrialProgress
 
 
+class TrialPhase(AutotuneMessage):
+    event: events.TrialPhase
+
+
 class VramUpdate(AutotuneMessage):
     event: events.VramUpdate
 

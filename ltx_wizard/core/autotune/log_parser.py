@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 
 from ltx_wizard.core.autotune.trainer_events import (  # re-exported: lp.StepEvent etc.
     TrainerEvent, StepEvent, ValidationSaved, CheckpointSaved, Statistics,
-    OomError, NanLoss, ConfigError, StopIterationError, Traceback, MissingConfig,
+    OomError, NanLoss, ConfigError, StopIterationError, Traceback, MissingConfig, TrainerPhase,
 )
+from ltx_wizard.core.autotune.trial_phase import message_phase
 from ltx_wizard.core.base.text_cells import cell_width
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -212,6 +213,10 @@ class TrainerLogParser:
         elif len(line) > indent and line != raw:
             msg_width = cell_width(line) - indent  # padded, no path column
         first = content.rstrip()
+        phase = message_phase(first)  # a stage's line is short: its start is on the first line
+        if phase is not None:
+            said = _msg_rank(first)
+            events.append(TrainerPhase(t=t, phase=phase, rank=rank if said is None else said))
         rec = _Record(t, rank, indent, msg_width, _join("", first)[:MAX_RECORD_CHARS], first,
                       prefix=" " * indent)
         self._record = rec

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ltx_wizard.core.base.units import UNIT, gib
 from ltx_wizard.core.tuning.events import (
     AutotuneEvent, AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished,
-    ConfirmationStarted, TrialFinished, TrialProgress, TrialResult, TrialStarted,
+    ConfirmationStarted, TrialFinished, TrialPhase, TrialProgress, TrialResult, TrialStarted,
 )
 
 # What a person reads for each outcome (the log keeps the outcome's own word: it is parsed back).
@@ -168,8 +168,28 @@ def confirmation_line(conf: Confirmation) -> str:
     return f"{line.rstrip()}  ({conf.reason})" if conf.reason else line.rstrip()
 
 
+def elapsed_text(seconds: float) -> str:
+    """`12 s`, `4 min 05 s`, `1 h 02 min`: how long a running trial has taken so far."""
+    whole = max(0, int(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+def phase_who(event: TrialPhase) -> str:
+    return f"confirmation of trial {event.index}" if event.confirmation else f"trial {event.index}"
+
+
+def phase_line(event: TrialPhase, elapsed_s: float) -> str:
+    """The CLI's line when a trial's phase changes: `trial 1: loading the model (12 s)`."""
+    return f"{phase_who(event)}: {event.label} ({elapsed_text(elapsed_s)})"
+
+
 def progress_line(event: AutotuneEvent) -> str | None:
-    """The CLI's stderr line for an event; None for events it does not print (log, VRAM)."""
+    """The CLI's stderr line for an event; None for events it does not print (log, VRAM) and
+    for a phase (phase_line: it needs the time the trial has taken)."""
     if isinstance(event, TrialStarted):
         return f"trial {event.index}: {event.change} ..."
     if isinstance(event, TrialProgress):

@@ -69,5 +69,12 @@ class Traceback(TrainerEvent):
     rank: int | None = None
 
 
+class TrainerPhase(TrainerEvent):
+    """A log line that starts a long stage: loading, quantizing, training (trial_phase.py)."""
+
+    phase: str
+    rank: int | None = None
+
+
 class MissingConfig(TrainerEvent):
     path: str

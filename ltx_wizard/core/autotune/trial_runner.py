@@ -19,7 +19,8 @@ from ltx_wizard.core.autotune import log_parser as lp
 from ltx_wizard.core.autotune.failure_cause import FailureCause
 from ltx_wizard.core.autotune.oom_message import in_use_gib
 from ltx_wizard.core.tuning.events import (
-    Confirmation, EventSink, LogLine, Outcome, TrialProgress, TrialResult, TrialStarted, VramUpdate,
+    Confirmation, EventSink, LogLine, Outcome, TrialPhase, TrialProgress, TrialResult, TrialStarted,
+    VramUpdate,
 )
 from ltx_wizard.core.autotune.process import (
     TEARDOWN_GRACE_S, OutputLine, ProcessResult, TrialProcess,
@@ -27,6 +28,7 @@ from ltx_wizard.core.autotune.process import (
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
 from ltx_wizard.core.autotune.trial_log import TrialLog
+from ltx_wizard.core.autotune.trial_phase import PhaseTracker
 from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramReading, VramSampler
 from ltx_wizard.core.base.errors import UsageError
 
@@ -148,9 +150,18 @@ class TrialRunner:
             self.on_event(TrialStarted(index=cand.index, change=cand.change, total_steps=total,
                                        config_path=str(config_path)))
 
+        # a confirmation or fused trial validates once, after its last step (trial_config.py)
+        tracker = PhaseTracker(total, validate_at=None if kind == "trial" else total)
+
+        def phase(changed: str | None) -> None:
+            if changed is not None:
+                self.on_event(TrialPhase(index=cand.index, phase=changed, label=tracker.label,
+                                         confirmation=kind == "confirm"))
+
         def handle(events: list[lp.TrainerEvent]) -> None:
             for event in events:
                 self._apply(cand, watch, event)
+                phase(tracker.feed(event))
 
         def on_line(line: OutputLine) -> None:
             if trial_log is not None:
@@ -161,8 +172,10 @@ class TrialRunner:
         argv = [*self.command.prefix, str(config_path), self.command.quiet_flag]
         if trial_log is not None:  # before anything starts: an unwritable log folder fails here
             trial_log.open(f"trial {cand.index} ({cand.change}): {shlex.join(argv)}")
+        phase(tracker.start())
         result, reading = await self._watch_process(argv, on_line, trial_log)
         handle(parser.finish())
+        phase(tracker.end())
         early = result.ended_by == "exit" and result.returncode != 0 and not watch.steps
         self.before_step_one = watch.cause.crash() if early and watch.outcome is None else None
         if kind != "trial":

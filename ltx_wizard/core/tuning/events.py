@@ -72,6 +72,15 @@ class TrialProgress(BaseModel):
     step_time_s: float | None = None
 
 
+class TrialPhase(BaseModel):
+    """What a running trial (or the confirmation) is doing now, each time it changes."""
+
+    index: int
+    phase: str  # a key of trial_phase.PHASE_LABEL
+    label: str  # what a person reads: "loading the model", "training to step 2, then validating"
+    confirmation: bool = False  # the confirmation of trial `index`, not the trial itself
+
+
 class VramUpdate(BaseModel):
     used_mib: list[int | None]
     total_mib: list[int | None]
@@ -138,6 +147,6 @@ class AutotuneFinished(BaseModel):
     summary: AutotuneSummary
 
 
-AutotuneEvent = Union[TrialStarted, TrialProgress, VramUpdate, LogLine, TrialFinished,
+AutotuneEvent = Union[TrialStarted, TrialProgress, TrialPhase, VramUpdate, LogLine, TrialFinished,
                       ConfirmationStarted, ConfirmationFinished, AutotuneFinished]
 EventSink = Callable[[AutotuneEvent], None]  # the engine's only way out: TUI controller, CLI printer

@@ -131,7 +131,6 @@ class SimTrainer:
         initial = self._resume()
         samples = self._count_samples()
         steps, batch = self.cfg.optimization.steps, self.cfg.optimization.batch_size
-        mode = f"{self.world} processes" if self.world > 1 else "1 process"
         if self.rank == 0:
             self.saver.save_config()
         if initial >= steps:  # trainer.py train(): nothing left to train
@@ -142,7 +141,10 @@ class SimTrainer:
         if initial:
             self.log(f"🚀 Resuming training from step {initial} → {steps}", 189)
         else:
-            self.log(f"🚀 Starting training: {steps} steps, batch size {batch}, {mode}", 212)
+            self.log("🚀 Starting training...", 191)
+        if self.step_lines:  # trainer.py LtxvTrainer.train, with --disable-progress-bars
+            self.log("Progress bars disabled. Intermediate status messages will be logged "
+                     "instead.", 201, level="WARNING")
         validation = raw["validation"]
         interval = validation.get("interval")
         # mirrors ltx_trainer/trainer.py LtxvTrainer.train: no interval, no validation at all
@@ -179,34 +181,36 @@ class SimTrainer:
     def _load(self) -> None:
         raw, b = self.raw, self.est.breakdown
         accel = raw["acceleration"]
-        eight = " (8-bit)" if accel.get("load_text_encoder_in_8bit") else ""
         prompts = cost.validation_prompts(raw)
+        # The lines are the real trainer's (its logger prints DEBUG on rank 0), source lines too.
         if prompts:  # ValidationRunner._cache_prompt_embeddings: no prompts, no Gemma
-            self.log(f"Loading text encoder from {raw['model'].get('text_encoder_path')}{eight}", 88,
-                     "model_loader.py")
+            self.log("Loading text encoder for validation embedding caching...", 333,
+                     "validation_runner.py", "DEBUG")
             self.vram.set(b["text_encoder_phase_gb"])
             self.wait(cost.text_encoder_s(raw))
-            self.log(f"Pre-computed embeddings for {prompts} validation prompts", 141)
+            self.log(f"Pre-computing embeddings for {prompts} validation prompts...", 346,
+                     "validation_runner.py")
+            self.log("Validation prompt embeddings cached. Text encoder unloaded.", 367,
+                     "validation_runner.py", "DEBUG")
             self._validation_media()  # _encode_conditioning_media: only with samples
-            self.log("Unloaded text encoder to free GPU memory", 149)
             self.vram.set(b["cuda_context_gb"])
         self.wait(cost.vae_decoder_s(raw))
-        self.log(f"Loading transformer from {raw['model']['model_path']}", 102, "model_loader.py")
+        self.log("Loading transformer...", 412, level="DEBUG")  # trainer.py LtxvTrainer._load_models
         # ltx_core/model/transformer/model.py LTXModel.__init__ logs the kernels it was built with
         self.log("Building transformer with attention backends -- self: PYTORCH, masked: PYTORCH",
                  87, "model.py")
         self.wait(cost.transformer_load_s(transformer_params()))
+        self.log("Loading embeddings processor...", 424, level="DEBUG")
         self.vram.set(b["load_phase_gb"] - b["quantization_buffers_gb"])
-        if accel.get("quantization"):
-            self.log(f"⚙️ Quantizing transformer weights ({accel['quantization']})", 117,
-                     "quantization.py")
+        quantization = accel.get("quantization")
+        if quantization:
+            self.log(f'Quantizing model with "{quantization}". This may take a while...', 443)
+            self.log("Quantizing model using block-by-block approach for memory efficiency", 91,
+                     "quantization.py", "DEBUG")
             self.wait(cost.quantization_s(raw, transformer_params()))
-        if self.cfg.model.training_mode == "lora":
-            lora = raw.get("lora") or {}
-            self.log(f"Added LoRA adapters (rank {lora.get('rank', 32)}, alpha "
-                     f"{lora.get('alpha', 32)})", 176)
-        else:
-            self.log("Full fine-tuning: all transformer parameters are trainable", 181)
+        if self.cfg.model.training_mode == "lora":  # trainer.py LtxvTrainer._setup_lora
+            self.log(f"Adding LoRA adapter with rank {(raw.get('lora') or {}).get('rank', 32)}",
+                     472, level="DEBUG")
         self.vram.set(b["load_phase_gb"])
 
     def _validation_media(self) -> None:
