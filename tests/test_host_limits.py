@@ -3,6 +3,7 @@ where the run cannot fit."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from types import SimpleNamespace
@@ -192,7 +193,7 @@ def test_multi_node_floor_shards_over_every_gpu_but_ram_counts_one_node(tmp_path
     config = ("model:\n  training_mode: full\noptimization:\n  optimizer_type: adamw\n"
               "  steps: 100\ncheckpoints:\n  interval: null\n")
     probe = resolve_probe(from_csv=None, simulate="4xh100")
-    probe = probe.model_copy(update={"source": "csv"})  # enforced, as on a real machine
+    probe = dataclasses.replace(probe, source="csv")  # enforced, as on a real machine
     memory = plan_memory.plan_memory(config, ckpt, te, 4, 8, tmp_path / "run", assess(probe),
                                      box(mem=2048, avail=2000))
     assert "GPU memory floor of the planned config: 43.5 GiB per GPU" in memory.lines[0]

@@ -56,6 +56,32 @@ def test_the_first_screen_is_built_without_pydantic_or_the_autotune_code():
     assert _heavy(modules) == []
 
 
+def test_a_presets_gpu_table_and_tier_are_shown_before_pydantic_is_imported():
+    # The first useful screen: a simulated preset is probed on the loop, from plain dataclasses,
+    # and the tier's levers sentence needs the autotune rules only (not its events or configs).
+    modules = _loaded_after(
+        "import asyncio\n"
+        "from ltx_wizard.cli import make_app\n"
+        "from ltx_wizard.tui.screens.probe import ProbeScreen\n"
+        "async def shown():\n"
+        "    app = make_app(None, simulate='a6000')\n"
+        "    async with app.run_test() as pilot:\n"
+        "        for _ in range(100):\n"
+        "            if isinstance(app.screen, ProbeScreen) and app.screen.is_mounted:\n"
+        "                break\n"
+        "            await pilot.pause()\n"
+        "        tier = str(app.screen.query_one('#tier').render())\n"
+        "        assert 'Tier: 40–60GB tier' in tier and 'Autotune tries' in tier, tier\n"
+        "        assert app.screen.query_one('#gpus').row_count == 1\n"
+        "asyncio.run(shown())\n"
+    )
+    # the package and its rules modules are in (the levers sentence); pydantic and ruamel are not
+    heavy = [m for m in _heavy(modules) if not m.startswith("ltx_wizard.core.autotune")]
+    assert heavy == []
+    assert not {"ltx_wizard.core.tuning.events", "ltx_wizard.core.tuning.trial_config",
+                "ltx_wizard.core.autotune.engine"} & modules
+
+
 def test_version_is_answered_without_argparse():
     result = subprocess.run(
         [sys.executable, "-c",

@@ -14,11 +14,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from ltx_wizard.demo import DEMO_PRESET  # in the package: the app reads it without pydantic
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_fake_ffprobe
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
-
-DEMO_PRESET = "a6000"  # the 40–60GB tier: autotune has several real trials to show
 
 
 class DemoSetup(BaseModel):

@@ -67,7 +67,16 @@ class WizardApp(PhaseNavigation, App[int]):
     def simulate(self) -> str | None:
         if self.options.simulate:
             return self.options.simulate
-        return self.demo.simulate if self.demo is not None else None
+        if self.options.demo:  # known before the demo files are written (build_demo's default)
+            from ltx_wizard.demo import DEMO_PRESET
+
+            return DEMO_PRESET
+        return None
+
+    @property
+    def demo_ready(self) -> bool:
+        """No --demo, or its files are written: the Paths screen can read them."""
+        return not self.options.demo or self.demo is not None
 
     def on_mount(self) -> None:
         from ltx_wizard.tui.signals import watch_signals
@@ -94,17 +103,19 @@ class WizardApp(PhaseNavigation, App[int]):
             if has_training(run_dir):  # a run that trains or trained: watch it (Esc: the folder)
                 self.open_monitor(run_dir)
         else:
-            # The demo files are written by the probe's worker: the first screen is drawn at once.
+            # The demo files are written by a worker: the first screen is drawn at once.
             self.target_run_dir = run_dir  # a new run goes exactly there, when given
-            self.start_probe_screen()
+            # Pushed after Textual's start-up batch: a frame drawn inside it is discarded, and the
+            # screen would reach the terminal in pieces (its nested widgets one layout later).
+            self.call_later(self.start_probe_screen)
 
     def _demo_title(self) -> None:
-        if self.demo is not None:
-            self.sub_title = f"demo · simulated {self.demo.simulate}"
+        if self.options.demo:
+            self.sub_title = f"demo · simulated {self.simulate}"
 
     def build_demo(self) -> None:
-        """--demo: write the look-alike files once (from the probe's worker thread, or on the loop
-        for an existing run) and fill the paths with them."""
+        """--demo: write the look-alike files once (from a probe screen's thread worker, or on the
+        loop for an existing run) and fill the paths with them."""
         with self._demo_lock:
             if not self.options.demo or self.demo is not None:
                 return

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.gpu.devices import ProbeResult
-    from ltx_wizard.tui.messages import ProbeFinished
+    from ltx_wizard.tui.messages import DemoReady, ProbeFinished
     from ltx_wizard.tui.options import WizardOptions
     from ltx_wizard.tui.state import WizardState
 
@@ -65,6 +65,13 @@ class WizardHost(Protocol):
     def start_probe_screen(self) -> None: ...
 
     def probe_finished(self) -> ProbeFinished: ...
+
+    def preset_probe(self) -> ProbeFinished | None: ...
+
+    def demo_written(self) -> DemoReady: ...
+
+    @property
+    def demo_ready(self) -> bool: ...
 
     def set_probe(self, probe: ProbeResult, vram_gb: float | None = None) -> Assessment: ...
 

@@ -24,6 +24,15 @@ class ProbeFinished(Message):
         self.error = error
 
 
+class DemoReady(Message):
+    """--demo's look-alike files are written (the probe screen's Continue waits for them), or
+    `error` is the one-line reason they could not be."""
+
+    def __init__(self, error: str | None) -> None:
+        super().__init__()
+        self.error = error
+
+
 class ChecksFinished(Message):
     """Live validation of the paths form: CheckItems, and the form values they were run on."""
 

@@ -12,9 +12,16 @@ from typing import TYPE_CHECKING
 from ltx_wizard.core.base.errors import EXIT_GATED, WizardError
 from ltx_wizard.tui import messages
 
-if TYPE_CHECKING:  # pydantic models: imported by the probe's worker, after the first screen
+if TYPE_CHECKING:  # imported when a probe is shown (set_probe), not with the app
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.gpu.devices import ProbeResult
+
+
+def _failure(exc: Exception) -> str:
+    """A probe's one-line failure: a driver oddity or a full disk must not take the UI down."""
+    if isinstance(exc, WizardError):
+        return exc.message
+    return f"probe failed: {type(exc).__name__}: {exc}"
 
 
 class PhaseNavigation:
@@ -29,10 +36,29 @@ class PhaseNavigation:
         """Blocking, for thread workers only: the probe's result or its one-line failure."""
         try:
             return messages.ProbeFinished(self.run_probe(), None)
-        except WizardError as exc:
-            return messages.ProbeFinished(None, exc.message)
-        except Exception as exc:  # a driver oddity must not take the UI down
-            return messages.ProbeFinished(None, f"probe failed: {type(exc).__name__}: {exc}")
+        except Exception as exc:
+            return messages.ProbeFinished(None, _failure(exc))
+
+    def preset_probe(self) -> "messages.ProbeFinished | None":
+        """A simulated preset's probe, on the loop: it is pure data (no driver, no file), so the
+        first frame can show the GPU table and tier. None: this probe needs a thread worker."""
+        if self.options.probe_fn is not None or self.options.from_csv or not self.simulate:
+            return None  # (--from-csv with a preset: resolve_probe's refusal, from the worker)
+        from ltx_wizard.core.gpu.presets import simulated_probe
+
+        try:
+            return messages.ProbeFinished(simulated_probe(self.simulate), None)
+        except Exception as exc:
+            return messages.ProbeFinished(None, _failure(exc))
+
+    def demo_written(self) -> "messages.DemoReady":
+        """Blocking, for thread workers only: --demo's look-alike files, written once the
+        preset's probe is on screen; a failure reads as a probe's (the probe wrote them first)."""
+        try:
+            self.build_demo()
+        except Exception as exc:
+            return messages.DemoReady(_failure(exc))
+        return messages.DemoReady(None)
 
     def run_probe(self) -> ProbeResult:
         """Blocking: called from a thread worker only."""

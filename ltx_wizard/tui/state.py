@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # pydantic models: not imported before the first screen is drawn
+if TYPE_CHECKING:  # core models (the plan and autotune ones pydantic): imported where used
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.tuning.events import AutotuneSummary
     from ltx_wizard.core.gpu.devices import ProbeResult

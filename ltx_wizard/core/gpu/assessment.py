@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from dataclasses import dataclass
 
 from ltx_wizard.core.gpu.devices import ProbeResult
 from ltx_wizard.core.gpu.tiers import (
@@ -16,8 +16,9 @@ from ltx_wizard.core.gpu.tiers import (
 )
 
 
-class Assessment(BaseModel):
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class Assessment:
+    """A frozen dataclass, as core/gpu/devices.py's: the probe screen shows it before pydantic loads."""
 
     probe: ProbeResult
     per_gpu_vram_gb: int | None

@@ -1,10 +1,15 @@
-"""What a probe found: the GPUs training would see, and where the answer came from."""
+"""What a probe found: the GPUs training would see, and where the answer came from.
+
+Frozen dataclasses, not pydantic models: the probe screen's GPU table and tier are drawn from
+these, and pydantic (about 100 ms to import and build schemas) would delay that first useful
+screen. Every source builds them from values it has already checked (nvml_source, smi_source,
+gpu_presets); sequences are kept as tuples, as pydantic's tuple fields kept them.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, field_validator
 
 from ltx_wizard.core.base.text_safety import clean_text
 
@@ -12,10 +17,9 @@ MIB = 1024 * 1024
 Source = Literal["nvml", "nvidia-smi", "csv", "simulated"]
 
 
-class GpuInfo(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class GpuInfo:
     """One device as CUDA would enumerate it (a whole GPU or a MIG instance)."""
-
-    model_config = ConfigDict(frozen=True)
 
     index: int
     name: str
@@ -24,11 +28,12 @@ class GpuInfo(BaseModel):
     driver_version: str | None = None
     mig_parent_index: int | None = None  # set for a MIG instance
 
-    @field_validator("name", "uuid", "driver_version")
-    @classmethod
-    def _display_safe(cls, value: str | None) -> str | None:
+    def __post_init__(self) -> None:
         # The driver, a CSV or a fake device can name a GPU anything: it reaches the terminal.
-        return None if value is None else clean_text(value)[:200]
+        for name in ("name", "uuid", "driver_version"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, clean_text(value)[:200])
 
     @property
     def memory_total_mib(self) -> int | None:
@@ -46,12 +51,15 @@ class GpuInfo(BaseModel):
         }
 
 
-class ProbeResult(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class ProbeResult:
     """GPUs visible to training, plus notes worth telling the user."""
-
-    model_config = ConfigDict(frozen=True)
 
     source: Source
     gpus: tuple[GpuInfo, ...]
     notes: tuple[str, ...] = ()
     cuda_visible_devices: str | None = None  # the value that narrowed the set, if it did
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "gpus", tuple(self.gpus))
+        object.__setattr__(self, "notes", tuple(self.notes))

@@ -12,10 +12,9 @@ config is tested at 80).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable, Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.gpu.devices import MIB, GpuInfo
 
@@ -58,16 +57,16 @@ _DISPLAY = {
 LaunchStyle = Literal["single", "ddp", "fsdp"]
 
 
-class KeyChoice(BaseModel):
-    model_config = ConfigDict(frozen=True)
+# Frozen dataclasses, as core/gpu/devices.py's: the probe screen shows a policy before pydantic is loaded.
+@dataclass(frozen=True, kw_only=True)
+class KeyChoice:
     key: str  # dotted path in the trainer config
     value: object
 
 
-class TierPolicy(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class TierPolicy:
     """What a tier means for the run: its base file and the choices that file already makes."""
-
-    model_config = ConfigDict(frozen=True)
 
     tier: Tier
     base_config: str | None

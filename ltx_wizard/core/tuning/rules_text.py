@@ -13,7 +13,6 @@ from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.tuning.schedule import (  # the engine's own rules, not a copy
     MARGIN, MAX_TRIALS, NOISE, QUALITY, STAGES, Context, _describe, rule_skip,
 )
-from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
 from ltx_wizard.core.gpu.tiers import Tier, policy_for
 
 _DEFAULT = TrainSettings(quantization=None, optimizer_type="adamw", batch_size=1,
@@ -67,5 +66,8 @@ def levers_sentence(tier: Tier) -> str:
 
 
 def trials_sentence() -> str:
+    # trial_config loads ruamel: imported here, not for the probe screen's levers sentence
+    from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
+
     return (f"Runs at most {MAX_TRIALS} short {TRIAL_STEPS}-step trials that measure training only "
             "(no validation, no text encoder): the baseline, then the best so far plus one change.")

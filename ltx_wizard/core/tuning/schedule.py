@@ -39,12 +39,15 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ltx_wizard.core.tuning.batch_rule import batch_move
-from ltx_wizard.core.tuning.events import TrialResult
 from ltx_wizard.core.tuning.headroom import ModelSize, TrainSettings, predict
 from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.base.units import gib
+
+if TYPE_CHECKING:  # pydantic: the probe screen's levers sentence (rules_text) runs before it loads
+    from ltx_wizard.core.tuning.events import TrialResult
 
 NOISE = 0.03
 MARGIN = 0.95
@@ -159,6 +162,8 @@ class Tuner:
         return len(self.results) + 1
 
     def _record_skip(self, stage: str, why: str) -> None:
+        from ltx_wizard.core.tuning.events import TrialResult
+
         change, changes = _describe(stage, self.settings, self.ctx)
         self.results.append(
             TrialResult(index=self._index(), change=change, changes=changes, outcome="skipped",
@@ -282,6 +287,8 @@ class Tuner:
 
 def _assumed(tuner: Tuner, cand: Candidate, how: str) -> TrialResult:
     """A made-up outcome of `cand`, for looking ahead: kept, an OOM, or a success that is slower."""
+    from ltx_wizard.core.tuning.events import TrialResult
+
     if how == "oom":
         return TrialResult(index=cand.index, change=cand.change, changes=cand.changes, outcome="oom")
     best = tuner.best.sec_per_sample if tuner.best and tuner.best.sec_per_sample else 1.0

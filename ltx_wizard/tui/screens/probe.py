@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Header, Static
 
-from ltx_wizard.tui.messages import ProbeFinished
+from ltx_wizard.tui.messages import DemoReady, ProbeFinished
 from ltx_wizard.tui.heap import settle_heap
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import gpu_row
@@ -41,32 +41,60 @@ class ProbeScreen(WizardScreen):
         table = self.query_one("#gpus", DataTable)
         table.add_columns("#", "GPU", "Memory", "Nominal")
         table.display = False
-        # Probe once the screen is drawn: the worker's imports (pydantic) and the --demo files
-        # would otherwise hold the GIL while the first screen is being painted.
-        self.call_after_refresh(self.action_reprobe)
+        if not self._probe_preset():
+            # Probe once the screen is drawn: the worker's imports would otherwise hold the GIL
+            # while the first screen is being painted.
+            self.call_after_refresh(self.action_reprobe)
 
     def action_reprobe(self) -> None:
+        if self._probe_preset():
+            return
         self.query_one("#probe-status", Static).update("Probing GPUs…")
         self.query_one("#continue", Button).disabled = True
         self._probe()
+
+    def _probe_preset(self) -> bool:
+        """A simulated preset is pure data: shown at once, so the first frame already holds the
+        GPU table and tier. --demo's files are written after it by a worker; Continue waits."""
+        finished = self.app.preset_probe()
+        if finished is None:
+            return False
+        self._probed(finished)
+        if finished.error is None and not self.app.demo_ready:
+            self.call_after_refresh(self._write_demo)  # the worker would hold the GIL mid-frame
+        return True
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
     def _probe(self) -> None:
         # NVML and nvidia-smi can block for seconds: never on the event loop.
         self.post_message(self.app.probe_finished())
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
+    def _write_demo(self) -> None:
+        self.post_message(self.app.demo_written())
+
     @on(ProbeFinished)
     def _probed(self, message: ProbeFinished) -> None:
-        status = self.query_one("#probe-status", Static)
         if message.error is not None:
-            status.update(Text.assemble(("Probe failed: ", "bold"), message.error,
-                                        "\nPress ctrl+r to probe again, or ctrl+q to quit."))
-            self.query_one("#gpus", DataTable).display = False
-            self.query_one("#tier", Static).update("")
-            self.query_one("#notes", Static).update("")
+            self._show_failure(message.error)
             return
         self.app.set_probe(message.result)
         self.show_assessment()
+
+    @on(DemoReady)
+    def _demo_ready(self, message: DemoReady) -> None:
+        if message.error is not None:
+            self._show_failure(message.error)
+            return
+        self._update_continue()
+
+    def _show_failure(self, error: str) -> None:
+        self.query_one("#probe-status", Static).update(Text.assemble(
+            ("Probe failed: ", "bold"), error, "\nPress ctrl+r to probe again, or ctrl+q to quit."))
+        self.query_one("#gpus", DataTable).display = False
+        self.query_one("#tier", Static).update("")
+        self.query_one("#notes", Static).update("")
+        self.query_one("#continue", Button).disabled = True
 
     def show_assessment(self) -> None:
         assessment = self.app.state.assessment
@@ -82,7 +110,6 @@ class ProbeScreen(WizardScreen):
         for gpu in probe.gpus:
             table.add_row(*gpu_row(gpu))
         table.display = True
-        self.call_after_refresh(settle_heap)  # the probe's imports are in: a phase boundary
         tier = Text()
         tier.append("Tier: ", style="bold")
         tier.append(assessment.tier.display_name, style="bold")
@@ -104,8 +131,17 @@ class ProbeScreen(WizardScreen):
             notes.append("• ", style="bold")
             notes.append(note + "\n")
         self.query_one("#notes", Static).update(notes)
+        self._update_continue()
+
+    def _update_continue(self) -> None:
+        """Continue once GPUs are shown and --demo's files are written (Paths reads them)."""
         button = self.query_one("#continue", Button)
-        button.disabled = count == 0
+        assessment = self.app.state.assessment
+        if not self.app.demo_ready or assessment is None:
+            button.disabled = True
+            return
+        self.call_after_refresh(settle_heap)  # the probe's and demo's imports are in: a boundary
+        button.disabled = not assessment.probe.gpus
         if not button.disabled:
             button.focus()
 
