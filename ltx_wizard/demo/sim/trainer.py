@@ -1,24 +1,19 @@
-"""Simulated LTX-2 trainer.
-
-Run as `python -m ltx_wizard.demo.sim.trainer CONFIG [--disable-progress-bars]`.
+"""Simulated LTX-2 trainer: `python -m ltx_wizard.demo.sim.trainer CONFIG [--disable-progress-bars]`.
 
 Prints, writes files and fails like `scripts/train.py` on the real streams with the real exit
 codes, on a simulated GPU, so the wizard's runner, parser and autotune can be exercised end to end.
 Environment:
 - LTX_WIZARD_SIM_GPU: a preset of ltx_wizard.core.gpu.presets (its first GPU; default "h100").
 - WORLD_SIZE / LOCAL_RANK: processes and this one's rank (messages get `[rank N] `).
-- LTX_WIZARD_SIM_SPEED (default 50): sleeps are divided by it; printed times stay uncompressed.
-  0 means no sleeping at all.
-- LTX_WIZARD_SIM_VRAM_FILE: keep the simulated used memory (MiB, one integer) there, replaced
-  atomically at each phase; 0 once the process ends (also on SIGTERM).
-- LTX_WIZARD_SIM_FAULT: nan (loss nan from step 40), hang (silent after step 20), crash
-  (RuntimeError right after step 20).
+- LTX_WIZARD_SIM_SPEED (default 50): sleeps are divided by it (0: none); printed times are not.
+- LTX_WIZARD_SIM_VRAM_FILE: the simulated used memory (MiB), replaced at each phase, 0 at exit.
+- LTX_WIZARD_SIM_FAULT: nan (loss nan from step 40), hang (silent after 20), crash (after 20).
 - LTX_WIZARD_SIM_PARAMS: transformer parameter count for the memory model.
 - LTX_WIZARD_SIM_LEDGER: append one JSON line per process at its end (also on SIGTERM): the
   simulated seconds it ran and the GPUs it held; the autotune benchmark sums GPU-seconds from it.
 Phase durations come from ltx_wizard.demo.sim.cost_model.
-Like the real trainer, stdout is block-buffered on a pipe unless PYTHONUNBUFFERED=1, and without
---disable-progress-bars no step lines appear. SIGTERM kills it as it would kill Python (-15).
+Like the real trainer: stdout block-buffered on a pipe unless PYTHONUNBUFFERED=1, no step lines
+without --disable-progress-bars, SIGTERM kills it as it would kill Python (-15).
 """
 
 from __future__ import annotations
