@@ -271,8 +271,9 @@ def _locate(raw: bytes) -> tuple[dict[str, str], int, int] | None:
         if type(meta) is not dict or not all(type(v) is str for v in meta.values()):
             return None
         first, before = len(text[:end].encode("utf-8")) + 1, b","
-    if raw[first - 1:first + 1] != before + b'"' or raw.find(b"\\", first) != -1:
-        return None  # an escape in a name too: the full parse reads it
+    if raw[first - 1:first + 1] != before + b'"' or raw.find(b"\\", first) != -1 \
+            or raw.find(b'":{"dtype":"', first, first + 4096) == -1:
+        return None  # an escape in a name, or not compact at all: the full parse reads it
     return meta, first, stop  # type: ignore[return-value]
 
 
