@@ -77,7 +77,11 @@ META = {"config": json.dumps({"transformer": {}, "vae": {}}), "model_version": "
         "note": 'quotes " and \\ and ünïcode }],"'}
 
 
-@pytest.mark.parametrize("metadata", [META, None, {}], ids=["metadata", "none", "empty"])
+# Past the first 64 KB the scan decodes more of the header; a 2-byte character lies on the cut.
+BIG = {**META, "blob": "é" * 40_000}
+
+
+@pytest.mark.parametrize("metadata", [META, None, {}, BIG], ids=["metadata", "none", "empty", "big"])
 def test_the_compact_layout_is_scanned_and_folds_what_the_full_parse_folds(metadata):
     raw, data_len = _header(MIXED, metadata)
     assert _scan(raw, data_len) is not None  # the fast path really ran
