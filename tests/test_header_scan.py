@@ -81,7 +81,8 @@ META = {"config": json.dumps({"transformer": {}, "vae": {}}), "model_version": "
 BIG = {**META, "blob": "é" * 40_000}
 
 
-@pytest.mark.parametrize("metadata", [META, None, {}, BIG], ids=["metadata", "none", "empty", "big"])
+@pytest.mark.parametrize("metadata", [META, None, {}, BIG],
+                         ids=["metadata", "none", "empty", "big"])
 def test_the_compact_layout_is_scanned_and_folds_what_the_full_parse_folds(metadata):
     raw, data_len = _header(MIXED, metadata)
     assert _scan(raw, data_len) is not None  # the fast path really ran
@@ -122,7 +123,8 @@ def test_other_layouts_go_to_the_full_parse_and_come_out_the_same(case):
         raw, data_len = _header(tensors)
         raw = raw.rstrip()[:-1] + b',"__metadata__":{"k":"v"}}'
     elif case == "gap":
-        raw, data_len = raw.replace(b"[0,", b"[2,", 1).replace(b",4096]", b",4098]", 1), data_len + 2
+        raw = raw.replace(b"[0,", b"[2,", 1).replace(b",4096]", b",4098]", 1)
+        data_len += 2
     elif case == "not from 0":
         raw = raw.replace(b'"data_offsets":[0,4096]', b'"data_offsets":[8,4104]', 1)
         data_len += 8

@@ -179,7 +179,7 @@ class _Fold:
 
 
 # The layout the safetensors writers produce (compact JSON, tensors in offset order):
-#   {"__metadata__":{...},"NAME":{"dtype":"BF16","shape":[4096,4096],"data_offsets":[0,33554432]},...}
+#   {"__metadata__":{..},"NAME":{"dtype":"BF16","shape":[4096,4096],"data_offsets":[0,33554432]},..}
 # Split on '"', each tensor is 10 pieces: NAME, :{, dtype, :, BF16, ",", shape, :[4096,4096],,
 # data_offsets, :[0,33554432]}, (the last tensor's closes the map: `]}`). Bytes, not str: no
 # decoded copy of the header, and bytes pieces are cheaper to make.
