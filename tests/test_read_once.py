@@ -23,14 +23,15 @@ from ltx_wizard.demo.lookalike_models import (
 
 
 def _count_parses(monkeypatch) -> Counter:
+    # fold_header is the one parse of a header's bytes (the compact scan, else the full JSON)
     parsed: Counter = Counter()
-    real = header_summary.parse_doc
+    real = header_summary.fold_header
 
-    def counting(path, raw):
+    def counting(path, raw, data_len):
         parsed[Path(path).name] += 1
-        return real(path, raw)
+        return real(path, raw, data_len)
 
-    monkeypatch.setattr(header_summary, "parse_doc", counting)
+    monkeypatch.setattr(header_summary, "fold_header", counting)
     return parsed
 
 

@@ -155,7 +155,9 @@ def read_raw(path: Path, file_size: int | None = None) -> tuple[bytes, int, int]
 
 
 def parse_doc(path: Path, raw: bytes) -> tuple[dict, dict[str, str]]:
-    """The header JSON as (tensor name -> spec, metadata): the one place a header is parsed."""
+    """The header JSON as (tensor name -> spec, metadata): the full parse, and the checks' one
+    source of messages (header_summary.scan_compact reads the compact layout without it, and
+    hands anything else here)."""
     not_json = (
         "header is not UTF-8 JSON: not a safetensors file, or a corrupted one; download it again"
     )
