@@ -6,7 +6,6 @@ refuses overwrite).
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from datetime import datetime
 from typing import Mapping
 
@@ -46,13 +45,14 @@ def prepare_plan(
     folder = steps.workspace(request, found, env, now, notes)
     configured = steps.configure(request, assessment, gpus, found, folder, notes, host)
     launched = steps.launch(request, assessment, gpus, found, folder, configured, notes)
-    draft = _render(request, assessment, gpus, found, folder, configured, launched, notes, simulate)
-    return replace(draft, stand_in=stand_in) if stand_in is not None else draft
+    return _render(request, assessment, gpus, found, folder, configured, launched, notes, simulate,
+                   stand_in)
 
 
 def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
             found: steps.Inspected, folder: RunFolder, configured: steps.Configured,
-            launched: steps.Launched, notes: steps.Notes, simulate: str | None) -> PlanDraft:
+            launched: steps.Launched, notes: steps.Notes, simulate: str | None,
+            stand_in: StandIn | None) -> PlanDraft:
     """plan.md and the draft the TUI shows for approval."""
     # Against the shipped file, so the low-VRAM keys applied to a recipe show in the diff too.
     diff = config_gen.config_diff(found.start.shipped_text, configured.config_text,
@@ -85,6 +85,7 @@ def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
         multinode=launched.multinode,
         slurm_text=launched.slurm_text,
         simulate=simulate,
+        stand_in=stand_in,
         checkpoint=found.checkpoint,
         run_id=launched.run_id,
         preprocess_text=_preprocess_text(found, simulate),

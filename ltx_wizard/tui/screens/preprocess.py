@@ -77,6 +77,7 @@ class PreprocessScreen(WizardScreen):
         try:
             result = await run_step(self.app.state.run_dir, self.step,  # type: ignore[arg-type]
                                     on_progress=self._progress,
+                                    # used only where preprocess.json says the plan's GPUs were simulated
                                     stand_in=SimulatedTrainer(self.app.simulate or "h100"))
         except WizardError as exc:
             self._failed(exc.message)
