@@ -96,6 +96,6 @@ FAILURES = {
     "oom": ("oom_cols80", "Tried to allocate 2.50 GiB"),
     "oom_ranks": ("oom_two_gpu_ranks", "Tried to allocate 2.50 GiB"),
     "nan": ("nan_loss", "NaN from step 40"),
-    "config": ("config_error_rich_cols80", "invalid config"),
-    "missing_file": ("missing_config_cols80", "does not exist"),
+    "config": ("real_config_errors_cols80", "invalid config"),
+    "missing_file": ("real_missing_config_cols80", "does not exist"),
 }

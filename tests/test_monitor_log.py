@@ -176,9 +176,7 @@ def test_each_failure_class_is_diagnosed_with_advice(tmp_path, case):
 
 
 def test_oom_in_validation_proposes_the_validation_fixes(tmp_path):
-    lines = sample_log("oom_cols80").replace("trainer.py\", line 388, in _training_step",
-                                             "validation_runner.py\", line 280, in run")
-    run = make_run(tmp_path, lines)
+    run = make_run(tmp_path, sample_log("oom_validation_cols80"))
     status = RunMonitor(run, gpu_reader=no_gpus).status()
     assert status.diagnosis.kind == "oom_validation"
     assert status.diagnosis.changes == {"acceleration.load_text_encoder_in_8bit": True}

@@ -16,7 +16,8 @@ from typing import Literal
 from ltx_wizard.core.monitor.run_config import value
 from ltx_wizard.core.monitor.run_log import Attempt
 
-Kind = Literal["oom", "oom_validation", "nan", "config", "missing_file", "data", "crash"]
+Kind = Literal["oom", "oom_validation", "nan", "config", "missing_file", "data", "no_cuda",
+               "crash"]
 
 ADVICE: dict[str, list[str]] = {
     "oom": ["enable_gradient_checkpointing", "batch_size 1 with more gradient_accumulation_steps",
@@ -35,9 +36,20 @@ ADVICE: dict[str, list[str]] = {
                      "media"],
     "data": ["the dataset holds fewer samples than batch_size x GPUs: lower the batch size or add "
              "samples"],
+    "no_cuda": ["the trainer saw no CUDA GPU: check that `nvidia-smi` lists the GPUs and that "
+                "CUDA_VISIBLE_DEVICES is not empty", "check that the trainer's environment has a "
+                "CUDA build of torch: `uv run python -c 'import torch; "
+                "print(torch.cuda.is_available())'` in packages/ltx-trainer"],
     "crash": ["read the traceback in the log tail; the trainer's docs/troubleshooting.md covers "
               "the common ones"],
 }
+
+
+# A trainer that finds no CUDA device stops with one of these. gemma_8bit.py
+# quantize_gemma_to_8bit: "8-bit Gemma quantization requires a CUDA device, got cpu" (recorded:
+# tests/data/trainer_logs/real_gemma_8bit_on_cpu_cols250.txt); the others are torch's own.
+NO_CUDA = ("requires a CUDA device", "Torch not compiled with CUDA enabled",
+           "No CUDA GPUs are available", "Found no NVIDIA driver")
 
 
 @dataclass
@@ -70,7 +82,8 @@ def diagnose(attempt: Attempt, config: dict, *, exited: bool) -> Diagnosis | Non
         kind, text = "nan", f"the loss is NaN from step {attempt.nan_step}"
     elif exited and cause.crash():
         text = cause.crash() or ""
-        kind = "missing_file" if "FileNotFoundError" in text or "No such file" in text else "crash"
+        kind = ("missing_file" if "FileNotFoundError" in text or "No such file" in text
+                else "no_cuda" if any(m in text for m in NO_CUDA) else "crash")
     if kind is None:
         return None
     return Diagnosis(kind, text, ADVICE[kind], proposed_changes(kind, config))

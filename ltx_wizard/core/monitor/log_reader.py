@@ -130,7 +130,19 @@ def _line_starts(block: bytes, first: bool) -> set[int]:
         for word in START_WORDS:
             for at in _find_all(block, word, origin, origin + START_WINDOW):
                 starts.add(block.rfind(b"\n", 0, at) + 1)
+                starts.update(_continuations(block, at))
     return starts
+
+
+def _continuations(block: bytes, at: int, most: int = 8) -> list[int]:
+    """Starts of the lines rich folded a record onto after the line holding `at` (they begin
+    under its message column): the attention backends line wraps below ~170 columns."""
+    found = []
+    nxt = block.find(b"\n", at) + 1
+    while 0 < nxt < len(block) and block.startswith(b" " * 9, nxt) and len(found) < most:
+        found.append(nxt)
+        nxt = block.find(b"\n", nxt) + 1
+    return found
 
 
 def _number(raw: bytes) -> float:

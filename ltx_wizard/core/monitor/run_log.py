@@ -29,8 +29,13 @@ _LAUNCH = re.compile(r"^=== (\S+) launch\.sh started, pid (\d+)")
 # wandb prints `wandb: 🚀 View run <name> at: https://wandb.ai/<entity>/<project>/runs/<id>`
 _WANDB = re.compile(r"(https://wandb\.ai/\S+/runs/[\w-]+)")
 # ltx_core/model/transformer/model.py LTXModel.__init__:
-# "Building transformer with attention backends -- self: %s, masked: %s"
-_ATTENTION = re.compile(r"attention backends -- self: (\S+?),? masked: (\S+)")
+# "Building transformer with attention backends -- self: %s, masked: %s". Rich folds it over
+# several lines below ~170 columns, mid-word too ("...>MA" / "TH]"): the lines are joined with
+# nothing between them (the backend names hold no spaces), so every space here is optional.
+_ATTENTION = re.compile(r"attention\s*backends\s*--\s*self:\s*(\S+?),?\s*masked:\s*(\S+)")
+_SOURCE = re.compile(r"\s+[\w.-]+\.py:\d+\s*$")  # rich's source column on a record's first line
+CONTINUATION = " " * 9  # rich's continuation lines start under the message column
+MAX_ATTENTION_LINES = 8
 # ltx_trainer/trainer.py LtxvTrainer.train: "🚀 Resuming training from step {initial} → {steps}"
 _RESUMING = re.compile(r"Resuming training from step (\d+)")
 
@@ -79,6 +84,7 @@ class RunLog:
         self.attempts = 0
         self.wandb_url: str | None = None
         self.attention: str | None = None
+        self._attention_lines: list[str] | None = None  # its record, until the next one starts
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
         self.lines = 0
         self._busy_step: int | None = None  # a validation/checkpoint step: not steady
@@ -122,6 +128,7 @@ class RunLog:
     def _history(self, line: str) -> None:
         """A line before the tail other than a step line: read with the trial parser's own
         patterns (checkpoint, validation) but without its record machinery."""
+        self._attention_ends(line)
         if line.startswith("==="):
             m = _LAUNCH.match(line)
             if m:
@@ -142,8 +149,16 @@ class RunLog:
             self._feed(line)
         return len(lines)
 
+    def _attention_done(self) -> None:
+        m = _ATTENTION.search("".join(self._attention_lines or ()))
+        self._attention_lines = None
+        if m:
+            self.attention = f"self: {m.group(1)}, masked: {m.group(2)}"
+
     def finish(self) -> None:
         """The writer is gone: what the parser still holds is final."""
+        if self._attention_lines is not None:
+            self._attention_done()
         now = time.time()
         for event in self.parser.finish():
             self._event(event, now)
@@ -152,6 +167,7 @@ class RunLog:
         self.lines += 1
         if not history:
             self.tail.append(line.rstrip())
+        self._attention_ends(line)
         if line.startswith("==="):
             m = _LAUNCH.match(line)
             if m:
@@ -172,15 +188,25 @@ class RunLog:
         self.attempts += 1
         self._busy_step = None
 
+    def _attention_ends(self, line: str) -> None:
+        """Any line but a continuation ends the attention record being gathered."""
+        if self._attention_lines is not None and not line.startswith(CONTINUATION):
+            self._attention_done()
+
     def _extras(self, line: str) -> None:
+        pending = self._attention_lines
+        if pending is not None and line.startswith(CONTINUATION):
+            if len(pending) < MAX_ATTENTION_LINES:
+                pending.append(line.strip())
+            else:
+                self._attention_done()
+            return
         if "wandb.ai/" in line:
             m = _WANDB.search(line)
             if m:
                 self.wandb_url = m.group(1)
         elif "attention backends" in line:
-            m = _ATTENTION.search(line)
-            if m:
-                self.attention = f"self: {m.group(1)}, masked: {m.group(2)}"
+            self._attention_lines = [_SOURCE.sub("", line).strip()]
         elif "Resuming training from step" in line:
             m = _RESUMING.search(line)
             if m:

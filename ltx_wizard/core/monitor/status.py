@@ -26,7 +26,7 @@ State = Literal["live", "finished", "failed", "stopped", "not started"]
 MIN_STEADY = 2  # printed step times needed before an ETA is given
 MEASURING = "measuring step time"
 # A live run with these in its log has not failed yet; NaN and OOM lines are shown at once.
-_ONLY_AFTER_EXIT = ("config", "missing_file", "data", "crash")
+_ONLY_AFTER_EXIT = ("config", "missing_file", "data", "no_cuda", "crash")
 GpuReader = Callable[[str | None], tuple[list[GpuUse], str | None]]
 
 
