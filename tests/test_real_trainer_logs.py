@@ -24,7 +24,7 @@ from ltx_wizard.core.autotune.log_parser import (
     ValidationSaved,
 )
 from ltx_wizard.core.autotune.trial_phase import TrainerPhase
-from tests.monitor_runs import make_run, sample_log
+from tests.monitor_runs import MARKER, make_run, sample_log
 from tests.test_log_parser import of, parse_file
 
 
@@ -130,3 +130,36 @@ def test_no_cuda_device_is_told_as_such_with_what_to_check(tmp_path, capsys):
     assert diagnosis["cause"].startswith("ValueError: 8-bit Gemma quantization requires a CUDA")
     assert any("nvidia-smi" in a for a in diagnosis["advice"])
     assert diagnosis["changes"] == {}  # turning 8-bit off would only fail later: no GPU at all
+
+
+def _summary_duration(run) -> str:
+    text = (run / "run-summary.md").read_text(encoding="utf-8")
+    return next(line for line in text.splitlines() if line.startswith("**Duration:**"))
+
+
+def test_the_summary_counts_every_launch_of_a_resumed_run(tmp_path, capsys):
+    run = make_run(tmp_path, None, steps=60, checkpoints=((40, True), (60, True)))
+    (run / "logs" / "train.log").write_text(sample_log("real_resume_accum_train_log_cols250"),
+                                            encoding="utf-8")
+    status_json(run, capsys)
+    # 0.2 minutes for steps 0-40, then 0.1 for the resume to 60 (each launch's statistics)
+    assert _summary_duration(run) == ("**Duration:** 0.3 minutes of training over 2 launches "
+                                      "(the trainer's figures)")
+
+
+def test_a_launch_that_crashed_is_named_not_counted_even_far_before_the_tail(tmp_path, capsys):
+    # The first launch ran out of memory after a long stretch of steps (its lines lie before the
+    # tail the monitor parses in full), the second resumed and finished.
+    first = sample_log("real_t2v_lora_cols250").replace(" - Total time: 1.1 minutes",
+                                                        " - Total time: 7.5 minutes")
+    step = "INFO     Step {0}/40 - Loss: 0.5, LR: 1.00e-04, Time/Step: 0.10s, Total Time: 0h 1m\n"
+    filler = "".join(step.format(n) for n in range(20, 40, 20)) * 6000
+    log = (MARKER.format(pid=1) + first + MARKER.format(pid=2) + sample_log("oom_cols80") + filler
+           + MARKER.format(pid=3) + sample_log("real_t2v_lora_cols250"))
+    run = make_run(tmp_path, None, steps=40, checkpoints=((40, True),))
+    (run / "logs" / "train.log").write_text(log, encoding="utf-8")
+    assert len(log.encode()) > (300 << 10)
+    status_json(run, capsys)
+    assert _summary_duration(run) == (
+        "**Duration:** 8.6 minutes of training over 3 launches (the trainer's figures; "
+        "1 launch stopped before printing its time, not counted)")

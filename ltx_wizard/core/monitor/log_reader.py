@@ -32,7 +32,7 @@ MAX_LINE_BYTES = 64 << 10  # a longer line (a progress bar without newlines) is 
 # step`; a step line says `Step`). Launch markers, and in the first START_WINDOW bytes of each
 # attempt the W&B URL and the attention backends (both are logged once, at start-up).
 STEP_BYTES = re.compile(lp._STEP.pattern.encode())
-LINE_WORDS = (b"step", b"launch.sh started")
+LINE_WORDS = (b"step", b"launch.sh started", b"Total time:")
 START_WORDS = (b"wandb.ai/", b"attention backends")
 START_WINDOW = 256 << 10
 Step = tuple[int, int, float, float, "int | None"]  # step, total, loss, seconds, rank

@@ -36,6 +36,8 @@ _ATTENTION = re.compile(r"attention\s*backends\s*--\s*self:\s*(\S+?),?\s*masked:
 _SOURCE = re.compile(r"\s+[\w.-]+\.py:\d+\s*$")  # rich's source column on a record's first line
 CONTINUATION = " " * 9  # rich's continuation lines start under the message column
 MAX_ATTENTION_LINES = 8
+# trainer.py LtxvTrainer._log_training_stats: " - Total time: {minutes:.1f} minutes"
+_TOTAL_TIME = re.compile(r"- Total time: ([\d.]+) minutes")
 # ltx_trainer/trainer.py LtxvTrainer.train: "🚀 Resuming training from step {initial} → {steps}"
 _RESUMING = re.compile(r"Resuming training from step (\d+)")
 
@@ -53,7 +55,11 @@ class Attempt:
     nan_step: int | None = None
     oom_in_validation: bool = False
     statistics: lp.Statistics | None = None
+    minutes: float | None = None  # the trainer's "Total time" (also read from the history)
     in_traceback_validation: bool = False
+
+    def ran(self) -> bool:
+        return self.started is not None or self.last_step >= 0 or self.minutes is not None
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,7 @@ class RunLog:
         self.checkpoints: deque[Checkpoint] = deque(maxlen=20)
         self.attempt = Attempt()
         self.attempts = 0
+        self.earlier_minutes: list[float | None] = []  # each earlier launch's training time
         self.wandb_url: str | None = None
         self.attention: str | None = None
         self._attention_lines: list[str] | None = None  # its record, until the next one starts
@@ -142,6 +149,10 @@ class RunLog:
         if m:
             self._validation(int(m.group(1)))
             return
+        m = _TOTAL_TIME.search(line) if "Total time:" in line else None
+        if m:
+            self.attempt.minutes = float(m.group(1))
+            return
         self._extras(line)
 
     def _feed_all(self, lines: list[str]) -> int:
@@ -184,6 +195,8 @@ class RunLog:
         for event in self.parser.finish():
             self._event(event, now)
         self.parser = lp.TrainerLogParser()
+        if self.attempt.ran():
+            self.earlier_minutes.append(self.attempt.minutes)
         self.attempt = Attempt(started=started, pid=pid)
         self.attempts += 1
         self._busy_step = None
@@ -228,6 +241,7 @@ class RunLog:
             self._checkpoint(event.step, event.path)
         elif isinstance(event, lp.Statistics):
             attempt.statistics = event
+            attempt.minutes = event.total_time_min
         elif isinstance(event, lp.OomError):
             attempt.oom_in_validation = attempt.in_traceback_validation
         elif isinstance(event, lp.Traceback):

@@ -54,6 +54,7 @@ class RunStatus:
     tail: list[str] = field(default_factory=list)
     simulated: bool = False
     train_minutes: float | None = None  # the trainer's closing statistics
+    earlier_minutes: tuple[float | None, ...] = ()  # earlier launches (None: no statistics)
     peak_gb: float | None = None
 
     @property
@@ -152,5 +153,6 @@ class RunMonitor:
             readings, note, diagnosis, out_dir, list(log.tail)[-40:],
             simulated=bool(self.spec and self.spec.simulated),
             train_minutes=stats.total_time_min if stats else None,
+            earlier_minutes=tuple(log.earlier_minutes),
             peak_gb=stats.peak_gpu_memory_gb if stats else None,
         )

@@ -22,10 +22,22 @@ from ltx_wizard.core.base.units import gib
 SUMMARY_NAME = "run-summary.md"
 
 
-def _duration(minutes: float | None) -> str:
-    if minutes is None:
-        return "unknown (the trainer's statistics were not in the log)"
-    return f"{minutes:.1f} minutes of training (the trainer's own figure)"
+def _duration(minutes: float | None, earlier: tuple[float | None, ...] = ()) -> str:
+    """The trainer's own training time, summed over every launch a resume added."""
+    if not earlier:
+        if minutes is None:
+            return "unknown (the trainer's statistics were not in the log)"
+        return f"{minutes:.1f} minutes of training (the trainer's own figure)"
+    every = (*earlier, minutes)
+    known = [m for m in every if m is not None]
+    if not known:
+        return f"unknown over {len(every)} launches (the trainer's statistics were not in the log)"
+    text = f"{sum(known):.1f} minutes of training over {len(every)} launches (the trainer's figures"
+    missing = len(every) - len(known)
+    if missing:
+        text += (f"; {missing} launch{'es' if missing > 1 else ''} stopped before printing "
+                 "its time, not counted")
+    return text + ")"
 
 
 def _render_line(config: dict, checkpoint: Path) -> str:
@@ -67,7 +79,7 @@ def render_summary(status: RunStatus) -> str:
     if final is not None:
         lines.append(f"**Final checkpoint:** `{final.path}` (step {final.step})")
     lines += [f"**Steps:** {status.step if status.step is not None else '?'} of "
-              f"{status.total or '?'}", f"**Duration:** {_duration(status.train_minutes)}",
+              f"{status.total or '?'}", f"**Duration:** {_duration(status.train_minutes, status.earlier_minutes)}",
               f"**Loss:** {f'{first[1]:.4f} at step {first[0]}' if first else '?'} → "
               f"{f'{last:.4f}' if last is not None else '?'} at the end"]
     if peak_gb is not None:
