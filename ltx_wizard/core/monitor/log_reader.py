@@ -35,6 +35,8 @@ STEP_BYTES = re.compile(lp._STEP.pattern.encode())
 LINE_WORDS = (b"step", b"launch.sh started", b"Total time:")
 START_WORDS = (b"wandb.ai/", b"attention backends")
 START_WINDOW = 256 << 10
+CONTINUATION = b" " * 9  # rich's continuation lines start under the message column
+FOLD_LINES = 8  # most lines a folded start-up record (the attention backends) is read over
 Step = tuple[int, int, float, float, "int | None"]  # step, total, loss, seconds, rank
 
 
@@ -134,12 +136,12 @@ def _line_starts(block: bytes, first: bool) -> set[int]:
     return starts
 
 
-def _continuations(block: bytes, at: int, most: int = 8) -> list[int]:
+def _continuations(block: bytes, at: int) -> list[int]:
     """Starts of the lines rich folded a record onto after the line holding `at` (they begin
     under its message column): the attention backends line wraps below ~170 columns."""
     found = []
     nxt = block.find(b"\n", at) + 1
-    while 0 < nxt < len(block) and block.startswith(b" " * 9, nxt) and len(found) < most:
+    while 0 < nxt < len(block) and block.startswith(CONTINUATION, nxt) and len(found) < FOLD_LINES:
         found.append(nxt)
         nxt = block.find(b"\n", nxt) + 1
     return found

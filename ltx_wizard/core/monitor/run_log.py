@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ltx_wizard.core.autotune import log_parser as lp
 from ltx_wizard.core.autotune.failure_cause import FailureCause
+from ltx_wizard.core.monitor import log_reader
 from ltx_wizard.core.monitor.log_reader import LogCursor, TAIL_BYTES, file_size, history
 
 MAX_POINTS = 2048  # loss points kept for the plot (thinned evenly beyond that)
@@ -34,8 +35,7 @@ _WANDB = re.compile(r"(https://wandb\.ai/\S+/runs/[\w-]+)")
 # nothing between them (the backend names hold no spaces), so every space here is optional.
 _ATTENTION = re.compile(r"attention\s*backends\s*--\s*self:\s*(\S+?),?\s*masked:\s*(\S+)")
 _SOURCE = re.compile(r"\s+[\w.-]+\.py:\d+\s*$")  # rich's source column on a record's first line
-CONTINUATION = " " * 9  # rich's continuation lines start under the message column
-MAX_ATTENTION_LINES = 8
+CONTINUATION = log_reader.CONTINUATION.decode()
 # trainer.py LtxvTrainer._log_training_stats: " - Total time: {minutes:.1f} minutes"
 _TOTAL_TIME = re.compile(r"- Total time: ([\d.]+) minutes")
 # ltx_trainer/trainer.py LtxvTrainer.train: "🚀 Resuming training from step {initial} → {steps}"
@@ -209,7 +209,7 @@ class RunLog:
     def _extras(self, line: str) -> None:
         pending = self._attention_lines
         if pending is not None and line.startswith(CONTINUATION):
-            if len(pending) < MAX_ATTENTION_LINES:
+            if len(pending) < log_reader.FOLD_LINES:
                 pending.append(line.strip())
             else:
                 self._attention_done()

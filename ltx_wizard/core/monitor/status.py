@@ -152,7 +152,7 @@ class RunMonitor:
             saved_checkpoints(out_dir), latest_samples(out_dir), log.attention, log.wandb_url,
             readings, note, diagnosis, out_dir, list(log.tail)[-40:],
             simulated=bool(self.spec and self.spec.simulated),
-            train_minutes=stats.total_time_min if stats else None,
+            train_minutes=log.attempt.minutes,
             earlier_minutes=tuple(log.earlier_minutes),
             peak_gb=stats.peak_gpu_memory_gb if stats else None,
         )

@@ -78,8 +78,9 @@ def render_summary(status: RunStatus) -> str:
     lines = [f"# {run.name}", ""]
     if final is not None:
         lines.append(f"**Final checkpoint:** `{final.path}` (step {final.step})")
+    duration = _duration(status.train_minutes, status.earlier_minutes)
     lines += [f"**Steps:** {status.step if status.step is not None else '?'} of "
-              f"{status.total or '?'}", f"**Duration:** {_duration(status.train_minutes, status.earlier_minutes)}",
+              f"{status.total or '?'}", f"**Duration:** {duration}",
               f"**Loss:** {f'{first[1]:.4f} at step {first[0]}' if first else '?'} → "
               f"{f'{last:.4f}' if last is not None else '?'} at the end"]
     if peak_gb is not None:
