@@ -78,21 +78,24 @@ def test_plan_parses_each_yaml_text_once(model_tree, monkeypatch, capsys):
 
     from ltx_wizard.cli import main
     from ltx_wizard.core.launch import accelerate_config
-    from ltx_wizard.core.io import yaml_patch
+    from ltx_wizard.core.io import yaml_parse
 
     monkeypatch.setattr(accelerate_config, "accelerate_available", lambda: False)
     box = model_tree()
-    loads: Counter = Counter()
-    real = YAML.load
+    parses: Counter = Counter()  # every way ruamel reads a text: load (any kind) or compose
+    for name in ("load", "compose"):
+        real = getattr(YAML, name)
 
-    def counting(self, stream):
-        loads[(self.typ[0] if isinstance(self.typ, list) else self.typ, str(stream))] += 1
-        return real(self, stream)
+        def counting(self, stream, _real=real):
+            parses[str(stream)] += 1
+            return _real(self, stream)
 
-    monkeypatch.setattr(YAML, "load", counting)
-    yaml_patch.load_yaml.cache_clear()
-    yaml_patch._plain_load.cache_clear()
+        monkeypatch.setattr(YAML, name, counting)
+    yaml_parse._parsed.cache_clear()
+    yaml_parse._safe_load.cache_clear()
     assert main(box.args()) == 0, capsys.readouterr().err
-    assert loads and max(loads.values()) == 1, [n for n in loads.values() if n > 1]
+    assert parses and max(parses.values()) == 1, [n for n in parses.values() if n > 1]
     shipped = box.shipped("t2v_lora.yaml").read_text("utf-8")
-    assert loads[("rt", shipped)] == 1  # the recipe's config: read by every plan step, parsed once
+    written = (box.ws / "run" / "config.yaml").read_text("utf-8")
+    # the recipe's config: read by every plan step and patched; the written config: checked, read
+    assert parses[shipped] == 1 and parses[written] == 1

@@ -320,3 +320,30 @@ def test_a_crlf_section_set_to_null_keeps_crlf():
 def test_a_section_still_cannot_take_a_scalar():
     with pytest.raises(WizardError, match="holds a section or list"):
         patch_yaml_text(STRATEGY, {"training_strategy.audio": "none"})
+
+
+# One parse per text (yaml_parse): the patch's re-read takes its values from the shared parse
+# only where every node has a core tag; anything else goes through the safe loader, as before.
+
+
+def test_a_custom_tag_elsewhere_in_the_config_is_still_refused():
+    with pytest.raises(YamlPatchError) as err:
+        patch_yaml_text("a: 1\nb: !python/name:os.system x\nc: 2\n", {"a": 3, "c": 4})
+    assert "could not determine a constructor" in err.value.message
+
+
+def test_a_date_or_an_anchored_flag_beside_the_change_is_kept_as_it_was():
+    text = "when: 2001-12-14\nflag: &f true\nsteps: 10\nrate: 1.5e-4\n"
+    out = patch_yaml_text(text, {"steps": 20, "rate": 2.0e-4})
+    assert out == "when: 2001-12-14\nflag: &f true\nsteps: 20\nrate: 0.0002\n"
+    assert patch_yaml_text("flag: &f true\nsteps: 10\n", {"steps": True}) == (
+        "flag: &f true\nsteps: true\n")
+
+
+def test_a_patch_that_would_turn_an_int_into_a_bool_elsewhere_is_still_caught():
+    from ltx_wizard.core.io.yaml_parse import _plain_load
+
+    # 1 and True compare equal in Python; the re-read must still tell them apart
+    assert _plain_load("a: 1\nb: true\n") == {"a": 1, "b": True}
+    assert [type(v) for v in _plain_load("a: 1\nb: true\nc: 0x10\nd: 1.0\n").values()] == [
+        int, bool, int, float]

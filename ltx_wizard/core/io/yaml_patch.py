@@ -11,7 +11,6 @@ Anything we cannot splice safely (flow maps, multi-line or block scalars, anchor
 
 from __future__ import annotations
 
-import copy
 import difflib
 import functools
 import json
@@ -20,36 +19,15 @@ import re
 from typing import Any, Mapping
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ltx_wizard.core.base.text_edits import apply_edits, edit_between
-from ltx_wizard.core.io.yaml_guard import YamlPatchError, _one_line, guard_yaml  # noqa: F401 (re-exported)
+from ltx_wizard.core.io.yaml_guard import YamlPatchError
+# load_yaml is imported from here across the package
+from ltx_wizard.core.io.yaml_parse import _compose, _plain_load, load_yaml  # noqa: F401
 
 _MISSING = object()
-
-
-# One parse per text: a plan looks at the same config text in each of its steps (recipe, models,
-# data, memory, validation, self-check, plan.md), and each ruamel load costs ~15 ms. The parsed
-# map is shared, so it is read only: every change goes through patch_yaml_text, which edits the
-# text (and so gives a new text to parse). Failures are not kept (lru_cache keeps no exception).
-@functools.lru_cache(maxsize=32)
-def load_yaml(text: str) -> CommentedMap:
-    """Round-trip load (keeps comments and positions); an empty document gives an empty map.
-    The map is shared by every caller with the same text: read it, never change it."""
-    guard_yaml(text)
-    try:
-        data = YAML(typ="rt").load(text)
-    except RecursionError:
-        raise YamlPatchError("nests too deeply to be a training config") from None
-    except YAMLError as exc:
-        raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
-    if data is None:
-        return CommentedMap()
-    if not isinstance(data, dict):
-        raise YamlPatchError("YAML top level is not a mapping of keys")
-    return data
 
 
 def get_dotted(data: Mapping[str, Any], path: str, default: Any = _MISSING) -> Any:
@@ -325,19 +303,9 @@ def _plain_ok(value: str) -> bool:
 # --- checks -----------------------------------------------------------------------------------
 
 
-def _compose(text: str) -> Node | None:
-    guard_yaml(text)
-    try:
-        return YAML(typ="rt").compose(text)
-    except RecursionError:
-        raise YamlPatchError("nests too deeply to be a training config") from None
-    except YAMLError as exc:
-        raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
-
-
 def _verify(before: str, after: str, changes: Mapping[str, object]) -> None:
     """Re-read both texts: the patched one must equal the original plus exactly these changes."""
-    expected = copy.deepcopy(_plain_load(before))  # the parse is shared: changed on a copy
+    expected = _plain_load(before)  # a fresh plain copy: changing it leaves the parse alone
     for path, value in changes.items():
         node = expected
         *parents, last = path.split(".")
@@ -350,18 +318,6 @@ def _verify(before: str, after: str, changes: Mapping[str, object]) -> None:
         raise YamlPatchError(
             f"patching {bad or 'the config'} changed more than asked; edit the file by hand"
         )
-
-
-@functools.lru_cache(maxsize=32)  # the same text is checked before and after each patch
-def _plain_load(text: str) -> dict:
-    guard_yaml(text)
-    try:
-        data = YAML(typ="safe", pure=True).load(text)
-    except RecursionError:
-        raise YamlPatchError("nests too deeply to be a training config") from None
-    except YAMLError as exc:
-        raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
-    return data if isinstance(data, dict) else {}
 
 
 def _typed(data: Any) -> Any:
