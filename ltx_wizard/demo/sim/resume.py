@@ -59,11 +59,13 @@ def resume_step(raw: dict, log) -> int:
         return 0
     found = find_checkpoint(Path(wanted))
     if found is None:
-        log(f"⚠️ Could not find checkpoint at {wanted}", 492)
+        log(f"⚠️ Could not find checkpoint at {wanted}", 492, level="WARNING")
         return 0
     log(f"📥 Loading checkpoint from {found}", 497)
-    log("✅ LoRA checkpoint loaded successfully" if raw["model"].get("training_mode") == "lora"
-        else "✅ Full model checkpoint loaded successfully", 525)
+    if raw["model"].get("training_mode") == "lora":  # trainer.py _load_lora_checkpoint
+        log("✅ LoRA checkpoint loaded successfully", 525)
+    else:  # trainer.py _load_full_checkpoint
+        log("✅ Full model checkpoint loaded successfully", 511)
     if raw["checkpoints"].get("no_resume"):
         return 0
     digits = found.name.split("step_")[1].split(".")[0] if "step_" in found.name else None
@@ -73,7 +75,8 @@ def resume_step(raw: dict, log) -> int:
     try:
         state = json.loads(state_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        log(f"⚠️ Failed to load training state from {state_path}: {exc}. Starting from step 0.", 587)
+        log(f"⚠️ Failed to load training state from {state_path}: {exc}. Starting from step 0.", 587,
+            level="WARNING")
         return 0
     log(f"📥 Loaded training state from {state_path}", 584)
     saved, now = state.get("fingerprint", {}), fingerprint(raw)

@@ -44,13 +44,8 @@ from ltx_wizard.demo.sim.memory_model import MemoryEstimate, estimate, transform
 from ltx_wizard.demo.sim.resume import Saver, resume_step, write_file as _write
 from ltx_wizard.demo.sim.schema import LtxTrainerConfig
 from ltx_wizard.demo.sim.vram_file import VramFile as _Vram
-from ltx_wizard.demo.sim.rich_format import (
-    CHAINED,
-    console_width,
-    format_record,
-    oom_message,
-    traceback_lines,
-)
+from ltx_wizard.demo.sim.rich_format import (CHAINED, console_width, format_record, oom_message,
+                                             traceback_lines)
 
 _MAIN = ("scripts/train.py", 74, "main", "trainer.train(disable_progress_bar=args.dpb)")
 _MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
@@ -250,8 +245,10 @@ class SimTrainer:
         skipped = len(per_folder[primary]) - len(samples)
         if skipped:
             self.log(f"Skipped {skipped} invalid samples from {len(per_folder[primary])} total",
-                     229, "datasets.py")
-        self.log(f"Loaded dataset with {len(samples)} samples from {root}", 133, "datasets.py")
+                     220, "datasets.py")  # datasets.py PrecomputedDataset._discover_samples
+        self.log(  # trainer.py LtxvTrainer._init_dataloader: the strategy's folders, DEBUG
+            f"Loaded dataset with {len(samples):,} samples from sources: {list(sources)}",
+            682, level="DEBUG")
         return len(samples)
 
     def _validate(self, step: int, fails: bool, level_gb: float) -> None:
@@ -268,7 +265,8 @@ class SimTrainer:
             if self.rank == 0:
                 _write(self.out / "samples" / f"step_{step:06d}_{index}.mp4", _MP4)
         if self.rank == 0:
-            self.log(f"🎥 Validation samples for step {step} saved in samples", 561)
+            self.log(f"🎥 Validation samples for step {step} saved in samples", 310,
+                     "validation_runner.py")  # ValidationRunner.run: relative to output_dir
 
     def _step_line(self, step: int, steps: int, duration: float, train_start: float,
                    initial: int = 0) -> None:
@@ -279,17 +277,18 @@ class SimTrainer:
             loss = "nan"
         else:
             loss = f"{0.11 + 0.25 * math.exp(-step / 30) + abs(self.rng.gauss(0, 0.01)):.4f}"
-        if step - initial <= 20:
+        # trainer.py LtxvTrainer.train: "calculating..." only before any step is done
+        if step - initial <= 0:
             projection = "calculating..."
-        else:  # trainer.py train(): elapsed / steps done * remaining steps
+        else:  # elapsed / steps done * remaining steps
             total_s = (self.clock.now - train_start) / (step - initial) * (steps - initial)
             projection = f"{int(total_s // 3600)}h {int(total_s % 3600 // 60)}m"
         self.log(f"Step {step}/{steps} - Loss: {loss}, LR: {lr:.2e}, Time/Step: {duration:.2f}s, "
-                 f"Total Time: {projection}", 447)
+                 f"Total Time: {projection}", 307)
 
     def _checkpoint(self, step: int) -> None:
         self.wait(cost.checkpoint_save_s(self.raw, transformer_params()))
-        self.log(self.saver.save(step), 612)
+        self.log(self.saver.save(step), 981)  # trainer.py LtxvTrainer._save_checkpoint
 
     def _resume(self) -> int:
         try:
@@ -313,7 +312,7 @@ class SimTrainer:
             accumulation = int(self.raw["optimization"].get("gradient_accumulation_steps") or 1)
             lines += [f" - Number of processes: {self.world}",
                       f" - Global batch size: {batch * accumulation * self.world}"]
-        self.log("\n".join(lines), 702)
+        self.log("\n".join(lines), 935)  # trainer.py LtxvTrainer._log_training_stats
 
     # -- failures ---------------------------------------------------------------------------
 
