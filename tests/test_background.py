@@ -77,7 +77,7 @@ def test_an_old_run_folder_gets_its_launch_sh_from_run_json(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     spec = LaunchSpec(argv=[sys.executable, "-c", "print('ok')"], cwd=tmp_path)
-    (run / "run.json").write_text(json.dumps({"launch": spec.model_dump(mode="json")}))
+    (run / "run.json").write_text(json.dumps({"launch": spec.to_json()}))
     pid, log = start_training(run)
     _wait_group_gone(pid)
     assert (run / "launch.sh").is_file() and "ok" in log.read_text()
@@ -89,7 +89,7 @@ def test_the_log_and_pid_file_the_plan_recorded_are_the_ones_used(tmp_path):
     log, pid_file = run / "full" / "train.log", run / "full" / "train.pid"
     spec = LaunchSpec(argv=[sys.executable, "-c", "print('ok')"], cwd=tmp_path, log=log,
                       pid_file=pid_file)
-    (run / "run.json").write_text(json.dumps({"launch": spec.model_dump(mode="json")}))
+    (run / "run.json").write_text(json.dumps({"launch": spec.to_json()}))
     pid, started_log = start_training(run)
     _wait_group_gone(pid)
     assert started_log == log and "ok" in log.read_text()
@@ -105,7 +105,7 @@ def test_a_run_json_pointing_outside_the_run_folder_is_not_followed(tmp_path):
     victim.write_text("keep me")
     spec = LaunchSpec(argv=[sys.executable, "-c", "print('ok')"], cwd=tmp_path, log=victim,
                       pid_file=victim)
-    (run / "run.json").write_text(json.dumps({"launch": spec.model_dump(mode="json")}))
+    (run / "run.json").write_text(json.dumps({"launch": spec.to_json()}))
     pid, log = start_training(run)
     _wait_group_gone(pid)
     assert victim.read_text() == "keep me"

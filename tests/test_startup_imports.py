@@ -120,3 +120,39 @@ def test_the_real_entry_point_draws_its_first_screen_in_a_terminal(tmp_path):
             proc.kill()
             proc.wait()
         os.close(master)
+
+
+def _plan_argv(demo, run_name: str, data_root: Path) -> list[str]:
+    # benchmarks/bench_scale.py plan_case: the demo's inputs, planned for a simulated machine
+    return ["plan", "--trainer-root", str(demo.checkout), "--checkpoint", str(demo.checkpoint),
+            "--text-encoder", str(demo.text_encoder), "--data-root", str(data_root),
+            "--workspace", str(demo.workspace), "--run-name", run_name, "--simulate", demo.simulate]
+
+
+def _planned_modules(argv: list[str]) -> set[str]:
+    return _loaded_after(
+        "import contextlib, io, sys\n"
+        "from ltx_wizard.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    assert main({argv!r}) == 0\n"
+    )
+
+
+def test_plan_writes_a_run_folder_without_importing_pydantic(tmp_path):
+    # About 0.1 s of plan's 0.25 s budget (issue #24): the models on its path are dataclasses.
+    from ltx_wizard.demo.builder import build_demo
+
+    demo = build_demo(tmp_path)
+    modules = _planned_modules(_plan_argv(demo, "quick", demo.data_root))
+    assert (demo.workspace / "quick" / "run.json").is_file()
+    assert "ltx_wizard.core.plan.run_plan" in modules
+    assert not any(m == "pydantic" or m.startswith(("pydantic.", "pydantic_core")) for m in modules)
+
+
+def test_plan_from_a_dataset_file_writes_preprocess_json_without_importing_pydantic(tmp_path):
+    from ltx_wizard.demo.builder import build_demo
+
+    demo = build_demo(tmp_path)
+    modules = _planned_modules(_plan_argv(demo, "from-clips", demo.dataset_file))
+    assert (demo.workspace / "from-clips" / "preprocess.json").is_file()
+    assert not any(m == "pydantic" or m.startswith(("pydantic.", "pydantic_core")) for m in modules)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ltx_wizard.core.base.errors import UsageError
 
-if TYPE_CHECKING:  # pydantic models: `ltx-wizard --version` and the wizard's start never need them
+if TYPE_CHECKING:  # `ltx-wizard --version` and the wizard's start never need these modules
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.gpu.devices import ProbeResult
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ltx_wizard.commands.common import add_gpu_source_args, print_json
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{run_dir} is not a run folder written by `ltx-wizard plan`")
     state = require_state(run_dir)
     if getattr(args, "simulate", None) and not state.simulate:
-        state = state.model_copy(update={"simulate": True})  # simulated GPUs: no real script
+        state = replace(state, simulate=True)  # simulated GPUs: no real script
         write_state(run_dir, state)
     step = "one" if args.one_sample else "full"
     from ltx_wizard.demo.sim.stand_in import SimulatedTrainer

@@ -11,11 +11,11 @@ audio recipe that sample lacks audio_latents/ and the trainer leaves it out.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.buckets import Bucket, buckets_text, frame_cap, min_frames
 from ltx_wizard.core.dataset.sources import audio_folder
 from ltx_wizard.core.dataset.data_root import VideoOnlyData
@@ -27,9 +27,8 @@ MAX_PROBED = 500  # the skill probes clip lengths for "up to a few hundred clips
 Prober = Callable[[Path], MediaInfo]
 
 
-class DatasetReport(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class DatasetReport:
     dataset: Path
     rows: int
     buckets: str
@@ -70,7 +69,7 @@ def check_dataset(ds: DatasetFile, strategy: Mapping[str, Any] | None,
     report = _judge(ds, rows, infos, buckets, audio)
     if len(ds.rows) > MAX_PROBED:
         extra = ds.rows[MAX_PROBED:]
-        report = report.model_copy(update={
+        report = replace(report, **{
             "kept": report.kept + tuple(ds.output_rel(r) for r in extra),
             "not_checked": f"frames, size and sound of {len(extra)} clips after the first "
                            f"{MAX_PROBED} (too many to probe one by one)"})

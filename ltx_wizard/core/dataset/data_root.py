@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.sources import (
     SHIPPED_T2V_STRATEGY,
     audio_folder,
@@ -46,9 +45,8 @@ class VideoOnlyData(UsageError):
         self.folder = folder
 
 
-class DataRootInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class DataRootInfo:
     path: Path
     folders: tuple[str, ...]  # the strategy's folders, in the trainer's order
     primary: str  # the folder whose files enumerate the samples

@@ -14,16 +14,15 @@ import subprocess
 from fractions import Fraction
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from ltx_wizard.core.base.records import record
 
 FFPROBE_ENV = "LTX_WIZARD_FFPROBE"  # an ffprobe to use instead of the one on PATH (the demo's)
 PROBE_TIMEOUT_S = 20.0
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")  # mirrors process_videos.py: a still is one frame
 
 
-class MediaInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class MediaInfo:
     frames: int | None = None  # None: not counted
     width: int | None = None
     height: int | None = None

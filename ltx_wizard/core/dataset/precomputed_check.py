@@ -11,8 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.buckets import Bucket
 from ltx_wizard.core.dataset.sources import LATENTS, audio_folder, expected_file, required_folders
 from ltx_wizard.core.base.errors import UsageError
@@ -21,9 +20,8 @@ from ltx_wizard.core.dataset.pt_shapes import latent_size
 SHAPE_SAMPLES = 3  # latents read per check: the script writes one bucket set per run
 
 
-class Verification(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class Verification:
     root: Path
     exists: bool  # any folder the recipe reads is there
     complete: bool  # every sample has every file

@@ -16,8 +16,7 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.io.bounded import decode_text, read_bytes
 from ltx_wizard.core.dataset.sources import required_folders
 from ltx_wizard.core.base.errors import UsageError
@@ -42,9 +41,8 @@ FOLDER_ROLE = {
 }
 
 
-class DatasetFile(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class DatasetFile:
     path: Path
     columns: tuple[str, ...]
     roles: dict[str, str]  # role -> column name

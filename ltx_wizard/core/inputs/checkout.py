@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 from typing import Mapping
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.model_paths import resolve_user_path, stat_path
 from ltx_wizard.core.gpu.tiers import LOW_VRAM_CONFIG, STANDARD_CONFIG
@@ -29,9 +28,8 @@ TIER_CONFIGS = (STANDARD_CONFIG, LOW_VRAM_CONFIG)
 ENV_VAR = "LTX_TRAINER_ROOT"
 
 
-class CheckoutInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class CheckoutInfo:
     root: Path
     trainer_dir: Path
     train_script: Path

@@ -11,8 +11,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.model_paths import require_regular_file, resolve_user_path
 from ltx_wizard.core.inputs.header_cache import summary_for
@@ -64,9 +63,8 @@ def config_sections(header: HeaderSummary) -> tuple[str, ...] | None:
     return tuple(config) if isinstance(config, dict) else None
 
 
-class CheckpointInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class CheckpointInfo:
     path: Path
     size_bytes: int
     param_count: int
@@ -153,7 +151,7 @@ def inspect_checkpoint(
         size_bytes=header.file_size,
         param_count=header.param_count,
         transformer_param_count=header.transformer_params,
-        dtype_counts=header.dtype_counts,
+        dtype_counts=dict(header.dtype_counts),  # a copy: the header summary is cached
         model_version=header.metadata.get("model_version"),
         is_split_pack=not any(s in sections for s in COMPONENT_SECTIONS),
         gemma_version=_gemma_version(header),
@@ -164,9 +162,8 @@ def inspect_checkpoint(
     )
 
 
-class VaeInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class VaeInfo:
     path: Path
     kind: Literal["video", "audio"]
     size_bytes: int
@@ -219,5 +216,5 @@ def inspect_vae(
         kind=kind,
         size_bytes=header.file_size,
         param_count=header.param_count,
-        dtype_counts=header.dtype_counts,
+        dtype_counts=dict(header.dtype_counts),  # a copy: the header summary is cached
     )

@@ -18,8 +18,7 @@ import stat
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.gemma_compat import SUPPORTED_MODEL_TYPES, check_gemma_version, loader_value, show
@@ -40,9 +39,8 @@ _MAX_CONFIG_BYTES = 4 * 1024 * 1024
 _MAX_SEARCH_ENTRIES = 20_000  # a Gemma root holds tens of files; more means a wrong folder
 
 
-class TextEncoderInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class TextEncoderInfo:
     path: Path
     form: Literal["directory", "packed"]
     gemma_version: str | None  # for display; None for Google's vanilla releases
@@ -60,6 +58,16 @@ class TextEncoderInfo(BaseModel):
         if self.config_path is not None and self.config_path.parent != self.path:
             where = f" (nested: {self.config_path.parent.relative_to(self.path)})"
         return f"Gemma text encoder ({self.form}), model_type {clip(self.model_type or '?')}, {version}{where}"
+
+
+def _model_type(config: dict, where: str) -> str | None:
+    # Any JSON value: refused with a message naming it (the pydantic model's refusal read as an
+    # internal error).
+    value = config.get("model_type")
+    if value is not None and not isinstance(value, str):
+        raise UsageError(f"{where}: its config's model_type is {show(value)}, not a model name: "
+                         "download the text encoder again")
+    return value
 
 
 def _version_of(config: dict) -> str | None:
@@ -158,7 +166,7 @@ def _inspect_directory(path: Path) -> TextEncoderInfo:
         path=path,
         form="directory",
         gemma_version=_version_of(config),
-        model_type=config.get("model_type"),
+        model_type=_model_type(config, where),
         gemma_version_value=config.get("gemma_version"),
         config_path=config_path,
         param_count=_weights_bytes_params(entries, model),
@@ -194,7 +202,7 @@ def _inspect_packed(path: Path, st: os.stat_result) -> TextEncoderInfo:
     weights = header.param_count - header.auxiliary_params
     return TextEncoderInfo(
         path=path, form="packed", gemma_version=_version_of(config),
-        model_type=config.get("model_type"), gemma_version_value=config.get("gemma_version"),
+        model_type=_model_type(config, where), gemma_version_value=config.get("gemma_version"),
         param_count=weights,
     )
 

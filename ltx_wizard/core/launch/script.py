@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 from ltx_wizard.core.base.errors import UsageError
@@ -229,10 +230,9 @@ def ensure_run_id(run_dir: Path, spec: LaunchSpec) -> str:
     meta = read_run_meta(run_dir)
     if meta.run_id:
         return meta.run_id
-    meta = meta.model_copy(update={"run_id": new_run_id(), "run_dir": Path(run_dir).resolve(),
-                                   "launch": meta.launch or spec})
-    atomic_write_text(Path(run_dir) / "run.json", meta.model_dump_json(indent=2) + "\n",
-                      root=Path(run_dir))
+    meta = replace(meta, run_id=new_run_id(), run_dir=Path(run_dir).resolve(),
+                   launch=meta.launch or spec)
+    atomic_write_text(Path(run_dir) / "run.json", meta.json_text(), root=Path(run_dir))
     return meta.run_id
 
 

@@ -12,8 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.inputs.recipes import DEFAULT_RECIPE
@@ -25,9 +24,8 @@ from ltx_wizard.core.launch.script import sbatch_spec, spec_of, stand_in_spec
 from ltx_wizard.core.plan.memory_section import HostCheck
 
 
-class PlanRequest(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class PlanRequest:
     trainer_root: Path | None = None
     checkpoint: Path
     text_encoder: Path
@@ -114,7 +112,7 @@ class PlanDraft:
             base_config=self.base_path,
             launch=self.start,
         )
-        return meta.model_dump_json(indent=2) + "\n"
+        return meta.json_text()
 
     def shell_line(self) -> str:
         """What the user runs to train: `sbatch` for several nodes, else the launch line."""

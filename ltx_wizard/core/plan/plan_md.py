@@ -6,10 +6,10 @@ assumptions, cost/time, and the config diff against the shipped file.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
 from ltx_wizard.core.inputs.recipes import show_value
 from ltx_wizard.core.base.text_safety import clean_text
@@ -54,9 +54,8 @@ _TIER_NOTE = {
 }
 
 
-class PlanContent(BaseModel):
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
+@record
+class PlanContent:
     run_name: str
     run_dir: str
     training_mode: str
@@ -113,7 +112,7 @@ class _Missing:
 def render_plan(c: PlanContent) -> str:
     # Paths and names are outside text: a newline or escape in one must not split a line (the
     # launch line is quoted with $'...' already, in launch.py).
-    c = c.model_copy(update={
+    c = replace(c, **{
         "run_dir": clean_text(c.run_dir), "dataset_path": clean_text(c.dataset_path),
         "dataset_name": clean_text(c.dataset_name), "gpu_lines": tuple(map(clean_text, c.gpu_lines)),
         "warnings": tuple(map(clean_text, c.warnings)),

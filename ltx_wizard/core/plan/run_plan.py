@@ -95,6 +95,7 @@ def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
 def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None:
     if found.dataset is None:
         return None
+    from ltx_wizard.core.base.records import json_text
     from ltx_wizard.core.preprocess.state import PreprocessState
 
     plan = found.dataset
@@ -103,7 +104,7 @@ def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None
                             simulate=bool(simulate), samples=plan.report.kept,
                             silent=plan.report.silent_samples,
                             reused=plan.reused)
-    return state.model_dump_json(indent=2) + "\n"
+    return json_text(state)
 
 
 def _plan_content(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,

@@ -11,8 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn
@@ -20,17 +19,15 @@ from ltx_wizard.core.base.stand_in import StandIn
 SCRIPT_REL = Path("scripts") / "process_dataset.py"  # under packages/ltx-trainer
 
 
-class ScriptOptions(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class ScriptOptions:
     flags: frozenset[str]  # every `--option` the script accepts
     required: frozenset[str]  # options without a default
 
 
-class PreprocessSpec(BaseModel):
+@record
+class PreprocessSpec:
     """What the plan decided; the dataset file and the output folder differ per step."""
-
-    model_config = ConfigDict(frozen=True)
 
     buckets: str
     model_path: Path

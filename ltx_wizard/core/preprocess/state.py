@@ -4,16 +4,20 @@
 the one-sample preprocess into `<run>/overfit/.precomputed` (autotune's trial data), then the
 full one into the data root. Each step is marked done only after its output was verified, so an
 interrupted step is simply run again (the script skips samples it already wrote).
+
+A frozen dataclass: `plan` writes the file and must not pay for pydantic (about 0.1 s); only the
+reader loads it, to check the file exactly as before and name what is wrong the same way.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
+from ltx_wizard.core.base.records import json_text, record
 from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, read_text
 from ltx_wizard.core.dataset.rows import DatasetFile
 from ltx_wizard.core.base.errors import UsageError
@@ -27,9 +31,8 @@ ONE_SAMPLE_NAME = "_one_sample.json"
 Step = Literal["one", "full"]
 
 
-class PreprocessState(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@record
+class PreprocessState:
     dataset_file: Path
     data_root: Path  # where the full preprocess writes (the config's preprocessed_data_root)
     spec: PreprocessSpec
@@ -56,27 +59,38 @@ def one_sample_root(run_dir: Path) -> Path:
     return Path(run_dir) / "overfit" / ".precomputed"
 
 
+@cache
+def _schema():
+    # pydantic checks the file as it checked the model: the same lax conversions, the same
+    # message for the first thing wrong
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(PreprocessState)
+
+
 def read_state(run_dir: Path) -> PreprocessState | None:
     """None for a run planned from a preprocessed data root."""
     path = state_path(run_dir)
     if not path.is_file():
         return None
+    from pydantic import ValidationError  # the reader only: `plan` never reads the file
+
     try:
-        return PreprocessState.model_validate_json(read_text(path, what="preprocess state",
-                                                             limit=JSON_MAX_BYTES))
+        return _schema().validate_json(read_text(path, what="preprocess state",
+                                                 limit=JSON_MAX_BYTES))
     except ValidationError as exc:
         raise UsageError(f"{path} is damaged ({exc.errors()[0]['msg']}): plan the run again") from None
 
 
 def write_state(run_dir: Path, state: PreprocessState) -> Path:
-    return write_text(state_path(run_dir), state.model_dump_json(indent=2) + "\n", root=run_dir)
+    return write_text(state_path(run_dir), json_text(state), root=run_dir)
 
 
 def mark_done(run_dir: Path, step: Step) -> PreprocessState:
     state = read_state(run_dir)
     assert state is not None
     key = "one_sample_done" if step == "one" else "full_done"
-    state = state.model_copy(update={key: True})
+    state = replace(state, **{key: True})
     write_state(run_dir, state)
     return state
 

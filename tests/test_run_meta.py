@@ -1,0 +1,198 @@
+"""run.json and preprocess.json: what the plan writes (byte for byte what the pydantic models
+wrote before they became dataclasses) and what later commands read back from them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.records import json_text
+from ltx_wizard.core.io.run_meta import LaunchSpec, RunMeta, read_run_meta
+from ltx_wizard.core.launch.script import ensure_run_id, ensure_script
+from ltx_wizard.core.preprocess.command import PreprocessSpec
+from ltx_wizard.core.preprocess.state import PreprocessState, read_state, write_state
+
+LAUNCH = LaunchSpec(argv=["uv", "run", "a\nb", "tab\there", 'q"uote', "back\\slash", "\x1b[31m",
+                          "\N{GRINNING FACE}", "\x00"],
+                    cwd=Path("/c"), env={"A": "1", "Ü": "ß", "E": ""}, simulated=True,
+                    log=Path("/l.log"), pid_file=Path("/p.pid"))
+META = RunMeta(run_id="ab" * 16, run_dir=Path("/r/ü é"), trainer_root=Path("/t"), tier="40-60GB",
+               num_gpus=8, nodes=2, accepted_risk=True, recipe="t2v_lora",
+               base_config=Path("/b/c.yaml"), launch=LAUNCH)
+# Captured from main's pydantic RunMeta.model_dump_json(indent=2) + "\n" for META.
+META_TEXT = """{
+  "run_id": "abababababababababababababababab",
+  "run_dir": "/r/ü é",
+  "trainer_root": "/t",
+  "tier": "40-60GB",
+  "num_gpus": 8,
+  "nodes": 2,
+  "accepted_risk": true,
+  "recipe": "t2v_lora",
+  "base_config": "/b/c.yaml",
+  "launch": {
+    "argv": [
+      "uv",
+      "run",
+      "a\\nb",
+      "tab\\there",
+      "q\\"uote",
+      "back\\\\slash",
+      "\\u001b[31m",
+      "\N{GRINNING FACE}",
+      "\\u0000"
+    ],
+    "cwd": "/c",
+    "env": {
+      "A": "1",
+      "Ü": "ß",
+      "E": ""
+    },
+    "simulated": true,
+    "log": "/l.log",
+    "pid_file": "/p.pid"
+  }
+}
+"""
+EMPTY_TEXT = """{
+  "run_id": null,
+  "run_dir": null,
+  "trainer_root": null,
+  "tier": null,
+  "num_gpus": null,
+  "nodes": 1,
+  "accepted_risk": false,
+  "recipe": null,
+  "base_config": null,
+  "launch": null
+}
+"""
+
+
+def _run(tmp_path: Path, text: str) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text(text, encoding="utf-8")
+    return run
+
+
+def test_run_json_is_written_as_the_pydantic_model_wrote_it():
+    assert META.json_text() == META_TEXT
+    assert RunMeta().json_text() == EMPTY_TEXT
+
+
+def test_a_written_run_json_reads_back_the_same(tmp_path):
+    meta = read_run_meta(_run(tmp_path, META.json_text()))
+    assert meta == META
+    assert isinstance(meta.run_dir, Path) and isinstance(meta.launch.cwd, Path)
+    assert meta.launch.argv == list(LAUNCH.argv) and meta.launch.env == LAUNCH.env
+
+
+@pytest.mark.parametrize("text", [
+    "{not json",
+    "",
+    json.dumps([META.to_json()]),  # not an object
+    json.dumps({**META.to_json(), "num_gpus": "many"}),  # wrong type
+    json.dumps({**META.to_json(), "num_gpus": 2.5}),
+    json.dumps({**META.to_json(), "tier": 40}),
+    json.dumps({**META.to_json(), "nodes": None}),
+    json.dumps({**META.to_json(), "accepted_risk": "maybe"}),
+    json.dumps({**META.to_json(), "run_id": "AB" * 16}),  # not a run id
+    json.dumps({**META.to_json(), "run_id": "ab" * 16 + "\n"}),
+    json.dumps({**META.to_json(), "launch": {"cwd": "/c"}}),  # missing key
+    json.dumps({**META.to_json(), "launch": {"argv": ["uv", 3], "cwd": "/c"}}),
+    json.dumps({**META.to_json(), "launch": {"argv": "uv run", "cwd": "/c"}}),
+    json.dumps({**META.to_json(), "launch": {"argv": ["uv"], "cwd": "/c", "env": {"A": 1}}}),
+])
+def test_a_damaged_run_json_reads_as_nothing_recorded(tmp_path, text):
+    run = _run(tmp_path, text)
+    assert read_run_meta(run) == RunMeta()
+    with pytest.raises(UsageError, match="run.json records no launch: plan the run again"):
+        ensure_script(run)
+
+
+def test_values_the_models_accepted_loosely_are_still_accepted(tmp_path):
+    doc = {**META.to_json(), "num_gpus": "2", "nodes": 3.0, "accepted_risk": "yes",
+           "launch": {**LAUNCH.to_json(), "simulated": 0}}
+    meta = read_run_meta(_run(tmp_path, json.dumps(doc)))
+    assert (meta.num_gpus, meta.nodes, meta.accepted_risk, meta.launch.simulated) == (2, 3, True, False)
+
+
+def test_fields_a_newer_wizard_adds_are_ignored_and_the_rest_is_read(tmp_path):
+    doc = {**META.to_json(), "gpu_model": "H100", "launch": {**LAUNCH.to_json(), "nice": 5}}
+    assert read_run_meta(_run(tmp_path, json.dumps(doc))) == META
+
+
+def test_an_old_run_json_without_the_newer_keys_reads_with_their_defaults(tmp_path):
+    meta = read_run_meta(_run(tmp_path, json.dumps({"launch": {"argv": ["x"], "cwd": "/c"}})))
+    assert meta.run_id is None and meta.nodes == 1
+    assert meta.launch == LaunchSpec(argv=["x"], cwd=Path("/c"))
+
+
+def test_an_old_folder_gets_its_run_id_written_in_the_same_layout(tmp_path):
+    run = _run(tmp_path, json.dumps({"tier": "40-60GB"}))
+    run_id = ensure_run_id(run, LaunchSpec(argv=["x"], cwd=run))
+    expected = RunMeta(run_id=run_id, run_dir=run.resolve(), tier="40-60GB",
+                       launch=LaunchSpec(argv=["x"], cwd=run))
+    assert (run / "run.json").read_text(encoding="utf-8") == expected.json_text()
+
+
+STATE = PreprocessState(
+    dataset_file=Path("/data/clips/dataset.json"), data_root=Path("/data/clips/.precomputed"),
+    spec=PreprocessSpec(buckets="960x544x49", model_path=Path("/models/ltx-2.safetensors"),
+                        text_encoder_path=Path("/models/gemma"), lora_trigger="CATZ",
+                        skip_audio=True),
+    trainer_dir=Path("/src/LTX-2/packages/ltx-trainer"), samples=("videos/a.pt", "videos/é b.pt"),
+    silent=("videos/a.pt",), reused=True)
+# Captured from main's pydantic PreprocessState.model_dump_json(indent=2) + "\n" for STATE.
+STATE_TEXT = """{
+  "dataset_file": "/data/clips/dataset.json",
+  "data_root": "/data/clips/.precomputed",
+  "spec": {
+    "buckets": "960x544x49",
+    "model_path": "/models/ltx-2.safetensors",
+    "text_encoder_path": "/models/gemma",
+    "video_vae_path": null,
+    "audio_vae_path": null,
+    "lora_trigger": "CATZ",
+    "skip_audio": true,
+    "load_text_encoder_in_8bit": false
+  },
+  "trainer_dir": "/src/LTX-2/packages/ltx-trainer",
+  "simulate": false,
+  "samples": [
+    "videos/a.pt",
+    "videos/é b.pt"
+  ],
+  "silent": [
+    "videos/a.pt"
+  ],
+  "one_sample_done": false,
+  "full_done": false,
+  "reused": true
+}
+"""
+
+
+def test_preprocess_json_is_written_as_before_and_reads_back_with_tuples(tmp_path):
+    assert json_text(STATE) == STATE_TEXT
+    write_state(tmp_path, STATE)
+    back = read_state(tmp_path)
+    assert back == STATE and type(back.samples) is tuple and hash(back.samples) == hash(STATE.samples)
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    ({"samples": "videos/a.pt"}, "Input should be a valid array"),
+    ({"simulate": 2}, "Input should be a valid boolean, unable to interpret input"),
+    ({"spec": None}, "Input should be an object"),
+    ({"trainer_dir": 3}, "Input is not a valid path for <class 'pathlib.Path'>"),
+])
+def test_a_damaged_preprocess_json_is_named_as_before(tmp_path, change, why):
+    (tmp_path / "preprocess.json").write_text(json.dumps({**json.loads(STATE_TEXT), **change}))
+    with pytest.raises(UsageError) as caught:
+        read_state(tmp_path)
+    assert caught.value.message == (f"{tmp_path / 'preprocess.json'} is damaged ({why}): "
+                                    "plan the run again")
