@@ -16,6 +16,7 @@ from ltx_wizard.core.tuning.events import (
     AutotuneSummary,
     LogLine,
     TrialFinished,
+    TrialPhase,
     TrialProgress,
     TrialResult,
     TrialStarted,
@@ -44,6 +45,16 @@ CLI_FLAGS = {"simulate": "--simulate", "run_dir": "--run-dir", "workspace": "--w
              "from_csv": "--from-csv", "vram_gb": "--vram-gb"}
 
 
+class FixedClock:
+    """The Autotune screen's clock (options.clock): still until a test moves `now`."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
     """The app as `ltx-wizard [flags]` builds it (cli.make_app), with the test injections."""
     argv = ["--demo"] if demo_root is not None or overrides.pop("demo", False) else []
@@ -53,7 +64,7 @@ def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
     args = build_parser().parse_args(argv)
     # demo_data="latents": these tests start the demo from its preprocessed data root; the
     # clips path (dataset.json, preprocessing in the skill's order) has its own tests.
-    values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW,
+    values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW, clock=FixedClock(),
                   host_fn=lambda run_dir: FIXED_HOST, demo_data="latents")
     if demo_root is not None:
         values.update(demo_root=demo_root)
@@ -117,6 +128,7 @@ class ScriptedEngine:
     async def _trial(self, index: int, change: str, result: TrialResult, lines: int = 3) -> TrialResult | None:
         emit = self.on_event
         emit(TrialStarted(index=index, change=change, total_steps=50, config_path="trial.yaml"))
+        emit(TrialPhase(index=index, phase="training", label="training"))
         if self.script == "step_flood":  # a trainer printing a step line per micro-batch
             for step in range(1, 20001):
                 emit(TrialProgress(index=index, step=step % 50, total=50, loss=0.1, step_time_s=0.01))
@@ -131,8 +143,10 @@ class ScriptedEngine:
                 await self.cancelled.wait()
             if self.cancelled.is_set():
                 done = _result(index, change, "cancelled", None, None, False, "cancelled by the user")
+                emit(TrialPhase(index=index, phase="ended", label="ended"))
                 emit(TrialFinished(result=done))
                 return None
+        emit(TrialPhase(index=index, phase="ended", label="ended"))
         emit(TrialFinished(result=result))
         return result
 
