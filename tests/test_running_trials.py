@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ltx_wizard.core.autotune.presenter import clock_text
-from ltx_wizard.core.autotune.running_trials import RunningTrials, gpus_text
+from ltx_wizard.core.autotune.running_trials import RunningTrials, gpus_text, more_text
 from ltx_wizard.core.tuning.events import (
     AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished, ConfirmationStarted,
     TrialFinished, TrialPhase, TrialProgress, TrialResult, TrialStarted,
@@ -77,22 +77,46 @@ def test_progress_and_phase_changes_update_the_row():
     assert "validating" in texts(tracker)[0]
 
 
-def test_a_finished_trial_is_gone_whether_its_process_ends_first_or_its_result():
+def test_a_finished_trial_is_gone():
     tracker = RunningTrials(clock=Clock())
     tracker.feed(started(1))
-    tracker.feed(started(2))
-    assert tracker.feed(phase(1, "ended"))
-    assert [r.index for r in tracker.rows()] == [2]
-    assert not tracker.feed(finished(1))  # already gone with its process
-    assert tracker.feed(finished(2))
+    tracker.feed(phase(1, "ended"))
+    assert tracker.feed(finished(1))
     assert tracker.rows() == []
+
+
+def test_a_trial_ahead_that_ended_reads_done_with_its_clock_stopped_until_its_result():
+    clock = Clock()
+    tracker = RunningTrials(slots=[0, 1], clock=clock)
+    tracker.feed(started(1))
+    tracker.feed(started(2))
+    tracker.feed(TrialProgress(index=2, step=40, total=40))
+    clock.now += 30
+    tracker.feed(phase(2, "ended"))  # ahead of trial 1: its result waits for trial 1's
+    clock.now += 30
+    assert texts(tracker)[1] == "trial 2 · GPU 1 · done · step 40/40 · 0:30"
+    assert not tracker.feed(TrialProgress(index=2, step=41, total=40))  # the end is the end
+    tracker.feed(finished(1))
+    tracker.feed(finished(2))
+    assert tracker.rows() == []
+
+
+def test_a_done_row_gives_its_gpu_up_to_the_next_trial():
+    tracker = RunningTrials(slots=[0, 1], clock=Clock())
+    tracker.feed(started(1))
+    tracker.feed(started(2))
+    tracker.feed(phase(2, "ended"))
+    tracker.feed(started(3))  # GPU 1 is free again
+    assert [(r.index, r.gpus, r.phase) for r in tracker.rows()] == [
+        (1, (0,), "starting"), (3, (1,), "starting")]
 
 
 def test_a_dropped_guess_is_gone_and_frees_its_gpu():
     tracker = RunningTrials(slots=[0, 1], clock=Clock())
     tracker.feed(started(1))
     tracker.feed(started(2))
-    tracker.feed(phase(2, "dropped"))
+    assert tracker.feed(phase(2, "dropped"))
+    assert [r.index for r in tracker.rows()] == [1]
     tracker.feed(started(3))
     assert texts(tracker)[1].startswith("trial 3 · GPU 1 ·")
 
@@ -162,3 +186,11 @@ def test_the_end_of_autotune_clears_every_row():
     summary = AutotuneSummary(trials=[], winner=None, config_patched=False)
     assert tracker.feed(AutotuneFinished(summary=summary))
     assert tracker.rows() == []
+
+
+def test_the_rows_that_do_not_fit_are_named_on_one_line():
+    tracker = RunningTrials(slots=[0, 1, 2], clock=Clock())
+    for i in (4, 5, 6):
+        tracker.feed(started(i))
+    assert more_text(tracker.rows()[1:]) == "+2 more running: trials 5, 6"
+    assert more_text(tracker.rows()[2:]) == "+1 more running: trial 6"

@@ -110,7 +110,7 @@ def _result(index, change, outcome, step, peak, kept, reason="", decision="", ch
 class ScriptedEngine:
     """Stands in for AutotuneEngine with fixed events; `hold_after` pauses before that trial ends."""
 
-    script = "ok"  # "ok" | "oom" | "flood" | "step_flood"
+    script = "ok"  # "ok" | "oom" | "flood" | "step_flood" | "side_by_side"
     hold_after: int | None = None
     instances: list["ScriptedEngine"] = []
 
@@ -150,7 +150,30 @@ class ScriptedEngine:
         emit(TrialFinished(result=result))
         return result
 
+    async def _side_by_side(self) -> AutotuneSummary:
+        """Trials 1 and 2 at once, one per GPU, both holding at step 20 until cancel(); then
+        trial 2 ends first (ahead of trial 1, its result waits) and trial 1 after it."""
+        emit = self.on_event
+        results = [_result(1, "baseline", "ok", 2.4, 38.2, True, decision="kept: runs as planned"),
+                   _result(2, "quantization -> null", "ok", 1.9, 44.1, True, decision="kept")]
+        for r in results:
+            emit(TrialStarted(index=r.index, change=r.change, total_steps=40, config_path="t.yaml"))
+            emit(TrialPhase(index=r.index, phase="loading", label="loading the model"))
+        for r in results:
+            emit(TrialPhase(index=r.index, phase="training", label="training"))
+            emit(TrialProgress(index=r.index, step=20, total=40, loss=0.2, step_time_s=r.step_time_s))
+        await asyncio.sleep(0)
+        self.reached_hold.set()
+        await self.cancelled.wait()
+        for r in reversed(results):
+            emit(TrialPhase(index=r.index, phase="ended", label="ended"))
+        for r in results:
+            emit(TrialFinished(result=r))
+        return AutotuneSummary(trials=results, winner=2, config_patched=True)
+
     async def run(self) -> AutotuneSummary:
+        if self.script == "side_by_side":
+            return await self._side_by_side()
         plan = [
             (1, "baseline", _result(1, "baseline", "ok", 2.4, 38.2, True,
                                     decision="kept: runs as planned")),

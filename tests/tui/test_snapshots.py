@@ -96,6 +96,7 @@ SCENARIOS = {
     "recipe_choice": ({}, _recipe_choice),
     "summary": ({}, _summary),
     "autotune_running": ({}, _autotune_running),
+    "autotune_side_by_side": ({"simulate": "2xa6000"}, _autotune_running),  # two trials, two rows
     "autotune_done": ({}, _autotune_done),
     "done": ({}, _done),
     "existing_run": ({}, _existing),
@@ -133,6 +134,8 @@ def test_screen(scenario, size, snap_compare, demo_root, scripted, fixed_path):
     overrides = dict(overrides)
     if scenario == "autotune_running":
         scripted.hold_after = 2
+    if scenario == "autotune_side_by_side":
+        scripted.script = "side_by_side"
     if scenario == "existing_run":
         run = demo_root / "ltx-trainings" / "t2v-demo-clips-20260102-0304"
         run.mkdir(parents=True)

@@ -1,10 +1,11 @@
 """Where each running trial is now, one row per trial (or confirmation) whose process runs.
 
 Fed the engine's events in order; a row appears with TrialStarted (ConfirmationStarted) and goes
-when its process ends (a terminal phase) or its result arrives. The events do not say which GPU a
-trial runs on, so the tracker follows TrialPool's own rule: a new single-GPU trial takes the first
-free slot, and a slot is free once its trial's process has ended (the "ended" phase comes before
-the pool can hand that GPU on).
+when its result arrives. Side by side, a trial ahead can end before the ones it waits for: its row
+then reads "done" with its clock stopped until its result comes, or until another trial takes its
+GPU. The events do not say which GPU a trial runs on, so the tracker follows TrialPool's own rule:
+a new single-GPU trial takes the first free slot, and a slot is free once its trial's process has
+ended (the "ended" phase comes before the pool can hand that GPU on).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from ltx_wizard.core.tuning.events import (
     TrialPhase, TrialProgress, TrialStarted,
 )
 
-# The process is gone ("dropped": a guess the pool stopped): its GPU is free, its row goes.
-END_PHASES = frozenset({"ended", "dropped"})
+ENDED = "ended"  # the process is gone, its result comes next (or after the trials before it)
+DROPPED = frozenset({"dropped"})  # a guess the pool stopped: no result comes, its row goes
 # trial_phase.PHASE_LABEL's phases in a few words: a row is one line at 80 columns.
 SHORT_PHASE = {
     "starting": "starting",
@@ -33,6 +34,7 @@ SHORT_PHASE = {
     "validating": "validating",
     "saving": "saving",
     "finishing": "finishing",
+    ENDED: "done",
 }
 SEP = " · "
 
@@ -52,6 +54,12 @@ def step_part(step: int | None, total: int | None) -> str:
     if not total:
         return "" if step is None else f"step {step}"
     return f"step {step or 0}/{total}"
+
+
+def more_text(rows: Sequence[RunningRow]) -> str:
+    """The one line for rows that do not fit: `+3 more running: trials 5, 6, 7`."""
+    names = ", ".join(str(r.index) for r in rows)
+    return f"+{len(rows)} more running: trial{'s' if len(rows) > 1 else ''} {names}"
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,7 @@ class _Run:
     total: int | None = None
     step: int | None = None
     phase: str = "starting"
+    ended: float | None = None  # when its process ended: its clock stops, its GPU is free
 
 
 @dataclass
@@ -111,8 +120,12 @@ class RunningTrials:
         """Take one event; True when the rows changed (other events change nothing)."""
         if isinstance(event, TrialStarted):
             self._runs.pop(f"trial-{event.index}", None)  # a rerun of the same trial: its slot too
-            self._runs[f"trial-{event.index}"] = _Run(event.index, False, self._free_gpus(),
-                                                      self.clock(), total=event.total_steps)
+            gpus = self._free_gpus()
+            for key, run in list(self._runs.items()):  # a done row gives its GPU's line up
+                if run.ended is not None and set(run.gpus) & set(gpus):
+                    del self._runs[key]
+            self._runs[f"trial-{event.index}"] = _Run(event.index, False, gpus, self.clock(),
+                                                      total=event.total_steps)
         elif isinstance(event, ConfirmationStarted):
             gpus = tuple(range(max(event.gpus, 1)))  # the plan's own launch: every GPU
             # no winner: the runner numbers the planned config's run 0 (confirming.py)
@@ -120,17 +133,19 @@ class RunningTrials:
                                                              self.clock())
         elif isinstance(event, TrialProgress):
             run = self._runs.get(f"trial-{event.index}") or self._runs.get(f"confirm-{event.index}")
-            if run is None:
+            if run is None or run.ended is not None:
                 return False
             run.step, run.total = event.step, event.total or run.total
         elif isinstance(event, TrialPhase):
             key = f"{'confirm' if event.confirmation else 'trial'}-{event.index}"
             if key not in self._runs:
                 return False
-            if event.phase in END_PHASES:
+            run = self._runs[key]
+            if event.phase in DROPPED:
                 del self._runs[key]
-            else:
-                self._runs[key].phase = event.phase
+            elif run.ended is None:  # nothing the process says after its end changes the row
+                run.phase = event.phase
+                run.ended = self.clock() if event.phase == ENDED else None
         elif isinstance(event, TrialFinished):
             return self._runs.pop(f"trial-{event.result.index}", None) is not None
         elif isinstance(event, ConfirmationFinished):
@@ -150,12 +165,14 @@ class RunningTrials:
         """The running trials, by GPU (a GPU's row stays where it was as its trials change)."""
         now = self.clock()
         rows = [RunningRow(key, r.index, r.confirmation, r.gpus, r.phase, r.step, r.total,
-                           now - r.started) for key, r in self._runs.items()]
+                           (now if r.ended is None else r.ended) - r.started)
+                for key, r in self._runs.items()]
         return sorted(rows, key=lambda row: (row.gpus, row.index))
 
     def _free_gpus(self) -> tuple[int, ...]:
         """The GPUs a trial starting now runs on; () when every slot is taken (never expected)."""
         if not self.slots:
             return tuple(range(max(self.launch_gpus, 1)))
-        busy = {g for run in self._runs.values() if not run.confirmation for g in run.gpus}
+        busy = {g for run in self._runs.values() if run.ended is None and not run.confirmation
+                for g in run.gpus}
         return next(((s,) for s in self.slots if s not in busy), ())
