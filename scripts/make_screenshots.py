@@ -6,7 +6,7 @@ Usage (from the repository root):
 
 It drives `ltx-wizard --demo` headless (Textual's run_test + pilot) through every screen with the
 real autotune engine on the simulated trainer, and saves each screen with App.save_screenshot.
-The demo folder is rebuilt at a fixed path and the clock is frozen, so the paths shown are the
+The demo folder is rebuilt at a fixed path and the clocks are frozen, so the paths shown are the
 same on every run; step times come from the simulated trainer and vary a little.
 Written files: 01-probe.svg 02-gate.svg 03-vram-ask.svg 04-paths.svg 05-pick.svg 06-summary.svg
 07-autotune.svg 08-autotune-done.svg 09-confirm-cancel.svg 10-done.svg 11-existing-run.svg 12-help.svg
@@ -35,8 +35,9 @@ HOST = HostReadings(mem_total=256 * 1024**3, mem_available=240 * 1024**3, swap_f
 
 def _app(**overrides) -> WizardApp:
     # demo_data="latents": the screenshots start from the demo's preprocessed data root
+    # clock: the running trials' elapsed times read 0:00 on every run, not the machine's speed
     values = dict(demo=True, demo_root=DEMO_ROOT, cursor_blink=False, check_delay_s=0, now=lambda: NOW,
-                  host_fn=lambda run_dir: HOST, demo_data="latents")
+                  clock=lambda: 0.0, host_fn=lambda run_dir: HOST, demo_data="latents")
     values.update(overrides)
     return WizardApp(WizardOptions.from_args(None, **values))
 

@@ -15,6 +15,7 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ltx_wizard.core.autotune.running_trials import RunningTrials
 from ltx_wizard.core.tuning import events
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.tui import messages
@@ -29,7 +30,7 @@ COALESCED: tuple[type, ...] = (events.TrialProgress, events.VramUpdate)  # lates
 MESSAGE_FOR: dict[type, type[messages.AutotuneMessage]] = {
     events.TrialStarted: messages.TrialStarted,
     events.TrialProgress: messages.TrialProgress,
-    events.TrialPhase: messages.TrialPhase,  # unhandled for now: the screen shows the log
+    events.TrialPhase: messages.TrialPhase,
     events.VramUpdate: messages.VramUpdate,
     events.TrialFinished: messages.TrialFinished,
     events.ConfirmationStarted: messages.ConfirmationStarted,
@@ -44,6 +45,8 @@ class AutotuneController:
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
         self._held: dict[type, events.AutotuneEvent] = {}
         self._engine: Any | None = None
+        # fed every event here, not on the screen: the rows survive the screen being popped
+        self.trials = RunningTrials(clock=app.options.clock)
 
     @property
     def running(self) -> bool:
@@ -58,6 +61,7 @@ class AutotuneController:
         state.autotune_running = True
         self.log_buffer.clear()
         self._held.clear()
+        self.trials = RunningTrials(clock=self.app.options.clock)
         settle_heap()  # before the trials' output: later full collections skip all that lives now
         self.app.run_worker(self._run(), group="autotune", exclusive=True, exit_on_error=False)
 
@@ -94,10 +98,32 @@ class AutotuneController:
             on_event=self.on_event, allow_batch_change=state.allow_batch_change,
         )
 
+    def _trial_gpus(self) -> tuple[list[int], int]:
+        """The GPUs single-GPU trials take side by side (the engine's own rule, from the run's
+        training mode), and how many GPUs one launch of the plan uses. Off the event loop: it
+        reads config.yaml."""
+        from ltx_wizard.core.autotune.planned_config import read_planned
+        from ltx_wizard.core.autotune.trial_pool import trial_slots
+        from ltx_wizard.core.io.yaml_patch import get_dotted
+
+        state = self.app.state
+        assert state.run_dir is not None
+        mode = state.paths.training_mode
+        try:
+            planned = read_planned(state.run_dir / "config.yaml").data
+            mode = str(get_dotted(planned, "model.training_mode", mode) or mode)
+        except WizardError:  # the engine says what is wrong with config.yaml; rows still show
+            pass
+        gpus = len(state.probe.gpus) if state.probe is not None else 1
+        plan_gpus = state.assessment.num_gpus if state.assessment is not None else 1
+        return trial_slots(gpus, plan_gpus, mode, None, None), max(plan_gpus, 1)
+
     async def _run(self) -> None:
         summary: events.AutotuneSummary | None = None
         error: str | None = None
         try:
+            slots, launch_gpus = await asyncio.to_thread(self._trial_gpus)
+            self.trials = RunningTrials(slots, launch_gpus, clock=self.app.options.clock)
             self._engine = self._make_engine()
             summary = await self._engine.run()
         except WizardError as exc:
@@ -106,6 +132,7 @@ class AutotuneController:
             error = f"autotune failed: {type(exc).__name__}: {exc}"
         finally:
             self._engine = None
+            self.trials.clear()  # an engine that stopped on an error ends no trial itself
         state = self.app.state
         state.autotune_running = False
         state.summary = summary
@@ -117,7 +144,9 @@ class AutotuneController:
         """The engine's sink, called on the event loop."""
         if isinstance(event, events.LogLine):
             self.log_buffer.append(event.text)
-        elif isinstance(event, COALESCED):
+            return
+        self.trials.feed(event)  # every progress event, before any is coalesced below
+        if isinstance(event, COALESCED):
             self._held[type(event)] = event
         else:
             self.flush_held()

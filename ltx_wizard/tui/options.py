@@ -5,6 +5,7 @@ points tests and the screenshot script use. Its own module so screens can name i
 from __future__ import annotations
 
 import argparse
+import time
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -29,6 +30,7 @@ class WizardOptions:
     nodes: int = 1  # --nodes: the plan is for this many machines like this one (Slurm)
     # Injection points for tests and the screenshot script.
     now: Callable[[], datetime] = datetime.now
+    clock: Callable[[], float] = time.monotonic  # the Autotune screen's elapsed times
     demo_root: Path | None = None
     probe_fn: Callable[[], ProbeResult] | None = None
     cursor_blink: bool = True

@@ -16,6 +16,7 @@ from ltx_wizard.core.tuning.events import (
     AutotuneSummary,
     LogLine,
     TrialFinished,
+    TrialPhase,
     TrialProgress,
     TrialResult,
     TrialStarted,
@@ -44,6 +45,16 @@ CLI_FLAGS = {"simulate": "--simulate", "run_dir": "--run-dir", "workspace": "--w
              "from_csv": "--from-csv", "vram_gb": "--vram-gb"}
 
 
+class FixedClock:
+    """The Autotune screen's clock (options.clock): still until a test moves `now`."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
     """The app as `ltx-wizard [flags]` builds it (cli.make_app), with the test injections."""
     argv = ["--demo"] if demo_root is not None or overrides.pop("demo", False) else []
@@ -53,7 +64,7 @@ def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
     args = build_parser().parse_args(argv)
     # demo_data="latents": these tests start the demo from its preprocessed data root; the
     # clips path (dataset.json, preprocessing in the skill's order) has its own tests.
-    values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW,
+    values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW, clock=FixedClock(),
                   host_fn=lambda run_dir: FIXED_HOST, demo_data="latents")
     if demo_root is not None:
         values.update(demo_root=demo_root)
@@ -99,7 +110,7 @@ def _result(index, change, outcome, step, peak, kept, reason="", decision="", ch
 class ScriptedEngine:
     """Stands in for AutotuneEngine with fixed events; `hold_after` pauses before that trial ends."""
 
-    script = "ok"  # "ok" | "oom" | "flood" | "step_flood"
+    script = "ok"  # "ok" | "oom" | "flood" | "step_flood" | "side_by_side"
     hold_after: int | None = None
     instances: list["ScriptedEngine"] = []
 
@@ -117,6 +128,7 @@ class ScriptedEngine:
     async def _trial(self, index: int, change: str, result: TrialResult, lines: int = 3) -> TrialResult | None:
         emit = self.on_event
         emit(TrialStarted(index=index, change=change, total_steps=50, config_path="trial.yaml"))
+        emit(TrialPhase(index=index, phase="training", label="training"))
         if self.script == "step_flood":  # a trainer printing a step line per micro-batch
             for step in range(1, 20001):
                 emit(TrialProgress(index=index, step=step % 50, total=50, loss=0.1, step_time_s=0.01))
@@ -131,12 +143,37 @@ class ScriptedEngine:
                 await self.cancelled.wait()
             if self.cancelled.is_set():
                 done = _result(index, change, "cancelled", None, None, False, "cancelled by the user")
+                emit(TrialPhase(index=index, phase="ended", label="ended"))
                 emit(TrialFinished(result=done))
                 return None
+        emit(TrialPhase(index=index, phase="ended", label="ended"))
         emit(TrialFinished(result=result))
         return result
 
+    async def _side_by_side(self) -> AutotuneSummary:
+        """Trials 1 and 2 at once, one per GPU, both holding at step 20 until cancel(); then
+        trial 2 ends first (ahead of trial 1, its result waits) and trial 1 after it."""
+        emit = self.on_event
+        results = [_result(1, "baseline", "ok", 2.4, 38.2, True, decision="kept: runs as planned"),
+                   _result(2, "quantization -> null", "ok", 1.9, 44.1, True, decision="kept")]
+        for r in results:
+            emit(TrialStarted(index=r.index, change=r.change, total_steps=40, config_path="t.yaml"))
+            emit(TrialPhase(index=r.index, phase="loading", label="loading the model"))
+        for r in results:
+            emit(TrialPhase(index=r.index, phase="training", label="training"))
+            emit(TrialProgress(index=r.index, step=20, total=40, loss=0.2, step_time_s=r.step_time_s))
+        await asyncio.sleep(0)
+        self.reached_hold.set()
+        await self.cancelled.wait()
+        for r in reversed(results):
+            emit(TrialPhase(index=r.index, phase="ended", label="ended"))
+        for r in results:
+            emit(TrialFinished(result=r))
+        return AutotuneSummary(trials=results, winner=2, config_patched=True)
+
     async def run(self) -> AutotuneSummary:
+        if self.script == "side_by_side":
+            return await self._side_by_side()
         plan = [
             (1, "baseline", _result(1, "baseline", "ok", 2.4, 38.2, True,
                                     decision="kept: runs as planned")),

@@ -58,6 +58,8 @@ async def _autotune_running(pilot):
     for _ in range(3):  # the held engine's last progress and VRAM messages land first
         await pilot.pause()
     pilot.app.screen.flush_log()
+    pilot.app.options.clock.now += 65  # trial 2 has run 1:05 (the clock is the test's)
+    pilot.app.screen.query_one("#trial-phases").refresh_rows()
     await pilot.pause()
 
 
@@ -94,6 +96,7 @@ SCENARIOS = {
     "recipe_choice": ({}, _recipe_choice),
     "summary": ({}, _summary),
     "autotune_running": ({}, _autotune_running),
+    "autotune_side_by_side": ({"simulate": "2xa6000"}, _autotune_running),  # two trials, two rows
     "autotune_done": ({}, _autotune_done),
     "done": ({}, _done),
     "existing_run": ({}, _existing),
@@ -131,6 +134,8 @@ def test_screen(scenario, size, snap_compare, demo_root, scripted, fixed_path):
     overrides = dict(overrides)
     if scenario == "autotune_running":
         scripted.hold_after = 2
+    if scenario == "autotune_side_by_side":
+        scripted.script = "side_by_side"
     if scenario == "existing_run":
         run = demo_root / "ltx-trainings" / "t2v-demo-clips-20260102-0304"
         run.mkdir(parents=True)

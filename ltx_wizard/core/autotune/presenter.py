@@ -178,6 +178,14 @@ def elapsed_text(seconds: float) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
+def clock_text(seconds: float) -> str:
+    """`0:07`, `1:05`, `1:02:03`: a running trial's elapsed time as a ticking clock reads."""
+    whole = max(0, int(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 def phase_who(event: TrialPhase) -> str:
     return f"confirmation of trial {event.index}" if event.confirmation else f"trial {event.index}"
 

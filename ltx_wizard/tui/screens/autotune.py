@@ -24,6 +24,7 @@ from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.widgets.tail_log import TailLog
+from ltx_wizard.tui.widgets.trial_phases import TrialPhases
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ class AutotuneScreen(WizardScreen):
             with Horizontal(id="trial-progress-row"):
                 yield Static("", id="trial-label")
                 yield ProgressBar(total=50, show_eta=False, id="trial-progress")
+            yield TrialPhases(lambda: self.app.autotune.trials.rows(), id="trial-phases")
             yield Static("", id="live")
             yield TailLog(max_lines=LOG_LINES, id="log")
         with Horizontal(classes="actions"):
@@ -122,6 +124,7 @@ class AutotuneScreen(WizardScreen):
         self.query_one("#at-status", Static).update(
             Text.assemble(("Running ", "bold"), f"trial {event.index}: {event.change}"))
         self._step = ""
+        self._show_phases()
 
     @on(messages.TrialProgress)
     @_while_shown
@@ -134,6 +137,12 @@ class AutotuneScreen(WizardScreen):
             parts.append(f"loss {event.loss:.4f}")
         self._step = " · ".join(parts)
         self._show_live()
+        self._show_phases()
+
+    @on(messages.TrialPhase)
+    @_while_shown
+    def _trial_phase(self, message: messages.TrialPhase) -> None:
+        self._show_phases()
 
     @on(messages.VramUpdate)
     @_while_shown
@@ -154,17 +163,20 @@ class AutotuneScreen(WizardScreen):
         self._show_row(presenter.confirming_row(event))
         self.query_one("#at-status", Static).update(Text.assemble(
             ("Confirming ", "bold"), f"trial {event.trial}'s config with its own validation"))
+        self._show_phases()
 
     @on(messages.ConfirmationFinished)
     @_while_shown
     def _confirmation_finished(self, message: messages.ConfirmationFinished) -> None:
         self._show_row(presenter.confirmation_row(message.event.confirmation))
+        self._show_phases()
 
     @on(messages.TrialFinished)
     @_while_shown
     def _trial_finished(self, message: messages.TrialFinished) -> None:
         result = message.event.result
         self._show_row(presenter.trial_row(result))
+        self._show_phases()
         if result.kept:
             self._best = result
         why = presenter.why_text(result)
@@ -181,7 +193,12 @@ class AutotuneScreen(WizardScreen):
     @_while_shown
     def _autotune_stopped(self, message: messages.AutotuneStopped) -> None:
         self.flush_log()
+        self._show_phases()
         self._show_end(message.summary, message.error)
+
+    def _show_phases(self) -> None:
+        """An event changed the running trials: their rows now, not at the next tick."""
+        self.query_one("#trial-phases", TrialPhases).refresh_rows()
 
     def _show_live(self) -> None:
         self.query_one("#live", Static).update("  ·  ".join(p for p in (self._vram, self._step) if p))
