@@ -178,6 +178,31 @@ async def test_a_cancel_while_the_run_sets_up_never_launches_the_process(tmp_pat
     assert "ended (cancelled)" in (tmp_path / "logs" / "trial-1.log").read_text()
 
 
+def test_a_guess_and_its_drop_read_as_such_not_as_a_failure():
+    from io import StringIO
+
+    from ltx_wizard.commands.progress import PlainProgress
+    from ltx_wizard.core.autotune import presenter
+    from ltx_wizard.core.autotune.trial_runs import dropped_label
+
+    guess = TrialStarted(index=3, change="optimizer adamw8bit -> adamw", total_steps=40,
+                         config_path="c", ahead_of=2)
+    assert presenter.progress_line(guess).endswith("(run ahead, in case trial 2 is kept)")
+    assert presenter.running_row(guess).cells[-1] == "run ahead, in case trial 2 is kept"
+    plain = TrialStarted(index=3, change="x", total_steps=40, config_path="c")
+    assert presenter.progress_line(plain) == "trial 3: x ..." and not presenter.ahead_note(plain)
+    drop = TrialPhase(index=3, phase="dropped", label=dropped_label(2, "trial-3.guess"))
+    row = presenter.dropped_row(guess, drop)
+    assert row.cells[2] == "dropped" and row.cells[1] == guess.change and row.cells[5] == ""
+    assert row.cells[6] == ("run ahead in case trial 2 was kept; it was not; its files are in "
+                            "overfit/trial-3.guess/")
+    out = StringIO()
+    progress = PlainProgress(out, clock=lambda: 0.0)
+    for event in (guess, drop):
+        progress(event)
+    assert out.getvalue().splitlines()[-1].startswith("trial 3: dropped: run ahead in case trial 2")
+
+
 def test_each_set_aside_guess_of_a_number_keeps_its_own_name(tmp_path):
     from ltx_wizard.core.autotune.trial_outputs import set_aside_guess
 

@@ -29,7 +29,7 @@ COALESCED: tuple[type, ...] = (events.TrialProgress, events.VramUpdate)  # lates
 MESSAGE_FOR: dict[type, type[messages.AutotuneMessage]] = {
     events.TrialStarted: messages.TrialStarted,
     events.TrialProgress: messages.TrialProgress,
-    events.TrialPhase: messages.TrialPhase,  # unhandled for now: the screen shows the log
+    events.TrialPhase: messages.TrialPhase,  # the screen shows only a dropped guess's
     events.VramUpdate: messages.VramUpdate,
     events.TrialFinished: messages.TrialFinished,
     events.ConfirmationStarted: messages.ConfirmationStarted,
