@@ -99,7 +99,7 @@ def test_cost_model_phases_follow_the_config():
 
 def _fake_runs(monkeypatch, confirm_outcome):
     """Trials succeed (batch faster per sample); confirmations answer `confirm_outcome(changes)`."""
-    async def run(self, cand, config_path, output_dir, log_path=None, kind="trial"):
+    async def run(self, cand, config_path, output_dir, log_path=None, kind="trial", ahead_of=None):
         batch = cand.settings.batch_size if cand.settings else 1
         step = {1: 2.0, 2: 3.0, 4: 5.0}[batch]
         if cand.stage == "checkpointing":
@@ -162,7 +162,7 @@ def test_parallel_trials_keep_the_decision_order(tmp_path, monkeypatch):
     sequential_dir = plan_run(tmp_path / "seq", "h100", samples=4)
     finished: list[int] = []
 
-    async def run(self, cand, config_path, output_dir, log_path=None, kind="trial"):
+    async def run(self, cand, config_path, output_dir, log_path=None, kind="trial", ahead_of=None):
         batch = cand.settings.batch_size if cand.settings else 1
         if kind == "trial" and cand.stage == "baseline":
             # the baseline ends last: the guesses ahead of it finish first

@@ -19,7 +19,7 @@ from ltx_wizard.core.tuning.events import (
     TrialProgress, TrialStarted,
 )
 from ltx_wizard.core.autotune.finishing import SCHEDULE_PREFIX
-from ltx_wizard.core.autotune.presenter import phase_line, progress_line
+from ltx_wizard.core.autotune.presenter import phase_line, phase_who, progress_line
 
 Clock = Callable[[], float]
 Key = tuple[str, int]  # ("trial", index) or ("confirm", the confirmed trial's index)
@@ -99,6 +99,8 @@ class LiveProgress:
         elif isinstance(event, ConfirmationStarted):
             gpus = f"{event.gpus} GPU{'s' if event.gpus > 1 else ''}"
             self._add(("confirm", event.trial or 0), f"confirm trial {event.trial} ({gpus})")
+        elif isinstance(event, TrialPhase) and event.phase == "dropped":
+            self._print(f"{phase_who(event)}: {event.label}")  # its row went with its "ended"
         elif isinstance(event, TrialPhase) and event.phase == "ended":
             self._runs[_key(event)] = self._runs.get(_key(event), 1) - 1
             if self._runs[_key(event)] <= 0:  # also a guess the side-by-side pool dropped

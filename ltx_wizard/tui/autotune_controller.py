@@ -30,7 +30,7 @@ COALESCED: tuple[type, ...] = (events.TrialProgress, events.VramUpdate)  # lates
 MESSAGE_FOR: dict[type, type[messages.AutotuneMessage]] = {
     events.TrialStarted: messages.TrialStarted,
     events.TrialProgress: messages.TrialProgress,
-    events.TrialPhase: messages.TrialPhase,
+    events.TrialPhase: messages.TrialPhase,  # the live rows, and a dropped guess's row
     events.VramUpdate: messages.VramUpdate,
     events.TrialFinished: messages.TrialFinished,
     events.ConfirmationStarted: messages.ConfirmationStarted,

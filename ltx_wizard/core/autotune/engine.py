@@ -10,7 +10,8 @@ gets one confirmation run with its own validation, on every GPU of the plan with
 if that fails, the previous best is confirmed instead. On one GPU, a trial that certainly is the
 last one carries the confirmation itself (after its step 40), saving a load. On a multi-GPU box a
 LoRA's trials run on one GPU each, side by side when host RAM holds one transformer per trial
-(trial_pool), and the confirmation uses them all.
+(trial_pool: a guess run ahead that is dropped is set aside as overfit/trial-N.guess/ and
+logs/trial-N.guess.log, trial_runs), and the confirmation uses them all.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ltx_wizard.core.autotune.best_so_far import planned_text
 from ltx_wizard.core.autotune.confirming import ConfirmationSteps
 from ltx_wizard.core.tuning.events import (
     AutotuneFinished, AutotuneSummary, Confirmation,
-    EventSink, LogLine, TrialFinished, TrialResult,
+    EventSink, TrialFinished, TrialResult,
 )
 from ltx_wizard.core.tuning.headroom import ModelSize, model_size
 from ltx_wizard.core.autotune.orphans import TAG_ENV, guarded_session, stop_tagged
@@ -37,15 +38,12 @@ from ltx_wizard.core.autotune.results_log import ResultsLog
 from ltx_wizard.core.tuning.schedule import Candidate, Context, Tuner
 from ltx_wizard.core.autotune.setup_failure import SetupStopped, SetupStops, require_readable_media
 from ltx_wizard.core.autotune.subset import trial_data
-from ltx_wizard.core.tuning.trial_config import (
-    confirmation_config_text, has_validation_prompts, settings_from_config, trial_config_text,
-)
-from ltx_wizard.core.autotune.trial_log import trial_log_path
-from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
+from ltx_wizard.core.tuning.trial_config import has_validation_prompts, settings_from_config
 from ltx_wizard.core.autotune.trial_pool import (
     TrialPool, host_available_gb, trial_slots,
 )
 from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
+from ltx_wizard.core.autotune.trial_runs import TrialRuns
 from ltx_wizard.core.autotune.trial_samples import subset_refusal
 from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
 from ltx_wizard.core.base.errors import UsageError
@@ -53,8 +51,7 @@ from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.gpu.devices import ProbeResult
 from ltx_wizard.core.launch.command import LaunchPlan, build_launch, join_args
 from ltx_wizard.core.io.run_meta import read_run_meta
-from ltx_wizard.core.io.safe_fs import check_inside
-from ltx_wizard.core.io.workspace import RunFolder, atomic_write_text, run_lock
+from ltx_wizard.core.io.workspace import RunFolder, run_lock
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 def _model_size(checkpoint: str | None, target_modules: object) -> ModelSize | None:
@@ -88,7 +85,7 @@ class _Sweep:
     reported: int = 0  # trials reported so far (skips are reported in order)
 
 
-class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
+class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
     def __init__(
         self,
         run_dir: Path,
@@ -128,7 +125,7 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
         """Stop the running trial (its process group) and end autotune after it."""
         self._cancelled = True
         for runner in self._runners:
-            asyncio.ensure_future(runner.cancel())
+            runner.request_cancel()  # holds even for a run whose process has not started yet
 
     # -- set-up -------------------------------------------------------------------------------
     def _command(self, config_for_launch: Path, slot: int | None = None) -> TrialCommand:
@@ -237,7 +234,8 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
                       max_trials=self.max_trials, allow_batch_change=self.allow_batch_change)
         self._runners = [self._make_runner(slot, totals) for slot in (slots or [None])]
         self._runner = self._runners[0]
-        pool = TrialPool(self._runners, self._start(planned, subset)) if len(self._runners) > 1 else None
+        pool = TrialPool(self._runners, self._start(planned, subset),
+                         self._set_aside) if len(self._runners) > 1 else None
         self._samples = samples
         log.session_started(self._describe(samples, resumed=bool(logged), parallel=len(self._runners)))
         return _Sweep(planned, subset, log, logged, log.load_confirmations(), totals, samples, ctx,
@@ -314,9 +312,6 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
                            idle_timeout_s=self.idle_timeout_s, grace_s=self.grace_s,
                            total_mib=totals if slot is None else [totals[slot]])
 
-    def _start(self, planned: str, subset: Path):
-        return lambda runner, cand: self._run_trial(runner, cand, planned, subset)
-
     def _report_skips(self, tuner, log, logged, reported: int, upto: int) -> int:
         for result in tuner.results[reported:upto - 1]:
             if result.outcome == "skipped":
@@ -324,33 +319,6 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs):
                     log.trial(result)
                 self.on_event(TrialFinished(result=result))
         return max(reported, upto - 1)
-
-    async def _run_trial(self, runner: TrialRunner, cand: Candidate, planned: str, subset: Path,
-                         fused: bool = False) -> TrialResult:
-        output_dir = self.folder.overfit / f"trial-{cand.index}"
-        config_path = output_dir / "config.yaml"
-        if fused:
-            text = confirmation_config_text(planned, cand.config_changes, subset, output_dir, fused=True)
-        else:
-            text = trial_config_text(planned, cand.config_changes, subset, output_dir)
-        atomic_write_text(config_path, text, root=self.folder.root)
-        log_path = check_inside(self.folder.root, trial_log_path(self.folder.logs, cand.index))
-        result = await runner.run(cand, config_path, output_dir, log_path,
-                                  kind="fused" if fused else "trial")
-        if len(self._runners) == 1:  # side by side, the session tag also marks the other trials
-            await asyncio.to_thread(stop_tagged, self._tag, 2.0)  # a setsid grandchild left behind
-        self._stop_on_setup(runner, load_yaml(text), f"trial {cand.index} ({cand.change})")
-        if fused and runner.last_confirmation is not None:
-            self._fused[cand.index] = runner.last_confirmation
-        return result
-
-    def _prune(self, index: int) -> None:
-        """The recorded trial's checkpoints go (a full fine-tune's are ~44 GB); its log stays."""
-        try:
-            prune_trial_outputs(self.folder.overfit / f"trial-{index}", self.folder.root)
-        except OSError as exc:  # the result is recorded; a leftover is worth a line, not a stop
-            self.on_event(LogLine(text=f"ltx-wizard: could not delete trial {index}'s "
-                                       f"checkpoints: {exc}"))
 
     def _launch(self) -> tuple[list[str], str]:
         """The command that trains the tuned config: the plan's launch for the real trainer."""

@@ -89,8 +89,27 @@ def trial_row(result: TrialResult) -> Row:
         reason_cell(result)))
 
 
+def ahead_note(event: TrialStarted) -> str:
+    """Side by side, a run that guesses the trial before it is kept says so (trial_pool.py)."""
+    return "" if event.ahead_of is None else f"run ahead, in case trial {event.ahead_of} is kept"
+
+
+def started_text(event: TrialStarted) -> str:
+    """`trial 3: batch_size 1 -> 2 (run ahead, in case trial 2 is kept)`."""
+    note = ahead_note(event)
+    return f"trial {event.index}: {event.change}" + (f" ({note})" if note else "")
+
+
 def running_row(event: TrialStarted) -> Row:
-    return Row(str(event.index), (str(event.index), event.change, "running…", "—", "—", "", ""))
+    return Row(str(event.index), (str(event.index), event.change, "running…", "—", "—", "",
+                                  ahead_note(event)))
+
+
+def dropped_row(started: TrialStarted, event: TrialPhase) -> Row:
+    """A guess run ahead that its trial did not need: neither failed nor rejected."""
+    reason = event.label.removeprefix("dropped: ")
+    return Row(str(event.index), (str(event.index), started.change, "dropped", "—", "—", "",
+                                  reason))
 
 
 def _confirm_what(trial: int | None, gpus: int) -> str:
@@ -199,7 +218,8 @@ def progress_line(event: AutotuneEvent) -> str | None:
     """The CLI's stderr line for an event; None for events it does not print (log, VRAM) and
     for a phase (phase_line: it needs the time the trial has taken)."""
     if isinstance(event, TrialStarted):
-        return f"trial {event.index}: {event.change} ..."
+        note = ahead_note(event)
+        return f"trial {event.index}: {event.change} ..." + (f" ({note})" if note else "")
     if isinstance(event, TrialProgress):
         return f"  step {event.step}/{event.total}" + (
             "" if event.step_time_s is None else f", {event.step_time_s:.2f} s/step")

@@ -52,6 +52,7 @@ PHASE_LABEL = {
     "saving": "saving the weights",
     "finishing": "finishing",
     "ended": "ended",  # the process is gone; the trial's result comes next
+    "dropped": "dropped",  # a guess run ahead (trial_pool.py) whose trial went another way
 }
 # trainer.py LtxvTrainer.train logs its step line when `global_step % 20 == 0`
 STEP_LINE_EVERY = 20

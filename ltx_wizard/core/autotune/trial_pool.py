@@ -3,22 +3,27 @@
 Each trial depends on the outcome of the one before (it is the best so far plus one change), so
 running them side by side means guessing: the pool runs the next trials the tuner would ask for
 if every one were kept (Tuner.likely_path), one per free GPU. The tuner still decides strictly in
-order, one result at a time; a running guess that leaves the path is stopped, a finished one
-that is not asked for is dropped, and a trial is never run twice for the same config.
+order, one result at a time. A guess that leaves the path (running or finished) is dropped: its
+run is cancelled (a cancel before its process starts holds, trial_runner.py) and awaited until
+its process is reaped and its log closed, then what it left is set aside, all before any run
+takes its trial number again. A trial number's files are then only the trial's own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 from ltx_wizard.core.tuning.events import TrialResult
 from ltx_wizard.core.tuning.schedule import Candidate, Tuner
-from ltx_wizard.core.autotune.trial_runner import TrialRunner
+from ltx_wizard.core.autotune.trial_runner import NOT_STARTED, TrialRunner
 from ltx_wizard.core.plan.host_limits import read_meminfo
 
-StartTrial = Callable[[TrialRunner, Candidate], Awaitable[TrialResult]]
+# (runner, candidate, ahead_of): ahead_of is the trial a guess assumes kept (None: not a guess)
+StartTrial = Callable[[TrialRunner, Candidate, "int | None"], Awaitable[TrialResult]]
+Dropped = Callable[[Candidate, "int | None"], None]  # a dropped run has ended: set its files aside
 
 # Host RAM one trial needs: the transformer is built on CPU in bf16 first (trainer.py
 # LtxvTrainer._load_models, device="cpu"), 2 bytes per parameter, plus ~8 GB for the process and
@@ -50,56 +55,73 @@ def config_key(cand: Candidate) -> str:
     return json.dumps(cand.config_changes, sort_keys=True, default=str)
 
 
+def trial_key(cand: Candidate) -> tuple[int, str]:
+    """A run is reused only for the same trial number and config: its files carry the number."""
+    return cand.index, config_key(cand)
+
+
+@dataclass
+class _Run:
+    task: asyncio.Task
+    runner: TrialRunner
+    cand: Candidate
+    ahead_of: int | None  # the trial it guesses is kept; None: the tuner asked for it
+
+
 class TrialPool:
-    def __init__(self, runners: list[TrialRunner], start: StartTrial) -> None:
+    def __init__(self, runners: list[TrialRunner], start: StartTrial,
+                 dropped: Dropped | None = None) -> None:
         self.runners = runners
         self.start = start
-        self._tasks: dict[str, tuple[asyncio.Task, TrialRunner]] = {}
-        self._stopped: set[str] = set()  # stopped guesses: their "cancelled" result means nothing
+        self.dropped = dropped or (lambda cand, ahead_of: None)
+        self._runs: dict[tuple[int, str], _Run] = {}  # started, result not yet taken
 
     def _free(self) -> list[TrialRunner]:
-        busy = {id(r) for task, r in self._tasks.values() if not task.done()}
+        busy = {id(run.runner) for run in self._runs.values() if not run.task.done()}
         return [r for r in self.runners if id(r) not in busy]
+
+    def _begin(self, runner: TrialRunner, cand: Candidate, ahead_of: int | None) -> None:
+        task = asyncio.ensure_future(self.start(runner, cand, ahead_of))
+        self._runs[trial_key(cand)] = _Run(task, runner, cand, ahead_of)
 
     async def result(self, tuner: Tuner, cand: Candidate) -> TrialResult:
         """The result of `cand` (the tuner's pending trial), guessing ahead on free GPUs."""
+        key = trial_key(cand)
         path = tuner.likely_path(len(self.runners))
-        wanted = [config_key(c) for c in path] or [config_key(cand)]
-        for key, (task, runner) in list(self._tasks.items()):
-            if key not in wanted and not task.done():
-                self._stopped.add(key)
-                await runner.cancel()  # a guess that left the path: free its GPU at once
+        wanted = {trial_key(c) for c in path} | {key}
+        await self._drop([k for k in self._runs if k not in wanted])
+        before: Candidate | None = None
         for guess in path:
-            key = config_key(guess)
-            if key in self._tasks and key not in self._stopped:
-                continue
-            free = self._free()
-            if not free:
-                break
-            self._stopped.discard(key)
-            self._tasks[key] = (asyncio.ensure_future(self.start(free[0], guess)), free[0])
-        key = config_key(cand)
-        while key not in self._tasks or key in self._stopped:  # a stopped guess still ending
+            if trial_key(guess) not in self._runs and (free := self._free()):
+                ahead_of = None if trial_key(guess) == key or before is None else before.index
+                self._begin(free[0], guess, ahead_of)
+            before = guess
+        while key not in self._runs:  # every GPU runs a guess on the path: the first to end
             free = self._free()
             if free:
-                self._stopped.discard(key)
-                self._tasks[key] = (asyncio.ensure_future(self.start(free[0], cand)), free[0])
+                self._begin(free[0], cand, None)
                 break
-            busy = [task for task, _ in self._tasks.values() if not task.done()]
+            busy = [run.task for run in self._runs.values() if not run.task.done()]
             await asyncio.wait(busy, return_when=asyncio.FIRST_COMPLETED)
-        result = await self._tasks[key][0]
+        result = await self._runs.pop(key).task
         return result.model_copy(update={"index": cand.index, "change": cand.change,
                                          "changes": cand.changes})
 
+    async def _drop(self, keys: list[tuple[int, str]]) -> None:
+        """Cancel these guesses, wait until each has ended, then set aside what each left."""
+        runs = [self._runs.pop(key) for key in keys]
+        for run in runs:
+            if not run.task.done():
+                run.runner.request_cancel()
+        # a dropped guess's own failure (even a setup stop) is not the tuner's business
+        ended = await asyncio.gather(*(run.task for run in runs), return_exceptions=True)
+        for run, result in zip(runs, ended):
+            if not (isinstance(result, TrialResult) and result.reason == NOT_STARTED):
+                self.dropped(run.cand, run.ahead_of)  # a refused run left nothing to set aside
+
     async def close(self) -> None:
-        """Stop whatever still runs (guesses nobody asked for), and wait for it to end."""
-        for key, (task, runner) in self._tasks.items():
-            if not task.done():
-                self._stopped.add(key)
-                await runner.cancel()
-        pending = [task for task, _ in self._tasks.values() if not task.done()]
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
+        """Drop whatever nobody asked for (guesses past the last trial), once each has ended."""
+        await self._drop(list(self._runs))
 
     async def cancel(self) -> None:
         for runner in self.runners:

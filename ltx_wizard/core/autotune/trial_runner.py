@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import shlex
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,12 +34,15 @@ from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramReading, Vram
 from ltx_wizard.core.base.errors import UsageError
 
 VRAM_UPDATE_S = 0.5
+NOT_STARTED = "cancelled before it started"  # the reason of a run a cancel refused (claim)
 STEP_HISTORY = 1024  # step lines kept per trial (the step time needs the last two steps)
 
 
 def _footer(result) -> str:
     if result is None:
         return "the wizard stopped before the trial ended"
+    if not result.pid:
+        return "ended (cancelled) before the trainer started"
     code = result.returncode
     how = f"exit code {code}" if code is None or code >= 0 else f"killed by signal {-code}"
     return f"ended ({result.ended_by}), {how}, after {result.wall_s:.1f} s"
@@ -122,33 +126,76 @@ class TrialRunner:
         self.idle_timeout_s = idle_timeout_s
         self.grace_s = grace_s
         self.total_mib = total_mib or []
-        self.process: TrialProcess | None = None
+        self.process: TrialProcess | None = None  # the current run's, None between runs
+        # One run at a time holds the runner (claim); a cancel requested before its process
+        # exists still holds: that run never starts it. Both reset when the run ends.
+        self._claimed = False
         self._cancelled = False
         self.last_confirmation: Confirmation | None = None  # after a "confirm" or "fused" run
         # the exception line of a run that exited with an error before any step line (the engine
         # asks setup_failure.py whether it was a setup failure rather than the trial's result)
         self.before_step_one: str | None = None
 
-    async def cancel(self) -> None:
+    def request_cancel(self) -> None:
+        """Cancel the current run, or the next one if none has claimed the runner yet."""
         self._cancelled = True
+        if self.process is not None and self.process.running:
+            asyncio.ensure_future(self.process.stop("cancelled"))
+
+    async def cancel(self) -> None:
+        self.request_cancel()
         if self.process is not None:
             await self.process.stop("cancelled")
 
+    def claim(self) -> bool:
+        """Take the runner for one run; False when a cancel came first (that run is then over,
+        nothing started). Again True for the run that holds it; release() when it is over."""
+        if self._claimed:
+            return True
+        if self._cancelled:
+            self._cancelled = False  # it was meant for this run, not for the one after
+            return False
+        self._claimed = True
+        return True
+
+    def not_started(self, cand: Candidate) -> TrialResult:
+        """The result of a run a cancel refused: no process, no log, no output."""
+        self.before_step_one, self.last_confirmation = None, None
+        return TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
+                           outcome="cancelled", reason=NOT_STARTED)
+
     async def run(self, cand: Candidate, config_path: Path, output_dir: Path,
-                  log_path: Path | None = None, kind: str = "trial") -> TrialResult:
+                  log_path: Path | None = None, kind: str = "trial",
+                  ahead_of: int | None = None) -> TrialResult:
         """Run one trial; its whole output goes to `log_path` (logs/trial-N.log) when given.
 
         kind: "trial" (training only), "confirm" (a few steps, then one validation video) or
-        "fused" (a trial that then validates once at step FUSED_STEPS)."""
+        "fused" (a trial that then validates once at step FUSED_STEPS). ahead_of: the trial
+        whose keeping this run guesses (side by side), None for a trial the tuner asked for."""
+        owned = not self._claimed  # else the caller claimed it, and releases it when done
+        if not self.claim():
+            return self.not_started(cand)
+        try:
+            return await self._run(cand, config_path, output_dir, log_path, kind, ahead_of)
+        finally:
+            if owned:
+                self.release()
+
+    def release(self) -> None:
+        """The run is over: the next one starts afresh (a cancel sent during this one is spent)."""
+        self._claimed = self._cancelled = False
+        self.process = None
+
+    async def _run(self, cand: Candidate, config_path: Path, output_dir: Path,
+                   log_path: Path | None, kind: str, ahead_of: int | None) -> TrialResult:
         watch = _Watch()
         parser = lp.TrainerLogParser()
         trial_log = TrialLog(log_path) if log_path is not None else None
-        self._cancelled = False
         self.last_confirmation = None
         total = {"trial": TRIAL_STEPS, "confirm": CONFIRM_STEPS, "fused": FUSED_STEPS}[kind]
         if kind != "confirm":
             self.on_event(TrialStarted(index=cand.index, change=cand.change, total_steps=total,
-                                       config_path=str(config_path)))
+                                       config_path=str(config_path), ahead_of=ahead_of))
 
         # a confirmation or fused trial validates once, after its last step (trial_config.py)
         tracker = PhaseTracker(total, validate_at=None if kind == "trial" else total)
@@ -194,9 +241,14 @@ class TrialRunner:
         ticker = asyncio.ensure_future(self._vram_ticker(sampler))
         result = None
         try:
-            await self.process.start()
-            sampler.track(self.process.pid)
-            result = await self.process.wait()
+            if self._cancelled:  # cancelled while the run set up: the trainer never starts
+                result = ProcessResult(None, "cancelled", 0.0, time.time(), 0, "cancelled")
+            else:
+                await self.process.start()
+                if self._cancelled:  # cancelled while it started (stop() found no process yet)
+                    await self.process.stop("cancelled")
+                sampler.track(self.process.pid)
+                result = await self.process.wait()
         finally:
             ticker.cancel()
             reading = await asyncio.to_thread(sampler.stop)

@@ -62,6 +62,9 @@ class TrialStarted(BaseModel):
     change: str
     total_steps: int
     config_path: str
+    # side by side: this run guesses that trial `ahead_of` is kept (trial_pool.py); if it is not,
+    # the run is dropped (TrialPhase "dropped") and trial `index` runs again with another config
+    ahead_of: int | None = None
 
 
 class TrialProgress(BaseModel):
@@ -76,7 +79,7 @@ class TrialPhase(BaseModel):
     """What a running trial (or the confirmation) is doing now, each time it changes."""
 
     index: int
-    phase: str  # a key of trial_phase.PHASE_LABEL
+    phase: str  # a key of trial_phase.PHASE_LABEL ("dropped": a guess run ahead, not needed)
     label: str  # what a person reads: "loading the model", "training to step 2, then validating"
     confirmation: bool = False  # the confirmation of trial `index`, not the trial itself
 

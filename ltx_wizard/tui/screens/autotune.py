@@ -29,6 +29,7 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 
 if TYPE_CHECKING:
     from ltx_wizard.core.tuning.events import AutotuneSummary, TrialResult
+    from ltx_wizard.core.tuning.events import TrialStarted as TrialStartedEvent
 
 LOG_LINES = 400
 FLUSH_S = 0.1
@@ -91,6 +92,7 @@ class AutotuneScreen(WizardScreen):
             table.add_column(label, width=self._widths[label], key=label)
         self._rows: dict[str, object] = {}
         self._best: TrialResult | None = None  # the last kept trial: what a cancel patches in
+        self._started: dict[int, TrialStartedEvent] = {}  # the last run of each trial number
         self._vram = ""
         self._step = ""
         self.set_interval(FLUSH_S, self.flush_log)
@@ -118,13 +120,23 @@ class AutotuneScreen(WizardScreen):
     @_while_shown
     def _trial_started(self, message: messages.TrialStarted) -> None:
         event = message.event
+        self._started[event.index] = event
         self._show_row(presenter.running_row(event))
         self.query_one("#trial-progress", ProgressBar).update(total=event.total_steps, progress=0)
         self.query_one("#trial-label", Static).update(f"Trial {event.index}  step 0/{event.total_steps}")
         self.query_one("#at-status", Static).update(
-            Text.assemble(("Running ", "bold"), f"trial {event.index}: {event.change}"))
+            Text.assemble(("Running ", "bold"), presenter.started_text(event)))
         self._step = ""
         self._show_phases()
+
+    @on(messages.TrialPhase)
+    @_while_shown
+    def _trial_phase(self, message: messages.TrialPhase) -> None:
+        event = message.event  # only a dropped guess changes the table: its row is not a failure
+        started = self._started.get(event.index)
+        if event.phase == "dropped" and started is not None:
+            self._show_row(presenter.dropped_row(started, event))
+        self._show_phases()  # the live rows: a phase changed, or a guess's row goes
 
     @on(messages.TrialProgress)
     @_while_shown
@@ -137,11 +149,6 @@ class AutotuneScreen(WizardScreen):
             parts.append(f"loss {event.loss:.4f}")
         self._step = " · ".join(parts)
         self._show_live()
-        self._show_phases()
-
-    @on(messages.TrialPhase)
-    @_while_shown
-    def _trial_phase(self, message: messages.TrialPhase) -> None:
         self._show_phases()
 
     @on(messages.VramUpdate)
