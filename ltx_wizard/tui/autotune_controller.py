@@ -43,7 +43,7 @@ class AutotuneController:
     def __init__(self, app: WizardHost) -> None:
         self.app = app
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
-        self._held: dict[type, events.AutotuneEvent] = {}
+        self._held: dict[tuple[type, object], events.AutotuneEvent] = {}
         self._engine: Any | None = None
         # fed every event here, not on the screen: the rows survive the screen being popped
         self.trials = RunningTrials(clock=app.options.clock)
@@ -146,8 +146,9 @@ class AutotuneController:
             self.log_buffer.append(event.text)
             return
         self.trials.feed(event)  # every progress event, before any is coalesced below
-        if isinstance(event, COALESCED):
-            self._held[type(event)] = event
+        if isinstance(event, COALESCED):  # latest per trial (progress), per GPUs (VRAM)
+            who = event.index if isinstance(event, events.TrialProgress) else event.gpus
+            self._held[(type(event), who)] = event
         else:
             self.flush_held()
             self.post(MESSAGE_FOR[type(event)](event))

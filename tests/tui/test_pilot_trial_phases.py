@@ -77,10 +77,14 @@ async def test_two_gpus_show_two_rows_side_by_side_at_80x24(demo_root, scripted)
 async def test_the_simulated_trainer_on_two_gpus_runs_two_trials_at_once(demo_root):
     app = make_app(demo_root, simulate="2xa6000", **FAST_SIM)
     seen: set[tuple[str, ...]] = set()
+    vram: set[str] = set()  # the VRAM line: each trial reports its own GPU, both are named
 
     def watch() -> bool:
         if type(app.screen).__name__ == "AutotuneScreen":
-            seen.add(tuple(row.split(" · ")[1] for row in _rows(app)))
+            gpus = tuple(row.split(" · ")[1] for row in _rows(app))
+            seen.add(gpus)
+            if gpus == ("GPU 0", "GPU 1"):  # side by side: not the confirmation on both GPUs
+                vram.add(str(app.screen.query_one("#live").content))
         return not app.state.autotune_running and app.state.summary is not None
 
     async with app.run_test(size=(120, 40)) as pilot:
@@ -89,6 +93,7 @@ async def test_the_simulated_trainer_on_two_gpus_runs_two_trials_at_once(demo_ro
         await wait_until(pilot, watch)
         await pilot.pause()
         assert ("GPU 0", "GPU 1") in seen, seen
+        assert any("GPU0 " in line and "GPU1 " in line for line in vram), vram
         assert _rows(app) == [] and not _shown(app)
 
 

@@ -310,7 +310,8 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
         command.env[TAG_ENV] = self._tag
         return TrialRunner(command, self._backend_factory(command, slot), self.on_event,
                            idle_timeout_s=self.idle_timeout_s, grace_s=self.grace_s,
-                           total_mib=totals if slot is None else [totals[slot]])
+                           total_mib=totals if slot is None else [totals[slot]],
+                           gpus=tuple(range(len(self.probe.gpus))) if slot is None else (slot,))
 
     def _report_skips(self, tuner, log, logged, reported: int, upto: int) -> int:
         for result in tuner.results[reported:upto - 1]:

@@ -13,6 +13,7 @@ from ltx_wizard.core.base.units import UNIT, gib
 from ltx_wizard.core.tuning.events import (
     AutotuneEvent, AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished,
     ConfirmationStarted, TrialFinished, TrialPhase, TrialProgress, TrialResult, TrialStarted,
+    VramUpdate,
 )
 
 # What a person reads for each outcome (the log keeps the outcome's own word: it is parsed back).
@@ -203,6 +204,22 @@ def clock_text(seconds: float) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def vram_readings(readings: dict[int, tuple[int | None, int | None]], event: VramUpdate) -> str:
+    """Fold one VRAM reading into `readings` (GPU -> used, total MiB) and say them all, by GPU:
+    `VRAM GPU0 46.8/48 GiB  GPU1 12.0/48 GiB`. Side by side, each trial reports its own GPU, so
+    the line keeps every GPU's latest reading rather than the last trial's alone."""
+    gpus = event.gpus or tuple(range(len(event.used_mib)))
+    for gpu, used, total in zip(gpus, event.used_mib, event.total_mib):
+        readings[gpu] = (used, total)
+    cells = []
+    for gpu in sorted(readings):
+        used, total = readings[gpu]
+        u = "?" if used is None else f"{used / 1024:.1f}"
+        t = "?" if total is None else f"{total / 1024:.0f}"
+        cells.append(f"GPU{gpu} {u}/{t} GiB")
+    return "VRAM " + "  ".join(cells)
 
 
 def phase_who(event: TrialPhase) -> str:

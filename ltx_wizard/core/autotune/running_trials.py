@@ -3,9 +3,9 @@
 Fed the engine's events in order; a row appears with TrialStarted (ConfirmationStarted) and goes
 when its result arrives. Side by side, a trial ahead can end before the ones it waits for: its row
 then reads "done" with its clock stopped until its result comes, or until another trial takes its
-GPU. The events do not say which GPU a trial runs on, so the tracker follows TrialPool's own rule:
-a new single-GPU trial takes the first free slot, and a slot is free once its trial's process has
-ended (the "ended" phase comes before the pool can hand that GPU on).
+GPU. TrialStarted says which GPUs a trial runs on; where it does not (an engine that leaves them
+out), the tracker follows TrialPool's own rule: a new single-GPU trial takes the first free slot,
+and a slot is free once its trial's process has ended (the "ended" phase comes first).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ class RunningTrials:
         """Take one event; True when the rows changed (other events change nothing)."""
         if isinstance(event, TrialStarted):
             self._runs.pop(f"trial-{event.index}", None)  # a rerun of the same trial: its slot too
-            gpus = self._free_gpus()
+            gpus = tuple(event.gpus) or self._free_gpus()
             for key, run in list(self._runs.items()):  # a done row gives its GPU's line up
                 if run.ended is not None and set(run.gpus) & set(gpus):
                     del self._runs[key]

@@ -119,6 +119,7 @@ class TrialRunner:
         idle_timeout_s: float = 900.0,
         grace_s: float = TEARDOWN_GRACE_S,
         total_mib: list[int | None] | None = None,
+        gpus: tuple[int, ...] = (),
     ) -> None:
         self.command = command
         self.backend_factory = backend_factory
@@ -126,6 +127,7 @@ class TrialRunner:
         self.idle_timeout_s = idle_timeout_s
         self.grace_s = grace_s
         self.total_mib = total_mib or []
+        self.gpus = tuple(gpus)  # which of the probe's GPUs its runs use (events say so)
         self.process: TrialProcess | None = None  # the current run's, None between runs
         # One run at a time holds the runner (claim); a cancel requested before its process
         # exists still holds: that run never starts it. Both reset when the run ends.
@@ -195,7 +197,8 @@ class TrialRunner:
         total = {"trial": TRIAL_STEPS, "confirm": CONFIRM_STEPS, "fused": FUSED_STEPS}[kind]
         if kind != "confirm":
             self.on_event(TrialStarted(index=cand.index, change=cand.change, total_steps=total,
-                                       config_path=str(config_path), ahead_of=ahead_of))
+                                       config_path=str(config_path), ahead_of=ahead_of,
+                                       gpus=self.gpus))
 
         # a confirmation or fused trial validates once, after its last step (trial_config.py)
         tracker = PhaseTracker(total, validate_at=None if kind == "trial" else total)
@@ -350,4 +353,5 @@ class TrialRunner:
     async def _vram_ticker(self, sampler: VramSampler) -> None:
         while True:
             await asyncio.sleep(VRAM_UPDATE_S)
-            self.on_event(VramUpdate(used_mib=sampler.latest(), total_mib=self.total_mib))
+            self.on_event(VramUpdate(used_mib=sampler.latest(), total_mib=self.total_mib,
+                                     gpus=self.gpus))

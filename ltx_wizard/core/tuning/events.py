@@ -65,6 +65,7 @@ class TrialStarted(BaseModel):
     # side by side: this run guesses that trial `ahead_of` is kept (trial_pool.py); if it is not,
     # the run is dropped (TrialPhase "dropped") and trial `index` runs again with another config
     ahead_of: int | None = None
+    gpus: tuple[int, ...] = ()  # the GPUs it runs on (their order in the probe); () not said
 
 
 class TrialProgress(BaseModel):
@@ -87,6 +88,9 @@ class TrialPhase(BaseModel):
 class VramUpdate(BaseModel):
     used_mib: list[int | None]
     total_mib: list[int | None]
+    # which GPU each reading is (order in the probe): side by side, each trial reports its own
+    # GPU; () reads as 0, 1, ...
+    gpus: tuple[int, ...] = ()
 
 
 class LogLine(BaseModel):

@@ -94,6 +94,7 @@ class AutotuneScreen(WizardScreen):
         self._best: TrialResult | None = None  # the last kept trial: what a cancel patches in
         self._started: dict[int, TrialStartedEvent] = {}  # the last run of each trial number
         self._vram = ""
+        self._vram_by_gpu: dict[int, tuple[int | None, int | None]] = {}
         self._step = ""
         self.set_interval(FLUSH_S, self.flush_log)
         state = self.app.state
@@ -154,13 +155,7 @@ class AutotuneScreen(WizardScreen):
     @on(messages.VramUpdate)
     @_while_shown
     def _vram(self, message: messages.VramUpdate) -> None:
-        event = message.event
-        cells = []
-        for i, (used, total) in enumerate(zip(event.used_mib, event.total_mib)):
-            u = "?" if used is None else f"{used / 1024:.1f}"
-            t = "?" if total is None else f"{total / 1024:.0f}"
-            cells.append(f"GPU{i} {u}/{t} GiB")
-        self._vram = "VRAM " + "  ".join(cells)
+        self._vram = presenter.vram_readings(self._vram_by_gpu, message.event)
         self._show_live()
 
     @on(messages.ConfirmationStarted)
