@@ -233,3 +233,25 @@ def test_plan_json_lists_the_steps_in_order(box, capsys):
     assert data["preprocess_steps"] == [f"ltx-wizard preprocess {run} --one-sample",
                                         f"ltx-wizard autotune {run}",
                                         f"ltx-wizard preprocess {run}"]
+
+
+def test_on_two_gpus_the_first_preprocess_encodes_a_batch_for_each_so_the_confirmation_runs(
+        box, capsys):
+    # the trainer's loader gives nothing to fewer than batch x GPUs samples: one clip first
+    # would leave autotune's confirmation on both GPUs with no batch at all
+    clips = [{}, {"audio": False}, {}, {}]
+    dataset = make_clip_dataset(box / "cats", clips)
+    assert main(["plan", "--trainer-root", str(box / "LTX-2"),
+                 "--checkpoint", str(box / "models" / "ltx-2-19b.safetensors"),
+                 "--text-encoder", str(box / "models" / "gemma"), "--dataset", str(dataset),
+                 "--workspace", str(box / "ws"), "--run-name", "run",
+                 "--simulate", "2xa6000"]) == 0
+    run = box / "ws" / "run"
+    capsys.readouterr()
+    assert main(["preprocess", str(run), "--one-sample", "--simulate", "2xa6000"]) == 0
+    assert "videos 2/2 (100%)" in capsys.readouterr().err
+    one = run / "overfit" / ".precomputed" / "latents" / "videos"
+    assert sorted(p.name for p in one.iterdir()) == ["clip_00.pt", "clip_02.pt"]  # with sound
+    assert main(["autotune", str(run), "--simulate", "2xa6000", "--json"]) == 0
+    tuned = json.loads(capsys.readouterr().out)
+    assert tuned["winner"] is not None and "refused" not in json.dumps(tuned)

@@ -47,7 +47,7 @@ def test_setup_causes_name_the_file_and_the_fix(line, file, words):
 
 
 @pytest.mark.parametrize("line", [
-    "ValueError: Quantization is not supported with full fine-tuning",
+    "ValueError: Quantization is not supported in full training mode.",  # trainer.py _load_models
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
     "ModuleNotFoundError: No module named 'optimum'",  # a quantization change can need it
     None,

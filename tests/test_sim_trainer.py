@@ -105,7 +105,7 @@ def test_without_the_flag_there_are_no_step_lines(tmp_path):
 
 
 def test_multi_process_lines_carry_the_rank(tmp_path):
-    code, events, _ = run_sim(trial_config(tmp_path), WORLD_SIZE="2", LOCAL_RANK="0")
+    code, events, _ = run_sim(trial_config(tmp_path, samples=2), WORLD_SIZE="2", LOCAL_RANK="0")
     assert code == 0
     assert {s.rank for s in of(events, StepEvent)} == {0}
     (stats,) = of(events, Statistics)
@@ -234,3 +234,24 @@ def test_vram_file_follows_the_run_and_sigterm_stops_a_hung_trial(tmp_path):
         proc.kill()
         proc.stdout.close()
     assert vram.read_text().strip() == "0"
+
+
+def test_fewer_samples_than_processes_stop_the_dataloader_as_accelerate_shards_it(tmp_path):
+    # trainer.py _init_dataloader: drop_last=True, then accelerate's BatchSamplerShard yields a
+    # batch only when every process has a full one: 1 sample on 2 processes gives no batch
+    code, events, out = run_sim(trial_config(tmp_path), WORLD_SIZE="2", LOCAL_RANK="0")
+    assert code == 1 and of(events, StopIterationError) and not of(events, Statistics)
+    # the real call path: the epoch restart in LtxvTrainer.train meets it again
+    assert 'ltx_trainer/trainer.py", line 220, in train' in out
+    assert 'scripts/train.py", line 59, in main' in out
+    assert 'ltx_trainer/trainer.py", line 223, in train' in out
+
+
+def test_tracebacks_name_torch_and_accelerate_in_the_checkouts_venv_wherever_the_sim_runs():
+    from ltx_wizard.demo.sim.frames import accelerate_backward, site_packages
+
+    checkout = Path("/home/user/LTX-2")
+    assert site_packages(checkout / "packages" / "ltx-trainer") == (
+        checkout / ".venv" / "lib" / "python3.11" / "site-packages")
+    for shallow in (Path("/"), Path("/tmp")):  # a wizard started there runs its trials there
+        assert str(accelerate_backward(shallow)[0][0]).startswith(str(shallow))

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.demo import DEMO_PRESET  # in the package: the app reads it without pydantic
+from ltx_wizard.core.gpu.presets import preset_gpus
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_fake_ffprobe
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
@@ -71,11 +72,15 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     models = root / "models"
     checkpoint = make_checkpoint(models / "ltx-2-19b-dev.safetensors", params_b=19.0)
     text_encoder = make_gemma_dir(models / "gemma-3-12b-it")
-    data_root = make_data_root(root / "datasets" / "demo-clips" / ".precomputed", 3,
+    # One batch on every simulated GPU at least (core/dataset/loader_batches.py): an 8-GPU demo
+    # with 3 samples would plan a run whose loader yields nothing.
+    gpus = len(preset_gpus(simulate or DEMO_PRESET))
+    data_root = make_data_root(root / "datasets" / "demo-clips" / ".precomputed", max(3, gpus),
                                folders=demo_folders(checkout))
     write_dataset_file(data_root.parent, root / "media")
     # Clips of 97 frames (one silent, so the audio check has something to name) at 1280x720.
     clips = [{}, {"frames": 121}, {"audio": False}, {"frames": 73}]
+    clips += [{}] * max(0, gpus + 1 - len(clips))  # the silent one is left out of training
     dataset_file = make_clip_dataset(root / "clips" / "demo-cats", clips)
     ffprobe = write_fake_ffprobe(root / "bin")
     workspace = root / "ltx-trainings"

@@ -1,16 +1,9 @@
-"""How many usable samples a trial needs: the trainer's loader gives nothing to a smaller set.
-
-Mirrors ltx_trainer/trainer.py LtxvTrainer._init_dataloader: DataLoader(batch_size, drop_last=True),
-then accelerator.prepare(), whose BatchSamplerShard (accelerate/data_loader.py) hands a process a
-batch only once every process has a full one. So fewer than batch x processes samples yield no
-batch at all and the training loop's first next() raises StopIteration.
-"""
+"""Why a trial cannot run on the trial data: the trainer's loader gives nothing to a smaller set
+(core/dataset/loader_batches.py says how many samples one batch on every GPU takes)."""
 
 from __future__ import annotations
 
-
-def samples_needed(batch_size: int, num_gpus: int) -> int:
-    return max(batch_size, 1) * max(num_gpus, 1)
+from ltx_wizard.core.dataset.loader_batches import samples_needed
 
 
 def subset_refusal(batch_size: int, num_gpus: int, samples: int) -> str:

@@ -46,6 +46,7 @@ from ltx_wizard.core.io.workspace import (
     default_run_name,
     validate_run_name,
 )
+from ltx_wizard.core.dataset.loader_batches import starved_loader
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 if TYPE_CHECKING:
@@ -262,6 +263,10 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
                                   data_pending=found.dataset is not None and not found.dataset.reused)
     batch = changes.batch
     assert batch is not None
+    # trainer.py LtxvTrainer._init_dataloader: one full batch on every process, or none at all
+    starved = starved_loader(found.data.sample_count, batch.batch_size, gpus.total)
+    if starved:
+        notes.warnings.append(starved)
     memory = plan_memory(config_text, found.checkpoint, found.text_encoder, gpus.per_node,
                          gpus.total, folder.root, assessment, host)
     notes.warnings += memory.warnings

@@ -95,12 +95,15 @@ def mark_done(run_dir: Path, step: Step) -> PreprocessState:
     return state
 
 
-def write_one_sample_file(ds: DatasetFile, samples: tuple[str, ...]) -> tuple[Path, str]:
-    """The first row the trainer keeps, copied verbatim into `_one_sample.json` beside the
-    dataset file; returns the file and the sample's .pt name."""
-    row = next((r for r in ds.rows if ds.output_rel(r) in set(samples)), None)  # file order
-    if row is None:
+def write_one_sample_file(ds: DatasetFile, samples: tuple[str, ...],
+                          count: int = 1) -> tuple[Path, tuple[str, ...]]:
+    """The first `count` rows the trainer keeps (file order), copied verbatim into
+    `_one_sample.json` beside the dataset file; returns the file and the samples' .pt names.
+    One row, as the skill has it; on several GPUs one batch for each (preprocess/steps.py)."""
+    wanted = set(samples)
+    rows = [r for r in ds.rows if ds.output_rel(r) in wanted][:max(count, 1)]
+    if not rows:
         raise UsageError(f"dataset file {ds.path}: no clip the trainer keeps: fix the dataset")
     path = ds.folder / ONE_SAMPLE_NAME
-    write_text(path, json.dumps([row], indent=2, ensure_ascii=False) + "\n")
-    return path, ds.output_rel(row)
+    write_text(path, json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    return path, tuple(ds.output_rel(r) for r in rows)

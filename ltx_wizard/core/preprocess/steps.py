@@ -22,6 +22,7 @@ from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.dataset.precomputed_check import Verification, verify_precomputed
+from ltx_wizard.core.dataset.loader_batches import samples_needed
 from ltx_wizard.core.preprocess.command import (
     SCRIPT_REL, command, preprocess_args, script_options,
 )
@@ -30,6 +31,7 @@ from ltx_wizard.core.preprocess.run import run_logged
 from ltx_wizard.core.preprocess.state import (
     PreprocessState, Step, mark_done, one_sample_root, read_state, write_one_sample_file,
 )
+from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 LOG_NAMES = {"one": "preprocess-one-sample.log", "full": "preprocess.log"}
@@ -51,6 +53,17 @@ def require_state(run_dir: Path) -> PreprocessState:
         raise UsageError(f"{run_dir} was planned from a preprocessed data root, not a dataset "
                          "file: there is nothing to preprocess")
     return state
+
+
+def first_samples(run_dir: Path) -> int:
+    """How many clips the first preprocess encodes: one (the skill's), or on several GPUs one
+    planned batch for each, so that autotune's confirmation on every GPU gets a batch at all
+    (core/dataset/loader_batches.py: the trainer's loader yields nothing to fewer)."""
+    text = read_text(Path(run_dir) / "config.yaml", what="run config")
+    batch = get_dotted(load_yaml(text), "optimization.batch_size", 1)
+    batch = batch if isinstance(batch, int) and not isinstance(batch, bool) and batch > 0 else 1
+    gpus = read_run_meta(run_dir).num_gpus or 1
+    return 1 if gpus <= 1 else samples_needed(batch, gpus)
 
 
 def run_strategy(run_dir: Path) -> Mapping[str, Any] | None:
@@ -76,8 +89,8 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
     choices = tuple(s for s in state.samples if s not in state.silent) or state.samples
     scratch = None
     if step == "one":
-        dataset, sample = write_one_sample_file(ds, choices)
-        scratch, samples, output = dataset, (sample,), one_sample_root(run_dir)
+        dataset, samples = write_one_sample_file(ds, choices, first_samples(run_dir))
+        scratch, output = dataset, one_sample_root(run_dir)
     log = run_dir / "logs" / LOG_NAMES[step]
     try:
         code, parser = await _run(state, dataset, output, log, env, on_progress,

@@ -37,6 +37,7 @@ from ltx_wizard.core.dataset.sources import primary_folder, required_folders
 from ltx_wizard.core.dataset.data_root import match_samples, pt_files_by_folder
 from ltx_wizard.core.gpu.presets import preset_gpus
 from ltx_wizard.core.validation.media import expected_reader, slot_problems
+from ltx_wizard.demo.sim import frames
 from ltx_wizard.demo.sim.media_errors import media_error
 from ltx_wizard.demo.sim import cost_model as cost
 from ltx_wizard.demo.sim.clock import SimClock, float_env, int_env, process_age_s
@@ -47,7 +48,6 @@ from ltx_wizard.demo.sim.vram_file import VramFile as _Vram
 from ltx_wizard.demo.sim.rich_format import (CHAINED, console_width, format_record, oom_message,
                                              traceback_lines)
 
-_MAIN = ("scripts/train.py", 74, "main", "trainer.train(disable_progress_bar=args.dpb)")
 _MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
 
 
@@ -114,10 +114,6 @@ class SimTrainer:
         # The modelled start-up includes this interpreter's own, already spent.
         self.wait(cost.start_s(self.world), process_age_s())
         self._load()
-        if self.cfg.model.training_mode == "full" and self.cfg.acceleration.quantization:
-            self.traceback(traceback_lines(
-                [_MAIN, ("src/ltx_trainer/trainer.py", 164, "_prepare_model", "raise ValueError(")],
-                "ValueError: Quantization is not supported with full fine-tuning", Path.cwd()))
         initial = self._resume()
         samples = self._count_samples()
         steps, batch = self.cfg.optimization.steps, self.cfg.optimization.batch_size
@@ -125,7 +121,7 @@ class SimTrainer:
             self.saver.save_config()
         if initial >= steps:  # trainer.py train(): nothing left to train
             self.traceback(traceback_lines(
-                [_MAIN, ("src/ltx_trainer/trainer.py", 181, "train", "raise ValueError(")],
+                frames.NO_STEPS_LEFT,
                 f"ValueError: No remaining training steps: initial_step={initial} >= "
                 f"target_steps={steps}. Nothing to train.", Path.cwd()))
         if initial:
@@ -140,7 +136,9 @@ class SimTrainer:
         # mirrors ltx_trainer/trainer.py LtxvTrainer.train: no interval, no validation at all
         if interval and not validation.get("skip_initial_validation", False):
             self._validate(initial, val_fail, b["validation_phase_gb"] + cached)
-        if batch > samples:  # the first batch is fetched before any memory is touched
+        # trainer.py _init_dataloader: DataLoader(drop_last=True) sharded by accelerate, which
+        # hands out a batch only once every process has a full one (core/autotune/trial_samples)
+        if batch * self.world > samples:  # the first batch is fetched before memory is touched
             self._stop_iteration()
         if train_fail:
             self._oom(b["train_phase_gb"], "train")
@@ -193,6 +191,9 @@ class SimTrainer:
         self.log("Loading embeddings processor...", 424, level="DEBUG")
         self.vram.set(b["load_phase_gb"] - b["quantization_buffers_gb"])
         quantization = accel.get("quantization")
+        if quantization and self.cfg.model.training_mode == "full":
+            self.traceback(traceback_lines(frames.FULL_QUANTIZED, frames.FULL_QUANTIZED_ERROR,
+                                           Path.cwd()))
         if quantization:
             self.log(f'Quantizing model with "{quantization}". This may take a while...', 443)
             self.log("Quantizing model using block-by-block approach for memory efficiency", 91,
@@ -210,12 +211,7 @@ class SimTrainer:
         if unreadable:
             slot = unreadable[0][0]
             self.traceback(traceback_lines(
-                [("scripts/train.py", 58, "main", "trainer = LtxvTrainer(trainer_config)"),
-                 ("src/ltx_trainer/trainer.py", 111, "__init__",
-                  "self._validation_runner = ValidationRunner("),
-                 ("src/ltx_trainer/validation_runner.py", 177, "__init__",
-                  "self._cached_media = self._encode_conditioning_media()")],
-                media_error(expected_reader(slot, slot.value), slot.value), Path.cwd()))
+                frames.VALIDATION_MEDIA, media_error(expected_reader(slot, slot.value), slot.value), Path.cwd()))
 
     def _count_samples(self) -> int:
         # mirrors ltx_trainer/datasets.py PrecomputedDataset: the folders the strategy names
@@ -225,27 +221,27 @@ class SimTrainer:
         if (root / ".precomputed").exists():
             root = root / ".precomputed"
         sources = required_folders(self.raw["training_strategy"])
-        dataset = [("scripts/train.py", 58, "main", "trainer = LtxvTrainer(trainer_config)"),
-                   ("src/ltx_trainer/trainer.py", 681, "_load_dataset",
-                    "self._dataset = PrecomputedDataset(")]
         for folder in sources:
             if not (root / folder).exists():
-                self.traceback(traceback_lines(dataset, f"FileNotFoundError: Required {folder} "
-                               f"directory does not exist: {root / folder}", Path.cwd()))
+                self.traceback(traceback_lines(frames.MISSING_FOLDER, f"FileNotFoundError: "
+                               f"Required {folder} directory does not exist: {root / folder}",
+                               Path.cwd()))
         primary = primary_folder(sources)
         per_folder = pt_files_by_folder(root, list(sources))
         if not per_folder[primary]:
             self.traceback(traceback_lines(
-                dataset, f"ValueError: No data files found in {root / primary}", Path.cwd()))
+                frames.NO_FILES, f"ValueError: No data files found in {root / primary}", Path.cwd()))
         samples, _lacking, _used = match_samples(per_folder, primary)
-        if not samples:
-            self.traceback(traceback_lines(
-                dataset, f"ValueError: No valid samples found in {root} - all configured data "
-                f"sources ({list(sources)}) must have matching files", Path.cwd()))
         skipped = len(per_folder[primary]) - len(samples)
-        if skipped:
+        if skipped:  # datasets.py PrecomputedDataset._discover_samples, before _validate_setup
             self.log(f"Skipped {skipped} invalid samples from {len(per_folder[primary])} total",
-                     220, "datasets.py")  # datasets.py PrecomputedDataset._discover_samples
+                     220, "datasets.py")
+        if not samples:
+            counts = {key: 0 for key in sources.values()}  # per output key, as the trainer counts
+            self.traceback(traceback_lines(
+                frames.NO_SAMPLES, f"ValueError: No valid samples found in {root} - all "
+                f"configured data sources ({list(sources)}) must have matching files (per-source "
+                f"counts: {counts})", Path.cwd()))
         self.log(  # trainer.py LtxvTrainer._init_dataloader: the strategy's folders, DEBUG
             f"Loaded dataset with {len(samples):,} samples from sources: {list(sources)}",
             682, level="DEBUG")
@@ -294,11 +290,8 @@ class SimTrainer:
         try:
             return resume_step(self.raw, self.log)
         except ValueError as exc:  # trainer.py _find_checkpoint
-            self.traceback(traceback_lines(
-                [("scripts/train.py", 58, "main", "trainer = LtxvTrainer(trainer_config)"),
-                 ("src/ltx_trainer/trainer.py", 490, "_load_checkpoint",
-                  "checkpoint_path = self._find_checkpoint(self._config.model.load_checkpoint)")],
-                f"ValueError: {exc}", Path.cwd()))
+            self.traceback(traceback_lines(frames.LOAD_CHECKPOINT, f"ValueError: {exc}",
+                                           Path.cwd()))
 
     def _statistics(self, steps: int, batch: int, train_s: float) -> None:
         lines = [
@@ -321,28 +314,21 @@ class SimTrainer:
         free = self.rng.uniform(0.2, 1.1)
         tried = min(2.5, max(0.12, need_gb - capacity + free))
         self.vram.set(capacity - free)
-        where = {
-            "train": ("src/ltx_trainer/trainer.py", 388, "_training_step",
-                      "self._accelerator.backward(loss)"),
-            "validation": ("src/ltx_trainer/validation_sampler.py", 244, "_decode",
-                           "video = self._vae.decode(latents)"),
-        }[phase]
-        self.traceback(traceback_lines(
-            [_MAIN, ("src/ltx_trainer/trainer.py", 231, "train", "self._run_phase()"), where],
-            oom_message(tried, self.rank, capacity, free), Path.cwd()), cost.OOM_TEARDOWN_S)
+        where = (frames.BACKWARD + frames.accelerate_backward(Path.cwd()) if phase == "train"
+                 else frames.VALIDATION)
+        self.traceback(traceback_lines(where, oom_message(tried, self.rank, capacity, free),
+                                       Path.cwd()), cost.OOM_TEARDOWN_S)
 
     def _stop_iteration(self) -> None:
         # An empty DataLoader: the trainer's epoch restart meets StopIteration a second time.
-        frame = ("src/ltx_trainer/trainer.py", 296, "_next_batch", "return next(self._data_iter)")
-        first = traceback_lines([frame], "StopIteration", Path.cwd())
-        second = traceback_lines([_MAIN, frame], "StopIteration", Path.cwd())
+        first = traceback_lines(frames.next_batch(Path.cwd(), 220), "StopIteration", Path.cwd())
+        second = traceback_lines([frames.TRAIN, frames.next_batch(Path.cwd(), 223)[0]],
+                                 "StopIteration", Path.cwd())
         self.traceback(first + CHAINED + second)
 
     def _crash(self) -> None:
-        frame = ("src/ltx_trainer/trainer.py", 388, "_training_step",
-                 "self._accelerator.backward(loss)")
         self.traceback(traceback_lines(
-            [_MAIN, frame], "RuntimeError: CUDA error: an illegal memory access was encountered "
+            frames.BACKWARD, "RuntimeError: CUDA error: an illegal memory access was encountered "
             "(simulated fault)", Path.cwd()))
 
 
