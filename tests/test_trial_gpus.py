@@ -42,3 +42,15 @@ def test_the_vram_line_keeps_each_gpus_latest_reading():
     line = presenter.vram_readings(readings, VramUpdate(used_mib=[None, 30720],
                                                         total_mib=[49140, 49140]))
     assert line == "VRAM GPU0 ?/48 GiB  GPU1 30.0/48 GiB"  # no GPUs named: 0, 1, ...
+
+
+def test_many_gpus_read_as_the_fullest_one_on_one_line():
+    readings: dict = {}
+    line = presenter.vram_readings(readings, VramUpdate(
+        used_mib=[40960 + 1024 * g for g in range(8)], total_mib=[81920] * 8))
+    assert line == "VRAM 8 GPUs, fullest GPU7 47.0/80 GiB" and len(line) < 80
+
+
+def test_the_table_lists_trials_by_number_and_the_confirmations_after_them():
+    cells = ["1", "6", "2", "✔", "3", "✔"]
+    assert sorted(cells, key=presenter.table_order) == ["1", "2", "3", "6", "✔", "✔"]

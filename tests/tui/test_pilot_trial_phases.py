@@ -94,6 +94,10 @@ async def test_the_simulated_trainer_on_two_gpus_runs_two_trials_at_once(demo_ro
         await pilot.pause()
         assert ("GPU 0", "GPU 1") in seen, seen
         assert any("GPU0 " in line and "GPU1 " in line for line in vram), vram
+        table = app.screen.query_one("#trials")
+        numbers = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+        trials = [n for n in numbers if n.isdigit()]
+        assert trials == sorted(trials, key=int) and numbers[:len(trials)] == trials, numbers
         assert _rows(app) == [] and not _shown(app)
 
 

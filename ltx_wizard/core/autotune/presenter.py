@@ -83,6 +83,13 @@ def kept_cell(result: TrialResult) -> str:
     return REJECTED_MARK if result.ran and result.outcome != "cancelled" else ""
 
 
+def table_order(number_cell: str) -> tuple[int, int]:
+    """Where a row goes, from its # cell: trials by number (side by side, trial 6 can finish
+    before trials 2-5 are reported), then the confirmations in the order they came."""
+    text = str(number_cell).strip()
+    return (0, int(text)) if text.isdigit() else (1, 0)
+
+
 def trial_row(result: TrialResult) -> Row:
     return Row(str(result.index), (
         str(result.index), result.change, outcome_label(result.outcome),
@@ -216,10 +223,21 @@ def vram_readings(readings: dict[int, tuple[int | None, int | None]], event: Vra
     cells = []
     for gpu in sorted(readings):
         used, total = readings[gpu]
-        u = "?" if used is None else f"{used / 1024:.1f}"
-        t = "?" if total is None else f"{total / 1024:.0f}"
-        cells.append(f"GPU{gpu} {u}/{t} GiB")
-    return "VRAM " + "  ".join(cells)
+        cells.append(f"GPU{gpu} {_vram_cell(used, total)}")
+    if len(cells) <= VRAM_EACH_UP_TO:
+        return "VRAM " + "  ".join(cells)
+    # many GPUs: the fullest one, on one line (8 cells wrap at 80 columns, squeezing the log)
+    gpu = max(readings, key=lambda g: readings[g][0] if readings[g][0] is not None else -1)
+    return f"VRAM {len(cells)} GPUs, fullest GPU{gpu} {_vram_cell(*readings[gpu])}"
+
+
+VRAM_EACH_UP_TO = 4  # GPUs named one by one on the VRAM line
+
+
+def _vram_cell(used: int | None, total: int | None) -> str:
+    u = "?" if used is None else f"{used / 1024:.1f}"
+    t = "?" if total is None else f"{total / 1024:.0f}"
+    return f"{u}/{t} GiB"
 
 
 def phase_who(event: TrialPhase) -> str:

@@ -210,6 +210,7 @@ class AutotuneScreen(WizardScreen):
         cells = [fit(value, self._widths[label]) for label, value in zip(presenter.COLUMNS, row.cells)]
         if row.key not in self._rows:
             self._rows[row.key] = table.add_row(*cells, key=row.key)
+            table.sort("#", key=presenter.table_order)
         else:
             for column, value in zip(presenter.COLUMNS, cells):
                 table.update_cell(row.key, column, value)
