@@ -347,3 +347,11 @@ def test_a_patch_that_would_turn_an_int_into_a_bool_elsewhere_is_still_caught():
     assert _plain_load("a: 1\nb: true\n") == {"a": 1, "b": True}
     assert [type(v) for v in _plain_load("a: 1\nb: true\nc: 0x10\nd: 1.0\n").values()] == [
         int, bool, int, float]
+
+
+def test_an_explicit_core_tag_beside_the_change_is_read_as_the_safe_loader_reads_it():
+    from ltx_wizard.core.io.yaml_parse import _plain_load
+
+    # ruamel builds `!!str 5` as a TaggedScalar; the check must still see the string "5"
+    assert _plain_load("a: !!str 5\nb: 1\n") == {"a": "5", "b": 1}
+    assert patch_yaml_text("a: !!str 5\nb: 1\n", {"b": 2}) == "a: !!str 5\nb: 2\n"

@@ -76,7 +76,8 @@ def _core_tags_only(root: Node) -> bool:
     todo = [root]
     while todo:
         node = todo.pop()
-        if str(node.tag) not in _CORE_TAGS:
+        # an explicit tag, even a core one (`!!str 5`), is built as a TaggedScalar: not plain
+        if str(node.tag) not in _CORE_TAGS or getattr(node.ctag, "handle", None) is not None:
             return False
         if isinstance(node, MappingNode):
             for key, value in node.value:
