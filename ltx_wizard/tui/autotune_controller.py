@@ -98,32 +98,10 @@ class AutotuneController:
             on_event=self.on_event, allow_batch_change=state.allow_batch_change,
         )
 
-    def _trial_gpus(self) -> tuple[list[int], int]:
-        """The GPUs single-GPU trials take side by side (the engine's own rule, from the run's
-        training mode), and how many GPUs one launch of the plan uses. Off the event loop: it
-        reads config.yaml."""
-        from ltx_wizard.core.autotune.planned_config import read_planned
-        from ltx_wizard.core.autotune.trial_pool import trial_slots
-        from ltx_wizard.core.io.yaml_patch import get_dotted
-
-        state = self.app.state
-        assert state.run_dir is not None
-        mode = state.paths.training_mode
-        try:
-            planned = read_planned(state.run_dir / "config.yaml").data
-            mode = str(get_dotted(planned, "model.training_mode", mode) or mode)
-        except WizardError:  # the engine says what is wrong with config.yaml; rows still show
-            pass
-        gpus = len(state.probe.gpus) if state.probe is not None else 1
-        plan_gpus = state.assessment.num_gpus if state.assessment is not None else 1
-        return trial_slots(gpus, plan_gpus, mode, None, None), max(plan_gpus, 1)
-
     async def _run(self) -> None:
         summary: events.AutotuneSummary | None = None
         error: str | None = None
         try:
-            slots, launch_gpus = await asyncio.to_thread(self._trial_gpus)
-            self.trials = RunningTrials(slots, launch_gpus, clock=self.app.options.clock)
             self._engine = self._make_engine()
             summary = await self._engine.run()
         except WizardError as exc:

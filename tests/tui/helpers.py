@@ -156,8 +156,9 @@ class ScriptedEngine:
         emit = self.on_event
         results = [_result(1, "baseline", "ok", 2.4, 38.2, True, decision="kept: runs as planned"),
                    _result(2, "quantization -> null", "ok", 1.9, 44.1, True, decision="kept")]
-        for r in results:
-            emit(TrialStarted(index=r.index, change=r.change, total_steps=40, config_path="t.yaml"))
+        for gpu, r in enumerate(results):  # the engine names each trial's GPU
+            emit(TrialStarted(index=r.index, change=r.change, total_steps=40, config_path="t.yaml",
+                              gpus=(gpu,)))
             emit(TrialPhase(index=r.index, phase="loading", label="loading the model"))
         for r in results:
             emit(TrialPhase(index=r.index, phase="training", label="training"))

@@ -3,9 +3,10 @@
 Fed the engine's events in order; a row appears with TrialStarted (ConfirmationStarted) and goes
 when its result arrives. Side by side, a trial ahead can end before the ones it waits for: its row
 then reads "done" with its clock stopped until its result comes, or until another trial takes its
-GPU. TrialStarted says which GPUs a trial runs on; where it does not (an engine that leaves them
-out), the tracker follows TrialPool's own rule: a new single-GPU trial takes the first free slot,
-and a slot is free once its trial's process has ended (the "ended" phase comes first).
+GPU. TrialStarted says which GPUs a trial runs on (the engine's runner knows). Where an event
+leaves them out, the tracker follows TrialPool's own rule over `slots`: a new single-GPU trial
+takes the first free slot, and a slot is free once its trial's process has ended (the "ended"
+phase comes first); with no slots given, every trial is the plan's launch on `launch_gpus`.
 """
 
 from __future__ import annotations
