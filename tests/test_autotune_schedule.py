@@ -146,9 +146,18 @@ def test_80gb_tier_noops_are_skipped_never_run():
     ran = drive(tuner, {"baseline": ("ok", 2.0, 66.0), "checkpointing": ("oom", None, None)})
     assert ran == ["baseline", "checkpointing"]
     reasons = {r.change: r.reason for r in tuner.results if not r.ran}
-    assert reasons["quantization None -> null"].startswith("no-op")
-    assert reasons["optimizer adamw -> adamw"].startswith("no-op")
+    # named as levers already in place, not as a change to themselves ("None -> null")
+    assert reasons["quantization off (already null)"].startswith("no-op")
+    assert reasons["optimizer adamw (already)"].startswith("no-op")
     assert tuner.winner == 1 and tuner.winner_changes == {}
+
+
+def test_the_stop_reason_counts_the_skipped_levers_instead_of_saying_every_lever_tried():
+    tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, subset_samples=1))
+    drive(tuner, {"baseline": ("ok", 2.0, 66.0), "checkpointing": ("ok", 1.5, 70.0)})
+    skipped = [r for r in tuner.results if not r.ran]
+    assert skipped and "every lever tried" not in tuner.stop_reason
+    assert f"{len(skipped)} skipped" in tuner.stop_reason
 
 
 def test_a_speed_lever_that_is_not_faster_than_noise_is_reverted_and_stops():

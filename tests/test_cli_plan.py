@@ -56,9 +56,12 @@ def test_single_gpu_writes_the_run_folder(box, capsys):
     run = box.ws / "run"
     assert out == f"{run}\n"  # stdout: only the path
     assert "80GB+ tier" in err and "uv run python scripts/train.py" in err
-    assert f"train with:\n  bash {run}/launch.sh\n" in err
+    assert (f"in the trainer team's order:\n  ltx-wizard autotune {run} --simulate h100\n"
+            f"  bash {run}/launch.sh\n") in err
+    assert f"Come back to the run with: ltx-wizard --simulate h100 --run-dir {run}" in err
     assert sorted(p.name for p in run.iterdir()) == [
-        "config.yaml", "dataset", "launch.sh", "logs", "outputs", "overfit", "plan.md", "run.json"
+        "config.yaml", "dataset", "launch.sh", "logs", "outputs", "overfit", "plan.json", "plan.md",
+        "run.json"
     ]
     assert box.shipped("t2v_lora.yaml").read_bytes() == shipped  # never modified
     config = (run / "config.yaml").read_text()
@@ -69,6 +72,14 @@ def test_single_gpu_writes_the_run_folder(box, capsys):
         f'output_dir: "{run / "outputs"}"',
     ]
     assert "5 preprocessed samples" in (run / "plan.md").read_text()
+    # plan.md is the plan's record rendered: the record alone gives it again, byte for byte
+    from ltx_wizard.core.plan.plan_md import render_plan
+    from ltx_wizard.core.plan.record import read_record
+
+    record = read_record(run)
+    assert record.data.samples == 5 and record.config_text == config
+    assert record.request.checkpoint == box.ckpt and record.checkpoint.path == box.ckpt
+    assert render_plan(record) == (run / "plan.md").read_text()
 
 
 def test_json_contract(box, capsys):

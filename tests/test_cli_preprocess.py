@@ -230,9 +230,10 @@ def test_plan_json_lists_the_steps_in_order(box, capsys):
     code, run, _ = plan(box, 2, "--json")
     assert code == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["preprocess_steps"] == [f"ltx-wizard preprocess {run} --one-sample",
-                                        f"ltx-wizard autotune {run}",
-                                        f"ltx-wizard preprocess {run}"]
+    # planned on simulated GPUs: every later command needs them too (it would probe real ones)
+    assert data["preprocess_steps"] == [f"ltx-wizard preprocess {run} --one-sample --simulate a6000",
+                                        f"ltx-wizard autotune {run} --simulate a6000",
+                                        f"ltx-wizard preprocess {run} --simulate a6000"]
 
 
 def test_on_two_gpus_the_first_preprocess_encodes_a_batch_for_each_so_the_confirmation_runs(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
-from ltx_wizard.core.plan.plan_md import PlanContent, render_plan
+from ltx_wizard.core.plan.plan_md import render_plan
+from ltx_wizard.core.plan.record import DataRecord, PlanRecord, Schedule
+from ltx_wizard.core.plan.request import PlanRequest
 from ltx_wizard.core.gpu.tiers import Tier
-from ltx_wizard.core.io.yaml_patch import load_yaml
 
 SECTIONS = [
     "## Goal", "## Mode", "## Dataset", "## Training config", "## Hardware",
@@ -14,28 +15,33 @@ SECTIONS = [
 ]
 
 
-def content(**over) -> PlanContent:
+def content(*, config=STANDARD_TEXT, num_gpus=2, tier=Tier.T80, diff_from=None,
+            **over) -> PlanRecord:
+    """A plan record as `plan` writes it; `diff_from`: the shipped text the diff is against."""
+    shipped = diff_from if diff_from is not None else config.replace("steps: 2000", "steps: 1999")
     base = dict(
         run_name="t2v-cats-20250101-0000",
         run_dir="/w/t2v-cats-20250101-0000",
-        training_mode="lora",
-        dataset_path="/d/cats/.precomputed",
-        dataset_name="cats",
-        sample_count=12,
-        config=load_yaml(STANDARD_TEXT),
-        base_config="t2v_lora.yaml",
-        effective_batch=2,
-        num_gpus=2,
-        gpu_lines=("0: NVIDIA H100 80GB HBM3 (80 GB)", "1: NVIDIA H100 80GB HBM3 (80 GB)"),
-        tier=Tier.T80,
+        request=PlanRequest(),
+        tier=tier.value,
         per_gpu_vram_gb=80,
+        gpu_lines=("0: NVIDIA H100 80GB HBM3 (80 GB)", "1: NVIDIA H100 80GB HBM3 (80 GB)"),
+        recipe="t2v_lora",
+        training_mode="lora",
+        base_config="t2v_lora.yaml",
+        base_path="/c/configs/t2v_lora.yaml",
+        base_text=shipped,
+        config_text=config,
+        data=DataRecord(root="/d/cats/.precomputed", name="cats",
+                        folders=("latents", "conditions"), samples=12),
+        schedule=Schedule(steps=2000, batch_size=1, accumulation=1, effective_batch=num_gpus,
+                          num_gpus=num_gpus),
         launch_line="cd /c/packages/ltx-trainer && uv run accelerate launch --num_processes 2 x",
         launch_style="ddp",
         assumptions=("Run name chosen automatically.",),
-        diff="--- a\n+++ b\n-  steps: 1\n+  steps: 2\n",
     )
     base.update(over)
-    return PlanContent(**base)
+    return PlanRecord(**base)
 
 
 def test_all_sections_in_order():
@@ -54,16 +60,16 @@ def test_facts_the_user_checks():
     assert "| Effective batch | 2 (batch x accumulation x 2 GPUs) |" in text
     assert "**80GB+ tier** (80 GB per GPU)" in text and "DDP across 2 GPUs" in text
     assert "uv run accelerate launch --num_processes 2" in text
-    assert "Training duration: measured after the sanity check" in text
+    assert "Training duration: not measured yet; autotune estimates it" in text
     assert "gradient checkpointing off" in text  # the 80GB+ tier's only real lever
-    assert "```diff\n--- a\n+++ b\n-  steps: 1\n+  steps: 2\n```" in text
+    assert "\n-  steps: 1999\n+  steps: 2000\n" in text and "```diff\n--- t2v_lora.yaml\n" in text
     assert "At your own risk" not in text
 
 
 def test_low_vram_tier_words_and_risk_banner():
     text = render_plan(content(
-        tier=Tier.BELOW_MINIMUM, per_gpu_vram_gb=24, config=load_yaml(LOW_VRAM_TEXT),
-        base_config="t2v_lora_low_vram.yaml", num_gpus=1, effective_batch=1, launch_style="single",
+        tier=Tier.BELOW_MINIMUM, per_gpu_vram_gb=24, config=LOW_VRAM_TEXT,
+        base_config="t2v_lora_low_vram.yaml", num_gpus=1, launch_style="single",
         risks=("24 GB per GPU is below the trainer's 32 GB minimum.",),
     ))
     assert text.splitlines()[2].startswith("> **At your own risk:** 24 GB per GPU")
@@ -80,9 +86,10 @@ def test_40_60_tier_explains_the_low_vram_start():
 
 def test_the_sanity_check_claims_only_what_a_trial_checks():
     text = render_plan(content())
-    # the trainer prints the loss every 20 steps (trainer.py), so a 50-step trial shows two losses
-    assert "the loss is finite where the trainer prints it (every 20 steps: at steps 20 and 40 only)" in text
-    assert "Step time is measured between the step 20 and step 40 lines" in text
+    # the trainer prints the loss when the step is a multiple of 20 (trainer.py), so a 40-step
+    # trial shows two losses
+    assert "the loss is finite where the trainer prints it (at steps 20 and 40)" in text
+    assert "Step time is measured between the arrival of its step lines" in text
     assert "`logs/trial-N.log`" in text and "checkpoints are deleted once it is recorded" in text
     assert "validation and the text encoder off" in text and "one confirmation run" in text
     assert "the loss stays finite" not in text and "on one sample" not in text

@@ -97,6 +97,6 @@ def test_a_skipped_trial_says_why_once():
     from ltx_wizard.core.autotune.presenter import why_text
 
     why = "no-op: quantization is already off"
-    skipped = TrialResult(index=2, change="quantization None -> null", changes={},
+    skipped = TrialResult(index=2, change="quantization off (already null)", changes={},
                           outcome="skipped", reason=why, decision=f"not run: {why}")
     assert why_text(skipped) == f"not run: {why}"

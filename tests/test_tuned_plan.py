@@ -8,7 +8,7 @@ import re
 
 from test_autotune_engine import autotune_json, plan_run
 
-from ltx_wizard.core.autotune.plan_rerender import RESULTS
+RESULTS = "## Autotune results"
 
 
 def _shipped(tmp_path):
@@ -71,3 +71,24 @@ def test_a_second_tuning_replaces_the_mark_and_keeps_line_endings_and_values():
     assert once == "optimization:\r\n  batch_size: 2  # per GPU  # ltx-wizard: autotune (was 1)\r\n  steps: 10\r\n"
     twice = mark_changed(once, {"optimization.batch_size": "autotune (was 2)"})
     assert twice.count("ltx-wizard") == 1 and "(was 2)" in twice
+
+
+def test_a_shipped_comment_about_the_old_value_no_longer_reads_as_about_the_new_one():
+    # the low-VRAM file says "# Using 8-bit AdamW ..." above the optimizer and the look-alike
+    # "# 8-bit states save memory" after it: after autotune picks adamw, neither may describe it
+    from ltx_wizard.core.autotune.tuned_config import tuned_config
+    from ltx_wizard.core.tuning.headroom import TrainSettings
+
+    planned = ("optimization:\n"
+               "  # Using 8-bit AdamW to reduce optimizer state memory by ~75%\n"
+               '  optimizer_type: "adamw8bit"   # 8-bit states save memory\n'
+               "  batch_size: 1  # per GPU\n")
+    tuned = tuned_config(planned, {"optimization.optimizer_type": "adamw"},
+                         TrainSettings("int8-quanto", "adamw8bit", 1, 1, True),
+                         TrainSettings("int8-quanto", "adamw", 1, 1, True))
+    line = next(x for x in tuned.text.splitlines() if "optimizer_type" in x)
+    assert line.startswith('  optimizer_type: "adamw"  # ltx-wizard: autotune (was adamw8bit)')
+    assert 'shipped comment, about the old value: "8-bit states save memory"' in line
+    assert "the comment above describes the shipped adamw8bit" in line
+    assert "# Using 8-bit AdamW to reduce optimizer state memory by ~75%" in tuned.text  # kept
+    assert "  batch_size: 1  # per GPU\n" in tuned.text  # an unchanged line keeps its comment

@@ -126,11 +126,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"Schedule: {summary.schedule_note}")
         if summary.winner is not None:
             print(f"Winner: {winner_brief(summary)}; {patched_text(summary)}")
-        print(f"Launch: {summary.launch_line}")
-        from ltx_wizard.core.launch.script import copy_line, script_path
+        from ltx_wizard.core.launch.script import script_path
+        from ltx_wizard.core.plan.next_steps import remaining_steps
 
         if script_path(run_dir).is_file():
-            print(f"Start training: {copy_line(run_dir)}")
+            steps = remaining_steps(run_dir, getattr(args, "simulate", None))
+            print("Next, in order:" if len(steps) > 1 else "Start training:")
+            for step in steps:
+                print(f"  {step}")
+            print(f"  (launch.sh runs: {summary.launch_line})")
+        else:
+            print(f"Launch: {summary.launch_line}")
     if summary.stop_reason == "cancelled":
         return 130
     if summary.setup_failure:

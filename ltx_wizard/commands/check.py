@@ -7,7 +7,8 @@ import sys
 
 from ltx_wizard.commands.common import print_json
 from ltx_wizard.core.base.errors import EXIT_OK, EXIT_USAGE
-from ltx_wizard.core.plan.model_checks import CheckItem, all_ok, run_checks
+from ltx_wizard.core.plan.model_checks import CheckItem, all_ok, check_request
+from ltx_wizard.core.plan.request import DEFAULT_RECIPE
 from ltx_wizard.core.base.text_safety import clean_text
 
 
@@ -92,17 +93,15 @@ def run(args: argparse.Namespace) -> int:
 
         # an unknown recipe is bad input (exit 2, naming the recipes found), not a failed item
         strategy = recipe_strategy(getattr(args, "trainer_root", None), args.recipe)
-    items = run_checks(
-        checkpoint=args.checkpoint,
-        text_encoder=args.text_encoder,
-        video_vae=args.video_vae,
-        audio_vae=args.audio_vae,
-        data_root=data,
+    from ltx_wizard.core.plan.request import lenient_request
+
+    # the same request `plan` builds (its flags here are a subset), checked by plan's own steps
+    request, problems = lenient_request(dict(
+        checkpoint=args.checkpoint, text_encoder=args.text_encoder, video_vae=args.video_vae,
+        audio_vae=args.audio_vae, data_root=data, video_only=args.video_only,
         trainer_root=getattr(args, "trainer_root", None),
-        video_only_choice=args.video_only,
-        strategy=strategy,
-        resolution_buckets=args.resolution_buckets,
-    )
+        resolution_buckets=args.resolution_buckets, recipe=args.recipe or DEFAULT_RECIPE))
+    items = check_request(request, strategy=strategy, problems=problems)
     ok = all_ok(items)
     if args.json:
         print_json({"ok": ok, "items": [_json_item(item) for item in items]})

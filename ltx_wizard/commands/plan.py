@@ -20,7 +20,7 @@ from ltx_wizard.core.plan.config_gen import validate_with_trainer
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.inputs.recipes import DEFAULT_RECIPE
 from ltx_wizard.core.launch.multinode import parse_nodes, require_gpus_per_node
-from ltx_wizard.core.plan.run_plan import PlanDraft, PlanRequest, prepare_plan, write_plan
+from ltx_wizard.core.plan.run_plan import PlanDraft, prepare_plan, write_plan
 from ltx_wizard.core.launch.slurm import MAX_SLURM_CPUS
 
 
@@ -155,6 +155,18 @@ def add_validation_args(p: argparse.ArgumentParser) -> None:
                      help="no validation at all (validation.samples: [], interval: null)")
 
 
+def request_from_args(args: argparse.Namespace, **fixed: object):
+    """The CLI's side of the one adapter (core/plan/request.py build_request): the options of
+    `plan` (and those `check` shares) as a PlanRequest."""
+    from ltx_wizard.core.plan.request import PlanRequest, build_request
+
+    names = set(PlanRequest.__dataclass_fields__)
+    raw = {name: getattr(args, name) for name in names if hasattr(args, name)}
+    raw["data_root"] = data_input(args)
+    raw["validation_prompts"] = tuple(getattr(args, "validation_prompt", None) or ())
+    return build_request({**raw, **fixed})
+
+
 def run(args: argparse.Namespace) -> int:
     nodes_given = getattr(args, "nodes", None)  # also `ltx-wizard --nodes N plan ...`
     nodes = parse_nodes(1 if nodes_given is None else nodes_given)
@@ -162,33 +174,7 @@ def run(args: argparse.Namespace) -> int:
     if nodes > 1:
         require_gpus_per_node(assessment.num_gpus)
     require_known_tier(assessment)
-    request = PlanRequest(
-        trainer_root=getattr(args, "trainer_root", None),
-        checkpoint=args.checkpoint,
-        text_encoder=args.text_encoder,
-        data_root=data_input(args),
-        resolution_buckets=args.resolution_buckets,
-        lora_trigger=args.lora_trigger,
-        precomputed_dir=args.precomputed_dir,
-        video_vae=args.video_vae,
-        audio_vae=args.audio_vae,
-        workspace=getattr(args, "workspace", None),
-        run_name=args.run_name,
-        training_mode=args.training_mode,
-        effective_batch=args.effective_batch,
-        accept_risk=args.accept_risk,
-        force=args.force,
-        force_full=args.force_full,
-        video_only=args.video_only,
-        recipe=args.recipe,
-        nodes=nodes,
-        slurm_time=args.slurm_time,
-        slurm_partition=args.slurm_partition,
-        slurm_cpus=args.slurm_cpus,
-        validation_media=tuple(args.validation_media),
-        validation_prompts=tuple(args.validation_prompt),
-        validation=args.validation,
-    )
+    request = request_from_args(args, nodes=nodes)
     draft = prepare_plan(request, assessment)
     from ltx_wizard.core.launch.script import copy_line, log_path, script_path
     if args.validate_with_trainer:
@@ -212,9 +198,7 @@ def run(args: argparse.Namespace) -> int:
                 "launch_script": str(script_path(folder.root)),
                 "warnings": warnings,
                 # planned from a dataset file: the preprocessing steps still to run, in order
-                **({"preprocess_steps": [f"ltx-wizard preprocess {folder.root} --one-sample",
-                                         f"ltx-wizard autotune {folder.root}",
-                                         f"ltx-wizard preprocess {folder.root}"]}
+                **({"preprocess_steps": _steps(folder.root, args)[:-1]}
                    if draft.preprocess_text is not None else {}),
                 **({"nodes": multi.nodes, "gpus_per_node": multi.gpus_per_node,
                     "total_gpus": multi.total_gpus, "slurm_script": str(multi.sbatch_path),
@@ -224,8 +208,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(folder.root)
     err = sys.stderr
+    from ltx_wizard.core.plan.plan_words import data_words
+
     print(f"Tier: {draft.tier.display_name}; recipe {draft.recipe}; base config "
-          f"{draft.base_config}; {draft.sample_count} samples", file=err)
+          f"{draft.base_config}; data: {data_words(draft.record.data)}", file=err)
     for line in draft.applied:
         print(f"applied: {line}", file=err)
     for warning in warnings:
@@ -239,16 +225,24 @@ def run(args: argparse.Namespace) -> int:
               f"(or {copy_line(folder.root)}, which runs that sbatch and logs to "
               f"{log_path(folder.root)})", file=err)
         return 0
-    if draft.preprocess_text is not None:
-        print(f"Review {folder.plan}; after approval, in the skill's order:\n"
-              f"  ltx-wizard preprocess {folder.root} --one-sample\n"
-              f"  ltx-wizard autotune {folder.root}\n"
-              f"  ltx-wizard preprocess {folder.root}\n"
-              f"  {copy_line(folder.root)}", file=err)
-        return 0
-    print(f"Review {folder.plan}; after approval, train with:\n  {copy_line(folder.root)}\n"
-          f"which runs (and logs to {log_path(folder.root)}):\n  {draft.launch.shell_line()}", file=err)
+    from ltx_wizard.core.plan.next_steps import come_back, remaining_steps
+
+    steps = remaining_steps(folder.root, getattr(args, "simulate", None))
+    print(f"Review {folder.plan}; after approval, in the trainer team's order:", file=err)
+    for step in steps:
+        print(f"  {step}", file=err)
+    print(f"The last one runs (and logs to {log_path(folder.root)}):\n  {draft.shell_line()}",
+          file=err)
+    print("Come back to the run with: " + " or ".join(come_back(folder.root,
+                                                                getattr(args, "simulate", None))),
+          file=err)
     return 0
+
+
+def _steps(run_dir, args: argparse.Namespace) -> list[str]:
+    from ltx_wizard.core.plan.next_steps import remaining_steps
+
+    return remaining_steps(run_dir, getattr(args, "simulate", None))
 
 
 def _schema_check(draft: PlanDraft) -> None:

@@ -22,7 +22,7 @@ from textual.binding import Binding
 
 from ltx_wizard.tui.navigation import PhaseNavigation
 from ltx_wizard.tui.options import WizardOptions
-from ltx_wizard.tui.state import PathChoices, WizardState
+from ltx_wizard.tui.state import WizardState
 
 if TYPE_CHECKING:
     from ltx_wizard.tui.autotune_controller import AutotuneController
@@ -89,7 +89,7 @@ class WizardApp(PhaseNavigation, App[int]):
 
             watch_terminal(stream_fd(sys.__stdout__), before_exit=kill_all_now)
         if self.options.trainer_root:
-            self.state.paths.trainer_root = self.options.trainer_root
+            self.state.request = self._with(trainer_root=self.options.trainer_root)
         if self.options.demo:
             self.sub_title = "demo"
         run_dir = Path(self.options.run_dir).expanduser() if self.options.run_dir else None
@@ -123,19 +123,26 @@ class WizardApp(PhaseNavigation, App[int]):
 
             root = self.options.demo_root or Path(tempfile.mkdtemp(prefix="ltx-wizard-demo-"))
             demo = build_demo(root, simulate=self.options.simulate)
-            paths = self.state.paths
-            paths.checkpoint = str(demo.checkpoint)
-            paths.text_encoder = str(demo.text_encoder)
             if self.options.demo_data == "clips":
                 from ltx_wizard.core.dataset.media_probe import FFPROBE_ENV
 
-                paths.data_root = str(demo.dataset_file)
+                data = demo.dataset_file
                 # the demo's clips are look-alikes: only the simulated ffprobe reads them
                 os.environ.setdefault(FFPROBE_ENV, str(demo.ffprobe))
             else:
-                paths.data_root = str(demo.data_root)
-            paths.trainer_root = self.options.trainer_root or str(demo.checkout)
+                data = demo.data_root
+            self.state.request = self._with(
+                checkpoint=demo.checkpoint, text_encoder=demo.text_encoder, data_root=data,
+                trainer_root=self.options.trainer_root or demo.checkout)
             self.demo = demo
+
+    def _with(self, **fields):
+        """The draft request with these inputs replaced (through the one adapter)."""
+        from dataclasses import asdict
+
+        from ltx_wizard.core.plan.request import build_request
+
+        return build_request({**asdict(self.state.request), **fields})
 
     def on_unmount(self) -> None:
         from ltx_wizard.tui.heap import release_heap
@@ -204,4 +211,4 @@ class WizardApp(PhaseNavigation, App[int]):
                                        yes="Quit", no="Keep going", title="Quit"), answered)
 
 
-__all__ = ["WizardApp", "WizardOptions", "PathChoices", "WizardState"]  # cli.py and tests import them here
+__all__ = ["WizardApp", "WizardOptions", "WizardState"]  # cli.py and tests import them here

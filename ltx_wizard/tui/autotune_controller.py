@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ltx_wizard.core.autotune.running_trials import RunningTrials
@@ -89,12 +88,12 @@ class AutotuneController:
         from ltx_wizard.demo.sim.stand_in import stand_in_for
 
         assert state.run_dir is not None and state.probe is not None
-        trainer_root = state.paths.trainer_root
+        trainer_root = state.request.trainer_root
         return factory(
             state.run_dir, probe=state.probe, assessment=state.assessment,
             trainer_cmd=split_trainer_cmd(options.trainer_cmd) if options.trainer_cmd else None,
             stand_in=stand_in_for(app.simulate, env=options.sim_env),
-            trainer_root=Path(trainer_root) if trainer_root else None,
+            trainer_root=trainer_root,
             on_event=self.on_event, allow_batch_change=state.allow_batch_change,
         )
 

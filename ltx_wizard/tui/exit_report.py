@@ -7,7 +7,7 @@ import shutil
 from typing import TYPE_CHECKING
 
 from ltx_wizard.core.launch.background import running_pid
-from ltx_wizard.core.launch.script import copy_line, launch_files
+from ltx_wizard.core.launch.script import launch_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ltx_wizard.tui.host import WizardHost
@@ -35,12 +35,23 @@ def exit_report(app: WizardHost) -> tuple[list[str], list[str]]:
     pid = running_pid(run_dir) if run_dir is not None else None
     note = remove_demo_folder(app)  # first: a removed demo run folder is not reported
     if run_dir is not None and (run_dir / "plan.md").exists():
+        from ltx_wizard.core.plan.next_steps import come_back, is_tuned, remaining_steps
+
         out.append(f"Run folder: {run_dir}")
-        out.append(f"Start training: {copy_line(run_dir)}")
+        if pid is None:  # what training needs, in order, with the options this run needs
+            steps = remaining_steps(run_dir, app.simulate, tuning=False)
+            out.append("Next, in order:" if len(steps) > 1 else f"Start training: {steps[0]}")
+            out += [f"  {step}" for step in steps] if len(steps) > 1 else []
         out.append(f"Log: {launch_files(run_dir)[0]}")
+        if pid is None and not is_tuned(run_dir):
+            tune = remaining_steps(run_dir, app.simulate)[:-len(steps)] or []
+            if tune:
+                out.append("Not tuned yet; to tune it first: " + " && ".join(tune))
         if pid is not None:
             out.append(f"Training runs as pid {pid}: tail -f {launch_files(run_dir)[0]}; "
                        f"stop it with kill -- -{pid}")
+    if run_dir is not None and (run_dir / "plan.md").exists():
+        out.append("Come back to it: " + " or ".join(come_back(run_dir, app.simulate)))
     if note:
         out.append(note)
     return out, err

@@ -34,13 +34,13 @@ class DemoReady(Message):
 
 
 class ChecksFinished(Message):
-    """Live validation of the paths form: CheckItems, and the form values they were run on."""
+    """Live validation of the paths form: CheckItems, and the draft request they were run on."""
 
-    def __init__(self, items: list, values: dict[str, str], inspected: Any | None,
+    def __init__(self, items: list, draft: Any, inspected: Any | None,
                  recipes: tuple[tuple[str, str], ...] = ()) -> None:
         super().__init__()
         self.items = items
-        self.values = values
+        self.draft = draft
         self.inspected = inspected  # CheckpointInfo of the checkpoint field, when it parsed
         self.recipes = recipes  # (name, modes) of the checkout's recipes; () when none was read
 

@@ -27,7 +27,7 @@ async def test_demo_from_clips_preprocesses_one_sample_then_autotunes_then_all(
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen)
                          and app.screen._checked is not None)
-        assert app.state.paths.data_root.endswith("dataset.json")
+        assert str(app.state.request.data_root).endswith("dataset.json")
         assert app.screen.query_one("#dataset-options").display
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen"
@@ -72,14 +72,16 @@ async def test_a_mismatching_precomputed_is_refused_and_another_folder_chosen(
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen)
                          and app.screen._checked is not None)
+        # the form runs plan's own data step: the refusal is under the field, before the plan
+        data = app.screen._results["data_root"]
+        assert not data.ok and "does not match this plan" in data.error
+        assert "output folder field" in data.error
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen" and
-                         "Cannot plan" in str(app.screen.query_one("#summary-head").render()))
-        head = str(app.screen.query_one("#summary-head").render())
-        assert "does not match this plan" in head and "output folder field" in head
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen))
+        assert isinstance(app.screen, PathsScreen)  # Continue is refused until it is fixed
         app.screen.query_one("#precomputed-dir").value = str(tmp_path / "fresh")
+        await wait_until(pilot, lambda: app.screen._checked is not None
+                         and app.screen._checked[0].precomputed_dir == tmp_path / "fresh")
+        assert app.screen._results["data_root"].ok
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen"
                          and getattr(app.screen, "draft", None) is not None)

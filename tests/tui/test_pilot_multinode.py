@@ -31,7 +31,7 @@ async def test_two_nodes_show_totals_and_write_the_slurm_script(tmp_path):
         assert _text(app, "#launch-line") == f"bash {run}/launch.sh"
         # "Start training" runs launch.sh; on real GPUs the same approved plan's launch.sh
         # submits the job (here GPUs are simulated, so it runs the simulated trainer).
-        real = dataclasses.replace(app.state.draft, simulate=None, stand_in=None).start
+        real = dataclasses.replace(app.state.draft, stand_in=None).start
         assert (real.argv, real.cwd) == (["sbatch", str(run / "slurm.sbatch")], run)
 
 

@@ -101,6 +101,12 @@ async def test_quitting_prints_run_folder_launch_command_and_log(demo_root):
     out, err = app.after_exit()
     assert out[:3] == [f"Run folder: {run}", f"Start training: bash {run}/launch.sh",
                        f"Log: {run}/logs/train.log"]
+    # autotune was skipped: said, with the command; then how to come back, each with the
+    # simulated GPUs the run was planned on (a bare `ltx-wizard autotune` would probe real ones)
+    assert out[3] == (f"Not tuned yet; to tune it first: ltx-wizard autotune {run} "
+                      "--simulate a6000")
+    assert out[4] == (f"Come back to it: ltx-wizard --simulate a6000 --run-dir {run} or "
+                      f"ltx-wizard status {run}")
     assert err == [] and demo_root.exists()  # the tests' fixed demo folder is not ours to remove
 
 

@@ -59,7 +59,7 @@ async def test_bad_path_then_good_path(demo_root):
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert isinstance(app.screen, SummaryScreen)
-        assert app.state.paths.checkpoint == good
+        assert str(app.state.request.checkpoint) == good
 
 
 async def test_empty_required_field_blocks_continue(demo_root):
@@ -220,7 +220,7 @@ async def test_video_only_data_is_said_plainly_and_the_box_trains_video_only(dem
         assert _verdict(app, "data_root").startswith("✓ 3 samples in conditions, latents (video only)")
         await pilot.press("ctrl+n")
         await settle(pilot)
-        assert isinstance(app.screen, SummaryScreen) and app.state.paths.video_only
+        assert isinstance(app.screen, SummaryScreen) and app.state.request.video_only
         await settle(pilot)
         draft = app.screen.draft
         assert get_dotted(load_yaml(draft.config_text), "training_strategy.audio") is None

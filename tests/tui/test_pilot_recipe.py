@@ -68,7 +68,7 @@ async def test_summary_plans_the_chosen_recipe_with_the_applied_keys(demo_root):
         assert isinstance(app.screen, SummaryScreen)
         await wait_until(pilot, lambda: getattr(app.screen, "draft", None) is not None)
         draft = app.screen.draft
-        assert app.state.paths.recipe == "i2v_lora"
+        assert app.state.request.recipe == "i2v_lora"
         assert draft.base_config == "i2v_lora.yaml" and draft.run_name.startswith("i2v-")
         head = str(app.screen.query_one("#summary-head", Static).render())
         assert "Recipe: i2v_lora (video generated (first_frame) + audio generated)" in head

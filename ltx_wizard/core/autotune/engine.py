@@ -322,7 +322,14 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
         return max(reported, upto - 1)
 
     def _launch(self) -> tuple[list[str], str]:
-        """The command that trains the tuned config: the plan's launch for the real trainer."""
+        """The command that trains the tuned config: what the run's launch.sh runs (run.json's
+        launch, written by the plan), else the plan's launch for the real trainer."""
+        spec = read_run_meta(self.folder.root).launch
+        if spec is not None:
+            from ltx_wizard.core.launch.script import spec_line
+
+            env = [f"{k}={v}" for k, v in sorted(spec.env.items())]
+            return (["env", *env, *spec.argv] if env else list(spec.argv)), spec_line(spec)
         if self.stand_in is not None or self.trainer_cmd:
             command = self._command(self.folder.config)
             argv = [*command.prefix, str(self.folder.config), command.quiet_flag]

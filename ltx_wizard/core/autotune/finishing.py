@@ -1,4 +1,5 @@
-"""The winner into the run folder: config.yaml patched and marked, then plan.md rendered again.
+"""The winner into the run folder: config.yaml patched and marked, autotune.json written, and
+plan.md rendered again from the records.
 
 A part of AutotuneEngine (engine.py). When an allowed batch change moved the effective batch, the
 rescaled steps and the new duration estimate are said (a log line the CLI prints and the
@@ -7,16 +8,15 @@ Autotune screen's log shows) before config.yaml is written.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ltx_wizard.core.autotune import duration as dur
+from ltx_wizard.core.tuning import duration as dur
 from ltx_wizard.core.autotune.best_so_far import keep_on_cancel
 from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, LogLine
-from ltx_wizard.core.autotune.plan_rerender import TunedPlan, rerender
+from ltx_wizard.core.plan.refresh import refresh_plan_md
 from ltx_wizard.core.tuning.trial_config import settings_from_config
 from ltx_wizard.core.autotune.tuned_config import TunedConfig, tuned_config
-from ltx_wizard.core.io.bounded import CONFIG_MAX_BYTES, read_text
+from ltx_wizard.core.tuning.tune_record import TuneRecord, write_tune_record
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.workspace import atomic_write_text
@@ -91,27 +91,22 @@ class TunedOutputs:
 
     def _rerender_plan(self, tuner: Tuner, planned: str, tuned: TunedConfig | None,
                        summary: AutotuneSummary) -> None:
-        """plan.md as the tuned config.yaml now is (plan_rerender.py); a failure is one line."""
-        plan = self.folder.plan
-        if not plan.is_file():
-            return
+        """autotune.json written, then plan.md rendered from the run's records (core/plan);
+        a failure is one line in the log, never a lost result."""
         text = tuned.text if tuned is not None else planned
-        tuned = tuned or TunedConfig(planned, {})
-        meta = read_run_meta(self.folder.root)
-        shipped = None
-        if meta.base_config is not None:
-            try:
-                shipped = read_text(Path(meta.base_config), what="the shipped config",
-                                    limit=CONFIG_MAX_BYTES)
-            except (WizardError, OSError):
-                shipped = None
-        gpus = max(1, self.assessment.num_gpus) * max(1, meta.nodes)
+        rec = TuneRecord(
+            summary=summary, config_text=text,
+            steps=tuned.steps if tuned is not None else None,
+            effective=tuned.effective if tuned is not None else (1, 1),
+            duration=self._duration(tuner, text, summary.confirmations))
         try:
-            page = rerender(plan.read_text(encoding="utf-8"), TunedPlan(
-                config=load_yaml(text), tuned=tuned, summary=summary,
-                duration=self._duration(tuner, text, summary.confirmations),
-                shipped_text=shipped, shipped_name=str(meta.base_config or "shipped"),
-                config_name=str(self.folder.config), num_gpus=gpus))
-            atomic_write_text(plan, page, root=self.folder.root)
-        except (WizardError, OSError, ValueError) as exc:
-            self.on_event(LogLine(text=f"ltx-wizard: plan.md not rendered again: {exc}"))
+            write_tune_record(self.folder.root, rec)
+        except (WizardError, OSError) as exc:
+            self.on_event(LogLine(text=f"ltx-wizard: autotune.json not written: "
+                                       f"{getattr(exc, 'message', None) or exc}"))
+            return
+        if not self.folder.plan.is_file():
+            return
+        problem = refresh_plan_md(self.folder.root)
+        if problem is not None:
+            self.on_event(LogLine(text=f"ltx-wizard: {problem}"))

@@ -43,11 +43,13 @@ def tuned_config(planned: str, winner_changes: Mapping[str, object], before: Tra
             if isinstance(interval, int) and not isinstance(interval, bool) and interval > 0:
                 changes[key] = rescaled_steps(interval, before, after)
     notes: dict[str, str] = {}
+    shown: dict[str, str] = {}
     for key, value in changes.items():
         old = get_dotted(data, key, _ABSENT)
         if old is not _ABSENT and type(old) is type(value) and old == value:
             continue  # not a change: no mark
         was = "absent" if old is _ABSENT else show_value(old)
+        shown[key] = was
         if key == STEPS_KEY:
             notes[key] = (f"autotune, samples seen kept at batch x accumulation "
                           f"{effective(after)} (was {was})")
@@ -55,5 +57,5 @@ def tuned_config(planned: str, winner_changes: Mapping[str, object], before: Tra
             notes[key] = f"autotune, rescaled with the steps (was {was})"
         else:
             notes[key] = f"autotune (was {was})"
-    text = mark_changed(patch_yaml_text(planned, changes), notes)
+    text = mark_changed(patch_yaml_text(planned, changes), notes, shown)
     return TunedConfig(text, changes, moved, (effective(before), effective(after)))

@@ -129,6 +129,16 @@ class RunFolder:
         return self.root / "autotune.log"
 
     @property
+    def plan_record(self) -> Path:
+        """What plan decided, as data (core/plan/record.py)."""
+        return self.root / "plan.json"
+
+    @property
+    def autotune_record(self) -> Path:
+        """What autotune decided, as data (core/tuning/tune_record.py)."""
+        return self.root / "autotune.json"
+
+    @property
     def accelerate_config(self) -> Path:
         return self.root / "accelerate.yaml"
 

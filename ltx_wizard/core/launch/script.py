@@ -83,6 +83,13 @@ def pid_path(run_dir: Path) -> Path:
     return Path(run_dir) / PID_REL
 
 
+def spec_line(spec: LaunchSpec) -> str:
+    """What launch.sh runs, as one shell line: its cd, its exports and its command."""
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(spec.env.items()))
+    cmd = shlex.join(spec.argv)
+    return f"cd {shlex.quote(str(spec.cwd))} && " + (f"{env} {cmd}" if env else cmd)
+
+
 def copy_line(run_dir: Path) -> str:
     """What the user pastes: short, so that no terminal wraps it mid-path."""
     return shlex.join(["bash", str(script_path(Path(run_dir).resolve()))])

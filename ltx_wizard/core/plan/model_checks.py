@@ -1,25 +1,30 @@
-"""Check every model/data/trainer path at once: one item per input, bad input never raises.
+"""The live checks of a draft request: one item per input, bad input never raises.
 
-Shared by `ltx-wizard check`, the TUI's live validation under each field, and `plan`. Each failed
-item carries the one-line error (which names the path and the fix) instead of an exception.
+Shared by `ltx-wizard check` and the Paths screen. Each item runs the same step `plan` runs for
+that input (core/plan/steps.py: the checkout, the recipe's shipped file, the checkpoint, the
+Gemma, the split pack's VAEs, the data as that recipe reads it), so what the form accepts, plan
+accepts. A failed item carries the step's one-line error instead of an exception.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Callable, Mapping
+import threading
+from typing import Any, Callable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from ltx_wizard.core.inputs.checkout import TIER_CONFIGS, find_checkout
-from ltx_wizard.core.inputs.checkpoint import CheckpointInfo, inspect_checkpoint, inspect_vae
-from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY, video_only
-from ltx_wizard.core.dataset.data_root import VIDEO_ONLY_FLAG, VideoOnlyData, inspect_data_root
-from ltx_wizard.core.dataset.checks import check_dataset_file
-from ltx_wizard.core.dataset.rows import is_dataset_file
 from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.dataset.data_root import VIDEO_ONLY_FLAG, VideoOnlyData
+from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY
+from ltx_wizard.core.gpu.tiers import Tier
+from ltx_wizard.core.inputs.checkout import CheckoutInfo, find_checkout
+from ltx_wizard.core.inputs.checkpoint import CheckpointInfo, inspect_checkpoint, inspect_vae
 from ltx_wizard.core.inputs.model_paths import resolve_user_path
-from ltx_wizard.core.inputs.text_encoder import check_compatibility, inspect_text_encoder
+from ltx_wizard.core.inputs.split_pack import audio_vae_reason as audio_reason_of
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.plan import steps
+from ltx_wizard.core.plan.request import PlanRequest, lenient_request
 
 PathLike = str | os.PathLike
 
@@ -36,232 +41,214 @@ class CheckItem(BaseModel):
     video_only_data: bool = False  # data_root: video-only data under a config that trains audio
 
 
-def _shown_path(raw: PathLike | None, what: str, cwd: PathLike | None) -> str | None:
+class Cancelled(Exception):
+    """A newer draft replaced this one: its checks stop between items."""
+
+
+def _shown_path(raw: PathLike | None, what: str) -> str | None:
     if raw is None:
         return None
     try:
-        return str(resolve_user_path(raw, what=what, cwd=cwd))
+        return str(resolve_user_path(raw, what=what))
     except WizardError:
         return os.fspath(raw)
 
 
-def _item(
-    name: str, raw: PathLike | None, cwd: PathLike | None, fn: Callable[[], str]
-) -> CheckItem:
-    path = _shown_path(raw, name, cwd)
+def _item(name: str, raw: PathLike | None, fn: Callable[[], tuple[str, str | None]]) -> CheckItem:
+    path = _shown_path(raw, name)
     try:
-        return CheckItem(name=name, ok=True, path=path, summary=fn())
+        summary, warning = fn()
+        return CheckItem(name=name, ok=True, path=path, summary=summary, warning=warning)
+    except VideoOnlyData as exc:
+        return CheckItem(name=name, ok=False, path=path, error=exc.message, video_only_data=True)
     except WizardError as exc:
         return CheckItem(name=name, ok=False, path=path, error=exc.message)
     except OSError as exc:  # a disk or mount failure between checks
-        return CheckItem(
-            name=name, ok=False, path=path, error=f"{name} {path}: {exc.strerror or exc}"
-        )
+        return CheckItem(name=name, ok=False, path=path,
+                         error=f"{name} {path}: {exc.strerror or exc}")
     except Exception as exc:  # noqa: BLE001 - a validator bug must not take down the UI
-        return CheckItem(
-            name=name, ok=False, path=path, error=f"{name} {path}: internal error: {exc}"
-        )
+        return CheckItem(name=name, ok=False, path=path,
+                         error=f"{name} {path}: internal error: {exc}")
 
 
 def _missing(name: str, flag: str, why: str) -> CheckItem:
     return CheckItem(name=name, ok=False, path=None, error=f"{name} not given: {why}; pass {flag}")
 
 
-def run_checks(
-    checkpoint: PathLike | None = None,
-    text_encoder: PathLike | None = None,
-    video_vae: PathLike | None = None,
-    audio_vae: PathLike | None = None,
-    data_root: PathLike | None = None,
-    trainer_root: PathLike | None = None,
-    *,
-    audio_vae_reason: str | None = "the shipped configs generate audio in validation",
-    strategy: Mapping | None = None,
-    video_only_choice: bool = False,
-    video_only_option: str = VIDEO_ONLY_FLAG,
-    cwd: PathLike | None = None,
-    env: Mapping[str, str] | None = None,
-    inspected: CheckpointInfo | None = None,
-    resolution_buckets: str | None = None,
-) -> list[CheckItem]:
+class _Draft:
+    """One run of the checks over a draft: what earlier items found, handed to later ones."""
+
+    def __init__(self, request: PlanRequest, tier: Tier, env: Mapping[str, str] | None,
+                 cancel: threading.Event | None) -> None:
+        self.request, self.tier, self.env, self.cancel = request, tier, env, cancel
+        self.ckpt: CheckpointInfo | None = None
+        self.checkout: CheckoutInfo | None = None
+
+    def step(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled
+
+    def base(self) -> tuple[str, str] | None:
+        """(name, text) of the recipe's shipped file as the plan reads it; None without one."""
+        if self.checkout is None:
+            return None
+        try:
+            start = steps.recipe_base(self.checkout, self.request, self.tier)
+        except (WizardError, OSError):
+            return None
+        return start.base.source, start.base.text
+
+
+def check_request(request: PlanRequest, *, tier: Tier | None = None,
+                  env: Mapping[str, str] | None = None, inspected: CheckpointInfo | None = None,
+                  audio_vae_reason: str | None | object = ..., strategy: Mapping | None = None,
+                  video_only_option: str = VIDEO_ONLY_FLAG,
+                  cancel: threading.Event | None = None,
+                  problems: Mapping[str, str] | None = None) -> list[CheckItem]:
     """Checkpoint and text encoder always get an item; VAEs when given or needed; others if given.
 
-    The data root is read under `strategy` (a config's `training_strategy` block); without one,
-    under the shipped t2v config of the checkout (`shipped_strategy`). `video_only_choice` drops
-    its audio, as `training_strategy.audio: null` would. `inspected`: the checkpoint as the
-    caller already read it (the TUI does, to show the VAE fields), so it is not read again.
-    A split pack needs its video VAE always and its audio VAE only when `audio_vae_reason` says
-    why the run loads it (see split_pack.audio_vae_reason; None: the run never does).
-    """
-    items, ckpt = _model_items(checkpoint, text_encoder, cwd, inspected)
+    `tier`: the probed one (the recipe's low-VRAM keys never touch the data's folders; None reads
+    the recipe as shipped). `inspected`: the checkpoint as the caller already read it. The data
+    is read as the recipe's shipped file reads it (`strategy` overrides, for `check --recipe`);
+    without a checkout, as the shipped t2v configs do. `audio_vae_reason`: why a split pack needs
+    its audio VAE (default: from the recipe's file). `cancel`: set by a newer draft; the checks
+    stop between items (raises Cancelled). `problems`: fields the request could not hold
+    (core/plan/request.py lenient_request), each reported as that field's failure."""
+    d = _Draft(request, tier or Tier.T80, env, cancel)
+    items = [_checkpoint_item(d, inspected), _text_encoder_item(d)]
+    if request.trainer_root is not None or request.data_root is not None:
+        d.step()
+        checkout = _checkout_item(d)
+        base = d.base()
+        if request.data_root is not None:
+            items.append(_data_item(d, base, strategy, video_only_option))
+        if request.trainer_root is not None:
+            items.append(checkout)
+    else:
+        base = None
+    if audio_vae_reason is ...:
+        audio_vae_reason = audio_reason_of(load_yaml(base[1])) if base else (
+            "the shipped configs generate audio in validation")
+    vae = _vae_items(d, audio_vae_reason)  # type: ignore[arg-type]
+    return _with_problems(items[:2] + vae + items[2:], problems or {})
+
+
+ORDER = ("checkpoint", "text_encoder", "video_vae", "audio_vae", "data_root", "trainer_root")
+
+
+def _with_problems(items: list[CheckItem], problems: Mapping[str, str]) -> list[CheckItem]:
+    by_name = {item.name: item for item in items}
+    for name, message in problems.items():
+        by_name[name] = CheckItem(name=name, ok=False, path=None, error=message)
+    return sorted(by_name.values(), key=lambda item: ORDER.index(item.name)
+                  if item.name in ORDER else len(ORDER))
+
+
+def _checkpoint_item(d: _Draft, inspected: CheckpointInfo | None) -> CheckItem:
+    raw = d.request.checkpoint
+    if raw is None:
+        return _missing("checkpoint", "--checkpoint FILE", "the LTX-2 .safetensors is required")
+
+    def read() -> tuple[str, str | None]:
+        d.step()
+        usable = inspected is not None and os.fspath(inspected.path) == _shown_path(raw, "checkpoint")
+        d.ckpt = inspected if usable else inspect_checkpoint(raw)
+        return d.ckpt.summary(), None
+
+    return _item("checkpoint", raw, read)
+
+
+def _text_encoder_item(d: _Draft) -> CheckItem:
+    raw = d.request.text_encoder
+    if raw is None:
+        return _missing("text_encoder", "--text-encoder PATH", "the Gemma text encoder is required")
+
+    def read() -> tuple[str, str | None]:
+        d.step()
+        te, warning = steps.read_text_encoder(d.request, d.ckpt)
+        if d.ckpt is None:
+            return te.describe(), None
+        if warning:
+            return f"{te.describe()}; warning: {warning}", None
+        return f"{te.describe()}; matches the checkpoint", None
+
+    return _item("text_encoder", raw, read)
+
+
+def _vae_items(d: _Draft, audio_reason: str | None) -> list[CheckItem]:
+    ckpt, items = d.ckpt, []
     split = ckpt is not None and ckpt.is_split_pack
-    items += _vae_items(ckpt, split, video_vae, audio_vae, cwd, audio_vae_reason)
-    if data_root is not None:
-        if strategy is None:
-            strategy = shipped_strategy(trainer_root, cwd=cwd, env=env)
-        items.append(_data_item(data_root, strategy, video_only_choice, video_only_option, cwd,
-                                resolution_buckets))
-    if trainer_root is not None:
-        items.append(_checkout_item(trainer_root, cwd, env))
-    return items
-
-
-def _model_items(checkpoint: PathLike | None, text_encoder: PathLike | None,
-                 cwd: PathLike | None, inspected: CheckpointInfo | None):
-    """The checkpoint and text encoder items, and the checkpoint as read (None if unreadable)."""
-    items: list[CheckItem] = []
-    ckpt: list[CheckpointInfo] = []
-
-    def do_checkpoint() -> str:
-        usable = inspected is not None and os.fspath(inspected.path) == _shown_path(
-            checkpoint, "checkpoint", cwd)
-        info = inspected if usable else inspect_checkpoint(checkpoint, cwd=cwd)  # type: ignore[arg-type]
-        ckpt.append(info)
-        return info.summary()
-
-    if checkpoint is None:
-        items.append(
-            _missing("checkpoint", "--checkpoint FILE", "the LTX-2 .safetensors is required")
-        )
-    else:
-        items.append(_item("checkpoint", checkpoint, cwd, do_checkpoint))
-
-    def do_text_encoder() -> str:
-        te = inspect_text_encoder(text_encoder, cwd=cwd)  # type: ignore[arg-type]
-        if ckpt:
-            warning = check_compatibility(ckpt[0], te)
-            if warning:
-                return f"{te.describe()}; warning: {warning}"
-            return f"{te.describe()}; matches the checkpoint"
-        return te.describe()
-
-    if text_encoder is None:
-        items.append(
-            _missing("text_encoder", "--text-encoder PATH", "the Gemma text encoder is required")
-        )
-    else:
-        items.append(_item("text_encoder", text_encoder, cwd, do_text_encoder))
-    return items, (ckpt[0] if ckpt else None)
-
-
-def _vae_items(ckpt: CheckpointInfo | None, split: bool, video_vae: PathLike | None,
-               audio_vae: PathLike | None, cwd: PathLike | None,
-               audio_vae_reason: str | None) -> list[CheckItem]:
-    items: list[CheckItem] = []
-    for name, raw, kind, flag in (
-        ("video_vae", video_vae, "video", "--video-vae FILE"),
-        ("audio_vae", audio_vae, "audio", "--audio-vae FILE"),
-    ):
+    for name, raw, kind, flag in (("video_vae", d.request.video_vae, "video", "--video-vae FILE"),
+                                  ("audio_vae", d.request.audio_vae, "audio", "--audio-vae FILE")):
         if raw is None:
-            if split and ckpt is not None and (kind == "video" or audio_vae_reason):
-                why = "" if kind == "video" else f" ({audio_vae_reason})"
-                items.append(
-                    _missing(
-                        name, flag, f"checkpoint {ckpt.path} is a split pack, which needs it{why}"
-                    )
-                )
+            if split and (kind == "video" or audio_reason):
+                why = "" if kind == "video" else f" ({audio_reason})"
+                items.append(_missing(name, flag, f"checkpoint {ckpt.path} is a split pack, "  # type: ignore[union-attr]
+                                      f"which needs it{why}"))
             continue
         note = "" if split or ckpt is None else " (the unified checkpoint already holds one)"
-        items.append(
-            _item(
-                name,
-                raw,
-                cwd,
-                lambda raw=raw, kind=kind: inspect_vae(raw, kind, cwd=cwd).describe() + note,
-            )
-        )
+        items.append(_item(name, raw, lambda raw=raw, kind=kind: (
+            inspect_vae(raw, kind).describe() + note, None)))
     return items
 
 
-def _data_item(data_root: PathLike, strategy: Mapping, video_only_choice: bool,
-               video_only_option: str, cwd: PathLike | None,
-               buckets: str | None = None) -> CheckItem:
-    if video_only_choice:
-        strategy = video_only(strategy)
-    video_only_data: list[bool] = []
-    warnings: list[str] = []
+def _checkout_item(d: _Draft) -> CheckItem:
+    def read() -> tuple[str, str | None]:
+        d.checkout = find_checkout(d.request.trainer_root, env=d.env)
+        # e.g. uv missing: the launch starts with `uv run`
+        return d.checkout.describe(), "; ".join(d.checkout.notes) or None
 
-    def do_data() -> str:
-        try:
-            if is_dataset_file(data_root):  # clips to preprocess: core/dataset/checks.py
-                report = check_dataset_file(data_root, strategy, buckets, cwd=cwd)
-                warnings.extend(report.warnings)
-                return "; ".join([report.describe(), *report.warnings])
-            info = inspect_data_root(
-                data_root, strategy=strategy, cwd=cwd, option=video_only_option
-            )
-        except VideoOnlyData:
-            video_only_data.append(True)
-            raise
-        return info.describe() + (" (video only)" if video_only_choice else "")
-
-    item = _item("data_root", data_root, cwd, do_data)
-    return item.model_copy(update={"video_only_data": bool(video_only_data),
-                                   "warning": "; ".join(warnings) or None})
+    return _item("trainer_root", d.request.trainer_root, read)
 
 
-def _checkout_item(trainer_root: PathLike, cwd: PathLike | None,
-                   env: Mapping[str, str] | None) -> CheckItem:
-    found: list = []
+def _data_item(d: _Draft, base: tuple[str, str] | None, strategy: Mapping | None,
+               option: str) -> CheckItem:
+    name = base[0] if base is not None else "t2v_lora.yaml"
+    config = dict(load_yaml(base[1])) if base is not None else {}
+    if strategy is not None or base is None:  # read as given, else as the shipped t2v configs
+        config["training_strategy"] = strategy if strategy is not None else SHIPPED_T2V_STRATEGY
+    models = {"checkpoint": d.request.checkpoint, "text_encoder": d.request.text_encoder,
+              "video_vae": d.request.video_vae, "audio_vae": d.request.audio_vae}
 
-    def do_checkout() -> str:
-        checkout = find_checkout(trainer_root, cwd=cwd, env=env)
-        found.append(checkout)
-        return checkout.describe()
+    def read() -> tuple[str, str | None]:
+        d.step()
+        notes = steps.Notes()
+        data, _, dataset = steps.inspect_data(d.request, name, config, notes, models, option=option)
+        if dataset is not None:  # clips: what the trainer keeps of them
+            warnings = list(notes.warnings)
+            return "; ".join([dataset.report.describe(), *warnings]), "; ".join(warnings) or None
+        video_only = " (video only)" if d.request.video_only else ""
+        return data.describe() + video_only, "; ".join(notes.warnings) or None
 
-    item = _item("trainer_root", trainer_root, cwd, do_checkout)
-    if found and found[0].notes:  # e.g. uv missing: the launch starts with `uv run`
-        item = item.model_copy(update={"warning": "; ".join(found[0].notes)})
-    return item
+    return _item("data_root", d.request.data_root, read)
+
+
+def run_checks(checkpoint: PathLike | None = None, text_encoder: PathLike | None = None,
+               video_vae: PathLike | None = None, audio_vae: PathLike | None = None,
+               data_root: PathLike | None = None, trainer_root: PathLike | None = None,
+               **options: Any) -> list[CheckItem]:
+    """check_request over raw paths (a request built by the one adapter)."""
+    extra = {k: options.pop(k) for k in ("video_only", "recipe", "resolution_buckets")
+             if k in options}
+    request, problems = lenient_request(dict(
+        checkpoint=checkpoint, text_encoder=text_encoder, video_vae=video_vae,
+        audio_vae=audio_vae, data_root=data_root, trainer_root=trainer_root, **extra))
+    return check_request(request, problems=problems, **options)
 
 
 def all_ok(items: list[CheckItem]) -> bool:
     return all(item.ok for item in items)
 
 
-def recipe_strategy(
-    trainer_root: PathLike | None,
-    recipe: str,
-    *,
-    cwd: PathLike | None = None,
-    env: Mapping[str, str] | None = None,
-) -> Mapping:
+def recipe_strategy(trainer_root: PathLike | None, recipe: str, *,
+                    env: Mapping[str, str] | None = None) -> Mapping:
     """The `training_strategy` block of a named recipe of the checkout (`check --recipe`); an
     unknown recipe or a missing checkout is the user's to fix, so it raises."""
     from ltx_wizard.core.inputs.recipes import find_recipe
 
-    checkout = find_checkout(trainer_root, cwd=cwd, env=env)
+    checkout = find_checkout(trainer_root, env=env)
     return find_recipe(checkout.trainer_dir / "configs", recipe).strategy
 
 
-def shipped_strategy(
-    trainer_root: PathLike | None,
-    base_config: str | None = None,
-    *,
-    recipe: str | None = None,
-    cwd: PathLike | None = None,
-    env: Mapping[str, str] | None = None,
-) -> Mapping:
-    """The `training_strategy` block of the checkout's shipped config (`base_config`, else the
-    first tier config found; the recipe's own file for a recipe other than t2v): what `plan` will
-    train. Falls back to the block the shipped t2v configs hold when no checkout or config can be
-    read (the plan reads the file itself)."""
-    from ltx_wizard.core.inputs.recipes import DEFAULT_RECIPE
-    from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
-
-    if recipe and recipe != DEFAULT_RECIPE:
-        # Every tier keeps the recipe's strategy block (the low-VRAM keys never touch it).
-        try:
-            return recipe_strategy(trainer_root, recipe, cwd=cwd, env=env)
-        except (WizardError, OSError):
-            pass
-    try:
-        checkout = find_checkout(trainer_root, cwd=cwd, env=env)
-        for name in (base_config,) if base_config else TIER_CONFIGS:
-            path = checkout.config_path(name)
-            if path.is_file():
-                block = get_dotted(load_yaml(path.read_text(encoding="utf-8")), "training_strategy", None)
-                return block if block is not None else {}  # {}: the trainer's default
-    except (WizardError, OSError, UnicodeDecodeError):
-        pass
-    return SHIPPED_T2V_STRATEGY
+def config_strategy(text: str) -> Mapping | None:
+    return get_dotted(load_yaml(text), "training_strategy", None)

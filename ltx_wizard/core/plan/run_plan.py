@@ -15,7 +15,9 @@ from ltx_wizard.core.plan.draft import PlanDraft, PlanRequest  # noqa: F401  (ca
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.gpu.assessment import Assessment
 from ltx_wizard.core.launch.multinode import plan_section
-from ltx_wizard.core.plan.plan_md import PlanContent, render_plan, video_only_note
+from ltx_wizard.core.plan.plan_md import render_plan
+from ltx_wizard.core.plan.plan_words import video_only_note
+from ltx_wizard.core.plan.record import DataRecord, PlanRecord, Schedule
 from ltx_wizard.core.plan.memory_section import HostSource
 from ltx_wizard.core.plan.steps import gate_stop_message  # noqa: F401  (commands import it here)
 from ltx_wizard.core.plan.writer import write_plan  # noqa: F401  (callers import it from here)
@@ -53,40 +55,27 @@ def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
             found: steps.Inspected, folder: RunFolder, configured: steps.Configured,
             launched: steps.Launched, notes: steps.Notes, simulate: str | None,
             stand_in: StandIn | None) -> PlanDraft:
-    """plan.md and the draft the TUI shows for approval."""
+    """The plan's record, plan.md rendered from it, and the draft the TUI shows for approval."""
     # Against the shipped file, so the low-VRAM keys applied to a recipe show in the diff too.
     diff = config_gen.config_diff(found.start.shipped_text, configured.config_text,
                                   f"{found.base_path}", f"{folder.config}")
-    content = _plan_content(request, assessment, gpus, found, folder, configured, launched,
-                            notes, diff)
+    rec = _record(request, assessment, gpus, found, folder, configured, launched, notes, simulate)
     return PlanDraft(
-        run_dir=folder.root,
-        run_name=folder.root.name,
-        tier=assessment.tier,
-        base_config=found.base_name,
-        base_path=found.base_path,
-        base_text=found.start.shipped_text,
-        config_text=configured.config_text,
-        changes=dict(configured.changes.changes),
-        plan_text=render_plan(content),
+        record=rec,
+        plan_text=render_plan(rec),
         diff=diff,
+        changes=dict(configured.changes.changes),
         launch=launched.launch,
         accelerate_text=launched.accelerate.text,
         warnings=tuple(notes.risks + notes.warnings),
-        sample_count=found.data.sample_count,
         trainer_dir=found.checkout.trainer_dir,
         uv_path=found.checkout.uv_path,
         accepted_risk=bool(assessment.gate_blocked and request.accept_risk),
-        recipe=found.start.recipe.name,
-        recipe_modes=found.start.recipe.modes,
-        applied=configured.about.applied,
         host=configured.memory.host,
         memory_lines=configured.memory.lines,
         multinode=launched.multinode,
         slurm_text=launched.slurm_text,
-        simulate=simulate,
         stand_in=stand_in,
-        checkpoint=found.checkpoint,
         run_id=launched.run_id,
         preprocess_text=_preprocess_text(found, simulate),
     )
@@ -107,44 +96,59 @@ def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None
     return json_text(state)
 
 
-def _plan_content(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
-                  found: steps.Inspected, folder: RunFolder, configured: steps.Configured,
-                  launched: steps.Launched, notes: steps.Notes, diff: str) -> PlanContent:
-    multi, launch, data = launched.multinode, launched.launch, found.data
+def _data_record(found: steps.Inspected) -> DataRecord:
+    data, plan = found.data, found.dataset
+    common = dict(root=data.path, folders=data.folders, samples=data.sample_count)
+    if plan is None:
+        return DataRecord(name=dataset_name(data.path), **common)
+    report = plan.report
+    return DataRecord(name=dataset_name(report.dataset), source=report.dataset,
+                      listed=report.rows, bucket=report.buckets, reused=plan.reused,
+                      clip_lines=tuple(report.warnings), unchecked=report.not_checked, **common)
+
+
+def _record(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
+            found: steps.Inspected, folder: RunFolder, configured: steps.Configured,
+            launched: steps.Launched, notes: steps.Notes, simulate: str | None) -> PlanRecord:
+    multi, launch = launched.multinode, launched.launch
     config = load_yaml(configured.config_text)
-    return PlanContent(
+    batch = configured.batch
+    steps_value = get_dotted(config, "optimization.steps", None)
+    return PlanRecord(
         run_name=folder.root.name,
-        run_dir=str(folder.root),
-        training_mode=request.training_mode,
-        dataset_path=str(data.path),
-        dataset_name=dataset_name(data.path),
-        sample_count=data.sample_count,
-        config=config,
-        base_config=found.base_name,
-        effective_batch=configured.batch.achieved,
-        num_gpus=gpus.total,
-        nodes=gpus.nodes,
-        gpu_lines=tuple(_gpu_line(g) for g in assessment.probe.gpus),
-        tier=assessment.tier,
+        run_dir=folder.root,
+        request=request,
+        tier=assessment.tier.value,
         per_gpu_vram_gb=assessment.per_gpu_vram_gb,
+        gpu_lines=tuple(_gpu_line(g) for g in assessment.probe.gpus),
+        recipe=found.start.recipe.name,
+        recipe_modes=found.start.recipe.modes,
+        run_mode=found.start.recipe.run_mode,
+        training_mode=request.training_mode,
+        base_config=found.base_name,
+        base_path=found.base_path,
+        base_text=found.start.shipped_text,
+        config_text=configured.config_text,
+        applied=configured.about.applied,
+        skipped=configured.about.skipped,
+        data=_data_record(found),
+        schedule=Schedule(
+            steps=steps_value if isinstance(steps_value, int) and not isinstance(steps_value, bool)
+            else None,
+            batch_size=batch.batch_size, accumulation=batch.accumulation,
+            effective_batch=batch.achieved, num_gpus=gpus.total, nodes=gpus.nodes),
         launch_line=multi.submit_line() if multi else launch.shell_line(),
         launch_style=multi.style if multi else launch.style,
         multinode_lines=tuple(plan_section(
             multi, checkpoint_every=get_dotted(config, "checkpoints.interval", None),
         )) if multi else (),
+        host_lines=configured.memory.lines,
+        video_only_note=video_only_note(found.video_change, found.base_name, config),
         assumptions=tuple(notes.assumptions),
         risks=tuple(notes.risks),
         warnings=tuple(notes.warnings),
-        diff=diff,
-        host_lines=configured.memory.lines,
-        dataset_note=f"Each sample is a file in every folder the config reads: "
-        f"{', '.join(f + '/' for f in data.folders)}.",
-        video_only_note=video_only_note(found.video_change, found.base_name, config),
-        mode=found.start.recipe.run_mode,
-        recipe=found.start.recipe.name,
-        recipe_modes=found.start.recipe.modes,
-        applied=configured.about.applied,
-        skipped=configured.about.skipped,
+        checkpoint=found.checkpoint,
+        simulate=simulate,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 from ltx_wizard.core.plan import config_gen
 from ltx_wizard.core.launch.accelerate_config import AccelerateYaml, render_accelerate_yaml
@@ -18,7 +18,7 @@ from ltx_wizard.core.io.bounded import CONFIG_MAX_BYTES, read_text
 from ltx_wizard.core.inputs.checkout import CheckoutInfo, find_checkout
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo, inspect_checkpoint
 from ltx_wizard.core.dataset.sources import audio_folder, video_only, video_only_change
-from ltx_wizard.core.dataset.data_root import DataRootInfo, inspect_data_root
+from ltx_wizard.core.dataset.data_root import VIDEO_ONLY_FLAG, DataRootInfo, inspect_data_root
 from ltx_wizard.core.dataset.rows import is_dataset_file
 from ltx_wizard.core.preprocess.planning import DatasetPlan, plan_dataset, plan_notes, planned_root_info
 from ltx_wizard.core.base.errors import GateStop, UsageError, WizardError
@@ -49,8 +49,7 @@ from ltx_wizard.core.io.workspace import (
 from ltx_wizard.core.dataset.loader_batches import starved_loader
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
-if TYPE_CHECKING:
-    from ltx_wizard.core.plan.draft import PlanRequest
+from ltx_wizard.core.plan.request import PlanRequest, require_complete
 
 
 @dataclass
@@ -149,26 +148,40 @@ def _read_text(path: Path) -> str:
 
 def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str],
             notes: Notes) -> Inspected:
-    """Read the checkout's shipped config, the models and the data, once each."""
+    """Read the checkout's shipped config, the models and the data, once each. The Paths
+    screen's and `check`'s live checks run these same steps on a draft (model_checks.py)."""
+    require_complete(request)
     checkout = find_checkout(request.trainer_root, env=env)
     notes.warnings += list(checkout.notes)
-    # The recipe's shipped file, with the low-VRAM keys applied on the 32GB / 40–60GB tiers.
-    start = plan_base(checkout.trainer_dir / "configs", request.recipe, assessment.tier,
-                      _read_text)
+    start = recipe_base(checkout, request, assessment.tier)
     base_name, base_path, base_text = start.base.source, start.shipped_path, start.base.text
     ckpt, te, video_vae, audio_vae = _inspect_models(request, base_text, notes)
     models = {"checkpoint": ckpt.path, "text_encoder": te.path, "video_vae": video_vae,
               "audio_vae": audio_vae}
-    data, video_change, dataset = _inspect_data(request, base_name, base_text, notes, models)
+    data, video_change, dataset = inspect_data(request, base_name, load_yaml(base_text), notes,
+                                               models)
     return Inspected(checkout=checkout, start=start, base_name=base_name, base_path=base_path,
                      base_text=base_text, checkpoint=ckpt, text_encoder=te, video_vae=video_vae,
                      audio_vae=audio_vae, data=data, video_change=video_change, dataset=dataset)
 
 
+def recipe_base(checkout: CheckoutInfo, request: PlanRequest, tier: Tier) -> PlanBase:
+    """The recipe's shipped file, with the low-VRAM keys applied on the 32GB / 40–60GB tiers."""
+    return plan_base(checkout.trainer_dir / "configs", request.recipe, tier, _read_text)
+
+
+def read_text_encoder(request: PlanRequest, ckpt: CheckpointInfo | None
+                      ) -> tuple[TextEncoderInfo, str | None]:
+    """The Gemma as read, and ltx-core's compatibility warning against the checkpoint (it only
+    warns: model_loader.py), None when they match or no checkpoint was readable."""
+    te = inspect_text_encoder(request.text_encoder)  # type: ignore[arg-type]
+    return te, (check_compatibility(ckpt, te) if ckpt is not None else None)
+
+
 def _inspect_models(request: PlanRequest, base_text: str, notes: Notes):
-    ckpt = inspect_checkpoint(request.checkpoint)
-    te = inspect_text_encoder(request.text_encoder)
-    notes.warnings += [w for w in (check_compatibility(ckpt, te),) if w]  # ltx-core only warns
+    ckpt = inspect_checkpoint(request.checkpoint)  # type: ignore[arg-type]
+    te, warning = read_text_encoder(request, ckpt)
+    notes.warnings += [warning] if warning else []
     # split_pack.py: a split pack's video VAE always, its audio VAE where the config loads it
     video_vae, audio_vae, assumed, ignored = component_files(
         ckpt, request.video_vae, request.audio_vae, load_yaml(base_text))
@@ -177,10 +190,12 @@ def _inspect_models(request: PlanRequest, base_text: str, notes: Notes):
     return ckpt, te, video_vae, audio_vae
 
 
-def _inspect_data(request: PlanRequest, base_name: str, base_text: str, notes: Notes,
-                  models: dict[str, Path | None]):
+def inspect_data(request: PlanRequest, base_name: str, base: Mapping, notes: Notes,
+                 models: dict[str, Path | None], *, option: str = VIDEO_ONLY_FLAG):
+    """(the data as the config will read it, the video-only change, the dataset's plan);
+    `base`: the recipe's shipped config, as loaded."""
     # The shipped file's strategy names the data folders (core/dataset/sources.py, the trainer's rule).
-    strategy = get_dotted(load_yaml(base_text), "training_strategy", None)
+    strategy = get_dotted(base, "training_strategy", None)
     video_change = video_only_change(strategy) if request.video_only else None
     if request.video_only and video_change is None:
         notes.warnings.append(f"video only: {base_name} trains no audio (or only audio), so "
@@ -188,10 +203,12 @@ def _inspect_data(request: PlanRequest, base_name: str, base_text: str, notes: N
     dropped = audio_folder(strategy) if video_change is not None else None
     if video_change is not None:
         strategy = video_only(strategy)
-    if is_dataset_file(request.data_root):  # clips, not latents: core/preprocess/planning.py
-        dataset = _plan_dataset(request, base_text, strategy, notes, models)
+    root = request.data_root
+    assert root is not None
+    if is_dataset_file(root):  # clips, not latents: core/preprocess/planning.py
+        dataset = _plan_dataset(request, base, strategy, notes, models)
         return planned_root_info(dataset, strategy), video_change, dataset
-    data = inspect_data_root(request.data_root, strategy=strategy)
+    data = inspect_data_root(root, strategy=strategy, option=option)
     if dropped and any((data.path / dropped).glob("**/*.pt")):
         notes.warnings.append(f"video only: {data.path / dropped} holds audio latents, which this "
                               "run does not train on (drop --video-only to train audio too)")
@@ -200,10 +217,10 @@ def _inspect_data(request: PlanRequest, base_name: str, base_text: str, notes: N
     return data, video_change, None
 
 
-def _plan_dataset(request: PlanRequest, base_text: str, strategy, notes: Notes,
+def _plan_dataset(request: PlanRequest, base: Mapping, strategy, notes: Notes,
                   models: dict[str, Path | None]) -> DatasetPlan:
     # the skill: --load-text-encoder-in-8bit as the tier's shipped config loads Gemma
-    eight_bit = get_dotted(load_yaml(base_text), "acceleration.load_text_encoder_in_8bit", False)
+    eight_bit = get_dotted(base, "acceleration.load_text_encoder_in_8bit", False)
     plan = plan_dataset(request.data_root, strategy, buckets=request.resolution_buckets,
                         models=models, lora_trigger=request.lora_trigger,
                         load_text_encoder_in_8bit=eight_bit is True,

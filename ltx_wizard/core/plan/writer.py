@@ -16,6 +16,7 @@ from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.launch.script import script_path, write_script
 from ltx_wizard.core.io.safe_fs import remove_quietly
 from ltx_wizard.core.io.workspace import SUBFOLDERS, RunFolder, atomic_write_text, run_lock
+from ltx_wizard.core.plan.record import record_path, record_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ltx_wizard.core.plan.draft import PlanDraft
@@ -24,7 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
 def write_plan(
     draft: PlanDraft, force: bool = False, on_note: Callable[[str], None] | None = None
 ) -> RunFolder:
-    """Write config.yaml, accelerate.yaml (if any) and plan.md (last) into the locked run folder.
+    """Write config.yaml, accelerate.yaml (if any), run.json, plan.json and plan.md (last) into the
+    locked run folder.
 
     Every write is checked to stay inside the run folder (no planted symlink followed). When a
     write fails (a full disk), the files this call created are removed again, so a retry is not
@@ -54,6 +56,7 @@ def _write_locked(folder: RunFolder, draft: PlanDraft, force: bool,
         if draft.accelerate_text is not None:
             files.append((folder.accelerate_config, draft.accelerate_text))
         files.append((folder.root / "run.json", draft.run_meta()))
+        files.append((record_path(folder.root), record_text(draft.record)))
         if draft.preprocess_text is not None:  # planned from a dataset file
             files.append((folder.root / "preprocess.json", draft.preprocess_text))
         if draft.multinode is not None and draft.slurm_text is not None:

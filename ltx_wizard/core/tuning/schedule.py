@@ -109,7 +109,7 @@ class Tuner:
         """The next trial to run, recording skipped ones on the way; None when autotune is over."""
         while not self.stop_reason:
             if self._stage >= len(STAGES):
-                self.stop_reason = "every lever tried"
+                self.stop_reason = self._levers_done()
                 break
             if self.trials_run >= self.ctx.max_trials:
                 self.stop_reason = f"reached the {self.ctx.max_trials}-trial limit"
@@ -123,6 +123,15 @@ class Tuner:
             self._pending = built
             return built
         return None
+
+    def _levers_done(self) -> str:
+        """Why the sweep ended with no stage left: every lever run, or some skipped (said)."""
+        skipped = sum(1 for r in self.results if r.outcome == "skipped")
+        if not skipped:
+            return "every lever tried"
+        ran = len(self.results) - skipped
+        return (f"no lever left: {ran} trial{'s' if ran != 1 else ''} run, {skipped} skipped "
+                "(each skip's reason is in its row)")
 
     # -- looking ahead (pure: on copies) ----------------------------------------------------------
     def is_last(self, cand: Candidate) -> bool:
@@ -303,10 +312,15 @@ def _assumed(tuner: Tuner, cand: Candidate, how: str) -> TrialResult:
 def _describe(stage: str, s: TrainSettings, ctx: Context) -> tuple[str, dict[str, object]]:
     if stage == "baseline":
         return "baseline", {}
+    # a lever already where it would go is named as such, not as a change to itself
     if stage == "quantization":
-        return f"quantization {s.quantization} -> null", {"acceleration.quantization": None}
+        label = (f"quantization {s.quantization} -> null" if s.quantization is not None
+                 else "quantization off (already null)")
+        return label, {"acceleration.quantization": None}
     if stage == "optimizer":
-        return f"optimizer {s.optimizer_type} -> adamw", {"optimization.optimizer_type": "adamw"}
+        label = (f"optimizer {s.optimizer_type} -> adamw" if s.optimizer_type != "adamw"
+                 else "optimizer adamw (already)")
+        return label, {"optimization.optimizer_type": "adamw"}
     if stage.startswith("batch"):
         move = batch_move(s, int(stage[-1]), ctx.allow_batch_change)
         return move.label, move.changes

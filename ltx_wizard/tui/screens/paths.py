@@ -1,20 +1,26 @@
 """Step 2: model, data and trainer paths, each checked live as the user types.
 
-Checks read safetensors headers and walk folders, so they run in a thread worker, debounced;
-discovery of candidates runs once in another. Continue is refused until every field passes.
+The form edits a draft PlanRequest (core/plan/request.py, built by the one adapter the CLI uses
+too) and its checks run the plan's own inspect steps on it (core/plan/model_checks.py). They read
+safetensors headers and walk folders, so they run in a thread worker, debounced, once per changed
+draft (a widget re-posting an unchanged value starts nothing; a newer draft cancels the older
+check's work). Discovery of candidates runs once in another worker. Continue is refused until
+every field passes.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import threading
+from dataclasses import asdict, replace
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Header, Input, Select, Static, TextArea
 
+from ltx_wizard.core.plan.request import DEFAULT_RECIPE, PlanRequest, lenient_request
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
 from ltx_wizard.tui.widgets.dataset_options import dataset_options, is_dataset
 from ltx_wizard.tui.widgets.footer import Footer
@@ -47,7 +53,14 @@ VAE_FIELDS = ("video_vae", "audio_vae")
 # The choice offered when the data has no audio but the shipped config trains it (plan --video-only).
 VIDEO_ONLY_LABEL = "Train video only (this data has no audio): training_strategy.audio: null"
 VIDEO_ONLY_OPTION = "the Video only box below"
-DEFAULT_RECIPE = "t2v_lora"  # core/inputs/recipes.py DEFAULT_RECIPE (not imported: start-up stays light)
+
+# The form's text fields: each holds one PlanRequest field as text.
+TEXT_FIELDS = ("resolution_buckets", "lora_trigger", "precomputed_dir")
+
+
+def form_text(value: object) -> str:
+    """A request field as the form shows it ("" for not given)."""
+    return "" if value is None else str(value)
 
 
 def recipe_label(name: str, modes: str) -> str:
@@ -65,7 +78,11 @@ class PathsScreen(WizardScreen):
     def __init__(self) -> None:
         super().__init__()
         self._timer: Timer | None = None
-        self._checked: dict[str, str] | None = None  # values the last results belong to
+        # (draft, fields it could not hold): what the last results belong to, and what the
+        # running (or last) check reads
+        self._checked: tuple[PlanRequest, dict[str, str]] | None = None
+        self._started: tuple[PlanRequest, dict[str, str]] | None = None
+        self._cancel = threading.Event()  # set when a newer draft replaces the running check
         self._results: dict[str, object] = {}
         self._candidates: dict[str, list] = {}
         self._partial: str | None = None  # discovery was cut short: said here and in F2's list
@@ -74,30 +91,31 @@ class PathsScreen(WizardScreen):
         self._validation_error: str | None = None  # plan's refusal of the validation section
 
     def compose(self) -> ComposeResult:
-        paths = self.app.state.paths
+        request = self.app.state.request
         yield Header()
         yield StepBar(2, id="steps")
         with VerticalScroll(id="body"):
             for name, label, placeholder in FIELDS:
-                yield PathField(name, label, getattr(paths, name), placeholder)
+                yield PathField(name, label, form_text(getattr(request, name)), placeholder)
                 if name == "data_root":
-                    box = Checkbox(VIDEO_ONLY_LABEL, paths.video_only, id="video-only", compact=True)
-                    box.display = paths.video_only  # offered once the data shows it has no audio
+                    box = Checkbox(VIDEO_ONLY_LABEL, request.video_only, id="video-only",
+                                   compact=True)
+                    box.display = request.video_only  # offered once the data shows no audio
                     yield box
-                    yield from dataset_options(paths)
+                    yield from dataset_options(request)
             yield Static("Training mode", classes="field-label")
             yield Select(
                 [("LoRA (recommended)", "lora"), ("Full fine-tune (multi-GPU, 80GB+)", "full")],
-                value="full" if paths.training_mode == "full" else "lora",
+                value="full" if request.training_mode == "full" else "lora",
                 allow_blank=False,
                 id="mode",
                 compact=True,
             )
             yield Static("Recipe (a shipped config of the checkout; the data root must hold its "
                          "folders)", classes="field-label")
-            yield Select([(paths.recipe, paths.recipe)], value=paths.recipe, allow_blank=False,
-                         id="recipe", compact=True)
-            yield ValidationPanel(paths)
+            yield Select([(request.recipe, request.recipe)], value=request.recipe,
+                         allow_blank=False, id="recipe", compact=True)
+            yield ValidationPanel(request)
         with Horizontal(classes="actions"):
             yield Button("Continue", id="continue", variant="primary")
             yield Button("Back", id="back")
@@ -119,6 +137,22 @@ class PathsScreen(WizardScreen):
         out["lora_trigger"] = self.query_one("#trigger", Input).value.strip()
         out["precomputed_dir"] = self.query_one("#precomputed-dir", Input).value.strip()
         return {**out, **self.query_one(ValidationPanel).values()}
+
+    def draft(self, values: dict[str, str] | None = None) -> PlanRequest:
+        """The request the form says now (the one adapter, as the CLI's)."""
+        return self._form(values)[0]
+
+    def _form(self, values: dict[str, str] | None = None) -> tuple[PlanRequest, dict[str, str]]:
+        """(the draft, fields it could not hold with why: a URL typed for a file)."""
+        values = self.values() if values is None else values
+        raw: dict[str, object] = {name: values[name] for name, _, _ in FIELDS}
+        raw.update({name: values[name] for name in TEXT_FIELDS})
+        raw.update(training_mode=values["training_mode"], recipe=values["recipe"],
+                   video_only=values["video_only"],
+                   validation_media=ValidationPanel.media(values),
+                   validation_prompts=ValidationPanel.prompts(values),
+                   validation=values["validation"])
+        return lenient_request({**asdict(self.app.state.request), **raw})
 
     def _show_vae_fields(self, split: bool) -> None:
         for name in VAE_FIELDS:
@@ -216,47 +250,52 @@ class PathsScreen(WizardScreen):
         self.focus_next()
 
     def _schedule_checks(self) -> None:
+        form = self._form()
+        if form == self._started:  # nothing the checks read has changed: no second pass
+            return
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
         delay = self.app.options.check_delay_s
         if delay <= 0:
-            self._check(self.values())
+            self._start_check(form)
         else:
-            self._timer = self.set_timer(delay, lambda: self._check(self.values()))
+            self._timer = self.set_timer(delay, lambda: self._start_check(self._form()))
+
+    def _start_check(self, form: tuple[PlanRequest, dict[str, str]]) -> None:
+        if form == self._started:
+            return
+        self._cancel.set()  # the older check stops between items (and its clip probes)
+        self._cancel = threading.Event()
+        self._started = form
+        self._check(*form, self._cancel)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="checks")
-    def _check(self, values: dict[str, str]) -> None:
+    def _check(self, draft: PlanRequest, problems: dict[str, str],
+               cancel: threading.Event) -> None:
         from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
-        from ltx_wizard.core.plan.model_checks import run_checks, shipped_strategy
+        from ltx_wizard.core.plan.model_checks import Cancelled, check_request
 
-        recipes = _checkout_recipes(values["trainer_root"])
-
+        recipes = _checkout_recipes(form_text(draft.trainer_root))
         info = None
-        if values["checkpoint"]:
+        if draft.checkpoint is not None:
             try:
-                info = inspect_checkpoint(values["checkpoint"])
-            except Exception:  # run_checks reports the same error under the field
+                info = inspect_checkpoint(draft.checkpoint)
+            except Exception:  # check_request reports the same error under the field
                 info = None
         split = info is not None and info.is_split_pack
-        items = run_checks(
-            checkpoint=values["checkpoint"] or None,
-            text_encoder=values["text_encoder"] or None,
-            video_vae=(values["video_vae"] or None) if split else None,
-            audio_vae=(values["audio_vae"] or None) if split else None,
-            data_root=values["data_root"] or None,
-            trainer_root=values["trainer_root"] or None,
-            # the data is read as the chosen recipe's shipped config reads it (its training_strategy)
-            strategy=shipped_strategy(values["trainer_root"] or None, self._base_config(),
-                                      recipe=values["recipe"]),
-            video_only_choice=bool(values["video_only"]),
-            video_only_option=VIDEO_ONLY_OPTION,
-            inspected=info,  # read once above; run_checks does not read it again
-            resolution_buckets=values["resolution_buckets"] or None,
-        )
+        checked = draft if split else replace(draft, video_vae=None, audio_vae=None)
+        assessment = self.app.state.assessment
+        try:
+            items = check_request(checked, tier=assessment.tier if assessment else None,
+                                  inspected=info,  # read once above, not again
+                                  video_only_option=VIDEO_ONLY_OPTION, cancel=cancel,
+                                  problems=problems)
+        except Cancelled:
+            return
         # first: Continue, waiting on ChecksFinished, must see this section's verdict too
-        self.post_message(ValidationChecked(_validation_form(values), values))
-        self.post_message(ChecksFinished(items, values, info, recipes))
+        self.post_message(ValidationChecked(_validation_form(draft), (draft, problems)))
+        self.post_message(ChecksFinished(items, (draft, problems), info, recipes))
 
     def _base_config(self) -> str | None:
         assessment = self.app.state.assessment
@@ -264,6 +303,7 @@ class PathsScreen(WizardScreen):
 
     @on(ChecksFinished)
     def _checked_msg(self, message: ChecksFinished) -> None:
+        draft, problems = message.draft
         split = message.inspected is not None and message.inspected.is_split_pack
         self.app.state.split_pack = split
         self._show_vae_fields(split)
@@ -271,7 +311,7 @@ class PathsScreen(WizardScreen):
         for name, _, _ in FIELDS:
             field = self.query_one(f"#field-{name}", PathField)
             item = results.get(name)
-            empty = not message.values[name]
+            empty = getattr(draft, name) is None and name not in problems
             if empty and (name in REQUIRED or (item is not None and not item.ok)):
                 # The checks speak in CLI flags ("pass --checkpoint FILE"); here it is a field.
                 field.show_verdict(False, EMPTY_HINT[name])
@@ -284,10 +324,10 @@ class PathsScreen(WizardScreen):
         data = results.get("data_root")
         box = self.query_one("#video-only", Checkbox)
         box.display = box.value or (data is not None and data.video_only_data)
-        self.query_one("#dataset-options").display = is_dataset(message.values["data_root"])
+        self.query_one("#dataset-options").display = is_dataset(self.values()["data_root"])
         self._results = results
-        self._checked = message.values
-        if self._continue_when_checked and message.values == self.values():
+        self._checked = message.draft
+        if self._continue_when_checked and message.draft == self._form():
             self._continue_when_checked = False
             self.action_next()
 
@@ -316,26 +356,28 @@ class PathsScreen(WizardScreen):
     @on(ValidationChecked)
     def _validation_checked(self, message: ValidationChecked) -> None:
         self.query_one(ValidationPanel).show(message.form)
-        shown = bool(message.form.slots) and message.values == self.values()
+        shown = bool(message.form.slots) and message.draft == self._form()
         self._validation_error = message.form.error if shown else None
 
     def _problems(self) -> list[str]:
-        values = self._checked or {}
+        draft = self._checked[0] if self._checked else PlanRequest()
         bad = [n for n, item in self._results.items() if not item.ok]
         bad += ["validation"] if self._validation_error else []
-        bad += [n for n in REQUIRED if not values.get(n) and n not in bad]
+        bad += [n for n in REQUIRED if getattr(draft, n) is None and n not in bad]
         return bad
 
     # ----- navigation ------------------------------------------------------------------------
     def action_next(self) -> None:
-        values = self.values()
-        if self._checked != values:
+        form = self._form()
+        if self._checked != form:
             self._continue_when_checked = True
             if self._timer is not None:
                 self._timer.stop()
                 self._timer = None
-            self._check(values)
+            if form != self._started:
+                self._start_check(form)
             return
+        draft = form[0]
         problems = self._problems()
         if problems:
             names = ", ".join(p.replace("_", " ") for p in problems)
@@ -343,20 +385,9 @@ class PathsScreen(WizardScreen):
             first = "#validation-media" if problems[0] == "validation" else f"#input-{problems[0]}"
             self.query_one(first, Input).focus()
             return
-        paths = self.app.state.paths
-        for name, value in values.items():
-            if name == "video_only":
-                paths.video_only = bool(value)
-                continue
-            if name.startswith("validation"):
-                continue
-            plain = name in ("training_mode", "recipe", "resolution_buckets", "lora_trigger",
-                             "precomputed_dir")
-            setattr(paths, name, value if plain else str(Path(value).expanduser()) if value else "")
-        paths.validation_media = ValidationPanel.media(values)
-        paths.validation_prompts = ValidationPanel.prompts(values)
-        panel_shown = self.query_one(ValidationPanel).display
-        paths.validation = values["validation"] if panel_shown else None  # type: ignore[assignment]
+        # validation is asked only while the recipe's samples read media (the panel is shown)
+        shown = self.query_one(ValidationPanel).display
+        self.app.state.request = draft if shown else replace(draft, validation=None)
         self.app.open_summary()
 
     def action_back(self) -> None:
@@ -371,14 +402,15 @@ class PathsScreen(WizardScreen):
             self.action_back()
 
 
-def _validation_form(values: dict[str, str]):
-    """What the validation section shows for these values (core/validation/form.py)."""
+def _validation_form(draft: PlanRequest):
+    """What the validation section shows for this draft (core/validation/form.py)."""
     from ltx_wizard.core.validation.form import ValidationForm, validation_form
 
     try:
-        return validation_form(values["trainer_root"], values["recipe"], values["data_root"],
-                               ValidationPanel.media(values), ValidationPanel.prompts(values),
-                               values["validation"])  # type: ignore[arg-type]
+        return validation_form(form_text(draft.trainer_root), draft.recipe,
+                               form_text(draft.data_root),
+                               [str(m) for m in draft.validation_media], draft.validation_prompts,
+                               draft.validation)
     except Exception as exc:  # the section must not break the form: say it in its line
         return ValidationForm(error=f"cannot read the recipe's validation: {exc}")
 

@@ -4,7 +4,7 @@ plan.md and the config diff. Approve writes the run folder (never over an existi
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import replace
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -78,35 +78,21 @@ class SummaryScreen(WizardScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def _prepare(self) -> None:
-        from ltx_wizard.core.plan.run_plan import PlanRequest, prepare_plan
+        from ltx_wizard.core.plan.run_plan import prepare_plan
         from ltx_wizard.demo.sim.stand_in import stand_in_for
 
         app = self.app
-        paths = app.state.paths
+        state = app.state
         target = app.target_run_dir
         try:
-            request = PlanRequest(
-                trainer_root=Path(paths.trainer_root) if paths.trainer_root else None,
-                checkpoint=Path(paths.checkpoint),
-                text_encoder=Path(paths.text_encoder),
-                data_root=Path(paths.data_root),
-                video_vae=Path(paths.video_vae) if app.state.split_pack and paths.video_vae else None,
-                audio_vae=Path(paths.audio_vae) if app.state.split_pack and paths.audio_vae else None,
+            # the Paths screen's request, plus what the other screens decided
+            request = replace(
+                state.request,
+                video_vae=state.request.video_vae if state.split_pack else None,
+                audio_vae=state.request.audio_vae if state.split_pack else None,
                 workspace=target.parent if target is not None else app.workspace,
                 run_name=target.name if target is not None else None,
-                training_mode=paths.training_mode,  # type: ignore[arg-type]
-                accept_risk=app.state.accept_risk,
-                video_only=paths.video_only,
-                recipe=paths.recipe,
-                nodes=app.options.nodes,
-                validation_media=tuple(Path(m) for m in paths.validation_media),
-                validation_prompts=paths.validation_prompts,
-                validation=paths.validation,  # type: ignore[arg-type]
-                resolution_buckets=paths.resolution_buckets or None,
-                lora_trigger=paths.lora_trigger or None,
-                precomputed_dir=Path(paths.precomputed_dir).expanduser()
-                if paths.precomputed_dir else None,
-            )
+                accept_risk=state.accept_risk, nodes=app.options.nodes)
             draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
                                  host=app.options.host_fn, stand_in=stand_in_for(app.simulate))
             error = None
@@ -122,6 +108,8 @@ class SummaryScreen(WizardScreen):
         if message.error is not None:
             head.update(Text.assemble(("Cannot plan: ", "bold"), message.error, "\nEsc goes back to fix it."))
             return
+        from ltx_wizard.core.plan.plan_words import data_words
+
         draft = message.draft
         self.draft = draft
         self.call_after_refresh(settle_heap)  # the plan's imports are in: a phase boundary
@@ -138,9 +126,9 @@ class SummaryScreen(WizardScreen):
         for gpu in assessment.probe.gpus:
             index, name, _, nominal = gpu_row(gpu)
             text.append(f"\nGPU {index}: {name} ({nominal})")
-        text.append(f"\nData: {draft.sample_count} samples · mode {self.app.state.paths.training_mode}"
+        text.append(f"\nData: {data_words(draft.record.data)} · mode {draft.record.training_mode}"
                     + (" · video only (training_strategy.audio: null)"
-                       if self.app.state.paths.video_only else ""))
+                       if draft.record.request.video_only else ""))
         multi = draft.multinode
         if multi is not None:
             per = f"{multi.gpus_per_node} GPU" + ("s" if multi.gpus_per_node != 1 else "")

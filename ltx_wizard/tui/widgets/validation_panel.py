@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 if TYPE_CHECKING:
-    from ltx_wizard.tui.state import PathChoices
+    from ltx_wizard.core.plan.request import PlanRequest
 
 MODES = [
     ("Use these files (or the config's own, when readable)", "media"),
@@ -30,12 +30,12 @@ SEPARATOR = ";"  # between files in the one-line box
 
 
 class ValidationChecked(Message):
-    """The check worker's ValidationForm for the values it was run on."""
+    """The check worker's ValidationForm for the draft request it was run on."""
 
-    def __init__(self, form: Any, values: dict[str, str]) -> None:
+    def __init__(self, form: Any, draft: Any) -> None:
         super().__init__()
         self.form = form
-        self.values = values
+        self.draft = draft
 
 
 class Offers(OptionList):
@@ -70,16 +70,16 @@ class ValidationPanel(Vertical):
     ValidationPanel Offers { height: auto; max-height: 6; }
     """
 
-    def __init__(self, paths: PathChoices) -> None:
+    def __init__(self, request: PlanRequest) -> None:
         super().__init__(id="validation")
-        self._paths = paths
+        self._request = request
 
     def compose(self) -> ComposeResult:
-        paths = self._paths
+        paths = self._request
         yield Static("Validation media", id="validation-needs", classes="field-label")
         yield Select(MODES, value=paths.validation or "media", allow_blank=False,
                      id="validation-mode", compact=True)
-        yield Input(f"{SEPARATOR} ".join(paths.validation_media), id="validation-media",
+        yield Input(f"{SEPARATOR} ".join(map(str, paths.validation_media)), id="validation-media",
                     placeholder=f"files in sample order, '{SEPARATOR}' between", compact=True)
         offers = Offers(id="validation-offers")
         offers.display = False
