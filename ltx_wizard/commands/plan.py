@@ -94,6 +94,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--slurm-cpus", type=_slurm_cpus, metavar="N",
                    help=f"with --nodes: CPUs per node to ask for, 1..{MAX_SLURM_CPUS} "
                    "(default 8 per GPU)")
+    p.add_argument("--wandb", choices=("on", "off"), default=None,
+                   help="when the shipped config enables W&B and the login cannot be checked in "
+                   "the trainer's environment: keep it on, or turn it off (otherwise the login "
+                   "decides)")
     add_gpu_source_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
@@ -188,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
         validation_media=tuple(args.validation_media),
         validation_prompts=tuple(args.validation_prompt),
         validation=args.validation,
+        wandb=args.wandb,
     )
     draft = prepare_plan(request, assessment)
     from ltx_wizard.core.launch.script import copy_line, log_path, script_path

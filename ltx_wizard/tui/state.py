@@ -32,6 +32,7 @@ class PathChoices:
     resolution_buckets: str = ""
     lora_trigger: str = ""
     precomputed_dir: str = ""  # where the full preprocess writes ("": beside the dataset file)
+    wandb: str | None = None  # "on"/"off": asked when the config enables W&B and the login is unknown
 
 
 @dataclass

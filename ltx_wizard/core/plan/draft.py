@@ -54,6 +54,8 @@ class PlanRequest:
     resolution_buckets: str | None = None
     lora_trigger: str | None = None
     precomputed_dir: Path | None = None
+    # a config that enables W&B: the user's answer when the login cannot be read (core/setup/wandb_login.py)
+    wandb: Literal["on", "off"] | None = None
 
 
 @dataclass(frozen=True)

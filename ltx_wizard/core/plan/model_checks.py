@@ -7,6 +7,7 @@ item carries the one-line error (which names the path and the fix) instead of an
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Callable, Mapping
 
 from pydantic import BaseModel, ConfigDict
@@ -103,7 +104,34 @@ def run_checks(
                                 resolution_buckets))
     if trainer_root is not None:
         items.append(_checkout_item(trainer_root, cwd, env))
+        if ckpt is not None:  # core/setup/fit_gate.py: what does not fit, under its field
+            items = _with_misfits(items, ckpt, text_encoder, data_root, cwd)
     return items
+
+
+def _with_misfits(items: list[CheckItem], ckpt: CheckpointInfo, text_encoder: PathLike | None,
+                  data_root: PathLike | None, cwd: PathLike | None) -> list[CheckItem]:
+    from ltx_wizard.core.setup.fit_gate import misfits
+
+    by_name = {item.name: item for item in items}
+    checkout = by_name.get("trainer_root")
+    if checkout is None or not checkout.ok or checkout.path is None:
+        return items
+    try:
+        te = inspect_text_encoder(text_encoder, cwd=cwd) if text_encoder is not None else None
+    except (WizardError, OSError):
+        te = None  # its own item says why
+    data = by_name.get("data_root")
+    root = Path(data.path) if data is not None and data.ok and data.path else None
+    first = next((root / "conditions").rglob("*.pt"), None) if root and (
+        root / "conditions").is_dir() else None
+    found = misfits(Path(checkout.path), ckpt, te, root,
+                    str(first.relative_to(root / "conditions")) if first else None)
+    for misfit in found:
+        item = by_name.get(misfit.part)
+        if item is not None and item.ok:
+            by_name[misfit.part] = item.model_copy(update={"ok": False, "error": misfit.message})
+    return [by_name[item.name] for item in items]
 
 
 def _model_items(checkpoint: PathLike | None, text_encoder: PathLike | None,
