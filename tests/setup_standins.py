@@ -112,7 +112,11 @@ def make_remote(path: Path, layout: str = "1.2") -> Path:
 
 def advance_remote(path: Path, layout: str) -> None:
     """A newer release lands on the remote (the user's clone is now behind)."""
+    from ltx_wizard.demo.lookalike_layouts import LAYOUTS
+
     write_layout(path, layout, synced=False)
+    if not LAYOUTS[layout].ships_lock:  # as ltx-core 1.2.0 did: uv.lock left the repository
+        (path / "uv.lock").unlink(missing_ok=True)
     git("add", "-A", cwd=path)
     git("commit", "-q", "-m", f"ltx-core {layout}", cwd=path)
 

@@ -4,7 +4,7 @@ and the fix.
 
 What the checkpoint needs, from its header: the 22B text path when its transformer config has
 `caption_proj_before_connector` (ltx-core model_configurator.py `_build_caption_projections`), the
-LTX-2.5 Gemma rule when it declares `gemma_source_checkpoint` or a model_version of 2.4.0 or more
+LTX-2.5 Gemma rule when it declares a Gemma other than 3 or a model_version of 2.4.0 or more
 (encoder_configurator.py `_check_gemma_version`). What the checkout gives: checkout_caps.py.
 The Gemma pairing itself (which Gemma goes with which checkpoint) is gemma_compat.py's.
 """
@@ -68,7 +68,9 @@ def checkpoint_needs(ckpt: CheckpointInfo, gemma_hidden: int | None = None) -> C
         video = audio = gemma_hidden or 3840
     return CheckpointNeeds(
         model_version=version, v2_text_path=v2,
-        gemma_source_rule=ckpt.gemma_source_raw is not None or parsed >= REQUIRED_SINCE,
+        # 2.4.0 on, or a Gemma other than 3 declared: what only the LTX-2.5 rule loads (a Gemma 3
+        # declared by an older checkpoint is read past by the releases before it)
+        gemma_source_rule=parsed >= REQUIRED_SINCE or ckpt.gemma_version not in (None, "3"),
         video_width=video, audio_width=audio)
 
 

@@ -47,7 +47,8 @@ def _arch_tags() -> tuple[str, ...]:
     return {"amd64": ("x86_64",), "arm64": ("aarch64", "arm64")}.get(machine, (machine,))
 
 
-def uv_wheel_size(fetch: Fetch = fetch_url) -> str:
+def uv_wheel_size(fetch: Fetch | None = None) -> str:
+    fetch = fetch or fetch_url
     try:
         doc = json.loads(fetch("https://pypi.org/pypi/uv/json"))
         files = doc.get("urls") or []
@@ -75,7 +76,8 @@ def _tree_size(root: Path, limit: int = 200_000) -> int:
     return total
 
 
-def repo_size(url: str, fetch: Fetch = fetch_url) -> str:
+def repo_size(url: str, fetch: Fetch | None = None) -> str:
+    fetch = fetch or fetch_url
     parsed = urlparse(url)
     if parsed.scheme in ("", "file"):
         local = Path(parsed.path if parsed.scheme else url).expanduser()

@@ -155,10 +155,11 @@ def _checkout_offers(root: Path, repo: str, uv: str | None, uv_offer: Offer | No
 
 def survey(root: str | os.PathLike | None = None, *, repo: str = TRAINER_REPO,
            env: Mapping[str, str] | None = None, misfits=None,
-           fetch: sizes.Fetch = sizes.fetch_url) -> Survey:
+           fetch: sizes.Fetch | None = None) -> Survey:
     """What is missing and what the wizard offers for it. `misfits(caps)`: what the checkpoint
     and text encoder in hand need of this checkout (core/inputs/version_fit.py), or None."""
     env = os.environ if env is None else env
+    fetch = fetch or sizes.fetch_url  # looked up now: tests replace it on the module
     where = Path(root).expanduser().absolute() if root else default_root(env)
     notes: list[str] = []
     uv, uv_offer = _uv_offer(env, notes, fetch)
