@@ -142,5 +142,6 @@ def path_with(tmp: Path, *folders: Path) -> str:
     git_bin = tmp / "git-only-bin"
     git_bin.mkdir(exist_ok=True)
     if not (git_bin / "git").exists():
-        (git_bin / "git").symlink_to(shutil.which("git"))
+        (git_bin / "git").symlink_to(shutil.which("git") or shutil.which(
+            "git", path="/usr/local/bin:/usr/bin:/bin"))
     return os.pathsep.join([*(str(f) for f in folders), str(git_bin)])
