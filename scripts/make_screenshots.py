@@ -69,6 +69,11 @@ async def main_flow(out: Path, size: tuple[int, int]) -> None:
         _shot(app, out, "01-probe.svg")
         await pilot.press("ctrl+n")
         await _settle(pilot)
+        await pilot.press("enter")  # a style/character/concept LoRA: asks how it will be used
+        await _settle(pilot)
+        _shot(app, out, "13-intent.svg")
+        await pilot.press("ctrl+s")  # the rest of the tour keeps the Recipe list's default
+        await _settle(pilot)
         _shot(app, out, "04-paths.svg")
         await pilot.press("f1")
         await _settle(pilot)
@@ -115,6 +120,28 @@ async def dialogs(out: Path, size: tuple[int, int]) -> None:
             _shot(app, out, name)
 
 
+def _no_network(url: str) -> bytes:
+    raise OSError("the screenshots never reach the network")
+
+
+async def setup_offers(out: Path, size: tuple[int, int]) -> None:
+    """A box without the trainer: the setup offers after the probe (this machine's uv and git)."""
+    from ltx_wizard.core.gpu.devices import MIB, GpuInfo, ProbeResult
+
+    def probe() -> ProbeResult:
+        return ProbeResult(source="nvml", gpus=(GpuInfo(index=0, name="NVIDIA H100 80GB HBM3",
+                                                        memory_total_bytes=81559 * MIB),))
+
+    app = _app(demo=False, probe_fn=probe, trainer_root=str(DEMO_ROOT / "LTX-2"),
+               setup_survey={"fetch": _no_network})
+    async with app.run_test(size=size) as pilot:
+        await _settle(pilot)
+        await pilot.press("ctrl+n")
+        await _until(pilot, lambda: "Do it?" in str(app.screen.query_one("#setup-offer").render()))
+        await _settle(pilot)
+        _shot(app, out, "14-setup.svg")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="screenshots", help="folder for the SVG files")
@@ -127,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(main_flow(out, (cols, rows)))
         asyncio.run(dialogs(out, (cols, rows)))
+        asyncio.run(setup_offers(out, (cols, rows)))
     finally:
         shutil.rmtree(DEMO_ROOT, ignore_errors=True)
     return 0

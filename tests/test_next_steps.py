@@ -36,13 +36,13 @@ def test_any_other_url_still_says_how_to_download():
         resolve_user_path("s3://bucket/ckpt.safetensors", what="checkpoint")
 
 
-def test_check_marks_a_checkout_without_uv_warn_with_the_install_line(tmp_path, capsys, monkeypatch):
+def test_check_marks_a_checkout_without_uv_warn_with_the_setup_offer(tmp_path, capsys, monkeypatch):
     checkout = make_checkout(tmp_path / "LTX-2")
     ckpt = make_checkpoint(tmp_path / "m" / "ltx-2.safetensors")
     gemma = make_gemma_dir(tmp_path / "m" / "gemma-3")
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     item = run_checks(checkpoint=ckpt, text_encoder=gemma, trainer_root=checkout)[-1]
-    assert item.ok and "astral.sh/uv/install.sh" in item.warning
+    assert item.ok and "`ltx-wizard setup` installs it" in item.warning
     assert main(["check", "--checkpoint", str(ckpt), "--text-encoder", str(gemma),
                  "--trainer-root", str(checkout)]) == 0  # a warning does not fail the check
     line = next(x for x in capsys.readouterr().out.splitlines() if "trainer_root" in x)

@@ -94,6 +94,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--slurm-cpus", type=_slurm_cpus, metavar="N",
                    help=f"with --nodes: CPUs per node to ask for, 1..{MAX_SLURM_CPUS} "
                    "(default 8 per GPU)")
+    p.add_argument("--wandb", choices=("on", "off"), default=None,
+                   help="when the shipped config enables W&B and the login cannot be checked in "
+                   "the trainer's environment: keep it on, or turn it off (otherwise the login "
+                   "decides)")
     add_gpu_source_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)

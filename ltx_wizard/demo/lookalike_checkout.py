@@ -196,12 +196,14 @@ raise SystemExit("look-alike checkout: use the simulated trainer")
 
 
 def make_checkout(
-    root: Path, *, synced: bool = True, recipes: bool = True, media: Path | None = None
+    root: Path, *, synced: bool = True, recipes: bool = True, media: Path | None = None,
+    layout: str | None = "1.2",
 ) -> Path:
     """Write a look-alike LTX-2 monorepo under `root` and return `root`; `recipes` adds one
     recipe config per family beside the two t2v files (demo/lookalike_recipes.py). Their
     validation media are placeholders, as shipped, unless `media` names a folder to write them in
-    (the demo does, so every recipe's sanity check can run)."""
+    (the demo does, so every recipe's sanity check can run). `layout` names the ltx-core release
+    whose version facts the checkout carries (demo/lookalike_layouts.py; None: none at all)."""
     trainer = root / TRAINER_REL
     (trainer / "configs" / "accelerate").mkdir(parents=True, exist_ok=True)
     (trainer / "scripts").mkdir(parents=True, exist_ok=True)
@@ -225,6 +227,10 @@ def make_checkout(
     (root / "uv.lock").write_text("# look-alike lock file\n", encoding="utf-8")
     if synced:
         (root / ".venv").mkdir(exist_ok=True)
+    if layout is not None:
+        from ltx_wizard.demo.lookalike_layouts import write_layout
+
+        write_layout(root, layout, synced=synced)
     return root
 
 

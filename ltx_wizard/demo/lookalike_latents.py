@@ -77,5 +77,9 @@ def audio_latents(seconds: float) -> dict:
             "duration": float(seconds)}
 
 
-def condition_embeddings() -> dict:
-    return {"video_prompt_embeds": (1024, 4096), "prompt_attention_mask": (1024,)}
+def condition_embeddings(width: int = 3840) -> dict:
+    """What process_captions.py saves per caption: 1024 tokens (ltx-core gemma_assets.py
+    TOKENIZER_MAX_LENGTH) of the feature extractor's output. The default is the 19B's (the
+    demo's checkpoint): FeatureExtractorV1 hands Gemma 3's hidden size, 3840, to both streams."""
+    return {"video_prompt_embeds": (1024, width), "prompt_attention_mask": (1024,),
+            "audio_prompt_embeds": (1024, width)}

@@ -89,7 +89,7 @@ class WizardApp(PhaseNavigation, App[int]):
 
             watch_terminal(stream_fd(sys.__stdout__), before_exit=kill_all_now)
         if self.options.trainer_root:
-            self.state.request = self._with(trainer_root=self.options.trainer_root)
+            self.state.edit_request(trainer_root=self.options.trainer_root)
         if self.options.demo:
             self.sub_title = "demo"
         run_dir = Path(self.options.run_dir).expanduser() if self.options.run_dir else None
@@ -131,18 +131,10 @@ class WizardApp(PhaseNavigation, App[int]):
                 os.environ.setdefault(FFPROBE_ENV, str(demo.ffprobe))
             else:
                 data = demo.data_root
-            self.state.request = self._with(
+            self.state.edit_request(
                 checkpoint=demo.checkpoint, text_encoder=demo.text_encoder, data_root=data,
                 trainer_root=self.options.trainer_root or demo.checkout)
             self.demo = demo
-
-    def _with(self, **fields):
-        """The draft request with these inputs replaced (through the one adapter)."""
-        from dataclasses import asdict
-
-        from ltx_wizard.core.plan.request import build_request
-
-        return build_request({**asdict(self.state.request), **fields})
 
     def on_unmount(self) -> None:
         from ltx_wizard.tui.heap import release_heap

@@ -50,6 +50,32 @@ trainer's docs name for download (size, free disk, gated terms, token), one at a
 after y.
 
 **Next.** Continue (ctrl+n) prepares the plan; nothing is written yet."""),
+    "SetupScreen": ("Setting up the trainer", """\
+**What it does.** Shown after the probe when something the trainer needs is missing: uv, the
+LTX-2 checkout, its environment (`uv sync`), or an update of a checkout too old for your models.
+
+**Each offer** says what it will do, the commands it runs and how big it is; it runs only when
+you answer y (n skips it). uv is installed with pip into the wizard's own environment and used
+by its path: no shell pipe, no new shell, no shell rc file or system setting changed. An
+existing checkout is only touched by an offer you accept.
+
+**While it runs** the progress and the last lines show; the whole output is in the setup log
+named at the end. Esc stops a running step.
+
+**Next.** Continue (ctrl+n): what you want the model to learn. `ltx-wizard setup` offers the
+same on the command line (`--yes` for scripts)."""),
+    "IntentScreen": ("What should the model learn?", """\
+**What it does.** Maps what you want, in plain words, to one of the trainer's shipped configs
+(the trainer team's mode selector). Pick an answer, or type your own words and press Enter.
+
+**A style, character or concept LoRA** asks how you will use it: from text alone (`t2v_lora`),
+from a starting image, or both / not sure (`i2v_lora`: its first-frame condition at probability
+0.5 learns image-to-video and text-to-video in one run).
+
+**One follow-up** where the answer is ambiguous (forward or backward, video or audio...).
+
+**Next.** Confirm (ctrl+n) states the mode and goes to the paths, whose Recipe list can still
+change it; Skip (ctrl+s) keeps the Recipe list's default."""),
     "SummaryScreen": ("Step 3 · The plan", """\
 **What it shows.** The tier, the base config and its key choices, the run folder, the launch
 command, any warnings, `plan.md` (p) and the diff against the shipped config (d). Scroll with

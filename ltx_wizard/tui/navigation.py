@@ -113,11 +113,17 @@ class PhaseNavigation:
                     return
                 self.state.accept_risk = True
                 self.refresh_probe_screen()
-                self.open_paths()
+                self.after_probe()
 
             self.push_screen(GateDialog(assessment.gate_message or ""), decided)
             return
-        self.open_paths()
+        self.after_probe()
+
+    def after_probe(self) -> None:
+        """Setup offers where something is missing, the intent question, then Paths (#33)."""
+        from ltx_wizard.tui.screens.intent import after_probe
+
+        after_probe(self)
 
     def refresh_probe_screen(self) -> None:
         from ltx_wizard.tui.screens.probe import ProbeScreen

@@ -39,6 +39,10 @@ class WizardOptions:
     sim_env: dict[str, str] = field(default_factory=dict)  # more env for simulated trials (tests)
     host_fn: Callable[[Path], Any] | None = None  # run folder -> host_limits.HostReadings
     demo_data: str = "clips"  # --demo starts from "clips" (dataset.json) or "latents"
+    # After the probe: the setup offers and the intent question (screens/setup.py, intent.py);
+    # False goes straight to Paths (tests of the later screens start there).
+    first_run_screens: bool = True
+    setup_survey: dict[str, Any] = field(default_factory=dict)  # core/setup survey() keywords (tests)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace | None = None, **overrides: Any) -> "WizardOptions":

@@ -29,3 +29,13 @@ class WizardState:
     autotune_error: str | None = None
     autotune_running: bool = False
     allow_batch_change: bool = False  # the Summary screen's checkbox (autotune/batch_rule.py)
+
+    def edit_request(self, **fields: object) -> PlanRequest:
+        """The draft request with these inputs replaced, through the one adapter the Paths
+        screen and the CLI use (core/plan/request.py build_request)."""
+        from dataclasses import asdict
+
+        from ltx_wizard.core.plan.request import build_request
+
+        self.request = build_request({**asdict(self.request), **fields})
+        return self.request

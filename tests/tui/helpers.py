@@ -64,8 +64,10 @@ def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
     args = build_parser().parse_args(argv)
     # demo_data="latents": these tests start the demo from its preprocessed data root; the
     # clips path (dataset.json, preprocessing in the skill's order) has its own tests.
+    # first_run_screens=False: these tests start at Paths' default recipe; the setup offers and
+    # the intent question have their own tests (test_pilot_intent.py, test_pilot_setup.py).
     values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW, clock=FixedClock(),
-                  host_fn=lambda run_dir: FIXED_HOST, demo_data="latents")
+                  host_fn=lambda run_dir: FIXED_HOST, demo_data="latents", first_run_screens=False)
     if demo_root is not None:
         values.update(demo_root=demo_root)
     values.update(overrides)

@@ -157,7 +157,7 @@ async def test_missing_uv_is_a_warning_with_its_install_line_not_a_tick(demo_roo
     async with app.run_test(size=(100, 40)) as pilot:
         await _to_paths(pilot)
         verdict = _verdict(app, "trainer_root")
-        assert verdict.startswith("!") and "curl -LsSf https://astral.sh/uv/install.sh | sh" in verdict
+        assert verdict.startswith("!") and "`ltx-wizard setup` installs it" in verdict
         await pilot.press("ctrl+n")  # a warning, not an error: the plan can still be made
         await settle(pilot)
         assert isinstance(app.screen, SummaryScreen)

@@ -92,7 +92,8 @@ async def test_cli_options_reach_the_app_and_run_dir_names_the_new_run(demo_root
 
     target = demo_root / "my-runs" / "first-try"
     args = build_parser().parse_args(["--demo", "--simulate", "h100", "--run-dir", str(target)])
-    app = cli_make_app(args, demo_root=demo_root, cursor_blink=False, check_delay_s=0)
+    app = cli_make_app(args, demo_root=demo_root, cursor_blink=False, check_delay_s=0,
+                       first_run_screens=False)  # this test is about the options, not the intent question
     assert app.options.simulate == "h100" and app.options.demo
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)

@@ -88,6 +88,26 @@ async def _monitor(pilot):
     await settle(pilot)
 
 
+async def _intent(pilot):
+    await settle(pilot)
+    await pilot.press("ctrl+n")
+    await settle(pilot)
+    await pilot.press("enter")  # a style/character/concept LoRA: how will it be used?
+    await settle(pilot)
+
+
+async def _setup(pilot):
+    await settle(pilot)
+    await pilot.press("ctrl+n")
+    await wait_until(pilot, lambda: "Clone" in str(pilot.app.screen.query_one("#setup-offer").render()))
+    await settle(pilot)
+
+
+def _github_size(url: str) -> bytes:
+    assert url == "https://api.github.com/repos/Lightricks/LTX-2"
+    return b'{"size": 123456}'
+
+
 SCENARIOS = {
     "probe": ({}, _probe),
     "gate": ({"simulate": "rtx4090"}, _gate),
@@ -101,6 +121,9 @@ SCENARIOS = {
     "done": ({}, _done),
     "existing_run": ({}, _existing),
     "monitor": ({}, _monitor),
+    "intent": ({"first_run_screens": True}, _intent),
+    "setup": ({"demo": False, "probe_fn": fake_probe("NVIDIA H100 80GB HBM3", 81559),
+               "first_run_screens": True, "setup_survey": {"fetch": _github_size}}, _setup),
 }
 
 
@@ -150,6 +173,12 @@ def test_screen(scenario, size, snap_compare, demo_root, scripted, fixed_path):
         run = make_run(demo_root, steps + crash[crash.index("Traceback"):], gc=False,
                        checkpoints=((40, True),))
         overrides["run_dir"] = str(run)
+    if scenario == "setup":  # a bare box: git and a stand-in uv, no checkout yet
+        from tests.setup_standins import path_with, write_uv
+
+        write_uv(demo_root / "bin")
+        os.environ["PATH"] = path_with(demo_root, demo_root / "bin")  # fixed_path restores it
+        overrides["trainer_root"] = str(demo_root / "LTX-2")
     app = make_app(None if overrides.pop("demo", True) is False else demo_root,
                    engine_factory=scripted, **overrides)
     try:

@@ -9,7 +9,6 @@ silently picking another checkout would train against files the user did not cho
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Mapping
@@ -17,6 +16,7 @@ from typing import Mapping
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.model_paths import resolve_user_path, stat_path
+from ltx_wizard.core.inputs.uv_tool import find_uv
 from ltx_wizard.core.gpu.tiers import LOW_VRAM_CONFIG, STANDARD_CONFIG
 
 # The trainer's layout inside the monorepo (the look-alike checkouts of the tests and the demo
@@ -39,6 +39,8 @@ class CheckoutInfo:
     is_linux: bool
     found_via: str = "given"
     notes: tuple[str, ...] = ()
+    # what launch.sh runs: "uv" when on PATH, else the full path of the uv the wizard found
+    uv_command: str = "uv"
 
     def config_path(self, name: str) -> Path:
         """Path of a shipped config, e.g. config_path("t2v_lora.yaml") or "accelerate/fsdp.yaml"."""
@@ -77,14 +79,14 @@ def inspect_checkout(
             f"{path} is not an LTX-2 checkout (missing {', '.join(missing)}): "
             "git clone https://github.com/Lightricks/LTX-2 and pass its root"
         )
-    uv_path = shutil.which("uv", path=env.get("PATH"))
+    uv = find_uv(env)  # core/inputs/uv_tool.py: PATH, the wizard's own environment, ~/.local/bin
+    uv_path = uv.path if uv is not None else None
     synced = (path / "uv.lock").is_file() and (path / ".venv").is_dir()
     is_linux = sys.platform.startswith("linux")
     notes = []
     if uv_path is None:
-        notes.append(
-            "uv is not on PATH: install it (curl -LsSf https://astral.sh/uv/install.sh | sh)"
-        )
+        notes.append("uv is not on PATH nor in the wizard's environment: `ltx-wizard setup` "
+                     "installs it (no shell pipe, nothing outside the wizard's environment)")
     if not synced:
         notes.append(f"not synced (no .venv beside uv.lock): run `uv sync` in {path}")
     if not is_linux:
@@ -101,6 +103,7 @@ def inspect_checkout(
         train_script=path / TRAIN_SCRIPT_REL,
         configs=configs,
         uv_path=uv_path,
+        uv_command="uv" if uv is not None and uv.how == "on PATH" else (uv_path or "uv"),
         synced=synced,
         is_linux=is_linux,
         found_via=found_via,

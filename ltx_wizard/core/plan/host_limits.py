@@ -19,8 +19,13 @@ memory the trainer itself allocates on the CPU:
 
 Free disk in the run folder: the checkpoints the config keeps (checkpoints.interval,
 keep_last_n, precision: trainer.py `_save_checkpoint` / `_cleanup_checkpoints`, plus the final
-save), the optimizer state when save_training_state is "full", and 1 GB for validation videos
-and logs. Autotune trials write one checkpoint at a time inside the same folder.
+save), the optimizer state when save_training_state is "full", the validation videos (passes x
+prompts, at an allowance of 20 MB a video: their size depends on the content) and 1 GB for logs.
+Autotune trials write one checkpoint at a time inside the same folder. Where a dataset file is
+still to be preprocessed, its latents are counted on the disk they are written to (latent_disk.py:
+per sample at the bucket); on the run folder's own disk they add up with the run's outputs.
+A disk shortfall is a warning (the skill: flag it, do not enforce a threshold); RAM that cannot
+hold the load is refused.
 
 Verdicts: "refuse" only where it cannot fit (RAM: more than memory + free swap, or the cgroup
 limit; disk: more than is free); "tight" where it fits only if other programs give memory back
@@ -44,7 +49,8 @@ from ltx_wizard.core.io.yaml_patch import get_dotted
 
 GiB = 1024**3
 GEMMA_8BIT_DOC_BYTES = 26e9  # docs/troubleshooting.md, when the Gemma header cannot be read
-OUTPUT_ALLOWANCE = 1 * GiB  # validation videos and logs
+OUTPUT_ALLOWANCE = 1 * GiB  # logs and the trainer's small files
+VIDEO_ALLOWANCE = 20 * 10**6  # one validation video (an allowance: mp4 size depends on content)
 TIGHT_FRACTION = 0.9
 DTYPE_BYTES = {"F32": 4, "F64": 8, "BF16": 2, "F16": 2, "F8_E4M3": 1, "F8_E5M2": 1}
 
@@ -57,6 +63,7 @@ class HostReadings:
     cgroup_limit: int | None = None  # memory.max of this process's cgroup, if any
     disk_free: int | None = None
     disk_path: Path | None = None  # the folder statvfs was read on
+    disk_device: int | None = None  # st_dev of that folder: latents on the same disk add up
 
 
 MEMINFO = Path("/proc/meminfo")
@@ -129,10 +136,11 @@ def read_host(
     try:
         st = statvfs(str(where))
         free: int | None = st.f_bavail * st.f_frsize
+        device: int | None = os.stat(where).st_dev
     except OSError:
-        free = None
+        free = device = None
     return HostReadings(info.get("MemTotal"), info.get("MemAvailable"), info.get("SwapFree"),
-                        _cgroup_limit(cgroup_root or CGROUP_ROOT), free, where)
+                        _cgroup_limit(cgroup_root or CGROUP_ROOT), free, where, device)
 
 
 @dataclass(frozen=True)
@@ -204,8 +212,27 @@ def _disk(config: Mapping[str, Any], ckpt) -> tuple[int, list[str]]:
         state = int(trained * opt)
         total += kept * state
         items.append(f"{kept} optimizer state file(s) of {gib(state)} (save_training_state: full)")
-    items.append(f"validation videos and logs: {gib(OUTPUT_ALLOWANCE)}")
+    videos = validation_videos(config)
+    if videos:
+        total += videos * VIDEO_ALLOWANCE
+        items.append(f"{videos} validation videos at an allowance of 20 MB each: "
+                     f"{gib(videos * VIDEO_ALLOWANCE)}")
+    items.append(f"logs: {gib(OUTPUT_ALLOWANCE)}")
     return total, items
+
+
+def validation_videos(config: Mapping[str, Any]) -> int:
+    """Validation passes (every validation.interval steps, and at step 0 unless skipped:
+    trainer.py `train`) x the prompts of validation.samples."""
+    samples = get_dotted(config, "validation.samples", None) or get_dotted(
+        config, "validation.prompts", None) or []
+    interval = get_dotted(config, "validation.interval", None)
+    steps = int(get_dotted(config, "optimization.steps", 0) or 0)
+    if not samples or not isinstance(interval, int) or interval <= 0:
+        return 0
+    passes = steps // interval + (0 if get_dotted(
+        config, "validation.skip_initial_validation", False) is True else 1)
+    return passes * len(samples)
 
 
 def check_host(
@@ -216,11 +243,16 @@ def check_host(
     readings: HostReadings,
     *,
     enforce: bool = True,
+    latents: Any = None,
 ) -> HostCheck:
     """RAM and disk the run needs against what the host has. `enforce=False` (simulated GPUs)
-    turns a refusal into a warning."""
+    turns a refusal into a warning. `latents`: core/setup/latent_disk.py LatentDisk, the
+    preprocessing still to run."""
     ram_need, cached, ram_items = _ram(config, ckpt, te_params, processes)
     disk_need, disk_items = _disk(config, ckpt)
+    latent_warnings = _latent_disk(latents, readings, disk_items)
+    if latent_warnings is None:  # on the run folder's disk: one need
+        disk_need += latents.total
     r = readings
     memory = min(x for x in (r.mem_total, r.cgroup_limit) if x is not None) if (
         r.mem_total or r.cgroup_limit) else None
@@ -244,11 +276,12 @@ def check_host(
             f"loading reads the {gib(cached)} checkpoint through the page cache beside the "
             f"{gib(ram_need)} it allocates, more than the {gib(available)} available now: it "
             "loads, more slowly (parts are read from disk again)")
-    if r.disk_free is not None and disk_need > r.disk_free:
-        problems.append(
-            f"the run folder needs about {gib(disk_need)} of disk ({'; '.join(disk_items)}) but "
-            f"{r.disk_path} has {gib(r.disk_free)} free: free space there or pick another "
-            "--workspace")
+    warnings += latent_warnings or []
+    if r.disk_free is not None and disk_need > r.disk_free:  # the skill: flag it, never enforce
+        warnings.append(
+            f"not enough disk: the run folder needs about {gib(disk_need)} "
+            f"({'; '.join(disk_items)}) but {r.disk_path} has {gib(r.disk_free)} free: free "
+            f"{gib(disk_need - r.disk_free)} there or pick another --workspace")
     elif r.disk_free is not None and disk_need > TIGHT_FRACTION * r.disk_free:
         warnings.append(f"disk is tight: the run needs about {gib(disk_need)} and {r.disk_path} "
                         f"has {gib(r.disk_free)} free")
@@ -262,6 +295,24 @@ def check_host(
     lines = _host_lines(ram_need, cached, ram_items, disk_need, disk_items, memory, available, r)
     return HostCheck(level, ram_need, tuple(ram_items), disk_need, tuple(disk_items), r,
                      tuple(warnings), refusal, lines)
+
+
+def _latent_disk(latents: Any, r: HostReadings, disk_items: list[str]) -> list[str] | None:
+    """The preprocessing's latents: an item of the run's disk (None returned: add them to its
+    need) when on the run folder's disk, else their own check (the warnings, maybe none)."""
+    if latents is None:
+        return []
+    item = (f"{latents.samples} samples' latents to preprocess into {latents.root}: "
+            f"{gib(latents.per_sample)} each, {gib(latents.total)}")
+    if latents.device is not None and latents.device == r.disk_device:
+        disk_items.append(item)
+        return None
+    disk_items.append(item + f" (another disk: {gib(latents.free)} free there)")
+    if latents.free is not None and latents.total > latents.free:
+        return [f"not enough disk for the preprocessed data: {gib(latents.total)} into "
+                f"{latents.root}, which has {gib(latents.free)} free: free space there or pass "
+                "--precomputed-dir on a larger disk"]
+    return []
 
 
 def _host_lines(ram_need: int, cached: int, ram_items: list[str], disk_need: int,

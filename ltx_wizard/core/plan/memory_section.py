@@ -30,12 +30,12 @@ class PlanMemory:
 
 
 def plan_memory(config_text: str, ckpt, te, gpus_per_node: int, total_gpus: int, run_root: Path,
-                assessment: Assessment, host: HostSource = None) -> PlanMemory:
+                assessment: Assessment, host: HostSource = None, latents=None) -> PlanMemory:
     config = load_yaml(config_text)
     # `read_host` is looked up here at call time, so tests can replace it on this module.
     readings = host if isinstance(host, HostReadings) else (host or read_host)(run_root)
     checked = check_host(config, ckpt, te.param_count, gpus_per_node, readings,
-                         enforce=assessment.probe.source != "simulated")
+                         enforce=assessment.probe.source != "simulated", latents=latents)
     if checked.refusal:
         raise UsageError(checked.refusal)
     size = model_size(ckpt, get_dotted(config, "lora.target_modules", None))

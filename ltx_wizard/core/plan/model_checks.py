@@ -15,13 +15,14 @@ from typing import Any, Callable, Mapping
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.dataset.data_root import VIDEO_ONLY_FLAG, VideoOnlyData
+from ltx_wizard.core.dataset.data_root import VIDEO_ONLY_FLAG, DataRootInfo, VideoOnlyData
 from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY
 from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.inputs.checkout import CheckoutInfo, find_checkout
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo, inspect_checkpoint, inspect_vae
 from ltx_wizard.core.inputs.model_paths import resolve_user_path
 from ltx_wizard.core.inputs.split_pack import audio_vae_reason as audio_reason_of
+from ltx_wizard.core.inputs.text_encoder import TextEncoderInfo
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 from ltx_wizard.core.plan import steps
 from ltx_wizard.core.plan.request import PlanRequest, lenient_request
@@ -82,7 +83,9 @@ class _Draft:
                  cancel: threading.Event | None) -> None:
         self.request, self.tier, self.env, self.cancel = request, tier, env, cancel
         self.ckpt: CheckpointInfo | None = None
+        self.te: TextEncoderInfo | None = None
         self.checkout: CheckoutInfo | None = None
+        self.data: DataRootInfo | None = None
 
     def step(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
@@ -130,10 +133,26 @@ def check_request(request: PlanRequest, *, tier: Tier | None = None,
         audio_vae_reason = audio_reason_of(load_yaml(base[1])) if base else (
             "the shipped configs generate audio in validation")
     vae = _vae_items(d, audio_vae_reason)  # type: ignore[arg-type]
-    return _with_problems(items[:2] + vae + items[2:], problems or {})
+    return _with_problems(_with_misfits(items[:2] + vae + items[2:], d), problems or {})
 
 
 ORDER = ("checkpoint", "text_encoder", "video_vae", "audio_vae", "data_root", "trainer_root")
+
+
+def _with_misfits(items: list[CheckItem], d: _Draft) -> list[CheckItem]:
+    """What does not fit together, under the field whose fix it is (plan stops on the same)."""
+    if d.checkout is None or d.ckpt is None:
+        return items
+    try:
+        found = steps.misfits(d.checkout, d.ckpt, d.te, d.data)
+    except (WizardError, OSError):
+        return items  # the items themselves say what could not be read
+    by_name = {item.name: item for item in items}
+    for misfit in found:
+        item = by_name.get(misfit.part)
+        if item is not None and item.ok:
+            by_name[misfit.part] = item.model_copy(update={"ok": False, "error": misfit.message})
+    return [by_name[item.name] for item in items]
 
 
 def _with_problems(items: list[CheckItem], problems: Mapping[str, str]) -> list[CheckItem]:
@@ -166,6 +185,7 @@ def _text_encoder_item(d: _Draft) -> CheckItem:
     def read() -> tuple[str, str | None]:
         d.step()
         te, warning = steps.read_text_encoder(d.request, d.ckpt)
+        d.te = te
         if d.ckpt is None:
             return te.describe(), None
         if warning:
@@ -214,6 +234,7 @@ def _data_item(d: _Draft, base: tuple[str, str] | None, strategy: Mapping | None
         d.step()
         notes = steps.Notes()
         data, _, dataset = steps.inspect_data(d.request, name, config, notes, models, option=option)
+        d.data = data
         if dataset is not None:  # clips: what the trainer keeps of them
             warnings = list(notes.warnings)
             return "; ".join([dataset.report.describe(), *warnings]), "; ".join(warnings) or None

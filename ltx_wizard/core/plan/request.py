@@ -53,6 +53,9 @@ class PlanRequest:
     precomputed_dir: Path | None = None
     # checkpoints.save_training_state: full (optimizer and scheduler kept for an exact resume)
     full_training_state: bool = False
+    # a config that enables W&B: the user's answer when the login cannot be read
+    # (core/setup/wandb_login.py)
+    wandb: Literal["on", "off"] | None = None
 
 
 # What each raw value becomes; anything not named here is taken as it is.

@@ -160,9 +160,23 @@ def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str]
               "audio_vae": audio_vae}
     data, video_change, dataset = inspect_data(request, base_name, load_yaml(base_text), notes,
                                                models)
+    found = misfits(checkout, ckpt, te, data)
+    if found:
+        raise UsageError("; and ".join(m.message for m in found))
     return Inspected(checkout=checkout, start=start, base_name=base_name, base_path=base_path,
                      base_text=base_text, checkpoint=ckpt, text_encoder=te, video_vae=video_vae,
                      audio_vae=audio_vae, data=data, video_change=video_change, dataset=dataset)
+
+
+def misfits(checkout: CheckoutInfo, ckpt: CheckpointInfo, te: TextEncoderInfo | None,
+            data: DataRootInfo | None):
+    """Checkout, models and latents that do not fit together (core/setup/fit_gate.py): plan
+    stops on them, the live checks show each under its field."""
+    from ltx_wizard.core.setup.fit_gate import misfits as fit_misfits
+
+    samples = data.samples if data is not None else ()
+    return fit_misfits(checkout.root, ckpt, te, data.path if samples else None,  # type: ignore[union-attr]
+                       samples[0] if samples else None)
 
 
 def recipe_base(checkout: CheckoutInfo, request: PlanRequest, tier: Tier) -> PlanBase:
@@ -266,6 +280,7 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
         effective_batch=request.effective_batch,
     )
     notes.warnings += changes.warnings
+    _wandb(request, found, changes.changes, notes)
     if found.video_change is not None:
         changes.changes[found.video_change[0]] = found.video_change[1]
     config_text = config_gen.build_config(found.base_text, changes.changes)
@@ -285,11 +300,40 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
     if starved:
         notes.warnings.append(starved)
     memory = plan_memory(config_text, found.checkpoint, found.text_encoder, gpus.per_node,
-                         gpus.total, folder.root, assessment, host)
+                         gpus.total, folder.root, assessment, host, _latents(found))
     notes.warnings += memory.warnings
     about = _config_notes(request, assessment, found.start, changes, notes)
     return Configured(changes=changes, config_text=config_text, batch=batch, memory=memory,
                       about=about)
+
+
+def _latents(found: Inspected):
+    """The preprocessing still to run, as disk it will write (core/setup/latent_disk.py)."""
+    plan = found.dataset
+    if plan is None or plan.reused:
+        return None
+    from ltx_wizard.core.dataset.buckets import parse_buckets
+    from ltx_wizard.core.inputs.version_fit import checkpoint_needs, gemma_hidden_size
+    from ltx_wizard.core.setup.latent_disk import latent_disk
+
+    needs = checkpoint_needs(found.checkpoint, gemma_hidden_size(found.text_encoder))
+    return latent_disk(plan.data_root, len(plan.report.kept), parse_buckets(plan.spec.buckets),
+                       needs.video_width, needs.audio_width, not plan.spec.skip_audio)
+
+
+def _wandb(request: PlanRequest, found: Inspected, changes: dict, notes: Notes) -> None:
+    """A config that enables W&B: the login read as wandb reads it (core/setup/wandb_login.py)."""
+    from ltx_wizard.core.setup.wandb_login import check_login, decide
+
+    enabled = get_dotted(load_yaml(found.base_text), "wandb.enabled", False)
+    login = None
+    if enabled is True and request.wandb is None:
+        login = check_login(found.checkout.uv_path, found.checkout.trainer_dir)
+    decision = decide(enabled, request.wandb, login, found.base_name)
+    if decision.disable:
+        changes["wandb.enabled"] = False
+    if decision.note:
+        (notes.warnings if decision.disable else notes.assumptions).append(decision.note)
 
 
 def _config_notes(request: PlanRequest, assessment: Assessment, start: PlanBase,

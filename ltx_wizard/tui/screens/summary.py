@@ -79,6 +79,7 @@ class SummaryScreen(WizardScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def _prepare(self) -> None:
         from ltx_wizard.core.plan.run_plan import prepare_plan
+        from ltx_wizard.core.setup.wandb_login import WandbUnknown
         from ltx_wizard.demo.sim.stand_in import stand_in_for
 
         app = self.app
@@ -96,11 +97,24 @@ class SummaryScreen(WizardScreen):
             draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
                                  host=app.options.host_fn, stand_in=stand_in_for(app.simulate))
             error = None
+        except WandbUnknown as exc:  # asked, never silently off (dialogs/wandb_ask.py)
+            from ltx_wizard.tui.dialogs.wandb_ask import WandbAsk
+
+            self.post_message(WandbAsk(exc.message))
+            return
         except WizardError as exc:
             draft, error = None, exc.message
         except Exception as exc:  # a planner bug is shown, not raised into the UI
             draft, error = None, f"planning failed: {type(exc).__name__}: {exc}"
         self.post_message(PlanPrepared(draft, error))
+
+    def on_wandb_ask(self, message) -> None:  # dialogs/wandb_ask.py WandbAsk
+        from ltx_wizard.tui.dialogs.wandb_ask import ask_wandb
+
+        ask_wandb(self, message.question)
+
+    def prepare_again(self) -> None:
+        self._prepare()
 
     @on(PlanPrepared)
     def _prepared(self, message: PlanPrepared) -> None:

@@ -1,0 +1,123 @@
+"""`ltx-wizard setup`: make a bare GPU box ready for the trainer, one offer at a time.
+
+Each offer (install uv, clone the trainer, update a checkout too old for the checkpoint, uv sync
+and the trainer's import check) is shown with what it will do, its commands and its size, and runs
+only after `y` (or `--yes`). Every command's output goes to one setup log. stdout carries only the
+checkout's path once it is ready, so `ltx-wizard setup --yes && ...` scripts well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ltx_wizard.core.base.errors import EXIT_FAILURE, EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "setup",
+        help="install what the trainer needs: uv, the LTX-2 checkout, its environment (asks first)",
+        description="Check for uv, the LTX-2 trainer checkout and its environment, and offer what "
+        "is missing, one item at a time with what it does and how big it is: uv (pip-installed "
+        "into the wizard's own environment, used by its path), a git clone of the trainer, "
+        "`git pull` when the checkout is too old for --checkpoint, `uv sync` and an import check. "
+        "Nothing runs without a yes; shell rc files and system packages are never touched.",
+    )
+    p.add_argument("--trainer-root", metavar="DIR", default=argparse.SUPPRESS,
+                   help="where the checkout is or is cloned to (default ~/LTX-2)")
+    p.add_argument("--trainer-repo", metavar="URL", default=None,
+                   help="clone from this URL or path instead (a mirror)")
+    p.add_argument("--checkpoint", metavar="FILE", help="the checkpoint you will train: the "
+                   "checkout is checked against what it needs")
+    p.add_argument("--text-encoder", metavar="PATH", help="its Gemma text encoder, checked too")
+    p.add_argument("--yes", action="store_true", help="accept every offer (for scripts)")
+    p.set_defaults(func=run)
+
+
+def _say(text: str = "") -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _ask(question: str, yes: bool) -> bool:
+    if yes:
+        _say(f"{question} yes (--yes)")
+        return True
+    print(question, end=" ", file=sys.stderr, flush=True)
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, ValueError):
+        answer = ""
+    if not answer:
+        _say("(no answer: nothing read from standard input; --yes accepts every offer)")
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _misfits(args: argparse.Namespace):
+    """What the given checkpoint / text encoder need of a checkout (None when none is given)."""
+    if not args.checkpoint:
+        return None
+    from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+    from ltx_wizard.core.inputs.text_encoder import inspect_text_encoder
+    from ltx_wizard.core.inputs.version_fit import check_fit
+
+    ckpt = inspect_checkpoint(args.checkpoint)
+    te = inspect_text_encoder(args.text_encoder) if args.text_encoder else None
+    return lambda caps: check_fit(caps, ckpt, te)
+
+
+def _printer():
+    state = {"phase": ""}
+
+    def on_line(progress, _line: str) -> None:
+        text = progress.line()
+        head = text.split(":", 1)[0]
+        if head != state["phase"]:  # one line per phase change: readable on a pipe and a log
+            state["phase"] = head
+            _say(f"    {text}")
+
+    return on_line
+
+
+def run(args: argparse.Namespace) -> int:
+    from ltx_wizard.core.setup.session import Outcome, log_path, run_offer, skip_reason
+    from ltx_wizard.core.setup.survey import TRAINER_REPO, survey
+
+    root = getattr(args, "trainer_root", None)
+    repo = args.trainer_repo or TRAINER_REPO
+    misfits = _misfits(args)
+    found = survey(root, repo=repo, misfits=misfits)
+    for note in found.notes:
+        _say(f"  {note}")
+    log = log_path()
+    outcomes = []
+    for offer in found.offers:
+        _say(f"\n{offer.title}\n  what:  {offer.does}\n  size:  {offer.size}")
+        for line in offer.commands():
+            _say(f"  runs:  {line}")
+        reason = skip_reason(offer, outcomes)
+        if reason is not None:
+            outcomes.append(Outcome(key=offer.key, status="skipped", detail=reason))
+            _say(f"  skipped: {reason}")
+            continue
+        if not _ask("  Do it? [y/N]", args.yes):
+            outcomes.append(Outcome(key=offer.key, status="declined"))
+            _say("  declined")
+            continue
+        outcome = run_offer(offer, log, on_line=_printer())
+        outcomes.append(outcome)
+        _say(f"  {outcome.status}: {outcome.detail}")
+    return _finish(survey(root, repo=repo, misfits=misfits), outcomes, log)
+
+
+def _finish(after, outcomes, log) -> int:
+    if outcomes:
+        _say(f"\nSetup log: {log}")
+    if after.ready:
+        _say(f"Ready: uv {after.uv}; trainer checkout {after.root} synced"
+             + (f" ({after.caps.loads()})" if after.caps else ""))
+        print(after.root)
+        return EXIT_OK
+    missing = [o.title for o in after.offers] or ["see the notes above"]
+    _say(f"Not ready yet: {'; '.join(missing)}")
+    return EXIT_FAILURE

@@ -1,0 +1,118 @@
+"""Run one setup step (git, uv, pip) as a process of its own: no shell, its output kept in the
+setup log as it arrives (each step headed by its command), fed to the step's progress reader, and
+handed to the caller line by line. A cancel stops the step's whole process group.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable, Mapping
+
+from ltx_wizard.core.base.records import record
+from ltx_wizard.core.base.text_safety import clean_text
+from ltx_wizard.core.setup.progress import StepProgress, progress_for
+
+
+@record
+class Step:
+    argv: tuple[str, ...]
+    cwd: Path | None = None
+    label: str = ""  # what the user reads, e.g. "uv sync in ~/LTX-2"
+    progress: str = "plain"  # "uv-sync", "git" or "plain" (progress.py)
+
+
+@record
+class StepResult:
+    returncode: int
+    tail: tuple[str, ...]  # the last lines, for a failure's one-line reason
+    cancelled: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.cancelled
+
+    def reason(self) -> str:
+        last = next((t for t in reversed(self.tail) if t.strip()), "")
+        return f"exit {self.returncode}" + (f": {last.strip()[:200]}" if last else "")
+
+
+OnLine = Callable[[StepProgress, str], None]
+
+
+def shown(argv: tuple[str, ...]) -> str:
+    """A command as the user could type it (quoted where needed)."""
+    import shlex
+
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except (ProcessLookupError, PermissionError):
+        return
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def _lines(proc: subprocess.Popen, out, cancelled: Callable[[], bool]):
+    """The process's output lines as they arrive (also written to `out`); stops the process and
+    returns when `cancelled()` turns true, checked at least twice a second."""
+    assert proc.stdout is not None
+    fd, buffer = proc.stdout.fileno(), b""
+    while True:
+        if cancelled():
+            _stop(proc)
+            return
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if not ready:
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        out.write(chunk.decode("utf-8", "replace"))
+        out.flush()
+        *lines, buffer = (buffer + chunk).replace(b"\r", b"\n").split(b"\n")
+        for raw in lines:
+            yield clean_text(raw.decode("utf-8", "replace"))
+    if buffer.strip():
+        yield clean_text(buffer.decode("utf-8", "replace"))
+
+
+def run_step(step: Step, log: Path, *, env: Mapping[str, str] | None = None,
+             on_line: OnLine | None = None,
+             cancelled: Callable[[], bool] = lambda: False) -> StepResult:
+    """Run `step`, appending its command and output to `log`; never through a shell."""
+    progress = progress_for(step.progress)
+    tail: list[str] = []
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a", encoding="utf-8", errors="replace") as out:
+        out.write(f"\n$ {shown(step.argv)}" + (f"    (in {step.cwd})" if step.cwd else "") + "\n")
+        out.flush()
+        try:
+            proc = subprocess.Popen(step.argv, cwd=step.cwd, env=dict(env or os.environ),
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+        except OSError as exc:
+            out.write(f"could not start: {exc}\n")
+            return StepResult(returncode=127, tail=(f"could not start {step.argv[0]}: "
+                                                    f"{exc.strerror or exc}",))
+        with proc:
+            for line in _lines(proc, out, cancelled):
+                progress.feed(line)
+                tail[:] = (tail + [line])[-20:]
+                if on_line is not None:
+                    on_line(progress, line)
+            code = proc.wait()
+        if cancelled():
+            out.write("\n(cancelled)\n")
+            return StepResult(returncode=code, tail=tuple(tail), cancelled=True)
+        out.write(f"(exit {code}, {time.strftime('%H:%M:%S')})\n")
+    return StepResult(returncode=code, tail=tuple(tail))

@@ -1,0 +1,62 @@
+"""Running accepted offers in order: each offer's steps one after another (a failed step stops its
+offer), an offer skipped when the one it needs was declined or failed, and everything logged in
+one setup log per session.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Literal, Mapping
+
+from ltx_wizard.core.base.records import record
+from ltx_wizard.core.setup.run_step import OnLine, run_step
+from ltx_wizard.core.setup.survey import Offer
+
+
+@record
+class Outcome:
+    key: str
+    status: Literal["done", "declined", "failed", "skipped", "cancelled"]
+    detail: str = ""
+
+
+def log_path(env: Mapping[str, str] | None = None, now: datetime | None = None) -> Path:
+    """~/.cache/ltx-wizard/setup-<time>.log ($XDG_CACHE_HOME honoured): a cache, not a config."""
+    env = os.environ if env is None else env
+    cache = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".cache")
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    return Path(cache) / "ltx-wizard" / f"setup-{stamp}.log"
+
+
+def step_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment steps run in: the wizard's own virtualenv is not the trainer's (uv would
+    warn that VIRTUAL_ENV does not match the checkout's .venv)."""
+    out = dict(os.environ if env is None else env)
+    out.pop("VIRTUAL_ENV", None)
+    return out
+
+
+def skip_reason(offer: Offer, outcomes: list[Outcome]) -> str | None:
+    if offer.needs is not None:
+        before = next((o for o in outcomes if o.key == offer.needs), None)
+        if before is not None and before.status != "done":
+            return f"needs the {offer.needs} step, which was {before.status}"
+    return None
+
+
+def run_offer(offer: Offer, log: Path, *, env: Mapping[str, str] | None = None,
+              on_line: OnLine | None = None,
+              cancelled: Callable[[], bool] = lambda: False) -> Outcome:
+    for step in offer.steps:
+        program = step.argv[0]
+        if os.sep in program and not os.access(program, os.X_OK):
+            return Outcome(key=offer.key, status="skipped", detail=f"{program} is not there")
+        result = run_step(step, log, env=step_env(env), on_line=on_line, cancelled=cancelled)
+        if result.cancelled:
+            return Outcome(key=offer.key, status="cancelled", detail=f"{step.label}: cancelled")
+        if not result.ok:
+            return Outcome(key=offer.key, status="failed",
+                           detail=f"{step.label} failed ({result.reason()}); the log has it all: {log}")
+    return Outcome(key=offer.key, status="done", detail=", ".join(s.label for s in offer.steps))
