@@ -30,6 +30,7 @@ class Option:
     need_gb: float
     fits: bool
     describe: str  # in words, with the figure
+    short_of_ram: bool = False  # --offload cpu: the GPU is fine, the host's RAM is not
 
     @property
     def flags(self) -> str:
@@ -73,12 +74,11 @@ def options(model: ModelSize, encoder_bytes: int, gpu_total_gb: float | None,
     for quantization, offload in ((None, None), ("fp8-cast", None), (None, "cpu"), (None, "disk")):
         need, parts = need_gb(model, encoder_bytes, quantization, offload)
         fits = gpu_total_gb is None or need <= gpu_total_gb * FIT_FRACTION
-        if offload == "cpu" and host_ram_gb is not None and host_ram_gb < OFFLOAD_CPU_RAM_GB:
-            fits = False
+        short = offload == "cpu" and host_ram_gb is not None and host_ram_gb < OFFLOAD_CPU_RAM_GB
         label = {None: "bf16", "cpu": "offload to CPU RAM", "disk": "offload to disk"}
         name = quantization or label[offload]
-        out.append(Option(quantization, offload, need, fits,
-                          f"{name}: at least {gib(need)} per GPU ({parts})"))
+        out.append(Option(quantization, offload, need, fits and not short,
+                          f"{name}: at least {gib(need)} per GPU ({parts})", short))
     return out
 
 
@@ -86,7 +86,11 @@ def first_fit(found: list[Option]) -> Option | None:
     return next((o for o in found if o.fits), None)
 
 
-def fit_line(option: Option, gpu_total_gb: float | None) -> str:
+def fit_line(option: Option, gpu_total_gb: float | None,
+             host_ram_gb: float | None = None) -> str:
+    if option.short_of_ram:
+        return (f"{option.describe}: this machine has {gib(host_ram_gb)} of RAM, short of "
+                f"~{OFFLOAD_CPU_RAM_GB:.0f} GB")
     if gpu_total_gb is None:
         return f"{option.describe}; GPU memory unknown"
     verdict = "fits" if option.fits else "does not fit"

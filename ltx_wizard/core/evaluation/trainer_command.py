@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.evaluation.job import Command
 from ltx_wizard.core.io.run_meta import read_run_meta
 
@@ -17,10 +18,16 @@ CONFIG = "{CONFIG}"  # where the config path goes in the job's trainer argv
 LOG_ENV = {"PYTHONUNBUFFERED": "1", "COLUMNS": "250"}
 
 
-def trainer_command(run_dir: Path) -> tuple[Command, bool]:
+def trainer_command(run_dir: Path, stand_in: StandIn | None = None) -> tuple[Command, bool]:
     """(the trainer command with CONFIG in place of config.yaml, simulated?). UsageError when
-    the run records no launch, or one that is not the trainer's (several nodes: sbatch)."""
+    the run records no launch, or one that is not the trainer's (several nodes: sbatch). A
+    stand-in given (simulated GPUs) runs in the trainer's place, as launch.sh's would."""
     run = Path(run_dir).resolve()
+    if stand_in is not None:
+        from ltx_wizard.core.launch.command import QUIET_FLAG
+
+        argv, env = stand_in.launch(run, Path(CONFIG), QUIET_FLAG)
+        return Command(argv, str(run), {**env, **LOG_ENV}), True
     spec = read_run_meta(run).launch
     if spec is None:
         raise UsageError(f"{run}/run.json records no launch: plan the run again (ltx-wizard plan "
