@@ -113,6 +113,7 @@ def _carry_out(run_dir: Path, job, args: argparse.Namespace) -> int:
                             say=None if quiet else lambda t: print(f"eval: {t}", file=sys.stderr,
                                                                   flush=True))
         state = runner.run()
+    _refresh_summary(run_dir)
     if args.json:
         print(json.dumps({"state": state.state, "error": state.error,
                           "renders": sorted(runner.manifest.renders), "notes": job.notes},
@@ -122,3 +123,18 @@ def _carry_out(run_dir: Path, job, args: argparse.Namespace) -> int:
 
         print("\n".join(closing_block(run_dir, runner.manifest, state)))
     return {"done": 0, "stopped": EXIT_STOPPED}.get(state.state, 1)
+
+
+def _refresh_summary(run_dir: Path) -> None:
+    """run-summary.md again, now with the renders (only for a run whose training finished)."""
+    from ltx_wizard.core.base.errors import WizardError
+    from ltx_wizard.core.io.safe_fs import write_text
+    from ltx_wizard.core.monitor.status import RunMonitor
+    from ltx_wizard.core.monitor.summary import SUMMARY_NAME, render_summary
+
+    try:
+        status = RunMonitor(run_dir).status()
+        if status.state == "finished":
+            write_text(run_dir / SUMMARY_NAME, render_summary(status), root=run_dir)
+    except WizardError:
+        pass  # the renders and prompts.json are there; the summary comes with `status`
