@@ -34,8 +34,8 @@ class Failed(WizardError):
 
 
 def quantization_label(quantization: str | None, offload: str | None = None) -> str:
-    text = quantization or "none (bf16 weights)"
-    return text + (f", weights offloaded to {offload}" if offload else "")
+    text = quantization or "bf16, not quantized"
+    return text + (f", offload {offload}" if offload else "")
 
 
 class EvalRunner:
@@ -166,7 +166,7 @@ class EvalRunner:
             layout.move_render(self.run_dir, source, name)
             self.manifest.renders[name] = Render(
                 name, prompt.category, prompt.text, prompt.seed, lora, TRAINER,
-                quantization_label(self.job.quantization) + " (the training stack)",
+                quantization_label(self.job.quantization) + " (training stack)",
                 tuple(self.dims), prompt.source)
         layout.remove_cruft(self.run_dir)
         layout.write_manifest(self.run_dir, self.manifest)
