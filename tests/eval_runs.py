@@ -54,3 +54,26 @@ def final_checkpoint(run: Path) -> Path:
 
 def tree(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def laid_out_run(root: Path) -> Path:
+    """A finished run (the trainer's real log) whose evaluation is laid out: two prompts, each
+    with and without the LoRA, tiny real renders, and prompts.json."""
+    from ltx_wizard.core.evaluation.layout import Manifest, Render, eval_dir, write_manifest
+    from ltx_wizard.demo.sim.sample_video import write_render
+    from tests.monitor_runs import make_run, sample_log
+
+    run = make_run(root, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),))
+    lora = str(run / "outputs/checkpoints/lora_weights_step_00050.safetensors")
+    manifest = Manifest("lora_weights_step_00050.safetensors (the final checkpoint, step 50)",
+                        notes=["Held-out evaluation skipped: no held-out set was reserved."])
+    for category, name, prompt, source in (
+            ("in-distribution", "01_a-red-kite", "a red kite over a grey beach", "dataset.json row 2"),
+            ("out-of-distribution", "01_a-cat-in-space", "a cat floats in space", "your prompt")):
+        for on in (True, False):
+            file = f"{category}/{name}{'' if on else '.base'}.mp4"
+            write_render(eval_dir(run) / file, prompt, 42, lora if on else None, 89)
+            manifest.renders[file] = Render(file, category, prompt, 42, on, "trainer validation",
+                                            "int8-quanto (training stack)", (960, 544, 89), source)
+    write_manifest(run, manifest)
+    return run

@@ -237,8 +237,14 @@ class ResultsScreen(WizardScreen):
             return
         import subprocess
 
-        with self.app.suspend():  # the player has the terminal; the wizard comes back after
-            subprocess.run(command, check=False)
+        from textual.app import SuspendNotSupported
+
+        try:
+            with self.app.suspend():  # the player has the terminal; the wizard comes back after
+                subprocess.run(command, check=False)
+        except SuspendNotSupported:
+            self.notify(f"this terminal cannot be handed to {Path(command[0]).name}: "
+                        + no_player_text().split("; ", 1)[1], timeout=8)
         self.refresh()
 
     def action_copy(self) -> None:
