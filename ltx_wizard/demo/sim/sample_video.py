@@ -29,7 +29,7 @@ def frame_rgb(index: int, prompt: str, seed: int, lora: str | None) -> bytes:
     """One frame: the prompt's colour above, the seed's below, a bar sweeping left to right, and
     with a LoRA a diagonal band in the LoRA's colour."""
     top, bottom = _colour("prompt", prompt), _colour("seed", str(seed))
-    band = _colour("lora", lora) if lora else None
+    band = _colour("lora", Path(lora).name) if lora else None  # the file, wherever it is
     bar = index * (WIDTH - 4) // max(FRAMES - 1, 1)
     rows = []
     for y in range(HEIGHT):
