@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ltx_wizard.tui.app import WizardApp
 
 COMMANDS = ("probe", "check", "discover", "plan", "preprocess", "autotune", "status", "models",
-            "setup")
+            "setup", "eval")
 
 
 def _commands_needed(argv: Sequence[str] | None) -> tuple[str, ...]:

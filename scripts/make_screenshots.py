@@ -142,6 +142,42 @@ async def setup_offers(out: Path, size: tuple[int, int]) -> None:
         _shot(app, out, "14-setup.svg")
 
 
+def _evaluated_run(root: Path) -> Path:
+    """A run folder whose post-training evaluation is laid out: two prompts, each rendered with
+    and without the LoRA by the simulated trainer's renderer, and prompts.json."""
+    from ltx_wizard.core.evaluation.layout import Manifest, Render, eval_dir, write_manifest
+    from ltx_wizard.demo.sim.sample_video import write_render
+
+    run = root / "evaluated-run"
+    manifest = Manifest("lora_weights_step_02000.safetensors (the final checkpoint, step 2000)",
+                        notes=["Held-out evaluation skipped: no held-out set was reserved."])
+    for category, name, prompt in (("in-distribution", "01_a-red-kite", "a red kite over a grey beach"),
+                                   ("out-of-distribution", "01_a-cat-in-space", "a cat floats in space")):
+        for on in (True, False):
+            file = f"{category}/{name}{'' if on else '.base'}.mp4"
+            write_render(eval_dir(run) / file, prompt, 42, "lora.safetensors" if on else None, 89)
+            manifest.renders[file] = Render(file, category, prompt, 42, on, "trainer validation",
+                                            "int8-quanto (training stack)", (960, 544, 89),
+                                            "dataset.json row 2")
+    write_manifest(run, manifest)
+    return run
+
+
+async def results(out: Path, size: tuple[int, int]) -> None:
+    from ltx_wizard.tui.screens.results import ResultsScreen
+    from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
+
+    run = _evaluated_run(DEMO_ROOT)
+    app = _app()
+    async with app.run_test(size=size) as pilot:
+        await _settle(pilot)
+        app.push_screen(ResultsScreen(run))
+        await _until(pilot, lambda: len([s for s in app.screen.query(KeyframeStrip)
+                                         if s.found is not None]) == 2)
+        await pilot.pause()
+        _shot(app, out, "15-results.svg")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="screenshots", help="folder for the SVG files")
@@ -155,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(main_flow(out, (cols, rows)))
         asyncio.run(dialogs(out, (cols, rows)))
         asyncio.run(setup_offers(out, (cols, rows)))
+        asyncio.run(results(out, (cols, rows)))
     finally:
         shutil.rmtree(DEMO_ROOT, ignore_errors=True)
     return 0

@@ -33,3 +33,6 @@ class StandIn(Protocol):
     def preprocess(self, script: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
         """The preprocessing command in place of the checkout's `script`, and its environment."""
 
+    def pipelines(self, module: str) -> tuple[list[str], dict[str, str]]:
+        """The argv (up to and including the module) and environment standing in for
+        `python -m <module>` of the checkout's ltx-pipelines."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
 from ltx_wizard.core.launch.script import copy_line
 from ltx_wizard.core.monitor.run_config import read_config, value
 from ltx_wizard.core.monitor.status import RunStatus
@@ -97,6 +98,7 @@ def render_summary(status: RunStatus) -> str:
               f"- Validation samples: `{status.output_dir / 'samples'}`",
               f"- W&B run: {status.wandb_url or '(W&B not enabled or not in the log)'}",
               f"- Training log: `{status.log}`", ""]
+    lines += evaluation_lines(run)  # the post-training evaluation's renders, once it ran
     lines += _continue_section(run, final)
     if final is not None:
         lines += ["## Render with it", "", "From your LTX-2 checkout (ltx-pipelines):", "",

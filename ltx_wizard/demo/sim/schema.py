@@ -263,6 +263,13 @@ class LtxTrainerConfig(_Strict):
                     f"Required data directory '{dir_name}' does not exist under "
                     f"preprocessed_data_root: {root / dir_name}"
                 )
+        if self.training_strategy.name == "video_to_video" and self.validation.interval:
+            has_reference = bool(self.validation.reference_videos) or any(
+                cond.type == "reference" for sample in self.validation.samples
+                for cond in sample.conditions)
+            if not has_reference:
+                raise ValueError("reference_videos or samples with reference conditions must be "
+                                 "provided in validation config when using video_to_video strategy")
         if self.model.training_mode == "lora" and self.lora is None:
             raise ValueError("LoRA configuration must be provided when training_mode is 'lora'")
         if self.training_strategy.name == "video_to_video" and self.model.training_mode != "lora":

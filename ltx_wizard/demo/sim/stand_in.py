@@ -17,6 +17,7 @@ from ltx_wizard.demo.sim.vram_file import VRAM_FILE_ENV, VramFileReader
 
 TRAINER_MODULE = "ltx_wizard.demo.sim.trainer"
 PREPROCESS_MODULE = "ltx_wizard.demo.sim.preprocess"
+PIPELINES_MODULE = "ltx_wizard.demo.sim.pipelines"
 GPU_ENV = "LTX_WIZARD_SIM_GPU"  # the preset the simulated trainer stands on
 SPEED_ENV = "LTX_WIZARD_SIM_SPEED"
 SCRIPT_ENV = "LTX_WIZARD_SIM_SCRIPT"  # the simulated preprocessor reads this script's parser
@@ -62,6 +63,9 @@ class SimulatedTrainer:
 
     def preprocess(self, script: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
         return [sys.executable, "-m", PREPROCESS_MODULE, *args], {SCRIPT_ENV: str(script)}
+
+    def pipelines(self, module: str) -> tuple[list[str], dict[str, str]]:
+        return [sys.executable, "-m", PIPELINES_MODULE, module], {GPU_ENV: self.preset, **self.env}
 
 
 def stand_in_for(preset: str | None, **kwargs) -> SimulatedTrainer | None:

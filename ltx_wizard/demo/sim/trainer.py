@@ -42,14 +42,12 @@ from ltx_wizard.demo.sim.media_errors import media_error
 from ltx_wizard.demo.sim import cost_model as cost
 from ltx_wizard.demo.sim.clock import SimClock, float_env, int_env, process_age_s
 from ltx_wizard.demo.sim.memory_model import MemoryEstimate, estimate, transformer_params
-from ltx_wizard.demo.sim.resume import Saver, resume_step, write_file as _write
+from ltx_wizard.demo.sim.resume import Saver, find_checkpoint, resume_step
+from ltx_wizard.demo.sim.sample_video import render_sample
 from ltx_wizard.demo.sim.schema import LtxTrainerConfig
 from ltx_wizard.demo.sim.vram_file import VramFile as _Vram
 from ltx_wizard.demo.sim.rich_format import (CHAINED, console_width, format_record, oom_message,
                                              traceback_lines)
-
-_MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
-
 
 _ACTIVE: "SimTrainer | None" = None  # the running trainer, for the SIGTERM handler's ledger entry
 
@@ -80,6 +78,7 @@ class SimTrainer:
         self.rng = random.Random(cfg.seed + self.rank)
         self.out = Path(cfg.output_dir)
         self.saver = Saver(self.raw, self.out)
+        self.lora: str | None = None  # the weights load_checkpoint loaded (renders show them)
 
     # -- output -----------------------------------------------------------------------------
 
@@ -259,7 +258,8 @@ class SimTrainer:
         self.wait(cost.validation_round_s(self.raw, self.gpu_name, self.world))
         for index in range(1, videos + 1):
             if self.rank == 0:
-                _write(self.out / "samples" / f"step_{step:06d}_{index}.mp4", _MP4)
+                render_sample(self.raw, index - 1, self.lora,
+                              self.out / "samples" / f"step_{step:06d}_{index}.mp4")
         if self.rank == 0:
             self.log(f"🎥 Validation samples for step {step} saved in samples", 310,
                      "validation_runner.py")  # ValidationRunner.run: relative to output_dir
@@ -288,7 +288,11 @@ class SimTrainer:
 
     def _resume(self) -> int:
         try:
-            return resume_step(self.raw, self.log)
+            step = resume_step(self.raw, self.log)
+            wanted = self.raw["model"].get("load_checkpoint")  # the weights the renders carry
+            found = find_checkpoint(Path(wanted)) if wanted else None
+            self.lora = str(found) if found is not None else None
+            return step
         except ValueError as exc:  # trainer.py _find_checkpoint
             self.traceback(traceback_lines(frames.LOAD_CHECKPOINT, f"ValueError: {exc}",
                                            Path.cwd()))

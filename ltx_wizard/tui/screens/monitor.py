@@ -46,6 +46,8 @@ class MonitorScreen(WizardScreen):
         Binding("s", "stop", "Stop"),
         Binding("r", "resume", "Resume"),
         Binding("f", "fix", "Apply fix"),
+        Binding("v", "samples", "Samples"),  # the validation samples (tui/dialogs/samples.py)
+        Binding("e", "results", "Evaluate"),  # the post-training evaluation (screens/results.py)
         Binding("escape", "back", "Back"),
         Binding("q", "quit_app", "Quit", show=False),
     ]
@@ -216,6 +218,16 @@ class MonitorScreen(WizardScreen):
         from ltx_wizard.tui.monitor_actions import ask_fix
 
         ask_fix(self)
+
+    def action_samples(self) -> None:
+        from ltx_wizard.tui.dialogs.samples import SamplesDialog
+
+        self.app.push_screen(SamplesDialog(self.run_dir))
+
+    def action_results(self) -> None:
+        from ltx_wizard.tui.screens.results import ResultsScreen
+
+        self.app.push_screen(ResultsScreen(self.run_dir))
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:

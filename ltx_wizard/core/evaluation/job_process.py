@@ -1,0 +1,86 @@
+"""The evaluation's own process: started in the background like training (its own session, so it
+survives the wizard and an SSH drop), recorded in `logs/eval.pid`, and stopped on request.
+
+The process is `ltx-wizard eval RUN --job` (the front end passes the argv): it reads the job the
+front end wrote and carries it out. One evaluation at a time per run folder, and none while the
+run's training is live (both would want the same GPUs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from pathlib import Path
+from typing import Sequence
+
+from ltx_wizard.core.autotune.ranks import RankTracker, take_down
+from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.evaluation.job import LOG_REL, PID_REL, read_state
+from ltx_wizard.core.io.processes import process_start_time, read_record, record_text
+from ltx_wizard.core.io.safe_fs import check_inside, write_text
+from ltx_wizard.core.launch.background import running_pid
+
+_started: list[subprocess.Popen] = []  # evaluations this process started: reaped, no zombies
+
+
+def eval_pid(run_dir: Path) -> int | None:
+    """The live evaluation of this run folder (its record checked against the start time)."""
+    _started[:] = [p for p in _started if p.poll() is None]
+    record = read_record(Path(run_dir) / PID_REL, what="eval.pid")
+    return record.pid if record.alive(verified=True) else None
+
+
+def check_free(run_dir: Path) -> None:
+    """UsageError while training or another evaluation of this run folder runs."""
+    training = running_pid(run_dir)
+    if training is not None:
+        raise UsageError(f"training of {run_dir} still runs (pid {training}): evaluate once it "
+                         "has ended (the GPUs are taken)")
+    other = eval_pid(run_dir)
+    if other is not None and other != os.getpid():
+        raise UsageError(f"an evaluation of {run_dir} already runs (pid {other}): let it end "
+                         "or stop it first")
+
+
+def record_self(run_dir: Path) -> None:
+    write_text(Path(run_dir) / PID_REL, record_text(os.getpid()), root=Path(run_dir))
+
+
+def start_job(run_dir: Path, argv: Sequence[str]) -> tuple[int, Path]:
+    """Start `argv` (the job's process) detached; returns (pid, its log)."""
+    run = Path(run_dir)
+    check_free(run)
+    log = check_inside(run, run / LOG_REL)
+    try:
+        with open(log, "a", encoding="utf-8") as handle:
+            proc = subprocess.Popen(list(argv), cwd=run, stdin=subprocess.DEVNULL, stdout=handle,
+                                    stderr=subprocess.STDOUT, start_new_session=True,
+                                    close_fds=True)
+    except OSError as exc:
+        raise WizardError(f"could not start the evaluation: {exc.strerror or exc}") from None
+    _started.append(proc)
+    write_text(run / PID_REL, record_text(proc.pid), root=run)
+    return proc.pid, log
+
+
+async def stop_job(run_dir: Path, *, grace_s: float = 40.0) -> bool:
+    """SIGTERM the evaluation (it takes its running process down itself, ranks included), then
+    SIGKILL it and what it was running if it is still there after `grace_s`. False when none
+    ran."""
+    pid = eval_pid(run_dir)
+    if pid is None:
+        return False
+    state = read_state(run_dir)
+    started = process_start_time(pid)
+    tracker = RankTracker(pid)  # the job leads its own session and group
+    tracker.known = {pid: int(started or 0)}
+    if state is not None and state.child_pid and process_start_time(state.child_pid):
+        tracker.known[state.child_pid] = int(process_start_time(state.child_pid) or 0)
+    tracker.refresh()
+    await take_down(tracker, launcher_gone=False, grace_s=grace_s, kill_wait_s=10.0, poll_s=0.2)
+    return True
+
+
+def stop_job_now(run_dir: Path, *, grace_s: float = 40.0) -> bool:
+    return asyncio.run(stop_job(run_dir, grace_s=grace_s))

@@ -1,0 +1,163 @@
+"""The evaluation's files: `outputs/eval/<category>/NN_<slug>[variant].<ext>` and `prompts.json`.
+
+The trainer names a validation render `samples/step_NNNNNN_<index>.<ext>` (index from 1, in
+`validation.samples` order; png for one frame, wav without video: ltx_trainer/validation_runner.py
+ValidationRunner.run), so the prompt is not in the name: each render is mapped back by its index.
+Renders are moved (never copied) into the category folders, then the validate-only run's cruft is
+removed (`samples/`, the forced final `checkpoints/`, `training_config.yaml`). One manifest,
+`prompts.json`, says for every file its prompt, category, seed, whether the LoRA was on, which
+path made it and the quantization it ran under. Nothing is written outside `outputs/eval`, and no
+link is followed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.evaluation.eval_config import EVAL_OUTPUT_REL
+from ltx_wizard.core.evaluation.prompts import CATEGORIES, EvalPrompt
+from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, loads_json, read_bytes
+from ltx_wizard.core.io.safe_fs import check_inside, write_text
+
+MANIFEST = "prompts.json"
+TRAINER, PIPELINES = "trainer validation", "ltx-pipelines"
+# the file name's variant, per (path, LoRA on)
+_VARIANT = {(TRAINER, True): "", (TRAINER, False): ".base",
+            (PIPELINES, True): ".pipelines", (PIPELINES, False): ".pipelines-base"}
+CRUFT = ("samples", "checkpoints", "training_config.yaml")
+_SAMPLE = re.compile(r"step_(\d{6})_(\d+)\.(mp4|png|wav)")
+
+
+def eval_dir(run_dir: Path) -> Path:
+    return Path(run_dir) / EVAL_OUTPUT_REL
+
+
+def slug(text: str, limit: int = 40) -> str:
+    """`A cat, on a sofa!` -> `a-cat-on-a-sofa`: lower case, letters and digits joined by '-'."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    out = ""
+    for word in words:
+        if len(out) + len(word) + 1 > limit:
+            break
+        out = f"{out}-{word}" if out else word
+    return out or "prompt"
+
+
+def stems(prompts: Sequence[EvalPrompt]) -> list[str]:
+    """`<category>/NN_<slug>` per prompt, numbered from 01 within its category."""
+    counts: dict[str, int] = {}
+    out = []
+    for prompt in prompts:
+        counts[prompt.category] = counts.get(prompt.category, 0) + 1
+        out.append(f"{prompt.category}/{counts[prompt.category]:02d}_{slug(prompt.text)}")
+    return out
+
+
+def file_name(stem: str, path: str, lora: bool, ext: str) -> str:
+    return f"{stem}{_VARIANT[(path, lora)]}.{ext}"
+
+
+@dataclass(frozen=True)
+class Render:
+    file: str  # relative to outputs/eval
+    category: str
+    prompt: str
+    seed: int
+    lora: bool
+    made_by: str  # TRAINER or PIPELINES
+    quantization: str  # in words: "int8-quanto (the training stack)", "none (bf16)", ...
+    video_dims: tuple[int, int, int]
+    source: str = ""
+
+
+@dataclass
+class Manifest:
+    checkpoint: str
+    renders: dict[str, Render] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        doc = {"checkpoint": self.checkpoint, "notes": self.notes,
+               "renders": {name: {k: v for k, v in asdict(r).items() if k != "file"}
+                           for name, r in self.renders.items()}}
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+    def of(self, category: str) -> list[Render]:
+        return [r for r in self.renders.values() if r.category == category]
+
+
+def read_manifest(run_dir: Path) -> Manifest | None:
+    """prompts.json as written; None when absent or not one of ours."""
+    path = eval_dir(run_dir) / MANIFEST
+    try:
+        doc = loads_json(read_bytes(path, what=MANIFEST, limit=JSON_MAX_BYTES), what=MANIFEST)
+        renders = {name: Render(file=name, **{**entry, "video_dims": tuple(entry["video_dims"])})
+                   for name, entry in doc["renders"].items()}
+        return Manifest(str(doc["checkpoint"]), renders, [str(n) for n in doc.get("notes", [])])
+    except (UsageError, KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def write_manifest(run_dir: Path, manifest: Manifest) -> Path:
+    return write_text(eval_dir(run_dir) / MANIFEST, manifest.to_json(), root=Path(run_dir))
+
+
+def trainer_samples(run_dir: Path, step: int = 0) -> dict[int, Path]:
+    """The trainer's renders of `step`, by sample index (from 0, as in validation.samples)."""
+    folder = eval_dir(run_dir) / "samples"
+    found: dict[int, Path] = {}
+    if folder.is_symlink() or not folder.is_dir():
+        return found
+    for entry in os.scandir(folder):
+        match = _SAMPLE.fullmatch(entry.name)
+        if match and int(match.group(1)) == step and entry.is_file(follow_symlinks=False):
+            found[int(match.group(2)) - 1] = Path(entry.path)
+    return found
+
+
+def move_render(run_dir: Path, source: Path, name: str) -> Path:
+    """Move one render to `outputs/eval/<name>` (same file system: a rename)."""
+    target = check_inside(Path(run_dir), eval_dir(run_dir) / name)
+    os.replace(source, target)
+    return target
+
+
+def remove_cruft(run_dir: Path) -> list[str]:
+    """Delete what the validate-only run leaves besides the renders; returns what went. A link is
+    removed itself, never followed."""
+    removed = []
+    for name in CRUFT:
+        path = eval_dir(run_dir) / name
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISDIR(mode):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+        removed.append(name)
+    return removed
+
+
+def clear_category_files(run_dir: Path, made_by: str) -> None:
+    """Before a new evaluation: the renders an earlier one left by the same path go, so the
+    folders hold only what the manifest lists."""
+    variants = [v for (path, _lora), v in _VARIANT.items() if path == made_by]
+    for category in CATEGORIES:
+        folder = eval_dir(run_dir) / category
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        for entry in os.scandir(folder):
+            stem = entry.name.rsplit(".", 1)[0]
+            variant = "." + stem.split(".", 1)[1] if "." in stem else ""
+            if variant in variants and entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)

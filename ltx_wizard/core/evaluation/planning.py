@@ -1,0 +1,100 @@
+"""Everything the evaluation decides before it starts, for the CLI and the Results screen alike:
+the run's config, the checkpoint, the prompts, the trainer command, whether the production path
+is on offer here and what memory it needs, and at the end the job that is written and run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.stand_in import StandIn
+from ltx_wizard.core.dataset.sources import audio_folder
+from ltx_wizard.core.evaluation import memory, production
+from ltx_wizard.core.evaluation.checkpoints import Choice, choose
+from ltx_wizard.core.evaluation.eval_config import video_dims
+from ltx_wizard.core.evaluation.job import Command, EvalJob, Production
+from ltx_wizard.core.evaluation.prompts import PromptSet, collect, find_sources
+from ltx_wizard.core.evaluation.trainer_command import trainer_command
+from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.io.run_meta import read_run_meta
+from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+
+
+@dataclass(frozen=True)
+class Setup:
+    run_dir: Path
+    config: Mapping[str, Any]
+    choice: Choice
+    prompts: PromptSet
+    trainer: Command
+    simulated: bool
+    checkout: Path | None
+    offer: production.Offer
+    stand_in: StandIn | None = None
+
+    @property
+    def quantization(self) -> str | None:
+        value = get_dotted(self.config, "acceleration.quantization", None)
+        return str(value) if value else None
+
+
+def read_run_config(run_dir: Path) -> dict:
+    path = Path(run_dir) / "config.yaml"
+    if not path.is_file():
+        raise UsageError(f"{run_dir} is not a run folder (no config.yaml): pass the folder that "
+                         "`ltx-wizard plan` or the wizard wrote")
+    return dict(load_yaml(read_text(path, what="config")))
+
+
+def audio_run(config: Mapping[str, Any]) -> bool:
+    """The renders carry generated sound: the strategy trains audio and validation makes it."""
+    strategy = get_dotted(config, "training_strategy", None)
+    trains = audio_folder(strategy if isinstance(strategy, Mapping) else None) is not None
+    return trains and get_dotted(config, "validation.generate_audio", True) is not False
+
+
+def setup(run_dir: Path, *, checkpoint: Path | None = None, user_prompts: Sequence[str] = (),
+          dataset: Path | None = None, trigger: str | None = None,
+          stand_in: StandIn | None = None) -> Setup:
+    """Raises UsageError (exit 2) for what the user must change first."""
+    run = Path(run_dir).resolve()
+    config = read_run_config(run)
+    choice = choose(run, config, checkpoint)
+    trainer, simulated = trainer_command(run, stand_in)
+    prompts = collect(find_sources(run, dataset, trigger), user_prompts, audio=audio_run(config))
+    checkout = read_run_meta(run).trainer_root
+    return Setup(run, config, choice, prompts, trainer, simulated, checkout,
+                 production.offer(checkout, config), stand_in)
+
+
+def memory_options(setup_: Setup, gpu_total_gb: float | None,
+                   host_ram_gb: float | None = None) -> list[memory.Option]:
+    """The production path's memory options, from the checkpoint's header (no weights read)."""
+    from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+    from ltx_wizard.core.tuning.headroom import ModelSize, model_size
+
+    model_path = get_dotted(setup_.config, "model.model_path", None)
+    try:
+        size = model_size(inspect_checkpoint(str(model_path)))
+    except (UsageError, TypeError):
+        size = ModelSize.estimate()  # a split pack's transformer file: the 22 B figure
+    encoder = memory.text_encoder_bytes(get_dotted(setup_.config, "model.text_encoder_path", None))
+    return memory.options(size, encoder, gpu_total_gb, host_ram_gb)
+
+
+def production_for(setup_: Setup, prefix: Command, option: memory.Option) -> Production:
+    assert setup_.checkout is not None
+    return production.production(setup_.checkout, setup_.config, prefix, option.quantization,
+                                 option.offload)
+
+
+def job(setup_: Setup, prompts: PromptSet, *, like_for_like: bool = True,
+        production_path: Production | None = None) -> EvalJob:
+    if not prompts.prompts:
+        raise UsageError("no prompt to render: every category is empty")
+    return EvalJob(str(setup_.choice.path), setup_.choice.note, list(prompts.prompts),
+                   list(prompts.notes), video_dims(setup_.config), setup_.quantization,
+                   setup_.trainer, like_for_like, production_path)

@@ -1,0 +1,194 @@
+"""The evaluation job: the validate-only trainer runs (with the LoRA, then without it), then the
+production renders, one process at a time, each file laid out as soon as it is made.
+
+The trainer renders every sample at step 0, then would train one step, render them all again at
+step 1 and save a checkpoint: once all step-0 renders are written (and it has said so) the run is
+stopped, its ranks with it, as the rest would only be thrown away. An out-of-memory run is retried
+once at half the width and height (the skill's rule), and the sizes each render ran at are in
+prompts.json. A stop request ends the running process and leaves what is done laid out.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import IO, Callable
+
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.evaluation import eval_config, layout
+from ltx_wizard.core.evaluation.child import Child, Outcome
+from ltx_wizard.core.evaluation.job import EvalJob, EvalState, write_state
+from ltx_wizard.core.evaluation.layout import PIPELINES, TRAINER, Manifest, Render
+from ltx_wizard.core.evaluation.production import render_argv
+from ltx_wizard.core.evaluation.trainer_command import LOG_ENV, with_config
+from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.io.safe_fs import check_inside, write_text
+
+
+class Stopped(Exception):
+    """The user asked the evaluation to stop."""
+
+
+class Failed(WizardError):
+    """A render could not be made; the message says why, in the process's own words."""
+
+
+def quantization_label(quantization: str | None, offload: str | None = None) -> str:
+    text = quantization or "bf16, not quantized"
+    return text + (f", offload {offload}" if offload else "")
+
+
+class EvalRunner:
+    def __init__(self, run_dir: Path, job: EvalJob, log: IO[str], *,
+                 stop: threading.Event | None = None, poll_s: float = 0.2,
+                 say: Callable[[str], None] | None = None) -> None:
+        self.run_dir, self.job, self.log = Path(run_dir), job, log
+        self.stop = stop or threading.Event()
+        self.poll_s = poll_s
+        self.say = say or (lambda text: None)
+        self.dims = tuple(job.dims)
+        self.stems = layout.stems(job.prompts)
+        self.manifest = Manifest(job.checkpoint_note, notes=list(job.notes))
+        self.stages = self._stages()
+        self.done = 0
+
+    def _stages(self) -> list[tuple[str, Callable[[], None]]]:
+        stages = [("trainer validation with the LoRA", lambda: self._trainer(True))]
+        if self.job.like_for_like:
+            stages.append(("trainer validation without the LoRA (base model)",
+                           lambda: self._trainer(False)))
+        if self.job.production is not None:
+            for index, stem in enumerate(self.stems):
+                for lora in (True, False) if self.job.like_for_like else (True,):
+                    name = f"ltx-pipelines: {stem} {'with' if lora else 'without'} the LoRA"
+                    stages.append((name, lambda i=index, on=lora: self._production(i, on)))
+        return stages
+
+    # -- the whole job ------------------------------------------------------------------------
+
+    def run(self) -> EvalState:
+        for made_by in (TRAINER, PIPELINES):
+            layout.clear_category_files(self.run_dir, made_by)
+        layout.remove_cruft(self.run_dir)
+        layout.write_manifest(self.run_dir, self.manifest)
+        try:
+            for name, stage in self.stages:
+                self._state("running", name)
+                self.note(f"{name} ({self.done + 1} of {len(self.stages)})")
+                stage()
+                self.done += 1
+        except Stopped:
+            return self._end("stopped", "stopped by the user", None)
+        except WizardError as exc:
+            return self._end("failed", "failed", exc.message)
+        finally:
+            layout.remove_cruft(self.run_dir)
+            layout.write_manifest(self.run_dir, self.manifest)
+        return self._end("done", "done", None)
+
+    def _end(self, state: str, stage: str, error: str | None) -> EvalState:
+        self.note(f"evaluation {state}" + (f": {error}" if error else ""))
+        return self._state(state, stage, error=error)
+
+    def _state(self, state: str, stage: str, *, error: str | None = None,
+               child: int | None = None) -> EvalState:
+        found = EvalState(state, stage, self.done, len(self.stages), error, child)
+        write_state(self.run_dir, found)
+        return found
+
+    def note(self, text: str) -> None:
+        self.log.write(f"=== eval: {text}\n")
+        self.log.flush()
+        self.say(text)
+
+    # -- one process ----------------------------------------------------------------------------
+
+    def _child(self, argv: list[str], cwd: str, env: dict[str, str], stage: str,
+               expect: int = 0) -> Outcome:
+        """Run one process to its end; `expect` step-0 renders stop a trainer run early."""
+        child = Child(argv, cwd, env, self.log)
+        self._state("running", stage, child=child.pid)
+        while child.poll() is None:
+            if self.stop.is_set():
+                child.stop()
+                raise Stopped()
+            if expect and child.outcome.step0_saved and \
+                    len(layout.trainer_samples(self.run_dir)) >= expect:
+                self.note("the step-0 renders are in: the validate-only run is stopped here "
+                          "(its training step and second round of renders would be discarded)")
+                child.stop()
+                child.outcome.code = 0
+                break
+            self.stop.wait(self.poll_s)
+        return child.outcome
+
+    # -- the trainer's validation -------------------------------------------------------------
+
+    def _trainer(self, lora: bool) -> None:
+        name = eval_config.EVAL_CONFIG if lora else eval_config.BASE_CONFIG
+        path = self.run_dir / name
+        checkpoint = Path(self.job.checkpoint) if lora else None
+        base_text = read_text(self.run_dir / "config.yaml", what="config")
+        stage = self.stages[self.done][0]
+        for attempt in (1, 2):
+            dims = self.dims if self.dims != tuple(self.job.dims) else None
+            text = eval_config.render(base_text, self.run_dir, checkpoint, self.job.prompts, dims)
+            write_text(path, text, root=self.run_dir)
+            layout.remove_cruft(self.run_dir)
+            cmd = self.job.trainer
+            outcome = self._child(with_config(cmd, path), cmd.cwd, cmd.env, stage,
+                                  expect=len(self.job.prompts))
+            if len(layout.trainer_samples(self.run_dir)) >= len(self.job.prompts):
+                break
+            self._failed_run(outcome, attempt, f"the trainer ({name})")
+        self._lay_out_trainer(lora)
+
+    def _failed_run(self, outcome: Outcome, attempt: int, what: str) -> None:
+        """Retry once, smaller, after an out-of-memory render; raise otherwise."""
+        size = "x".join(map(str, self.dims))
+        if outcome.oom and attempt == 1:
+            self.dims = eval_config.smaller_dims(self.dims)
+            self.note(f"out of memory at {size}: retrying once at "
+                      f"{'x'.join(map(str, self.dims))} (the skill's one retry)")
+            return
+        if outcome.oom:
+            raise Failed(f"{what} ran out of GPU memory at {size}, also after the retry at a "
+                         "smaller size: render by hand through packages/ltx-pipelines "
+                         "(--offload cpu)")
+        why = outcome.failure or f"exit status {outcome.code}"
+        raise Failed(f"{what} ended without its renders: {why} (logs/eval.log has its output)")
+
+    def _lay_out_trainer(self, lora: bool) -> None:
+        found = layout.trainer_samples(self.run_dir)
+        for index, (prompt, stem) in enumerate(zip(self.job.prompts, self.stems)):
+            source = found[index]
+            name = layout.file_name(stem, TRAINER, lora, source.suffix.lstrip("."))
+            layout.move_render(self.run_dir, source, name)
+            self.manifest.renders[name] = Render(
+                name, prompt.category, prompt.text, prompt.seed, lora, TRAINER,
+                quantization_label(self.job.quantization) + " (training stack)",
+                tuple(self.dims), prompt.source)
+        layout.remove_cruft(self.run_dir)
+        layout.write_manifest(self.run_dir, self.manifest)
+
+    # -- production inference -----------------------------------------------------------------
+
+    def _production(self, index: int, lora: bool) -> None:
+        prod = self.job.production
+        assert prod is not None
+        prompt, stem = self.job.prompts[index], self.stems[index]
+        name = layout.file_name(stem, PIPELINES, lora, "mp4")
+        out = check_inside(self.run_dir, layout.eval_dir(self.run_dir) / name)
+        env = {**self.job.trainer.env, **prod.prefix.env, **LOG_ENV}  # the run's GPUs
+        for attempt in (1, 2):
+            argv = render_argv(prod, prompt.text, prompt.seed, out, self.dims,
+                               Path(self.job.checkpoint) if lora else None)
+            outcome = self._child(argv, prod.prefix.cwd, env, self.stages[self.done][0])
+            if outcome.code == 0 and out.is_file():
+                break
+            out.unlink(missing_ok=True)
+            self._failed_run(outcome, attempt, f"ltx-pipelines ({prod.module})")
+        self.manifest.renders[name] = Render(
+            name, prompt.category, prompt.text, prompt.seed, lora, PIPELINES,
+            quantization_label(prod.quantization, prod.offload), tuple(self.dims), prompt.source)
+        layout.write_manifest(self.run_dir, self.manifest)

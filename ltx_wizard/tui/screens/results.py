@@ -1,0 +1,316 @@
+"""After training: the post-training evaluation, run and seen in the terminal (the skill's Phase 9).
+
+Before an evaluation: the checkpoint, the prompts of the three categories (e edits them), the
+quantization and the production path's memory line; s starts it in the background (`ltx-wizard
+eval RUN --job`, its own log and pid, so it survives the wizard). While it runs: its stage, read
+from logs/eval-state.json every second; x stops it. After: one line per prompt, and for the one
+selected its renders as keyframe contact sheets, with the LoRA and without, by each path, with the
+quantization beside them; p / b play the render with / without the LoRA where a terminal player
+is installed, c copies the scp line. Nothing here judges a render.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.widgets import Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
+from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
+from ltx_wizard.tui.clip_access import no_player_text, player, scp_line
+from ltx_wizard.tui.widgets.footer import Footer
+from ltx_wizard.tui.widgets.keyframes import KeyframeStrip, tmux_note
+from ltx_wizard.tui.wizard_screen import WizardScreen
+
+REFRESH_S = 1.0
+
+
+class Loaded(Message):
+    def __init__(self, manifest: Manifest | None, state, setup, lines: list[str],
+                 error: str | None) -> None:
+        super().__init__()
+        self.manifest, self.state, self.setup, self.lines, self.error = (
+            manifest, state, setup, lines, error)
+
+
+class ResultsScreen(WizardScreen):
+    CSS_PATH = "results.tcss"
+    BINDINGS = [
+        Binding("s", "start", "Start"), Binding("x", "stop", "Stop"),
+        Binding("e", "edit", "Edit prompts"), Binding("p", "play(True)", "Play"),
+        Binding("b", "play(False)", "Play base"), Binding("c", "copy", "Copy scp line"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, run_dir: Path, *, refresh_s: float = REFRESH_S) -> None:
+        super().__init__()
+        self.run_dir = Path(run_dir)
+        self.refresh_s = refresh_s
+        self.manifest: Manifest | None = None
+        self.state = None
+        self.setup = None
+        self.prompts: PromptSet | None = None
+        self.production_lines: list[str] = []
+        self._shown: str | None = None  # the prompt whose sheet is drawn
+        self._drawn = 0  # how many of its renders the sheet holds
+        self._error: str | None = None
+        self.running = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(Text(f"Reading {self.run_dir} ..."), id="results-head")
+        yield OptionList(id="results-list")
+        with VerticalScroll(id="results-sheet"):
+            yield Static("", id="sheet-title")
+        yield Static("", id="results-copy")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+        self.set_interval(self.refresh_s, self._tick)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, group="results-read", exclusive=True)
+    def load(self, with_setup: bool = True) -> None:
+        from ltx_wizard.core.evaluation.job import read_state
+
+        manifest, state = read_manifest(self.run_dir), read_state(self.run_dir)
+        setup, lines, error = None, [], None
+        if with_setup:
+            try:
+                setup, lines = self._setup()
+            except WizardError as exc:
+                error = exc.message
+        self.post_message(Loaded(manifest, state, setup, lines, error))
+
+    def _setup(self):
+        from ltx_wizard.commands.eval_plan import production_choice, stand_in
+        from ltx_wizard.core.evaluation.planning import setup
+
+        found = setup(self.run_dir, stand_in=stand_in(self.run_dir, self.app.simulate))
+        production, lines = production_choice(found, "auto", None, None)
+        return (found, production), lines
+
+    def _tick(self) -> None:
+        from ltx_wizard.core.evaluation.job import read_state
+        from ltx_wizard.core.evaluation.job_process import eval_pid
+
+        state = read_state(self.run_dir)
+        if state is not None and state != self.state:
+            self.state = state
+            self._head()
+            self.load(with_setup=False)  # a finished stage: its renders are in prompts.json
+        elif state is not None and state.state == "running" and eval_pid(self.run_dir) is None:
+            self._head(lost=True)
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        self.manifest, self.state = message.manifest, message.state or self.state
+        if message.setup is not None:
+            self.setup = message.setup
+            self.prompts = self.setup[0].prompts if self.prompts is None else self.prompts
+            self.production_lines = message.lines
+        self._error = message.error
+        self._head()
+        self._list()
+        if self._shown is not None and len(self._renders(self._shown)) != self._drawn:
+            self._sheet(self._shown)  # a render of the prompt on view came in meanwhile
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def _head(self, lost: bool = False) -> None:
+        text = Text("Post-training evaluation: ", style="bold")
+        found = self.setup[0] if self.setup else None
+        if self.manifest is not None:
+            text.append(f"{self.manifest.checkpoint}\n", style="not bold")
+        elif found is not None:
+            text.append(f"{found.choice.note}\n", style="not bold")
+        else:
+            text.append("\n")
+        if getattr(self, "_error", None) and self.manifest is None:
+            text.append(f"Cannot evaluate yet: {self._error}\n", style="bold")
+        state = self.state
+        if state is not None:
+            line = {"running": f"Running: {state.stage} ({state.done + 1} of {state.total})",
+                    "done": "Done: the renders below", "stopped": "Stopped by you",
+                    "failed": f"Failed: {state.error}"}.get(state.state, state.state)
+            if lost and state.state == "running":
+                line = "The evaluation process is gone (killed?): its log is logs/eval.log"
+            text.append(line + "  (log: logs/eval.log)\n")
+        elif found is not None:
+            text.append("Not run yet: s starts it in the background (e edits the prompts)\n")
+        note = tmux_note()
+        if note:
+            text.append(note + "\n", style="dim")
+        self.query_one("#results-head", Static).update(text)
+        self.running = state is not None and state.state == "running" and not lost
+
+    def _list(self) -> None:
+        options = self.query_one("#results-list", OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        planning = self.manifest is None or not self.manifest.renders
+        self.set_class(planning, "planning")  # the plan takes the sheet's room (results.tcss)
+        if not planning:
+            for category in CATEGORIES:
+                seen: list[str] = []
+                for render in self.manifest.of(category):
+                    if render.prompt not in seen:
+                        seen.append(render.prompt)
+                        options.add_option(Option(
+                            f"{TITLES[category]} {len(seen)}: {render.prompt}", id=render.prompt))
+            options.highlighted = highlighted if highlighted is not None else 0
+            return
+        self._plan_lines(options)
+
+    def _plan_lines(self, options: OptionList) -> None:
+        if self.prompts is None:
+            return
+        for category in CATEGORIES:
+            for n, prompt in enumerate(self.prompts.of(category), start=1):
+                options.add_option(Option(f"{TITLES[category]} {n}: {prompt.text}  "
+                                          f"[{prompt.source}]", disabled=True))
+        for line in self.production_lines + [f"Note: {n}" for n in self.prompts.notes]:
+            options.add_option(Option(line, disabled=True))
+
+    @on(OptionList.OptionHighlighted, "#results-list")
+    def _highlight(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id is not None and event.option.id != self._shown:
+            self._sheet(event.option.id)
+
+    def _renders(self, prompt: str) -> list[Render]:
+        found = [r for r in self.manifest.renders.values() if r.prompt == prompt] \
+            if self.manifest else []
+        return sorted(found, key=lambda r: (r.made_by == PIPELINES, not r.lora))
+
+    def _sheet(self, prompt: str) -> None:
+        """Per path a row: with the LoRA on the left, without it on the right."""
+        self._shown = prompt
+        sheet = self.query_one("#results-sheet", VerticalScroll)
+        sheet.query(".sheet-row").remove()
+        renders = self._renders(prompt)
+        self._drawn = len(renders)
+        if not renders:
+            return
+        first = renders[0]
+        size = "x".join(map(str, first.video_dims))
+        self.query_one("#sheet-title", Static).update(Text(
+            f"{TITLES[first.category]}, seed {first.seed}, {size} ({first.source}): {prompt}"))
+        width = sheet.size.width or self.app.size.width - 2
+        cells = max(20, (width - 4) // 2)
+        count = 3 if cells < 50 else 4
+        for path in (r.made_by for r in renders if r.lora):
+            pair = [r for r in renders if r.made_by == path]
+            row = Horizontal(*(KeyframeStrip(eval_dir(self.run_dir) / r.file, _label(r),
+                                             cells=cells, count=count) for r in pair),
+                             classes="sheet-row")
+            sheet.mount(row)
+        self.query_one("#results-copy", Static).update(Text(
+            "c copies: " + scp_line(eval_dir(self.run_dir) / first.file), style="dim",
+            no_wrap=True, overflow="ellipsis"))
+
+    # -- actions -------------------------------------------------------------------------------
+
+    def _selected(self, lora: bool) -> Render | None:
+        if self._shown is None:
+            return None
+        return next((r for r in self._renders(self._shown) if r.lora == lora), None)
+
+    def action_play(self, lora: bool = True) -> None:
+        render = self._selected(lora)
+        if render is None:
+            self.notify("No render selected", severity="warning")
+            return
+        command = player(eval_dir(self.run_dir) / render.file)
+        if command is None:
+            self.notify(no_player_text(), timeout=8)
+            return
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        try:
+            with self.app.suspend():  # the player has the terminal; the wizard comes back after
+                subprocess.run(command, check=False)
+        except SuspendNotSupported:
+            self.notify(f"this terminal cannot be handed to {Path(command[0]).name}: "
+                        + no_player_text().split("; ", 1)[1], timeout=8)
+        self.refresh()
+
+    def action_copy(self) -> None:
+        render = self._selected(True) or self._selected(False)
+        if render is None:
+            self.notify("No render selected", severity="warning")
+            return
+        line = scp_line(eval_dir(self.run_dir) / render.file)
+        self.app.copy_to_clipboard(line)
+        self.notify(f"Sent to the clipboard (OSC 52; tmux needs set-clipboard on): {line}")
+
+    def action_edit(self) -> None:
+        from ltx_wizard.core.evaluation.prompts import edited
+        from ltx_wizard.tui.dialogs.eval_prompts import EvalPromptsDialog
+
+        if self.prompts is None:
+            self.notify(getattr(self, "_error", None) or "Reading the run...", severity="warning")
+            return
+
+        def answered(found: dict[str, list[str]] | None) -> None:
+            if found is None or self.prompts is None:
+                return
+            for category, lines in found.items():
+                self.prompts = edited(self.prompts, category, lines)
+            self.manifest = None  # the list shows the plan again, with the edit
+            self._list()
+
+        self.app.push_screen(EvalPromptsDialog(self.prompts), answered)
+
+    def action_start(self) -> None:
+        from ltx_wizard.core.evaluation.job import write_job
+        from ltx_wizard.core.evaluation.job_process import start_job
+        from ltx_wizard.core.evaluation.planning import job
+
+        if self.setup is None or self.prompts is None:
+            self.notify(getattr(self, "_error", None) or "Reading the run...", severity="warning")
+            return
+        try:
+            write_job(self.run_dir, job(self.setup[0], self.prompts, production_path=self.setup[1]))
+            pid, _log = start_job(self.run_dir, [sys.executable, "-m", "ltx_wizard", "eval",
+                                                 str(self.run_dir), "--job"])
+        except WizardError as exc:
+            self.notify(exc.message, severity="error", timeout=10)
+            return
+        self.notify(f"Evaluation runs in the background: pid {pid}")
+
+    def action_stop(self) -> None:
+        from ltx_wizard.core.evaluation.job_process import stop_job
+        from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+
+        async def stop() -> None:
+            await stop_job(self.run_dir)
+            self.notify("Evaluation stopped; what it finished stays laid out")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(stop(), group="results-stop", exclusive=True, exit_on_error=False)
+
+        self.app.push_screen(ConfirmDialog("Stop the evaluation and the process it runs?",
+                                           yes="Stop it", no="Let it run", title="Stop"), answered)
+
+    def action_back(self) -> None:
+        self.leave()
+
+
+
+def _label(render: Render) -> str:
+    lora = "LoRA" if render.lora else "no LoRA"
+    return f"{lora} · {render.made_by} · {render.quantization}"

@@ -1,0 +1,79 @@
+"""Finished run folders for the evaluation's tests: planned by `ltx-wizard plan` on the look-alike
+box, with the captions the prepare step writes (dataset/dataset.json, dataset/holdout.jsonl) and
+the final checkpoint the trainer saves, named as it names it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ltx_wizard.cli import main
+from ltx_wizard.core.io.yaml_patch import load_yaml
+from ltx_wizard.demo.lookalike_models import make_checkpoint
+
+CAPTIONS = [f"a tabby cat number {i} naps on a red sofa" for i in range(8)]
+HELD = [f"a grey cat {i} jumps onto a shelf" for i in range(7)]
+_HEADER = b'{"__metadata__":{"format":"pt"}}'
+
+
+def write_weights(path: Path) -> Path:
+    header = _HEADER + b" " * (-len(_HEADER) % 8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(len(header).to_bytes(8, "little") + header)
+    return path
+
+
+def finished_run(box, capsys, *, holdout: int = 7, params_b: float | None = None) -> Path:
+    """A planned run (simulated launch, as the wizard's --demo records it) whose training ended
+    with its final checkpoint."""
+    if params_b is not None:
+        make_checkpoint(box.ckpt, params_b=params_b)
+    assert main(box.args()) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    run = box.run
+    (run / "dataset").mkdir(exist_ok=True)
+    rows = [{"caption": c, "video": f"clips/c{i}.mp4"} for i, c in enumerate(CAPTIONS)]
+    (run / "dataset" / "dataset.json").write_text(json.dumps(rows), encoding="utf-8")
+    if holdout:
+        (run / "dataset" / "holdout.jsonl").write_text("".join(
+            json.dumps({"caption": c, "video": f"clips/h{i}.mp4"}) + "\n"
+            for i, c in enumerate(HELD[:holdout])), encoding="utf-8")
+    write_weights(final_checkpoint(run))
+    return run
+
+
+def config_of(run: Path) -> dict:
+    return dict(load_yaml((run / "config.yaml").read_text(encoding="utf-8")))
+
+
+def final_checkpoint(run: Path) -> Path:
+    config = config_of(run)
+    steps = config["optimization"]["steps"]
+    return Path(config["output_dir"]) / "checkpoints" / f"lora_weights_step_{steps:05d}.safetensors"
+
+
+def tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def laid_out_run(root: Path) -> Path:
+    """A finished run (the trainer's real log) whose evaluation is laid out: two prompts, each
+    with and without the LoRA, tiny real renders, and prompts.json."""
+    from ltx_wizard.core.evaluation.layout import Manifest, Render, eval_dir, write_manifest
+    from ltx_wizard.demo.sim.sample_video import write_render
+    from tests.monitor_runs import make_run, sample_log
+
+    run = make_run(root, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),))
+    lora = str(run / "outputs/checkpoints/lora_weights_step_00050.safetensors")
+    manifest = Manifest("lora_weights_step_00050.safetensors (the final checkpoint, step 50)",
+                        notes=["Held-out evaluation skipped: no held-out set was reserved."])
+    for category, name, prompt, source in (
+            ("in-distribution", "01_a-red-kite", "a red kite over a grey beach", "dataset.json row 2"),
+            ("out-of-distribution", "01_a-cat-in-space", "a cat floats in space", "your prompt")):
+        for on in (True, False):
+            file = f"{category}/{name}{'' if on else '.base'}.mp4"
+            write_render(eval_dir(run) / file, prompt, 42, lora if on else None, 89)
+            manifest.renders[file] = Render(file, category, prompt, 42, on, "trainer validation",
+                                            "int8-quanto (training stack)", (960, 544, 89), source)
+    write_manifest(run, manifest)
+    return run
