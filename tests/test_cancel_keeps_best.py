@@ -67,3 +67,36 @@ async def test_cancel_before_any_change_is_kept_leaves_config_yaml_as_planned(tm
     summary = await engine.run()
     assert summary.stop_reason == "cancelled" and not summary.config_patched
     assert (run_dir / "config.yaml").read_text() == planned
+
+
+async def test_a_cancel_during_the_last_trials_validation_holds_at_demo_speed(tmp_path):
+    # on one GPU the last trial carries the confirmation (fused): it trains 40 steps, then
+    # validates. A cancel while it validates once let it count as a kept trial and patched its
+    # change into config.yaml, against what the cancel dialog had said.
+    from ltx_wizard.core.tuning.events import TrialPhase
+
+    run_dir = plan_run(tmp_path, "a6000")
+    planned = (run_dir / "config.yaml").read_text()
+    engine = _engine(run_dir, "a6000", [])
+    best_before: list = []
+    results: list = []
+
+    def on_event(event):
+        if isinstance(event, TrialFinished):
+            results.append(event.result)
+        if (isinstance(event, TrialPhase) and event.phase == "validating"
+                and not event.confirmation and not best_before):
+            best_before.append(([r.index for r in results if r.kept], event.index))
+            engine.cancel()
+
+    engine.on_event = on_event
+    summary = await engine.run()
+    assert best_before, "the last trial on the a6000 validates after its step 40"
+    kept_before, running = best_before[0]
+    last = next(t for t in summary.trials if t.index == running)
+    assert summary.stop_reason == "cancelled" and last.outcome == "cancelled" and not last.kept
+    assert summary.winner in kept_before + [None, 1]
+    if summary.config_patched:  # the best *before* the cancel, nothing of the cancelled trial
+        written = (run_dir / "config.yaml").read_text()
+        for key, value in last.changes.items():
+            assert _value(written, key) != value or _value(planned, key) == value

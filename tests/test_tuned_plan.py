@@ -92,3 +92,27 @@ def test_a_shipped_comment_about_the_old_value_no_longer_reads_as_about_the_new_
     assert "the comment above describes the shipped adamw8bit" in line
     assert "# Using 8-bit AdamW to reduce optimizer state memory by ~75%" in tuned.text  # kept
     assert "  batch_size: 1  # per GPU\n" in tuned.text  # an unchanged line keeps its comment
+
+
+def test_the_validation_estimate_holds_no_model_load_or_quantization_per_pass(tmp_path, capsys):
+    # on the 32GB tier the winner's confirmation loads Gemma in 8-bit, builds and quantizes the
+    # transformer before it validates; plan.md once counted all of that in each of its passes
+    import json
+
+    from ltx_wizard.demo.sim import cost_model
+    from ltx_wizard.core.io.yaml_patch import load_yaml
+
+    run_dir = plan_run(tmp_path, "rtx5090", samples=4)
+    code, data = autotune_json(capsys, run_dir, "rtx5090")
+    assert code == 0 and data["confirmation"]["outcome"] == "ok"
+    duration = json.loads((run_dir / "autotune.json").read_text())["duration"]
+    config = load_yaml((run_dir / "config.yaml").read_text())
+    # what the simulated trainer spends on one confirmation video (4 inference steps)
+    one_video = cost_model.validation_video_s(
+        {**config, "validation": {**config["validation"], "inference_steps": 4}},
+        "NVIDIA GeForce RTX 5090")
+    load = cost_model.QUANTIZE_S + cost_model.TRANSFORMER_LOAD_S
+    assert duration["video_s"] < one_video * 1.5 + 5  # the video, give or take the step timing
+    assert duration["video_s"] < load  # before: load + quantization + Gemma + the video
+    cost = (run_dir / "plan.md").read_text().split("## Cost and time")[1]
+    assert f"x {duration['video_s']:.0f} s = " in cost

@@ -183,7 +183,8 @@ class WizardApp(PhaseNavigation, App[int]):
             return
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
-        self.push_screen(HelpDialog(type(self.screen).__name__))
+        facts = getattr(self.screen, "help_facts", None)
+        self.push_screen(HelpDialog(type(self.screen).__name__, facts() if facts else None))
 
     async def action_quit(self) -> None:
         if not self.state.autotune_running:

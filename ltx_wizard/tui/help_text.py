@@ -83,7 +83,8 @@ the arrow keys, PageUp/PageDown, Home/End.
 
 **Choices.**
 - *Approve + autotune* (a): writes the run folder, then runs a few short trials on your GPU.
-- *Approve, skip* (s): writes the run folder and goes straight to the launch step.
+- *Approve, skip* (s): writes the run folder, runs what training still needs (for a run
+  planned from your clips: their preprocessing), then opens the launch step.
 - *Back* (Esc): change the paths.
 
 **What gets written.** `plan.md`, `config.yaml` (the shipped file with only paths and the

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+from ltx_wizard.tui.dialogs.choice import ChoiceDialog
 from ltx_wizard.tui.screens.autotune import AutotuneScreen
 from ltx_wizard.tui.screens.done import DoneScreen
-from tests.tui.helpers import RUN_NAME, make_app, settle, to_summary
+from tests.tui.helpers import RUN_NAME, make_app, settle, to_summary, wait_until
 
 
 def _text(app, selector: str) -> str:
@@ -58,14 +58,15 @@ async def test_existing_plan_is_never_overwritten_silently(demo_root):
         await to_summary(pilot)
         await pilot.press("s")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmDialog)
-        await pilot.press("n")
+        assert isinstance(app.screen, ChoiceDialog)
+        assert "is there already" in app.screen.question
+        await pilot.press("escape")
         await pilot.pause()
         assert (run / "plan.md").read_text() == "my edited plan\n"
         assert type(app.screen).__name__ == "SummaryScreen"
         await pilot.press("s")
         await pilot.pause()
-        await pilot.press("y")
+        await pilot.press("o")  # overwrite, asked for by name
         await settle(pilot)
         assert (run / "plan.md").read_text().startswith("# Plan:")
         assert isinstance(app.screen, DoneScreen)
@@ -125,3 +126,64 @@ async def test_the_batch_change_checkbox_reaches_autotune(demo_root, scripted):
         await pilot.press("a")
         await settle(pilot)
         assert seen and seen[0]["allow_batch_change"] is True
+
+
+async def test_the_batch_change_is_not_offered_where_the_trials_have_one_sample(demo_root):
+    # from clips, autotune's trials run on the one clip preprocessed first: a batch of 2 cannot
+    # run there (the trainer's loader drops a short batch), so the box must not promise it
+    from textual.widgets import Checkbox
+
+    app = make_app(demo_root, demo_data="clips")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_summary(pilot)
+        box = app.screen.query_one("#allow-batch", Checkbox)
+        assert box.disabled and box.value is False
+        assert "trials run on the 1 clip preprocessed first" in str(box.label)
+        await pilot.press("b")
+        await pilot.pause()
+        assert box.value is False
+        assert any("a batch of 2 needs 2" in str(n.message) for n in app._notifications)
+
+
+async def test_f1_on_the_plan_says_what_skip_runs_for_this_run(demo_root):
+    # F1 once said "skip goes straight to the launch step" while a clips run preprocesses first
+    from ltx_wizard.tui.dialogs.help import HelpDialog
+
+    for data, said in (("clips", "*Approve, skip* runs both steps"),
+                       ("latents", "*Approve, skip* goes straight to the launch step")):
+        app = make_app(demo_root, demo_data=data)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await to_summary(pilot)
+            await pilot.press("f1")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpDialog)
+            assert said in app.screen.body and "goes straight to the launch step." not in (
+                app.screen.body.split("**For this run.**")[0])
+
+
+async def test_back_and_approve_again_offers_a_new_folder_instead_of_a_bare_overwrite(demo_root):
+    from ltx_wizard.tui.dialogs.choice import ChoiceDialog
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_summary(pilot)
+        first = app.screen.draft.run_dir
+        await pilot.press("s")
+        await settle(pilot)
+        assert (first / "plan.md").is_file()
+        await pilot.press("escape")  # back from the launch step to the plan
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen"
+                         and getattr(app.screen, "draft", None) is not None)
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        assert "this wizard wrote earlier in this session" in app.screen.question
+        assert all(b.region.bottom <= 24 for b in app.screen.query("Button"))
+        await pilot.press("f")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen"
+                         and getattr(app.screen, "draft", None) is not None)
+        assert app.screen.draft.run_dir == first.with_name(first.name + "-2")
+        before = (first / "plan.md").read_text()
+        await pilot.press("s")
+        await settle(pilot)
+        assert (first.with_name(first.name + "-2") / "plan.md").is_file()
+        assert (first / "plan.md").read_text() == before  # the first folder is left as it was

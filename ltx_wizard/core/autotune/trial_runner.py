@@ -95,6 +95,8 @@ class _Watch:
     cause: FailureCause = field(default_factory=FailureCause)  # why a failure failed
     stats: lp.Statistics | None = None
     validated: set[int] = field(default_factory=set)
+    trained_at: float | None = None  # when rank 0 logged "Starting training" (loads all done)
+    validated_at: float | None = None  # when rank 0 logged its last validation samples saved
 
 
 def steady_step_time(steps: Iterable[tuple[int, float, lp.StepEvent]]) -> float | None:
@@ -297,6 +299,11 @@ class TrialRunner:
             watch.stats = event
         elif isinstance(event, lp.ValidationSaved):
             watch.validated.add(event.step)
+            if event.rank in (None, 0):
+                watch.validated_at = event.t
+        elif isinstance(event, lp.TrainerPhase):
+            if event.phase == "training" and event.rank in (None, 0) and watch.trained_at is None:
+                watch.trained_at = event.t
 
     def _fail(self, watch: _Watch, outcome: Outcome, proof: str) -> None:
         if watch.outcome is not None:
@@ -316,13 +323,20 @@ class TrialRunner:
                                                  log_path=log_path)
             if outcome == "oom":
                 reason = f"CUDA out of memory within {step} steps and the step-{step} validation"
+        since = (watch.validated_at - watch.trained_at
+                 if watch.validated_at is not None and watch.trained_at is not None else None)
         return Confirmation(trial=cand.index, outcome=outcome, peak_vram_gb=peak_gb, reason=reason,
                             proof=watch.proof, wall_s=round(result.wall_s, 2),
-                            fused=kind == "fused", changes=dict(cand.config_changes))
+                            fused=kind == "fused", changes=dict(cand.config_changes),
+                            trained_to_validated_s=None if since is None else round(since, 3))
 
     def _classify(self, watch: _Watch, result, output_dir: Path, kind: str = "trial",
                   validated_at: int = CONFIRM_STEPS,
                   log_path: Path | None = None) -> tuple[Outcome, str]:
+        if self._cancelled and watch.outcome is None:
+            # a cancel holds even for a run that got to its end meanwhile (an OOM or NaN seen
+            # before it is still that run's result)
+            return "cancelled", "cancelled by the user"
         if kind == "fused":
             if any(s == TRIAL_STEPS for s, _, _ in watch.steps) and watch.outcome != "nan":
                 return "ok", f"{TRIAL_STEPS} steps (then the confirmation's validation)"

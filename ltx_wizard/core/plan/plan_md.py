@@ -93,7 +93,7 @@ def render_plan(rec: PlanRecord, tuned: TuneRecord | None = None,
     lines += _hardware(rec)
     lines += _host(rec.host_lines) + list(rec.multinode_lines)
     lines += ["## Sanity check and autotune", *trial_checks(rec, config), "",
-              autotune_paragraph(Tier(rec.tier)), ""]
+              autotune_paragraph(Tier(rec.tier)), *_no_batch(rec), ""]
     if tuned is not None:
         lines += ["## Autotune results", *results_lines(tuned), ""]
     lines += _outputs(clean_text(str(rec.run_dir)))
@@ -120,6 +120,13 @@ def _about(rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None,
         "## Training config", _config_sentence(rec, tuned), *_applied(rec), "",
         *config_table(config, rec.schedule.num_gpus), "",
     ]
+
+
+def _no_batch(rec: PlanRecord) -> list[str]:
+    from ltx_wizard.core.plan.trial_data import batch_change_refusal
+
+    refusal = batch_change_refusal(rec)
+    return ["", f"A larger batch cannot be tried on this run: {refusal}."] if refusal else []
 
 
 def _config_sentence(rec: PlanRecord, tuned: TuneRecord | None) -> str:

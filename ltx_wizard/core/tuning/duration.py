@@ -2,9 +2,10 @@
 
 training   = the winner's steady-state s/step (between its step-20 and step-40 lines) x steps;
 validation = passes x videos on the busiest GPU x the confirmation's measured seconds for its
-             one video (at CONFIRM_INFERENCE_STEPS inference steps, so a lower figure when the
-             config asks for more; it also holds the text encoder's load, which the run pays once);
-load       = a trial's wall time less its 40 steps (model load, quantization, teardown).
+             one video: from its "Starting training" line to its samples saved, less its steps
+             (at CONFIRM_INFERENCE_STEPS inference steps, so a lower figure when the config asks
+             for more); every load comes before that line, so none is counted per pass;
+load       = a trial's wall time less its 40 steps (model load, quantization, teardown), once.
 The simulated trainer sleeps 1/time_scale of its times, so its wall times are scaled back.
 """
 
@@ -61,6 +62,8 @@ class Duration:
                        f"config's {self.inference_steps} take longer)")
         out.append(f"- load: {clock(self.load_s)}" if self.load_s is not None
                    else "- load: not measured")
+        out.append("- The Monitor's ETA during training counts the remaining steps at the pace it "
+                   "measures; it leaves out the validation passes and the load counted here.")
         return out
 
 
@@ -101,9 +104,10 @@ def estimate(config: Mapping[str, Any], winner: TrialResult, trials: Iterable[Tr
     load = max(min(loads), 0.0) if loads else None
     passes, videos = validation_passes(config, steps, gpus)
     video_s = None
-    if confirmation is not None and confirmation.ok and confirmation.wall_s:
+    if confirmation is not None and confirmation.ok and confirmation.trained_to_validated_s:
+        # measured from the training's start: no model load, quantization or Gemma inside it
         trained = (FUSED_STEPS if confirmation.fused else CONFIRM_STEPS) * step
-        video_s = max(confirmation.wall_s * time_scale - (load or 0.0) - trained, 0.0)
+        video_s = max(confirmation.trained_to_validated_s * time_scale - trained, 0.0)
     inference = int(get_dotted(config, "validation.inference_steps", DEFAULT_INFERENCE_STEPS)
                     or DEFAULT_INFERENCE_STEPS)
     return Duration(steps, step, passes, videos, video_s, load, inference)

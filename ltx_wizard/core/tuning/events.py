@@ -51,6 +51,9 @@ class Confirmation(BaseModel):
     gpus: int = 1  # the confirmation uses every GPU of the plan, with the real launch
     fused: bool = False  # ran in the same process as the last trial (after its step 40)
     changes: dict[str, object] = {}  # the config changes confirmed
+    # from "Starting training" to the validation samples saved: its steps and one validation,
+    # none of the loading before (the duration estimate's measure of a validation pass)
+    trained_to_validated_s: float | None = None
 
     @property
     def ok(self) -> bool:

@@ -34,9 +34,9 @@ class ConfigChangeDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog config-change"):
             yield Static(self.title_text, classes="dialog-title")
-            yield Static(Text(clean_text(self.sentence)), classes="dialog-body")
-            with VerticalScroll(id="diff"):
-                yield Static(diff_text(self.diff))
+            with VerticalScroll(classes="dialog-scroll"):  # long text scrolls; buttons stay
+                yield Static(Text(clean_text(self.sentence)), classes="dialog-body")
+                yield Static(diff_text(self.diff), id="diff")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="warning")
                 yield Button("Not now (n)", id="no", variant="primary")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from ltx_wizard.tui.dialogs.once import OnceModal
@@ -26,7 +26,8 @@ class ConfirmDialog(OnceModal[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.title_text, classes="dialog-title")
-            yield Static(self.question, classes="dialog-body")
+            with VerticalScroll(classes="dialog-scroll"):  # long text scrolls; buttons stay
+                yield Static(self.question, classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="warning")
                 yield Button(f"{self.no_label} (n)", id="no", variant="primary")

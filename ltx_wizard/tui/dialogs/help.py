@@ -17,10 +17,12 @@ class HelpDialog(OnceModal[None]):
         Binding("k", "keys", "All keys"),
     ]
 
-    def __init__(self, screen_name: str) -> None:
+    def __init__(self, screen_name: str, facts: str | None = None) -> None:
         super().__init__()
         self.screen_name = screen_name
         self.title_text, self.body = help_for(screen_name)
+        if facts:  # what the screen knows of this run, drawn from its records
+            self.body += f"\n\n**For this run.** {facts}"
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help"):

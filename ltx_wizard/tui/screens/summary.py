@@ -5,6 +5,7 @@ plan.md and the config diff. Approve writes the run folder (never over an existi
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -152,6 +153,7 @@ class SummaryScreen(WizardScreen):
                         " autotune runs on one node")
         head.update(text)
         self._show_choices(draft)
+        self._offer_batch_change(draft)
         self.query_one("#launch", Static).update(Text(draft.shell_line()))
         warnings = Text()
         for warning in draft.warnings:
@@ -179,6 +181,31 @@ class SummaryScreen(WizardScreen):
             value = get_dotted(written, choice.key, absent)
             table.add_row(choice.key, "(not in the recipe)" if value is absent else yaml_value(value))
 
+    def help_facts(self) -> str | None:
+        """F1's lines for this plan: what each approve runs before the next screen."""
+        draft = getattr(self, "draft", None)
+        if draft is None:
+            return None
+        data = draft.record.data
+        if data.from_clips and not data.reused:
+            return (f"Both approvals preprocess first: *Approve + autotune* encodes one sample "
+                    f"for the trials, then after autotune all {data.samples} usable clips into "
+                    f"`{data.root}`; *Approve, skip* runs both steps (the one sample, then all the "
+                    "clips) before the launch step.")
+        return (f"The data is preprocessed already ({data.samples} samples in `{data.root}`): "
+                "*Approve, skip* goes straight to the launch step.")
+
+    def _offer_batch_change(self, draft) -> None:
+        """The batch choice only where a batch trial can run on this plan's trial data."""
+        from ltx_wizard.core.plan.trial_data import batch_change_refusal
+
+        refusal = batch_change_refusal(draft.record)
+        box = self.query_one("#allow-batch", Checkbox)
+        if refusal is not None:
+            box.value = False
+            box.disabled = True
+            box.label = f"No batch change: {refusal}"
+
     # ----- actions ---------------------------------------------------------------------------
     def action_tab(self, tab: str) -> None:
         tabs = self.query_one("#summary-tabs", TabbedContent)
@@ -202,17 +229,7 @@ class SummaryScreen(WizardScreen):
 
         draft = self.draft
         if not force and any((draft.run_dir / n).exists() for n in ("plan.md", "config.yaml")):
-            from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
-
-            def answered(yes: bool | None) -> None:
-                if yes:
-                    self._write(autotune, force=True)
-
-            self.app.push_screen(
-                ConfirmDialog(f"{draft.run_dir} already holds a plan.md or config.yaml. Overwrite them?",
-                              yes="Overwrite", no="Keep them", title="Run folder exists"),
-                answered,
-            )
+            self._ask_existing(autotune)
             return
         try:
             folder = write_plan(draft, force=force, on_note=lambda note: self.notify(note))
@@ -230,8 +247,38 @@ class SummaryScreen(WizardScreen):
         else:
             self.app.open_done()
 
+    def _ask_existing(self, autotune: bool) -> None:
+        """The run folder holds a plan already (this session's own after Back, or an older one):
+        a new folder beside it is the way forward; overwriting is asked for by name."""
+        from ltx_wizard.tui.dialogs.choice import ChoiceDialog
+
+        draft = self.draft
+        fresh = _free_name(draft.run_dir)
+        mine = self.app.state.run_dir == draft.run_dir
+        whose = "this wizard wrote earlier in this session" if mine else "is there already"
+        question = (f"{draft.run_dir} holds a plan.md or config.yaml that {whose}. Plan into a "
+                    f"new folder, {fresh.name} (nothing there is touched), or overwrite it?")
+
+        def answered(key: str | None) -> None:
+            if key == "o":
+                self._write(autotune, force=True)
+            elif key == "f":
+                self.app.target_run_dir = fresh
+                self.draft = None  # the approvals wait for the plan of the new folder
+                for button in ("#approve", "#skip"):
+                    self.query_one(button, Button).disabled = True
+                self.notify(f"Planned again into {fresh.name}: approve to write it.", timeout=8)
+                self._prepare()
+
+        self.app.push_screen(ChoiceDialog("Run folder exists", question,
+                                          [("f", f"New folder {fresh.name}"),
+                                           ("o", "Overwrite")]), answered)
+
     def action_toggle_batch(self) -> None:
         box = self.query_one("#allow-batch", Checkbox)
+        if box.disabled:
+            self.notify(str(box.label), timeout=6)
+            return
         box.toggle()
         # the box sits below the plan's first screen: say what the key did
         self.notify("Batch change allowed: a larger batch may run, optimization.steps rescaled to "
@@ -250,3 +297,11 @@ class SummaryScreen(WizardScreen):
             self.action_approve(False)
         else:
             self.action_back()
+
+
+def _free_name(run_dir: Path) -> Path:
+    """`run-2`, `run-3`, ...: the first sibling of the run folder that does not exist."""
+    n = 2
+    while (run_dir.with_name(f"{run_dir.name}-{n}")).exists():
+        n += 1
+    return run_dir.with_name(f"{run_dir.name}-{n}")
