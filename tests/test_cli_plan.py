@@ -294,3 +294,14 @@ def test_trainer_schema_ok_goes_on(box, capsys, tmp_path, monkeypatch):
     _uv_on_path(tmp_path, monkeypatch, "echo ok\n")
     assert main(box.args("--validate-with-trainer")) == 0
     assert "trainer schema check: ok" in capsys.readouterr().err
+
+
+def test_the_plan_says_what_a_checkpoint_keeps_and_full_training_state_sets_it(box, capsys):
+    # every shipped config saves a "minimal" state: no optimizer, so a resume restarts AdamW
+    assert main(box.args()) == 0
+    plan = (box.ws / "run" / "plan.md").read_text()
+    assert "Training state: `minimal` (as shipped)" in plan and "restarts AdamW" in plan
+    assert main(box.args("--full-training-state", "--force")) == 0
+    config = (box.ws / "run" / "config.yaml").read_text()
+    assert 'save_training_state: "full"' in config or "save_training_state: full" in config
+    assert "Training state: `full`" in (box.ws / "run" / "plan.md").read_text()

@@ -102,3 +102,27 @@ def test_bad_validation_input_is_one_line_exit_2_and_writes_nothing(tmp_path, ca
     assert words.format(tmp=tmp_path) in err
     assert not (tmp_path / "ws").exists() or not list((tmp_path / "ws").glob("*/config.yaml"))
 
+
+
+def test_a_truncated_second_image_is_refused_before_anything_heavy(tmp_path, capsys):
+    # the autotune confirmation validates sample 1 only; a second image cut short passed the
+    # first-bytes check and killed the handed-over run when the trainer opened it
+    one, two = write_medium(tmp_path / "me" / "one.png"), write_medium(tmp_path / "me" / "two.png")
+    two.write_bytes(two.read_bytes()[: len(two.read_bytes()) // 2])
+    assert two.read_bytes().startswith(b"\x89PNG")  # still looks like a PNG
+    code = main(_args(tmp_path, "i2v_lora", "--validation-media", str(one),
+                      "--validation-media", str(two)))
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert str(two) in err and "does not decode" in err and "PIL would fail" in err
+    assert not (tmp_path / "ws").exists()
+
+
+def test_no_validation_turns_the_decoders_off_too(tmp_path, capsys):
+    # validation_runner.py ValidationRunner.__init__ loads the VAE decoder, the audio decoder
+    # and the vocoder whenever generate_video / generate_audio are on, samples or not
+    _, config, plan = _plan(tmp_path, capsys, "t2v_lora", "--no-validation")
+    validation = config["validation"]
+    assert validation["samples"] == [] and validation["interval"] is None
+    assert validation["generate_video"] is False and validation["generate_audio"] is False
+    assert "generate_video: false" in plan and "decoder" in plan

@@ -81,6 +81,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="train video only on data without audio_latents/: writes "
                    "training_strategy.audio: null into config.yaml (named in plan.md)")
     add_validation_args(p)
+    p.add_argument("--full-training-state", action="store_true",
+                   help="checkpoints keep the optimizer too (save_training_state: full, about "
+                   "800 MB more per LoRA checkpoint), so a resume continues exactly")
     p.add_argument("--force", action="store_true", help="overwrite an existing plan.md/config.yaml")
     p.add_argument("--force-full", action="store_true",
                    help="allow full fine-tune outside 2+ GPUs of the 80GB+ tier (at your own risk)")

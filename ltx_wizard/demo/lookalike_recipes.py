@@ -275,9 +275,18 @@ MEDIA_HEADS = {
 
 
 def write_medium(path: Path) -> Path:
-    """A tiny file that starts like a real one of its suffix (.png, .mp4, .wav or .pt)."""
+    """A tiny real file of its suffix: an image, a video or a sound that decodes (the wizard
+    decodes each validation medium as the trainer will); a .pt starts as torch.save's zip."""
+    from ltx_wizard.demo.sim.sample_video import write_render
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(MEDIA_HEADS[path.suffix.lower()] + b"look-alike media\n")
+    suffix = path.suffix.lower()
+    if suffix == ".pt":
+        path.write_bytes(MEDIA_HEADS[".pt"] + b"look-alike media\n")
+        return path
+    written = write_render(path, path.stem, 7, None, 1 if suffix == ".png" else 9,
+                           video=suffix != ".wav")
+    assert written == path, (written, path)
     return path
 
 

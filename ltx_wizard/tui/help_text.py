@@ -90,6 +90,25 @@ the arrow keys, PageUp/PageDown, Home/End.
 **What gets written.** `plan.md`, `config.yaml` (the shipped file with only paths and the
 multi-GPU rules changed), `run.json`, `launch.sh`, and the folders `outputs/` and `logs/`.
 An existing plan is never overwritten without asking."""),
+    "ResultsScreen": ("After training · evaluation renders", """\
+**What it does.** Renders prompts with the trained LoRA and without it (the base model, same seed
+and settings), through the trainer's own validation (a validate-only run) and, where your checkout
+has `ltx-pipelines` and its files, through production inference too; then shows each render's
+keyframes here, in half-blocks, over plain SSH.
+
+**The prompts**, in three groups: in-distribution (3 of your training captions, seed 42),
+out-of-distribution (your own prompts, or three written with your trigger word), and held-out
+(`dataset/holdout.jsonl`, when one was kept aside; else it says it was skipped).
+
+**Keys.** e edits the prompts, s starts the renders in the background (their own log and pid: they
+survive the wizard), x stops them; ↑↓ picks a prompt; p / b play its render with / without the
+LoRA where a terminal player is installed; c copies an `scp` line for the file.
+
+**What it does not do.** Judge: the renders are laid out side by side, the quantization they ran
+under beside them; deciding whether the LoRA learned is yours.
+
+**Files.** `outputs/eval/<group>/NN_<prompt>.mp4` (and `.base.mp4` without the LoRA) with
+`prompts.json` naming each file's prompt, seed and path; `run-summary.md` lists them."""),
     "PreprocessScreen": ("Preprocessing your clips", """\
 **What it does.** Runs the trainer's `scripts/process_dataset.py` with the arguments the plan
 decided (checkpoint, Gemma, VAEs, bucket, trigger word), and checks what it wrote.

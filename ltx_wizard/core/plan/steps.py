@@ -30,6 +30,7 @@ from ltx_wizard.core.launch.multinode import (
     require_gpus_per_node,
 )
 from ltx_wizard.core.plan.memory_section import HostSource, PlanMemory, plan_memory
+from ltx_wizard.core.plan.training_state import training_state
 from ltx_wizard.core.inputs.recipes import PlanBase, RecipeNotes, plan_base, recipe_notes
 from ltx_wizard.core.io.run_meta import new_run_id
 from ltx_wizard.core.io.safe_fs import check_run_dir
@@ -283,6 +284,10 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
     _wandb(request, found, changes.changes, notes)
     if found.video_change is not None:
         changes.changes[found.video_change[0]] = found.video_change[1]
+    state, said = training_state(load_yaml(found.base_text), request.full_training_state,
+                                 launch_style(gpus.per_node, request.training_mode))
+    changes.changes.update(state)
+    notes.assumptions.append(said)
     config_text = config_gen.build_config(found.base_text, changes.changes)
     # the recipe's validation samples read files: the user's, or none (validation_plan.py)
     validation = plan_validation(config_text, request.validation_media, request.validation_prompts,

@@ -6,7 +6,10 @@ under a condition's media keys is one slot. The trainer reads every slot when it
 placeholder or an unreadable file stops the run before step 1. Each file is checked here as the
 trainer will open it: which reader it takes (PIL, PyAV, torchaudio, torch.load) depends on the
 condition and, for some, on the file's suffix; the file's first bytes must be a container that
-reader opens.
+reader opens, and every image, video and audio file must decode its first frame (through PyAV,
+on FFmpeg's decoders as torchaudio's and the trainer's video reads are; PIL's PNG and JPEG
+decoders fail on the same truncated files): a file cut short passes a first-bytes check and only
+fails when the trainer opens it, after minutes of loading.
 """
 
 from __future__ import annotations
@@ -158,7 +161,35 @@ def check_medium(path: str, reader: str) -> str | None:
         return f"{path!r} is not a media file {READER[reader]} opens (no known container in its first bytes)"
     if found not in OPENS[reader]:
         return f"{path!r} is {found}, but the trainer reads this slot with {READER[reader]}"
-    return None
+    return _decode_problem(file, path, reader)
+
+
+def _decode_problem(file: Path, path: str, reader: str) -> str | None:
+    """Why the first frame of an image, video or audio file does not decode; None when it does
+    (or when PyAV is missing: the first-bytes check then stands alone)."""
+    if reader == TORCH:
+        return None
+    try:
+        import av
+    except ImportError:
+        return None
+    kind = "audio" if reader == AUDIO else "video"
+    try:
+        with av.open(str(file)) as container:
+            streams = container.streams.audio if reader == AUDIO else container.streams.video
+            if not streams:
+                return f"{path!r} has no {kind} stream for {READER[reader]} to read"
+            for _ in container.decode(streams[0]):
+                return None
+    except (av.FFmpegError, OSError, ValueError, EOFError) as exc:
+        return (f"{path!r} does not decode (damaged or cut short?): {_first_line(exc)}; "
+                f"{READER[reader]} would fail on it when the trainer starts")
+    return f"{path!r} holds no {kind} frame that decodes"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:160]
 
 
 def slot_problems(config: Mapping[str, Any]) -> list[tuple[MediaSlot, str]]:

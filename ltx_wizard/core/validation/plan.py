@@ -6,9 +6,9 @@ plan then writes one of three validations, each stated in plan.md:
   read them); samples left without media are dropped;
 - prompts only: every sample's `conditions` removed, so validation generates from the prompts
   alone and reads no file;
-- off: `validation.samples: []` and `validation.interval: null`, so the trainer neither validates
-  nor loads the text encoder for it (trainer.py LtxvTrainer.train, validation_runner.py
-  _cache_prompt_embeddings).
+- off: `validation.samples: []`, `validation.interval: null` and both `generate_*` false, so the
+  trainer neither validates nor loads the text encoder or the decoders for it (trainer.py
+  LtxvTrainer.train, validation_runner.py _cache_prompt_embeddings, _load_decoder_components).
 The user's prompts, when given, replace the shipped ones. A shipped placeholder (`/path/to/`) never
 survives into config.yaml.
 """
@@ -170,12 +170,19 @@ def plan_validation(text: str, media: Sequence[Path] = (), prompts: Sequence[str
     target = target_samples(shipped, slots, media, prompts, chosen)
     out = ValidationPlan(write_samples(text, shipped, target), chosen)
     if chosen == "off":
-        out.text = patch_yaml_text(out.text, {"validation.interval": None})
+        # validation_runner.py ValidationRunner.__init__ loads the VAE decoder (generate_video)
+        # and the audio decoder and vocoder (generate_audio) whether or not there are samples;
+        # config.py validate_output_modality_requirements allows both off without samples
+        out.text = patch_yaml_text(out.text, {"validation.interval": None,
+                                              "validation.generate_video": False,
+                                              "validation.generate_audio": False})
         # the deprecated list would become samples again (config.py convert_legacy_format)
         out.text = vp.set_list(out.text, "validation.prompts", [], only_if_set=True)
-        out.notes.append(f"Validation off ({OFF_FLAG}): `validation.samples: []` and "
-                         "`validation.interval: null`, so no validation videos are made and no "
-                         "validation media are read.")
+        out.notes.append(f"Validation off ({OFF_FLAG}): `validation.samples: []`, "
+                         "`validation.interval: null`, and `generate_video: false`, "
+                         "`generate_audio: false`, so no validation videos are made, no "
+                         "validation media are read, and the trainer loads neither the video "
+                         "decoder nor the audio decoder and vocoder for it.")
     else:
         _describe(out, slots, target, media, prompts, mode, recipe, offered)
     left = slot_problems(load_yaml(out.text))

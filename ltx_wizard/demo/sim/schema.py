@@ -184,6 +184,14 @@ class ValidationConfig(_Strict):
     skip_initial_validation: bool = False
     include_reference_in_output: bool = False
 
+    @model_validator(mode="after")
+    def _an_output_when_validating(self) -> Any:
+        # mirrors ltx_trainer/config.py ValidationConfig.validate_output_modality_requirements
+        if (self.prompts or self.samples) and not (self.generate_video or self.generate_audio):
+            raise ValueError("At least one of generate_video or generate_audio must be True when "
+                             "validation is configured.")
+        return self
+
     @model_validator(mode="before")
     @classmethod
     def _legacy_guidance(cls, data: Any) -> Any:
