@@ -99,3 +99,23 @@ def test_plan_parses_each_yaml_text_once(model_tree, monkeypatch, capsys):
     written = (box.ws / "run" / "config.yaml").read_text("utf-8")
     # the recipe's config: read by every plan step and patched; the written config: checked, read
     assert parses[shipped] == 1 and parses[written] == 1
+
+
+async def test_autotune_sizes_the_model_from_the_plans_record_without_opening_the_checkpoint(
+        tmp_path, monkeypatch):
+    # plan read the checkpoint's header and kept what it learned in plan.json; autotune's
+    # memory model takes it from there (a process of its own: the header cache is empty)
+    from tests.test_autotune_engine import _engine, plan_run
+    from ltx_wizard.core.inputs import checkpoint as checkpoint_module
+
+    run_dir = plan_run(tmp_path, "rtx5090")
+    header_cache.clear()
+    opened: list = []
+    real = checkpoint_module.inspect_checkpoint
+    monkeypatch.setattr(checkpoint_module, "inspect_checkpoint",
+                        lambda *a, **k: opened.append(a) or real(*a, **k))
+    engine = _engine(run_dir, "rtx5090", [])
+    summary = await engine.run()
+    assert summary.trials and opened == []
+    # the sizes came from the record: a skip or decision names the model's own numbers
+    assert any("GiB" in (t.reason + t.decision) for t in summary.trials)

@@ -54,14 +54,26 @@ from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.workspace import RunFolder, run_lock
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
-def _model_size(checkpoint: str | None, target_modules: object) -> ModelSize | None:
-    """The headroom model's sizes from the checkpoint header (milliseconds), read once per run."""
+def _model_size(run_dir: Path, checkpoint: str | None,
+                target_modules: object) -> ModelSize | None:
+    """The headroom model's sizes: from the checkpoint facts the plan recorded (plan.json), so
+    the file is not read again; from its header when the record is missing or names another
+    file (config.yaml edited since)."""
     if not checkpoint:
         return None
+    targets = target_modules if isinstance(target_modules, list) else None
+    try:
+        from ltx_wizard.core.plan.record import read_record
+
+        rec = read_record(run_dir)
+        if rec is not None and rec.checkpoint is not None and str(rec.checkpoint.path) == str(
+                checkpoint):
+            return model_size(rec.checkpoint, targets)
+    except Exception:  # a damaged record: the header below still gives the sizes
+        pass
     try:
         from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
 
-        targets = target_modules if isinstance(target_modules, list) else None
         return model_size(inspect_checkpoint(checkpoint), targets)
     except Exception:  # headroom then falls back to the 22B estimate; the trial still decides
         return None
@@ -225,7 +237,7 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
         known = [t for t in totals if t is not None]
         gpu_total_gb = (min(known) / 1024) if known else (
             float(self.assessment.per_gpu_vram_gb) if self.assessment.per_gpu_vram_gb else None)
-        size = _model_size(get_dotted(data, "model.model_path", None),
+        size = _model_size(self.folder.root, get_dotted(data, "model.model_path", None),
                            get_dotted(data, "lora.target_modules", None))
         slots = self._trial_slots(size.transformer_params if size else None)
         ctx = Context(tier=self.assessment.tier, gpu_total_gb=gpu_total_gb,
