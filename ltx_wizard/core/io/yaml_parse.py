@@ -19,9 +19,9 @@ from ltx_wizard.core.io.yaml_guard import YamlPatchError, _one_line, guard_yaml
 # One parse per text: a plan looks at the same config text in each of its steps (recipe, models,
 # data, memory, validation, self-check, plan.md), and each ruamel parse costs ~8-15 ms. One compose
 # gives both the node tree (whose marks the patcher splices at) and the map built from it, and the
-# patch's re-read reuses that map, so each text is parsed once. The parse is shared, so it is read
-# only: every change goes through patch_yaml_text, which edits the text (and so gives a new text to
-# parse). A text that does not even compose is not kept (lru_cache keeps no exception).
+# patch's re-read reuses that map, so each text is parsed once. The parse is shared, so it is
+# frozen (FrozenMap, FrozenList: a change raises): every change goes through patch_yaml_text, which
+# edits the text (and so gives a new text to parse). A text that does not even compose is not kept (lru_cache keeps no exception).
 class _Parse(NamedTuple):
     node: Node | None  # None: an empty document
     data: CommentedMap | None  # None where `problem` says why the text is no config
@@ -56,12 +56,58 @@ def _parsed(text: str) -> _Parse:
         data = CommentedMap()
     if not isinstance(data, dict):
         return _Parse(node, None, plain, "YAML top level is not a mapping of keys")
-    return _Parse(node, data, plain, "")
+    return _Parse(node, freeze(data), plain, "")
 
 
-def load_yaml(text: str) -> CommentedMap:
-    """Round-trip load (keeps comments and positions); an empty document gives an empty map.
-    The map is shared by every caller with the same text: read it, never change it."""
+class FrozenMap(dict):
+    """A parsed config's mapping: read-only, since every reader of the same text shares it.
+    `dict(m)` or `copy.deepcopy(m)` gives a mutable copy."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("a parsed config is read-only: change a copy (dict(...)), or patch the "
+                        "text with yaml_patch.patch_yaml_text")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
+    update = pop = popitem = clear = setdefault = _refuse  # type: ignore[assignment]
+
+    def __deepcopy__(self, memo: dict) -> dict:
+        return {copy.deepcopy(k, memo): copy.deepcopy(v, memo) for k, v in self.items()}
+
+    def __copy__(self) -> dict:
+        return dict(self)
+
+
+class FrozenList(list):
+    """A parsed config's sequence: read-only, as FrozenMap; `list(s)` gives a mutable copy."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("a parsed config is read-only: change a copy (list(...))")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse  # type: ignore[assignment]
+
+    def __deepcopy__(self, memo: dict) -> list:
+        return [copy.deepcopy(v, memo) for v in self]
+
+    def __copy__(self) -> list:
+        return list(self)
+
+
+def freeze(data: Any) -> Any:
+    """The parsed document, read-only all the way down (its scalars as ruamel built them)."""
+    if isinstance(data, dict):
+        frozen = FrozenMap()
+        for key, value in data.items():
+            dict.__setitem__(frozen, key, freeze(value))
+        return frozen
+    if isinstance(data, list):
+        return FrozenList(freeze(v) for v in data)
+    return data
+
+
+def load_yaml(text: str) -> FrozenMap:
+    """The config's values (ruamel's round-trip scalars); an empty document gives an empty map.
+    Parsed once per text and shared by every caller, so it is frozen: a change raises."""
     parse = _parsed(text)
     if parse.data is None:
         raise YamlPatchError(parse.problem)
