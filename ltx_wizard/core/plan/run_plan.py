@@ -102,7 +102,7 @@ def _data_record(found: steps.Inspected) -> DataRecord:
     if plan is None:
         return DataRecord(name=dataset_name(data.path), **common)
     report = plan.report
-    return DataRecord(name=dataset_name(report.dataset), source=report.dataset,
+    return DataRecord(name=dataset_name(data.path), source=report.dataset,
                       listed=report.rows, bucket=report.buckets, reused=plan.reused,
                       clip_lines=tuple(report.warnings), unchecked=report.not_checked, **common)
 

@@ -77,8 +77,8 @@ def planned_root_info(plan: DatasetPlan, strategy: Mapping[str, Any] | None) -> 
 
 def plan_notes(plan: DatasetPlan, given_buckets: str | None) -> tuple[list[str], list[str]]:
     """(assumptions, warnings) for plan.md."""
-    assumptions = [f"Data from the dataset file {plan.report.dataset}: "
-                   f"{plan.report.describe()}."]
+    # the clips and what the trainer keeps of them are plan.md's Dataset section (one count)
+    assumptions: list[str] = []
     if not given_buckets:
         assumptions.append(f"Resolution bucket {DEFAULT_BUCKETS} (the trainer docs' default; "
                            "--resolution-buckets to change it).")
