@@ -37,7 +37,21 @@ async def test_run_dir_with_a_finished_log_opens_the_monitor_and_writes_the_summ
         assert screen.query_one("#loss-plot").data == [0.2437, 0.1904]
         assert "Run summary:" in shown(app, "#monitor-files")
         assert (run / "run-summary.md").exists()
-        assert screen.query_one("#stop").disabled and screen.query_one("#resume").disabled
+        assert screen.query_one("#stop").disabled
+        # run-summary.md says: raise optimization.steps, then resume; r agrees
+        assert "Raise `optimization.steps`" in (run / "run-summary.md").read_text()
+        assert not screen.query_one("#resume").disabled
+        await pilot.press("r")
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfigChangeDialog)  # 50 of 50: nothing to train
+        config = run / "config.yaml"
+        config.write_text(config.read_text().replace("steps: 50", "steps: 80"))
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfigChangeDialog)
+        assert "Resume from step 50 of 80" in app.screen.sentence
+        await pilot.press("n")
+        await settle(pilot)
         await pilot.press("y")
         assert app.clipboard.endswith("lora_weights_step_00050.safetensors")
         await pilot.press("escape")  # back to the folder's own screen

@@ -1,13 +1,17 @@
 """Read `logs/train.log` from where the last read stopped, never the whole file twice.
 
 A multi-GB log must not cost memory or time per refresh: each read takes only the bytes added
-since the last one (bounded per call), keeps at most one partial line, and notices when the file
-was replaced (another inode: rotated) or shrank (truncated), then starts over from its start.
+since the last one, keeps at most one partial line, and notices when the file was replaced
+(another inode: rotated) or shrank (truncated), then starts over from its start. The log is
+opened without blocking and checked to be a regular file before a byte is read: a FIFO, a device
+or a socket in its place is named and refused (it would block or never end).
 
-The first look at a long log reads its last TAIL_BYTES through the trial parser in full (the end
-is where a failure, a config error or the latest steps are) and only searches the bytes before it
-for the lines the history needs (step, checkpoint, validation, launch and W&B lines); each line
-found is still handed to the same parser (`history_lines`).
+A long stretch (the first look, a refresh far behind a fast writer, or the bytes after a saved
+cursor) is not parsed line by line: only its last TAIL_BYTES go through the trial parser in full
+(the end is where a failure, a config error or the latest steps are); the bytes before are
+searched (`HistoryScan`) for what the history needs: step, checkpoint, validation, launch and W&B
+lines. Long runs of step lines are read in bulk (step and loss only, `StepBulk`), their last
+FAST_KEEP lines in full.
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ from pathlib import Path
 from typing import Iterator
 
 from ltx_wizard.core.autotune import log_parser as lp
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.io.bounded import NotRegularFile, open_regular
 
-CHUNK_BYTES = 4 << 20  # one read; a refresh reads at most MAX_READ_BYTES
-MAX_READ_BYTES = 16 << 20
-TAIL_BYTES = 256 << 10  # parsed in full on the first look (a multi-rank traceback fits)
+CHUNK_BYTES = 4 << 20  # one read of a history scan
+TAIL_BYTES = 256 << 10  # parsed in full (a multi-rank traceback fits)
 MAX_LINE_BYTES = 64 << 10  # a longer line (a progress bar without newlines) is cut here
 # What the history needs is found in C over whole chunks (a regular expression alternation, or
 # Python per line, costs seconds on a million lines), with words a word wrap at 250 columns never
@@ -32,12 +37,41 @@ MAX_LINE_BYTES = 64 << 10  # a longer line (a progress bar without newlines) is 
 # step`; a step line says `Step`). Launch markers, and in the first START_WINDOW bytes of each
 # attempt the W&B URL and the attention backends (both are logged once, at start-up).
 STEP_BYTES = re.compile(lp._STEP.pattern.encode())
+# trainer.py LtxvTrainer.train logs the loss with {step_loss:.4f}: digits, a dot, digits. A run
+# of step lines read in bulk takes only these two groups (the whole pattern costs 4x as much).
+STEP_LOSS = re.compile(rb"Step (\d{1,40})/\d{1,40} - Loss: (\d{1,30}\.\d{1,30}),")
+FAST_MIN = 64  # a run with fewer step lines is read line by line
+FAST_KEEP = 16  # the last lines of a bulk run read in full (pace, projection, recent losses)
 LINE_WORDS = (b"step", b"launch.sh started", b"Total time:")
 START_WORDS = (b"wandb.ai/", b"attention backends")
 START_WINDOW = 256 << 10
 CONTINUATION = b" " * 9  # rich's continuation lines start under the message column
 FOLD_LINES = 8  # most lines a folded start-up record (the attention backends) is read over
-Step = tuple[int, int, float, float, "int | None"]  # step, total, loss, seconds, rank
+# step, total, loss, seconds, rank, the trainer's projected total seconds (None: calculating)
+Step = tuple[int, int, float, float, "int | None", "float | None"]
+_PROJECTION = re.compile(rb"(\d{1,12})h (\d{1,12})m")
+
+
+class LogNotRegular(UsageError):
+    """The log's path names a FIFO, a device, a socket or a folder."""
+
+
+def open_log(path: Path):
+    """The log opened for reading (None when absent); refuses what is not a regular file."""
+    try:
+        return open_regular(path, what="training log")
+    except NotRegularFile as exc:
+        raise LogNotRegular(f"training log {path} is {exc.kind}, not a log file: the wizard "
+                            "reads only regular files; move it away (launch.sh writes a new "
+                            "log at the next start)") from None
+
+
+@dataclass
+class StepBulk:
+    """A run of step lines read in bulk: every line's step and loss as the log spells them."""
+
+    steps: list[bytes]
+    losses: list[bytes]
 
 
 @dataclass
@@ -49,27 +83,40 @@ class LogCursor:
     identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file read so far
     partial: bytes = b""
     resets: int = field(default=0)  # rotations and truncations seen
+    size: int = 0  # the file's size at the last look
 
     def _check(self, st: os.stat_result) -> bool:
         """True when the file is no longer the one read so far (start over)."""
         ident = (st.st_dev, st.st_ino)
         replaced = self.identity is not None and ident != self.identity
         shrunk = st.st_size < self.offset
-        self.identity = ident
+        self.identity, self.size = ident, st.st_size
         if replaced or shrunk:
             self.offset, self.partial = 0, b""
             self.resets += 1
             return True
         return False
 
-    def read_new(self, limit: int = MAX_READ_BYTES) -> tuple[list[str], bool]:
+    def look(self) -> tuple[int, bool]:
+        """(the file's size now, whether it was rotated or truncated since the last read)."""
+        fh = open_log(self.path)
+        if fh is None:
+            return 0, False
+        with fh:
+            reset = self._check(os.fstat(fh.fileno()))
+        return self.size, reset
+
+    def read_new(self, limit: int | None = None) -> tuple[list[str], bool]:
         """(complete new lines, whether the file was rotated or truncated since the last read).
         A missing file reads as nothing new."""
+        fh = open_log(self.path)
+        if fh is None:
+            return [], False
         try:
-            with open(self.path, "rb") as fh:
+            with fh:
                 reset = self._check(os.fstat(fh.fileno()))
                 fh.seek(self.offset)
-                data = fh.read(limit)
+                data = fh.read(limit if limit is not None else max(0, self.size - self.offset))
         except OSError:
             return [], False
         self.offset += len(data)
@@ -84,10 +131,13 @@ class LogCursor:
         self.partial = data[cut + 1:][-MAX_LINE_BYTES:]
         return [_decode(raw) for raw in data[:cut].split(b"\n")]
 
-    def skip_to(self, offset: int) -> None:
-        """Continue at the start of the first whole line at or after `offset`."""
+    def skip_to(self, offset: int) -> int:
+        """Continue at the start of the first whole line at or after `offset`; returns it."""
+        fh = open_log(self.path)
+        if fh is None:
+            return self.offset
         try:
-            with open(self.path, "rb") as fh:
+            with fh:
                 self._check(os.fstat(fh.fileno()))
                 if offset > 0:
                     fh.seek(offset - 1)
@@ -96,18 +146,12 @@ class LogCursor:
                     offset = offset + cut if cut >= 0 else offset - 1 + len(head)
                 self.offset, self.partial = max(0, offset), b""
         except OSError:
-            return
+            pass
+        return self.offset
 
 
 def _decode(raw: bytes) -> str:
     return raw[:MAX_LINE_BYTES].decode("utf-8", "replace")
-
-
-def file_size(path: Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
 
 
 def _find_all(block: bytes, word: bytes, start: int = 0, stop: int | None = None) -> Iterator[int]:
@@ -116,24 +160,6 @@ def _find_all(block: bytes, word: bytes, start: int = 0, stop: int | None = None
     while at >= 0:
         yield at
         at = block.find(word, at + len(word), stop)
-
-
-def _line_starts(block: bytes, first: bool) -> set[int]:
-    """Start offsets of the lines of `block` the history reads as text (not step lines)."""
-    starts = set()
-    windows = [0] if first else []
-    for word in LINE_WORDS:
-        for at in _find_all(block, word):
-            start = block.rfind(b"\n", 0, at) + 1
-            starts.add(start)
-            if word == b"launch.sh started":
-                windows.append(start)
-    for origin in windows:
-        for word in START_WORDS:
-            for at in _find_all(block, word, origin, origin + START_WINDOW):
-                starts.add(block.rfind(b"\n", 0, at) + 1)
-                starts.update(_continuations(block, at))
-    return starts
 
 
 def _continuations(block: bytes, at: int) -> list[int]:
@@ -154,58 +180,110 @@ def _number(raw: bytes) -> float:
         return math.nan
 
 
+def _projection(raw: bytes | None) -> float | None:
+    """The step line's `Total Time: {h}h {m}m` in seconds; None for `calculating...`."""
+    m = _PROJECTION.fullmatch(raw or b"")
+    return int(m.group(1)) * 3600.0 + int(m.group(2)) * 60.0 if m else None
+
+
 def _steps(block: bytes, matches: list[re.Match], ranked: bool) -> list[Step]:
     """The values of a run of step lines; rank prefixes read as the parser reads them, only where
-    the block has any (a single-process log has none, and skips the per-line look back)."""
-    if not ranked:
-        return [(int(m.group(1)), int(m.group(2)), _number(m.group(3)), float(m.group(5)), None)
-                for m in matches]
+    the run has any (a single-process log has none, and skips the per-line look back)."""
     found = []
     for m in matches:
-        line_start = block.rfind(b"\n", 0, m.start()) + 1
-        head = _decode(block[line_start:m.start()])
-        rank = lp._MSG_RANK.search(head) or lp._TORCH_RANK.match(head)
-        found.append((int(m.group(1)), int(m.group(2)), _number(m.group(3)), float(m.group(5)),
-                      int(rank.group(1)) if rank else None))
+        rank = None
+        if ranked:
+            line_start = block.rfind(b"\n", 0, m.start()) + 1
+            head = _decode(block[line_start:m.start()])
+            found_rank = lp._MSG_RANK.search(head) or lp._TORCH_RANK.match(head)
+            rank = int(found_rank.group(1)) if found_rank else None
+        found.append((int(m.group(1)), int(m.group(2)), _number(m.group(3)),
+                      _number(m.group(5)), rank, _projection(m.group(6))))
     return found
 
 
-def _hits(block: bytes, first: bool) -> Iterator[list[Step] | str]:
-    """Everything the history reads in `block`, in order: runs of step lines, other lines."""
-    lines = sorted((start, block[start:block.find(b"\n", start)])
-                   for start in _line_starts(block, first))
-    lines = [(start, line) for start, line in lines if not STEP_BYTES.search(line)]
-    matches = list(STEP_BYTES.finditer(block))
-    ranked = b"[rank" in block  # looked for once per block
-    done = 0
-    for start, line in lines:
-        upto = done
-        while upto < len(matches) and matches[upto].start() < start:
-            upto += 1
-        if upto > done:
-            yield _steps(block, matches[done:upto], ranked)
-        done = upto
-        yield _decode(line)
-    if done < len(matches):
-        yield _steps(block, matches[done:], ranked)
-
-
-def history(path: Path, end: int) -> Iterator[list[Step] | str]:
-    """What the history needs before byte `end`, in order: runs of step lines as their values
-    (step, total, loss, seconds, rank), any other line as its text."""
-    try:
-        fh = open(path, "rb")
-    except OSError:
+def _segment(block: bytes, start: int, stop: int) -> Iterator[list[Step] | StepBulk]:
+    """The step lines between two other lines: in bulk when there are many of one process and
+    every one has a plain loss (a NaN or a rank is read line by line, as the parser reads it)."""
+    count = block.count(b"Step ", start, stop)
+    if count == 0:
         return
-    with fh:
-        pos, carry = 0, b""
-        while pos < end:
-            data = fh.read(min(CHUNK_BYTES, end - pos))
-            if not data:
-                break
-            first = pos == 0
-            pos += len(data)
-            block = carry + data
-            cut = block.rfind(b"\n") + 1
-            block, carry = block[:cut], block[cut:][-MAX_LINE_BYTES:]
-            yield from _hits(block, first)
+    head_end = start
+    if count >= FAST_MIN and block.find(b"[rank", start, stop) < 0:
+        cut = stop
+        for _ in range(FAST_KEEP):
+            cut = block.rfind(b"Step ", start, cut)
+        cut = block.rfind(b"\n", start, cut) + 1 or start
+        bulk = STEP_LOSS.findall(block, start, cut)
+        if len(bulk) == block.count(b"Step ", start, cut):
+            steps, losses = (list(col) for col in zip(*bulk)) if bulk else ([], [])
+            yield StepBulk(steps, losses)
+            head_end = cut
+    ranked = block.find(b"[rank", head_end, stop) >= 0
+    matches = list(STEP_BYTES.finditer(block, head_end, stop))
+    if matches:
+        yield _steps(block, matches, ranked)
+
+
+@dataclass
+class HistoryScan:
+    """What the history needs from a stretch of the log, in order: runs of step lines (values,
+    or a StepBulk), any other line as its text. `window_end`: where the start-up window of the
+    latest launch marker ends (absolute offset), carried from one chunk or call to the next."""
+
+    path: Path
+    window_end: int = START_WINDOW  # the log's start opens a window too
+
+    def scan(self, start: int, end: int) -> Iterator[list[Step] | StepBulk | str]:
+        fh = open_log(self.path)
+        if fh is None:
+            return
+        with fh:
+            fh.seek(start)
+            pos, carry = start, b""
+            while pos < end:
+                data = fh.read(min(CHUNK_BYTES, end - pos))
+                if not data:
+                    break
+                block = carry + data
+                origin = pos - len(carry)
+                pos += len(data)
+                cut = block.rfind(b"\n") + 1
+                if pos >= end and cut < len(block):
+                    cut = len(block)  # `end` is a line start: the last line is whole
+                block, carry = block[:cut], block[cut:][-MAX_LINE_BYTES:]
+                yield from self._hits(block, origin)
+
+    def _line_starts(self, block: bytes, origin: int) -> list[int]:
+        """Start offsets of the lines of `block` the history reads as text (not step lines)."""
+        starts = set()
+        windows = []
+        if self.window_end > origin:
+            windows.append((0, self.window_end - origin))
+        for word in LINE_WORDS:
+            for at in _find_all(block, word):
+                start = block.rfind(b"\n", 0, at) + 1
+                starts.add(start)
+                if word == b"launch.sh started":
+                    windows.append((start, start + START_WINDOW))
+                    self.window_end = max(self.window_end, origin + start + START_WINDOW)
+        for first, last in windows:
+            for word in START_WORDS:
+                for at in _find_all(block, word, first, min(last, len(block))):
+                    starts.add(block.rfind(b"\n", 0, at) + 1)
+                    starts.update(_continuations(block, at))
+        return sorted(starts)
+
+    def _hits(self, block: bytes, origin: int) -> Iterator[list[Step] | StepBulk | str]:
+        done = 0
+        for start in self._line_starts(block, origin):
+            stop = block.find(b"\n", start)
+            stop = len(block) if stop < 0 else stop
+            line = block[start:stop]
+            if STEP_BYTES.search(line):
+                continue  # a step line holding a word: it stays in its run
+            yield from _segment(block, done, start)
+            done = stop + 1
+            yield _decode(line)
+        if done < len(block):
+            yield from _segment(block, done, len(block))

@@ -103,6 +103,10 @@ class MonitorScreen(WizardScreen):
         except WizardError as exc:
             self.post_message(StatusRead(None, exc.message, None))
             return
+        except Exception as exc:  # noqa: BLE001 - whatever a run's files hold, the screen stays
+            self.post_message(StatusRead(None, f"could not read {self.run_dir}: "
+                                         f"{type(exc).__name__}: {clean_text(exc)[:200]}", None))
+            return
         finally:
             self._reading.release()
         self.post_message(StatusRead(status, None, summary))
@@ -110,7 +114,8 @@ class MonitorScreen(WizardScreen):
     @on(StatusRead)
     def _show(self, message: StatusRead) -> None:
         if message.status is None:
-            self.query_one("#monitor-head", Static).update(Text(message.error or "", style="bold"))
+            self.query_one("#monitor-head", Static).update(
+                Text(clean_text(message.error or ""), style="bold"))
             return
         status = self.status = message.status
         if message.summary is not None:
