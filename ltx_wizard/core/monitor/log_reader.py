@@ -10,8 +10,8 @@ A long stretch (the first look, a refresh far behind a fast writer, or the bytes
 cursor) is not parsed line by line: only its last TAIL_BYTES go through the trial parser in full
 (the end is where a failure, a config error or the latest steps are); the bytes before are
 searched (`HistoryScan`) for what the history needs: step, checkpoint, validation, launch and W&B
-lines. Long runs of step lines are read in bulk (step and loss only, `StepBulk`), their last
-FAST_KEEP lines in full.
+lines. Long runs of step lines are read in bulk (step and loss only, `StepBulk`), the last SLOW_BYTES
+of the stretch line by line.
 """
 
 from __future__ import annotations
@@ -40,8 +40,7 @@ STEP_BYTES = re.compile(lp._STEP.pattern.encode())
 # trainer.py LtxvTrainer.train logs the loss with {step_loss:.4f}: digits, a dot, digits. A run
 # of step lines read in bulk takes only these two groups (the whole pattern costs 4x as much).
 STEP_LOSS = re.compile(rb"Step (\d{1,40})/\d{1,40} - Loss: (\d{1,30}\.\d{1,30}),")
-FAST_MIN = 64  # a run with fewer step lines is read line by line
-FAST_KEEP = 16  # the last lines of a bulk run read in full (pace, projection, recent losses)
+SLOW_BYTES = 64 << 10  # the end of a stretch is read line by line (pace, projection, recent)
 LINE_WORDS = (b"step", b"launch.sh started", b"Total time:")
 START_WORDS = (b"wandb.ai/", b"attention backends")
 START_WINDOW = 256 << 10
@@ -202,25 +201,25 @@ def _steps(block: bytes, matches: list[re.Match], ranked: bool) -> list[Step]:
     return found
 
 
-def _segment(block: bytes, start: int, stop: int) -> Iterator[list[Step] | StepBulk]:
-    """The step lines between two other lines: in bulk when there are many of one process and
-    every one has a plain loss (a NaN or a rank is read line by line, as the parser reads it)."""
-    count = block.count(b"Step ", start, stop)
-    if count == 0:
-        return
-    head_end = start
-    if count >= FAST_MIN and block.find(b"[rank", start, stop) < 0:
-        cut = stop
-        for _ in range(FAST_KEEP):
-            cut = block.rfind(b"Step ", start, cut)
-        cut = block.rfind(b"\n", start, cut) + 1 or start
+def _segment(block: bytes, start: int, stop: int, slow_from: int,
+             ranks: bool) -> Iterator[list[Step] | StepBulk]:
+    """The step lines between two other lines: in bulk before `slow_from` when they are of one
+    process and every one has a plain loss (a NaN or a rank is read line by line, as the parser
+    reads it); from `slow_from` on (the end of the stretch: pace, projection, recent losses)
+    line by line. `ranks`: the block holds a rank prefix somewhere."""
+    cut = max(start, min(stop, slow_from))
+    if cut > start and not (ranks and block.find(b"[rank", start, cut) >= 0):
         bulk = STEP_LOSS.findall(block, start, cut)
-        if len(bulk) == block.count(b"Step ", start, cut):
-            steps, losses = (list(col) for col in zip(*bulk)) if bulk else ([], [])
+        if bulk and len(bulk) == block.count(b"Step ", start, cut):
+            steps, losses = (list(col) for col in zip(*bulk))
             yield StepBulk(steps, losses)
-            head_end = cut
-    ranked = block.find(b"[rank", head_end, stop) >= 0
-    matches = list(STEP_BYTES.finditer(block, head_end, stop))
+            start = cut
+        elif not bulk and block.find(b"Step ", start, cut) < 0:
+            start = cut
+    if start >= stop:
+        return
+    ranked = ranks and block.find(b"[rank", start, stop) >= 0
+    matches = list(STEP_BYTES.finditer(block, start, stop))
     if matches:
         yield _steps(block, matches, ranked)
 
@@ -252,7 +251,7 @@ class HistoryScan:
                 if pos >= end and cut < len(block):
                     cut = len(block)  # `end` is a line start: the last line is whole
                 block, carry = block[:cut], block[cut:][-MAX_LINE_BYTES:]
-                yield from self._hits(block, origin)
+                yield from self._hits(block, origin, end - SLOW_BYTES - origin)
 
     def _line_starts(self, block: bytes, origin: int) -> list[int]:
         """Start offsets of the lines of `block` the history reads as text (not step lines)."""
@@ -274,16 +273,17 @@ class HistoryScan:
                     starts.update(_continuations(block, at))
         return sorted(starts)
 
-    def _hits(self, block: bytes, origin: int) -> Iterator[list[Step] | StepBulk | str]:
-        done = 0
+    def _hits(self, block: bytes, origin: int,
+              slow_from: int) -> Iterator[list[Step] | StepBulk | str]:
+        done, ranks = 0, b"[rank" in block
         for start in self._line_starts(block, origin):
             stop = block.find(b"\n", start)
             stop = len(block) if stop < 0 else stop
             line = block[start:stop]
             if STEP_BYTES.search(line):
                 continue  # a step line holding a word: it stays in its run
-            yield from _segment(block, done, start)
+            yield from _segment(block, done, start, slow_from, ranks)
             done = stop + 1
             yield _decode(line)
         if done < len(block):
-            yield from _segment(block, done, len(block))
+            yield from _segment(block, done, len(block), slow_from, ranks)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.base.text_safety import clip
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.safe_fs import os_failure, write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text, unified_diff
@@ -173,6 +174,8 @@ def plan_resume(run_dir: Path, *, upto_step: int | None = None) -> ResumePlan:
         config = load_yaml(text)
     except WizardError as exc:
         raise UsageError(f"config.yaml cannot be read: {exc.message}") from None
+    except (ValueError, RecursionError) as exc:  # ruamel's int() of a 5,000-digit number
+        raise UsageError(f"config.yaml cannot be read ({clip(str(exc), 80)}): fix it") from None
     if not isinstance(config, dict):
         raise UsageError("config.yaml is not a mapping of settings: fix it, then resume")
     out_dir = output_dir(run_dir, config)

@@ -23,6 +23,7 @@ from ltx_wizard.core.monitor import log_reader
 from ltx_wizard.core.monitor.attempt import Attempt, Checkpoint
 from ltx_wizard.core.monitor.log_reader import HistoryScan, LogCursor, StepBulk
 from ltx_wizard.core.monitor.loss_track import LossTrack
+from ltx_wizard.core.monitor.startup_lines import StartupLines
 
 TAIL_LINES = 200
 STEADY_WINDOW = 10  # recent steady steps the step time is the median of
@@ -30,15 +31,6 @@ CATCH_UP_BYTES = 2 * log_reader.TAIL_BYTES  # more new bytes than this: read the
 # launch_script.render_script: `=== <UTC time> launch.sh started, pid <pid>` (digits bounded
 # before int(): a 5,000-digit pid is no pid)
 _LAUNCH = re.compile(r"^=== (\S+) launch\.sh started, pid (\d{1,20})\b")
-# wandb prints `wandb: 🚀 View run <name> at: https://wandb.ai/<entity>/<project>/runs/<id>`
-_WANDB = re.compile(r"(https://wandb\.ai/\S{1,400}/runs/[\w-]{1,100})")
-# ltx_core/model/transformer/model.py LTXModel.__init__:
-# "Building transformer with attention backends -- self: %s, masked: %s". Rich folds it over
-# several lines below ~170 columns, mid-word too ("...>MA" / "TH]"): the lines are joined with
-# nothing between them (the backend names hold no spaces), so every space here is optional.
-_ATTENTION = re.compile(r"attention\s*backends\s*--\s*self:\s*(\S+?),?\s*masked:\s*(\S+)")
-_SOURCE = re.compile(r"\s+[\w.-]+\.py:\d+\s*$")  # rich's source column on a record's first line
-CONTINUATION = log_reader.CONTINUATION.decode()
 # trainer.py LtxvTrainer._log_training_stats: " - Total time: {minutes:.1f} minutes"
 _TOTAL_TIME = re.compile(r"- Total time: (\d{1,15}(?:\.\d{1,15})?) minutes")
 # ltx_trainer/trainer.py LtxvTrainer.train: "🚀 Resuming training from step {initial} → {steps}"
@@ -64,9 +56,7 @@ class RunLog:
         self.attempt = Attempt()
         self.attempts = 0
         self.earlier_minutes: list[float | None] = []  # each earlier launch's training time
-        self.wandb_url: str | None = None
-        self.attention: str | None = None
-        self._attention_lines: list[str] | None = None  # its record, until the next one starts
+        self.startup = StartupLines()
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
         self.lines = 0
         self._busy_step: int | None = None  # a validation/checkpoint step: not steady
@@ -79,6 +69,14 @@ class RunLog:
     @property
     def recent(self) -> deque[tuple[int, float]]:
         return self.loss.recent
+
+    @property
+    def wandb_url(self) -> str | None:
+        return self.startup.wandb_url
+
+    @property
+    def attention(self) -> str | None:
+        return self.startup.attention
 
     @property
     def first_loss(self) -> tuple[int, float] | None:
@@ -145,7 +143,7 @@ class RunLog:
     def _history(self, line: str) -> None:
         """A line before the tail other than a step line: read with the trial parser's own
         patterns (checkpoint, validation) but without its record machinery."""
-        self._attention_ends(line)
+        self.startup.ends(line)
         if line.startswith("==="):
             m = _LAUNCH.match(line)
             if m:
@@ -170,16 +168,10 @@ class RunLog:
             self._feed(line)
         return len(lines)
 
-    def _attention_done(self) -> None:
-        m = _ATTENTION.search("".join(self._attention_lines or ()))
-        self._attention_lines = None
-        if m:
-            self.attention = f"self: {m.group(1)}, masked: {m.group(2)}"
-
     def finish(self) -> None:
         """The writer is gone: what the parser still holds is final."""
-        if self._attention_lines is not None:
-            self._attention_done()
+        if self.startup.pending is not None:
+            self.startup.done()
         now = time.time()
         for event in self.parser.finish():
             self._event(event, now)
@@ -187,11 +179,13 @@ class RunLog:
     def _feed(self, line: str) -> None:
         self.lines += 1
         self.tail.append(line.rstrip())
-        self._attention_ends(line)
+        self.startup.ends(line)
         if line.startswith("==="):
             m = _LAUNCH.match(line)
             if m:
                 self._new_attempt(m.group(1), int(m.group(2)))
+                # a later skim looks for the start-up lines (W&B, attention) after it
+                self.scan.window_end = self.cursor.offset + log_reader.START_WINDOW
                 return
         self._extras(line)
         now = time.time()
@@ -209,26 +203,10 @@ class RunLog:
         self.attempts += 1
         self._busy_step = None
 
-    def _attention_ends(self, line: str) -> None:
-        """Any line but a continuation ends the attention record being gathered."""
-        if self._attention_lines is not None and not line.startswith(CONTINUATION):
-            self._attention_done()
-
     def _extras(self, line: str) -> None:
-        pending = self._attention_lines
-        if pending is not None and line.startswith(CONTINUATION):
-            if len(pending) < log_reader.FOLD_LINES:
-                pending.append(line.strip())
-            else:
-                self._attention_done()
+        if self.startup.line(line):
             return
-        if "wandb.ai/" in line:
-            m = _WANDB.search(line)
-            if m:
-                self.wandb_url = m.group(1)
-        elif "attention backends" in line:
-            self._attention_lines = [_SOURCE.sub("", line).strip()]
-        elif "Resuming training from step" in line:
+        if "Resuming training from step" in line:
             m = _RESUMING.search(line)
             if m:
                 self.attempt.resumed_from = int(m.group(1))
@@ -310,8 +288,7 @@ class RunLog:
         return {"loss": self.loss.to_json(), "steady": list(self.steady), "step": self.step,
                 "total": self.total, "checkpoints": [(c.step, c.path) for c in self.checkpoints],
                 "attempt": self.attempt.to_json(), "attempts": self.attempts,
-                "earlier_minutes": self.earlier_minutes, "wandb_url": self.wandb_url,
-                "attention": self.attention, "attention_lines": self._attention_lines,
+                "earlier_minutes": self.earlier_minutes, "startup": self.startup.to_json(),
                 "lines": self.lines, "busy_step": self._busy_step,
                 "window_end": self.scan.window_end}
 
@@ -324,18 +301,16 @@ class RunLog:
         steady = [checked.number(v) for v in doc["steady"]][-STEADY_WINDOW:]
         checkpoints = [Checkpoint(checked.count(s), checked.text(p)) for s, p in doc["checkpoints"]]
         attempt = Attempt.from_json(doc["attempt"])
-        lines = doc["attention_lines"]
-        pending = None if lines is None else [checked.text(x) for x in lines][:log_reader.FOLD_LINES]
+        startup = StartupLines.from_json(doc["startup"])
         values = (checked.optional(checked.count, doc["step"]),
                   checked.optional(checked.count, doc["total"]), checked.count(doc["attempts"]),
                   [checked.optional(checked.number, m) for m in doc["earlier_minutes"]][-100:],
-                  checked.optional(checked.text, doc["wandb_url"]),
-                  checked.optional(checked.text, doc["attention"]), checked.count(doc["lines"]),
+                  checked.count(doc["lines"]),
                   checked.optional(checked.count, doc["busy_step"]),
                   checked.count(doc["window_end"]))
         self._reset()
-        self.loss, self.attempt, self._attention_lines = loss, attempt, pending
+        self.loss, self.attempt, self.startup = loss, attempt, startup
         self.steady.extend(steady)
         self.checkpoints.extend(checkpoints[-20:])
-        (self.step, self.total, self.attempts, self.earlier_minutes, self.wandb_url,
-         self.attention, self.lines, self._busy_step, self.scan.window_end) = values
+        (self.step, self.total, self.attempts, self.earlier_minutes, self.lines,
+         self._busy_step, self.scan.window_end) = values
