@@ -143,8 +143,13 @@ def open_regular(path: str | os.PathLike, *, what: str):
     except FileNotFoundError:
         return None
     except OSError as exc:
-        if exc.errno == errno.EISDIR:
-            raise NotRegularFile(f"{what} {path} is a directory, not a file", "a directory") from None
+        try:  # a socket refuses open() itself (ENXIO), a folder too (EISDIR): name what it is
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+            raise NotRegularFile(f"{what} {path} is {kind}, not a file", kind) from None
         raise UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it") from None
     try:
         mode = os.fstat(fd).st_mode

@@ -29,7 +29,7 @@ def numbered(folder: Path, stem: str, suffix: str) -> list[Path]:
 def keep_copy(root: Path, stem: str, text: str, suffix: str = ".yaml") -> Path:
     """Write `text` under the first free numbered name in `root`; returns it. Never replaces."""
     root = Path(root)
-    check_inside(root, root / f"{stem}{suffix}")
+    check_inside(root, root / f".{stem}.new")  # the folder is the run folder, no link in it
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=root)
