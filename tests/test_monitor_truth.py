@@ -135,7 +135,8 @@ def test_the_earlier_samples_of_the_resume_step_are_moved_aside_not_overwritten(
     plan = plan_resume(run)
     samples = run / "outputs" / "samples"
     assert [p.name for p in plan.samples_aside] == ["step_000040_1.mp4"]
-    assert "validates again at step 40 first" in plan.sentence()
+    assert ("validates again at step 40 first, writing over the earlier run's sample of that step "
+            "(step_000040_1.mp4): it is moved to samples/kept-before-resume/ first") in plan.sentence()
     _, aside = apply_resume(run, plan)
     assert aside == samples / "kept-before-resume"
     assert (aside / "step_000040_1.mp4").read_bytes() == b"mp4"
@@ -226,10 +227,12 @@ def test_oom_advice_on_the_low_vram_tier_starts_from_what_the_config_has(tmp_pat
     edit(run / "config.yaml", LOW_VRAM)
     d = status_of(run).diagnosis
     assert d.kind == "oom"
-    assert d.advice[0] == ("already in config.yaml: gradient checkpointing on, batch_size 1 (more "
-                           "gradient_accumulation_steps keep the effective batch), optimizer "
-                           "adamw8bit, quantization int8-quanto")
-    assert d.advice[1].startswith("a smaller lora.rank") and "resolution" in d.advice[2]
+    assert d.advice == [
+        "lora.rank 16 → 8, lora.alpha 16 → 8",
+        "a lower resolution: the data is encoded at its bucket, so plan a new run with a smaller "
+        "--resolution-buckets (the dataset is encoded again: the costly one)",
+        "config.yaml has these already: gradient checkpointing on, batch_size 1 (more accumulation "
+        "keeps the effective batch), optimizer adamw8bit, quantization int8-quanto"]
     assert d.changes == {"lora.rank": 8, "lora.alpha": 8}
 
 
@@ -254,8 +257,8 @@ def test_at_rank_8_only_the_resolution_is_left_and_no_diff_pretends_otherwise(tm
     run = make_run(tmp_path, sample_log("oom_cols80"))
     edit(run / "config.yaml", {**LOW_VRAM, "rank: 16\n  alpha: 16": "rank: 8"})
     d = status_of(run).diagnosis
-    assert "a smaller lora.rank" in d.advice[0] and d.changes == {}
-    assert d.advice[1].startswith("a lower resolution")
+    assert d.changes == {} and d.advice[0].startswith("a lower resolution")
+    assert "lora.rank" not in d.advice[0] and "a smaller lora.rank" in d.advice[1]
 
 
 def test_the_summary_is_written_once_the_run_finished(tmp_path):

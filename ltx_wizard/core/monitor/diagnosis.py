@@ -88,7 +88,8 @@ def diagnose(attempt: Attempt, config: dict, *, exited: bool) -> Diagnosis | Non
 # each looks like once in config.yaml, and the change that applies it (None: not a config edit).
 # The advice names the ones config.yaml has already, then the ones left; the proposed change is
 # the first one left that is a config edit.
-Remedy = tuple[str, "Callable[[dict], bool]", "Callable[[dict], dict[str, object] | None]"]
+Remedy = tuple["Callable[[dict], str]", "Callable[[dict], bool]",
+               "Callable[[dict], dict[str, object] | None]"]
 
 
 def _batch(config: dict) -> int:
@@ -115,32 +116,45 @@ def _smaller_rank(config: dict) -> dict[str, object] | None:
 
 
 MIN_RANK = 8  # troubleshooting.md: "Reduce lora.rank (32 → 16 → 8)"
+
+
+def _rank_label(config: dict) -> str:
+    change = _smaller_rank(config)
+    if not change:
+        return f"a smaller lora.rank (32 → 16 → {MIN_RANK}; alpha follows)"
+    alpha = f", lora.alpha {whole_or(config, 'lora.alpha')} → {change['lora.alpha']}" \
+        if "lora.alpha" in change else ""
+    return f"lora.rank {_rank(config)} → {change['lora.rank']}{alpha}"
+
+
 OOM_REMEDIES: list[Remedy] = [
-    ("gradient checkpointing on",
+    (lambda c: "gradient checkpointing on",
      lambda c: value(c, "optimization.enable_gradient_checkpointing", False) is True,
      lambda c: {"optimization.enable_gradient_checkpointing": True}),
-    ("batch_size 1 (more gradient_accumulation_steps keep the effective batch)",
+    (lambda c: "batch_size 1 (more accumulation keeps the effective batch)",
      lambda c: _batch(c) <= 1,
      lambda c: {"optimization.batch_size": 1, "optimization.gradient_accumulation_steps":
                 (whole_or(c, "optimization.gradient_accumulation_steps", 1) or 1) * _batch(c)}),
-    ("optimizer adamw8bit", lambda c: value(c, "optimization.optimizer_type") == "adamw8bit",
+    (lambda c: "optimizer adamw8bit",
+     lambda c: value(c, "optimization.optimizer_type") == "adamw8bit",
      lambda c: {"optimization.optimizer_type": "adamw8bit"}),
-    ("quantization int8-quanto", lambda c: bool(value(c, "acceleration.quantization")),
+    (lambda c: "quantization int8-quanto", lambda c: bool(value(c, "acceleration.quantization")),
      lambda c: {"acceleration.quantization": "int8-quanto"}),
-    (f"a smaller lora.rank (32 → 16 → {MIN_RANK}; alpha follows)",
-     lambda c: _rank(c) is None or _rank(c) <= MIN_RANK, _smaller_rank),
-    ("a lower resolution: the data is encoded at its bucket, so plan a new run with a smaller "
-     "--resolution-buckets (the dataset is encoded again: the costly one)",
+    (_rank_label, lambda c: _rank(c) is None or _rank(c) <= MIN_RANK, _smaller_rank),
+    (lambda c: "a lower resolution: the data is encoded at its bucket, so plan a new run with a "
+     "smaller --resolution-buckets (the dataset is encoded again: the costly one)",
      lambda c: False, lambda c: None),
 ]
 
 
 def _from_state(remedies: list[Remedy], config: dict) -> tuple[list[str], dict[str, object]]:
-    """(advice: what config.yaml has already, then what is left; the first edit left)."""
-    have = [label for label, done, _ in remedies if done(config)]
-    left = [(label, change) for label, done, change in remedies if not done(config)]
-    advice = [f"already in config.yaml: {', '.join(have)}"] if have else []
-    advice += [label for label, _ in left]
+    """(advice: what is left, cheapest first, then what config.yaml has already; the first
+    config edit left)."""
+    have = [label(config) for label, done, _ in remedies if done(config)]
+    left = [(label(config), change) for label, done, change in remedies if not done(config)]
+    advice = [label for label, _ in left]
+    if have:
+        advice.append(f"config.yaml has these already: {', '.join(have)}")
     for _, change in left:
         found = change(config)
         if found:
@@ -160,17 +174,17 @@ def _smaller_dims(dims: object) -> list[int] | None:
 
 
 VALIDATION_REMEDIES: list[Remedy] = [
-    ("acceleration.load_text_encoder_in_8bit",
+    (lambda c: "acceleration.load_text_encoder_in_8bit",
      lambda c: value(c, "acceleration.load_text_encoder_in_8bit", False) is True,
      lambda c: {"acceleration.load_text_encoder_in_8bit": True}),
-    ("acceleration.offload_optimizer_during_validation",
+    (lambda c: "acceleration.offload_optimizer_during_validation",
      lambda c: value(c, "acceleration.offload_optimizer_during_validation", False) is True,
      lambda c: {"acceleration.offload_optimizer_during_validation": True}),
-    ("smaller validation.video_dims", lambda c: False,
+    (lambda c: "smaller validation.video_dims", lambda c: False,
      lambda c: ({"validation.video_dims": d} if (d := _smaller_dims(
          value(c, "validation.video_dims"))) else None)),
-    ("fewer validation.inference_steps", lambda c: False, lambda c: None),
-    ("a longer validation.interval", lambda c: False, lambda c: None),
+    (lambda c: "fewer validation.inference_steps", lambda c: False, lambda c: None),
+    (lambda c: "a longer validation.interval", lambda c: False, lambda c: None),
 ]
 
 

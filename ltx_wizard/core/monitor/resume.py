@@ -72,9 +72,11 @@ class ResumePlan:
             text += (f" Restarted step numbers would overwrite {', '.join(self.would_overwrite[:3])}"
                      f": the resumed run writes to {self.changes['output_dir']} instead.")
         if self.samples_aside:
-            text += (f" The trainer validates again at step {self.start_step} first: the earlier "
-                     f"run's {len(self.samples_aside)} sample(s) it would write over (first: "
-                     f"{self.samples_aside[0].name}) are moved to samples/{ASIDE}/ first.")
+            count = len(self.samples_aside)
+            text += (f" The trainer validates again at step {self.start_step} first, writing over "
+                     f"the earlier run's {'sample' if count == 1 else f'{count} samples'} of that "
+                     f"step ({self.samples_aside[0].name}{', ...' if count > 1 else ''}): "
+                     f"{'it is' if count == 1 else 'they are'} moved to samples/{ASIDE}/ first.")
         return text
 
 

@@ -148,8 +148,10 @@ class MonitorScreen(WizardScreen):
             (s0, l0), (s1, l1) = status.points[0], status.points[-1]
             low = min(loss for _, loss in status.points)
             title += f": {l0:.4f} at step {s0} → {l1:.4f} at step {s1} (lowest {low:.4f})"
-        else:
+        elif not status.nan:
             title += ": no loss yet"
+        if status.nan:  # the plot holds finite losses only: say what follows them
+            title += f"{';' if status.points else ':'} NaN from step {status.nan_step}"
         self.query_one("#loss-title", Static).update(Text(title))
 
     def _files(self, status: RunStatus, lines: list[str]) -> Text:
@@ -203,7 +205,12 @@ class MonitorScreen(WizardScreen):
         if self.status is None or not self.status.checkpoints:
             self.notify("No checkpoint yet: the trainer saves one every checkpoints.interval steps")
             return
-        path = str(self.status.checkpoints[0].path)
+        usable = self.status.usable_checkpoint
+        if usable is None:  # every checkpoint was saved after the loss turned NaN
+            self.notify("No checkpoint was saved while the loss was finite: none worth copying",
+                        severity="warning")
+            return
+        path = str(usable.path)
         self.app.copy_to_clipboard(path)
         self.notify(f"Sent {path} to the clipboard (OSC 52; tmux needs set-clipboard on)")
 
