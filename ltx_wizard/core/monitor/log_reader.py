@@ -10,8 +10,9 @@ A long stretch (the first look, a refresh far behind a fast writer, or the bytes
 cursor) is not parsed line by line: only its last TAIL_BYTES go through the trial parser in full
 (the end is where a failure, a config error or the latest steps are); the bytes before are
 searched (`HistoryScan`) for what the history needs: step, checkpoint, validation, launch and W&B
-lines. Long runs of step lines are read in bulk (step and loss only, `StepBulk`), the last SLOW_BYTES
-of the stretch line by line.
+lines. Long runs of step lines are read in bulk between the rare lines that split an attempt (launch, resume, the
+closing time): step and loss only, checkpoints and validations by their own patterns
+(`StepBulk`); the last SLOW_BYTES of the stretch line by line.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ STEP_BYTES = re.compile(lp._STEP.pattern.encode())
 STEP_LOSS = re.compile(rb"Step (\d{1,40})/\d{1,40} - Loss: (\d{1,30}\.\d{1,30}),")
 SLOW_BYTES = 64 << 10  # the end of a stretch is read line by line (pace, projection, recent)
 LINE_WORDS = (b"step", b"launch.sh started", b"Total time:")
+RARE_WORDS = (b"launch.sh started", b"Total time:", b"Resuming training from step")
+# trainer.py _save_checkpoint: "💾 {Lora|Model} weights for step {step} saved in {path}"; a
+# literal first (the parser's "[Ww]eights" makes the engine try every byte: 7x slower)
+CHECKPOINT_BYTES = re.compile(rb"eights for step (\d{1,40}) saved in (\S+)")
+VALIDATION_BYTES = re.compile(lp._VALIDATION.pattern.encode())
 START_WORDS = (b"wandb.ai/", b"attention backends")
 START_WINDOW = 256 << 10
 CONTINUATION = b" " * 9  # rich's continuation lines start under the message column
@@ -67,10 +73,15 @@ def open_log(path: Path):
 
 @dataclass
 class StepBulk:
-    """A run of step lines read in bulk: every line's step and loss as the log spells them."""
+    """A stretch read in bulk: every step line's step and loss, every checkpoint's (step, path),
+    every validation's step, as the log spells them; `last` is the stretch's last line when it
+    is a checkpoint or validation line (the next step line's time includes it)."""
 
     steps: list[bytes]
     losses: list[bytes]
+    checkpoints: list[tuple[bytes, bytes]] = field(default_factory=list)
+    validations: list[bytes] = field(default_factory=list)
+    last: str | None = None
 
 
 @dataclass
@@ -201,27 +212,51 @@ def _steps(block: bytes, matches: list[re.Match], ranked: bool) -> list[Step]:
     return found
 
 
-def _segment(block: bytes, start: int, stop: int, slow_from: int,
-             ranks: bool) -> Iterator[list[Step] | StepBulk]:
-    """The step lines between two other lines: in bulk before `slow_from` when they are of one
-    process and every one has a plain loss (a NaN or a rank is read line by line, as the parser
-    reads it); from `slow_from` on (the end of the stretch: pace, projection, recent losses)
-    line by line. `ranks`: the block holds a rank prefix somewhere."""
-    cut = max(start, min(stop, slow_from))
-    if cut > start and not (ranks and block.find(b"[rank", start, cut) >= 0):
-        bulk = STEP_LOSS.findall(block, start, cut)
-        if bulk and len(bulk) == block.count(b"Step ", start, cut):
-            steps, losses = (list(col) for col in zip(*bulk))
-            yield StepBulk(steps, losses)
-            start = cut
-        elif not bulk and block.find(b"Step ", start, cut) < 0:
-            start = cut
-    if start >= stop:
-        return
-    ranked = ranks and block.find(b"[rank", start, stop) >= 0
+def _run(block: bytes, start: int, stop: int) -> Iterator[list[Step]]:
+    """The step lines in [start, stop), line by line."""
     matches = list(STEP_BYTES.finditer(block, start, stop))
     if matches:
-        yield _steps(block, matches, ranked)
+        yield _steps(block, matches, block.find(b"[rank", start, stop) >= 0)
+
+
+def _slow(block: bytes, start: int, stop: int) -> Iterator[list[Step] | str]:
+    """[start, stop) line by line: runs of step lines, and every line holding a LINE_WORD
+    (checkpoint, validation, resume) as its text."""
+    starts = set()
+    for word in LINE_WORDS:
+        for at in _find_all(block, word, start, stop):
+            starts.add(block.rfind(b"\n", 0, at) + 1)
+    done = start
+    for at in sorted(starts):
+        end = block.find(b"\n", at, stop)
+        end = stop if end < 0 else end
+        line = block[at:end]
+        if STEP_BYTES.search(line):
+            continue  # a step line holding a word: it stays in its run
+        yield from _run(block, done, at)
+        done = end + 1
+        yield _decode(line)
+    if done < stop:
+        yield from _run(block, done, stop)
+
+
+def _bulk(block: bytes, start: int, stop: int) -> StepBulk | None:
+    """[start, stop) in bulk, when every step line in it has a plain loss (else None: a NaN or
+    an odd line is read line by line, as the parser reads it)."""
+    found = STEP_LOSS.findall(block, start, stop)
+    if len(found) != block.count(b"Step ", start, stop):
+        return None
+    steps, losses = (list(col) for col in zip(*found)) if found else ([], [])
+    marker = max(block.rfind(b"eights for step", start, stop),
+                 block.rfind(b"Validation samples for step", start, stop))
+    last = _line_of(block, marker, stop) if marker > block.rfind(b"Step ", start, stop) else None
+    return StepBulk(steps, losses, CHECKPOINT_BYTES.findall(block, start, stop),
+                    VALIDATION_BYTES.findall(block, start, stop), last)
+
+
+def _line_of(block: bytes, at: int, stop: int) -> str:
+    end = block.find(b"\n", at, stop)
+    return _decode(block[block.rfind(b"\n", 0, at) + 1:stop if end < 0 else end])
 
 
 @dataclass
@@ -253,13 +288,15 @@ class HistoryScan:
                 block, carry = block[:cut], block[cut:][-MAX_LINE_BYTES:]
                 yield from self._hits(block, origin, end - SLOW_BYTES - origin)
 
-    def _line_starts(self, block: bytes, origin: int) -> list[int]:
-        """Start offsets of the lines of `block` the history reads as text (not step lines)."""
+    def _rare_starts(self, block: bytes, origin: int) -> list[int]:
+        """Start offsets of the lines that split the history into regions: launch markers, the
+        trainer's closing time, a resume, and the start-up lines (W&B, attention) in the window
+        after each launch."""
         starts = set()
         windows = []
         if self.window_end > origin:
             windows.append((0, self.window_end - origin))
-        for word in LINE_WORDS:
+        for word in RARE_WORDS:
             for at in _find_all(block, word):
                 start = block.rfind(b"\n", 0, at) + 1
                 starts.add(start)
@@ -275,15 +312,31 @@ class HistoryScan:
 
     def _hits(self, block: bytes, origin: int,
               slow_from: int) -> Iterator[list[Step] | StepBulk | str]:
-        done, ranks = 0, b"[rank" in block
-        for start in self._line_starts(block, origin):
+        done = 0
+        for start in self._rare_starts(block, origin):
             stop = block.find(b"\n", start)
             stop = len(block) if stop < 0 else stop
             line = block[start:stop]
             if STEP_BYTES.search(line):
-                continue  # a step line holding a word: it stays in its run
-            yield from _segment(block, done, start, slow_from, ranks)
+                continue  # a step line holding a word: it stays in its region
+            yield from _region(block, done, start, slow_from)
             done = stop + 1
             yield _decode(line)
         if done < len(block):
-            yield from _segment(block, done, len(block), slow_from, ranks)
+            yield from _region(block, done, len(block), slow_from)
+
+
+def _region(block: bytes, start: int, stop: int,
+            slow_from: int) -> Iterator[list[Step] | StepBulk | str]:
+    """Between two rare lines: in bulk before `slow_from`, line by line from there (the end of
+    the stretch: pace, projection, recent losses), and wherever the bulk does not apply."""
+    cut = max(start, min(stop, slow_from))
+    if cut > start:
+        cut = block.rfind(b"\n", start, cut) + 1 or start  # a line start
+    if cut > start:
+        bulk = _bulk(block, start, cut)
+        if bulk is not None:
+            yield bulk
+            start = cut
+    if start < stop:
+        yield from _slow(block, start, stop)

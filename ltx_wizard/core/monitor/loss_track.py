@@ -52,22 +52,22 @@ class LossTrack:
             self.points = self.points[::2]
             self.stride *= 2
 
-    def add_bulk(self, items: list[tuple[bytes, bytes]]) -> None:
-        """Finite losses as the log spells them, (step, loss), in order: `add` for each, but only
-        the points, the first and the last few are converted."""
+    def add_bulk(self, items: list[tuple[int, bytes]]) -> None:
+        """(step, finite loss as the log spells it), in order: `add` for each, but only the
+        points, the first and the last few losses are converted."""
         if not items:
             return
         if self.first is None:
-            self.first = (int(items[0][0]), float(items[0][1]))
+            self.first = (items[0][0], float(items[0][1]))
         at, last_point = self.stride - self.skipped - 1, None
         while at < len(items):
             step, loss = items[at]
-            self._append((int(step), float(loss)))
+            self._append((step, float(loss)))
             last_point = at
             at += self.stride
         self.skipped = (len(items) - 1 - last_point if last_point is not None
                         else self.skipped + len(items))
-        self.recent.extend((int(s), float(v)) for s, v in items[-RECENT:])
+        self.recent.extend((s, float(v)) for s, v in items[-RECENT:])
         self.last_finite = self.recent[-1]
         self.nan_step = None
 

@@ -135,7 +135,7 @@ class RunLog:
             return 1
         if isinstance(hit, StepBulk):
             self._bulk(hit)
-            return len(hit.steps)
+            return len(hit.steps) + len(hit.checkpoints) + len(hit.validations)
         for values in hit:
             self._step_at(*values)
         return len(hit)
@@ -235,7 +235,8 @@ class RunLog:
             attempt.in_traceback_validation = False
 
     def _validation(self, step: int) -> None:
-        self.attempt.validation_steps = (self.attempt.validation_steps + [step])[-20:]
+        if self.attempt.validation_steps[-1:] != [step]:
+            self.attempt.validation_steps = (self.attempt.validation_steps + [step])[-20:]
         self._busy_step = step
 
     def _checkpoint(self, step: int, path: str) -> None:
@@ -244,19 +245,36 @@ class RunLog:
         self._busy_step = step
 
     def _bulk(self, bulk: StepBulk) -> None:
-        """A run of step lines of one process with plain losses, read in bulk: each step once
-        (gradient accumulation prints a step on each micro-step: the first line counts)."""
+        """A stretch read in bulk (log_reader._bulk): its checkpoints and validations, then each
+        step once: the first line of a step counts (gradient accumulation prints it on every
+        micro-step, a second node's rank 0 prints it again); a step at or below the last one
+        counted is such a repeat."""
+        for step, path in bulk.checkpoints[-(self.checkpoints.maxlen or 20) - 1:]:
+            self._checkpoint(int(step), path.decode("utf-8", "replace"))
+        for step in bulk.validations[-20:]:
+            self._validation(int(step))
         attempt = self.attempt
-        items = list(dict(zip(reversed(bulk.steps), reversed(bulk.losses))).items())[::-1]
+        steps = list(map(int, bulk.steps))
+        if steps != sorted(steps):  # nodes out of step with each other: keep the rising ones
+            rising, top = [], attempt.last_step
+            for step, loss in zip(steps, bulk.losses):
+                if step > top:
+                    rising.append((step, loss))
+                    top = step
+            steps, losses = [s for s, _ in rising], [v for _, v in rising]
+        else:
+            losses = bulk.losses
+        items = list(dict(zip(reversed(steps), reversed(losses))).items())[::-1]
         floor, skip = max(attempt.last_step, 0), 0
-        while skip < len(items) and int(items[skip][0]) <= floor:
+        while skip < len(items) and items[skip][0] <= floor:
             skip += 1  # step 0 and what this attempt counted already
         items = items[skip:]
-        if not items:
-            return
-        self.loss.add_bulk(items)
-        attempt.last_step = self.step = int(items[-1][0])
         self._busy_step = None
+        if items:
+            self.loss.add_bulk(items)
+            attempt.last_step = self.step = items[-1][0]
+        if bulk.last is not None:  # a save or a validation after the last step line
+            self._history(bulk.last)
 
     def _step_at(self, step: int, total: int, loss: float, secs: float, rank: int | None,
                  projection: float | None = None) -> None:
