@@ -53,6 +53,8 @@ def test_a_nan_run_reads_as_nan_and_offers_the_last_finite_checkpoint(tmp_path, 
     text = "\n".join(block(status))
     assert "loss ~NaN" in text and "NaN since step 40 (last finite: 0.2437 at step 20)" in text
     assert "lora_weights_step_00020.safetensors (step 20)" in text.split("Last one saved while")[1]
+    assert "Resume from the last finite checkpoint (step 20), after the fix" in text
+    assert "Train longer" not in text
     summary = render_summary(status)
     assert "0.2437 at step 20 → NaN from step 40 to the end" in summary
     assert "0.2437 at the end" not in summary  # the old report: the last finite loss as the end

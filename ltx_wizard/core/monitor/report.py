@@ -120,7 +120,10 @@ def block(status: RunStatus) -> list[str]:
         lines.append("Advice: " + "; ".join(d.advice))
         if d.changes:
             lines.append("Proposed fix: " + ", ".join(show_change(k, v) for k, v in d.changes.items()))
-    if status.resumable and status.state == "finished":
+    if status.resumable and status.nan:
+        lines.append(f"Resume from the last finite checkpoint (step {status.usable_checkpoint.step}"
+                     f"), after the fix: ltx-wizard --run-dir {status.run_dir} (Monitor, f then r)")
+    elif status.resumable and status.state == "finished":
         lines.append(f"Train longer: raise optimization.steps in config.yaml (now "
                      f"{status.total or '?'}), then resume: ltx-wizard --run-dir "
                      f"{status.run_dir} (Monitor, r)")

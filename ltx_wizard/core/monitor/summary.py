@@ -145,7 +145,7 @@ def _continue_section(status: RunStatus, config: dict, usable) -> list[str]:
                f"{run}` opens the Monitor, where r plans it and shows the change before writing.")
     return ["## How to continue training", "", how, "", "The resume sets (and keeps the old "
             "config as `config.before-resume.yaml`, numbered when one exists):", "", "```yaml",
-            "model:", f"  load_checkpoint: {shlex.quote(str(usable.path))}", "```", "", state,
+            "model:", f"  load_checkpoint: {shlex.quote(str(usable.path))}", "```", "", state, "",
             "Then it asks before starting the run again, or start it yourself:", "", "```bash",
             copy_line(run), "```", ""]
 

@@ -97,9 +97,10 @@ def restores(run_dir: Path, config: dict, out_dir: Path) -> str:
         kept.append("the random state")
     if mode_key == "full" and not fsdp:
         return "It restores " + ", ".join(kept) + " and the optimizer state (AdamW's moments)."
+    kept_text = ", ".join(kept[:-1]) + " and " + kept[-1] if len(kept) > 1 else kept[0]
     why = ("FSDP saves it so whatever the setting" if fsdp else
            f"checkpoints.save_training_state is {mode_key}")
-    text = (f"It restores {', '.join(kept)}; not the optimizer state ({why}): AdamW's moments "
+    text = (f"It restores {kept_text}; not the optimizer state ({why}): AdamW's moments "
             "start again from zero")
     if scheduler in _CHAINABLE:
         text += (f", and the learning rate starts again from optimization.learning_rate, which "
