@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.monitor import log_reader
+from ltx_wizard.core.monitor import history_scan, log_reader
 from ltx_wizard.core.monitor.cursor_store import cursor_path
-from ltx_wizard.core.monitor.log_reader import HistoryScan
+from ltx_wizard.core.monitor.history_scan import HistoryScan
 from ltx_wizard.core.monitor.run_log import RunLog
 from ltx_wizard.core.monitor.status import RunMonitor
 from tests.monitor_runs import make_run
@@ -73,7 +73,7 @@ def test_the_history_read_in_bulk_says_what_a_line_by_line_read_says(tmp_path, m
     monkeypatch.setattr(log_reader, "TAIL_BYTES", 1 << 30)  # everything through the parser
     whole.refresh()
     monkeypatch.setattr(log_reader, "TAIL_BYTES", 8 << 10)
-    monkeypatch.setattr(log_reader, "SLOW_BYTES", 8 << 10)
+    monkeypatch.setattr(history_scan, "SLOW_BYTES", 8 << 10)
     skimmed = RunLog(path)
     skimmed.refresh()
     assert skimmed.lines < whole.lines  # most of it was skimmed, not parsed

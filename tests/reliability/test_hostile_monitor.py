@@ -318,7 +318,7 @@ def _count_parsed(monkeypatch) -> list[int]:
 
 
 def test_a_long_log_is_skimmed_and_a_second_call_reads_only_the_new_bytes(tmp_path, monkeypatch):
-    from ltx_wizard.core.monitor.log_reader import HistoryScan
+    from ltx_wizard.core.monitor.history_scan import HistoryScan
     from ltx_wizard.core.monitor.status import RunMonitor
 
     run = make_run(tmp_path, "".join(_step(s) for s in range(20, 200_001, 20)), steps=10**6)

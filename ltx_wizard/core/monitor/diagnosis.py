@@ -88,8 +88,8 @@ def diagnose(attempt: Attempt, config: dict, *, exited: bool) -> Diagnosis | Non
 # each looks like once in config.yaml, and the change that applies it (None: not a config edit).
 # The advice names the ones config.yaml has already, then the ones left; the proposed change is
 # the first one left that is a config edit.
-Remedy = tuple["Callable[[dict], str]", "Callable[[dict], bool]",
-               "Callable[[dict], dict[str, object] | None]"]
+Remedy = tuple[Callable[[dict], str], Callable[[dict], bool],
+               Callable[[dict], "dict[str, object] | None"]]
 
 
 def _batch(config: dict) -> int:

@@ -19,9 +19,10 @@ from collections import deque
 from pathlib import Path
 
 from ltx_wizard.core.autotune import log_parser as lp
-from ltx_wizard.core.monitor import log_reader
+from ltx_wizard.core.monitor import history_scan, log_reader
 from ltx_wizard.core.monitor.attempt import Attempt, Checkpoint
-from ltx_wizard.core.monitor.log_reader import HistoryScan, LogCursor, StepBulk
+from ltx_wizard.core.monitor.history_scan import HistoryScan, StepBulk, projection_s
+from ltx_wizard.core.monitor.log_reader import LogCursor
 from ltx_wizard.core.monitor.loss_track import LossTrack
 from ltx_wizard.core.monitor.startup_lines import StartupLines
 
@@ -129,7 +130,7 @@ class RunLog:
         lines, _ = self.cursor.read_new()
         return count + self._feed_all(lines)
 
-    def _hit(self, hit: list[log_reader.Step] | StepBulk | str) -> int:
+    def _hit(self, hit: list[history_scan.Step] | StepBulk | str) -> int:
         if isinstance(hit, str):
             self._history(hit)
             return 1
@@ -185,7 +186,7 @@ class RunLog:
             if m:
                 self._new_attempt(m.group(1), int(m.group(2)))
                 # a later skim looks for the start-up lines (W&B, attention) after it
-                self.scan.window_end = self.cursor.offset + log_reader.START_WINDOW
+                self.scan.window_end = self.cursor.offset + history_scan.START_WINDOW
                 return
         self._extras(line)
         now = time.time()
@@ -221,7 +222,7 @@ class RunLog:
         attempt.cause.feed(event)
         if isinstance(event, lp.StepEvent):
             self._step_at(event.step, event.total, event.loss, event.time_per_step_s, event.rank,
-                          log_reader._projection(event.total_time.encode()))
+                          projection_s(event.total_time.encode()))
         elif isinstance(event, lp.ValidationSaved):
             self._validation(event.step)
         elif isinstance(event, lp.CheckpointSaved):
@@ -245,7 +246,7 @@ class RunLog:
         self._busy_step = step
 
     def _bulk(self, bulk: StepBulk) -> None:
-        """A stretch read in bulk (log_reader._bulk): its checkpoints and validations, then each
+        """A stretch read in bulk (history_scan._bulk): its checkpoints and validations, then each
         step once: the first line of a step counts (gradient accumulation prints it on every
         micro-step, a second node's rank 0 prints it again); a step at or below the last one
         counted is such a repeat."""

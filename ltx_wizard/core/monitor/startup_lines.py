@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ltx_wizard.core.monitor import log_reader
+from ltx_wizard.core.monitor import history_scan
 from ltx_wizard.core.monitor.attempt import checked
 
 # wandb prints `wandb: 🚀 View run <name> at: https://wandb.ai/<entity>/<project>/runs/<id>`
@@ -19,7 +19,7 @@ _WANDB = re.compile(r"(https://wandb\.ai/\S{1,400}/runs/[\w-]{1,100})")
 # optional.
 _ATTENTION = re.compile(r"attention\s*backends\s*--\s*self:\s*(\S+?),?\s*masked:\s*(\S+)")
 _SOURCE = re.compile(r"\s+[\w.-]+\.py:\d+\s*$")  # rich's source column on a record's first line
-CONTINUATION = log_reader.CONTINUATION.decode()
+CONTINUATION = history_scan.CONTINUATION.decode()
 
 
 class StartupLines:
@@ -42,7 +42,7 @@ class StartupLines:
     def line(self, line: str) -> bool:
         """Read `line`; True when it was one of these (nothing else to look for in it)."""
         if self.pending is not None and line.startswith(CONTINUATION):
-            if len(self.pending) < log_reader.FOLD_LINES:
+            if len(self.pending) < history_scan.FOLD_LINES:
                 self.pending.append(line.strip())
             else:
                 self.done()
@@ -67,5 +67,5 @@ class StartupLines:
         found.attention = checked.optional(checked.text, doc["attention"])
         pending = doc["pending"]
         found.pending = (None if pending is None else
-                         [checked.text(x) for x in pending][:log_reader.FOLD_LINES])
+                         [checked.text(x) for x in pending][:history_scan.FOLD_LINES])
         return found

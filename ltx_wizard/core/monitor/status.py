@@ -15,7 +15,7 @@ from ltx_wizard.core.launch.script import launch_files
 from ltx_wizard.core.monitor.cursor_store import CursorStore
 from ltx_wizard.core.monitor.diagnosis import Diagnosis, diagnose
 from ltx_wizard.core.monitor.gpu_use import GpuUse, read_gpu_use
-from ltx_wizard.core.monitor.pace import MIN_STEADY, pace  # noqa: F401 - MIN_STEADY re-exported
+from ltx_wizard.core.monitor.pace import pace
 from ltx_wizard.core.monitor.resume import SavedCheckpoint, saved_checkpoints
 from ltx_wizard.core.monitor.run_config import output_dir, read_config, whole_or
 from ltx_wizard.core.monitor.run_log import RunLog
