@@ -94,6 +94,26 @@ class LossTrack:
 
 
 
+def counted_steps(steps: list[bytes], losses: list[bytes], last: int) -> list[tuple[int, bytes]]:
+    """(step, loss) of each step once, as RunLog counts step lines one by one: the first line of
+    a step counts (gradient accumulation prints it on every micro-step, a second node's rank 0
+    prints it again); a step at or below the last one counted (`last`) is such a repeat, and
+    step 0 is no step."""
+    numbers = list(map(int, steps))
+    if numbers != sorted(numbers):  # nodes out of step with each other: keep the rising ones
+        rising, top = [], last
+        for step, loss in zip(numbers, losses):
+            if step > top:
+                rising.append((step, loss))
+                top = step
+        numbers, losses = [s for s, _ in rising], [v for _, v in rising]
+    items = list(dict(zip(reversed(numbers), reversed(losses))).items())[::-1]
+    floor, skip = max(last, 0), 0
+    while skip < len(items) and items[skip][0] <= floor:
+        skip += 1
+    return items[skip:]
+
+
 def _point(value: object) -> Point:
     step, loss = value  # type: ignore[misc]
     return _count(step), _finite(loss)

@@ -23,7 +23,7 @@ from ltx_wizard.core.monitor import history_scan, log_reader
 from ltx_wizard.core.monitor.attempt import Attempt, Checkpoint
 from ltx_wizard.core.monitor.history_scan import HistoryScan, StepBulk, projection_s
 from ltx_wizard.core.monitor.log_reader import LogCursor
-from ltx_wizard.core.monitor.loss_track import LossTrack
+from ltx_wizard.core.monitor.loss_track import LossTrack, counted_steps
 from ltx_wizard.core.monitor.startup_lines import StartupLines
 
 TAIL_LINES = 200
@@ -246,30 +246,14 @@ class RunLog:
         self._busy_step = step
 
     def _bulk(self, bulk: StepBulk) -> None:
-        """A stretch read in bulk (history_scan._bulk): its checkpoints and validations, then each
-        step once: the first line of a step counts (gradient accumulation prints it on every
-        micro-step, a second node's rank 0 prints it again); a step at or below the last one
-        counted is such a repeat."""
+        """A stretch read in bulk (history_scan._bulk): its checkpoints and validations, then
+        each step once (loss_track.counted_steps)."""
         for step, path in bulk.checkpoints[-(self.checkpoints.maxlen or 20) - 1:]:
             self._checkpoint(int(step), path.decode("utf-8", "replace"))
         for step in bulk.validations[-20:]:
             self._validation(int(step))
         attempt = self.attempt
-        steps = list(map(int, bulk.steps))
-        if steps != sorted(steps):  # nodes out of step with each other: keep the rising ones
-            rising, top = [], attempt.last_step
-            for step, loss in zip(steps, bulk.losses):
-                if step > top:
-                    rising.append((step, loss))
-                    top = step
-            steps, losses = [s for s, _ in rising], [v for _, v in rising]
-        else:
-            losses = bulk.losses
-        items = list(dict(zip(reversed(steps), reversed(losses))).items())[::-1]
-        floor, skip = max(attempt.last_step, 0), 0
-        while skip < len(items) and items[skip][0] <= floor:
-            skip += 1  # step 0 and what this attempt counted already
-        items = items[skip:]
+        items = counted_steps(bulk.steps, bulk.losses, attempt.last_step)
         self._busy_step = None
         if items:
             self.loss.add_bulk(items)
