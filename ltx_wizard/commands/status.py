@@ -56,12 +56,14 @@ def _print(status, as_json: bool, watch: bool, note: str | None) -> None:
         print("", flush=True)
 
 
-def _unreadable_while_watching(run_dir: Path, exc) -> bool:
-    """The log became a FIFO (or a device, a socket) during --watch: said on stderr; True while
-    the trainer still runs (keep watching: the log may come back), False once it has ended."""
+def _unreadable_while_watching(run_dir: Path, exc, said: set[str]) -> bool:
+    """The log became a FIFO (or a device, a socket) during --watch: said once on stderr; True
+    while the trainer still runs (keep watching: the log may come back), False once it ended."""
     from ltx_wizard.core.monitor.trainer_process import trainer_process
 
-    print(f"ltx-wizard: {exc.message}", file=sys.stderr, flush=True)
+    if exc.message not in said:
+        said.add(exc.message)
+        print(f"ltx-wizard: {exc.message}", file=sys.stderr, flush=True)
     return trainer_process(run_dir) is not None
 
 
@@ -73,13 +75,14 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.run).expanduser().absolute()
     check_run(run_dir)
     monitor = RunMonitor(run_dir)
-    shown = False
+    shown, said = False, set()
     try:
         while True:
+            started = time.monotonic()
             try:
                 status = monitor.status()
             except LogNotRegular as exc:
-                if not (args.watch and shown) or not _unreadable_while_watching(run_dir, exc):
+                if not (args.watch and shown) or not _unreadable_while_watching(run_dir, exc, said):
                     raise
                 time.sleep(args.interval)
                 continue
@@ -88,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
             shown = True
             if not args.watch or status.state != "live":
                 return 0
-            time.sleep(args.interval)
+            # the interval is from one refresh's start to the next: a slow refresh (a fast
+            # writer's backlog) does not stretch it
+            time.sleep(max(0.0, args.interval - (time.monotonic() - started)))
     except KeyboardInterrupt:
         return 0
