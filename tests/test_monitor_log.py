@@ -18,10 +18,15 @@ PAD = 250
 
 
 def step_line(step: int, total: int = 1000, loss: float = 0.2, secs: float = 1.5,
-              rank: int | None = None) -> str:
+              rank: int | None = None, projection: str | None = None) -> str:
+    """A step line as trainer.py LtxvTrainer.train prints it; `Total Time` is its projection
+    (elapsed / steps done x steps), here from `secs` unless given."""
     prefix = f"[rank {rank}] " if rank is not None else ""
+    if projection is None:
+        seconds = secs * total
+        projection = f"{seconds // 3600:.0f}h {(seconds % 3600) // 60:.0f}m"
     text = (f"INFO     {prefix}Step {step}/{total} - Loss: {loss:.4f}, LR: 1.00e-04, "
-            f"Time/Step: {secs:.2f}s, Total Time: 0h 5m")
+            f"Time/Step: {secs:.2f}s, Total Time: {projection}")
     return text.ljust(PAD - 15) + " trainer.py:447\n"
 
 
@@ -109,9 +114,9 @@ def test_history_sees_a_restart_from_step_0_as_a_new_attempt(tmp_path, monkeypat
 
 
 def test_loss_history_is_thinned_not_unbounded(tmp_path, monkeypatch):
-    from ltx_wizard.core.monitor import run_log
+    from ltx_wizard.core.monitor import loss_track
 
-    monkeypatch.setattr(run_log, "MAX_POINTS", 64)
+    monkeypatch.setattr(loss_track, "MAX_POINTS", 64)
     path = tmp_path / "train.log"
     path.write_text("".join(step_line(s, total=10_000) for s in range(20, 10_001, 20)))
     log = RunLog(path)
@@ -144,8 +149,8 @@ def test_pace_leaves_out_validation_and_checkpoint_steps(tmp_path):
     assert status.s_per_step == pytest.approx(2.2)
 
 
-def test_eta_says_measuring_until_two_steady_steps(tmp_path):
-    run = make_run(tmp_path, step_line(20, secs=2.0), steps=1000)
+def test_eta_says_measuring_until_a_projection_or_two_steady_steps(tmp_path):
+    run = make_run(tmp_path, step_line(20, secs=2.0, projection="calculating..."), steps=1000)
     proc = start_live(run)
     try:
         monitor = RunMonitor(run, gpu_reader=no_gpus)
@@ -153,10 +158,10 @@ def test_eta_says_measuring_until_two_steady_steps(tmp_path):
         assert status.state == "live" and status.eta_s is None
         assert MEASURING in pace_line(status)
         with (run / "logs" / "train.log").open("a") as fh:
-            fh.write(step_line(40, secs=2.0))
+            fh.write(step_line(40, secs=2.0, projection="calculating..."))
         status = monitor.status()
         assert status.eta_s == pytest.approx((1000 - 40) * 2.0)
-        assert "ETA: ~32m" in pace_line(status)
+        assert "ETA: ~32m (steady pace" in pace_line(status)
     finally:
         end(proc)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.monitor.resume import apply_resume, plan_resume, planned_names
+from ltx_wizard.core.monitor.resume import apply_resume, plan_resume, writes_step
 from tests.monitor_runs import make_run
 from tests.test_sim_trainer import run_sim, trial_config
 
@@ -40,7 +40,7 @@ def test_weights_only_resume_gets_a_new_output_dir_instead_of_overwriting(tmp_pa
 
 @pytest.mark.parametrize("edit, reason", [
     ("checkpoints:\n", "checkpoints:\n  no_resume: true\n"),
-    ("rank: 32", "rank: 16"),
+    ("optimizer_type: adamw", "optimizer_type: adamw8bit"),
 ])
 def test_no_resume_or_a_changed_fingerprint_means_weights_only(tmp_path, edit, reason):
     run = make_run(tmp_path, "", steps=100, checkpoints=((40, True),))
@@ -51,6 +51,16 @@ def test_no_resume_or_a_changed_fingerprint_means_weights_only(tmp_path, edit, r
     plan = plan_resume(run)
     assert plan.start_step == 0 and plan.weights_only_reason
     assert "output_dir" in plan.changes  # step 40 would be written again
+
+
+def test_a_changed_lora_rank_is_refused_the_weights_would_not_load(tmp_path):
+    # trainer.py _load_checkpoint puts the saved LoRA into one of the configured rank: it fails
+    run = make_run(tmp_path, "", steps=100, checkpoints=((40, True),))
+    (run / "outputs" / "training_config.yaml").write_text((run / "config.yaml").read_text())
+    config = run / "config.yaml"
+    config.write_text(config.read_text().replace("rank: 32", "rank: 16", 1))
+    with pytest.raises(UsageError, match="cannot load them into a LoRA of another rank"):
+        plan_resume(run)
 
 
 def test_a_run_at_its_last_step_is_not_resumed(tmp_path):
@@ -72,16 +82,17 @@ def test_apply_keeps_the_old_config_and_refuses_a_changed_one(tmp_path):
     with pytest.raises(UsageError, match="changed since"):
         apply_resume(run, plan)
     (run / "config.yaml").write_text(before)
-    apply_resume(run, plan)
-    assert (run / "config.before-resume.yaml").read_text() == before
+    backup, _ = apply_resume(run, plan)
+    assert backup == run / "config.before-resume.yaml" and backup.read_text() == before
     assert "lora_weights_step_00040.safetensors" in (run / "config.yaml").read_text()
 
 
-def test_planned_names_mirror_the_trainers_saves(tmp_path):
-    config = {"checkpoints": {"interval": 20}, "model": {"training_mode": "lora"}}
-    names = planned_names(config, 40, 70)
-    assert names == ["lora_weights_step_00060.safetensors", "training_state_step_00060.pt",
-                     "lora_weights_step_00070.safetensors", "training_state_step_00070.pt"]
+def test_the_steps_a_resumed_run_saves_mirror_the_trainer(tmp_path):
+    # trainer.py train(): a save every checkpoints.interval steps after the start, and at the end
+    saved = [s for s in range(0, 100) if writes_step(s, 40, 70, 20)]
+    assert saved == [60, 70]
+    assert [s for s in range(0, 100) if writes_step(s, 40, 70, None)] == [70]
+    assert writes_step(10**30, 0, 10**31, 20)  # arithmetic, whatever the step count
 
 
 def _sim_run(tmp_path: Path) -> tuple[Path, Path]:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -40,12 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _print(status, as_json: bool, watch: bool, note: str | None) -> None:
-    from ltx_wizard.core.monitor.report import as_json as to_json, block
+    from ltx_wizard.core.monitor.report import as_json as to_json, block, dumps
 
     if as_json:
         doc = to_json(status)
         doc["summary_written"] = note
-        print(json.dumps(doc, ensure_ascii=False, indent=None if watch else 2), flush=True)
+        print(dumps(doc, indent=None if watch else 2), flush=True)
         return
     if watch and sys.stdout.isatty():
         sys.stdout.write("\x1b[H\x1b[2J")  # clear, top left: the block replaces the last one
@@ -57,23 +56,43 @@ def _print(status, as_json: bool, watch: bool, note: str | None) -> None:
         print("", flush=True)
 
 
+def _unreadable_while_watching(run_dir: Path, exc, said: set[str]) -> bool:
+    """The log became a FIFO (or a device, a socket) during --watch: said once on stderr; True
+    while the trainer still runs (keep watching: the log may come back), False once it ended."""
+    from ltx_wizard.core.monitor.trainer_process import trainer_process
+
+    if exc.message not in said:
+        said.add(exc.message)
+        print(f"ltx-wizard: {exc.message}", file=sys.stderr, flush=True)
+    return trainer_process(run_dir) is not None
+
+
 def run(args: argparse.Namespace) -> int:
+    from ltx_wizard.core.monitor.log_reader import LogNotRegular
     from ltx_wizard.core.monitor.status import RunMonitor, check_run
     from ltx_wizard.core.monitor.summary import ensure_summary
 
     run_dir = Path(args.run).expanduser().absolute()
     check_run(run_dir)
     monitor = RunMonitor(run_dir)
+    shown, said = False, set()
     try:
         while True:
-            status = monitor.status()
+            started = time.monotonic()
+            try:
+                status = monitor.status()
+            except LogNotRegular as exc:
+                if not (args.watch and shown) or not _unreadable_while_watching(run_dir, exc, said):
+                    raise
+                time.sleep(args.interval)
+                continue
             written = ensure_summary(status)
             _print(status, args.json, args.watch, str(written) if written else None)
+            shown = True
             if not args.watch or status.state != "live":
                 return 0
-            time.sleep(args.interval)
+            # the interval is from one refresh's start to the next: a slow refresh (a fast
+            # writer's backlog) does not stretch it
+            time.sleep(max(0.0, args.interval - (time.monotonic() - started)))
     except KeyboardInterrupt:
         return 0
-
-
-

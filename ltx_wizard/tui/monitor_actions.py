@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.base.text_safety import clean_text
 
 if TYPE_CHECKING:
     from ltx_wizard.core.monitor.status import RunStatus
@@ -84,39 +85,48 @@ def ask_start(screen: MonitorView, why: str) -> None:
                                          title="Start training"), answered)
 
 
+def _failure(exc: Exception) -> str:
+    """One line for anything a user file could make an action raise."""
+    if isinstance(exc, WizardError):
+        return exc.message
+    return f"could not read the run's files ({type(exc).__name__}: {clean_text(exc)[:200]})"
+
+
 def ask_resume(screen: MonitorView) -> None:
     from ltx_wizard.core.monitor.resume import apply_resume, plan_resume
     from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 
     status = screen.status
     if status is None or not status.resumable:
-        screen.notify("Resume needs a stopped or failed run with a checkpoint", severity="warning")
+        screen.notify("Resume needs a run that is not running, with a checkpoint saved while the "
+                      "loss was finite", severity="warning")
         return
+    usable = status.usable_checkpoint
     try:
-        plan = plan_resume(screen.run_dir)
-    except WizardError as exc:
-        screen.notify(exc.message, severity="error", timeout=10)
+        plan = plan_resume(screen.run_dir, upto_step=usable.step if usable else None)
+    except Exception as exc:  # noqa: BLE001 - a user file must not take the screen down
+        screen.notify(_failure(exc), severity="error", timeout=10)
         return
 
     def answered(yes: bool | None) -> None:
         if not yes:
             return
         try:
-            apply_resume(screen.run_dir, plan)
-        except WizardError as exc:
-            screen.notify(exc.message, severity="error", timeout=10)
+            backup, aside = apply_resume(screen.run_dir, plan)
+        except Exception as exc:  # noqa: BLE001
+            screen.notify(_failure(exc), severity="error", timeout=10)
             return
+        moved = (f" The earlier samples of step {plan.start_step} are in {aside}." if aside
+                 else "")
         ask_start(screen, f"config.yaml now loads {plan.checkpoint.path.name} (the previous "
-                          "config is kept as config.before-resume.yaml).")
+                          f"config is kept as {backup.name}).{moved}")
 
     screen.app.push_screen(ConfigChangeDialog("Resume training", plan.sentence(), plan.diff,
                                               yes="Patch config.yaml"), answered)
 
 
 def ask_fix(screen: MonitorView) -> None:
-    from ltx_wizard.core.io.bounded import read_text
-    from ltx_wizard.core.io.safe_fs import write_text
-    from ltx_wizard.core.io.yaml_patch import patch_yaml_text, unified_diff
+    from ltx_wizard.core.monitor.fix import apply_fix, plan_fix
     from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 
     status = screen.status
@@ -124,33 +134,29 @@ def ask_fix(screen: MonitorView) -> None:
     if diagnosis is None or not diagnosis.changes or status.state == "live":
         screen.notify("No proposed fix for this run", severity="warning")
         return
-    path = screen.run_dir / "config.yaml"
     try:
-        before = read_text(path, what="config")
-        after = patch_yaml_text(before, diagnosis.changes)
-    except WizardError as exc:
-        screen.notify(f"cannot patch config.yaml: {exc.message}", severity="error", timeout=10)
+        plan = plan_fix(screen.run_dir, diagnosis.changes)
+    except Exception as exc:  # noqa: BLE001
+        screen.notify(f"cannot patch config.yaml: {_failure(exc)}", severity="error", timeout=10)
         return
 
     def answered(yes: bool | None) -> None:
         if not yes:
             return
         try:
-            if read_text(path, what="config") != before:
-                raise WizardError("config.yaml changed meanwhile: look again (f)")
-            write_text(screen.run_dir / "config.before-fix.yaml", before, root=screen.run_dir)
-            write_text(path, after, root=screen.run_dir)
-        except WizardError as exc:
-            screen.notify(exc.message, severity="error", timeout=10)
+            backup = apply_fix(screen.run_dir, plan)
+        except Exception as exc:  # noqa: BLE001
+            screen.notify(_failure(exc), severity="error", timeout=10)
             return
-        if status.resumable:
-            screen.notify("config.yaml patched (the old one: config.before-fix.yaml). Resume (r) "
-                          "continues from the latest checkpoint.", timeout=10)
+        done = f"config.yaml patched (the old one: {backup.name})."
+        if status.resumable and "output_dir" not in plan.changes:
+            screen.notify(f"{done} Resume (r) continues from the latest checkpoint.", timeout=10)
             return
-        ask_start(screen, "config.yaml patched (the old one: config.before-fix.yaml).")
+        ask_start(screen, done)
 
     sentence = (f"The run failed ({diagnosis.kind}): {diagnosis.cause}\nThe trainer's advice, "
                 "cheapest first, starts with this change to config.yaml:")
-    screen.app.push_screen(ConfigChangeDialog("Apply the proposed fix", sentence,
-                                              unified_diff(before, after, "config.yaml",
-                                                           "config.yaml (fixed)")), answered)
+    if plan.notes:
+        sentence += "\n" + " ".join(plan.notes)
+    screen.app.push_screen(ConfigChangeDialog("Apply the proposed fix", sentence, plan.diff),
+                           answered)

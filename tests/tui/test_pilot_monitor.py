@@ -37,12 +37,40 @@ async def test_run_dir_with_a_finished_log_opens_the_monitor_and_writes_the_summ
         assert screen.query_one("#loss-plot").data == [0.2437, 0.1904]
         assert "Run summary:" in shown(app, "#monitor-files")
         assert (run / "run-summary.md").exists()
-        assert screen.query_one("#stop").disabled and screen.query_one("#resume").disabled
+        assert screen.query_one("#stop").disabled
+        # run-summary.md says: raise optimization.steps, then resume; r agrees
+        assert "Raise `optimization.steps`" in (run / "run-summary.md").read_text()
+        assert not screen.query_one("#resume").disabled
+        await pilot.press("r")
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfigChangeDialog)  # 50 of 50: nothing to train
+        config = run / "config.yaml"
+        config.write_text(config.read_text().replace("steps: 50", "steps: 80"))
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfigChangeDialog)
+        assert "Resume from step 50 of 80" in app.screen.sentence
+        await pilot.press("n")
+        await settle(pilot)
         await pilot.press("y")
         assert app.clipboard.endswith("lora_weights_step_00050.safetensors")
         await pilot.press("escape")  # back to the folder's own screen
         await settle(pilot)
         assert isinstance(app.screen, ExistingRunScreen)
+
+
+async def test_a_nan_run_says_nan_on_the_monitor(tmp_path):
+    run = make_run(tmp_path, sample_log("nan_loss"), checkpoints=((20, True), (50, True)))
+    app = make_app(run_dir=str(run))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _monitor(pilot)
+        assert "loss ~NaN" in shown(app, "#monitor-head")
+        assert "0.2437 at step 20 → 0.2437 at step 20" in shown(app, "#loss-title")
+        assert "NaN from step 40" in shown(app, "#loss-title")
+        files = shown(app, "#monitor-files")
+        assert "Last one saved while the loss was finite" in files and "00020" in files
+        await pilot.press("y")  # the path copied is the usable one, not the all-NaN latest
+        assert app.clipboard.endswith("lora_weights_step_00020.safetensors")
 
 
 @pytest.mark.parametrize("case", ["oom", "nan", "config", "missing_file"])
@@ -124,3 +152,22 @@ async def test_live_run_is_stopped_only_after_yes(tmp_path):
             await wait_until(pilot, lambda: screen.status.state == "stopped")
     finally:
         end(proc)
+
+
+async def test_the_resume_dialog_keeps_its_buttons_on_screen_at_80x24(tmp_path):
+    # the sentence (what the state restores, the samples kept) and the diff scroll together
+    run = make_run(tmp_path, STOPPED, steps=100, val_interval=20,
+                   checkpoints=((20, True), (40, True)), samples=(40,))
+    app = make_app(run_dir=str(run))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _monitor(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfigChangeDialog) and "not the optimizer state" in dialog.sentence
+        for button in ("#yes", "#no"):
+            region = dialog.query_one(button).region
+            assert region.height > 0 and region.bottom <= 24 and region.right <= 80, region
+        await pilot.press("y")
+        await settle(pilot)
+        assert (run / "outputs/samples/kept-before-resume/step_000040_1.mp4").exists()

@@ -20,7 +20,7 @@ import re
 from ltx_wizard.core.autotune import log_parser as lp
 
 MAX_CHARS = 300  # a reason is one line in autotune.log and the TUI; the log file has the rest
-_HEADER = re.compile(r"^(\d+) validation errors? for \w+")
+_HEADER = re.compile(r"^(\d{1,9}) validation errors? for \w+")
 _PYDANTIC_TAIL = re.compile(r"\s*\[type=[^\]]*(\]|$).*$")
 _LAUNCHER = ("ChildFailedError", "CalledProcessError")
 _OOM_STARTS = ("CUDA out of memory", "CUDA error: out of memory", "OutOfMemoryError")

@@ -27,16 +27,18 @@ from ltx_wizard.core.autotune.trial_phase import message_phase
 from ltx_wizard.core.base.text_cells import cell_width
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_TORCH_RANK = re.compile(r"^\[rank(\d+)\]:\s?")  # torch's prefix on child-process lines
-_MSG_RANK = re.compile(r"\[rank (\d+)\]\s*")  # the trainer's own prefix inside a message
+_TORCH_RANK = re.compile(r"^\[rank(\d{1,9})\]:\s?")  # torch's prefix on child-process lines
+_MSG_RANK = re.compile(r"\[rank (\d{1,9})\]\s*")  # the trainer's own prefix inside a message
 _LEVEL = re.compile(r"^(\[[^\]]*\] )?(DEBUG|INFO|WARNING|ERROR|CRITICAL)( +|$)")
 _SUFFIX = re.compile(r"\s([\w.\-]+\.py:\d+)$")
+# Numbers are bounded before int() (a 5,000-digit step would raise in int()): such a line is no
+# step line.
 _STEP = re.compile(
-    r"Step (\d+)/(\d+) - Loss: ([^,\s]+), LR: ([^,\s]+), Time/Step: ([\d.]+)s, "
-    r"Total Time: (calculating\.\.\.|\d+h \d+m)"
+    r"Step (\d{1,40})/(\d{1,40}) - Loss: ([^,\s]+), LR: ([^,\s]+), Time/Step: ([\d.]+)s, "
+    r"Total Time: (calculating\.\.\.|\d{1,12}h \d{1,12}m)"
 )
-_VALIDATION = re.compile(r"Validation samples for step (\d+) saved")
-_CHECKPOINT = re.compile(r"[Ww]eights for step (\d+) saved in (\S+)")
+_VALIDATION = re.compile(r"Validation samples for step (\d{1,40}) saved")
+_CHECKPOINT = re.compile(r"[Ww]eights for step (\d{1,40}) saved in (\S+)")
 _MISSING = re.compile(r"Error: Configuration file (.+?) does not exist\.?$")
 _CONFIG = "Error: Invalid configuration data:"
 _OOM = re.compile(
@@ -54,8 +56,8 @@ _STATS = {
     # {peak_gpu_memory_gb:.2f} GB`), whose figure is gpu_utils.py get_gpu_memory_gb: nvidia-smi's
     # memory.used in MiB / 1024, i.e. GiB under the name "GB"; it is kept as GiB.
     "peak_gpu_memory_gb": re.compile(r"Peak GPU memory:\s*([\d.]+)\s*GB"),
-    "num_processes": re.compile(r"Number of processes:\s*(\d+)"),
-    "global_batch": re.compile(r"Global batch size:\s*(\d+)"),
+    "num_processes": re.compile(r"Number of processes:\s*(\d{1,9})\b"),
+    "global_batch": re.compile(r"Global batch size:\s*(\d{1,12})\b"),
 }
 # Substrings every line-shaped event holds; lines without any skip the regular expressions.
 _OOM_HINTS = ("out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED", "cudaErrorMemory")
@@ -265,7 +267,8 @@ class TrainerLogParser:
             step, loss = int(m.group(1)), _number(m.group(3))
             events.append(
                 StepEvent(t=t, step=step, total=int(m.group(2)), loss=loss,
-                          lr=_number(m.group(4)), time_per_step_s=float(m.group(5)), rank=rank)
+                          lr=_number(m.group(4)), time_per_step_s=_number(m.group(5)), rank=rank,
+                          total_time=m.group(6))
             )
             if math.isnan(loss):
                 events.append(NanLoss(t=t, step=step, rank=rank))
@@ -311,7 +314,10 @@ class TrainerLogParser:
         for key, pattern in _STATS.items():
             m = pattern.search(text)
             if m:
-                self._stats[key] = float(m.group(1)) if "." in m.group(1) else int(m.group(1))
+                try:  # `[\d.]+` also matches "1.2.3": such a figure is not kept
+                    self._stats[key] = float(m.group(1)) if "." in m.group(1) else int(m.group(1))
+                except ValueError:
+                    continue
                 found = True
         return found
 

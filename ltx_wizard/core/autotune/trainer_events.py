@@ -22,6 +22,7 @@ class StepEvent(TrainerEvent):
     lr: float
     time_per_step_s: float
     rank: int | None = None
+    total_time: str = ""  # the line's `Total Time` as printed ("0h 5m", "calculating...")
 
 
 class ValidationSaved(TrainerEvent):

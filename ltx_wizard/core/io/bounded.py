@@ -123,3 +123,41 @@ def loads_json(text: str | bytes, *, what: str, max_depth: int | None = JSON_MAX
         raise UsageError(f"{what} nests deeper than {max_depth} levels: not a real header or "
                          "config; download it again")
     return doc
+
+
+class NotRegularFile(UsageError):
+    """`open_regular` met a FIFO, a device, a socket or a folder where a file was expected."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def open_regular(path: str | os.PathLike, *, what: str):
+    """`path` opened for reading in pieces (a growing log) without blocking, or None when it does
+    not exist. O_NONBLOCK: opening a FIFO without a writer returns at once; fstat before any
+    read: a FIFO, device, socket or folder raises NotRegularFile naming it."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        try:  # a socket refuses open() itself (ENXIO), a folder too (EISDIR): name what it is
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+            raise NotRegularFile(f"{what} {path} is {kind}, not a file", kind) from None
+        raise UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise NotRegularFile(f"{what} {path} is {kind}, not a file", kind)
+    return os.fdopen(fd, "rb")

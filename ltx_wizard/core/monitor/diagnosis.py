@@ -11,21 +11,15 @@ a change only after the user confirms it, and never restarts the run by itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Callable, Literal
 
-from ltx_wizard.core.monitor.run_config import value
+from ltx_wizard.core.monitor.run_config import value, whole_or
 from ltx_wizard.core.monitor.run_log import Attempt
 
 Kind = Literal["oom", "oom_validation", "nan", "config", "missing_file", "data", "no_cuda",
                "crash"]
 
-ADVICE: dict[str, list[str]] = {
-    "oom": ["enable_gradient_checkpointing", "batch_size 1 with more gradient_accumulation_steps",
-            "optimizer adamw8bit", "quantization int8-quanto", "a smaller lora.rank",
-            "a lower resolution (re-preprocess the dataset)"],
-    "oom_validation": ["acceleration.load_text_encoder_in_8bit", "acceleration."
-                       "offload_optimizer_during_validation", "smaller validation.video_dims",
-                       "fewer validation.inference_steps", "a longer validation.interval"],
+ADVICE: dict[str, list[str]] = {  # the OOM kinds: OOM_REMEDIES, VALIDATION_REMEDIES
     "nan": ["mixed_precision_mode bf16 (not fp16)", "check the latents with "
             "scripts/decode_latents.py", "learning_rate 5x lower", "max_grad_norm 1.0",
             "quantization off"],
@@ -86,54 +80,133 @@ def diagnose(attempt: Attempt, config: dict, *, exited: bool) -> Diagnosis | Non
                 else "no_cuda" if any(m in text for m in NO_CUDA) else "crash")
     if kind is None:
         return None
-    return Diagnosis(kind, text, ADVICE[kind], proposed_changes(kind, config))
+    advice, changes = advice_and_changes(kind, config)
+    return Diagnosis(kind, text, advice, changes)
 
 
-def _oom_train(config: dict) -> dict[str, object]:
-    if not value(config, "optimization.enable_gradient_checkpointing", False):
-        return {"optimization.enable_gradient_checkpointing": True}
-    batch = int(value(config, "optimization.batch_size", 1) or 1)
-    if batch > 1:
-        accumulation = int(value(config, "optimization.gradient_accumulation_steps", 1) or 1)
-        return {"optimization.batch_size": 1,
-                "optimization.gradient_accumulation_steps": accumulation * batch}
-    if value(config, "optimization.optimizer_type", "adamw") != "adamw8bit":
-        return {"optimization.optimizer_type": "adamw8bit"}
-    if not value(config, "acceleration.quantization"):
-        return {"acceleration.quantization": "int8-quanto"}
-    return {}
+# The OOM-in-a-training-step remedies of the skill's troubleshooting.md, cheapest first: what
+# each looks like once in config.yaml, and the change that applies it (None: not a config edit).
+# The advice names the ones config.yaml has already, then the ones left; the proposed change is
+# the first one left that is a config edit.
+Remedy = tuple[Callable[[dict], str], Callable[[dict], bool],
+               Callable[[dict], "dict[str, object] | None"]]
+
+
+def _batch(config: dict) -> int:
+    return whole_or(config, "optimization.batch_size", 1) or 1
+
+
+def _rank(config: dict) -> int | None:
+    """lora.rank of a LoRA run (None for a full fine-tune or an unreadable rank)."""
+    if value(config, "model.training_mode", "lora") != "lora":
+        return None
+    return whole_or(config, "lora.rank", None)
+
+
+def _smaller_rank(config: dict) -> dict[str, object] | None:
+    rank = _rank(config)
+    if rank is None or rank <= MIN_RANK:
+        return None
+    new = max(MIN_RANK, rank // 2)
+    alpha = whole_or(config, "lora.alpha", None)
+    change: dict[str, object] = {"lora.rank": new}
+    if alpha is not None:  # "alpha follows rank": the same ratio
+        change["lora.alpha"] = max(1, alpha * new // rank)
+    return change
+
+
+MIN_RANK = 8  # troubleshooting.md: "Reduce lora.rank (32 → 16 → 8)"
+
+
+def _rank_label(config: dict) -> str:
+    change = _smaller_rank(config)
+    if not change:
+        return f"a smaller lora.rank (32 → 16 → {MIN_RANK}; alpha follows)"
+    alpha = f", lora.alpha {whole_or(config, 'lora.alpha')} → {change['lora.alpha']}" \
+        if "lora.alpha" in change else ""
+    return f"lora.rank {_rank(config)} → {change['lora.rank']}{alpha}"
+
+
+OOM_REMEDIES: list[Remedy] = [
+    (lambda c: "gradient checkpointing on",
+     lambda c: value(c, "optimization.enable_gradient_checkpointing", False) is True,
+     lambda c: {"optimization.enable_gradient_checkpointing": True}),
+    (lambda c: "batch_size 1 (more accumulation keeps the effective batch)",
+     lambda c: _batch(c) <= 1,
+     lambda c: {"optimization.batch_size": 1, "optimization.gradient_accumulation_steps":
+                (whole_or(c, "optimization.gradient_accumulation_steps", 1) or 1) * _batch(c)}),
+    (lambda c: "optimizer adamw8bit",
+     lambda c: value(c, "optimization.optimizer_type") == "adamw8bit",
+     lambda c: {"optimization.optimizer_type": "adamw8bit"}),
+    (lambda c: "quantization int8-quanto", lambda c: bool(value(c, "acceleration.quantization")),
+     lambda c: {"acceleration.quantization": "int8-quanto"}),
+    (_rank_label, lambda c: _rank(c) is None or _rank(c) <= MIN_RANK, _smaller_rank),
+    (lambda c: "a lower resolution: the data is encoded at its bucket, so plan a new run with a "
+     "smaller --resolution-buckets (the dataset is encoded again: the costly one)",
+     lambda c: False, lambda c: None),
+]
+
+
+def _from_state(remedies: list[Remedy], config: dict) -> tuple[list[str], dict[str, object]]:
+    """(advice: what is left, cheapest first, then what config.yaml has already; the first
+    config edit left)."""
+    have = [label(config) for label, done, _ in remedies if done(config)]
+    left = [(label(config), change) for label, done, change in remedies if not done(config)]
+    advice = [label for label, _ in left]
+    if have:
+        advice.append(f"config.yaml has these already: {', '.join(have)}")
+    for _, change in left:
+        found = change(config)
+        if found:
+            return advice, found
+    return advice, {}
 
 
 def _smaller_dims(dims: object) -> list[int] | None:
     """validation.video_dims with width and height halved (kept multiples of 32, frames kept)."""
     if not isinstance(dims, (list, tuple)) or len(dims) != 3:
         return None
-    width, height, frames = (int(x) for x in dims)
+    if not all(type(x) is int and 0 < x < 10**6 for x in dims):
+        return None
+    width, height, frames = dims
     half = [max(32, (width // 2) // 32 * 32), max(32, (height // 2) // 32 * 32), frames]
     return half if half[:2] != [width, height] else None
 
 
-def _oom_validation(config: dict) -> dict[str, object]:
-    if not value(config, "acceleration.load_text_encoder_in_8bit", False):
-        return {"acceleration.load_text_encoder_in_8bit": True}
-    if not value(config, "acceleration.offload_optimizer_during_validation", False):
-        return {"acceleration.offload_optimizer_during_validation": True}
-    dims = _smaller_dims(value(config, "validation.video_dims"))
-    return {"validation.video_dims": dims} if dims else {}
+VALIDATION_REMEDIES: list[Remedy] = [
+    (lambda c: "acceleration.load_text_encoder_in_8bit",
+     lambda c: value(c, "acceleration.load_text_encoder_in_8bit", False) is True,
+     lambda c: {"acceleration.load_text_encoder_in_8bit": True}),
+    (lambda c: "acceleration.offload_optimizer_during_validation",
+     lambda c: value(c, "acceleration.offload_optimizer_during_validation", False) is True,
+     lambda c: {"acceleration.offload_optimizer_during_validation": True}),
+    (lambda c: "smaller validation.video_dims", lambda c: False,
+     lambda c: ({"validation.video_dims": d} if (d := _smaller_dims(
+         value(c, "validation.video_dims"))) else None)),
+    (lambda c: "fewer validation.inference_steps", lambda c: False, lambda c: None),
+    (lambda c: "a longer validation.interval", lambda c: False, lambda c: None),
+]
 
 
 def _nan(config: dict) -> dict[str, object]:
     if value(config, "acceleration.mixed_precision_mode") == "fp16":
         return {"acceleration.mixed_precision_mode": "bf16"}
     lr = value(config, "optimization.learning_rate")
-    return {"optimization.learning_rate": float(f"{float(lr) / 5:.3g}")} if lr else {}
+    if type(lr) not in (int, float) or not 0 < lr < 1e6:
+        return {}
+    return {"optimization.learning_rate": float(f"{lr / 5:.3g}")}
+
+
+def advice_and_changes(kind: str, config: dict) -> tuple[list[str], dict[str, object]]:
+    """The advice for `kind` given what config.yaml holds, and the one change proposed."""
+    if kind == "oom":
+        return _from_state(OOM_REMEDIES, config)
+    if kind == "oom_validation":
+        return _from_state(VALIDATION_REMEDIES, config)
+    if kind == "nan":
+        return ADVICE[kind], _nan(config)
+    return ADVICE[kind], {}
 
 
 def proposed_changes(kind: str, config: dict) -> dict[str, object]:
-    if kind == "oom":
-        return _oom_train(config)
-    if kind == "oom_validation":
-        return _oom_validation(config)
-    if kind == "nan":
-        return _nan(config)
-    return {}
+    return advice_and_changes(kind, config)[1]

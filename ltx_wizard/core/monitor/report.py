@@ -9,9 +9,23 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
+from ltx_wizard.core.monitor.pace import STEADY, TRAINER
 from ltx_wizard.core.monitor.status import RunStatus, eta_text
 from ltx_wizard.core.base.text_safety import clean_text
+
+# Everything `json.dumps(ensure_ascii=False)` leaves raw that a terminal or a JSON-in-JS reader
+# would act on: DEL and C1 controls, the line and paragraph separators, the bidi embeddings,
+# overrides and isolates (and the marks). C0 is escaped by json itself.
+_UNSAFE = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def dumps(doc: object, *, indent: int | None = None) -> str:
+    """JSON text with every control and bidi character escaped as \\uXXXX (they can only stand
+    inside strings, so the text stays the same JSON)."""
+    text = json.dumps(doc, ensure_ascii=False, indent=indent)
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def show_change(key: str, value: object) -> str:
@@ -21,7 +35,7 @@ def show_change(key: str, value: object) -> str:
 
 
 def _loss(value: float) -> str:
-    return "nan" if math.isnan(value) else f"{value:.4f}"
+    return "NaN" if math.isnan(value) else f"{value:.4f}"
 
 
 def process_line(status: RunStatus) -> str:
@@ -43,14 +57,46 @@ def step_line(status: RunStatus) -> str:
     if status.recent_losses:
         text += f" - loss ~{_loss(status.recent_losses[-1])} (last {len(status.recent_losses)}: "
         text += ", ".join(_loss(v) for v in status.recent_losses) + ")"
+    if status.nan:
+        text += f"; NaN since step {status.nan_step}" + (
+            f" (last finite: {status.last_finite[1]:.4f} at step {status.last_finite[0]})"
+            if status.last_finite else "")
     return text
 
 
+def _per_step(status: RunStatus) -> str:
+    if status.s_per_step is None:
+        return eta_text(None)
+    if status.s_per_step_kind == STEADY:
+        return f"{status.s_per_step:.2f} s/step (steady)"
+    return (f"~{status.s_per_step:.2f} s/step (the trainer's average over this launch, "
+            "validation and checkpoint saves included)")
+
+
 def pace_line(status: RunStatus) -> str:
-    pace = f"{status.s_per_step:.2f} s/step (steady)" if status.s_per_step else eta_text(None)
+    pace = _per_step(status)
     if status.state != "live":
         return f"Pace: {pace}"
-    return f"ETA: {eta_text(status.eta_s)}  |  {pace}"
+    eta = eta_text(status.eta_s)
+    if status.eta_kind == TRAINER:
+        eta += " (the trainer's own projection)"
+    elif status.eta_kind == STEADY:
+        eta += " (steady pace; validation and checkpoint pauses not counted)"
+    return f"ETA: {eta}  |  {pace}"
+
+
+def checkpoint_line(status: RunStatus) -> str:
+    if not status.checkpoints:
+        return f"Latest checkpoint: none yet in {status.output_dir / 'checkpoints'}"
+    ck = status.checkpoints[0]
+    state = "with its training state" if ck.state else "weights only (no training state)"
+    text = f"Latest checkpoint: {ck.path} (step {ck.step}, {state})"
+    good = status.usable_checkpoint
+    if status.nan and good is not ck:
+        text += "; saved after the loss turned NaN: NaN throughout. " + (
+            f"Last one saved while the loss was finite: {good.path} (step {good.step})"
+            if good is not None else "None was saved while the loss was finite")
+    return text
 
 
 def block(status: RunStatus) -> list[str]:
@@ -61,12 +107,7 @@ def block(status: RunStatus) -> list[str]:
         lines += [f"  {gpu.line()}" for gpu in status.gpus]
     elif status.gpu_note:
         lines.append(f"  {status.gpu_note}")
-    if status.checkpoints:
-        ck = status.checkpoints[0]
-        state = "with its training state" if ck.state else "weights only (no training state)"
-        lines.append(f"Latest checkpoint: {ck.path} (step {ck.step}, {state})")
-    else:
-        lines.append(f"Latest checkpoint: none yet in {status.output_dir / 'checkpoints'}")
+    lines.append(checkpoint_line(status))
     if status.samples:
         lines.append(f"Latest validation: {status.samples[0]}")
     if status.attention:
@@ -79,7 +120,14 @@ def block(status: RunStatus) -> list[str]:
         lines.append("Advice: " + "; ".join(d.advice))
         if d.changes:
             lines.append("Proposed fix: " + ", ".join(show_change(k, v) for k, v in d.changes.items()))
-    if status.resumable:
+    if status.resumable and status.nan:
+        lines.append(f"Resume from the last finite checkpoint (step {status.usable_checkpoint.step}"
+                     f"), after the fix: ltx-wizard --run-dir {status.run_dir} (Monitor, f then r)")
+    elif status.resumable and status.state == "finished":
+        lines.append(f"Train longer: raise optimization.steps in config.yaml (now "
+                     f"{status.total or '?'}), then resume: ltx-wizard --run-dir "
+                     f"{status.run_dir} (Monitor, r)")
+    elif status.resumable:
         lines.append(f"Resume: ltx-wizard --run-dir {status.run_dir} (Monitor, r)")
     lines.append(f"Log: {status.log}")
     return [clean_text(line) for line in lines]
@@ -94,7 +142,12 @@ def as_json(status: RunStatus) -> dict:
         "step": status.step, "total_steps": status.total, "percent": status.percent,
         "recent_losses": [None if math.isnan(v) else v for v in status.recent_losses],
         "first_loss": list(status.first_loss) if status.first_loss else None,
-        "s_per_step": status.s_per_step, "eta_s": status.eta_s,
+        "loss_nan_since_step": status.nan_step,
+        "last_finite_loss": list(status.last_finite) if status.last_finite else None,
+        "usable_checkpoint": str(status.usable_checkpoint.path) if status.usable_checkpoint
+        else None,
+        "s_per_step": status.s_per_step, "s_per_step_kind": status.s_per_step_kind,
+        "eta_s": status.eta_s, "eta_kind": status.eta_kind,
         "checkpoints": [{"path": str(c.path), "step": c.step,
                          "training_state": str(c.state) if c.state else None}
                         for c in status.checkpoints],

@@ -1,45 +1,50 @@
-"""Resume a stopped run without losing a checkpoint.
+"""Resume a stopped (or finished, with more steps) run without losing a checkpoint or a sample.
 
 What the trainer does today (ltx_trainer/trainer.py), mirrored here:
 - `_load_checkpoint` / `_find_checkpoint`: weights come only from `model.load_checkpoint` (a file,
   or the highest `*step_*.safetensors` under a folder); nothing is picked up from output_dir.
-- `_resolve_resume_state` / `_load_training_state`: the step counter, optimizer and scheduler come
-  from `training_state_step_<same digits>.pt` beside that file, unless `checkpoints.no_resume`, the
-  file is absent or unreadable, or the config fingerprint (optimizer_type, scheduler_type,
-  training_mode, lora.rank) differs from the state's; in all those cases training restarts at
-  step 0 with the loaded weights.
-- `train`: with no steps left (`initial_step >= optimization.steps`) it raises ValueError.
-- `_save_checkpoint` / `_save_training_state` write `{lora|model}_weights_step_{step:05d}` and
-  `training_state_step_{step:05d}.pt` into `<output_dir>/checkpoints` over whatever is there.
+- `_resolve_resume_state` / `_load_training_state`: the step counter (and what else the state
+  holds: training_state.py) come from `training_state_step_<same digits>.pt` beside that file,
+  unless `checkpoints.no_resume`, the file is absent or unreadable, or the config fingerprint
+  (optimizer_type, scheduler_type, training_mode, lora.rank) differs from the state's; in all
+  those cases training restarts at step 0 with the loaded weights.
+- `train`: with no steps left (`initial_step >= optimization.steps`) it raises ValueError. It
+  validates first at the start step (unless `validation.skip_initial_validation`), then at every
+  `validation.interval`, writing `samples/step_{step:06d}_{n}.{ext}` over what is there; it saves
+  at every `checkpoints.interval` and once more at the end, over whatever is there.
 So a restart at step 0 into the same output_dir overwrites the earlier checkpoints of the same
-step numbers (LTX-2 #35). The guard: predict the step the trainer will start from and every
-checkpoint name it will write; when one exists already, the resumed run gets a fresh output_dir.
-The fingerprint is compared against `<output_dir>/training_config.yaml`, which the trainer saves
-at every start (`_save_config`); the .pt itself is a torch pickle the wizard does not open.
+step numbers (LTX-2 #35), and any resume rewrites the earlier run's samples of the steps it
+validates. The guard: every existing checkpoint file the resumed run would write again sends it
+to a fresh output_dir; every existing sample it would write again is moved aside first. Both are
+decided per existing file, by arithmetic: the planned step count can be anything.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.base.errors import UsageError, WizardError
-from ltx_wizard.core.monitor.run_config import output_dir, read_config, value
-from ltx_wizard.core.io.safe_fs import write_text
-from ltx_wizard.core.io.yaml_patch import patch_yaml_text, unified_diff
+from ltx_wizard.core.base.text_safety import clip
+from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.io.safe_fs import os_failure, write_text
+from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text, unified_diff
+from ltx_wizard.core.monitor.backups import keep_copy, new_folder
+from ltx_wizard.core.monitor.run_config import output_dir, value, whole
+from ltx_wizard.core.monitor.training_state import (
+    STATE, WEIGHTS, SavedCheckpoint, checkpoint_names, restores, saved_checkpoints)
 
-_WEIGHTS = re.compile(r"^(lora|model)_weights_step_(\d+)\.safetensors$")
+__all__ = ["ResumePlan", "SavedCheckpoint", "apply_resume", "plan_resume", "saved_checkpoints",
+           "writes_step"]
+
 _FINGERPRINT = ("optimization.optimizer_type", "optimization.scheduler_type",
                 "model.training_mode", "lora.rank")
-
-
-@dataclass(frozen=True)
-class SavedCheckpoint:
-    path: Path
-    step: int
-    state: Path | None  # training_state_step_*.pt beside it (non-empty), or None
+_SAMPLE = re.compile(r"step_(\d{1,40})_\d{1,12}\.\w{1,8}")  # validation_runner.py ValidationRunner.run
+MAX_SAMPLES = 10_000  # sample names looked at
+ASIDE = "kept-before-resume"
+_TRUE = (True, "true", "True", "yes", "on", "1")  # pydantic's lax bool, the true side
 
 
 @dataclass
@@ -48,8 +53,10 @@ class ResumePlan:
     start_step: int  # where the trainer will count from
     total_steps: int
     weights_only_reason: str | None  # why the step count restarts at 0 (None: full resume)
+    restores: str = ""  # what the training state gives back (training_state.restores)
     changes: dict[str, object] = field(default_factory=dict)
     would_overwrite: list[str] = field(default_factory=list)  # names that forced a new output_dir
+    samples_aside: list[Path] = field(default_factory=list)  # moved before the resumed launch
     diff: str = ""
     new_text: str = ""
 
@@ -57,46 +64,28 @@ class ResumePlan:
         ck = self.checkpoint
         if self.weights_only_reason is None:
             text = (f"Resume from step {ck.step} of {self.total_steps}: weights {ck.path.name} and "
-                    f"the training state {ck.state.name} beside it (optimizer, scheduler, step).")
+                    f"the training state {ck.state.name} beside it. {self.restores}")
         else:
             text = (f"Weights only from {ck.path.name} (step {ck.step}): {self.weights_only_reason}, "
                     f"so the trainer counts steps from 0 again.")
         if self.would_overwrite:
             text += (f" Restarted step numbers would overwrite {', '.join(self.would_overwrite[:3])}"
                      f": the resumed run writes to {self.changes['output_dir']} instead.")
+        if self.samples_aside:
+            count = len(self.samples_aside)
+            text += (f" The trainer validates again at step {self.start_step} first, writing over "
+                     f"the earlier run's {'sample' if count == 1 else f'{count} samples'} of that "
+                     f"step ({self.samples_aside[0].name}{', ...' if count > 1 else ''}): "
+                     f"{'it is' if count == 1 else 'they are'} moved to samples/{ASIDE}/ first.")
         return text
 
 
-def saved_checkpoints(out_dir: Path) -> list[SavedCheckpoint]:
-    """The weights in `<output_dir>/checkpoints`, latest step first."""
-    folder = out_dir / "checkpoints"
-    try:
-        names = sorted(p.name for p in folder.iterdir())
-    except OSError:
-        return []
-    found = []
-    for name in names:
-        m = _WEIGHTS.match(name)
-        if not m:
-            continue
-        state = folder / f"training_state_step_{m.group(2)}.pt"
-        try:  # trainer.py _load_training_state: an unreadable (here: empty) state means step 0
-            has_state = state.is_file() and state.stat().st_size > 0
-        except OSError:
-            has_state = False
-        found.append(SavedCheckpoint(folder / name, int(m.group(2)), state if has_state else None))
-    return sorted(found, key=lambda c: c.step, reverse=True)
-
-
 def _fingerprint_mismatch(config: dict, out_dir: Path) -> list[str]:
-    try:
-        saved = read_config(out_dir / "training_config.yaml")
-    except WizardError:
-        return []
-    if not saved:
-        return []
+    from ltx_wizard.core.monitor.run_config import read_config
+
+    saved = read_config(out_dir / "training_config.yaml")
     diffs = []
-    for key in _FINGERPRINT:
+    for key in _FINGERPRINT if saved else ():
         before, now = value(saved, key), value(config, key)
         if before is not None and now is not None and before != now:
             diffs.append(f"{key}: {before} → {now}")
@@ -104,69 +93,140 @@ def _fingerprint_mismatch(config: dict, out_dir: Path) -> list[str]:
 
 
 def _weights_only_reason(config: dict, ck: SavedCheckpoint, out_dir: Path) -> str | None:
-    if value(config, "checkpoints.no_resume", False):
+    if value(config, "checkpoints.no_resume", False) in _TRUE:
         return "checkpoints.no_resume is true"
     if ck.state is None:
         return f"no training_state_step_{ck.step:05d}.pt beside it"
     mismatch = _fingerprint_mismatch(config, out_dir)
+    rank = [m for m in mismatch if m.startswith("lora.rank")]
+    if rank and value(config, "model.training_mode", "lora") == "lora":
+        # trainer.py _load_checkpoint: the weights go into a LoRA of the configured rank (peft's
+        # set_peft_model_state_dict): another rank's tensors do not fit and the start fails
+        raise UsageError(f"config.yaml changed {rank[0]} since the checkpoints were saved: the "
+                         "trainer cannot load them into a LoRA of another rank: put the rank "
+                         "back to resume, or set a new output_dir and start anew (bash launch.sh)")
     if mismatch:
         return "the config differs from the saved state (" + "; ".join(mismatch) + ")"
     return None
 
 
-def planned_names(config: dict, start: int, total: int) -> list[str]:
-    """Every checkpoint file the trainer will write from `start` to `total` (train() saves at
-    each checkpoints.interval and once more at the end)."""
-    interval = int(value(config, "checkpoints.interval", 0) or 0)
-    prefix = "lora" if value(config, "model.training_mode", "lora") == "lora" else "model"
-    steps = {total} | ({s for s in range(start + 1, total + 1) if s % interval == 0}
-                       if interval > 0 else set())
+def writes_step(step: int, start: int, total: int, interval: int | None) -> bool:
+    """Whether a run counting from `start` to `total` saves a checkpoint at `step` (train():
+    every `interval` steps, and once more at the end)."""
+    return start < step <= total and (step == total or bool(interval) and step % interval == 0)
+
+
+def validates_step(step: int, start: int, total: int, config: dict) -> bool:
+    """Whether that run writes validation samples of `step` (train(): first at `start` unless
+    skip_initial_validation, then every validation.interval steps)."""
+    interval = whole(config, "validation.interval", None)
+    if not interval or interval <= 0:
+        return False
+    if step == start:
+        return value(config, "validation.skip_initial_validation", False) not in _TRUE
+    return start < step <= total and step % interval == 0
+
+
+def _clashes(config: dict, out_dir: Path, start: int, total: int) -> list[str]:
+    interval = whole(config, "checkpoints.interval", None)
     names = []
-    for step in sorted(steps):
-        names += [f"{prefix}_weights_step_{step:05d}.safetensors",
-                  f"training_state_step_{step:05d}.pt"]
-    return names
+    for name in checkpoint_names(out_dir / "checkpoints"):
+        m = WEIGHTS.fullmatch(name) or STATE.fullmatch(name)
+        if m and writes_step(int(m.groups()[-1]), start, total, interval):
+            names.append(name)
+    return sorted(names)
 
 
-def _fresh_output_dir(out_dir: Path, step: int) -> Path:
+def _samples_written_over(config: dict, out_dir: Path, start: int, total: int) -> list[Path]:
+    folder = out_dir / "samples"
+    found = []
+    for name in checkpoint_names(folder)[:MAX_SAMPLES]:
+        m = _SAMPLE.fullmatch(name)
+        if m and validates_step(int(m.group(1)), start, total, config):
+            found.append(folder / name)
+    return sorted(found)
+
+
+def fresh_output_dir(out_dir: Path, tag: str) -> Path:
+    """`<output_dir>-<tag>` (then -2, -3, ...): a name nothing exists under in any form (a
+    file, a folder, a link, a dangling link: the trainer would write where a link points)."""
     for n in range(1, 1000):
-        candidate = out_dir.with_name(f"{out_dir.name}-resumed-from-{step}" + (f"-{n}" if n > 1 else ""))
-        if not candidate.exists():
+        candidate = out_dir.with_name(f"{out_dir.name}-{tag}" + (f"-{n}" if n > 1 else ""))
+        if not os.path.lexists(candidate):
             return candidate
     raise UsageError(f"no free folder name beside {out_dir} for the resumed run")
 
 
-def plan_resume(run_dir: Path) -> ResumePlan:
-    """What resuming would change in config.yaml. Raises UsageError when it cannot resume."""
-    config_path = Path(run_dir) / "config.yaml"
-    text = read_text(config_path, what="config")
-    config = read_config(config_path)
-    out_dir = output_dir(Path(run_dir), config)
-    found = saved_checkpoints(out_dir)
+def _pick(found: list[SavedCheckpoint], upto_step: int | None, out_dir: Path) -> SavedCheckpoint:
+    usable = [c for c in found if upto_step is None or c.step <= upto_step]
     if not found:
         raise UsageError(f"no checkpoint in {out_dir / 'checkpoints'} to resume from")
-    ck = found[0]
-    total = int(value(config, "optimization.steps", 0) or 0)
+    if not usable:
+        raise UsageError(f"every checkpoint in {out_dir / 'checkpoints'} was saved after the loss "
+                         f"turned NaN (after step {upto_step}): none to resume from; start anew")
+    return usable[0]
+
+
+def plan_resume(run_dir: Path, *, upto_step: int | None = None) -> ResumePlan:
+    """What resuming from the latest checkpoint (at or before `upto_step`: the last one saved
+    while the loss was finite) would change. Raises UsageError when it cannot resume."""
+    run_dir = Path(run_dir)
+    text = read_text(run_dir / "config.yaml", what="config")
+    try:
+        config = load_yaml(text)
+    except WizardError as exc:
+        raise UsageError(f"config.yaml cannot be read: {exc.message}") from None
+    except (ValueError, RecursionError) as exc:  # ruamel's int() of a 5,000-digit number
+        raise UsageError(f"config.yaml cannot be read ({clip(str(exc), 80)}): fix it") from None
+    if not isinstance(config, dict):
+        raise UsageError("config.yaml is not a mapping of settings: fix it, then resume")
+    out_dir = output_dir(run_dir, config)
+    ck = _pick(saved_checkpoints(out_dir), upto_step, out_dir)
+    total = whole(config, "optimization.steps", 3000)  # config.py OptimizationConfig default
     reason = _weights_only_reason(config, ck, out_dir)
     start = 0 if reason else ck.step
     if start >= total:  # trainer.py train(): "No remaining training steps" (ValueError)
         raise UsageError(f"the run already reached step {ck.step} of {total}: raise "
-                         "optimization.steps in config.yaml to train longer")
-    plan = ResumePlan(ck, start, total, reason, {"model.load_checkpoint": str(ck.path)})
-    existing = {p.name for p in (out_dir / "checkpoints").glob("*")} if out_dir.is_dir() else set()
-    plan.would_overwrite = [n for n in planned_names(config, start, total) if n in existing]
+                         "optimization.steps in config.yaml to train longer, then resume again")
+    plan = ResumePlan(ck, start, total, reason, restores(run_dir, config, out_dir),
+                      {"model.load_checkpoint": str(ck.path)})
+    plan.would_overwrite = _clashes(config, out_dir, start, total)
     if plan.would_overwrite:
-        plan.changes["output_dir"] = str(_fresh_output_dir(out_dir, ck.step))
+        plan.changes["output_dir"] = str(fresh_output_dir(out_dir, f"resumed-from-{ck.step}"))
+    else:
+        plan.samples_aside = _samples_written_over(config, out_dir, start, total)
     plan.new_text = patch_yaml_text(text, plan.changes)
     plan.diff = unified_diff(text, plan.new_text, "config.yaml", "config.yaml (resume)")
     return plan
 
 
-def apply_resume(run_dir: Path, plan: ResumePlan) -> Path:
-    """Write the patched config.yaml (temp file, then rename); the old one is kept beside it."""
-    config_path = Path(run_dir) / "config.yaml"
+def _move_aside(samples: list[Path]) -> Path | None:
+    if not samples:
+        return None
+    folder = new_folder(samples[0].parent, ASIDE)
+    for path in samples:
+        try:
+            os.rename(path, folder / path.name)  # a new, empty folder: nothing is replaced
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise os_failure(folder / path.name, exc) from None
+    return folder
+
+
+def apply_resume(run_dir: Path, plan: ResumePlan) -> tuple[Path, Path | None]:
+    """Keep config.yaml under a new numbered backup name, move the samples the resumed run would
+    write over aside, write the patched config.yaml (temp file, then rename). Returns (the
+    backup, the folder the samples went to or None)."""
+    run_dir = Path(run_dir)
+    config_path = run_dir / "config.yaml"
     current = read_text(config_path, what="config")
     if patch_yaml_text(current, plan.changes) != plan.new_text:
         raise UsageError("config.yaml changed since the resume was planned: look again")
-    write_text(Path(run_dir) / "config.before-resume.yaml", current, root=Path(run_dir))
-    return write_text(config_path, plan.new_text, root=Path(run_dir))
+    fresh = plan.changes.get("output_dir")
+    if fresh is not None and os.path.lexists(str(fresh)):
+        raise UsageError(f"{fresh} exists now (the resumed run's output folder): look again")
+    backup = keep_copy(run_dir, "config.before-resume", current)
+    aside = _move_aside(plan.samples_aside)
+    write_text(config_path, plan.new_text, root=run_dir)
+    return backup, aside

@@ -1,11 +1,13 @@
 """What a training run's log says so far: steps and losses, checkpoints, samples, failures.
 
-Every line goes through the trial parser (autotune/log_parser.py) and its events through the
-trial failure classifier (autotune/failure_cause.py), so the monitor reads the trainer exactly as
-autotune does. On top of those: the launch markers launch.sh writes (each start of the run is an
-attempt of its own: its failure is not the next attempt's), the W&B run URL, the attention
-backends ltx-core logs, and the log's last lines. Memory stays bounded whatever the log's size:
-the loss history is thinned to MAX_POINTS, the tail and the step-time window are fixed deques.
+Every line of the tail goes through the trial parser (autotune/log_parser.py) and its events
+through the trial failure classifier (autotune/failure_cause.py), so the monitor reads the trainer
+exactly as autotune does. On top of those: the launch markers launch.sh writes (each start of the
+run is an attempt of its own: its failure is not the next attempt's), the W&B run URL, the
+attention backends ltx-core logs, and the log's last lines. Memory stays bounded whatever the
+log's size: the loss history is thinned (loss_track.py), the tail and the step-time window are
+fixed deques. What the history holds can be kept beside the log (cursor_store.py), so the next
+process reads only the bytes added since.
 """
 
 from __future__ import annotations
@@ -14,74 +16,40 @@ import math
 import re
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ltx_wizard.core.autotune import log_parser as lp
-from ltx_wizard.core.autotune.failure_cause import FailureCause
-from ltx_wizard.core.monitor import log_reader
-from ltx_wizard.core.monitor.log_reader import LogCursor, TAIL_BYTES, file_size, history
+from ltx_wizard.core.monitor import history_scan, log_reader
+from ltx_wizard.core.monitor.attempt import Attempt, Checkpoint
+from ltx_wizard.core.monitor.history_scan import HistoryScan, StepBulk, projection_s
+from ltx_wizard.core.monitor.log_reader import LogCursor
+from ltx_wizard.core.monitor.loss_track import LossTrack, counted_steps
+from ltx_wizard.core.monitor.startup_lines import StartupLines
 
-MAX_POINTS = 2048  # loss points kept for the plot (thinned evenly beyond that)
 TAIL_LINES = 200
 STEADY_WINDOW = 10  # recent steady steps the step time is the median of
-# launch_script.render_script: `=== <UTC time> launch.sh started, pid <pid>`
-_LAUNCH = re.compile(r"^=== (\S+) launch\.sh started, pid (\d+)")
-# wandb prints `wandb: 🚀 View run <name> at: https://wandb.ai/<entity>/<project>/runs/<id>`
-_WANDB = re.compile(r"(https://wandb\.ai/\S+/runs/[\w-]+)")
-# ltx_core/model/transformer/model.py LTXModel.__init__:
-# "Building transformer with attention backends -- self: %s, masked: %s". Rich folds it over
-# several lines below ~170 columns, mid-word too ("...>MA" / "TH]"): the lines are joined with
-# nothing between them (the backend names hold no spaces), so every space here is optional.
-_ATTENTION = re.compile(r"attention\s*backends\s*--\s*self:\s*(\S+?),?\s*masked:\s*(\S+)")
-_SOURCE = re.compile(r"\s+[\w.-]+\.py:\d+\s*$")  # rich's source column on a record's first line
-CONTINUATION = log_reader.CONTINUATION.decode()
+CATCH_UP_BYTES = 2 * log_reader.TAIL_BYTES  # more new bytes than this: read them as a history
+# launch_script.render_script: `=== <UTC time> launch.sh started, pid <pid>` (digits bounded
+# before int(): a 5,000-digit pid is no pid)
+_LAUNCH = re.compile(r"^=== (\S+) launch\.sh started, pid (\d{1,20})\b")
 # trainer.py LtxvTrainer._log_training_stats: " - Total time: {minutes:.1f} minutes"
-_TOTAL_TIME = re.compile(r"- Total time: ([\d.]+) minutes")
+_TOTAL_TIME = re.compile(r"- Total time: (\d{1,15}(?:\.\d{1,15})?) minutes")
 # ltx_trainer/trainer.py LtxvTrainer.train: "🚀 Resuming training from step {initial} → {steps}"
-_RESUMING = re.compile(r"Resuming training from step (\d+)")
-
-
-@dataclass
-class Attempt:
-    """One start of the run (one launch.sh marker, or the log's start)."""
-
-    started: str | None = None  # launch.sh's UTC time
-    pid: int | None = None
-    resumed_from: int | None = None
-    last_step: int = -1
-    validation_steps: list[int] = field(default_factory=list)
-    cause: FailureCause = field(default_factory=FailureCause)
-    nan_step: int | None = None
-    oom_in_validation: bool = False
-    statistics: lp.Statistics | None = None
-    minutes: float | None = None  # the trainer's "Total time" (also read from the history)
-    in_traceback_validation: bool = False
-
-    def ran(self) -> bool:
-        return self.started is not None or self.last_step >= 0 or self.minutes is not None
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    step: int
-    path: str  # as the trainer logged it (relative to output_dir)
+_RESUMING = re.compile(r"Resuming training from step (\d{1,40})\b")
 
 
 class RunLog:
     """Feed it the log (`refresh`); read the fields."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, store=None) -> None:
         self.path = Path(path)
+        self.store = store  # cursor_store.CursorStore, or None: nothing kept between processes
         self.cursor = LogCursor(self.path)
         self._reset()
 
     def _reset(self) -> None:
         self.parser = lp.TrainerLogParser()
-        self.points: list[tuple[int, float]] = []  # (step, loss) over the whole run, thinned
-        self._stride, self._skipped = 1, 0
-        self.first_loss: tuple[int, float] | None = None
-        self.recent: deque[tuple[int, float]] = deque(maxlen=5)
+        self.loss = LossTrack()
         self.steady: deque[float] = deque(maxlen=STEADY_WINDOW)
         self.step: int | None = None
         self.total: int | None = None
@@ -89,53 +57,94 @@ class RunLog:
         self.attempt = Attempt()
         self.attempts = 0
         self.earlier_minutes: list[float | None] = []  # each earlier launch's training time
-        self.wandb_url: str | None = None
-        self.attention: str | None = None
-        self._attention_lines: list[str] | None = None  # its record, until the next one starts
+        self.startup = StartupLines()
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
         self.lines = 0
         self._busy_step: int | None = None  # a validation/checkpoint step: not steady
+        self.scan = HistoryScan(self.path)
+
+    @property
+    def points(self) -> list[tuple[int, float]]:
+        return self.loss.points
+
+    @property
+    def recent(self) -> deque[tuple[int, float]]:
+        return self.loss.recent
+
+    @property
+    def wandb_url(self) -> str | None:
+        return self.startup.wandb_url
+
+    @property
+    def attention(self) -> str | None:
+        return self.startup.attention
+
+    @property
+    def first_loss(self) -> tuple[int, float] | None:
+        return self.loss.first
 
     # -- reading --------------------------------------------------------------------------
 
     def refresh(self) -> int:
         """Read what was added since the last call (the first call looks at the whole log);
-        returns the number of new lines."""
+        returns the number of new lines. Raises log_reader.LogNotRegular for a FIFO & co."""
         if self.cursor.identity is None and self.cursor.offset == 0:
             return self._first_look()
-        lines, reset = self.cursor.read_new()
+        size, reset = self.cursor.look()
         if reset:  # rotated or truncated: what it said before is gone; read it again
-            resets = self.cursor.resets
-            self.cursor = LogCursor(self.path, resets=resets)
+            self.cursor = LogCursor(self.path, resets=self.cursor.resets)
             self._reset()
             return self._first_look()
+        if size - self.cursor.offset > CATCH_UP_BYTES:  # a fast writer: skim, then the tail
+            for event in self.parser.finish():
+                self._event(event, time.time())
+            start = self.cursor.offset - len(self.cursor.partial)
+            return self._look(start, size)
+        lines, _ = self.cursor.read_new()
         return self._feed_all(lines)
 
     def _first_look(self) -> int:
-        size = file_size(self.path)
-        start = max(0, size - TAIL_BYTES)
-        count = 0
-        if start > 0:
-            for hit in history(self.path, start):
-                if isinstance(hit, str):
-                    self._history(hit)
-                    count += 1
-                else:
-                    for values in hit:
-                        self._step_at(*values)
-                    count += len(hit)
-            self.lines += count
-            self.parser = lp.TrainerLogParser()  # the tail starts on a fresh record
-            self.cursor.skip_to(start)
-        lines, _ = self.cursor.read_new()
+        size, _ = self.cursor.look()
+        start = 0
+        if self.store is not None and self.cursor.identity is not None:
+            start = self.store.load(self, self.cursor.identity, size)
+        count = self._look(start, size)
         if self.cursor.identity is None:
             self.cursor.identity = (0, 0)  # no file yet: later reads notice when it appears
+        return count
+
+    def _look(self, start: int, size: int) -> int:
+        """Skim [start, the tail) as history, then parse the tail in full."""
+        count = 0
+        tail = max(start, size - log_reader.TAIL_BYTES)
+        if tail > start:
+            tail = self.cursor.skip_to(tail)
+            for hit in self.scan.scan(start, tail):
+                count += self._hit(hit)
+            self.lines += count
+            if self.store is not None and self.cursor.identity is not None:
+                self.store.save(self, self.cursor.identity, tail)
+            self.parser = lp.TrainerLogParser()  # the tail starts on a fresh record
+        else:
+            self.cursor.skip_to(start)
+        lines, _ = self.cursor.read_new()
         return count + self._feed_all(lines)
+
+    def _hit(self, hit: list[history_scan.Step] | StepBulk | str) -> int:
+        if isinstance(hit, str):
+            self._history(hit)
+            return 1
+        if isinstance(hit, StepBulk):
+            self._bulk(hit)
+            return len(hit.steps) + len(hit.checkpoints) + len(hit.validations)
+        for values in hit:
+            self._step_at(*values)
+        return len(hit)
 
     def _history(self, line: str) -> None:
         """A line before the tail other than a step line: read with the trial parser's own
         patterns (checkpoint, validation) but without its record machinery."""
-        self._attention_ends(line)
+        self.startup.ends(line)
         if line.startswith("==="):
             m = _LAUNCH.match(line)
             if m:
@@ -160,35 +169,29 @@ class RunLog:
             self._feed(line)
         return len(lines)
 
-    def _attention_done(self) -> None:
-        m = _ATTENTION.search("".join(self._attention_lines or ()))
-        self._attention_lines = None
-        if m:
-            self.attention = f"self: {m.group(1)}, masked: {m.group(2)}"
-
     def finish(self) -> None:
         """The writer is gone: what the parser still holds is final."""
-        if self._attention_lines is not None:
-            self._attention_done()
+        if self.startup.pending is not None:
+            self.startup.done()
         now = time.time()
         for event in self.parser.finish():
             self._event(event, now)
 
-    def _feed(self, line: str, history: bool = False) -> int:
+    def _feed(self, line: str) -> None:
         self.lines += 1
-        if not history:
-            self.tail.append(line.rstrip())
-        self._attention_ends(line)
+        self.tail.append(line.rstrip())
+        self.startup.ends(line)
         if line.startswith("==="):
             m = _LAUNCH.match(line)
             if m:
                 self._new_attempt(m.group(1), int(m.group(2)))
-                return 1
+                # a later skim looks for the start-up lines (W&B, attention) after it
+                self.scan.window_end = self.cursor.offset + history_scan.START_WINDOW
+                return
         self._extras(line)
         now = time.time()
         for event in self.parser.feed(line, now):
             self._event(event, now)
-        return 1
 
     def _new_attempt(self, started: str, pid: int) -> None:
         now = time.time()
@@ -201,26 +204,10 @@ class RunLog:
         self.attempts += 1
         self._busy_step = None
 
-    def _attention_ends(self, line: str) -> None:
-        """Any line but a continuation ends the attention record being gathered."""
-        if self._attention_lines is not None and not line.startswith(CONTINUATION):
-            self._attention_done()
-
     def _extras(self, line: str) -> None:
-        pending = self._attention_lines
-        if pending is not None and line.startswith(CONTINUATION):
-            if len(pending) < log_reader.FOLD_LINES:
-                pending.append(line.strip())
-            else:
-                self._attention_done()
+        if self.startup.line(line):
             return
-        if "wandb.ai/" in line:
-            m = _WANDB.search(line)
-            if m:
-                self.wandb_url = m.group(1)
-        elif "attention backends" in line:
-            self._attention_lines = [_SOURCE.sub("", line).strip()]
-        elif "Resuming training from step" in line:
+        if "Resuming training from step" in line:
             m = _RESUMING.search(line)
             if m:
                 self.attempt.resumed_from = int(m.group(1))
@@ -234,7 +221,8 @@ class RunLog:
         attempt = self.attempt
         attempt.cause.feed(event)
         if isinstance(event, lp.StepEvent):
-            self._step_at(event.step, event.total, event.loss, event.time_per_step_s, event.rank)
+            self._step_at(event.step, event.total, event.loss, event.time_per_step_s, event.rank,
+                          projection_s(event.total_time.encode()))
         elif isinstance(event, lp.ValidationSaved):
             self._validation(event.step)
         elif isinstance(event, lp.CheckpointSaved):
@@ -248,7 +236,8 @@ class RunLog:
             attempt.in_traceback_validation = False
 
     def _validation(self, step: int) -> None:
-        self.attempt.validation_steps = (self.attempt.validation_steps + [step])[-20:]
+        if self.attempt.validation_steps[-1:] != [step]:
+            self.attempt.validation_steps = (self.attempt.validation_steps + [step])[-20:]
         self._busy_step = step
 
     def _checkpoint(self, step: int, path: str) -> None:
@@ -256,7 +245,24 @@ class RunLog:
             self.checkpoints.append(Checkpoint(step, path))
         self._busy_step = step
 
-    def _step_at(self, step: int, total: int, loss: float, secs: float, rank: int | None) -> None:
+    def _bulk(self, bulk: StepBulk) -> None:
+        """A stretch read in bulk (history_scan._bulk): its checkpoints and validations, then
+        each step once (loss_track.counted_steps)."""
+        for step, path in bulk.checkpoints[-(self.checkpoints.maxlen or 20) - 1:]:
+            self._checkpoint(int(step), path.decode("utf-8", "replace"))
+        for step in bulk.validations[-20:]:
+            self._validation(int(step))
+        attempt = self.attempt
+        items = counted_steps(bulk.steps, bulk.losses, attempt.last_step)
+        self._busy_step = None
+        if items:
+            self.loss.add_bulk(items)
+            attempt.last_step = self.step = items[-1][0]
+        if bulk.last is not None:  # a save or a validation after the last step line
+            self._history(bulk.last)
+
+    def _step_at(self, step: int, total: int, loss: float, secs: float, rank: int | None,
+                 projection: float | None = None) -> None:
         attempt = self.attempt
         if step == 0:
             # trainer.py LtxvTrainer.train logs on micro-steps where global_step % 20 == 0: with
@@ -266,27 +272,48 @@ class RunLog:
             return  # another rank's (or another node's `[rank 0]`) line for the same step
         attempt.last_step = step
         self.step, self.total = step, total
+        if projection is not None:
+            attempt.projection = (step, projection)
         busy = self._busy_step == step
         self._busy_step = None
         # trainer.py train(): Time/Step spans the whole optimizer step, a validation pass or a
         # checkpoint save at that step included: only other steps measure the steady pace.
-        if not busy and step > 0 and math.isfinite(secs):
+        if not busy and math.isfinite(secs):
             self.steady.append(secs)
-        if math.isnan(loss):  # the parser's NanLoss says so in the tail; here, the pattern
-            if attempt.nan_step is None:
-                attempt.nan_step = step
-            return
-        if self.first_loss is None:
-            self.first_loss = (step, loss)
-        self.recent.append((step, loss))
-        self._add_point(step, loss)
+        if math.isnan(loss) and attempt.nan_step is None:
+            attempt.nan_step = step
+        self.loss.add(step, loss)
 
-    def _add_point(self, step: int, loss: float) -> None:
-        self._skipped += 1
-        if self._skipped < self._stride:
-            return
-        self._skipped = 0
-        self.points.append((step, loss))
-        if len(self.points) >= MAX_POINTS:  # thin evenly: every other point, half as often
-            self.points = self.points[::2]
-            self._stride *= 2
+    # -- kept between processes (cursor_store.py) -----------------------------------------
+
+    def history_json(self) -> dict:
+        """What the history scan has built, as plain data (nothing of the tail's parse)."""
+        return {"loss": self.loss.to_json(), "steady": list(self.steady), "step": self.step,
+                "total": self.total, "checkpoints": [(c.step, c.path) for c in self.checkpoints],
+                "attempt": self.attempt.to_json(), "attempts": self.attempts,
+                "earlier_minutes": self.earlier_minutes, "startup": self.startup.to_json(),
+                "lines": self.lines, "busy_step": self._busy_step,
+                "window_end": self.scan.window_end}
+
+    def restore_history(self, doc: dict) -> None:
+        """The state `history_json` wrote. Raises ValueError/TypeError/KeyError on anything else
+        (the caller then reads the log from its start)."""
+        from ltx_wizard.core.monitor.attempt import checked
+
+        loss = LossTrack.from_json(doc["loss"])
+        steady = [checked.number(v) for v in doc["steady"]][-STEADY_WINDOW:]
+        checkpoints = [Checkpoint(checked.count(s), checked.text(p)) for s, p in doc["checkpoints"]]
+        attempt = Attempt.from_json(doc["attempt"])
+        startup = StartupLines.from_json(doc["startup"])
+        values = (checked.optional(checked.count, doc["step"]),
+                  checked.optional(checked.count, doc["total"]), checked.count(doc["attempts"]),
+                  [checked.optional(checked.number, m) for m in doc["earlier_minutes"]][-100:],
+                  checked.count(doc["lines"]),
+                  checked.optional(checked.count, doc["busy_step"]),
+                  checked.count(doc["window_end"]))
+        self._reset()
+        self.loss, self.attempt, self.startup = loss, attempt, startup
+        self.steady.extend(steady)
+        self.checkpoints.extend(checkpoints[-20:])
+        (self.step, self.total, self.attempts, self.earlier_minutes, self.lines,
+         self._busy_step, self.scan.window_end) = values

@@ -6,24 +6,24 @@
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.launch.script import launch_files
+from ltx_wizard.core.monitor.cursor_store import CursorStore
 from ltx_wizard.core.monitor.diagnosis import Diagnosis, diagnose
 from ltx_wizard.core.monitor.gpu_use import GpuUse, read_gpu_use
+from ltx_wizard.core.monitor.pace import pace
 from ltx_wizard.core.monitor.resume import SavedCheckpoint, saved_checkpoints
-from ltx_wizard.core.monitor.run_config import output_dir, read_config, value
+from ltx_wizard.core.monitor.run_config import output_dir, read_config, whole_or
 from ltx_wizard.core.monitor.run_log import RunLog
 from ltx_wizard.core.monitor.trainer_process import TrainerProcess, trainer_process
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import check_run_dir
 
 State = Literal["live", "finished", "failed", "stopped", "not started"]
-MIN_STEADY = 2  # printed step times needed before an ETA is given
 MEASURING = "measuring step time"
 # A live run with these in its log has not failed yet; NaN and OOM lines are shown at once.
 _ONLY_AFTER_EXIT = ("config", "missing_file", "data", "no_cuda", "crash")
@@ -56,6 +56,24 @@ class RunStatus:
     train_minutes: float | None = None  # the trainer's closing statistics
     earlier_minutes: tuple[float | None, ...] = ()  # earlier launches (None: no statistics)
     peak_gb: float | None = None
+    s_per_step_kind: str | None = None  # pace.STEADY or pace.TRAINER
+    eta_kind: str | None = None
+    nan_step: int | None = None  # the loss is NaN since this step (None: the last loss is finite)
+    last_finite: tuple[int, float] | None = None  # (step, loss) of the last finite loss
+
+    @property
+    def nan(self) -> bool:
+        return self.nan_step is not None
+
+    @property
+    def usable_checkpoint(self) -> SavedCheckpoint | None:
+        """The checkpoint to continue from and to render with: the latest, or when the loss
+        turned NaN, the latest saved while it was still finite (trainer.py keeps training and
+        saving after a NaN: a checkpoint saved then is NaN throughout)."""
+        if not self.nan:
+            return self.checkpoints[0] if self.checkpoints else None
+        last = self.last_finite[0] if self.last_finite else -1
+        return next((c for c in self.checkpoints if c.step <= last), None)
 
     @property
     def percent(self) -> float | None:
@@ -65,7 +83,9 @@ class RunStatus:
 
     @property
     def resumable(self) -> bool:
-        return self.state in ("stopped", "failed") and bool(self.checkpoints)
+        """A run that is not running and has a checkpoint to go on from (a finished one too:
+        with optimization.steps raised, resume trains the added steps)."""
+        return self.state in ("stopped", "failed", "finished") and self.usable_checkpoint is not None
 
 
 def eta_text(seconds: float | None) -> str:
@@ -101,7 +121,7 @@ class RunMonitor:
         self.run_dir = Path(run_dir)
         self.spec = read_run_meta(self.run_dir).launch
         self.log_path = launch_files(self.run_dir, self.spec)[0]
-        self.log = RunLog(self.log_path)
+        self.log = RunLog(self.log_path, CursorStore(self.log_path, self.run_dir))
         self.gpu_reader = gpu_reader
 
     def refresh(self) -> int:
@@ -127,6 +147,7 @@ class RunMonitor:
         return self.gpu_reader(env.get("CUDA_VISIBLE_DEVICES"))
 
     def status(self, *, gpus: bool = True) -> RunStatus:
+        """Raises log_reader.LogNotRegular when the log is a FIFO, a device or a socket."""
         self.refresh()
         log = self.log
         config = read_config(self.run_dir / "config.yaml")
@@ -138,21 +159,20 @@ class RunMonitor:
             diagnosis = None
         state = self._state(proc, diagnosis)
         out_dir = output_dir(self.run_dir, config)
-        total = log.total or int(value(config, "optimization.steps", 0) or 0) or None
+        total = log.total or whole_or(config, "optimization.steps", 0) or None
         step = total if state == "finished" and total else log.step  # the last step has no line
-        pace = statistics.median(log.steady) if len(log.steady) >= MIN_STEADY else None
-        eta = None
-        if pace is not None and log.step is not None and total and state == "live":
-            eta = max(0, total - log.step) * pace
+        speed = pace(log, total, state == "live")
         stats = log.attempt.statistics
         readings, note = self._gpus(state == "live") if gpus else ([], None)
         return RunStatus(
             self.run_dir, self.log_path, state, proc, step, total,
-            [loss for _, loss in log.recent], log.first_loss, list(log.points), pace, eta,
-            saved_checkpoints(out_dir), latest_samples(out_dir), log.attention, log.wandb_url,
-            readings, note, diagnosis, out_dir, list(log.tail)[-40:],
+            [loss for _, loss in log.recent], log.first_loss, list(log.points), speed.s_per_step,
+            speed.eta_s, saved_checkpoints(out_dir), latest_samples(out_dir), log.attention,
+            log.wandb_url, readings, note, diagnosis, out_dir, list(log.tail)[-40:],
             simulated=bool(self.spec and self.spec.simulated),
             train_minutes=log.attempt.minutes,
             earlier_minutes=tuple(log.earlier_minutes),
             peak_gb=stats.peak_gpu_memory_gb if stats else None,
+            s_per_step_kind=speed.s_per_step_kind, eta_kind=speed.eta_kind,
+            nan_step=log.loss.nan_step, last_finite=log.loss.last_finite,
         )

@@ -16,6 +16,7 @@ from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
 from ltx_wizard.core.launch.script import copy_line
 from ltx_wizard.core.monitor.run_config import read_config, value
 from ltx_wizard.core.monitor.status import RunStatus
+from ltx_wizard.core.monitor.training_state import restores
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.base.units import gib
@@ -69,21 +70,42 @@ def _training_table(config: dict) -> list[str]:
     return lines
 
 
+def _loss_line(status: RunStatus) -> str:
+    first = status.first_loss
+    start = f"{first[1]:.4f} at step {first[0]}" if first else "?"
+    if status.nan:
+        finite = status.last_finite
+        return (f"**Loss:** {start} → NaN from step {status.nan_step} to the end"
+                + (f" (last finite: {finite[1]:.4f} at step {finite[0]})" if finite else ""))
+    last = status.recent_losses[-1] if status.recent_losses else None
+    return f"**Loss:** {start} → {f'{last:.4f}' if last is not None else '?'} at the end"
+
+
+def _checkpoint_lines(status: RunStatus, usable) -> list[str]:
+    latest = status.checkpoints[0] if status.checkpoints else None
+    if latest is None:
+        return []
+    if not status.nan or usable is latest:
+        return [f"**Final checkpoint:** `{latest.path}` (step {latest.step})"]
+    lines = [f"**Final checkpoint:** `{latest.path}` (step {latest.step}), saved after the loss "
+             "turned NaN: its weights are NaN, do not use it"]
+    if usable is not None:
+        lines.append(f"**Last checkpoint saved while the loss was finite:** `{usable.path}` "
+                     f"(step {usable.step})")
+    else:
+        lines.append("**No checkpoint was saved while the loss was finite.**")
+    return lines
+
+
 def render_summary(status: RunStatus) -> str:
     run, peak_gb = status.run_dir, status.peak_gb
     config = read_config(run / "config.yaml")
     meta = read_run_meta(run)
-    final = status.checkpoints[0] if status.checkpoints else None
-    first = status.first_loss
-    last = status.recent_losses[-1] if status.recent_losses else None
-    lines = [f"# {run.name}", ""]
-    if final is not None:
-        lines.append(f"**Final checkpoint:** `{final.path}` (step {final.step})")
+    usable = status.usable_checkpoint
+    lines = [f"# {run.name}", "", *_checkpoint_lines(status, usable)]
     duration = _duration(status.train_minutes, status.earlier_minutes)
     lines += [f"**Steps:** {status.step if status.step is not None else '?'} of "
-              f"{status.total or '?'}", f"**Duration:** {duration}",
-              f"**Loss:** {f'{first[1]:.4f} at step {first[0]}' if first else '?'} → "
-              f"{f'{last:.4f}' if last is not None else '?'} at the end"]
+              f"{status.total or '?'}", f"**Duration:** {duration}", _loss_line(status)]
     if peak_gb is not None:
         lines.append(f"**Peak GPU memory (trainer's figure):** {gib(peak_gb, 2)}")
     lines += ["", "## What was trained", "",
@@ -99,24 +121,35 @@ def render_summary(status: RunStatus) -> str:
               f"- W&B run: {status.wandb_url or '(W&B not enabled or not in the log)'}",
               f"- Training log: `{status.log}`", ""]
     lines += evaluation_lines(run)  # the post-training evaluation's renders, once it ran
-    lines += _continue_section(run, final)
-    if final is not None:
+    lines += _continue_section(status, config, usable)
+    if usable is not None:
         lines += ["## Render with it", "", "From your LTX-2 checkout (ltx-pipelines):", "",
-                  "```bash", _render_line(config, final.path), "```", ""]
+                  "```bash", _render_line(config, usable.path), "```", ""]
     return "\n".join(lines)
 
 
-def _continue_section(run: Path, final) -> list[str]:
-    if final is None:
+def _continue_section(status: RunStatus, config: dict, usable) -> list[str]:
+    if usable is None:
         return []
-    return ["## How to continue training", "",
-            "Raise `optimization.steps` in config.yaml, then set (the Monitor's resume does this "
-            "after asking):", "", "```yaml", "model:",
-            f"  load_checkpoint: {shlex.quote(str(final.path))}", "```", "",
-            "The trainer restores optimizer, scheduler and step from the "
-            "`training_state_step_*.pt` beside that file" + ("" if final.state else
-            " (there is none here: weights only, steps count from 0: use a new output_dir)")
-            + ". Then start it again:", "", "```bash", copy_line(run), "```", ""]
+    run = status.run_dir
+    if usable.state is None:
+        state = (f"There is no `training_state_step_{usable.step:05d}.pt` beside it: the weights "
+                 "load and the trainer counts steps from 0 again (the Monitor's resume then "
+                 "writes to a new output_dir, so no checkpoint is overwritten).")
+    else:
+        state = (f"The trainer finds `{usable.state.name}` beside it and goes on from step "
+                 f"{usable.step}. " + restores(run, config, status.output_dir))
+    if status.nan:
+        how = ("Fix what made the loss NaN first (Monitor, f shows the proposed change), then "
+               "resume from the last finite checkpoint: the Monitor's resume (r) picks it.")
+    else:
+        how = ("Raise `optimization.steps` in config.yaml, then resume: `ltx-wizard --run-dir "
+               f"{run}` opens the Monitor, where r plans it and shows the change before writing.")
+    return ["## How to continue training", "", how, "", "The resume sets (and keeps the old "
+            "config as `config.before-resume.yaml`, numbered when one exists):", "", "```yaml",
+            "model:", f"  load_checkpoint: {shlex.quote(str(usable.path))}", "```", "", state, "",
+            "Then it asks before starting the run again, or start it yourself:", "", "```bash",
+            copy_line(run), "```", ""]
 
 
 def ensure_summary(status: RunStatus) -> Path | None:

@@ -1,4 +1,8 @@
-"""A config change shown as its diff before it is written: True only for an explicit yes."""
+"""A config change shown as its diff before it is written: True only for an explicit yes.
+
+The sentence (what the change means) and the diff scroll together in a region sized to the
+terminal, so the buttons stay visible at 80x24 however long either is.
+"""
 
 from __future__ import annotations
 
@@ -34,15 +38,22 @@ class ConfigChangeDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog config-change"):
             yield Static(self.title_text, classes="dialog-title")
-            with VerticalScroll(classes="dialog-scroll"):  # long text scrolls; buttons stay
+            # the sentence and the diff scroll together: the buttons stay on screen at 80x24
+            with VerticalScroll(id="diff"):
                 yield Static(Text(clean_text(self.sentence)), classes="dialog-body")
-                yield Static(diff_text(self.diff), id="diff")
+                yield Static(diff_text(self.diff))
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="warning")
                 yield Button("Not now (n)", id="no", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()  # checkpoints are precious: no is the default
+        # A region of auto height counts its whole content in the dialog's height (the dialog
+        # then fills the screen below its buttons): long content gets the capped height itself.
+        width = 64  # the dialog's text width at its narrowest (72 columns less border, padding)
+        lines = sum(max(1, -(-len(line) // width)) for line in self.sentence.splitlines())
+        if lines + 1 + len(self.diff.splitlines()) > 10:
+            self.query_one("#diff", VerticalScroll).styles.height = "45vh"
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

@@ -105,6 +105,10 @@ class MonitorScreen(WizardScreen):
         except WizardError as exc:
             self.post_message(StatusRead(None, exc.message, None))
             return
+        except Exception as exc:  # noqa: BLE001 - whatever a run's files hold, the screen stays
+            self.post_message(StatusRead(None, f"could not read {self.run_dir}: "
+                                         f"{type(exc).__name__}: {clean_text(exc)[:200]}", None))
+            return
         finally:
             self._reading.release()
         self.post_message(StatusRead(status, None, summary))
@@ -112,7 +116,8 @@ class MonitorScreen(WizardScreen):
     @on(StatusRead)
     def _show(self, message: StatusRead) -> None:
         if message.status is None:
-            self.query_one("#monitor-head", Static).update(Text(message.error or "", style="bold"))
+            self.query_one("#monitor-head", Static).update(
+                Text(clean_text(message.error or ""), style="bold"))
             return
         status = self.status = message.status
         if message.summary is not None:
@@ -145,8 +150,10 @@ class MonitorScreen(WizardScreen):
             (s0, l0), (s1, l1) = status.points[0], status.points[-1]
             low = min(loss for _, loss in status.points)
             title += f": {l0:.4f} at step {s0} → {l1:.4f} at step {s1} (lowest {low:.4f})"
-        else:
+        elif not status.nan:
             title += ": no loss yet"
+        if status.nan:  # the plot holds finite losses only: say what follows them
+            title += f"{';' if status.points else ':'} NaN from step {status.nan_step}"
         self.query_one("#loss-title", Static).update(Text(title))
 
     def _files(self, status: RunStatus, lines: list[str]) -> Text:
@@ -200,7 +207,12 @@ class MonitorScreen(WizardScreen):
         if self.status is None or not self.status.checkpoints:
             self.notify("No checkpoint yet: the trainer saves one every checkpoints.interval steps")
             return
-        path = str(self.status.checkpoints[0].path)
+        usable = self.status.usable_checkpoint
+        if usable is None:  # every checkpoint was saved after the loss turned NaN
+            self.notify("No checkpoint was saved while the loss was finite: none worth copying",
+                        severity="warning")
+            return
+        path = str(usable.path)
         self.app.copy_to_clipboard(path)
         self.notify(f"Sent {path} to the clipboard (OSC 52; tmux needs set-clipboard on)")
 
