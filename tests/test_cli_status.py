@@ -93,3 +93,25 @@ def test_not_a_run_folder_is_one_line_and_exit_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:  # argparse's own exit, one line too
         status(capsys, tmp_path / "empty", "--interval", "0")
     assert exc.value.code == 2 and "--interval 0 is outside" in capsys.readouterr().err
+
+
+def test_a_run_whose_clips_were_never_encoded_is_told_to_preprocess_not_to_edit_config(
+        tmp_path, capsys):
+    # planned from clips, launched before `ltx-wizard preprocess RUN` wrote the data root: the
+    # trainer's schema names preprocessed_data_root, and the advice once was "fix that key"
+    log = ("Error: Invalid configuration data: 1 validation error for LtxTrainerConfig\n"
+           "data.preprocessed_data_root\n"
+           "  Value error, Dataset path does not exist: /clips/.precomputed [type=value_error, "
+           "input_value='/clips/.precomputed', input_type=str]\n")
+    run = make_run(tmp_path, log)
+    (run / "preprocess.json").write_text(json.dumps({"one_sample_done": True,
+                                                     "full_done": False}))
+    code, out, _ = status(capsys, run, "--json")
+    diagnosis = json.loads(out)["diagnosis"]
+    assert diagnosis["kind"] == "not_encoded" and "does not exist" in diagnosis["cause"]
+    assert f"ltx-wizard preprocess {run}" in diagnosis["advice"][0]
+    assert "fix that key" not in " ".join(diagnosis["advice"]) and diagnosis["changes"] == {}
+    (run / "preprocess.json").write_text(json.dumps({"one_sample_done": True,
+                                                     "full_done": True}))
+    code, out, _ = status(capsys, run, "--json")  # encoded after all: the trainer's own words
+    assert json.loads(out)["diagnosis"]["kind"] == "config"

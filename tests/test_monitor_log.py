@@ -251,3 +251,22 @@ def test_gradient_accumulations_step_0_line_is_not_a_step(tmp_path):
     log.refresh()
     assert log.first_loss == (20, 0.5)
     assert list(log.recent) == [(20, 0.5), (40, 0.4)] and log.step == 40
+
+
+@pytest.mark.parametrize("tail", [4096, 10_000_000])  # read in bulk, or line by line
+def test_a_resume_drops_the_steps_the_stopped_attempt_abandoned(tmp_path, monkeypatch, tail):
+    # attempt 1 trained to step 200 and stopped; attempt 2 resumed from the step-100 checkpoint
+    # and trained 120..200 again: the curve holds those steps once, from the run that kept them
+    monkeypatch.setattr(log_reader, "TAIL_BYTES", tail)
+    path = tmp_path / "train.log"
+    first = "".join(step_line(s, total=400, loss=0.5) for s in range(20, 201, 20))
+    resumed = "".join(step_line(s, total=400, loss=0.2) for s in range(120, 401, 20))
+    path.write_text("=== 2026-01-02T03:04:00Z launch.sh started, pid 1\n" + first
+                    + "=== 2026-01-02T05:04:00Z launch.sh started, pid 2\n"
+                    + "INFO     🚀 Resuming training from step 100 → 400\n" + resumed)
+    log = RunLog(path)
+    log.refresh()
+    steps = [step for step, _ in log.points]
+    assert steps == sorted(steps) and len(steps) == len(set(steps))
+    assert all(loss == 0.5 for step, loss in log.points if step <= 100)
+    assert all(loss == 0.2 for step, loss in log.points if step > 100)

@@ -44,10 +44,10 @@ def ask_stop(screen: MonitorView) -> None:
         screen.notify("No live training process to stop", severity="warning")
         return
     proc = status.process
-    saved = (f"checkpoint of step {status.checkpoints[0].step} stays"
-             if status.checkpoints else "no checkpoint was saved yet")
-    question = (f"Stop the training run (pid {proc.pid}) and every rank it started? The "
-                f"{saved}; the steps since then are lost.")
+    saved = (f"The checkpoint of step {status.checkpoints[0].step} stays; the steps since then "
+             "are lost." if status.checkpoints else
+             "No checkpoint was saved yet, so every step trained so far is lost.")
+    question = (f"Stop the training run (pid {proc.pid}) and every rank it started? {saved}")
 
     async def stop() -> None:
         await stop_trainer(proc)

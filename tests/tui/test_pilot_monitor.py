@@ -142,6 +142,11 @@ async def test_live_run_is_stopped_only_after_yes(tmp_path):
             await pilot.press("s")
             await settle(pilot)
             assert isinstance(app.screen, ConfirmDialog)
+            # the dialog reads as a sentence whatever was saved ("The no checkpoint..." once)
+            question = app.screen.question
+            assert "The no checkpoint" not in question
+            assert question.endswith("No checkpoint was saved yet, so every step trained so far "
+                                     "is lost.")
             await pilot.press("n")
             await settle(pilot)
             assert proc.poll() is None

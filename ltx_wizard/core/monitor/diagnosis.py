@@ -17,7 +17,7 @@ from ltx_wizard.core.monitor.run_config import value, whole_or
 from ltx_wizard.core.monitor.run_log import Attempt
 
 Kind = Literal["oom", "oom_validation", "nan", "config", "missing_file", "data", "no_cuda",
-               "crash"]
+               "crash", "not_encoded"]
 
 ADVICE: dict[str, list[str]] = {  # the OOM kinds: OOM_REMEDIES, VALIDATION_REMEDIES
     "nan": ["mixed_precision_mode bf16 (not fp16)", "check the latents with "
@@ -56,6 +56,22 @@ class Diagnosis:
     def as_dict(self) -> dict:
         return {"kind": self.kind, "cause": self.cause, "advice": self.advice,
                 "changes": self.changes}
+
+
+# What a run planned from clips but never preprocessed fails with, whatever the trainer named
+# (its schema's data root check, a missing latents folder, no valid sample, an empty loader):
+# the run's state says why, so the advice is the step left, not the key the error names.
+NOT_ENCODED_KINDS = ("config", "missing_file", "data", "crash")
+
+
+def not_encoded(diagnosis: Diagnosis | None, pending: str | None) -> Diagnosis | None:
+    """`pending`: the preprocess command the run still needs (its preprocess.json says the
+    data root was never written), else None."""
+    if diagnosis is None or pending is None or diagnosis.kind not in NOT_ENCODED_KINDS:
+        return diagnosis
+    return Diagnosis("not_encoded", diagnosis.cause, [
+        f"the clips were never preprocessed into the data root this config reads: run "
+        f"`{pending}`, then start training again (config.yaml needs no change)"])
 
 
 def diagnose(attempt: Attempt, config: dict, *, exited: bool) -> Diagnosis | None:

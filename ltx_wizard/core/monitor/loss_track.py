@@ -71,6 +71,21 @@ class LossTrack:
         self.last_finite = self.recent[-1]
         self.nan_step = None
 
+    def rewind(self, step: int) -> None:
+        """A resume from `step`: the steps after it that the stopped attempt trained are
+        abandoned (the resumed run trains them again), so they leave the plot and the recent
+        losses; what the loss was at the resume step stays."""
+        self.points = [p for p in self.points if p[0] <= step]
+        kept = [p for p in self.recent if p[0] <= step]
+        self.recent = deque(kept, maxlen=RECENT)
+        finite = [p for p in [*self.points, *kept] if math.isfinite(p[1])]
+        self.last_finite = max(finite, default=None) if self.last_finite is None or (
+            self.last_finite[0] > step) else self.last_finite
+        if self.nan_step is not None and self.nan_step > step:
+            self.nan_step = None
+        if self.first is not None and self.first[0] > step:
+            self.first = None
+
     # -- kept between calls (core/monitor/cursor_store.py) --------------------------------
 
     def to_json(self) -> dict:

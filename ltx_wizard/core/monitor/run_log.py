@@ -211,6 +211,9 @@ class RunLog:
             m = _RESUMING.search(line)
             if m:
                 self.attempt.resumed_from = int(m.group(1))
+                # the stopped attempt's steps after the resume step are trained again: its
+                # losses there are abandoned, not part of this run's curve
+                self.loss.rewind(int(m.group(1)))
         elif 'File "' in line and "validation" in line:
             # a traceback frame inside the validation pass: an OOM there has its own advice
             self.attempt.in_traceback_validation = True

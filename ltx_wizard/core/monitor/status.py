@@ -13,7 +13,8 @@ from typing import Callable, Literal
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.launch.script import launch_files
 from ltx_wizard.core.monitor.cursor_store import CursorStore
-from ltx_wizard.core.monitor.diagnosis import Diagnosis, diagnose
+from ltx_wizard.core.monitor.diagnosis import Diagnosis, diagnose, not_encoded
+from ltx_wizard.core.plan.next_steps import pending_preprocess
 from ltx_wizard.core.monitor.gpu_use import GpuUse, read_gpu_use
 from ltx_wizard.core.monitor.pace import pace
 from ltx_wizard.core.monitor.resume import SavedCheckpoint, saved_checkpoints
@@ -154,7 +155,8 @@ class RunMonitor:
         proc = trainer_process(self.run_dir)
         if proc is None:
             log.finish()  # nobody writes any more: what the parser holds is complete
-        diagnosis = diagnose(log.attempt, config, exited=proc is None)
+        diagnosis = not_encoded(diagnose(log.attempt, config, exited=proc is None),
+                                pending_preprocess(self.run_dir))
         if proc is not None and diagnosis is not None and diagnosis.kind in _ONLY_AFTER_EXIT:
             diagnosis = None
         state = self._state(proc, diagnosis)

@@ -66,6 +66,23 @@ def remaining_steps(run_dir: Path, simulate: str | None = None, *,
     return steps
 
 
+def pending_preprocess(run_dir: Path) -> str | None:
+    """The command that writes the data root, while the run's preprocess.json says it was never
+    written (a run planned from clips); None otherwise."""
+    done = _preprocessed(Path(run_dir))
+    if done is None or done[1]:
+        return None
+    simulate = None
+    try:
+        from ltx_wizard.core.plan.record import read_record
+
+        rec = read_record(Path(run_dir))
+        simulate = rec.simulate if rec is not None else None
+    except (WizardError, OSError):
+        pass
+    return _command("preprocess", str(Path(run_dir)), *gpu_options(simulate))
+
+
 def come_back(run_dir: Path, simulate: str | None = None) -> list[str]:
     """How to reopen the run in the wizard, and read its training's state."""
     run = str(Path(run_dir))
