@@ -305,3 +305,18 @@ def test_the_plan_says_what_a_checkpoint_keeps_and_full_training_state_sets_it(b
     config = (box.ws / "run" / "config.yaml").read_text()
     assert 'save_training_state: "full"' in config or "save_training_state: full" in config
     assert "Training state: `full`" in (box.ws / "run" / "plan.md").read_text()
+
+
+def test_run_summary_counts_the_data_as_the_plan_did(box, capsys):
+    # run-summary.md reads the plan's record: the same count plan.md gave
+    from tests.monitor_runs import sample_log
+
+    assert main(box.args()) == 0
+    run = box.ws / "run"
+    (run / "logs" / "train.log").write_text("=== 2026-01-02T03:04:00Z launch.sh started, pid 1\n"
+                                            + sample_log("ok_single_gpu_cols250"))
+    capsys.readouterr()
+    assert main(["status", str(run)]) == 0
+    summary = (run / "run-summary.md").read_text()
+    assert "(5 preprocessed samples, as planned)" in summary
+    assert "5 preprocessed samples" in (run / "plan.md").read_text()

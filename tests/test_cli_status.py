@@ -115,3 +115,25 @@ def test_a_run_whose_clips_were_never_encoded_is_told_to_preprocess_not_to_edit_
                                                      "full_done": True}))
     code, out, _ = status(capsys, run, "--json")  # encoded after all: the trainer's own words
     assert json.loads(out)["diagnosis"]["kind"] == "config"
+
+
+def test_a_live_run_shows_plan_mds_estimate_beside_its_eta_and_what_each_counts(tmp_path, capsys):
+    # the Monitor's ETA and plan.md's estimate differ: each says what it leaves out
+    from ltx_wizard.core.tuning.duration import Duration
+    from ltx_wizard.core.tuning.events import AutotuneSummary
+    from ltx_wizard.core.tuning.tune_record import TuneRecord, write_tune_record
+
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation "
+                                                                       "samples for step 50")[0])
+    duration = Duration(steps=50, step_s=1.5, passes=2, videos=1, video_s=30.0, load_s=60.0)
+    write_tune_record(run, TuneRecord(summary=AutotuneSummary(trials=[], winner=None,
+                                                              config_patched=False),
+                                      config_text="", duration=duration))
+    proc = start_live(run)
+    try:
+        code, out, _ = status(capsys, run)
+    finally:
+        end(proc)
+    assert "Estimate in plan.md: about 3 min for the whole run (50 steps, 2 validation passes " \
+        "and the load, from autotune's trials); the ETA counts what is left of this launch" in out
+    assert "ETA: ~16s (steady pace; validation and checkpoint pauses not counted)" in out

@@ -85,6 +85,24 @@ def pace_line(status: RunStatus) -> str:
     return f"ETA: {eta}  |  {pace}"
 
 
+def estimate_line(status: RunStatus) -> str | None:
+    """plan.md's duration estimate (autotune.json), beside the ETA, each saying what it counts."""
+    from ltx_wizard.core.base.errors import WizardError
+    from ltx_wizard.core.tuning.duration import clock
+    from ltx_wizard.core.tuning.tune_record import read_tune_record
+
+    try:
+        tuned = read_tune_record(status.run_dir)
+    except (WizardError, OSError):
+        return None
+    if tuned is None or tuned.duration is None:
+        return None
+    d = tuned.duration
+    return (f"Estimate in plan.md: about {clock(d.total_s)} for the whole run ({d.steps} steps, "
+            f"{d.passes} validation pass{'es' if d.passes != 1 else ''} and the load, from "
+            "autotune's trials); the ETA counts what is left of this launch")
+
+
 def checkpoint_line(status: RunStatus) -> str:
     if not status.checkpoints:
         return f"Latest checkpoint: none yet in {status.output_dir / 'checkpoints'}"
@@ -103,6 +121,9 @@ def block(status: RunStatus) -> list[str]:
     """The status report, one fact per line (outside text cleaned of control characters)."""
     lines = [f"Run: {status.run_dir}", f"Training: {process_line(status)}", step_line(status),
              pace_line(status)]
+    estimate = estimate_line(status) if status.state == "live" else None
+    if estimate:
+        lines.append(estimate)
     if status.gpus:
         lines += [f"  {gpu.line()}" for gpu in status.gpus]
     elif status.gpu_note:

@@ -113,7 +113,8 @@ def render_summary(status: RunStatus) -> str:
               f"{' (simulated)' if status.simulated else ''}",
               f"- Model: `{value(config, 'model.model_path', '-')}`",
               f"- Text encoder: `{value(config, 'model.text_encoder_path', '-')}`",
-              f"- Data: `{value(config, 'data.preprocessed_data_root', '-')}`", "",
+              f"- Data: `{value(config, 'data.preprocessed_data_root', '-')}`{_planned_data(run)}",
+              "",
               "## Training config", "", *_training_table(config), "",
               f"Full config: `{run / 'config.yaml'}`; the plan: `{run / 'plan.md'}`", "",
               "## Outputs", "", f"- Checkpoints: `{status.output_dir / 'checkpoints'}`",
@@ -126,6 +127,24 @@ def render_summary(status: RunStatus) -> str:
         lines += ["## Render with it", "", "From your LTX-2 checkout (ltx-pipelines):", "",
                   "```bash", _render_line(config, usable.path), "```", ""]
     return "\n".join(lines)
+
+
+def _planned_data(run) -> str:
+    """What the plan counted of the data (plan.json), as plan.md says it."""
+    from ltx_wizard.core.base.errors import WizardError
+    from ltx_wizard.core.plan.record import read_record
+
+    try:
+        rec = read_record(run)
+    except (WizardError, OSError):
+        return ""
+    if rec is None:
+        return ""
+    data = rec.data
+    if data.from_clips:
+        return (f" ({data.listed} clips listed in `{data.source}`, {data.samples} to train on, "
+                "as planned)")
+    return f" ({data.samples} preprocessed samples, as planned)"
 
 
 def _continue_section(status: RunStatus, config: dict, usable) -> list[str]:
