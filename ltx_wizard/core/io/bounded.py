@@ -72,6 +72,26 @@ def read_bytes(path: str | os.PathLike, *, what: str, limit: int,
         os.close(fd)
 
 
+def read_tail(path: str | os.PathLike, *, what: str, size: int = 64 * 1024) -> bytes:
+    """The last `size` bytes of a regular file (a log's end, where its cause is)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _open_error(path, what, exc) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
+            raise UsageError(f"{what} {path} is {kind}: pass a regular file")
+        os.lseek(fd, max(0, st.st_size - size), os.SEEK_SET)
+        return _read_capped(fd, path, what, size, READ_MAX_S)
+    except OSError as exc:
+        raise UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it") from None
+    finally:
+        os.close(fd)
+
+
 def _read_capped(fd: int, path: object, what: str, limit: int, max_s: float) -> bytes:
     chunks, total = [], 0
     deadline = time.monotonic() + max_s
