@@ -200,7 +200,7 @@ def json_int(value: object, *, what: str, lo: int, hi: int) -> int:
             else type(value).__name__
         raise UsageError(f"{what} is {shown}, not a whole number")
     if not lo <= value <= hi:
-        raise UsageError(f"{what} {value} is out of range ({lo} to {hi})")
+        raise UsageError(f"{what} is {value}, out of range ({lo} to {hi})")
     return value
 
 
