@@ -172,3 +172,20 @@ def test_a_preprocessor_that_runs_out_of_disk_is_named_in_one_line(box, monkeypa
     scratch = box.run / "overfit" / ".precomputed"
     assert (scratch / "conditions" / "videos").is_dir()  # the script did run and write there
     assert not [p for p in scratch.rglob("*") if ".pt.tmp." in p.name]  # nothing half-written
+
+
+@pytest.mark.parametrize("gpus", [10**100, -3, "9" * 5000, 0], ids=["googol", "negative",
+                                                                     "5000-digits", "zero"])
+def test_a_hand_edited_gpu_count_in_run_json_is_read_as_nothing_recorded(box, dataset_run, gpus):
+    """run.json is read through the bounded reader: an implausible GPU count is no count, so the
+    one-sample step still encodes one sample (not one batch for each of 10**100 GPUs)."""
+    import json
+
+    run, _ = dataset_run
+    meta = json.loads((run / "run.json").read_text())
+    meta["num_gpus"] = gpus
+    (run / "run.json").write_text(json.dumps(meta))
+    result = box.cli("preprocess", str(run), "--one-sample", *PRESET)
+    assert result.code == 0, result.err
+    latents = run / "overfit" / ".precomputed" / "latents"
+    assert len(list(latents.rglob("*.pt"))) == 1
