@@ -177,14 +177,18 @@ def path_length_problem(path: str | os.PathLike) -> str | None:
 # -- numbers ----------------------------------------------------------------------------------
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")
+_DIGITS = re.compile(r"[0-9]+")
 
 
-def bounded_int(text: object, *, what: str, lo: int, hi: int, max_digits: int = 19) -> int:
-    """A whole number from text, checked before int(): ASCII digits only (no '²', no '1_0'), at
-    most `max_digits` of them (a 5,000-digit value never reaches int()), within lo..hi."""
+def bounded_int(text: object, *, what: str, lo: int, hi: int, max_digits: int = 19,
+                signed: bool = True) -> int:
+    """A whole number from text, checked before int(): ASCII digits only (no '²', no '1_0'; a
+    sign only when `signed`), at most `max_digits` of them (a 5,000-digit value never reaches
+    int()), within lo..hi."""
     raw = str(text).strip()
-    digits = raw.lstrip("+-")
-    if not _WHOLE.fullmatch(raw[: max_digits + 1]) or len(digits) > max_digits:
+    digits = raw.lstrip("+-") if signed else raw
+    pattern = _WHOLE if signed else _DIGITS
+    if not pattern.fullmatch(raw[: max_digits + 2]) or len(digits) > max_digits:
         raise UsageError(f"{what} {raw[:24]!r}{'...' if len(raw) > 24 else ''} is not a whole "
                          f"number from {lo} to {hi}")
     value = int(raw)
