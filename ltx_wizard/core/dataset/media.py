@@ -48,7 +48,7 @@ def dataset_files(data_root: Path) -> list[Path]:
             entries = sorted(folder.iterdir())
         except OSError:
             continue
-        found += [p for p in entries if p.suffix.lower() in DATASET_SUFFIXES and p.is_file()]
+        found += [p for p in entries if p.suffix.lower() in DATASET_SUFFIXES and _is_file(p)]
     return found
 
 
