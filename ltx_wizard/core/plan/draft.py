@@ -47,7 +47,7 @@ class PlanRequest:
     slurm_cpus: int | None = None
     # core/validation/plan.py: the user's files for the recipe's validation samples, their
     # prompts, and the validation asked for (None: media when given, else prompts only)
-    validation_media: tuple[str, ...] = ()  # as typed: a URL is refused as typed
+    validation_media: tuple[Path, ...] = ()
     validation_prompts: tuple[str, ...] = ()
     validation: Literal["media", "prompts-only", "off"] | None = None
     # when data_root is a dataset file (core/preprocess/planning.py): the preprocessing's choices

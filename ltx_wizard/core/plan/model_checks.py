@@ -247,7 +247,6 @@ def shipped_strategy(
     train. Falls back to the block the shipped t2v configs hold when no checkout or config can be
     read (the plan reads the file itself)."""
     from ltx_wizard.core.inputs.recipes import DEFAULT_RECIPE
-    from ltx_wizard.core.io.bounded import read_text
     from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
     if recipe and recipe != DEFAULT_RECIPE:
@@ -261,8 +260,7 @@ def shipped_strategy(
         for name in (base_config,) if base_config else TIER_CONFIGS:
             path = checkout.config_path(name)
             if path.is_file():
-                text = read_text(path, what="shipped config")  # bounded, regular file only
-                block = get_dotted(load_yaml(text), "training_strategy", None)
+                block = get_dotted(load_yaml(path.read_text(encoding="utf-8")), "training_strategy", None)
                 return block if block is not None else {}  # {}: the trainer's default
     except (WizardError, OSError, UnicodeDecodeError):
         pass

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
@@ -87,11 +88,18 @@ def _fill(slots: list[MediaSlot], media: Sequence[Path], samples: list[dict]) ->
     return filled
 
 
+# `https://x` after a trip through Path (which folds `//` into `/`): `https:/x`
+_FOLDED_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):/(?!/)(.+)$")
+
+
 def require_local_medium(medium: str | os.PathLike) -> None:
-    """A URL or a path longer than the system takes: one line, echoing what was typed."""
+    """A URL or a path longer than the system takes: one line, echoing what was typed (a URL
+    that became a Path on the way is given back its `//`)."""
     raw = os.fspath(medium)
-    if is_url(raw):
-        raise UsageError(f"{MEDIA_FLAG} {clip(raw)!r} is a URL: validation reads local files "
+    folded = _FOLDED_URL.match(raw) if isinstance(medium, os.PathLike) else None
+    typed = f"{folded.group(1)}://{folded.group(2)}" if folded else raw
+    if is_url(typed):
+        raise UsageError(f"{MEDIA_FLAG} {clip(typed)!r} is a URL: validation reads local files "
                          "only; download it first and pass the file's path")
     problem = path_length_problem(raw)
     if problem:

@@ -99,7 +99,7 @@ class SummaryScreen(WizardScreen):
                 video_only=paths.video_only,
                 recipe=paths.recipe,
                 nodes=app.options.nodes,
-                validation_media=tuple(paths.validation_media),
+                validation_media=tuple(Path(m) for m in paths.validation_media),
                 validation_prompts=paths.validation_prompts,
                 validation=paths.validation,  # type: ignore[arg-type]
                 resolution_buckets=paths.resolution_buckets or None,
