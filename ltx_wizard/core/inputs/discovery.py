@@ -316,7 +316,7 @@ def _supervise(thread: threading.Thread, walk: _Walk, started: float, cap_s: flo
             seen, last = walk.progress, now
         if now - started >= cap_s:
             return "busy"
-        if now - last >= min(STALL_S, cap_s):
+        if now - last >= STALL_S:
             return "stalled"
         thread.join(min(_POLL_S, max(cap_s - (now - started), 0.0)))
     return None
