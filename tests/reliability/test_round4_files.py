@@ -222,3 +222,16 @@ def test_a_5000_character_validation_media_path_is_one_short_line(box):
                                     recipe="i2v_lora"))
     refused(result, 2, "5005 bytes long", "shorten it")
     assert len(result.err) < 300
+
+
+def test_a_dataset_file_that_is_a_socket_is_named(box):
+    import socket
+
+    folder = box.root / "clips"
+    folder.mkdir()
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(folder / "d.json"))
+        refused(box.cli(*box.plan_args(data_root=str(folder / "d.json"))), 2, "is a socket")
+    finally:
+        server.close()

@@ -46,6 +46,13 @@ def _open_error(path: object, what: str, exc: OSError) -> WizardError:
                           f"{str(path)[:80]}...")
     if exc.errno == errno.ELOOP:
         return UsageError(f"{what} {path} is a symlink loop: point it at the real file")
+    try:  # a socket refuses open() itself (ENXIO): name what it is
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = stat.S_IFREG
+    if not stat.S_ISREG(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        return UsageError(f"{what} {path} is {kind}: pass a regular file")
     return UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it")
 
 
@@ -208,6 +215,47 @@ def json_int(value: object, *, what: str, lo: int, hi: int) -> int:
     return value
 
 
+# -- CSV ----------------------------------------------------------------------------------------
+
+def csv_records(text: str, *, what: str, field_cap: int) -> list[tuple[int, list[str]]]:
+    """(line where the record starts, its fields) for each record of a CSV text; every line
+    ending (\\n, \\r\\n, \\r) ends a record outside quotes. A field may be as large as the file
+    itself (`field_cap`: the file's own size cap, never csv's 128 KB default); a quote left open
+    to the end of the file is refused, naming the line it opens on, before any record is used."""
+    if csv.field_size_limit() < field_cap:
+        # process-wide, raised only: a larger limit never refuses what a smaller one read
+        csv.field_size_limit(field_cap)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=False)
+    records: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for fields in reader:
+            records.append((start, fields))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise UsageError(f"{what}: line {reader.line_num} cannot be read as CSV ({exc}): "
+                         "fix it") from None
+    if records:
+        _refuse_open_quote(text, records[-1][0], what)
+    return records
+
+
+def _refuse_open_quote(text: str, last_start: int, what: str) -> None:
+    """The lenient reader takes a quote left open as one field to the end of the file; the strict
+    one says so. Only the last record can hold it (it runs to the end)."""
+    if '"' not in text:
+        return
+    lines = io.StringIO(text, newline="").readlines()
+    begin = last_start
+    try:
+        for _ in csv.reader(lines[begin - 1:], strict=True):
+            pass
+    except csv.Error as exc:
+        if "unexpected end of data" in str(exc):
+            raise UsageError(f"{what}: the quote opened on line {begin} is never closed (the "
+                             "rest of the file reads as one cell): close it") from None
+
+
 # -- JSON ---------------------------------------------------------------------------------------
 
 def _no_constant(name: str):
@@ -255,42 +303,39 @@ def loads_json(text: str | bytes, *, what: str, max_depth: int | None = JSON_MAX
     return doc
 
 
-# -- CSV ----------------------------------------------------------------------------------------
+class NotRegularFile(UsageError):
+    """`open_regular` met a FIFO, a device, a socket or a folder where a file was expected."""
 
-def csv_records(text: str, *, what: str, field_cap: int) -> list[tuple[int, list[str]]]:
-    """(line where the record starts, its fields) for each record of a CSV text; every line
-    ending (\\n, \\r\\n, \\r) ends a record outside quotes. A field may be as large as the file
-    itself (`field_cap`: the file's own size cap, never csv's 128 KB default); a quote left open
-    to the end of the file is refused, naming the line it opens on, before any record is used."""
-    if csv.field_size_limit() < field_cap:
-        # process-wide, raised only: a larger limit never refuses what a smaller one read
-        csv.field_size_limit(field_cap)
-    reader = csv.reader(io.StringIO(text, newline=""), strict=False)
-    records: list[tuple[int, list[str]]] = []
-    start = 1
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def open_regular(path: str | os.PathLike, *, what: str):
+    """`path` opened for reading in pieces (a growing log) without blocking, or None when it does
+    not exist. O_NONBLOCK: opening a FIFO without a writer returns at once; fstat before any
+    read: a FIFO, device, socket or folder raises NotRegularFile naming it."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        for fields in reader:
-            records.append((start, fields))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise UsageError(f"{what}: line {reader.line_num} cannot be read as CSV ({exc}): "
-                         "fix it") from None
-    if records:
-        _refuse_open_quote(text, records[-1][0], what)
-    return records
-
-
-def _refuse_open_quote(text: str, last_start: int, what: str) -> None:
-    """The lenient reader takes a quote left open as one field to the end of the file; the strict
-    one says so. Only the last record can hold it (it runs to the end)."""
-    if '"' not in text:
-        return
-    lines = io.StringIO(text, newline="").readlines()
-    begin = last_start
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        try:  # a socket refuses open() itself (ENXIO), a folder too (EISDIR): name what it is
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+            raise NotRegularFile(f"{what} {path} is {kind}, not a file", kind) from None
+        raise UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it") from None
     try:
-        for _ in csv.reader(lines[begin - 1:], strict=True):
-            pass
-    except csv.Error as exc:
-        if "unexpected end of data" in str(exc):
-            raise UsageError(f"{what}: the quote opened on line {begin} is never closed (the "
-                             "rest of the file reads as one cell): close it") from None
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise NotRegularFile(f"{what} {path} is {kind}, not a file", kind)
+    return os.fdopen(fd, "rb")
