@@ -6,7 +6,9 @@ import argparse
 import os
 
 from ltx_wizard.commands.common import print_json
-from ltx_wizard.core.inputs.discovery import DiscoveryResult, discover
+from ltx_wizard.core.inputs.discovery import (
+    MAX_FOLDERS, MAX_HEADERS, SAFETY_CAP_S, STALL_S, DiscoveryResult, discover,
+)
 from ltx_wizard.core.base.errors import EXIT_OK, UsageError, WizardError
 from ltx_wizard.core.inputs.model_paths import require_directory, resolve_user_path
 from ltx_wizard.core.base.text_safety import clean_text
@@ -17,7 +19,10 @@ def register(sub) -> None:
         "discover",
         help="find model files in /models, ~/models, $LTX_MODELS_DIR, the Hugging Face cache and --models-dir",
         description=(
-            "Search the usual model folders (bounded in depth and time) and rank what is found."
+            "Search the usual model folders and rank what is found. The search is bounded by "
+            f"work ({MAX_FOLDERS:,} folders walked, {MAX_HEADERS:,} headers read, depth), so the "
+            "same folders give the same answer however busy the box is; the clock only stops a "
+            f"folder that does not answer ({STALL_S:.0f} s) or a box too busy to finish."
         ),
     )
     p.add_argument(
@@ -33,10 +38,11 @@ def register(sub) -> None:
     p.add_argument(
         "--time-budget",
         type=float,
-        default=3.0,
+        default=SAFETY_CAP_S,
         metavar="S",
-        help="stop searching after S seconds (default 3); a search cut short prints what it "
-             "did not search and exits 1",
+        help=f"safety cap in seconds (default {SAFETY_CAP_S:g}): only a box too busy to finish "
+             "the bounded search reaches it; a search cut short prints what it did not search "
+             "and exits 1",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
@@ -52,7 +58,7 @@ def _text(result: DiscoveryResult) -> list[str]:
         snapshots = sum(1 for r in result.roots if result.hf_cache in r.parents)
         lines.append(f"Hugging Face cache {result.hf_cache}: "
                      + (f"{snapshots} snapshot(s) searched" if snapshots else "no downloads there"))
-    if result.timed_out:
+    if result.partial:
         lines += _partial(result)
     if result.depth_limited:
         lines.append("note: some folders were deeper than --max-depth and were not searched")
@@ -71,8 +77,7 @@ def _text(result: DiscoveryResult) -> list[str]:
 
 def _partial(result: DiscoveryResult) -> list[str]:
     """The plain statement of a search cut short, and every folder it did not search."""
-    advice = "raise --time-budget or pass a narrower --models-dir"
-    lines = [f"PARTIAL RESULT: {result.partial_note(shown=0, advice=advice)}"]
+    lines = [f"PARTIAL RESULT: {result.partial_note(shown=0, advice=_advice(result))}"]
     if result.unsearched:
         lines.append(f"not searched ({len(result.unsearched)} folder(s); the first in part):")
         lines += [f"  {folder}" for folder in result.unsearched]
@@ -99,8 +104,17 @@ def run(args: argparse.Namespace) -> int:
     if result.failed:
         raise WizardError(f"the search stopped early ({result.failed}): results above are "
                           "partial; pass a narrower --models-dir")
-    if result.timed_out:
-        raise WizardError(f"the search ran out of time after {result.elapsed_s:.1f} s: results "
-                          f"above are partial ({len(result.unsearched)} folder(s) not searched); "
-                          "raise --time-budget or pass a narrower --models-dir")
+    if result.partial:
+        ran_out = "the search ran out of time: " if result.timed_out else ""
+        raise WizardError(f"{ran_out}{result.why_stopped()}: results above are partial "
+                          f"({len(result.unsearched)} folder(s) not searched); "
+                          f"{_advice(result)}")
     return EXIT_OK
+
+
+def _advice(result: DiscoveryResult) -> str:
+    if result.stopped == "stalled":
+        return "check that mount (or leave it out), or pass a narrower --models-dir"
+    if result.timed_out:
+        return "retry when the box is less busy, raise --time-budget, or pass a narrower --models-dir"
+    return "pass a narrower --models-dir"

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ltx_wizard.core.base.errors import EXIT_OK, EXIT_USAGE
+from ltx_wizard.core.base.errors import EXIT_FAILURE, EXIT_OK, UsageError, WizardError
+from ltx_wizard.core.base.text_safety import clean_text
 
 ROLES = ("checkpoint", "text_encoder", "video_vae", "audio_vae")
 
@@ -34,33 +35,61 @@ def _ask(question: str) -> bool:
     try:
         answer = sys.stdin.readline()
     except (OSError, ValueError):
-        return False
+        answer = ""
+    if not _is_tty(sys.stdin):  # not typed at a terminal: echo it, so each answer ends its line
+        print(clean_text(answer.strip())[:20], file=sys.stderr, flush=True)
     return answer.strip().lower() in ("y", "yes")
+
+
+def _is_tty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.inputs.model_download import download, make_offers
 
     offers = make_offers(args.release, args.only)
+    if not sys.stderr.isatty():  # no bars redrawn into a log or a pipe
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()
     got: dict[str, str] = {}
-    refused = 0
+    refused: list[int] = []
+    failed = 0
     for offer in offers:
         print(offer.line(), file=sys.stderr)
         if offer.refusal:
-            refused += 1
+            refused.append(offer.refusal_code)
             print(f"  not offered: {offer.refusal}", file=sys.stderr)
             continue
         if not _ask(f"  Download {offer.file.label()}? [y/N]"):
             print("  skipped", file=sys.stderr)
             continue
-        path = download(offer)
+        try:
+            path = download(offer)
+        except WizardError as exc:  # one line, then the next file: each is offered alone
+            failed += 1
+            print(f"  failed: {clean_text(exc.message)}", file=sys.stderr)
+            continue
         got[offer.file.role] = str(path)
         print(f"  downloaded: {path}", file=sys.stderr)
     if got:
         _check(got)
     for role, path in got.items():
         print(f"{role}={path}")
-    return EXIT_USAGE if refused else EXIT_OK
+    if failed:
+        raise WizardError(f"{failed} download(s) failed (the reason is above each): run "
+                          "`ltx-wizard models` again; a partial file resumes")
+    if refused:
+        # a refusal of the machine's side (no disk, no answer from the Hub) is a failure (1);
+        # one of the user's account or settings (gated terms, no token) is theirs to fix (2)
+        error = WizardError if EXIT_FAILURE in refused else UsageError
+        raise error(f"{len(refused)} file(s) not offered (the reason and the fix are above "
+                    "each)")
+    return EXIT_OK
 
 
 def _check(got: dict[str, str]) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from ltx_wizard.commands.common import (
     add_gpu_source_args,
@@ -150,7 +149,8 @@ def add_nodes_arg(parser: argparse.ArgumentParser, default: object = None) -> No
 
 def add_validation_args(p: argparse.ArgumentParser) -> None:
     """What the recipe's validation samples read (core/validation/plan.py)."""
-    p.add_argument("--validation-media", metavar="PATH", action="append", type=Path, default=[],
+    # kept as typed (type=str): a Path would turn https://x into https:/x before it is refused
+    p.add_argument("--validation-media", metavar="PATH", action="append", default=[],
                    help="a file for the recipe's validation samples (image, video, audio, "
                    "reference, mask: as its shipped samples need), in order; repeat per file")
     p.add_argument("--validation-prompt", metavar="TEXT", action="append", default=[],

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, Awaitable
 
 from ltx_wizard.commands.common import add_gpu_source_args, print_json
-from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError, WizardError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,6 +45,37 @@ def _progress_printer():
     return show
 
 
+class Stopped(WizardError):
+    """SIGTERM or SIGHUP (an SSH drop) stopped the step: exit 128 + the signal, as a shell says."""
+
+    def __init__(self, signum: int, title: str) -> None:
+        name = signal.Signals(signum).name
+        super().__init__(f"{title} stopped by {name}: the preprocessor was stopped with it; what "
+                         "it wrote is kept, and the same command resumes")
+        self.exit_code = 128 + signum
+
+
+def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
+    """asyncio.run(step), where SIGTERM and SIGHUP cancel it as Ctrl-C does: the cancel reaches
+    the preprocessor's group at once (core/preprocess/run.py), instead of the wizard dying and
+    leaving it to run on in its own session."""
+    async def main() -> Any:
+        loop, task, got = asyncio.get_running_loop(), asyncio.current_task(), []
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, lambda s=sig: (got.append(s), task.cancel()))
+        try:
+            return await step
+        except asyncio.CancelledError:
+            if got:
+                raise Stopped(got[0], title) from None
+            raise  # Ctrl-C: asyncio.run turns it into KeyboardInterrupt ("interrupted", 130)
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                loop.remove_signal_handler(sig)
+
+    return asyncio.run(main())
+
+
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.preprocess.state import read_state, write_state
     from ltx_wizard.core.preprocess.steps import STEP_TITLES, require_state, run_step
@@ -59,9 +92,10 @@ def run(args: argparse.Namespace) -> int:
 
     # used only where the run was planned on simulated GPUs (preprocess.json says)
     stand_in = SimulatedTrainer(getattr(args, "simulate", None) or "h100")
-    result = asyncio.run(run_step(run_dir, step, on_progress=_progress_printer(), stand_in=stand_in))
-    state = read_state(run_dir)
     title = STEP_TITLES[step]
+    result = _run_until_signal(run_step(run_dir, step, on_progress=_progress_printer(),
+                                        stand_in=stand_in), title)
+    state = read_state(run_dir)
     if args.json:
         print_json({"step": step, "ran": result.ran, "warnings": list(result.warnings),
                     "log": str(result.log) if result.log else None,

@@ -14,7 +14,8 @@ What the trainer prints for these, as the last line of its traceback:
   torchaudio `RuntimeError: Failed to open the input "X" (...)`; a decoder FFmpeg lacks
   (`DecoderNotFoundError`, `Decoder not found`, `Unknown codec`);
 - ltx_trainer/datasets.py PrecomputedDataset: `FileNotFoundError: Required latents directory
-  does not exist: X`.
+  does not exist: X`;
+- a full disk anywhere the trainer writes: `OSError: [Errno 28] No space left on device`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ _UNREADABLE = ("cannot identify image file", "Invalid data found when processing
 _CODEC = ("DecoderNotFoundError", "Decoder not found", "Unknown codec", "codec not found",
           "Couldn't find appropriate backend")
 _DENIED = ("Permission denied", "Is a directory")
+_NO_SPACE = ("No space left on device", "Disk quota exceeded")  # ENOSPC, EDQUOT: any config
 RERUN = "then run autotune again: the finished trials are kept and not run again"
 
 
@@ -83,6 +85,9 @@ def classify(line: str | None, config: Mapping[str, Any]) -> SetupFailure | None
     """The setup failure an exception line states, or None when it is not one."""
     if not line:
         return None
+    if any(word in line for word in _NO_SPACE):
+        return SetupFailure(line, None, None, "free disk space where the run writes (the run "
+                            "folder's outputs/ and logs/) and the trainer's caches")
     path = _file(line)
     where = _where(path, config)
     place = f"point {where} in config.yaml at a real file" if where else "correct the path"

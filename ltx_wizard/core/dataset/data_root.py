@@ -24,7 +24,7 @@ from ltx_wizard.core.dataset.sources import (
     video_only,
     video_only_change,
 )
-from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.inputs.model_paths import require_directory, resolve_user_path
 
 # mirrors ltx-trainer scripts/process_dataset.py (its flags, and output_dir defaulting to
@@ -93,10 +93,15 @@ def _pt_files(folder: Path, *, max_s: float = WALK_MAX_S) -> set[str]:
         if rel_dir != "." and rel_dir.count(os.sep) + 1 >= WALK_MAX_DEPTH:
             dirs[:] = []
         seen += len(files) + len(dirs)
-        if seen > WALK_MAX_ENTRIES or time.monotonic() > deadline:
+        if seen > WALK_MAX_ENTRIES:  # the bound by work: the same answer at any load
             raise UsageError(
                 f"{folder} holds too much to be a preprocessed data folder (stopped after "
                 f"{seen} entries): pass the folder the preprocessing script wrote"
+            )
+        if time.monotonic() > deadline:  # the clock only guards a disk or a box that cannot
+            raise WizardError(
+                f"listing {folder} took over {max_s:.0f} s ({seen} entries so far): the box is "
+                "too busy or the disk too slow; retry when it is quieter"
             )
         for name in files:
             if name.endswith(".pt"):

@@ -9,13 +9,10 @@ the user trained on are a good first offer for the samples a recipe's validation
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import WizardError
 
 DATASET_SUFFIXES = (".csv", ".json", ".jsonl")  # process_dataset.py _validate_dataset_file
@@ -51,19 +48,13 @@ def dataset_files(data_root: Path) -> list[Path]:
             entries = sorted(folder.iterdir())
         except OSError:
             continue
-        found += [p for p in entries if p.suffix.lower() in DATASET_SUFFIXES and p.is_file()]
+        found += [p for p in entries if p.suffix.lower() in DATASET_SUFFIXES and _is_file(p)]
     return found
 
 
 def _rows(path: Path) -> list[dict]:
-    text = read_text(path, what="dataset file", limit=DATASET_MAX_BYTES)
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return list(csv.DictReader(io.StringIO(text)))
-    if suffix == ".jsonl":
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    data = json.loads(text)
-    return data if isinstance(data, list) else []
+    # the one reader of dataset files (rows.py: bounded, as the trainer reads them)
+    return list(read_dataset_file(path, limit=DATASET_MAX_BYTES).rows)
 
 
 def dataset_offers(data_root: Path) -> list[Offer]:
@@ -74,7 +65,7 @@ def dataset_offers(data_root: Path) -> list[Offer]:
     for source in dataset_files(data_root):
         try:
             rows = _rows(source)
-        except (WizardError, ValueError, csv.Error, UnicodeDecodeError):
+        except WizardError:
             continue  # not a dataset file after all: nothing to offer from it
         for row in rows:
             if not isinstance(row, dict):
@@ -83,13 +74,20 @@ def dataset_offers(data_root: Path) -> list[Offer]:
                 role = ALIASES.get(str(column), str(column))
                 if role not in {r for roles in FITS.values() for r in roles} or not isinstance(value, str):
                     continue
-                path = Path(value).expanduser()
-                path = path if path.is_absolute() else source.parent / path
-                if per_role.get(role, 0) >= MAX_OFFERS or not path.is_file():
+                # as the trainer joins it (process_videos.py _load_paths_from_dataset): no `~`
+                path = source.parent / value.strip()
+                if per_role.get(role, 0) >= MAX_OFFERS or not _is_file(path):
                     continue
                 per_role[role] = per_role.get(role, 0) + 1
                 offers.append(Offer(role, path.resolve(), source))
     return offers
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a folder on the way that cannot be searched: no offer
+        return False
 
 
 def offers_for(kind: str, offers: list[Offer]) -> list[Offer]:

@@ -1,9 +1,14 @@
 """Find LTX-2 checkpoints, Gemma text encoders and split-pack VAEs in the usual model folders
 and in the Hugging Face cache (every downloaded snapshot).
 
-The walk runs in a daemon thread joined with a timeout: a hung network mount blocks inside one
-syscall, where no in-loop clock check could interrupt it. Directories are keyed by (device, inode)
-so symlinked folders are followed once and loops end; depth is bounded. Only headers are read.
+Bounded by work, not by the clock, so the same folders give the same answer at any load: at most
+MAX_FOLDERS folders walked, MAX_ENTRIES entries listed and MAX_HEADERS headers read (far above any
+real models folder). The clock only guards against a machine that cannot do that work: the walk
+runs in a daemon thread (a hung network mount blocks inside one syscall, where no in-loop check
+could interrupt it), and the caller gives up when the walk has made no progress for STALL_S (a
+folder that does not answer) or at the long safety cap (the box is too busy), saying which.
+Directories are keyed by (device, inode) so symlinked folders are followed once and loops end;
+depth is bounded. Only headers are read.
 """
 
 from __future__ import annotations
@@ -14,40 +19,31 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Literal, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, loads_json, read_bytes
-from ltx_wizard.core.inputs.checkpoint import (
-    CheckpointInfo,
-    config_sections,
-    inspect_checkpoint,
-    inspect_vae,
-)
+from ltx_wizard.core.inputs.checkpoint import config_sections, inspect_checkpoint, inspect_vae
+# Candidate and rank live in discovery_rank.py; imported from here by the screens and tests
+from ltx_wizard.core.inputs.discovery_rank import Candidate, Kind, rank
 from ltx_wizard.core.inputs.discovery_roots import SYSTEM_ROOTS, hf_hub_cache, search_roots
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.header_cache import summary_for
-from ltx_wizard.core.inputs.text_encoder import TextEncoderInfo, check_compatibility, inspect_text_encoder
-from ltx_wizard.core.base.text_safety import clip
+from ltx_wizard.core.inputs.text_encoder import inspect_text_encoder
 
-Kind = Literal["checkpoint", "text_encoder", "video_vae", "audio_vae"]
+__all__ = ["Candidate", "DiscoveryResult", "discover", "rank"]
+
+# Work bounds: a models folder holds tens of files; these stop a tree that is not one (a home
+# folder with a million files, a link to /) with the same answer at any load.
+MAX_FOLDERS = 20_000
+MAX_ENTRIES = 1_000_000
+MAX_HEADERS = 2_000  # each a safetensors header or a Gemma folder's config (840 KB at most)
+SAFETY_CAP_S = 120.0  # 200 real-sized headers take ~1 s idle, a few s at load 10
+STALL_S = 30.0  # no folder listed and no header read for this long: a mount that does not answer
+_POLL_S = 0.1
 _LTX_NAME = re.compile(r"ltx.*2", re.IGNORECASE)
 _SKIP_DIRS = {".git", "__pycache__", ".Trash", "lost+found"}
-
-
-class Candidate(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    kind: Kind
-    path: Path
-    usable: bool
-    summary: str  # what it is, or why it cannot be used
-    rank: int = 0  # 1 = best, over all candidates
-    reason: str = ""  # why it ranks where it does
-    text_encoder: Path | None = None  # for a checkpoint: the matching Gemma found
-    video_vae: Path | None = None
-    audio_vae: Path | None = None
 
 
 class DiscoveryResult(BaseModel):
@@ -56,7 +52,7 @@ class DiscoveryResult(BaseModel):
     roots: tuple[Path, ...]
     missing_roots: tuple[Path, ...]
     candidates: tuple[Candidate, ...]
-    timed_out: bool
+    timed_out: bool  # stopped by the clock: a folder that did not answer, or the safety cap
     depth_limited: bool
     dirs_scanned: int
     unreadable_dirs: int
@@ -65,14 +61,24 @@ class DiscoveryResult(BaseModel):
     # On a timeout: the folder being walked when time ran out, then those still queued (partial)
     unsearched: tuple[Path, ...] = ()
     hf_cache: Path | None = None  # the Hugging Face hub cache; its snapshots are among `roots`
+    # why the search stopped early: "stalled" (a folder did not answer), "busy" (the safety cap),
+    # or the work bound it reached ("folders", "entries", "headers"); None when it finished
+    stopped: str | None = None
+    headers_read: int = 0
+    cap_s: float = SAFETY_CAP_S
+
+    @property
+    def partial(self) -> bool:
+        return self.timed_out or self.stopped is not None
 
     def of_kind(self, kind: Kind) -> list[Candidate]:
         return [c for c in self.candidates if c.kind == kind]
 
     def partial_note(self, shown: int = 3,
                      advice: str = "type the path, or narrow the folders searched") -> str | None:
-        """One plain sentence when the search was cut short, naming where it did not look."""
-        if not self.timed_out:
+        """One plain sentence when the search was cut short, naming why and where it did not
+        look."""
+        if not self.partial:
             return None
         where = ", ".join(str(p) for p in self.unsearched[:shown])
         more = len(self.unsearched) - len(self.unsearched[:shown])
@@ -80,13 +86,31 @@ class DiscoveryResult(BaseModel):
             where = f"; not searched: {where}" + (f" and {more} more folder(s)" if more else "")
         elif more:
             where = f"; {more} folder(s) not searched"
-        return f"model search cut short after {self.elapsed_s:.1f} s: the list is partial{where}; {advice}"
+        return f"{self.why_stopped()}: the list is partial{where}; {advice}"
+
+    def why_stopped(self) -> str:
+        if self.stopped == "stalled":
+            stuck = self.unsearched[0] if self.unsearched else "a folder"
+            return (f"model search stopped: {stuck} has not answered for {STALL_S:.0f} s (a hung "
+                    "network mount?)")
+        if self.stopped == "busy":
+            return (f"model search stopped at its {self.cap_s:g} s safety cap, after "
+                    f"{self.dirs_scanned} folders and {self.headers_read} headers: the box is too "
+                    "busy (or a disk too slow) to finish it")
+        if self.stopped in _BOUNDS:
+            what, limit = _BOUNDS[self.stopped]
+            return f"model search stopped at its bound of {limit:,} {what}"
+        return f"model search cut short after {self.elapsed_s:.1f} s"
 
     @property
     def best(self) -> Candidate | None:
         """The top checkpoint when it comes with everything it needs."""
         top = next(iter(self.of_kind("checkpoint")), None)
         return top if top is not None and top.usable and top.text_encoder is not None else None
+
+
+_BOUNDS = {"folders": ("folders walked", MAX_FOLDERS), "entries": ("entries listed", MAX_ENTRIES),
+           "headers": ("headers read", MAX_HEADERS)}
 
 
 class _Walk:
@@ -96,7 +120,8 @@ class _Walk:
         self.roots, self.max_depth = roots, max_depth
         self.stop = False
         self.found: list[tuple[Kind, Path, object]] = []  # info object or error string
-        self.dirs = self.unreadable = 0
+        self.dirs = self.unreadable = self.entries = self.headers = 0
+        self.bound: str | None = None  # the work bound reached, if one was
         self.depth_limited = False
         self.failed: str | None = None
         self.queue: deque[tuple[Path, int]] = deque((r, 0) for r in roots)
@@ -110,6 +135,20 @@ class _Walk:
             current = self.current
         return tuple(([current] if current is not None else []) + queued)
 
+    @property
+    def progress(self) -> int:
+        """Grows with every folder listed and header read: the caller's sign of life."""
+        return self.dirs + self.unreadable + self.headers
+
+    def _over(self) -> bool:
+        """A work bound reached: the walk stops there, the same at any load."""
+        for name, value in (("folders", self.dirs), ("entries", self.entries),
+                            ("headers", self.headers)):
+            if value >= _BOUNDS[name][1]:
+                self.bound = name
+                return True
+        return False
+
     def run(self) -> None:
         try:
             self._run()
@@ -120,6 +159,10 @@ class _Walk:
         queue = self.queue
         seen: set[tuple[int, int]] = set()
         while queue and not self.stop:
+            if self._over():  # the queue is what was not searched
+                with self.lock:
+                    self.current = None
+                return
             with self.lock:
                 folder, depth = queue.popleft()
                 self.current = folder
@@ -134,6 +177,7 @@ class _Walk:
                 self.unreadable += 1
                 continue
             self.dirs += 1
+            self.entries += len(entries)
             if self._gemma_dir_safely(folder, entries):
                 continue  # its shards are part of it, not candidates of their own
             for entry in entries:
@@ -149,6 +193,11 @@ class _Walk:
                         else:
                             self.depth_limited = True
                     elif entry.name.lower().endswith(".safetensors") and entry.is_file():
+                        if self._over():
+                            with self.lock:  # this folder is only partly searched
+                                queue.appendleft((folder, depth))
+                                self.current = None
+                            return
                         self._classify_safely(Path(entry.path))
                 except OSError:
                     continue  # a symlink loop or a vanished entry: not a candidate
@@ -157,6 +206,7 @@ class _Walk:
 
     def _classify_safely(self, path: Path) -> None:
         """One hostile file is one unusable candidate, never the end of the walk."""
+        self.headers += 1
         try:
             self._classify(path)
         except Exception as exc:
@@ -185,6 +235,7 @@ class _Walk:
             return False
         if not model_type.lower().startswith("gemma"):
             return False
+        self.headers += 1
         try:
             self.found.append(("text_encoder", folder, inspect_text_encoder(folder)))
         except UsageError as exc:
@@ -222,136 +273,50 @@ def discover(
     *,
     env: Mapping[str, str] | None = None,
     max_depth: int = 4,
-    time_budget_s: float = 3.0,
+    time_budget_s: float = SAFETY_CAP_S,
     system_roots: Sequence[str] = SYSTEM_ROOTS,
 ) -> DiscoveryResult:
+    """`time_budget_s` is the safety cap only: the search ends by its work bounds long before it
+    on any box that can do the work (module docstring)."""
     roots = search_roots(extra_dirs, env=env, system_roots=system_roots)
     present = [r for r in roots if os.path.isdir(r)]
     walk = _Walk(present, max_depth)
     started = time.monotonic()
     thread = threading.Thread(target=walk.run, name="ltx-discovery", daemon=True)
     thread.start()
-    thread.join(time_budget_s)
-    timed_out = thread.is_alive()
+    clock = _supervise(thread, walk, started, time_budget_s)
     walk.stop = True  # the thread may stay blocked in a syscall; it is a daemon and holds nothing
     hub = hf_hub_cache(os.environ if env is None else env)
+    partial = clock is not None or walk.bound is not None
     return DiscoveryResult(
         hf_cache=hub,
         roots=tuple(present),
         missing_roots=tuple(r for r in roots if r not in present),
         candidates=tuple(rank(list(walk.found))),
-        timed_out=timed_out,
+        timed_out=clock is not None,
         depth_limited=walk.depth_limited,
         dirs_scanned=walk.dirs,
         unreadable_dirs=walk.unreadable,
         elapsed_s=time.monotonic() - started,
         failed=walk.failed,
-        unsearched=walk.unsearched() if timed_out else (),
+        unsearched=walk.unsearched() if partial else (),
+        stopped=clock or walk.bound,
+        headers_read=walk.headers,
+        cap_s=time_budget_s,
     )
 
 
-def _version_key(v: str | None) -> tuple[int, ...]:
-    # ASCII digits, 18 at most each: a 5,000-digit version sorts, it does not raise
-    return tuple(int(p[:18]) for p in re.findall(r"[0-9]+", v or ""))
-
-
-def _closeness(a: Path, b: Path) -> int:
-    return len(os.path.commonpath([a, b]).split(os.sep))
-
-
-def _matches(ckpt: CheckpointInfo, te: TextEncoderInfo) -> bool:
-    try:
-        check_compatibility(ckpt, te)
-    except UsageError:
-        return False
-    return True
-
-
-def _unmatched_reason(te: object) -> str:
-    if isinstance(te, TextEncoderInfo) and te.gemma_version is None and te.model_type != "gemma3":
-        return (
-            f"no checkpoint found that it fits; it declares no gemma_version ({te.model_type}: "
-            "Google's vanilla release?), while LTX checkpoints want the LTX fine-tuned Gemma root"
-        )
-    return "no checkpoint found that this Gemma fits"
-
-
-def _nearest(paths: Sequence[Path], to: Path) -> Path | None:
-    """The candidate sharing the longest folder prefix with `to` (same pack folder first)."""
-    return max(paths, key=lambda p: (_closeness(p, to), str(p)), default=None)
-
-
-def _score_checkpoint(info: CheckpointInfo, found: list[tuple[Kind, Path, object]]) -> tuple:
-    path = info.path
-    tes = [p for k, p, i in found if isinstance(i, TextEncoderInfo) and _matches(info, i)]
-    te = _nearest(tes, path)
-    need = f"gemma_version {clip(info.gemma_version)}" if info.gemma_version else "Gemma 3"
-    extra: dict[str, Path | None] = {}
-    if not info.is_split_pack:
-        score, reason = (0, f"unified checkpoint with a matching Gemma ({need}) at {te}")
-        if te is None:
-            score, reason = (
-                2,
-                f"unified checkpoint, but no matching Gemma text encoder found (needs {need})",
-            )
-    else:
-        for kind in ("video_vae", "audio_vae"):
-            extra[kind] = _nearest(
-                [p for k, p, i in found if k == kind and not isinstance(i, str)], path
-            )
-        parts = (
-            ("packed Gemma", te),
-            ("video VAE", extra["video_vae"]),
-            ("audio VAE", extra["audio_vae"]),
-        )
-        lacking = [name for name, p in parts if p is None]
-        score, reason = (
-            1,
-            "split pack with its packed Gemma and both VAEs (unified needs fewer files)",
-        )
-        if lacking:
-            score, reason = 3, f"split pack missing its {', '.join(lacking)}"
-    key = (score, tuple(-x for x in _version_key(info.model_version)), str(path))
-    cand = Candidate(
-        kind="checkpoint",
-        path=path,
-        usable=True,
-        summary=info.summary(),
-        reason=reason,
-        text_encoder=te,
-        **extra,
-    )
-    return key, cand
-
-
-def rank(found: list[tuple[Kind, Path, object]]) -> list[Candidate]:
-    """Order: complete unified sets, complete split packs, incomplete ones, then unusable files."""
-    scored: list[tuple[tuple, Candidate]] = []
-    for kind, path, info in found:
-        if isinstance(info, str):
-            key = (9 if kind == "checkpoint" else 19, (), str(path))
-            reason = "cannot be used: see the error"
-            scored.append(
-                (key, Candidate(kind=kind, path=path, usable=False, summary=info, reason=reason))
-            )
-        elif isinstance(info, CheckpointInfo):
-            scored.append(_score_checkpoint(info, found))
-    scored.sort(key=lambda kv: kv[0])
-    owners: dict[Path, Path] = {}  # text encoder -> best-ranked checkpoint it serves
-    for _, cand in scored:
-        if cand.text_encoder is not None:
-            owners.setdefault(cand.text_encoder, cand.path)
-    for kind, path, info in found:
-        if isinstance(info, (str, CheckpointInfo)):
-            continue
-        key, reason = (14, (), str(path)), "VAE file of a split pack"
-        if kind == "text_encoder":
-            owner = owners.get(path)
-            key = (10 if owner else 12, (), str(path))
-            reason = f"matches checkpoint {owner}" if owner else _unmatched_reason(info)
-        summary = info.describe()  # type: ignore[attr-defined]
-        scored.append(
-            (key, Candidate(kind=kind, path=path, usable=True, summary=summary, reason=reason))
-        )
-    scored.sort(key=lambda kv: kv[0])
-    return [c.model_copy(update={"rank": i}) for i, (_, c) in enumerate(scored, 1)]
+def _supervise(thread: threading.Thread, walk: _Walk, started: float, cap_s: float) -> str | None:
+    """Wait for the walk; None when it ended by itself, else why the clock ended it: "stalled"
+    (no progress for STALL_S: a folder that does not answer) or "busy" (the safety cap)."""
+    seen, last = -1, started
+    while thread.is_alive():
+        now = time.monotonic()
+        if walk.progress != seen:
+            seen, last = walk.progress, now
+        if now - started >= cap_s:
+            return "busy"
+        if now - last >= STALL_S:
+            return "stalled"
+        thread.join(min(_POLL_S, max(cap_s - (now - started), 0.0)))
+    return None

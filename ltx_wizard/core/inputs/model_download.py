@@ -11,6 +11,7 @@ resolution (HF_TOKEN, the saved login) decides whether a token exists.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -18,9 +19,12 @@ from typing import Any, Callable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.inputs.hub_answers import failure as hub_failure, siblings
+from ltx_wizard.core.io.bounded import read_bytes
 
 GB = 1e9
+TOKEN_MAX_BYTES = 64 * 1024  # a token is ~40 characters
 
 
 class ModelFile(BaseModel):
@@ -67,15 +71,26 @@ class Offer(BaseModel):
     gated: bool
     token: bool
     refusal: str = ""  # why it cannot be downloaded now; "" when it can
+    # 1: the machine or the Hub failed (no disk, no answer, a malformed one); 2: the user's
+    # account or settings (gated terms, no token)
+    refusal_code: int = 2
 
     def line(self) -> str:
-        size = f"{self.size_bytes / GB:.1f} GB" if self.size_bytes else "size unknown"
+        size = size_text(self.size_bytes) if self.size_bytes else "size unknown"
         text = (f"{self.file.role.replace('_', ' ')}: {self.file.label()} ({size}) into "
                 f"{self.dest}; {self.free_bytes / GB:.0f} GB free there")
         if self.gated:
             text += (f"; gated: accept the terms at https://huggingface.co/{self.file.repo} "
                      "with the account of your token")
         return text + ("" if self.token else "; no Hugging Face token found")
+
+
+def size_text(size: int) -> str:
+    """1.2 GB, 3.4 MB or 4.0 KB: a small file is not shown as 0.0 GB."""
+    for unit, scale in (("GB", GB), ("MB", 1e6)):
+        if size >= scale / 10:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size / 1e3:.1f} KB"
 
 
 def models_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -88,7 +103,11 @@ def _free_bytes(path: Path) -> int:
     probe = path
     while not probe.exists() and probe.parent != probe:
         probe = probe.parent
-    return shutil.disk_usage(probe).free
+    try:
+        return shutil.disk_usage(probe).free
+    except OSError as exc:
+        raise UsageError(f"the models folder {path} cannot be checked ({exc.strerror}): set "
+                         "LTX_MODELS_DIR to a folder you can write to") from None
 
 
 def _hub() -> Any:
@@ -97,6 +116,11 @@ def _hub() -> Any:
     except ImportError:
         raise UsageError("downloads need huggingface_hub: pip install 'ltx-wizard[download]' "
                          "(or pip install huggingface_hub)") from None
+    # its retries log a warning each ("Trying to resume download..."): the failure, if it comes,
+    # is one line of ours (hub_answers.py), and the TUI's screen is no place for its log
+    from huggingface_hub.utils import logging as hub_logging
+
+    hub_logging.set_verbosity_error()
     return huggingface_hub
 
 
@@ -109,7 +133,7 @@ def make_offers(release: str, roles: list[str] | None = None, *,
     env = os.environ if env is None else env
     hub = _hub()
     endpoint = env.get("HF_ENDPOINT") or None
-    token = hub.get_token()
+    token = _token(hub)
     api = hub.HfApi(endpoint=endpoint, token=token)
     root = models_dir(env)
     infos: dict[str, Any] = {}
@@ -122,6 +146,15 @@ def make_offers(release: str, roles: list[str] | None = None, *,
     return offers
 
 
+def _token(hub: Any) -> str | None:
+    """The hub's own token resolution, once its saved token file is known to be a small regular
+    file (the hub opens it plainly: a FIFO there would hang it, /dev/zero fill memory)."""
+    saved = Path(hub.constants.HF_TOKEN_PATH)
+    if os.path.lexists(saved):
+        read_bytes(saved, what="the saved Hugging Face token", limit=TOKEN_MAX_BYTES)
+    return hub.get_token()
+
+
 def _offer(hub: Any, api: Any, infos: dict, file: ModelFile, dest: Path,
            token: str | None) -> Offer:
     free = _free_bytes(dest)
@@ -130,15 +163,22 @@ def _offer(hub: Any, api: Any, infos: dict, file: ModelFile, dest: Path,
         if file.repo not in infos:
             infos[file.repo] = api.model_info(file.repo, files_metadata=True)
         info = infos[file.repo]
-    except Exception as exc:  # noqa: BLE001 - offline, no such repo: one line, no download
-        return Offer(**base, size_bytes=None, gated=False,
-                     refusal=f"cannot reach the Hugging Face Hub for {file.repo} "
-                     f"({type(exc).__name__}): check the network")
-    sizes = {s.rfilename: (s.size or 0) for s in (info.siblings or [])}
-    size = sizes.get(file.filename) if file.filename else sum(sizes.values())
+        sizes = siblings(info, file.repo)  # every name and size checked (hub_answers.py)
+    except Exception as exc:  # noqa: BLE001 - offline, no such repo, a malformed answer
+        cause = hub_failure(exc, repo=file.repo, dest=dest, what=f"asking the Hub about "
+                            f"{file.repo}")
+        return Offer(**base, size_bytes=None, gated=False, refusal=cause.message, refusal_code=1)
+    if file.filename is not None and file.filename not in sizes:
+        return Offer(**base, size_bytes=None, gated=False, refusal_code=1,
+                     refusal=f"the Hub lists no {file.filename} in {file.repo}: the release "
+                     "changed; download it with `hf download` and pass the path")
+    size = sizes[file.filename] if file.filename else sum(sizes.values())
     gated = bool(getattr(info, "gated", False))
     offer = Offer(**base, size_bytes=size, gated=gated)
-    return offer.model_copy(update={"refusal": _refusal(hub, api, offer, token)})
+    refusal = _refusal(hub, api, offer, token)
+    # no room, or the access check found no answer: the machine's side
+    code = 1 if refusal.startswith(("needs ", "cannot check")) else 2
+    return offer.model_copy(update={"refusal": refusal, "refusal_code": code})
 
 
 def _refusal(hub: Any, api: Any, offer: Offer, token: str | None) -> str:
@@ -157,27 +197,46 @@ def _refusal(hub: Any, api: Any, offer: Offer, token: str | None) -> str:
             return (f"your Hugging Face token has no access to {offer.file.repo}: accept its "
                     f"terms at https://huggingface.co/{offer.file.repo} with that account")
         except Exception as exc:  # noqa: BLE001
-            return f"cannot check access to {offer.file.repo} ({type(exc).__name__})"
+            cause = hub_failure(exc, repo=offer.file.repo, dest=offer.dest,
+                                what="checking access")
+            return f"cannot check access to {offer.file.repo}: {cause.message}"
     return ""
 
 
 def download(offer: Offer, *, env: Mapping[str, str] | None = None,
              on_bytes: Callable[[int], None] | None = None) -> Path:
     """Download an accepted offer (resumable: a rerun continues a partial file); returns the
-    file (or folder) the Paths screen and `plan` then check like a typed path."""
+    file (or folder) the Paths screen and `plan` then check like a typed path. Any failure is one
+    WizardError with its cause and next step (hub_answers.py); the partial file stays in the
+    hub's hidden `.cache/huggingface/download/` below the destination, where no check looks."""
     if offer.refusal:
         raise UsageError(offer.refusal)
     env = os.environ if env is None else env
     hub = _hub()
     endpoint = env.get("HF_ENDPOINT") or None
-    offer.dest.mkdir(parents=True, exist_ok=True)
-    token = hub.get_token()
-    if offer.file.filename is None:
-        hub.snapshot_download(offer.file.repo, local_dir=offer.dest, endpoint=endpoint,
-                              token=token)
-        return offer.dest
-    path = hub.hf_hub_download(offer.file.repo, offer.file.filename, local_dir=offer.dest,
-                               endpoint=endpoint, token=token)
+    what = f"the download of {offer.file.label()}"
+    try:
+        offer.dest.mkdir(parents=True, exist_ok=True)
+        token = _token(hub)
+        if offer.file.filename is None:
+            hub.snapshot_download(offer.file.repo, local_dir=offer.dest, endpoint=endpoint,
+                                  token=token)
+            return offer.dest
+        path = Path(hub.hf_hub_download(offer.file.repo, offer.file.filename,
+                                        local_dir=offer.dest, endpoint=endpoint, token=token))
+        got = path.stat().st_size
+    except Exception as exc:  # noqa: BLE001 - the network, the Hub, the disk: one line each
+        raise hub_failure(exc, repo=offer.file.repo, dest=offer.dest, what=what) from None
+    if offer.size_bytes and got != offer.size_bytes:
+        _remove_short(path)
+        raise WizardError(f"{what} ended at {got} of {offer.size_bytes} bytes (the Hub's "
+                          "answer was cut short): run it again")
     if on_bytes is not None:
-        on_bytes(Path(path).stat().st_size)
-    return Path(path)
+        on_bytes(got)
+    return path
+
+
+def _remove_short(path: Path) -> None:
+    """A short file at the final path would pass a header-only check later: it goes."""
+    with contextlib.suppress(OSError):
+        path.unlink()

@@ -22,12 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ltx_wizard.core.io.bounded import read_bytes
+from ltx_wizard.core.io.bounded import bounded_int, read_bytes
 from ltx_wizard.core.base.errors import UsageError
 
 PID_MAX = 4_194_304  # Linux's PID_MAX_LIMIT (macOS stops at 99,998): no real pid is larger
 RECORD_MAX_BYTES = 64  # "<pid> <start time>\n" is under 40 bytes
-_PID = re.compile(r"[0-9]{1,7}")
 _START = re.compile(r"[0-9]{1,20}")
 
 
@@ -107,11 +106,10 @@ def parse_record(data: bytes) -> PidRecord:
     parts = data.decode("ascii", "replace").split()
     if not parts or len(parts) > 2:
         return PidRecord(None, problem="not a pid record")
-    if not _PID.fullmatch(parts[0]):  # bounded before int(): 20 digits or '-1' are no pid
-        return PidRecord(None, problem=f"{parts[0][:24]!r} is not a pid")
-    pid = int(parts[0])
-    if not 2 <= pid <= PID_MAX:
-        return PidRecord(None, problem=f"pid {pid} cannot be a training or a wizard")
+    try:  # bounded before int(): 20 digits, '-1' or '+5' are no pid
+        pid = bounded_int(parts[0], what="pid", lo=2, hi=PID_MAX, max_digits=7, signed=False)
+    except UsageError as exc:
+        return PidRecord(None, problem=f"{exc.message}: it cannot be a training or a wizard")
     started = parts[1] if len(parts) > 1 and _START.fullmatch(parts[1]) else None
     return PidRecord(pid, started)
 

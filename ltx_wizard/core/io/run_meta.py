@@ -68,6 +68,7 @@ class _Bad(ValueError):
 # pydantic's lax conversions from JSON values, each refusing what it refused
 _RUN_ID = re.compile(r"[0-9a-f]{32}")
 _INT_TEXT = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?")
+MAX_COUNT = 65536  # GPUs on a node, nodes in a job: far above any real one
 _TRUE = {"1", "on", "t", "true", "y", "yes"}
 _FALSE = {"0", "off", "f", "false", "n", "no"}
 
@@ -87,9 +88,18 @@ def _int(value: Any) -> int:
         raise _Bad(value)
     if isinstance(value, str):
         text = value.strip()
-        if _INT_TEXT.fullmatch(text):
+        if len(text) <= 40 and _INT_TEXT.fullmatch(text):  # bounded before int()
             return int(text.split(".")[0])
     raise _Bad(value)
+
+
+def _count(value: Any) -> int:
+    """A GPU or node count: a whole number a machine can have (a hand-edited -3 or 10**100
+    would reach the preprocess batch and autotune's GPU slots); else nothing recorded."""
+    number = _int(value)
+    if not 1 <= number <= MAX_COUNT:
+        raise _Bad(value)
+    return number
 
 
 def _bool(value: Any) -> bool:
@@ -138,7 +148,7 @@ _LAUNCH_FIELDS: dict[str, Callable[[Any], Any]] = {
 }
 _META_FIELDS: dict[str, Callable[[Any], Any]] = {
     "run_id": _optional(_run_id), "run_dir": _optional(_path), "trainer_root": _optional(_path),
-    "tier": _optional(_str), "num_gpus": _optional(_int), "nodes": _int,
+    "tier": _optional(_str), "num_gpus": _optional(_count), "nodes": _count,
     "accepted_risk": _bool, "recipe": _optional(_str), "base_config": _optional(_path),
     "launch": _optional(_launch),
 }

@@ -174,8 +174,9 @@ def write_text(path: Path, text: str, *, root: Path | None = None) -> Path:
     return path
 
 
-def open_append(path: Path, *, root: Path | None = None):
-    """A text handle appending to `path`; the final component is opened with O_NOFOLLOW."""
+def open_append(path: Path, *, root: Path | None = None, binary: bool = False):
+    """A handle appending to `path` (text, or bytes with `binary`); the final component is
+    opened with O_NOFOLLOW."""
     path = Path(path)
     if root is not None:
         check_inside(Path(root), path)
@@ -186,7 +187,18 @@ def open_append(path: Path, *, root: Path | None = None):
         if exc.errno == errno.ELOOP:
             raise _refuse_link(path) from None
         raise os_failure(path, exc) from None
-    return os.fdopen(fd, "a", encoding="utf-8")
+    return os.fdopen(fd, "ab") if binary else os.fdopen(fd, "a", encoding="utf-8")
+
+
+def write_all(fd: int, data: bytes, path: Path) -> None:
+    """Every byte of `data` to `fd` (os.write may write part of it); a failure (a full disk) is
+    the one-line error naming `path`."""
+    view = memoryview(data)
+    try:
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError as exc:
+        raise os_failure(Path(path), exc) from None
 
 
 def remove_quietly(paths) -> None:

@@ -216,9 +216,9 @@ def _link_lock(run_dir: Path, path: Path, content: str) -> bool:
     except OSError as exc:  # a full disk, a read-only or foreign run folder: one line
         raise _lock_error(run_dir, exc) from None
     try:
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(content)
         try:
+            # a full disk often lets the empty temp file be made and fails its first write
+            _write_closing(fd, content.encode("ascii"))
             os.link(tmp, path)
         except FileExistsError:
             return False
@@ -228,6 +228,15 @@ def _link_lock(run_dir: Path, path: Path, content: str) -> bool:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def _write_closing(fd: int, data: bytes) -> None:
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def _lock_error(run_dir: Path, exc: OSError) -> WizardError:

@@ -3,6 +3,7 @@ yaml_patch, where its users import it from)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from ruamel.yaml import YAML
@@ -49,3 +50,16 @@ def guard_yaml(text: str) -> None:
 
 def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())[:200]
+
+
+# JSON leaves these raw with ensure_ascii=False, but YAML does not take them raw: C1 controls and
+# DEL are not printable to YAML, NEL, U+2028 and U+2029 break a line inside "...", a BOM or
+# U+FFFE/U+FFFF is refused by the reader. Written as \uXXXX, a YAML escape as well as a JSON one.
+_YAML_RAW_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+
+
+def yaml_json(value: object) -> str:
+    """`value` (a string, or a flow list or mapping of them) as JSON text that YAML reads back
+    exactly as `value`: the unsafe characters, which only occur inside strings, escaped."""
+    return _YAML_RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}",
+                                json.dumps(value, ensure_ascii=False))

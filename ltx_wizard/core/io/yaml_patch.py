@@ -23,7 +23,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ltx_wizard.core.base.text_edits import apply_edits, edit_between
-from ltx_wizard.core.io.yaml_guard import YamlPatchError
+from ltx_wizard.core.io.yaml_guard import YamlPatchError, yaml_json
 # load_yaml is imported from here across the package
 from ltx_wizard.core.io.yaml_parse import _compose, _plain_load, load_yaml  # noqa: F401
 
@@ -267,7 +267,7 @@ def _render(value: object, style: str | None, was_string: bool) -> str:
         return "'" + value.replace("'", "''") + "'"
     if style in (None, "") and was_string and _plain_ok(value):
         return value
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid YAML "..." scalar
+    return yaml_json(value)  # a JSON string is a valid YAML "..." scalar
 
 
 def _render_float(value: float) -> str:

@@ -27,11 +27,14 @@ from ltx_wizard.core.preprocess.command import (
     SCRIPT_REL, command, preprocess_args, script_options,
 )
 from ltx_wizard.core.preprocess.progress import ProgressParser
+from ltx_wizard.core.preprocess.outputs import failure, remove_orphans, require_output_root
 from ltx_wizard.core.preprocess.run import run_logged
 from ltx_wizard.core.preprocess.state import (
     PreprocessState, Step, mark_done, one_sample_root, read_state, write_one_sample_file,
 )
 from ltx_wizard.core.io.run_meta import read_run_meta
+from ltx_wizard.core.io.safe_fs import open_append, write_all
+from ltx_wizard.core.io.workspace import run_lock
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 LOG_NAMES = {"one": "preprocess-one-sample.log", "full": "preprocess.log"}
@@ -75,39 +78,53 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
                    on_progress: Callable[[ProgressParser], None] = lambda p: None,
                    stand_in: StandIn | None = None) -> StepResult:
     """Run `step` unless it is done; verify what it wrote; mark it done. A run planned on
-    simulated GPUs preprocesses with `stand_in` (the caller's, base/stand_in.py)."""
+    simulated GPUs preprocesses with `stand_in` (the caller's, base/stand_in.py). Holds the run
+    lock throughout: a second preprocess, a plan --force or an autotune of this run waits."""
     run_dir = Path(run_dir)
-    state = require_state(run_dir)
+    require_state(run_dir)
+    with run_lock(run_dir):
+        return await _run_step_locked(run_dir, step, env, on_progress, stand_in)
+
+
+async def _run_step_locked(run_dir: Path, step: Step, env: Mapping[str, str] | None,
+                           on_progress: Callable[[ProgressParser], None],
+                           stand_in: StandIn | None) -> StepResult:
+    state = require_state(run_dir)  # read under the lock: another step may just have ended
     if state.done(step):
         return StepResult(step, ran=False, verification=None)
     if step == "full" and not state.one_sample_done:
         raise UsageError("the one-sample preprocess and autotune come first (the skill's order): "
                          f"run `ltx-wizard preprocess {run_dir} --one-sample`")
+    output = state.data_root if step == "full" else one_sample_root(run_dir)
+    require_output_root(run_dir, output, one_sample=step == "one")
     ds = read_dataset_file(state.dataset_file)
-    samples, dataset, output = state.samples, state.dataset_file, state.data_root
+    samples, dataset = state.samples, state.dataset_file
     # the one sample: the first kept clip with sound when the recipe trains audio
     choices = tuple(s for s in state.samples if s not in state.silent) or state.samples
     scratch = None
     if step == "one":
         dataset, samples = write_one_sample_file(ds, choices, first_samples(run_dir))
-        scratch, output = dataset, one_sample_root(run_dir)
+        scratch = dataset
     log = run_dir / "logs" / LOG_NAMES[step]
+    code = None
     try:
-        code, parser = await _run(state, dataset, output, log, env, on_progress,
+        code, parser = await _run(run_dir, state, dataset, output, log, env, on_progress,
                                   overwrite=step == "one", stand_in=stand_in)
     finally:
         if scratch is not None:
             with contextlib.suppress(OSError):
                 os.unlink(scratch)  # the skill: scratch, never left in the dataset folder
+        if code != 0:  # failed, stopped or cancelled: no half-written latents left behind
+            remove_orphans(output)
     if code != 0:
-        raise WizardError(f"the {STEP_TITLES[step]} failed (exit {code}); its output is in {log}")
+        raise failure(STEP_TITLES[step], code, log, output)
     verification = _verify(run_dir, state, output, samples, log, step)
     mark_done(run_dir, step)
     return StepResult(step, ran=True, verification=verification,
                       warnings=tuple(_reconcile(parser)), log=log)
 
 
-async def _run(state: PreprocessState, dataset: Path, output: Path, log: Path,
+async def _run(run_dir: Path, state: PreprocessState, dataset: Path, output: Path, log: Path,
                env: Mapping[str, str] | None, on_progress, *,
                overwrite: bool, stand_in: StandIn | None) -> tuple[int, ProgressParser]:
     """`overwrite` only for the one sample: <run>/overfit is the run's own scratch, which the
@@ -121,11 +138,10 @@ async def _run(state: PreprocessState, dataset: Path, output: Path, log: Path,
     argv, extra = command(state.trainer_dir, args, uv=shutil.which("uv"),
                           stand_in=stand_in if state.simulate else None)
     child_env = {**(os.environ if env is None else env), **extra}
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as head:  # the exact command first, so the log says what ran
-        head.write(("$ " + " ".join(argv) + "\n").encode())
+    with open_append(log, root=run_dir, binary=True) as head:  # the command first: what ran
+        write_all(head.fileno(), ("$ " + " ".join(argv) + "\n").encode(), log)
     return await run_logged(argv, cwd=state.trainer_dir, env=child_env, log=log,
-                            on_progress=on_progress)
+                            on_progress=on_progress, root=run_dir)
 
 
 def _verify(run_dir: Path, state: PreprocessState, output: Path, samples: tuple[str, ...],

@@ -37,6 +37,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ltx_wizard.core.tuning.headroom import TrainSettings
+from ltx_wizard.core.io.yaml_guard import yaml_json
 from ltx_wizard.core.io.yaml_patch import YamlPatchError, get_dotted, load_yaml, patch_yaml_text
 
 TRIAL_STEPS = 40
@@ -136,7 +137,7 @@ def set_list(text: str, path: str, value: list, *, only_if_set: bool = False) ->
     end = _leaf_end(val)
     while end > key.end_mark.index and text[end - 1] in " \t\r\n":
         end -= 1  # a block scalar's end mark runs on over blank lines and the next indent
-    new = text[: key.end_mark.index] + ": " + json.dumps(value, ensure_ascii=False) + text[end:]
+    new = text[: key.end_mark.index] + ": " + yaml_json(value) + text[end:]
     got = YAML(typ="safe", pure=True).load(new)
     for part in path.split("."):
         got = got.get(part) if isinstance(got, dict) else None

@@ -30,9 +30,12 @@ class ValidationForm:
 def recipe_text(trainer_root: str | None, recipe: str) -> str:
     from ltx_wizard.core.inputs.checkout import find_checkout
     from ltx_wizard.core.inputs.recipes import find_recipe
+    from ltx_wizard.core.io.bounded import read_text
 
     checkout = find_checkout(trainer_root or None)
-    return find_recipe(checkout.trainer_dir / "configs", recipe).path.read_text("utf-8")
+    # bounded, regular file only (core/io/bounded.py): the checkout is the user's
+    return read_text(find_recipe(checkout.trainer_dir / "configs", recipe).path,
+                     what="shipped config")
 
 
 def _offers(slots: Sequence[MediaSlot], data_root: str) -> tuple[Offer, ...]:

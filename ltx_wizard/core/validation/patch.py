@@ -11,12 +11,12 @@ style instead, so the result is always right even if less pretty.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Sequence
 
 from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from ltx_wizard.core.io.yaml_guard import yaml_json
 from ltx_wizard.core.io.yaml_patch import YamlPatchError, get_dotted
 
 Path_ = Sequence[str | int]
@@ -73,7 +73,7 @@ def set_string(text: str, path: Path_, value: str) -> str:
     start, end = node.start_mark.index, node.end_mark.index
     if node.style in ("|", ">"):
         end = _leaf_end(text, node)
-    return text[:start] + json.dumps(value, ensure_ascii=False) + text[end:]
+    return text[:start] + yaml_json(value) + text[end:]
 
 
 def remove_key(text: str, path: Path_) -> str:
@@ -112,7 +112,7 @@ def append_prompts(text: str, path: Path_, prompts: Sequence[str]) -> str:
         raise YamlPatchError("a list item's dash stands on its own line")
     eol = "\r\n" if "\r\n" in text else "\n"
     at = _line_end(text, _leaf_end(text, seq))
-    lines = "".join(f"{dash}prompt: {json.dumps(p, ensure_ascii=False)}{eol}" for p in prompts)
+    lines = "".join(f"{dash}prompt: {yaml_json(p)}{eol}" for p in prompts)
     if at == len(text) and not text.endswith("\n"):
         lines = eol + lines
     return text[:at] + lines + text[at:]

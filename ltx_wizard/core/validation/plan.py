@@ -16,12 +16,17 @@ survives into config.yaml.
 from __future__ import annotations
 
 import copy
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
 from ltx_wizard.core.validation import patch as vp
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.text_safety import clean_text, clip
+from ltx_wizard.core.inputs.model_paths import is_url
+from ltx_wizard.core.io.bounded import path_length_problem
 from ltx_wizard.core.validation.media import (
     MediaSlot, check_medium, expected_reader, media_slots, slot_problems,
 )
@@ -67,6 +72,7 @@ def _fill(slots: list[MediaSlot], media: Sequence[Path], samples: list[dict]) ->
         raise UsageError(f"{MEDIA_FLAG} given {len(media)} times, but the recipe's validation "
                          f"samples read only {len(slots)} files ({describe_slots(slots)})")
     for slot, medium in zip(slots, media):
+        require_local_medium(medium)
         path = str(Path(medium).expanduser().resolve())
         problem = check_medium(path, expected_reader(slot, path))
         if problem:
@@ -80,6 +86,36 @@ def _fill(slots: list[MediaSlot], media: Sequence[Path], samples: list[dict]) ->
                          f"({describe_slots(slots)}): give it, or leave that sample's files out")
     filled = last + 1
     return filled
+
+
+# `https://x` after a trip through Path (which folds `//` into `/`): `https:/x`
+_FOLDED_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):/(?!/)(.+)$")
+
+
+def require_local_medium(medium: str | os.PathLike) -> None:
+    """A URL or a path longer than the system takes: one line, echoing what was typed (a URL
+    that became a Path on the way is given back its `//`)."""
+    raw = os.fspath(medium)
+    folded = _FOLDED_URL.match(raw) if isinstance(medium, os.PathLike) else None
+    typed = f"{folded.group(1)}://{folded.group(2)}" if folded else raw
+    if is_url(typed):
+        raise UsageError(f"{MEDIA_FLAG} {clip(typed)!r} is a URL: validation reads local files "
+                         "only; download it first and pass the file's path")
+    problem = path_length_problem(raw)
+    if problem:
+        raise UsageError(f"{MEDIA_FLAG} {clip(raw, 60)!r}: {problem}: shorten it")
+
+
+def require_text_prompts(prompts: Sequence[str]) -> None:
+    """A prompt holding bytes that are not UTF-8 (argv gives them as lone surrogates) could not
+    be written into config.yaml, which the trainer reads as UTF-8."""
+    for number, prompt in enumerate(prompts, start=1):
+        bad = next((c for c in prompt if "\ud800" <= c <= "\udfff"), None)
+        if bad is not None:
+            where = prompt.index(bad)
+            raise UsageError(f"{PROMPT_FLAG} {number} holds a byte that is not UTF-8 text "
+                             f"(0x{ord(bad) & 0xff:02x} after {clean_text(prompt[:where])[-30:]!r}"
+                             "): type it again as UTF-8 text")
 
 
 def _prompts(samples: list[dict], prompts: Sequence[str], conditioned: bool) -> list[dict]:
@@ -163,6 +199,7 @@ def plan_validation(text: str, media: Sequence[Path] = (), prompts: Sequence[str
                     mode: Mode | None = None, recipe: str = "the recipe",
                     offered: Sequence[Path] = ()) -> ValidationPlan:
     """Write the chosen validation into `text` (a config), with what plan.md says about it."""
+    require_text_prompts(prompts)
     data = load_yaml(text)
     slots = media_slots(data)
     chosen = _mode(slots, media, prompts, mode, not slot_problems(data))

@@ -17,7 +17,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
+from rich.text import Text
 from textual.widgets import Static
+
+from ltx_wizard.core.base.text_safety import clean_text
 
 
 class OffersReady(Message):
@@ -86,12 +89,15 @@ class DownloadDialog(ModalScreen[dict | None]):
             self.post_message(OffersReady(make_offers(release), None))
         except WizardError as exc:
             self.post_message(OffersReady([], exc.message))
+        except Exception as exc:  # noqa: BLE001 - never a dialog stuck on "Asking the Hub"
+            self.post_message(OffersReady([], f"cannot ask the Hub ({type(exc).__name__}): "
+                                              "retry, or download with `ltx-wizard models`"))
 
     @on(OffersReady)
     def _ready(self, message: OffersReady) -> None:
         self.busy = False
         if message.error is not None:
-            self.query_one("#dl-status", Static).update(message.error)
+            self.query_one("#dl-status", Static).update(Text(clean_text(message.error)))
             return
         self.offers = message.offers
         self._show(0)
@@ -107,7 +113,7 @@ class DownloadDialog(ModalScreen[dict | None]):
             body += f"\n\nNot offered: {offer.refusal}\nn goes on."
         else:
             body += "\n\ny downloads it (resumable), n skips it."
-        self.query_one("#dl-body", Static).update(body)
+        self.query_one("#dl-body", Static).update(Text(body))  # the Hub's words: never markup
         self.query_one("#dl-status", Static).update("")
 
     def action_answer(self, yes: bool) -> None:
@@ -137,16 +143,17 @@ class DownloadDialog(ModalScreen[dict | None]):
             self.post_message(Downloaded(download(offer), None))
         except WizardError as exc:
             self.post_message(Downloaded(None, exc.message))
-        except Exception as exc:  # noqa: BLE001 - a network error is shown, not raised
-            self.post_message(Downloaded(None, f"{type(exc).__name__}: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - shown in one line, not raised
+            self.post_message(Downloaded(None, f"the download failed ({type(exc).__name__}): "
+                                               "retry (it resumes)"))
 
     @on(Downloaded)
     def _downloaded(self, message: Downloaded) -> None:
         self.busy = False
         self._timer.stop()
         if message.error is not None:
-            self.query_one("#dl-status", Static).update(
-                f"Failed: {message.error[:300]}\ny retries (it resumes), n skips.")
+            self.query_one("#dl-status", Static).update(Text(
+                f"Failed: {clean_text(message.error)[:300]}\ny retries (it resumes), n skips."))
             return
         self.got[self.offers[self.index].file.role] = str(message.path)
         self._show(self.index + 1)
