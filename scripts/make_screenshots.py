@@ -146,7 +146,7 @@ def _evaluated_run(root: Path) -> Path:
     """A run folder whose post-training evaluation is laid out: two prompts, each rendered with
     and without the LoRA by the simulated trainer's renderer, and prompts.json."""
     from ltx_wizard.core.evaluation.layout import Manifest, Render, eval_dir, write_manifest
-    from ltx_wizard.demo.sim.sample_video import write_render
+    from ltx_wizard.demo.tiny_video import write_render
 
     run = root / "evaluated-run"
     manifest = Manifest("lora_weights_step_02000.safetensors (the final checkpoint, step 2000)",

@@ -60,7 +60,7 @@ def laid_out_run(root: Path) -> Path:
     """A finished run (the trainer's real log) whose evaluation is laid out: two prompts, each
     with and without the LoRA, tiny real renders, and prompts.json."""
     from ltx_wizard.core.evaluation.layout import Manifest, Render, eval_dir, write_manifest
-    from ltx_wizard.demo.sim.sample_video import write_render
+    from ltx_wizard.demo.tiny_video import write_render
     from tests.monitor_runs import make_run, sample_log
 
     run = make_run(root, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),))

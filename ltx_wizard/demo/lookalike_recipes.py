@@ -277,7 +277,7 @@ MEDIA_HEADS = {
 def write_medium(path: Path) -> Path:
     """A tiny real file of its suffix: an image, a video or a sound that decodes (the wizard
     decodes each validation medium as the trainer will); a .pt starts as torch.save's zip."""
-    from ltx_wizard.demo.sim.sample_video import write_render
+    from ltx_wizard.demo.tiny_video import write_render
 
     path.parent.mkdir(parents=True, exist_ok=True)
     suffix = path.suffix.lower()

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from ltx_wizard.core.evaluation.job import read_state
-from ltx_wizard.demo.sim.sample_video import write_render
+from ltx_wizard.demo.tiny_video import write_render
 from ltx_wizard.tui.clip_access import player, scp_line
 from ltx_wizard.tui.dialogs.eval_prompts import EvalPromptsDialog
 from ltx_wizard.tui.dialogs.samples import SamplesDialog

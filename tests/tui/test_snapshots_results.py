@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import textual._doc
 
-from ltx_wizard.demo.sim.sample_video import write_render
+from ltx_wizard.demo.tiny_video import write_render
 from ltx_wizard.tui.dialogs.samples import SamplesDialog
 from ltx_wizard.tui.screens.monitor import MonitorScreen
 from ltx_wizard.tui.screens.results import ResultsScreen

@@ -19,7 +19,7 @@ from pathlib import Path
 from ltx_wizard.core.gpu.presets import preset_gpus
 from ltx_wizard.demo.sim.memory_model import CTX_GB, REF_TOKENS, transformer_params
 from ltx_wizard.demo.sim.rich_format import oom_message
-from ltx_wizard.demo.sim.sample_video import write_render
+from ltx_wizard.demo.tiny_video import write_render
 
 MODULES = ("ltx_pipelines.ti2vid_one_stage",)
 QUANTIZATION = ("fp8-cast", "fp8-scaled-mm", "nvfp4-cast", "nvfp4-prequant")  # QuantizationKind

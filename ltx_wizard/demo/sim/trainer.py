@@ -43,7 +43,7 @@ from ltx_wizard.demo.sim import cost_model as cost
 from ltx_wizard.demo.sim.clock import SimClock, float_env, int_env, process_age_s
 from ltx_wizard.demo.sim.memory_model import MemoryEstimate, estimate, transformer_params
 from ltx_wizard.demo.sim.resume import Saver, find_checkpoint, resume_step
-from ltx_wizard.demo.sim.sample_video import render_sample
+from ltx_wizard.demo.tiny_video import render_sample
 from ltx_wizard.demo.sim.schema import LtxTrainerConfig
 from ltx_wizard.demo.sim.vram_file import VramFile as _Vram
 from ltx_wizard.demo.sim.rich_format import (CHAINED, console_width, format_record, oom_message,
