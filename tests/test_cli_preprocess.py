@@ -256,3 +256,22 @@ def test_on_two_gpus_the_first_preprocess_encodes_a_batch_for_each_so_the_confir
     assert main(["autotune", str(run), "--simulate", "2xa6000", "--json"]) == 0
     tuned = json.loads(capsys.readouterr().out)
     assert tuned["winner"] is not None and "refused" not in json.dumps(tuned)
+
+
+def test_plan_md_counts_clips_before_any_is_encoded_and_follows_the_preprocessing(box, capsys):
+    # the demo's plan.md once said "4 preprocessed samples" before anything was encoded
+    code, run, dataset = plan(box, [{}, {"frames": 40}, {}])
+    assert code == 0, capsys.readouterr().err
+    dataset_section = (run / "plan.md").read_text().split("## Dataset")[1].split("## ")[0]
+    assert "3 clips listed; the trainer will train on 2 of them" in dataset_section
+    assert "preprocessed sample" not in dataset_section and "Nothing is preprocessed yet" in (
+        dataset_section)
+    assert main(["preprocess", str(run), "--one-sample", "--simulate", "a6000"]) == 0
+    out = capsys.readouterr().out
+    assert f"Next: ltx-wizard autotune {run} --simulate a6000" in out  # the GPUs it was planned on
+    assert "One sample is preprocessed for autotune" in (run / "plan.md").read_text()
+    assert main(["autotune", str(run), "--simulate", "a6000", "--json"]) == 0
+    assert main(["preprocess", str(run), "--simulate", "a6000"]) == 0
+    plan_md = (run / "plan.md").read_text()
+    assert f"Preprocessed into `{dataset.parent / '.precomputed'}`: 2 samples" in plan_md
+    assert "## Autotune results" in plan_md  # rendered from every record, autotune's too

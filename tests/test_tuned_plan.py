@@ -116,3 +116,24 @@ def test_the_validation_estimate_holds_no_model_load_or_quantization_per_pass(tm
     assert duration["video_s"] < load  # before: load + quantization + Gemma + the video
     cost = (run_dir / "plan.md").read_text().split("## Cost and time")[1]
     assert f"x {duration['video_s']:.0f} s = " in cost
+
+
+def test_the_autotune_cli_prints_the_command_launch_sh_runs(tmp_path, capsys):
+    # its "Launch:" line once showed another command than the one launch.sh runs
+    import shlex
+
+    from ltx_wizard.cli import main
+    from ltx_wizard.core.io.run_meta import read_run_meta
+
+    run_dir = plan_run(tmp_path, "h100")
+    capsys.readouterr()
+    assert main(["autotune", str(run_dir), "--simulate", "h100"]) == 0
+    out = capsys.readouterr().out
+    spec = read_run_meta(run_dir).launch
+    line = next(x for x in out.splitlines() if "launch.sh runs:" in x)
+    assert shlex.join(spec.argv) in line and f"cd {shlex.quote(str(spec.cwd))}" in line
+    assert shlex.join(spec.argv) in (run_dir / "launch.sh").read_text()
+    assert f"Start training:\n  bash {run_dir}/launch.sh" in out or (
+        f"  bash {run_dir}/launch.sh" in out)
+    cost = (run_dir / "plan.md").read_text().split("## Cost and time")[1]
+    assert "The Monitor's ETA during training counts the remaining steps" in cost

@@ -96,6 +96,11 @@ def run(args: argparse.Namespace) -> int:
     result = _run_until_signal(run_step(run_dir, step, on_progress=_progress_printer(),
                                         stand_in=stand_in), title)
     state = read_state(run_dir)
+    from ltx_wizard.core.plan.refresh import refresh_plan_md
+
+    problem = refresh_plan_md(run_dir)  # plan.md's Dataset section says how far it has got
+    if problem is not None and (run_dir / "plan.json").is_file():
+        print(f"warning: {problem}", file=sys.stderr)
     if args.json:
         print_json({"step": step, "ran": result.ran, "warnings": list(result.warnings),
                     "log": str(result.log) if result.log else None,
@@ -108,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
                                           if step == "full" and state and state.reused else ""))
     else:
         print(f"{title}: done, verified ({result.verification.describe() if result.verification else ''})")
-    nxt = (f"ltx-wizard autotune {run_dir}" if step == "one" else
-           f"bash {run_dir / 'launch.sh'}")
-    print(f"Next: {nxt}")
+    from ltx_wizard.core.plan.next_steps import remaining_steps
+
+    # what is left, in order, with the simulated GPUs this run was planned on
+    print(f"Next: {remaining_steps(run_dir, getattr(args, 'simulate', None))[0]}")
     return 0

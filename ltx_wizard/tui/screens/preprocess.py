@@ -9,6 +9,8 @@ progress bar and the ETA, its log lines the tail below.
 
 from __future__ import annotations
 
+import asyncio
+
 from typing import Callable
 
 from rich.text import Text
@@ -88,6 +90,12 @@ class PreprocessScreen(WizardScreen):
         self.running = False
         if result.warnings:
             self.notify("; ".join(result.warnings)[:300], severity="warning", timeout=10)
+        from ltx_wizard.core.plan.refresh import refresh_plan_md
+
+        # plan.md's Dataset section from the records: how far the preprocessing has got
+        problem = await asyncio.to_thread(refresh_plan_md, self.app.state.run_dir)
+        if problem is not None:
+            self.notify(problem, severity="warning", timeout=10)
         self.call_after_refresh(self.then)  # once this screen is drawn: a fast step still shows
 
     def _progress(self, parser) -> None:
