@@ -63,7 +63,9 @@ def _captions(ds, out: Path, overwrite: bool) -> None:
     for i, row in enumerate(rows):
         _bar("Processing captions", i, len(rows))
         _wait("captions")
-        _save(out / "conditions" / ds.output_rel(row), condition_embeddings(), overwrite)
+        # process_captions.py: the audio features too, from the model's audio connector
+        _save(out / "conditions" / ds.output_rel(row),
+              {**condition_embeddings(), "audio_prompt_embeds": (1024, 2048)}, overwrite)
     _bar("Processing captions", len(rows), len(rows), end="\n")
 
 
