@@ -221,3 +221,14 @@ def test_bad_json_and_wrong_suffix_are_one_line(tmp_path):
     upper.write_text("[]")
     with pytest.raises(UsageError, match="lower"):
         read_dataset_file(upper)
+
+
+def test_output_names_are_the_trainers_for_every_kind_of_path(tmp_path):
+    from ltx_wizard.core.dataset.checks import _output_names
+
+    values = ["videos/a.mp4", " b.MOV ", "c", ".hidden", "d.", "e.tar.gz", "f/g/h.mp4", "./i.mp4",
+              "j//k.mp4", "../l.mp4", "/abs/m.mp4", "n\\o.mp4", "p/./q.mp4", "r/", "s..mp4"]
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps([{"caption": "c", "video": v} for v in values]))
+    ds = read_dataset_file(path)
+    assert _output_names(ds) == [ds.output_rel(r) for r in ds.rows]
