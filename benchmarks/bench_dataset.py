@@ -11,9 +11,8 @@ any box:
   cache ("cold"), then again with the cache it left ("warm": what an edit of another field costs);
 - `bare PyAV`: a plain loop over the same N files opening each with PyAV and reading the stream
   facts the check needs (frames, rates, size, duration, audio): the floor the issue names;
-- `bare, 1 thread`: the same loop run on one thread other than the main one. Measured here, PyAV
-  opens a file about 3x faster (wall) and with about a third of the CPU off the main thread (the
-  wizard reads clips on worker threads), so this is the stricter floor;
+- `bare, 1 thread`: the same loop on one worker thread (the wizard reads clips on worker
+  threads; a busy box has shown either one faster, so both are measured);
 - `old ffprobe`: the previous check, one ffprobe process per clip for the first 500 clips only
   (its cap), sequentially (skipped without ffprobe on PATH);
 - at --rows (1M) rows naming the 10,000 clips: `check` against a plain scan (csv reader, a stat

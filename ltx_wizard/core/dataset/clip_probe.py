@@ -31,9 +31,7 @@ from ltx_wizard.core.dataset.mp4_rotation import mp4_rotation
 __all__ = ["ClipFacts", "ProbeCancelled", "probe_clip", "probe_clips", "unread"]
 
 VFR_TOLERANCE = 0.01  # average rate and base rate further apart than 1%: variable frame rate
-# Fewer clips than this are read on the calling thread; more, on worker threads even when one:
-# measured, PyAV opens files ~3x faster off the main thread (benchmarks/bench_dataset.py)
-PARALLEL_FROM = 16
+PARALLEL_FROM = 16  # fewer clips than this are read on the calling thread (no pool start-up)
 MAX_WORKERS = 8  # PyAV drops the GIL while it opens a file; past ~8 the disk is the limit
 TIMESTAMPS_KEPT = 20_000  # packet times kept for the frame-rate check of a counted clip
 
