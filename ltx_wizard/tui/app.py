@@ -8,7 +8,6 @@ outlives the screen that shows it), signal handling (signals.py).
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import threading
@@ -124,11 +123,7 @@ class WizardApp(PhaseNavigation, App[int]):
             root = self.options.demo_root or Path(tempfile.mkdtemp(prefix="ltx-wizard-demo-"))
             demo = build_demo(root, simulate=self.options.simulate)
             if self.options.demo_data == "clips":
-                from ltx_wizard.core.dataset.media_probe import FFPROBE_ENV
-
                 data = demo.dataset_file
-                # the demo's clips are look-alikes: only the simulated ffprobe reads them
-                os.environ.setdefault(FFPROBE_ENV, str(demo.ffprobe))
             else:
                 data = demo.data_root
             self.state.edit_request(

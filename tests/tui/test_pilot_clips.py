@@ -19,8 +19,6 @@ def _verdict(app, name: str) -> str:
 async def test_demo_from_clips_preprocesses_one_sample_then_autotunes_then_all(
         demo_root, monkeypatch):
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")  # the simulated preprocessor
-    # the app points the demo's ffprobe here; monkeypatch restores it after the test
-    monkeypatch.setenv("LTX_WIZARD_FFPROBE", str(demo_root / "bin" / "ffprobe"))
     app = make_app(demo_root, demo_data="clips", **FAST_SIM)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -42,8 +40,10 @@ async def test_demo_from_clips_preprocesses_one_sample_then_autotunes_then_all(
         state = read_state(run)
         assert state.one_sample_done and not state.full_done
         assert not state.data_root.exists()  # the full preprocess waits for autotune
+        # `query`, not `query_one`: the screen may be pushed before its buttons are mounted
         await wait_until(pilot, lambda: not isinstance(app.screen, AutotuneScreen)
-                         or not app.screen.query_one("#continue").disabled, limit_s=300)
+                         or any(not b.disabled for b in app.screen.query("#continue")),
+                         limit_s=300)
         assert isinstance(app.screen, AutotuneScreen), [type(s).__name__ for s in app.screen_stack]
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: isinstance(app.screen, DoneScreen))
@@ -61,7 +61,6 @@ async def test_a_mismatching_precomputed_is_refused_and_another_folder_chosen(
     from ltx_wizard.demo.builder import build_demo
     from ltx_wizard.demo.lookalike_latents import video_latents, write_pt
 
-    monkeypatch.setenv("LTX_WIZARD_FFPROBE", str(demo_root / "bin" / "ffprobe"))
     demo = build_demo(demo_root)  # the app rebuilds the same files over it
     stale = demo.dataset_file.parent / ".precomputed" / "latents" / "videos" / "clip_00.pt"
     write_pt(stale, video_latents(97, 512, 512))

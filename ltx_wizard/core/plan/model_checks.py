@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.dataset.data_root import VIDEO_ONLY_FLAG, DataRootInfo, VideoOnlyData
+from ltx_wizard.core.dataset.clip_probe import ProbeCancelled
 from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY
 from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.inputs.checkout import CheckoutInfo, find_checkout
@@ -86,6 +87,7 @@ class _Draft:
         self.te: TextEncoderInfo | None = None
         self.checkout: CheckoutInfo | None = None
         self.data: DataRootInfo | None = None
+        self.on_progress: Callable[[str, int, int], None] | None = None
 
     def step(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
@@ -107,7 +109,8 @@ def check_request(request: PlanRequest, *, tier: Tier | None = None,
                   audio_vae_reason: str | None | object = ..., strategy: Mapping | None = None,
                   video_only_option: str = VIDEO_ONLY_FLAG,
                   cancel: threading.Event | None = None,
-                  problems: Mapping[str, str] | None = None) -> list[CheckItem]:
+                  problems: Mapping[str, str] | None = None,
+                  on_progress: Callable[[str, int, int], None] | None = None) -> list[CheckItem]:
     """Checkpoint and text encoder always get an item; VAEs when given or needed; others if given.
 
     `tier`: the probed one (the recipe's low-VRAM keys never touch the data's folders; None reads
@@ -115,9 +118,11 @@ def check_request(request: PlanRequest, *, tier: Tier | None = None,
     is read as the recipe's shipped file reads it (`strategy` overrides, for `check --recipe`);
     without a checkout, as the shipped t2v configs do. `audio_vae_reason`: why a split pack needs
     its audio VAE (default: from the recipe's file). `cancel`: set by a newer draft; the checks
-    stop between items (raises Cancelled). `problems`: fields the request could not hold
-    (core/plan/request.py lenient_request), each reported as that field's failure."""
+    stop between items and inside the clip reading (raises Cancelled). `problems`: fields the
+    request could not hold (core/plan/request.py lenient_request), each reported as that
+    field's failure. `on_progress(what, done, total)`: a dataset file's clips as they are read."""
     d = _Draft(request, tier or Tier.T80, env, cancel)
+    d.on_progress = on_progress
     items = [_checkpoint_item(d, inspected), _text_encoder_item(d)]
     if request.trainer_root is not None or request.data_root is not None:
         d.step()
@@ -233,7 +238,12 @@ def _data_item(d: _Draft, base: tuple[str, str] | None, strategy: Mapping | None
     def read() -> tuple[str, str | None]:
         d.step()
         notes = steps.Notes()
-        data, _, dataset = steps.inspect_data(d.request, name, config, notes, models, option=option)
+        try:
+            data, _, dataset = steps.inspect_data(d.request, name, config, notes, models,
+                                                  option=option, on_progress=d.on_progress,
+                                                  cancelled=d.cancel)
+        except ProbeCancelled:
+            raise Cancelled from None
         d.data = data
         if dataset is not None:  # clips: what the trainer keeps of them
             warnings = list(notes.warnings)

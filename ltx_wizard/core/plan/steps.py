@@ -206,7 +206,8 @@ def _inspect_models(request: PlanRequest, base_text: str, notes: Notes):
 
 
 def inspect_data(request: PlanRequest, base_name: str, base: Mapping, notes: Notes,
-                 models: dict[str, Path | None], *, option: str = VIDEO_ONLY_FLAG):
+                 models: dict[str, Path | None], *, option: str = VIDEO_ONLY_FLAG,
+                 on_progress=None, cancelled=None):
     """(the data as the config will read it, the video-only change, the dataset's plan);
     `base`: the recipe's shipped config, as loaded."""
     # The shipped file's strategy names the data folders (core/dataset/sources.py, the trainer's rule).
@@ -221,7 +222,7 @@ def inspect_data(request: PlanRequest, base_name: str, base: Mapping, notes: Not
     root = request.data_root
     assert root is not None
     if is_dataset_file(root):  # clips, not latents: core/preprocess/planning.py
-        dataset = _plan_dataset(request, base, strategy, notes, models)
+        dataset = _plan_dataset(request, base, strategy, notes, models, on_progress, cancelled)
         return planned_root_info(dataset, strategy), video_change, dataset
     data = inspect_data_root(root, strategy=strategy, option=option)
     if dropped and any((data.path / dropped).glob("**/*.pt")):
@@ -233,13 +234,15 @@ def inspect_data(request: PlanRequest, base_name: str, base: Mapping, notes: Not
 
 
 def _plan_dataset(request: PlanRequest, base: Mapping, strategy, notes: Notes,
-                  models: dict[str, Path | None]) -> DatasetPlan:
+                  models: dict[str, Path | None], on_progress=None,
+                  cancelled=None) -> DatasetPlan:
     # the skill: --load-text-encoder-in-8bit as the tier's shipped config loads Gemma
     eight_bit = get_dotted(base, "acceleration.load_text_encoder_in_8bit", False)
     plan = plan_dataset(request.data_root, strategy, buckets=request.resolution_buckets,
                         models=models, lora_trigger=request.lora_trigger,
                         load_text_encoder_in_8bit=eight_bit is True,
-                        precomputed_dir=request.precomputed_dir)
+                        precomputed_dir=request.precomputed_dir, on_progress=on_progress,
+                        cancelled=cancelled)
     assumptions, warnings = plan_notes(plan, request.resolution_buckets)
     notes.assumptions += assumptions
     notes.warnings += warnings
