@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_fake_ffprobe
+from ltx_wizard.demo.lookalike_media import make_clip_dataset
 
 from .conftest import MARKER, marked_pids, refused, wait_until
 
@@ -26,8 +26,8 @@ GPUS_CSV = "name, memory.total [MiB]\nNVIDIA H100 80GB HBM3, 81559 MiB\n"
 
 @pytest.fixture
 def dataset_run(box, monkeypatch):
-    """A run planned from a dataset file of three look-alike clips, on simulated GPUs."""
-    write_fake_ffprobe(box.root / "bin")
+    """A run planned from a dataset file of three real tiny clips, on simulated GPUs."""
+    (box.root / "bin").mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("PATH", f"{box.root / 'bin'}:/usr/bin:/bin")
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
     dataset = make_clip_dataset(box.root / "clips", 3)
@@ -151,7 +151,7 @@ def test_a_preprocessor_that_runs_out_of_disk_is_named_in_one_line(box, monkeypa
     """A run on this box's own GPUs (planned from a GPU CSV), whose script dies of ENOSPC: the
     end of its log says so, and so does the one line."""
     bin_dir = box.root / "bin"
-    write_fake_ffprobe(bin_dir)
+    bin_dir.mkdir(parents=True, exist_ok=True)
     # `uv run python scripts/process_dataset.py ... --output-dir OUT ...`, out of disk half-way
     # through an atomic save (_atomic_save's `<name>.pt.tmp.<pid>`, left as the real one leaves it)
     (bin_dir / "uv").write_text(
