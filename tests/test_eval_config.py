@@ -3,6 +3,7 @@ what the skill patches, what stays the run's, the mode's conditions, and nothing
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -49,8 +50,9 @@ def test_the_eval_config_is_what_the_skill_patches_and_the_schema_accepts(run):
 
 def test_without_the_lora_nothing_is_loaded_and_the_rest_is_identical(run):
     text = (run / "config.yaml").read_text()
-    lora = load_yaml(eval_config.render(text, run, final_checkpoint(run), PROMPTS))
-    base = load_yaml(eval_config.render(text, run, None, PROMPTS))
+    # deep copies: a parsed config is read-only (core/io/yaml_parse.py FrozenMap)
+    lora = copy.deepcopy(load_yaml(eval_config.render(text, run, final_checkpoint(run), PROMPTS)))
+    base = copy.deepcopy(load_yaml(eval_config.render(text, run, None, PROMPTS)))
     LtxTrainerConfig(**base)
     assert get_dotted(base, "model.load_checkpoint") is None
     lora["model"].pop("load_checkpoint")
