@@ -204,8 +204,10 @@ class ResultsScreen(WizardScreen):
             return
         first = renders[0]
         size = "x".join(map(str, first.video_dims))
+        title = f"{TITLES[first.category]}, seed {first.seed}, {size} ({first.source}): {prompt}"
+        fed = next((r.conditioning for r in renders if r.conditioning), "")
         self.query_one("#sheet-title", Static).update(Text(
-            f"{TITLES[first.category]}, seed {first.seed}, {size} ({first.source}): {prompt}"))
+            title + (f"\nltx-pipelines fed {fed}" if fed else "")))
         width = sheet.size.width or self.app.size.width - 2
         cells = max(20, (width - 4) // 2)
         count = 3 if cells < 50 else 4
@@ -313,4 +315,7 @@ class ResultsScreen(WizardScreen):
 
 def _label(render: Render) -> str:
     lora = "LoRA" if render.lora else "no LoRA"
-    return f"{lora} · {render.made_by} · {render.quantization}"
+    made = render.made_by
+    if render.pipeline:  # which entry point: ltx_pipelines.ic_lora -> ic_lora
+        made += f" {render.pipeline.rpartition('.')[2]}"
+    return f"{lora} · {made} · {render.quantization}"
