@@ -28,7 +28,7 @@ from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
 from ltx_wizard.tui.clip_access import no_player_text, player, scp_line
 from ltx_wizard.tui.widgets.footer import Footer
-from ltx_wizard.tui.widgets.keyframes import KeyframeStrip, tmux_note
+from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 REFRESH_S = 1.0
@@ -64,6 +64,7 @@ class ResultsScreen(WizardScreen):
         self._drawn = 0  # how many of its renders the sheet holds
         self._error: str | None = None
         self.running = False
+        self.graphics = None  # images/choice.py Graphics: what the first sheet was drawn with
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -149,9 +150,8 @@ class ResultsScreen(WizardScreen):
             text.append(line + "  (log: logs/eval.log)\n")
         elif found is not None:
             text.append("Not run yet: s starts it in the background (e edits the prompts)\n")
-        note = tmux_note()
-        if note:
-            text.append(note + "\n", style="dim")
+        if self.graphics is not None and self.graphics.note:  # a richer protocol, or why not
+            text.append(self.graphics.line() + "\n", style="dim")
         self.query_one("#results-head", Static).update(text)
         self.running = state is not None and state.state == "running" and not lost
 
@@ -182,6 +182,12 @@ class ResultsScreen(WizardScreen):
                                           f"[{prompt.source}]", disabled=True))
         for line in self.production_lines + [f"Note: {n}" for n in self.prompts.notes]:
             options.add_option(Option(line, disabled=True))
+
+    @on(KeyframeStrip.Drawn)
+    def _drawn(self, message: KeyframeStrip.Drawn) -> None:
+        if self.graphics is None:
+            self.graphics = message.graphics
+            self._head()
 
     @on(OptionList.OptionHighlighted, "#results-list")
     def _highlight(self, event: OptionList.OptionHighlighted) -> None:
@@ -214,7 +220,8 @@ class ResultsScreen(WizardScreen):
         for path in (r.made_by for r in renders if r.lora):
             pair = [r for r in renders if r.made_by == path]
             row = Horizontal(*(KeyframeStrip(eval_dir(self.run_dir) / r.file, _label(r),
-                                             cells=cells, count=count) for r in pair),
+                                             cells=cells, count=count, graphics=self.graphics)
+                               for r in pair),
                              classes="sheet-row")
             sheet.mount(row)
         self.query_one("#results-copy", Static).update(Text(
