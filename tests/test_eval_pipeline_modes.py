@@ -127,3 +127,13 @@ def test_references_and_sounds_are_passed_with_the_trainers_strength(tmp_path):
     assert conditioning.inputs(tmp_path, audio, row, "held-out/01_p") == (
         ["--audio-path", "/h/a.wav"], "audio: /h/a.wav")
     assert not Path(tmp_path / "outputs").exists()  # nothing written for these
+
+
+def test_the_results_help_names_each_entry_point_and_how_pictures_are_chosen():
+    from ltx_wizard.core.evaluation.pipeline_modes import MODES
+    from ltx_wizard.tui.help_text import help_for
+    from ltx_wizard.tui.images.choice import CHOICES, TMUX_SETTING
+
+    body = " ".join(help_for("ResultsScreen")[1].split())
+    assert all(f"`{mode.module.rpartition('.')[2]}`" in body for mode in MODES)
+    assert TMUX_SETTING in body and f"--graphics {'|'.join(CHOICES[1:])}" in body
