@@ -72,7 +72,7 @@ def test_tmux_passes_kitty_images_only_with_its_passthrough_on(tmp_path):
     assert found.protocol == KITTY and found.passthrough
     # the terminal outside tmux unknown: half-blocks, saying how to try
     plain = {k: v for k, v in on.items() if k != "KITTY_WINDOW_ID"}
-    assert "does not say it draws Kitty images" in choose(plain).reason
+    assert "the terminal outside it unknown" in choose(plain).reason
     # no tmux to ask: as if off
     assert tmux_passthrough({**on, "PATH": str(tmp_path / "none")}) is None
     assert choose({**on, "PATH": str(tmp_path / "none")}).protocol == HALFBLOCKS

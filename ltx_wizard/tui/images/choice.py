@@ -109,12 +109,12 @@ def choose(env: Mapping[str, str], forced: str | None = None, *, color_system: s
 def _in_tmux(env: Mapping[str, str], outer: str | None,
              passthrough: Callable[[Mapping[str, str]], str | None]) -> Graphics:
     if outer != KITTY:
-        return Graphics(HALFBLOCKS, "tmux, and the terminal outside it does not say it draws "
-                                    "Kitty images; --graphics kitty or sixel tries them", note=True)
+        return Graphics(HALFBLOCKS, "inside tmux, the terminal outside it unknown: --graphics "
+                                    "kitty or sixel tries them", note=True)
     setting = passthrough(env)
     if setting not in ("on", "all"):
-        return Graphics(HALFBLOCKS, f"tmux passes no images through: `{TMUX_SETTING}` lets "
-                                    "Kitty images through", note=True)
+        return Graphics(HALFBLOCKS, f"tmux passes no images: `{TMUX_SETTING}` lets Kitty's "
+                                    "through", note=True)
     return Graphics(KITTY, "through tmux's allow-passthrough", passthrough=True, note=True)
 
 
