@@ -117,3 +117,12 @@ async def test_sixel_pictures_ride_on_the_last_image_line(tmp_path, sent, monkey
         assert all(p is not None for line in pixels for p in line)
         back = f"\x1b[{strip.region.y + at + 1};{strip.region.right + 1}H"
         assert carried[0].endswith(back)  # the cursor where the line's own text ends
+        # under a dialog (F1's help) nothing is drawn over it; back on top, the pictures return
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen is not screen)
+        covered = strip.render_lines(Region(0, 0, strip.size.width, strip.size.height))
+        assert not any("\x1bP" in seg.text for line in covered for seg in line._segments)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+        again = strip.render_lines(Region(0, 0, strip.size.width, strip.size.height))
+        assert any("\x1bP" in seg.text for seg in again[at]._segments)

@@ -162,6 +162,8 @@ class KeyframeStrip(Static):
         if drawing is None or not drawing.sixels or not lines:
             return lines
         try:
+            if not self.screen.is_active:  # under a dialog: Sixel would be drawn over it
+                return lines
             geometry = self.screen.find_widget(self)
         except (NoScreen, NoWidget):  # not placed on a screen (yet): nothing to draw over
             return lines
