@@ -50,6 +50,8 @@ def test_the_wizards_own_choice_wins_and_a_bad_one_is_said():
     assert choose({"TERM": "xterm-kitty"}, headless=True).protocol == HALFBLOCKS
     assert choose({"TERM": "xterm-kitty"}, "kitty", headless=True).protocol == KITTY
     assert choose({"TERM": "xterm-kitty"}, color_system="standard").protocol == HALFBLOCKS
+    assert choose({"TERM": "xterm-kitty"}, color_system="256").protocol == KITTY
+    assert choose({"TERM": "foot"}, color_system="standard").protocol == SIXEL  # its own palette
 
 
 def _fake_tmux(tmp_path, setting):

@@ -9,8 +9,8 @@ terminal says of itself:
 - Sixel in WezTerm (its Kitty graphics lack the placeholders), iTerm2 (TERM_PROGRAM=iTerm.app,
   LC_TERMINAL=iTerm2, which ssh forwards), foot and mlterm;
 - half-blocks everywhere else: plain SSH (TERM alone says nothing of images), the Linux console,
-  NO_COLOR (the App turns colours to grey), a terminal with fewer than 256 colours, no terminal
-  at all (tests, pipes), and tmux unless `allow-passthrough` is on (read with `tmux show`, off
+  NO_COLOR (the App turns colours to grey), Kitty with fewer than 256 colours (the placeholders
+  carry the image id in their colour), no terminal at all (tests, pipes), and tmux unless `allow-passthrough` is on (read with `tmux show`, off
   the event loop) and the terminal outside it is a Kitty-graphics one; Sixel in tmux only when
   asked for (tmux 3.4+ built with Sixel draws it itself).
 """
@@ -94,9 +94,11 @@ def choose(env: Mapping[str, str], forced: str | None = None, *, color_system: s
     term = env.get("TERM", "")
     if term in ("linux", "dumb", ""):
         return Graphics(HALFBLOCKS, f"TERM={term or 'unset'} draws no images")
-    if color_system not in (None, "truecolor", "256"):
-        return Graphics(HALFBLOCKS, f"the terminal shows {color_system} colours")
     outer = _outer(env)
+    if outer == KITTY and color_system not in (None, "truecolor", "256"):
+        # the placeholders carry the image id in their colour: 16 colours cannot
+        return Graphics(HALFBLOCKS, f"the terminal shows {color_system} colours; Kitty images "
+                                    "need 256 (COLORTERM=truecolor)")
     if env.get("TMUX"):
         return _in_tmux(env, outer, passthrough)
     if outer is None:
