@@ -26,6 +26,7 @@ def _plain_env(monkeypatch):
     monkeypatch.delenv("TMUX", raising=False)
     monkeypatch.delenv("SSH_CONNECTION", raising=False)
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
+    monkeypatch.setenv("LTX_WIZARD_GRAPHICS", "halfblocks")  # whatever the terminal running them
 
 
 async def _results(pilot) -> ResultsScreen:
