@@ -78,6 +78,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--nodes", metavar="N", help="plan for N machines like this one (writes slurm.sbatch)"
     )
+    parser.add_argument(  # the choices of tui/images/choice.py CHOICES
+        "--graphics", choices=("auto", "kitty", "sixel", "halfblocks"),
+        help="how keyframes are drawn: auto (what the terminal says it draws), kitty, sixel or "
+        "halfblocks; also $LTX_WIZARD_GRAPHICS"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     needed = _commands_needed(argv)
     for name in COMMANDS:

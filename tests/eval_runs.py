@@ -77,3 +77,42 @@ def laid_out_run(root: Path) -> Path:
                                             "int8-quanto (training stack)", (960, 544, 89), source)
     write_manifest(run, manifest)
     return run
+
+
+def finished_recipe_run(box, capsys, recipe: str, *, with_reference: bool = False,
+                        with_audio: bool = False) -> Path:
+    """A planned run of one of the look-alike checkout's recipes (`plan --recipe`, its validation
+    media real tiny files), finished with its final checkpoint, whose dataset.json rows point at
+    real tiny clips (and references or sounds) under dataset/clips, as the prepare step lays out."""
+    from ltx_wizard.core.dataset.sources import required_folders
+    from ltx_wizard.core.inputs.recipes import find_recipe
+    from ltx_wizard.demo.lookalike_models import make_data_root
+    from ltx_wizard.demo.lookalike_recipes import media_names, write_medium
+    from ltx_wizard.demo.tiny_video import write_render
+
+    configs = box.checkout / "packages/ltx-trainer/configs"
+    folders = list(required_folders(find_recipe(configs, recipe).strategy))
+    data = make_data_root(box.ws.parent / recipe / ".precomputed", 3, folders=folders)
+    media = box.ws.parent / "media"
+    names = media_names((configs / f"{recipe}.yaml").read_text("utf-8"))
+    extra = [a for n in names for a in ("--validation-media", str(write_medium(media / n)))]
+    args = ["plan", "--trainer-root", str(box.checkout), "--checkpoint", str(box.ckpt),
+            "--text-encoder", str(box.gemma), "--data-root", str(data), "--workspace",
+            str(box.ws), "--run-name", "run", "--recipe", recipe, "--simulate", "h100", *extra]
+    assert main(args) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    run = box.run
+    clips = run / "dataset" / "clips"
+    rows = []
+    for i, caption in enumerate(CAPTIONS[:3]):
+        row = {"caption": caption,
+               "video": write_render(clips / f"c{i}.mp4", f"clip {i}", 7, None, 9).name}
+        if with_reference:
+            row["reference_video"] = write_render(clips / f"r{i}.mp4", f"ref {i}", 7, None, 9).name
+        if with_audio:
+            row["audio"] = write_render(clips / f"a{i}.wav", f"sound {i}", 7, None, 9,
+                                        video=False).name
+        rows.append({k: (f"clips/{v}" if k != "caption" else v) for k, v in row.items()})
+    (run / "dataset" / "dataset.json").write_text(json.dumps(rows), encoding="utf-8")
+    write_weights(final_checkpoint(run))
+    return run

@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "captions and up to 5 held-out ones (seed 42) and your own prompts (or 3 generic ones "
         "with the trigger word), each rendered with and without the LoRA at the same seed and "
         "settings, through a validate-only trainer run (RUN/eval-config.yaml) launched as the "
-        "training was, and through the checkout's ltx-pipelines where it is there. Outputs: "
+        "training was, and through the checkout's ltx-pipelines where it is there (the mode's "
+        "entry point: ti2vid_one_stage for text- and image-to-video, ic_lora, a2vid_two_stage, "
+        "t2a_one_stage, fed the conditioning of the trainer's own samples). Outputs: "
         "RUN/outputs/eval/<category>/NN_<slug>.mp4 and prompts.json. Exit 0 done, 1 failed, 2 bad "
         "input, 130 stopped.")
     p.add_argument("run", metavar="RUN", help="the run folder")

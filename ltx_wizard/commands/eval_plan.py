@@ -16,7 +16,7 @@ from ltx_wizard.core.evaluation import memory
 from ltx_wizard.core.evaluation.job import Command, EvalJob, EvalState, Production
 from ltx_wizard.core.evaluation.layout import Manifest, eval_dir
 from ltx_wizard.core.evaluation.planning import Setup, job, memory_options, production_for, setup
-from ltx_wizard.core.evaluation.production import MODULE, uv_prefix
+from ltx_wizard.core.evaluation.production import uv_prefix
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, HELD_OUT, TITLES, PromptSet
 from ltx_wizard.core.evaluation.runner import quantization_label
 
@@ -37,12 +37,13 @@ def stand_in(run_dir: Path, simulate: str | None):
 
 def pipelines_prefix(s: Setup) -> Command:
     """How ltx-pipelines starts here: `uv run` in the checkout's package, or the simulator."""
-    assert s.checkout is not None
+    assert s.checkout is not None and s.offer.mode is not None
+    module = s.offer.mode.module
     if s.stand_in is not None:
-        argv, env = s.stand_in.pipelines(MODULE)
+        argv, env = s.stand_in.pipelines(module)
         return Command(argv, str(s.checkout), env)
     uv = s.trainer.argv[0] if Path(s.trainer.argv[0]).name == "uv" else "uv"
-    return uv_prefix(s.checkout, uv)
+    return uv_prefix(s.checkout, module, uv)
 
 
 def gpu_total_gb(s: Setup) -> float | None:
@@ -93,7 +94,13 @@ def production_choice(s: Setup, mode: str, quantization: str | None,
     total, ram = gpu_total_gb(s), host_ram_gb()
     options = memory_options(s, total, ram)
     chosen = pick(options, quantization, offload)
-    lines = [f"Production inference: {s.offer.reason}; memory per GPU:"]
+    lines = [f"Production inference: {s.offer.reason}"]
+    lines += [f"  with {path}" for path in s.offer.extras.values()]
+    if s.offer.mode is not None and s.offer.mode.feeds:
+        lines.append(f"  each render fed {s.offer.mode.feeds}")
+    if s.offer.mode is not None and s.offer.mode.multiple != 32:
+        lines.append(f"  sizes in steps of {s.offer.mode.multiple} (its two stages)")
+    lines.append("  memory per GPU:")
     lines += [f"  {'->' if o is chosen else '  '} {memory.fit_line(o, total, ram)}"
               for o in options]
     if chosen is None:

@@ -225,9 +225,9 @@ def make_checkout(
         "# Quick start (look-alike)\n\n80GB recommended, 32GB minimum.\n", encoding="utf-8"
     )
     (root / "uv.lock").write_text("# look-alike lock file\n", encoding="utf-8")
-    pipelines = root / "packages" / "ltx-pipelines" / "src" / "ltx_pipelines"
-    pipelines.mkdir(parents=True, exist_ok=True)
-    (pipelines / "ti2vid_one_stage.py").write_text(PIPELINE_STUB, encoding="utf-8")
+    from ltx_wizard.demo.lookalike_pipelines import write_pipelines
+
+    write_pipelines(root)  # the entry points the evaluation runs, with the real flags
     if synced:
         (root / ".venv").mkdir(exist_ok=True)
     if layout is not None:
@@ -235,13 +235,6 @@ def make_checkout(
 
         write_layout(root, layout, synced=synced)
     return root
-
-
-# Look-alike of packages/ltx-pipelines' one-stage entry point: the wizard only checks that it is
-# there; with simulated GPUs ltx_wizard.demo.sim.pipelines runs in its place.
-PIPELINE_STUB = '''"""Look-alike of ltx_pipelines/ti2vid_one_stage.py (the simulator runs instead)."""
-raise SystemExit("look-alike checkout: run ltx_wizard.demo.sim.pipelines")
-'''
 
 
 # Look-alike of packages/ltx-trainer/scripts/process_dataset.py: the real script's options

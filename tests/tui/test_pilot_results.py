@@ -26,6 +26,7 @@ def _plain_env(monkeypatch):
     monkeypatch.delenv("TMUX", raising=False)
     monkeypatch.delenv("SSH_CONNECTION", raising=False)
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
+    monkeypatch.setenv("LTX_WIZARD_GRAPHICS", "halfblocks")  # whatever the terminal running them
 
 
 async def _results(pilot) -> ResultsScreen:
@@ -145,3 +146,24 @@ async def test_the_monitor_shows_the_latest_validation_round(tmp_path):
         assert strips[0].label.startswith("1. a kite over the sea")  # config.yaml's prompt 1
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, MonitorScreen))
+
+
+async def test_a_production_render_names_its_entry_point_and_what_it_was_fed(tmp_path):
+    from ltx_wizard.core.evaluation.layout import Render, eval_dir, read_manifest, write_manifest
+
+    run = laid_out_run(tmp_path)
+    manifest = read_manifest(run)
+    name = "in-distribution/01_a-red-kite.pipelines.mp4"
+    write_render(eval_dir(run) / name, "a red kite over a grey beach", 42, "lora", 89)
+    manifest.renders[name] = Render(
+        name, "in-distribution", "a red kite over a grey beach", 42, True, "ltx-pipelines",
+        "bf16, not quantized", (576, 512, 89), "dataset.json row 2",
+        pipeline="ltx_pipelines.ic_lora", conditioning="reference video: /data/r2.mp4")
+    write_manifest(run, manifest)
+    app = make_app(run_dir=str(run))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _results(pilot)
+        strips = await _sheets(pilot, screen, 3)
+        assert strips[2].label == "LoRA · ltx-pipelines ic_lora · bf16, not quantized"
+        title = str(screen.query_one("#sheet-title").render())
+        assert "ltx-pipelines fed reference video: /data/r2.mp4" in title

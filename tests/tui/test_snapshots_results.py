@@ -40,6 +40,7 @@ def shown_root(monkeypatch):
     monkeypatch.delenv("TMUX", raising=False)
     monkeypatch.delenv("SSH_CONNECTION", raising=False)
     monkeypatch.setenv("LOGNAME", "you")
+    monkeypatch.setenv("LTX_WIZARD_GRAPHICS", "halfblocks")  # whatever the terminal running them
     yield root
     shutil.rmtree(root, ignore_errors=True)
 

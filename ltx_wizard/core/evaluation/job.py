@@ -36,14 +36,20 @@ class Command:
 
 @dataclass(frozen=True)
 class Production:
-    """The ltx-pipelines path: the module, its fixed arguments (model files, settings) and the
-    memory options chosen for it."""
+    """The ltx-pipelines path: the module, its fixed arguments (model files, settings), the
+    memory options chosen for it, and what each render adds (pipeline_modes.py)."""
 
     module: str  # e.g. ltx_pipelines.ti2vid_one_stage
     prefix: Command  # argv up to and including the module's name
     args: list[str]  # model paths and settings, without prompt, seed, LoRA, output or size
     quantization: str | None = None  # --quantization
     offload: str | None = None  # --offload
+    kind: str = "t2v"  # the mode: t2v, i2v, ic_lora, a2v, t2a
+    # the run's validation conditions, filled per prompt as the trainer's samples are
+    conditions: list[dict] = field(default_factory=list)
+    multiple: int = 32  # width and height in steps of this
+    ext: str = "mp4"  # what the entry point writes
+    video: bool = True  # takes --width/--height
 
 
 @dataclass(frozen=True)

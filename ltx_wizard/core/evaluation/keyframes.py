@@ -78,6 +78,29 @@ def _rgb(frame, width: int, height: int) -> bytes:
     return bytes(out)
 
 
+def _scaled(frame, width: int, height: int) -> bytes:
+    """FFmpeg's scaler to RGB, rows copied out of the plane's padded lines."""
+    plane = frame.reformat(width=width, height=height, format="rgb24").planes[0]
+    data, stride = bytes(plane), plane.line_size
+    return b"".join(data[y * stride:y * stride + width * 3] for y in range(height))
+
+
+def video_size(path: Path) -> tuple[int, int] | None:
+    """The first video stream's width and height as stored; None when there is none to read."""
+    try:
+        import av
+    except ImportError:
+        return None
+    try:
+        with av.open(str(path)) as container:
+            if not container.streams.video:
+                return None
+            codec = container.streams.video[0].codec_context
+            return (codec.width, codec.height) if codec.width and codec.height else None
+    except (av.FFmpegError, OSError, ValueError):
+        return None
+
+
 def _count(path: Path) -> int:
     import av
 
@@ -85,8 +108,11 @@ def _count(path: Path) -> int:
         return sum(1 for _ in container.decode(video=0))
 
 
-def decode(path: Path, count: int = 4, width: int = 32) -> Keyframes:
-    """Up to `count` frames scaled to `width` pixels (height kept to the video's aspect, even)."""
+def decode(path: Path, count: int = 4, width: int = 32, height: int | None = None,
+           *, scaler: bool = False) -> Keyframes:
+    """Up to `count` frames scaled to `width` pixels (height kept to the video's aspect, even,
+    unless given). `scaler`: FFmpeg's scaler, fast for the hundreds of pixels a richer image
+    protocol shows (its last bits vary run to run: no snapshot draws through it)."""
     try:
         import av
     except ImportError:
@@ -98,12 +124,13 @@ def decode(path: Path, count: int = 4, width: int = 32) -> Keyframes:
             stream = container.streams.video[0]
             total = stream.frames or _count(path)
             src_w, src_h = stream.codec_context.width, stream.codec_context.height
-            height = max(2, round(width * src_h / max(src_w, 1) / 2) * 2)
+            height = height or max(2, round(width * src_h / max(src_w, 1) / 2) * 2)
             wanted, frames = set(picks(min(total, MAX_DECODE), count)), []
             for index, frame in enumerate(container.decode(stream)):
                 if index in wanted:
                     time_s = float(frame.time) if frame.time is not None else None
-                    frames.append(Frame(width, height, _rgb(frame, width, height), time_s))
+                    rgb = _scaled(frame, width, height) if scaler else _rgb(frame, width, height)
+                    frames.append(Frame(width, height, rgb, time_s))
                 if index >= max(wanted, default=0):
                     break
             fps = float(stream.average_rate) if stream.average_rate else None

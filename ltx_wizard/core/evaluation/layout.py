@@ -6,7 +6,8 @@ ValidationRunner.run), so the prompt is not in the name: each render is mapped b
 Renders are moved (never copied) into the category folders, then the validate-only run's cruft is
 removed (`samples/`, the forced final `checkpoints/`, `training_config.yaml`). One manifest,
 `prompts.json`, says for every file its prompt, category, seed, whether the LoRA was on, which
-path made it and the quantization it ran under. Nothing is written outside `outputs/eval`, and no
+path made it (and which entry point), what it was conditioned on and the quantization it ran
+under. The production renders' first frames are written to `inputs/` (conditioning.py). Nothing is written outside `outputs/eval`, and no
 link is followed.
 """
 
@@ -33,6 +34,7 @@ TRAINER, PIPELINES = "trainer validation", "ltx-pipelines"
 _VARIANT = {(TRAINER, True): "", (TRAINER, False): ".base",
             (PIPELINES, True): ".pipelines", (PIPELINES, False): ".pipelines-base"}
 CRUFT = ("samples", "checkpoints", "training_config.yaml")
+INPUTS = "inputs"  # the first frames fed to ltx-pipelines (conditioning.py)
 _SAMPLE = re.compile(r"step_(\d{6})_(\d+)\.(mp4|png|wav)")
 
 
@@ -76,6 +78,8 @@ class Render:
     quantization: str  # in words: "int8-quanto (the training stack)", "none (bf16)", ...
     video_dims: tuple[int, int, int]
     source: str = ""
+    pipeline: str = ""  # the entry point that made it, e.g. ltx_pipelines.ic_lora
+    conditioning: str = ""  # what it was fed besides the prompt, in words
 
 
 @dataclass
@@ -146,6 +150,19 @@ def remove_cruft(run_dir: Path) -> list[str]:
             os.unlink(path)
         removed.append(name)
     return removed
+
+
+def clear_inputs(run_dir: Path) -> None:
+    """The first frames an earlier evaluation wrote go (a link is removed, never followed)."""
+    path = eval_dir(run_dir) / INPUTS
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
 
 
 def clear_category_files(run_dir: Path, made_by: str) -> None:

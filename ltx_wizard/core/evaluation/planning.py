@@ -88,7 +88,7 @@ def memory_options(setup_: Setup, gpu_total_gb: float | None,
 def production_for(setup_: Setup, prefix: Command, option: memory.Option) -> Production:
     assert setup_.checkout is not None
     return production.production(setup_.checkout, setup_.config, prefix, option.quantization,
-                                 option.offload)
+                                 option.offload, setup_.offer)
 
 
 def job(setup_: Setup, prompts: PromptSet, *, like_for_like: bool = True,

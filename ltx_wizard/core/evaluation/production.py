@@ -2,27 +2,36 @@
 
 Training-time samples come from the quantized training stack and can look far worse than the
 same LoRA in production inference (ai-toolkit#635, musubi#73); where the user's checkout has
-`packages/ltx-pipelines` and the model files its one-stage pipeline reads, each prompt is also
-rendered through `python -m ltx_pipelines.ti2vid_one_stage` (flags from
-ltx_pipelines/utils/args.py basic_arg_parser and default_1_stage_arg_parser: `--lora PATH
-STRENGTH`, `--seed`, `--quantization`, `--offload`, size, frame rate, steps). It is offered for
-text-to-video runs only: an image-conditioned run would need a still for `--image` (the trainer
-takes the clip's first frame itself), and the other modes have pipelines of their own inputs.
+`packages/ltx-pipelines`, the entry point of the run's mode (pipeline_modes.py) and the model
+files it reads, each prompt is also rendered through it, fed the conditioning of the trainer's
+own validation sample (conditioning.py). Flags are those of the entry points' parsers
+(ltx_pipelines/utils/args.py basic_arg_parser and the parsers built on it): `--lora PATH
+STRENGTH`, `--seed`, `--quantization`, `--offload`, size, frame rate, and the validation's steps
+and guidance where the parser has them (the distilled ones have neither).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ltx_wizard.core.evaluation import pipeline_files
 from ltx_wizard.core.evaluation.eval_config import template_conditions
 from ltx_wizard.core.evaluation.job import Command, Production
+from ltx_wizard.core.evaluation.pipeline_modes import (
+    DISTILLED_CHECKPOINT, T2V, PipelineMode, mode_for)
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
 PIPELINES_REL = Path("packages/ltx-pipelines")
-MODULE = "ltx_pipelines.ti2vid_one_stage"
 LORA_STRENGTH = "1.0"
+# validation.* key -> flag, per parser family: guidance of video and audio
+# (default_1_stage_arg_parser), audio only (default_1_stage_t2a_arg_parser).
+_VIDEO_GUIDANCE = (("--video-cfg-guidance-scale", "validation.video_cfg_scale"),
+                   ("--video-stg-guidance-scale", "validation.video_stg_scale"),
+                   ("--video-rescale-scale", "validation.guidance_rescale"))
+_AUDIO_GUIDANCE = (("--audio-cfg-guidance-scale", "validation.audio_cfg_scale"),
+                   ("--audio-stg-guidance-scale", "validation.audio_stg_scale"))
 
 
 @dataclass(frozen=True)
@@ -31,41 +40,36 @@ class Offer:
 
     available: bool
     reason: str
+    mode: PipelineMode | None = None
+    extras: dict[str, Path] = field(default_factory=dict)
 
 
-def _module_file(checkout: Path) -> Path:
-    return checkout / PIPELINES_REL / "src" / Path(*MODULE.split(".")).with_suffix(".py")
-
-
-def _t2v(config: Mapping[str, Any]) -> str | None:
-    """None for a text-to-video run, else why the one-stage pipeline does not fit its mode."""
-    strategy = get_dotted(config, "training_strategy", None) or {}
-    name = strategy.get("name", "text_to_video") if isinstance(strategy, Mapping) else ""
-    if name == "video_to_video":
-        return "an IC-LoRA (video-to-video) run needs ltx_pipelines.ic_lora and its reference inputs"
-    if name == "flexible" and not (strategy.get("video") or {}).get("is_generated"):
-        return "this run generates audio only (ltx_pipelines.t2a_one_stage takes other inputs)"
-    if template_conditions(config):
-        return ("the run validates with conditions (an image, a reference, a mask), which the "
-                "text-to-video pipeline does not take")
-    return None
+def module_file(checkout: Path, module: str) -> Path:
+    return Path(checkout) / PIPELINES_REL / "src" / Path(*module.split(".")).with_suffix(".py")
 
 
 def offer(checkout: Path | None, config: Mapping[str, Any]) -> Offer:
-    if checkout is None or not _module_file(Path(checkout)).is_file():
+    if checkout is None or not (Path(checkout) / PIPELINES_REL).is_dir():
         where = Path(checkout) / PIPELINES_REL if checkout is not None else "the checkout"
         return Offer(False, f"no ltx-pipelines in {where} (it ships with the LTX-2 checkout)")
-    why = _t2v(config)
-    if why is not None:
-        return Offer(False, why)
-    missing = [str(p) for p in _model_files(config).values() if not Path(p).exists()]
+    mode = mode_for(config)
+    if isinstance(mode, str):
+        return Offer(False, mode)
+    if not module_file(checkout, mode.module).is_file():
+        return Offer(False, f"no {mode.module} in {Path(checkout) / PIPELINES_REL} (an older "
+                            "checkout: update it for production renders of this mode)")
+    missing = [str(p) for p in model_files(config).values() if not Path(p).exists()]
     if missing:
         return Offer(False, f"model files missing: {', '.join(missing)} (ltx-wizard models "
                             "downloads them)")
-    return Offer(True, f"{MODULE} from {Path(checkout) / PIPELINES_REL}")
+    extras, why = pipeline_files.extras(config, mode)
+    if why is not None:
+        return Offer(False, why)
+    return Offer(True, f"{mode.module} ({mode.title}) from {Path(checkout) / PIPELINES_REL}",
+                 mode, extras)
 
 
-def _model_files(config: Mapping[str, Any]) -> dict[str, str]:
+def model_files(config: Mapping[str, Any]) -> dict[str, str]:
     """The pipeline's model flags from config.yaml's model section: a unified checkpoint with its
     Gemma folder, or a split pack's files (args.py: split flags)."""
     model = get_dotted(config, "model", None) or {}
@@ -79,16 +83,32 @@ def _model_files(config: Mapping[str, Any]) -> dict[str, str]:
     return {"--checkpoint-path": path, "--gemma-root": encoder}
 
 
-def settings_args(config: Mapping[str, Any]) -> list[str]:
-    """The validation settings the renders share with the trainer's: steps, frame rate, the
-    negative prompt and the video guidance scales."""
+def _model_args(config: Mapping[str, Any], mode: PipelineMode,
+                extras: Mapping[str, Path]) -> list[str]:
+    files = model_files(config)
+    if mode.distilled:  # the distilled checkpoint in the dev one's place (args.py, distilled=True)
+        distilled = str(extras[DISTILLED_CHECKPOINT])
+        if "--checkpoint-path" in files:
+            files = {"--distilled-checkpoint-path": distilled, "--gemma-root": files["--gemma-root"]}
+        else:
+            files["--transformer-path"] = distilled
+    args = [item for pair in files.items() for item in pair]
+    for role, path in extras.items():
+        if role in pipeline_files.FLAGS:
+            args += [pipeline_files.FLAGS[role], str(path)]
+    return args
+
+
+def settings_args(config: Mapping[str, Any], mode: PipelineMode = T2V) -> list[str]:
+    """The validation settings the renders share with the trainer's, as far as the mode's parser
+    takes them: steps, frame rate, the negative prompt and the guidance scales."""
+    pairs: tuple[tuple[str, str], ...] = (("--frame-rate", "validation.frame_rate"),)
+    if not mode.distilled:
+        pairs += (("--num-inference-steps", "validation.inference_steps"),
+                  ("--negative-prompt", "validation.negative_prompt"))
+        pairs += (_VIDEO_GUIDANCE if mode.video else ()) + _AUDIO_GUIDANCE
     args: list[str] = []
-    for flag, key in (("--num-inference-steps", "validation.inference_steps"),
-                      ("--frame-rate", "validation.frame_rate"),
-                      ("--negative-prompt", "validation.negative_prompt"),
-                      ("--video-cfg-guidance-scale", "validation.video_cfg_scale"),
-                      ("--video-stg-guidance-scale", "validation.video_stg_scale"),
-                      ("--video-rescale-scale", "validation.guidance_rescale")):
+    for flag, key in pairs:
         value = get_dotted(config, key, None)
         if value is not None and not isinstance(value, bool):
             args += [flag, str(value)]
@@ -96,24 +116,37 @@ def settings_args(config: Mapping[str, Any]) -> list[str]:
 
 
 def production(checkout: Path, config: Mapping[str, Any], prefix: Command,
-               quantization: str | None, offload: str | None) -> Production:
-    args = [item for pair in _model_files(config).items() for item in pair]
-    return Production(MODULE, prefix, args + settings_args(config), quantization, offload)
+               quantization: str | None, offload: str | None, found: Offer) -> Production:
+    assert found.mode is not None
+    mode = found.mode
+    args = _model_args(config, mode, found.extras) + settings_args(config, mode)
+    return Production(mode.module, prefix, args, quantization, offload, kind=mode.kind,
+                      conditions=template_conditions(config), multiple=mode.multiple,
+                      ext=mode.ext, video=mode.video)
 
 
-def uv_prefix(checkout: Path, uv: str = "uv") -> Command:
+def uv_prefix(checkout: Path, module: str, uv: str = "uv") -> Command:
     """`uv run --directory <checkout>/packages/ltx-pipelines python -m <module>`: the package's
     own environment, whatever directory the job runs in."""
     directory = str(Path(checkout).resolve() / PIPELINES_REL)
-    return Command([uv, "run", "--directory", directory, "python", "-m", MODULE], directory)
+    return Command([uv, "run", "--directory", directory, "python", "-m", module], directory)
+
+
+def fit_dims(dims: tuple[int, int, int], multiple: int) -> tuple[int, int, int]:
+    """The size an entry point accepts: width and height down to its multiple (at least one)."""
+    width, height, frames = dims
+    return (max(multiple, width // multiple * multiple), max(multiple, height // multiple * multiple),
+            frames)
 
 
 def render_argv(job_production: Production, prompt: str, seed: int, output: Path,
-                dims: tuple[int, int, int], lora: Path | None) -> list[str]:
+                dims: tuple[int, int, int], lora: Path | None,
+                inputs: list[str] | None = None) -> list[str]:
     width, height, frames = dims
+    size = ["--width", str(width), "--height", str(height)] if job_production.video else []
     argv = [*job_production.prefix.argv, *job_production.args, "--prompt", prompt,
-            "--seed", str(seed), "--width", str(width), "--height", str(height),
-            "--num-frames", str(frames), "--output-path", str(output)]
+            "--seed", str(seed), *size, "--num-frames", str(frames),
+            "--output-path", str(output), *(inputs or [])]
     if lora is not None:
         argv += ["--lora", str(lora), LORA_STRENGTH]
     if job_production.quantization:

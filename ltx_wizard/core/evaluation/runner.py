@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import IO, Callable
 
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.evaluation import eval_config, layout
+from ltx_wizard.core.evaluation import conditioning, eval_config, layout
 from ltx_wizard.core.evaluation.child import Child, Outcome
 from ltx_wizard.core.evaluation.job import EvalJob, EvalState, write_state
 from ltx_wizard.core.evaluation.layout import PIPELINES, TRAINER, Manifest, Render
-from ltx_wizard.core.evaluation.production import render_argv
+from ltx_wizard.core.evaluation.production import fit_dims, render_argv
 from ltx_wizard.core.evaluation.trainer_command import LOG_ENV, with_config
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.safe_fs import check_inside, write_text
@@ -49,6 +49,7 @@ class EvalRunner:
         self.dims = tuple(job.dims)
         self.stems = layout.stems(job.prompts)
         self.manifest = Manifest(job.checkpoint_note, notes=list(job.notes))
+        self.inputs: dict[int, tuple[list[str], str]] = {}  # a prompt's production inputs
         self.stages = self._stages()
         self.done = 0
 
@@ -69,6 +70,7 @@ class EvalRunner:
     def run(self) -> EvalState:
         for made_by in (TRAINER, PIPELINES):
             layout.clear_category_files(self.run_dir, made_by)
+        layout.clear_inputs(self.run_dir)
         layout.remove_cruft(self.run_dir)
         layout.write_manifest(self.run_dir, self.manifest)
         try:
@@ -177,12 +179,16 @@ class EvalRunner:
         prod = self.job.production
         assert prod is not None
         prompt, stem = self.job.prompts[index], self.stems[index]
-        name = layout.file_name(stem, PIPELINES, lora, "mp4")
+        if index not in self.inputs:  # once per prompt: the same for both renders
+            self.inputs[index] = conditioning.inputs(self.run_dir, prod.conditions, prompt, stem)
+        inputs, fed = self.inputs[index]
+        name = layout.file_name(stem, PIPELINES, lora, prod.ext)
         out = check_inside(self.run_dir, layout.eval_dir(self.run_dir) / name)
         env = {**self.job.trainer.env, **prod.prefix.env, **LOG_ENV}  # the run's GPUs
         for attempt in (1, 2):
-            argv = render_argv(prod, prompt.text, prompt.seed, out, self.dims,
-                               Path(self.job.checkpoint) if lora else None)
+            dims = fit_dims(self.dims, prod.multiple)
+            argv = render_argv(prod, prompt.text, prompt.seed, out, dims,
+                               Path(self.job.checkpoint) if lora else None, inputs)
             outcome = self._child(argv, prod.prefix.cwd, env, self.stages[self.done][0])
             if outcome.code == 0 and out.is_file():
                 break
@@ -190,5 +196,6 @@ class EvalRunner:
             self._failed_run(outcome, attempt, f"ltx-pipelines ({prod.module})")
         self.manifest.renders[name] = Render(
             name, prompt.category, prompt.text, prompt.seed, lora, PIPELINES,
-            quantization_label(prod.quantization, prod.offload), tuple(self.dims), prompt.source)
+            quantization_label(prod.quantization, prod.offload), dims, prompt.source,
+            pipeline=prod.module, conditioning=fed)
         layout.write_manifest(self.run_dir, self.manifest)

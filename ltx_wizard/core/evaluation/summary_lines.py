@@ -13,7 +13,9 @@ from ltx_wizard.core.evaluation.prompts import CATEGORIES, HELD_OUT, TITLES
 def _variant(render: Render) -> str:
     lora = "with the LoRA" if render.lora else "without the LoRA"
     size = "x".join(map(str, render.video_dims))
-    return f"`{render.file}` ({lora}, {render.made_by}, {size}, {render.quantization})"
+    made = f"{render.made_by} `{render.pipeline}`" if render.pipeline else render.made_by
+    fed = f"; fed {render.conditioning}" if render.conditioning else ""
+    return f"`{render.file}` ({lora}, {made}, {size}, {render.quantization}{fed})"
 
 
 def _category(renders: list[Render]) -> list[str]:

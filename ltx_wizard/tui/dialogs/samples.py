@@ -72,7 +72,12 @@ class SamplesDialog(OnceModal[None]):
                 cells = max(24, min(self.app.size.width, 110) - 8)
                 for n, (prompt, path) in enumerate(found, start=1):
                     yield KeyframeStrip(path, f"{n}. {prompt} · {path.name}", cells=cells)
-            yield Static("Esc closes", classes="dialog-hint")
+            yield Static("Esc closes", classes="dialog-hint", id="samples-hint")
+
+    def on_keyframe_strip_drawn(self, message: KeyframeStrip.Drawn) -> None:
+        if message.graphics.note:  # a richer protocol, or the setting that blocks one
+            self.query_one("#samples-hint", Static).update(
+                f"Esc closes · {message.graphics.line()}")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -28,7 +28,7 @@ from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
 from ltx_wizard.tui.clip_access import no_player_text, player, scp_line
 from ltx_wizard.tui.widgets.footer import Footer
-from ltx_wizard.tui.widgets.keyframes import KeyframeStrip, tmux_note
+from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 REFRESH_S = 1.0
@@ -64,6 +64,7 @@ class ResultsScreen(WizardScreen):
         self._drawn = 0  # how many of its renders the sheet holds
         self._error: str | None = None
         self.running = False
+        self.graphics = None  # images/choice.py Graphics: what the first sheet was drawn with
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -149,9 +150,8 @@ class ResultsScreen(WizardScreen):
             text.append(line + "  (log: logs/eval.log)\n")
         elif found is not None:
             text.append("Not run yet: s starts it in the background (e edits the prompts)\n")
-        note = tmux_note()
-        if note:
-            text.append(note + "\n", style="dim")
+        if self.graphics is not None and self.graphics.note:  # a richer protocol, or why not
+            text.append(self.graphics.line() + "\n", style="dim")
         self.query_one("#results-head", Static).update(text)
         self.running = state is not None and state.state == "running" and not lost
 
@@ -183,6 +183,12 @@ class ResultsScreen(WizardScreen):
         for line in self.production_lines + [f"Note: {n}" for n in self.prompts.notes]:
             options.add_option(Option(line, disabled=True))
 
+    @on(KeyframeStrip.Drawn)
+    def _drawn(self, message: KeyframeStrip.Drawn) -> None:
+        if self.graphics is None:
+            self.graphics = message.graphics
+            self._head()
+
     @on(OptionList.OptionHighlighted, "#results-list")
     def _highlight(self, event: OptionList.OptionHighlighted) -> None:
         if event.option.id is not None and event.option.id != self._shown:
@@ -204,15 +210,18 @@ class ResultsScreen(WizardScreen):
             return
         first = renders[0]
         size = "x".join(map(str, first.video_dims))
+        title = f"{TITLES[first.category]}, seed {first.seed}, {size} ({first.source}): {prompt}"
+        fed = next((r.conditioning for r in renders if r.conditioning), "")
         self.query_one("#sheet-title", Static).update(Text(
-            f"{TITLES[first.category]}, seed {first.seed}, {size} ({first.source}): {prompt}"))
+            title + (f"\nltx-pipelines fed {fed}" if fed else "")))
         width = sheet.size.width or self.app.size.width - 2
         cells = max(20, (width - 4) // 2)
         count = 3 if cells < 50 else 4
         for path in (r.made_by for r in renders if r.lora):
             pair = [r for r in renders if r.made_by == path]
             row = Horizontal(*(KeyframeStrip(eval_dir(self.run_dir) / r.file, _label(r),
-                                             cells=cells, count=count) for r in pair),
+                                             cells=cells, count=count, graphics=self.graphics)
+                               for r in pair),
                              classes="sheet-row")
             sheet.mount(row)
         self.query_one("#results-copy", Static).update(Text(
@@ -313,4 +322,7 @@ class ResultsScreen(WizardScreen):
 
 def _label(render: Render) -> str:
     lora = "LoRA" if render.lora else "no LoRA"
-    return f"{lora} · {render.made_by} · {render.quantization}"
+    made = render.made_by
+    if render.pipeline:  # which entry point: ltx_pipelines.ic_lora -> ic_lora
+        made += f" {render.pipeline.rpartition('.')[2]}"
+    return f"{lora} · {made} · {render.quantization}"

@@ -1,0 +1,152 @@
+"""Production renders beyond text-to-video, end to end on the simulated trainer and the simulated
+ltx-pipelines (which parses the look-alike checkout's copies of the real entry points' parsers):
+each mode through its own entry point, fed the conditioning of the trainer's own validation
+sample, each render recording which entry point made it and what it was fed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ltx_wizard.cli import main
+from ltx_wizard.core.evaluation.keyframes import decode
+from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
+from ltx_wizard.core.io.yaml_patch import patch_yaml_text
+from tests.eval_runs import finished_recipe_run, write_weights
+
+
+@pytest.fixture(autouse=True)
+def _fast_sim(monkeypatch):
+    monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
+
+
+def _eval(capsys, run, *extra):
+    code = main(["eval", str(run), "--yes", "--simulate", "h100", "--no-base",
+                 *map(str, extra)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _pipelines(run) -> dict:
+    renders = json.loads((run / "outputs/eval/prompts.json").read_text())["renders"]
+    return {name: entry for name, entry in renders.items() if entry["made_by"] == "ltx-pipelines"}
+
+
+def _rgb(path, index=0) -> bytes:
+    import av
+
+    with av.open(str(path)) as container:
+        for n, frame in enumerate(container.decode(video=0)):
+            if n == index:
+                return bytes(frame.to_ndarray(format="rgb24"))
+    raise AssertionError(f"{path} has no frame {index}")
+
+
+def _release_files(model, *names):
+    """The release's extra files beside the run's checkpoint, named as the release names them."""
+    return [write_weights(model.parent / name) for name in names]
+
+
+def test_image_to_video_is_fed_each_prompts_first_frame(model_tree, capsys):
+    box = model_tree()
+    run = finished_recipe_run(box, capsys, "i2v_lora")
+    code, out, err = _eval(capsys, run, "--production", "yes", "--prompt", "a cat in space")
+    assert code == 0, err
+    assert "ltx_pipelines.ti2vid_one_stage (image-to-video)" in out
+    assert "each render fed the first frame of its trainer sample" in out
+    made = _pipelines(run)
+    assert len(made) == 3 + 1
+    first = made["in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4"]
+    assert first["pipeline"] == "ltx_pipelines.ti2vid_one_stage"
+    png = run / "outputs/eval/inputs/in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.first-frame.png"
+    clip = run / "dataset/clips/c0.mp4"
+    assert first["conditioning"] == f"first frame: {clip} -> {png}"
+    # the PNG is the clip's own frame 0 (not a later one), decoded with PyAV
+    assert _rgb(png) == _rgb(clip, 0) != _rgb(clip, 4)
+    log = (run / "logs/eval.log").read_text()
+    assert f"conditioning on image {png} at frame 0" in log
+    lines = "\n".join(evaluation_lines(run))  # run-summary.md's section
+    assert (f"01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4` (with the LoRA, "
+            f"ltx-pipelines `ltx_pipelines.ti2vid_one_stage`, 576x576x89") in lines
+    assert f"; fed first frame: {clip} -> {png})" in lines
+    # a prompt of the user's has no row: the run's own validation image, passed as it is
+    ood = made["out-of-distribution/01_a-cat-in-space.pipelines.mp4"]
+    assert ood["conditioning"].startswith("first frame: ") and "->" not in ood["conditioning"]
+    assert ood["conditioning"].endswith("first_frame_1.png")
+
+
+def test_ic_lora_renders_through_ic_lora_with_the_reference_on_the_distilled_model(
+        model_tree, capsys):
+    box = model_tree()
+    run = finished_recipe_run(box, capsys, "v2v_ic_lora", with_reference=True)
+    config = run / "config.yaml"
+    config.write_text(patch_yaml_text(config.read_text(), {"validation.video_dims": [608, 544, 89]}))
+    code, out, err = _eval(capsys, run, "--production", "auto")
+    assert code == 0, err
+    assert "not run: ltx_pipelines.ic_lora (IC-LoRA (video-to-video)) needs the distilled " \
+           "checkpoint" in out and "and the spatial upscaler x2" in out
+    assert not _pipelines(run)
+    distilled, upscaler = _release_files(box.ckpt, "ltx-2.3-22b-distilled-1.1.safetensors",
+                                         "ltx-2.3-spatial-upscaler-x2-1.1.safetensors")
+    code, out, err = _eval(capsys, run, "--production", "yes")
+    assert code == 0, err
+    assert f"with {distilled}" in out and f"with {upscaler}" in out
+    assert "sizes in steps of 64" in out
+    made = _pipelines(run)
+    assert len(made) == 3 + 3  # and the 3 synthesised out-of-distribution prompts
+    entry = made["in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4"]
+    assert entry["pipeline"] == "ltx_pipelines.ic_lora"
+    assert entry["conditioning"] == f"reference video: {run / 'dataset/clips/r0.mp4'}"
+    assert entry["video_dims"] == [576, 512, 89]  # the two stages' steps of 64
+    ood = made["out-of-distribution/01_the-subject-walking-through-a-forest-at.pipelines.mp4"]
+    assert ood["conditioning"] == f"reference video: {box.ws.parent / 'media/reference_1.mp4'}"
+    job = json.loads((run / "logs/eval-job.json").read_text())["production"]
+    assert job["args"][:4] == ["--distilled-checkpoint-path", str(distilled),
+                               "--gemma-root", str(box.gemma)]
+    assert "--num-inference-steps" not in job["args"]  # the distilled parser has none
+    trainer = json.loads((run / "outputs/eval/prompts.json").read_text())["renders"][
+        "in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.mp4"]
+    assert trainer["video_dims"] == [608, 544, 89] and trainer["pipeline"] == ""
+
+
+def test_audio_to_video_gets_the_rows_audio_and_the_two_stage_files(model_tree, capsys):
+    box = model_tree()
+    run = finished_recipe_run(box, capsys, "a2v_lora", with_audio=True)
+    lora, upscaler = _release_files(box.ckpt, "ltx-2.3-22b-distilled-lora-384-1.1.safetensors",
+                                    "ltx-2.3-spatial-upscaler-x2-1.1.safetensors")
+    code, out, err = _eval(capsys, run, "--production", "yes")
+    assert code == 0, err
+    made = _pipelines(run)
+    entry = made["in-distribution/02_a-tabby-cat-number-1-naps-on-a-red-sofa.pipelines.mp4"]
+    assert entry["pipeline"] == "ltx_pipelines.a2vid_two_stage"
+    assert entry["conditioning"] == f"audio: {run / 'dataset/clips/a1.wav'}"
+    job = json.loads((run / "logs/eval-job.json").read_text())["production"]
+    assert ["--distilled-lora", str(lora)] == job["args"][4:6]
+    assert ["--spatial-upsampler-path", str(upscaler)] == job["args"][6:8]
+
+
+def test_text_to_audio_writes_sound_through_t2a(model_tree, capsys):
+    box = model_tree()
+    run = finished_recipe_run(box, capsys, "t2a_lora")
+    code, out, err = _eval(capsys, run, "--production", "yes")
+    assert code == 0, err
+    made = _pipelines(run)
+    assert sorted(n for n in made if n.startswith("in-")) == [
+        f"in-distribution/0{i + 1}_a-tabby-cat-number-{i}-naps-on-a-red-sofa.pipelines.wav"
+        for i in range(3)]
+    assert all(n.endswith(".pipelines.wav") for n in made) and len(made) == 6
+    assert {e["pipeline"] for e in made.values()} == {"ltx_pipelines.t2a_one_stage"}
+    wav = run / "outputs/eval" / next(iter(made))
+    assert decode(wav).error == "no video stream (an audio-only render)"
+    job = json.loads((run / "logs/eval-job.json").read_text())["production"]
+    assert "--video-cfg-guidance-scale" not in job["args"] and job["ext"] == "wav"
+
+
+def test_a_mode_no_entry_point_takes_keeps_its_stated_reason(model_tree, capsys):
+    box = model_tree()
+    run = finished_recipe_run(box, capsys, "video_inpainting_lora")
+    code, _, err = _eval(capsys, run, "--production", "yes")
+    assert code == 2
+    assert ("--production yes: the run validates with a mask to inpaint, which no "
+            "ltx-pipelines entry point takes on its command line") in err
