@@ -1,8 +1,9 @@
-"""Frame count, size and audio stream of a clip, read with ffprobe (when it is installed).
+"""The clip probe's fallback: a clip's facts read with ffprobe, when PyAV is missing or cannot
+open the file (core/dataset/clip_probe.py reads every clip with PyAV first).
 
-Frames are counted as the trainer counts them (ltx_trainer/video_utils.py get_video_frame_count):
-the stream's frame count when the container has one, else duration x frame rate, rounded. The
-trainer's last resort, a full decode, is not done here: such a clip is reported as not counted.
+Frames are counted by the trainer's rule (ltx_trainer/video_utils.py get_video_frame_count): the
+stream's frame count, else duration x frame rate rounded, else every frame (ffprobe's packet
+count here). One ffprobe process per clip costs ~140 ms of CPU, almost all of it start-up.
 """
 
 from __future__ import annotations
@@ -13,72 +14,90 @@ import shutil
 import subprocess
 from fractions import Fraction
 from pathlib import Path
+from typing import Mapping
 
-from ltx_wizard.core.base.records import record
+from ltx_wizard.core.dataset.clip_facts import IMAGE_SUFFIXES, ClipFacts, unread
 
-FFPROBE_ENV = "LTX_WIZARD_FFPROBE"  # an ffprobe to use instead of the one on PATH (the demo's)
 PROBE_TIMEOUT_S = 20.0
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")  # mirrors process_videos.py: a still is one frame
+ENTRIES = ("stream=codec_type,codec_name,width,height,nb_frames,avg_frame_rate,r_frame_rate,"
+           "duration:stream_side_data=rotation:format=duration")
 
 
-@record
-class MediaInfo:
-    frames: int | None = None  # None: not counted
-    width: int | None = None
-    height: int | None = None
-    has_audio: bool = False
-    has_video: bool = False
-    error: str | None = None  # ffprobe could not read it: the trainer cannot either
+def find_ffprobe(env: Mapping[str, str] | None = None) -> str | None:
+    env = os.environ if env is None else env
+    return env.get("LTX_WIZARD_FFPROBE") or shutil.which("ffprobe", path=env.get("PATH"))
 
 
-def find_ffprobe(env: dict[str, str] | None = None) -> str | None:
-    env = dict(os.environ) if env is None else env
-    given = env.get(FFPROBE_ENV)
-    if given:
-        return given
-    return shutil.which("ffprobe", path=env.get("PATH"))
-
-
-def probe_media(path: Path, ffprobe: str) -> MediaInfo:
-    """One clip; never raises: an unreadable clip comes back with `error` set."""
-    if path.suffix.lower() in IMAGE_SUFFIXES:
-        return MediaInfo(frames=1, has_video=True)
-    argv = [ffprobe, "-v", "error", "-show_entries",
-            "stream=codec_type,width,height,nb_frames,avg_frame_rate,r_frame_rate,duration",
-            "-of", "json", str(path)]
+def _run(argv: list[str]) -> tuple[dict | None, str | None]:
+    """(ffprobe's JSON, None) or (None, why it failed in one line)."""
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False,
+                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return MediaInfo(error=f"ffprobe failed: {type(exc).__name__}")
+        return None, f"ffprobe failed: {type(exc).__name__}"
     if done.returncode != 0:
         text = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return MediaInfo(error=(text[-1] if text else f"ffprobe exit {done.returncode}")[:200])
+        return None, (text[-1] if text else f"ffprobe exit {done.returncode}")[:200]
     try:
-        streams = json.loads(done.stdout or b"{}").get("streams") or []
-    except (ValueError, AttributeError):
-        return MediaInfo(error="ffprobe printed no JSON")
-    return _from_streams([s for s in streams if isinstance(s, dict)])
+        data = json.loads(done.stdout or b"{}")
+    except ValueError:
+        return None, "ffprobe printed no JSON"
+    return (data, None) if isinstance(data, dict) else (None, "ffprobe printed no JSON")
 
 
-def _from_streams(streams: list[dict]) -> MediaInfo:
+def probe_with_ffprobe(path: Path, ffprobe: str) -> ClipFacts:
+    """One clip; never raises: an unreadable clip comes back with `error` set."""
+    path = Path(path)
+    data, error = _run([ffprobe, "-v", "error", "-show_entries", ENTRIES, "-of", "json", str(path)])
+    if data is None:
+        return unread(path, error or "ffprobe failed", via="ffprobe")
+    streams = [s for s in data.get("streams") or [] if isinstance(s, dict)]
     video = next((s for s in streams if s.get("codec_type") == "video"), None)
-    audio = any(s.get("codec_type") == "audio" for s in streams)
+    audio = next((s for s in streams if s.get("codec_type") == "audio"), None)
     if video is None:
-        return MediaInfo(has_audio=audio, error="no video stream")
-    return MediaInfo(frames=_frames(video), width=_int(video.get("width")),
-                     height=_int(video.get("height")), has_audio=audio, has_video=True)
+        return unread(path, "no video stream", via="ffprobe")
+    width, height = _int(video.get("width")), _int(video.get("height"))
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        return ClipFacts(path=path, kind="image", width=width, height=height, rotation=0, frames=1,
+                         fps=None, variable_fps=False, duration_s=None, has_audio=False,
+                         audio_codec=None, error=None, frames_from="image", via="ffprobe")
+    average, base = _fraction(video.get("avg_frame_rate")), _fraction(video.get("r_frame_rate"))
+    frames, frames_from = _frames(video, average or base)
+    if frames is None:
+        frames, frames_from = _counted(path, ffprobe), "counted"
+    duration = _fraction(video.get("duration")) or _fraction((data.get("format") or {}).get("duration"))
+    return ClipFacts(
+        path=path, kind="video", width=width, height=height, rotation=_rotation(video),
+        frames=frames, fps=float(average or base or 24),
+        variable_fps=bool(average and base and abs(average - base) > base / 100),
+        duration_s=float(duration) if duration else None, has_audio=audio is not None,
+        audio_codec=str(audio.get("codec_name")) if audio and audio.get("codec_name") else None,
+        error=None, frames_from=frames_from if frames is not None else None, via="ffprobe")
 
 
-def _frames(stream: dict) -> int | None:
+def _frames(stream: dict, rate: Fraction | None) -> tuple[int | None, str | None]:
     # mirrors ltx_trainer/video_utils.py get_video_frame_count (its first two ways)
     count = _int(stream.get("nb_frames"))
     if count:
-        return count
-    rate = _fraction(stream.get("avg_frame_rate")) or _fraction(stream.get("r_frame_rate"))
+        return count, "container"
     duration = _fraction(stream.get("duration"))
     if rate and duration:
-        return round(duration * rate)
-    return None
+        return round(duration * rate), "estimate"
+    return None, None
+
+
+def _counted(path: Path, ffprobe: str) -> int | None:
+    data, _ = _run([ffprobe, "-v", "error", "-count_packets", "-select_streams", "v:0",
+                    "-show_entries", "stream=nb_read_packets", "-of", "json", str(path)])
+    streams = (data or {}).get("streams") or [{}]
+    return _int(streams[0].get("nb_read_packets")) if isinstance(streams[0], dict) else None
+
+
+def _rotation(stream: dict) -> int:
+    for side in stream.get("side_data_list") or []:
+        if isinstance(side, dict) and _int(side.get("rotation")) is not None:
+            return int(round(_int(side.get("rotation")) / 90.0)) * 90 % 360  # type: ignore[operator]
+    return 0
 
 
 def _int(value: object) -> int | None:
@@ -94,3 +113,29 @@ def _fraction(value: object) -> Fraction | None:
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     return out if out > 0 else None
+
+
+# --- the ffprobe-only reader core/dataset/checks.py still uses (replaced by clip_probe next) ---
+from ltx_wizard.core.base.records import record  # noqa: E402
+
+FFPROBE_ENV = "LTX_WIZARD_FFPROBE"
+
+
+@record
+class MediaInfo:
+    frames: int | None = None
+    width: int | None = None
+    height: int | None = None
+    has_audio: bool = False
+    has_video: bool = False
+    error: str | None = None
+
+
+def probe_media(path: Path, ffprobe: str) -> MediaInfo:
+    if Path(path).suffix.lower() in IMAGE_SUFFIXES:
+        return MediaInfo(frames=1, has_video=True)
+    facts = probe_with_ffprobe(path, ffprobe)
+    if facts.error is not None:
+        return MediaInfo(error=facts.error)
+    return MediaInfo(frames=facts.frames, width=facts.width, height=facts.height,
+                     has_audio=facts.has_audio, has_video=True)

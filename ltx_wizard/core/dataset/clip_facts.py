@@ -1,0 +1,45 @@
+"""A clip's facts as the trainer will see them (the record core/dataset/clip_probe.py returns)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+# mirrors process_videos.py MediaDataset.__getitem__/_filter_valid_videos: these suffixes (lower
+# case) are stills, opened with PIL as one frame and never frame-counted
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+@dataclass(frozen=True)
+class ClipFacts:
+    path: Path
+    kind: str  # "video" | "image"
+    width: int | None  # as stored, before rotation (what the trainer's decode gives)
+    height: int | None
+    rotation: int  # display-matrix rotation, counter-clockwise degrees: 0, 90, 180 or 270
+    frames: int | None  # as the trainer counts them (see frames_from)
+    fps: float | None  # the rate the trainer reads (average, else base, else 24)
+    variable_fps: bool
+    duration_s: float | None
+    has_audio: bool
+    audio_codec: str | None
+    error: str | None  # why it could not be read, one line; None when readable
+    frames_from: str | None = None  # "container", "estimate" (duration x rate), "counted", "image"
+    via: str = "pyav"  # "pyav", "ffprobe", or "none" (no reader: nothing was checked)
+
+    @property
+    def readable(self) -> bool:
+        return self.error is None and self.via != "none"
+
+    def as_json(self) -> dict:
+        return {**asdict(self), "path": str(self.path)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "ClipFacts":
+        return cls(**{**data, "path": Path(data["path"])})
+
+
+def unread(path: Path, error: str, *, via: str = "pyav", kind: str = "video") -> ClipFacts:
+    return ClipFacts(path=Path(path), kind=kind, width=None, height=None, rotation=0,
+                     frames=None, fps=None, variable_fps=False, duration_s=None,
+                     has_audio=False, audio_codec=None, error=error, via=via)
