@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ltx_wizard.tui.app import WizardApp
 
-COMMANDS = ("probe", "check", "discover", "plan", "preprocess", "autotune", "status", "models")
+COMMANDS = ("probe", "check", "discover", "prepare", "plan", "preprocess", "autotune", "status",
+            "models")
 
 
 def _commands_needed(argv: Sequence[str] | None) -> tuple[str, ...]:

@@ -20,8 +20,8 @@ from typing import Callable, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
-from ltx_wizard.core.dataset.rows import read_dataset_file
-from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, read_text
+from ltx_wizard.core.dataset.rows import DATASET_MAX_BYTES, read_dataset_file
+from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.safe_fs import check_inside
 from ltx_wizard.core.prepare.captioner import CaptionerChoice
 from ltx_wizard.core.prepare.scripts import ScriptRunner, flags_of, require_options, run_script
@@ -116,7 +116,7 @@ def read_captions(path: Path) -> dict[str, str]:
     if not path.is_file():
         return {}
     try:
-        data = json.loads(read_text(path, what="captions file", limit=JSON_MAX_BYTES))
+        data = json.loads(read_text(path, what="captions file", limit=DATASET_MAX_BYTES))
     except ValueError:
         raise UsageError(f"{path} is not valid JSON (an interrupted write?): remove it and run "
                          "again") from None

@@ -143,6 +143,6 @@ def link(run_dir: Path, where: Path, target: Path) -> None:
 
 def unlink_staged(run_dir: Path, where: Path) -> None:
     """Remove a link this module made (a clip replaced by its scenes or its rotated copy)."""
-    check_inside(run_dir, where, create_dirs=False)
+    check_inside(run_dir, where.parent / ".keep", create_dirs=False)  # the link itself is ours
     if os.path.islink(where):
         os.unlink(where)
