@@ -1,74 +1,125 @@
-"""A dataset file as input: columns for the recipe, media files, clip frames/size/sound vs buckets."""
+"""A dataset file as input: columns for the recipe, media files, and each clip as the trainer's
+preprocessing will take it, counted once (DatasetFacts). Every clip is a real tiny video; the
+tests that read clips run with ffprobe on PATH and with it hidden."""
 
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
-from ltx_wizard.core.dataset.buckets import frame_cap, parse_buckets
-from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY, video_only
-from ltx_wizard.core.dataset.checks import check_dataset
-from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.dataset.media_probe import find_ffprobe, probe_media
-from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_clip, write_fake_ffprobe
+from ltx_wizard.core.dataset import checks, clip_probe
+from ltx_wizard.core.dataset.buckets import frame_cap, parse_buckets
+from ltx_wizard.core.dataset.checks import check_dataset, check_dataset_file
+from ltx_wizard.core.dataset.clip_probe import ProbeCancelled
+from ltx_wizard.core.dataset.rows import read_dataset_file
+from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY, video_only
+from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_clip, write_image
+from tests.ffprobe_modes import ffprobe_mode  # noqa: F401 - the fixture
 
 V2V = {"name": "flexible", "video": {"is_generated": True, "latents_dir": "latents",
        "conditions": [{"type": "reference", "latents_dir": "reference_latents"}]}}
 VIDEO_ONLY = video_only(SHIPPED_T2V_STRATEGY)
+SMALL = {"width": 960, "height": 544}  # the default bucket's size: no crop to name
 
 
-@pytest.fixture
-def ffprobe(tmp_path):
-    return str(write_fake_ffprobe(tmp_path / "bin"))
+def _check(path, strategy=SHIPPED_T2V_STRATEGY, buckets="960x544x49"):
+    return check_dataset(read_dataset_file(path), strategy, parse_buckets(buckets))
 
 
-def _check(path, strategy=SHIPPED_T2V_STRATEGY, buckets="960x544x49", ffprobe=None):
-    return check_dataset(read_dataset_file(path), strategy, parse_buckets(buckets), ffprobe=ffprobe)
+def _clips(*changes):
+    return [{**SMALL, **c} for c in changes]
 
 
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "csv"])
-def test_every_format_reads_to_the_same_samples(tmp_path, fmt, ffprobe):
-    path = make_clip_dataset(tmp_path / "d", 3, fmt=fmt)
-    report = _check(path, ffprobe=ffprobe)
-    assert report.kept == ("videos/clip_00.pt", "videos/clip_01.pt", "videos/clip_02.pt")
-    assert report.shortest == ("videos/clip_00.mp4", 97) and report.frame_cap == 97
+def test_every_format_reads_to_the_same_samples(tmp_path, fmt, ffprobe_mode):
+    path = make_clip_dataset(tmp_path / "d", _clips({}, {}, {}), fmt=fmt)
+    facts = _check(path)
+    assert facts.usable == facts.kept == ("videos/clip_00.pt", "videos/clip_01.pt", "videos/clip_02.pt")
+    assert facts.shortest == ("videos/clip_00.mp4", 97) and facts.frame_cap == 97
+    assert facts.describe().startswith("3 of 3 clips usable at 960x544x49") and facts.warnings == ()
 
 
-def test_short_clip_is_listed_with_the_cap_and_kept_clips_counted(tmp_path, ffprobe):
-    path = make_clip_dataset(tmp_path / "d", [{"frames": 120}, {"frames": 40}, {"frames": 97}])
-    report = _check(path, buckets="960x544x49", ffprobe=ffprobe)
-    assert report.dropped == (("videos/clip_01.mp4", "40 frames, fewer than the bucket's 49"),)
-    assert len(report.kept) == 2
-    assert report.shortest == ("videos/clip_01.mp4", 40) and report.frame_cap == 33
-    assert "drops 1 clip" in report.warnings[0]
+def test_the_count_is_what_the_trainer_trains_on(tmp_path, ffprobe_mode):
+    # the issue's five clips: one too short for 49 frames, one silent under an audio recipe
+    path = make_clip_dataset(tmp_path / "d", _clips({}, {"frames": 40}, {"audio": False}, {}, {}))
+    facts = _check(path)
+    assert facts.kept == ("videos/clip_00.pt", "videos/clip_02.pt", "videos/clip_03.pt",
+                          "videos/clip_04.pt")
+    assert facts.usable == ("videos/clip_00.pt", "videos/clip_03.pt", "videos/clip_04.pt")
+    assert facts.describe().startswith("3 of 5 clips usable at 960x544x49 (1 skipped, 1 without "
+                                       "sound)")
+    skipped, silent = facts.warnings
+    assert skipped == ("the trainer skips 1 clip(s): videos/clip_01.mp4: 40 frames, fewer than "
+                       "the bucket's 49: the trainer skips it")
+    assert silent.startswith("1 clip(s) have no sound, and the recipe trains audio")
+    assert "videos/clip_02.mp4: no audio stream: no audio latents, so the trainer leaves it out" in silent
+    only_video = _check(path, strategy=VIDEO_ONLY)  # the silent one trains, without audio
+    assert len(only_video.usable) == 4 and only_video.silent == ()
 
 
-def test_every_clip_too_short_names_the_bucket_that_keeps_them(tmp_path, ffprobe):
-    path = make_clip_dataset(tmp_path / "d", [{"frames": 30}, {"frames": 45}])
+def test_short_clip_is_listed_with_the_cap(tmp_path):
+    path = make_clip_dataset(tmp_path / "d", _clips({"frames": 120}, {"frames": 40}, {}))
+    facts = _check(path)
+    assert facts.dropped == (("videos/clip_01.mp4", "40 frames, fewer than the bucket's 49"),)
+    assert facts.shortest == ("videos/clip_01.mp4", 40) and facts.frame_cap == 33
+
+
+def test_every_clip_too_short_names_the_bucket_that_keeps_them(tmp_path, ffprobe_mode):
+    path = make_clip_dataset(tmp_path / "d", _clips({"frames": 30}, {"frames": 45}))
     with pytest.raises(UsageError) as err:
-        _check(path, buckets="960x544x49", ffprobe=ffprobe)
+        _check(path)
     assert str(path) in err.value.message
     assert "--resolution-buckets 960x544x25" in err.value.message
 
 
-def test_silent_clips_are_named_under_an_audio_recipe_only(tmp_path, ffprobe):
-    path = make_clip_dataset(tmp_path / "d", [{}, {"audio": False}])
-    report = _check(path, ffprobe=ffprobe)
-    assert report.silent == ("videos/clip_01.mp4",)
-    assert any("clip_01.mp4" in w and "no audio stream" in w for w in report.warnings)
-    assert _check(path, strategy=VIDEO_ONLY, ffprobe=ffprobe).silent == ()
-
-
-def test_all_silent_under_audio_recipe_offers_video_only(tmp_path, ffprobe):
-    path = make_clip_dataset(tmp_path / "d", [{"audio": False}, {"audio": False}])
+def test_all_silent_under_audio_recipe_offers_video_only(tmp_path):
+    path = make_clip_dataset(tmp_path / "d", _clips({"audio": False}, {"audio": False}))
     with pytest.raises(UsageError, match="--video-only"):
-        _check(path, ffprobe=ffprobe)
+        _check(path)
+
+
+def test_a_portrait_clip_is_cropped_as_the_trainer_crops_it(tmp_path, ffprobe_mode):
+    path = make_clip_dataset(tmp_path / "d", [{"width": 720, "height": 1280, "frames": 49},
+                                              {"width": 480, "height": 272, "frames": 49}])
+    facts = _check(path)
+    # _resize_and_crop: scaled to the bucket's width (1280 * 960 / 720 = 1706 high), then 544 of
+    # those rows kept, center-cropped
+    kept_share = 544 / int(1280 * 960 / 720)
+    crop = next(w for w in facts.warnings if "center crop" in w)
+    assert (f"videos/clip_00.mp4: 720x1280 in a 960x544 bucket: scaled and center-cropped, "
+            f"keeping {kept_share:.0%} of its height") in crop and f"{kept_share:.0%}" == "32%"
+    upscale = next(w for w in facts.warnings if "upscaled" in w)
+    assert "videos/clip_01.mp4: 480x272, smaller than the bucket: upscaled x2.00" in upscale
+    assert not any("smaller than every bucket" in w for w in facts.warnings)
+    assert len(facts.usable) == 2
+
+
+def test_a_clip_stored_rotated_is_said_to_train_sideways(tmp_path):
+    path = make_clip_dataset(tmp_path / "d", _clips({"rotation": 90}))
+    (warning,) = _check(path).warnings
+    assert ("videos/clip_00.mp4: meant to be shown rotated 90 degrees: the trainer decodes it as "
+            "stored (960x544) and trains on it sideways") in warning
+
+
+def test_an_image_needs_a_bucket_of_one_frame(tmp_path, ffprobe_mode):
+    write_image(tmp_path / "still.png", 960, 544)
+    write_clip(tmp_path / "a.mp4", **SMALL)
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps([{"caption": "c", "video": "a.mp4"},
+                                {"caption": "s", "video": "still.png"}]))
+    with pytest.raises(UsageError) as err:
+        _check(path, strategy=VIDEO_ONLY)
+    assert "still.png: an image, and no bucket has 1 frame" in err.value.message
+    assert "--resolution-buckets 960x544x1;960x544x49" in err.value.message
+    facts = _check(path, strategy=VIDEO_ONLY, buckets="960x544x1;960x544x49")
+    assert facts.usable == ("a.pt", "still.pt")
 
 
 def test_missing_media_file_names_file_entry_and_fix(tmp_path):
-    path = make_clip_dataset(tmp_path / "d", 2)
+    path = make_clip_dataset(tmp_path / "d", _clips({"frames": 49}, {"frames": 49}))
     (tmp_path / "d" / "videos" / "clip_01.mp4").unlink()
     with pytest.raises(UsageError) as err:
         _check(path)
@@ -76,39 +127,77 @@ def test_missing_media_file_names_file_entry_and_fix(tmp_path):
 
 
 def test_recipe_column_missing(tmp_path):
-    path = make_clip_dataset(tmp_path / "d", 1)
+    path = make_clip_dataset(tmp_path / "d", _clips({"frames": 49}))
     with pytest.raises(UsageError, match="no reference_video column"):
         _check(path, strategy=V2V)
 
 
 def test_no_caption_column(tmp_path):
-    write_clip(tmp_path / "a.mp4")
+    write_clip(tmp_path / "a.mp4", frames=49, **SMALL)
     path = tmp_path / "dataset.json"
     path.write_text(json.dumps([{"video": "a.mp4"}]))
     with pytest.raises(UsageError, match="no caption column"):
         _check(path)
 
 
-def test_legacy_media_path_column_is_the_video(tmp_path, ffprobe):
-    write_clip(tmp_path / "a.mp4")
+def test_legacy_media_path_column_is_the_video(tmp_path):
+    write_clip(tmp_path / "a.mp4", frames=49, **SMALL)
     path = tmp_path / "dataset.jsonl"
     path.write_text(json.dumps({"caption": "c", "media_path": "a.mp4"}) + "\n")
-    assert _check(path, ffprobe=ffprobe).kept == ("a.pt",)
+    assert _check(path).kept == ("a.pt",)
 
 
-def test_unreadable_clip_is_dropped_as_the_trainer_drops_it(tmp_path, ffprobe):
-    path = make_clip_dataset(tmp_path / "d", 2)
+def test_unreadable_clip_is_dropped_as_the_trainer_drops_it(tmp_path, ffprobe_mode):
+    path = make_clip_dataset(tmp_path / "d", _clips({}, {}))
     (tmp_path / "d" / "videos" / "clip_00.mp4").write_bytes(b"not a video")
-    report = _check(path, ffprobe=ffprobe)
-    assert report.dropped[0][0] == "videos/clip_00.mp4" and "unreadable" in report.dropped[0][1]
+    facts = _check(path)
+    clip, why = facts.dropped[0]
+    assert clip == "videos/clip_00.mp4" and why.startswith("cannot be read (") and "Invalid data" in why
+    assert facts.describe().startswith("1 of 2 clips usable")
 
 
-def test_without_ffprobe_says_what_was_not_checked(tmp_path):
-    path = make_clip_dataset(tmp_path / "d", [{"frames": 5}])
-    report = _check(path, ffprobe=None)
-    assert len(report.kept) == 1
-    assert "ffprobe is not installed" in report.not_checked
-    assert "not checked" in report.describe()
+def test_without_pyav_ffprobe_reads_them_or_the_line_says_nothing_was_read(
+        tmp_path, monkeypatch, ffprobe_mode):
+    path = make_clip_dataset(tmp_path / "d", _clips({}, {"frames": 5}, {"audio": False}))
+    monkeypatch.setitem(sys.modules, "av", None)  # PyAV missing
+    facts = _check(path)
+    if ffprobe_mode == "on PATH":
+        assert facts.describe().startswith("1 of 3 clips usable") and len(facts.warnings) == 2
+        return
+    assert len(facts.kept) == 3 and facts.read == 0
+    assert facts.describe() == ("3 clips listed for 960x544x49, none of them read: how many the "
+                                "trainer keeps is not known")
+    (warning,) = facts.warnings
+    assert warning.startswith("not checked: frames, sizes and sound of the 3 clips (not read: "
+                              "PyAV (the av package) is not installed and ffprobe is not on PATH")
+
+
+def test_past_the_read_limit_a_spread_sample_is_read_and_said(tmp_path, monkeypatch):
+    monkeypatch.setattr(checks, "READ_ALL_MAX", 10)
+    path = make_clip_dataset(tmp_path / "d", _clips({"frames": 49}))
+    rows = json.loads(path.read_text())
+    rows = (rows * 40)[:40]
+    for i in (0, 20):  # two too short clips, both in the sample
+        write_clip(tmp_path / "d" / f"short{i}.mp4", frames=9, **SMALL)
+        rows[i] = {"caption": "short", "video": f"short{i}.mp4"}
+    path.write_text(json.dumps(rows))
+    facts = _check(path, strategy=VIDEO_ONLY)
+    assert facts.sampled and facts.read == 10 and len(facts.dropped) == 2
+    assert facts.describe().startswith("about 32 of 40 clips usable at 960x544x49 (from 10 clips "
+                                       "read, spread over the file)")
+    assert facts.warnings[0] == ("not checked: 30 of the 40 clips were not read (past 10 clips, 10 "
+                                 "spread over the file are read and the rest counted as usable)")
+
+
+def test_a_check_reports_progress_can_be_cancelled_and_reads_nothing_twice(tmp_path, monkeypatch):
+    path = make_clip_dataset(tmp_path / "d", _clips({"frames": 49}, {"frames": 49}))
+    seen = []
+    first = check_dataset_file(path, VIDEO_ONLY, None, on_progress=lambda *a: seen.append(a))
+    assert ("looking at the media files", 0, 2) in seen and seen[-1] == ("reading clips", 2, 2)
+    monkeypatch.setattr(clip_probe, "probe_clip", lambda p: pytest.fail(f"{p} read again"))
+    assert check_dataset_file(path, VIDEO_ONLY, None) == first  # another field edited
+    with pytest.raises(ProbeCancelled):
+        check_dataset_file(path, VIDEO_ONLY, None, cancelled=lambda: True)
 
 
 @pytest.mark.parametrize("text,fragment", [("960x540x49", "multiples of 32"),
@@ -132,16 +221,3 @@ def test_bad_json_and_wrong_suffix_are_one_line(tmp_path):
     upper.write_text("[]")
     with pytest.raises(UsageError, match="lower"):
         read_dataset_file(upper)
-
-
-def test_probe_counts_frames_like_the_trainer(tmp_path, ffprobe):
-    info = probe_media(write_clip(tmp_path / "c.mp4", frames=61, width=640, height=360,
-                                  audio=False), ffprobe)
-    assert (info.frames, info.width, info.height, info.has_audio) == (61, 640, 360, False)
-    assert probe_media(tmp_path / "still.png", ffprobe).frames == 1
-
-
-def test_ffprobe_found_on_path_or_named(tmp_path, ffprobe):
-    assert find_ffprobe({"PATH": str(tmp_path / "bin")}) == ffprobe
-    assert find_ffprobe({"PATH": str(tmp_path / "empty")}) is None
-    assert find_ffprobe({"LTX_WIZARD_FFPROBE": "/x/ffprobe", "PATH": ""}) == "/x/ffprobe"

@@ -1,5 +1,6 @@
 """Build the `--demo` folder: a look-alike checkout, model files, a three-sample data root, and
-a folder of look-alike clips with its dataset.json (plus the simulated ffprobe that reads them).
+a folder of look-alike clips (real tiny videos: any reader, a real ffprobe too, takes them) with
+its dataset.json.
 
 Pure and idempotent (rebuilding over an existing demo folder rewrites the same files), so the
 tests and the screenshot script can point it at a fixed folder and get byte-identical paths.
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from ltx_wizard.demo import DEMO_PRESET  # in the package: the app reads it without pydantic
 from ltx_wizard.core.gpu.presets import preset_gpus
 from ltx_wizard.demo.lookalike_checkout import make_checkout
-from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_fake_ffprobe
+from ltx_wizard.demo.lookalike_media import make_clip_dataset
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 
 
@@ -32,7 +33,6 @@ class DemoSetup(BaseModel):
     workspace: Path
     simulate: str
     dataset_file: Path  # clips to preprocess: what `--demo` starts from
-    ffprobe: Path  # answers for the look-alike clips
 
 
 def demo_folders(checkout: Path) -> list[str]:
@@ -82,7 +82,6 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     clips = [{}, {"frames": 121}, {"audio": False}, {"frames": 73}]
     clips += [{}] * max(0, gpus + 1 - len(clips))  # the silent one is left out of training
     dataset_file = make_clip_dataset(root / "clips" / "demo-cats", clips)
-    ffprobe = write_fake_ffprobe(root / "bin")
     workspace = root / "ltx-trainings"
     workspace.mkdir(exist_ok=True)
     return DemoSetup(
@@ -94,5 +93,4 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
         workspace=workspace,
         simulate=simulate or DEMO_PRESET,
         dataset_file=dataset_file,
-        ffprobe=ffprobe,
     )

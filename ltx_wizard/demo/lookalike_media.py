@@ -1,49 +1,94 @@
-"""Look-alike clips and dataset files: tiny files that carry their own frames, size and sound.
+"""Look-alike clips and dataset files: real, tiny videos (H.264 in MP4, AAC sound) made with PyAV.
 
-A clip is a few bytes of MP4 signature followed by a marker and a JSON line; the simulated
-ffprobe (demo/sim/ffprobe.py) and the simulated preprocessor read that line as the real tools
-would read the stream. Anything without the marker is unreadable to both, like a broken file.
+Any reader takes them as it takes a user's clips (PyAV, a real ffprobe, the wizard's clip probe),
+so the demo and the tests walk the same path real media does. They stay tiny: one flat grey
+frame repeated (a few KB for 97 frames at 1280x720, ~0.1 s to encode), silence for sound.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import stat
-import sys
+from fractions import Fraction
 from pathlib import Path
 
-MARKER = b"LTXWIZ-CLIP "
-_HEAD = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+AUDIO_RATE = 16_000
+
+
+def _tmp(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
 def write_clip(path: Path, frames: int = 97, width: int = 1280, height: int = 720, *,
-               audio: bool = True, fps: float = 25.0) -> Path:
+               audio: bool = True, fps: int = 25, rotation: int = 0) -> Path:
+    """A real MP4 of `frames` frames at width x height (as stored; `rotation` sets the display
+    matrix a phone writes for a clip shot upright), with a silent AAC track when `audio`."""
+    import av
+    import numpy as np
+
     path = Path(path)
+    if _same_clip(path, frames, width, height, audio, fps, rotation):
+        return path  # a rebuild keeps the file (and its cached facts)
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"frames": frames, "width": width, "height": height, "audio": audio, "fps": fps}
-    path.write_bytes(_HEAD + MARKER + json.dumps(meta).encode() + b"\n")
+    tmp = _tmp(path)
+    with av.open(str(tmp), "w", format="mp4") as out:
+        video = out.add_stream("libx264", rate=fps)
+        video.width, video.height, video.pix_fmt = width, height, "yuv420p"
+        video.options = {"preset": "ultrafast", "tune": "zerolatency"}
+        if rotation:
+            video.set_display_rotation(rotation)
+        sound = out.add_stream("aac", rate=AUDIO_RATE, layout="mono") if audio else None
+        frame = av.VideoFrame.from_ndarray(np.full((height, width, 3), 96, np.uint8),
+                                           format="rgb24").reformat(format="yuv420p")
+        for index in range(frames):
+            frame.pts = index
+            out.mux(video.encode(frame))
+        out.mux(video.encode(None))
+        if sound is not None:
+            samples = AUDIO_RATE * frames // fps
+            chunk = av.AudioFrame.from_ndarray(np.zeros((1, samples), np.float32), format="fltp",
+                                               layout="mono")
+            chunk.sample_rate, chunk.pts, chunk.time_base = AUDIO_RATE, 0, Fraction(1, AUDIO_RATE)
+            out.mux(sound.encode(chunk))
+            out.mux(sound.encode(None))
+    os.replace(tmp, path)
     return path
 
 
-def read_clip(path: Path) -> dict | None:
-    """The clip's facts, or None when it is not a look-alike clip (unreadable)."""
-    try:
-        data = Path(path).read_bytes()[:4096]
-    except OSError:
-        return None
-    at = data.find(MARKER)
-    if at < 0:
-        return None
-    try:
-        return json.loads(data[at + len(MARKER):].split(b"\n", 1)[0])
-    except ValueError:
-        return None
+def _same_clip(path: Path, frames: int, width: int, height: int, audio: bool, fps: int,
+               rotation: int) -> bool:
+    from ltx_wizard.core.dataset.clip_probe import probe_clip
+
+    if not path.is_file():
+        return False
+    facts = probe_clip(path, fallback=False)
+    return facts.error is None and (facts.frames, facts.width, facts.height, facts.has_audio,
+                                    facts.fps, facts.rotation) == (frames, width, height, audio,
+                                                                   float(fps), rotation % 360)
+
+
+def write_image(path: Path, width: int = 1280, height: int = 720) -> Path:
+    """A real PNG still (the trainer opens .png/.jpg/.jpeg as one frame)."""
+    import av
+    import numpy as np
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _tmp(path)
+    with av.open(str(tmp), "w", format="image2") as out:
+        still = out.add_stream("png", rate=1)
+        still.width, still.height, still.pix_fmt = width, height, "rgb24"
+        out.mux(still.encode(av.VideoFrame.from_ndarray(
+            np.full((height, width, 3), 96, np.uint8), format="rgb24")))
+        out.mux(still.encode(None))
+    os.replace(tmp, path)
+    return path
 
 
 def make_clip_dataset(folder: Path, clips: list[dict] | int = 3, *, fmt: str = "json",
                       name: str = "dataset") -> Path:
-    """`folder`/videos/clip_NN.mp4 and a dataset file naming them with a caption each."""
+    """`folder`/videos/clip_NN.mp4 (each dict: write_clip's options) and a dataset file naming
+    them with a caption each."""
     folder = Path(folder)
     if isinstance(clips, int):
         clips = [{} for _ in range(clips)]
@@ -66,21 +111,3 @@ def make_clip_dataset(folder: Path, clips: list[dict] | int = 3, *, fmt: str = "
             writer.writeheader()
             writer.writerows(entries)
     return path
-
-
-def write_fake_ffprobe(bin_dir: Path) -> Path:
-    """An executable `ffprobe` in `bin_dir` that answers for look-alike clips (tests, demo)."""
-    bin_dir = Path(bin_dir)
-    bin_dir.mkdir(parents=True, exist_ok=True)
-    package_parent = Path(__file__).resolve().parents[2]
-    script = bin_dir / "ffprobe"
-    script.write_text(
-        f"#!{sys.executable}\n"
-        "import sys\n"
-        f"sys.path.insert(0, {str(package_parent)!r})\n"
-        "from ltx_wizard.demo.sim.ffprobe import main\n"
-        "sys.exit(main(sys.argv[1:]))\n",
-        encoding="utf-8",
-    )
-    os.chmod(script, script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return script

@@ -8,7 +8,6 @@ outlives the screen that shows it), signal handling (signals.py).
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import threading
@@ -127,11 +126,7 @@ class WizardApp(PhaseNavigation, App[int]):
             paths.checkpoint = str(demo.checkpoint)
             paths.text_encoder = str(demo.text_encoder)
             if self.options.demo_data == "clips":
-                from ltx_wizard.core.dataset.media_probe import FFPROBE_ENV
-
                 paths.data_root = str(demo.dataset_file)
-                # the demo's clips are look-alikes: only the simulated ffprobe reads them
-                os.environ.setdefault(FFPROBE_ENV, str(demo.ffprobe))
             else:
                 paths.data_root = str(demo.data_root)
             paths.trainer_root = self.options.trainer_root or str(demo.checkout)

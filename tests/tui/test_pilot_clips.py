@@ -19,8 +19,6 @@ def _verdict(app, name: str) -> str:
 async def test_demo_from_clips_preprocesses_one_sample_then_autotunes_then_all(
         demo_root, monkeypatch):
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")  # the simulated preprocessor
-    # the app points the demo's ffprobe here; monkeypatch restores it after the test
-    monkeypatch.setenv("LTX_WIZARD_FFPROBE", str(demo_root / "bin" / "ffprobe"))
     app = make_app(demo_root, demo_data="clips", **FAST_SIM)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -61,7 +59,6 @@ async def test_a_mismatching_precomputed_is_refused_and_another_folder_chosen(
     from ltx_wizard.demo.builder import build_demo
     from ltx_wizard.demo.lookalike_latents import video_latents, write_pt
 
-    monkeypatch.setenv("LTX_WIZARD_FFPROBE", str(demo_root / "bin" / "ffprobe"))
     demo = build_demo(demo_root)  # the app rebuilds the same files over it
     stale = demo.dataset_file.parent / ".precomputed" / "latents" / "videos" / "clip_00.pt"
     write_pt(stale, video_latents(97, 512, 512))

@@ -24,6 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.dataset.clip_facts import IMAGE_SUFFIXES, ClipFacts, unread
 from ltx_wizard.core.dataset.mp4_rotation import mp4_rotation
 
@@ -35,8 +36,11 @@ MAX_WORKERS = 8  # PyAV drops the GIL while it opens a file; past ~8 the disk is
 TIMESTAMPS_KEPT = 20_000  # packet times kept for the frame-rate check of a counted clip
 
 
-class ProbeCancelled(Exception):
-    """probe_clips stopped because `cancelled` said so."""
+class ProbeCancelled(WizardError):
+    """probe_clips stopped because `cancelled` said so (a newer check replaced this one)."""
+
+    def __init__(self, message: str = "the clip check was cancelled") -> None:
+        super().__init__(message)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -53,8 +57,9 @@ def _regular_file(path: Path) -> str | None:
     return None if stat.S_ISREG(mode) else "not a regular file"
 
 
-def probe_clip(path: Path) -> ClipFacts:
-    """One clip; never raises: an unreadable clip comes back with `error` set."""
+def probe_clip(path: Path, *, fallback: bool = True) -> ClipFacts:
+    """One clip; never raises: an unreadable clip comes back with `error` set. `fallback=False`:
+    PyAV's answer only, as the trainer gets it (no ffprobe)."""
     path = Path(path)
     refused = _regular_file(path)
     if refused is not None:
@@ -62,11 +67,13 @@ def probe_clip(path: Path) -> ClipFacts:
     try:
         import av
     except ImportError:
-        return _fallback(path, "PyAV (the av package) is not installed", missing_av=True)
+        why = "PyAV (the av package) is not installed"
+        return _fallback(path, why, missing_av=True) if fallback else unread(path, why, via="none")
     try:
         return _read(av, path)
     except Exception as exc:  # noqa: BLE001 - the trainer's filter catches every error alike
-        return _fallback(path, _one_line(exc), missing_av=False)
+        why = _one_line(exc)
+        return _fallback(path, why, missing_av=False) if fallback else unread(path, why)
 
 
 def _fallback(path: Path, why: str, *, missing_av: bool) -> ClipFacts:

@@ -25,7 +25,7 @@ ENTRIES = ("stream=codec_type,codec_name,width,height,nb_frames,avg_frame_rate,r
 
 def find_ffprobe(env: Mapping[str, str] | None = None) -> str | None:
     env = os.environ if env is None else env
-    return env.get("LTX_WIZARD_FFPROBE") or shutil.which("ffprobe", path=env.get("PATH"))
+    return shutil.which("ffprobe", path=env.get("PATH"))
 
 
 def _run(argv: list[str]) -> tuple[dict | None, str | None]:
@@ -114,28 +114,3 @@ def _fraction(value: object) -> Fraction | None:
         return None
     return out if out > 0 else None
 
-
-# --- the ffprobe-only reader core/dataset/checks.py still uses (replaced by clip_probe next) ---
-from ltx_wizard.core.base.records import record  # noqa: E402
-
-FFPROBE_ENV = "LTX_WIZARD_FFPROBE"
-
-
-@record
-class MediaInfo:
-    frames: int | None = None
-    width: int | None = None
-    height: int | None = None
-    has_audio: bool = False
-    has_video: bool = False
-    error: str | None = None
-
-
-def probe_media(path: Path, ffprobe: str) -> MediaInfo:
-    if Path(path).suffix.lower() in IMAGE_SUFFIXES:
-        return MediaInfo(frames=1, has_video=True)
-    facts = probe_with_ffprobe(path, ffprobe)
-    if facts.error is not None:
-        return MediaInfo(error=facts.error)
-    return MediaInfo(frames=facts.frames, width=facts.width, height=facts.height,
-                     has_audio=facts.has_audio, has_video=True)

@@ -20,7 +20,6 @@ from ltx_wizard.core.dataset.data_root import DataRootInfo
 from ltx_wizard.core.dataset.checks import DatasetReport, check_dataset
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.dataset.media_probe import find_ffprobe
 from ltx_wizard.core.inputs.model_paths import resolve_user_path
 from ltx_wizard.core.dataset.precomputed_check import Verification, verify_precomputed
 from ltx_wizard.core.preprocess.command import PreprocessSpec
@@ -45,8 +44,7 @@ def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None,
     """Check the dataset file for `strategy` and decide the preprocessing; writes nothing."""
     ds = read_dataset_file(dataset)
     parsed = parse_buckets(buckets or DEFAULT_BUCKETS)
-    ffprobe = find_ffprobe(dict(os.environ if env is None else env))
-    report = check_dataset(ds, strategy, parsed, ffprobe=ffprobe)
+    report = check_dataset(ds, strategy, parsed)  # clips read in-process (dataset/clip_probe.py)
     root = (resolve_user_path(precomputed_dir, what="preprocessed output folder")
             if precomputed_dir else ds.folder / ".precomputed")
     verification = verify_precomputed(root, strategy, report.kept, parsed,
@@ -68,8 +66,7 @@ def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None,
 def planned_root_info(plan: DatasetPlan, strategy: Mapping[str, Any] | None) -> DataRootInfo:
     """The data root as it will be after the full preprocess (what plan.md and the config use)."""
     folders = tuple(required_folders(strategy))
-    # a silent clip gets no audio latents, so under an audio recipe the trainer leaves it out
-    usable = tuple(s for s in plan.report.kept if s not in plan.report.silent_samples)
+    usable = plan.report.usable  # what the trainer trains on (dataset/dataset_facts.py)
     return DataRootInfo(path=plan.data_root, folders=folders,
                         primary=primary_folder(required_folders(strategy)),
                         sample_count=len(usable), samples=usable, orphans=())

@@ -1,25 +1,29 @@
-"""Simulated `scripts/process_dataset.py` for look-alike clips: same arguments, same refusals,
-same output layout and shapes, no GPU.
+"""Simulated `scripts/process_dataset.py`: same arguments, same refusals, same output layout and
+shapes, no GPU. The user's media are real and read for real (PyAV, as the trainer reads them,
+through the wizard's clip probe): frames, size and sound decide what is kept and every shape.
 
 Run as `python -m ltx_wizard.demo.sim.preprocess DATASET [options]` with LTX_WIZARD_SIM_SCRIPT
 naming the checkout's (look-alike) process_dataset.py: its parser is the one used, so an option
 the script lacks is refused here too (exit 2, as typer does). What it refuses or skips mirrors
 the real scripts: a bad bucket (exit 2), no caption or media column, any media path that is not
 a file (exit 1), clips shorter than the smallest bucket or unreadable (skipped, logged), clips
-without sound (no audio latents, counted). Latents are written atomically with the shapes the
-VAE makes (demo/lookalike_latents.py); an existing output is kept unless --overwrite.
+without sound (no audio latents, counted), an image with no 1-frame bucket (it stops, exit 1).
+Latents are written atomically with the shapes the VAE makes (demo/lookalike_latents.py); an
+existing output is kept unless --overwrite.
 LTX_WIZARD_SIM_SPEED (default 50) divides the simulated seconds per item (0: no waiting).
 """
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import time
 from pathlib import Path
 
 from ltx_wizard.core.dataset.buckets import Bucket, parse_buckets
+from ltx_wizard.core.dataset.clip_facts import IMAGE_SUFFIXES, ClipFacts
+from ltx_wizard.core.dataset.clip_probe import probe_clip
+from ltx_wizard.core.dataset.clip_problems import pick_bucket
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.demo.sim.stand_in import SCRIPT_ENV as SIM_SCRIPT_ENV
@@ -27,7 +31,6 @@ from ltx_wizard.demo.lookalike_checkout import load_parser
 from ltx_wizard.demo.lookalike_latents import (
     audio_latents, condition_embeddings, video_latents, write_pt,
 )
-from ltx_wizard.demo.lookalike_media import read_clip
 from ltx_wizard.demo.sim.clock import float_env
 
 SECONDS_PER_ITEM = {"captions": 0.5, "videos": 2.0}
@@ -49,13 +52,6 @@ def _wait(kind: str) -> None:
         time.sleep(SECONDS_PER_ITEM[kind] / speed)
 
 
-def _pick_bucket(buckets: tuple[Bucket, ...], frames: int, width: int, height: int) -> Bucket:
-    # mirrors process_videos.py MediaDataset._get_resolution_bucket_for_item
-    relevant = [b for b in buckets if b.frames <= frames]
-    return min(relevant, key=lambda b: (abs(math.log(width / height) - math.log(b.width / b.height)),
-                                        -b.frames, -(b.width * b.height)))
-
-
 def _save(path: Path, obj: dict, overwrite: bool) -> None:
     if overwrite or not path.is_file():
         write_pt(path, obj)
@@ -71,20 +67,22 @@ def _captions(ds, out: Path, overwrite: bool) -> None:
     _bar("Processing captions", len(rows), len(rows), end="\n")
 
 
-def _kept_videos(ds, buckets: tuple[Bucket, ...]) -> list[tuple[dict, dict]]:
-    bad = [ds.media(r, "video") for r in ds.rows if not ds.media(r, "video").is_file()]
+def _kept_videos(ds, buckets: tuple[Bucket, ...], role: str = "video") -> list[tuple[dict, ClipFacts]]:
+    bad = [ds.media(r, role) for r in ds.rows if not ds.media(r, role).is_file()]
     if bad:  # mirrors MediaDataset._load_video_paths
-        raise ValueError(f"Found {len(bad)} invalid paths in '{ds.roles['video']}'. "
+        raise ValueError(f"Found {len(bad)} invalid paths in '{ds.roles[role]}'. "
                          f"First few: {bad[:5]}")
     need = min(b.frames for b in buckets)
     kept = []
     for row in ds.rows:
-        path = ds.media(row, "video")
-        facts = read_clip(path)
-        if facts is None:
-            _log("WARNING", f"Failed to read video at {path}: Invalid data found")
-        elif facts["frames"] < need:
-            _log("WARNING", f"Skipping video at {path} - has {facts['frames']} frames, which is "
+        path = ds.media(row, role)
+        facts = probe_clip(path, fallback=False)  # PyAV only: what the trainer's reader sees
+        if path.suffix.lower() in IMAGE_SUFFIXES:  # mirrors _filter_valid_videos: kept unread
+            kept.append((row, facts))
+        elif facts.error is not None or facts.frames is None:
+            _log("WARNING", f"Failed to read video at {path}: {facts.error}")
+        elif facts.frames < need:
+            _log("WARNING", f"Skipping video at {path} - has {facts.frames} frames, which is "
                  f"less than the minimum required frames ({need})")
         else:
             kept.append((row, facts))
@@ -92,6 +90,33 @@ def _kept_videos(ds, buckets: tuple[Bucket, ...]) -> list[tuple[dict, dict]]:
         _log("WARNING", f"Filtered out {len(ds.rows) - len(kept)} videos with insufficient "
              f"frames. Proceeding with {len(kept)} valid videos.")
     return kept
+
+
+def _bucket_of(buckets: tuple[Bucket, ...], facts: ClipFacts) -> tuple[Bucket, float]:
+    """(bucket, fps) as MediaDataset.__getitem__ finds them; raises where it raises."""
+    if facts.error is not None or not facts.width or not facts.height:
+        # __getitem__ opens the still with PIL (or decodes the clip) and fails on it
+        raise ValueError(f"cannot identify image file '{facts.path}'" if facts.kind == "image"
+                         else f"Failed to read video at {facts.path}: {facts.error}")
+    frames = 1 if facts.kind == "image" else int(facts.frames or 0)
+    bucket = pick_bucket(buckets, frames, facts.width, facts.height)
+    if bucket is None:  # mirrors _get_resolution_bucket_for_item
+        shown = [(b.frames, b.height, b.width) for b in buckets]
+        raise ValueError(f"No resolution buckets have <= {frames} frames. Available: {shown}")
+    return bucket, (1.0 if facts.kind == "image" else float(facts.fps or 24))
+
+
+def _references(ds, buckets: tuple[Bucket, ...], factor: int, out: Path, overwrite: bool) -> None:
+    # mirrors process_dataset.py: compute_latents again on the reference column, its buckets
+    # scaled down by --reference-downscale-factor, named after the main video
+    if factor > 1 and len(buckets) > 1:
+        raise ValueError("When using --reference-downscale-factor > 1, only a single resolution "
+                         "bucket is supported.")
+    scaled = tuple(Bucket(b.width // factor, b.height // factor, b.frames) for b in buckets)
+    for row, facts in _kept_videos(ds, scaled, role="reference_video"):
+        b, fps = _bucket_of(scaled, facts)
+        _save(out / "reference_latents" / ds.output_rel(row),
+              video_latents(b.frames, b.height, b.width, fps), overwrite)
 
 
 def _videos(ds, buckets, out: Path, args) -> None:
@@ -102,20 +127,12 @@ def _videos(ds, buckets, out: Path, args) -> None:
     for i, (row, facts) in enumerate(kept):
         _bar("Processing videos", i, len(kept))
         _wait("videos")
-        b = _pick_bucket(buckets, facts["frames"], facts["width"], facts["height"])
+        b, fps = _bucket_of(buckets, facts)
         rel = ds.output_rel(row)
-        _save(out / "latents" / rel, video_latents(b.frames, b.height, b.width, facts["fps"]),
+        _save(out / "latents" / rel, video_latents(b.frames, b.height, b.width, fps),
               args.overwrite)
-        if "reference_video" in ds.roles:
-            f = args.reference_downscale_factor
-            _save(out / "reference_latents" / rel,
-                  video_latents(b.frames, b.height // f, b.width // f), args.overwrite)
-        if "video_mask" in ds.roles:
-            _save(out / "video_masks" / rel, video_latents(b.frames, b.height, b.width),
-                  args.overwrite)
-        if auto_audio and facts.get("audio"):
-            _save(out / "audio_latents" / rel, audio_latents(b.frames / facts["fps"]),
-                  args.overwrite)
+        if auto_audio and facts.has_audio:
+            _save(out / "audio_latents" / rel, audio_latents(b.frames / fps), args.overwrite)
             with_audio += 1
         elif auto_audio:
             without += 1
@@ -124,6 +141,27 @@ def _videos(ds, buckets, out: Path, args) -> None:
     if auto_audio:
         _log("INFO", f"Audio processing: {with_audio} videos with audio, {without} videos "
              "without audio (skipped)")
+    if "reference_video" in ds.roles:
+        _references(ds, buckets, args.reference_downscale_factor, out, args.overwrite)
+    if "video_mask" in ds.roles:
+        _masks(ds, out, args.overwrite)
+
+
+def _masks(ds, out: Path, overwrite: bool) -> None:
+    # mirrors process_videos.py compute_video_masks: one mask per sample that has target
+    # latents, {"mask": [F', H', W']} at the latents' size (others skipped with a warning)
+    from ltx_wizard.core.dataset.pt_shapes import read_pt
+
+    for row in ds.rows:
+        rel = ds.output_rel(row)
+        target = out / "latents" / rel
+        if not target.is_file():
+            _log("WARNING", f"No target latent found at {target}, skipping mask "
+                 f"{ds.media(row, 'video_mask')}")
+            continue
+        meta = read_pt(target)
+        _save(out / "video_masks" / rel,
+              {"mask": (meta["num_frames"], meta["height"], meta["width"])}, overwrite)
 
 
 def preprocess(args) -> None:
