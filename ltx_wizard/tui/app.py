@@ -127,6 +127,8 @@ class WizardApp(PhaseNavigation, App[int]):
             paths.text_encoder = str(demo.text_encoder)
             if self.options.demo_data == "clips":
                 paths.data_root = str(demo.dataset_file)
+            elif self.options.demo_data == "raw":  # raw clips: the Prepare screen first
+                paths.data_root = ""
             else:
                 paths.data_root = str(demo.data_root)
             paths.trainer_root = self.options.trainer_root or str(demo.checkout)

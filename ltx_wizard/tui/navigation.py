@@ -113,11 +113,11 @@ class PhaseNavigation:
                     return
                 self.state.accept_risk = True
                 self.refresh_probe_screen()
-                self.open_paths()
+                self.open_data_step()
 
             self.push_screen(GateDialog(assessment.gate_message or ""), decided)
             return
-        self.open_paths()
+        self.open_data_step()
 
     def refresh_probe_screen(self) -> None:
         from ltx_wizard.tui.screens.probe import ProbeScreen
@@ -131,6 +131,18 @@ class PhaseNavigation:
         was handled) must not stack a second copy of the same screen."""
         if not isinstance(self.screen, screen_type):
             self.push_screen(screen_type())
+
+    def open_data_step(self) -> None:
+        """No data given yet: the Prepare screen (raw clips to a dataset file) comes first."""
+        if self.state.paths.data_root:
+            self.open_paths()
+        else:
+            self.open_prepare()
+
+    def open_prepare(self) -> None:
+        from ltx_wizard.tui.screens.prepare import PrepareScreen
+
+        self._open_phase(PrepareScreen)
 
     def open_paths(self) -> None:
         from ltx_wizard.tui.screens.paths import PathsScreen

@@ -38,7 +38,7 @@ class WizardOptions:
     engine_factory: Callable[..., Any] | None = None  # replaces AutotuneEngine (scripted tests)
     sim_env: dict[str, str] = field(default_factory=dict)  # more env for simulated trials (tests)
     host_fn: Callable[[Path], Any] | None = None  # run folder -> host_limits.HostReadings
-    demo_data: str = "clips"  # --demo starts from "clips" (dataset.json) or "latents"
+    demo_data: str = "clips"  # --demo starts from "clips" (dataset.json), "latents" or "raw"
 
     @classmethod
     def from_args(cls, args: argparse.Namespace | None = None, **overrides: Any) -> "WizardOptions":

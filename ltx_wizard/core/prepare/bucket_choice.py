@@ -1,10 +1,9 @@
-"""The share of each frame a bucket keeps, and a bucket suggested from the clips.
+"""A bucket suggested from the clips: the aspect ratio most of them have, about the default's
+area (never larger than the clips themselves), and the most frames the shortest video fills.
 
-Mirrors scripts/process_videos.py MediaDataset: a clip takes the bucket nearest its aspect ratio
-(log scale) among those with no more frames than it has, preferring more frames, then more area
-(_get_resolution_bucket_for_item); it is scaled to cover the bucket and centre-cropped
-(_resize_and_crop), on its frames as stored (the rotation is ignored). A still needs a bucket of
-1 frame: only buckets with no more frames than the item are considered, and a still has one.
+A still needs a bucket of 1 frame (process_videos.py MediaDataset._get_resolution_bucket_for_item
+considers only buckets with no more frames than the item has; a still has one), so stills add
+one; with several buckets the trainer's batch size must be 1 (process_dataset.py warns so).
 """
 
 from __future__ import annotations
@@ -18,26 +17,6 @@ from ltx_wizard.core.dataset.buckets import (
 
 DEFAULT = parse_buckets(DEFAULT_BUCKETS)[0]  # 960x544x49, the trainer docs' default
 ASPECT_LIMIT = 21 / 9  # the widest (and, turned, the tallest) suggested bucket
-
-
-def nearest_bucket(buckets: tuple[Bucket, ...], frames: int, width: int,
-                   height: int) -> Bucket | None:
-    relevant = [b for b in buckets if b.frames <= frames]
-    if not relevant or not width or not height:
-        return None
-    return min(relevant, key=lambda b: (abs(math.log(width / height) - math.log(b.width / b.height)),
-                                        -b.frames, -(b.width * b.height)))
-
-
-def kept_share(width: int, height: int, bucket: Bucket) -> float:
-    """The share of the frame left after scaling to cover the bucket and centre-cropping."""
-    clip, target = width / height, bucket.width / bucket.height
-    return min(clip, target) / max(clip, target)
-
-
-def upscale(width: int, height: int, bucket: Bucket) -> float:
-    """How much the clip is enlarged to cover the bucket (1.0 or less: not enlarged)."""
-    return max(bucket.width / width, bucket.height / height)
 
 
 def _side(value: float) -> int:

@@ -51,6 +51,7 @@ class CaptionerChoice:
     start_server: bool = False  # qwen_omni without a URL: the wizard starts one
     gpu: int | None = None  # the GPU the started server runs on
     notes: tuple[str, ...] = ()
+    label: str = ""  # a few words for a chooser ("qwen_omni, GPU 0 (80 GiB free)")
 
 
 def has_key(env: Mapping[str, str]) -> str | None:
@@ -65,20 +66,24 @@ def choose_captioner(requested: str | None, env: Mapping[str, str], gpus: list[G
     key = has_key(env)
     big = _roomiest(gpus)
     if requested == "none" or (requested is None and captions_file):
-        return CaptionerChoice(backend="none", why="captions from your file")
+        return CaptionerChoice(backend="none", why="captions from your file",
+                               label="none: captions from your file")
     if requested == "gemini_flash" or (requested is None and key):
         why = (f"{key} is set" if key else "asked for; no GEMINI_API_KEY or GOOGLE_API_KEY set, so "
                "the script tries Google Cloud credentials (gcloud / Vertex AI)")
-        return CaptionerChoice(backend="gemini_flash", why=why)
+        return CaptionerChoice(backend="gemini_flash", why=why,
+                               label=f"gemini_flash ({key or 'Google Cloud credentials'})")
     if vllm_url:
         return CaptionerChoice(backend="qwen_omni", vllm_url=vllm_url.rstrip("/"),
-                               why=f"the Qwen3-Omni server at {vllm_url}")
+                               why=f"the Qwen3-Omni server at {vllm_url}",
+                               label=f"qwen_omni at {vllm_url}")
     if big is not None and _free(big) >= QWEN_MIN_FREE_GIB:
         return CaptionerChoice(
             backend="qwen_omni", start_server=True, gpu=big.index,
             why=f"GPU {big.index} ({big.name}) has {_free(big):.0f} GiB free: the local "
                 f"Qwen3-Omni server (scripts/{SERVER_SCRIPT}, FP8) fits",
-            notes=_server_notes(big, env))
+            notes=_server_notes(big, env),
+            label=f"qwen_omni, GPU {big.index} ({_free(big):.0f} GiB free)")
     seen = (f"GPU {big.index} has {_free(big):.0f} GiB free" if big is not None else "no GPU")
     if requested == "qwen_omni":
         raise UsageError(f"the local Qwen3-Omni server needs a GPU with {QWEN_MIN_FREE_GIB:.0f} "
@@ -88,7 +93,8 @@ def choose_captioner(requested: str | None, env: Mapping[str, str], gpus: list[G
         backend="none",
         why=f"no captioner on this box: no GEMINI_API_KEY or GOOGLE_API_KEY, and {seen} (the "
             f"local Qwen3-Omni server needs {QWEN_MIN_FREE_GIB:.0f}); captions must come from a "
-            "file (--captions FILE), or set GEMINI_API_KEY (https://aistudio.google.com/apikey)")
+            "file (--captions FILE), or set GEMINI_API_KEY (https://aistudio.google.com/apikey)",
+        label="none here: captions from your file")
 
 
 def _roomiest(gpus: list[GpuFree]) -> GpuFree | None:

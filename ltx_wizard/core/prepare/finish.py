@@ -94,7 +94,7 @@ def _with_lines(session, result: PrepareResult, held: HoldoutPlan, columns, repo
         lines.append(f"{clip}: was stored rotated; fixed by the upright copy {copy}")
     for item in report.of("rotated"):
         lines.append(f"{item.clip}: {item.text} (declined: it trains sideways)")
-    for kind in ("silent", "crop", "small"):
+    for kind in ("no audio", "cropped", "upscaled"):
         found = report.of(kind)
         lines += [f"{item.clip}: {item.text}" for item in found[:5]]
         if len(found) > 5:

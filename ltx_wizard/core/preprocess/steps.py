@@ -28,6 +28,7 @@ from ltx_wizard.core.preprocess.command import (
 )
 from ltx_wizard.core.preprocess.progress import ProgressParser
 from ltx_wizard.core.preprocess.run import run_logged
+from ltx_wizard.core.preprocess.trigger_record import record_trigger, trigger_change
 from ltx_wizard.core.preprocess.state import (
     PreprocessState, Step, mark_done, one_sample_root, read_state, write_one_sample_file,
 )
@@ -93,8 +94,10 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
         scratch, output = dataset, one_sample_root(run_dir)
     log = run_dir / "logs" / LOG_NAMES[step]
     try:
+        # a changed trigger word re-encodes the data root (core/preprocess/trigger_record.py)
+        again = step == "full" and trigger_change(output, state.spec.lora_trigger) is not None
         code, parser = await _run(state, dataset, output, log, env, on_progress,
-                                  overwrite=step == "one", stand_in=stand_in)
+                                  overwrite=step == "one" or again, stand_in=stand_in)
     finally:
         if scratch is not None:
             with contextlib.suppress(OSError):
@@ -102,6 +105,7 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
     if code != 0:
         raise WizardError(f"the {STEP_TITLES[step]} failed (exit {code}); its output is in {log}")
     verification = _verify(run_dir, state, output, samples, log, step)
+    record_trigger(output, state.spec.lora_trigger)
     mark_done(run_dir, step)
     return StepResult(step, ran=True, verification=verification,
                       warnings=tuple(_reconcile(parser)), log=log)
