@@ -40,7 +40,7 @@ def pending_rows(session) -> list[dict]:
     column, video = session.staged.caption_column, session.video_column
     known, by_name = _known(session)
     pending = []
-    for row in session.rows:
+    for row in session.rows + getattr(session, "supplied", []):  # your held-out clips too
         if str(row.get(column, "")).strip() and not session.request.recaption:
             continue
         real = os.path.realpath(session.dataset_dir / row[video])
@@ -55,7 +55,8 @@ def pending_rows(session) -> list[dict]:
 async def caption_rows(session) -> list[dict]:
     pending = pending_rows(session)
     if not pending:
-        session.say(f"Captions: every clip has one ({len(session.rows)}); none made")
+        total = len(session.rows) + len(getattr(session, "supplied", []))
+        session.say(f"Captions: every clip has one ({total}); none made")
         return session.rows
     if session.choice.backend == "none":
         first = pending[0][session.video_column]
@@ -159,18 +160,22 @@ async def _full_pass(session, pending: list[dict], instruction: str | None) -> N
 
 async def _settle_failures(session) -> list[dict]:
     column, video = session.staged.caption_column, session.video_column
-    missing = [r for r in session.rows if not str(r.get(column, "")).strip()]
+    has = lambda r: bool(str(r.get(column, "")).strip())  # noqa: E731
+    supplied = getattr(session, "supplied", [])
+    missing = [r for r in session.rows + supplied if not has(r)]
     if not missing:
         return session.rows
     why = dict(getattr(session, "failed", []))
     for row in missing:
         session.say(f"{row[video]}: no caption ({why.get(row[video], 'not captioned')})")
-    question = (f"{len(missing)} of {len(session.rows)} clip(s) have no caption (named above). "
-                "Leave them out of the dataset? (No stops here; a rerun captions only those.)")
+    question = (f"{len(missing)} of {len(session.rows) + len(supplied)} clip(s) have no caption "
+                "(named above). Leave them out of the dataset? (No stops here; a rerun captions "
+                "only those.)")
     if not await session.asker.confirm(question, topic="leave-out"):
         raise WizardError(f"{len(missing)} clip(s) have no caption (first: {missing[0][video]}: "
                           f"{why.get(missing[0][video], 'not captioned')}): run prepare again to "
                           "retry only those (the others' captions are kept), or answer yes to "
                           "leave them out")
     session.say(f"Left out {len(missing)} clip(s) without a caption")
-    return [r for r in session.rows if str(r.get(column, "")).strip()]
+    session.supplied = [r for r in supplied if has(r)]
+    return [r for r in session.rows if has(r)]

@@ -18,7 +18,7 @@ from ltx_wizard.core.base.records import record
 SEED = 42
 FRACTION = 0.10
 MAX_AUTO = 10
-SMALL = 100  # fewer samples: ask (the skill: "tens of samples or fewer")
+SMALL = 50  # fewer samples: ask (the skill: "tens of samples or fewer")
 HOLDOUT_FILE = "holdout.jsonl"
 
 

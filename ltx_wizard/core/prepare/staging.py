@@ -119,7 +119,7 @@ def _place(original: Path, value: str, placed: dict[str, str], prefix: str) -> s
 def link(run_dir: Path, where: Path, target: Path) -> None:
     """A symlink at `where` to the user's `target`, made atomically; an older link there (an
     earlier prepare) is replaced, a real file is never touched."""
-    check_inside(run_dir, where)
+    check_inside(run_dir, where.parent / ".keep")  # real folders down to it; the link is ours
     target_text = os.path.abspath(target)
     if target_text == os.path.abspath(where):  # the run's own dataset given back as the source
         return

@@ -5,7 +5,8 @@ beyond 127.0.0.1. The look-alike checkout's serve_captioner.py runs it; tests st
 
 Routes: GET /health, GET /v1/models, POST /v1/chat/completions (the model must be the one
 served, as vLLM refuses another; a `file://` video or image URL in the message). A file whose
-name contains LTX_WIZARD_SIM_CAPTION_FAIL gets a 500, as a server error reads.
+name contains LTX_WIZARD_SIM_CAPTION_FAIL gets a 500, as a server error reads;
+LTX_WIZARD_SIM_CAPTION_DELAY makes each caption take that many seconds.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 MODEL = "Qwen/Qwen3-Omni-30B-A3B-Thinking"
 FAIL_ENV = "LTX_WIZARD_SIM_CAPTION_FAIL"
+DELAY_ENV = "LTX_WIZARD_SIM_CAPTION_DELAY"  # seconds each caption takes (a slow model)
 SHORT_INSTRUCTION = 300  # an instruction shorter than the default prompts is echoed back
 
 
@@ -81,6 +84,7 @@ class _Handler(BaseHTTPRequestHandler):
                                                    "exist."}})
             return
         media, text = _parts(body)
+        time.sleep(float(os.environ.get(DELAY_ENV) or 0))
         fail = os.environ.get(FAIL_ENV)
         if media is None or (fail and fail in media.name):
             self._reply(500, {"error": {"message": f"could not process {media}"}})

@@ -11,6 +11,7 @@ success the dataset file, its bucket, trigger word and recipe go to the Paths sc
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 import os
 import sys
 import threading
@@ -47,6 +48,7 @@ class PrepareScreen(WizardScreen):
         super().__init__()
         self.result = None  # core.prepare.request.PrepareResult once prepared
         self.running = False
+        self.said: deque[str] = deque(maxlen=LOG_LINES)  # the lines the log shows
         self._cancel = threading.Event()
 
     def compose(self) -> ComposeResult:
@@ -153,6 +155,7 @@ class PrepareScreen(WizardScreen):
         self.running = True
         self._cancel.clear()
         self.query_one("#prep-log", RichLog).clear()
+        self.said.clear()
         self.query_one("#prepare", Button).disabled = True
         self.set_class(False, "-failed")
         self.add_class("-running")
@@ -180,6 +183,7 @@ class PrepareScreen(WizardScreen):
 
     @on(PrepareLine)
     def _line(self, message: PrepareLine) -> None:
+        self.said.append(message.text)
         self.query_one("#prep-log", RichLog).write(Text(message.text))
 
     @on(PrepareProgress)
