@@ -23,7 +23,7 @@ class PrepareLine(Message):
 class PrepareProgress(Message):
     stage: str
     done: int
-    total: int
+    total: int  # 0: not known (a bar that moves); -1: paused on a question
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, PrepareProgress)
@@ -41,10 +41,14 @@ class ScreenAsker:
     def __init__(self, screen: Screen) -> None:
         self.screen = screen
 
+    def _waiting(self, what: str) -> None:
+        self.screen.post_message(PrepareProgress(f"waiting for your answer: {what}", 0, -1))
+
     async def confirm(self, question: str, *, topic: str) -> bool:
         from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
         dialog = ConfirmDialog(question, title=TOPICS.get(topic, "A question"))
+        self._waiting(dialog.title_text.lower())
         return bool(await self.screen.app.push_screen(dialog, wait_for_dismiss=True))
 
     async def approve_captions(self, shown: list[tuple[str, str]]) -> bool | str:
@@ -52,11 +56,13 @@ class ScreenAsker:
 
         for clip, caption in shown:
             self.say(f"spot check, {clip}: {caption}")
+        self._waiting("the caption spot check")
         return await self.screen.app.push_screen(SpotCheckDialog(shown), wait_for_dismiss=True)
 
     async def choose_holdout(self, question: str, total: int) -> int:
         from ltx_wizard.tui.dialogs.holdout_ask import HoldoutDialog
 
+        self._waiting("held-out samples")
         return int(await self.screen.app.push_screen(HoldoutDialog(question),
                                                      wait_for_dismiss=True) or 0)
 

@@ -68,9 +68,11 @@ async def caption_rows(session) -> list[dict]:
                                  gpu=session.choice.gpu)
         session.say(f"Starting the Qwen3-Omni server (scripts/serve_captioner.py) on GPU "
                     f"{session.choice.gpu}; its output: {server.log}")
+        with open(server.log, "a", encoding="utf-8") as note:  # the port is picked free
+            note.write(f"# ltx-wizard: serving on {server.url}\n")
         session.choice = replace(session.choice, vllm_url=await server.start(
             on_wait=lambda s: session.asker.progress("captioner server", int(s), 0)))
-        session.say(f"Captioner server ready at {server.url}")
+        session.say("Captioner server ready (its address and output: the log above)")
     try:
         instruction = await _spot_check(session, pending)
         await _full_pass(session, pending, instruction)

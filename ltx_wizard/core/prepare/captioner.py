@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import socket
 import urllib.request
 from pathlib import Path
@@ -22,7 +23,9 @@ from typing import Callable, Mapping
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.records import record
-from ltx_wizard.core.prepare.scripts import ScriptRunner, require_options
+from ltx_wizard.core.prepare.scripts import (
+    ScriptRunner, group_alive, require_options, track, untrack,
+)
 
 BACKENDS = ("qwen_omni", "gemini_flash", "none")
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # caption_videos.py --api-key envvar
@@ -175,6 +178,7 @@ class CaptionerServer:
                 *argv, cwd=str(self.runner.trainer_dir), env=env,
                 stdin=asyncio.subprocess.DEVNULL, stdout=sink, stderr=sink,
                 start_new_session=True)
+        track(self.proc.pid)  # a wizard leaving mid-way leaves no server (scripts.kill_now)
         waited = 0.0
         while waited < timeout_s:
             if await asyncio.to_thread(server_ready, self.url, POLL_S):
@@ -195,26 +199,15 @@ class CaptionerServer:
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        import signal
-
         for sig, wait in ((signal.SIGTERM, 30.0), (signal.SIGKILL, 5.0)):
-            if not _group_alive(proc.pid):
+            if not group_alive(proc.pid):
                 break
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, sig)
             waited = 0.0
-            while waited < wait and _group_alive(proc.pid):
+            while waited < wait and group_alive(proc.pid):
                 await asyncio.sleep(0.1)
                 waited += 0.1
+        untrack(proc.pid)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(proc.wait(), 5.0)
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

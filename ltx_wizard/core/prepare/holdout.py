@@ -46,8 +46,7 @@ def plan_holdout(total: int, asked: int | None) -> HoldoutPlan | None:
         if asked >= total:
             raise UsageError(f"--holdout {asked}: the dataset has {total} samples; at least one "
                              "must be left to train on")
-        return HoldoutPlan(count=asked, why="as asked (--holdout)" if asked else
-                           "skipped (--holdout 0)")
+        return HoldoutPlan(count=asked, why="as asked" if asked else "skipped, as asked")
     if total < 2:
         return HoldoutPlan(count=0, why=f"skipped: {total} sample cannot spare one")
     if total < SMALL:

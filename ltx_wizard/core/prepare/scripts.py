@@ -8,9 +8,11 @@ handed on as they arrive (rich redraws its bars with a carriage return: each is 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import signal
+import time
 from dataclasses import field
 from pathlib import Path
 from typing import Callable, Mapping
@@ -22,6 +24,7 @@ from ltx_wizard.core.preprocess.progress import PROGRESS_ENV
 
 READ_CHUNK = 8192
 STOP_GRACE_S = 10.0
+_GROUPS: set[int] = set()  # process groups started here and not yet seen to end
 
 
 @record
@@ -79,6 +82,7 @@ async def run_script(argv: list[str], *, cwd: Path, env: Mapping[str, str], log:
         *argv, cwd=str(cwd), env={**env, **PROGRESS_ENV}, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         start_new_session=True)
+    track(proc.pid)
     pending = ""
     try:
         with open(log, "ab") as sink:
@@ -92,7 +96,9 @@ async def run_script(argv: list[str], *, cwd: Path, env: Mapping[str, str], log:
                     on_line(line)
         if pending:
             on_line(pending)
-        return await proc.wait()
+        code = await proc.wait()
+        _GROUPS.discard(proc.pid)
+        return code
     except BaseException:
         await stop_group(proc)
         raise
@@ -105,4 +111,41 @@ async def stop_group(proc: asyncio.subprocess.Process) -> None:
             os.killpg(proc.pid, sig)
         with contextlib.suppress(asyncio.TimeoutError, Exception):
             await asyncio.wait_for(asyncio.shield(proc.wait()), wait)
-            return
+            break
+    _GROUPS.discard(proc.pid)
+
+
+def track(pgid: int) -> None:
+    """A process group to stop if the wizard leaves while it runs (kill_now, and at exit)."""
+    if not _GROUPS:
+        atexit.register(kill_now)
+    _GROUPS.add(pgid)
+
+
+def untrack(pgid: int) -> None:
+    _GROUPS.discard(pgid)
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def kill_now(grace_s: float = 2.0) -> None:
+    """Without an event loop (the app leaving, the interpreter exiting): every script or
+    captioner server still running gets SIGTERM, and SIGKILL after `grace_s`."""
+    for pgid in list(_GROUPS):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while any(group_alive(p) for p in _GROUPS) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pgid in list(_GROUPS):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+        _GROUPS.discard(pgid)

@@ -93,6 +93,15 @@ class PrepareScreen(WizardScreen):
         demo = self.app.demo
         return str(demo.root / "raw-clips") if demo is not None else ""
 
+    def on_unmount(self) -> None:
+        """Leaving (the app quitting mid-flow): the flow is cancelled, and the scripts and the
+        captioner server it started are stopped now: its worker may not get to its cleanup."""
+        self._cancel.set()
+        if self.running:
+            from ltx_wizard.core.prepare.scripts import kill_now
+
+            kill_now()
+
     def on_mount(self) -> None:
         self.query_one("#input-source", Input).focus()
         self._read_checkout(self.query_one("#field-trainer", PathField).value)
@@ -189,7 +198,10 @@ class PrepareScreen(WizardScreen):
     @on(PrepareProgress)
     def _progress(self, message: PrepareProgress) -> None:
         bar = self.query_one("#prep-progress", ProgressBar)
-        if message.total:
+        if message.total < 0:  # a dialog waits on the user: the bar stands still
+            bar.update(total=1, progress=0)
+            self._status(message.stage)
+        elif message.total:
             bar.update(total=message.total, progress=message.done)
             self._status(f"{message.stage}: {message.done:,} of {message.total:,}")
         else:
@@ -210,9 +222,11 @@ class PrepareScreen(WizardScreen):
             return
         self.result = message.result
         self.add_class("-done")
+        self.call_after_refresh(self.query_one("#prep-log", RichLog).scroll_end, animate=False)
         bar.update(total=1, progress=1)
         self.query_one("#prepare", Button).label = "Continue"
-        self._status(Text.assemble(("Prepared: ", "bold"), str(self.result.dataset_file),  # type: ignore[union-attr]
+        first, held = self.result.lines[:2]  # type: ignore[union-attr]
+        self._status(Text.assemble((first, "bold"), "\n", held,
                                    "\nContinue (ctrl+n) takes it to the paths and the plan."))
 
     def _status(self, text) -> None:
