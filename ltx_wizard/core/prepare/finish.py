@@ -5,6 +5,7 @@ split into holdout.jsonl, prepare.json and the closing summary.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from ltx_wizard.core.base.errors import WizardError
@@ -42,7 +43,7 @@ async def finish(session, held: HoldoutPlan) -> PrepareResult:
     dataset = outputs.write_dataset(session.run_dir, session.dataset_dir, rows, columns)
     if session.request.canny:
         rows, columns = await _canny(session, dataset)
-    report = session.judge()
+    report = await asyncio.to_thread(session.judge)
     ids = [r[video] for r in rows]
     picked = set(pick(ids, held.count))
     train = [r for r in rows if r[video] not in picked]

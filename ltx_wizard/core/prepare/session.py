@@ -122,7 +122,7 @@ class PrepareSession:
             probe_staged, self.clips(), cancelled=self.cancel,
             on_progress=lambda d, t: self.asker.progress("audit", d, t))
         self.facts = dict(found)
-        report = self.judge()
+        report = await asyncio.to_thread(self.judge)  # 10,000 clips: off the loop
         for line in report.summary:
             self.say(line)
         for item in report.findings:
@@ -145,7 +145,8 @@ class PrepareSession:
             return
         from ltx_wizard.core.dataset.buckets import min_frames, parse_buckets
 
-        need = min_frames(parse_buckets(self.request.buckets or self.judge().bucket))
+        suggested = (await asyncio.to_thread(self.judge)).bucket
+        need = min_frames(parse_buckets(self.request.buckets or suggested))
         pairs = await asyncio.to_thread(
             conditioning.check_pairs, self.rows, roles, self.video_column, self.dataset_dir,
             need, probe_clip)
