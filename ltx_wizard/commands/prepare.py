@@ -28,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "changed), audit every clip as the trainer reads it, split long videos into scenes "
         "(scripts/split_scenes.py), caption with scripts/caption_videos.py after a 3-caption "
         "spot check you approve, check references and masks, and keep a held-out set aside "
-        "(dataset/holdout.jsonl). Then plan with the printed `ltx-wizard plan --dataset ...`.")
+        "(dataset/holdout.jsonl). Then plan with the printed `ltx-wizard plan --dataset ...`. "
+        "With --simulate the scripts run with this Python (the demo's look-alike checkout).")
     p.add_argument("source", metavar="SOURCE", help="folder of clips/images, a video, or a "
                    "dataset file (.json, .jsonl, .csv)")
     p.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,

@@ -105,7 +105,8 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
     if code != 0:
         raise WizardError(f"the {STEP_TITLES[step]} failed (exit {code}); its output is in {log}")
     verification = _verify(run_dir, state, output, samples, log, step)
-    record_trigger(output, state.spec.lora_trigger)
+    if step == "full":  # the data root says which trigger word its embeddings carry
+        record_trigger(output, state.spec.lora_trigger)
     mark_done(run_dir, step)
     return StepResult(step, ran=True, verification=verification,
                       warnings=tuple(_reconcile(parser)), log=log)
