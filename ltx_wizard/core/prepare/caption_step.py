@@ -68,8 +68,6 @@ async def caption_rows(session) -> list[dict]:
                                  gpu=session.choice.gpu)
         session.say(f"Starting the Qwen3-Omni server (scripts/serve_captioner.py) on GPU "
                     f"{session.choice.gpu}; its output: {server.log}")
-        with open(server.log, "a", encoding="utf-8") as note:  # the port is picked free
-            note.write(f"# ltx-wizard: serving on {server.url}\n")
         session.choice = replace(session.choice, vllm_url=await server.start(
             on_wait=lambda s: session.asker.progress("captioner server", int(s), 0)))
         session.say("Captioner server ready (its address and output: the log above)")

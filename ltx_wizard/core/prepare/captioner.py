@@ -173,6 +173,7 @@ class CaptionerServer:
         argv = self.runner.argv(SERVER_SCRIPT, self.args())
         with open(self.log, "ab") as sink:
             sink.write(("$ " + " ".join(argv) + "\n").encode())
+            sink.write(f"# ltx-wizard: serving on {self.url} (a free port)\n".encode())
             sink.flush()
             self.proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=str(self.runner.trainer_dir), env=env,
