@@ -14,7 +14,9 @@ from ltx_wizard.core.preprocess.command import preprocess_args, script_options, 
 from ltx_wizard.core.dataset.pt_shapes import latent_size
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 from ltx_wizard.demo.lookalike_checkout import load_parser, make_checkout
-from ltx_wizard.demo.lookalike_latents import video_latents, write_pt
+from ltx_wizard.demo.lookalike_latents import (
+    audio_latents, condition_embeddings, video_latents, write_pt,
+)
 from ltx_wizard.demo.lookalike_media import make_clip_dataset
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
 
@@ -101,9 +103,11 @@ def test_bad_dataset_is_one_line_naming_file_and_fix(box, capsys):
 def test_existing_matching_precomputed_is_verified_and_reused(box, capsys):
     dataset = make_clip_dataset(box / "cats", 2)
     root = dataset.parent / ".precomputed"
-    for folder in ("latents", "conditions", "audio_latents"):
+    written = {"latents": video_latents(49, 544, 960), "audio_latents": audio_latents(1.96),
+               "conditions": condition_embeddings()}
+    for folder, tensors in written.items():
         for i in range(2):
-            write_pt(root / folder / "videos" / f"clip_{i:02d}.pt", video_latents(49, 544, 960))
+            write_pt(root / folder / "videos" / f"clip_{i:02d}.pt", tensors)
     before = {p: p.stat().st_mtime_ns for p in root.rglob("*.pt")}
     code, run, _ = plan(box, 2)
     assert code == 0, capsys.readouterr().err

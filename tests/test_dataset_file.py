@@ -5,6 +5,7 @@ tests that read clips run with ffprobe on PATH and with it hidden."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 
 import pytest
@@ -221,3 +222,37 @@ def test_bad_json_and_wrong_suffix_are_one_line(tmp_path):
     upper.write_text("[]")
     with pytest.raises(UsageError, match="lower"):
         read_dataset_file(upper)
+
+
+def test_output_names_are_the_trainers_for_every_kind_of_path(tmp_path):
+    from ltx_wizard.core.dataset.checks import _output_names
+
+    values = ["videos/a.mp4", " b.MOV ", "c", ".hidden", "d.", "e.tar.gz", "f/g/h.mp4", "./i.mp4",
+              "j//k.mp4", "../l.mp4", "/abs/m.mp4", "n\\o.mp4", "p/./q.mp4", "r/", "s..mp4"]
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps([{"caption": "c", "video": v} for v in values]))
+    ds = read_dataset_file(path)
+    assert _output_names(ds) == [ds.output_rel(r) for r in ds.rows]
+
+
+def test_an_unreadable_image_stops_the_preprocessing_as_it_stops_the_trainer(tmp_path):
+    write_clip(tmp_path / "a.mp4", frames=49, **SMALL)
+    (tmp_path / "still.jpg").write_bytes(b"not an image")
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps([{"caption": "c", "video": "a.mp4"},
+                                {"caption": "s", "video": "still.jpg"}]))
+    with pytest.raises(UsageError) as err:
+        _check(path, strategy=VIDEO_ONLY, buckets="960x544x1;960x544x49")
+    assert "still.jpg: cannot be read as an image" in err.value.message
+    assert "replace or take out that file" in err.value.message
+
+
+def test_without_pyav_ffprobe_refuses_an_unreadable_image_too(tmp_path, monkeypatch):
+    if shutil.which("ffprobe") is None:
+        pytest.skip("ffprobe is not installed here")
+    monkeypatch.setitem(sys.modules, "av", None)
+    (tmp_path / "still.png").write_bytes(b"not an image")
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps([{"caption": "s", "video": "still.png"}]))
+    with pytest.raises(UsageError, match="still.png: cannot be read as an image"):
+        _check(path, strategy=VIDEO_ONLY, buckets="960x544x1")

@@ -10,7 +10,9 @@ from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY
 from ltx_wizard.core.dataset.precomputed_check import verify_precomputed
 from ltx_wizard.core.preprocess.command import script_options
 from ltx_wizard.core.preprocess.progress import ProgressParser
-from ltx_wizard.demo.lookalike_latents import audio_latents, video_latents, write_pt
+from ltx_wizard.demo.lookalike_latents import (
+    audio_latents, condition_embeddings, video_latents, write_pt,
+)
 
 TYPER_SCRIPT = '''
 import typer
@@ -72,7 +74,7 @@ def _root(tmp_path: Path, shape=(49, 544, 960), audio=("a.pt", "b.pt")) -> Path:
     root = tmp_path / ".precomputed"
     for name in ("a.pt", "b.pt"):
         write_pt(root / "latents" / name, video_latents(*shape))
-        write_pt(root / "conditions" / name, {"x": (1, 2)})
+        write_pt(root / "conditions" / name, condition_embeddings())
     for name in audio:
         write_pt(root / "audio_latents" / name, audio_latents(2.0))
     return root

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ltx_wizard.commands.common import print_json
+from ltx_wizard.core.dataset.checks import READ_ALL_MAX
 from ltx_wizard.core.base.errors import EXIT_OK, EXIT_USAGE
 from ltx_wizard.core.plan.model_checks import CheckItem, all_ok, run_checks
 from ltx_wizard.core.base.text_safety import clean_text
@@ -32,8 +33,9 @@ def register(sub) -> None:
     p.add_argument("--data-root", metavar="DIR", help="preprocessed data root (holds the folders the shipped config reads: latents/, conditions/, audio_latents/)")
     p.add_argument("--dataset", metavar="FILE",
                    help="your clips' dataset file (.json, .jsonl, .csv): columns for the recipe, "
-                   "every media file, and each clip's frames, size and sound (ffprobe) against "
-                   "the bucket")
+                   "every media file, and each clip as the trainer's preprocessing takes it "
+                   "(frames, size, rotation, sound, read in-process with PyAV; past "
+                   f"{READ_ALL_MAX:,} clips a spread-out sample of {READ_ALL_MAX:,})")
     p.add_argument("--resolution-buckets", metavar="WxHxF",
                    help="with --dataset: the bucket(s) to check the clips against (default "
                    "960x544x49)")
@@ -74,6 +76,33 @@ def _line(item: CheckItem) -> str:
     return clean_text(f"FAIL  {item.name:<13} {item.error}")
 
 
+class ProgressLines:
+    """A big dataset's check as it goes, on stderr: one line redrawn on a terminal, a line per
+    tenth otherwise; nothing for a check of fewer than SHOWN_FROM items (done at once)."""
+
+    SHOWN_FROM = 2_000
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.last: tuple[str, int] | None = None
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if total < self.SHOWN_FROM:
+            return
+        step = int(100 * done / total) if self.tty else 10 * (10 * done // total)
+        if (what, step) == self.last:
+            return
+        self.last = (what, step)
+        line = f"check: {what} {done:,}/{total:,} ({100 * done // total}%)"
+        if self.tty:
+            end = "\n" if done >= total else ""
+            self.stream.write(f"\r\x1b[2K{line}{end}")
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
 def run(args: argparse.Namespace) -> int:
     if args.with_audio:
         print(
@@ -102,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
         video_only_choice=args.video_only,
         strategy=strategy,
         resolution_buckets=args.resolution_buckets,
+        on_progress=ProgressLines(sys.stderr) if args.dataset else None,
     )
     ok = all_ok(items)
     if args.json:

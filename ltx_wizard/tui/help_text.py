@@ -38,9 +38,9 @@ MIG) is asked for; then the model paths."""),
 - *Data root*: the folder the trainer's `scripts/process_dataset.py` wrote (it holds
   `latents/` and `conditions/`; by default `.precomputed` beside your dataset file), or the
   dataset file itself (`dataset.json`, `.jsonl` or `.csv` with `caption` and `video` columns):
-  its clips are checked now (frames, size, sound, with ffprobe when installed) and encoded after
-  approval, one sample before autotune and all of them after. Then give the bucket (WxHxF) and
-  an optional trigger word below it.
+  its clips are checked now (frames, size, rotation and sound, read as the trainer reads them)
+  and encoded after approval, one sample before autotune and all of them after. Then give the
+  bucket (WxHxF) and an optional trigger word below it.
 - *Trainer checkout*: your clone of LTX-2 (the monorepo root, where `uv sync` ran).
 - *Training mode*: LoRA, or a full fine-tune (2+ GPUs of the 80GB+ tier).
 

@@ -40,8 +40,10 @@ async def test_demo_from_clips_preprocesses_one_sample_then_autotunes_then_all(
         state = read_state(run)
         assert state.one_sample_done and not state.full_done
         assert not state.data_root.exists()  # the full preprocess waits for autotune
+        # `query`, not `query_one`: the screen may be pushed before its buttons are mounted
         await wait_until(pilot, lambda: not isinstance(app.screen, AutotuneScreen)
-                         or not app.screen.query_one("#continue").disabled, limit_s=300)
+                         or any(not b.disabled for b in app.screen.query("#continue")),
+                         limit_s=300)
         assert isinstance(app.screen, AutotuneScreen), [type(s).__name__ for s in app.screen_stack]
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: isinstance(app.screen, DoneScreen))

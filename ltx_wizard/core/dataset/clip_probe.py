@@ -70,10 +70,15 @@ def probe_clip(path: Path, *, fallback: bool = True) -> ClipFacts:
         why = "PyAV (the av package) is not installed"
         return _fallback(path, why, missing_av=True) if fallback else unread(path, why, via="none")
     try:
-        return _read(av, path)
+        container = av.open(str(path), metadata_errors="ignore")
     except Exception as exc:  # noqa: BLE001 - the trainer's filter catches every error alike
         why = _one_line(exc)
         return _fallback(path, why, missing_av=False) if fallback else unread(path, why)
+    try:  # opened: what PyAV says about the streams is the trainer's answer, no fallback
+        with container:
+            return _read(container, path)
+    except Exception as exc:  # noqa: BLE001
+        return unread(path, _one_line(exc))
 
 
 def _fallback(path: Path, why: str, *, missing_av: bool) -> ClipFacts:
@@ -90,34 +95,37 @@ def _fallback(path: Path, why: str, *, missing_av: bool) -> ClipFacts:
     return facts if facts.error is None or missing_av else unread(path, why)
 
 
-def _read(av, path: Path) -> ClipFacts:
+def _read(container, path: Path) -> ClipFacts:
     image = path.suffix.lower() in IMAGE_SUFFIXES
-    with av.open(str(path), metadata_errors="ignore") as container:
-        if not container.streams.video:
-            # the trainer's container.streams.video[0] raises: the clip is dropped
-            return unread(path, "no video stream", kind="image" if image else "video")
-        video = container.streams.video[0]
-        audio = container.streams.audio
-        width, height = video.codec_context.width or None, video.codec_context.height or None
-        if image:
-            return ClipFacts(path=path, kind="image", width=width, height=height, rotation=0,
-                             frames=1, fps=None, variable_fps=False, duration_s=None,
-                             has_audio=False, audio_codec=None, error=None, frames_from="image")
-        rate = video.average_rate or video.base_rate
-        frames, frames_from = _frames_from_header(video, rate)
-        mov = "mov" in str(container.format.name).split(",")
-        scan = _scan(container, video, count=frames is None, rotation=not mov)
-        if frames is None:
-            frames, frames_from = scan.packets, "counted"
-        rotation = (mp4_rotation(path) or 0) if mov else scan.rotation
-        variable = (_spread(scan.times) if scan.times else
-                    _rates_differ(video.average_rate, video.base_rate))
-        return ClipFacts(
-            path=path, kind="video", width=width, height=height, rotation=rotation,
-            frames=frames, fps=float(rate or 24),  # read_video: average, else base, else 24
-            variable_fps=variable, duration_s=_duration(container, video), has_audio=bool(audio),
-            audio_codec=(audio[0].codec_context.name if audio else None), error=None,
-            frames_from=frames_from)
+    if not container.streams.video:
+        # the trainer's container.streams.video[0] raises: the clip is dropped
+        return unread(path, "no video stream")
+    video = container.streams.video[0]
+    audio = container.streams.audio
+    width, height = video.codec_context.width or None, video.codec_context.height or None
+    if image:
+        # the trainer opens it with PIL, which reads the whole picture: decode it too (the
+        # header alone reads as an image2 stream of any bytes)
+        frame = next(container.decode(video=0))
+        width, height = frame.width, frame.height
+        return ClipFacts(path=path, kind="image", width=width, height=height, rotation=0,
+                         frames=1, fps=None, variable_fps=False, duration_s=None,
+                         has_audio=False, audio_codec=None, error=None, frames_from="image")
+    rate = video.average_rate or video.base_rate
+    frames, frames_from = _frames_from_header(video, rate)
+    mov = "mov" in str(container.format.name).split(",")
+    scan = _scan(container, video, count=frames is None, rotation=not mov)
+    if frames is None:
+        frames, frames_from = scan.packets, "counted"
+    rotation = (mp4_rotation(path) or 0) if mov else scan.rotation
+    variable = (_spread(scan.times) if scan.times else
+                _rates_differ(video.average_rate, video.base_rate))
+    return ClipFacts(
+        path=path, kind="video", width=width, height=height, rotation=rotation,
+        frames=frames, fps=float(rate or 24),  # read_video: average, else base, else 24
+        variable_fps=variable, duration_s=_duration(container, video), has_audio=bool(audio),
+        audio_codec=(audio[0].codec_context.name if audio else None), error=None,
+        frames_from=frames_from)
 
 
 def _frames_from_header(video, rate) -> tuple[int | None, str | None]:
@@ -219,8 +227,8 @@ def probe_clips(paths: Iterable[Path], *, workers: int | None = None,
 
 
 def _run(todo: list[Path], done, workers: int | None, cancelled) -> None:
-    count = workers or min(MAX_WORKERS, os.cpu_count() or 1)
-    if count <= 1 or len(todo) < PARALLEL_FROM:
+    count = max(1, workers or min(MAX_WORKERS, os.cpu_count() or 1))
+    if len(todo) < PARALLEL_FROM:
         for path in todo:
             if _is_set(cancelled):
                 raise ProbeCancelled()

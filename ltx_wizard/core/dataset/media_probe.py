@@ -58,6 +58,8 @@ def probe_with_ffprobe(path: Path, ffprobe: str) -> ClipFacts:
         return unread(path, "no video stream", via="ffprobe")
     width, height = _int(video.get("width")), _int(video.get("height"))
     if path.suffix.lower() in IMAGE_SUFFIXES:
+        if not width or not height:  # ffprobe names a stream for any bytes called .jpg
+            return unread(path, "no picture in it ffprobe can size", via="ffprobe")
         return ClipFacts(path=path, kind="image", width=width, height=height, rotation=0, frames=1,
                          fps=None, variable_fps=False, duration_s=None, has_audio=False,
                          audio_codec=None, error=None, frames_from="image", via="ffprobe")

@@ -1,9 +1,11 @@
 """An existing `.precomputed` folder checked against the dataset and the plan before reuse.
 
 The skill's Phase 7 step 1: the folders the recipe needs are there, each holds a file for every
-sample the dataset gives, and the video latents have the shape the bucket makes. A folder whose
-files all match is reused as it is; one with the right shapes but fewer samples is resumed (the
-preprocessing script skips samples already written); any mismatch is refused, never overwritten.
+sample the dataset gives, and every folder's tensors have the shapes the bucket and the sample's
+other files make (core/dataset/latent_checks.py: video, reference and audio latents, masks,
+text embeddings). A folder whose files all match is reused as it is; one with the right shapes
+but fewer samples is resumed (the preprocessing script skips samples already written); any
+mismatch is refused, never overwritten.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from typing import Any, Mapping
 
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.buckets import Bucket
-from ltx_wizard.core.dataset.sources import LATENTS, audio_folder, expected_file, required_folders
-from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.dataset.pt_shapes import latent_size
+from ltx_wizard.core.dataset.latent_checks import SampleShapes, folder_kinds
+from ltx_wizard.core.dataset.sources import (
+    audio_folder, expected_file, primary_folder, required_folders,
+)
 
-SHAPE_SAMPLES = 3  # latents read per check: the script writes one bucket set per run
+SHAPE_SAMPLES = 3  # samples read per check: the script writes one bucket set per run
 
 
 @record
@@ -57,22 +60,19 @@ def verify_precomputed(root: Path, strategy: Mapping[str, Any] | None, samples: 
         have = sum((root / folder / expected_file(folder, s)).is_file() for s in wanted)
         if have < len(wanted):
             missing.append((folder, len(wanted) - have))
-    mismatch = _shape_mismatch(root, samples, buckets) if LATENTS in folders else ""
+    mismatch = _shape_mismatch(root, strategy, samples, buckets)
     return Verification(root=root, exists=True, complete=not missing, mismatch=mismatch,
                         missing=tuple(missing))
 
 
-def _shape_mismatch(root: Path, samples: tuple[str, ...], buckets: tuple[Bucket, ...]) -> str:
-    wanted = {b.latent_shape(): b for b in buckets}
-    read = [s for s in samples if (root / LATENTS / s).is_file()][:SHAPE_SAMPLES]
+def _shape_mismatch(root: Path, strategy: Mapping[str, Any] | None, samples: tuple[str, ...],
+                    buckets: tuple[Bucket, ...]) -> str:
+    kinds = folder_kinds(strategy)
+    primary = primary_folder(required_folders(strategy))
+    read = [s for s in samples if (root / primary / s).is_file()][:SHAPE_SAMPLES]
+    fraction: dict[str, tuple[int, int]] = {}
     for sample in read:
-        try:
-            size = latent_size(root / LATENTS / sample)
-        except UsageError as exc:
-            return exc.message
-        if len(size) != 4 or tuple(size[1:]) not in wanted:
-            made = "x".join(map(str, size[1:]))
-            want = " or ".join("x".join(map(str, s)) for s in wanted)
-            return (f"{LATENTS}/{sample} has latents of {made} (frames x height x width), "
-                    f"the bucket(s) {';'.join(b.text() for b in buckets)} make {want}")
+        why = SampleShapes(root, sample, kinds, buckets, fraction).mismatch()
+        if why:
+            return why
     return ""

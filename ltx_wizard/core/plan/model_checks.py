@@ -83,6 +83,8 @@ def run_checks(
     env: Mapping[str, str] | None = None,
     inspected: CheckpointInfo | None = None,
     resolution_buckets: str | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None,
+    cancelled=None,
 ) -> list[CheckItem]:
     """Checkpoint and text encoder always get an item; VAEs when given or needed; others if given.
 
@@ -92,6 +94,8 @@ def run_checks(
     caller already read it (the TUI does, to show the VAE fields), so it is not read again.
     A split pack needs its video VAE always and its audio VAE only when `audio_vae_reason` says
     why the run loads it (see split_pack.audio_vae_reason; None: the run never does).
+    A dataset file's clips are read with `on_progress(what, done, total)` reports and stop
+    (ProbeCancelled) once `cancelled` (an Event or a callable) is set (core/dataset/checks.py).
     """
     items, ckpt = _model_items(checkpoint, text_encoder, cwd, inspected)
     split = ckpt is not None and ckpt.is_split_pack
@@ -100,7 +104,7 @@ def run_checks(
         if strategy is None:
             strategy = shipped_strategy(trainer_root, cwd=cwd, env=env)
         items.append(_data_item(data_root, strategy, video_only_choice, video_only_option, cwd,
-                                resolution_buckets))
+                                resolution_buckets, on_progress, cancelled))
     if trainer_root is not None:
         items.append(_checkout_item(trainer_root, cwd, env))
     return items
@@ -175,7 +179,7 @@ def _vae_items(ckpt: CheckpointInfo | None, split: bool, video_vae: PathLike | N
 
 def _data_item(data_root: PathLike, strategy: Mapping, video_only_choice: bool,
                video_only_option: str, cwd: PathLike | None,
-               buckets: str | None = None) -> CheckItem:
+               buckets: str | None = None, on_progress=None, cancelled=None) -> CheckItem:
     if video_only_choice:
         strategy = video_only(strategy)
     video_only_data: list[bool] = []
@@ -184,7 +188,8 @@ def _data_item(data_root: PathLike, strategy: Mapping, video_only_choice: bool,
     def do_data() -> str:
         try:
             if is_dataset_file(data_root):  # clips to preprocess: core/dataset/checks.py
-                report = check_dataset_file(data_root, strategy, buckets, cwd=cwd)
+                report = check_dataset_file(data_root, strategy, buckets, cwd=cwd,
+                                            on_progress=on_progress, cancelled=cancelled)
                 warnings.extend(report.warnings)
                 return "; ".join([report.describe(), *report.warnings])
             info = inspect_data_root(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -22,6 +22,8 @@ from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.dataset.precomputed_check import Verification, verify_precomputed
+from ltx_wizard.core.dataset.silent_clips import lacking_audio, silent_advice
+from ltx_wizard.core.dataset.sources import audio_folder
 from ltx_wizard.core.dataset.loader_batches import samples_needed
 from ltx_wizard.core.preprocess.command import (
     SCRIPT_REL, command, preprocess_args, script_options,
@@ -31,6 +33,7 @@ from ltx_wizard.core.preprocess.run import run_logged
 from ltx_wizard.core.preprocess.trigger_record import record_trigger, trigger_change
 from ltx_wizard.core.preprocess.state import (
     PreprocessState, Step, mark_done, one_sample_root, read_state, write_one_sample_file,
+    write_state,
 )
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
@@ -104,7 +107,7 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
                 os.unlink(scratch)  # the skill: scratch, never left in the dataset folder
     if code != 0:
         raise WizardError(f"the {STEP_TITLES[step]} failed (exit {code}); its output is in {log}")
-    verification = _verify(run_dir, state, output, samples, log, step)
+    verification = _verify(run_dir, state, output, samples, log, step, parser)
     if step == "full":  # the data root says which trigger word its embeddings carry
         record_trigger(output, state.spec.lora_trigger)
     mark_done(run_dir, step)
@@ -134,19 +137,42 @@ async def _run(state: PreprocessState, dataset: Path, output: Path, log: Path,
 
 
 def _verify(run_dir: Path, state: PreprocessState, output: Path, samples: tuple[str, ...],
-            log: Path, step: Step) -> Verification:
-    check = verify_precomputed(output, run_strategy(run_dir), samples,
+            log: Path, step: Step, parser: ProgressParser) -> Verification:
+    strategy = run_strategy(run_dir)
+    check = verify_precomputed(output, strategy, samples,
                                parse_buckets(state.spec.buckets), silent=state.silent)
     if check.mismatch:
         raise WizardError(f"the {STEP_TITLES[step]} wrote data that does not match the plan: "
                           f"{check.mismatch} (output in {log})")
     if not check.complete:
+        _require_sound(run_dir, state, output, samples, log, step, parser, strategy, check)
         gaps = "; ".join(f"{folder}/ lacks {n} of {len(samples)}" for folder, n in check.missing)
         raise WizardError(
             f"the {STEP_TITLES[step]} left samples incomplete ({gaps}): the script skips clips "
             f"quietly (too short, unreadable, or no audio decoder); see {log}, fix the clips or "
             "the audio setup (uv run python -c \"import torchaudio\"), then run it again")
     return check
+
+
+def _require_sound(run_dir: Path, state: PreprocessState, output: Path, samples: tuple[str, ...],
+                   log: Path, step: Step, parser: ProgressParser, strategy, check) -> None:
+    """Only audio latents missing: name those clips and the ways on (dataset/silent_clips.py);
+    they are recorded as silent, so that running the step again goes on without them."""
+    audio = audio_folder(strategy)
+    if audio is None or [f for f, _ in check.missing] != [audio]:
+        return
+    lacking = lacking_audio(read_dataset_file(state.dataset_file), output, audio, samples)
+    if not lacking:
+        return
+    silent = tuple(dict.fromkeys(state.silent + tuple(s for _, s in lacking)))
+    write_state(run_dir, replace(state, silent=silent))
+    rerun = (f"ltx-wizard preprocess {run_dir}{' --one-sample' if step == 'one' else ''}"
+             f"{' --simulate PRESET' if state.simulate else ''}")
+    left = [s for s in state.samples if s not in silent]
+    reported = parser.audio_counts[1] if parser.audio_counts else None
+    raise WizardError(silent_advice(lacking, step=STEP_TITLES[step], reported=reported,
+                                    dataset=state.dataset_file, log=log,
+                                    rerun=rerun if left else None))
 
 
 def _reconcile(parser: ProgressParser) -> list[str]:

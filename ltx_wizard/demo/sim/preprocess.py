@@ -63,7 +63,9 @@ def _captions(ds, out: Path, overwrite: bool) -> None:
     for i, row in enumerate(rows):
         _bar("Processing captions", i, len(rows))
         _wait("captions")
-        _save(out / "conditions" / ds.output_rel(row), condition_embeddings(), overwrite)
+        # process_captions.py: the audio features too, from the model's audio connector
+        _save(out / "conditions" / ds.output_rel(row),
+              {**condition_embeddings(), "audio_prompt_embeds": (1024, 2048)}, overwrite)
     _bar("Processing captions", len(rows), len(rows), end="\n")
 
 
@@ -106,13 +108,26 @@ def _bucket_of(buckets: tuple[Bucket, ...], facts: ClipFacts) -> tuple[Bucket, f
     return bucket, (1.0 if facts.kind == "image" else float(facts.fps or 24))
 
 
+def _scaled(bucket: Bucket, factor: int) -> Bucket:
+    # mirrors process_videos.py compute_scaled_resolution_buckets (its checks and messages)
+    for side, size in (("Height", bucket.height), ("Width", bucket.width)):
+        if size % factor:
+            raise ValueError(f"{side} {size} is not evenly divisible by scale factor {factor}. "
+                             f"Choose a scale factor that divides {size} evenly.")
+        if size // factor % 32:
+            raise ValueError(f"Scaled {side.lower()} {size // factor} (from {size} / {factor}) is "
+                             "not divisible by 32. Choose a different scale factor or adjust "
+                             "your resolution buckets.")
+    return Bucket(bucket.width // factor, bucket.height // factor, bucket.frames)
+
+
 def _references(ds, buckets: tuple[Bucket, ...], factor: int, out: Path, overwrite: bool) -> None:
     # mirrors process_dataset.py: compute_latents again on the reference column, its buckets
     # scaled down by --reference-downscale-factor, named after the main video
     if factor > 1 and len(buckets) > 1:
         raise ValueError("When using --reference-downscale-factor > 1, only a single resolution "
                          "bucket is supported.")
-    scaled = tuple(Bucket(b.width // factor, b.height // factor, b.frames) for b in buckets)
+    scaled = tuple(_scaled(b, factor) for b in buckets)
     for row, facts in _kept_videos(ds, scaled, role="reference_video"):
         b, fps = _bucket_of(scaled, facts)
         _save(out / "reference_latents" / ds.output_rel(row),
