@@ -70,7 +70,7 @@ async def caption_rows(session) -> list[dict]:
                     f"{session.choice.gpu}; its output: {server.log}")
         session.choice = replace(session.choice, vllm_url=await server.start(
             on_wait=lambda s: session.asker.progress("captioner server", int(s), 0)))
-        session.say("Captioner server ready (its address and output: the log above)")
+        session.say("Captioner server ready (its address is in the server log named above)")
     try:
         instruction = await _spot_check(session, pending)
         await _full_pass(session, pending, instruction)
