@@ -63,15 +63,15 @@ async def caption_rows(session) -> list[dict]:
         raise UsageError(f"{len(pending)} clip(s) have no caption (first: {first}) and no "
                          f"captioner runs here: {session.choice.why}")
     server = None
-    if session.choice.start_server:
-        server = CaptionerServer(session.runner, session.log("captioner-server"), session.env,
-                                 gpu=session.choice.gpu)
-        session.say(f"Starting the Qwen3-Omni server (scripts/serve_captioner.py) on GPU "
-                    f"{session.choice.gpu}; its output: {server.log}")
-        session.choice = replace(session.choice, vllm_url=await server.start(
-            on_wait=lambda s: session.asker.progress("captioner server", int(s), 0)))
-        session.say("Captioner server ready (its address is in the server log named above)")
-    try:
+    try:  # the server is stopped however this ends: a failed start, a cancel, a stop
+        if session.choice.start_server:
+            server = CaptionerServer(session.runner, session.log("captioner-server"),
+                                     session.env, gpu=session.choice.gpu)
+            session.say(f"Starting the Qwen3-Omni server (scripts/serve_captioner.py) on GPU "
+                        f"{session.choice.gpu}; its output: {server.log}")
+            session.choice = replace(session.choice, vllm_url=await server.start(
+                on_wait=lambda s: session.asker.progress("captioner server", int(s), 0)))
+            session.say("Captioner server ready (its address is in the server log named above)")
         instruction = await _spot_check(session, pending)
         await _full_pass(session, pending, instruction)
     finally:
