@@ -22,8 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ltx_wizard.tui.app import WizardApp
 
-COMMANDS = ("probe", "check", "discover", "plan", "preprocess", "autotune", "status", "models",
-            "setup", "eval")
+COMMANDS = ("probe", "check", "discover", "prepare", "plan", "preprocess", "autotune", "status",
+            "models", "setup", "eval")
 
 
 def _commands_needed(argv: Sequence[str] | None) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ The demo folder is rebuilt at a fixed path and the clocks are frozen, so the pat
 same on every run; step times come from the simulated trainer and vary a little.
 Written files: 01-probe.svg 02-gate.svg 03-vram-ask.svg 04-paths.svg 05-pick.svg 06-summary.svg
 07-autotune.svg 08-autotune-done.svg 09-confirm-cancel.svg 10-done.svg 11-existing-run.svg 12-help.svg
+13-prepare.svg 14-prepare-spot-check.svg 15-prepare-done.svg
 """
 
 from __future__ import annotations
@@ -178,6 +179,35 @@ async def results(out: Path, size: tuple[int, int]) -> None:
         _shot(app, out, "15-results.svg")
 
 
+async def prepare_flow(out: Path, size: tuple[int, int]) -> None:
+    """The Prepare screen from the demo's raw clips: the form, the spot check, the result."""
+    from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
+    from ltx_wizard.tui.dialogs.spot_check import SpotCheckDialog
+
+    app = _app(demo_data="raw")
+    async with app.run_test(size=size) as pilot:
+        await _settle(pilot)
+        await pilot.press("ctrl+n")
+        await _until(pilot, lambda: (DEMO_ROOT / "raw-clips" / "quiet.mp4").is_file())
+        await _settle(pilot)
+        app.screen.query_one("#prep-split").value = True
+        app.screen.query_one("#prep-holdout").value = "1"
+        await _settle(pilot)
+        _shot(app, out, "16-prepare.svg")
+        await pilot.press("ctrl+n")
+        for topic in ("scenes", "rotated"):  # the scene split, then the upright copy
+            await _until(pilot, lambda: isinstance(app.screen, ConfirmDialog)
+                         and topic in app.screen.question)
+            await pilot.press("y")
+        await _until(pilot, lambda: isinstance(app.screen, SpotCheckDialog))
+        await pilot.pause()
+        _shot(app, out, "17-prepare-spot-check.svg")
+        await pilot.press("a")
+        await _until(pilot, lambda: getattr(app.screen, "result", None) is not None)
+        await _settle(pilot)
+        _shot(app, out, "18-prepare-done.svg")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="screenshots", help="folder for the SVG files")
@@ -192,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(dialogs(out, (cols, rows)))
         asyncio.run(setup_offers(out, (cols, rows)))
         asyncio.run(results(out, (cols, rows)))
+        shutil.rmtree(DEMO_ROOT, ignore_errors=True)
+        asyncio.run(prepare_flow(out, (cols, rows)))
     finally:
         shutil.rmtree(DEMO_ROOT, ignore_errors=True)
     return 0

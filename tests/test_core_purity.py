@@ -75,7 +75,8 @@ def test_look_alikes_simulator_and_demo_builder_live_outside_the_core():
     assert {p.name for p in demo.glob("lookalike_*.py")} == {
         "lookalike_checkout.py", "lookalike_models.py", "lookalike_recipes.py",
         "lookalike_media.py", "lookalike_latents.py", "lookalike_layouts.py",
-        "lookalike_pipelines.py"}
+        "lookalike_pipelines.py", "lookalike_raw_clips.py", "lookalike_prepare_scripts.py",
+        "lookalike_caption_scripts.py"}
     assert (demo / "sim" / "trainer.py").is_file() and (demo / "builder.py").is_file()
 
 

@@ -3,6 +3,6 @@
 Packages by phase, each importing only from those before it (pyproject.toml's "core-layers"
 contract, run by tests/test_core_purity.py):
 
-    base -> io -> gpu -> inputs -> dataset -> preprocess -> tuning -> validation -> launch
-         -> plan -> autotune -> monitor
+    base -> io -> gpu -> inputs -> dataset -> preprocess -> prepare -> tuning -> validation
+         -> launch -> plan -> autotune -> monitor
 """

@@ -210,6 +210,9 @@ def make_checkout(
     (trainer / "docs").mkdir(parents=True, exist_ok=True)
     (trainer / "scripts" / "train.py").write_text(TRAIN_SCRIPT, encoding="utf-8")
     write_process_dataset(root)
+    from ltx_wizard.demo.lookalike_prepare_scripts import write_prepare_scripts
+
+    write_prepare_scripts(root)  # split_scenes, caption_videos, serve_captioner, compute_reference
     (trainer / "configs" / STANDARD_CONFIG).write_text(STANDARD_TEXT, encoding="utf-8")
     (trainer / "configs" / LOW_VRAM_CONFIG).write_text(LOW_VRAM_TEXT, encoding="utf-8")
     if recipes:

@@ -124,6 +124,8 @@ class WizardApp(PhaseNavigation, App[int]):
             demo = build_demo(root, simulate=self.options.simulate)
             if self.options.demo_data == "clips":
                 data = demo.dataset_file
+            elif self.options.demo_data == "raw":  # raw clips: the Prepare screen first
+                data = None
             else:
                 data = demo.data_root
             self.state.edit_request(

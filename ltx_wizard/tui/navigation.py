@@ -138,6 +138,18 @@ class PhaseNavigation:
         if not isinstance(self.screen, screen_type):
             self.push_screen(screen_type())
 
+    def open_data_step(self) -> None:
+        """No data given yet: the Prepare screen (raw clips to a dataset file) comes first."""
+        if self.state.request.data_root is not None:
+            self.open_paths()
+        else:
+            self.open_prepare()
+
+    def open_prepare(self) -> None:
+        from ltx_wizard.tui.screens.prepare import PrepareScreen
+
+        self._open_phase(PrepareScreen)
+
     def open_paths(self) -> None:
         from ltx_wizard.tui.screens.paths import PathsScreen
 

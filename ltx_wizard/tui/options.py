@@ -39,7 +39,7 @@ class WizardOptions:
     engine_factory: Callable[..., Any] | None = None  # replaces AutotuneEngine (scripted tests)
     sim_env: dict[str, str] = field(default_factory=dict)  # more env for simulated trials (tests)
     host_fn: Callable[[Path], Any] | None = None  # run folder -> host_limits.HostReadings
-    demo_data: str = "clips"  # --demo starts from "clips" (dataset.json) or "latents"
+    demo_data: str = "clips"  # --demo starts from "clips" (dataset.json), "latents" or "raw"
     # After the probe: the setup offers and the intent question (screens/setup.py, intent.py);
     # False goes straight to Paths (tests of the later screens start there).
     first_run_screens: bool = True

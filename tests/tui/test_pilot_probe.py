@@ -5,7 +5,7 @@ from __future__ import annotations
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.tui.dialogs.gate import GateDialog
 from ltx_wizard.tui.dialogs.vram_ask import VramAskDialog
-from ltx_wizard.tui.screens.paths import PathsScreen
+from ltx_wizard.tui.screens.prepare import PrepareScreen
 from ltx_wizard.tui.screens.probe import ProbeScreen
 from tests.tui.helpers import fake_probe, make_app, settle
 
@@ -46,7 +46,7 @@ async def test_gate_try_anyway_goes_on_at_own_risk():
         await pilot.pause()
         await pilot.press("t")
         await settle(pilot)
-        assert isinstance(app.screen, PathsScreen)
+        assert isinstance(app.screen, PrepareScreen)  # no data given yet: the clips come first
         assert app.state.accept_risk is True
         probe_screen = next(s for s in app.screen_stack if isinstance(s, ProbeScreen))
         assert "AT YOUR OWN RISK" in str(probe_screen.query_one("#tier").render())
@@ -67,7 +67,7 @@ async def test_unknown_memory_asks_for_gb_and_rejects_nonsense():
         assert "4096" in _text(app, "#gb-error")
         await pilot.press("backspace", "1", "2", "8", "enter")
         await settle(pilot)
-        assert isinstance(app.screen, PathsScreen)
+        assert isinstance(app.screen, PrepareScreen)  # no data given yet: the clips come first
         assert app.state.assessment.per_gpu_vram_gb == 128
         assert app.state.assessment.tier.display_name == "80GB+ tier"
 

@@ -23,6 +23,7 @@ from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.model_paths import resolve_user_path
 from ltx_wizard.core.dataset.precomputed_check import Verification, verify_precomputed
 from ltx_wizard.core.preprocess.command import PreprocessSpec
+from ltx_wizard.core.preprocess.trigger_record import trigger_change
 
 
 @dataclass(frozen=True)
@@ -31,10 +32,11 @@ class DatasetPlan:
     data_root: Path
     spec: PreprocessSpec
     verification: Verification
+    reencode: str = ""  # why every sample is encoded again (the trigger word changed)
 
     @property
     def reused(self) -> bool:
-        return self.verification.reusable
+        return self.verification.reusable and not self.reencode
 
 
 def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None, *,
@@ -62,7 +64,8 @@ def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None,
         lora_trigger=(lora_trigger or "").strip() or None,
         skip_audio=audio_folder(strategy) is None,
         load_text_encoder_in_8bit=load_text_encoder_in_8bit)
-    return DatasetPlan(report=report, data_root=root, spec=spec, verification=verification)
+    return DatasetPlan(report=report, data_root=root, spec=spec, verification=verification,
+                       reencode=trigger_change(root, spec.lora_trigger) or "")
 
 
 def planned_root_info(plan: DatasetPlan, strategy: Mapping[str, Any] | None) -> DataRootInfo:
@@ -89,4 +92,6 @@ def plan_notes(plan: DatasetPlan, given_buckets: str | None) -> tuple[list[str],
     warnings = list(plan.report.warnings)
     if plan.verification.exists:
         warnings.append(plan.verification.describe())
+    if plan.reencode:
+        warnings.append(f"{plan.data_root}: {plan.reencode}")
     return assumptions, warnings

@@ -31,6 +31,7 @@ from ltx_wizard.core.preprocess.command import (
 from ltx_wizard.core.preprocess.progress import ProgressParser
 from ltx_wizard.core.preprocess.outputs import failure, remove_orphans, require_output_root
 from ltx_wizard.core.preprocess.run import run_logged
+from ltx_wizard.core.preprocess.trigger_record import record_trigger, trigger_change
 from ltx_wizard.core.preprocess.state import (
     PreprocessState, Step, mark_done, one_sample_root, read_state, write_one_sample_file,
     write_state,
@@ -111,8 +112,10 @@ async def _run_step_locked(run_dir: Path, step: Step, env: Mapping[str, str] | N
     log = run_dir / "logs" / LOG_NAMES[step]
     code = None
     try:
+        # a changed trigger word re-encodes the data root (core/preprocess/trigger_record.py)
+        again = step == "full" and trigger_change(output, state.spec.lora_trigger) is not None
         code, parser = await _run(run_dir, state, dataset, output, log, env, on_progress,
-                                  overwrite=step == "one", stand_in=stand_in)
+                                  overwrite=step == "one" or again, stand_in=stand_in)
     finally:
         if scratch is not None:
             with contextlib.suppress(OSError):
@@ -122,6 +125,8 @@ async def _run_step_locked(run_dir: Path, step: Step, env: Mapping[str, str] | N
     if code != 0:
         raise failure(STEP_TITLES[step], code, log, output)
     verification = _verify(run_dir, state, output, samples, log, step, parser)
+    if step == "full":  # the data root says which trigger word its embeddings carry
+        record_trigger(output, state.spec.lora_trigger)
     mark_done(run_dir, step)
     return StepResult(step, ran=True, verification=verification,
                       warnings=tuple(_reconcile(parser)), log=log)

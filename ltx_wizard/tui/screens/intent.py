@@ -149,10 +149,10 @@ class IntentScreen(WizardScreen):
         state = self.app.state
         state.edit_request(recipe=chosen.recipe,
                            video_only=chosen.video_only or state.request.video_only)
-        self.app.open_paths()
+        self.app.open_data_step()
 
     def action_skip(self) -> None:
-        self.app.open_paths()
+        self.app.open_data_step()
 
     def action_back(self) -> None:
         self.leave()
@@ -169,7 +169,7 @@ def after_probe(app) -> None:
     (screens/setup.py; not for --demo or simulated GPUs, whose trainer is the simulated one), then
     this question, then Paths. `first_run_screens=False` goes straight to Paths."""
     if not app.options.first_run_screens:
-        app.open_paths()
+        app.open_data_step()
         return
 
     def ask() -> None:

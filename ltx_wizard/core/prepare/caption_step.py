@@ -1,0 +1,181 @@
+"""The caption stage of the prepare flow: captions already there are kept (the rows' own, a
+file of yours, an earlier run's captions.json) unless a recaption was asked; the rest go
+through caption_videos.py, three first for the spot check (shown in full, approved before the
+full pass: the skill's hard gate), then the others. The local Qwen3-Omni server, when the wizard
+started it, is stopped however the stage ends. A clip left without a caption is named, and only
+left out when the user says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.dataset.rows import DATASET_MAX_BYTES
+from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.io.safe_fs import write_text
+from ltx_wizard.core.prepare.captioner import CaptionerServer
+from ltx_wizard.core.prepare.captions import (
+    CAPTIONS_FILE, CaptionRun, captions_from_file, queue_names, read_captions, run_captions,
+    spot_clips,
+)
+from ltx_wizard.core.prepare.request import SpotCheckStop
+
+
+def _known(session) -> tuple[dict[str, str], dict[str, str]]:
+    req = session.request
+    known = {} if req.recaption else read_captions(session.dataset_dir / CAPTIONS_FILE)
+    by_name: dict[str, str] = {}
+    if req.captions_file:
+        mine, by_name = captions_from_file(req.captions_file)
+        known.update(mine)
+    return known, by_name
+
+
+def pending_rows(session) -> list[dict]:
+    """Rows still without a caption; the others get theirs from what is known."""
+    column, video = session.staged.caption_column, session.video_column
+    known, by_name = _known(session)
+    pending = []
+    for row in session.rows + getattr(session, "supplied", []):  # your held-out clips too
+        if str(row.get(column, "")).strip() and not session.request.recaption:
+            continue
+        real = os.path.realpath(session.dataset_dir / row[video])
+        caption = known.get(real) or by_name.get(Path(row[video]).name)
+        if caption:
+            row[column] = caption
+        else:
+            pending.append(row)
+    return pending
+
+
+async def caption_rows(session) -> list[dict]:
+    pending = pending_rows(session)
+    if not pending:
+        total = len(session.rows) + len(getattr(session, "supplied", []))
+        session.say(f"Captions: every clip has one ({total}); none made")
+        return session.rows
+    if session.choice.backend == "none":
+        first = pending[0][session.video_column]
+        raise UsageError(f"{len(pending)} clip(s) have no caption (first: {first}) and no "
+                         f"captioner runs here: {session.choice.why}")
+    server = None
+    try:  # the server is stopped however this ends: a failed start, a cancel, a stop
+        if session.choice.start_server:
+            server = CaptionerServer(session.runner, session.log("captioner-server"),
+                                     session.env, gpu=session.choice.gpu)
+            session.say(f"Starting the Qwen3-Omni server (scripts/serve_captioner.py) on GPU "
+                        f"{session.choice.gpu}; its output: {server.log}")
+            session.choice = replace(session.choice, vllm_url=await server.start(
+                on_wait=lambda s: session.asker.progress("captioner server", int(s), 0)))
+            session.say("Captioner server ready (its address is in the server log named above)")
+        instruction = await _spot_check(session, pending)
+        await _full_pass(session, pending, instruction)
+    finally:
+        if server is not None:
+            await server.stop()
+            session.say("Captioner server stopped (its GPU memory is free for preprocessing)")
+    return await _settle_failures(session)
+
+
+async def _spot_check(session, pending: list[dict]) -> str | None:
+    video, column = session.video_column, session.staged.caption_column
+    chosen = spot_clips([r[video] for r in pending])
+    names = queue_names(chosen)
+    instruction, override = session.request.instruction, session.request.recaption
+    while True:
+        run = await run_captions(
+            session.runner, session.choice, {n: session.dataset_dir / rel for n, rel in
+                                             names.items()},
+            session.dataset_dir, session.run_dir, spot=True, log=session.log("captions-spot"),
+            env=session.env, instruction=instruction, override=override)
+        shown = [(rel, _caption_of(session, rel, run)) for rel in chosen]
+        verdict = await session.asker.approve_captions(shown)
+        if verdict is True:
+            break
+        if verdict is False:
+            raise SpotCheckStop("stopped at the caption spot check: only the samples were "
+                                f"captioned ({session.dataset_dir / 'preview-captions.json'}); "
+                                "run again to go on, with --instruction TEXT to change the prompt")
+        instruction, override = _checked_instruction(session, str(verdict)), True
+    approved = {rel: run.captions[os.path.realpath(session.dataset_dir / rel)]
+                for rel in chosen if os.path.realpath(session.dataset_dir / rel) in run.captions}
+    for row in pending:
+        if row[video] in approved:
+            row[column] = approved[row[video]]
+    _remember(session, approved)
+    return instruction
+
+
+def _caption_of(session, rel: str, run: CaptionRun) -> str:
+    caption = run.captions.get(os.path.realpath(session.dataset_dir / rel))
+    if caption:
+        return caption
+    why = next((w for n, w in run.failed if n.endswith(Path(rel).name)), "no caption")
+    return f"(failed: {why})"
+
+
+def _checked_instruction(session, text: str) -> str:
+    trigger = (session.request.lora_trigger or "").strip()
+    if trigger and trigger.lower() in text.lower():
+        raise UsageError(f"the instruction names the trigger word {trigger!r}: it is prepended at "
+                         "preprocessing (--lora-trigger); keep it out of the captions")
+    return text
+
+
+def _remember(session, captions: dict[str, str]) -> None:
+    """Approved captions into captions.json (caption_videos.py's format), so a rerun keeps them."""
+    path = session.dataset_dir / CAPTIONS_FILE
+    entries = []
+    if path.is_file():
+        entries = json.loads(read_text(path, what="captions file", limit=DATASET_MAX_BYTES))
+    have = {os.path.realpath(path.parent / e.get("media_path", "")) for e in entries}
+    for rel, caption in captions.items():
+        if os.path.realpath(session.dataset_dir / rel) not in have:
+            entries.append({"caption": caption, "media_path": rel})
+    write_text(path, json.dumps(entries, indent=2, ensure_ascii=False), root=session.run_dir)
+
+
+async def _full_pass(session, pending: list[dict], instruction: str | None) -> None:
+    video, column = session.video_column, session.staged.caption_column
+    rest = [r for r in pending if not str(r.get(column, "")).strip()]
+    if not rest:
+        return
+    names = queue_names([r[video] for r in rest])
+    session.say(f"Captioning {len(rest)} clip(s) with {session.choice.backend}...")
+    run = await run_captions(
+        session.runner, session.choice, {n: session.dataset_dir / rel for n, rel in names.items()},
+        session.dataset_dir, session.run_dir, spot=False, log=session.log("captions"),
+        env=session.env, instruction=instruction, override=session.request.recaption,
+        on_count=lambda d, t: session.asker.progress("captions", d, t))
+    for row in rest:
+        caption = run.captions.get(os.path.realpath(session.dataset_dir / row[video]))
+        if caption:
+            row[column] = caption
+    session.failed = [(names[n], why) for n, why in run.failed if n in names]
+
+
+async def _settle_failures(session) -> list[dict]:
+    column, video = session.staged.caption_column, session.video_column
+    has = lambda r: bool(str(r.get(column, "")).strip())  # noqa: E731
+    supplied = getattr(session, "supplied", [])
+    missing = [r for r in session.rows + supplied if not has(r)]
+    if not missing:
+        return session.rows
+    why = dict(getattr(session, "failed", []))
+    for row in missing:
+        session.say(f"{row[video]}: no caption ({why.get(row[video], 'not captioned')})")
+    question = (f"{len(missing)} of {len(session.rows) + len(supplied)} clip(s) have no caption "
+                "(named above). Leave them out of the dataset? (No stops here; a rerun captions "
+                "only those.)")
+    if not await session.asker.confirm(question, topic="leave-out"):
+        raise WizardError(f"{len(missing)} clip(s) have no caption (first: {missing[0][video]}: "
+                          f"{why.get(missing[0][video], 'not captioned')}): run prepare again to "
+                          "retry only those (the others' captions are kept), or answer yes to "
+                          "leave them out")
+    session.say(f"Left out {len(missing)} clip(s) without a caption")
+    session.supplied = [r for r in supplied if has(r)]
+    return [r for r in session.rows if has(r)]

@@ -1,0 +1,75 @@
+"""The held-out set the skill keeps aside for the post-training evaluation (phases/
+prepare-dataset.md, Step 5): never seen in training, written to `dataset/holdout.jsonl` (one
+JSON object per line, the same columns as dataset.json) and removed from dataset.json.
+
+A set the user supplied is used as it is. Otherwise about 10 % is reserved, at least one and at
+most MAX_AUTO (a handful is enough to judge generalisation); a dataset of tens of samples is the
+user's call (reserve 1-2, or skip), asked, never decided for them. The pick is seeded (42) so a
+rerun holds out the same samples.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.records import record
+
+SEED = 42
+FRACTION = 0.10
+MAX_AUTO = 10
+SMALL = 50  # fewer samples: ask (the skill: "tens of samples or fewer")
+HOLDOUT_FILE = "holdout.jsonl"
+
+
+@record
+class HoldoutPlan:
+    count: int  # samples to hold out (0: none)
+    why: str
+
+
+def parse_holdout(text: str | None) -> int | str | None:
+    """--holdout: a count (0 skips), or a file/folder of your own held-out samples."""
+    if text is None:
+        return None
+    stripped = text.strip()
+    if stripped.isdigit():
+        return int(stripped)
+    if not stripped:
+        raise UsageError("--holdout: give a count (0 skips) or your held-out file or folder")
+    return stripped
+
+
+def plan_holdout(total: int, asked: int | None) -> HoldoutPlan | None:
+    """How many to hold out of `total` samples; None: a small set, so the user must choose."""
+    if asked is not None:
+        if asked >= total:
+            raise UsageError(f"--holdout {asked}: the dataset has {total} samples; at least one "
+                             "must be left to train on")
+        return HoldoutPlan(count=asked, why="as asked" if asked else "skipped, as asked")
+    if total < 2:
+        return HoldoutPlan(count=0, why=f"skipped: {total} sample cannot spare one")
+    if total < SMALL:
+        return None
+    count = min(max(1, round(total * FRACTION)), MAX_AUTO)
+    return HoldoutPlan(count=count, why=f"about {FRACTION:.0%} of {total}, at most {MAX_AUTO}, "
+                       f"seed {SEED}")
+
+
+def small_question(total: int) -> str:
+    return (f"The dataset has {total} samples. Reserving a holdout meaningfully reduces what is "
+            "left to train on. Reserve 1 or 2 for the post-training evaluation, or skip it (the "
+            "evaluation then only renders in-distribution prompts)?")
+
+
+def pick(ids: list[str], count: int) -> list[str]:
+    """`count` ids chosen with seed 42, in dataset order."""
+    if count <= 0:
+        return []
+    chosen = set(random.Random(SEED).sample(range(len(ids)), count))
+    return [ids[i] for i in sorted(chosen)]
+
+
+def skip_note() -> str:
+    return ("Skipping holdout: the post-training evaluation will only render in-distribution "
+            "prompts; true generalisation is not testable for this run.")

@@ -1,0 +1,49 @@
+"""The trigger word a data root's text embeddings were encoded with, recorded beside them.
+
+process_captions.py prepends the `--lora-trigger` word to each caption before encoding it and
+skips a sample whose conditions file exists unless `--overwrite` is given: a trigger word changed
+after preprocessing would silently train on the old embeddings. The full preprocess therefore
+records the word it encoded with (`.ltx-wizard-trigger.json` in the data root, a file the
+trainer never reads), and a plan whose word differs re-encodes with --overwrite.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.io.safe_fs import write_text
+
+RECORD = ".ltx-wizard-trigger.json"
+
+
+def encoded_trigger(root: Path) -> tuple[bool, str | None]:
+    """(known, word): whether the root says what it was encoded with, and the word (None: none)."""
+    path = Path(root) / RECORD
+    if not path.is_file():
+        return False, None
+    try:
+        data = json.loads(read_text(path, what="trigger record", limit=64 * 1024))
+    except (ValueError, OSError, Exception):  # a damaged record is no record
+        return False, None
+    if not isinstance(data, dict) or "lora_trigger" not in data:
+        return False, None
+    word = data["lora_trigger"]
+    return True, word if isinstance(word, str) and word else None
+
+
+def trigger_change(root: Path, wanted: str | None) -> str | None:
+    """Why the root's embeddings must be re-encoded for `wanted`, or None (same word, or the
+    root does not say which word it has)."""
+    known, had = encoded_trigger(root)
+    wanted = (wanted or "").strip() or None
+    if not known or had == wanted:
+        return None
+    said = lambda w: repr(w) if w else "no trigger word"  # noqa: E731
+    return (f"its text embeddings were encoded with {said(had)}, this plan uses {said(wanted)}: "
+            "the full preprocess re-encodes every sample with --overwrite")
+
+
+def record_trigger(root: Path, word: str | None) -> None:
+    write_text(Path(root) / RECORD, json.dumps({"lora_trigger": (word or "").strip() or None}) + "\n")

@@ -1,0 +1,133 @@
+"""A stand-in for the vLLM server scripts/serve_captioner.py starts: the OpenAI-compatible routes
+caption_videos.py (and the wizard's health check) use, answering with a caption of what the clip
+really holds, read with PyAV (size, frames, rate, colour, sound). No model, no GPU, no network
+beyond 127.0.0.1. The look-alike checkout's serve_captioner.py runs it; tests start it in a thread.
+
+Routes: GET /health, GET /v1/models, POST /v1/chat/completions (the model must be the one
+served, as vLLM refuses another; a `file://` video or image URL in the message). A file whose
+name contains LTX_WIZARD_SIM_CAPTION_FAIL gets a 500, as a server error reads;
+LTX_WIZARD_SIM_CAPTION_DELAY makes each caption take that many seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+MODEL = "Qwen/Qwen3-Omni-30B-A3B-Thinking"
+FAIL_ENV = "LTX_WIZARD_SIM_CAPTION_FAIL"
+DELAY_ENV = "LTX_WIZARD_SIM_CAPTION_DELAY"  # seconds each caption takes (a slow model)
+SHORT_INSTRUCTION = 300  # an instruction shorter than the default prompts is echoed back
+
+
+def describe(path: Path) -> str:
+    """One sentence of what the clip holds, as a captioner would see it."""
+    import av
+
+    with av.open(str(path)) as container:
+        video = container.streams.video[0]
+        frame = next(container.decode(video=0))
+        pixel = bytes(frame.reformat(width=1, height=1, format="rgb24").planes[0])[:3]
+        frames = video.frames or "several"
+        rate = float(video.average_rate or 0)
+        sound = "with a steady tone on the soundtrack" if container.streams.audio else \
+            "in silence; no music and no speech"
+    return (f"A {_colour(pixel)} scene, {frame.width}x{frame.height}, {frames} frames at "
+            f"{rate:.0f} fps, {sound}.")
+
+
+def _colour(rgb: bytes) -> str:
+    r, g, b = rgb
+    if max(r, g, b) < 50:
+        return "dark"
+    if min(r, g, b) > 200:
+        return "bright white"
+    names = {"red": r, "green": g, "blue": b}
+    return f"mostly {max(names, key=names.get)}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "sim-vllm/0.1"
+    model = MODEL
+
+    def log_message(self, fmt, *args) -> None:  # noqa: D102 - quiet, as tests read stdout
+        pass
+
+    def _reply(self, code: int, body: dict | str) -> None:
+        data = (json.dumps(body) if isinstance(body, dict) else body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path.rstrip("/") == "/health":
+            self._reply(200, "")
+        elif self.path.rstrip("/") == "/v1/models":
+            self._reply(200, {"object": "list", "data": [{"id": self.model, "object": "model"}]})
+        else:
+            self._reply(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self) -> None:  # noqa: N802
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._reply(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        if body.get("model") != self.model:
+            self._reply(404, {"error": {"message": f"The model `{body.get('model')}` does not "
+                                                   "exist."}})
+            return
+        media, text = _parts(body)
+        time.sleep(float(os.environ.get(DELAY_ENV) or 0))
+        fail = os.environ.get(FAIL_ENV)
+        if media is None or (fail and fail in media.name):
+            self._reply(500, {"error": {"message": f"could not process {media}"}})
+            return
+        caption = describe(media)
+        if text and len(text) < SHORT_INSTRUCTION:
+            caption += f" ({text})"
+        content = json.dumps({"combined_caption_english": caption})
+        self._reply(200, {"id": "sim", "object": "chat.completion", "model": self.model,
+                          "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                              "role": "assistant", "content": content}}]})
+
+
+def _parts(body: dict) -> tuple[Path | None, str]:
+    media, text = None, ""
+    for message in body.get("messages") or []:
+        for part in message.get("content") or []:
+            kind = part.get("type")
+            if kind in ("video_url", "image_url"):
+                media = Path(unquote(urlparse(part[kind]["url"]).path))
+            elif kind == "text":
+                text = part.get("text", "")
+    return media, text
+
+
+def make_server(host: str = "127.0.0.1", port: int = 0, model: str = MODEL) -> ThreadingHTTPServer:
+    handler = type("Handler", (_Handler,), {"model": model})
+    return ThreadingHTTPServer((host, port), handler)
+
+
+def start_in_thread(host: str = "127.0.0.1", port: int = 0,
+                    model: str = MODEL) -> tuple[ThreadingHTTPServer, str]:
+    """A running server and its base URL (…/v1); call .shutdown() when done (tests)."""
+    server = make_server(host, port, model)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://{host}:{server.server_address[1]}/v1"
+
+
+def serve(host: str, port: int, model: str = MODEL) -> None:
+    """Serve until SIGTERM (the look-alike serve_captioner.py)."""
+    import signal
+
+    server = make_server(host, port, model)
+    signal.signal(signal.SIGTERM, lambda *a: threading.Thread(target=server.shutdown).start())
+    print(f"INFO:     Uvicorn running on http://{host}:{port} (sim)", flush=True)
+    server.serve_forever()

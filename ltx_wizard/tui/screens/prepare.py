@@ -1,0 +1,310 @@
+"""Before the paths: your raw clips made into the dataset file the trainer's preprocessing reads
+(core/prepare/): staged as links under <run>/dataset/, audited as the trainer reads them, long
+videos split into scenes, captioned after a spot check you approve, a held-out set kept aside.
+
+The flow runs in one worker; its questions are dialogs awaited there (rotated copies, scene
+splits, the spot check, a small set's held-out count, clips left without a caption); long steps
+report progress by message (the audit's threads, the scripts' output), so keys stay live. On
+success the dataset file, its bucket, trigger word and recipe go to the Paths screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+import os
+import sys
+import threading
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Checkbox, Header, Input, ProgressBar, RichLog, Select, Static
+
+from ltx_wizard.tui.prepare_asker import PrepareEnded, PrepareLine, PrepareProgress, ScreenAsker
+from ltx_wizard.tui.widgets.footer import Footer
+from ltx_wizard.tui.widgets.path_field import PathField
+from ltx_wizard.tui.widgets.steps import StepBar
+from ltx_wizard.tui.wizard_screen import WizardScreen
+
+ABOUT = ("Point at your raw clips: a folder of clips or images, one long video, or a dataset "
+         "file. Your files are linked, never moved or changed. Already preprocessed, or a "
+         "finished dataset.json? F4 skips to the paths.")
+CAPTIONERS = [("Captioner: chosen from this box", "auto"), ("qwen_omni (local server)", "qwen_omni"),
+              ("gemini_flash (GEMINI_API_KEY)", "gemini_flash"), ("none: captions from a file", "none")]
+LOG_LINES = 500
+
+
+class PrepareScreen(WizardScreen):
+    CSS_PATH = "prepare.tcss"
+    BINDINGS = [
+        Binding("ctrl+n", "next", "Prepare / Continue"),
+        Binding("f4", "skip", "Skip: data ready"),
+        Binding("escape", "back", "Back / Cancel"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.result = None  # core.prepare.request.PrepareResult once prepared
+        self.running = False
+        self.said: deque[str] = deque(maxlen=LOG_LINES)  # the lines the log shows
+        self._cancel = threading.Event()
+
+    def compose(self) -> ComposeResult:
+        request = self.app.state.request
+        yield Header()
+        yield StepBar(2, id="steps")
+        with VerticalScroll(id="body"):
+            yield Static(Text("Prepare your clips", style="bold"), id="prep-title")
+            yield Static(ABOUT, id="prep-about")
+            yield PathField("source", "Your clips (folder, video, or dataset file)",
+                            self._demo_source(), "~/clips")
+            yield PathField("trainer", "LTX-2 trainer checkout (its scripts do the work)",
+                            "" if request.trainer_root is None else str(request.trainer_root),
+                            "~/LTX-2")
+            with Horizontal(classes="prep-row"):
+                yield Input(placeholder="run name (optional)",
+                            id="prep-run-name", compact=True)
+                yield Select([(request.recipe, request.recipe)], value=request.recipe,
+                             allow_blank=False, id="prep-recipe", compact=True)
+            with Horizontal(classes="prep-row"):
+                yield Checkbox("Split long videos into scenes", id="prep-split",
+                               compact=True)
+                yield Select(CAPTIONERS, value="auto", allow_blank=False, id="prep-captioner",
+                             compact=True)
+            with Horizontal(classes="prep-row"):
+                yield Input(request.lora_trigger or "", placeholder="trigger word (optional)",
+                            id="prep-trigger", compact=True)
+                yield Input(placeholder="held out: about 10 %, a count, or your file/folder",
+                            id="prep-holdout", compact=True)
+            yield PathField("captions", "Your captions file (only without a captioner: CSV/JSON/"
+                            "JSONL with caption and video columns)", "", "")
+        with Vertical(id="prep-run"):
+            yield Static("", id="prep-status")
+            yield ProgressBar(total=None, show_eta=False, id="prep-progress")
+            yield RichLog(max_lines=LOG_LINES, wrap=True, markup=False, id="prep-log")
+        with Horizontal(classes="actions"):
+            yield Button("Prepare", id="prepare", variant="primary")
+            yield Button("Skip (F4)", id="skip")
+            yield Button("Back", id="back")
+        yield Footer()
+
+    def _demo_source(self) -> str:
+        demo = self.app.demo
+        return str(demo.root / "raw-clips") if demo is not None else ""
+
+    def on_unmount(self) -> None:
+        """Leaving (the app quitting mid-flow): the flow is cancelled, and the scripts and the
+        captioner server it started are stopped now: its worker may not get to its cleanup."""
+        self._cancel.set()
+        if self.running:
+            from ltx_wizard.core.prepare.scripts import kill_now
+
+            kill_now()
+
+    def on_mount(self) -> None:
+        self.query_one("#input-source", Input).focus()
+        self._read_checkout(self.query_one("#field-trainer", PathField).value)
+
+    # ----- the checkout's recipes and the captioner the box gives --------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, group="prep-read")
+    def _read_checkout(self, trainer_root: str) -> None:
+        recipes, label = _recipes(trainer_root), _auto_captioner(self.app)
+        demo = self.app.demo
+        if demo is not None and not (demo.root / "raw-clips").is_dir():
+            from ltx_wizard.demo.lookalike_raw_clips import write_raw_clips
+
+            write_raw_clips(demo.root / "raw-clips")  # the demo's raw clips, made once
+        self.app.call_from_thread(self._show_choices, recipes, label)
+
+    def _show_choices(self, recipes: list[str], label: str) -> None:
+        select = self.query_one("#prep-recipe", Select)
+        wanted = str(select.value)
+        if recipes:
+            select.set_options([(r, r) for r in recipes])
+            select.value = wanted if wanted in recipes else recipes[0]
+        captioner = self.query_one("#prep-captioner", Select)
+        chosen = captioner.value
+        captioner.set_options([(f"Captioner: {label}", "auto")] + CAPTIONERS[1:])
+        captioner.value = chosen
+        captioner.mutate_reactive(Select.value)  # the same value: show its new label
+
+    @on(Input.Submitted, "#input-trainer")
+    def _trainer_given(self, event: Input.Submitted) -> None:
+        self._read_checkout(event.value.strip())
+
+    # ----- running the flow ----------------------------------------------------------------------
+    def request(self):
+        from ltx_wizard.core.prepare.request import PrepareRequest
+
+        value = lambda wid: self.query_one(wid, Input).value.strip()  # noqa: E731
+        captioner = str(self.query_one("#prep-captioner", Select).value)
+        return PrepareRequest(
+            source=self.query_one("#field-source", PathField).value,
+            workspace=str(self.app.workspace) if self.app.workspace else None,
+            run_name=value("#prep-run-name") or None,
+            trainer_root=self.query_one("#field-trainer", PathField).value or None,
+            recipe=str(self.query_one("#prep-recipe", Select).value),
+            captioner=None if captioner == "auto" else captioner,
+            captions_file=self.query_one("#field-captions", PathField).value or None,
+            split_scenes=self.query_one("#prep-split", Checkbox).value,
+            holdout=value("#prep-holdout") or None, lora_trigger=value("#prep-trigger") or None)
+
+    def action_next(self) -> None:
+        if self.running:
+            return
+        if self.result is not None:
+            self._continue()
+            return
+        if not self.query_one("#field-source", PathField).value:
+            self.query_one("#field-source", PathField).show_verdict(
+                False, "required: a folder of clips or images, one video, or a dataset file")
+            self.query_one("#input-source", Input).focus()
+            return
+        self.running = True
+        self._cancel.clear()
+        self.query_one("#prep-log", RichLog).clear()
+        self.said.clear()
+        self.query_one("#prepare", Button).disabled = True
+        self.set_class(False, "-failed")
+        self.add_class("-running")
+        self._status("Preparing…")
+        self._run(self.request())
+
+    @work(exclusive=True, exit_on_error=False, group="prepare")
+    async def _run(self, request) -> None:
+        from ltx_wizard.core.base.errors import WizardError
+        from ltx_wizard.core.prepare.session import PrepareSession
+
+        try:
+            session = await asyncio.to_thread(
+                PrepareSession, request, ScreenAsker(self), gpus=lambda: _gpus(self.app),
+                runner=_runner(self.app), now=self.app.now(), cancel=self._cancel)
+            self.post_message(PrepareEnded(await session.run(), None))
+        except WizardError as exc:
+            self.post_message(PrepareEnded(None, exc.message))
+        except asyncio.CancelledError:
+            self.post_message(PrepareEnded(None, "cancelled: what was made is kept in the run "
+                                                 "folder; Prepare again picks it up"))
+            raise
+        except Exception as exc:  # a bug is shown, not raised into the UI
+            self.post_message(PrepareEnded(None, f"prepare failed: {type(exc).__name__}: {exc}"))
+
+    @on(PrepareLine)
+    def _line(self, message: PrepareLine) -> None:
+        self.said.append(message.text)
+        self.query_one("#prep-log", RichLog).write(Text(message.text))
+
+    @on(PrepareProgress)
+    def _progress(self, message: PrepareProgress) -> None:
+        bar = self.query_one("#prep-progress", ProgressBar)
+        if message.total < 0:  # a dialog waits on the user: the bar stands still
+            bar.update(total=1, progress=0)
+            self._status(message.stage)
+        elif message.total:
+            bar.update(total=message.total, progress=message.done)
+            self._status(f"{message.stage}: {message.done:,} of {message.total:,}")
+        else:
+            bar.update(total=None)
+            self._status(f"{message.stage}…")
+
+    @on(PrepareEnded)
+    def _ended(self, message: PrepareEnded) -> None:
+        self.running = False
+        self.query_one("#prepare", Button).disabled = False
+        self.remove_class("-running")
+        bar = self.query_one("#prep-progress", ProgressBar)
+        if message.error is not None:
+            self.add_class("-failed")
+            bar.update(total=1, progress=0)
+            self._status(Text.assemble(("Not prepared: ", "bold"), message.error,
+                                       "\nFix it and Prepare again (ctrl+n); Esc goes back."))
+            return
+        self.result = message.result
+        self.add_class("-done")
+        self.call_after_refresh(self.query_one("#prep-log", RichLog).scroll_end, animate=False)
+        bar.update(total=1, progress=1)
+        self.query_one("#prepare", Button).label = "Continue"
+        first, held = self.result.lines[:2]  # type: ignore[union-attr]
+        self._status(Text.assemble((first, "bold"), "\n", held,
+                                   "\nContinue (ctrl+n) takes it to the paths and the plan."))
+
+    def _status(self, text) -> None:
+        self.query_one("#prep-status", Static).update(text)
+
+    def _continue(self) -> None:
+        result, state = self.result, self.app.state
+        assert result is not None
+        # the prepared dataset into the draft request, through the one adapter
+        state.edit_request(
+            data_root=result.dataset_file, resolution_buckets=result.bucket,
+            lora_trigger=result.lora_trigger or None, recipe=result.recipe,
+            video_only=state.request.video_only or result.all_silent,
+            trainer_root=self.query_one("#field-trainer", PathField).value
+            or state.request.trainer_root)
+        self.app.target_run_dir = result.run_dir
+        self.app.open_paths()
+
+    def action_skip(self) -> None:
+        if self.running:
+            return
+        given = self.query_one("#field-source", PathField).value
+        if given and (given.lower().endswith((".json", ".jsonl", ".csv"))
+                      or os.path.basename(given.rstrip("/")) == ".precomputed"):
+            self.app.state.edit_request(data_root=given)  # a ready dataset file or data root
+        self.app.open_paths()
+
+    def action_back(self) -> None:
+        if self.running:
+            self._cancel.set()
+            self.workers.cancel_group(self, "prepare")
+            return
+        self.leave()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if not self.is_current:
+            return
+        {"prepare": self.action_next, "skip": self.action_skip,
+         "back": self.action_back}[event.button.id or "back"]()
+
+
+def _recipes(trainer_root: str) -> list[str]:
+    if not trainer_root:
+        return []
+    from ltx_wizard.core.base.errors import WizardError
+    from ltx_wizard.core.inputs.checkout import find_checkout
+    from ltx_wizard.core.inputs.recipes import list_recipes
+
+    try:
+        checkout = find_checkout(trainer_root)
+    except (WizardError, OSError):
+        return []
+    return [r.name for r in list_recipes(checkout.trainer_dir / "configs")]
+
+
+def _gpus(app) -> list:
+    from ltx_wizard.core.prepare.gpu_free import free_memory
+
+    probe = app.state.probe
+    return free_memory(probe) if probe is not None else []
+
+
+def _auto_captioner(app) -> str:
+    from ltx_wizard.core.base.errors import WizardError
+    from ltx_wizard.core.prepare.captioner import choose_captioner
+
+    try:
+        choice = choose_captioner(None, os.environ, _gpus(app))
+    except WizardError as exc:
+        return exc.message
+    return choice.label
+
+
+def _runner(app):
+    from ltx_wizard.core.prepare.scripts import ScriptRunner, uv_runner
+
+    if app.simulate:  # the demo's look-alike scripts, with this Python
+        return lambda trainer_dir, uv: ScriptRunner(trainer_dir=trainer_dir,
+                                                    prefix=(sys.executable,))
+    return uv_runner

@@ -1,0 +1,132 @@
+"""`ltx-wizard prepare` on the command line, and the run going on from its dataset file: plan
+--dataset, the one-sample preprocess, autotune, all on simulated GPUs with the look-alike
+checkout's scripts. Also the gates without a terminal (spot check, small held-out set) and a
+trigger word changed after preprocessing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ltx_wizard.cli import main
+from ltx_wizard.core.launch import accelerate_config
+from ltx_wizard.core.preprocess.state import read_state
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
+from tests.prepare_kit import checkout, raw_folder, snapshot
+
+
+@pytest.fixture(autouse=True)
+def _box_env(monkeypatch):
+    monkeypatch.setattr(accelerate_config, "accelerate_available", lambda: False)
+    monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+
+
+@pytest.fixture
+def box(tmp_path):
+    checkout(tmp_path)
+    make_checkpoint(tmp_path / "models" / "ltx-2-19b.safetensors", params_b=22)
+    make_gemma_dir(tmp_path / "models" / "gemma")
+    return tmp_path
+
+
+def prepare(box: Path, source: Path, *extra: str) -> int:
+    return main(["prepare", str(source), "--trainer-root", str(box / "LTX-2"),
+                 "--workspace", str(box / "ws"), "--run-name", "run", "--simulate", "h100",
+                 *extra])
+
+
+def plan_argv(box: Path, plan_args: list[str]) -> list[str]:
+    return ["plan", "--trainer-root", str(box / "LTX-2"), "--simulate", "h100",
+            "--checkpoint", str(box / "models" / "ltx-2-19b.safetensors"),
+            "--text-encoder", str(box / "models" / "gemma"), *plan_args]
+
+
+def test_raw_clips_to_autotune_from_the_command_line(box, capsys):
+    raw = raw_folder(box)
+    before = snapshot(raw)
+    assert prepare(box, raw, "--split-scenes", "--holdout", "1", "--lora-trigger", "sks",
+                   "--yes", "--json") == 0, capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)
+    run, dataset = Path(out["run_dir"]), Path(out["dataset"])
+    rows = json.loads(dataset.read_text())
+    held = [json.loads(x) for x in (dataset.parent / "holdout.jsonl").read_text().splitlines()]
+    assert len(held) == 1 and out["held_out"] == [held[0]["video"]]
+    assert all(r["caption"] for r in rows + held)
+    assert sum("long_take-Scene-" in r["video"] for r in rows + held) == 3
+    assert snapshot(raw) == before
+    # the dataset flows on: plan, the one-sample preprocess, autotune
+    assert main(plan_argv(box, out["plan_args"])) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert (run / "plan.md").is_file() and read_state(run).spec.lora_trigger == "sks"
+    assert main(["preprocess", str(run), "--one-sample", "--simulate", "h100"]) == 0
+    capsys.readouterr()
+    assert main(["autotune", str(run), "--simulate", "h100", "--json"]) == 0, \
+        capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["winner"] is not None
+
+
+def test_the_cli_names_the_rotated_and_the_silent_clip_with_their_fixes(box, capsys):
+    raw = raw_folder(box)
+    assert prepare(box, raw, "--holdout", "0", "--yes") == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip().endswith("run/dataset/dataset.json")
+    err = captured.err
+    assert "videos/phone.mp4: meant to be shown rotated 270 degrees" in err
+    assert "fixed by the upright copy rotated/phone.mp4" in err
+    assert "videos/quiet.mp4: no audio stream" in err and "plan --video-only" in err
+    assert "Spot check: captions of 3 clips" in err and "Approved (--yes)" in err
+    assert "Next: ltx-wizard plan --checkpoint FILE --text-encoder DIR --dataset" in err
+
+
+def test_without_a_terminal_the_spot_check_stops_after_the_samples(box, capsys):
+    raw = raw_folder(box)
+    assert prepare(box, raw, "--holdout", "0") == 3
+    err = capsys.readouterr().err
+    assert err.count("A ") >= 3 and "run again with --yes" in err
+    assert "ltx-wizard: stopped at the caption spot check" in err
+    dataset = box / "ws" / "run" / "dataset"
+    assert not (dataset / "dataset.json").exists()
+    # a rerun with --yes reuses the three samples (no new captions for them) and goes on
+    assert prepare(box, raw, "--holdout", "0", "--yes") == 0
+    assert len(json.loads((dataset / "dataset.json").read_text())) == 4
+    spot = (box / "ws" / "run" / "logs" / "prepare-captions-spot.log").read_text()
+    assert "Skipping 3 media that already have captions." in spot
+
+
+def test_a_small_dataset_without_a_terminal_asks_for_holdout_on_the_command_line(box, capsys):
+    raw = raw_folder(box)
+    assert prepare(box, raw) == 2
+    err = capsys.readouterr().err
+    assert "the dataset has 4 samples: choose the held-out count with --holdout 1" in err
+    assert not (box / "ws" / "run" / "logs" / "prepare-captions-spot.log").exists()
+
+
+def test_a_changed_trigger_word_reencodes_the_data_root_with_overwrite(box, capsys):
+    raw = raw_folder(box)
+    assert prepare(box, raw, "--holdout", "0", "--yes", "--lora-trigger", "sks", "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    run = Path(out["run_dir"])
+    assert main(plan_argv(box, out["plan_args"])) == 0
+    assert main(["preprocess", str(run), "--one-sample", "--simulate", "h100"]) == 0
+    from ltx_wizard.core.preprocess.state import mark_done
+
+    mark_done(run, "one")
+    assert main(["preprocess", str(run), "--simulate", "h100"]) == 0
+    full_log = run / "logs" / "preprocess.log"
+    assert "--overwrite" not in full_log.read_text()
+    capsys.readouterr()
+    args = [a if a != "sks" else "zxq" for a in out["plan_args"]]
+    args[args.index("--run-name") + 1] = "run2"
+    assert main(plan_argv(box, args)) == 0
+    run2 = run.parent / "run2"
+    plan_md = (run2 / "plan.md").read_text()
+    assert "encoded with 'sks', this plan uses 'zxq'" in plan_md and "--overwrite" in plan_md
+    assert main(["preprocess", str(run2), "--one-sample", "--simulate", "h100"]) == 0
+    mark_done(run2, "one")
+    assert main(["preprocess", str(run2), "--simulate", "h100"]) == 0
+    last = (run2 / "logs" / "preprocess.log").read_text().splitlines()[0]
+    assert last.startswith("$ ") and "--lora-trigger zxq" in last and "--overwrite" in last
