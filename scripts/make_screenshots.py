@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ltx_wizard.core.plan.host_limits import HostReadings  # noqa: E402
-from ltx_wizard.tui.app import WizardApp, WizardOptions  # noqa: E402
+from ltx_wizard.core.plan.host_limits import HostReadings
+from ltx_wizard.tui.app import WizardApp, WizardOptions
 
 DEMO_ROOT = Path("/tmp/ltx-wizard-screens")
 NOW = datetime(2026, 1, 2, 3, 4)

@@ -63,7 +63,7 @@ def _assert_each_index_ran_once(run_dir: Path, summary) -> dict[int, list[Path]]
         footers = [line for line in text.splitlines() if line.startswith("# ltx-wizard: ended")]
         assert footers == [footers[0]] and "(exit)" in footers[0], (path.name, footers)
         assert f"trial-{index}/config.yaml" in headers[0]
-    for index, paths in guesses.items():  # each set-aside log has its folder, and one run each
+    for paths in guesses.values():  # each set-aside log has its folder, and one run each
         for path in paths:
             folder = run_dir / "overfit" / path.name.removesuffix(".log")
             assert folder.is_dir() and (folder / "config.yaml").is_file()

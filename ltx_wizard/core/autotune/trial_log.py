@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TextIO
 from collections import deque
 from pathlib import Path
 
@@ -29,7 +30,7 @@ class TrialLog:
     def __init__(self, path: Path, *, max_bytes: int = MAX_BYTES, tail_lines: int = TAIL_LINES):
         self.path = Path(path)
         self.max_bytes = max_bytes
-        self._handle = None
+        self._handle: TextIO | None = None
         self._written = 0
         self._tail: deque[str] = deque(maxlen=tail_lines)
         self._dropped = 0  # lines that fell out of the tail window

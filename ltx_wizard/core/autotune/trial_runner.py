@@ -250,6 +250,7 @@ class TrialRunner:
                 await self.process.start()
                 if self._cancelled:  # cancelled while it started (stop() found no process yet)
                     await self.process.stop("cancelled")
+                assert self.process.pid is not None  # started
                 sampler.track(self.process.pid)
                 result = await self.process.wait()
         finally:
@@ -309,6 +310,7 @@ class TrialRunner:
                       peak_gb: float | None, log_path: Path | None = None) -> Confirmation:
         step = FUSED_STEPS if kind == "fused" else CONFIRM_STEPS
         trained = any(s == TRIAL_STEPS for s, _, _ in watch.steps)
+        outcome: Outcome
         if kind == "fused" and not trained and watch.outcome is not None:
             outcome, reason = "skipped", "the trial itself failed before validating"
         else:

@@ -26,7 +26,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
@@ -88,7 +88,7 @@ class SimTrainer:
         for text in format_record(level, message, f"{source}:{line}", self.width):
             print(text)
 
-    def traceback(self, lines: list[str], teardown_s: float = 0.0) -> None:
+    def traceback(self, lines: list[str], teardown_s: float = 0.0) -> NoReturn:
         """Die of an uncaught exception (stdout stays buffered, as in Python)."""
         prefix = f"[rank{self.rank}]: " if self.world > 1 else ""
         sys.stderr.write("".join(f"{prefix}{text}\n" for text in lines))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -30,6 +31,9 @@ from ltx_wizard.tui.clip_access import no_player_text, player, scp_line
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.keyframes import KeyframeStrip, tmux_note
 from ltx_wizard.tui.wizard_screen import WizardScreen
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.evaluation.job import EvalState
 
 REFRESH_S = 1.0
 
@@ -56,8 +60,8 @@ class ResultsScreen(WizardScreen):
         self.run_dir = Path(run_dir)
         self.refresh_s = refresh_s
         self.manifest: Manifest | None = None
-        self.state = None
-        self.setup = None
+        self.state: EvalState | None = None
+        self.setup: tuple[Any, Any] | None = None  # (the evaluation's setup, its production)
         self.prompts: PromptSet | None = None
         self.production_lines: list[str] = []
         self._shown: str | None = None  # the prompt whose sheet is drawn
