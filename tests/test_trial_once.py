@@ -22,7 +22,7 @@ from ltx_wizard.core.tuning.events import TrialPhase, TrialProgress, TrialStarte
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
-from tests.test_autotune_engine import plan_run
+from tests.test_autotune_engine import SIM_SPEED, plan_run
 
 BOUND_S = 120  # a safety bound only: the tests end on events
 
@@ -30,7 +30,7 @@ BOUND_S = 120  # a safety bound only: the tests end on events
 def _engine(run_dir: Path, preset: str, on_event) -> AutotuneEngine:
     probe = simulated_probe(preset)
     return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          stand_in=SimulatedTrainer(preset, speed=200.0),
+                          stand_in=SimulatedTrainer(preset, speed=SIM_SPEED),
                           on_event=on_event, grace_s=2.0)
 
 

@@ -136,7 +136,8 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
             prefix, env = stand_in.trial_command(scratch, slot, self.assessment.num_gpus)
             if device is not None:
                 env["CUDA_VISIBLE_DEVICES"] = device
-            return TrialCommand(prefix, None, env, time_scale=stand_in.time_scale)
+            return TrialCommand(prefix, None, env, time_scale=stand_in.time_scale,
+                                step_clock=stand_in.step_clock(env))
         if self.trainer_cmd:
             env = stand_in.memory_env(scratch, slot) if stand_in is not None else {}
             if device is not None:
