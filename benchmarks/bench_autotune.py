@@ -33,14 +33,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ltx_wizard.core.gpu.assessment import assess  # noqa: E402
-from ltx_wizard.core.autotune.engine import AutotuneEngine  # noqa: E402
-from ltx_wizard.core.tuning.trial_config import trial_overrides  # noqa: E402
-from ltx_wizard.core.gpu.presets import preset_gpus, simulated_probe  # noqa: E402
-from ltx_wizard.demo.lookalike_checkout import make_checkout  # noqa: E402
-from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir  # noqa: E402
-from ltx_wizard.core.plan.run_plan import PlanRequest, prepare_plan, write_plan  # noqa: E402
-from ltx_wizard.core.io.yaml_patch import patch_yaml_text  # noqa: E402
+from ltx_wizard.core.gpu.assessment import assess
+from ltx_wizard.core.autotune.engine import AutotuneEngine
+from ltx_wizard.core.tuning.trial_config import trial_overrides
+from ltx_wizard.core.gpu.presets import preset_gpus, simulated_probe
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
+from ltx_wizard.core.plan.run_plan import PlanRequest, prepare_plan, write_plan
+from ltx_wizard.core.io.yaml_patch import patch_yaml_text
 
 SIM_SPEED = 20.0  # small enough that the simulation's own overhead (~1 s real a process) stays small
 NAIVE_STEPS = 50

@@ -35,9 +35,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ptyapp import PtyApp, peak_rss_mib  # noqa: E402
+from ptyapp import PtyApp, peak_rss_mib
 
-from ltx_wizard.core.autotune.log_parser import TrainerLogParser  # noqa: E402
+from ltx_wizard.core.autotune.log_parser import TrainerLogParser
 
 TRAINER = r'''
 import sys, time

@@ -37,17 +37,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_scale beside it
 
-from ltx_wizard.core.inputs import header_cache  # noqa: E402
-from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint  # noqa: E402
-from ltx_wizard.core.inputs.discovery import discover  # noqa: E402
-from ltx_wizard.demo.lookalike_models import (  # noqa: E402
+from ltx_wizard.core.inputs import header_cache
+from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+from ltx_wizard.core.inputs.discovery import discover
+from ltx_wizard.demo.lookalike_models import (
     _section_config,
     make_checkpoint,
     make_gemma_dir,
     write_safetensors,
 )
-from ltx_wizard.core.plan.model_checks import run_checks  # noqa: E402
-from bench_scale import copies, scale_rows  # noqa: E402
+from ltx_wizard.core.plan.model_checks import run_checks
+from bench_scale import copies, scale_rows
 
 TARGET_FIRST_MS = 15.0
 _ATTENTION = ("attn1", "attn2", "audio_attn1", "audio_attn2", "audio_to_video_attn",

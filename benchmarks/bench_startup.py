@@ -34,9 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ptyapp import PtyApp  # noqa: E402
+from ptyapp import PtyApp
 
-from ltx_wizard.demo.builder import DEMO_PRESET  # noqa: E402
+from ltx_wizard.demo.builder import DEMO_PRESET
 
 PRESET = DEMO_PRESET  # --simulate the preset --demo uses: every case shows the same screen
 FIRST_PAINT = "Re-probe"
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     # environment says PYTHONDONTWRITEBYTECODE; the untimed first round writes it.
     env = {"TMPDIR": str(tmp), "PYTHONDONTWRITEBYTECODE": ""}
     try:
-        for name, cmd in cases(texts).items():
+        for cmd in cases(texts).values():
             screen_times(cmd, texts["tier_line"], env)
         runs: dict[str, list[tuple[float, float]]] = {name: [] for name in cases(texts)}
         for _ in range(args.repeats):  # interleaved, so machine load hits all alike

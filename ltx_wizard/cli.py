@@ -43,7 +43,7 @@ def _wizard_parser() -> type[argparse.ArgumentParser]:
     class WizardParser(argparse.ArgumentParser):
         """A bad flag is one line, like every other refusal (exit 2 as argparse does)."""
 
-        def error(self, message: str):  # type: ignore[override]
+        def error(self, message: str):  # -> NoReturn, as argparse's
             from ltx_wizard.core.base.text_safety import clean_text
 
             self.exit(2, f"ltx-wizard: {clean_text(message)} (see `{self.prog} --help`)\n")

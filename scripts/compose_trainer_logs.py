@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ltx_wizard.demo.sim.rich_format import format_record  # noqa: E402
+from ltx_wizard.demo.sim.rich_format import format_record
 
 ROOT = "/home/user/LTX-2"
 VENV = f"{ROOT}/.venv/lib/python3.11/site-packages"  # torch 2.14, accelerate 1.x

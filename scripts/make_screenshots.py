@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ltx_wizard.core.plan.host_limits import HostReadings  # noqa: E402
-from ltx_wizard.tui.app import WizardApp, WizardOptions  # noqa: E402
+from ltx_wizard.core.plan.host_limits import HostReadings
+from ltx_wizard.tui.app import WizardApp, WizardOptions
 
 DEMO_ROOT = Path("/tmp/ltx-wizard-screens")
 NOW = datetime(2026, 1, 2, 3, 4)
@@ -196,7 +196,7 @@ async def prepare_flow(out: Path, size: tuple[int, int]) -> None:
         _shot(app, out, "16-prepare.svg")
         await pilot.press("ctrl+n")
         for topic in ("scenes", "rotated"):  # the scene split, then the upright copy
-            await _until(pilot, lambda: isinstance(app.screen, ConfirmDialog)
+            await _until(pilot, lambda topic=topic: isinstance(app.screen, ConfirmDialog)
                          and topic in app.screen.question)
             await pilot.press("y")
         await _until(pilot, lambda: isinstance(app.screen, SpotCheckDialog))

@@ -1,6 +1,6 @@
 """Run a dataset test twice: with the machine's ffprobe on PATH, and with it hidden.
 
-Import the fixture into a test module (`from tests.ffprobe_modes import ffprobe_mode`) and ask
+The fixture is registered in tests/conftest.py; a test asks
 for `ffprobe_mode`: "on PATH" (skipped where ffprobe is not installed) or "hidden" (every PATH
 folder holding an ffprobe left out, so the wizard's fallback finds none).
 """

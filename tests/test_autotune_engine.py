@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -22,6 +21,9 @@ from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, ma
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
 ROOT = Path(__file__).resolve().parents[1]
+# Trials sleep 1/SIM_SPEED of their simulated times: autotune decides on the simulator's own
+# step clock (demo/sim/step_clock.py), not on how long the sleeps took, so they can be short.
+SIM_SPEED = 2000.0
 
 
 def plan_run(tmp_path: Path, preset: str, samples: int = 3, extra=()) -> Path:
@@ -107,7 +109,7 @@ def test_finished_autotune_is_not_rerun(tmp_path, capsys):
 def _engine(run_dir: Path, preset: str, events: list, sim_env=None, **kw) -> AutotuneEngine:
     probe = simulated_probe(preset)
     return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          stand_in=SimulatedTrainer(preset, speed=200.0, env=sim_env),
+                          stand_in=SimulatedTrainer(preset, speed=SIM_SPEED, env=sim_env),
                           on_event=events.append, grace_s=2.0, **kw)
 
 

@@ -10,7 +10,6 @@ from ltx_wizard.cli import main
 from ltx_wizard.commands.check import ProgressLines
 from ltx_wizard.demo.lookalike_media import write_clip
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
-from tests.ffprobe_modes import ffprobe_mode  # noqa: F401 - the fixture
 
 
 def _check(tmp_path, rows, *extra):

@@ -67,8 +67,8 @@ def test_image_to_video_is_fed_each_prompts_first_frame(model_tree, capsys):
     log = (run / "logs/eval.log").read_text()
     assert f"conditioning on image {png} at frame 0" in log
     lines = "\n".join(evaluation_lines(run))  # run-summary.md's section
-    assert (f"01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4` (with the LoRA, "
-            f"ltx-pipelines `ltx_pipelines.ti2vid_one_stage`, 576x576x89") in lines
+    assert ("01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4` (with the LoRA, "
+            "ltx-pipelines `ltx_pipelines.ti2vid_one_stage`, 576x576x89") in lines
     assert f"; fed first frame: {clip} -> {png})" in lines
     # a prompt of the user's has no row: the run's own validation image, passed as it is
     ood = made["out-of-distribution/01_a-cat-in-space.pipelines.mp4"]

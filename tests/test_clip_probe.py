@@ -17,7 +17,6 @@ from ltx_wizard.core.dataset import clip_probe
 from ltx_wizard.core.dataset.clip_cache import FILE_NAME, FactsCache
 from ltx_wizard.core.dataset.clip_probe import ProbeCancelled, probe_clip, probe_clips
 from ltx_wizard.core.dataset.media_probe import find_ffprobe, probe_with_ffprobe
-from tests.ffprobe_modes import ffprobe_mode  # noqa: F401 - the fixture
 
 
 def make_video(path, frames=33, width=96, height=64, *, audio=True, rotation=0, fmt="mp4",

@@ -18,7 +18,6 @@ from ltx_wizard.core.dataset.clip_probe import ProbeCancelled
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY, video_only
 from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_clip, write_image
-from tests.ffprobe_modes import ffprobe_mode  # noqa: F401 - the fixture
 
 V2V = {"name": "flexible", "video": {"is_generated": True, "latents_dir": "latents",
        "conditions": [{"type": "reference", "latents_dir": "reference_latents"}]}}

@@ -217,6 +217,7 @@ def _parse_seconds(lines: list[str]) -> float:
     return best
 
 
+@pytest.mark.serial  # compares two timings: other workers' load would skew one of them
 def test_continuation_lines_parse_in_linear_time():
     # Rejoining and rescanning the whole record per line made 8k lines take two minutes.
     small, big = _parse_seconds(_rich_table(10_000)), _parse_seconds(_rich_table(20_000))

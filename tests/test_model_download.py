@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("huggingface_hub")
 
-from ltx_wizard.cli import main  # noqa: E402
-from ltx_wizard.core.inputs import model_download  # noqa: E402
-from ltx_wizard.core.inputs.model_download import download, make_offers  # noqa: E402
-from tests.hf_standin import Hub  # noqa: E402
+from ltx_wizard.cli import main
+from ltx_wizard.core.inputs import model_download
+from ltx_wizard.core.inputs.model_download import download, make_offers
+from tests.hf_standin import Hub
 
 GEMMA = "google/gemma-3-12b-it-qat-q4_0-unquantized"
 CKPT = "ltx-2.3-22b-dev.safetensors"

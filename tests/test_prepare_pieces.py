@@ -23,7 +23,7 @@ from ltx_wizard.core.prepare.source import read_source
 from ltx_wizard.core.prepare.staging import stage
 from ltx_wizard.demo.lookalike_raw_clips import write_video
 from ltx_wizard.demo.sim.captioner import FAIL_ENV, start_in_thread
-from tests.prepare_kit import H100, SMALL_GPU, checkout, python_runner, raw_folder, snapshot
+from tests.prepare_kit import H100, SMALL_GPU, checkout, python_runner, snapshot
 
 
 def _run_dir(tmp_path: Path) -> Path:

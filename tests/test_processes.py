@@ -57,15 +57,18 @@ def test_the_table_without_proc_comes_from_psutil():
 
 def test_a_tagged_process_is_found_after_it_left_our_session():
     tag = uuid.uuid4().hex
-    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
-                             stdin=subprocess.PIPE, start_new_session=True,
+    child = subprocess.Popen([sys.executable, "-c", "print('up', flush=True); import sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
                              env={**os.environ, "LTX_WIZARD_TEST_TAG": tag})
     try:
+        # started, not only forked: until it has exec'd, /proc shows our own environment
+        assert child.stdout.readline() == b"up\n"
         assert pids_with_env("LTX_WIZARD_TEST_TAG", tag) == [child.pid]
         assert os.getpid() not in pids_with_env("LTX_WIZARD_TEST_TAG", tag)
     finally:
         child.stdin.close()
         child.wait(timeout=30)
+        child.stdout.close()
     assert pids_with_env("LTX_WIZARD_TEST_TAG", tag) == []
 
 

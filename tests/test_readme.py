@@ -26,6 +26,11 @@ def test_the_run_command_is_one_line_that_installs_into_a_venv_and_starts_the_de
     assert steps[-1] == [".venv/bin/ltx-wizard", "--demo"]
 
 
-def test_the_test_command_block_ci_reads_is_still_there():
+def test_the_test_command_block_ci_reads_runs_every_test():
     lines = block("test-command")
-    assert len(lines) == 1 and lines[0].endswith(".venv/bin/python -m pytest -q")
+    assert len(lines) == 1
+    steps = [shlex.split(part) for part in lines[0].split("&&")]
+    runs = [step for step in steps if step[:3] == [".venv/bin/python", "-m", "pytest"]]
+    # the parallel pass leaves out exactly what the serial pass runs: nothing is skipped
+    assert [run[run.index("-m", 3) + 1] for run in runs] == ["serial", "not serial"]
+    assert "-n" not in runs[0] and "-n" in runs[1]

@@ -22,7 +22,7 @@ from ltx_wizard.core.tuning.events import TrialPhase, TrialProgress, TrialStarte
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
-from tests.test_autotune_engine import plan_run
+from tests.test_autotune_engine import SIM_SPEED, plan_run
 
 BOUND_S = 120  # a safety bound only: the tests end on events
 
@@ -30,7 +30,7 @@ BOUND_S = 120  # a safety bound only: the tests end on events
 def _engine(run_dir: Path, preset: str, on_event) -> AutotuneEngine:
     probe = simulated_probe(preset)
     return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          stand_in=SimulatedTrainer(preset, speed=200.0),
+                          stand_in=SimulatedTrainer(preset, speed=SIM_SPEED),
                           on_event=on_event, grace_s=2.0)
 
 
@@ -63,7 +63,7 @@ def _assert_each_index_ran_once(run_dir: Path, summary) -> dict[int, list[Path]]
         footers = [line for line in text.splitlines() if line.startswith("# ltx-wizard: ended")]
         assert footers == [footers[0]] and "(exit)" in footers[0], (path.name, footers)
         assert f"trial-{index}/config.yaml" in headers[0]
-    for index, paths in guesses.items():  # each set-aside log has its folder, and one run each
+    for paths in guesses.values():  # each set-aside log has its folder, and one run each
         for path in paths:
             folder = run_dir / "overfit" / path.name.removesuffix(".log")
             assert folder.is_dir() and (folder / "config.yaml").is_file()

@@ -58,7 +58,7 @@ def gpu_total_gb(s: Setup) -> float | None:
         else:
             from ltx_wizard.core.gpu.probe import probe_gpus
 
-            gpus = list(probe_gpus({**os.environ, **s.trainer.env}).gpus)
+            gpus = tuple(probe_gpus({**os.environ, **s.trainer.env}).gpus)
     except WizardError:
         return None
     totals = [g.memory_total_bytes for g in gpus if g.memory_total_bytes]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Callable, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 from ltx_wizard.core.tuning.events import (
     AutotuneEvent, ConfirmationFinished, ConfirmationStarted, LogLine, TrialFinished, TrialPhase,
@@ -20,6 +20,9 @@ from ltx_wizard.core.tuning.events import (
 )
 from ltx_wizard.core.autotune.finishing import SCHEDULE_PREFIX
 from ltx_wizard.core.autotune.presenter import phase_line, phase_who, progress_line
+
+if TYPE_CHECKING:  # rich is imported only when the live display runs
+    from rich.progress import TaskID
 
 Clock = Callable[[], float]
 Key = tuple[str, int]  # ("trial", index) or ("confirm", the confirmed trial's index)
@@ -86,7 +89,7 @@ class LiveProgress:
             refresh_per_second=4, transient=True,  # stopped, it leaves only the printed lines
             redirect_stdout=False,  # stdout is the report's (and --json's), never the display's
         )
-        self._tasks: dict[Key, object] = {}
+        self._tasks: dict[Key, TaskID] = {}
         self._phase: dict[Key, str] = {}
         self._step: dict[Key, str] = {}
         # runs under one row: side by side, two guesses can carry the same trial number
@@ -129,7 +132,7 @@ class LiveProgress:
     def _add(self, key: Key, description: str) -> None:
         self._runs[key] = self._runs.get(key, 0) + 1
         if key in self._tasks:
-            self._progress.update(self._tasks[key], description=description)  # type: ignore
+            self._progress.update(self._tasks[key], description=description)
             return
         self._phase[key] = "starting"
         self._tasks[key] = self._progress.add_task(description, total=None, what="starting")
@@ -139,7 +142,7 @@ class LiveProgress:
         task = self._tasks.get(key)
         if task is not None:
             what = ", ".join(t for t in (self._phase.get(key), self._step.get(key)) if t)
-            self._progress.update(task, what=what)  # type: ignore[arg-type]
+            self._progress.update(task, what=what)
 
     def _remove(self, key: Key) -> None:
         task = self._tasks.pop(key, None)
@@ -147,7 +150,7 @@ class LiveProgress:
         self._phase.pop(key, None)
         self._step.pop(key, None)
         if task is not None:
-            self._progress.remove_task(task)  # type: ignore[arg-type]
+            self._progress.remove_task(task)
             self._progress.refresh()  # before a line is printed above the rows: not a stale row
 
     def _print(self, line: str) -> None:

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     for note in found.notes:
         _say(f"  {note}")
     log = log_path()
-    outcomes = []
+    outcomes: list[Outcome] = []
     for offer in found.offers:
         _say(f"\n{offer.title}\n  what:  {offer.does}\n  size:  {offer.size}")
         for line in offer.commands():

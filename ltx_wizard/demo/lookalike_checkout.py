@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ltx_wizard.core.inputs.checkout import LOW_VRAM_CONFIG, STANDARD_CONFIG, TRAINER_REL  # noqa: F401
+from ltx_wizard.core.inputs.checkout import LOW_VRAM_CONFIG, STANDARD_CONFIG, TRAINER_REL
 
 _COMMON_TAIL = """\
 # ---------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from ltx_wizard.tui.options import WizardOptions
 from ltx_wizard.tui.state import WizardState
 
 if TYPE_CHECKING:
+    from ltx_wizard.demo.builder import DemoSetup
     from ltx_wizard.tui.autotune_controller import AutotuneController
 
 
@@ -40,7 +41,7 @@ class WizardApp(PhaseNavigation, App[int]):
         super().__init__()
         self.options = options or WizardOptions()
         self.state = WizardState()
-        self.demo = None  # demo.builder.DemoSetup in --demo mode
+        self.demo: DemoSetup | None = None  # in --demo mode
         self._demo_lock = threading.Lock()
         self._autotune: AutotuneController | None = None
         self._unwatch_signals: Callable[[], None] | None = None
@@ -176,7 +177,8 @@ class WizardApp(PhaseNavigation, App[int]):
         from ltx_wizard.tui.dialogs.help import HelpDialog
 
         if isinstance(self.screen, HelpDialog):
-            self.screen.dismiss(None)
+            # mypy (strict_optional off for the TUI) reads OnceModal[None] as None here
+            self.screen.dismiss(None)  # type: ignore[attr-defined]
             return
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from ltx_wizard.tui.host import WizardHost
 
 LOG_BUFFER_LINES = 2000  # a flood of trainer output is dropped here, not queued as messages
-COALESCED: tuple[type, ...] = (events.TrialProgress, events.VramUpdate)  # latest wins
 MESSAGE_FOR: dict[type, type[messages.AutotuneMessage]] = {
     events.TrialStarted: messages.TrialStarted,
     events.TrialProgress: messages.TrialProgress,
@@ -123,9 +122,11 @@ class AutotuneController:
             self.log_buffer.append(event.text)
             return
         self.trials.feed(event)  # every progress event, before any is coalesced below
-        if isinstance(event, COALESCED):  # latest per trial (progress), per GPUs (VRAM)
-            who = event.index if isinstance(event, events.TrialProgress) else event.gpus
-            self._held[(type(event), who)] = event
+        # latest wins: per trial for progress, per GPUs for VRAM (the rest in order)
+        if isinstance(event, events.TrialProgress):
+            self._held[(type(event), event.index)] = event
+        elif isinstance(event, events.VramUpdate):
+            self._held[(type(event), event.gpus)] = event
         else:
             self.flush_held()
             self.post(MESSAGE_FOR[type(event)](event))

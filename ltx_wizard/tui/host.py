@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from collections import deque
+    from contextlib import AbstractContextManager
 
     from textual.geometry import Size
     from textual.screen import Screen
-    from textual.worker import Worker, WorkerManager
+    from textual.worker import Worker
+    from textual.worker_manager import WorkerManager
 
     from ltx_wizard.core.autotune.running_trials import RunningTrials
     from ltx_wizard.core.gpu.assessment import Assessment
@@ -119,6 +121,10 @@ class WizardHost(Protocol):
     def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None: ...
 
     def notify(self, message: str, *, markup: bool = True, **kwargs: Any) -> None: ...
+
+    def call_from_thread(self, callback: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    def suspend(self) -> AbstractContextManager[None]: ...
 
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Worker[Any]: ...
 

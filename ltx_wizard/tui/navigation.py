@@ -15,6 +15,7 @@ from ltx_wizard.tui import messages
 if TYPE_CHECKING:  # imported when a probe is shown (set_probe), not with the app
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.gpu.devices import ProbeResult
+    from ltx_wizard.core.preprocess.state import Step
 
 
 def _failure(exc: Exception) -> str:
@@ -93,7 +94,7 @@ class PhaseNavigation:
 
             def stated(gb: int | None) -> None:
                 if gb is not None:
-                    self.set_probe(self.state.probe, vram_gb=gb)  # type: ignore[arg-type]
+                    self.set_probe(self.state.probe, vram_gb=gb)
                     self.refresh_probe_screen()
                     self.proceed_from_probe()
 
@@ -180,7 +181,7 @@ class PhaseNavigation:
         if not isinstance(self.screen, MonitorScreen):  # a burst of Start presses opens it once
             self.push_screen(MonitorScreen(run_dir))
 
-    def _preprocess_first(self, steps: tuple[str, ...], then) -> bool:
+    def _preprocess_first(self, steps: tuple[Step, ...], then) -> bool:
         """A run planned from a dataset file: its pending preprocessing step comes first (the
         skill's order: one sample before autotune, every clip before training)."""
         from ltx_wizard.core.preprocess.state import read_state

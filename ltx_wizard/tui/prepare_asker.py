@@ -49,7 +49,9 @@ class ScreenAsker:
 
         dialog = ConfirmDialog(question, title=TOPICS.get(topic, "A question"))
         self._waiting(dialog.title_text.lower())
-        return bool(await self.screen.app.push_screen(dialog, wait_for_dismiss=True))
+        # the Protocol types push_screen loosely; App's overload for wait_for_dismiss=True
+        return bool(await self.screen.app.push_screen(  # type: ignore[call-overload]
+            dialog, wait_for_dismiss=True))
 
     async def approve_captions(self, shown: list[tuple[str, str]]) -> bool | str:
         from ltx_wizard.tui.dialogs.spot_check import SpotCheckDialog
@@ -63,8 +65,8 @@ class ScreenAsker:
         from ltx_wizard.tui.dialogs.holdout_ask import HoldoutDialog
 
         self._waiting("held-out samples")
-        return int(await self.screen.app.push_screen(HoldoutDialog(question),
-                                                     wait_for_dismiss=True) or 0)
+        return int(await self.screen.app.push_screen(  # type: ignore[call-overload]
+            HoldoutDialog(question), wait_for_dismiss=True) or 0)
 
     def say(self, line: str) -> None:
         self.screen.post_message(PrepareLine(line))

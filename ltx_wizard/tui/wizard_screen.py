@@ -15,7 +15,7 @@ class WizardScreen(Screen):
     if TYPE_CHECKING:
 
         @property
-        def app(self) -> WizardHost: ...  # type: ignore[override]
+        def app(self) -> WizardHost: ...  # type: ignore[override]  # narrows Textual's App to the wizard's
 
     def leave(self) -> None:
         """Back to the screen below, once: a burst of Escapes pops this screen, not the ones

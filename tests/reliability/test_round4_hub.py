@@ -21,10 +21,10 @@ import pytest
 
 pytest.importorskip("huggingface_hub")
 
-from ltx_wizard.core.inputs import hub_answers  # noqa: E402
-from tests.hf_standin import Hub, _handler  # noqa: E402
+from ltx_wizard.core.inputs import hub_answers
+from tests.hf_standin import Hub, _handler
 
-from .conftest import snapshot  # noqa: E402
+from .conftest import snapshot
 
 CKPT = "ltx-2.3-22b-dev.safetensors"
 GEMMA = "google/gemma-3-12b-it-qat-q4_0-unquantized"

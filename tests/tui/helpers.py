@@ -55,8 +55,9 @@ class FixedClock:
         return self.now
 
 
-def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
-    """The app as `ltx-wizard [flags]` builds it (cli.make_app), with the test injections."""
+def make_app(demo_root: Path | None = None, *, at: str | None = None, **overrides) -> WizardApp:
+    """The app as `ltx-wizard [flags]` builds it (cli.make_app), with the test injections.
+    `at="summary"`: opened at that phase instead of the Probe screen (open_at)."""
     argv = ["--demo"] if demo_root is not None or overrides.pop("demo", False) else []
     for name, flag in CLI_FLAGS.items():
         if name in overrides:
@@ -71,7 +72,30 @@ def make_app(demo_root: Path | None = None, **overrides) -> WizardApp:
     if demo_root is not None:
         values.update(demo_root=demo_root)
     values.update(overrides)
-    return cli_make_app(args, **values)
+    app = cli_make_app(args, **values)
+    if at is not None:
+        open_at(app, at)
+    return app
+
+
+def open_at(app: WizardApp, phase: str) -> None:
+    """Open `app` at a prepared phase instead of the Probe screen, for a test that is not about
+    the walk there: the state is built directly (the demo's files and the request they fill, the
+    probe and its assessment), as the walk from Probe through Paths leaves it, and the phase's
+    screen is the first one pushed. test_prepared_phase.py checks that both agree."""
+    if phase != "summary":
+        raise ValueError(f"no prepared phase {phase!r}")
+
+    def start() -> None:
+        from ltx_wizard.core.gpu.presets import simulated_probe
+        from ltx_wizard.tui.screens.summary import SummaryScreen
+
+        app.build_demo()
+        probe_fn = app.options.probe_fn
+        app.set_probe(probe_fn() if probe_fn is not None else simulated_probe(app.simulate))
+        app.push_screen(SummaryScreen())
+
+    app.start_probe_screen = start
 
 
 async def settle(pilot, rounds: int = 2) -> None:
@@ -230,10 +254,12 @@ async def to_held_trial(pilot, scripted) -> None:
 
 
 async def to_summary(pilot) -> None:
-    """Demo flow from the probe screen to a prepared plan."""
+    """Demo flow from the probe screen to a prepared plan; for an app opened at the Summary
+    screen (make_app(at="summary")), until its plan is prepared."""
     await settle(pilot)
-    await pilot.press("ctrl+n")
-    await settle(pilot)
-    await pilot.press("ctrl+n")
-    await settle(pilot)
+    if type(pilot.app.screen).__name__ != "SummaryScreen":
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await settle(pilot)
     assert type(pilot.app.screen).__name__ == "SummaryScreen", type(pilot.app.screen).__name__

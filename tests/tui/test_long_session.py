@@ -19,7 +19,7 @@ def _live_footer_keys() -> int:
 
 async def test_dialogs_opened_and_closed_leave_no_footer_keys_behind(demo_root, scripted):
     scripted.hold_after = 1  # the Autotune screen, a trial running, Cancel offered
-    app = make_app(demo_root, engine_factory=scripted)
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_held_trial(pilot, scripted)
 

@@ -22,7 +22,7 @@ def _status(app) -> str:
 
 
 async def test_autotune_ok_fills_the_table_and_patches_the_winner(demo_root):
-    app = make_app(demo_root, **FAST_SIM)
+    app = make_app(demo_root, **FAST_SIM, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("a")
@@ -50,7 +50,7 @@ async def test_autotune_oom_is_shown_and_reverted(demo_root, scripted):
     # Scripted: whether the simulated 32 GB card runs out of memory or is skipped by the headroom
     # check depends on sampled VRAM; the screen's job is to show the outcome either way.
     scripted.script = "oom"
-    app = make_app(demo_root, engine_factory=scripted)
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("a")
@@ -64,7 +64,7 @@ async def test_autotune_oom_is_shown_and_reverted(demo_root, scripted):
 
 async def test_cancel_asks_then_stops_the_running_trial(demo_root):
     hang = {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500", "LTX_WIZARD_SIM_FAULT": "hang"}}
-    app = make_app(demo_root, **hang)
+    app = make_app(demo_root, **hang, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("a")
@@ -92,7 +92,7 @@ async def test_cancel_asks_then_stops_the_running_trial(demo_root):
 
 async def test_a_flood_of_output_stays_bounded_and_keys_still_work(demo_root, scripted):
     scripted.script = "flood"
-    app = make_app(demo_root, engine_factory=scripted)
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("a")
@@ -110,7 +110,7 @@ async def test_a_flood_of_step_lines_is_coalesced_into_a_few_progress_messages(d
     from ltx_wizard.tui import messages
 
     scripted.script = "step_flood"
-    app = make_app(demo_root, engine_factory=scripted)
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
     posted = []
     controller = app.autotune
     post = controller.post
@@ -135,7 +135,7 @@ async def test_a_flood_of_step_lines_is_coalesced_into_a_few_progress_messages(d
 
 async def test_popping_the_screen_does_not_kill_autotune(demo_root, scripted):
     scripted.hold_after = 2
-    app = make_app(demo_root, engine_factory=scripted)
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_held_trial(pilot, scripted)
         app.pop_screen()
@@ -148,7 +148,7 @@ async def test_popping_the_screen_does_not_kill_autotune(demo_root, scripted):
 
 async def test_quit_during_autotune_asks_first(demo_root, scripted):
     scripted.hold_after = 1
-    app = make_app(demo_root, engine_factory=scripted)
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_held_trial(pilot, scripted)
         await pilot.press("ctrl+q")
@@ -170,7 +170,7 @@ async def test_a_trial_that_ends_shows_its_whole_peak_while_the_next_one_runs(de
     import html
 
     scripted.hold_after = 2
-    app = make_app(demo_root, engine_factory=scripted)
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_held_trial(pilot, scripted)
         await wait_until(pilot, lambda: _cells(app)[0][4] == "38.2 GiB")
@@ -188,11 +188,11 @@ async def test_the_table_says_why_each_trial_was_kept_or_rejected_at_80_and_120(
     for size in ((80, 24), (120, 40)):
         root = demo_root / f"{size[0]}"
         root.mkdir()
-        app = make_app(root, **FAST_SIM)
+        app = make_app(root, **FAST_SIM, at="summary")
         async with app.run_test(size=size) as pilot:
             await to_summary(pilot)
             await pilot.press("a")
-            await wait_until(pilot, lambda: not app.state.autotune_running)
+            await wait_until(pilot, lambda: not pilot.app.state.autotune_running)
             await settle(pilot)
             table = app.screen.query_one("#trials")
             labels = [str(c.label) for c in table.columns.values()]

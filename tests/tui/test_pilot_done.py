@@ -22,7 +22,7 @@ async def _done(pilot) -> None:
 
 
 async def test_copy_puts_bash_launch_sh_on_the_clipboard_and_says_what_osc52_needs(demo_root):
-    app = make_app(demo_root)
+    app = make_app(demo_root, at="summary")
     run = demo_root / "ltx-trainings" / RUN_NAME
     async with app.run_test(size=(80, 24)) as pilot:
         await _done(pilot)
@@ -41,7 +41,7 @@ async def test_copy_puts_bash_launch_sh_on_the_clipboard_and_says_what_osc52_nee
 
 
 async def test_start_training_in_background_writes_log_and_pid(demo_root):
-    app = make_app(demo_root)
+    app = make_app(demo_root, at="summary")
     run = demo_root / "ltx-trainings" / RUN_NAME
     async with app.run_test(size=(120, 40)) as pilot:
         await _done(pilot)
@@ -72,7 +72,7 @@ async def test_start_training_in_background_writes_log_and_pid(demo_root):
 
 
 async def test_start_training_declined_starts_nothing(demo_root):
-    app = make_app(demo_root)
+    app = make_app(demo_root, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await _done(pilot)
         await pilot.press("t")
@@ -125,7 +125,7 @@ async def test_existing_run_folder_resumes_autotune(demo_root, scripted):
 
 
 async def test_resume_continues_from_the_log_without_rerunning_finished_trials(demo_root):
-    first = make_app(demo_root, **FAST_SIM)
+    first = make_app(demo_root, **FAST_SIM, at="summary")
     async with first.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("a")  # approve and autotune

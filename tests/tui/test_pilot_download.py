@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("huggingface_hub")
 
-from ltx_wizard.tui.dialogs.download import DownloadDialog  # noqa: E402
-from ltx_wizard.tui.screens.paths import PathsScreen  # noqa: E402
-from tests.hf_standin import Hub  # noqa: E402
-from tests.tui.helpers import make_app, settle, wait_until  # noqa: E402
+from ltx_wizard.tui.dialogs.download import DownloadDialog
+from ltx_wizard.tui.screens.paths import PathsScreen
+from tests.hf_standin import Hub
+from tests.tui.helpers import make_app, settle, wait_until
 
 CKPT = "ltx-2.3-22b-dev.safetensors"
 

@@ -22,7 +22,7 @@ class GuessingEngine(ScriptedEngine):
 
 
 async def test_a_dropped_guess_reads_dropped_not_failed(demo_root, scripted):
-    app = make_app(demo_root, engine_factory=GuessingEngine)
+    app = make_app(demo_root, engine_factory=GuessingEngine, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("a")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ltx_wizard.core.inputs import uv_tool
-from ltx_wizard.core.setup import survey as survey_mod
 from tests.setup_standins import make_remote, path_with, uv_calls, write_uv
 from tests.tui.helpers import fake_probe, make_app, settle, wait_until
 

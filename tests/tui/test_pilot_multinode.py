@@ -15,7 +15,7 @@ def _text(app, selector: str) -> str:
 
 async def test_two_nodes_show_totals_and_write_the_slurm_script(tmp_path):
     demo = tmp_path / "demo"
-    app = make_app(demo, simulate="2xh100", nodes=2)
+    app = make_app(demo, simulate="2xh100", nodes=2, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         head = _text(app, "#summary-head")
@@ -36,7 +36,7 @@ async def test_two_nodes_show_totals_and_write_the_slurm_script(tmp_path):
 
 
 async def test_one_node_screen_says_nothing_of_nodes(tmp_path):
-    app = make_app(tmp_path / "demo", simulate="2xh100")
+    app = make_app(tmp_path / "demo", simulate="2xh100", at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         assert "Nodes:" not in _text(app, "#summary-head")

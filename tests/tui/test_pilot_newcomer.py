@@ -51,7 +51,7 @@ def test_every_screen_has_its_own_help():
 
 
 async def test_plan_preview_scrolls_to_its_last_line_by_keyboard(demo_root):
-    app = make_app(demo_root)
+    app = make_app(demo_root, at="summary")
     async with app.run_test(size=(100, 30)) as pilot:
         await to_summary(pilot)
         body = app.screen.query_one("#body", VerticalScroll)
@@ -77,7 +77,7 @@ async def _done(pilot) -> None:
 
 
 async def test_start_training_after_an_oom_baseline_warns_and_suggests(demo_root):
-    app = make_app(demo_root)
+    app = make_app(demo_root, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await _done(pilot)
         app.state.summary = AutotuneSummary(
@@ -93,7 +93,7 @@ async def test_start_training_after_an_oom_baseline_warns_and_suggests(demo_root
 
 
 async def test_quitting_prints_run_folder_launch_command_and_log(demo_root):
-    app = make_app(demo_root)
+    app = make_app(demo_root, at="summary")
     run = demo_root / "ltx-trainings" / RUN_NAME
     async with app.run_test(size=(120, 40)) as pilot:
         await _done(pilot)

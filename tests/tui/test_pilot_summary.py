@@ -13,7 +13,7 @@ def _text(app, selector: str) -> str:
 
 
 async def test_summary_shows_tier_choices_launch_and_plan(demo_root):
-    app = make_app(demo_root)
+    app = make_app(demo_root, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         head = _text(app, "#summary-head")
@@ -28,7 +28,7 @@ async def test_summary_shows_tier_choices_launch_and_plan(demo_root):
 
 
 async def test_approve_writes_plan_and_config_then_autotunes(demo_root, scripted):
-    app = make_app(demo_root, engine_factory=scripted)
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("a")
@@ -40,7 +40,7 @@ async def test_approve_writes_plan_and_config_then_autotunes(demo_root, scripted
 
 
 async def test_approve_skip_autotune_goes_to_done(demo_root):
-    app = make_app(demo_root)
+    app = make_app(demo_root, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("s")
@@ -53,7 +53,7 @@ async def test_existing_plan_is_never_overwritten_silently(demo_root):
     run = demo_root / "ltx-trainings" / RUN_NAME
     run.mkdir(parents=True)
     (run / "plan.md").write_text("my edited plan\n")
-    app = make_app(demo_root)
+    app = make_app(demo_root, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("s")
@@ -113,7 +113,7 @@ async def test_the_batch_change_checkbox_reaches_autotune(demo_root, scripted):
         seen.append(kwargs)
         return scripted(*args, **kwargs)
 
-    app = make_app(demo_root, engine_factory=factory)
+    app = make_app(demo_root, engine_factory=factory, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         box = app.screen.query_one("#allow-batch", Checkbox)

@@ -22,7 +22,7 @@ def _shown(app) -> bool:
 
 async def test_a_running_trial_has_a_row_with_its_step_and_clock_until_it_ends(demo_root, scripted):
     scripted.hold_after = 2
-    app = make_app(demo_root, engine_factory=scripted)
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_held_trial(pilot, scripted)
         await wait_until(pilot, lambda: _rows(app) == [
@@ -39,7 +39,7 @@ async def test_a_running_trial_has_a_row_with_its_step_and_clock_until_it_ends(d
 
 async def test_rows_survive_the_screen_being_popped_and_shown_again(demo_root, scripted):
     scripted.hold_after = 2
-    app = make_app(demo_root, engine_factory=scripted)
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_held_trial(pilot, scripted)
         app.pop_screen()
@@ -53,7 +53,7 @@ async def test_rows_survive_the_screen_being_popped_and_shown_again(demo_root, s
 
 async def test_two_gpus_show_two_rows_side_by_side_at_80x24(demo_root, scripted):
     scripted.script = "side_by_side"
-    app = make_app(demo_root, engine_factory=scripted, simulate="2xa6000")
+    app = make_app(demo_root, engine_factory=scripted, simulate="2xa6000", at="summary")
     async with app.run_test(size=(80, 24)) as pilot:
         await to_held_trial(pilot, scripted)
         await wait_until(pilot, lambda: _rows(app) == [
@@ -75,7 +75,7 @@ async def test_two_gpus_show_two_rows_side_by_side_at_80x24(demo_root, scripted)
 
 
 async def test_the_simulated_trainer_on_two_gpus_runs_two_trials_at_once(demo_root):
-    app = make_app(demo_root, simulate="2xa6000", **FAST_SIM)
+    app = make_app(demo_root, simulate="2xa6000", **FAST_SIM, at="summary")
     seen: set[tuple[str, ...]] = set()
     vram: set[str] = set()  # the VRAM line: each trial reports its own GPU, both are named
 
@@ -102,7 +102,7 @@ async def test_the_simulated_trainer_on_two_gpus_runs_two_trials_at_once(demo_ro
 
 
 def test_rows_that_do_not_fit_fold_into_one_line():
-    clock = lambda: 0.0  # noqa: E731
+    clock = lambda: 0.0  # noqa: E731 - a stopped clock, read like time.monotonic
     tracker = RunningTrials(slots=range(8), clock=clock)
     for i in range(1, 6):
         tracker.feed(TrialStarted(index=i, change="x", total_steps=40, config_path="c"))

@@ -124,7 +124,7 @@ class _SetupStopEngine(ScriptedEngine):
 
 
 async def test_a_setup_stop_reads_as_one_on_the_autotune_screen(demo_root, scripted):
-    app = make_app(demo_root, engine_factory=_SetupStopEngine)
+    app = make_app(demo_root, engine_factory=_SetupStopEngine, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
         await pilot.press("a")

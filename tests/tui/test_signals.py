@@ -5,14 +5,17 @@ from __future__ import annotations
 import os
 import signal
 
+import pytest
+
 from ltx_wizard.core.autotune.process import group_alive, live_trials
 from tests.tui.helpers import make_app, to_summary, wait_until
 
 HANG = {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500", "LTX_WIZARD_SIM_FAULT": "hang"}}
 
 
+@pytest.mark.serial  # sends SIGHUP to the test process itself
 async def test_sighup_stops_the_trial_group_and_exits(demo_root):
-    app = make_app(demo_root, **HANG)
+    app = make_app(demo_root, **HANG, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         assert app._unwatch_signals is not None  # otherwise SIGHUP would kill the test run
         await to_summary(pilot)

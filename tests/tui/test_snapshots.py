@@ -114,11 +114,12 @@ SCENARIOS = {
     "vram_ask": ({"demo": False, "probe_fn": fake_probe("NVIDIA GB10", None)}, _gate),
     "paths": ({}, _paths),
     "recipe_choice": ({}, _recipe_choice),
-    "summary": ({}, _summary),
-    "autotune_running": ({}, _autotune_running),
-    "autotune_side_by_side": ({"simulate": "2xa6000"}, _autotune_running),  # two trials, two rows
-    "autotune_done": ({}, _autotune_done),
-    "done": ({}, _done),
+    # opened at the Summary screen (helpers.open_at): the walk there has its own snapshots
+    "summary": ({"at": "summary"}, _summary),
+    "autotune_running": ({"at": "summary"}, _autotune_running),
+    "autotune_side_by_side": ({"at": "summary", "simulate": "2xa6000"}, _autotune_running),  # two rows
+    "autotune_done": ({"at": "summary"}, _autotune_done),
+    "done": ({"at": "summary"}, _done),
     "existing_run": ({}, _existing),
     "monitor": ({}, _monitor),
     "intent": ({"first_run_screens": True}, _intent),

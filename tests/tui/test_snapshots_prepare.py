@@ -39,7 +39,7 @@ async def _spot_check(pilot):
     await _form(pilot)
     await pilot.press("ctrl+n")
     for topic in ("scenes", "rotated"):  # the scene split, then the upright copy
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog)
+        await wait_until(pilot, lambda topic=topic: isinstance(pilot.app.screen, ConfirmDialog)
                          and topic in pilot.app.screen.question)
         await pilot.press("y")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, SpotCheckDialog))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ltx_wizard.core.tuning.events import Confirmation, ConfirmationFinished, ConfirmationStarted
 from ltx_wizard.core.autotune.orphans import stop_tagged
@@ -39,9 +39,12 @@ class ConfirmationSteps:
     _samples: int
     _cancelled: bool
     _tag: str
+    _make_runner: Callable[[int | None, list[int | None]], TrialRunner]  # engine.py
+    _stop_on_setup: Callable[[TrialRunner, Mapping[str, Any], str], None]  # SetupStops
 
     async def _confirm(self, tuner: Tuner, planned: str, subset: Path, log: ResultsLog,
-                       logged: dict, totals: list[int | None]) -> list[Confirmation]:
+                       logged: dict[int | None, Confirmation],
+                       totals: list[int | None]) -> list[Confirmation]:
         """Confirm the winner with its own validation; on failure fall back and confirm again."""
         done: list[Confirmation] = []
         if tuner.winner is None or not has_validation_prompts(planned):

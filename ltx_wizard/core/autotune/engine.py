@@ -148,7 +148,8 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
             prefix, env = stand_in.trial_command(scratch, slot, self.assessment.num_gpus)
             if device is not None:
                 env["CUDA_VISIBLE_DEVICES"] = device
-            return TrialCommand(prefix, None, env, time_scale=stand_in.time_scale)
+            return TrialCommand(prefix, None, env, time_scale=stand_in.time_scale,
+                                step_clock=stand_in.step_clock(env))
         if self.trainer_cmd:
             env = stand_in.memory_env(scratch, slot) if stand_in is not None else {}
             if device is not None:
@@ -244,7 +245,8 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
                       transformer_params=size.transformer_params if size else None, model=size,
                       subset_samples=samples, num_gpus=1 if slots else max(self.assessment.num_gpus, 1),
                       max_trials=self.max_trials, allow_batch_change=self.allow_batch_change)
-        self._runners = [self._make_runner(slot, totals) for slot in (slots or [None])]
+        own: list[int | None] = [None]  # no slots: one runner on the plan's own launch
+        self._runners = [self._make_runner(slot, totals) for slot in (slots or own)]
         self._runner = self._runners[0]
         pool = TrialPool(self._runners, self._start(planned, subset),
                          self._set_aside) if len(self._runners) > 1 else None
@@ -277,6 +279,7 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
             # The last trial also validates (fused), unless its confirmation is already logged.
             fused = (not sweep.side_by_side and cand.index not in sweep.logged_confirmations
                      and has_validation_prompts(sweep.planned) and tuner.is_last(cand))
+            assert self._runner is not None  # set by _prepare
             result = await self._run_trial(self._runner, cand, sweep.planned, sweep.subset, fused=fused)
         recorded = tuner.record(result)
         sweep.log.trial(recorded)

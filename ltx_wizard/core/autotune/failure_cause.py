@@ -36,7 +36,8 @@ def config_error_cause(text: str) -> str:
     """`Error: Invalid configuration data: 2 validation errors ...` -> `invalid config: a.b: msg; …`."""
     body = text.split("Error: Invalid configuration data:", 1)[-1].strip()
     lines = [line.rstrip() for line in body.splitlines() if line.strip()]
-    if not lines or not _HEADER.match(lines[0]):
+    header = _HEADER.match(lines[0]) if lines else None
+    if header is None:
         return clip(f"invalid config: {body}")  # not pydantic's layout: keep what was said
     errors: list[str] = []
     location: str | None = None
@@ -49,7 +50,7 @@ def config_error_cause(text: str) -> str:
             location = None
     if not errors:
         return clip(f"invalid config: {lines[0]}")
-    count = int(_HEADER.match(lines[0]).group(1))
+    count = int(header.group(1))
     more = f" (+{count - len(errors)} more)" if count > len(errors) else ""
     return clip("invalid config: " + "; ".join(errors) + more)
 

@@ -8,7 +8,7 @@ Autotune screen's log shows) before config.yaml is written.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ltx_wizard.core.tuning import duration as dur
 from ltx_wizard.core.autotune.best_so_far import keep_on_cancel
@@ -39,6 +39,7 @@ class TunedOutputs:
     assessment: Assessment
     on_event: EventSink
     _runner: TrialRunner | None
+    _summary: Callable[[Tuner, str, bool, list[Confirmation]], AutotuneSummary]  # engine.py
 
     def _tuned(self, tuner: Tuner, planned: str) -> TunedConfig | None:
         if tuner.winner is None or not tuner.winner_changes:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ltx_wizard.core.autotune.trainer_events import (  # re-exported: lp.StepEvent etc.
     TrainerEvent, StepEvent, ValidationSaved, CheckpointSaved, Statistics,
@@ -153,7 +154,7 @@ class TrainerLogParser:
     def __init__(self) -> None:
         self._record: _Record | None = None
         self._tbs: dict[int | None, _Tb] = {}
-        self._stats: dict | None = None
+        self._stats: dict[str, Any] | None = None  # Statistics' fields as read so far
         self._config: tuple[float, list[str]] | None = None
 
     def feed(self, line: str, t: float) -> list[TrainerEvent]:
@@ -203,7 +204,8 @@ class TrainerLogParser:
 
     # -- rich records -------------------------------------------------------------------------
 
-    def _open_record(self, line: str, indent: int, t: float, rank, events: list) -> None:
+    def _open_record(self, line: str, indent: int, t: float, rank: int | None,
+                     events: list[TrainerEvent]) -> None:
         raw = line.rstrip()
         content = raw[indent:]
         msg_width = None
@@ -249,7 +251,7 @@ class TrainerLogParser:
         events = self._scan(rec.text, rec.t, rec.torch_rank, rec.done, final=True)
         return events + self._unit(rec.text, rec.t, rec.torch_rank, scanned=True)
 
-    def _scan(self, text: str, t: float, rank, done: set, final: bool,
+    def _scan(self, text: str, t: float, rank: int | None, done: set[str], final: bool,
               ranked: bool = False) -> list[TrainerEvent]:
         """Line-shaped events in one message; `final` once nothing more can be appended.
         `ranked`: `text` is a tail, the message's rank prefix already applied to `rank`."""
@@ -291,7 +293,7 @@ class TrainerLogParser:
             events.append(OomError(t=t, line=text, rank=rank))
         return events
 
-    def _unit(self, text: str, t: float, rank, scanned: bool = False) -> list[TrainerEvent]:
+    def _unit(self, text: str, t: float, rank: int | None, scanned: bool = False) -> list[TrainerEvent]:
         """A complete logical line: block-shaped events (statistics, config errors)."""
         events = [] if scanned else self._scan(text, t, rank, set(), final=True)
         if self._stats is not None:
@@ -310,6 +312,7 @@ class TrainerLogParser:
         return events
 
     def _absorb_stats(self, text: str) -> bool:
+        assert self._stats is not None  # a statistics block is open
         found = False
         for key, pattern in _STATS.items():
             m = pattern.search(text)
@@ -335,7 +338,8 @@ class TrainerLogParser:
 
     # -- tracebacks ---------------------------------------------------------------------------
 
-    def _traceback_line(self, line: str, t: float, rank, events: list) -> bool:
+    def _traceback_line(self, line: str, t: float, rank: int | None,
+                        events: list[TrainerEvent]) -> bool:
         """Consume `line` if it belongs to a traceback; True when consumed."""
         tb = self._tbs.get(rank)
         stripped = line.strip()
@@ -368,6 +372,6 @@ class TrainerLogParser:
         events.append(self._end_traceback(rank))
         return False
 
-    def _end_traceback(self, rank) -> Traceback:
+    def _end_traceback(self, rank: int | None) -> Traceback:
         tb = self._tbs.pop(rank)
         return Traceback(t=tb.t, first_line=tb.first_line, last_line=tb.last_line, rank=rank)

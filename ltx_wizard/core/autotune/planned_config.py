@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.tuning.trial_config import settings_from_config
@@ -32,7 +33,7 @@ _BOOLS = ("training_strategy.with_audio", "optimization.enable_gradient_checkpoi
 @dataclass(frozen=True)
 class PlannedConfig:
     text: str
-    data: object
+    data: Mapping[str, Any]
     settings: TrainSettings
 
 

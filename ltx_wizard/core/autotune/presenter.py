@@ -197,7 +197,11 @@ def vram_readings(readings: dict[int, tuple[int | None, int | None]], event: Vra
     if len(cells) <= VRAM_EACH_UP_TO:
         return "VRAM " + "  ".join(cells)
     # many GPUs: the fullest one, on one line (8 cells wrap at 80 columns, squeezing the log)
-    gpu = max(readings, key=lambda g: readings[g][0] if readings[g][0] is not None else -1)
+    def fullness(g: int) -> int:
+        value = readings[g][0]
+        return value if value is not None else -1
+
+    gpu = max(readings, key=fullness)
     return f"VRAM {len(cells)} GPUs, fullest GPU{gpu} {_vram_cell(*readings[gpu])}"
 
 

@@ -20,7 +20,7 @@ import os
 import signal
 import time
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Literal, Mapping, Sequence
+from typing import Awaitable, Callable, Literal, Mapping, Sequence, TypeAlias
 
 from ltx_wizard.core.autotune.ranks import RankTracker, proc_rows, take_down
 
@@ -62,6 +62,9 @@ class OutputLine:
     stream: Stream
     t: float  # time.monotonic() when the line was complete
     truncated: bool = False  # True when the line was longer than the cap and was cut
+
+
+_Batches: TypeAlias = "asyncio.Queue[list[OutputLine] | None]"  # lines by read, None: the end
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,9 @@ class TrialProcess:
         self._proc: asyncio.subprocess.Process | None = None
         self._t0 = self._started_at = 0.0
         self._stop_reason: StopReason | None = None
-        self._kill_task = self._main_task = self._dispatcher = None  # asyncio.Task | None
+        self._kill_task: asyncio.Task[None] | None = None
+        self._main_task: asyncio.Task[ProcessResult] | None = None
+        self._dispatcher: asyncio.Task[None] | None = None
         self._result: ProcessResult | None = None
         self._delivered = 0  # lines taken off the queue, to tell a slow consumer from a stuck pipe
         self.ranks: RankTracker | None = None  # every process of the trial, set at start()
@@ -177,7 +182,7 @@ class TrialProcess:
         assert self._main_task is not None
         return await asyncio.shield(self._main_task)
 
-    def _kill(self) -> asyncio.Task:
+    def _kill(self) -> asyncio.Task[None]:
         if self._kill_task is None:
             self._kill_task = asyncio.ensure_future(self._kill_group())
         return self._kill_task
@@ -197,7 +202,7 @@ class TrialProcess:
     async def _supervise(self) -> ProcessResult:
         proc = self._proc
         assert proc is not None and proc.stdout is not None and proc.stderr is not None
-        queue: asyncio.Queue = asyncio.Queue(_QUEUE_BATCHES)
+        queue: _Batches = asyncio.Queue(_QUEUE_BATCHES)
         readers = [asyncio.ensure_future(self._read(proc.stdout, "stdout", queue)),
                    asyncio.ensure_future(self._read(proc.stderr, "stderr", queue))]
         self._dispatcher = dispatcher = asyncio.ensure_future(self._dispatch(queue))
@@ -220,7 +225,7 @@ class TrialProcess:
             await asyncio.gather(*readers, watchdog, tracker, return_exceptions=True)
             await queue.put(None)
             await dispatcher
-            if not self.ranks.alive():
+            if self.ranks is None or not self.ranks.alive():
                 _LIVE.pop(proc.pid, None)  # else atexit still has it to SIGKILL
         reason = self._stop_reason
         ended_by = _ENDED_BY[reason] if reason else "exit"
@@ -244,9 +249,10 @@ class TrialProcess:
                 await asyncio.wait({waiter}, timeout=_POLL_S)
         finally:
             waiter.cancel()
+        assert proc.returncode is not None  # the loop ends once the leader is reaped
         return proc.returncode
 
-    async def _drain(self, readers: list[asyncio.Task]) -> None:
+    async def _drain(self, readers: list[asyncio.Task[None]]) -> None:
         # Wait for EOF while output keeps moving; a pipe held open by a process that escaped the
         # group (its own setsid) would otherwise keep us here forever.
         while True:
@@ -255,7 +261,7 @@ class TrialProcess:
             if not pending or (self.last_output_t, self._delivered) == before:
                 return
 
-    async def _read(self, reader: asyncio.StreamReader, stream: Stream, queue: asyncio.Queue):
+    async def _read(self, reader: asyncio.StreamReader, stream: Stream, queue: _Batches) -> None:
         cap = self.max_line_bytes
         buf = bytearray()
         dropped = False  # the current line went over the cap; skip bytes until its newline
@@ -266,7 +272,7 @@ class TrialProcess:
                 break
             self.last_output_t = now
             parts = chunk.split(b"\n")
-            batch = []
+            batch: list[OutputLine] = []
             for i, part in enumerate(parts):
                 room = cap - len(buf)
                 if len(part) > room:
@@ -287,7 +293,7 @@ class TrialProcess:
         text = bytes(buf).decode("utf-8", "replace").rstrip("\r")
         return OutputLine(text=text, stream=stream, t=t, truncated=truncated)
 
-    async def _dispatch(self, queue: asyncio.Queue) -> None:
+    async def _dispatch(self, queue: _Batches) -> None:
         # queue.get() never suspends while lines are waiting: during a flood this loop would keep
         # the event loop for as long as the trainer writes. Work in time slices with pauses in
         # between instead: a key and the paint it causes take many turns of the loop, and a bare
@@ -363,7 +369,7 @@ def install_signal_handlers(
     expects. A second signal while stopping SIGKILLs every group at once. Returns an uninstaller.
     """
     sigs = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
-    pending: list[asyncio.Task] = []
+    pending: list[asyncio.Task[None]] = []
 
     async def _shutdown(signum: int) -> None:
         await stop_all("cancelled")

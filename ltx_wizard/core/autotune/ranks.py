@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Callable
 
-from ltx_wizard.core.io.processes import Proc, proc_rows  # noqa: F401  (one owner; named here too)
+from ltx_wizard.core.io.processes import Proc, proc_rows
 
 
 class RankTracker:

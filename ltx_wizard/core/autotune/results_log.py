@@ -80,6 +80,8 @@ class ResultsLog:
                 continue
             try:
                 record = loads_json(line, what="autotune log line")
+                if not isinstance(record, dict):
+                    continue
                 record.pop("kind", None)
                 conf = Confirmation.model_validate(record)
             except (UsageError, ValueError):
@@ -107,6 +109,8 @@ class ResultsLog:
                 record = loads_json(line, what="autotune log line")
             except UsageError:
                 continue  # a line cut by a crash: that trial simply runs again
+            if not isinstance(record, dict):
+                continue  # hand-edited: not one of ours
             kind = record.pop("kind", None)
             try:
                 if kind == "trial":

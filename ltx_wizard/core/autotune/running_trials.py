@@ -133,10 +133,10 @@ class RunningTrials:
             self._runs[f"confirm-{event.trial or 0}"] = _Run(event.trial or 0, True, gpus,
                                                              self.clock())
         elif isinstance(event, TrialProgress):
-            run = self._runs.get(f"trial-{event.index}") or self._runs.get(f"confirm-{event.index}")
-            if run is None or run.ended is not None:
+            found = self._runs.get(f"trial-{event.index}") or self._runs.get(f"confirm-{event.index}")
+            if found is None or found.ended is not None:
                 return False
-            run.step, run.total = event.step, event.total or run.total
+            found.step, found.total = event.step, event.total or found.total
         elif isinstance(event, TrialPhase):
             key = f"{'confirm' if event.confirmation else 'trial'}-{event.index}"
             if key not in self._runs:

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ltx_wizard.core.tuning.events import AutotuneFinished
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.validation.media import media_slots, slot_problems
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.tuning.events import AutotuneSummary, EventSink  # noqa: F401
+    from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, EventSink
     from ltx_wizard.core.autotune.results_log import ResultsLog
     from ltx_wizard.core.tuning.schedule import Tuner
     from ltx_wizard.core.autotune.trial_runner import TrialRunner
@@ -121,6 +121,7 @@ class SetupStops:
     """A part of AutotuneEngine (engine.py): stop on a setup failure instead of recording it."""
 
     on_event: EventSink
+    _summary: Callable[[Tuner, str, bool, list[Confirmation]], AutotuneSummary]  # engine.py
 
     def _setup_stopped(self, tuner: Tuner, planned: str, log: ResultsLog,
                        stop: SetupStopped) -> AutotuneSummary:

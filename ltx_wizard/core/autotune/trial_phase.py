@@ -89,6 +89,7 @@ class PhaseTracker:
         """The new phase when `event` changed it, else None (other ranks never do)."""
         if getattr(event, "rank", None) not in (None, 0):
             return None
+        new: str | None
         if isinstance(event, TrainerPhase):
             new = self._training() if event.phase == "training" else event.phase
         elif isinstance(event, StepEvent):

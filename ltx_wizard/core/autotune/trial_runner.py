@@ -82,6 +82,9 @@ class TrialCommand:
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
     time_scale: float = 1.0  # a stand-in (base/stand_in.py) runs compressed; times are scaled back
+    # when a step line was printed, in the trainer's own seconds (a stand-in's clock); None, or no
+    # answer for a step: when the line arrived, scaled back
+    step_clock: Callable[[int], float | None] | None = None
     quiet_flag: str = "--disable-progress-bars"
 
 
@@ -100,7 +103,8 @@ class _Watch:
 
 
 def steady_step_time(steps: Iterable[tuple[int, float, lp.StepEvent]]) -> float | None:
-    """Seconds per step between the last two step lines (rank 0 / unranked only)."""
+    """Seconds per step between the last two step lines (rank 0 / unranked only), stamped in
+    the trainer's seconds (TrialRunner._stamp)."""
     seen: dict[int, float] = {}
     for step, t, _ in steps:
         seen.setdefault(step, t)
@@ -252,6 +256,7 @@ class TrialRunner:
                 await self.process.start()
                 if self._cancelled:  # cancelled while it started (stop() found no process yet)
                     await self.process.stop("cancelled")
+                assert self.process.pid is not None  # started
                 sampler.track(self.process.pid)
                 result = await self.process.wait()
         finally:
@@ -268,24 +273,30 @@ class TrialRunner:
                       log_path: Path | None) -> TrialResult:
         outcome, reason = self._classify(watch, result, output_dir, kind, log_path=log_path)
         step = steady_step_time(watch.steps)
-        scale = self.command.time_scale
         last = watch.steps[-1][2] if watch.steps else None
         peak, method = trial_peak(reading, watch)
         return TrialResult(
             index=cand.index, change=cand.change, changes=cand.changes, outcome=outcome,
-            step_time_s=None if step is None or outcome != "ok" else round(step * scale, 3),
+            step_time_s=None if step is None or outcome != "ok" else round(step, 3),
             peak_vram_gb=peak, vram_method=method,
             trainer_peak_gb=watch.stats.peak_gpu_memory_gb if watch.stats else None,
             trainer_step_time_s=last.time_per_step_s if last else None,
             wall_s=round(result.wall_s, 2), reason=reason, proof=watch.proof,
         )
 
+    def _stamp(self, event: lp.StepEvent) -> float:
+        """When the step line was printed, in the trainer's seconds: by the command's step clock
+        where it has one (a stand-in's own time), else when the line arrived, scaled back."""
+        clock = self.command.step_clock
+        printed = clock(event.step) if clock is not None else None
+        return printed if printed is not None else event.t * self.command.time_scale
+
     def _apply(self, cand: Candidate, watch: _Watch, event: lp.TrainerEvent) -> None:
         watch.cause.feed(event)
         if isinstance(event, lp.StepEvent):
             if event.rank not in (None, 0):
                 return
-            watch.steps.append((event.step, event.t, event))
+            watch.steps.append((event.step, self._stamp(event), event))
             self.on_event(TrialProgress(index=cand.index, step=event.step, total=event.total,
                                         loss=None if math.isnan(event.loss) else event.loss,
                                         step_time_s=event.time_per_step_s))
@@ -316,6 +327,7 @@ class TrialRunner:
                       peak_gb: float | None, log_path: Path | None = None) -> Confirmation:
         step = FUSED_STEPS if kind == "fused" else CONFIRM_STEPS
         trained = any(s == TRIAL_STEPS for s, _, _ in watch.steps)
+        outcome: Outcome
         if kind == "fused" and not trained and watch.outcome is not None:
             outcome, reason = "skipped", "the trial itself failed before validating"
         else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ltx_wizard.core.autotune.orphans import stop_tagged
 from ltx_wizard.core.autotune.trial_log import trial_log_path
@@ -43,6 +43,7 @@ class TrialRuns:
     _runners: list[TrialRunner]
     _fused: dict[int, Confirmation]
     _tag: str
+    _stop_on_setup: Callable[[TrialRunner, Mapping[str, Any], str], None]  # SetupStops
 
     def _start(self, planned: str, subset: Path):
         """The pool's way to start a trial (or a guess, ahead_of set) on one runner."""

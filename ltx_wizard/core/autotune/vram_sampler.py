@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from typing import Literal, Protocol, Sequence
+from typing import Literal, Protocol, Sequence, cast
 
 from ltx_wizard.core.autotune.process import proc_table
 from ltx_wizard.core.gpu.devices import GpuInfo
@@ -236,7 +236,7 @@ class VramSampler:
 
     def _reading_locked(self) -> VramReading:
         if self.backend.kind not in ("nvml", "none"):  # a stand-in's reader: its own figure
-            method: Method = self.backend.kind
+            method = cast(Method, self.backend.kind)  # a stand-in names its own ("simulated")
             per_gpu = list(self._peak)
         elif any(v is not None for v in self._proc_peak):
             method, per_gpu = "per-process", list(self._proc_peak)

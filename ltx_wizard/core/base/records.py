@@ -12,9 +12,15 @@ from disk is checked by its reader (core/io/run_meta.py, core/preprocess/state.p
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
+
+if sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # pydantic depends on typing_extensions
+    from typing_extensions import dataclass_transform
 
 T = TypeVar("T")
 
@@ -46,13 +52,14 @@ def _converter(annotation: str) -> Callable[[Any], Any] | None:
     return None
 
 
+@dataclass_transform(frozen_default=True, kw_only_default=True)  # type checkers see the dataclass
 def record(cls: type[T]) -> type[T]:
     """@dataclass(frozen=True, kw_only=True, slots=True), plus the conversions above."""
     own = cls.__dict__.get("__post_init__")
     plan = [(name, conv) for name, ann in cls.__dict__.get("__annotations__", {}).items()
             if isinstance(ann, str) and (conv := _converter(ann)) is not None]
     if plan or own is not None:
-        def __post_init__(self) -> None:
+        def __post_init__(self: Any) -> None:
             for name, conv in plan:
                 value = getattr(self, name)
                 new = conv(value)

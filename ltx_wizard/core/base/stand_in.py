@@ -7,7 +7,7 @@ for `--simulate` and `--demo`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 
 class StandIn(Protocol):
@@ -23,6 +23,11 @@ class StandIn(Protocol):
 
     def memory_env(self, scratch: Path, slot: int | None) -> dict[str, str]:
         """The environment that tells any trainer command where its memory readings go."""
+
+    def step_clock(self, env: Mapping[str, str]) -> Callable[[int], float | None] | None:
+        """The stand-in's own time (seconds, as it reports them) at which a process started with
+        `env` printed its line for a step, for the step times autotune decides on: measured from
+        when the lines arrive, a stand-in's would carry the machine's load. None: measure them."""
 
     def memory_reader(self, env: Mapping[str, str], gpu_count: int) -> Any:
         """A vram_sampler backend reading what a process started with `env` reports."""

@@ -8,12 +8,12 @@ its span read back from the result, and the spans applied together from the end 
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 Edit = tuple[int, int, str]  # old[start:end] becomes the str
 
 
-def _longest(equal, limit: int) -> int:
+def _longest(equal: Callable[[int], bool], limit: int) -> int:
     """The largest n <= limit with equal(n) true (equal is monotone: true up to some n)."""
     lo, hi = 0, limit
     while lo < hi:

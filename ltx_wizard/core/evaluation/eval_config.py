@@ -67,8 +67,8 @@ def sample_conditions(template: Sequence[Mapping[str, Any]],
     """The template's conditions with each media key taken from the prompt's own row where it has
     that column (the clip's first frame, its reference, its mask), else the run's own file."""
     out = []
-    for cond in template:
-        cond = copy.deepcopy(dict(cond))
+    for shipped in template:
+        cond = copy.deepcopy(dict(shipped))
         kind = str(cond.get("type", ""))
         for key in ("image_or_video", "video", "audio", "mask"):
             if not isinstance(cond.get(key), str):

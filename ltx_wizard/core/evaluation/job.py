@@ -46,7 +46,7 @@ class Production:
     offload: str | None = None  # --offload
     kind: str = "t2v"  # the mode: t2v, i2v, ic_lora, a2v, t2a
     # the run's validation conditions, filled per prompt as the trainer's samples are
-    conditions: list[dict] = field(default_factory=list)
+    conditions: list[dict[str, Any]] = field(default_factory=list)
     multiple: int = 32  # width and height in steps of this
     ext: str = "mp4"  # what the entry point writes
     video: bool = True  # takes --width/--height
@@ -84,8 +84,10 @@ def write_job(run_dir: Path, job: EvalJob) -> Path:
 def read_job(run_dir: Path) -> EvalJob:
     path = Path(run_dir) / JOB_REL
     try:
-        return _job_from(loads_json(read_bytes(path, what="eval job", limit=JSON_MAX_BYTES),
-                                    what="eval job"))
+        doc = loads_json(read_bytes(path, what="eval job", limit=JSON_MAX_BYTES), what="eval job")
+        if not isinstance(doc, dict):
+            raise TypeError("not a JSON object")
+        return _job_from(doc)
     except (KeyError, TypeError, ValueError):
         raise UsageError(f"{path} is damaged: start the evaluation again") from None
 
@@ -113,6 +115,6 @@ def read_state(run_dir: Path) -> EvalState | None:
     try:
         doc = loads_json(read_bytes(Path(run_dir) / STATE_REL, what="eval state",
                                     limit=JSON_MAX_BYTES), what="eval state")
-        return EvalState(**doc)
+        return EvalState(**doc) if isinstance(doc, dict) else None
     except (UsageError, TypeError, ValueError):
         return None

@@ -21,7 +21,7 @@ from ltx_wizard.core.io.processes import process_start_time, read_record, record
 from ltx_wizard.core.io.safe_fs import check_inside, write_text
 from ltx_wizard.core.launch.background import running_pid
 
-_started: list[subprocess.Popen] = []  # evaluations this process started: reaped, no zombies
+_started: list[subprocess.Popen[bytes]] = []  # evaluations this process started: reaped, no zombies
 
 
 def eval_pid(run_dir: Path) -> int | None:

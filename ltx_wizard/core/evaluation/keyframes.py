@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 MAX_DECODE = 2000  # frames walked at most (a render has ~100): a huge file stays bounded
 
@@ -50,7 +51,7 @@ def _clamp(value: float) -> int:
     return 0 if value < 0 else 255 if value > 255 else int(value + 0.5)
 
 
-def _yuv_pixel(planes, strides, x: int, y: int) -> tuple[int, int, int]:
+def _yuv_pixel(planes: list[bytes], strides: list[int], x: int, y: int) -> tuple[int, int, int]:
     """One pixel of a 4:2:0 frame in BT.601 limited range, as its decoder left it."""
     luma = planes[0][y * strides[0] + x] - 16
     u = planes[1][(y // 2) * strides[1] + x // 2] - 128
@@ -59,7 +60,7 @@ def _yuv_pixel(planes, strides, x: int, y: int) -> tuple[int, int, int]:
             _clamp(1.164 * luma + 2.017 * u))
 
 
-def _rgb(frame, width: int, height: int) -> bytes:
+def _rgb(frame: Any, width: int, height: int) -> bytes:  # an av.VideoFrame
     """The frame at width x height: the average of four points in each cell of the picture.
     Computed here, not by FFmpeg's scaler: its SIMD path depends on how the buffers happen to be
     aligned, so the same file gave colours a level apart from one run to the next."""
@@ -78,7 +79,7 @@ def _rgb(frame, width: int, height: int) -> bytes:
     return bytes(out)
 
 
-def _scaled(frame, width: int, height: int) -> bytes:
+def _scaled(frame: Any, width: int, height: int) -> bytes:
     """FFmpeg's scaler to RGB, rows copied out of the plane's padded lines."""
     plane = frame.reformat(width=width, height=height, format="rgb24").planes[0]
     data, stride = bytes(plane), plane.line_size

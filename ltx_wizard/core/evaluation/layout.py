@@ -103,6 +103,8 @@ def read_manifest(run_dir: Path) -> Manifest | None:
     path = eval_dir(run_dir) / MANIFEST
     try:
         doc = loads_json(read_bytes(path, what=MANIFEST, limit=JSON_MAX_BYTES), what=MANIFEST)
+        if not isinstance(doc, dict):
+            return None
         renders = {name: Render(file=name, **{**entry, "video_dims": tuple(entry["video_dims"])})
                    for name, entry in doc["renders"].items()}
         return Manifest(str(doc["checkpoint"]), renders, [str(n) for n in doc.get("notes", [])])

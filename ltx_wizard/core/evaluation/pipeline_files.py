@@ -64,7 +64,7 @@ def find(model: Path, role: str, split: bool) -> Path | None:
     return max(found, key=_version_order) if found else None
 
 
-def _version_order(path: Path) -> list:
+def _version_order(path: Path) -> list[Any]:
     """Names compared with their numbers as numbers: `...-distilled-1.1` after `...-distilled`."""
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.stem)]
 

@@ -41,7 +41,7 @@ class Setup:
         return str(value) if value else None
 
 
-def read_run_config(run_dir: Path) -> dict:
+def read_run_config(run_dir: Path) -> dict[str, Any]:
     path = Path(run_dir) / "config.yaml"
     if not path.is_file():
         raise UsageError(f"{run_dir} is not a run folder (no config.yaml): pass the folder that "

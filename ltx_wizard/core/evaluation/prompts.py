@@ -15,10 +15,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, TypeVar
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.dataset.rows import MEDIA_ROLES, DatasetFile, read_dataset_file
+
+Row = TypeVar("Row")
 
 IN_DIST, OUT_DIST, HELD_OUT = "in-distribution", "out-of-distribution", "held-out"
 CATEGORIES = (IN_DIST, OUT_DIST, HELD_OUT)
@@ -76,7 +78,7 @@ def _captioned(ds: DatasetFile) -> list[Mapping[str, str]]:
     return [row for row in ds.rows if str(row.get(column, "")).strip()]
 
 
-def _draw(rows: list, count: int) -> list:
+def _draw(rows: list[Row], count: int) -> list[Row]:
     """`count` rows drawn with the skill's seed, in the file's order; all of them when fewer."""
     if len(rows) <= count:
         return list(rows)
@@ -121,7 +123,8 @@ def out_of_distribution(user: Sequence[str], trigger: str | None, audio: bool,
                      + (f" around the trigger word {trigger.strip()!r}" if trigger else "")
                      + ": your own prompts (--prompt, or edit them here) make a stronger test.")
     prompts = [EvalPrompt(OUT_DIST, text, source,
-                          media=_media(holdout, rows[i % len(rows)]) if rows else {})
+                          media=_media(holdout, rows[i % len(rows)])
+                          if holdout is not None and rows else {})
                for i, text in enumerate(texts)]
     return prompts, notes
 

@@ -11,6 +11,7 @@ prompts.json. A stop request ends the running process and leaves what is done la
 from __future__ import annotations
 
 import threading
+from functools import partial
 from pathlib import Path
 from typing import IO, Callable
 
@@ -46,7 +47,7 @@ class EvalRunner:
         self.stop = stop or threading.Event()
         self.poll_s = poll_s
         self.say = say or (lambda text: None)
-        self.dims = tuple(job.dims)
+        self.dims: tuple[int, int, int] = job.dims
         self.stems = layout.stems(job.prompts)
         self.manifest = Manifest(job.checkpoint_note, notes=list(job.notes))
         self.inputs: dict[int, tuple[list[str], str]] = {}  # a prompt's production inputs
@@ -62,7 +63,7 @@ class EvalRunner:
             for index, stem in enumerate(self.stems):
                 for lora in (True, False) if self.job.like_for_like else (True,):
                     name = f"ltx-pipelines: {stem} {'with' if lora else 'without'} the LoRA"
-                    stages.append((name, lambda i=index, on=lora: self._production(i, on)))
+                    stages.append((name, partial(self._production, index, lora)))
         return stages
 
     # -- the whole job ------------------------------------------------------------------------
@@ -169,7 +170,7 @@ class EvalRunner:
             self.manifest.renders[name] = Render(
                 name, prompt.category, prompt.text, prompt.seed, lora, TRAINER,
                 quantization_label(self.job.quantization) + " (training stack)",
-                tuple(self.dims), prompt.source)
+                self.dims, prompt.source)
         layout.remove_cruft(self.run_dir)
         layout.write_manifest(self.run_dir, self.manifest)
 

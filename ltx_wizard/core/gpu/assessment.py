@@ -31,7 +31,7 @@ class Assessment:
     num_gpus: int
     mixed_models: bool
 
-    def probe_json(self) -> dict:
+    def probe_json(self) -> dict[str, object]:
         """`ltx-wizard probe --json`: a fixed contract, exactly these keys."""
         return {
             "source": self.probe.source,
@@ -48,6 +48,7 @@ def assess(probe: ProbeResult, vram_gb: float | None = None) -> Assessment:
     """Classify by the smallest visible GPU; `vram_gb` (stated by the user) wins when given."""
     notes = list(probe.notes)
     probed = smallest_nominal_gb(probe.gpus)
+    per_gpu: int | None
     if vram_gb is not None:
         per_gpu = int(round(vram_gb))
         if probed is not None and probed != per_gpu:

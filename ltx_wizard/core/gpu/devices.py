@@ -9,7 +9,7 @@ gpu_presets); sequences are kept as tuples, as pydantic's tuple fields kept them
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ltx_wizard.core.base.text_safety import clean_text
 
@@ -41,7 +41,7 @@ class GpuInfo:
             return None
         return self.memory_total_bytes // MIB
 
-    def contract_dict(self) -> dict:
+    def contract_dict(self) -> dict[str, Any]:
         """The `gpus[]` entry of `probe --json` (a fixed key set other tools rely on)."""
         return {
             "index": self.index,

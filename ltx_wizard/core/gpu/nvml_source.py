@@ -7,6 +7,8 @@ code path handles the real bindings and the fakes the tests install.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.gpu.devices import GpuInfo
 
@@ -54,7 +56,8 @@ def _text(value: object) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-def _memory_bytes(nvml, handle) -> int | None:
+# `nvml` is the pynvml module or a test's fake of it; handles are NVML's opaque objects.
+def _memory_bytes(nvml: Any, handle: object) -> int | None:
     """Total memory, or None when the device does not report it (GB10, some MIG setups)."""
     try:
         info = nvml.nvmlDeviceGetMemoryInfo(handle)
@@ -66,14 +69,15 @@ def _memory_bytes(nvml, handle) -> int | None:
     return int(total) if total else None
 
 
-def _optional(call, *args):
+def _optional(call: Callable[..., Any], *args: object) -> Any:
     try:
         return call(*args)
     except Exception:  # any NVML query that fails only costs us an optional field
         return None
 
 
-def _mig_instances(nvml, parent, parent_index: int, parent_name: str, driver: str | None):
+def _mig_instances(nvml: Any, parent: object, parent_index: int, parent_name: str,
+                   driver: str | None) -> list[GpuInfo]:
     """MIG instances of `parent` (empty when MIG is off or unsupported), each with its own memory."""
     mode = _optional(nvml.nvmlDeviceGetMigMode, parent)
     if not mode or not mode[0]:
@@ -98,7 +102,7 @@ def _mig_instances(nvml, parent, parent_index: int, parent_name: str, driver: st
     return found
 
 
-def open_device_handle(nvml, gpu: GpuInfo):
+def open_device_handle(nvml: Any, gpu: GpuInfo) -> Any:
     """NVML's handle for one device as training sees it, or None.
 
     By UUID when the probe read one: a MIG instance's own handle reports that instance's memory,

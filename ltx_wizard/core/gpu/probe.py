@@ -52,7 +52,7 @@ def probe_gpus(env: Mapping[str, str] | None = None, *, smi_timeout_s: float = 1
             f"{note}; unset it or list the GPUs to train on (e.g. CUDA_VISIBLE_DEVICES=0,1)"
         )
     return ProbeResult(
-        source=source,  # type: ignore[arg-type]
+        source=source,  # type: ignore[arg-type]  # one of the Literal's values, by the branches above
         gpus=tuple(visible),
         notes=tuple(notes),
         cuda_visible_devices=cvd if note else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
 import subprocess
@@ -108,7 +109,7 @@ def _run_capped(argv: list[str], timeout_s: float) -> tuple[int | None, str, str
 
     def pump() -> None:
         total = 0
-        assert proc.stdout is not None
+        assert isinstance(proc.stdout, io.BufferedReader)  # Popen's default buffering
         while chunk := proc.stdout.read1(65536):
             total += len(chunk)
             if total > SMI_MAX_BYTES:

@@ -38,7 +38,7 @@ def cached(kind: str, path: Path, st: os.stat_result, build: Callable[[], T]) ->
     with _lock:
         if key in _cache:
             _cache.move_to_end(key)
-            return _cache[key]  # type: ignore[return-value]
+            return _cache[key]  # type: ignore[return-value]  # stored by build() for this kind
     value = build()  # outside the lock: a slow disk must not hold up other files
     with _lock:
         _cache[key] = value

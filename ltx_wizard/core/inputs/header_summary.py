@@ -225,9 +225,11 @@ def scan_compact(raw: bytes, data_len: int) -> tuple[_Fold, dict[str, str]] | No
     dims_of = {shape: _dims(shape) for shape in set(shapes)}  # a few dozen
     if None in bits_of.values() or None in dims_of.values():
         return None  # an unknown dtype too: its span cannot be derived from its shape
-    numel_of = {shape: math.prod(dims) for shape, dims in dims_of.items()}  # type: ignore
-    span_of = {dtype: {shape: (numel * bits + 7) // 8 for shape, numel in numel_of.items()}
-               for dtype, bits in bits_of.items()}  # type: ignore[operator]
+    # no None is left in either map (returned above); mypy cannot see that through .values()
+    numel_of = {shape: math.prod(dims) for shape, dims in dims_of.items()}  # type: ignore[arg-type]  # no None: see above
+    span_of = {dtype: {shape: (numel * bits + 7) // 8  # type: ignore[operator]  # no None: see above
+                       for shape, numel in numel_of.items()}
+               for dtype, bits in bits_of.items()}
     ends = list(accumulate(map(getitem, map(span_of.__getitem__, dtypes), shapes)))
     if ends[-1] > data_len or b"\0".join(offsets) != _offsets_text(ends):
         return None
@@ -274,7 +276,7 @@ def _locate(raw: bytes) -> tuple[dict[str, str], int, int] | None:
     if raw[first - 1:first + 1] != before + b'"' or raw.find(b"\\", first) != -1 \
             or raw.find(b'":{"dtype":"', first, first + 4096) == -1:
         return None  # an escape in a name, or not compact at all: the full parse reads it
-    return meta, first, stop  # type: ignore[return-value]
+    return meta, first, stop  # type: ignore[return-value]  # meta: checked str -> str above
 
 
 def _dims(shape: bytes) -> tuple[int, ...] | None:
@@ -338,11 +340,12 @@ def _linears(names: list[bytes], shapes: list[bytes], dims_of: dict) -> bytes:
     keep = map(bytes.endswith, names, repeat(b".weight"))
     if any(map(bytes.startswith, names, repeat(_SKIP))):
         keep = map(gt, keep, map(bytes.startswith, names, repeat(_SKIP)))  # True > False only
-    keep = list(keep)
-    names, shapes = list(compress(names, keep)), list(compress(shapes, keep))
+    kept = list(keep)
+    names, shapes = list(compress(names, kept)), list(compress(shapes, kept))
     cuts = map(_CUTS.__getitem__, map(bytes.startswith, names, repeat(_TP)))
     modules = map(getitem, names, cuts)
-    return b"".join(map(bytes.__add__, modules, map(suffix.__getitem__, shapes)))
+    # bytes[slice] is bytes; typeshed's overloads of getitem defeat map's inference
+    return b"".join(map(bytes.__add__, modules, map(suffix.__getitem__, shapes)))  # type: ignore[arg-type]
 
 
 # A transformer name loses its prefix and `.weight`; any other name, `.weight` only.

@@ -9,7 +9,6 @@ this module opens it, and opening a FIFO would block.
 
 from __future__ import annotations
 
-import json
 import math
 import struct
 from dataclasses import dataclass, field
@@ -191,9 +190,9 @@ def _parse(path: Path, raw: bytes, file_size: int, header_len: int) -> Safetenso
 def checked_entry(path: Path, name: str, spec: object, data_len: int) -> TensorEntry:
     """One tensor's entry, every field checked; raise UsageError saying what is wrong."""
     try:
-        dtype = spec["dtype"]  # type: ignore[index]
-        shape = tuple(int(d) for d in spec["shape"])  # type: ignore[index]
-        start, end = (int(o) for o in spec["data_offsets"])  # type: ignore[index]
+        dtype = spec["dtype"]  # type: ignore[index]  # not a dict: TypeError, refused below
+        shape = tuple(int(d) for d in spec["shape"])  # type: ignore[index]  # likewise
+        start, end = (int(o) for o in spec["data_offsets"])  # type: ignore[index]  # likewise
         if not isinstance(dtype, str) or any(d < 0 for d in shape):
             raise ValueError
     except (TypeError, KeyError, ValueError, OverflowError):

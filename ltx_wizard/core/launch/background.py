@@ -18,7 +18,7 @@ from ltx_wizard.core.io.safe_fs import check_inside, create_run_dir
 from ltx_wizard.core.io.workspace import atomic_write_text
 
 
-_started: list[subprocess.Popen] = []  # trainings this process started (their parent: us)
+_started: list[subprocess.Popen[bytes]] = []  # trainings this process started (their parent: us)
 
 
 def poll_started() -> None:

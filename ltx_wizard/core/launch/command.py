@@ -14,7 +14,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Iterable, Literal
 
 from ltx_wizard.core.inputs.checkout import TRAINER_REL
 from ltx_wizard.core.gpu.tiers import launch_style
@@ -42,7 +42,7 @@ def quote_arg(arg: str) -> str:
     return "$'" + "".join(out) + "'"
 
 
-def join_args(argv) -> str:
+def join_args(argv: Iterable[object]) -> str:
     return " ".join(quote_arg(str(a)) for a in argv)
 
 

@@ -13,6 +13,7 @@ import os
 import shlex
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn
@@ -27,7 +28,7 @@ LOG_REL = Path("logs") / "train.log"
 PID_REL = Path("logs") / "train.pid"
 
 
-def _spec(run_dir: Path, **fields) -> LaunchSpec:
+def _spec(run_dir: Path, **fields: Any) -> LaunchSpec:
     run = Path(run_dir).resolve()
     return LaunchSpec(log=log_path(run), pid_file=pid_path(run), **fields)
 
@@ -237,10 +238,11 @@ def ensure_run_id(run_dir: Path, spec: LaunchSpec) -> str:
     meta = read_run_meta(run_dir)
     if meta.run_id:
         return meta.run_id
-    meta = replace(meta, run_id=new_run_id(), run_dir=Path(run_dir).resolve(),
+    run_id = new_run_id()
+    meta = replace(meta, run_id=run_id, run_dir=Path(run_dir).resolve(),
                    launch=meta.launch or spec)
     atomic_write_text(Path(run_dir) / "run.json", meta.json_text(), root=Path(run_dir))
-    return meta.run_id
+    return run_id
 
 
 def ensure_script(run_dir: Path) -> Path:

@@ -71,7 +71,7 @@ class Attempt:
                    (checked.count(projection[0]), checked.number(projection[1])))
 
 
-class checked:  # noqa: N801 - a namespace of validators for data read back from a file
+class checked:
     """Each returns its value when it is what the writer writes, else raises ValueError."""
 
     @staticmethod

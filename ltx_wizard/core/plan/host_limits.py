@@ -167,7 +167,7 @@ def _ram(config: Mapping[str, Any], ckpt, te_params: int,
     full = get_dotted(config, "model.training_mode", "lora") == "full"
     params = ckpt.transformer_param_count
     dtypes = getattr(ckpt, "dtype_counts", None) or {"BF16": 1}
-    stored = max(dtypes, key=dtypes.get)
+    stored = max(dtypes, key=lambda name: dtypes[name])
     file_bytes = params * DTYPE_BYTES.get(stored, 2)
     quant = get_dotted(config, "acceleration.quantization", None)
     if full:
@@ -290,7 +290,7 @@ def check_host(
         refusal = "; and ".join(problems)
     elif problems:
         warnings += [f"{p} (simulated GPUs: not enforced)" for p in problems]
-    level = "refuse" if refusal else "tight" if warnings else (
+    level: Literal["ok", "tight", "refuse", "unknown"] = "refuse" if refusal else "tight" if warnings else (
         "unknown" if capacity is None and r.disk_free is None else "ok")
     lines = _host_lines(ram_need, cached, ram_items, disk_need, disk_items, memory, available, r)
     return HostCheck(level, ram_need, tuple(ram_items), disk_need, tuple(disk_items), r,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
@@ -137,7 +137,7 @@ def check_request(request: PlanRequest, *, tier: Tier | None = None,
     if audio_vae_reason is ...:
         audio_vae_reason = audio_reason_of(load_yaml(base[1])) if base else (
             "the shipped configs generate audio in validation")
-    vae = _vae_items(d, audio_vae_reason)  # type: ignore[arg-type]
+    vae = _vae_items(d, audio_vae_reason)  # type: ignore[arg-type]  # `...` replaced just above
     return _with_problems(_with_misfits(items[:2] + vae + items[2:], d), problems or {})
 
 
@@ -176,8 +176,9 @@ def _checkpoint_item(d: _Draft, inspected: CheckpointInfo | None) -> CheckItem:
     def read() -> tuple[str, str | None]:
         d.step()
         usable = inspected is not None and os.fspath(inspected.path) == _shown_path(raw, "checkpoint")
-        d.ckpt = inspected if usable else inspect_checkpoint(raw)
-        return d.ckpt.summary(), None
+        ckpt = inspected if usable and inspected is not None else inspect_checkpoint(raw)
+        d.ckpt = ckpt
+        return ckpt.summary(), None
 
     return _item("checkpoint", raw, read)
 
@@ -203,17 +204,23 @@ def _text_encoder_item(d: _Draft) -> CheckItem:
 def _vae_items(d: _Draft, audio_reason: str | None) -> list[CheckItem]:
     ckpt, items = d.ckpt, []
     split = ckpt is not None and ckpt.is_split_pack
-    for name, raw, kind, flag in (("video_vae", d.request.video_vae, "video", "--video-vae FILE"),
-                                  ("audio_vae", d.request.audio_vae, "audio", "--audio-vae FILE")):
+    vaes: tuple[tuple[str, PathLike | None, Literal["video", "audio"], str], ...] = (
+        ("video_vae", d.request.video_vae, "video", "--video-vae FILE"),
+        ("audio_vae", d.request.audio_vae, "audio", "--audio-vae FILE"))
+    for name, raw, kind, flag in vaes:
         if raw is None:
             if split and (kind == "video" or audio_reason):
                 why = "" if kind == "video" else f" ({audio_reason})"
-                items.append(_missing(name, flag, f"checkpoint {ckpt.path} is a split pack, "  # type: ignore[union-attr]
+                items.append(_missing(name, flag, f"checkpoint {ckpt.path} is a split pack, "  # type: ignore[union-attr]  # split: ckpt read
                                       f"which needs it{why}"))
             continue
         note = "" if split or ckpt is None else " (the unified checkpoint already holds one)"
-        items.append(_item(name, raw, lambda raw=raw, kind=kind: (
-            inspect_vae(raw, kind).describe() + note, None)))
+
+        def read(raw: PathLike = raw, kind: Literal["video", "audio"] = kind,
+                 note: str = note) -> tuple[str, str | None]:
+            return inspect_vae(raw, kind).describe() + note, None
+
+        items.append(_item(name, raw, read))
     return items
 
 
@@ -259,7 +266,7 @@ def run_checks(checkpoint: PathLike | None = None, text_encoder: PathLike | None
                data_root: PathLike | None = None, trainer_root: PathLike | None = None,
                **options: Any) -> list[CheckItem]:
     """check_request over raw paths (a request built by the one adapter)."""
-    extra = {k: options.pop(k) for k in ("video_only", "recipe", "resolution_buckets")
+    extra: dict[str, Any] = {k: options.pop(k) for k in ("video_only", "recipe", "resolution_buckets")
              if k in options}
     request, problems = lenient_request(dict(
         checkpoint=checkpoint, text_encoder=text_encoder, video_vae=video_vae,

@@ -127,7 +127,8 @@ def build_request(raw: Mapping[str, Any]) -> PlanRequest:
 def lenient_request(raw: Mapping[str, Any]) -> tuple[PlanRequest, dict[str, str]]:
     """build_request for a form or `check`: a field the request cannot hold is left out and its
     message returned under its name, so every other field is still checked."""
-    raw, problems = dict(raw), {}
+    raw = dict(raw)
+    problems: dict[str, str] = {}
     while True:
         try:
             return build_request(raw), problems

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 from datetime import datetime
-from typing import Mapping
+from typing import Any, Mapping
 
 from ltx_wizard.core.plan import config_gen
 from ltx_wizard.core.plan import steps
-from ltx_wizard.core.plan.draft import PlanDraft, PlanRequest  # noqa: F401  (callers import them here)
+from ltx_wizard.core.plan.draft import PlanDraft, PlanRequest
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.gpu.assessment import Assessment
 from ltx_wizard.core.launch.multinode import plan_section
@@ -98,7 +98,7 @@ def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None
 
 def _data_record(found: steps.Inspected) -> DataRecord:
     data, plan = found.data, found.dataset
-    common = dict(root=data.path, folders=data.folders, samples=data.sample_count)
+    common: dict[str, Any] = dict(root=data.path, folders=data.folders, samples=data.sample_count)
     if plan is None:
         return DataRecord(name=dataset_name(data.path), **common)
     report = plan.report

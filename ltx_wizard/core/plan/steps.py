@@ -176,7 +176,7 @@ def misfits(checkout: CheckoutInfo, ckpt: CheckpointInfo, te: TextEncoderInfo | 
     from ltx_wizard.core.setup.fit_gate import misfits as fit_misfits
 
     samples = data.samples if data is not None else ()
-    return fit_misfits(checkout.root, ckpt, te, data.path if samples else None,  # type: ignore[union-attr]
+    return fit_misfits(checkout.root, ckpt, te, data.path if samples else None,  # type: ignore[union-attr]  # samples: data read
                        samples[0] if samples else None)
 
 
@@ -189,12 +189,12 @@ def read_text_encoder(request: PlanRequest, ckpt: CheckpointInfo | None
                       ) -> tuple[TextEncoderInfo, str | None]:
     """The Gemma as read, and ltx-core's compatibility warning against the checkpoint (it only
     warns: model_loader.py), None when they match or no checkpoint was readable."""
-    te = inspect_text_encoder(request.text_encoder)  # type: ignore[arg-type]
+    te = inspect_text_encoder(request.text_encoder)  # type: ignore[arg-type]  # required: checked first
     return te, (check_compatibility(ckpt, te) if ckpt is not None else None)
 
 
 def _inspect_models(request: PlanRequest, base_text: str, notes: Notes):
-    ckpt = inspect_checkpoint(request.checkpoint)  # type: ignore[arg-type]
+    ckpt = inspect_checkpoint(request.checkpoint)  # type: ignore[arg-type]  # required: checked first
     te, warning = read_text_encoder(request, ckpt)
     notes.warnings += [warning] if warning else []
     # split_pack.py: a split pack's video VAE always, its audio VAE where the config loads it
@@ -238,6 +238,7 @@ def _plan_dataset(request: PlanRequest, base: Mapping, strategy, notes: Notes,
                   cancelled=None) -> DatasetPlan:
     # the skill: --load-text-encoder-in-8bit as the tier's shipped config loads Gemma
     eight_bit = get_dotted(base, "acceleration.load_text_encoder_in_8bit", False)
+    assert request.data_root is not None  # a dataset file, by the caller's test
     plan = plan_dataset(request.data_root, strategy, buckets=request.resolution_buckets,
                         models=models, lora_trigger=request.lora_trigger,
                         load_text_encoder_in_8bit=eight_bit is True,

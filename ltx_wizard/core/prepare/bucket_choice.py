@@ -30,7 +30,7 @@ def suggest(sizes: list[tuple[int, int]], frames: list[int], images: int) -> tup
         return side.text(), "no video size read: the trainer docs' default size"
     aspect = statistics.median(w / h for w, h in sizes)
     aspect = min(max(aspect, 1 / ASPECT_LIMIT), ASPECT_LIMIT)
-    area = DEFAULT.width * DEFAULT.height
+    area: float = DEFAULT.width * DEFAULT.height
     typical = statistics.median(w * h for w, h in sizes)
     smaller = typical < area
     area = min(area, typical)  # never suggest enlarging most clips

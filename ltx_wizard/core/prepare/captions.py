@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
@@ -135,7 +135,9 @@ def captions_from_file(path: str | os.PathLike) -> tuple[dict[str, str], dict[st
         raise UsageError(f"captions file {ds.path} needs a caption column and a video (or "
                          f"media_path) column naming each clip (its columns: "
                          f"{', '.join(ds.columns) or 'none'})")
-    by_file, by_name, seen = {}, {}, {}
+    by_file: dict[Any, Any] = {}
+    by_name: dict[Any, Any] = {}
+    seen: dict[Any, Any] = {}
     for row in ds.rows:
         caption = row[ds.roles["caption"]].strip()
         if not caption:

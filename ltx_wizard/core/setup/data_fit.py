@@ -24,7 +24,7 @@ from ltx_wizard.core.inputs.version_fit import Misfit, checkpoint_needs, transfo
 EMBED_KEYS = ("video_prompt_embeds", "prompt_embeds")
 
 
-def _first(folder: Path, sample: str) -> dict | None:
+def _first(folder: Path, sample: str) -> dict[str, object] | None:
     try:
         obj = read_pt(folder / sample)
     except (WizardError, OSError):
@@ -32,7 +32,7 @@ def _first(folder: Path, sample: str) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
-def _width(obj: dict | None, keys: tuple[str, ...]) -> int | None:
+def _width(obj: dict[str, object] | None, keys: tuple[str, ...]) -> int | None:
     for key in keys:
         value = (obj or {}).get(key)
         if isinstance(value, TensorShape) and value.size:

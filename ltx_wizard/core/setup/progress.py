@@ -83,4 +83,5 @@ class PlainProgress(StepProgress):
 
 
 def progress_for(kind: str) -> StepProgress:
-    return {"uv-sync": UvSyncProgress, "git": GitProgress}.get(kind, PlainProgress)()
+    kinds: dict[str, type[StepProgress]] = {"uv-sync": UvSyncProgress, "git": GitProgress}
+    return kinds.get(kind, PlainProgress)()

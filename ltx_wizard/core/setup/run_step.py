@@ -11,7 +11,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import IO, Callable, Iterator, Mapping
 
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.base.text_safety import clean_text
@@ -51,7 +51,7 @@ def shown(argv: tuple[str, ...]) -> str:
     return " ".join(shlex.quote(a) for a in argv)
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
@@ -62,7 +62,8 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def _lines(proc: subprocess.Popen, out, cancelled: Callable[[], bool]):
+def _lines(proc: subprocess.Popen[bytes], out: IO[str],
+           cancelled: Callable[[], bool]) -> Iterator[str]:
     """The process's output lines as they arrive (also written to `out`); stops the process and
     returns when `cancelled()` turns true, checked at least twice a second."""
     assert proc.stdout is not None

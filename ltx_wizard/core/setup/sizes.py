@@ -35,7 +35,8 @@ def fetch_url(url: str) -> bytes:
 
     request = Request(url, headers={"Accept": "application/json", "User-Agent": "ltx-wizard"})
     with urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 - https URLs we build
-        return response.read(MAX_JSON)
+        body: bytes = response.read(MAX_JSON)
+        return body
 
 
 def mb(n: int) -> str:
@@ -90,7 +91,7 @@ def repo_size(url: str, fetch: Fetch | None = None) -> str:
     try:
         kb = json.loads(fetch(f"https://api.github.com/repos/{match.group(1)}/{match.group(2)}"))["size"]
         return f"about {mb(int(kb) * 1024)} (GitHub's packed size)"
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - offline, or no such repo: the size is not known
         return f"{UNKNOWN} (GitHub not reached: {type(exc).__name__})"
 
 

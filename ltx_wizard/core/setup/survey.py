@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Iterable, Mapping
 
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.inputs.checkout import TRAINER_REL, _missing_parts
@@ -153,8 +153,9 @@ def _checkout_offers(root: Path, repo: str, uv: str | None, uv_offer: Offer | No
     return state, synced, offers
 
 
-def survey(root: str | os.PathLike | None = None, *, repo: str = TRAINER_REPO,
-           env: Mapping[str, str] | None = None, misfits=None,
+def survey(root: str | os.PathLike[str] | None = None, *, repo: str = TRAINER_REPO,
+           env: Mapping[str, str] | None = None,
+           misfits: Callable[[CheckoutCaps], Iterable[Misfit]] | None = None,
            fetch: sizes.Fetch | None = None) -> Survey:
     """What is missing and what the wizard offers for it. `misfits(caps)`: what the checkpoint
     and text encoder in hand need of this checkout (core/inputs/version_fit.py), or None."""

@@ -129,7 +129,7 @@ class AutotuneSummary(BaseModel):
     def confirmation(self) -> Confirmation | None:
         return self.confirmations[-1] if self.confirmations else None
 
-    def contract_json(self) -> dict:
+    def contract_json(self) -> dict[str, object]:
         """`ltx-wizard autotune --json`."""
         return {
             "trials": [

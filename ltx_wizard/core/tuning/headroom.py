@@ -42,10 +42,13 @@ Public API (used by schedule.py and the engine; easy to call from elsewhere):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ltx_wizard.core.gpu.tiers import launch_style
 from ltx_wizard.core.base.units import GIB, gib
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 
 GB = GIB  # every size here is GiB (units.py), as the trainer's allocator counts
 DEFAULT_TRANSFORMER_PARAMS = 22e9
@@ -97,7 +100,7 @@ class ModelSize:
         return cls(params, LORA_PARAMS_PER_RANK_19B * params / 19e9)
 
 
-def model_size(ckpt, target_modules: Sequence[str] | None = None) -> ModelSize:
+def model_size(ckpt: CheckpointInfo, target_modules: Sequence[str] | None = None) -> ModelSize:
     """From an inspected checkpoint (checkpoint.CheckpointInfo) and the config's target_modules."""
     wanted = DEFAULT_TARGET_MODULES if target_modules is None else tuple(target_modules)
     linears = getattr(ckpt, "linears", ())

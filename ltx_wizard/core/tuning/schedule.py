@@ -238,6 +238,7 @@ class Tuner:
             gain = self._gain(result)
             if self._faster(result):
                 return self._keep(cand, result, f"kept: {gain:.0%} faster per sample")
+            assert self.best is not None  # a later trial runs only after a good baseline
             self.stop_reason = (f"trial {result.index} ({cand.change}) was not faster than trial "
                                 f"{self.best.index} by more than {self.ctx.noise:.0%}; reverted")
             shown = "no step time" if gain is None else (

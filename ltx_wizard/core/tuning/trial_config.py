@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -105,7 +105,7 @@ def has_validation_prompts(text: str) -> bool:
     return bool(get_dotted(data, "validation.samples", None) or get_dotted(data, "validation.prompts", None))
 
 
-def _plain(value):
+def _plain(value: object) -> object:
     """ruamel's commented containers as plain JSON-able values."""
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
@@ -114,7 +114,7 @@ def _plain(value):
     return value
 
 
-def set_list(text: str, path: str, value: list, *, only_if_set: bool = False) -> str:
+def set_list(text: str, path: str, value: list[Any], *, only_if_set: bool = False) -> str:
     """Set `path` (an existing key) to a list written in flow style (JSON is valid YAML).
 
     Only the key's value span changes, from the colon to the end of its last item; comments
@@ -164,14 +164,15 @@ def _leaf_end(node: Node) -> int:
         return _leaf_end(node.value[-1])
     if isinstance(node, MappingNode) and node.value and not node.flow_style:
         return _leaf_end(node.value[-1][1])
-    return node.end_mark.index
+    end: int = node.end_mark.index
+    return end
 
 
 def settings_from_config(text: str) -> TrainSettings:
     """The autotune levers as the planned config sets them."""
     data = load_yaml(text)
 
-    def value(path: str, default):
+    def value(path: str, default: object) -> Any:
         found = get_dotted(data, path, default)
         return default if found is None and default is not None else found
 

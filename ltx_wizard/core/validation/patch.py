@@ -23,7 +23,8 @@ Path_ = Sequence[str | int]
 
 
 def _compose(text: str) -> Node:
-    return YAML(typ="rt").compose(text)
+    node: Node = YAML(typ="rt").compose(text)
+    return node
 
 
 def _node(text: str, path: Path_) -> tuple[ScalarNode | None, Node]:
@@ -50,7 +51,7 @@ def _leaf_end(text: str, node: Node) -> int:
     while isinstance(node, (SequenceNode, MappingNode)) and node.value and not node.flow_style:
         last = node.value[-1]
         node = last[1] if isinstance(last, tuple) else last
-    end = node.end_mark.index
+    end: int = node.end_mark.index
     while end > node.start_mark.index and text[end - 1] in " \t\r\n":
         end -= 1  # a block scalar's end mark runs on over blank lines and the next indent
     return end
@@ -118,7 +119,7 @@ def append_prompts(text: str, path: Path_, prompts: Sequence[str]) -> str:
     return text[:at] + lines + text[at:]
 
 
-def set_list(text: str, path: str, value: list, *, only_if_set: bool = False) -> str:
+def set_list(text: str, path: str, value: list[Any], *, only_if_set: bool = False) -> str:
     """A whole list in flow style (trial_config.set_list: only that key's value span changes)."""
     from ltx_wizard.core.tuning.trial_config import set_list as flow
 
@@ -141,4 +142,4 @@ def checked(before: str, after: str, samples: list[dict[str, Any]]) -> bool:
         return False
     old.get("validation", {}).pop("samples", None)
     new.get("validation", {}).pop("samples", None)
-    return old == new
+    return bool(old == new)

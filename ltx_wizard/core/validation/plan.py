@@ -66,7 +66,7 @@ def describe_slots(slots: Sequence[MediaSlot]) -> str:
     return "; ".join(f"sample {i + 1}: {' + '.join(kinds)}" for i, kinds in by_sample.items())
 
 
-def _fill(slots: list[MediaSlot], media: Sequence[Path], samples: list[dict]) -> int:
+def _fill(slots: list[MediaSlot], media: Sequence[Path], samples: list[dict[str, Any]]) -> int:
     """Write each medium into its slot (checked as the trainer reads it); the samples filled."""
     if len(media) > len(slots):
         raise UsageError(f"{MEDIA_FLAG} given {len(media)} times, but the recipe's validation "
@@ -92,7 +92,7 @@ def _fill(slots: list[MediaSlot], media: Sequence[Path], samples: list[dict]) ->
 _FOLDED_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):/(?!/)(.+)$")
 
 
-def require_local_medium(medium: str | os.PathLike) -> None:
+def require_local_medium(medium: str | os.PathLike[str]) -> None:
     """A URL or a path longer than the system takes: one line, echoing what was typed (a URL
     that became a Path on the way is given back its `//`)."""
     raw = os.fspath(medium)
@@ -118,7 +118,8 @@ def require_text_prompts(prompts: Sequence[str]) -> None:
                              "): type it again as UTF-8 text")
 
 
-def _prompts(samples: list[dict], prompts: Sequence[str], conditioned: bool) -> list[dict]:
+def _prompts(samples: list[dict[str, Any]], prompts: Sequence[str],
+             conditioned: bool) -> list[dict[str, Any]]:
     """The user's prompts replace the shipped ones; with conditions, one prompt per sample."""
     if not prompts:
         return samples
@@ -130,8 +131,8 @@ def _prompts(samples: list[dict], prompts: Sequence[str], conditioned: bool) -> 
     return out + [{"prompt": p} for p in prompts[len(samples):]]
 
 
-def target_samples(shipped: list[dict], slots: list[MediaSlot], media: Sequence[Path],
-                   prompts: Sequence[str], mode: Mode) -> list[dict]:
+def target_samples(shipped: list[dict[str, Any]], slots: list[MediaSlot], media: Sequence[Path],
+                   prompts: Sequence[str], mode: Mode) -> list[dict[str, Any]]:
     """The samples config.yaml will hold."""
     samples = copy.deepcopy(shipped)
     if mode == "off":
@@ -144,7 +145,7 @@ def target_samples(shipped: list[dict], slots: list[MediaSlot], media: Sequence[
     return _prompts(samples, prompts, conditioned=mode == "media" and bool(slots))
 
 
-def _splice(text: str, shipped: list[dict], target: list[dict]) -> str:
+def _splice(text: str, shipped: list[dict[str, Any]], target: list[dict[str, Any]]) -> str:
     """`text` with `validation.samples` = target, spliced so the shipped comments stay."""
     base = ("validation", "samples")
     kept = min(len(shipped), len(target))
@@ -165,7 +166,7 @@ def _splice(text: str, shipped: list[dict], target: list[dict]) -> str:
     return text
 
 
-def write_samples(text: str, shipped: list[dict], target: list[dict]) -> str:
+def write_samples(text: str, shipped: list[dict[str, Any]], target: list[dict[str, Any]]) -> str:
     if target == shipped:
         return text
     try:
@@ -227,7 +228,7 @@ def plan_validation(text: str, media: Sequence[Path] = (), prompts: Sequence[str
     return out
 
 
-def _describe(out: ValidationPlan, slots: list[MediaSlot], target: list[dict],
+def _describe(out: ValidationPlan, slots: list[MediaSlot], target: list[dict[str, Any]],
               media: Sequence[Path], prompts: Sequence[str], asked: Mode | None,
               recipe: str, offered: Sequence[Path]) -> None:
     count = f"{len(target)} validation sample{'s' if len(target) != 1 else ''}"

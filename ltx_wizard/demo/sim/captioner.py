@@ -48,14 +48,14 @@ def _colour(rgb: bytes) -> str:
     if min(r, g, b) > 200:
         return "bright white"
     names = {"red": r, "green": g, "blue": b}
-    return f"mostly {max(names, key=names.get)}"
+    return f"mostly {max(names, key=lambda name: names[name])}"
 
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "sim-vllm/0.1"
     model = MODEL
 
-    def log_message(self, fmt, *args) -> None:  # noqa: D102 - quiet, as tests read stdout
+    def log_message(self, fmt, *args) -> None:
         pass
 
     def _reply(self, code: int, body: dict | str) -> None:
@@ -66,7 +66,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path.rstrip("/") == "/health":
             self._reply(200, "")
         elif self.path.rstrip("/") == "/v1/models":
@@ -74,7 +74,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._reply(404, {"error": {"message": f"no route {self.path}"}})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._reply(404, {"error": {"message": f"no route {self.path}"}})
             return

@@ -3,7 +3,7 @@ conditions of a validation sample, with the trainer's field names and discrimina
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -60,12 +60,17 @@ TrainCondition = Annotated[
 # paths are read when the trainer starts (core/validation/media.py slot_problems).
 class _OneModality(Strict):
     # mirrors the trainer's validate_exactly_one_modality (prefix, suffix, mask, reference)
+    if TYPE_CHECKING:  # each condition declares its own fields
+        video: str | None
+        audio: str | None
+        type: str
+
     @model_validator(mode="after")
     def _exactly_one(self) -> "_OneModality":
-        video, audio = getattr(self, "video"), getattr(self, "audio")
+        video, audio = self.video, self.audio
         if (video is None) == (audio is None):
             raise ValueError(f"Exactly one of 'video' or 'audio' must be set for "
-                             f"{getattr(self, 'type')} condition")
+                             f"{self.type} condition")
         return self
 
 
@@ -132,7 +137,7 @@ ValidationCondition = Annotated[
 
 
 # Field names per condition type, read off the models above (tests/test_schema_keys.py pins them).
-SECTIONS = {
+SECTIONS: dict[str, type[BaseModel]] = {
     "condition[first_frame]": FirstFrameCondition,
     "condition[prefix]": PrefixCondition,
     "condition[suffix]": SuffixCondition,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.demo.sim.step_clock import STEP_CLOCK_ENV, StepClockReader
 from ltx_wizard.demo.sim.vram_file import VRAM_FILE_ENV, VramFileReader
 
 TRAINER_MODULE = "ltx_wizard.demo.sim.trainer"
@@ -45,11 +46,16 @@ class SimulatedTrainer:
 
     def trial_command(self, scratch: Path, slot: int | None,
                       num_gpus: int) -> tuple[list[str], dict[str, str]]:
+        clock = ".sim-step-clock" if slot is None else f".sim-step-clock-{slot}"
         env = {GPU_ENV: self.preset, SPEED_ENV: f"{self.time_scale:g}",
-               **self.memory_env(scratch, slot)}
+               STEP_CLOCK_ENV: str(scratch / clock), **self.memory_env(scratch, slot)}
         if slot is None and num_gpus > 1:  # one process stands in for rank 0 of the plan's launch
             env.update(WORLD_SIZE=str(num_gpus), LOCAL_RANK="0")
         return [sys.executable, "-m", TRAINER_MODULE], env
+
+    def step_clock(self, env: Mapping[str, str]) -> StepClockReader | None:
+        path = env.get(STEP_CLOCK_ENV)
+        return StepClockReader(path) if path else None
 
     def memory_reader(self, env: Mapping[str, str], gpu_count: int) -> VramFileReader:
         path = env.get(VRAM_FILE_ENV) or os.environ.get(VRAM_FILE_ENV)

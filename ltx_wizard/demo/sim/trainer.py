@@ -26,7 +26,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
@@ -45,6 +45,7 @@ from ltx_wizard.demo.sim.memory_model import MemoryEstimate, estimate, transform
 from ltx_wizard.demo.sim.resume import Saver, find_checkpoint, resume_step
 from ltx_wizard.demo.tiny_video import render_sample
 from ltx_wizard.demo.sim.schema import LtxTrainerConfig
+from ltx_wizard.demo.sim.step_clock import STEP_CLOCK_ENV, StepStamps
 from ltx_wizard.demo.sim.vram_file import VramFile as _Vram
 from ltx_wizard.demo.sim.rich_format import (CHAINED, console_width, format_record, oom_message,
                                              traceback_lines)
@@ -72,6 +73,7 @@ class SimTrainer:
         self.speed = speed if speed > 0 and math.isfinite(speed) else 0.0
         self.vram = _Vram(os.environ.get("LTX_WIZARD_SIM_VRAM_FILE"))
         self.clock = SimClock(self.speed)
+        self.stamps = StepStamps(os.environ.get(STEP_CLOCK_ENV))  # read as the wizard's clock
         self.wait = self.clock.wait
         self.config_path = Path(".")
         self.width = console_width()
@@ -88,7 +90,7 @@ class SimTrainer:
         for text in format_record(level, message, f"{source}:{line}", self.width):
             print(text)
 
-    def traceback(self, lines: list[str], teardown_s: float = 0.0) -> None:
+    def traceback(self, lines: list[str], teardown_s: float = 0.0) -> NoReturn:
         """Die of an uncaught exception (stdout stays buffered, as in Python)."""
         prefix = f"[rank{self.rank}]: " if self.world > 1 else ""
         sys.stderr.write("".join(f"{prefix}{text}\n" for text in lines))
@@ -149,6 +151,7 @@ class SimTrainer:
             duration = self.est.step_time_s * accumulation * self.rng.uniform(0.97, 1.03)
             self.wait(duration)
             if step % 20 == 0 and self.step_lines:
+                self.stamps.stamp(step, self.clock.now)
                 self._step_line(step, steps, duration, train_start, initial)
             if self.fault == "hang" and step == 20:
                 while True:

@@ -40,7 +40,8 @@ class VramAskDialog(OnceModal["int | None"]):
 
     def on_mount(self) -> None:
         field = self.query_one("#gb", Input)
-        field.cursor_blink = getattr(self.app, "options", None) is None or self.app.options.cursor_blink
+        options = getattr(self.app, "options", None)
+        field.cursor_blink = options is None or options.cursor_blink
         field.focus()
 
     def _submit(self) -> None:

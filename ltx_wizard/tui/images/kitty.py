@@ -61,7 +61,7 @@ def transmit(image_id: int, width: int, height: int, rgb: bytes, cols: int, rows
     out = []
     for n, chunk in enumerate(chunks):
         more = int(n < len(chunks) - 1)
-        keys = ({"a": "t", "f": 24, "s": width, "v": height, "i": image_id, "q": 2, "m": more}
+        keys: dict[str, object] = ({"a": "t", "f": 24, "s": width, "v": height, "i": image_id, "q": 2, "m": more}
                 if n == 0 else {"m": more, "q": 2})
         out.append(command(keys, chunk))
     out.append(command({"a": "p", "U": 1, "i": image_id, "c": cols, "r": rows, "q": 2}))

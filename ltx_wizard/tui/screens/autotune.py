@@ -93,7 +93,7 @@ class AutotuneScreen(WizardScreen):
         self._rows: dict[str, object] = {}
         self._best: TrialResult | None = None  # the last kept trial: what a cancel patches in
         self._started: dict[int, TrialStartedEvent] = {}  # the last run of each trial number
-        self._vram = ""
+        self._vram_text = ""  # the VRAM line (`_vram` is the handler)
         self._vram_by_gpu: dict[int, tuple[int | None, int | None]] = {}
         self._step = ""
         self.set_interval(FLUSH_S, self.flush_log)
@@ -155,7 +155,7 @@ class AutotuneScreen(WizardScreen):
     @on(messages.VramUpdate)
     @_while_shown
     def _vram(self, message: messages.VramUpdate) -> None:
-        self._vram = presenter.vram_readings(self._vram_by_gpu, message.event)
+        self._vram_text = presenter.vram_readings(self._vram_by_gpu, message.event)
         self._show_live()
 
     @on(messages.ConfirmationStarted)
@@ -203,7 +203,7 @@ class AutotuneScreen(WizardScreen):
         self.query_one("#trial-phases", TrialPhases).refresh_rows()
 
     def _show_live(self) -> None:
-        self.query_one("#live", Static).update("  ·  ".join(p for p in (self._vram, self._step) if p))
+        self.query_one("#live", Static).update("  ·  ".join(p for p in (self._vram_text, self._step) if p))
 
     def _show_row(self, row: presenter.Row) -> None:
         table = self.query_one("#trials", DataTable)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import asdict, replace
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -28,6 +29,9 @@ from ltx_wizard.tui.widgets.path_field import PathField
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.widgets.validation_panel import ValidationChecked, ValidationPanel
 from ltx_wizard.tui.wizard_screen import WizardScreen
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.plan.model_checks import CheckItem
 
 FIELDS = (
     ("checkpoint", "LTX-2 checkpoint (.safetensors)", "/models/ltx-2.safetensors"),
@@ -83,7 +87,7 @@ class PathsScreen(WizardScreen):
         self._checked: tuple[PlanRequest, dict[str, str]] | None = None
         self._started: tuple[PlanRequest, dict[str, str]] | None = None
         self._cancel = threading.Event()  # set when a newer draft replaces the running check
-        self._results: dict[str, object] = {}
+        self._results: dict[str, CheckItem] = {}
         self._candidates: dict[str, list] = {}
         self._partial: str | None = None  # discovery was cut short: said here and in F2's list
         self._continue_when_checked = False
@@ -349,7 +353,9 @@ class PathsScreen(WizardScreen):
         wanted = chosen if chosen in names else (DEFAULT_RECIPE if DEFAULT_RECIPE in names
                                                  else names[0])
         if select.value == wanted:
-            select.mutate_reactive(Select.value)  # same value: show its new label (with modes)
+            # same value: show its new label (with modes); Textual's own idiom, its descriptor
+            # read through the class, which its annotations do not cover
+            select.mutate_reactive(Select.value)  # type: ignore[arg-type,misc]
         else:
             select.value = wanted
 

@@ -10,6 +10,8 @@ success the dataset file, its bucket, trigger word and recipe go to the Paths sc
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncio
 from collections import deque
 import os
@@ -46,7 +48,7 @@ class PrepareScreen(WizardScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.result = None  # core.prepare.request.PrepareResult once prepared
+        self.result: Any = None  # core.prepare.request.PrepareResult once prepared
         self.running = False
         self.said: deque[str] = deque(maxlen=LOG_LINES)  # the lines the log shows
         self._cancel = threading.Event()
@@ -128,7 +130,8 @@ class PrepareScreen(WizardScreen):
         chosen = captioner.value
         captioner.set_options([(f"Captioner: {label}", "auto")] + CAPTIONERS[1:])
         captioner.value = chosen
-        captioner.mutate_reactive(Select.value)  # the same value: show its new label
+        # the same value: show its new label (Textual types the reactive loosely)
+        captioner.mutate_reactive(Select.value)  # type: ignore[arg-type,misc]
 
     @on(Input.Submitted, "#input-trainer")
     def _trainer_given(self, event: Input.Submitted) -> None:
@@ -226,7 +229,7 @@ class PrepareScreen(WizardScreen):
         self.call_after_refresh(self.query_one("#prep-log", RichLog).scroll_end, animate=False)
         bar.update(total=1, progress=1)
         self.query_one("#prepare", Button).label = "Continue"
-        first, held = self.result.lines[:2]  # type: ignore[union-attr]
+        first, held = self.result.lines[:2]
         self._status(Text.assemble((first, "bold"), "\n", held,
                                    "\nContinue (ctrl+n) takes it to the paths and the plan."))
 

@@ -77,7 +77,7 @@ class PreprocessScreen(WizardScreen):
         from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
         try:
-            result = await run_step(self.app.state.run_dir, self.step,  # type: ignore[arg-type]
+            result = await run_step(self.app.state.run_dir, self.step,  # type: ignore[arg-type]  # run_dir: set before this screen opens
                                     on_progress=self._progress,
                                     # used only where preprocess.json says the plan's GPUs were simulated
                                     stand_in=SimulatedTrainer(self.app.simulate or "h100"))

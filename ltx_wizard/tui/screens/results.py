@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -30,6 +31,9 @@ from ltx_wizard.tui.clip_access import no_player_text, player, scp_line
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
 from ltx_wizard.tui.wizard_screen import WizardScreen
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.evaluation.job import EvalState
 
 REFRESH_S = 1.0
 
@@ -56,12 +60,12 @@ class ResultsScreen(WizardScreen):
         self.run_dir = Path(run_dir)
         self.refresh_s = refresh_s
         self.manifest: Manifest | None = None
-        self.state = None
-        self.setup = None
+        self.state: EvalState | None = None
+        self.setup: tuple[Any, Any] | None = None  # (the evaluation's setup, its production)
         self.prompts: PromptSet | None = None
         self.production_lines: list[str] = []
         self._shown: str | None = None  # the prompt whose sheet is drawn
-        self._drawn = 0  # how many of its renders the sheet holds
+        self._drawn_count = 0  # how many of its renders the sheet holds
         self._error: str | None = None
         self.running = False
         self.graphics = None  # images/choice.py Graphics: what the first sheet was drawn with
@@ -124,7 +128,7 @@ class ResultsScreen(WizardScreen):
         self._error = message.error
         self._head()
         self._list()
-        if self._shown is not None and len(self._renders(self._shown)) != self._drawn:
+        if self._shown is not None and len(self._renders(self._shown)) != self._drawn_count:
             self._sheet(self._shown)  # a render of the prompt on view came in meanwhile
 
     # -- drawing -------------------------------------------------------------------------------
@@ -205,7 +209,7 @@ class ResultsScreen(WizardScreen):
         sheet = self.query_one("#results-sheet", VerticalScroll)
         sheet.query(".sheet-row").remove()
         renders = self._renders(prompt)
-        self._drawn = len(renders)
+        self._drawn_count = len(renders)
         if not renders:
             return
         first = renders[0]

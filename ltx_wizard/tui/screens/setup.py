@@ -6,6 +6,8 @@ yes, with its progress and the tail of its output; the whole output in the setup
 from __future__ import annotations
 
 import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -19,6 +21,9 @@ from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.widgets.tail_log import TailLog
 from ltx_wizard.tui.wizard_screen import WizardScreen
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.setup.survey import Survey
 
 
 class Surveyed(Message):
@@ -51,12 +56,12 @@ class SetupScreen(WizardScreen):
     def __init__(self, then=None) -> None:
         super().__init__()
         self.then = then  # what Continue opens (default: the intent question)
-        self.survey = None
+        self.survey: Survey | None = None
         self.index = 0
         self.outcomes: list = []
         self.running = False
         self._cancel = threading.Event()
-        self.log_file = None  # set on mount: one setup log per visit
+        self.log_file: Path | None = None  # set on mount: one setup log per visit
 
     def compose(self) -> ComposeResult:
         yield Header()

@@ -15,7 +15,8 @@ from ltx_wizard.core.evaluation.job import read_state
 from ltx_wizard.core.evaluation.keyframes import decode
 from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
 from ltx_wizard.core.io.yaml_patch import patch_yaml_text
-from ltx_wizard.demo.tiny_video import HEIGHT, WIDTH, _colour
+
+from ltx_wizard.demo.tiny_video import WIDTH, _colour
 from tests.eval_runs import CAPTIONS, HELD, final_checkpoint, finished_run, tree
 from tests.monitor_runs import MARKER, end, sample_log, start_live
 

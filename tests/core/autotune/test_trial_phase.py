@@ -41,7 +41,7 @@ def test_the_parser_finds_each_stage_line_of_a_real_looking_run():
     assert any(len(line.rstrip()) == 80 for line in REAL_RUN)  # the layout under test is wrapped
     phases = [(e.phase, e.t) for e in parse(REAL_RUN) if isinstance(e, TrainerPhase)]
     assert [p for p, _ in phases] == ["text_encoder", "prompts", "loading", "quantizing", "training"]
-    assert phases[3][1] == REAL_RUN.index(next(l for l in REAL_RUN if "Quantizing" in l))
+    assert phases[3][1] == REAL_RUN.index(next(line for line in REAL_RUN if "Quantizing" in line))
 
 
 def test_ranks_colour_and_older_trainers_lines():

@@ -13,7 +13,7 @@ import pytest
 from ltx_wizard.core.inputs import header_summary as hs
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.safetensors_header import DTYPE_BITS, parse_doc
-from ltx_wizard.demo.lookalike_models import make_checkpoint, write_safetensors
+from ltx_wizard.demo.lookalike_models import make_checkpoint
 
 PATH = Path("/models/x.safetensors")  # named in messages only: nothing here reads a file
 

@@ -20,6 +20,7 @@ from ltx_wizard.core.dataset.sources import required_folders
 from ltx_wizard.core.inputs.recipes import find_recipe
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 from tests.test_recipe_plans import media_args
+from tests.test_autotune_engine import SIM_SPEED
 
 CONFIG = {"validation": {"samples": [{"prompt": "a", "conditions": [
     {"type": "first_frame", "image_or_video": "/data/frame.png"}]}]}}
@@ -74,7 +75,7 @@ def _box(tmp_path: Path, recipe: str) -> list[str]:
 def _engine(run_dir: Path, events: list) -> AutotuneEngine:
     probe = simulated_probe("a6000")
     return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          stand_in=SimulatedTrainer("a6000", speed=200.0),
+                          stand_in=SimulatedTrainer("a6000", speed=SIM_SPEED),
                           on_event=events.append, grace_s=2.0)
 
 

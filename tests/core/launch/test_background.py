@@ -52,7 +52,7 @@ def test_background_start_runs_launch_sh_writes_pid_and_refuses_a_second(tmp_pat
         assert int((run / "logs" / "train.pid").read_text().split()[0]) == pid
         assert running_pid(run) == pid
         # launch.sh execs the trainer: the pid the wizard shows is the trainer's own.
-        said = lambda: log.exists() and f"training {pid}" in log.read_text()  # noqa: E731
+        said = lambda: log.exists() and f"training {pid}" in log.read_text()  # noqa: E731 - a condition to poll, read in one line
         for _ in range(600):  # bounded poll of a file another process writes
             if said():
                 break

@@ -19,7 +19,7 @@ from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
-from tests.test_autotune_engine import plan_run
+from tests.test_autotune_engine import SIM_SPEED, plan_run
 
 # What scripts/train.py prints (typer.echo, stdout) when LtxTrainerConfig refuses a config: the
 # layout of pydantic 2's ValidationError, as printed by the real schema for these two mistakes.
@@ -74,7 +74,7 @@ def fake_trainer(tmp_path: Path, stdout: str = "", stderr: str = "", code: int =
 def engine(run_dir: Path, preset: str, events: list, **kw) -> AutotuneEngine:
     probe = simulated_probe(preset)
     return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          stand_in=SimulatedTrainer(preset, speed=200.0),
+                          stand_in=SimulatedTrainer(preset, speed=SIM_SPEED),
                           on_event=events.append, grace_s=2.0, **kw)
 
 

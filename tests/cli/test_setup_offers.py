@@ -12,7 +12,7 @@ import pytest
 from ltx_wizard.cli import main
 from ltx_wizard.core.inputs import uv_tool
 from ltx_wizard.core.setup import survey as survey_mod
-from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
+from ltx_wizard.demo.lookalike_models import make_checkpoint
 from tests.setup_standins import (
     advance_remote, git, make_remote, path_with, uv_calls, write_pip, write_uv,
 )
