@@ -184,7 +184,7 @@ async def prepare_flow(out: Path, size: tuple[int, int]) -> None:
     from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
     from ltx_wizard.tui.dialogs.spot_check import SpotCheckDialog
 
-    app = _app(demo_data="raw")
+    app = _app(demo_data="raw", first_run_screens=False)  # the intent question has its own shot
     async with app.run_test(size=size) as pilot:
         await _settle(pilot)
         await pilot.press("ctrl+n")
