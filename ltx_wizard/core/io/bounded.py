@@ -59,16 +59,9 @@ def _open_error(path: object, what: str, exc: OSError) -> WizardError:
 def read_bytes(path: str | os.PathLike, *, what: str, limit: int,
                max_s: float = READ_MAX_S) -> bytes:
     """The whole regular file `path`, refused when larger than `limit` bytes or not regular."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise _open_error(path, what, exc) from None
+    fd = _open_regular_fd(path, what)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
-            raise UsageError(f"{what} {path} is {kind}: pass a regular file")
         if st.st_size > limit:
             raise UsageError(f"{what} {path} is {st.st_size} bytes, over the {limit // 1024} KB "
                              "limit for such a file: pass the right file")
@@ -79,18 +72,31 @@ def read_bytes(path: str | os.PathLike, *, what: str, limit: int,
         os.close(fd)
 
 
-def read_tail(path: str | os.PathLike, *, what: str, size: int = 64 * 1024) -> bytes:
-    """The last `size` bytes of a regular file (a log's end, where its cause is)."""
+def _open_regular_fd(path: str | os.PathLike, what: str) -> int:
+    """A descriptor of `path`, opened without blocking (a FIFO is never waited on) and refused
+    unless it is a regular file."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
         raise _open_error(path, what, exc) from None
     try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise UsageError(f"{what} {path} is {kind}: pass a regular file")
+    return fd
+
+
+def read_tail(path: str | os.PathLike, *, what: str, size: int = 64 * 1024) -> bytes:
+    """The last `size` bytes of a regular file (a log's end, where its cause is)."""
+    fd = _open_regular_fd(path, what)
+    try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
-            raise UsageError(f"{what} {path} is {kind}: pass a regular file")
         os.lseek(fd, max(0, st.st_size - size), os.SEEK_SET)
         return _read_capped(fd, path, what, size, READ_MAX_S)
     except OSError as exc:

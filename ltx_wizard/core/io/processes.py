@@ -46,6 +46,17 @@ def pid_alive(pid: int) -> bool:
     return not _is_zombie(pid)
 
 
+def group_alive(pgid: int) -> bool:
+    """A process group has a member still (one we may not signal counts as alive)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _is_zombie(pid: int) -> bool:
     """An exited process not yet reaped (state Z/X in /proc/<pid>/stat): it answers kill(pid, 0)
     but runs nothing, so a training stopped or crashed under a parent that has not waited for it

@@ -21,6 +21,7 @@ from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.preprocess.command import script_options
 from ltx_wizard.core.preprocess.progress import PROGRESS_ENV
+from ltx_wizard.core.io.processes import group_alive
 
 READ_CHUNK = 8192
 STOP_GRACE_S = 10.0
@@ -126,14 +127,6 @@ def untrack(pgid: int) -> None:
     _GROUPS.discard(pgid)
 
 
-def group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def kill_now(grace_s: float = 2.0) -> None:

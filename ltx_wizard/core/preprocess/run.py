@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Callable, Mapping
 
+from ltx_wizard.core.io.processes import group_alive
 from ltx_wizard.core.io.safe_fs import open_append, write_all
 from ltx_wizard.core.preprocess.progress import PROGRESS_ENV, ProgressParser
 
@@ -59,17 +60,10 @@ async def stop_group(proc: asyncio.subprocess.Process) -> None:
             os.killpg(proc.pid, sig)
         try:
             await asyncio.shield(asyncio.wait_for(proc.wait(), wait_s))
-            if not _group_alive(proc.pid):
+            if not group_alive(proc.pid):
                 return
         except (asyncio.TimeoutError, asyncio.CancelledError):
             continue
 
 
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+
