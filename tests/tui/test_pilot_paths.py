@@ -243,3 +243,21 @@ async def test_the_mouse_continues_and_goes_back(demo_root):
         await pilot.click("#continue")
         await settle(pilot)
         assert isinstance(app.screen, SummaryScreen)
+
+
+async def test_a_dataset_files_reading_shows_its_progress_under_the_field(demo_root):
+    # the check reads every clip; the field says how far it has got, then gives the verdict
+    from ltx_wizard.tui.paths_checks import ClipsProgress
+    from tests.tui.helpers import wait_until
+
+    seen: list[str] = []
+    app = make_app(demo_root, demo_data="clips")
+    async with app.run_test(size=(120, 40), message_hook=lambda m: seen.append(m.text)
+                            if isinstance(m, ClipsProgress) else None) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen)
+                         and app.screen._checked is not None)
+        assert any(text.startswith("reading clips: ") and text.endswith(" of 4") for text in seen)
+        verdict = str(app.screen.query_one("#field-data_root .field-status").render())
+        assert not verdict.startswith("…") and "clip_02.mp4" in verdict  # the verdict replaced it

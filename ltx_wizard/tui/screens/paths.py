@@ -23,6 +23,12 @@ from textual.widgets import Button, Checkbox, Header, Input, Select, Static, Tex
 
 from ltx_wizard.core.plan.request import DEFAULT_RECIPE, PlanRequest, lenient_request
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
+from ltx_wizard.tui.paths_fields import (
+    EMPTY_HINT, FIELDS, REQUIRED, TEXT_FIELDS, VAE_FIELDS, VIDEO_ONLY_LABEL, VIDEO_ONLY_OPTION,
+)
+from ltx_wizard.tui.paths_checks import (
+    ClipsProgress, ClipsProgressReporter, checkout_recipes, form_text, validation_form_for,
+)
 from ltx_wizard.tui.widgets.dataset_options import dataset_options, is_dataset
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.path_field import PathField
@@ -32,40 +38,6 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 
 if TYPE_CHECKING:
     from ltx_wizard.core.plan.model_checks import CheckItem
-
-FIELDS = (
-    ("checkpoint", "LTX-2 checkpoint (.safetensors)", "/models/ltx-2.safetensors"),
-    ("text_encoder", "Gemma text encoder (folder, or packed .safetensors for a split pack)", "/models/gemma"),
-    ("video_vae", "Video VAE (split pack only)", ""),
-    ("audio_vae", "Audio VAE (split pack only)", ""),
-    ("data_root", "Preprocessed data root, or your clips' dataset file (.json, .jsonl, .csv)", ""),
-    ("trainer_root", "LTX-2 trainer checkout", "~/LTX-2"),
-)
-REQUIRED = ("checkpoint", "text_encoder", "data_root", "trainer_root")
-EMPTY_HINT = {
-    "checkpoint": "required: type the path of the LTX .safetensors, or F2 to pick one found on disk "
-                  "(none yet? F3 downloads the ones the trainer's docs name)",
-    "text_encoder": "required: type the Gemma folder that matches the checkpoint, or F2 to pick one",
-    "data_root": "required: the .precomputed folder the trainer's scripts/process_dataset.py wrote, "
-                 "or the dataset.json of your clips (preprocessed after approval)",
-    "trainer_root": "required: your LTX-2 clone (git clone https://github.com/Lightricks/LTX-2, "
-                    "then uv sync in it)",
-    "video_vae": "required for a split pack: type its video VAE .safetensors, or F2",
-    "audio_vae": "required for a split pack: type its audio VAE .safetensors, or F2",
-}
-VAE_FIELDS = ("video_vae", "audio_vae")
-# The choice offered when the data has no audio but the shipped config trains it (plan --video-only).
-VIDEO_ONLY_LABEL = "Train video only (this data has no audio): training_strategy.audio: null"
-VIDEO_ONLY_OPTION = "the Video only box below"
-
-# The form's text fields: each holds one PlanRequest field as text.
-TEXT_FIELDS = ("resolution_buckets", "lora_trigger", "precomputed_dir")
-
-
-def form_text(value: object) -> str:
-    """A request field as the form shows it ("" for not given)."""
-    return "" if value is None else str(value)
-
 
 def recipe_label(name: str, modes: str) -> str:
     return f"{name} · {modes}" if modes else name
@@ -280,7 +252,7 @@ class PathsScreen(WizardScreen):
         from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
         from ltx_wizard.core.plan.model_checks import Cancelled, check_request
 
-        recipes = _checkout_recipes(form_text(draft.trainer_root))
+        recipes = checkout_recipes(form_text(draft.trainer_root))
         info = None
         if draft.checkpoint is not None:
             try:
@@ -294,16 +266,22 @@ class PathsScreen(WizardScreen):
             items = check_request(checked, tier=assessment.tier if assessment else None,
                                   inspected=info,  # read once above, not again
                                   video_only_option=VIDEO_ONLY_OPTION, cancel=cancel,
-                                  problems=problems)
+                                  problems=problems, on_progress=ClipsProgressReporter(self, cancel))
         except Cancelled:
             return
         # first: Continue, waiting on ChecksFinished, must see this section's verdict too
-        self.post_message(ValidationChecked(_validation_form(draft), (draft, problems)))
+        self.post_message(ValidationChecked(validation_form_for(draft), (draft, problems)))
         self.post_message(ChecksFinished(items, (draft, problems), info, recipes))
 
     def _base_config(self) -> str | None:
         assessment = self.app.state.assessment
         return assessment.policy.base_config if assessment is not None else None
+
+    @on(ClipsProgress)
+    def _clips_progress(self, message: ClipsProgress) -> None:
+        """A large dataset file's reading, under its field while it lasts."""
+        if message.cancel is self._cancel:  # a newer check's, not an older one's
+            self.query_one("#field-data_root", PathField).show_verdict(None, message.text)
 
     @on(ChecksFinished)
     def _checked_msg(self, message: ChecksFinished) -> None:
@@ -406,31 +384,3 @@ class PathsScreen(WizardScreen):
             self.action_next()
         elif event.button.id == "back":
             self.action_back()
-
-
-def _validation_form(draft: PlanRequest):
-    """What the validation section shows for this draft (core/validation/form.py)."""
-    from ltx_wizard.core.validation.form import ValidationForm, validation_form
-
-    try:
-        return validation_form(form_text(draft.trainer_root), draft.recipe,
-                               form_text(draft.data_root),
-                               [str(m) for m in draft.validation_media], draft.validation_prompts,
-                               draft.validation)
-    except Exception as exc:  # the section must not break the form: say it in its line
-        return ValidationForm(error=f"cannot read the recipe's validation: {exc}")
-
-
-def _checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:
-    """(name, modes) of the checkout's recipes, t2v first; () while no checkout is readable."""
-    if not trainer_root:
-        return ()
-    from ltx_wizard.core.inputs.checkout import find_checkout
-    from ltx_wizard.core.base.errors import WizardError
-    from ltx_wizard.core.inputs.recipes import list_recipes
-
-    try:
-        checkout = find_checkout(trainer_root)
-    except (WizardError, OSError):
-        return ()
-    return tuple((r.name, r.modes) for r in list_recipes(checkout.trainer_dir / "configs"))
