@@ -11,9 +11,9 @@ from pathlib import Path
 from ltx_wizard.cli import main
 from ltx_wizard.core.autotune import presenter
 from ltx_wizard.core.tuning.events import AutotuneSummary, TrialResult
-from ltx_wizard.core.autotune.oom_message import in_use_gib
+from ltx_wizard.core.trainer_output.oom_message import in_use_gib
 from ltx_wizard.core.autotune.trial_runner import _Watch, trial_peak
-from ltx_wizard.core.autotune.trainer_events import Statistics
+from ltx_wizard.core.trainer_output.events import Statistics
 from ltx_wizard.core.autotune.vram_sampler import VramReading
 from tests.test_autotune_engine import plan_run
 

@@ -16,10 +16,8 @@ from typing import IO, Mapping, Sequence
 
 from ltx_wizard.core.autotune.ranks import RankTracker, take_down
 from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.trainer_output.grammar import OOM  # torch's and CUDA's own words
 
-# torch's allocator and CUDA's own words (core/autotune/log_parser.py reads the same)
-OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED|"
-                 r"CUDA error: out of memory|cudaErrorMemoryAllocation")
 # ltx_trainer/validation_runner.py ValidationRunner.run, once a round's renders are written
 STEP0_SAVED = re.compile(r"Validation samples for step 0 saved")
 # scripts/train.py main's refusal, or the last exception line of a traceback
