@@ -1,7 +1,7 @@
 """One process of the evaluation (a validate-only trainer run, or one pipeline render): started in
 its own session as training is, its output appended to `logs/eval.log` as it comes and read for
 the few things the job acts on (out of memory, the step-0 renders saved, the failure's line), and
-taken down with every rank it started (core/autotune/ranks.py, as autotune stops a trial).
+taken down with every rank it started (core/autotune/trials/ranks.py, as autotune stops a trial).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Mapping, Sequence
 
-from ltx_wizard.core.autotune.ranks import RankTracker, take_down
+from ltx_wizard.core.autotune.trials.ranks import RankTracker, take_down
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.trainer_output.grammar import OOM  # torch's and CUDA's own words
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ltx_wizard.core.autotune import presenter
+from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.tuning.events import TrialPhase, TrialStarted, VramUpdate
 from tests.test_autotune_engine import plan_run
 from tests.test_trial_once import BOUND_S, _engine

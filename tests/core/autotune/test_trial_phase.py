@@ -3,7 +3,7 @@ turns them (and the step, validation and checkpoint lines) into the phase a pers
 
 from __future__ import annotations
 
-from ltx_wizard.core.autotune.trial_phase import PhaseTracker
+from ltx_wizard.core.autotune.trials.phase import PhaseTracker
 from ltx_wizard.core.trainer_output.events import (
     CheckpointSaved, Statistics, StepEvent, TrainerPhase, ValidationSaved,
 )

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.core.gpu.assessment import assess
-from ltx_wizard.core.autotune.engine import AutotuneEngine
+from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
 from ltx_wizard.core.tuning.events import LogLine, TrialStarted
-from ltx_wizard.core.autotune.process import OutputLine
-from ltx_wizard.core.autotune.trial_log import TrialLog
-from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
+from ltx_wizard.core.autotune.trials.process import OutputLine
+from ltx_wizard.core.autotune.trials.log_file import TrialLog
+from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
@@ -192,7 +192,7 @@ async def test_a_trial_the_data_cannot_fill_is_refused_not_run(tmp_path):
     summary = await engine(run_dir, "h100", events, allow_batch_change=True).run()
     batch = next(t for t in summary.trials if t.changes.get("optimization.batch_size") == 2)
     assert batch.outcome == "skipped"
-    # The schedule refuses it before the engine's own check (trial_samples) would.
+    # The schedule refuses it before the engine's own check (trial_data.subset_refusal) would.
     assert "holds 1 sample(s)" in batch.reason and "batch 2 on 1 GPU(s) needs 2" in batch.reason
     started = [e.index for e in events if isinstance(e, TrialStarted)]
     assert batch.index not in started

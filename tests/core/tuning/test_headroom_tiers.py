@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.autotune.engine import _model_size
+from ltx_wizard.core.autotune.sweep.engine import _model_size
 from ltx_wizard.core.tuning.events import TrialResult
 from ltx_wizard.core.tuning.headroom import (
     TrainSettings,

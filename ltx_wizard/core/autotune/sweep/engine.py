@@ -10,8 +10,8 @@ gets one confirmation run with its own validation, on every GPU of the plan with
 if that fails, the previous best is confirmed instead. On one GPU, a trial that certainly is the
 last one carries the confirmation itself (after its step 40), saving a load. On a multi-GPU box a
 LoRA's trials run on one GPU each, side by side when host RAM holds one transformer per trial
-(trial_pool: a guess run ahead that is dropped is set aside as overfit/trial-N.guess/ and
-logs/trial-N.guess.log, trial_runs), and the confirmation uses them all.
+(trials/side_by_side.py: a guess run ahead that is dropped is set aside as overfit/trial-N.guess/
+and logs/trial-N.guess.log, trial_steps.py), and the confirmation uses them all.
 """
 
 from __future__ import annotations
@@ -22,30 +22,30 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltx_wizard.core.gpu.assessment import Assessment
-from ltx_wizard.core.autotune.best_so_far import planned_text
-from ltx_wizard.core.autotune.confirming import ConfirmationSteps
+from ltx_wizard.core.autotune.sweep.best_so_far import planned_text
+from ltx_wizard.core.autotune.sweep.confirmation import ConfirmationSteps
 from ltx_wizard.core.tuning.events import (
     AutotuneFinished, AutotuneSummary, Confirmation,
     EventSink, TrialFinished, TrialResult,
 )
 from ltx_wizard.core.tuning.headroom import ModelSize, model_size
-from ltx_wizard.core.autotune.orphans import TAG_ENV, guarded_session, stop_tagged
-from ltx_wizard.core.autotune.finishing import TunedOutputs
-from ltx_wizard.core.autotune.planned_config import read_planned
-from ltx_wizard.core.autotune.preflight import require_runnable
-from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
-from ltx_wizard.core.autotune.results_log import ResultsLog
+from ltx_wizard.core.autotune.trials.orphans import TAG_ENV, guarded_session, stop_tagged
+from ltx_wizard.core.autotune.sweep.finishing import TunedOutputs
+from ltx_wizard.core.autotune.sweep.planned_config import read_planned
+from ltx_wizard.core.autotune.trials.preflight import require_runnable
+from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S
+from ltx_wizard.core.autotune.outputs.results_log import ResultsLog
 from ltx_wizard.core.tuning.schedule import Candidate, Context, Tuner
-from ltx_wizard.core.autotune.setup_failure import SetupStopped, SetupStops, require_readable_media
-from ltx_wizard.core.autotune.subset import trial_data
+from ltx_wizard.core.autotune.sweep.setup_stop import SetupStopped, SetupStops, require_readable_media
+from ltx_wizard.core.autotune.sweep.trial_data import trial_data
 from ltx_wizard.core.tuning.trial_config import has_validation_prompts, settings_from_config
-from ltx_wizard.core.autotune.trial_pool import (
+from ltx_wizard.core.autotune.trials.side_by_side import (
     TrialPool, host_available_gb, trial_slots,
 )
-from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
-from ltx_wizard.core.autotune.trial_runs import TrialRuns
-from ltx_wizard.core.autotune.trial_samples import subset_refusal
-from ltx_wizard.core.autotune.vram_sampler import NullBackend, make_backend
+from ltx_wizard.core.autotune.trials.runner import TrialCommand, TrialRunner
+from ltx_wizard.core.autotune.sweep.trial_steps import TrialRuns
+from ltx_wizard.core.autotune.sweep.trial_data import subset_refusal
+from ltx_wizard.core.autotune.trials.vram_sampler import NullBackend, make_backend
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.gpu.devices import ProbeResult
@@ -125,13 +125,13 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
         self.idle_timeout_s = idle_timeout_s
         self.grace_s = grace_s
         self.host_ram_gb = host_ram_gb
-        self.allow_batch_change = allow_batch_change  # batch_rule.py: rescale steps on a win
+        self.allow_batch_change = allow_batch_change  # tuning/batch_rule.py: rescale steps on a win
         self._runner: TrialRunner | None = None
         self._runners: list[TrialRunner] = []
         self._training_mode = "lora"
         self._cancelled = False
         self._fused: dict[int, Confirmation] = {}  # confirmations carried by their trial
-        self._tag = ""  # the trial session tag (orphans.py), set while run() holds the lock
+        self._tag = ""  # the trial session tag (trials/orphans.py), set while run() holds the lock
 
     def cancel(self) -> None:
         """Stop the running trial (its process group) and end autotune after it."""
@@ -212,7 +212,7 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
                     await sweep.pool.close()
                     await asyncio.to_thread(stop_tagged, self._tag, 2.0)
             return await self._finish(sweep)
-        except SetupStopped as stop:  # nothing recorded: the next run resumes (setup_failure.py)
+        except SetupStopped as stop:  # nothing recorded: the next run resumes (setup_stop.py)
             return self._setup_stopped(sweep.tuner, sweep.planned, sweep.log, stop)
 
     async def _prepare(self) -> _Sweep | AutotuneSummary:
@@ -222,7 +222,7 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
         before_cancel = planned_text(self.folder, planned)  # config.yaml holds a cancel's best
         if before_cancel is not None:
             planned, data = before_cancel, load_yaml(before_cancel)
-        require_readable_media(data, self.folder.config)  # before any trial (setup_failure.py)
+        require_readable_media(data, self.folder.config)  # before any trial (setup_stop.py)
         self._training_mode = str(get_dotted(data, "model.training_mode", "lora") or "lora")
         data_root = get_dotted(data, "data.preprocessed_data_root", None)
         if not data_root:

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ltx_wizard.core.tuning.events import Confirmation, ConfirmationFinished, ConfirmationStarted
-from ltx_wizard.core.autotune.orphans import stop_tagged
-from ltx_wizard.core.autotune.results_log import ResultsLog
+from ltx_wizard.core.autotune.trials.orphans import stop_tagged
+from ltx_wizard.core.autotune.outputs.results_log import ResultsLog
 from ltx_wizard.core.tuning.schedule import Candidate, Tuner
 from ltx_wizard.core.tuning.trial_config import confirmation_config_text, has_validation_prompts
-from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
-from ltx_wizard.core.autotune.trial_runner import TrialRunner
-from ltx_wizard.core.autotune.trial_samples import subset_refusal
+from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs
+from ltx_wizard.core.autotune.trials.runner import TrialRunner
+from ltx_wizard.core.autotune.sweep.trial_data import subset_refusal
 from ltx_wizard.core.io.safe_fs import check_inside
 from ltx_wizard.core.io.workspace import atomic_write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml

@@ -20,14 +20,14 @@ from ltx_wizard.core.tuning.events import (
     Confirmation, EventSink, LogLine, Outcome, TrialPhase, TrialProgress, TrialResult, TrialStarted,
     VramUpdate,
 )
-from ltx_wizard.core.autotune.process import (
+from ltx_wizard.core.autotune.trials.process import (
     TEARDOWN_GRACE_S, OutputLine, ProcessResult, TrialProcess,
 )
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
-from ltx_wizard.core.autotune.trial_log import TrialLog
-from ltx_wizard.core.autotune.trial_phase import PhaseTracker
-from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramReading, VramSampler
+from ltx_wizard.core.autotune.trials.log_file import TrialLog
+from ltx_wizard.core.autotune.trials.phase import PhaseTracker
+from ltx_wizard.core.autotune.trials.vram_sampler import VramBackend, VramReading, VramSampler
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.trainer_output import events as ev
 from ltx_wizard.core.trainer_output.failure_cause import FailureCause
@@ -142,7 +142,7 @@ class TrialRunner:
         self._cancelled = False
         self.last_confirmation: Confirmation | None = None  # after a "confirm" or "fused" run
         # the exception line of a run that exited with an error before any step line (the engine
-        # asks setup_failure.py whether it was a setup failure rather than the trial's result)
+        # asks sweep/setup_stop.py whether it was a setup failure rather than the trial's result)
         self.before_step_one: str | None = None
 
     def request_cancel(self) -> None:
@@ -207,7 +207,7 @@ class TrialRunner:
                                        config_path=str(config_path), ahead_of=ahead_of,
                                        gpus=self.gpus))
 
-        # a confirmation or fused trial validates once, after its last step (trial_config.py)
+        # a confirmation or fused trial validates once, after its last step (tuning/trial_config.py)
         tracker = PhaseTracker(total, validate_at=None if kind == "trial" else total)
 
         def phase(changed: str | None) -> None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ltx_wizard.core.tuning import duration as dur
-from ltx_wizard.core.autotune.best_so_far import keep_on_cancel
+from ltx_wizard.core.autotune.sweep.best_so_far import keep_on_cancel
 from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, LogLine
 from ltx_wizard.core.plan.refresh import refresh_plan_md
 from ltx_wizard.core.tuning.trial_config import settings_from_config
-from ltx_wizard.core.autotune.tuned_config import TunedConfig, tuned_config
+from ltx_wizard.core.autotune.outputs.tuned_config import TunedConfig, tuned_config
 from ltx_wizard.core.tuning.tune_record import TuneRecord, write_tune_record
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.io.run_meta import read_run_meta
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.tuning.events import EventSink
     from ltx_wizard.core.tuning.schedule import Tuner
-    from ltx_wizard.core.autotune.trial_runner import TrialRunner
+    from ltx_wizard.core.autotune.trials.runner import TrialRunner
     from ltx_wizard.core.io.workspace import RunFolder
 
 SCHEDULE_PREFIX = "ltx-wizard: schedule:"

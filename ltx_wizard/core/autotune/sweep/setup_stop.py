@@ -4,7 +4,7 @@ A missing or unreadable file (a validation medium, a data folder), or a codec th
 lack, fails every config alike: recording it as the trial's crash would blame the change and
 send the tuner down the wrong path. So autotune stops with the cause, the file and the fix;
 every finished trial stays in autotune.log (no summary record is written) and the next run
-resumes after them (results_log.py), running only what had not finished.
+resumes after them (outputs/results_log.py), running only what had not finished.
 
 What the trainer prints for these, as the last line of its traceback:
 - ltx_trainer/validation_runner.py `_encode_conditioning_media` (ValidationRunner.__init__):
@@ -30,9 +30,9 @@ from ltx_wizard.core.validation.media import media_slots, slot_problems
 
 if TYPE_CHECKING:
     from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, EventSink
-    from ltx_wizard.core.autotune.results_log import ResultsLog
+    from ltx_wizard.core.autotune.outputs.results_log import ResultsLog
     from ltx_wizard.core.tuning.schedule import Tuner
-    from ltx_wizard.core.autotune.trial_runner import TrialRunner
+    from ltx_wizard.core.autotune.trials.runner import TrialRunner
 
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 _MISSING = ("No such file or directory", "does not exist")

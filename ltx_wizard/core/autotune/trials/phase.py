@@ -28,7 +28,7 @@ PHASE_LABEL = {
     "saving": "saving the weights",
     "finishing": "finishing",
     "ended": "ended",  # the process is gone; the trial's result comes next
-    "dropped": "dropped",  # a guess run ahead (trial_pool.py) whose trial went another way
+    "dropped": "dropped",  # a guess run ahead (side_by_side.py) whose trial went another way
 }
 
 

@@ -1,5 +1,5 @@
 """One trial's run and what it leaves: its config and log, its pruned outputs, a dropped guess set
-aside (side by side, trial_pool.py) so that the trial taking its number has files of its own.
+aside (side by side, trials/side_by_side.py) so that the trial taking its number has files of its own.
 
 A part of AutotuneEngine (engine.py), kept apart so each file holds one phase of the run.
 """
@@ -10,11 +10,11 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from ltx_wizard.core.autotune.orphans import stop_tagged
-from ltx_wizard.core.autotune.trial_log import trial_log_path
-from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs, set_aside_guess
-from ltx_wizard.core.autotune.trial_phase import PHASE_LABEL
-from ltx_wizard.core.autotune.trial_runner import TrialRunner
+from ltx_wizard.core.autotune.trials.orphans import stop_tagged
+from ltx_wizard.core.autotune.trials.log_file import trial_log_path
+from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs, set_aside_guess
+from ltx_wizard.core.autotune.trials.phase import PHASE_LABEL
+from ltx_wizard.core.autotune.trials.runner import TrialRunner
 from ltx_wizard.core.io.safe_fs import check_inside
 from ltx_wizard.core.io.workspace import atomic_write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml
@@ -87,7 +87,7 @@ class TrialRuns:
                                        f"checkpoints: {exc}"))
 
     def _set_aside(self, cand: Candidate, ahead_of: int | None) -> None:
-        """A dropped guess has ended (trial_pool.py): its files move to trial-N.guess, its number
+        """A dropped guess has ended (trials/side_by_side.py): its files move to trial-N.guess, its number
         is free for the real trial N."""
         try:
             name = set_aside_guess(self.folder.overfit, self.folder.logs, cand.index,

@@ -67,7 +67,7 @@ class Reaper:
         read_fd, write_fd = os.pipe()
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ltx_wizard.core.autotune.orphans", tag],
+                [sys.executable, "-m", "ltx_wizard.core.autotune.trials.orphans", tag],
                 stdin=read_fd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 start_new_session=True,  # a terminal's SIGINT/SIGHUP must not take it first
                 close_fds=True,
