@@ -232,13 +232,17 @@ def test_a_teardown_grace_that_is_not_positive_is_bad_input(tmp_path, capsys):
 
 
 def test_multi_gpu_trials_launch_as_the_trainer_docs_do(tmp_path):
+    from ltx_wizard.core.autotune.sweep.launching import TrialLaunch
+    from ltx_wizard.core.io.workspace import RunFolder
     from ltx_wizard.core.io.yaml_patch import load_yaml
 
     run_dir = plan_run(tmp_path, "2xh100")
     probe = simulated_probe("2xh100")
-    real = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          trainer_root=tmp_path / "LTX-2")  # the user's trainer, not a simulation
-    command = real._command(run_dir / "config.yaml")
+    real = TrialLaunch(RunFolder(run_dir.resolve()), probe, assess(probe), trainer_cmd=None,
+                       stand_in=None,  # the user's trainer, not a simulation
+                       trainer_root=tmp_path / "LTX-2", training_mode="lora",
+                       idle_timeout_s=900.0, grace_s=30.0)
+    command = real.command(run_dir / "config.yaml")
     prefix = command.prefix
     assert prefix[:4] == ["uv", "run", "accelerate", "launch"]
     assert prefix[prefix.index("--num_processes") + 1] == "2"

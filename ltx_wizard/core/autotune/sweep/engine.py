@@ -5,6 +5,10 @@ the run folder: overfit/.precomputed (links), overfit/trial-N/ and overfit/confi
 outputs, checkpoints deleted once the trial is recorded), logs/trial-N.log and logs/confirm-N.log
 (each run's whole output), autotune.log, and config.yaml patched with the winner's changes only.
 
+The engine holds its settings and the runners it can cancel; what one run works from is a Sweep
+(state.py), handed with its Site to each step: trial_steps.py, confirmation.py, finishing.py,
+setup_stop.py; launching.py says how the trainer is started.
+
 Trials measure training only (no validation, no text encoder; see trial_config). The winner then
 gets one confirmation run with its own validation, on every GPU of the plan with the real launch;
 if that fails, the previous best is confirmed instead. On one GPU, a trial that certainly is the
@@ -18,86 +22,39 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
-from ltx_wizard.core.gpu.assessment import Assessment
-from ltx_wizard.core.autotune.sweep.best_so_far import planned_text
-from ltx_wizard.core.autotune.sweep.confirmation import ConfirmationSteps
-from ltx_wizard.core.tuning.events import (
-    AutotuneFinished, AutotuneSummary, Confirmation,
-    EventSink, TrialFinished, TrialResult,
-)
-from ltx_wizard.core.tuning.headroom import ModelSize, model_size
-from ltx_wizard.core.autotune.trials.orphans import TAG_ENV, guarded_session, stop_tagged
-from ltx_wizard.core.autotune.sweep.finishing import TunedOutputs
-from ltx_wizard.core.autotune.sweep.planned_config import read_planned
-from ltx_wizard.core.autotune.trials.preflight import require_runnable
-from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.outputs.results_log import ResultsLog
-from ltx_wizard.core.tuning.schedule import Candidate, Context, Tuner
-from ltx_wizard.core.autotune.sweep.setup_stop import SetupStopped, SetupStops, require_readable_media
-from ltx_wizard.core.autotune.sweep.trial_data import trial_data
-from ltx_wizard.core.tuning.trial_config import has_validation_prompts, settings_from_config
-from ltx_wizard.core.autotune.trials.side_by_side import (
-    TrialPool, host_available_gb, trial_slots,
+from ltx_wizard.core.autotune.sweep.best_so_far import planned_text
+from ltx_wizard.core.autotune.sweep.confirmation import confirm_winner, needs_confirmation
+from ltx_wizard.core.autotune.sweep.finishing import TunedOutputs, tuned_for
+from ltx_wizard.core.autotune.sweep.launching import TrialLaunch
+from ltx_wizard.core.autotune.sweep.planned_config import planned_model_size, read_planned
+from ltx_wizard.core.autotune.sweep.setup_stop import (
+    SetupStopped, record_setup_stop, require_readable_media,
 )
-from ltx_wizard.core.autotune.trials.runner import TrialCommand, TrialRunner
-from ltx_wizard.core.autotune.sweep.trial_steps import TrialRuns
-from ltx_wizard.core.autotune.sweep.trial_data import subset_refusal
-from ltx_wizard.core.autotune.trials.vram_sampler import NullBackend, make_backend
+from ltx_wizard.core.autotune.sweep.state import Site, Sweep
+from ltx_wizard.core.autotune.sweep.trial_data import subset_refusal, trial_data
+from ltx_wizard.core.autotune.sweep.trial_steps import prune_trial, run_trial, set_aside, starter
+from ltx_wizard.core.autotune.trials.orphans import guarded_session, stop_tagged
+from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S
+from ltx_wizard.core.autotune.trials.runner import TrialRunner
+from ltx_wizard.core.autotune.trials.side_by_side import TrialPool
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn
+from ltx_wizard.core.gpu.assessment import Assessment
 from ltx_wizard.core.gpu.devices import ProbeResult
-from ltx_wizard.core.launch.command import LaunchPlan, build_launch, join_args
-from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.workspace import RunFolder, run_lock
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
-
-def _model_size(run_dir: Path, checkpoint: str | None,
-                target_modules: object) -> ModelSize | None:
-    """The headroom model's sizes: from the checkpoint facts the plan recorded (plan.json), so
-    the file is not read again; from its header when the record is missing or names another
-    file (config.yaml edited since)."""
-    if not checkpoint:
-        return None
-    targets = target_modules if isinstance(target_modules, list) else None
-    try:
-        from ltx_wizard.core.plan.record import read_record
-
-        rec = read_record(run_dir)
-        if rec is not None and rec.checkpoint is not None and str(rec.checkpoint.path) == str(
-                checkpoint):
-            return model_size(rec.checkpoint, targets)
-    except Exception:  # a damaged record: the header below still gives the sizes
-        pass
-    try:
-        from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
-
-        return model_size(inspect_checkpoint(checkpoint), targets)
-    except Exception:  # headroom then falls back to the 22B estimate; the trial still decides
-        return None
+from ltx_wizard.core.tuning.events import (
+    AutotuneFinished, AutotuneSummary, Confirmation, EventSink, TrialFinished, TrialResult,
+)
+from ltx_wizard.core.tuning.schedule import Candidate, Context, Tuner
+from ltx_wizard.core.tuning.trial_config import has_validation_prompts, settings_from_config
 
 
-@dataclass
-class _Sweep:
-    """What one autotune run works from, read once by _prepare()."""
-
-    planned: str  # the planned config's text
-    subset: Path  # the linked trial samples
-    log: ResultsLog
-    logged: dict[int, TrialResult]  # trials an interrupted run already ended
-    logged_confirmations: dict[int | None, Confirmation]
-    totals: list[int | None]  # MiB per GPU
-    samples: int
-    ctx: Context
-    side_by_side: bool  # single-GPU trials on several GPUs at once
-    tuner: Tuner
-    pool: TrialPool | None
-    reported: int = 0  # trials reported so far (skips are reported in order)
-
-
-class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
+class AutotuneEngine:
     def __init__(
         self,
         run_dir: Path,
@@ -121,17 +78,13 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
         self.stand_in = stand_in
         self.trainer_root = trainer_root
         self.max_trials = max_trials
-        self.on_event = on_event or (lambda event: None)
+        self.on_event: EventSink = on_event or (lambda event: None)
         self.idle_timeout_s = idle_timeout_s
         self.grace_s = grace_s
         self.host_ram_gb = host_ram_gb
         self.allow_batch_change = allow_batch_change  # tuning/batch_rule.py: rescale steps on a win
-        self._runner: TrialRunner | None = None
-        self._runners: list[TrialRunner] = []
-        self._training_mode = "lora"
+        self._runners: list[TrialRunner] = []  # every runner a cancel must reach
         self._cancelled = False
-        self._fused: dict[int, Confirmation] = {}  # confirmations carried by their trial
-        self._tag = ""  # the trial session tag (trials/orphans.py), set while run() holds the lock
 
     def cancel(self) -> None:
         """Stop the running trial (its process group) and end autotune after it."""
@@ -139,94 +92,55 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
         for runner in self._runners:
             runner.request_cancel()  # holds even for a run whose process has not started yet
 
-    # -- set-up -------------------------------------------------------------------------------
-    def _command(self, config_for_launch: Path, slot: int | None = None) -> TrialCommand:
-        """The plan's launch (slot None) or a single-GPU launch on GPU number `slot`."""
-        device = self._device(slot) if slot is not None else None
-        stand_in, scratch = self.stand_in, self.folder.overfit
-        if stand_in is not None and not self.trainer_cmd:
-            prefix, env = stand_in.trial_command(scratch, slot, self.assessment.num_gpus)
-            if device is not None:
-                env["CUDA_VISIBLE_DEVICES"] = device
-            return TrialCommand(prefix, None, env, time_scale=stand_in.time_scale,
-                                step_clock=stand_in.step_clock(env))
-        if self.trainer_cmd:
-            env = stand_in.memory_env(scratch, slot) if stand_in is not None else {}
-            if device is not None:
-                env["CUDA_VISIBLE_DEVICES"] = device
-            return TrialCommand(list(self.trainer_cmd), None, env)
-        if slot is not None:
-            root = self.trainer_root or self._checkout_root()
-            launch = build_launch(root, config_for_launch, 1, self._training_mode, device)
-            return TrialCommand(launch.trial_prefix(), launch.cwd, dict(launch.env))
-        launch = self._real_launch(config_for_launch)
-        return TrialCommand(launch.trial_prefix(), launch.cwd, dict(launch.env))
-
-    def _real_launch(self, config: Path) -> LaunchPlan:
-        """The plan's launch of `config` with the user's trainer (accelerate form on several GPUs)."""
-        root = self.trainer_root or self._checkout_root()
-        accelerate = self.folder.accelerate_config
-        return build_launch(root, config, self.assessment.num_gpus, self._training_mode,
-                            self.probe.cuda_visible_devices,
-                            accelerate if accelerate.exists() else None)
-
-    def _checkout_root(self) -> Path:
-        from ltx_wizard.core.inputs.checkout import find_checkout
-
-        recorded = read_run_meta(self.folder.root).trainer_root
-        return find_checkout(str(recorded) if recorded else None).root
-
-    def _device(self, slot: int) -> str:
-        """CUDA_VISIBLE_DEVICES for one GPU: its UUID when known (immune to device ordering)."""
-        gpu = self.probe.gpus[slot]
-        return gpu.uuid or str(gpu.index)
-
-    def _backend_factory(self, command: TrialCommand, slot: int | None = None):
-        gpus = list(self.probe.gpus)  # MIG instances are sampled through their own handle (UUID)
-        if slot is not None:
-            gpus = [gpus[slot]]
-        if self.stand_in is not None:  # it reports its own memory, where the command told it
-            stand_in, env = self.stand_in, dict(command.env)
-            return lambda: stand_in.memory_reader(env, len(gpus))
-        if self.probe.source in ("csv", "simulated"):  # the GPUs are not on this machine
-            return lambda: NullBackend(len(gpus))
-        return lambda: make_backend(self.probe.source, gpus)
-
     # -- the run --------------------------------------------------------------------------------
     async def run(self) -> AutotuneSummary:
         with run_lock(self.folder.root):
             # Trials carry a session tag: a reaper stops them if the wizard dies (even SIGKILL).
-            with guarded_session(self.folder.overfit, self.folder.root) as self._tag:
-                return await self._run_locked()
+            with guarded_session(self.folder.overfit, self.folder.root) as tag:
+                return await self._run_locked(Site(self.folder, self.on_event, tag))
 
-    async def _run_locked(self) -> AutotuneSummary:
-        sweep = await self._prepare()
-        if isinstance(sweep, AutotuneSummary):
-            return sweep  # autotune already ended for this run; the log says how
+    async def _run_locked(self, site: Site) -> AutotuneSummary:
+        prepared = await self._prepare(site)
+        if isinstance(prepared, AutotuneSummary):
+            return prepared  # autotune already ended for this run; the log says how
+        sweep, launch = prepared
         try:
             try:
                 while (cand := sweep.tuner.next()) is not None:
-                    await self._trial_step(sweep, cand)
+                    await self._trial_step(site, sweep, cand)
             finally:
                 if sweep.pool is not None:
                     await sweep.pool.close()
-                    await asyncio.to_thread(stop_tagged, self._tag, 2.0)
-            return await self._finish(sweep)
+                    await asyncio.to_thread(stop_tagged, site.tag, 2.0)
+            return await self._finish(site, sweep, launch)
         except SetupStopped as stop:  # nothing recorded: the next run resumes (setup_stop.py)
-            return self._setup_stopped(sweep.tuner, sweep.planned, sweep.log, stop)
+            reason = record_setup_stop(sweep.tuner, sweep.log, stop)
+            summary = self._summary(launch, sweep.tuner, False, []).model_copy(update={
+                "winner": None, "winner_changes": {}, "setup_failure": reason})
+            self.on_event(AutotuneFinished(summary=summary))
+            return summary
 
-    async def _prepare(self) -> _Sweep | AutotuneSummary:
-        """Read the planned config and the log, link the trial samples, size the schedule."""
+    def _read_plan(self) -> tuple[str, Mapping[str, Any], str]:
+        """The planned config's text and data (config.yaml, or the plan a cancel kept aside), and
+        its data root; refused before any trial when it cannot be tuned."""
         checked = read_planned(self.folder.config)  # bounded, well-typed, or one refusal
         planned, data = checked.text, checked.data
         before_cancel = planned_text(self.folder, planned)  # config.yaml holds a cancel's best
         if before_cancel is not None:
             planned, data = before_cancel, load_yaml(before_cancel)
         require_readable_media(data, self.folder.config)  # before any trial (setup_stop.py)
-        self._training_mode = str(get_dotted(data, "model.training_mode", "lora") or "lora")
         data_root = get_dotted(data, "data.preprocessed_data_root", None)
         if not data_root:
             raise UsageError(f"{self.folder.config} has no data.preprocessed_data_root")
+        return planned, data, str(data_root)
+
+    async def _prepare(self, site: Site) -> tuple[Sweep, TrialLaunch] | AutotuneSummary:
+        """Read the planned config and the log, link the trial samples, size the schedule."""
+        planned, data, data_root = self._read_plan()
+        launch = TrialLaunch(
+            self.folder, self.probe, self.assessment, self.trainer_cmd, self.stand_in,
+            self.trainer_root, str(get_dotted(data, "model.training_mode", "lora") or "lora"),
+            self.idle_timeout_s, self.grace_s)
         log = ResultsLog(self.folder.autotune_log, root=self.folder.root)
         logged, summary = log.load()
         if summary is not None:
@@ -235,34 +149,38 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
             trial_data, self.folder.root, Path(data_root),
             get_dotted(data, "training_strategy", None), self.assessment.num_gpus)
         totals = [g.memory_total_mib for g in self.probe.gpus]
-        known = [t for t in totals if t is not None]
-        gpu_total_gb = (min(known) / 1024) if known else (
-            float(self.assessment.per_gpu_vram_gb) if self.assessment.per_gpu_vram_gb else None)
-        size = _model_size(self.folder.root, get_dotted(data, "model.model_path", None),
-                           get_dotted(data, "lora.target_modules", None))
-        slots = self._trial_slots(size.transformer_params if size else None)
-        ctx = Context(tier=self.assessment.tier, gpu_total_gb=gpu_total_gb,
+        size = planned_model_size(self.folder.root, get_dotted(data, "model.model_path", None),
+                                  get_dotted(data, "lora.target_modules", None))
+        slots = launch.slots(size.transformer_params if size else None, self.host_ram_gb)
+        ctx = Context(tier=self.assessment.tier, gpu_total_gb=self._gpu_total_gb(totals),
                       transformer_params=size.transformer_params if size else None, model=size,
                       subset_samples=samples, num_gpus=1 if slots else max(self.assessment.num_gpus, 1),
                       max_trials=self.max_trials, allow_batch_change=self.allow_batch_change)
         own: list[int | None] = [None]  # no slots: one runner on the plan's own launch
-        self._runners = [self._make_runner(slot, totals) for slot in (slots or own)]
-        self._runner = self._runners[0]
-        pool = TrialPool(self._runners, self._start(planned, subset),
-                         self._set_aside) if len(self._runners) > 1 else None
-        self._samples = samples
+        self._runners = [launch.runner(site, slot, totals) for slot in (slots or own)]
+        sweep = Sweep(planned, subset, samples, log, logged, log.load_confirmations(), totals, ctx,
+                      bool(slots), Tuner(settings_from_config(planned), ctx), None)
+        if len(self._runners) > 1:
+            sweep.pool = TrialPool(list(self._runners), starter(site, sweep),
+                                   lambda cand, ahead_of: set_aside(site, cand, ahead_of))
         log.session_started(self._describe(samples, resumed=bool(logged), parallel=len(self._runners)))
-        return _Sweep(planned, subset, log, logged, log.load_confirmations(), totals, samples, ctx,
-                      bool(slots), Tuner(settings_from_config(planned), ctx), pool)
+        return sweep, launch
 
-    async def _trial_step(self, sweep: _Sweep, cand: Candidate) -> None:
+    def _gpu_total_gb(self, totals: list[int | None]) -> float | None:
+        known = [t for t in totals if t is not None]
+        if known:
+            return min(known) / 1024
+        vram = self.assessment.per_gpu_vram_gb
+        return float(vram) if vram else None
+
+    async def _trial_step(self, site: Site, sweep: Sweep, cand: Candidate) -> None:
         """One candidate: reuse its logged result, skip it, or run it; then record and report."""
         tuner, logged = sweep.tuner, sweep.logged
-        sweep.reported = self._report_skips(tuner, sweep.log, logged, sweep.reported, upto=cand.index)
+        self._report_skips(sweep, upto=cand.index)
         previous = logged.get(cand.index)
         if previous is not None and previous.change == cand.change:
             tuner.record(previous.model_copy(update={"kept": False}))
-            self._prune(cand.index)  # recorded before an interruption that came too soon
+            prune_trial(site, cand.index)  # recorded before an interruption that came too soon
             sweep.reported = cand.index
             self.on_event(TrialFinished(result=tuner.results[-1]))
             return
@@ -279,83 +197,56 @@ class AutotuneEngine(ConfirmationSteps, SetupStops, TunedOutputs, TrialRuns):
             # The last trial also validates (fused), unless its confirmation is already logged.
             fused = (not sweep.side_by_side and cand.index not in sweep.logged_confirmations
                      and has_validation_prompts(sweep.planned) and tuner.is_last(cand))
-            assert self._runner is not None  # set by _prepare
-            result = await self._run_trial(self._runner, cand, sweep.planned, sweep.subset, fused=fused)
+            result = await run_trial(site, sweep, self._runners[0], cand, fused=fused)
         recorded = tuner.record(result)
         sweep.log.trial(recorded)
-        self._prune(cand.index)
+        prune_trial(site, cand.index)
         sweep.reported = cand.index
         self.on_event(TrialFinished(result=recorded))
 
-    async def _finish(self, sweep: _Sweep) -> AutotuneSummary:
+    async def _finish(self, site: Site, sweep: Sweep, launch: TrialLaunch) -> AutotuneSummary:
         """Confirm the winner, patch it into config.yaml, write the summary record."""
         tuner, planned = sweep.tuner, sweep.planned
-        self._report_skips(tuner, sweep.log, sweep.logged, sweep.reported, upto=len(tuner.results) + 1)
+        self._report_skips(sweep, upto=len(tuner.results) + 1)
         confirmations: list[Confirmation] = []
-        if tuner.stop_reason != "cancelled":
-            confirmations = await self._confirm(tuner, planned, sweep.subset, sweep.log,
-                                                sweep.logged_confirmations, sweep.totals)
+        if tuner.stop_reason != "cancelled" and needs_confirmation(sweep):
+            runner = launch.runner(site, None, sweep.totals)  # every GPU, the real launch
+            self._runners.append(runner)
+            confirmations = await confirm_winner(site, sweep, runner, max(1, self.assessment.num_gpus),
+                                                 lambda: self._cancelled)
+        outputs = TunedOutputs(site, self._runners[0].command.time_scale, self.assessment.num_gpus)
+
+        def summarize(patched: bool) -> AutotuneSummary:
+            return self._summary(launch, tuner, patched, confirmations)
+
         if tuner.stop_reason == "cancelled" or (confirmations and confirmations[-1].outcome == "cancelled"):
             tuner.stop_reason = "cancelled"
             # as the cancel dialog says: config.yaml keeps the best so far (finishing.py)
-            summary = self._keep_best_on_cancel(tuner, planned, confirmations)
+            summary = outputs.keep_best_on_cancel(tuner, planned, confirmations, summarize)
             self.on_event(AutotuneFinished(summary=summary))
             return summary  # no summary record: the next run resumes where this one stopped
-        tuned = self._tuned(tuner, planned)
-        note = self._write_tuned(tuner, planned, tuned, confirmations)
-        summary = self._summary(tuner, planned, tuned is not None, confirmations)
-        summary = summary.model_copy(update={"schedule_note": note})
-        self._rerender_plan(tuner, planned, tuned, summary)
+        tuned = tuned_for(tuner, planned)
+        note = outputs.write_tuned(tuner, tuned, confirmations)
+        summary = summarize(tuned is not None).model_copy(update={"schedule_note": note})
+        outputs.rerender_plan(tuner, planned, tuned, summary)
         sweep.log.summary(summary)
         self.on_event(AutotuneFinished(summary=summary))
         return summary
 
-    # -- trials -------------------------------------------------------------------------------
-    def _trial_slots(self, params: float | None) -> list[int]:
-        ram = self.host_ram_gb
-        if ram is None:
-            ram = (self.stand_in.host_gb_per_gpu * len(self.probe.gpus) if self.stand_in is not None
-                   else host_available_gb())
-        return trial_slots(len(self.probe.gpus), self.assessment.num_gpus, self._training_mode,
-                           params, ram)
-
-    def _make_runner(self, slot: int | None, totals: list[int | None]) -> TrialRunner:
-        command = self._command(self.folder.config, slot)
-        require_runnable(command.prefix, command.cwd, {**os.environ, **command.env})
-        command.env[TAG_ENV] = self._tag
-        return TrialRunner(command, self._backend_factory(command, slot), self.on_event,
-                           idle_timeout_s=self.idle_timeout_s, grace_s=self.grace_s,
-                           total_mib=totals if slot is None else [totals[slot]],
-                           gpus=tuple(range(len(self.probe.gpus))) if slot is None else (slot,))
-
-    def _report_skips(self, tuner, log, logged, reported: int, upto: int) -> int:
-        for result in tuner.results[reported:upto - 1]:
+    # -- reports --------------------------------------------------------------------------------
+    def _report_skips(self, sweep: Sweep, upto: int) -> None:
+        """Skipped trials before `upto`, in order: logged (once) and reported."""
+        for result in sweep.tuner.results[sweep.reported:upto - 1]:
             if result.outcome == "skipped":
-                if result.index not in logged:
-                    log.trial(result)
+                if result.index not in sweep.logged:
+                    sweep.log.trial(result)
                 self.on_event(TrialFinished(result=result))
-        return max(reported, upto - 1)
+        sweep.reported = max(sweep.reported, upto - 1)
 
-    def _launch(self) -> tuple[list[str], str]:
-        """The command that trains the tuned config: what the run's launch.sh runs (run.json's
-        launch, written by the plan), else the plan's launch for the real trainer."""
-        spec = read_run_meta(self.folder.root).launch
-        if spec is not None:
-            from ltx_wizard.core.launch.script import spec_line
-
-            env = [f"{k}={v}" for k, v in sorted(spec.env.items())]
-            return (["env", *env, *spec.argv] if env else list(spec.argv)), spec_line(spec)
-        if self.stand_in is not None or self.trainer_cmd:
-            command = self._command(self.folder.config)
-            argv = [*command.prefix, str(self.folder.config), command.quiet_flag]
-            return argv, join_args(argv)
-        launch = self._real_launch(self.folder.config)
-        return launch.argv_with_env(), launch.shell_line()
-
-    def _summary(self, tuner: Tuner, planned: str, patched: bool,
+    def _summary(self, launch: TrialLaunch, tuner: Tuner, patched: bool,
                  confirmations: list[Confirmation]) -> AutotuneSummary:
         try:
-            argv, line = self._launch()
+            argv, line = launch.tuned_run()
         except Exception as exc:  # no checkout found: the summary still stands
             argv, line = [], f"(launch command unavailable: {exc})"
         return AutotuneSummary(trials=list(tuner.results), winner=tuner.winner, config_patched=patched,

@@ -1,13 +1,15 @@
 """The winner into the run folder: config.yaml patched and marked, autotune.json written, and
 plan.md rendered again from the records.
 
-A part of AutotuneEngine (engine.py). When an allowed batch change moved the effective batch, the
-rescaled steps and the new duration estimate are said (a log line the CLI prints and the
-Autotune screen's log shows) before config.yaml is written.
+The engine's finishing step, an object of its own (the sweep's Site, the trials' time scale and the
+plan's GPUs). When an allowed batch change moved the effective batch, the rescaled steps and the
+new duration estimate are said (a log line the CLI prints and the Autotune screen's log shows)
+before config.yaml is written.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from ltx_wizard.core.tuning import duration as dur
@@ -23,40 +25,39 @@ from ltx_wizard.core.io.workspace import atomic_write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.gpu.assessment import Assessment
-    from ltx_wizard.core.tuning.events import EventSink
+    from ltx_wizard.core.autotune.sweep.state import Site
+    from ltx_wizard.core.tuning.duration import Duration
     from ltx_wizard.core.tuning.schedule import Tuner
-    from ltx_wizard.core.autotune.trials.runner import TrialRunner
-    from ltx_wizard.core.io.workspace import RunFolder
 
 SCHEDULE_PREFIX = "ltx-wizard: schedule:"
 
 
+def tuned_for(tuner: Tuner, planned: str) -> TunedConfig | None:
+    """The winner's config (None: no winner, or the plan itself won)."""
+    if tuner.winner is None or not tuner.winner_changes:
+        return None
+    return tuned_config(planned, tuner.winner_changes, settings_from_config(planned),
+                        tuner.settings)
+
+
+@dataclass(frozen=True)
 class TunedOutputs:
-    """Needs the engine's folder, assessment, on_event, runner and _summary."""
+    """Writes what the sweep found into the run folder."""
 
-    folder: RunFolder
-    assessment: Assessment
-    on_event: EventSink
-    _runner: TrialRunner | None
-    _summary: Callable[[Tuner, str, bool, list[Confirmation]], AutotuneSummary]  # engine.py
+    site: Site
+    time_scale: float  # the trials' commands' (a stand-in runs compressed): durations scale back
+    gpus: int  # the plan's GPUs per node
 
-    def _tuned(self, tuner: Tuner, planned: str) -> TunedConfig | None:
-        if tuner.winner is None or not tuner.winner_changes:
-            return None
-        return tuned_config(planned, tuner.winner_changes, settings_from_config(planned),
-                            tuner.settings)
-
-    def _duration(self, tuner: Tuner, text: str, confirmations: list[Confirmation]):
+    def _duration(self, tuner: Tuner, text: str,
+                  confirmations: list[Confirmation]) -> Duration | None:
         if tuner.best is None:
             return None
-        scale = self._runner.command.time_scale if self._runner is not None else 1.0
         conf = confirmations[-1] if confirmations else None
-        gpus = max(1, self.assessment.num_gpus) * max(1, read_run_meta(self.folder.root).nodes)
-        return dur.estimate(load_yaml(text), tuner.best, tuner.results, conf, scale, gpus)
+        gpus = max(1, self.gpus) * max(1, read_run_meta(self.site.folder.root).nodes)
+        return dur.estimate(load_yaml(text), tuner.best, tuner.results, conf, self.time_scale, gpus)
 
-    def _write_tuned(self, tuner: Tuner, planned: str, tuned: TunedConfig | None,
-                     confirmations: list[Confirmation]) -> str:
+    def write_tuned(self, tuner: Tuner, tuned: TunedConfig | None,
+                    confirmations: list[Confirmation]) -> str:
         """Write config.yaml (when there is a change); returns the schedule note ('' if none)."""
         if tuned is None:
             return ""
@@ -68,30 +69,32 @@ class TunedOutputs:
             note = (f"batch x accumulation {before} -> {after} per GPU (allowed), so "
                     f"optimization.steps {old} -> {new} keeps the samples seen as planned"
                     + (f"; estimated duration about {dur.clock(estimate.total_s)}" if estimate else ""))
-            self.on_event(LogLine(text=f"{SCHEDULE_PREFIX} {note}"))
-        atomic_write_text(self.folder.config, tuned.text, root=self.folder.root)
+            self.site.on_event(LogLine(text=f"{SCHEDULE_PREFIX} {note}"))
+        folder = self.site.folder
+        atomic_write_text(folder.config, tuned.text, root=folder.root)
         return note
 
-    def _keep_best_on_cancel(self, tuner: Tuner, planned: str,
-                             confirmations: list[Confirmation]) -> AutotuneSummary:
+    def keep_best_on_cancel(self, tuner: Tuner, planned: str, confirmations: list[Confirmation],
+                            summarize: Callable[[bool], AutotuneSummary]) -> AutotuneSummary:
         """A cancel keeps the best so far: config.yaml written and marked, plan.md rendered
-        again, as for a winner; the plan kept aside so a resume tunes from it (best_so_far.py)."""
-        tuned = self._tuned(tuner, planned)
+        again, as for a winner; the plan kept aside so a resume tunes from it (best_so_far.py).
+        `summarize(patched)`: the engine's summary of the run."""
+        tuned = tuned_for(tuner, planned)
 
         def patch(tuner: Tuner, planned: str) -> bool:
             if tuned is None:
                 return False
-            self._write_tuned(tuner, planned, tuned, confirmations)
+            self.write_tuned(tuner, tuned, confirmations)
             return True
 
-        patched = keep_on_cancel(self.folder, tuner, planned, patch)
-        summary = self._summary(tuner, planned, patched, confirmations)
+        patched = keep_on_cancel(self.site.folder, tuner, planned, patch)
+        summary = summarize(patched)
         if patched:
-            self._rerender_plan(tuner, planned, tuned, summary)
+            self.rerender_plan(tuner, planned, tuned, summary)
         return summary
 
-    def _rerender_plan(self, tuner: Tuner, planned: str, tuned: TunedConfig | None,
-                       summary: AutotuneSummary) -> None:
+    def rerender_plan(self, tuner: Tuner, planned: str, tuned: TunedConfig | None,
+                      summary: AutotuneSummary) -> None:
         """autotune.json written, then plan.md rendered from the run's records (core/plan);
         a failure is one line in the log, never a lost result."""
         text = tuned.text if tuned is not None else planned
@@ -100,14 +103,15 @@ class TunedOutputs:
             steps=tuned.steps if tuned is not None else None,
             effective=tuned.effective if tuned is not None else (1, 1),
             duration=self._duration(tuner, text, summary.confirmations))
+        folder, on_event = self.site.folder, self.site.on_event
         try:
-            write_tune_record(self.folder.root, rec)
+            write_tune_record(folder.root, rec)
         except (WizardError, OSError) as exc:
-            self.on_event(LogLine(text=f"ltx-wizard: autotune.json not written: "
-                                       f"{getattr(exc, 'message', None) or exc}"))
+            on_event(LogLine(text=f"ltx-wizard: autotune.json not written: "
+                                  f"{getattr(exc, 'message', None) or exc}"))
             return
-        if not self.folder.plan.is_file():
+        if not folder.plan.is_file():
             return
-        problem = refresh_plan_md(self.folder.root)
+        problem = refresh_plan_md(folder.root)
         if problem is not None:
-            self.on_event(LogLine(text=f"ltx-wizard: {problem}"))
+            on_event(LogLine(text=f"ltx-wizard: {problem}"))

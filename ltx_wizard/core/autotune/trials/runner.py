@@ -39,7 +39,7 @@ NOT_STARTED = "cancelled before it started"  # the reason of a run a cancel refu
 STEP_HISTORY = 1024  # step lines kept per trial (the step time needs the last two steps)
 
 
-def _footer(result) -> str:
+def _footer(result: ProcessResult | None) -> str:
     if result is None:
         return "the wizard stopped before the trial ended"
     if not result.pid:
@@ -324,8 +324,9 @@ class TrialRunner:
         if self.process is not None:  # stop now: an OOM teardown or NaN run is wasted GPU time
             asyncio.ensure_future(self.process.stop("oom"))
 
-    def _confirmation(self, cand: Candidate, watch: _Watch, result, output_dir: Path, kind: str,
-                      peak_gb: float | None, log_path: Path | None = None) -> Confirmation:
+    def _confirmation(self, cand: Candidate, watch: _Watch, result: ProcessResult,
+                      output_dir: Path, kind: str, peak_gb: float | None,
+                      log_path: Path | None = None) -> Confirmation:
         step = FUSED_STEPS if kind == "fused" else CONFIRM_STEPS
         trained = any(s == TRIAL_STEPS for s, _, _ in watch.steps)
         outcome: Outcome
@@ -343,7 +344,7 @@ class TrialRunner:
                             fused=kind == "fused", changes=dict(cand.config_changes),
                             trained_to_validated_s=None if since is None else round(since, 3))
 
-    def _classify(self, watch: _Watch, result, output_dir: Path, kind: str = "trial",
+    def _classify(self, watch: _Watch, result: ProcessResult, output_dir: Path, kind: str = "trial",
                   validated_at: int = CONFIRM_STEPS,
                   log_path: Path | None = None) -> tuple[Outcome, str]:
         if self._cancelled and watch.outcome is None:

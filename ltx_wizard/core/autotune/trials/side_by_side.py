@@ -62,7 +62,7 @@ def trial_key(cand: Candidate) -> tuple[int, str]:
 
 @dataclass
 class _Run:
-    task: asyncio.Task
+    task: asyncio.Task[TrialResult]
     runner: TrialRunner
     cand: Candidate
     ahead_of: int | None  # the trial it guesses is kept; None: the tuner asked for it
