@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltx_wizard.core.gpu.assessment import assess
-from ltx_wizard.core.autotune.engine import AutotuneEngine
+from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
 from ltx_wizard.core.tuning.trial_config import trial_overrides
 from ltx_wizard.core.gpu.presets import preset_gpus, simulated_probe
 from ltx_wizard.demo.lookalike_checkout import make_checkout

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ptyapp import PtyApp, peak_rss_mib
 
-from ltx_wizard.core.autotune.log_parser import TrainerLogParser
+from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
 
 TRAINER = r'''
 import sys, time

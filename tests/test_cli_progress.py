@@ -18,7 +18,7 @@ from pathlib import Path
 from ltx_wizard.cli import main
 from ltx_wizard.commands.progress import LiveProgress, PlainProgress
 from ltx_wizard.core.tuning import events
-from ltx_wizard.core.autotune.presenter import human_line
+from ltx_wizard.core.autotune.outputs.presenter import human_line
 from tests.test_autotune_engine import plan_run
 
 ROOT = Path(__file__).resolve().parents[1]

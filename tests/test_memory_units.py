@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.autotune import presenter
+from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.tuning.events import AutotuneSummary, TrialResult
-from ltx_wizard.core.autotune.oom_message import in_use_gib
-from ltx_wizard.core.autotune.trial_runner import _Watch, trial_peak
-from ltx_wizard.core.autotune.trainer_events import Statistics
-from ltx_wizard.core.autotune.vram_sampler import VramReading
+from ltx_wizard.core.trainer_output.oom_message import in_use_gib
+from ltx_wizard.core.autotune.trials.runner import _Watch, trial_peak
+from ltx_wizard.core.trainer_output.events import Statistics
+from ltx_wizard.core.autotune.trials.vram_sampler import VramReading
 from tests.test_autotune_engine import plan_run
 
 DATA = Path(__file__).parent / "data" / "trainer_logs"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.autotune.log_parser import (
+from ltx_wizard.core.trainer_output.events import (
     CheckpointSaved,
     ConfigError,
     MissingConfig,
@@ -20,9 +20,9 @@ from ltx_wizard.core.autotune.log_parser import (
     StepEvent,
     StopIterationError,
     Traceback,
-    TrainerLogParser,
     ValidationSaved,
 )
+from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -79,7 +79,7 @@ def test_a_presets_gpu_table_and_tier_are_shown_before_pydantic_is_imported():
     heavy = [m for m in _heavy(modules) if not m.startswith("ltx_wizard.core.autotune")]
     assert heavy == []
     assert not {"ltx_wizard.core.tuning.events", "ltx_wizard.core.tuning.trial_config",
-                "ltx_wizard.core.autotune.engine"} & modules
+                "ltx_wizard.core.autotune.sweep.engine"} & modules
 
 
 def test_version_is_answered_without_argparse():

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.monitor import history_scan, log_reader
+from ltx_wizard.core.monitor import log_reader
+from ltx_wizard.core.trainer_output import history_scan
 from ltx_wizard.core.monitor.cursor_store import cursor_path
-from ltx_wizard.core.monitor.history_scan import HistoryScan
+from ltx_wizard.core.trainer_output.history_scan import HistoryScan
 from ltx_wizard.core.monitor.run_log import RunLog
 from ltx_wizard.core.monitor.status import RunMonitor
 from tests.monitor_runs import make_run

@@ -13,9 +13,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ltx_wizard.core.autotune.engine import AutotuneEngine
-from ltx_wizard.core.autotune.trial_runner import TrialCommand, TrialRunner
-from ltx_wizard.core.autotune.vram_sampler import NullBackend
+from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
+from ltx_wizard.core.autotune.trials.runner import TrialCommand, TrialRunner
+from ltx_wizard.core.autotune.trials.vram_sampler import NullBackend
 from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.core.tuning.events import TrialPhase, TrialProgress, TrialStarted
@@ -182,8 +182,8 @@ def test_a_guess_and_its_drop_read_as_such_not_as_a_failure():
     from io import StringIO
 
     from ltx_wizard.commands.progress import PlainProgress
-    from ltx_wizard.core.autotune import presenter
-    from ltx_wizard.core.autotune.trial_runs import dropped_label
+    from ltx_wizard.core.autotune.outputs import presenter
+    from ltx_wizard.core.autotune.sweep.trial_steps import dropped_label
 
     guess = TrialStarted(index=3, change="optimizer adamw8bit -> adamw", total_steps=40,
                          config_path="c", ahead_of=2)
@@ -204,7 +204,7 @@ def test_a_guess_and_its_drop_read_as_such_not_as_a_failure():
 
 
 def test_each_set_aside_guess_of_a_number_keeps_its_own_name(tmp_path):
-    from ltx_wizard.core.autotune.trial_outputs import set_aside_guess
+    from ltx_wizard.core.autotune.trials.leftovers import set_aside_guess
 
     overfit, logs = tmp_path / "overfit", tmp_path / "logs"
     logs.mkdir()

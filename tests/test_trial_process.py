@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.autotune import process as tp
-from ltx_wizard.core.autotune.process import OutputLine, TrialProcess
+from ltx_wizard.core.autotune.trials import process as tp
+from ltx_wizard.core.autotune.trials.process import OutputLine, TrialProcess
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 BOUND_S = 60  # generous upper bound for any wait; tests finish on events, not on this
@@ -287,7 +287,7 @@ def _driver(tmp_path: Path, child_argv: list[str], finish: str) -> subprocess.Po
         textwrap.dedent(
             f"""
             import asyncio, sys
-            from ltx_wizard.core.autotune.process import TrialProcess, install_signal_handlers
+            from ltx_wizard.core.autotune.trials.process import TrialProcess, install_signal_handlers
 
             async def main():
                 loop = asyncio.get_running_loop()

@@ -76,7 +76,7 @@ def test_a_second_tuning_replaces_the_mark_and_keeps_line_endings_and_values():
 def test_a_shipped_comment_about_the_old_value_no_longer_reads_as_about_the_new_one():
     # the low-VRAM file says "# Using 8-bit AdamW ..." above the optimizer and the look-alike
     # "# 8-bit states save memory" after it: after autotune picks adamw, neither may describe it
-    from ltx_wizard.core.autotune.tuned_config import tuned_config
+    from ltx_wizard.core.autotune.outputs.tuned_config import tuned_config
     from ltx_wizard.core.tuning.headroom import TrainSettings
 
     planned = ("optimization:\n"

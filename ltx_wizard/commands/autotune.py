@@ -14,8 +14,8 @@ from ltx_wizard.core.tuning.batch_rule import ALLOW_FLAG
 from ltx_wizard.core.tuning.events import AutotuneSummary
 from ltx_wizard.core.tuning.schedule import MAX_TRIALS
 from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
-from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S
-from ltx_wizard.core.autotune.presenter import (
+from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S
+from ltx_wizard.core.autotune.outputs.presenter import (
     confirmation_line, human_line, patched_text, winner_brief,
 )
 from ltx_wizard.core.base.errors import EXIT_FAILURE, GateStop, UsageError
@@ -66,7 +66,7 @@ def _check_run_dir(path: str) -> Path:
 
 
 async def _run(engine) -> AutotuneSummary:
-    from ltx_wizard.core.autotune.process import install_signal_handlers, kill_all_now
+    from ltx_wizard.core.autotune.trials.process import install_signal_handlers, kill_all_now
     from ltx_wizard.core.io.terminal_watch import stream_fd, watch_terminal
 
     # SIGINT, SIGHUP (an SSH drop) and SIGTERM stop the trial's process group, then end autotune.
@@ -80,8 +80,8 @@ async def _run(engine) -> AutotuneSummary:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ltx_wizard.core.autotune.engine import AutotuneEngine
-    from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
+    from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
+    from ltx_wizard.core.autotune.trials.runner import split_trainer_cmd
 
     run_dir = _check_run_dir(args.run_dir)
     if not 1 <= args.max_trials <= 50:

@@ -18,15 +18,15 @@ from ltx_wizard.core.tuning.events import (
     AutotuneEvent, ConfirmationFinished, ConfirmationStarted, LogLine, TrialFinished, TrialPhase,
     TrialProgress, TrialStarted,
 )
-from ltx_wizard.core.autotune.finishing import SCHEDULE_PREFIX
-from ltx_wizard.core.autotune.presenter import phase_line, phase_who, progress_line
+from ltx_wizard.core.autotune.sweep.finishing import SCHEDULE_PREFIX
+from ltx_wizard.core.autotune.outputs.presenter import phase_line, phase_who, progress_line
 
 if TYPE_CHECKING:  # rich is imported only when the live display runs
     from rich.progress import TaskID
 
 Clock = Callable[[], float]
 Key = tuple[str, int]  # ("trial", index) or ("confirm", the confirmed trial's index)
-AFTER_TRAINING = ("saving", "finishing")  # trial_phase.PHASE_LABEL's phases after the last step
+AFTER_TRAINING = ("saving", "finishing")  # autotune/trials/phase.py PHASE_LABEL's phases after the last step
 
 
 def _key(event: TrialPhase) -> Key:

@@ -14,7 +14,7 @@ import asyncio
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from ltx_wizard.core.autotune.running_trials import RunningTrials
+from ltx_wizard.core.autotune.outputs.live_rows import RunningTrials
 from ltx_wizard.core.tuning import events
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.tui import messages
@@ -82,8 +82,8 @@ class AutotuneController:
         if options.engine_factory is not None:
             factory = options.engine_factory
         else:
-            from ltx_wizard.core.autotune.engine import AutotuneEngine as factory
-        from ltx_wizard.core.autotune.trial_runner import split_trainer_cmd
+            from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine as factory
+        from ltx_wizard.core.autotune.trials.runner import split_trainer_cmd
         from ltx_wizard.demo.sim.stand_in import stand_in_for
 
         assert state.run_dir is not None and state.probe is not None

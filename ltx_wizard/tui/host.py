@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
     from textual.worker_manager import WorkerManager
 
-    from ltx_wizard.core.autotune.running_trials import RunningTrials
+    from ltx_wizard.core.autotune.outputs.live_rows import RunningTrials
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.gpu.devices import ProbeResult
     from ltx_wizard.tui.messages import DemoReady, ProbeFinished
@@ -32,7 +32,7 @@ class AutotuneRole(Protocol):
     """The App's autotune worker, as the Autotune screen drives it (autotune_controller.py)."""
 
     log_buffer: deque[str]
-    trials: RunningTrials  # the running trials' rows (core/autotune/running_trials.py)
+    trials: RunningTrials  # the running trials' rows (core/autotune/outputs/live_rows.py)
 
     @property
     def running(self) -> bool: ...

@@ -28,7 +28,7 @@ class WizardState:
     summary: AutotuneSummary | None = None
     autotune_error: str | None = None
     autotune_running: bool = False
-    allow_batch_change: bool = False  # the Summary screen's checkbox (autotune/batch_rule.py)
+    allow_batch_change: bool = False  # the Summary screen's checkbox (core/tuning/batch_rule.py)
 
     def edit_request(self, **fields: object) -> PlanRequest:
         """The draft request with these inputs replaced, through the one adapter the Paths

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.autotune.orphans import RECORD_NAME, TAG_ENV, new_tag
+from ltx_wizard.core.autotune.trials.orphans import RECORD_NAME, TAG_ENV, new_tag
 from ltx_wizard.core.gpu.smi_source import SMI_MAX_BYTES, SmiUnavailable, probe_nvidia_smi
 from ltx_wizard.core.io.workspace import LOCK_NAME
 

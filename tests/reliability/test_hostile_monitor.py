@@ -304,21 +304,21 @@ def _step(step: int, total: int = 10**6) -> str:
 
 
 def _count_parsed(monkeypatch) -> list[int]:
-    from ltx_wizard.core.autotune import log_parser
+    from ltx_wizard.core.trainer_output import line_parser
 
     fed = [0]
-    feed = log_parser.TrainerLogParser.feed
+    feed = line_parser.TrainerLogParser.feed
 
     def counting(self, line, t):
         fed[0] += 1
         return feed(self, line, t)
 
-    monkeypatch.setattr(log_parser.TrainerLogParser, "feed", counting)
+    monkeypatch.setattr(line_parser.TrainerLogParser, "feed", counting)
     return fed
 
 
 def test_a_long_log_is_skimmed_and_a_second_call_reads_only_the_new_bytes(tmp_path, monkeypatch):
-    from ltx_wizard.core.monitor.history_scan import HistoryScan
+    from ltx_wizard.core.trainer_output.history_scan import HistoryScan
     from ltx_wizard.core.monitor.status import RunMonitor
 
     run = make_run(tmp_path, "".join(_step(s) for s in range(20, 200_001, 20)), steps=10**6)

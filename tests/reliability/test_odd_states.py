@@ -76,7 +76,7 @@ def test_odd_meminfo_is_an_unknown_reading_not_a_crash(box, monkeypatch, text):
     meminfo = box.root / "meminfo"
     meminfo.write_text(text, encoding="latin-1")
     monkeypatch.setattr(host_limits, "MEMINFO", meminfo)
-    from ltx_wizard.core.autotune.trial_pool import host_available_gb
+    from ltx_wizard.core.autotune.trials.side_by_side import host_available_gb
 
     assert host_available_gb() is None or host_available_gb() < 1  # never an overflow
     outside = box.freeze()

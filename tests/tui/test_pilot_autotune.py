@@ -182,7 +182,7 @@ async def test_a_trial_that_ends_shows_its_whole_peak_while_the_next_one_runs(de
 
 
 async def test_the_table_says_why_each_trial_was_kept_or_rejected_at_80_and_120(demo_root):
-    from ltx_wizard.core.autotune import presenter
+    from ltx_wizard.core.autotune.outputs import presenter
     from ltx_wizard.tui.screens.autotune import column_widths, fit
 
     for size in ((80, 24), (120, 40)):

@@ -110,7 +110,7 @@ async def test_a_file_the_trainer_cannot_read_is_named_under_the_section(demo_ro
 
 
 class _SetupStopEngine(ScriptedEngine):
-    """Two trials finish, then the validating run cannot read a medium (setup_failure.py)."""
+    """Two trials finish, then the validating run cannot read a medium (core/autotune/sweep/setup_stop.py)."""
 
     async def run(self):
         summary = await super().run()

@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from ltx_wizard.core.autotune.process import group_alive, live_trials
+from ltx_wizard.core.autotune.trials.process import group_alive, live_trials
 from tests.tui.helpers import make_app, to_summary, wait_until
 
 HANG = {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500", "LTX_WIZARD_SIM_FAULT": "hang"}}

@@ -2,7 +2,7 @@
 
 NVML and nvidia-smi report MiB, torch's allocator and its out-of-memory message GiB, and the
 trainer's own "Peak GPU memory: X GB" is nvidia-smi's MiB divided by 1024 (GiB under another
-name; see autotune/log_parser.py). Dividing by 1e9 in one place and 1024 in another made one
+name; see trainer_output/grammar.py). Dividing by 1e9 in one place and 1024 in another made one
 reading show as two numbers (64.8 vs 68.78), so every figure is formatted here. Tier names
 ("32GB tier", "80 GB card") are the marketed sizes the trainer's docs use: names, not readings.
 """

@@ -1,7 +1,7 @@
 """One process of the evaluation (a validate-only trainer run, or one pipeline render): started in
 its own session as training is, its output appended to `logs/eval.log` as it comes and read for
 the few things the job acts on (out of memory, the step-0 renders saved, the failure's line), and
-taken down with every rank it started (core/autotune/ranks.py, as autotune stops a trial).
+taken down with every rank it started (core/autotune/trials/ranks.py, as autotune stops a trial).
 """
 
 from __future__ import annotations
@@ -14,12 +14,10 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Mapping, Sequence
 
-from ltx_wizard.core.autotune.ranks import RankTracker, take_down
+from ltx_wizard.core.autotune.trials.ranks import RankTracker, take_down
 from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.trainer_output.grammar import OOM  # torch's and CUDA's own words
 
-# torch's allocator and CUDA's own words (core/autotune/log_parser.py reads the same)
-OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED|"
-                 r"CUDA error: out of memory|cudaErrorMemoryAllocation")
 # ltx_trainer/validation_runner.py ValidationRunner.run, once a round's renders are written
 STEP0_SAVED = re.compile(r"Validation samples for step 0 saved")
 # scripts/train.py main's refusal, or the last exception line of a traceback

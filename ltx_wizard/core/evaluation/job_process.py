@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Sequence
 
-from ltx_wizard.core.autotune.ranks import RankTracker, take_down
+from ltx_wizard.core.autotune.trials.ranks import RankTracker, take_down
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.evaluation.job import LOG_REL, PID_REL, read_state
 from ltx_wizard.core.io.processes import process_start_time, read_record, record_text

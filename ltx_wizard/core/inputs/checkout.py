@@ -53,7 +53,8 @@ class CheckoutInfo:
         return ", ".join(bits) + (f"; {'; '.join(self.notes)}" if self.notes else "")
 
 
-def _missing_parts(root: Path) -> list[str]:
+def missing_parts(root: Path) -> list[str]:
+    """The checkout's files the wizard reads (train.py, the tier configs) that `root` lacks."""
     needed = [TRAIN_SCRIPT_REL] + [CONFIGS_REL / c for c in TIER_CONFIGS]
     return [str(rel) for rel in needed if not (root / rel).is_file()]
 
@@ -73,7 +74,7 @@ def inspect_checkout(
             f"trainer checkout {path} is the trainer package: pass the monorepo root"
             f" {path.parent.parent}"
         )
-    missing = _missing_parts(path)
+    missing = missing_parts(path)
     if missing:
         raise UsageError(
             f"{path} is not an LTX-2 checkout (missing {', '.join(missing)}): "
@@ -153,7 +154,7 @@ def find_checkout(
     for root, label in candidate_roots(cwd=cwd, env=env):
         looked.append(str(root))
         try:
-            if not _missing_parts(root):
+            if not missing_parts(root):
                 return inspect_checkout(root, env=env, found_via=label)
         except (OSError, UsageError):
             continue

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ltx_wizard.core.autotune import log_parser as lp
-from ltx_wizard.core.autotune.failure_cause import FailureCause
+from ltx_wizard.core.trainer_output.events import Statistics
+from ltx_wizard.core.trainer_output.failure_cause import FailureCause
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Attempt:
     cause: FailureCause = field(default_factory=FailureCause)
     nan_step: int | None = None
     oom_in_validation: bool = False
-    statistics: lp.Statistics | None = None
+    statistics: Statistics | None = None
     minutes: float | None = None  # the trainer's "Total time" (also read from the history)
     in_traceback_validation: bool = False
     # the latest step line's (step, projected seconds for this launch's steps): trainer.py

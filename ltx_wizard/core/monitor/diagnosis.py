@@ -1,7 +1,7 @@
 """Why the run failed, the trainer team's advice for that kind of failure, and one proposed fix.
 
-The cause comes from the trial classifier (autotune/failure_cause.py) fed by the monitor's log
-reader. The advice and the order of the fixes follow the train-model skill's
+The cause comes from the failure classifier (trainer_output/failure_cause.py), fed by the
+monitor's log reader. The advice and the order of the fixes follow the train-model skill's
 references/troubleshooting.md (cheapest first: OOM in a training step, OOM while generating
 validation samples, NaN loss, config validation error, missing files); the proposed change is the
 first one in that order the config does not already have. Nothing here writes: the screen applies

@@ -5,7 +5,8 @@ since the last one, keeps at most one partial line, and notices when the file wa
 (another inode: rotated) or shrank (truncated), then starts over from its start. The log is
 opened without blocking and checked to be a regular file before a byte is read: a FIFO, a device
 or a socket in its place is named and refused (it would block or never end). A long stretch is
-skimmed by history_scan.py; only the last TAIL_BYTES go through the trial parser in full.
+skimmed by trainer_output/history_scan.py; only the last TAIL_BYTES go through the line parser
+in full.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from pathlib import Path
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.bounded import NotRegularFile, open_regular
+from ltx_wizard.core.trainer_output.grammar import MAX_LINE_BYTES, decode_line
 
 TAIL_BYTES = 256 << 10  # parsed in full (a multi-rank traceback fits)
-MAX_LINE_BYTES = 64 << 10  # a longer line (a progress bar without newlines) is cut here
 
 
 class LogNotRegular(UsageError):
@@ -110,6 +111,3 @@ class LogCursor:
             pass
         return self.offset
 
-
-def decode_line(raw: bytes) -> str:
-    return raw[:MAX_LINE_BYTES].decode("utf-8", "replace")

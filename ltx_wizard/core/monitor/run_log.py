@@ -1,8 +1,9 @@
 """What a training run's log says so far: steps and losses, checkpoints, samples, failures.
 
-Every line of the tail goes through the trial parser (autotune/log_parser.py) and its events
-through the trial failure classifier (autotune/failure_cause.py), so the monitor reads the trainer
-exactly as autotune does. On top of those: the launch markers launch.sh writes (each start of the
+Every line of the tail goes through the trainer's line parser (trainer_output/line_parser.py)
+and its events through the failure classifier (trainer_output/failure_cause.py), so the monitor
+reads the trainer exactly as autotune does; the history before the tail is skimmed with the same
+grammar (trainer_output/history_scan.py). On top of those: the launch markers launch.sh writes (each start of the
 run is an attempt of its own: its failure is not the next attempt's), the W&B run URL, the
 attention backends ltx-core logs, and the log's last lines. Memory stays bounded whatever the
 log's size: the loss history is thinned (loss_track.py), the tail and the step-time window are
@@ -18,13 +19,18 @@ import time
 from collections import deque
 from pathlib import Path
 
-from ltx_wizard.core.autotune import log_parser as lp
-from ltx_wizard.core.monitor import history_scan, log_reader
+from ltx_wizard.core.monitor import log_reader
 from ltx_wizard.core.monitor.attempt import Attempt, Checkpoint
-from ltx_wizard.core.monitor.history_scan import HistoryScan, StepBulk, projection_s
-from ltx_wizard.core.monitor.log_reader import LogCursor
+from ltx_wizard.core.monitor.log_reader import LogCursor, open_log
 from ltx_wizard.core.monitor.loss_track import LossTrack, counted_steps
 from ltx_wizard.core.monitor.startup_lines import StartupLines
+from ltx_wizard.core.trainer_output import grammar as g
+from ltx_wizard.core.trainer_output import history_scan
+from ltx_wizard.core.trainer_output.events import (
+    CheckpointSaved, OomError, Statistics, StepEvent, Traceback, TrainerEvent, ValidationSaved,
+)
+from ltx_wizard.core.trainer_output.history_scan import HistoryScan, StepBulk, projection_s
+from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
 
 TAIL_LINES = 200
 STEADY_WINDOW = 10  # recent steady steps the step time is the median of
@@ -32,10 +38,6 @@ CATCH_UP_BYTES = 2 * log_reader.TAIL_BYTES  # more new bytes than this: read the
 # launch_script.render_script: `=== <UTC time> launch.sh started, pid <pid>` (digits bounded
 # before int(): a 5,000-digit pid is no pid)
 _LAUNCH = re.compile(r"^=== (\S+) launch\.sh started, pid (\d{1,20})\b")
-# trainer.py LtxvTrainer._log_training_stats: " - Total time: {minutes:.1f} minutes"
-_TOTAL_TIME = re.compile(r"- Total time: (\d{1,15}(?:\.\d{1,15})?) minutes")
-# ltx_trainer/trainer.py LtxvTrainer.train: "🚀 Resuming training from step {initial} → {steps}"
-_RESUMING = re.compile(r"Resuming training from step (\d{1,40})\b")
 
 
 class RunLog:
@@ -48,7 +50,7 @@ class RunLog:
         self._reset()
 
     def _reset(self) -> None:
-        self.parser = lp.TrainerLogParser()
+        self.parser = TrainerLogParser()
         self.loss = LossTrack()
         self.steady: deque[float] = deque(maxlen=STEADY_WINDOW)
         self.step: int | None = None
@@ -61,7 +63,7 @@ class RunLog:
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
         self.lines = 0
         self._busy_step: int | None = None  # a validation/checkpoint step: not steady
-        self.scan = HistoryScan(self.path)
+        self.scan = HistoryScan(self.path, open_log)
 
     @property
     def points(self) -> list[tuple[int, float]]:
@@ -124,7 +126,7 @@ class RunLog:
             self.lines += count
             if self.store is not None and self.cursor.identity is not None:
                 self.store.save(self, self.cursor.identity, tail)
-            self.parser = lp.TrainerLogParser()  # the tail starts on a fresh record
+            self.parser = TrainerLogParser()  # the tail starts on a fresh record
         else:
             self.cursor.skip_to(start)
         lines, _ = self.cursor.read_new()
@@ -142,23 +144,23 @@ class RunLog:
         return len(hit)
 
     def _history(self, line: str) -> None:
-        """A line before the tail other than a step line: read with the trial parser's own
-        patterns (checkpoint, validation) but without its record machinery."""
+        """A line before the tail other than a step line: read with the line parser's own
+        patterns (grammar.py: checkpoint, validation) but without its record machinery."""
         self.startup.ends(line)
         if line.startswith("==="):
             m = _LAUNCH.match(line)
             if m:
                 self._new_attempt(m.group(1), int(m.group(2)))
             return
-        m = lp._CHECKPOINT.search(line) if "eights for step" in line else None
+        m = g.CHECKPOINT.search(line) if "eights for step" in line else None
         if m:
             self._checkpoint(int(m.group(1)), m.group(2))
             return
-        m = lp._VALIDATION.search(line) if "Validation samples" in line else None
+        m = g.VALIDATION.search(line) if "Validation samples" in line else None
         if m:
             self._validation(int(m.group(1)))
             return
-        m = _TOTAL_TIME.search(line) if "Total time:" in line else None
+        m = g.TOTAL_TIME.search(line) if "Total time:" in line else None
         if m:
             self.attempt.minutes = float(m.group(1))
             return
@@ -197,7 +199,7 @@ class RunLog:
         now = time.time()
         for event in self.parser.finish():
             self._event(event, now)
-        self.parser = lp.TrainerLogParser()
+        self.parser = TrainerLogParser()
         if self.attempt.ran():
             self.earlier_minutes.append(self.attempt.minutes)
         self.attempt = Attempt(started=started, pid=pid)
@@ -208,7 +210,7 @@ class RunLog:
         if self.startup.line(line):
             return
         if "Resuming training from step" in line:
-            m = _RESUMING.search(line)
+            m = g.RESUMING.search(line)
             if m:
                 self.attempt.resumed_from = int(m.group(1))
                 # the stopped attempt's steps after the resume step are trained again: its
@@ -220,22 +222,22 @@ class RunLog:
 
     # -- events ---------------------------------------------------------------------------
 
-    def _event(self, event: lp.TrainerEvent, now: float) -> None:
+    def _event(self, event: TrainerEvent, now: float) -> None:
         attempt = self.attempt
         attempt.cause.feed(event)
-        if isinstance(event, lp.StepEvent):
+        if isinstance(event, StepEvent):
             self._step_at(event.step, event.total, event.loss, event.time_per_step_s, event.rank,
                           projection_s(event.total_time.encode()))
-        elif isinstance(event, lp.ValidationSaved):
+        elif isinstance(event, ValidationSaved):
             self._validation(event.step)
-        elif isinstance(event, lp.CheckpointSaved):
+        elif isinstance(event, CheckpointSaved):
             self._checkpoint(event.step, event.path)
-        elif isinstance(event, lp.Statistics):
+        elif isinstance(event, Statistics):
             attempt.statistics = event
             attempt.minutes = event.total_time_min
-        elif isinstance(event, lp.OomError):
+        elif isinstance(event, OomError):
             attempt.oom_in_validation = attempt.in_traceback_validation
-        elif isinstance(event, lp.Traceback):
+        elif isinstance(event, Traceback):
             attempt.in_traceback_validation = False
 
     def _validation(self, step: int) -> None:
@@ -249,7 +251,7 @@ class RunLog:
         self._busy_step = step
 
     def _bulk(self, bulk: StepBulk) -> None:
-        """A stretch read in bulk (history_scan._bulk): its checkpoints and validations, then
+        """A stretch read in bulk (history_scan.py): its checkpoints and validations, then
         each step once (loss_track.counted_steps)."""
         for step, path in bulk.checkpoints[-(self.checkpoints.maxlen or 20) - 1:]:
             self._checkpoint(int(step), path.decode("utf-8", "replace"))

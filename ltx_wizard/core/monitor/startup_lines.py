@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from ltx_wizard.core.monitor import history_scan
 from ltx_wizard.core.monitor.attempt import checked
+from ltx_wizard.core.trainer_output import grammar, history_scan
 
 # wandb prints `wandb: 🚀 View run <name> at: https://wandb.ai/<entity>/<project>/runs/<id>`
 _WANDB = re.compile(r"(https://wandb\.ai/\S{1,400}/runs/[\w-]{1,100})")
@@ -19,7 +19,7 @@ _WANDB = re.compile(r"(https://wandb\.ai/\S{1,400}/runs/[\w-]{1,100})")
 # optional.
 _ATTENTION = re.compile(r"attention\s*backends\s*--\s*self:\s*(\S+?),?\s*masked:\s*(\S+)")
 _SOURCE = re.compile(r"\s+[\w.-]+\.py:\d+\s*$")  # rich's source column on a record's first line
-CONTINUATION = history_scan.CONTINUATION.decode()
+CONTINUATION = grammar.CONTINUATION.decode()
 
 
 class StartupLines:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ltx_wizard.core.autotune.ranks import RankTracker, take_down
+from ltx_wizard.core.autotune.trials.ranks import RankTracker, take_down
 from ltx_wizard.core.launch.background import running_pid
 from ltx_wizard.core.io.processes import process_start_time
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from ltx_wizard.core.base.records import record
-from ltx_wizard.core.inputs.checkout import TRAINER_REL, _missing_parts
+from ltx_wizard.core.inputs.checkout import TRAINER_REL, missing_parts
 from ltx_wizard.core.inputs.checkout_caps import CheckoutCaps, read_caps
 from ltx_wizard.core.inputs.uv_tool import find_git, find_uv, own_scripts_dir, pip_available, uv_install_argv
 from ltx_wizard.core.inputs.version_fit import Misfit
@@ -63,7 +63,7 @@ def default_root(env: Mapping[str, str]) -> Path:
 def _state(root: Path) -> str:
     if not root.exists():
         return "missing"
-    if root.is_dir() and not _missing_parts(root):
+    if root.is_dir() and not missing_parts(root):
         return "present"
     if root.is_dir() and not any(root.iterdir()):
         return "missing"  # an empty folder: git clones into it

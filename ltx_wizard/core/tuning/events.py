@@ -1,7 +1,7 @@
 """What the autotune engine reports while it works, and what it leaves behind.
 
 The TUI and the CLI both consume these; the engine calls its `EventSink` on the event-loop thread,
-with members of the `AutotuneEvent` union only. How they read is presenter.py's.
+with members of the `AutotuneEvent` union only. How they read is autotune/outputs/presenter.py's.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class TrialStarted(BaseModel):
     change: str
     total_steps: int
     config_path: str
-    # side by side: this run guesses that trial `ahead_of` is kept (trial_pool.py); if it is not,
+    # side by side: this run guesses that trial `ahead_of` is kept (autotune/trials/side_by_side.py); if it is not,
     # the run is dropped (TrialPhase "dropped") and trial `index` runs again with another config
     ahead_of: int | None = None
     gpus: tuple[int, ...] = ()  # the GPUs it runs on (their order in the probe); () not said
@@ -83,7 +83,7 @@ class TrialPhase(BaseModel):
     """What a running trial (or the confirmation) is doing now, each time it changes."""
 
     index: int
-    phase: str  # a key of trial_phase.PHASE_LABEL ("dropped": a guess run ahead, not needed)
+    phase: str  # a key of autotune/trials/phase.py PHASE_LABEL ("dropped": a guess run ahead, not needed)
     label: str  # what a person reads: "loading the model", "training to step 2, then validating"
     confirmation: bool = False  # the confirmation of trial `index`, not the trial itself
 
@@ -122,7 +122,7 @@ class AutotuneSummary(BaseModel):
     launch_line: str = ""
     stop_reason: str = ""
     confirmations: list[Confirmation] = []  # in order; the last one decided the winner
-    setup_failure: str | None = None  # autotune stopped before a result (setup_failure.py)
+    setup_failure: str | None = None  # autotune stopped before a result (autotune/sweep/setup_stop.py)
     schedule_note: str = ""  # an allowed batch change: the rescaled steps and new duration
 
     @property

@@ -1,5 +1,5 @@
 """How a trial's result and a confirmation read as text: the words plan.md, autotune.log, the CLI
-and the screens share (autotune/presenter.py builds the live rows on top of these)."""
+and the screens share (autotune/outputs/presenter.py builds the live rows on top of these)."""
 
 from __future__ import annotations
 

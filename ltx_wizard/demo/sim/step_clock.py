@@ -32,7 +32,7 @@ class StepStamps:
 
 
 class StepClockReader:
-    """The wizard's side (a core step clock, autotune/trial_runner.py TrialCommand): the simulated
+    """The wizard's side (a core step clock, autotune/trials/runner.py TrialCommand): the simulated
     seconds at which the trainer printed its line for `step`, or None when it has not."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

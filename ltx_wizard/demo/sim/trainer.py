@@ -138,7 +138,7 @@ class SimTrainer:
         if interval and not validation.get("skip_initial_validation", False):
             self._validate(initial, val_fail, b["validation_phase_gb"] + cached)
         # trainer.py _init_dataloader: DataLoader(drop_last=True) sharded by accelerate, which
-        # hands out a batch only once every process has a full one (core/autotune/trial_samples)
+        # hands out a batch only once every process has a full one (core/autotune/sweep/trial_data.py)
         if batch * self.world > samples:  # the first batch is fetched before memory is touched
             self._stop_iteration()
         if train_fail:

@@ -48,6 +48,6 @@ class VramFileReader:
         return self._last
 
     def process_used_mib(self, slot: int, pids: set[int]) -> int | None:
-        from ltx_wizard.core.autotune.vram_sampler import ProcessesUnsupported
+        from ltx_wizard.core.autotune.trials.vram_sampler import ProcessesUnsupported
 
         raise ProcessesUnsupported

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Button, DataTable, Header, ProgressBar, Static
 
-from ltx_wizard.core.autotune import presenter
+from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import baseline_problem

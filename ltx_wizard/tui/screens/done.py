@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Header, Static
 
-from ltx_wizard.core.autotune import presenter
+from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.launch.background import running_pid, start_training
 from ltx_wizard.core.launch.script import copy_line, launch_files

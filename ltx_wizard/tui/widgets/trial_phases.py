@@ -1,6 +1,6 @@
 """One line per running trial: `trial 3 · GPU 1 · training · step 12/40 · 1:05`.
 
-The rows come from the App's tracker (core/autotune/running_trials.py), which the engine's events
+The rows come from the App's tracker (core/autotune/outputs/live_rows.py), which the engine's events
 keep current; this widget only reads it, on an interval timer so the elapsed clocks tick between
 events, and at once when the screen says an event landed. Hidden while no trial runs.
 """
@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Callable
 from rich.text import Text
 from textual.widgets import Static
 
-from ltx_wizard.core.autotune.running_trials import SEP, more_text
+from ltx_wizard.core.autotune.outputs.live_rows import SEP, more_text
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.running_trials import RunningRow
+    from ltx_wizard.core.autotune.outputs.live_rows import RunningRow
 
 TICK_S = 0.5  # under a second: the clocks never skip one
 MAX_ROWS = 8

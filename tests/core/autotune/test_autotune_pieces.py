@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.core.tuning.events import AutotuneSummary, TrialResult
-from ltx_wizard.core.autotune.results_log import ResultsLog
-from ltx_wizard.core.autotune.subset import build_subset, subset_size
+from ltx_wizard.core.autotune.outputs.results_log import ResultsLog
+from ltx_wizard.core.autotune.sweep.trial_data import build_subset, subset_size
 from ltx_wizard.core.tuning.trial_config import settings_from_config, trial_config_text
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.demo.lookalike_models import make_data_root
@@ -101,7 +101,7 @@ def test_a_torn_json_line_is_ignored(tmp_path):
 
 def test_tuned_config_keeps_steps_unless_the_effective_batch_moved_and_marks_each_change():
     from ltx_wizard.core.tuning.headroom import TrainSettings
-    from ltx_wizard.core.autotune.tuned_config import tuned_config
+    from ltx_wizard.core.autotune.outputs.tuned_config import tuned_config
 
     planned = ("optimization:\n  steps: 2000  # how long\n  batch_size: 1\n"
                "  gradient_accumulation_steps: 4\n")

@@ -8,8 +8,8 @@ from pathlib import Path
 from ruamel.yaml import YAML
 
 from ltx_wizard.core.gpu.assessment import assess
-from ltx_wizard.core.autotune import engine as engine_mod
-from ltx_wizard.core.autotune.engine import AutotuneEngine
+from ltx_wizard.core.autotune.sweep import engine as engine_mod
+from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
 from ltx_wizard.core.tuning.events import Confirmation, ConfirmationFinished, TrialResult
 from ltx_wizard.core.tuning.trial_config import (
     CONFIRM_INFERENCE_STEPS, CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS, confirmation_config_text,
@@ -202,7 +202,7 @@ def test_folded_prompts_are_replaced_and_the_comment_after_them_stays(tmp_path):
 
 
 def test_side_by_side_trials_only_for_a_lora_on_several_gpus_and_as_host_ram_allows():
-    from ltx_wizard.core.autotune.trial_pool import trial_slots
+    from ltx_wizard.core.autotune.trials.side_by_side import trial_slots
 
     assert trial_slots(8, 8, "lora", 22e9, 2048.0) == list(range(8))
     assert trial_slots(8, 8, "lora", 22e9, 200.0) == [0, 1, 2, 3]  # 49 GB per trial on the host

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.autotune.presenter import clock_text
-from ltx_wizard.core.autotune.running_trials import RunningTrials, gpus_text, more_text
+from ltx_wizard.core.autotune.outputs.presenter import clock_text
+from ltx_wizard.core.autotune.outputs.live_rows import RunningTrials, gpus_text, more_text
 from ltx_wizard.core.tuning.events import (
     AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished, ConfirmationStarted,
     TrialFinished, TrialPhase, TrialProgress, TrialResult, TrialStarted,

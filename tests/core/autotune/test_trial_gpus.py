@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 
-from ltx_wizard.core.autotune import presenter
+from ltx_wizard.core.autotune.outputs import presenter
+from ltx_wizard.core.autotune.trials import runner
 from ltx_wizard.core.tuning.events import TrialPhase, TrialStarted, VramUpdate
 from tests.test_autotune_engine import plan_run
 from tests.test_trial_once import BOUND_S, _engine
 
 
-async def test_side_by_side_trials_each_name_their_own_gpu_and_never_share_one(tmp_path):
+async def test_side_by_side_trials_each_name_their_own_gpu_and_never_share_one(tmp_path, monkeypatch):
+    # readings every 20 ms: a simulated trial may end within the usual half second
+    monkeypatch.setattr(runner, "VRAM_UPDATE_S", 0.02)
     run_dir = plan_run(tmp_path, "2xa6000", samples=4)
     events: list = []
     await asyncio.wait_for(_engine(run_dir, "2xa6000", events.append).run(), BOUND_S)

@@ -3,11 +3,12 @@ turns them (and the step, validation and checkpoint lines) into the phase a pers
 
 from __future__ import annotations
 
-from ltx_wizard.core.autotune.log_parser import TrainerLogParser
-from ltx_wizard.core.autotune.trainer_events import (
+from ltx_wizard.core.autotune.trials.phase import PhaseTracker
+from ltx_wizard.core.trainer_output.events import (
     CheckpointSaved, Statistics, StepEvent, TrainerPhase, ValidationSaved,
 )
-from ltx_wizard.core.autotune.trial_phase import PhaseTracker, message_phase
+from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
+from ltx_wizard.core.trainer_output.stages import message_phase
 from ltx_wizard.demo.sim.rich_format import format_record
 
 # As the real trainer prints them on a pipe at 80 columns (rich's layout: level, message, source).

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.autotune import process as tp
-from ltx_wizard.core.autotune.process import TEARDOWN_GRACE_S, TrialProcess
-from ltx_wizard.core.autotune.ranks import Proc, RankTracker
-from ltx_wizard.core.autotune.trial_runner import TrialRunner
+from ltx_wizard.core.autotune.trials import process as tp
+from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S, TrialProcess
+from ltx_wizard.core.autotune.trials.ranks import Proc, RankTracker
+from ltx_wizard.core.autotune.trials.runner import TrialRunner
 
 BOUND_S = 60
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.core.gpu.assessment import assess
-from ltx_wizard.core.autotune.engine import AutotuneEngine
+from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
 from ltx_wizard.core.tuning.events import LogLine, TrialStarted
-from ltx_wizard.core.autotune.process import OutputLine
-from ltx_wizard.core.autotune.trial_log import TrialLog
-from ltx_wizard.core.autotune.trial_outputs import prune_trial_outputs
+from ltx_wizard.core.autotune.trials.process import OutputLine
+from ltx_wizard.core.autotune.trials.log_file import TrialLog
+from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
@@ -192,7 +192,7 @@ async def test_a_trial_the_data_cannot_fill_is_refused_not_run(tmp_path):
     summary = await engine(run_dir, "h100", events, allow_batch_change=True).run()
     batch = next(t for t in summary.trials if t.changes.get("optimization.batch_size") == 2)
     assert batch.outcome == "skipped"
-    # The schedule refuses it before the engine's own check (trial_samples) would.
+    # The schedule refuses it before the engine's own check (trial_data.subset_refusal) would.
     assert "holds 1 sample(s)" in batch.reason and "batch 2 on 1 GPU(s) needs 2" in batch.reason
     started = [e.index for e in events if isinstance(e, TrialStarted)]
     assert batch.index not in started
@@ -232,13 +232,17 @@ def test_a_teardown_grace_that_is_not_positive_is_bad_input(tmp_path, capsys):
 
 
 def test_multi_gpu_trials_launch_as_the_trainer_docs_do(tmp_path):
+    from ltx_wizard.core.autotune.sweep.launching import TrialLaunch
+    from ltx_wizard.core.io.workspace import RunFolder
     from ltx_wizard.core.io.yaml_patch import load_yaml
 
     run_dir = plan_run(tmp_path, "2xh100")
     probe = simulated_probe("2xh100")
-    real = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          trainer_root=tmp_path / "LTX-2")  # the user's trainer, not a simulation
-    command = real._command(run_dir / "config.yaml")
+    real = TrialLaunch(RunFolder(run_dir.resolve()), probe, assess(probe), trainer_cmd=None,
+                       stand_in=None,  # the user's trainer, not a simulation
+                       trainer_root=tmp_path / "LTX-2", training_mode="lora",
+                       idle_timeout_s=900.0, grace_s=30.0)
+    command = real.command(run_dir / "config.yaml")
     prefix = command.prefix
     assert prefix[:4] == ["uv", "run", "accelerate", "launch"]
     assert prefix[prefix.index("--num_processes") + 1] == "2"

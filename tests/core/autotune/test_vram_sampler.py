@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from ltx_wizard.core.autotune.vram_sampler import (
+from ltx_wizard.core.autotune.trials.vram_sampler import (
     NullBackend,
     NvmlBackend,
     VramSampler,

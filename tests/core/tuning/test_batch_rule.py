@@ -10,7 +10,7 @@ from ltx_wizard.core.tuning.batch_rule import effective
 from ltx_wizard.core.tuning.events import TrialResult
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.tuning.schedule import Context, Tuner
-from ltx_wizard.core.autotune.tuned_config import tuned_config
+from ltx_wizard.core.autotune.outputs.tuned_config import tuned_config
 from ltx_wizard.core.gpu.tiers import Tier
 
 # (tier, card GiB, the tier's shipped levers, transformer params): the 32GB tier with a model

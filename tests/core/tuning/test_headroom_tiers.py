@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.autotune.engine import _model_size
+from ltx_wizard.core.autotune.sweep.planned_config import planned_model_size
 from ltx_wizard.core.tuning.events import TrialResult
 from ltx_wizard.core.tuning.headroom import (
     TrainSettings,
@@ -70,7 +70,7 @@ def test_lora_size_is_read_from_the_targeted_tensors(ckpts):
 
 def test_the_engine_sizes_the_model_from_the_config_targets(tmp_path):
     path = make_checkpoint(tmp_path / "c.safetensors", params_b=19, blocks=48)
-    only_q = _model_size(tmp_path, str(path), ["to_q"])
+    only_q = planned_model_size(tmp_path, str(path), ["to_q"])
     assert only_q is not None and only_q.transformer_params == 19e9
     assert only_q.lora_params_per_rank == 48 * (2 * 8192 + 2 * 4096 + (2048 + 4096) + 4096)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.autotune.log_parser import (
+from ltx_wizard.core.trainer_output.events import (
     CheckpointSaved,
     ConfigError,
     MissingConfig,
@@ -18,12 +18,12 @@ from ltx_wizard.core.autotune.log_parser import (
     StepEvent,
     StopIterationError,
     Traceback,
-    TrainerLogParser,
     TrainerPhase,
     ValidationSaved,
 )
+from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
 
-CORPUS = Path(__file__).parent / "data" / "trainer_logs"
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "trainer_logs"
 
 
 def parse(lines: list[str]) -> list:
@@ -247,7 +247,7 @@ def test_a_flood_after_a_config_error_keeps_a_bounded_block():
 def test_the_composed_samples_are_what_their_script_writes(tmp_path):
     # scripts/compose_trainer_logs.py is the one source of the GPU-only samples: a hand edit to
     # a sample (or to the script without re-running it) shows here.
-    script = Path(__file__).resolve().parents[1] / "scripts" / "compose_trainer_logs.py"
+    script = Path(__file__).resolve().parents[3] / "scripts" / "compose_trainer_logs.py"
     compose = runpy.run_path(str(script))
     out = tmp_path / "composed"
     out.mkdir()

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Mapping, Sequence, TypeAlias
 
-from ltx_wizard.core.autotune.ranks import RankTracker, proc_rows, take_down
+from ltx_wizard.core.autotune.trials.ranks import RankTracker, proc_rows, take_down
 
 Stream = Literal["stdout", "stderr"]
 EndedBy = Literal["exit", "timeout", "cancelled", "stopped"]

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.autotune.log_parser import (
+from ltx_wizard.core.trainer_output.events import (
     CheckpointSaved,
     ConfigError,
     MissingConfig,
@@ -21,11 +21,11 @@ from ltx_wizard.core.autotune.log_parser import (
     Statistics,
     StepEvent,
     Traceback,
+    TrainerPhase,
     ValidationSaved,
 )
-from ltx_wizard.core.autotune.trial_phase import TrainerPhase
 from tests.monitor_runs import MARKER, make_run, sample_log
-from tests.test_log_parser import of, parse_file
+from tests.core.trainer_output.test_line_parser import of, parse_file
 
 
 def status_json(run, capsys) -> dict:

@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY
 from ltx_wizard.core.dataset.data_root import inspect_data_root
+from ltx_wizard.core.dataset.loader_batches import samples_needed
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.safe_fs import check_inside, create_run_dir
 
@@ -141,3 +142,13 @@ def trial_data(run_root: Path, data_root: Path, strategy: Mapping[str, Any] | No
     subset = Path(run_root) / "overfit" / ".precomputed"
     # The planned config's strategy names the folders each sample needs (core/dataset/sources.py).
     return subset, build_subset(data_root, subset, num_gpus, strategy=strategy, run_root=run_root)
+
+def subset_refusal(batch_size: int, num_gpus: int, samples: int) -> str:
+    """Why a trial with this batch cannot run on `samples` usable samples; "" when it can."""
+    need = samples_needed(batch_size, num_gpus)
+    if samples >= need:
+        return ""
+    gpus = max(num_gpus, 1)
+    return (f"refused: the trial data holds {samples} usable sample(s) and batch {batch_size} x "
+            f"{gpus} GPU(s) needs {need} (the trainer's loader drops an incomplete batch, so "
+            "the trial would stop with StopIteration); add samples or lower the batch size")

@@ -23,6 +23,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Iterator
 
 from ltx_wizard.core.io.bounded import read_bytes
 from ltx_wizard.core.base.errors import UsageError
@@ -67,7 +68,7 @@ class Reaper:
         read_fd, write_fd = os.pipe()
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ltx_wizard.core.autotune.orphans", tag],
+                [sys.executable, "-m", "ltx_wizard.core.autotune.trials.orphans", tag],
                 stdin=read_fd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 start_new_session=True,  # a terminal's SIGINT/SIGHUP must not take it first
                 close_fds=True,
@@ -99,7 +100,7 @@ def _reaper_main(tag: str) -> None:
 
 
 @contextlib.contextmanager
-def guarded_session(overfit: Path, root: Path):
+def guarded_session(overfit: Path, root: Path) -> Iterator[str]:
     """One autotune session: refuse while an earlier one's trials live, then yield the tag to
     put in every trial's environment; on the way out stop stragglers and end the reaper."""
     refuse_if_still_running(overfit)

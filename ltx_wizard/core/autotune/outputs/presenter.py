@@ -79,7 +79,7 @@ def trial_row(result: TrialResult) -> Row:
 
 
 def ahead_note(event: TrialStarted) -> str:
-    """Side by side, a run that guesses the trial before it is kept says so (trial_pool.py)."""
+    """Side by side, a run that guesses the trial before it is kept says so (trials/side_by_side.py)."""
     return "" if event.ahead_of is None else f"run ahead, in case trial {event.ahead_of} is kept"
 
 
@@ -142,7 +142,7 @@ def winner_sentence(summary: AutotuneSummary) -> str:
 
 
 def cancel_promise(best: TrialResult | None) -> str:
-    """What cancelling does now, as the engine does it (engine._finish, best_so_far.py)."""
+    """What cancelling does now, as the engine does it (sweep/engine.py _finish, sweep/best_so_far.py)."""
     head = "Stop the running trial and end autotune? Finished trials stay in autotune.log. "
     tail = " Resume autotune later goes on from there; finished trials are not run again."
     if best is None or not best.changes:

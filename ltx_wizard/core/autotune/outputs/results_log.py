@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, TrialResult
-from ltx_wizard.core.autotune.presenter import confirmation_line, human_line
+from ltx_wizard.core.autotune.outputs.presenter import confirmation_line, human_line
 from ltx_wizard.core.io.bounded import loads_json, read_bytes
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.safe_fs import open_append, os_failure
@@ -40,7 +40,7 @@ class ResultsLog:
         self._append([f"# {stamp} autotune started: {description}"])
 
     def stopped(self, reason: str) -> None:
-        """A comment line only: no record, so the next run resumes (setup_failure.py)."""
+        """A comment line only: no record, so the next run resumes (sweep/setup_stop.py)."""
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         self._append([f"# {stamp} autotune stopped: {reason}"])
 

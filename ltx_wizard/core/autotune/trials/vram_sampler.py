@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from typing import Literal, Protocol, Sequence, cast
 
-from ltx_wizard.core.autotune.process import proc_table
+from ltx_wizard.core.autotune.trials.process import proc_table
 from ltx_wizard.core.gpu.devices import GpuInfo
 
 MIB = 1024 * 1024

@@ -1,7 +1,7 @@
 """What a running trial is doing, from the trainer's own log lines.
 
-The trainer logs one line as it starts each long stage of its set-up (the ones mirrored in
-MARKS, matched on the message after the level column). With --disable-progress-bars it logs
+The trainer logs one line as it starts each long stage of its set-up (trainer_output/stages.py
+names them). With --disable-progress-bars it logs
 nothing when a validation starts, so that phase is inferred: the run validates at a known step
 and logs a step line only every STEP_LINE_EVERY steps, so once no step line is due before the
 validation step, validating is what comes next.
@@ -9,37 +9,13 @@ validation step, validating is what comes next.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ltx_wizard.core.autotune.trainer_events import (
+from ltx_wizard.core.trainer_output.events import (
     CheckpointSaved, Statistics, StepEvent, TrainerEvent, TrainerPhase, ValidationSaved,
 )
+from ltx_wizard.core.trainer_output.grammar import STEP_LINE_EVERY
 
-# (message prefix, phase); leading emoji and spaces are dropped before matching.
-MARKS: tuple[tuple[str, str], ...] = (
-    # validation_runner.py ValidationRunner._cache_prompt_embeddings: "Loading text encoder for
-    # validation embedding caching..." (DEBUG); older trainer.py
-    # LtxvTrainer._load_text_encoder_and_cache_embeddings: "Loading text encoder..."
-    ("Loading text encoder", "text_encoder"),
-    # the same two functions: "Pre-computing embeddings for {n} validation prompts..."
-    ("Pre-computing embeddings for ", "prompts"),
-    # validation_runner.py ValidationRunner._encode_conditioning_media:
-    # "Pre-encoding conditioning media for {n} validation samples..."
-    ("Pre-encoding conditioning media for ", "media"),
-    # model_loader.py load_model: "Loading LTX-2 model from {path}" (older trainers' _load_models)
-    ("Loading LTX-2 model from ", "loading"),
-    # trainer.py LtxvTrainer._load_models: "Loading transformer..." (DEBUG; older trainers: the
-    # same line from model_loader.py load_model)
-    ("Loading transformer...", "loading"),
-    # trainer.py LtxvTrainer._load_models:
-    # 'Quantizing model with "{quantization}". This may take a while...'
-    ('Quantizing model with "', "quantizing"),
-    # trainer.py LtxvTrainer.train: "🚀 Starting training..." or
-    # "🚀 Resuming training from step {initial_step} → {steps}"
-    ("Starting training...", "training"),
-    ("Resuming training from step ", "training"),
-)
 PHASE_LABEL = {
     "starting": "starting",
     "text_encoder": "loading the text encoder",
@@ -52,21 +28,8 @@ PHASE_LABEL = {
     "saving": "saving the weights",
     "finishing": "finishing",
     "ended": "ended",  # the process is gone; the trial's result comes next
-    "dropped": "dropped",  # a guess run ahead (trial_pool.py) whose trial went another way
+    "dropped": "dropped",  # a guess run ahead (side_by_side.py) whose trial went another way
 }
-# trainer.py LtxvTrainer.train logs its step line when `global_step % 20 == 0`
-STEP_LINE_EVERY = 20
-_RANK = re.compile(r"^\[rank \d+\]\s*")
-_LEAD = re.compile(r"^[^\w\"]+")  # emoji and spaces before the words
-
-
-def message_phase(message: str) -> str | None:
-    """The phase a log message starts (MARKS), or None."""
-    text = _LEAD.sub("", _RANK.sub("", message, count=1), count=1)
-    for prefix, phase in MARKS:
-        if text.startswith(prefix):
-            return phase
-    return None
 
 
 @dataclass

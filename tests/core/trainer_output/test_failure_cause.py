@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.autotune import log_parser as lp
-from ltx_wizard.core.autotune.failure_cause import FailureCause, config_error_cause, oom_cause
+from ltx_wizard.core.trainer_output.failure_cause import FailureCause, config_error_cause, oom_cause
+from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
 
 
 def _cause(lines: list[str]) -> FailureCause:
-    parser, cause = lp.TrainerLogParser(), FailureCause()
+    parser, cause = TrainerLogParser(), FailureCause()
     for i, line in enumerate(lines):
         for event in parser.feed(line, float(i)):
             cause.feed(event)

@@ -1,4 +1,4 @@
-"""Why a trial failed, in one line a user can act on, picked from the log parser's records.
+"""Why a run failed, in one line a user can act on, picked from the line parser's records.
 
 The parser hands over whole records (a config error block, a traceback's exception line, an OOM
 line); this module only chooses among them and trims them. What the real trainer prints:
@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-from ltx_wizard.core.autotune import log_parser as lp
+from ltx_wizard.core.trainer_output import events as ev
+from ltx_wizard.core.trainer_output.grammar import CONFIG_ERROR
 
 MAX_CHARS = 300  # a reason is one line in autotune.log and the TUI; the log file has the rest
 _HEADER = re.compile(r"^(\d{1,9}) validation errors? for \w+")
@@ -34,7 +35,7 @@ def clip(text: str, limit: int = MAX_CHARS) -> str:
 
 def config_error_cause(text: str) -> str:
     """`Error: Invalid configuration data: 2 validation errors ...` -> `invalid config: a.b: msg; …`."""
-    body = text.split("Error: Invalid configuration data:", 1)[-1].strip()
+    body = text.split(CONFIG_ERROR, 1)[-1].strip()
     lines = [line.rstrip() for line in body.splitlines() if line.strip()]
     header = _HEADER.match(lines[0]) if lines else None
     if header is None:
@@ -65,7 +66,8 @@ def oom_cause(line: str) -> str:
 
 
 class FailureCause:
-    """Feed every parser record of one trial; ask for the cause once it has ended."""
+    """Feed every parser record of one run (a trial, a training attempt); ask for the cause once
+    it has ended."""
 
     def __init__(self) -> None:
         self.config: str | None = None
@@ -74,18 +76,18 @@ class FailureCause:
         self.exceptions: list[str] = []  # traceback exception lines, in arrival order
         self.ooms: list[str] = []
 
-    def feed(self, event: lp.TrainerEvent) -> None:
-        if isinstance(event, lp.ConfigError) and self.config is None:
+    def feed(self, event: ev.TrainerEvent) -> None:
+        if isinstance(event, ev.ConfigError) and self.config is None:
             self.config = config_error_cause(event.text)
-        elif isinstance(event, lp.MissingConfig) and self.missing_config is None:
+        elif isinstance(event, ev.MissingConfig) and self.missing_config is None:
             self.missing_config = f"Error: Configuration file {event.path} does not exist."
-        elif isinstance(event, lp.StopIterationError) and self.stop_iteration is None:
+        elif isinstance(event, ev.StopIterationError) and self.stop_iteration is None:
             # mirrors ltx_trainer/trainer.py LtxvTrainer._init_dataloader: DataLoader(drop_last=True)
             self.stop_iteration = ("StopIteration: the trial data holds fewer samples than batch x "
                                    "GPUs (the trainer's loader drops the last incomplete batch)")
-        elif isinstance(event, lp.Traceback) and event.last_line:
+        elif isinstance(event, ev.Traceback) and event.last_line:
             self.exceptions.append(event.last_line)
-        elif isinstance(event, lp.OomError):
+        elif isinstance(event, ev.OomError):
             self.ooms.append(event.line)
 
     def crash(self) -> str | None:

@@ -16,64 +16,21 @@ step's duration only).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ltx_wizard.core.autotune.trainer_events import (  # re-exported: lp.StepEvent etc.
-    TrainerEvent, StepEvent, ValidationSaved, CheckpointSaved, Statistics,
-    OomError, NanLoss, ConfigError, StopIterationError, Traceback, MissingConfig, TrainerPhase,
-)
-from ltx_wizard.core.autotune.trial_phase import message_phase
 from ltx_wizard.core.base.text_cells import cell_width
+from ltx_wizard.core.trainer_output import grammar as g
+from ltx_wizard.core.trainer_output.events import (
+    CheckpointSaved, ConfigError, MissingConfig, NanLoss, OomError, Statistics, StepEvent,
+    StopIterationError, Traceback, TrainerEvent, TrainerPhase, ValidationSaved,
+)
+from ltx_wizard.core.trainer_output.stages import message_phase
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_TORCH_RANK = re.compile(r"^\[rank(\d{1,9})\]:\s?")  # torch's prefix on child-process lines
-_MSG_RANK = re.compile(r"\[rank (\d{1,9})\]\s*")  # the trainer's own prefix inside a message
-_LEVEL = re.compile(r"^(\[[^\]]*\] )?(DEBUG|INFO|WARNING|ERROR|CRITICAL)( +|$)")
-_SUFFIX = re.compile(r"\s([\w.\-]+\.py:\d+)$")
-# Numbers are bounded before int() (a 5,000-digit step would raise in int()): such a line is no
-# step line.
-_STEP = re.compile(
-    r"Step (\d{1,40})/(\d{1,40}) - Loss: ([^,\s]+), LR: ([^,\s]+), Time/Step: ([\d.]+)s, "
-    r"Total Time: (calculating\.\.\.|\d{1,12}h \d{1,12}m)"
-)
-_VALIDATION = re.compile(r"Validation samples for step (\d{1,40}) saved")
-_CHECKPOINT = re.compile(r"[Ww]eights for step (\d{1,40}) saved in (\S+)")
-_MISSING = re.compile(r"Error: Configuration file (.+?) does not exist\.?$")
-_CONFIG = "Error: Invalid configuration data:"
-_OOM = re.compile(
-    r"CUDA out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED|"
-    r"CUDA error: out of memory|cudaErrorMemoryAllocation"
-)
-_STOP = re.compile(r"^(?:[\w.]+\.)?StopIteration\b|generator raised StopIteration")
-_TB_START = "Traceback (most recent call last)"
-_TB_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
-_STATS = {
-    "total_time_min": re.compile(r"Total time:\s*([\d.]+)\s*minutes"),
-    "steps_per_s": re.compile(r"Training speed:\s*([\d.]+)\s*steps"),
-    "samples_per_s": re.compile(r"Samples/second:\s*([\d.]+)"),
-    # mirrors ltx_trainer/trainer.py LtxvTrainer._log_training_stats (` - Peak GPU memory:
-    # {peak_gpu_memory_gb:.2f} GB`), whose figure is gpu_utils.py get_gpu_memory_gb: nvidia-smi's
-    # memory.used in MiB / 1024, i.e. GiB under the name "GB"; it is kept as GiB.
-    "peak_gpu_memory_gb": re.compile(r"Peak GPU memory:\s*([\d.]+)\s*GB"),
-    "num_processes": re.compile(r"Number of processes:\s*(\d{1,9})\b"),
-    "global_batch": re.compile(r"Global batch size:\s*(\d{1,12})\b"),
-}
-# Substrings every line-shaped event holds; lines without any skip the regular expressions.
-_OOM_HINTS = ("out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED", "cudaErrorMemory")
-_HINTS = ("Step ", "Validation samples", "eights for step", "Configuration file", *_OOM_HINTS)
 MAX_RECORD_CHARS = 16 * 1024  # a record's text past this is not kept (nor scanned)
 MAX_CONFIG_LINES = 200  # lines kept of a configuration error's block
 _WINDOW = 1024  # how far back from its end a growing record is rescanned
 _OVERLAP = 64  # a hint split over two physical lines is still seen
-_STATS_REQUIRED = ("total_time_min", "steps_per_s", "samples_per_s", "peak_gpu_memory_gb")
-
-
-def _msg_rank(head: str) -> int | None:
-    """The trainer's `[rank N]` prefix at the start of a message, as _scan finds it."""
-    m = _MSG_RANK.match(head, 0) or _MSG_RANK.search(head, 0, 16)
-    return int(m.group(1)) if m else None
 
 
 def _number(text: str) -> float:
@@ -96,7 +53,7 @@ def _join(text: str, addition: str) -> str:
 
 def _hinted(text: str, hints: tuple[str, ...] = ()) -> bool:
     """Cheap pre-filter: can `text` hold any line-shaped event (or one of `hints`) at all?"""
-    for hint in hints or _HINTS:  # a plain loop: twice as fast as any() over a generator
+    for hint in hints or g.HINTS:  # a plain loop: twice as fast as any() over a generator
         if hint in text:
             return True
     return False
@@ -160,22 +117,22 @@ class TrainerLogParser:
     def feed(self, line: str, t: float) -> list[TrainerEvent]:
         line = line.rstrip("\r\n")
         if "\x1b" in line:
-            line = _ANSI.sub("", line)
+            line = g.ANSI.sub("", line)
         if "\r" in line:
             line = line.rsplit("\r", 1)[-1]
         torch_rank = None
         if line.startswith("[rank"):
-            m = _TORCH_RANK.match(line)
+            m = g.TORCH_RANK.match(line)
             if m:
                 torch_rank, line = int(m.group(1)), line[m.end():]
         events: list[TrainerEvent] = []
         if self._traceback_line(line, t, torch_rank, events):
             return events
-        m = _LEVEL.match(line)
-        if m and (m.end() - m.start(2) >= 9 or not m.group(3)):
+        m = g.LEVEL.match(line)
+        if m and (m.end() - m.start(2) >= g.LEVEL_WIDTH or not m.group(3)):
             events += self._close_record()
             events += self._flush_config()
-            self._open_record(line, m.start(2) + 9, t, torch_rank, events)
+            self._open_record(line, m.start(2) + g.LEVEL_WIDTH, t, torch_rank, events)
             return events
         rec = self._record
         if rec and rec.torch_rank == torch_rank and line.startswith(rec.prefix):
@@ -210,7 +167,7 @@ class TrainerLogParser:
         content = raw[indent:]
         msg_width = None
         tail = max(0, len(content) - 200)  # a source suffix is short: never search a long line
-        m = _SUFFIX.search(content, tail) if ".py:" in content[tail:] else None
+        m = g.SUFFIX.search(content, tail) if ".py:" in content[tail:] else None
         if m:
             msg_width = cell_width(raw) - indent - 1 - len(m.group(1))
             content = content[: m.start()]
@@ -219,7 +176,7 @@ class TrainerLogParser:
         first = content.rstrip()
         phase = message_phase(first)  # a stage's line is short: its start is on the first line
         if phase is not None:
-            said = _msg_rank(first)
+            said = g.message_rank(first)
             events.append(TrainerPhase(t=t, phase=phase, rank=rank if said is None else said))
         rec = _Record(t, rank, indent, msg_width, _join("", first)[:MAX_RECORD_CHARS], first,
                       prefix=" " * indent)
@@ -240,7 +197,7 @@ class TrainerLogParser:
             rec.hot_from = seen_from
         if rec.hot_from <= _OVERLAP:  # near the start, where a `[rank N]` prefix sits
             return self._scan(text, rec.t, rec.torch_rank, rec.done, final=False)
-        rank = _msg_rank(text[:_OVERLAP])
+        rank = g.message_rank(text[:_OVERLAP])
         return self._scan(text[rec.hot_from:], rec.t, rec.torch_rank if rank is None else rank,
                           rec.done, final=False, ranked=True)
 
@@ -258,12 +215,12 @@ class TrainerLogParser:
         if not _hinted(text):
             return []
         if not ranked and "[rank" in text[:16]:
-            m = _MSG_RANK.match(text, 0) or _MSG_RANK.search(text, 0, 16)
+            m = g.MSG_RANK.match(text, 0) or g.MSG_RANK.search(text, 0, 16)
             if m:
                 rank, text = int(m.group(1)), text[: m.start()] + text[m.end():]
         events: list[TrainerEvent] = []
         # Each pattern runs only when its own literal is there and its event is still to come.
-        m = _STEP.search(text) if "step" not in done and "Step " in text else None
+        m = g.STEP.search(text) if "step" not in done and "Step " in text else None
         if m and (final or m.end() == len(text)):
             done.add("step")
             step, loss = int(m.group(1)), _number(m.group(3))
@@ -274,20 +231,20 @@ class TrainerLogParser:
             )
             if math.isnan(loss):
                 events.append(NanLoss(t=t, step=step, rank=rank))
-        m = _VALIDATION.search(text) if "Validation samples" in text else None
+        m = g.VALIDATION.search(text) if "Validation samples" in text else None
         if m and "validation" not in done:
             done.add("validation")
             events.append(ValidationSaved(t=t, step=int(m.group(1)), rank=rank))
-        m = _CHECKPOINT.search(text) if "eights for step" in text else None
+        m = g.CHECKPOINT.search(text) if "eights for step" in text else None
         complete = m and m.end() == len(text) and m.group(2).endswith(".safetensors")
         if m and "checkpoint" not in done and (final or complete):
             done.add("checkpoint")
             events.append(CheckpointSaved(t=t, step=int(m.group(1)), path=m.group(2), rank=rank))
-        m = _MISSING.search(text) if "Configuration file" in text else None
+        m = g.MISSING_CONFIG.search(text) if "Configuration file" in text else None
         if m and "missing" not in done and (final or text.endswith(".")):
             done.add("missing")
             events.append(MissingConfig(t=t, path=m.group(1)))
-        m = _OOM.search(text) if "oom" not in done and _hinted(text, _OOM_HINTS) else None
+        m = g.OOM.search(text) if "oom" not in done and _hinted(text, g.OOM_HINTS) else None
         if m:
             done.add("oom")
             events.append(OomError(t=t, line=text, rank=rank))
@@ -302,19 +259,19 @@ class TrainerLogParser:
                     events += self._flush_stats()
                 return events
             events += self._flush_stats()
-        if "Training Statistics:" in text:
+        if g.STATS_HEADER in text:
             self._stats = {"t": t}
             self._absorb_stats(text)
             if "global_batch" in self._stats:
                 events += self._flush_stats()
-        elif _CONFIG in text:
-            self._config = (t, [text[text.index(_CONFIG):]])
+        elif g.CONFIG_ERROR in text:
+            self._config = (t, [text[text.index(g.CONFIG_ERROR):]])
         return events
 
     def _absorb_stats(self, text: str) -> bool:
         assert self._stats is not None  # a statistics block is open
         found = False
-        for key, pattern in _STATS.items():
+        for key, pattern in g.STATS.items():
             m = pattern.search(text)
             if m:
                 try:  # `[\d.]+` also matches "1.2.3": such a figure is not kept
@@ -326,7 +283,7 @@ class TrainerLogParser:
 
     def _flush_stats(self) -> list[TrainerEvent]:
         stats, self._stats = self._stats, None
-        if stats is None or any(key not in stats for key in _STATS_REQUIRED):
+        if stats is None or any(key not in stats for key in g.STATS_REQUIRED):
             return []
         return [Statistics(**stats)]
 
@@ -344,7 +301,7 @@ class TrainerLogParser:
         tb = self._tbs.get(rank)
         stripped = line.strip()
         if tb is None:
-            if _TB_START not in line:
+            if g.TRACEBACK_START not in line:
                 return False
             events += self._close_record()
             events += self._flush_config()
@@ -352,21 +309,21 @@ class TrainerLogParser:
             return True
         body = not stripped or line[0] in " \t" or line[0] in "│╭╰|"
         if not tb.seen_exception:
-            if _LEVEL.match(line):
+            if g.LEVEL.match(line):
                 return False  # a log record from another stream landed inside the traceback
-            if body or _TB_START in line:
+            if body or g.TRACEBACK_START in line:
                 return True
             tb.seen_exception, tb.last_line = True, stripped
-            if _OOM.search(stripped) and "oom" not in tb.done:
+            if g.OOM.search(stripped) and "oom" not in tb.done:
                 tb.done.add("oom")
                 events.append(OomError(t=t, line=stripped, rank=rank))
-            if _STOP.search(stripped) and "stop" not in tb.done:
+            if g.STOP_ITERATION.search(stripped) and "stop" not in tb.done:
                 tb.done.add("stop")
                 events.append(StopIterationError(t=t, line=stripped, rank=rank))
             return True
-        if body or stripped.startswith(_TB_CHAIN):
+        if body or stripped.startswith(g.TRACEBACK_CHAIN):
             return True
-        if _TB_START in line:  # the next link of a chained exception
+        if g.TRACEBACK_START in line:  # the next link of a chained exception
             tb.seen_exception = False
             return True
         events.append(self._end_traceback(rank))

@@ -16,29 +16,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ltx_wizard.core.autotune import log_parser as lp
-from ltx_wizard.core.autotune.failure_cause import FailureCause
-from ltx_wizard.core.autotune.oom_message import in_use_gib
 from ltx_wizard.core.tuning.events import (
     Confirmation, EventSink, LogLine, Outcome, TrialPhase, TrialProgress, TrialResult, TrialStarted,
     VramUpdate,
 )
-from ltx_wizard.core.autotune.process import (
+from ltx_wizard.core.autotune.trials.process import (
     TEARDOWN_GRACE_S, OutputLine, ProcessResult, TrialProcess,
 )
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
-from ltx_wizard.core.autotune.trial_log import TrialLog
-from ltx_wizard.core.autotune.trial_phase import PhaseTracker
-from ltx_wizard.core.autotune.vram_sampler import VramBackend, VramReading, VramSampler
+from ltx_wizard.core.autotune.trials.log_file import TrialLog
+from ltx_wizard.core.autotune.trials.phase import PhaseTracker
+from ltx_wizard.core.autotune.trials.vram_sampler import VramBackend, VramReading, VramSampler
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.trainer_output import events as ev
+from ltx_wizard.core.trainer_output.failure_cause import FailureCause
+from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
+from ltx_wizard.core.trainer_output.oom_message import in_use_gib
 
 VRAM_UPDATE_S = 0.5
 NOT_STARTED = "cancelled before it started"  # the reason of a run a cancel refused (claim)
 STEP_HISTORY = 1024  # step lines kept per trial (the step time needs the last two steps)
 
 
-def _footer(result) -> str:
+def _footer(result: ProcessResult | None) -> str:
     if result is None:
         return "the wizard stopped before the trial ended"
     if not result.pid:
@@ -91,18 +92,18 @@ class TrialCommand:
 @dataclass
 class _Watch:
     # The latest step lines only: a trainer printing a step line per micro-batch must not grow this.
-    steps: deque[tuple[int, float, lp.StepEvent]] = field(
+    steps: deque[tuple[int, float, ev.StepEvent]] = field(
         default_factory=lambda: deque(maxlen=STEP_HISTORY))
     outcome: Outcome | None = None
     proof: str | None = None
     cause: FailureCause = field(default_factory=FailureCause)  # why a failure failed
-    stats: lp.Statistics | None = None
+    stats: ev.Statistics | None = None
     validated: set[int] = field(default_factory=set)
     trained_at: float | None = None  # when rank 0 logged "Starting training" (loads all done)
     validated_at: float | None = None  # when rank 0 logged its last validation samples saved
 
 
-def steady_step_time(steps: Iterable[tuple[int, float, lp.StepEvent]]) -> float | None:
+def steady_step_time(steps: Iterable[tuple[int, float, ev.StepEvent]]) -> float | None:
     """Seconds per step between the last two step lines (rank 0 / unranked only), stamped in
     the trainer's seconds (TrialRunner._stamp)."""
     seen: dict[int, float] = {}
@@ -141,7 +142,7 @@ class TrialRunner:
         self._cancelled = False
         self.last_confirmation: Confirmation | None = None  # after a "confirm" or "fused" run
         # the exception line of a run that exited with an error before any step line (the engine
-        # asks setup_failure.py whether it was a setup failure rather than the trial's result)
+        # asks sweep/setup_stop.py whether it was a setup failure rather than the trial's result)
         self.before_step_one: str | None = None
 
     def request_cancel(self) -> None:
@@ -197,7 +198,7 @@ class TrialRunner:
     async def _run(self, cand: Candidate, config_path: Path, output_dir: Path,
                    log_path: Path | None, kind: str, ahead_of: int | None) -> TrialResult:
         watch = _Watch()
-        parser = lp.TrainerLogParser()
+        parser = TrainerLogParser()
         trial_log = TrialLog(log_path) if log_path is not None else None
         self.last_confirmation = None
         total = {"trial": TRIAL_STEPS, "confirm": CONFIRM_STEPS, "fused": FUSED_STEPS}[kind]
@@ -206,7 +207,7 @@ class TrialRunner:
                                        config_path=str(config_path), ahead_of=ahead_of,
                                        gpus=self.gpus))
 
-        # a confirmation or fused trial validates once, after its last step (trial_config.py)
+        # a confirmation or fused trial validates once, after its last step (tuning/trial_config.py)
         tracker = PhaseTracker(total, validate_at=None if kind == "trial" else total)
 
         def phase(changed: str | None) -> None:
@@ -214,7 +215,7 @@ class TrialRunner:
                 self.on_event(TrialPhase(index=cand.index, phase=changed, label=tracker.label,
                                          confirmation=kind == "confirm"))
 
-        def handle(events: list[lp.TrainerEvent]) -> None:
+        def handle(events: list[ev.TrainerEvent]) -> None:
             for event in events:
                 self._apply(cand, watch, event)
                 phase(tracker.feed(event))
@@ -284,16 +285,16 @@ class TrialRunner:
             wall_s=round(result.wall_s, 2), reason=reason, proof=watch.proof,
         )
 
-    def _stamp(self, event: lp.StepEvent) -> float:
+    def _stamp(self, event: ev.StepEvent) -> float:
         """When the step line was printed, in the trainer's seconds: by the command's step clock
         where it has one (a stand-in's own time), else when the line arrived, scaled back."""
         clock = self.command.step_clock
         printed = clock(event.step) if clock is not None else None
         return printed if printed is not None else event.t * self.command.time_scale
 
-    def _apply(self, cand: Candidate, watch: _Watch, event: lp.TrainerEvent) -> None:
+    def _apply(self, cand: Candidate, watch: _Watch, event: ev.TrainerEvent) -> None:
         watch.cause.feed(event)
-        if isinstance(event, lp.StepEvent):
+        if isinstance(event, ev.StepEvent):
             if event.rank not in (None, 0):
                 return
             watch.steps.append((event.step, self._stamp(event), event))
@@ -302,17 +303,17 @@ class TrialRunner:
                                         step_time_s=event.time_per_step_s))
             if math.isnan(event.loss):
                 self._fail(watch, "nan", f"loss is NaN at step {event.step}")
-        elif isinstance(event, lp.NanLoss):
+        elif isinstance(event, ev.NanLoss):
             self._fail(watch, "nan", f"loss is NaN at step {event.step}")
-        elif isinstance(event, lp.OomError):
+        elif isinstance(event, ev.OomError):
             self._fail(watch, "oom", event.line)
-        elif isinstance(event, lp.Statistics):
+        elif isinstance(event, ev.Statistics):
             watch.stats = event
-        elif isinstance(event, lp.ValidationSaved):
+        elif isinstance(event, ev.ValidationSaved):
             watch.validated.add(event.step)
             if event.rank in (None, 0):
                 watch.validated_at = event.t
-        elif isinstance(event, lp.TrainerPhase):
+        elif isinstance(event, ev.TrainerPhase):
             if event.phase == "training" and event.rank in (None, 0) and watch.trained_at is None:
                 watch.trained_at = event.t
 
@@ -323,8 +324,9 @@ class TrialRunner:
         if self.process is not None:  # stop now: an OOM teardown or NaN run is wasted GPU time
             asyncio.ensure_future(self.process.stop("oom"))
 
-    def _confirmation(self, cand: Candidate, watch: _Watch, result, output_dir: Path, kind: str,
-                      peak_gb: float | None, log_path: Path | None = None) -> Confirmation:
+    def _confirmation(self, cand: Candidate, watch: _Watch, result: ProcessResult,
+                      output_dir: Path, kind: str, peak_gb: float | None,
+                      log_path: Path | None = None) -> Confirmation:
         step = FUSED_STEPS if kind == "fused" else CONFIRM_STEPS
         trained = any(s == TRIAL_STEPS for s, _, _ in watch.steps)
         outcome: Outcome
@@ -342,7 +344,7 @@ class TrialRunner:
                             fused=kind == "fused", changes=dict(cand.config_changes),
                             trained_to_validated_s=None if since is None else round(since, 3))
 
-    def _classify(self, watch: _Watch, result, output_dir: Path, kind: str = "trial",
+    def _classify(self, watch: _Watch, result: ProcessResult, output_dir: Path, kind: str = "trial",
                   validated_at: int = CONFIRM_STEPS,
                   log_path: Path | None = None) -> tuple[Outcome, str]:
         if self._cancelled and watch.outcome is None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ltx_wizard.core.tuning.headroom import TrainSettings
+from ltx_wizard.core.tuning.headroom import ModelSize, TrainSettings, model_size
 from ltx_wizard.core.tuning.trial_config import settings_from_config
 from ltx_wizard.core.io.bounded import CONFIG_MAX_BYTES, read_text
 from ltx_wizard.core.base.errors import UsageError, WizardError
@@ -83,3 +83,28 @@ def read_planned(path: Path) -> PlannedConfig:
         raise UsageError(f"{path}: a value autotune tunes is not usable ({exc}): fix it by hand, "
                          "or run `ltx-wizard plan --force` again") from None
     return PlannedConfig(text=text, data=data, settings=settings)
+
+
+def planned_model_size(run_dir: Path, checkpoint: str | None,
+                       target_modules: object) -> ModelSize | None:
+    """The headroom model's sizes: from the checkpoint facts the plan recorded (plan.json), so
+    the file is not read again; from its header when the record is missing or names another
+    file (config.yaml edited since)."""
+    if not checkpoint:
+        return None
+    targets = target_modules if isinstance(target_modules, list) else None
+    try:
+        from ltx_wizard.core.plan.record import read_record
+
+        rec = read_record(run_dir)
+        if rec is not None and rec.checkpoint is not None and str(rec.checkpoint.path) == str(
+                checkpoint):
+            return model_size(rec.checkpoint, targets)
+    except Exception:  # a damaged record: the header below still gives the sizes
+        pass
+    try:
+        from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+
+        return model_size(inspect_checkpoint(checkpoint), targets)
+    except Exception:  # headroom then falls back to the 22B estimate; the trial still decides
+        return None

@@ -1,4 +1,4 @@
-"""What the log parser finds in the trainer's output (log_parser.py), one model per kind.
+"""What the line parser finds in the trainer's output (line_parser.py), one model per kind.
 
 Each carries `t`, the arrival time of the first physical line it was parsed from, and the rank
 that printed it when the line says so.
@@ -71,7 +71,7 @@ class Traceback(TrainerEvent):
 
 
 class TrainerPhase(TrainerEvent):
-    """A log line that starts a long stage: loading, quantizing, training (trial_phase.py)."""
+    """A log line that starts a long stage: loading, quantizing, training (stages.py)."""
 
     phase: str
     rank: int | None = None

@@ -1,13 +1,13 @@
 """Skim a long stretch of `train.log` for what the run's history needs, without parsing it
 line by line: the first look at a long log, a refresh far behind a fast writer, the bytes after
-a saved cursor (the last TAIL_BYTES are parsed in full elsewhere: log_reader.py, run_log.py).
+a saved cursor (the monitor parses the log's last bytes in full: core/monitor/run_log.py).
 
 The stretch is split at its rare lines (launch markers, a resume, the trainer's closing time, the
 W&B URL and attention backends in the window after a launch). Between them, step lines are read
 in bulk (step and loss only) and checkpoints and validations by their own patterns (`StepBulk`),
 each pattern run once in C over the whole stretch; where that does not apply (a NaN or an odd
 step line) and over the stretch's last SLOW_BYTES (pace, projection, recent losses) it goes line
-by line, as the trial parser reads them.
+by line, as the line parser (line_parser.py) reads them.
 """
 
 from __future__ import annotations
@@ -16,36 +16,27 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Callable, Iterator
 
-from ltx_wizard.core.autotune import log_parser as lp
-from ltx_wizard.core.monitor.log_reader import MAX_LINE_BYTES, decode_line, open_log
+from ltx_wizard.core.trainer_output import grammar as g
+from ltx_wizard.core.trainer_output.grammar import MAX_LINE_BYTES, decode_line
 
 CHUNK_BYTES = 4 << 20  # one read of a history scan
 # What the history needs is found in C over whole chunks (a regular expression alternation, or
 # Python per line, costs seconds on a million lines), with words a word wrap at 250 columns never
-# splits. Step lines: the trial parser's own pattern, compiled for bytes. Checkpoint, validation
-# and resume lines: lowercase `step` (`weights for step`, `samples for step`, `training from
-# step`; a step line says `Step`). Launch markers, and in the first START_WINDOW bytes of each
-# attempt the W&B URL and the attention backends (both are logged once, at start-up).
-STEP_BYTES = re.compile(lp._STEP.pattern.encode())
-# trainer.py LtxvTrainer.train logs the loss with {step_loss:.4f}: digits, a dot, digits. A run
-# of step lines read in bulk takes only these two groups (the whole pattern costs 4x as much).
-STEP_LOSS = re.compile(rb"Step (\d{1,40})/\d{1,40} - Loss: (\d{1,30}\.\d{1,30}),")
+# splits. Step lines: the line parser's own pattern, compiled for bytes (grammar.py). Checkpoint,
+# validation and resume lines: lowercase `step` (`weights for step`, `samples for step`,
+# `training from step`; a step line says `Step`). Launch markers, and in the first START_WINDOW
+# bytes of each attempt the W&B URL and the attention backends (both are logged once, at
+# start-up).
 SLOW_BYTES = 64 << 10  # the end of a stretch is read line by line (pace, projection, recent)
 LINE_WORDS = (b"step", b"launch.sh started", b"Total time:")
 RARE_WORDS = (b"launch.sh started", b"Total time:", b"Resuming training from step")
-# trainer.py _save_checkpoint: "💾 {Lora|Model} weights for step {step} saved in {path}"; a
-# literal first (the parser's "[Ww]eights" makes the engine try every byte: 7x slower)
-CHECKPOINT_BYTES = re.compile(rb"eights for step (\d{1,40}) saved in (\S+)")
-VALIDATION_BYTES = re.compile(lp._VALIDATION.pattern.encode())
 START_WORDS = (b"wandb.ai/", b"attention backends")
 START_WINDOW = 256 << 10
-CONTINUATION = b" " * 9  # rich's continuation lines start under the message column
 FOLD_LINES = 8  # most lines a folded start-up record (the attention backends) is read over
 # step, total, loss, seconds, rank, the trainer's projected total seconds (None: calculating)
 Step = tuple[int, int, float, float, "int | None", "float | None"]
-_PROJECTION = re.compile(rb"(\d{1,12})h (\d{1,12})m")
 
 
 @dataclass
@@ -72,9 +63,9 @@ def _find_all(block: bytes, word: bytes, start: int = 0, stop: int | None = None
 def _continuations(block: bytes, at: int) -> list[int]:
     """Starts of the lines rich folded a record onto after the line holding `at` (they begin
     under its message column): the attention backends line wraps below ~170 columns."""
-    found = []
+    found: list[int] = []
     nxt = block.find(b"\n", at) + 1
-    while 0 < nxt < len(block) and block.startswith(CONTINUATION, nxt) and len(found) < FOLD_LINES:
+    while 0 < nxt < len(block) and block.startswith(g.CONTINUATION, nxt) and len(found) < FOLD_LINES:
         found.append(nxt)
         nxt = block.find(b"\n", nxt) + 1
     return found
@@ -89,21 +80,19 @@ def _number(raw: bytes) -> float:
 
 def projection_s(raw: bytes | None) -> float | None:
     """The step line's `Total Time: {h}h {m}m` in seconds; None for `calculating...`."""
-    m = _PROJECTION.fullmatch(raw or b"")
+    m = g.PROJECTION_BYTES.fullmatch(raw or b"")
     return int(m.group(1)) * 3600.0 + int(m.group(2)) * 60.0 if m else None
 
 
-def _steps(block: bytes, matches: list[re.Match], ranked: bool) -> list[Step]:
+def _steps(block: bytes, matches: list[re.Match[bytes]], ranked: bool) -> list[Step]:
     """The values of a run of step lines; rank prefixes read as the parser reads them, only where
     the run has any (a single-process log has none, and skips the per-line look back)."""
-    found = []
+    found: list[Step] = []
     for m in matches:
         rank = None
         if ranked:
             line_start = block.rfind(b"\n", 0, m.start()) + 1
-            head = decode_line(block[line_start:m.start()])
-            found_rank = lp._MSG_RANK.search(head) or lp._TORCH_RANK.match(head)
-            rank = int(found_rank.group(1)) if found_rank else None
+            rank = g.line_rank(decode_line(block[line_start:m.start()]))
         found.append((int(m.group(1)), int(m.group(2)), _number(m.group(3)),
                       _number(m.group(5)), rank, projection_s(m.group(6))))
     return found
@@ -111,7 +100,7 @@ def _steps(block: bytes, matches: list[re.Match], ranked: bool) -> list[Step]:
 
 def _run(block: bytes, start: int, stop: int) -> Iterator[list[Step]]:
     """The step lines in [start, stop), line by line."""
-    matches = list(STEP_BYTES.finditer(block, start, stop))
+    matches = list(g.STEP_BYTES.finditer(block, start, stop))
     if matches:
         yield _steps(block, matches, block.find(b"[rank", start, stop) >= 0)
 
@@ -128,7 +117,7 @@ def _slow(block: bytes, start: int, stop: int) -> Iterator[list[Step] | str]:
         end = block.find(b"\n", at, stop)
         end = stop if end < 0 else end
         line = block[at:end]
-        if STEP_BYTES.search(line):
+        if g.STEP_BYTES.search(line):
             continue  # a step line holding a word: it stays in its run
         yield from _run(block, done, at)
         done = end + 1
@@ -140,15 +129,15 @@ def _slow(block: bytes, start: int, stop: int) -> Iterator[list[Step] | str]:
 def _bulk(block: bytes, start: int, stop: int) -> StepBulk | None:
     """[start, stop) in bulk, when every step line in it has a plain loss (else None: a NaN or
     an odd line is read line by line, as the parser reads it)."""
-    found = STEP_LOSS.findall(block, start, stop)
+    found = g.STEP_LOSS_BYTES.findall(block, start, stop)
     if len(found) != block.count(b"Step ", start, stop):
         return None
     steps, losses = (list(col) for col in zip(*found)) if found else ([], [])
     marker = max(block.rfind(b"eights for step", start, stop),
                  block.rfind(b"Validation samples for step", start, stop))
     last = _line_of(block, marker, stop) if marker > block.rfind(b"Step ", start, stop) else None
-    return StepBulk(steps, losses, CHECKPOINT_BYTES.findall(block, start, stop),
-                    VALIDATION_BYTES.findall(block, start, stop), last)
+    return StepBulk(steps, losses, g.CHECKPOINT_BYTES.findall(block, start, stop),
+                    g.VALIDATION_BYTES.findall(block, start, stop), last)
 
 
 def _line_of(block: bytes, at: int, stop: int) -> str:
@@ -163,10 +152,12 @@ class HistoryScan:
     latest launch marker ends (absolute offset), carried from one chunk or call to the next."""
 
     path: Path
+    # opens the log for reading, None when it is absent (the monitor's, which refuses a FIFO)
+    opener: Callable[[Path], BinaryIO | None]
     window_end: int = START_WINDOW  # the log's start opens a window too
 
     def scan(self, start: int, end: int) -> Iterator[list[Step] | StepBulk | str]:
-        fh = open_log(self.path)
+        fh = self.opener(self.path)
         if fh is None:
             return
         with fh:
@@ -214,7 +205,7 @@ class HistoryScan:
             stop = block.find(b"\n", start)
             stop = len(block) if stop < 0 else stop
             line = block[start:stop]
-            if STEP_BYTES.search(line):
+            if g.STEP_BYTES.search(line):
                 continue  # a step line holding a word: it stays in its region
             yield from _region(block, done, start, slow_from)
             done = stop + 1

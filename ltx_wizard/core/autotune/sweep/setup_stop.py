@@ -4,7 +4,7 @@ A missing or unreadable file (a validation medium, a data folder), or a codec th
 lack, fails every config alike: recording it as the trial's crash would blame the change and
 send the tuner down the wrong path. So autotune stops with the cause, the file and the fix;
 every finished trial stays in autotune.log (no summary record is written) and the next run
-resumes after them (results_log.py), running only what had not finished.
+resumes after them (outputs/results_log.py), running only what had not finished.
 
 What the trainer prints for these, as the last line of its traceback:
 - ltx_trainer/validation_runner.py `_encode_conditioning_media` (ValidationRunner.__init__):
@@ -22,17 +22,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from ltx_wizard.core.tuning.events import AutotuneFinished
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.validation.media import media_slots, slot_problems
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, EventSink
-    from ltx_wizard.core.autotune.results_log import ResultsLog
+    from ltx_wizard.core.autotune.outputs.results_log import ResultsLog
     from ltx_wizard.core.tuning.schedule import Tuner
-    from ltx_wizard.core.autotune.trial_runner import TrialRunner
 
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 _MISSING = ("No such file or directory", "does not exist")
@@ -67,7 +64,7 @@ class SetupStopped(Exception):
 
 
 def _file(line: str) -> str | None:
-    quoted = _QUOTED.findall(line)
+    quoted: list[str] = _QUOTED.findall(line)
     if quoted:
         return quoted[-1]
     after = line.rsplit(": ", 1)
@@ -117,25 +114,20 @@ def require_readable_media(config: Mapping[str, Any], config_path: object) -> No
                          "--validation-media FILE, or --no-validation-media), then run autotune again")
 
 
-class SetupStops:
-    """A part of AutotuneEngine (engine.py): stop on a setup failure instead of recording it."""
+def raise_on_setup_failure(before_step_one: str | None, config: Mapping[str, Any],
+                           what: str) -> None:
+    """Stop the sweep (SetupStopped) when a run's exception line before step 1 (the runner's
+    `before_step_one`) is a setup failure rather than the trial's own result."""
+    failure = classify(before_step_one, config)
+    if failure is not None:
+        raise SetupStopped(failure, what)
 
-    on_event: EventSink
-    _summary: Callable[[Tuner, str, bool, list[Confirmation]], AutotuneSummary]  # engine.py
 
-    def _setup_stopped(self, tuner: Tuner, planned: str, log: ResultsLog,
-                       stop: SetupStopped) -> AutotuneSummary:
-        """The summary of a run stopped by a setup failure: no winner, nothing patched, and no
-        summary record in autotune.log, so the next run resumes after the finished trials."""
-        finished = sum(1 for r in tuner.results if r.ran)
-        tuner.stop_reason = stop.failure.message(stop.what, finished)
-        log.stopped(tuner.stop_reason)
-        summary = self._summary(tuner, planned, False, []).model_copy(update={
-            "winner": None, "winner_changes": {}, "setup_failure": tuner.stop_reason})
-        self.on_event(AutotuneFinished(summary=summary))
-        return summary
-
-    def _stop_on_setup(self, runner: TrialRunner, config: Mapping[str, Any], what: str) -> None:
-        failure = classify(runner.before_step_one, config)
-        if failure is not None:
-            raise SetupStopped(failure, what)
+def record_setup_stop(tuner: Tuner, log: ResultsLog, stop: SetupStopped) -> str:
+    """A sweep stopped by a setup failure: the tuner's stop reason set, and said in autotune.log as
+    a comment only (no summary record), so the next run resumes after the finished trials. The
+    engine's summary then has no winner and nothing patched."""
+    finished = sum(1 for r in tuner.results if r.ran)
+    tuner.stop_reason = stop.failure.message(stop.what, finished)
+    log.stopped(tuner.stop_reason)
+    return tuner.stop_reason

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ltx_wizard.core.autotune.presenter import clock_text
+from ltx_wizard.core.autotune.outputs.presenter import clock_text
 from ltx_wizard.core.tuning.events import (
     AutotuneEvent, AutotuneFinished, ConfirmationFinished, ConfirmationStarted, TrialFinished,
     TrialPhase, TrialProgress, TrialStarted,
@@ -23,7 +23,7 @@ from ltx_wizard.core.tuning.events import (
 
 ENDED = "ended"  # the process is gone, its result comes next (or after the trials before it)
 DROPPED = frozenset({"dropped"})  # a guess the pool stopped: no result comes, its row goes
-# trial_phase.PHASE_LABEL's phases in a few words: a row is one line at 80 columns.
+# trials/phase.py PHASE_LABEL's phases in a few words: a row is one line at 80 columns.
 SHORT_PHASE = {
     "starting": "starting",
     "text_encoder": "loading text encoder",
@@ -71,7 +71,7 @@ class RunningRow:
     index: int
     confirmation: bool
     gpus: tuple[int, ...]
-    phase: str  # a key of trial_phase.PHASE_LABEL (or one this tracker does not know)
+    phase: str  # a key of trials/phase.py PHASE_LABEL (or one this tracker does not know)
     step: int | None
     total: int | None
     elapsed_s: float
@@ -109,7 +109,7 @@ class _Run:
 @dataclass
 class RunningTrials:
     """The running trials, from the engine's events. slots: the GPUs single-GPU trials take side
-    by side (trial_pool.trial_slots; empty: each trial is the plan's own launch, on `launch_gpus`
+    by side (trials/side_by_side.py trial_slots; empty: each trial is the plan's own launch, on `launch_gpus`
     GPUs). The clock is injected so a test (or a snapshot) reads fixed times."""
 
     slots: Sequence[int] = ()
@@ -129,7 +129,7 @@ class RunningTrials:
                                                       total=event.total_steps)
         elif isinstance(event, ConfirmationStarted):
             gpus = tuple(range(max(event.gpus, 1)))  # the plan's own launch: every GPU
-            # no winner: the runner numbers the planned config's run 0 (confirming.py)
+            # no winner: the runner numbers the planned config's run 0 (sweep/confirmation.py)
             self._runs[f"confirm-{event.trial or 0}"] = _Run(event.trial or 0, True, gpus,
                                                              self.clock())
         elif isinstance(event, TrialProgress):
