@@ -14,7 +14,7 @@ import pytest
 from ltx_wizard.cli import main
 from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
-from ltx_wizard.core.tuning.events import TrialStarted
+from ltx_wizard.core.autotune.events import TrialStarted
 from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir

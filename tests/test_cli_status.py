@@ -120,7 +120,7 @@ def test_a_run_whose_clips_were_never_encoded_is_told_to_preprocess_not_to_edit_
 def test_a_live_run_shows_plan_mds_estimate_beside_its_eta_and_what_each_counts(tmp_path, capsys):
     # the Monitor's ETA and plan.md's estimate differ: each says what it leaves out
     from ltx_wizard.core.tuning.duration import Duration
-    from ltx_wizard.core.tuning.events import AutotuneSummary
+    from ltx_wizard.core.tuning.results import AutotuneSummary
     from ltx_wizard.core.tuning.tune_record import TuneRecord, write_tune_record
 
     run = make_run(tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation "

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ltx_wizard.cli import main
 from ltx_wizard.core.autotune.outputs import presenter
-from ltx_wizard.core.tuning.events import AutotuneSummary, TrialResult
+from ltx_wizard.core.tuning.results import AutotuneSummary, TrialResult
 from ltx_wizard.core.trainer_output.oom_message import in_use_gib
 from ltx_wizard.core.autotune.trials.runner import _Watch, trial_peak
 from ltx_wizard.core.trainer_output.events import Statistics

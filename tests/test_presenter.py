@@ -7,10 +7,10 @@ import ast
 import typing
 from pathlib import Path
 
-from ltx_wizard.core.tuning import events
+from ltx_wizard.core.autotune import events
 
 from ltx_wizard.core.autotune.outputs import presenter
-from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, TrialResult
+from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation, TrialResult
 
 ROOT = Path(__file__).resolve().parents[1] / "ltx_wizard"
 OOM = TrialResult(index=3, change="optimizer_type -> adamw", outcome="oom",
@@ -93,7 +93,7 @@ def test_the_cancel_dialog_promises_what_the_engine_does():
 
 
 def test_a_skipped_trial_says_why_once():
-    from ltx_wizard.core.tuning.events import TrialResult
+    from ltx_wizard.core.tuning.results import TrialResult
     from ltx_wizard.core.autotune.outputs.presenter import why_text
 
     why = "no-op: quantization is already off"

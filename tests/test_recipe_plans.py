@@ -18,7 +18,7 @@ import pytest
 
 from ltx_wizard.cli import main
 from ltx_wizard.core.launch import accelerate_config
-from ltx_wizard.core.tuning.events import TrialResult
+from ltx_wizard.core.tuning.results import TrialResult
 from ltx_wizard.core.tuning.schedule import Context, Tuner
 from ltx_wizard.core.tuning.trial_config import settings_from_config
 from ltx_wizard.core.dataset.sources import required_folders

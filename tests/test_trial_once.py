@@ -18,7 +18,7 @@ from ltx_wizard.core.autotune.trials.runner import TrialCommand, TrialRunner
 from ltx_wizard.core.autotune.trials.vram_sampler import NullBackend
 from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.gpu.presets import simulated_probe
-from ltx_wizard.core.tuning.events import TrialPhase, TrialProgress, TrialStarted
+from ltx_wizard.core.autotune.events import TrialPhase, TrialProgress, TrialStarted
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer

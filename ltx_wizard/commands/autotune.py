@@ -11,7 +11,7 @@ from ltx_wizard.commands.common import (
     add_gpu_source_args, assessment_from_args, print_json, require_known_tier,
 )
 from ltx_wizard.core.tuning.batch_rule import ALLOW_FLAG
-from ltx_wizard.core.tuning.events import AutotuneSummary
+from ltx_wizard.core.tuning.results import AutotuneSummary
 from ltx_wizard.core.tuning.schedule import MAX_TRIALS
 from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
 from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S

@@ -14,7 +14,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Callable, TextIO
 
-from ltx_wizard.core.tuning.events import (
+from ltx_wizard.core.autotune.events import (
     AutotuneEvent, ConfirmationFinished, ConfirmationStarted, LogLine, TrialFinished, TrialPhase,
     TrialProgress, TrialStarted,
 )

@@ -15,7 +15,8 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from ltx_wizard.core.autotune.outputs.live_rows import RunningTrials
-from ltx_wizard.core.tuning import events
+from ltx_wizard.core.autotune import events
+from ltx_wizard.core.tuning import results
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.heap import settle_heap
@@ -97,7 +98,7 @@ class AutotuneController:
         )
 
     async def _run(self) -> None:
-        summary: events.AutotuneSummary | None = None
+        summary: results.AutotuneSummary | None = None
         error: str | None = None
         try:
             self._engine = self._make_engine()

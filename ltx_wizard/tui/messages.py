@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:  # pydantic models: not imported before autotune starts
-    from ltx_wizard.core.tuning import events
-    from ltx_wizard.core.tuning.events import AutotuneSummary
+    from ltx_wizard.core.autotune import events
+    from ltx_wizard.core.tuning.results import AutotuneSummary
 
 
 class ProbeFinished(Message):

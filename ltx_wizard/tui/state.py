@@ -10,7 +10,7 @@ from ltx_wizard.core.plan.request import PlanRequest
 
 if TYPE_CHECKING:  # core models (the plan and autotune ones pydantic): imported where used
     from ltx_wizard.core.gpu.assessment import Assessment
-    from ltx_wizard.core.tuning.events import AutotuneSummary
+    from ltx_wizard.core.tuning.results import AutotuneSummary
     from ltx_wizard.core.gpu.devices import ProbeResult
     from ltx_wizard.core.plan.run_plan import PlanDraft
 

@@ -3,7 +3,7 @@ still tunes from the plan (finished trials are not run again, nothing is patched
 
 from __future__ import annotations
 
-from ltx_wizard.core.tuning.events import TrialFinished, TrialStarted
+from ltx_wizard.core.autotune.events import TrialFinished, TrialStarted
 from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text
 from tests.test_autotune_engine import _engine, plan_run
 
@@ -73,7 +73,7 @@ async def test_a_cancel_during_the_last_trials_validation_holds_at_demo_speed(tm
     # on one GPU the last trial carries the confirmation (fused): it trains 40 steps, then
     # validates. A cancel while it validates once let it count as a kept trial and patched its
     # change into config.yaml, against what the cancel dialog had said.
-    from ltx_wizard.core.tuning.events import TrialPhase
+    from ltx_wizard.core.autotune.events import TrialPhase
 
     run_dir = plan_run(tmp_path, "a6000")
     planned = (run_dir / "config.yaml").read_text()

@@ -10,7 +10,7 @@ import pytest
 from ltx_wizard.cli import main
 from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
-from ltx_wizard.core.tuning.events import TrialFinished, TrialStarted
+from ltx_wizard.core.autotune.events import TrialFinished, TrialStarted
 from ltx_wizard.core.autotune.sweep.setup_stop import classify
 from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.lookalike_checkout import make_checkout

@@ -12,16 +12,10 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from ltx_wizard.core.tuning.events import (
-    AutotuneSummary,
-    LogLine,
-    TrialFinished,
-    TrialPhase,
-    TrialProgress,
-    TrialResult,
-    TrialStarted,
-    VramUpdate,
+from ltx_wizard.core.autotune.events import (
+    LogLine, TrialFinished, TrialPhase, TrialProgress, TrialStarted, VramUpdate,
 )
+from ltx_wizard.core.tuning.results import AutotuneSummary, TrialResult
 from ltx_wizard.core.gpu.devices import MIB, GpuInfo, ProbeResult
 from ltx_wizard.cli import build_parser
 from ltx_wizard.cli import make_app as cli_make_app

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ltx_wizard.core.autotune.sweep.trial_steps import dropped_label
-from ltx_wizard.core.tuning.events import TrialPhase, TrialStarted
+from ltx_wizard.core.autotune.events import TrialPhase, TrialStarted
 from tests.tui.helpers import ScriptedEngine, make_app, settle, to_summary, wait_until
 
 

@@ -7,7 +7,7 @@ import inspect
 
 from textual.containers import VerticalScroll
 
-from ltx_wizard.core.tuning.events import AutotuneSummary, TrialResult
+from ltx_wizard.core.tuning.results import AutotuneSummary, TrialResult
 from ltx_wizard.tui import screens
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.dialogs.gate import GateDialog

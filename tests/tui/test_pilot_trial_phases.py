@@ -4,7 +4,7 @@ the trial's result arrives; two side by side on a 2-GPU machine; within 80x24.""
 from __future__ import annotations
 
 from ltx_wizard.core.autotune.outputs.live_rows import RunningTrials
-from ltx_wizard.core.tuning.events import TrialStarted
+from ltx_wizard.core.autotune.events import TrialStarted
 from ltx_wizard.tui.widgets.trial_phases import row_budget, shown_lines
 from tests.tui.helpers import (
     FAST_SIM, make_app, to_held_trial, to_summary, wait_until,

@@ -10,6 +10,19 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
 
+def step_moment(step: int) -> str:
+    """A stand-in clock's name for the moment its line for `step` was printed."""
+    return f"step:{step}"
+
+
+TRAINING_STARTED = "training-started"  # its "Starting training" line: every load done
+
+
+def validated_moment(step: int) -> str:
+    """... and for the moment its step-`step` validation samples were saved."""
+    return f"validated:{step}"
+
+
 class StandIn(Protocol):
     # it sleeps 1/time_scale of the times it reports: measured wall times are scaled back by this
     time_scale: float
@@ -24,10 +37,11 @@ class StandIn(Protocol):
     def memory_env(self, scratch: Path, slot: int | None) -> dict[str, str]:
         """The environment that tells any trainer command where its memory readings go."""
 
-    def step_clock(self, env: Mapping[str, str]) -> Callable[[int], float | None] | None:
+    def step_clock(self, env: Mapping[str, str]) -> Callable[[str], float | None] | None:
         """The stand-in's own time (seconds, as it reports them) at which a process started with
-        `env` printed its line for a step, for the step times autotune decides on: measured from
-        when the lines arrive, a stand-in's would carry the machine's load. None: measure them."""
+        `env` reached a moment (step_moment, TRAINING_STARTED, validated_moment), for the step and
+        validation times autotune decides on: measured from when the lines arrive, a stand-in's
+        would carry the machine's load. None: measure them."""
 
     def memory_reader(self, env: Mapping[str, str], gpu_count: int) -> Any:
         """A vram_sampler backend reading what a process started with `env` reports."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from ltx_wizard.core.tuning.events import Confirmation, TrialResult
+from ltx_wizard.core.tuning.results import Confirmation, TrialResult
 from ltx_wizard.core.tuning.trial_config import CONFIRM_INFERENCE_STEPS, CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
@@ -107,7 +107,7 @@ def estimate(config: Mapping[str, Any], winner: TrialResult, trials: Iterable[Tr
     if confirmation is not None and confirmation.ok and confirmation.trained_to_validated_s:
         # measured from the training's start: no model load, quantization or Gemma inside it
         trained = (FUSED_STEPS if confirmation.fused else CONFIRM_STEPS) * step
-        video_s = max(confirmation.trained_to_validated_s * time_scale - trained, 0.0)
+        video_s = max(confirmation.trained_to_validated_s - trained, 0.0)
     inference = int(get_dotted(config, "validation.inference_steps", DEFAULT_INFERENCE_STEPS)
                     or DEFAULT_INFERENCE_STEPS)
     return Duration(steps, step, passes, videos, video_s, load, inference)

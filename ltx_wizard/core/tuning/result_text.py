@@ -4,7 +4,7 @@ and the screens share (autotune/outputs/presenter.py builds the live rows on top
 from __future__ import annotations
 
 from ltx_wizard.core.base.units import UNIT
-from ltx_wizard.core.tuning.events import Confirmation, TrialResult
+from ltx_wizard.core.tuning.results import Confirmation, TrialResult
 
 # What a person reads for each outcome (the log keeps the outcome's own word: it is parsed back).
 OUTCOME_LABEL = {

@@ -47,7 +47,7 @@ from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.base.units import gib
 
 if TYPE_CHECKING:  # pydantic: the probe screen's levers sentence (rules_text) runs before it loads
-    from ltx_wizard.core.tuning.events import TrialResult
+    from ltx_wizard.core.tuning.results import TrialResult
 
 NOISE = 0.03
 MARGIN = 0.95
@@ -171,7 +171,7 @@ class Tuner:
         return len(self.results) + 1
 
     def _record_skip(self, stage: str, why: str) -> None:
-        from ltx_wizard.core.tuning.events import TrialResult
+        from ltx_wizard.core.tuning.results import TrialResult
 
         change, changes = _describe(stage, self.settings, self.ctx)
         self.results.append(
@@ -297,7 +297,7 @@ class Tuner:
 
 def _assumed(tuner: Tuner, cand: Candidate, how: str) -> TrialResult:
     """A made-up outcome of `cand`, for looking ahead: kept, an OOM, or a success that is slower."""
-    from ltx_wizard.core.tuning.events import TrialResult
+    from ltx_wizard.core.tuning.results import TrialResult
 
     if how == "oom":
         return TrialResult(index=cand.index, change=cand.change, changes=cand.changes, outcome="oom")

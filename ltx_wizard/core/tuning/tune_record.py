@@ -14,7 +14,7 @@ from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, read_text
 from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.io.workspace import RunFolder
 from ltx_wizard.core.tuning.duration import Duration
-from ltx_wizard.core.tuning.events import AutotuneSummary
+from ltx_wizard.core.tuning.results import AutotuneSummary
 
 RECORD_VERSION = 1
 

@@ -24,21 +24,22 @@ class StepStamps:
         if self.path is not None:
             self.path.write_text("", encoding="ascii")
 
-    def stamp(self, step: int, seconds: float) -> None:
+    def stamp(self, moment: str, seconds: float) -> None:
+        """`moment` as core/base/stand_in.py names it (step_moment, TRAINING_STARTED, ...)."""
         if self.path is None:
             return
         with open(self.path, "a", encoding="ascii") as handle:  # one short line: an atomic append
-            handle.write(f"{step} {seconds:.6f}\n")
+            handle.write(f"{moment} {seconds:.6f}\n")
 
 
 class StepClockReader:
     """The wizard's side (a core step clock, autotune/trials/runner.py TrialCommand): the simulated
-    seconds at which the trainer printed its line for `step`, or None when it has not."""
+    seconds at which the trainer reached `moment` (printed its line), or None when it has not."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
 
-    def __call__(self, step: int) -> float | None:
+    def __call__(self, moment: str) -> float | None:
         try:  # a few lines per trial, read again each time: a new trial's process starts it afresh
             text = self.path.read_text(encoding="ascii", errors="replace")
         except OSError:
@@ -46,7 +47,7 @@ class StepClockReader:
         found = None
         for line in text.splitlines():
             parts = line.split()
-            if len(parts) == 2 and parts[0] == str(step):
+            if len(parts) == 2 and parts[0] == moment:
                 try:
                     found = float(parts[1])
                 except ValueError:

@@ -33,6 +33,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.base.stand_in import TRAINING_STARTED, step_moment, validated_moment
 from ltx_wizard.core.dataset.sources import primary_folder, required_folders
 from ltx_wizard.core.dataset.data_root import match_samples, pt_files_by_folder
 from ltx_wizard.core.gpu.presets import preset_gpus
@@ -128,6 +129,8 @@ class SimTrainer:
         if initial:
             self.log(f"🚀 Resuming training from step {initial} → {steps}", 189)
         else:
+            if self.rank == 0:
+                self.stamps.stamp(TRAINING_STARTED, self.clock.now)
             self.log("🚀 Starting training...", 191)
         if self.step_lines:  # trainer.py LtxvTrainer.train, with --disable-progress-bars
             self.log("Progress bars disabled. Intermediate status messages will be logged "
@@ -151,7 +154,7 @@ class SimTrainer:
             duration = self.est.step_time_s * accumulation * self.rng.uniform(0.97, 1.03)
             self.wait(duration)
             if step % 20 == 0 and self.step_lines:
-                self.stamps.stamp(step, self.clock.now)
+                self.stamps.stamp(step_moment(step), self.clock.now)
                 self._step_line(step, steps, duration, train_start, initial)
             if self.fault == "hang" and step == 20:
                 while True:
@@ -264,6 +267,7 @@ class SimTrainer:
                 render_sample(self.raw, index - 1, self.lora,
                               self.out / "samples" / f"step_{step:06d}_{index}.mp4")
         if self.rank == 0:
+            self.stamps.stamp(validated_moment(step), self.clock.now)
             self.log(f"🎥 Validation samples for step {step} saved in samples", 310,
                      "validation_runner.py")  # ValidationRunner.run: relative to output_dir
 

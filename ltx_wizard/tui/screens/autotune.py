@@ -28,8 +28,8 @@ from ltx_wizard.tui.widgets.trial_phases import TrialPhases
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.tuning.events import AutotuneSummary, TrialResult
-    from ltx_wizard.core.tuning.events import TrialStarted as TrialStartedEvent
+    from ltx_wizard.core.tuning.results import AutotuneSummary, TrialResult
+    from ltx_wizard.core.autotune.events import TrialStarted as TrialStartedEvent
 
 LOG_LINES = 400
 FLUSH_S = 0.1

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.tuning.events import AutotuneSummary, TrialResult
+from ltx_wizard.core.tuning.results import AutotuneSummary, TrialResult
 from ltx_wizard.core.autotune.outputs.results_log import ResultsLog
 from ltx_wizard.core.autotune.sweep.trial_data import build_subset, subset_size
 from ltx_wizard.core.tuning.trial_config import settings_from_config, trial_config_text

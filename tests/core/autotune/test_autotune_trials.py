@@ -10,7 +10,8 @@ from ruamel.yaml import YAML
 from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.autotune.sweep import engine as engine_mod
 from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
-from ltx_wizard.core.tuning.events import Confirmation, ConfirmationFinished, TrialResult
+from ltx_wizard.core.autotune.events import ConfirmationFinished
+from ltx_wizard.core.tuning.results import Confirmation, TrialResult
 from ltx_wizard.core.tuning.trial_config import (
     CONFIRM_INFERENCE_STEPS, CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS, confirmation_config_text,
     trial_config_text,

@@ -7,10 +7,11 @@ import pytest
 
 from ltx_wizard.core.autotune.outputs.presenter import clock_text
 from ltx_wizard.core.autotune.outputs.live_rows import RunningTrials, gpus_text, more_text
-from ltx_wizard.core.tuning.events import (
-    AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished, ConfirmationStarted,
-    TrialFinished, TrialPhase, TrialProgress, TrialResult, TrialStarted,
+from ltx_wizard.core.autotune.events import (
+    AutotuneFinished, ConfirmationFinished, ConfirmationStarted, TrialFinished, TrialPhase,
+    TrialProgress, TrialStarted,
 )
+from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation, TrialResult
 
 
 class Clock:

@@ -7,7 +7,7 @@ import asyncio
 
 from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.autotune.trials import runner
-from ltx_wizard.core.tuning.events import TrialPhase, TrialStarted, VramUpdate
+from ltx_wizard.core.autotune.events import TrialPhase, TrialStarted, VramUpdate
 from tests.test_autotune_engine import plan_run
 from tests.test_trial_once import BOUND_S, _engine
 

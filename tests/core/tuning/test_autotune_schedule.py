@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ltx_wizard.core.tuning.events import TrialResult
+from ltx_wizard.core.tuning.results import TrialResult
 from ltx_wizard.core.tuning.headroom import TrainSettings, predict, static_gb
 from ltx_wizard.core.tuning.schedule import Context, Tuner
 from ltx_wizard.core.gpu.tiers import Tier

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ltx_wizard.core.tuning.batch_rule import effective
-from ltx_wizard.core.tuning.events import TrialResult
+from ltx_wizard.core.tuning.results import TrialResult
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.tuning.schedule import Context, Tuner
 from ltx_wizard.core.autotune.outputs.tuned_config import tuned_config

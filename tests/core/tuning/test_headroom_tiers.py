@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ltx_wizard.core.autotune.sweep.planned_config import planned_model_size
-from ltx_wizard.core.tuning.events import TrialResult
+from ltx_wizard.core.tuning.results import TrialResult
 from ltx_wizard.core.tuning.headroom import (
     TrainSettings,
     floor,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ltx_wizard.core.autotune.outputs.presenter import clock_text
-from ltx_wizard.core.tuning.events import (
+from ltx_wizard.core.autotune.events import (
     AutotuneEvent, AutotuneFinished, ConfirmationFinished, ConfirmationStarted, TrialFinished,
     TrialPhase, TrialProgress, TrialStarted,
 )

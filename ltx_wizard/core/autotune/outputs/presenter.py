@@ -13,11 +13,11 @@ from ltx_wizard.core.base.units import UNIT, gib
 from ltx_wizard.core.tuning.result_text import (  # noqa: F401  (callers import them here)
     OUTCOME_LABEL, amount, confirmation_line, outcome_label, peak_text, step_text,
 )
-from ltx_wizard.core.tuning.events import (
-    AutotuneEvent, AutotuneFinished, AutotuneSummary, Confirmation, ConfirmationFinished,
-    ConfirmationStarted, TrialFinished, TrialPhase, TrialProgress, TrialResult, TrialStarted,
-    VramUpdate,
+from ltx_wizard.core.autotune.events import (
+    AutotuneEvent, AutotuneFinished, ConfirmationFinished, ConfirmationStarted, TrialFinished,
+    TrialPhase, TrialProgress, TrialStarted, VramUpdate,
 )
+from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation, TrialResult
 
 KEPT_MARK = "✓"
 REJECTED_MARK = "✗"  # ran, and the rules did not keep its change

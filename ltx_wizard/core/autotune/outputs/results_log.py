@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, TrialResult
+from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation, TrialResult
 from ltx_wizard.core.autotune.outputs.presenter import confirmation_line, human_line
 from ltx_wizard.core.io.bounded import loads_json, read_bytes
 from ltx_wizard.core.base.errors import UsageError

@@ -17,7 +17,8 @@ from ltx_wizard.core.autotune.trials.orphans import stop_tagged
 from ltx_wizard.core.io.safe_fs import check_inside
 from ltx_wizard.core.io.workspace import atomic_write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml
-from ltx_wizard.core.tuning.events import Confirmation, ConfirmationFinished, ConfirmationStarted
+from ltx_wizard.core.autotune.events import ConfirmationFinished, ConfirmationStarted
+from ltx_wizard.core.tuning.results import Confirmation
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import confirmation_config_text, has_validation_prompts
 

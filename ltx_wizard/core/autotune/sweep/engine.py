@@ -47,9 +47,8 @@ from ltx_wizard.core.gpu.assessment import Assessment
 from ltx_wizard.core.gpu.devices import ProbeResult
 from ltx_wizard.core.io.workspace import RunFolder, run_lock
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
-from ltx_wizard.core.tuning.events import (
-    AutotuneFinished, AutotuneSummary, Confirmation, EventSink, TrialFinished, TrialResult,
-)
+from ltx_wizard.core.autotune.events import AutotuneFinished, EventSink, TrialFinished
+from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation, TrialResult
 from ltx_wizard.core.tuning.schedule import Candidate, Context, Tuner
 from ltx_wizard.core.tuning.trial_config import has_validation_prompts, settings_from_config
 

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Callable
 
 from ltx_wizard.core.tuning import duration as dur
 from ltx_wizard.core.autotune.sweep.best_so_far import keep_on_cancel
-from ltx_wizard.core.tuning.events import AutotuneSummary, Confirmation, LogLine
+from ltx_wizard.core.autotune.events import LogLine
+from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation
 from ltx_wizard.core.plan.refresh import refresh_plan_md
 from ltx_wizard.core.tuning.trial_config import settings_from_config
 from ltx_wizard.core.autotune.outputs.tuned_config import TunedConfig, tuned_config

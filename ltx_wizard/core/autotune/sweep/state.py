@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from ltx_wizard.core.autotune.outputs.results_log import ResultsLog
     from ltx_wizard.core.autotune.trials.side_by_side import TrialPool
     from ltx_wizard.core.io.workspace import RunFolder
-    from ltx_wizard.core.tuning.events import Confirmation, EventSink, TrialResult
+    from ltx_wizard.core.autotune.events import EventSink
+    from ltx_wizard.core.tuning.results import Confirmation, TrialResult
     from ltx_wizard.core.tuning.schedule import Context, Tuner
 
 

@@ -20,7 +20,8 @@ from ltx_wizard.core.autotune.trials.runner import TrialRunner
 from ltx_wizard.core.io.safe_fs import check_inside
 from ltx_wizard.core.io.workspace import atomic_write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml
-from ltx_wizard.core.tuning.events import LogLine, TrialPhase, TrialResult
+from ltx_wizard.core.autotune.events import LogLine, TrialPhase
+from ltx_wizard.core.tuning.results import TrialResult
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import confirmation_config_text, trial_config_text
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ltx_wizard.core.tuning.events import (
-    Confirmation, EventSink, LogLine, Outcome, TrialPhase, TrialProgress, TrialResult, TrialStarted,
-    VramUpdate,
+from ltx_wizard.core.autotune.events import (
+    EventSink, LogLine, TrialPhase, TrialProgress, TrialStarted, VramUpdate,
 )
+from ltx_wizard.core.tuning.results import Confirmation, Outcome, TrialResult
 from ltx_wizard.core.autotune.trials.process import (
     TEARDOWN_GRACE_S, OutputLine, ProcessResult, TrialProcess,
 )
@@ -29,6 +29,7 @@ from ltx_wizard.core.autotune.trials.log_file import TrialLog
 from ltx_wizard.core.autotune.trials.phase import PhaseTracker
 from ltx_wizard.core.autotune.trials.vram_sampler import VramBackend, VramReading, VramSampler
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.stand_in import TRAINING_STARTED, step_moment, validated_moment
 from ltx_wizard.core.trainer_output import events as ev
 from ltx_wizard.core.trainer_output.failure_cause import FailureCause
 from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
@@ -83,9 +84,10 @@ class TrialCommand:
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
     time_scale: float = 1.0  # a stand-in (base/stand_in.py) runs compressed; times are scaled back
-    # when a step line was printed, in the trainer's own seconds (a stand-in's clock); None, or no
-    # answer for a step: when the line arrived, scaled back
-    step_clock: Callable[[int], float | None] | None = None
+    # when a step line (or training's start, a validation saved) was printed, in the trainer's own
+    # seconds (a stand-in's clock, keyed as base/stand_in.py names the moments); None, or no
+    # answer for a moment: when the line arrived, scaled back
+    step_clock: Callable[[str], float | None] | None = None
     quiet_flag: str = "--disable-progress-bars"
 
 
@@ -99,6 +101,7 @@ class _Watch:
     cause: FailureCause = field(default_factory=FailureCause)  # why a failure failed
     stats: ev.Statistics | None = None
     validated: set[int] = field(default_factory=set)
+    # in the trainer's seconds (TrialRunner._at):
     trained_at: float | None = None  # when rank 0 logged "Starting training" (loads all done)
     validated_at: float | None = None  # when rank 0 logged its last validation samples saved
 
@@ -286,11 +289,14 @@ class TrialRunner:
         )
 
     def _stamp(self, event: ev.StepEvent) -> float:
-        """When the step line was printed, in the trainer's seconds: by the command's step clock
-        where it has one (a stand-in's own time), else when the line arrived, scaled back."""
+        return self._at(step_moment(event.step), event.t)
+
+    def _at(self, moment: str, arrived: float) -> float:
+        """When a line was printed, in the trainer's seconds: by the command's clock where it has
+        one (a stand-in's own time), else when the line arrived, scaled back."""
         clock = self.command.step_clock
-        printed = clock(event.step) if clock is not None else None
-        return printed if printed is not None else event.t * self.command.time_scale
+        printed = clock(moment) if clock is not None else None
+        return printed if printed is not None else arrived * self.command.time_scale
 
     def _apply(self, cand: Candidate, watch: _Watch, event: ev.TrainerEvent) -> None:
         watch.cause.feed(event)
@@ -312,10 +318,10 @@ class TrialRunner:
         elif isinstance(event, ev.ValidationSaved):
             watch.validated.add(event.step)
             if event.rank in (None, 0):
-                watch.validated_at = event.t
+                watch.validated_at = self._at(validated_moment(event.step), event.t)
         elif isinstance(event, ev.TrainerPhase):
             if event.phase == "training" and event.rank in (None, 0) and watch.trained_at is None:
-                watch.trained_at = event.t
+                watch.trained_at = self._at(TRAINING_STARTED, event.t)
 
     def _fail(self, watch: _Watch, outcome: Outcome, proof: str) -> None:
         if watch.outcome is not None:

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 
-from ltx_wizard.core.tuning.events import TrialResult
+from ltx_wizard.core.tuning.results import TrialResult
 from ltx_wizard.core.tuning.schedule import Candidate, Tuner
 from ltx_wizard.core.autotune.trials.runner import NOT_STARTED, TrialRunner
 from ltx_wizard.core.plan.host_limits import read_meminfo

@@ -1,12 +1,12 @@
-"""What the autotune engine reports while it works, and what it leaves behind.
+"""What an autotune run found: each trial's result, the winner's confirmation and the summary.
 
-The TUI and the CLI both consume these; the engine calls its `EventSink` on the event-loop thread,
-with members of the `AutotuneEvent` union only. How they read is autotune/outputs/presenter.py's.
+Low in the core so the plan's renderer, the tuned record and the schedule's rules can name them;
+the engine's live events that carry them are autotune/events.py's.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Literal, Union
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -51,66 +51,14 @@ class Confirmation(BaseModel):
     gpus: int = 1  # the confirmation uses every GPU of the plan, with the real launch
     fused: bool = False  # ran in the same process as the last trial (after its step 40)
     changes: dict[str, object] = {}  # the config changes confirmed
-    # from "Starting training" to the validation samples saved: its steps and one validation,
-    # none of the loading before (the duration estimate's measure of a validation pass)
+    # from "Starting training" to the validation samples saved, in the trainer's seconds (a
+    # stand-in's scaled back): its steps and one validation, none of the loading before (the
+    # duration estimate's measure of a validation pass)
     trained_to_validated_s: float | None = None
 
     @property
     def ok(self) -> bool:
         return self.outcome == "ok"
-
-
-class TrialStarted(BaseModel):
-    index: int
-    change: str
-    total_steps: int
-    config_path: str
-    # side by side: this run guesses that trial `ahead_of` is kept (autotune/trials/side_by_side.py); if it is not,
-    # the run is dropped (TrialPhase "dropped") and trial `index` runs again with another config
-    ahead_of: int | None = None
-    gpus: tuple[int, ...] = ()  # the GPUs it runs on (their order in the probe); () not said
-
-
-class TrialProgress(BaseModel):
-    index: int
-    step: int
-    total: int
-    loss: float | None = None
-    step_time_s: float | None = None
-
-
-class TrialPhase(BaseModel):
-    """What a running trial (or the confirmation) is doing now, each time it changes."""
-
-    index: int
-    phase: str  # a key of autotune/trials/phase.py PHASE_LABEL ("dropped": a guess run ahead, not needed)
-    label: str  # what a person reads: "loading the model", "training to step 2, then validating"
-    confirmation: bool = False  # the confirmation of trial `index`, not the trial itself
-
-
-class VramUpdate(BaseModel):
-    used_mib: list[int | None]
-    total_mib: list[int | None]
-    # which GPU each reading is (order in the probe): side by side, each trial reports its own
-    # GPU; () reads as 0, 1, ...
-    gpus: tuple[int, ...] = ()
-
-
-class LogLine(BaseModel):
-    text: str
-
-
-class TrialFinished(BaseModel):
-    result: TrialResult
-
-
-class ConfirmationStarted(BaseModel):
-    trial: int | None
-    gpus: int = 1
-
-
-class ConfirmationFinished(BaseModel):
-    confirmation: Confirmation
 
 
 class AutotuneSummary(BaseModel):
@@ -151,12 +99,3 @@ class AutotuneSummary(BaseModel):
                 "reason": self.confirmation.reason,
             },
         }
-
-
-class AutotuneFinished(BaseModel):
-    summary: AutotuneSummary
-
-
-AutotuneEvent = Union[TrialStarted, TrialProgress, TrialPhase, VramUpdate, LogLine, TrialFinished,
-                      ConfirmationStarted, ConfirmationFinished, AutotuneFinished]
-EventSink = Callable[[AutotuneEvent], None]  # the engine's only way out: TUI controller, CLI printer
