@@ -5,7 +5,7 @@ is (a real trainer's step lines are still timed by when they arrive)."""
 from __future__ import annotations
 
 from ltx_wizard.demo.sim.step_clock import StepClockReader, StepStamps
-from tests.test_autotune_engine import _engine, plan_run
+from tests.core.autotune.test_autotune_engine import _engine, plan_run
 
 
 def test_a_process_stamps_its_step_lines_afresh_and_the_reader_finds_them(tmp_path):
