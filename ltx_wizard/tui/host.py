@@ -1,7 +1,7 @@
 """What screens, dialogs and the App's roles may ask of the App: `WizardHost`, a typed interface.
 
 Screens depend on this, not on app.py, so the App can import every screen without a circle
-(tests/test_core_purity.py checks `tui/` has none, and that WizardApp provides every member).
+(tests/project/test_core_purity.py checks `tui/` has none, and that WizardApp provides every member).
 The Textual members listed are only those the wizard's code calls.
 """
 

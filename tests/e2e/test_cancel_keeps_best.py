@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ltx_wizard.core.autotune.events import TrialFinished, TrialStarted
 from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text
-from tests.test_autotune_engine import _engine, plan_run
+from tests.core.autotune.test_autotune_engine import _engine, plan_run
 
 
 def _value(text: str, key: str):

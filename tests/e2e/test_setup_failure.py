@@ -19,8 +19,8 @@ from ltx_wizard.demo.lookalike_recipes import RECIPES
 from ltx_wizard.core.dataset.sources import required_folders
 from ltx_wizard.core.inputs.recipes import find_recipe
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
-from tests.test_recipe_plans import media_args
-from tests.test_autotune_engine import SIM_SPEED
+from tests.core.plan.test_recipe_plans import media_args
+from tests.core.autotune.test_autotune_engine import SIM_SPEED
 
 CONFIG = {"validation": {"samples": [{"prompt": "a", "conditions": [
     {"type": "first_frame", "image_or_video": "/data/frame.png"}]}]}}

@@ -19,7 +19,7 @@ from ltx_wizard.tui.screens.results import ResultsScreen
 from ltx_wizard.tui.widgets import keyframes
 from ltx_wizard.tui.widgets.keyframes import HALF, KeyframeStrip
 from tests.eval_runs import laid_out_run
-from tests.test_term_images import _commands, _decode_sixel
+from tests.tui.test_term_images import _commands, _decode_sixel
 from tests.tui.helpers import make_app, settle, wait_until
 
 

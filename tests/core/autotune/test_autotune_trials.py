@@ -20,8 +20,8 @@ from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.demo.sim import cost_model as cost
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
-from tests.test_autotune_engine import plan_run
-from tests.test_sim_trainer import run_sim, trial_config
+from tests.core.autotune.test_autotune_engine import plan_run
+from tests.demo.sim.test_sim_trainer import run_sim, trial_config
 
 def _legacy(text: str) -> str:
     """The same config with the deprecated `prompts:` list in place of `samples:`."""

@@ -8,8 +8,8 @@ import asyncio
 from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.autotune.trials import runner
 from ltx_wizard.core.autotune.events import TrialPhase, TrialStarted, VramUpdate
-from tests.test_autotune_engine import plan_run
-from tests.test_trial_once import BOUND_S, _engine
+from tests.core.autotune.test_autotune_engine import plan_run
+from tests.core.autotune.test_trial_once import BOUND_S, _engine
 
 
 async def test_side_by_side_trials_each_name_their_own_gpu_and_never_share_one(tmp_path, monkeypatch):

@@ -19,7 +19,7 @@ from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
-from tests.test_autotune_engine import SIM_SPEED, plan_run
+from tests.core.autotune.test_autotune_engine import SIM_SPEED, plan_run
 
 # What scripts/train.py prints (typer.echo, stdout) when LtxTrainerConfig refuses a config: the
 # layout of pydantic 2's ValidationError, as printed by the real schema for these two mistakes.

@@ -20,7 +20,7 @@ from ltx_wizard.core.autotune.sweep.trial_data import build_subset
 from ltx_wizard.demo.lookalike_models import make_data_root
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "accelerate", "pydantic", "ruamel", "ltx_wizard.commands.plan",
          "ltx_wizard.commands.autotune", "ltx_wizard.core.plan.run_plan", "ltx_wizard.core.autotune")
 

@@ -20,7 +20,7 @@ from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 # Trials sleep 1/SIM_SPEED of their simulated times: autotune decides on the simulator's own
 # step clock (demo/sim/step_clock.py), not on how long the sleeps took, so they can be short.
 SIM_SPEED = 2000.0

@@ -13,7 +13,7 @@ from ltx_wizard.core.gpu.presets import simulated_probe
 from ltx_wizard.core.gpu.smi_source import parse_memory_mib
 from ltx_wizard.core.gpu.tiers import Tier, gate_message, launch_style, nominal_gb, tier_for_gb
 
-GPUS_CSV = Path(__file__).resolve().parents[2] / "shared" / "reference" / "gpus.csv"
+GPUS_CSV = Path(__file__).resolve().parents[4] / "shared" / "reference" / "gpus.csv"
 EXPECTED = {
     "below minimum": Tier.BELOW_MINIMUM,
     "32GB tier": Tier.T32,

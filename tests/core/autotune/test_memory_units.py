@@ -15,9 +15,9 @@ from ltx_wizard.core.trainer_output.oom_message import in_use_gib
 from ltx_wizard.core.autotune.trials.runner import _Watch, trial_peak
 from ltx_wizard.core.trainer_output.events import Statistics
 from ltx_wizard.core.autotune.trials.vram_sampler import VramReading
-from tests.test_autotune_engine import plan_run
+from tests.core.autotune.test_autotune_engine import plan_run
 
-DATA = Path(__file__).parent / "data" / "trainer_logs"
+DATA = Path(__file__).parents[2] / "data" / "trainer_logs"
 OOM_LINE = next(line for line in (DATA / "oom_cols80.txt").read_text().splitlines()
                 if line.startswith("torch.OutOfMemoryError"))
 

@@ -10,7 +10,7 @@ import pytest
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.monitor.resume import apply_resume, plan_resume, writes_step
 from tests.monitor_runs import make_run
-from tests.test_sim_trainer import run_sim, trial_config
+from tests.demo.sim.test_sim_trainer import run_sim, trial_config
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:

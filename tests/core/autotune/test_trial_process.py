@@ -15,7 +15,7 @@ import pytest
 from ltx_wizard.core.autotune.trials import process as tp
 from ltx_wizard.core.autotune.trials.process import OutputLine, TrialProcess
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 BOUND_S = 60  # generous upper bound for any wait; tests finish on events, not on this
 
 

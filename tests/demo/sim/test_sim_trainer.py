@@ -25,7 +25,7 @@ from ltx_wizard.core.trainer_output.events import (
 from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 MODULE = [sys.executable, "-m", "ltx_wizard.demo.sim.trainer"]
 
 

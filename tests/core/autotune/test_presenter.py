@@ -12,7 +12,7 @@ from ltx_wizard.core.autotune import events
 from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation, TrialResult
 
-ROOT = Path(__file__).resolve().parents[1] / "ltx_wizard"
+ROOT = Path(__file__).resolve().parents[3] / "ltx_wizard"
 OOM = TrialResult(index=3, change="optimizer_type -> adamw", outcome="oom",
                   peak_vram_gb=47.94, reason="CUDA out of memory")
 WIN = TrialResult(index=2, change="quantization -> null", outcome="ok", step_time_s=1.914,

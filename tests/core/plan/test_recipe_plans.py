@@ -221,7 +221,7 @@ def test_check_recipe_reads_the_data_as_that_recipe_does(box, capsys):
 
 def _sim(config: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
-    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[1]), PYTHONUNBUFFERED="1",
+    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[3]), PYTHONUNBUFFERED="1",
                LTX_WIZARD_SIM_SPEED="0")
     return subprocess.run([sys.executable, "-m", "ltx_wizard.demo.sim.trainer", str(config),
                            "--disable-progress-bars"], cwd=config.parent, env=env,

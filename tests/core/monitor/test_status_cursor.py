@@ -17,7 +17,7 @@ from ltx_wizard.core.trainer_output.history_scan import HistoryScan
 from ltx_wizard.core.monitor.run_log import RunLog
 from ltx_wizard.core.monitor.status import RunMonitor
 from tests.monitor_runs import make_run
-from tests.test_monitor_log import record, step_line
+from tests.core.monitor.test_monitor_log import record, step_line
 
 NOISE = ("/x/torch/utils/checkpoint.py:87: UserWarning: None of the inputs have requires_grad=True\n"
          "  warnings.warn(\n")

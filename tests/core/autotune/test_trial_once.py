@@ -22,7 +22,7 @@ from ltx_wizard.core.autotune.events import TrialPhase, TrialProgress, TrialStar
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
-from tests.test_autotune_engine import SIM_SPEED, plan_run
+from tests.core.autotune.test_autotune_engine import SIM_SPEED, plan_run
 
 BOUND_S = 120  # a safety bound only: the tests end on events
 

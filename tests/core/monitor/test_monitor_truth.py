@@ -17,8 +17,8 @@ from ltx_wizard.core.monitor.resume import apply_resume, plan_resume
 from ltx_wizard.core.monitor.status import RunMonitor
 from ltx_wizard.core.monitor.summary import ensure_summary, render_summary
 from tests.monitor_runs import end, make_run, sample_log, start_live
-from tests.test_monitor_log import record, step_line
-from tests.test_sim_trainer import run_sim, trial_config
+from tests.core.monitor.test_monitor_log import record, step_line
+from tests.demo.sim.test_sim_trainer import run_sim, trial_config
 
 LOW_VRAM = {  # what t2v_lora_low_vram.yaml ships (seeds/vram-tiers.md, the 32GB tier)
     "  optimizer_type: adamw\n": "  optimizer_type: adamw8bit\n",

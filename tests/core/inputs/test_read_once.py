@@ -105,7 +105,7 @@ async def test_autotune_sizes_the_model_from_the_plans_record_without_opening_th
         tmp_path, monkeypatch):
     # plan read the checkpoint's header and kept what it learned in plan.json; autotune's
     # memory model takes it from there (a process of its own: the header cache is empty)
-    from tests.test_autotune_engine import _engine, plan_run
+    from tests.core.autotune.test_autotune_engine import _engine, plan_run
     from ltx_wizard.core.inputs import checkpoint as checkpoint_module
 
     run_dir = plan_run(tmp_path, "rtx5090")

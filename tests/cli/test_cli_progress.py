@@ -20,9 +20,9 @@ from ltx_wizard.commands.progress import LiveProgress, PlainProgress
 from ltx_wizard.core.autotune import events
 from ltx_wizard.core.tuning import results
 from ltx_wizard.core.autotune.outputs.presenter import human_line
-from tests.test_autotune_engine import plan_run
+from tests.core.autotune.test_autotune_engine import plan_run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ESC = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 RESULT = results.TrialResult(index=1, change="baseline", outcome="ok", step_time_s=4.5,
                             peak_vram_gb=33.7, kept=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[1] / "ltx_wizard" / "core"
+CORE = Path(__file__).resolve().parents[2] / "ltx_wizard" / "core"
 LIMIT = 60
 NOT_YET: set[str] = set()
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 FORBIDDEN = {"textual", "rich", "torch", "accelerate"}
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_core_module_is_pure():

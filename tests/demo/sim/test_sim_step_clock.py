@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ltx_wizard.core.base.stand_in import TRAINING_STARTED, step_moment, validated_moment
 from ltx_wizard.demo.sim.step_clock import StepClockReader, StepStamps
-from tests.test_autotune_engine import _engine, plan_run
+from tests.core.autotune.test_autotune_engine import _engine, plan_run
 
 
 def test_a_process_stamps_its_step_lines_afresh_and_the_reader_finds_them(tmp_path):
