@@ -129,10 +129,10 @@ def video_only_message(root: Path, why: str, change: tuple[str, object], option:
 
 
 def inspect_data_root(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     *,
     strategy: Mapping[str, Any] | None = SHIPPED_T2V_STRATEGY,
-    cwd: str | os.PathLike | None = None,
+    cwd: str | os.PathLike[str] | None = None,
     option: str = VIDEO_ONLY_FLAG,
 ) -> DataRootInfo:
     """Scan `path` as the trainer would under `strategy` (a config's `training_strategy` block;

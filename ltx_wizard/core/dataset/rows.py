@@ -82,12 +82,12 @@ class DatasetFile:
         return str(PurePosixPath(*rel.parts).with_suffix(".pt"))
 
 
-def is_dataset_file(text: str | os.PathLike) -> bool:
+def is_dataset_file(text: str | os.PathLike[str]) -> bool:
     """A path the Paths screen and `plan` read as a dataset file rather than a data root."""
     return Path(os.fspath(text).strip()).suffix.lower() in SUFFIXES
 
 
-def read_dataset_file(path: str | os.PathLike, *, cwd: str | os.PathLike | None = None,
+def read_dataset_file(path: str | os.PathLike[str], *, cwd: str | os.PathLike[str] | None = None,
                       limit: int = DATASET_MAX_BYTES) -> DatasetFile:
     """The dataset file read as the trainer's scripts read it, through the bounded reader: every
     way the trainer would stop on it is one UsageError naming the entry (or line) and the fix."""

@@ -269,7 +269,7 @@ class _Walk:
 
 
 def discover(
-    extra_dirs: Sequence[str | os.PathLike] = (),
+    extra_dirs: Sequence[str | os.PathLike[str]] = (),
     *,
     env: Mapping[str, str] | None = None,
     max_depth: int = 4,

@@ -208,7 +208,7 @@ def _inspect_packed(path: Path, st: os.stat_result) -> TextEncoderInfo:
 
 
 def inspect_text_encoder(
-    path: str | os.PathLike, *, cwd: str | os.PathLike | None = None
+    path: str | os.PathLike[str], *, cwd: str | os.PathLike[str] | None = None
 ) -> TextEncoderInfo:
     resolved = resolve_user_path(path, what="text encoder", cwd=cwd)
     st = stat_path(resolved, what="text encoder")

@@ -28,7 +28,7 @@ from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 from ltx_wizard.core.plan import steps
 from ltx_wizard.core.plan.request import PlanRequest, lenient_request
 
-PathLike = str | os.PathLike
+PathLike = str | os.PathLike[str]
 
 
 class CheckItem(BaseModel):

@@ -39,9 +39,9 @@ class DatasetPlan:
         return self.verification.reusable and not self.reencode
 
 
-def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None, *,
+def plan_dataset(dataset: str | os.PathLike[str], strategy: Mapping[str, Any] | None, *,
                  buckets: str | None, models: dict[str, Path | None], lora_trigger: str | None,
-                 load_text_encoder_in_8bit: bool, precomputed_dir: str | os.PathLike | None = None,
+                 load_text_encoder_in_8bit: bool, precomputed_dir: str | os.PathLike[str] | None = None,
                  on_progress=None, cancelled=None) -> DatasetPlan:
     """Check the dataset file for `strategy` and decide the preprocessing; writes nothing.
     `on_progress` / `cancelled`: as core/dataset/checks.py check_dataset takes them."""
