@@ -144,7 +144,7 @@ def inspect_data_root(
     change = video_only_change(strategy)
     # mirrors ltx_trainer/config.py LtxTrainerConfig._validate_data_dirs_exist (no .precomputed here)
     missing = [f for f in folders if not (root / f).is_dir()]
-    if missing == [audio] and change is not None and _has_video(root, strategy):
+    if audio is not None and missing == [audio] and change is not None and _has_video(root, strategy):
         raise VideoOnlyData(video_only_message(root, f"has no {audio}/", change, option), audio)
     if missing:
         raise UsageError(

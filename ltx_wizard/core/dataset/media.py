@@ -52,7 +52,7 @@ def dataset_files(data_root: Path) -> list[Path]:
     return found
 
 
-def _rows(path: Path) -> list[dict]:
+def _rows(path: Path) -> list[dict[str, str]]:
     # the one reader of dataset files (rows.py: bounded, as the trainer reads them)
     return list(read_dataset_file(path, limit=DATASET_MAX_BYTES).rows)
 

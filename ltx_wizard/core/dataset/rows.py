@@ -195,7 +195,8 @@ def _json_row(path: Path, label: str, entry: object, roles: Mapping[str, str]) -
         raise UsageError(f"dataset file {path}: {label} is not an object of column: value pairs: "
                          "fix it")
     row: dict[str, str] = {}
-    for key, value in entry.items():
+    cells: dict[str, object] = entry  # a JSON object's keys are text
+    for key, value in cells.items():
         role = LEGACY_ALIASES.get(key, key)
         if role in roles and roles[role] == key:
             # process_videos.py `entry[column].strip()`, process_captions.py prompt + caption:

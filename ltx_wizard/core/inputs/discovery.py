@@ -19,7 +19,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -213,7 +213,7 @@ class _Walk:
             self.found.append(("checkpoint", path, f"{path}: cannot be inspected "
                                f"({type(exc).__name__}): not a usable model file"))
 
-    def _gemma_dir_safely(self, folder: Path, entries: list[os.DirEntry]) -> bool:
+    def _gemma_dir_safely(self, folder: Path, entries: list[os.DirEntry[str]]) -> bool:
         try:
             return self._gemma_dir(folder, entries)
         except Exception as exc:
@@ -221,7 +221,7 @@ class _Walk:
                                f"({type(exc).__name__}): not a usable Gemma folder"))
             return True
 
-    def _gemma_dir(self, folder: Path, entries: list[os.DirEntry]) -> bool:
+    def _gemma_dir(self, folder: Path, entries: list[os.DirEntry[str]]) -> bool:
         names = {e.name for e in entries}
         if "config.json" not in names or not any(
             n.startswith("model") and n.endswith(".safetensors") for n in names
@@ -230,9 +230,9 @@ class _Walk:
         try:
             config = loads_json(read_bytes(folder / "config.json", what="config.json",
                                            limit=JSON_MAX_BYTES), what="config.json")
-            model_type = str(config.get("model_type", ""))  # type: ignore[union-attr]
-        except (UsageError, AttributeError):
+        except UsageError:
             return False
+        model_type = str(config.get("model_type", "")) if isinstance(config, dict) else ""
         if not model_type.lower().startswith("gemma"):
             return False
         self.headers += 1
@@ -252,6 +252,7 @@ class _Walk:
             return
         sections = config_sections(header) or ()
         kind: Kind
+        inspect: Callable[[Path], object]
         if header.metadata.get("gemma_config") is not None:
             kind, inspect = "text_encoder", inspect_text_encoder
         elif "transformer" in sections or (named and not sections):

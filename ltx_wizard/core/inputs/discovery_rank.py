@@ -35,6 +35,10 @@ class Candidate(BaseModel):
 
 
 
+# (score, the version's parts negated, the path): the best candidate sorts first
+_SortKey = tuple[int, tuple[int, ...], str]
+
+
 def _version_key(v: str | None) -> tuple[int, ...]:
     # ASCII digits, 18 at most each: a 5,000-digit version sorts, it does not raise
     return tuple(int(p[:18]) for p in re.findall(r"[0-9]+", v or ""))
@@ -66,7 +70,8 @@ def _nearest(paths: Sequence[Path], to: Path) -> Path | None:
     return max(paths, key=lambda p: (_closeness(p, to), str(p)), default=None)
 
 
-def _score_checkpoint(info: CheckpointInfo, found: list[tuple[Kind, Path, object]]) -> tuple:
+def _score_checkpoint(info: CheckpointInfo, found: list[tuple[Kind, Path, object]]
+                      ) -> tuple[_SortKey, Candidate]:
     path = info.path
     tes = [p for k, p, i in found if isinstance(i, TextEncoderInfo) and _matches(info, i)]
     te = _nearest(tes, path)
@@ -111,7 +116,7 @@ def _score_checkpoint(info: CheckpointInfo, found: list[tuple[Kind, Path, object
 
 def rank(found: list[tuple[Kind, Path, object]]) -> list[Candidate]:
     """Order: complete unified sets, complete split packs, incomplete ones, then unusable files."""
-    scored: list[tuple[tuple, Candidate]] = []
+    scored: list[tuple[_SortKey, Candidate]] = []
     for kind, path, info in found:
         if isinstance(info, str):
             key = (9 if kind == "checkpoint" else 19, (), str(path))
