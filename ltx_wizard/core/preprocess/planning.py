@@ -17,7 +17,8 @@ from typing import Any, Mapping
 from ltx_wizard.core.dataset.buckets import DEFAULT_BUCKETS, parse_buckets
 from ltx_wizard.core.dataset.sources import audio_folder, primary_folder, required_folders
 from ltx_wizard.core.dataset.data_root import DataRootInfo
-from ltx_wizard.core.dataset.checks import DatasetReport, check_dataset
+from ltx_wizard.core.dataset.checks import DatasetReport, Progress, check_dataset
+from ltx_wizard.core.dataset.clip_probe import CancelFlag
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.model_paths import resolve_user_path
@@ -42,7 +43,7 @@ class DatasetPlan:
 def plan_dataset(dataset: str | os.PathLike[str], strategy: Mapping[str, Any] | None, *,
                  buckets: str | None, models: dict[str, Path | None], lora_trigger: str | None,
                  load_text_encoder_in_8bit: bool, precomputed_dir: str | os.PathLike[str] | None = None,
-                 on_progress=None, cancelled=None) -> DatasetPlan:
+                 on_progress: Progress | None = None, cancelled: CancelFlag = None) -> DatasetPlan:
     """Check the dataset file for `strategy` and decide the preprocessing; writes nothing.
     `on_progress` / `cancelled`: as core/dataset/checks.py check_dataset takes them."""
     ds = read_dataset_file(dataset)
