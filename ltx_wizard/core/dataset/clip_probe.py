@@ -87,7 +87,7 @@ def probe_clip(path: Path, *, fallback: bool = True) -> ClipFacts:
     try:  # opened: what PyAV says about the streams is the trainer's answer, no fallback
         with container:
             return _read(container, path)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a damaged stream: the clip is unread, as above
         return unread(path, _one_line(exc))
 
 

@@ -97,8 +97,9 @@ def _counted(path: Path, ffprobe: str) -> int | None:
 
 def _rotation(stream: dict[str, Any]) -> int:
     for side in stream.get("side_data_list") or []:
-        if isinstance(side, dict) and _int(side.get("rotation")) is not None:
-            return int(round(_int(side.get("rotation")) / 90.0)) * 90 % 360  # type: ignore[operator]
+        degrees = _int(side.get("rotation")) if isinstance(side, dict) else None
+        if degrees is not None:
+            return int(round(degrees / 90.0)) * 90 % 360
     return 0
 
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, loads_json, read_bytes
 from ltx_wizard.core.inputs.checkpoint import config_sections, inspect_checkpoint, inspect_vae
 # Candidate and rank live in discovery_rank.py; imported from here by the screens and tests
-from ltx_wizard.core.inputs.discovery_rank import Candidate, Kind, rank
+from ltx_wizard.core.inputs.discovery_rank import Candidate, Found, Inspection, Kind, rank
 from ltx_wizard.core.inputs.discovery_roots import SYSTEM_ROOTS, hf_hub_cache, search_roots
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.header_cache import summary_for
@@ -119,7 +119,7 @@ class _Walk:
     def __init__(self, roots: list[Path], max_depth: int) -> None:
         self.roots, self.max_depth = roots, max_depth
         self.stop = False
-        self.found: list[tuple[Kind, Path, object]] = []  # info object or error string
+        self.found: list[Found] = []
         self.dirs = self.unreadable = self.entries = self.headers = 0
         self.bound: str | None = None  # the work bound reached, if one was
         self.depth_limited = False
@@ -252,7 +252,7 @@ class _Walk:
             return
         sections = config_sections(header) or ()
         kind: Kind
-        inspect: Callable[[Path], object]
+        inspect: Callable[[Path], Inspection]
         if header.metadata.get("gemma_config") is not None:
             kind, inspect = "text_encoder", inspect_text_encoder
         elif "transformer" in sections or (named and not sections):

@@ -197,7 +197,7 @@ def _refusal(hub: Any, api: Any, offer: Offer, token: str | None) -> str:
         except hub.errors.GatedRepoError:
             return (f"your Hugging Face token has no access to {offer.file.repo}: accept its "
                     f"terms at https://huggingface.co/{offer.file.repo} with that account")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - the network or the Hub: one line, as above
             cause = hub_failure(exc, repo=offer.file.repo, dest=offer.dest,
                                 what="checking access")
             return f"cannot check access to {offer.file.repo}: {cause.message}"

@@ -67,6 +67,7 @@ class FrozenMap(dict[Any, Any]):
         raise TypeError("a parsed config is read-only: change a copy (dict(...)), or patch the "
                         "text with yaml_patch.patch_yaml_text")
 
+    # read-only stand-ins: one refusal in place of each method that changes the map
     __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
     update = pop = popitem = clear = setdefault = _refuse  # type: ignore[assignment]
 
@@ -83,6 +84,7 @@ class FrozenList(list[Any]):
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("a parsed config is read-only: change a copy (list(...))")
 
+    # as FrozenMap's: list's own signatures differ from the refusal's
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
     append = extend = insert = remove = pop = clear = sort = reverse = _refuse
 

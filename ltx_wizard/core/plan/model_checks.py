@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from types import EllipsisType
 from typing import Any, Callable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
@@ -106,7 +107,8 @@ class _Draft:
 
 def check_request(request: PlanRequest, *, tier: Tier | None = None,
                   env: Mapping[str, str] | None = None, inspected: CheckpointInfo | None = None,
-                  audio_vae_reason: str | None | object = ..., strategy: Mapping[str, Any] | None = None,
+                  audio_vae_reason: str | None | EllipsisType = ...,
+                  strategy: Mapping[str, Any] | None = None,
                   video_only_option: str = VIDEO_ONLY_FLAG,
                   cancel: threading.Event | None = None,
                   problems: Mapping[str, str] | None = None,
@@ -134,10 +136,10 @@ def check_request(request: PlanRequest, *, tier: Tier | None = None,
             items.append(checkout)
     else:
         base = None
-    if audio_vae_reason is ...:
+    if isinstance(audio_vae_reason, EllipsisType):  # not given: the recipe's file says
         audio_vae_reason = audio_reason_of(load_yaml(base[1])) if base else (
             "the shipped configs generate audio in validation")
-    vae = _vae_items(d, audio_vae_reason)  # type: ignore[arg-type]  # `...` replaced just above
+    vae = _vae_items(d, audio_vae_reason)
     return _with_problems(_with_misfits(items[:2] + vae + items[2:], d), problems or {})
 
 

@@ -59,6 +59,7 @@ def plan_dataset(dataset: str | os.PathLike[str], strategy: Mapping[str, Any] | 
             f"{verification.describe()}: it is never overwritten unasked; preprocess into a new "
             "folder (--precomputed-dir DIR, or the output folder field), or move that one away")
     spec = PreprocessSpec(
+        # None only in a draft's live check (plan/model_checks.py), which shows the plan, never runs it
         buckets=report.buckets, model_path=models["checkpoint"],  # type: ignore[arg-type]
         text_encoder_path=models["text_encoder"],  # type: ignore[arg-type]
         video_vae_path=models.get("video_vae"), audio_vae_path=models.get("audio_vae"),
