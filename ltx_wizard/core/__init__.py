@@ -1,8 +1,8 @@
 """Pure core of ltx-wizard: no textual, rich, torch or accelerate imports (tests enforce it).
 
 Packages by phase, each importing only from those before it (pyproject.toml's "core-layers"
-contract, run by tests/test_core_purity.py):
+contract, run by test_core_purity.py):
 
     base -> io -> gpu -> inputs -> dataset -> preprocess -> prepare -> tuning -> validation
-         -> launch -> plan -> autotune -> monitor
+         -> launch -> setup -> plan -> trainer_output -> autotune -> evaluation -> monitor
 """

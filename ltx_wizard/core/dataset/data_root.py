@@ -1,6 +1,6 @@
 """The preprocessed data root (data.preprocessed_data_root): which samples the trainer will see.
 
-The folders come from the config's `training_strategy` (data_sources.required_folders). The
+The folders come from the config's `training_strategy` (sources.required_folders). The
 trainer enumerates the `.pt` files of one folder and keeps a sample only when every other folder
 holds its file; there is no index file. Files that no sample uses are skipped silently by the
 trainer, so they are reported here. Video-only data under a config that trains audio gets its own

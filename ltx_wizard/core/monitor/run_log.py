@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 TAIL_LINES = 200
 STEADY_WINDOW = 10  # recent steady steps the step time is the median of
 CATCH_UP_BYTES = 2 * log_reader.TAIL_BYTES  # more new bytes than this: read them as a history
-# launch_script.render_script: `=== <UTC time> launch.sh started, pid <pid>` (digits bounded
-# before int(): a 5,000-digit pid is no pid)
+# core/launch/script.py render_script: `=== <UTC time> launch.sh started, pid <pid>` (digits
+# bounded before int(): a 5,000-digit pid is no pid)
 _LAUNCH = re.compile(r"^=== (\S+) launch\.sh started, pid (\d{1,20})\b")
 
 

@@ -302,7 +302,7 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
     changes.changes.update(state)
     notes.assumptions.append(said)
     config_text = config_gen.build_config(found.base_text, changes.changes)
-    # the recipe's validation samples read files: the user's, or none (validation_plan.py)
+    # the recipe's validation samples read files: the user's, or none (core/validation/plan.py)
     validation = plan_validation(config_text, request.validation_media, request.validation_prompts,
                                  request.validation, found.start.recipe.name,
                                  offered=offered_media(config_text, found.data.path))

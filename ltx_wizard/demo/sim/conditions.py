@@ -136,7 +136,7 @@ ValidationCondition = Annotated[
 
 
 
-# Field names per condition type, read off the models above (tests/test_schema_keys.py pins them).
+# Field names per condition type, read off the models above (test_schema_keys.py pins them).
 SECTIONS: dict[str, type[BaseModel]] = {
     "condition[first_frame]": FirstFrameCondition,
     "condition[prefix]": PrefixCondition,
