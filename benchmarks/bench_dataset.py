@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ltx_wizard.core.dataset.checks import READ_ALL_MAX  # noqa: E402
+from ltx_wizard.core.dataset.checks import READ_ALL_MAX  # noqa: E402 - after the path insert above
 
 TARGET_RATIO = 2.0
 OLD_CAP = 500  # the previous checks.py MAX_PROBED

@@ -78,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"  downloaded: {path}", file=sys.stderr)
     if got:
         _check(got)
-    for role, path in got.items():
-        print(f"{role}={path}")
+    for role, text in got.items():
+        print(f"{role}={text}")
     if failed:
         raise WizardError(f"{failed} download(s) failed (the reason is above each): run "
                           "`ltx-wizard models` again; a partial file resumes")

@@ -61,8 +61,14 @@ def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
     leaving it to run on in its own session."""
     async def main() -> Any:
         loop, task, got = asyncio.get_running_loop(), asyncio.current_task(), []
+        assert task is not None  # main() runs as asyncio.run's task
+
+        def stop(sig: int) -> None:
+            got.append(sig)
+            task.cancel()
+
         for sig in (signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(sig, lambda s=sig: (got.append(s), task.cancel()))
+            loop.add_signal_handler(sig, stop, sig)
         try:
             return await step
         except asyncio.CancelledError:
@@ -77,7 +83,7 @@ def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ltx_wizard.core.preprocess.state import read_state, write_state
+    from ltx_wizard.core.preprocess.state import Step, read_state, write_state
     from ltx_wizard.core.preprocess.steps import STEP_TITLES, require_state, run_step
 
     run_dir = Path(args.run_dir).expanduser().resolve()
@@ -87,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "simulate", None) and not state.simulate:
         state = replace(state, simulate=True)  # simulated GPUs: no real script
         write_state(run_dir, state)
-    step = "one" if args.one_sample else "full"
+    step: Step = "one" if args.one_sample else "full"
     from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
     # used only where the run was planned on simulated GPUs (preprocess.json says)
@@ -95,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     title = STEP_TITLES[step]
     result = _run_until_signal(run_step(run_dir, step, on_progress=_progress_printer(),
                                         stand_in=stand_in), title)
-    state = read_state(run_dir)
+    after = read_state(run_dir)
     from ltx_wizard.core.plan.refresh import refresh_plan_md
 
     problem = refresh_plan_md(run_dir)  # plan.md's Dataset section says how far it has got
@@ -104,13 +110,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"step": step, "ran": result.ran, "warnings": list(result.warnings),
                     "log": str(result.log) if result.log else None,
-                    "data_root": str(state.data_root) if state else None})
+                    "data_root": str(after.data_root) if after else None})
         return 0
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if not result.ran:
         print(f"{title}: already done" + (" (the data root was verified and reused)"
-                                          if step == "full" and state and state.reused else ""))
+                                          if step == "full" and after and after.reused else ""))
     else:
         print(f"{title}: done, verified ({result.verification.describe() if result.verification else ''})")
     from ltx_wizard.core.plan.next_steps import remaining_steps

@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.run).expanduser().absolute()
     check_run(run_dir)
     monitor = RunMonitor(run_dir)
-    shown, said = False, set()
+    shown = False
+    said: set[str] = set()
     try:
         while True:
             started = time.monotonic()

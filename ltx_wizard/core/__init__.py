@@ -4,5 +4,5 @@ Packages by phase, each importing only from those before it (pyproject.toml's "c
 contract, run by tests/project/test_core_purity.py):
 
     base -> io -> gpu -> inputs -> dataset -> preprocess -> prepare -> tuning -> validation
-         -> launch -> plan -> autotune -> monitor
+         -> launch -> setup -> plan -> trainer_output -> autotune -> evaluation -> monitor
 """

@@ -79,7 +79,7 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
                                folders=demo_folders(checkout))
     write_dataset_file(data_root.parent, root / "media")
     # Clips of 97 frames (one silent, so the audio check has something to name) at 1280x720.
-    clips = [{}, {"frames": 121}, {"audio": False}, {"frames": 73}]
+    clips: list[dict[str, object]] = [{}, {"frames": 121}, {"audio": False}, {"frames": 73}]
     clips += [{}] * max(0, gpus + 1 - len(clips))  # the silent one is left out of training
     dataset_file = make_clip_dataset(root / "clips" / "demo-cats", clips)
     workspace = root / "ltx-trainings"

@@ -67,7 +67,7 @@ def record(cls: type[T]) -> type[T]:
                     object.__setattr__(self, name, new)
             if own is not None:
                 own(self)
-        cls.__post_init__ = __post_init__  # type: ignore[attr-defined]
+        cls.__post_init__ = __post_init__  # type: ignore[attr-defined]  # before dataclass() reads it
     return dataclass(frozen=True, kw_only=True, slots=True)(cls)
 
 

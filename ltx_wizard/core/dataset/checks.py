@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.dataset.buckets import Bucket, buckets_text, frame_cap, min_frames
 from ltx_wizard.core.dataset.clip_facts import ClipFacts
-from ltx_wizard.core.dataset.clip_probe import ProbeCancelled, probe_clips
+from ltx_wizard.core.dataset.clip_probe import CancelFlag, ProbeCancelled, is_cancelled, probe_clips
 from ltx_wizard.core.dataset.clip_problems import DROPPED, STOPS, ClipProblem, judge_clip
 from ltx_wizard.core.dataset.data_root import VideoOnlyData
 from ltx_wizard.core.dataset.dataset_facts import DatasetFacts
@@ -39,7 +39,7 @@ DatasetReport = DatasetFacts  # its former name (core/preprocess/planning.py, co
 
 def check_dataset(ds: DatasetFile, strategy: Mapping[str, Any] | None, buckets: tuple[Bucket, ...],
                   *, on_progress: Progress | None = None,
-                  cancelled=None) -> DatasetFacts:
+                  cancelled: CancelFlag = None) -> DatasetFacts:
     """Raise one UsageError naming the file and the fix; else the clips as the trainer will use
     them. `cancelled` (an Event or a callable) stops it with ProbeCancelled."""
     _require_columns(ds, strategy)
@@ -90,7 +90,7 @@ def _require_columns(ds: DatasetFile, strategy: Mapping[str, Any] | None) -> Non
                              "(the trainer stops on it): give every entry the same columns")
 
 
-def _require_files(ds: DatasetFile, on_progress: Progress | None, cancelled) -> None:
+def _require_files(ds: DatasetFile, on_progress: Progress | None, cancelled: CancelFlag) -> None:
     # mirrors process_videos.py MediaDataset._load_video_paths: any missing path stops the run
     roles = [r for r in MEDIA_ROLES if r in ds.roles]
     total, folder = len(ds.rows) * len(roles), os.fspath(ds.folder)
@@ -106,7 +106,7 @@ def _require_files(ds: DatasetFile, on_progress: Progress | None, cancelled) -> 
                 bad += 1
                 first = first or (number, path)
         _report(on_progress, cancelled, "looking at the media files", done, total)
-        if bad:
+        if first is not None:  # set with the first of `bad` files
             raise UsageError(
                 f"dataset file {ds.path}: {bad} {column} file(s) missing or unreadable (first: "
                 f"{first[1]}, entry {first[0]}): fix the paths (relative to {ds.folder}) or the "
@@ -133,8 +133,8 @@ def _output_names(ds: DatasetFile) -> list[str]:
     return out
 
 
-def _report(on_progress: Progress | None, cancelled, what: str, done: int, total: int) -> None:
-    if cancelled is not None and (cancelled.is_set() if hasattr(cancelled, "is_set") else cancelled()):
+def _report(on_progress: Progress | None, cancelled: CancelFlag, what: str, done: int, total: int) -> None:
+    if is_cancelled(cancelled):
         raise ProbeCancelled()
     if on_progress is not None:
         on_progress(what, done, total)
@@ -204,9 +204,10 @@ def _require_usable(ds: DatasetFile, facts: DatasetFacts, buckets: tuple[Bucket,
                             "or use clips with sound", "audio_latents")
 
 
-def check_dataset_file(path, strategy: Mapping[str, Any] | None, buckets: str | None, *,
-                       cwd=None, on_progress: Progress | None = None,
-                       cancelled=None) -> DatasetFacts:
+def check_dataset_file(path: str | os.PathLike[str], strategy: Mapping[str, Any] | None,
+                       buckets: str | None, *, cwd: str | os.PathLike[str] | None = None,
+                       on_progress: Progress | None = None,
+                       cancelled: CancelFlag = None) -> DatasetFacts:
     """Read and check a dataset file as `check` and the Paths screen do (no output folder).
     `cancelled`: an Event (or a callable) a newer check sets; ProbeCancelled is raised then.
     Clips already read and unchanged are not read again (clip_cache)."""

@@ -62,7 +62,7 @@ class FactsCache:
             for path in paths:
                 stat = _stat_key(path)
                 known = self._facts.get(stat[0]) if stat else None
-                if known is not None and known[0] == stat[1]:  # type: ignore[index]
+                if stat is not None and known is not None and known[0] == stat[1]:
                     found[path] = replace(known[1], path=path)
                 else:
                     todo.append(path)
@@ -78,10 +78,11 @@ class FactsCache:
                 self._facts[stat[0]] = (stat[1], item)
                 lines.append(json.dumps({"path": stat[0], "key": list(stat[1]),
                                          "facts": item.as_json()}) + "\n")
-        if lines and self.file is not None:
+        folder = self.folder
+        if lines and folder is not None:
             try:
-                self.folder.mkdir(parents=True, exist_ok=True)  # type: ignore[union-attr]
-                with open(self.file, "a", encoding="utf-8") as out:
+                folder.mkdir(parents=True, exist_ok=True)
+                with open(folder / FILE_NAME, "a", encoding="utf-8") as out:
                     out.write("".join(lines))
             except OSError:
                 pass  # a read-only or full cache folder: the facts stay in memory only
@@ -91,15 +92,18 @@ class FactsCache:
             if self._loaded:
                 return
             self._loaded = True
+            file = self.file
+            if file is None:  # not reached: a cache without a folder starts loaded
+                return
             try:
-                size = os.stat(self.file).st_size  # type: ignore[arg-type]
-                with open(self.file, encoding="utf-8", errors="replace") as handle:  # type: ignore[arg-type]
+                size = os.stat(file).st_size
+                with open(file, encoding="utf-8", errors="replace") as handle:
                     for line in handle:
                         self._read_line(line)
             except OSError:
                 return
             if size > MAX_FILE_BYTES:
-                self._compact()
+                self._compact(file)
 
     def _read_line(self, line: str) -> None:
         try:
@@ -109,14 +113,14 @@ class FactsCache:
         except (ValueError, KeyError, TypeError, IndexError):
             pass  # a torn or foreign line: that clip is read again
 
-    def _compact(self) -> None:
-        tmp = self.file.with_name(f"{FILE_NAME}.{os.getpid()}.tmp")  # type: ignore[union-attr]
+    def _compact(self, file: Path) -> None:
+        tmp = file.with_name(f"{FILE_NAME}.{os.getpid()}.tmp")
         try:
             with open(tmp, "w", encoding="utf-8") as out:
                 for path, (key, item) in self._facts.items():
                     out.write(json.dumps({"path": path, "key": list(key),
                                           "facts": item.as_json()}) + "\n")
-            os.replace(tmp, self.file)  # type: ignore[arg-type]
+            os.replace(tmp, file)
         except OSError:
             try:
                 os.unlink(tmp)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 # mirrors process_videos.py MediaDataset.__getitem__/_filter_valid_videos: these suffixes (lower
 # case) are stills, opened with PIL as one frame and never frame-counted
@@ -31,11 +32,11 @@ class ClipFacts:
     def readable(self) -> bool:
         return self.error is None and self.via != "none"
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {**asdict(self), "path": str(self.path)}
 
     @classmethod
-    def from_json(cls, data: dict) -> "ClipFacts":
+    def from_json(cls, data: dict[str, Any]) -> "ClipFacts":
         return cls(**{**data, "path": Path(data["path"])})
 
 

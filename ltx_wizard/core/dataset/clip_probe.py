@@ -22,13 +22,23 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Literal
 
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.dataset.clip_facts import IMAGE_SUFFIXES, ClipFacts, unread
 from ltx_wizard.core.dataset.mp4_rotation import mp4_rotation
 
-__all__ = ["ClipFacts", "ProbeCancelled", "probe_clip", "probe_clips", "unread"]
+if TYPE_CHECKING:  # PyAV is imported lazily (probe_clip), the cache where it is first used
+    from av.container import InputContainer
+    from av.video.stream import VideoStream
+
+    from ltx_wizard.core.dataset.clip_cache import FactsCache
+
+# What stops a check: an Event, or a callable saying whether to stop; None: nothing stops it
+# What stops a check: an Event, or a callable saying whether to stop (None: nothing does)
+CancelFlag = threading.Event | Callable[[], bool] | None
+
+__all__ = ["CancelFlag", "ClipFacts", "ProbeCancelled", "is_cancelled", "probe_clip", "probe_clips", "unread"]
 
 VFR_TOLERANCE = 0.01  # average rate and base rate further apart than 1%: variable frame rate
 PARALLEL_FROM = 16  # fewer clips than this are read on the calling thread (no pool start-up)
@@ -77,7 +87,7 @@ def probe_clip(path: Path, *, fallback: bool = True) -> ClipFacts:
     try:  # opened: what PyAV says about the streams is the trainer's answer, no fallback
         with container:
             return _read(container, path)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a damaged stream: the clip is unread, as above
         return unread(path, _one_line(exc))
 
 
@@ -95,7 +105,7 @@ def _fallback(path: Path, why: str, *, missing_av: bool) -> ClipFacts:
     return facts if facts.error is None or missing_av else unread(path, why)
 
 
-def _read(container, path: Path) -> ClipFacts:
+def _read(container: InputContainer, path: Path) -> ClipFacts:
     image = path.suffix.lower() in IMAGE_SUFFIXES
     if not container.streams.video:
         # the trainer's container.streams.video[0] raises: the clip is dropped
@@ -128,7 +138,7 @@ def _read(container, path: Path) -> ClipFacts:
         frames_from=frames_from)
 
 
-def _frames_from_header(video, rate) -> tuple[int | None, str | None]:
+def _frames_from_header(video: VideoStream, rate: Fraction | None) -> tuple[int | None, str | None]:
     # mirrors video_utils.py get_video_frame_count: its first two ways
     if video.frames > 0:
         return int(video.frames), "container"
@@ -141,22 +151,22 @@ def _frames_from_header(video, rate) -> tuple[int | None, str | None]:
 class _Scan:
     packets: int = 0
     rotation: int = 0
-    times: list | None = None
+    times: list[int] | None = None
 
 
-def _scan(container, video, *, count: bool, rotation: bool) -> _Scan:
+def _scan(container: InputContainer, video: VideoStream, *, count: bool, rotation: bool) -> _Scan:
     """Walk the video packets when the frames must be counted (the trainer decodes them all) or
     the rotation is only on a decoded frame (containers other than MP4/MOV)."""
     out = _Scan(times=[] if count else None)
     if not count and not rotation:
         return out
-    looking = rotation
+    looking, times = rotation, out.times  # times: a list exactly when counting
     for packet in container.demux(video):
         if packet.size == 0:
             continue  # the demuxer's closing empty packet
         out.packets += 1
-        if count and packet.pts is not None and len(out.times) < TIMESTAMPS_KEPT:
-            out.times.append(packet.pts)
+        if times is not None and packet.pts is not None and len(times) < TIMESTAMPS_KEPT:
+            times.append(packet.pts)
         if looking:
             for frame in packet.decode():
                 out.rotation, looking = int(getattr(frame, "rotation", 0) or 0) % 360, False
@@ -166,20 +176,20 @@ def _scan(container, video, *, count: bool, rotation: bool) -> _Scan:
     return out
 
 
-def _spread(times: list) -> bool:
+def _spread(times: list[int]) -> bool:
     """Frame durations that differ by more than the tolerance: a variable frame rate."""
     ordered = sorted(times)
     steps = [b - a for a, b in zip(ordered, ordered[1:]) if b > a]
     return bool(steps) and max(steps) > min(steps) * (1 + VFR_TOLERANCE) + 1
 
 
-def _rates_differ(average, base) -> bool:
+def _rates_differ(average: Fraction | None, base: Fraction | None) -> bool:
     if not average or not base:
         return False
     return abs(float(average) - float(base)) > VFR_TOLERANCE * float(base)
 
 
-def _duration(container, video) -> float | None:
+def _duration(container: InputContainer, video: VideoStream) -> float | None:
     if video.duration and video.time_base:
         return float(video.duration * video.time_base)
     if container.duration:
@@ -187,7 +197,7 @@ def _duration(container, video) -> float | None:
     return None
 
 
-def _is_set(cancelled) -> bool:
+def is_cancelled(cancelled: CancelFlag) -> bool:
     if cancelled is None:
         return False
     return bool(cancelled.is_set() if hasattr(cancelled, "is_set") else cancelled())
@@ -195,8 +205,8 @@ def _is_set(cancelled) -> bool:
 
 def probe_clips(paths: Iterable[Path], *, workers: int | None = None,
                 on_progress: Callable[[int, int], None] | None = None,
-                cancelled: threading.Event | Callable[[], bool] | None = None,
-                cache=None) -> list[ClipFacts]:
+                cancelled: CancelFlag = None,
+                cache: FactsCache | Literal[False] | None = None) -> list[ClipFacts]:
     """Facts of every path, in order; each distinct file read once, from the cache when it has
     not changed (`cache`: a clip_cache.FactsCache, default the shared one; False: none).
     Read on `workers` threads past PARALLEL_FROM clips; `on_progress(done, total)` about every
@@ -226,11 +236,12 @@ def probe_clips(paths: Iterable[Path], *, workers: int | None = None,
     return [found[p] for p in paths]
 
 
-def _run(todo: list[Path], done, workers: int | None, cancelled) -> None:
+def _run(todo: list[Path], done: Callable[[ClipFacts], None], workers: int | None,
+         cancelled: CancelFlag) -> None:
     count = max(1, workers or min(MAX_WORKERS, os.cpu_count() or 1))
     if len(todo) < PARALLEL_FROM:
         for path in todo:
-            if _is_set(cancelled):
+            if is_cancelled(cancelled):
                 raise ProbeCancelled()
             done(probe_clip(path))
         return
@@ -241,15 +252,15 @@ def _run(todo: list[Path], done, workers: int | None, cancelled) -> None:
             finished, running = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
             for future in finished:
                 done(future.result())
-            if _is_set(cancelled):
+            if is_cancelled(cancelled):
                 for future in running:
                     future.cancel()
                 raise ProbeCancelled()
             running |= {pool.submit(probe_clip, p) for p in _take(queue, len(finished))}
 
 
-def _take(queue, n: int) -> list[Path]:
-    out = []
+def _take(queue: Iterator[Path], n: int) -> list[Path]:
+    out: list[Path] = []
     for path in queue:
         out.append(path)
         if len(out) >= n:

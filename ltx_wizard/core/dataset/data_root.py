@@ -1,6 +1,6 @@
 """The preprocessed data root (data.preprocessed_data_root): which samples the trainer will see.
 
-The folders come from the config's `training_strategy` (data_sources.required_folders). The
+The folders come from the config's `training_strategy` (sources.required_folders). The
 trainer enumerates the `.pt` files of one folder and keeps a sample only when every other folder
 holds its file; there is no index file. Files that no sample uses are skipped silently by the
 trainer, so they are reported here. Video-only data under a config that trains audio gets its own
@@ -129,10 +129,10 @@ def video_only_message(root: Path, why: str, change: tuple[str, object], option:
 
 
 def inspect_data_root(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     *,
     strategy: Mapping[str, Any] | None = SHIPPED_T2V_STRATEGY,
-    cwd: str | os.PathLike | None = None,
+    cwd: str | os.PathLike[str] | None = None,
     option: str = VIDEO_ONLY_FLAG,
 ) -> DataRootInfo:
     """Scan `path` as the trainer would under `strategy` (a config's `training_strategy` block;
@@ -144,7 +144,7 @@ def inspect_data_root(
     change = video_only_change(strategy)
     # mirrors ltx_trainer/config.py LtxTrainerConfig._validate_data_dirs_exist (no .precomputed here)
     missing = [f for f in folders if not (root / f).is_dir()]
-    if missing == [audio] and change is not None and _has_video(root, strategy):
+    if audio is not None and missing == [audio] and change is not None and _has_video(root, strategy):
         raise VideoOnlyData(video_only_message(root, f"has no {audio}/", change, option), audio)
     if missing:
         raise UsageError(

@@ -20,7 +20,7 @@ DATASET_MAX_BYTES = 8 * 2**20
 MAX_OFFERS = 9  # one key each: 1-9
 # process_dataset.py _LEGACY_ALIASES
 ALIASES = {"media_path": "video", "ref_media_path": "reference_video"}
-# Which dataset roles fit which slot kind (validation_media.py MediaSlot.kind), best first.
+# Which dataset roles fit which slot kind (core/validation/media.py MediaSlot.kind), best first.
 FITS = {
     "image": ("video",),  # first_frame takes an image, or a video's first frame
     "video": ("video",),
@@ -52,7 +52,7 @@ def dataset_files(data_root: Path) -> list[Path]:
     return found
 
 
-def _rows(path: Path) -> list[dict]:
+def _rows(path: Path) -> list[dict[str, str]]:
     # the one reader of dataset files (rows.py: bounded, as the trainer reads them)
     return list(read_dataset_file(path, limit=DATASET_MAX_BYTES).rows)
 

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 from fractions import Fraction
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from ltx_wizard.core.dataset.clip_facts import IMAGE_SUFFIXES, ClipFacts, unread
 
@@ -28,7 +28,7 @@ def find_ffprobe(env: Mapping[str, str] | None = None) -> str | None:
     return shutil.which("ffprobe", path=env.get("PATH"))
 
 
-def _run(argv: list[str]) -> tuple[dict | None, str | None]:
+def _run(argv: list[str]) -> tuple[dict[str, Any] | None, str | None]:
     """(ffprobe's JSON, None) or (None, why it failed in one line)."""
     try:
         done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False,
@@ -77,7 +77,7 @@ def probe_with_ffprobe(path: Path, ffprobe: str) -> ClipFacts:
         error=None, frames_from=frames_from if frames is not None else None, via="ffprobe")
 
 
-def _frames(stream: dict, rate: Fraction | None) -> tuple[int | None, str | None]:
+def _frames(stream: dict[str, Any], rate: Fraction | None) -> tuple[int | None, str | None]:
     # mirrors ltx_trainer/video_utils.py get_video_frame_count (its first two ways)
     count = _int(stream.get("nb_frames"))
     if count:
@@ -95,10 +95,11 @@ def _counted(path: Path, ffprobe: str) -> int | None:
     return _int(streams[0].get("nb_read_packets")) if isinstance(streams[0], dict) else None
 
 
-def _rotation(stream: dict) -> int:
+def _rotation(stream: dict[str, Any]) -> int:
     for side in stream.get("side_data_list") or []:
-        if isinstance(side, dict) and _int(side.get("rotation")) is not None:
-            return int(round(_int(side.get("rotation")) / 90.0)) * 90 % 360  # type: ignore[operator]
+        degrees = _int(side.get("rotation")) if isinstance(side, dict) else None
+        if degrees is not None:
+            return int(round(degrees / 90.0)) * 90 % 360
     return 0
 
 

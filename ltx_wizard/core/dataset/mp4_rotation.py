@@ -13,13 +13,13 @@ from __future__ import annotations
 import math
 import struct
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Iterator
 
 MAX_BOXES = 4096  # boxes walked per level: real files hold tens; a corrupt one must end
 _IDENTITY = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 
 
-def _boxes(f: BinaryIO, start: int, end: int):
+def _boxes(f: BinaryIO, start: int, end: int) -> Iterator[tuple[bytes, int, int]]:
     """(type, content start, box end) of each box between start and end."""
     at = start
     for _ in range(MAX_BOXES):
@@ -100,7 +100,8 @@ def mp4_rotation(path: Path) -> int | None:
             moov = next(((b, e) for k, b, e in _boxes(f, 0, size) if k == b"moov"), None)
             if moov is None:
                 return None
-            movie, track = _IDENTITY, None
+            movie: tuple[float, ...] = _IDENTITY
+            track: tuple[float, ...] | None = None
             for kind, body, end in _boxes(f, *moov):
                 if kind == b"mvhd":
                     movie = _matrix(f, body, 36, 48) or _IDENTITY

@@ -24,7 +24,7 @@ class TensorShape(NamedTuple):
     dtype: str  # the storage's class name, e.g. "BFloat16Storage"
 
 
-def _rebuild_tensor_v2(storage: Any, _offset: int, size: tuple, *_rest: Any) -> TensorShape:
+def _rebuild_tensor_v2(storage: Any, _offset: int, size: tuple[Any, ...], *_rest: Any) -> TensorShape:
     return TensorShape(tuple(int(n) for n in size), str(storage[1]))
 
 

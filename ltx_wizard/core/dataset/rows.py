@@ -82,12 +82,12 @@ class DatasetFile:
         return str(PurePosixPath(*rel.parts).with_suffix(".pt"))
 
 
-def is_dataset_file(text: str | os.PathLike) -> bool:
+def is_dataset_file(text: str | os.PathLike[str]) -> bool:
     """A path the Paths screen and `plan` read as a dataset file rather than a data root."""
     return Path(os.fspath(text).strip()).suffix.lower() in SUFFIXES
 
 
-def read_dataset_file(path: str | os.PathLike, *, cwd: str | os.PathLike | None = None,
+def read_dataset_file(path: str | os.PathLike[str], *, cwd: str | os.PathLike[str] | None = None,
                       limit: int = DATASET_MAX_BYTES) -> DatasetFile:
     """The dataset file read as the trainer's scripts read it, through the bounded reader: every
     way the trainer would stop on it is one UsageError naming the entry (or line) and the fix."""
@@ -195,7 +195,8 @@ def _json_row(path: Path, label: str, entry: object, roles: Mapping[str, str]) -
         raise UsageError(f"dataset file {path}: {label} is not an object of column: value pairs: "
                          "fix it")
     row: dict[str, str] = {}
-    for key, value in entry.items():
+    cells: dict[str, object] = entry  # a JSON object's keys are text
+    for key, value in cells.items():
         role = LEGACY_ALIASES.get(key, key)
         if role in roles and roles[role] == key:
             # process_videos.py `entry[column].strip()`, process_captions.py prompt + caption:

@@ -4,7 +4,7 @@ The trainer asks its `training_strategy` for `get_data_sources()` (folder name u
 `data.preprocessed_data_root` -> the key the dataset exposes it under), refuses a config whose
 folders are missing, and keeps a sample only when every folder holds its file. This module is the
 wizard's single copy of that rule, for every recipe: `check`, the Paths screen, `plan`, the trial
-subset and the simulated trainer all ask `required_folders` (dataset.py walks the folders).
+subset and the simulated trainer all ask `required_folders` (data_root.py walks the folders).
 
 A strategy block is the parsed `training_strategy:` mapping of a config (any recipe's); the rule
 reads only the keys named here and leaves the rest of the schema to the trainer.

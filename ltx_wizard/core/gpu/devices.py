@@ -3,7 +3,7 @@
 Frozen dataclasses, not pydantic models: the probe screen's GPU table and tier are drawn from
 these, and pydantic (about 100 ms to import and build schemas) would delay that first useful
 screen. Every source builds them from values it has already checked (nvml_source, smi_source,
-gpu_presets); sequences are kept as tuples, as pydantic's tuple fields kept them.
+presets); sequences are kept as tuples, as pydantic's tuple fields kept them.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def missing_parts(root: Path) -> list[str]:
 
 
 def inspect_checkout(
-    root: str | os.PathLike, *, env: Mapping[str, str] | None = None, found_via: str = "given"
+    root: str | os.PathLike[str], *, env: Mapping[str, str] | None = None, found_via: str = "given"
 ) -> CheckoutInfo:
     env = os.environ if env is None else env
     path = resolve_user_path(root, what="trainer checkout")
@@ -113,7 +113,7 @@ def inspect_checkout(
 
 
 def candidate_roots(
-    *, cwd: str | os.PathLike | None = None, env: Mapping[str, str] | None = None
+    *, cwd: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
 ) -> list[tuple[Path, str]]:
     """Where an implicit search looks, in order, with a label for each."""
     env = os.environ if env is None else env
@@ -130,9 +130,9 @@ def candidate_roots(
 
 
 def find_checkout(
-    explicit: str | os.PathLike | None = None,
+    explicit: str | os.PathLike[str] | None = None,
     *,
-    cwd: str | os.PathLike | None = None,
+    cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> CheckoutInfo:
     env = os.environ if env is None else env

@@ -112,7 +112,7 @@ def _gemma_version(header: HeaderSummary) -> str | None:
 
 
 def open_header(
-    path: str | os.PathLike, *, what: str, cwd: str | os.PathLike | None = None
+    path: str | os.PathLike[str], *, what: str, cwd: str | os.PathLike[str] | None = None
 ) -> HeaderSummary:
     """Resolve, vet and read the header of a local .safetensors file (once per file version)."""
     resolved = resolve_user_path(path, what=what, cwd=cwd)
@@ -121,7 +121,7 @@ def open_header(
 
 
 def inspect_checkpoint(
-    path: str | os.PathLike, *, cwd: str | os.PathLike | None = None
+    path: str | os.PathLike[str], *, cwd: str | os.PathLike[str] | None = None
 ) -> CheckpointInfo:
     header = open_header(path, what="checkpoint", cwd=cwd)
     where = f"checkpoint {header.path}"
@@ -178,10 +178,10 @@ class VaeInfo:
 
 
 def inspect_vae(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     kind: Literal["video", "audio"],
     *,
-    cwd: str | os.PathLike | None = None,
+    cwd: str | os.PathLike[str] | None = None,
 ) -> VaeInfo:
     what = f"{kind} VAE"
     header = open_header(path, what=what, cwd=cwd)

@@ -19,14 +19,14 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, loads_json, read_bytes
 from ltx_wizard.core.inputs.checkpoint import config_sections, inspect_checkpoint, inspect_vae
 # Candidate and rank live in discovery_rank.py; imported from here by the screens and tests
-from ltx_wizard.core.inputs.discovery_rank import Candidate, Kind, rank
+from ltx_wizard.core.inputs.discovery_rank import Candidate, Found, Inspection, Kind, rank
 from ltx_wizard.core.inputs.discovery_roots import SYSTEM_ROOTS, hf_hub_cache, search_roots
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.header_cache import summary_for
@@ -119,7 +119,7 @@ class _Walk:
     def __init__(self, roots: list[Path], max_depth: int) -> None:
         self.roots, self.max_depth = roots, max_depth
         self.stop = False
-        self.found: list[tuple[Kind, Path, object]] = []  # info object or error string
+        self.found: list[Found] = []
         self.dirs = self.unreadable = self.entries = self.headers = 0
         self.bound: str | None = None  # the work bound reached, if one was
         self.depth_limited = False
@@ -213,7 +213,7 @@ class _Walk:
             self.found.append(("checkpoint", path, f"{path}: cannot be inspected "
                                f"({type(exc).__name__}): not a usable model file"))
 
-    def _gemma_dir_safely(self, folder: Path, entries: list[os.DirEntry]) -> bool:
+    def _gemma_dir_safely(self, folder: Path, entries: list[os.DirEntry[str]]) -> bool:
         try:
             return self._gemma_dir(folder, entries)
         except Exception as exc:
@@ -221,7 +221,7 @@ class _Walk:
                                f"({type(exc).__name__}): not a usable Gemma folder"))
             return True
 
-    def _gemma_dir(self, folder: Path, entries: list[os.DirEntry]) -> bool:
+    def _gemma_dir(self, folder: Path, entries: list[os.DirEntry[str]]) -> bool:
         names = {e.name for e in entries}
         if "config.json" not in names or not any(
             n.startswith("model") and n.endswith(".safetensors") for n in names
@@ -230,9 +230,9 @@ class _Walk:
         try:
             config = loads_json(read_bytes(folder / "config.json", what="config.json",
                                            limit=JSON_MAX_BYTES), what="config.json")
-            model_type = str(config.get("model_type", ""))  # type: ignore[union-attr]
-        except (UsageError, AttributeError):
+        except UsageError:
             return False
+        model_type = str(config.get("model_type", "")) if isinstance(config, dict) else ""
         if not model_type.lower().startswith("gemma"):
             return False
         self.headers += 1
@@ -252,6 +252,7 @@ class _Walk:
             return
         sections = config_sections(header) or ()
         kind: Kind
+        inspect: Callable[[Path], Inspection]
         if header.metadata.get("gemma_config") is not None:
             kind, inspect = "text_encoder", inspect_text_encoder
         elif "transformer" in sections or (named and not sections):
@@ -269,7 +270,7 @@ class _Walk:
 
 
 def discover(
-    extra_dirs: Sequence[str | os.PathLike] = (),
+    extra_dirs: Sequence[str | os.PathLike[str]] = (),
     *,
     env: Mapping[str, str] | None = None,
     max_depth: int = 4,

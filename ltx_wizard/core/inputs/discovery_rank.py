@@ -14,10 +14,13 @@ from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.text_safety import clip
-from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
+from ltx_wizard.core.inputs.checkpoint import CheckpointInfo, VaeInfo
 from ltx_wizard.core.inputs.text_encoder import TextEncoderInfo, check_compatibility
 
 Kind = Literal["checkpoint", "text_encoder", "video_vae", "audio_vae"]
+# What discovery made of a file: its inspection, or why it cannot be used (one line)
+Inspection = CheckpointInfo | TextEncoderInfo | VaeInfo | str
+Found = tuple[Kind, Path, Inspection]
 
 
 class Candidate(BaseModel):
@@ -33,6 +36,10 @@ class Candidate(BaseModel):
     video_vae: Path | None = None
     audio_vae: Path | None = None
 
+
+
+# (score, the version's parts negated, the path): the best candidate sorts first
+_SortKey = tuple[int, tuple[int, ...], str]
 
 
 def _version_key(v: str | None) -> tuple[int, ...]:
@@ -66,7 +73,8 @@ def _nearest(paths: Sequence[Path], to: Path) -> Path | None:
     return max(paths, key=lambda p: (_closeness(p, to), str(p)), default=None)
 
 
-def _score_checkpoint(info: CheckpointInfo, found: list[tuple[Kind, Path, object]]) -> tuple:
+def _score_checkpoint(info: CheckpointInfo, found: list[Found]
+                      ) -> tuple[_SortKey, Candidate]:
     path = info.path
     tes = [p for k, p, i in found if isinstance(i, TextEncoderInfo) and _matches(info, i)]
     te = _nearest(tes, path)
@@ -109,9 +117,9 @@ def _score_checkpoint(info: CheckpointInfo, found: list[tuple[Kind, Path, object
     return key, cand
 
 
-def rank(found: list[tuple[Kind, Path, object]]) -> list[Candidate]:
+def rank(found: list[Found]) -> list[Candidate]:
     """Order: complete unified sets, complete split packs, incomplete ones, then unusable files."""
-    scored: list[tuple[tuple, Candidate]] = []
+    scored: list[tuple[_SortKey, Candidate]] = []
     for kind, path, info in found:
         if isinstance(info, str):
             key = (9 if kind == "checkpoint" else 19, (), str(path))
@@ -134,7 +142,7 @@ def rank(found: list[tuple[Kind, Path, object]]) -> list[Candidate]:
             owner = owners.get(path)
             key = (10 if owner else 12, (), str(path))
             reason = f"matches checkpoint {owner}" if owner else _unmatched_reason(info)
-        summary = info.describe()  # type: ignore[attr-defined]
+        summary = info.describe()
         scored.append(
             (key, Candidate(kind=kind, path=path, usable=True, summary=summary, reason=reason))
         )

@@ -37,7 +37,7 @@ def hf_snapshot_dirs(hub: Path) -> list[Path]:
 
 
 def search_roots(
-    extra_dirs: Sequence[str | os.PathLike] = (),
+    extra_dirs: Sequence[str | os.PathLike[str]] = (),
     *,
     env: Mapping[str, str] | None = None,
     system_roots: Sequence[str] = SYSTEM_ROOTS,

@@ -24,11 +24,12 @@ T = TypeVar("T")
 MAX_ENTRIES = 512
 
 _lock = threading.Lock()  # the TUI checks paths from worker threads
-_cache: OrderedDict[tuple, object] = OrderedDict()
+_Key = tuple[str, str, int, int, int, int]  # kind, path, device, inode, size, mtime_ns
+_cache: OrderedDict[_Key, object] = OrderedDict()
 reads = 0  # headers actually read from disk (tests and benchmarks look)
 
 
-def _key(kind: str, path: Path, st: os.stat_result) -> tuple:
+def _key(kind: str, path: Path, st: os.stat_result) -> _Key:
     return (kind, str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 

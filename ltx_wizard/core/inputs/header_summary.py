@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import accumulate, compress, repeat
 from operator import getitem, gt
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator, TypeVar
 
 from ltx_wizard.core.inputs.safetensors_header import (
     DTYPE_BITS,
@@ -30,6 +30,9 @@ from ltx_wizard.core.inputs.safetensors_header import (
     parse_doc,
     read_raw,
 )
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 COMPONENT_SECTIONS = ("vae", "audio_vae", "vocoder")
 # Tensor-name prefixes of the non-transformer components of a unified checkpoint.
@@ -135,7 +138,7 @@ class _Fold:
         self.components: set[str] = set()
         self.tokenizer = False
 
-    def add(self, path: Path, doc: dict, data_len: int) -> None:
+    def add(self, path: Path, doc: dict[str, Any], data_len: int) -> None:
         """Check and count every tensor. The fast path takes what a well-formed entry holds
         (one Python loop over ~6,000 tensors: no object per tensor); anything else goes
         through checked_entry, which says what is wrong or gives the entry."""
@@ -221,13 +224,12 @@ def scan_compact(raw: bytes, data_len: int) -> tuple[_Fold, dict[str, str]] | No
     joined = b'"'.join(names)
     if any(c in joined for c in _CONTROL):
         return None  # a raw control character is no JSON
-    bits_of = {dtype: _BITS.get(dtype) for dtype in set(dtypes)}
-    dims_of = {shape: _dims(shape) for shape in set(shapes)}  # a few dozen
-    if None in bits_of.values() or None in dims_of.values():
+    bits_of = _all_known({dtype: _BITS.get(dtype) for dtype in set(dtypes)})
+    dims_of = _all_known({shape: _dims(shape) for shape in set(shapes)})  # a few dozen
+    if bits_of is None or dims_of is None:
         return None  # an unknown dtype too: its span cannot be derived from its shape
-    # no None is left in either map (returned above); mypy cannot see that through .values()
-    numel_of = {shape: math.prod(dims) for shape, dims in dims_of.items()}  # type: ignore[arg-type]  # no None: see above
-    span_of = {dtype: {shape: (numel * bits + 7) // 8  # type: ignore[operator]  # no None: see above
+    numel_of = {shape: math.prod(dims) for shape, dims in dims_of.items()}
+    span_of = {dtype: {shape: (numel * bits + 7) // 8
                        for shape, numel in numel_of.items()}
                for dtype, bits in bits_of.items()}
     ends = list(accumulate(map(getitem, map(span_of.__getitem__, dtypes), shapes)))
@@ -277,6 +279,12 @@ def _locate(raw: bytes) -> tuple[dict[str, str], int, int] | None:
             or raw.find(b'":{"dtype":"', first, first + 4096) == -1:
         return None  # an escape in a name, or not compact at all: the full parse reads it
     return meta, first, stop  # type: ignore[return-value]  # meta: checked str -> str above
+
+
+def _all_known(found: dict[K, V | None]) -> dict[K, V] | None:
+    """`found` when none of its values is None, else None."""
+    known = {key: value for key, value in found.items() if value is not None}
+    return known if len(known) == len(found) else None
 
 
 def _dims(shape: bytes) -> tuple[int, ...] | None:
@@ -330,7 +338,7 @@ def _fold_sorted(names: list[bytes], numels: list[int]) -> _Fold | None:
     return fold
 
 
-def _linears(names: list[bytes], shapes: list[bytes], dims_of: dict) -> bytes:
+def _linears(names: list[bytes], shapes: list[bytes], dims_of: dict[bytes, tuple[int, ...]]) -> bytes:
     """_Fold.add's linear rows, in order: each 2-D `.weight` outside the connectors and
     components, `module<TAB>out<TAB>in<NL>` (no name here holds a tab or newline), built in
     C-level passes over the 2-D tensors."""

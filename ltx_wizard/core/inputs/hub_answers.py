@@ -62,9 +62,10 @@ def siblings(info: Any, repo: str) -> dict[str, int]:
 
 def _chain(exc: BaseException) -> list[BaseException]:
     seen: list[BaseException] = []
-    while exc is not None and exc not in seen and len(seen) < 10:
-        seen.append(exc)
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    link: BaseException | None = exc
+    while link is not None and link not in seen and len(seen) < 10:
+        seen.append(link)
+        link = link.__cause__ or link.__context__
     return seen
 
 

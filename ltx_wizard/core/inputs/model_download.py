@@ -120,7 +120,7 @@ def _hub() -> Any:
     # is one line of ours (hub_answers.py), and the TUI's screen is no place for its log
     from huggingface_hub.utils import logging as hub_logging
 
-    hub_logging.set_verbosity_error()
+    hub_logging.set_verbosity_error()  # type: ignore[no-untyped-call]  # unannotated upstream
     return huggingface_hub
 
 
@@ -152,10 +152,11 @@ def _token(hub: Any) -> str | None:
     saved = Path(hub.constants.HF_TOKEN_PATH)
     if os.path.lexists(saved):
         read_bytes(saved, what="the saved Hugging Face token", limit=TOKEN_MAX_BYTES)
-    return hub.get_token()
+    token: str | None = hub.get_token()
+    return token
 
 
-def _offer(hub: Any, api: Any, infos: dict, file: ModelFile, dest: Path,
+def _offer(hub: Any, api: Any, infos: dict[str, Any], file: ModelFile, dest: Path,
            token: str | None) -> Offer:
     free = _free_bytes(dest)
     base = dict(file=file, dest=dest, free_bytes=free, token=bool(token))
@@ -196,7 +197,7 @@ def _refusal(hub: Any, api: Any, offer: Offer, token: str | None) -> str:
         except hub.errors.GatedRepoError:
             return (f"your Hugging Face token has no access to {offer.file.repo}: accept its "
                     f"terms at https://huggingface.co/{offer.file.repo} with that account")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - the network or the Hub: one line, as above
             cause = hub_failure(exc, repo=offer.file.repo, dest=offer.dest,
                                 what="checking access")
             return f"cannot check access to {offer.file.repo}: {cause.message}"

@@ -50,7 +50,7 @@ def download_hint(url: str) -> str:
 
 
 def resolve_user_path(
-    text: str | os.PathLike, *, what: str, cwd: str | os.PathLike | None = None
+    text: str | os.PathLike[str], *, what: str, cwd: str | os.PathLike[str] | None = None
 ) -> Path:
     """`what` names the item in messages ("checkpoint"). Returns an absolute, normalised path."""
     raw = os.fspath(text)

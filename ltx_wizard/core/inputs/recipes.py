@@ -102,7 +102,7 @@ def _load_recipe(path: Path, *, strict: bool = False) -> Recipe | None:
     return Recipe(path.stem, path, describe_strategy(strategy), strategy)
 
 
-def list_recipes(configs_dir: str | os.PathLike) -> list[Recipe]:
+def list_recipes(configs_dir: str | os.PathLike[str]) -> list[Recipe]:
     """The recipes in a checkout's configs folder (top level only; accelerate/ is not one)."""
     folder = Path(configs_dir)
     try:
@@ -116,7 +116,7 @@ def list_recipes(configs_dir: str | os.PathLike) -> list[Recipe]:
     return sorted(recipes, key=lambda r: (r.name != DEFAULT_RECIPE, r.name))
 
 
-def find_recipe(configs_dir: str | os.PathLike, name: str) -> Recipe:
+def find_recipe(configs_dir: str | os.PathLike[str], name: str) -> Recipe:
     wanted = name[: -len(".yaml")] if name.endswith(".yaml") else name
     check_recipe_name(Path(configs_dir), wanted)
     named = Path(configs_dir) / f"{wanted}.yaml"

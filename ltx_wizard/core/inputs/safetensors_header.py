@@ -14,7 +14,7 @@ import struct
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ltx_wizard.core.io.bounded import loads_json
 from ltx_wizard.core.base.errors import UsageError
@@ -153,7 +153,7 @@ def read_raw(path: Path, file_size: int | None = None) -> tuple[bytes, int, int]
     return raw, file_size, header_len
 
 
-def parse_doc(path: Path, raw: bytes) -> tuple[dict, dict[str, str]]:
+def parse_doc(path: Path, raw: bytes) -> tuple[dict[str, Any], dict[str, str]]:
     """The header JSON as (tensor name -> spec, metadata): the full parse, and the checks' one
     source of messages (header_summary.scan_compact reads the compact layout without it, and
     hands anything else here)."""

@@ -15,9 +15,10 @@ demanded only where the trainer actually loads it:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Mapping
 
-from ltx_wizard.core.inputs.checkpoint import inspect_vae
+from ltx_wizard.core.inputs.checkpoint import CheckpointInfo, inspect_vae
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
@@ -47,7 +48,9 @@ def audio_vae_reason(config: Mapping[str, Any]) -> str | None:
     return None
 
 
-def component_files(ckpt, video_vae, audio_vae, config: Mapping[str, Any]):
+def component_files(ckpt: CheckpointInfo, video_vae: Path | None, audio_vae: Path | None,
+                    config: Mapping[str, Any]
+                    ) -> tuple[Path | None, Path | None, list[str], list[str]]:
     """The VAE files a plan writes for `ckpt`: (video, audio, assumptions, warnings).
 
     Raises UsageError naming the missing flag (and why the audio VAE is needed) for a split pack.

@@ -60,7 +60,7 @@ class TextEncoderInfo:
         return f"Gemma text encoder ({self.form}), model_type {clip(self.model_type or '?')}, {version}{where}"
 
 
-def _model_type(config: dict, where: str) -> str | None:
+def _model_type(config: dict[str, Any], where: str) -> str | None:
     # Any JSON value: refused with a message naming it (the pydantic model's refusal read as an
     # internal error).
     value = config.get("model_type")
@@ -70,12 +70,12 @@ def _model_type(config: dict, where: str) -> str | None:
     return value
 
 
-def _version_of(config: dict) -> str | None:
+def _version_of(config: dict[str, Any]) -> str | None:
     value = config.get("gemma_version")
     return None if value is None else str(value)
 
 
-def _read_config(path: Path, where: str) -> dict:
+def _read_config(path: Path, where: str) -> dict[str, Any]:
     # Regular file, size-capped, depth-limited, finite: a hostile config.json is one refusal.
     try:
         doc = loads_json(read_bytes(path, what="config.json", limit=_MAX_CONFIG_BYTES),
@@ -208,7 +208,7 @@ def _inspect_packed(path: Path, st: os.stat_result) -> TextEncoderInfo:
 
 
 def inspect_text_encoder(
-    path: str | os.PathLike, *, cwd: str | os.PathLike | None = None
+    path: str | os.PathLike[str], *, cwd: str | os.PathLike[str] | None = None
 ) -> TextEncoderInfo:
     resolved = resolve_user_path(path, what="text encoder", cwd=cwd)
     st = stat_path(resolved, what="text encoder")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.records import record
@@ -45,7 +45,7 @@ class CheckpointNeeds:
     audio_width: int
 
 
-def transformer_config(ckpt: CheckpointInfo) -> dict:
+def transformer_config(ckpt: CheckpointInfo) -> dict[str, Any]:
     """The `transformer` section of the checkpoint's `config` metadata ({} when unreadable)."""
     try:
         header = summary_for(ckpt.path, Path(ckpt.path).stat())

@@ -20,6 +20,8 @@ import os
 import re
 import stat
 import time
+from typing import BinaryIO, NoReturn
+
 from ltx_wizard.core.base.errors import UsageError, WizardError
 
 CONFIG_MAX_BYTES = 2 * 2**20  # the shipped configs are ~15 KB
@@ -36,7 +38,7 @@ _KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device
 UTF8_BOM, UTF16_BOMS = b"\xef\xbb\xbf", (b"\xff\xfe", b"\xfe\xff")
 
 
-def _open_error(path: object, what: str, exc: OSError) -> WizardError:
+def _open_error(path: str | os.PathLike[str], what: str, exc: OSError) -> WizardError:
     if isinstance(exc, FileNotFoundError):
         return UsageError(f"{what} {path}: no such file: check the path")
     if isinstance(exc, IsADirectoryError):
@@ -56,7 +58,7 @@ def _open_error(path: object, what: str, exc: OSError) -> WizardError:
     return UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it")
 
 
-def read_bytes(path: str | os.PathLike, *, what: str, limit: int,
+def read_bytes(path: str | os.PathLike[str], *, what: str, limit: int,
                max_s: float = READ_MAX_S) -> bytes:
     """The whole regular file `path`, refused when larger than `limit` bytes or not regular."""
     fd = _open_regular_fd(path, what)
@@ -72,7 +74,7 @@ def read_bytes(path: str | os.PathLike, *, what: str, limit: int,
         os.close(fd)
 
 
-def _open_regular_fd(path: str | os.PathLike, what: str) -> int:
+def _open_regular_fd(path: str | os.PathLike[str], what: str) -> int:
     """A descriptor of `path`, opened without blocking (a FIFO is never waited on) and refused
     unless it is a regular file."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -92,7 +94,7 @@ def _open_regular_fd(path: str | os.PathLike, what: str) -> int:
     return fd
 
 
-def read_tail(path: str | os.PathLike, *, what: str, size: int = 64 * 1024) -> bytes:
+def read_tail(path: str | os.PathLike[str], *, what: str, size: int = 64 * 1024) -> bytes:
     """The last `size` bytes of a regular file (a log's end, where its cause is)."""
     fd = _open_regular_fd(path, what)
     try:
@@ -106,7 +108,8 @@ def read_tail(path: str | os.PathLike, *, what: str, size: int = 64 * 1024) -> b
 
 
 def _read_capped(fd: int, path: object, what: str, limit: int, max_s: float) -> bytes:
-    chunks, total = [], 0
+    chunks: list[bytes] = []
+    total = 0
     deadline = time.monotonic() + max_s
     while True:  # the size may grow while we read: the cap holds regardless
         chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
@@ -164,7 +167,7 @@ def decode_utf8(data: bytes, *, what: str, path: object, reader: str,
                          "UTF-8") from None
 
 
-def read_text(path: str | os.PathLike, *, what: str, limit: int = CONFIG_MAX_BYTES) -> str:
+def read_text(path: str | os.PathLike[str], *, what: str, limit: int = CONFIG_MAX_BYTES) -> str:
     return decode_text(read_bytes(path, what=what, limit=limit), what=what, path=path)
 
 
@@ -173,7 +176,7 @@ def read_text(path: str | os.PathLike, *, what: str, limit: int = CONFIG_MAX_BYT
 PATH_MAX_BYTES, NAME_MAX_BYTES = 4096, 255  # Linux PATH_MAX (with its NUL) and NAME_MAX
 
 
-def path_length_problem(path: str | os.PathLike) -> str | None:
+def path_length_problem(path: str | os.PathLike[str]) -> str | None:
     """Why the system would refuse `path` for its length (ENAMETOOLONG), in words; None if not.
     Checked before any stat, so a 5,000-character path is a message, never an OSError."""
     raw = os.fsencode(path) if isinstance(path, os.PathLike) else \
@@ -264,7 +267,7 @@ def _refuse_open_quote(text: str, last_start: int, what: str) -> None:
 
 # -- JSON ---------------------------------------------------------------------------------------
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"non-finite number {name}")
 
 
@@ -317,7 +320,7 @@ class NotRegularFile(UsageError):
         self.kind = kind
 
 
-def open_regular(path: str | os.PathLike, *, what: str):
+def open_regular(path: str | os.PathLike[str], *, what: str) -> BinaryIO | None:
     """`path` opened for reading in pieces (a growing log) without blocking, or None when it does
     not exist. O_NONBLOCK: opening a FIFO without a writer returns at once; fstat before any
     read: a FIFO, device, socket or folder raises NotRegularFile naming it."""

@@ -150,7 +150,7 @@ def proc_rows() -> list[Proc]:
     as zombies in containers whose PID 1 does not reap)."""
     if not os.path.isdir("/proc/self"):
         return list(_psutil_rows())
-    rows = []
+    rows: list[Proc] = []
     try:
         names = os.listdir("/proc")
     except OSError:

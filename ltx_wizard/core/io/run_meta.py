@@ -35,7 +35,8 @@ class LaunchSpec:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form, key order as written (pydantic's model_dump(mode="json"))."""
-        return plain(self)
+        doc: dict[str, Any] = plain(self)
+        return doc
 
 
 @record
@@ -54,7 +55,8 @@ class RunMeta:
     launch: LaunchSpec | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return plain(self)
+        doc: dict[str, Any] = plain(self)
+        return doc
 
     def json_text(self) -> str:
         """run.json's text: what pydantic's model_dump_json(indent=2) wrote, plus a newline."""
@@ -129,9 +131,10 @@ def _str_dict(value: Any) -> dict[str, str]:
 
 
 def _run_id(value: Any) -> str:
-    if not _RUN_ID.fullmatch(_str(value)):
+    text = _str(value)
+    if not _RUN_ID.fullmatch(text):
         raise _Bad(value)
-    return value
+    return text
 
 
 def _optional(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:

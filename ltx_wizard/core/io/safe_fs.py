@@ -16,7 +16,9 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO, Literal, TextIO, overload
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
 
@@ -174,7 +176,13 @@ def write_text(path: Path, text: str, *, root: Path | None = None) -> Path:
     return path
 
 
-def open_append(path: Path, *, root: Path | None = None, binary: bool = False):
+@overload
+def open_append(path: Path, *, root: Path | None = None, binary: Literal[False] = False) -> TextIO: ...
+@overload
+def open_append(path: Path, *, root: Path | None = None, binary: Literal[True]) -> BinaryIO: ...
+
+
+def open_append(path: Path, *, root: Path | None = None, binary: bool = False) -> TextIO | BinaryIO:
     """A handle appending to `path` (text, or bytes with `binary`); the final component is
     opened with O_NOFOLLOW."""
     path = Path(path)
@@ -201,7 +209,7 @@ def write_all(fd: int, data: bytes, path: Path) -> None:
         raise os_failure(Path(path), exc) from None
 
 
-def remove_quietly(paths) -> None:
+def remove_quietly(paths: Iterable[str | os.PathLike[str]]) -> None:
     """Best-effort removal of files this call wrote (cleanup after a failure)."""
     for path in paths:
         with contextlib.suppress(OSError):

@@ -14,7 +14,7 @@ import os
 import signal
 import threading
 import time
-from typing import Callable
+from typing import Callable, TextIO
 
 POLL_S = 0.5
 
@@ -29,10 +29,12 @@ def terminal_alive(fd: int) -> bool:
     return True
 
 
-def stream_fd(stream: object) -> int | None:
+def stream_fd(stream: TextIO | None) -> int | None:
     """The file descriptor behind a text stream, or None (a test's capture buffer has none)."""
+    if stream is None:  # sys.__stdout__ without a console
+        return None
     try:
-        return stream.fileno()  # type: ignore[attr-defined]
+        return stream.fileno()
     except (AttributeError, OSError, ValueError):
         return None
 

@@ -40,11 +40,11 @@ def _writable(path: Path) -> bool:
 
 
 def choose_root(
-    explicit: str | os.PathLike | None = None,
+    explicit: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     *,
     system_roots: Sequence[Path] = SYSTEM_ROOTS,
-    cwd: str | os.PathLike | None = None,
+    cwd: str | os.PathLike[str] | None = None,
 ) -> Path:
     """--workspace, else the first writable of $LTX_TRAININGS_DIR, /data/..., /workspace/..., ./projects."""
     env = os.environ if env is None else env
@@ -73,7 +73,7 @@ def choose_root(
 _NAME_JUNK = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def dataset_name(data_root: str | os.PathLike) -> str:
+def dataset_name(data_root: str | os.PathLike[str]) -> str:
     """`/data/my-clips/.precomputed` -> `my-clips`: the hidden preprocessing folder is not a name."""
     path = Path(os.path.abspath(data_root))
     while path.name.startswith(".") or path.name in ("precomputed", "latents"):
@@ -85,7 +85,7 @@ def dataset_name(data_root: str | os.PathLike) -> str:
 
 
 def default_run_name(
-    data_root: str | os.PathLike, now: datetime | None = None, mode: str = "t2v"
+    data_root: str | os.PathLike[str], now: datetime | None = None, mode: str = "t2v"
 ) -> str:
     """`<mode>-<dataset-name>-<YYYYMMDD-HHMM>`."""
     now = now or datetime.now()
@@ -260,7 +260,7 @@ def _remove_stale(run_dir: Path, path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def run_lock(run_dir: str | os.PathLike) -> Iterator[RunLock]:
+def run_lock(run_dir: str | os.PathLike[str]) -> Iterator[RunLock]:
     """One wizard per run folder. The lock holds `pid start-time`; a lock whose process is gone
     (or whose pid now names another process) is stale and is taken over under the guard."""
     run_dir = Path(run_dir)
@@ -296,7 +296,7 @@ def run_lock(run_dir: str | os.PathLike) -> Iterator[RunLock]:
                     os.unlink(path)
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, *, root: str | os.PathLike | None = None
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, root: str | os.PathLike[str] | None = None
                       ) -> Path:
     """Write through a temp file in the same folder, then rename: readers never see half a file.
     With `root` (the run folder), the path is checked not to leave it through any symlink."""

@@ -24,7 +24,7 @@ from ltx_wizard.core.io.yaml_guard import YamlPatchError, _one_line, guard_yaml
 # edits the text (and so gives a new text to parse). A text that does not even compose is not kept (lru_cache keeps no exception).
 class _Parse(NamedTuple):
     node: Node | None  # None: an empty document
-    data: CommentedMap | None  # None where `problem` says why the text is no config
+    data: FrozenMap | None  # None where `problem` says why the text is no config
     plain: bool  # every node has a core tag: `data` converts to what a safe load gives
     problem: str
 
@@ -59,7 +59,7 @@ def _parsed(text: str) -> _Parse:
     return _Parse(node, freeze(data), plain, "")
 
 
-class FrozenMap(dict):
+class FrozenMap(dict[Any, Any]):
     """A parsed config's mapping: read-only, since every reader of the same text shares it.
     `dict(m)` or `copy.deepcopy(m)` gives a mutable copy."""
 
@@ -67,29 +67,31 @@ class FrozenMap(dict):
         raise TypeError("a parsed config is read-only: change a copy (dict(...)), or patch the "
                         "text with yaml_patch.patch_yaml_text")
 
+    # read-only stand-ins: one refusal in place of each method that changes the map
     __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
     update = pop = popitem = clear = setdefault = _refuse  # type: ignore[assignment]
 
-    def __deepcopy__(self, memo: dict) -> dict:
+    def __deepcopy__(self, memo: dict[int, object]) -> dict[Any, Any]:
         return {copy.deepcopy(k, memo): copy.deepcopy(v, memo) for k, v in self.items()}
 
-    def __copy__(self) -> dict:
+    def __copy__(self) -> dict[Any, Any]:
         return dict(self)
 
 
-class FrozenList(list):
+class FrozenList(list[Any]):
     """A parsed config's sequence: read-only, as FrozenMap; `list(s)` gives a mutable copy."""
 
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("a parsed config is read-only: change a copy (list(...))")
 
+    # as FrozenMap's: list's own signatures differ from the refusal's
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
-    append = extend = insert = remove = pop = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
 
-    def __deepcopy__(self, memo: dict) -> list:
+    def __deepcopy__(self, memo: dict[int, object]) -> list[Any]:
         return [copy.deepcopy(v, memo) for v in self]
 
-    def __copy__(self) -> list:
+    def __copy__(self) -> list[Any]:
         return list(self)
 
 
@@ -137,16 +139,18 @@ def _compose(text: str) -> Node | None:
     parse = _parsed(text)
     if parse.plain:
         return parse.node
-    return YAML(typ="rt").compose(text)  # a tree building may have rewritten (see _parsed)
+    node: Node | None = YAML(typ="rt").compose(text)  # a tree building may have rewritten (see _parsed)
+    return node
 
 
-def _plain_load(text: str) -> dict:
+def _plain_load(text: str) -> dict[Any, Any]:
     """The text's values as plain Python, as a safe load gives them. From the shared parse where
     every node has a core tag; otherwise (a timestamp, !!binary, a custom tag, a merge key) the
     safe loader itself decides, and refuses what it cannot build, as the trainer's would."""
     parse = _parsed(text)
     if parse.plain and parse.data is not None:
-        return _plain(parse.data)
+        plain: dict[Any, Any] = _plain(parse.data)
+        return plain
     return copy.deepcopy(_safe_load(text))  # shared: the caller may change its copy
 
 
@@ -164,7 +168,7 @@ def _plain(data: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=8)
-def _safe_load(text: str) -> dict:
+def _safe_load(text: str) -> dict[Any, Any]:
     guard_yaml(text)
     try:
         data = YAML(typ="safe", pure=True).load(text)

@@ -19,8 +19,8 @@ import re
 from typing import Any, Mapping
 
 from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.error import StreamMark, YAMLError
+from ruamel.yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
 from ltx_wizard.core.base.text_edits import apply_edits, edit_between
 from ltx_wizard.core.io.yaml_guard import YamlPatchError, yaml_json
@@ -59,7 +59,7 @@ def patch_yaml_text(text: str, changes: Mapping[str, object]) -> str:
     if batched is not None:
         return batched
     for path, value in changes.items():  # one at a time: each on the text the last one left
-        text = _patch_one(text, path, value)
+        text = _patch_one(text, path, value, _compose(text))
     _verify(original, text, changes)
     return text
 
@@ -82,11 +82,10 @@ def _patch_together(text: str, changes: Mapping[str, object]) -> str | None:
 # --- one change -------------------------------------------------------------------------------
 
 
-def _patch_one(text: str, path: str, value: object, root: Node | None | object = _MISSING) -> str:
+def _patch_one(text: str, path: str, value: object, root: Node | None) -> str:
     parts = path.split(".")
     if not path or any(not p for p in parts):
         raise YamlPatchError(f"bad config key {path!r}: use dotted names like model.model_path")
-    root = _compose(text) if root is _MISSING else root
     if root is None:  # empty document: the new key is the whole content
         return _insert(text, len(text), 0, parts, value, _indent_unit(None))
     node: Node = root
@@ -118,10 +117,12 @@ def _find_key(mapping: MappingNode, part: str, path: str) -> tuple[ScalarNode, N
 def _replace_scalar(text: str, path: str, key: ScalarNode, node: Node, value: object) -> str:
     if isinstance(value, (list, tuple)):
         return _replace_flow_list(text, path, node, value)
-    if isinstance(node, (MappingNode, SequenceNode)):
+    if isinstance(node, CollectionNode):  # a MappingNode or a SequenceNode
         if value is None:
             return _section_to_null(text, path, key, node)
         raise YamlPatchError(f"cannot set {path}: it holds a section or list, not a single value")
+    if not isinstance(node, ScalarNode):  # compose builds no other kind of node
+        raise YamlPatchError(f"cannot set {path}: its value is not a single value; edit it by hand")
     start, end = node.start_mark.index, node.end_mark.index
     if start < key.end_mark.index or node.anchor:
         raise YamlPatchError(f"cannot set {path}: its value is an anchor or alias; edit it by hand")
@@ -136,7 +137,8 @@ def _replace_scalar(text: str, path: str, key: ScalarNode, node: Node, value: ob
     return text[:start] + _render(value, node.style, was_string) + text[end:]
 
 
-def _replace_flow_list(text: str, path: str, node: Node, value: list | tuple) -> str:
+def _replace_flow_list(text: str, path: str, node: Node,
+                       value: list[object] | tuple[object, ...]) -> str:
     """A one-line flow list of scalars (`video_dims: [ 960, 544, 89 ]`), kept in its own style."""
     if not (
         isinstance(node, SequenceNode)
@@ -153,7 +155,7 @@ def _replace_flow_list(text: str, path: str, node: Node, value: list | tuple) ->
     return text[:start] + f"[{pad}{items}{pad}]" + text[end:]
 
 
-def _section_to_null(text: str, path: str, key: ScalarNode, node: Node) -> str:
+def _section_to_null(text: str, path: str, key: ScalarNode, node: CollectionNode) -> str:
     """`key: null` in place of a whole section or list (e.g. training_strategy.audio: null):
     its lines go, the key's line stays; comments before and after the section are kept."""
     if node.anchor or text[node.start_mark.index] in "!&*":
@@ -192,20 +194,22 @@ def _insert(text: str, at: int, col: int, parts: list[str], value: object, unit:
     return text[:at] + chunk + eol + text[at:]
 
 
-def _content_end(node: Node) -> Any:
+def _content_end(node: Node) -> StreamMark:
     """Mark where a node's own text ends (block collections: their last leaf, not what follows)."""
     if isinstance(node, (MappingNode, SequenceNode)) and not node.flow_style and node.value:
         last = node.value[-1]
         if isinstance(last, tuple):
             key, value = last
             if isinstance(value, ScalarNode) and value.start_mark.index == value.end_mark.index:
-                return key.end_mark  # `key:` with no value: its mark sits on the next token
+                end: StreamMark = key.end_mark  # `key:` with no value: its mark sits on the next token
+                return end
             return _content_end(value)
         return _content_end(last)
-    return node.end_mark
+    own_end: StreamMark = node.end_mark
+    return own_end
 
 
-def _line_after(text: str, mark: Any) -> int:
+def _line_after(text: str, mark: StreamMark) -> int:
     """Index of the start of the line after `mark` (a mark at column 0 already is one)."""
     if mark.column == 0 and mark.index > 0:
         return mark.index
@@ -221,7 +225,7 @@ def _indent_unit(root: Node | None) -> int:
     if isinstance(root, MappingNode):
         for key, val in root.value:
             if isinstance(val, MappingNode) and not val.flow_style and val.value:
-                step = val.value[0][0].start_mark.column - key.start_mark.column
+                step: int = val.value[0][0].start_mark.column - key.start_mark.column
                 if step > 0:
                     return step
     return 2

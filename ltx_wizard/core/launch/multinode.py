@@ -21,7 +21,7 @@ MAX_NODES = 1024
 DEFAULT_MAIN_PORT = 29500
 SBATCH_NAME = "slurm.sbatch"
 RESUME_CONFIG_NAME = "config.resume.yaml"
-# Shell variables the per-node line leaves for the node to fill (see slurm_script.py).
+# Shell variables the per-node line leaves for the node to fill (see slurm.py).
 NODE_RANK_VAR = '"$SLURM_NODEID"'
 MAIN_IP_VAR = '"$MAIN_IP"'
 CONFIG_VAR = '"$TRAIN_CONFIG"'

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Callable, TypeVar
 
 from ltx_wizard.core.trainer_output.events import Statistics
 from ltx_wizard.core.trainer_output.failure_cause import FailureCause
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -47,14 +50,14 @@ class Attempt:
         """The step this launch counts from (trainer.py: the resumed state's global step)."""
         return self.resumed_from or 0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"started": self.started, "pid": self.pid, "resumed_from": self.resumed_from,
                 "last_step": self.last_step, "validation_steps": self.validation_steps,
                 "nan_step": self.nan_step, "minutes": self.minutes,
                 "projection": list(self.projection) if self.projection else None}
 
     @classmethod
-    def from_json(cls, doc: dict) -> Attempt:
+    def from_json(cls, doc: dict[str, Any]) -> Attempt:
         """Raises ValueError/TypeError/KeyError on anything to_json would not have written."""
         projection = doc["projection"]
         last = doc["last_step"]
@@ -82,7 +85,7 @@ class checked:
 
     @staticmethod
     def number(value: object) -> float:
-        if type(value) not in (int, float) or not math.isfinite(value):
+        if not (type(value) is int or type(value) is float) or not math.isfinite(value):
             raise ValueError("not a finite number")
         return float(value)
 
@@ -93,5 +96,5 @@ class checked:
         return value
 
     @staticmethod
-    def optional(check, value: object):
+    def optional(check: Callable[[object], T], value: object) -> T | None:
         return None if value is None else check(value)

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any, Protocol
 
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.io.bounded import loads_json, read_bytes
@@ -51,6 +52,15 @@ def _check(log: Path, offset: int) -> str | None:
     return hashlib.sha256(data).hexdigest() if len(data) == offset - start else None
 
 
+class History(Protocol):
+    """What the cursor keeps and restores: run_log.RunLog's history (a protocol, so this module
+    does not import the one that uses it)."""
+
+    def history_json(self) -> dict[str, Any]: ...
+
+    def restore_history(self, doc: dict[str, Any]) -> None: ...
+
+
 class CursorStore:
     """The cursor of one log; `root` is the run folder it is written under."""
 
@@ -59,7 +69,7 @@ class CursorStore:
         self.path = cursor_path(self.log)
         self.loaded_offset = 0
 
-    def load(self, run_log, identity: tuple[int, int], size: int) -> int:
+    def load(self, run_log: History, identity: tuple[int, int], size: int) -> int:
         """Restore `run_log`'s history from the cursor; the offset to read on from (0: none)."""
         self.loaded_offset = 0
         try:
@@ -78,7 +88,7 @@ class CursorStore:
         self.loaded_offset = offset
         return offset
 
-    def save(self, run_log, identity: tuple[int, int], offset: int) -> None:
+    def save(self, run_log: History, identity: tuple[int, int], offset: int) -> None:
         """Keep the history up to `offset` (a line start), unless it is where it was loaded."""
         if offset <= self.loaded_offset:
             return

@@ -11,7 +11,7 @@ a change only after the user confirms it, and never restarts the run by itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Any, Callable, Literal
 
 from ltx_wizard.core.monitor.run_config import value, whole_or
 from ltx_wizard.core.monitor.run_log import Attempt
@@ -53,7 +53,7 @@ class Diagnosis:
     advice: list[str]
     changes: dict[str, object] = field(default_factory=dict)  # the proposed config fix
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "cause": self.cause, "advice": self.advice,
                 "changes": self.changes}
 
@@ -74,7 +74,7 @@ def not_encoded(diagnosis: Diagnosis | None, pending: str | None) -> Diagnosis |
         f"`{pending}`, then start training again (config.yaml needs no change)"])
 
 
-def diagnose(attempt: Attempt, config: dict, *, exited: bool) -> Diagnosis | None:
+def diagnose(attempt: Attempt, config: dict[str, Any], *, exited: bool) -> Diagnosis | None:
     """The failure of this attempt (NaN also while it still runs: the trainer does not stop)."""
     cause = attempt.cause
     kind: Kind | None = None
@@ -104,22 +104,27 @@ def diagnose(attempt: Attempt, config: dict, *, exited: bool) -> Diagnosis | Non
 # each looks like once in config.yaml, and the change that applies it (None: not a config edit).
 # The advice names the ones config.yaml has already, then the ones left; the proposed change is
 # the first one left that is a config edit.
-Remedy = tuple[Callable[[dict], str], Callable[[dict], bool],
-               Callable[[dict], "dict[str, object] | None"]]
+Remedy = tuple[Callable[[dict[str, Any]], str], Callable[[dict[str, Any]], bool],
+               Callable[[dict[str, Any]], "dict[str, object] | None"]]
 
 
-def _batch(config: dict) -> int:
+def _batch(config: dict[str, Any]) -> int:
     return whole_or(config, "optimization.batch_size", 1) or 1
 
 
-def _rank(config: dict) -> int | None:
+def _rank(config: dict[str, Any]) -> int | None:
     """lora.rank of a LoRA run (None for a full fine-tune or an unreadable rank)."""
     if value(config, "model.training_mode", "lora") != "lora":
         return None
     return whole_or(config, "lora.rank", None)
 
 
-def _smaller_rank(config: dict) -> dict[str, object] | None:
+def _rank_at_floor(config: dict[str, Any]) -> bool:
+    rank = _rank(config)
+    return rank is None or rank <= MIN_RANK
+
+
+def _smaller_rank(config: dict[str, Any]) -> dict[str, object] | None:
     rank = _rank(config)
     if rank is None or rank <= MIN_RANK:
         return None
@@ -134,7 +139,7 @@ def _smaller_rank(config: dict) -> dict[str, object] | None:
 MIN_RANK = 8  # troubleshooting.md: "Reduce lora.rank (32 → 16 → 8)"
 
 
-def _rank_label(config: dict) -> str:
+def _rank_label(config: dict[str, Any]) -> str:
     change = _smaller_rank(config)
     if not change:
         return f"a smaller lora.rank (32 → 16 → {MIN_RANK}; alpha follows)"
@@ -156,14 +161,14 @@ OOM_REMEDIES: list[Remedy] = [
      lambda c: {"optimization.optimizer_type": "adamw8bit"}),
     (lambda c: "quantization int8-quanto", lambda c: bool(value(c, "acceleration.quantization")),
      lambda c: {"acceleration.quantization": "int8-quanto"}),
-    (_rank_label, lambda c: _rank(c) is None or _rank(c) <= MIN_RANK, _smaller_rank),
+    (_rank_label, _rank_at_floor, _smaller_rank),
     (lambda c: "a lower resolution: the data is encoded at its bucket, so plan a new run with a "
      "smaller --resolution-buckets (the dataset is encoded again: the costly one)",
      lambda c: False, lambda c: None),
 ]
 
 
-def _from_state(remedies: list[Remedy], config: dict) -> tuple[list[str], dict[str, object]]:
+def _from_state(remedies: list[Remedy], config: dict[str, Any]) -> tuple[list[str], dict[str, object]]:
     """(advice: what is left, cheapest first, then what config.yaml has already; the first
     config edit left)."""
     have = [label(config) for label, done, _ in remedies if done(config)]
@@ -204,7 +209,7 @@ VALIDATION_REMEDIES: list[Remedy] = [
 ]
 
 
-def _nan(config: dict) -> dict[str, object]:
+def _nan(config: dict[str, Any]) -> dict[str, object]:
     if value(config, "acceleration.mixed_precision_mode") == "fp16":
         return {"acceleration.mixed_precision_mode": "bf16"}
     lr = value(config, "optimization.learning_rate")
@@ -213,7 +218,7 @@ def _nan(config: dict) -> dict[str, object]:
     return {"optimization.learning_rate": float(f"{lr / 5:.3g}")}
 
 
-def advice_and_changes(kind: str, config: dict) -> tuple[list[str], dict[str, object]]:
+def advice_and_changes(kind: str, config: dict[str, Any]) -> tuple[list[str], dict[str, object]]:
     """The advice for `kind` given what config.yaml holds, and the one change proposed."""
     if kind == "oom":
         return _from_state(OOM_REMEDIES, config)
@@ -224,5 +229,5 @@ def advice_and_changes(kind: str, config: dict) -> tuple[list[str], dict[str, ob
     return ADVICE[kind], {}
 
 
-def proposed_changes(kind: str, config: dict) -> dict[str, object]:
+def proposed_changes(kind: str, config: dict[str, Any]) -> dict[str, object]:
     return advice_and_changes(kind, config)[1]

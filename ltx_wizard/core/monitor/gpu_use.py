@@ -8,6 +8,7 @@ core/gpu/visible_devices.py), read by UUID so a MIG instance reports its own mem
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ltx_wizard.core.gpu.nvml_source import NvmlUnavailable, open_device_handle, probe_nvml
 from ltx_wizard.core.base.units import MIB_PER_GIB, gib
@@ -31,7 +32,7 @@ class GpuUse:
         return f"GPU {self.index} {self.name}: {util}, {mem}"
 
 
-def _read(nvml, handle) -> tuple[int | None, int | None, int | None]:
+def _read(nvml: Any, handle: object) -> tuple[int | None, int | None, int | None]:
     used = total = util = None
     try:
         info = nvml.nvmlDeviceGetMemoryInfo(handle)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.bounded import NotRegularFile, open_regular
@@ -26,7 +27,7 @@ class LogNotRegular(UsageError):
     """The log's path names a FIFO, a device, a socket or a folder."""
 
 
-def open_log(path: Path):
+def open_log(path: Path) -> BinaryIO | None:
     """The log opened for reading (None when absent); refuses what is not a regular file."""
     try:
         return open_regular(path, what="training log")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from ltx_wizard.core.monitor.attempt import checked
 
@@ -88,13 +89,13 @@ class LossTrack:
 
     # -- kept between calls (core/monitor/cursor_store.py) --------------------------------
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"points": self.points, "stride": self.stride, "skipped": self.skipped,
                 "first": self.first, "last_finite": self.last_finite, "nan_step": self.nan_step,
                 "recent": [(s, None if math.isnan(v) else v) for s, v in self.recent]}
 
     @classmethod
-    def from_json(cls, doc: dict) -> LossTrack:
+    def from_json(cls, doc: dict[str, Any]) -> LossTrack:
         """Raises ValueError/TypeError/KeyError on anything not written by to_json."""
         points = [_point(p) for p in doc["points"]]
         if len(points) > MAX_POINTS:
@@ -130,5 +131,7 @@ def counted_steps(steps: list[bytes], losses: list[bytes], last: int) -> list[tu
 
 
 def _point(value: object) -> Point:
-    step, loss = value  # type: ignore[misc]
+    if not isinstance(value, (list, tuple)) or len(value) != 2:  # to_json writes (step, loss)
+        raise ValueError("not a loss point")
+    step, loss = value
     return _count(step), _finite(loss)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import Any
 
 from ltx_wizard.core.monitor.pace import STEADY, TRAINER
 from ltx_wizard.core.monitor.status import RunStatus, eta_text
@@ -141,8 +142,9 @@ def block(status: RunStatus) -> list[str]:
         lines.append("Advice: " + "; ".join(d.advice))
         if d.changes:
             lines.append("Proposed fix: " + ", ".join(show_change(k, v) for k, v in d.changes.items()))
-    if status.resumable and status.nan:
-        lines.append(f"Resume from the last finite checkpoint (step {status.usable_checkpoint.step}"
+    usable = status.usable_checkpoint  # not None where resumable
+    if status.resumable and status.nan and usable is not None:
+        lines.append(f"Resume from the last finite checkpoint (step {usable.step}"
                      f"), after the fix: ltx-wizard --run-dir {status.run_dir} (Monitor, f then r)")
     elif status.resumable and status.state == "finished":
         lines.append(f"Train longer: raise optimization.steps in config.yaml (now "
@@ -154,7 +156,7 @@ def block(status: RunStatus) -> list[str]:
     return [clean_text(line) for line in lines]
 
 
-def as_json(status: RunStatus) -> dict:
+def as_json(status: RunStatus) -> dict[str, Any]:
     proc = status.process
     return {
         "run_dir": str(status.run_dir), "log": str(status.log), "state": status.state,

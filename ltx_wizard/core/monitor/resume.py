@@ -25,6 +25,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.text_safety import clip
@@ -63,6 +64,7 @@ class ResumePlan:
     def sentence(self) -> str:
         ck = self.checkpoint
         if self.weights_only_reason is None:
+            assert ck.state is not None  # a full resume has its training state (_weights_only_reason)
             text = (f"Resume from step {ck.step} of {self.total_steps}: weights {ck.path.name} and "
                     f"the training state {ck.state.name} beside it. {self.restores}")
         else:
@@ -80,7 +82,7 @@ class ResumePlan:
         return text
 
 
-def _fingerprint_mismatch(config: dict, out_dir: Path) -> list[str]:
+def _fingerprint_mismatch(config: dict[str, Any], out_dir: Path) -> list[str]:
     from ltx_wizard.core.monitor.run_config import read_config
 
     saved = read_config(out_dir / "training_config.yaml")
@@ -92,7 +94,7 @@ def _fingerprint_mismatch(config: dict, out_dir: Path) -> list[str]:
     return diffs
 
 
-def _weights_only_reason(config: dict, ck: SavedCheckpoint, out_dir: Path) -> str | None:
+def _weights_only_reason(config: dict[str, Any], ck: SavedCheckpoint, out_dir: Path) -> str | None:
     if value(config, "checkpoints.no_resume", False) in _TRUE:
         return "checkpoints.no_resume is true"
     if ck.state is None:
@@ -113,10 +115,11 @@ def _weights_only_reason(config: dict, ck: SavedCheckpoint, out_dir: Path) -> st
 def writes_step(step: int, start: int, total: int, interval: int | None) -> bool:
     """Whether a run counting from `start` to `total` saves a checkpoint at `step` (train():
     every `interval` steps, and once more at the end)."""
-    return start < step <= total and (step == total or bool(interval) and step % interval == 0)
+    return start < step <= total and (step == total or interval is not None and interval != 0
+                                      and step % interval == 0)
 
 
-def validates_step(step: int, start: int, total: int, config: dict) -> bool:
+def validates_step(step: int, start: int, total: int, config: dict[str, Any]) -> bool:
     """Whether that run writes validation samples of `step` (train(): first at `start` unless
     skip_initial_validation, then every validation.interval steps)."""
     interval = whole(config, "validation.interval", None)
@@ -127,7 +130,7 @@ def validates_step(step: int, start: int, total: int, config: dict) -> bool:
     return start < step <= total and step % interval == 0
 
 
-def _clashes(config: dict, out_dir: Path, start: int, total: int) -> list[str]:
+def _clashes(config: dict[str, Any], out_dir: Path, start: int, total: int) -> list[str]:
     interval = whole(config, "checkpoints.interval", None)
     names = []
     for name in checkpoint_names(out_dir / "checkpoints"):
@@ -137,7 +140,7 @@ def _clashes(config: dict, out_dir: Path, start: int, total: int) -> list[str]:
     return sorted(names)
 
 
-def _samples_written_over(config: dict, out_dir: Path, start: int, total: int) -> list[Path]:
+def _samples_written_over(config: dict[str, Any], out_dir: Path, start: int, total: int) -> list[Path]:
     folder = out_dir / "samples"
     found = []
     for name in checkpoint_names(folder)[:MAX_SAMPLES]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.text_safety import clip
@@ -13,7 +13,7 @@ from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 
-def read_config(path: Path) -> dict:
+def read_config(path: Path) -> dict[str, Any]:
     """config.yaml as plain data; {} when absent or unreadable."""
     try:
         doc = load_yaml(read_text(path, what="config"))
@@ -22,12 +22,12 @@ def read_config(path: Path) -> dict:
     return dict(doc) if isinstance(doc, dict) else {}
 
 
-def value(config: dict, dotted: str, default: Any = None) -> Any:
+def value(config: dict[str, Any], dotted: str, default: Any = None) -> Any:
     found = get_dotted(config, dotted, default)
     return default if found is None else found
 
 
-def output_dir(run_dir: Path, config: dict) -> Path:
+def output_dir(run_dir: Path, config: dict[str, Any]) -> Path:
     """Where the trainer writes checkpoints and samples. ltx_trainer/config.py
     LtxTrainerConfig.expand_output_path resolves it against the trainer's working directory
     (launch.sh cds to the recorded cwd); the default is `outputs`."""
@@ -43,7 +43,13 @@ def output_dir(run_dir: Path, config: dict) -> Path:
 _WHOLE = re.compile(r"[+-]?\d{1,40}(?:_\d{1,40}){0,10}(?:\.0{1,40})?")
 
 
-def whole(config: dict, dotted: str, default: int | None = None) -> int | None:
+@overload
+def whole(config: dict[str, Any], dotted: str, default: int) -> int: ...
+@overload
+def whole(config: dict[str, Any], dotted: str, default: None = None) -> int | None: ...
+
+
+def whole(config: dict[str, Any], dotted: str, default: int | None = None) -> int | None:
     """A whole-number setting as pydantic's lax int reads it (an int, a bool, an integral float, a
     string of digits), digits bounded before int(); `default` when unset. Raises UsageError naming
     the key for anything else ("abc", [1, 2], 5.5, a 5,000-digit number)."""
@@ -62,7 +68,7 @@ def whole(config: dict, dotted: str, default: int | None = None) -> int | None:
                      "fix it in config.yaml")
 
 
-def whole_or(config: dict, dotted: str, default: int | None = None) -> int | None:
+def whole_or(config: dict[str, Any], dotted: str, default: int | None = None) -> int | None:
     """`whole`, with `default` for a value it refuses (where a bad value only means unknown)."""
     try:
         return whole(config, dotted, default)

@@ -18,6 +18,7 @@ import re
 import time
 from collections import deque
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ltx_wizard.core.monitor import log_reader
 from ltx_wizard.core.monitor.attempt import Attempt, Checkpoint
@@ -32,20 +33,23 @@ from ltx_wizard.core.trainer_output.events import (
 from ltx_wizard.core.trainer_output.history_scan import HistoryScan, StepBulk, projection_s
 from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
 
+if TYPE_CHECKING:
+    from ltx_wizard.core.monitor.cursor_store import CursorStore
+
 TAIL_LINES = 200
 STEADY_WINDOW = 10  # recent steady steps the step time is the median of
 CATCH_UP_BYTES = 2 * log_reader.TAIL_BYTES  # more new bytes than this: read them as a history
-# launch_script.render_script: `=== <UTC time> launch.sh started, pid <pid>` (digits bounded
-# before int(): a 5,000-digit pid is no pid)
+# core/launch/script.py render_script: `=== <UTC time> launch.sh started, pid <pid>` (digits
+# bounded before int(): a 5,000-digit pid is no pid)
 _LAUNCH = re.compile(r"^=== (\S+) launch\.sh started, pid (\d{1,20})\b")
 
 
 class RunLog:
     """Feed it the log (`refresh`); read the fields."""
 
-    def __init__(self, path: Path, store=None) -> None:
+    def __init__(self, path: Path, store: CursorStore | None = None) -> None:
         self.path = Path(path)
-        self.store = store  # cursor_store.CursorStore, or None: nothing kept between processes
+        self.store = store  # None: nothing kept between processes
         self.cursor = LogCursor(self.path)
         self._reset()
 
@@ -291,7 +295,7 @@ class RunLog:
 
     # -- kept between processes (cursor_store.py) -----------------------------------------
 
-    def history_json(self) -> dict:
+    def history_json(self) -> dict[str, Any]:
         """What the history scan has built, as plain data (nothing of the tail's parse)."""
         return {"loss": self.loss.to_json(), "steady": list(self.steady), "step": self.step,
                 "total": self.total, "checkpoints": [(c.step, c.path) for c in self.checkpoints],
@@ -300,7 +304,7 @@ class RunLog:
                 "lines": self.lines, "busy_step": self._busy_step,
                 "window_end": self.scan.window_end}
 
-    def restore_history(self, doc: dict) -> None:
+    def restore_history(self, doc: dict[str, Any]) -> None:
         """The state `history_json` wrote. Raises ValueError/TypeError/KeyError on anything else
         (the caller then reads the log from its start)."""
         from ltx_wizard.core.monitor.attempt import checked

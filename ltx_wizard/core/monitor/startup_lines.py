@@ -7,6 +7,7 @@ its lines are gathered until a line that is not a continuation ends it.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ltx_wizard.core.monitor.attempt import checked
 from ltx_wizard.core.trainer_output import grammar, history_scan
@@ -57,11 +58,11 @@ class StartupLines:
             return True
         return False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"wandb_url": self.wandb_url, "attention": self.attention, "pending": self.pending}
 
     @classmethod
-    def from_json(cls, doc: dict) -> StartupLines:
+    def from_json(cls, doc: dict[str, Any]) -> StartupLines:
         found = cls()
         found.wandb_url = checked.optional(checked.text, doc["wandb_url"])
         found.attention = checked.optional(checked.text, doc["attention"])

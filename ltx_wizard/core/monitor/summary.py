@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Any
 
 from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
 from ltx_wizard.core.launch.script import copy_line
 from ltx_wizard.core.monitor.run_config import read_config, value
 from ltx_wizard.core.monitor.status import RunStatus
-from ltx_wizard.core.monitor.training_state import restores
+from ltx_wizard.core.monitor.training_state import SavedCheckpoint, restores
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.base.units import gib
@@ -42,7 +43,7 @@ def _duration(minutes: float | None, earlier: tuple[float | None, ...] = ()) -> 
     return text + ")"
 
 
-def _render_line(config: dict, checkpoint: Path) -> str:
+def _render_line(config: dict[str, Any], checkpoint: Path) -> str:
     # ltx-pipelines' CLI (ltx_pipelines/utils/args.py basic_arg_parser, default_1_stage_arg_parser)
     prompts = value(config, "validation.prompts") or []
     prompt = prompts[0] if isinstance(prompts, list) and prompts else "<your prompt>"
@@ -54,7 +55,7 @@ def _render_line(config: dict, checkpoint: Path) -> str:
     return shlex.join(argv)
 
 
-def _training_table(config: dict) -> list[str]:
+def _training_table(config: dict[str, Any]) -> list[str]:
     rows = [("Training mode", "model.training_mode"), ("Steps", "optimization.steps"),
             ("Batch size", "optimization.batch_size"),
             ("Gradient accumulation", "optimization.gradient_accumulation_steps"),
@@ -81,7 +82,7 @@ def _loss_line(status: RunStatus) -> str:
     return f"**Loss:** {start} → {f'{last:.4f}' if last is not None else '?'} at the end"
 
 
-def _checkpoint_lines(status: RunStatus, usable) -> list[str]:
+def _checkpoint_lines(status: RunStatus, usable: SavedCheckpoint | None) -> list[str]:
     latest = status.checkpoints[0] if status.checkpoints else None
     if latest is None:
         return []
@@ -129,7 +130,7 @@ def render_summary(status: RunStatus) -> str:
     return "\n".join(lines)
 
 
-def _planned_data(run) -> str:
+def _planned_data(run: Path) -> str:
     """What the plan counted of the data (plan.json), as plan.md says it."""
     from ltx_wizard.core.base.errors import WizardError
     from ltx_wizard.core.plan.record import read_record
@@ -147,7 +148,8 @@ def _planned_data(run) -> str:
     return f" ({data.samples} preprocessed samples, as planned)"
 
 
-def _continue_section(status: RunStatus, config: dict, usable) -> list[str]:
+def _continue_section(status: RunStatus, config: dict[str, Any],
+                      usable: SavedCheckpoint | None) -> list[str]:
     if usable is None:
         return []
     run = status.run_dir

@@ -19,6 +19,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ltx_wizard.core.gpu.tiers import launch_style
 from ltx_wizard.core.io.run_meta import read_run_meta
@@ -72,7 +73,7 @@ def saved_checkpoints(out_dir: Path) -> list[SavedCheckpoint]:
     return sorted(found, key=lambda c: (c.step, c.path.name), reverse=True)
 
 
-def saved_mode(config: dict, out_dir: Path) -> str:
+def saved_mode(config: dict[str, Any], out_dir: Path) -> str:
     saved = read_config(out_dir / "training_config.yaml")
     mode = value(saved, "checkpoints.save_training_state") if saved else None
     mode = mode or value(config, "checkpoints.save_training_state", "minimal")
@@ -84,7 +85,7 @@ def _processes(run_dir: Path) -> int:
     return max(1, (meta.num_gpus or 1) * max(1, meta.nodes or 1))
 
 
-def restores(run_dir: Path, config: dict, out_dir: Path) -> str:
+def restores(run_dir: Path, config: dict[str, Any], out_dir: Path) -> str:
     """What a resume from a training state of this run gives back, in one sentence."""
     processes = _processes(Path(run_dir))
     mode_key = saved_mode(config, out_dir)

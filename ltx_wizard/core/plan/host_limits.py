@@ -39,13 +39,17 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 from ltx_wizard.core.tuning.headroom import BYTES_PER_WEIGHT, OPTIMIZER_BYTES, model_size
 from ltx_wizard.core.io.bounded import read_bytes
 from ltx_wizard.core.base import units
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.io.yaml_patch import get_dotted
+
+if TYPE_CHECKING:  # imported where the plan counts the latents (steps._latents)
+    from ltx_wizard.core.setup.latent_disk import LatentDisk
 
 GiB = 1024**3
 GEMMA_8BIT_DOC_BYTES = 26e9  # docs/troubleshooting.md, when the Gemma header cannot be read
@@ -161,7 +165,7 @@ def gib(n: float | None) -> str:
     return units.gib(units.bytes_to_gib(n), missing="unknown")
 
 
-def _ram(config: Mapping[str, Any], ckpt, te_params: int,
+def _ram(config: Mapping[str, Any], ckpt: CheckpointInfo, te_params: int,
          processes: int) -> tuple[int, int, list[str]]:
     """(bytes every process allocates at once, bytes read through the shared page cache, items)."""
     full = get_dotted(config, "model.training_mode", "lora") == "full"
@@ -193,7 +197,7 @@ def _ram(config: Mapping[str, Any], ckpt, te_params: int,
     return per_rank * processes, int(file_bytes), items
 
 
-def _disk(config: Mapping[str, Any], ckpt) -> tuple[int, list[str]]:
+def _disk(config: Mapping[str, Any], ckpt: CheckpointInfo) -> tuple[int, list[str]]:
     full = get_dotted(config, "model.training_mode", "lora") == "full"
     size = model_size(ckpt, get_dotted(config, "lora.target_modules", None))
     rank = int(get_dotted(config, "lora.rank", 64) or 64)
@@ -237,13 +241,13 @@ def validation_videos(config: Mapping[str, Any]) -> int:
 
 def check_host(
     config: Mapping[str, Any],
-    ckpt,
+    ckpt: CheckpointInfo,
     te_params: int,
     processes: int,
     readings: HostReadings,
     *,
     enforce: bool = True,
-    latents: Any = None,
+    latents: LatentDisk | None = None,
 ) -> HostCheck:
     """RAM and disk the run needs against what the host has. `enforce=False` (simulated GPUs)
     turns a refusal into a warning. `latents`: core/setup/latent_disk.py LatentDisk, the
@@ -251,7 +255,7 @@ def check_host(
     ram_need, cached, ram_items = _ram(config, ckpt, te_params, processes)
     disk_need, disk_items = _disk(config, ckpt)
     latent_warnings = _latent_disk(latents, readings, disk_items)
-    if latent_warnings is None:  # on the run folder's disk: one need
+    if latents is not None and latent_warnings is None:  # on the run folder's disk: one need
         disk_need += latents.total
     r = readings
     memory = min(x for x in (r.mem_total, r.cgroup_limit) if x is not None) if (
@@ -297,7 +301,7 @@ def check_host(
                      tuple(warnings), refusal, lines)
 
 
-def _latent_disk(latents: Any, r: HostReadings, disk_items: list[str]) -> list[str] | None:
+def _latent_disk(latents: LatentDisk | None, r: HostReadings, disk_items: list[str]) -> list[str] | None:
     """The preprocessing's latents: an item of the run's disk (None returned: add them to its
     need) when on the run folder's disk, else their own check (the warnings, maybe none)."""
     if latents is None:

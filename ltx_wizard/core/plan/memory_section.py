@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ltx_wizard.core.gpu.assessment import Assessment
 from ltx_wizard.core.tuning.headroom import model_size, plan_floor
 from ltx_wizard.core.tuning.trial_config import settings_from_config
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.plan.host_limits import HostCheck, HostReadings, check_host, read_host
+from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
+from ltx_wizard.core.inputs.text_encoder import TextEncoderInfo
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+
+if TYPE_CHECKING:  # imported where the plan counts the latents (steps._latents)
+    from ltx_wizard.core.setup.latent_disk import LatentDisk
 
 HostSource = HostReadings | Callable[[Path], HostReadings] | None
 
@@ -29,8 +34,9 @@ class PlanMemory:
     host: HostCheck
 
 
-def plan_memory(config_text: str, ckpt, te, gpus_per_node: int, total_gpus: int, run_root: Path,
-                assessment: Assessment, host: HostSource = None, latents=None) -> PlanMemory:
+def plan_memory(config_text: str, ckpt: CheckpointInfo, te: TextEncoderInfo, gpus_per_node: int,
+                total_gpus: int, run_root: Path, assessment: Assessment, host: HostSource = None,
+                latents: LatentDisk | None = None) -> PlanMemory:
     config = load_yaml(config_text)
     # `read_host` is looked up here at call time, so tests can replace it on this module.
     readings = host if isinstance(host, HostReadings) else (host or read_host)(run_root)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from types import EllipsisType
 from typing import Any, Callable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
@@ -28,7 +29,7 @@ from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 from ltx_wizard.core.plan import steps
 from ltx_wizard.core.plan.request import PlanRequest, lenient_request
 
-PathLike = str | os.PathLike
+PathLike = str | os.PathLike[str]
 
 
 class CheckItem(BaseModel):
@@ -106,7 +107,8 @@ class _Draft:
 
 def check_request(request: PlanRequest, *, tier: Tier | None = None,
                   env: Mapping[str, str] | None = None, inspected: CheckpointInfo | None = None,
-                  audio_vae_reason: str | None | object = ..., strategy: Mapping | None = None,
+                  audio_vae_reason: str | None | EllipsisType = ...,
+                  strategy: Mapping[str, Any] | None = None,
                   video_only_option: str = VIDEO_ONLY_FLAG,
                   cancel: threading.Event | None = None,
                   problems: Mapping[str, str] | None = None,
@@ -134,10 +136,10 @@ def check_request(request: PlanRequest, *, tier: Tier | None = None,
             items.append(checkout)
     else:
         base = None
-    if audio_vae_reason is ...:
+    if isinstance(audio_vae_reason, EllipsisType):  # not given: the recipe's file says
         audio_vae_reason = audio_reason_of(load_yaml(base[1])) if base else (
             "the shipped configs generate audio in validation")
-    vae = _vae_items(d, audio_vae_reason)  # type: ignore[arg-type]  # `...` replaced just above
+    vae = _vae_items(d, audio_vae_reason)
     return _with_problems(_with_misfits(items[:2] + vae + items[2:], d), problems or {})
 
 
@@ -233,7 +235,7 @@ def _checkout_item(d: _Draft) -> CheckItem:
     return _item("trainer_root", d.request.trainer_root, read)
 
 
-def _data_item(d: _Draft, base: tuple[str, str] | None, strategy: Mapping | None,
+def _data_item(d: _Draft, base: tuple[str, str] | None, strategy: Mapping[str, Any] | None,
                option: str) -> CheckItem:
     name = base[0] if base is not None else "t2v_lora.yaml"
     config = dict(load_yaml(base[1])) if base is not None else {}
@@ -279,7 +281,7 @@ def all_ok(items: list[CheckItem]) -> bool:
 
 
 def recipe_strategy(trainer_root: PathLike | None, recipe: str, *,
-                    env: Mapping[str, str] | None = None) -> Mapping:
+                    env: Mapping[str, str] | None = None) -> Mapping[str, Any]:
     """The `training_strategy` block of a named recipe of the checkout (`check --recipe`); an
     unknown recipe or a missing checkout is the user's to fix, so it raises."""
     from ltx_wizard.core.inputs.recipes import find_recipe
@@ -288,5 +290,6 @@ def recipe_strategy(trainer_root: PathLike | None, recipe: str, *,
     return find_recipe(checkout.trainer_dir / "configs", recipe).strategy
 
 
-def config_strategy(text: str) -> Mapping | None:
-    return get_dotted(load_yaml(text), "training_strategy", None)
+def config_strategy(text: str) -> Mapping[str, Any] | None:
+    strategy: Mapping[str, Any] | None = get_dotted(load_yaml(text), "training_strategy", None)
+    return strategy

@@ -184,7 +184,8 @@ def results_lines(tuned: TuneRecord) -> list[str]:
     return rows
 
 
-def video_only_note(change: tuple[str, object] | None, base_name: str, config) -> str | None:
+def video_only_note(change: tuple[str, object] | None, base_name: str,
+                    config: Mapping[str, Any]) -> str | None:
     """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
     if change is None:
         return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import json_text, record
@@ -23,6 +23,9 @@ from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, read_text
 from ltx_wizard.core.io.workspace import RunFolder
 from ltx_wizard.core.plan.request import PlanRequest
+
+if TYPE_CHECKING:  # pydantic is imported where a record is read
+    from pydantic import TypeAdapter
 
 RECORD_VERSION = 1
 
@@ -99,7 +102,7 @@ def record_text(rec: PlanRecord) -> str:
 
 
 @cache
-def _schema():
+def _schema() -> TypeAdapter[PlanRecord]:
     from pydantic import TypeAdapter
 
     return TypeAdapter(PlanRecord)

@@ -14,6 +14,7 @@ from ltx_wizard.core.plan import steps
 from ltx_wizard.core.plan.draft import PlanDraft, PlanRequest
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.gpu.assessment import Assessment
+from ltx_wizard.core.gpu.devices import GpuInfo
 from ltx_wizard.core.launch.multinode import plan_section
 from ltx_wizard.core.plan.plan_md import render_plan
 from ltx_wizard.core.plan.plan_words import video_only_note
@@ -152,6 +153,6 @@ def _record(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
     )
 
 
-def _gpu_line(gpu) -> str:
+def _gpu_line(gpu: GpuInfo) -> str:
     size = "memory unknown" if gpu.memory_total_bytes is None else f"{nominal_gb(gpu.memory_total_bytes)} GB"
     return f"{gpu.index}: {gpu.name} ({size})"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ltx_wizard.core.plan import config_gen
 from ltx_wizard.core.launch.accelerate_config import AccelerateYaml, render_accelerate_yaml
@@ -19,6 +19,8 @@ from ltx_wizard.core.inputs.checkout import CheckoutInfo, find_checkout
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo, inspect_checkpoint
 from ltx_wizard.core.dataset.sources import audio_folder, video_only, video_only_change
 from ltx_wizard.core.dataset.data_root import VIDEO_ONLY_FLAG, DataRootInfo, inspect_data_root
+from ltx_wizard.core.dataset.checks import Progress
+from ltx_wizard.core.dataset.clip_probe import CancelFlag
 from ltx_wizard.core.dataset.rows import is_dataset_file
 from ltx_wizard.core.preprocess.planning import DatasetPlan, plan_dataset, plan_notes, planned_root_info
 from ltx_wizard.core.base.errors import GateStop, UsageError, WizardError
@@ -51,6 +53,10 @@ from ltx_wizard.core.dataset.loader_batches import starved_loader
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 from ltx_wizard.core.plan.request import PlanRequest, require_complete
+
+if TYPE_CHECKING:  # imported where they are used
+    from ltx_wizard.core.inputs.version_fit import Misfit
+    from ltx_wizard.core.setup.latent_disk import LatentDisk
 
 
 @dataclass
@@ -170,7 +176,7 @@ def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str]
 
 
 def misfits(checkout: CheckoutInfo, ckpt: CheckpointInfo, te: TextEncoderInfo | None,
-            data: DataRootInfo | None):
+            data: DataRootInfo | None) -> list[Misfit]:
     """Checkout, models and latents that do not fit together (core/setup/fit_gate.py): plan
     stops on them, the live checks show each under its field."""
     from ltx_wizard.core.setup.fit_gate import misfits as fit_misfits
@@ -193,7 +199,8 @@ def read_text_encoder(request: PlanRequest, ckpt: CheckpointInfo | None
     return te, (check_compatibility(ckpt, te) if ckpt is not None else None)
 
 
-def _inspect_models(request: PlanRequest, base_text: str, notes: Notes):
+def _inspect_models(request: PlanRequest, base_text: str, notes: Notes
+                    ) -> tuple[CheckpointInfo, TextEncoderInfo, Path | None, Path | None]:
     ckpt = inspect_checkpoint(request.checkpoint)  # type: ignore[arg-type]  # required: checked first
     te, warning = read_text_encoder(request, ckpt)
     notes.warnings += [warning] if warning else []
@@ -205,9 +212,10 @@ def _inspect_models(request: PlanRequest, base_text: str, notes: Notes):
     return ckpt, te, video_vae, audio_vae
 
 
-def inspect_data(request: PlanRequest, base_name: str, base: Mapping, notes: Notes,
+def inspect_data(request: PlanRequest, base_name: str, base: Mapping[str, Any], notes: Notes,
                  models: dict[str, Path | None], *, option: str = VIDEO_ONLY_FLAG,
-                 on_progress=None, cancelled=None):
+                 on_progress: Progress | None = None, cancelled: CancelFlag = None
+                 ) -> tuple[DataRootInfo, tuple[str, object] | None, DatasetPlan | None]:
     """(the data as the config will read it, the video-only change, the dataset's plan);
     `base`: the recipe's shipped config, as loaded."""
     # The shipped file's strategy names the data folders (core/dataset/sources.py, the trainer's rule).
@@ -233,9 +241,10 @@ def inspect_data(request: PlanRequest, base_name: str, base: Mapping, notes: Not
     return data, video_change, None
 
 
-def _plan_dataset(request: PlanRequest, base: Mapping, strategy, notes: Notes,
-                  models: dict[str, Path | None], on_progress=None,
-                  cancelled=None) -> DatasetPlan:
+def _plan_dataset(request: PlanRequest, base: Mapping[str, Any],
+                  strategy: Mapping[str, Any] | None, notes: Notes,
+                  models: dict[str, Path | None], on_progress: Progress | None = None,
+                  cancelled: CancelFlag = None) -> DatasetPlan:
     # the skill: --load-text-encoder-in-8bit as the tier's shipped config loads Gemma
     eight_bit = get_dotted(base, "acceleration.load_text_encoder_in_8bit", False)
     assert request.data_root is not None  # a dataset file, by the caller's test
@@ -293,7 +302,7 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
     changes.changes.update(state)
     notes.assumptions.append(said)
     config_text = config_gen.build_config(found.base_text, changes.changes)
-    # the recipe's validation samples read files: the user's, or none (validation_plan.py)
+    # the recipe's validation samples read files: the user's, or none (core/validation/plan.py)
     validation = plan_validation(config_text, request.validation_media, request.validation_prompts,
                                  request.validation, found.start.recipe.name,
                                  offered=offered_media(config_text, found.data.path))
@@ -316,7 +325,7 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
                       about=about)
 
 
-def _latents(found: Inspected):
+def _latents(found: Inspected) -> LatentDisk | None:
     """The preprocessing still to run, as disk it will write (core/setup/latent_disk.py)."""
     plan = found.dataset
     if plan is None or plan.reused:
@@ -330,7 +339,7 @@ def _latents(found: Inspected):
                        needs.video_width, needs.audio_width, not plan.spec.skip_audio)
 
 
-def _wandb(request: PlanRequest, found: Inspected, changes: dict, notes: Notes) -> None:
+def _wandb(request: PlanRequest, found: Inspected, changes: dict[str, object], notes: Notes) -> None:
     """A config that enables W&B: the login read as wandb reads it (core/setup/wandb_login.py)."""
     from ltx_wizard.core.setup.wandb_login import check_login, decide
 

@@ -18,7 +18,7 @@ KEY = "checkpoints.save_training_state"
 FLAG = "--full-training-state"
 
 
-def training_state(base: Mapping[str, Any], full: bool, style: str) -> tuple[dict, str]:
+def training_state(base: Mapping[str, Any], full: bool, style: str) -> tuple[dict[str, object], str]:
     """(the config change, plan.md's sentence) for the training state each checkpoint keeps."""
     shipped = get_dotted(base, KEY, "minimal") or "minimal"
     if full and style == "fsdp":

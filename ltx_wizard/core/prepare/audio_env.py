@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.prepare.scripts import ScriptRunner, run_script
@@ -80,7 +80,7 @@ async def check_audio_decode(runner: ScriptRunner, clip: Path, label: str, log: 
     return judge(result, label)
 
 
-def judge(result: dict, label: str) -> AudioDecode:
+def judge(result: dict[str, Any], label: str) -> AudioDecode:
     if result.get("ok"):
         codec = result.get("torchcodec")
         detail = f"torchaudio {result.get('torchaudio')}" + (f", torchcodec {codec}" if codec else "")

@@ -11,13 +11,17 @@ from __future__ import annotations
 import statistics
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Literal
 
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.buckets import Bucket, buckets_text, parse_buckets
 from ltx_wizard.core.dataset.clip_facts import ClipFacts
 from ltx_wizard.core.dataset.clip_problems import KEPT, ClipProblem, fit, judge_clip, pick_bucket
 from ltx_wizard.core.prepare.bucket_choice import suggest
+
+if TYPE_CHECKING:  # the clip reader is imported where the clips are read
+    from ltx_wizard.core.dataset.clip_cache import FactsCache
+    from ltx_wizard.core.dataset.clip_probe import CancelFlag
 
 LONG_CLIP_S = 10.0  # a video this long is a candidate for the scene split
 FIXES = {
@@ -90,7 +94,8 @@ def _finding(problem: ClipProblem) -> Finding:
     return Finding(clip=problem.clip, kind=problem.kind, text=text)
 
 
-def _summary(report: AuditReport, videos, buckets: tuple[Bucket, ...]) -> list[str]:
+def _summary(report: AuditReport, videos: list[tuple[str, ClipFacts]],
+             buckets: tuple[Bucket, ...]) -> list[str]:
     lines = [f"{report.total} clip(s): {report.videos} video(s), {report.images} still(s)"
              + (f", {len(report.dropped)} left out" if report.dropped else "")]
     frames = [(c, f.frames) for c, f in videos if f.frames]
@@ -119,7 +124,8 @@ def _rates(rates: list[float]) -> str:
 
 
 def probe_staged(paths: dict[str, Path], *, on_progress: Callable[[int, int], None] | None = None,
-                 cancelled=None, cache=None) -> list[tuple[str, ClipFacts]]:
+                 cancelled: CancelFlag = None, cache: FactsCache | Literal[False] | None = None
+                 ) -> list[tuple[str, ClipFacts]]:
     """Read every staged clip (clip -> file) through the shared clip probe."""
     from ltx_wizard.core.dataset.clip_probe import probe_clips
 

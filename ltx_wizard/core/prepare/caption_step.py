@@ -22,10 +22,11 @@ from ltx_wizard.core.prepare.captions import (
     CAPTIONS_FILE, CaptionRun, captions_from_file, queue_names, read_captions, run_captions,
     spot_clips,
 )
+from ltx_wizard.core.prepare.flow import PrepareFlow, Row
 from ltx_wizard.core.prepare.request import SpotCheckStop
 
 
-def _known(session) -> tuple[dict[str, str], dict[str, str]]:
+def _known(session: PrepareFlow) -> tuple[dict[str, str], dict[str, str]]:
     req = session.request
     known = {} if req.recaption else read_captions(session.dataset_dir / CAPTIONS_FILE)
     by_name: dict[str, str] = {}
@@ -35,12 +36,12 @@ def _known(session) -> tuple[dict[str, str], dict[str, str]]:
     return known, by_name
 
 
-def pending_rows(session) -> list[dict]:
+def pending_rows(session: PrepareFlow) -> list[Row]:
     """Rows still without a caption; the others get theirs from what is known."""
     column, video = session.staged.caption_column, session.video_column
     known, by_name = _known(session)
     pending = []
-    for row in session.rows + getattr(session, "supplied", []):  # your held-out clips too
+    for row in session.rows + session.supplied:  # your held-out clips too
         if str(row.get(column, "")).strip() and not session.request.recaption:
             continue
         real = os.path.realpath(session.dataset_dir / row[video])
@@ -52,10 +53,10 @@ def pending_rows(session) -> list[dict]:
     return pending
 
 
-async def caption_rows(session) -> list[dict]:
+async def caption_rows(session: PrepareFlow) -> list[Row]:
     pending = pending_rows(session)
     if not pending:
-        total = len(session.rows) + len(getattr(session, "supplied", []))
+        total = len(session.rows) + len(session.supplied)
         session.say(f"Captions: every clip has one ({total}); none made")
         return session.rows
     if session.choice.backend == "none":
@@ -81,7 +82,7 @@ async def caption_rows(session) -> list[dict]:
     return await _settle_failures(session)
 
 
-async def _spot_check(session, pending: list[dict]) -> str | None:
+async def _spot_check(session: PrepareFlow, pending: list[Row]) -> str | None:
     video, column = session.video_column, session.staged.caption_column
     chosen = spot_clips([r[video] for r in pending])
     names = queue_names(chosen)
@@ -110,7 +111,7 @@ async def _spot_check(session, pending: list[dict]) -> str | None:
     return instruction
 
 
-def _caption_of(session, rel: str, run: CaptionRun) -> str:
+def _caption_of(session: PrepareFlow, rel: str, run: CaptionRun) -> str:
     caption = run.captions.get(os.path.realpath(session.dataset_dir / rel))
     if caption:
         return caption
@@ -118,7 +119,7 @@ def _caption_of(session, rel: str, run: CaptionRun) -> str:
     return f"(failed: {why})"
 
 
-def _checked_instruction(session, text: str) -> str:
+def _checked_instruction(session: PrepareFlow, text: str) -> str:
     trigger = (session.request.lora_trigger or "").strip()
     if trigger and trigger.lower() in text.lower():
         raise UsageError(f"the instruction names the trigger word {trigger!r}: it is prepended at "
@@ -126,7 +127,7 @@ def _checked_instruction(session, text: str) -> str:
     return text
 
 
-def _remember(session, captions: dict[str, str]) -> None:
+def _remember(session: PrepareFlow, captions: dict[str, str]) -> None:
     """Approved captions into captions.json (caption_videos.py's format), so a rerun keeps them."""
     path = session.dataset_dir / CAPTIONS_FILE
     entries = []
@@ -139,7 +140,7 @@ def _remember(session, captions: dict[str, str]) -> None:
     write_text(path, json.dumps(entries, indent=2, ensure_ascii=False), root=session.run_dir)
 
 
-async def _full_pass(session, pending: list[dict], instruction: str | None) -> None:
+async def _full_pass(session: PrepareFlow, pending: list[Row], instruction: str | None) -> None:
     video, column = session.video_column, session.staged.caption_column
     rest = [r for r in pending if not str(r.get(column, "")).strip()]
     if not rest:
@@ -158,14 +159,17 @@ async def _full_pass(session, pending: list[dict], instruction: str | None) -> N
     session.failed = [(names[n], why) for n, why in run.failed if n in names]
 
 
-async def _settle_failures(session) -> list[dict]:
+async def _settle_failures(session: PrepareFlow) -> list[Row]:
     column, video = session.staged.caption_column, session.video_column
-    has = lambda r: bool(str(r.get(column, "")).strip())  # noqa: E731
-    supplied = getattr(session, "supplied", [])
+
+    def has(row: Row) -> bool:
+        return bool(str(row.get(column, "")).strip())
+
+    supplied = session.supplied
     missing = [r for r in session.rows + supplied if not has(r)]
     if not missing:
         return session.rows
-    why = dict(getattr(session, "failed", []))
+    why = dict(session.failed)
     for row in missing:
         session.say(f"{row[video]}: no caption ({why.get(row[video], 'not captioned')})")
     question = (f"{len(missing)} of {len(session.rows) + len(supplied)} clip(s) have no caption "

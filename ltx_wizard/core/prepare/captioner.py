@@ -135,7 +135,8 @@ def free_port(preferred: int = DEFAULT_PORT) -> int:
     for port in (preferred, 0):
         with contextlib.suppress(OSError), socket.socket() as sock:
             sock.bind(("127.0.0.1", port))
-            return sock.getsockname()[1]
+            bound: int = sock.getsockname()[1]
+            return bound
     raise WizardError("no free TCP port on 127.0.0.1 for the captioner server")
 
 

@@ -127,7 +127,7 @@ def read_captions(path: Path) -> dict[str, str]:
     return out
 
 
-def captions_from_file(path: str | os.PathLike) -> tuple[dict[str, str], dict[str, str]]:
+def captions_from_file(path: str | os.PathLike[str]) -> tuple[dict[str, str], dict[str, str]]:
     """A file of your own captions (CSV/JSON/JSONL with a caption and a video or media_path
     column): (resolved media file -> caption, file name -> caption for names met once)."""
     ds = read_dataset_file(path)

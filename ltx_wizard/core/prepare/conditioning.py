@@ -68,7 +68,7 @@ def missing_inputs(roles: Mapping[str, str], strategy: Mapping[str, Any] | None,
     return out
 
 
-def check_pairs(rows, roles: Mapping[str, str], video_column: str, dataset_dir: Path,
+def check_pairs(rows: list[dict[str, str]], roles: Mapping[str, str], video_column: str, dataset_dir: Path,
                 min_frames: int, facts: Callable[[Path], Any]) -> list[Pairing]:
     """Each conditioning column present, checked row by row against its clip."""
     out = []

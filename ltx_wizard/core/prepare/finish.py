@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.prepare import conditioning, outputs
+from ltx_wizard.core.prepare.audit import AuditReport
 from ltx_wizard.core.prepare.holdout import HoldoutPlan, pick, plan_holdout, skip_note, small_question
+from ltx_wizard.core.prepare.flow import PrepareFlow, Row
 from ltx_wizard.core.prepare.request import PrepareResult
 from ltx_wizard.core.prepare.source import read_source
 from ltx_wizard.core.prepare.staging import stage
 
 
-async def holdout_count(session) -> HoldoutPlan:
+async def holdout_count(session: PrepareFlow) -> HoldoutPlan:
     """A count, or 0 with the user's own held-out rows staged under dataset/holdout/."""
     asked = session.holdout
     if isinstance(asked, str):
@@ -36,7 +39,7 @@ async def holdout_count(session) -> HoldoutPlan:
     return plan
 
 
-async def finish(session, held: HoldoutPlan) -> PrepareResult:
+async def finish(session: PrepareFlow, held: HoldoutPlan) -> PrepareResult:
     video, caption = session.video_column, session.staged.caption_column
     rows = session.rows
     columns = outputs.columns_of(rows, (caption, video))
@@ -47,7 +50,7 @@ async def finish(session, held: HoldoutPlan) -> PrepareResult:
     ids = [r[video] for r in rows]
     picked = set(pick(ids, held.count))
     train = [r for r in rows if r[video] not in picked]
-    out = [r for r in rows if r[video] in picked] + getattr(session, "supplied", [])
+    out = [r for r in rows if r[video] in picked] + session.supplied
     outputs.write_dataset(session.run_dir, session.dataset_dir, train, columns)
     holdout = (outputs.write_holdout(session.run_dir, session.dataset_dir, out,
                                      outputs.columns_of(out, tuple(columns))) if out else None)
@@ -65,7 +68,7 @@ async def finish(session, held: HoldoutPlan) -> PrepareResult:
     return result
 
 
-async def _canny(session, dataset: Path):
+async def _canny(session: PrepareFlow, dataset: Path) -> tuple[list[Row], list[str]]:
     """scripts/compute_reference.py adds reference_video in place; a failed clip is named."""
     code = await conditioning.make_canny_references(
         session.runner, session.dataset_dir, dataset, session.log("compute-reference"),
@@ -79,7 +82,8 @@ async def _canny(session, dataset: Path):
     return rows, outputs.columns_of(rows, ())
 
 
-def _with_lines(session, result: PrepareResult, held: HoldoutPlan, columns, report):
+def _with_lines(session: PrepareFlow, result: PrepareResult, held: HoldoutPlan, columns: list[str],
+                report: AuditReport) -> PrepareResult:
     lines = [f"Prepared {result.samples} training samples (+ {len(result.held_out)} held out) "
              f"for {result.recipe}. Columns: {', '.join(columns)}. Saved to "
              f"{result.dataset_file}" + (f" (+ {result.holdout_file.name})"
@@ -91,7 +95,7 @@ def _with_lines(session, result: PrepareResult, held: HoldoutPlan, columns, repo
     else:
         lines.append(skip_note())
     lines.append(f"Suggested bucket: {result.bucket} ({report.bucket_why})")
-    for clip, copy in getattr(session, "rotated", {}).items():
+    for clip, copy in session.rotated.items():
         lines.append(f"{clip}: was stored rotated; fixed by the upright copy {copy}")
     for item in report.of("rotated"):
         lines.append(f"{item.clip}: {item.text} (declined: it trains sideways)")
@@ -109,7 +113,7 @@ def _with_lines(session, result: PrepareResult, held: HoldoutPlan, columns, repo
         if doubled:
             lines.append(f"{len(doubled)} caption(s) already start with {trigger!r}: with "
                          "--lora-trigger it would be doubled; edit those captions")
-    check = getattr(session, "audio_check", None)
+    check = session.audio_check
     if check is not None and not check.ok:
         lines.append(check.describe())
     if result.all_silent:
@@ -117,13 +121,14 @@ def _with_lines(session, result: PrepareResult, held: HoldoutPlan, columns, repo
     return PrepareResult(**{**_fields(result), "lines": tuple(lines)})
 
 
-def _fields(result: PrepareResult) -> dict:
+def _fields(result: PrepareResult) -> dict[str, Any]:
     from dataclasses import fields
 
     return {f.name: getattr(result, f.name) for f in fields(result)}
 
 
-def _record(session, result: PrepareResult, held: HoldoutPlan, report) -> None:
+def _record(session: PrepareFlow, result: PrepareResult, held: HoldoutPlan,
+            report: AuditReport) -> None:
     outputs.write_record(session.run_dir, session.dataset_dir, {
         "source": str(session.source.path), "source_kind": session.source.kind,
         "recipe": result.recipe, "captioner": session.choice.backend,
@@ -131,10 +136,10 @@ def _record(session, result: PrepareResult, held: HoldoutPlan, report) -> None:
         "bucket": result.bucket, "samples": result.samples,
         "held_out": list(result.held_out), "holdout_why": held.why,
         "linked": session.staged.originals,
-        "split": getattr(session, "split_from", {}),
-        "rotated": getattr(session, "rotated", {}),
+        "split": session.split_from,
+        "rotated": session.rotated,
         "audit": list(report.summary),
         "findings": [{"clip": f.clip, "kind": f.kind, "text": f.text} for f in report.findings],
         "audio_decode": (session.audio_check.describe()
-                         if getattr(session, "audio_check", None) else None),
+                         if session.audio_check else None),
     })

@@ -14,12 +14,22 @@ import contextlib
 import os
 from fractions import Fraction
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.io.safe_fs import check_inside
 
+if TYPE_CHECKING:  # PyAV is imported where a copy is made
+    from av.container import OutputContainer
+    from av.filter import FilterContext, Graph
+    from av.video.frame import VideoFrame
+    from av.video.stream import VideoStream
+
+Steps = tuple[tuple[str, str], ...]  # the filters that turn a clip upright: (name, argument)
+
 ROTATED = "rotated"  # the copies' folder under dataset/
-FILTERS = {90: (("transpose", "cclock"),), 270: (("transpose", "clock"),),
+FILTERS: dict[int, Steps] = {90: (("transpose", "cclock"),), 270: (("transpose", "clock"),),
            180: (("hflip", ""), ("vflip", ""))}
 CRF = "18"  # ltx_trainer/video_utils.py save_video's quality
 
@@ -50,7 +60,7 @@ def make_rotated_copy(source: Path, rotation: int, dest: Path, run_dir: Path) ->
     return dest
 
 
-def _copy(source: Path, dest: Path, steps) -> None:
+def _copy(source: Path, dest: Path, steps: Steps) -> None:
     import av
 
     with av.open(str(source)) as src, av.open(str(dest), "w", format="mp4") as out:
@@ -80,7 +90,7 @@ def _copy(source: Path, dest: Path, steps) -> None:
             out.mux(pkt)
 
 
-def _graph(av, video, steps):
+def _graph(av: ModuleType, video: VideoStream, steps: Steps) -> tuple[Graph, FilterContext]:
     graph = av.filter.Graph()
     node = graph.add_buffer(template=video)
     for name, arg in steps:
@@ -93,12 +103,14 @@ def _graph(av, video, steps):
     return graph, sink
 
 
-def _encode(graph, sink, frame, encoder, out, index: int, rate) -> int:
+def _encode(graph: Graph, sink: FilterContext, frame: VideoFrame, encoder: VideoStream,
+            out: OutputContainer, index: int, rate: Fraction) -> int:
     graph.vpush(frame)
     return _drain(sink, encoder, out, index, rate)
 
 
-def _drain(sink, encoder, out, index: int, rate) -> int:
+def _drain(sink: FilterContext, encoder: VideoStream, out: OutputContainer, index: int,
+           rate: Fraction) -> int:
     import av
 
     while True:
@@ -106,6 +118,7 @@ def _drain(sink, encoder, out, index: int, rate) -> int:
             turned = sink.pull()
         except (av.BlockingIOError, av.EOFError):
             return index
+        assert isinstance(turned, av.VideoFrame)  # a video graph's sink gives video frames
         turned.pts, turned.time_base = index, Fraction(1) / Fraction(rate)
         for pkt in encoder.encode(turned):
             out.mux(pkt)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from ltx_wizard.core.base.errors import WizardError
@@ -53,6 +54,15 @@ class ScenePreview:
         return f"{self.video}: {self.found} scenes ({frames}{more} frames){dropped}"
 
 
+@dataclass
+class _Printed:
+    """What the splitter printed, as its lines come."""
+
+    found: int | None = None
+    filtered: int = 0
+    scenes: list[tuple[str, str, int]] = field(default_factory=list)
+
+
 def split_args(video: Path, out: Path) -> list[str]:
     return [str(video), str(out), "--filter-shorter-than", MIN_SCENE, "--detector", "content"]
 
@@ -74,32 +84,33 @@ async def preview_split(runner: ScriptRunner, video: Path, label: str, dataset_d
     pending.mkdir(parents=True)
     args = split_args(video, pending)
     require_options(runner, SCRIPT, flags_of(args))
-    seen: dict = {"found": None, "filtered": 0, "scenes": []}
+    seen = _Printed()
 
     def read(line: str) -> None:
         on_line(line)
         text = line.strip()
         if m := _FOUND.match(text):
-            seen["found"] = int(m.group(1))
+            seen.found = int(m.group(1))
         elif m := _SCENE.match(text):
-            seen["scenes"].append((m.group(2), m.group(3), int(m.group(4))))
+            seen.scenes.append((m.group(2), m.group(3), int(m.group(4))))
         elif m := _FILTERED.match(text):
-            seen["filtered"] = int(m.group(1))
+            seen.filtered = int(m.group(1))
 
     code = await run_script(runner.argv(SCRIPT, args), cwd=runner.trainer_dir,
                             env={**env, **runner.env}, log=log, on_line=read)
-    if code != 0 or seen["found"] is None:
+    found = seen.found
+    if code != 0 or found is None:
         raise WizardError(f"scripts/{SCRIPT} failed on {label} (exit {code}"
                           f"{', no scene count printed' if code == 0 else ''}); its output is in "
                           f"{log}")
-    files = tuple(pending / n for n in scene_names(video.stem, seen["found"]))
+    files = tuple(pending / n for n in scene_names(video.stem, found))
     missing = [f.name for f in files if not f.is_file()]
     if missing:
-        raise WizardError(f"scripts/{SCRIPT} found {seen['found']} scenes in {label} but wrote "
+        raise WizardError(f"scripts/{SCRIPT} found {found} scenes in {label} but wrote "
                           f"{len(files) - len(missing)} (first missing: {missing[0]}; its ffmpeg "
                           f"split logs failures and carries on); see {log}")
-    return ScenePreview(video=label, pending=pending, found=seen["found"],
-                        filtered=seen["filtered"], scenes=tuple(seen["scenes"]), files=files)
+    return ScenePreview(video=label, pending=pending, found=found,
+                        filtered=seen.filtered, scenes=tuple(seen.scenes), files=files)
 
 
 def accept_split(preview: ScenePreview, dataset_dir: Path, run_dir: Path) -> list[str]:

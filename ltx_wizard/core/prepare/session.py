@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.dataset.clip_facts import ClipFacts
 from ltx_wizard.core.dataset.clip_probe import probe_clip
 from ltx_wizard.core.dataset.rows import required_roles
 from ltx_wizard.core.dataset.sources import audio_folder
@@ -23,10 +24,11 @@ from ltx_wizard.core.inputs.recipes import find_recipe
 from ltx_wizard.core.io.safe_fs import check_inside, check_run_dir
 from ltx_wizard.core.io.workspace import choose_root, default_run_name, run_lock, validate_run_name
 from ltx_wizard.core.prepare import conditioning, finish
-from ltx_wizard.core.prepare.audio_env import check_audio_decode
+from ltx_wizard.core.prepare.audio_env import AudioDecode, check_audio_decode
 from ltx_wizard.core.prepare.audit import AuditReport, audit, probe_staged
 from ltx_wizard.core.prepare.caption_step import caption_rows
 from ltx_wizard.core.prepare.captioner import GpuFree, choose_captioner
+from ltx_wizard.core.prepare.flow import Row
 from ltx_wizard.core.prepare.holdout import parse_holdout
 from ltx_wizard.core.prepare.request import Asker, PrepareRequest, PrepareResult
 from ltx_wizard.core.prepare.rotate import make_rotated_copy, rotated_name
@@ -44,9 +46,17 @@ class PrepareSession:
         self.request, self.asker = request, asker
         self.env = dict(os.environ if env is None else env)
         self.cancel = cancel or threading.Event()
+        # filled in as the flow goes (flow.PrepareFlow says what each is)
+        self.supplied: list[Row] = []
+        self.failed: list[tuple[str, str]] = []
+        self.facts: dict[str, ClipFacts] = {}
+        self.rotated: dict[str, str] = {}
+        self.split_from: dict[str, list[str]] = {}
+        self.audio_check: AudioDecode | None = None
         self._setup(gpus, runner, now)
 
-    def _setup(self, gpus, runner, now) -> None:
+    def _setup(self, gpus: Callable[[], list[GpuFree]],
+               runner: Callable[[Path, str | None], ScriptRunner], now: datetime | None) -> None:
         """Everything checked before anything is written: source, checkout, recipe, run folder,
         captioner, held-out choice, trigger word."""
         req = self.request
@@ -165,7 +175,7 @@ class PrepareSession:
                 continue
             await self._split_one(row, clip)
 
-    async def _split_one(self, row: dict, clip: str) -> None:
+    async def _split_one(self, row: Row, clip: str) -> None:
         preview = await preview_split(
             self.runner, self.dataset_dir / clip, clip, self.dataset_dir, self.run_dir,
             self.log("split-scenes"), self.env,
@@ -188,7 +198,7 @@ class PrepareSession:
         keep = {k: v for k, v in row.items() if k not in (self.video_column,
                                                            self.staged.caption_column)}
         self.rows[at:at + 1] = [{**keep, self.video_column: s} for s in scenes]
-        self.split_from = {**getattr(self, "split_from", {}), clip: scenes}
+        self.split_from = {**self.split_from, clip: scenes}
         for rel in scenes:
             self.facts[rel] = await asyncio.to_thread(probe_clip, self.dataset_dir / rel)
 
@@ -204,7 +214,7 @@ class PrepareSession:
                 "are not touched)?", topic="rotate"):
             self.say(f"{len(turned)} rotated clip(s) left as they are: they train sideways")
             return
-        self.rotated: dict[str, str] = {}
+        self.rotated = {}
         for clip, degrees in turned:
             await self._rotate_one(clip, degrees)
 

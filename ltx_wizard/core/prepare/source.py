@@ -51,7 +51,7 @@ def is_image(path: Path) -> bool:
     return path.suffix.lower() in IMAGE_SUFFIXES
 
 
-def read_source(text: str | os.PathLike, *, cwd: str | os.PathLike | None = None) -> Source:
+def read_source(text: str | os.PathLike[str], *, cwd: str | os.PathLike[str] | None = None) -> Source:
     """Classify SOURCE; raises one UsageError naming what is wrong with it."""
     path = resolve_user_path(text, what="source", cwd=cwd)
     if path.is_dir():

@@ -17,7 +17,8 @@ from typing import Any, Mapping
 from ltx_wizard.core.dataset.buckets import DEFAULT_BUCKETS, parse_buckets
 from ltx_wizard.core.dataset.sources import audio_folder, primary_folder, required_folders
 from ltx_wizard.core.dataset.data_root import DataRootInfo
-from ltx_wizard.core.dataset.checks import DatasetReport, check_dataset
+from ltx_wizard.core.dataset.checks import DatasetReport, Progress, check_dataset
+from ltx_wizard.core.dataset.clip_probe import CancelFlag
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.model_paths import resolve_user_path
@@ -39,10 +40,10 @@ class DatasetPlan:
         return self.verification.reusable and not self.reencode
 
 
-def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None, *,
+def plan_dataset(dataset: str | os.PathLike[str], strategy: Mapping[str, Any] | None, *,
                  buckets: str | None, models: dict[str, Path | None], lora_trigger: str | None,
-                 load_text_encoder_in_8bit: bool, precomputed_dir: str | os.PathLike | None = None,
-                 on_progress=None, cancelled=None) -> DatasetPlan:
+                 load_text_encoder_in_8bit: bool, precomputed_dir: str | os.PathLike[str] | None = None,
+                 on_progress: Progress | None = None, cancelled: CancelFlag = None) -> DatasetPlan:
     """Check the dataset file for `strategy` and decide the preprocessing; writes nothing.
     `on_progress` / `cancelled`: as core/dataset/checks.py check_dataset takes them."""
     ds = read_dataset_file(dataset)
@@ -58,6 +59,7 @@ def plan_dataset(dataset: str | os.PathLike, strategy: Mapping[str, Any] | None,
             f"{verification.describe()}: it is never overwritten unasked; preprocess into a new "
             "folder (--precomputed-dir DIR, or the output folder field), or move that one away")
     spec = PreprocessSpec(
+        # None only in a draft's live check (plan/model_checks.py), which shows the plan, never runs it
         buckets=report.buckets, model_path=models["checkpoint"],  # type: ignore[arg-type]
         text_encoder_path=models["text_encoder"],  # type: ignore[arg-type]
         video_vae_path=models.get("video_vae"), audio_vae_path=models.get("audio_vae"),

@@ -15,7 +15,7 @@ import json
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ltx_wizard.core.base.records import json_text, record
 from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, read_text
@@ -23,6 +23,9 @@ from ltx_wizard.core.dataset.rows import DatasetFile
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.preprocess.command import PreprocessSpec
 from ltx_wizard.core.io.safe_fs import write_text
+
+if TYPE_CHECKING:  # pydantic is imported where a state is read
+    from pydantic import TypeAdapter
 
 STATE_NAME = "preprocess.json"
 # The skill's one-sample metadata file: beside dataset.json, so the media paths stay relative
@@ -60,7 +63,7 @@ def one_sample_root(run_dir: Path) -> Path:
 
 
 @cache
-def _schema():
+def _schema() -> TypeAdapter[PreprocessState]:
     # pydantic checks the file as it checked the model: the same lax conversions, the same
     # message for the first thing wrong
     from pydantic import TypeAdapter
@@ -89,8 +92,8 @@ def write_state(run_dir: Path, state: PreprocessState) -> Path:
 def mark_done(run_dir: Path, step: Step) -> PreprocessState:
     state = read_state(run_dir)
     assert state is not None
-    key = "one_sample_done" if step == "one" else "full_done"
-    state = replace(state, **{key: True})
+    state = (replace(state, one_sample_done=True) if step == "one"
+             else replace(state, full_done=True))
     write_state(run_dir, state)
     return state
 

@@ -75,7 +75,8 @@ def first_samples(run_dir: Path) -> int:
 
 def run_strategy(run_dir: Path) -> Mapping[str, Any] | None:
     text = read_text(Path(run_dir) / "config.yaml", what="run config")
-    return get_dotted(load_yaml(text), "training_strategy", None)
+    strategy: Mapping[str, Any] | None = get_dotted(load_yaml(text), "training_strategy", None)
+    return strategy
 
 
 async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None = None,
@@ -133,7 +134,7 @@ async def _run_step_locked(run_dir: Path, step: Step, env: Mapping[str, str] | N
 
 
 async def _run(run_dir: Path, state: PreprocessState, dataset: Path, output: Path, log: Path,
-               env: Mapping[str, str] | None, on_progress, *,
+               env: Mapping[str, str] | None, on_progress: Callable[[ProgressParser], None], *,
                overwrite: bool, stand_in: StandIn | None) -> tuple[int, ProgressParser]:
     """`overwrite` only for the one sample: <run>/overfit is the run's own scratch, which the
     skill regenerates rather than trusts (a re-plan may have changed the bucket)."""
@@ -171,7 +172,8 @@ def _verify(run_dir: Path, state: PreprocessState, output: Path, samples: tuple[
 
 
 def _require_sound(run_dir: Path, state: PreprocessState, output: Path, samples: tuple[str, ...],
-                   log: Path, step: Step, parser: ProgressParser, strategy, check) -> None:
+                   log: Path, step: Step, parser: ProgressParser, strategy: Mapping[str, Any] | None,
+                   check: Verification) -> None:
     """Only audio latents missing: name those clips and the ways on (dataset/silent_clips.py);
     they are recorded as silent, so that running the step again goes on without them."""
     audio = audio_folder(strategy)

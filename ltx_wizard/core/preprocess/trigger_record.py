@@ -40,7 +40,10 @@ def trigger_change(root: Path, wanted: str | None) -> str | None:
     wanted = (wanted or "").strip() or None
     if not known or had == wanted:
         return None
-    said = lambda w: repr(w) if w else "no trigger word"  # noqa: E731
+
+    def said(word: str | None) -> str:
+        return repr(word) if word else "no trigger word"
+
     return (f"its text embeddings were encoded with {said(had)}, this plan uses {said(wanted)}: "
             "the full preprocess re-encodes every sample with --overwrite")
 

@@ -1,6 +1,6 @@
 """What config.yaml validates with: the user's media and prompts, prompts only, or nothing.
 
-The recipe's shipped `validation.samples` say what each sample reads (validation_media.py). The
+The recipe's shipped `validation.samples` say what each sample reads (media.py). The
 plan then writes one of three validations, each stated in plan.md:
 - media: the user's files fill the samples' media slots in order (checked as the trainer will
   read them); samples left without media are dropped;

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ltx_wizard.core.base.units import UNIT, gib
-from ltx_wizard.core.tuning.result_text import (  # noqa: F401  (callers import them here)
-    OUTCOME_LABEL, amount, confirmation_line, outcome_label, peak_text, step_text,
+from ltx_wizard.core.tuning.result_text import (  # callers import some of these from here
+    amount, confirmation_line, outcome_label, peak_text, step_text,
 )
 from ltx_wizard.core.autotune.events import (
     AutotuneEvent, AutotuneFinished, ConfirmationFinished, ConfirmationStarted, TrialFinished,
