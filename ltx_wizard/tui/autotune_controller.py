@@ -22,7 +22,7 @@ from ltx_wizard.tui.heap import settle_heap
 from ltx_wizard.tui.screens.autotune import AutotuneScreen
 
 if TYPE_CHECKING:
-    from ltx_wizard.tui.host import WizardHost
+    from ltx_wizard.tui.app import WizardApp  # for types only: the App imports this module
 
 LOG_BUFFER_LINES = 2000  # a flood of trainer output is dropped here, not queued as messages
 MESSAGE_FOR: dict[type, type[messages.AutotuneMessage]] = {
@@ -38,7 +38,7 @@ MESSAGE_FOR: dict[type, type[messages.AutotuneMessage]] = {
 
 
 class AutotuneController:
-    def __init__(self, app: WizardHost) -> None:
+    def __init__(self, app: WizardApp) -> None:
         self.app = app
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
         self._held: dict[tuple[type, object], events.AutotuneEvent] = {}

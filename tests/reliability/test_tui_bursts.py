@@ -160,7 +160,7 @@ async def test_done_left_before_it_mounted_does_not_crash(demo_root):
         await settle(pilot)
         assert isinstance(app.screen, SummaryScreen)
         # The mash at its tightest: Done pushed and popped again before its Mount is handled.
-        app.open_done()
+        app.nav.open_done()
         app.screen.action_back()  # what Escape runs
         await settle(pilot)
         assert app.is_running and isinstance(app.screen, (SummaryScreen, DoneScreen))

@@ -277,7 +277,7 @@ class AutotuneScreen(WizardScreen):
 
     def action_next(self) -> None:
         if not self.query_one("#continue", Button).disabled:
-            self.app.open_done()
+            self.app.nav.open_done()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:  # a burst's late press: this screen is no longer on top

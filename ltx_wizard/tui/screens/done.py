@@ -152,7 +152,7 @@ class DoneScreen(WizardScreen):
             self.notify(exc.message, severity="error", timeout=10)
             return
         self._show_started(pid, log)
-        self.app.open_monitor(run_dir)  # step 6 watches the run it started
+        self.app.nav.open_monitor(run_dir)  # step 6 watches the run it started
 
     def _show_started(self, pid: int, log: Path) -> None:
         if not self.is_attached:  # left already: nothing to show it in

@@ -6,6 +6,8 @@ screen (`state.request.recipe`), whose Recipe list stays for those who know.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -26,6 +28,9 @@ from ltx_wizard.core.setup.intent import (
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
+
+if TYPE_CHECKING:
+    from ltx_wizard.tui.app import WizardApp  # for types only: the App imports the screens
 
 EXAMPLES = ("Pick one (↑↓ Enter), or say it in your own words below, e.g. \"a LoRA of my "
             "product's look\", \"extend a video\", \"add sound to a silent video\".")
@@ -149,10 +154,10 @@ class IntentScreen(WizardScreen):
         state = self.app.state
         state.edit_request(recipe=chosen.recipe,
                            video_only=chosen.video_only or state.request.video_only)
-        self.app.open_data_step()
+        self.app.nav.open_data_step()
 
     def action_skip(self) -> None:
-        self.app.open_data_step()
+        self.app.nav.open_data_step()
 
     def action_back(self) -> None:
         self.leave()
@@ -164,12 +169,12 @@ class IntentScreen(WizardScreen):
          "back": self.action_back}[event.button.id or "back"]()
 
 
-def after_probe(app) -> None:
-    """What follows the probe (navigation.py's hook): the setup offers where something is missing
+def after_probe(app: WizardApp) -> None:
+    """What follows the probe (navigation.py's after_probe): the setup offers where something is missing
     (screens/setup.py; not for --demo or simulated GPUs, whose trainer is the simulated one), then
     this question, then Paths. `first_run_screens=False` goes straight to Paths."""
     if not app.options.first_run_screens:
-        app.open_data_step()
+        app.nav.open_data_step()
         return
 
     def ask() -> None:

@@ -372,7 +372,7 @@ class PathsScreen(WizardScreen):
         # validation is asked only while the recipe's samples read media (the panel is shown)
         shown = self.query_one(ValidationPanel).display
         self.app.state.request = draft if shown else replace(draft, validation=None)
-        self.app.open_summary()
+        self.app.nav.open_summary()
 
     def action_back(self) -> None:
         self.leave()

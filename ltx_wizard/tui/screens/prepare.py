@@ -247,7 +247,7 @@ class PrepareScreen(WizardScreen):
             trainer_root=self.query_one("#field-trainer", PathField).value
             or state.request.trainer_root)
         self.app.target_run_dir = result.run_dir
-        self.app.open_paths()
+        self.app.nav.open_paths()
 
     def action_skip(self) -> None:
         if self.running:
@@ -256,7 +256,7 @@ class PrepareScreen(WizardScreen):
         if given and (given.lower().endswith((".json", ".jsonl", ".csv"))
                       or os.path.basename(given.rstrip("/")) == ".precomputed"):
             self.app.state.edit_request(data_root=given)  # a ready dataset file or data root
-        self.app.open_paths()
+        self.app.nav.open_paths()
 
     def action_back(self) -> None:
         if self.running:

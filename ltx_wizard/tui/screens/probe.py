@@ -56,7 +56,7 @@ class ProbeScreen(WizardScreen):
     def _probe_preset(self) -> bool:
         """A simulated preset is pure data: shown at once, so the first frame already holds the
         GPU table and tier. --demo's files are written after it by a worker; Continue waits."""
-        finished = self.app.preset_probe()
+        finished = self.app.nav.preset_probe()
         if finished is None:
             return False
         self._probed(finished)
@@ -67,18 +67,18 @@ class ProbeScreen(WizardScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
     def _probe(self) -> None:
         # NVML and nvidia-smi can block for seconds: never on the event loop.
-        self.post_message(self.app.probe_finished())
+        self.post_message(self.app.nav.probe_finished())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
     def _write_demo(self) -> None:
-        self.post_message(self.app.demo_written())
+        self.post_message(self.app.nav.demo_written())
 
     @on(ProbeFinished)
     def _probed(self, message: ProbeFinished) -> None:
         if message.error is not None:
             self._show_failure(message.error)
             return
-        self.app.set_probe(message.result)
+        self.app.nav.set_probe(message.result)
         self.show_assessment()
 
     @on(DemoReady)
@@ -147,7 +147,7 @@ class ProbeScreen(WizardScreen):
 
     def action_next(self) -> None:
         if not self.query_one("#continue", Button).disabled:
-            self.app.proceed_from_probe()
+            self.app.nav.proceed_from_probe()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:  # a burst's late press: this screen is no longer on top

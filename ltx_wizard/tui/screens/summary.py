@@ -243,9 +243,9 @@ class SummaryScreen(WizardScreen):
         state.summary = None
         state.autotune_error = None
         if autotune:
-            self.app.open_autotune()
+            self.app.nav.open_autotune()
         else:
-            self.app.open_done()
+            self.app.nav.open_done()
 
     def _ask_existing(self, autotune: bool) -> None:
         """The run folder holds a plan already (this session's own after Back, or an older one):
