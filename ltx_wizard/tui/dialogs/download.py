@@ -9,7 +9,9 @@ downloads, its partial file under the destination is measured twice a second for
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,18 +25,16 @@ from textual.widgets import Static
 from ltx_wizard.core.base.text_safety import clean_text
 
 
+@dataclass
 class OffersReady(Message):
-    def __init__(self, offers: list, error: str | None) -> None:
-        super().__init__()
-        self.offers = offers
-        self.error = error
+    offers: list[Any]
+    error: str | None
 
 
+@dataclass
 class Downloaded(Message):
-    def __init__(self, path: Path | None, error: str | None) -> None:
-        super().__init__()
-        self.path = path
-        self.error = error
+    path: Path | None
+    error: str | None
 
 
 def _bytes_under(folder: Path) -> int:

@@ -11,6 +11,7 @@ resume (config.yaml patched), a proposed fix; run-summary.md is written once the
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 
@@ -34,10 +35,11 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 REFRESH_S = 2.0
 
 
+@dataclass
 class StatusRead(Message):
-    def __init__(self, status: RunStatus | None, error: str | None, summary: Path | None) -> None:
-        super().__init__()
-        self.status, self.error, self.summary = status, error, summary
+    status: RunStatus | None
+    error: str | None
+    summary: Path | None
 
 
 class MonitorScreen(WizardScreen):

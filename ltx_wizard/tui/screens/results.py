@@ -12,6 +12,7 @@ is installed, c copies the scp line. Nothing here judges a render.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,12 +39,13 @@ if TYPE_CHECKING:
 REFRESH_S = 1.0
 
 
+@dataclass
 class Loaded(Message):
-    def __init__(self, manifest: Manifest | None, state, setup, lines: list[str],
-                 error: str | None) -> None:
-        super().__init__()
-        self.manifest, self.state, self.setup, self.lines, self.error = (
-            manifest, state, setup, lines, error)
+    manifest: Manifest | None
+    state: Any
+    setup: Any
+    lines: list[str]
+    error: str | None
 
 
 class ResultsScreen(WizardScreen):

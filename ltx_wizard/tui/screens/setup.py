@@ -6,8 +6,9 @@ yes, with its progress and the tail of its output; the whole output in the setup
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -26,22 +27,22 @@ if TYPE_CHECKING:
     from ltx_wizard.core.setup.survey import Survey
 
 
+@dataclass
 class Surveyed(Message):
-    def __init__(self, survey, error: str | None) -> None:
-        super().__init__()
-        self.survey, self.error = survey, error
+    survey: Any
+    error: str | None
 
 
+@dataclass
 class StepOutput(Message):
-    def __init__(self, phase: str, fraction: float | None, line: str) -> None:
-        super().__init__()
-        self.phase, self.fraction, self.line = phase, fraction, line
+    phase: str
+    fraction: float | None
+    line: str
 
 
+@dataclass
 class OfferDone(Message):
-    def __init__(self, outcome) -> None:
-        super().__init__()
-        self.outcome = outcome
+    outcome: Any
 
 
 class SetupScreen(WizardScreen):
