@@ -186,7 +186,7 @@ class WizardApp(App[int]):
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
         facts = getattr(self.screen, "help_facts", None)
-        self.push_screen(HelpDialog(type(self.screen).__name__, facts() if facts else None))
+        self.push_screen(HelpDialog(type(self.screen), facts() if facts else None))
 
     async def action_quit(self) -> None:
         if not self.state.autotune_running:

@@ -48,7 +48,15 @@ def _bytes_under(folder: Path) -> int:
     return total
 
 
+# This dialog's F1 help (dialogs/help.py shows it).
+DOWNLOAD_HELP = ("Download models", """\
+5 or 3 picks the release; then each file is offered alone: y downloads it (resumable) into
+`$LTX_MODELS_DIR` or `~/models`, n skips it. A gated file needs its terms accepted on the model page
+and a token (`hf auth login` or `HF_TOKEN`); Esc closes (what was downloaded fills the fields).""")
+
+
 class DownloadDialog(ModalScreen[dict | None]):
+    F1_HELP = DOWNLOAD_HELP
     BINDINGS = [
         Binding("5", "release('ltx-2.5')", "LTX-2.5"),
         Binding("3", "release('ltx-2.3')", "LTX-2.3"),

@@ -31,7 +31,21 @@ def has_training(run_dir: Path) -> bool:
     return launch_files(run_dir)[0].exists() or running_pid(run_dir) is not None
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+EXISTING_RUN_HELP = ("An existing run folder", """\
+**What it does.** This folder already holds a plan; nothing here writes.
+
+**Choices.**
+- *Resume autotune* (r): probes the GPUs and continues from `autotune.log`; finished trials
+  are not run again.
+- *View plan* (v): shows `plan.md` below.
+- *New run* (n): starts the wizard over and plans a new folder; this one is left as it is.
+
+To start training from this folder without the wizard: `bash <run>/launch.sh`.""")
+
+
 class ExistingRunScreen(WizardScreen):
+    F1_HELP = EXISTING_RUN_HELP
     BINDINGS = [
         Binding("r", "resume", "Resume autotune"),
         Binding("v", "view", "View plan"),

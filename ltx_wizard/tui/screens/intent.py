@@ -36,7 +36,24 @@ EXAMPLES = ("Pick one (↑↓ Enter), or say it in your own words below, e.g. \"
             "product's look\", \"extend a video\", \"add sound to a silent video\".")
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+INTENT_HELP = ("What should the model learn?", """\
+**What it does.** Maps what you want, in plain words, to one of the trainer's shipped configs
+(the trainer team's mode selector). Pick an answer, or type your own words and press Enter.
+
+**A style, character or concept LoRA** asks how you will use it: from text alone (`t2v_lora`),
+from a starting image, or both / not sure (`i2v_lora`: its first-frame condition at probability
+0.5 learns image-to-video and text-to-video in one run).
+
+**One follow-up** where the answer is ambiguous (forward or backward, video or audio...).
+
+**Next.** Confirm (ctrl+n) states the mode and goes on: to preparing your clips when no data
+is given yet, else to the paths, whose Recipe list can still change it; Skip (ctrl+s) keeps the
+Recipe list's default.""")
+
+
 class IntentScreen(WizardScreen):
+    F1_HELP = INTENT_HELP
     CSS_PATH = "intent.tcss"
     BINDINGS = [
         Binding("ctrl+n", "next", "Confirm"),

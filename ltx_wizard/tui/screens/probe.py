@@ -17,7 +17,50 @@ from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+PROBE_HELP = ("Step 1 · GPUs", """\
+**What it does.** Reads the GPUs training will see (NVML, else `nvidia-smi`), honouring
+`CUDA_VISIBLE_DEVICES` as CUDA does, and picks the tier of the *smallest* one.
+
+**The tier** decides the base config, one of the trainer's own shipped files:
+- 32GB tier: `t2v_lora_low_vram.yaml` (INT8 quantization, 8-bit AdamW, lower LoRA rank)
+- 40–60GB tier: the same low-VRAM file; autotune relaxes it on measured headroom
+- 80GB+ tier: `t2v_lora.yaml`
+
+{levers}
+
+**Choices.** Continue (ctrl+n) goes on; Re-probe (ctrl+r) reads the GPUs again.
+`CUDA_VISIBLE_DEVICES` comes from the shell that started the wizard: to change it, quit
+and start the wizard again with the new value.
+
+**If the probe fails** inside a container, NVML is often missing: start the container with
+`--gpus all` (NVIDIA Container Toolkit), or plan for another box with
+`ltx-wizard probe --from-csv FILE`.
+
+**Next.** Below 32 GB a gate asks whether to go on at your own risk; unknown memory (GB10,
+MIG) is asked for; then the model paths.""")
+
+
+
+def tier_levers_text() -> str:
+    """What autotune tries on each tier, from the engine's own rules (core/tuning/rules_text.py)."""
+    from ltx_wizard.core.gpu.tiers import Tier
+    from ltx_wizard.core.tuning import rules_text
+
+    lines = [f"- {tier.display_name}: {rules_text.levers_list(tier) or 'the baseline only'}"
+             for tier in (Tier.T32, Tier.T40_60, Tier.T80)]
+    return ("**What autotune tries** on each tier's base config, in order, each on the best so "
+            "far:\n" + "\n".join(lines))
+
+
+def probe_help() -> tuple[str, str]:
+    """The F1 help, its `{levers}` filled in when shown."""
+    title, body = PROBE_HELP
+    return title, body.replace("{levers}", tier_levers_text())
+
+
 class ProbeScreen(WizardScreen):
+    F1_HELP = staticmethod(probe_help)
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("ctrl+r", "reprobe", "Re-probe"),

@@ -45,7 +45,25 @@ class OfferDone(Message):
     outcome: Any
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+SETUP_HELP = ("Setting up the trainer", """\
+**What it does.** Shown after the probe when something the trainer needs is missing: uv, the
+LTX-2 checkout, its environment (`uv sync`), or an update of a checkout too old for your models.
+
+**Each offer** says what it will do, the commands it runs and how big it is; it runs only when
+you answer y (n skips it). uv is installed with pip into the wizard's own environment and used
+by its path: no shell pipe, no new shell, no shell rc file or system setting changed. An
+existing checkout is only touched by an offer you accept.
+
+**While it runs** the progress and the last lines show; the whole output is in the setup log
+named at the end. Esc stops a running step.
+
+**Next.** Continue (ctrl+n): what you want the model to learn. `ltx-wizard setup` offers the
+same on the command line (`--yes` for scripts).""")
+
+
 class SetupScreen(WizardScreen):
+    F1_HELP = SETUP_HELP
     CSS_PATH = "setup.tcss"
     BINDINGS = [
         Binding("y", "yes", "Yes, do it"),
