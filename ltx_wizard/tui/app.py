@@ -181,7 +181,7 @@ class WizardApp(App[int]):
 
         if isinstance(self.screen, HelpDialog):
             # mypy (strict_optional off for the TUI) reads OnceModal[None] as None here
-            self.screen.dismiss(None)  # type: ignore[attr-defined]
+            self.screen.dismiss(None)  # type: ignore[attr-defined]  # see the line above
             return
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()

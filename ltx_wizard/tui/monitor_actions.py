@@ -95,7 +95,7 @@ def ask_resume(screen: MonitorScreen) -> None:
             return
         try:
             backup, aside = apply_resume(screen.run_dir, plan)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a user file must not take the screen down
             screen.notify(_failure(exc), severity="error", timeout=10)
             return
         moved = (f" The earlier samples of step {plan.start_step} are in {aside}." if aside
@@ -118,7 +118,7 @@ def ask_fix(screen: MonitorScreen) -> None:
         return
     try:
         plan = plan_fix(screen.run_dir, diagnosis.changes)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a user file must not take the screen down
         screen.notify(f"cannot patch config.yaml: {_failure(exc)}", severity="error", timeout=10)
         return
 
@@ -127,7 +127,7 @@ def ask_fix(screen: MonitorScreen) -> None:
             return
         try:
             backup = apply_fix(screen.run_dir, plan)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a user file must not take the screen down
             screen.notify(_failure(exc), severity="error", timeout=10)
             return
         done = f"config.yaml patched (the old one: {backup.name})."

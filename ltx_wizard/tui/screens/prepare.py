@@ -169,7 +169,7 @@ class PrepareScreen(WizardScreen):
     def request(self):
         from ltx_wizard.core.prepare.request import PrepareRequest
 
-        value = lambda wid: self.query_one(wid, Input).value.strip()  # noqa: E731
+        value = lambda wid: self.query_one(wid, Input).value.strip()  # noqa: E731 - a one-line reader
         captioner = str(self.query_one("#prep-captioner", Select).value)
         return PrepareRequest(
             source=self.query_one("#field-source", PathField).value,
