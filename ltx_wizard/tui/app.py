@@ -1,9 +1,11 @@
 """The wizard's App: its options and shared state, start and leave; its roles live beside it.
 
 Screens hold widgets; the App holds what the run needs (probe, assessment, paths, plan, autotune
-summary) so that any screen can be popped without losing it. Roles: navigation between phases
-(navigation.py, a mixin), the autotune worker and its messages (autotune_controller.py, which
-outlives the screen that shows it), signal handling (signals.py).
+summary) so that any screen can be popped without losing it. It holds its roles as objects:
+navigation between phases (`nav`, navigation.py), the autotune worker and its messages
+(`autotune`, autotune_controller.py, which outlives the screen that shows it); signal handling is
+signals.py's. Screens, dialogs and roles name this class for types only (under TYPE_CHECKING): at
+run time nothing in `tui/` imports this module (pyproject.toml's `tui-app-on-top` contract).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from ltx_wizard.tui.autotune_controller import AutotuneController
 
 
-class WizardApp(PhaseNavigation, App[int]):
+class WizardApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "LTX-2 training wizard"
     ENABLE_COMMAND_PALETTE = False
@@ -41,6 +43,7 @@ class WizardApp(PhaseNavigation, App[int]):
         super().__init__()
         self.options = options or WizardOptions()
         self.state = WizardState()
+        self.nav = PhaseNavigation(self)
         self.demo: DemoSetup | None = None  # in --demo mode
         self._demo_lock = threading.Lock()
         self._autotune: AutotuneController | None = None
@@ -97,19 +100,19 @@ class WizardApp(PhaseNavigation, App[int]):
             from ltx_wizard.tui.screens.existing_run import ExistingRunScreen, has_training
 
             self.build_demo()
-            self._demo_title()
+            self.show_demo_title()
             self.state.run_dir = run_dir
             self.push_screen(ExistingRunScreen(run_dir))
             if has_training(run_dir):  # a run that trains or trained: watch it (Esc: the folder)
-                self.open_monitor(run_dir)
+                self.nav.open_monitor(run_dir)
         else:
             # The demo files are written by a worker: the first screen is drawn at once.
             self.target_run_dir = run_dir  # a new run goes exactly there, when given
             # Pushed after Textual's start-up batch: a frame drawn inside it is discarded, and the
             # screen would reach the terminal in pieces (its nested widgets one layout later).
-            self.call_later(self.start_probe_screen)
+            self.call_later(self.nav.start_probe_screen)
 
-    def _demo_title(self) -> None:
+    def show_demo_title(self) -> None:
         if self.options.demo:
             self.sub_title = f"demo · simulated {self.simulate}"
 
@@ -178,12 +181,12 @@ class WizardApp(PhaseNavigation, App[int]):
 
         if isinstance(self.screen, HelpDialog):
             # mypy (strict_optional off for the TUI) reads OnceModal[None] as None here
-            self.screen.dismiss(None)  # type: ignore[attr-defined]
+            self.screen.dismiss(None)  # type: ignore[attr-defined]  # see the line above
             return
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
         facts = getattr(self.screen, "help_facts", None)
-        self.push_screen(HelpDialog(type(self.screen).__name__, facts() if facts else None))
+        self.push_screen(HelpDialog(type(self.screen), facts() if facts else None))
 
     async def action_quit(self) -> None:
         if not self.state.autotune_running:

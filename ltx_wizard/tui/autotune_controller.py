@@ -3,9 +3,11 @@ kills a trial), turns each typed engine event into the screen's typed message, a
 flood of trainer output can cost.
 
 Log lines go to a bounded buffer the screen drains on its display tick; progress and VRAM
-readings are held, the latest of each kind winning, and posted once per tick (a trainer printing
-thousands of step lines a second then costs a few messages, not one each); everything else is
-posted at once, after what was held, so that order is kept.
+readings are held until that tick and posted once per trial (per GPUs) then, so a trainer printing
+thousands of step lines a second costs a few messages, not one each (a pilot test counts them);
+everything else is posted at once, after what was held, so that order is kept. Readings posted
+faster than the screen handles them give way to newer ones in its queue (the messages'
+`can_replace`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ltx_wizard.tui.heap import settle_heap
 from ltx_wizard.tui.screens.autotune import AutotuneScreen
 
 if TYPE_CHECKING:
-    from ltx_wizard.tui.host import WizardHost
+    from ltx_wizard.tui.app import WizardApp  # for types only: the App imports this module
 
 LOG_BUFFER_LINES = 2000  # a flood of trainer output is dropped here, not queued as messages
 MESSAGE_FOR: dict[type, type[messages.AutotuneMessage]] = {
@@ -39,7 +41,7 @@ MESSAGE_FOR: dict[type, type[messages.AutotuneMessage]] = {
 
 
 class AutotuneController:
-    def __init__(self, app: WizardHost) -> None:
+    def __init__(self, app: WizardApp) -> None:
         self.app = app
         self.log_buffer: deque[str] = deque(maxlen=LOG_BUFFER_LINES)
         self._held: dict[tuple[type, object], events.AutotuneEvent] = {}
@@ -122,8 +124,8 @@ class AutotuneController:
         if isinstance(event, events.LogLine):
             self.log_buffer.append(event.text)
             return
-        self.trials.feed(event)  # every progress event, before any is coalesced below
-        # latest wins: per trial for progress, per GPUs for VRAM (the rest in order)
+        self.trials.feed(event)  # every progress event, before any is held back below
+        # held to the tick, the newest kept: per trial for progress, per GPUs for VRAM
         if isinstance(event, events.TrialProgress):
             self._held[(type(event), event.index)] = event
         elif isinstance(event, events.VramUpdate):

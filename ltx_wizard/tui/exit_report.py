@@ -10,10 +10,10 @@ from ltx_wizard.core.launch.background import running_pid
 from ltx_wizard.core.launch.script import launch_files
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ltx_wizard.tui.host import WizardHost
+    from ltx_wizard.tui.app import WizardApp  # for types only: the App imports this module
 
 
-def remove_demo_folder(app: WizardHost) -> str | None:
+def remove_demo_folder(app: WizardApp) -> str | None:
     """Remove the --demo temporary folder, unless a training run started from it still writes
     there; say which. Test folders (demo_root given) are never ours to remove."""
     demo = app.demo
@@ -27,7 +27,7 @@ def remove_demo_folder(app: WizardHost) -> str | None:
     return f"Demo: its temporary folder {demo.root} was removed."
 
 
-def exit_report(app: WizardHost) -> tuple[list[str], list[str]]:
+def exit_report(app: WizardApp) -> tuple[list[str], list[str]]:
     """(lines for stdout, lines for stderr), printed once the terminal is restored."""
     out: list[str] = []
     err = list(app.exit_errors)

@@ -8,34 +8,16 @@ none chains into the next by itself: patching config.yaml and starting the run a
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 
-if TYPE_CHECKING:
-    from ltx_wizard.core.monitor.status import RunStatus
-    from ltx_wizard.tui.host import WizardHost
+if TYPE_CHECKING:  # for types only: the Monitor screen imports this module
+    from ltx_wizard.tui.screens.monitor import MonitorScreen
 
 
-class MonitorView(Protocol):
-    """What these actions need of the Monitor screen (screens/monitor.py), which imports them."""
-
-    run_dir: Path
-    status: RunStatus | None
-
-    @property
-    def app(self) -> WizardHost: ...
-
-    def notify(self, message: str, **kwargs: Any) -> None: ...
-
-    def refresh_status(self) -> None: ...
-
-    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
-
-
-def ask_stop(screen: MonitorView) -> None:
+def ask_stop(screen: MonitorScreen) -> None:
     from ltx_wizard.core.monitor.trainer_process import stop_trainer
     from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
@@ -62,7 +44,7 @@ def ask_stop(screen: MonitorView) -> None:
                                          title="Stop training"), answered)
 
 
-def ask_start(screen: MonitorView, why: str) -> None:
+def ask_start(screen: MonitorScreen, why: str) -> None:
     """The second question: start launch.sh again (in the background)."""
     from ltx_wizard.core.launch.background import start_training
     from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
@@ -92,7 +74,7 @@ def _failure(exc: Exception) -> str:
     return f"could not read the run's files ({type(exc).__name__}: {clean_text(exc)[:200]})"
 
 
-def ask_resume(screen: MonitorView) -> None:
+def ask_resume(screen: MonitorScreen) -> None:
     from ltx_wizard.core.monitor.resume import apply_resume, plan_resume
     from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 
@@ -113,7 +95,7 @@ def ask_resume(screen: MonitorView) -> None:
             return
         try:
             backup, aside = apply_resume(screen.run_dir, plan)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a user file must not take the screen down
             screen.notify(_failure(exc), severity="error", timeout=10)
             return
         moved = (f" The earlier samples of step {plan.start_step} are in {aside}." if aside
@@ -125,7 +107,7 @@ def ask_resume(screen: MonitorView) -> None:
                                               yes="Patch config.yaml"), answered)
 
 
-def ask_fix(screen: MonitorView) -> None:
+def ask_fix(screen: MonitorScreen) -> None:
     from ltx_wizard.core.monitor.fix import apply_fix, plan_fix
     from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 
@@ -136,7 +118,7 @@ def ask_fix(screen: MonitorView) -> None:
         return
     try:
         plan = plan_fix(screen.run_dir, diagnosis.changes)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a user file must not take the screen down
         screen.notify(f"cannot patch config.yaml: {_failure(exc)}", severity="error", timeout=10)
         return
 
@@ -145,7 +127,7 @@ def ask_fix(screen: MonitorView) -> None:
             return
         try:
             backup = apply_fix(screen.run_dir, plan)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a user file must not take the screen down
             screen.notify(_failure(exc), severity="error", timeout=10)
             return
         done = f"config.yaml patched (the old one: {backup.name})."

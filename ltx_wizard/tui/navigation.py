@@ -1,21 +1,27 @@
-"""The App's navigation role: the flow between the wizard's phases (probe -> gate -> paths ->
-summary -> autotune -> done -> monitor), including the dialogs that stand between them.
+"""The flow between the wizard's phases (probe -> gate -> paths -> summary -> autotune -> done ->
+monitor), including the dialogs that stand between them.
 
-A mixin of WizardApp: screens keep calling `self.app.open_summary()` and the like.
+An object the App holds as `app.nav`: screens call `self.app.nav.open_summary()` and the like.
+It keeps no state of its own: where the run stands is the App's state, read through `app`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ltx_wizard.core.base.errors import EXIT_GATED, WizardError
 from ltx_wizard.tui import messages
 
 if TYPE_CHECKING:  # imported when a probe is shown (set_probe), not with the app
+    from collections.abc import Callable
+
+    from textual.screen import Screen
+
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.gpu.devices import ProbeResult
     from ltx_wizard.core.preprocess.state import Step
+    from ltx_wizard.tui.app import WizardApp  # for types only: the App imports this module
 
 
 def _failure(exc: Exception) -> str:
@@ -26,66 +32,72 @@ def _failure(exc: Exception) -> str:
 
 
 class PhaseNavigation:
-    """Needs the App's `state`, `options`, `push_screen`, `exit` and `build_demo`."""
+    """Opens the next phase's screen on `app`, and runs the probe that the first phase shows."""
+
+    def __init__(self, app: WizardApp) -> None:
+        self.app = app
 
     def start_probe_screen(self) -> None:
         from ltx_wizard.tui.screens.probe import ProbeScreen
 
-        self.push_screen(ProbeScreen())
+        self.app.push_screen(ProbeScreen())
 
-    def probe_finished(self) -> "messages.ProbeFinished":
+    def probe_finished(self) -> messages.ProbeFinished:
         """Blocking, for thread workers only: the probe's result or its one-line failure."""
         try:
             return messages.ProbeFinished(self.run_probe(), None)
         except Exception as exc:
             return messages.ProbeFinished(None, _failure(exc))
 
-    def preset_probe(self) -> "messages.ProbeFinished | None":
+    def preset_probe(self) -> messages.ProbeFinished | None:
         """A simulated preset's probe, on the loop: it is pure data (no driver, no file), so the
         first frame can show the GPU table and tier. None: this probe needs a thread worker."""
-        if self.options.probe_fn is not None or self.options.from_csv or not self.simulate:
+        options, simulate = self.app.options, self.app.simulate
+        if options.probe_fn is not None or options.from_csv or not simulate:
             return None  # (--from-csv with a preset: resolve_probe's refusal, from the worker)
         from ltx_wizard.core.gpu.presets import simulated_probe
 
         try:
-            return messages.ProbeFinished(simulated_probe(self.simulate), None)
+            return messages.ProbeFinished(simulated_probe(simulate), None)
         except Exception as exc:
             return messages.ProbeFinished(None, _failure(exc))
 
-    def demo_written(self) -> "messages.DemoReady":
+    def demo_written(self) -> messages.DemoReady:
         """Blocking, for thread workers only: --demo's look-alike files, written once the
         preset's probe is on screen; a failure reads as a probe's (the probe wrote them first)."""
         try:
-            self.build_demo()
+            self.app.build_demo()
         except Exception as exc:
             return messages.DemoReady(_failure(exc))
         return messages.DemoReady(None)
 
     def run_probe(self) -> ProbeResult:
         """Blocking: called from a thread worker only."""
-        self.build_demo()
-        if self.options.probe_fn is not None:
-            return self.options.probe_fn()
+        self.app.build_demo()
+        options = self.app.options
+        if options.probe_fn is not None:
+            return options.probe_fn()
         from ltx_wizard.core.gpu.probe import resolve_probe
 
-        return resolve_probe(from_csv=self.options.from_csv, simulate=self.simulate)
+        return resolve_probe(from_csv=options.from_csv, simulate=self.app.simulate)
 
     def set_probe(self, probe: ProbeResult, vram_gb: float | None = None) -> Assessment:
         from ltx_wizard.core.gpu.assessment import assess
 
-        self._demo_title()
-        self.state.probe = probe
-        self.state.assessment = assess(probe, vram_gb=vram_gb or self.options.vram_gb)
-        return self.state.assessment
+        self.app.show_demo_title()
+        state = self.app.state
+        state.probe = probe
+        state.assessment = assess(probe, vram_gb=vram_gb or self.app.options.vram_gb)
+        return state.assessment
 
     def proceed_from_probe(self) -> None:
         """Ask for unknown memory, pass the gate, then go to the paths screen."""
-        assessment = self.state.assessment
-        if assessment is None or self.state.probe is None:
+        assessment = self.app.state.assessment
+        if assessment is None or self.app.state.probe is None:
             return
         from ltx_wizard.tui.dialogs.once import OnceModal
 
-        if isinstance(self.screen, OnceModal):  # its question is open already (a burst)
+        if isinstance(self.app.screen, OnceModal):  # its question is open already (a burst)
             return
         if assessment.per_gpu_vram_gb is None:
             from ltx_wizard.tui.dialogs.vram_ask import VramAskDialog
@@ -94,29 +106,29 @@ class PhaseNavigation:
 
             def stated(gb: int | None) -> None:
                 if gb is not None:
-                    self.set_probe(self.state.probe, vram_gb=gb)
+                    self.set_probe(self.app.state.probe, vram_gb=gb)
                     self.refresh_probe_screen()
                     self.proceed_from_probe()
 
-            self.push_screen(VramAskDialog(name), stated)
+            self.app.push_screen(VramAskDialog(name), stated)
             return
-        if assessment.gate_blocked and not self.state.accept_risk:
+        if assessment.gate_blocked and not self.app.state.accept_risk:
             from ltx_wizard.tui.dialogs.gate import GateDialog
 
             def decided(go_on: bool | None) -> None:
                 if not go_on:
-                    self.exit_errors.append(
+                    self.app.exit_errors.append(
                         f"ltx-wizard: stopped at the minimum gate ({assessment.per_gpu_vram_gb} GB per GPU, "
                         "the trainer needs 32 GB); nothing was written. Use a GPU with 32 GB or more, "
                         "or run again and choose Try anyway (at your own risk)"
                     )
-                    self.exit(EXIT_GATED, return_code=EXIT_GATED)
+                    self.app.exit(EXIT_GATED, return_code=EXIT_GATED)
                     return
-                self.state.accept_risk = True
+                self.app.state.accept_risk = True
                 self.refresh_probe_screen()
                 self.after_probe()
 
-            self.push_screen(GateDialog(assessment.gate_message or ""), decided)
+            self.app.push_screen(GateDialog(assessment.gate_message or ""), decided)
             return
         self.after_probe()
 
@@ -124,24 +136,24 @@ class PhaseNavigation:
         """Setup offers where something is missing, the intent question, then Paths (#33)."""
         from ltx_wizard.tui.screens.intent import after_probe
 
-        after_probe(self)
+        after_probe(self.app)
 
     def refresh_probe_screen(self) -> None:
         from ltx_wizard.tui.screens.probe import ProbeScreen
 
-        for screen in self.screen_stack:
+        for screen in self.app.screen_stack:
             if isinstance(screen, ProbeScreen):
                 screen.show_assessment()
 
-    def _open_phase(self, screen_type: type) -> None:
+    def _open_phase(self, screen_type: type[Screen[Any]]) -> None:
         """Push the next phase once: a burst (two presses of Continue queued before the first
         was handled) must not stack a second copy of the same screen."""
-        if not isinstance(self.screen, screen_type):
-            self.push_screen(screen_type())
+        if not isinstance(self.app.screen, screen_type):
+            self.app.push_screen(screen_type())
 
     def open_data_step(self) -> None:
         """No data given yet: the Prepare screen (raw clips to a dataset file) comes first."""
-        if self.state.request.data_root is not None:
+        if self.app.state.request.data_root is not None:
             self.open_paths()
         else:
             self.open_prepare()
@@ -178,15 +190,15 @@ class PhaseNavigation:
     def open_monitor(self, run_dir: Path) -> None:
         from ltx_wizard.tui.screens.monitor import MonitorScreen
 
-        if not isinstance(self.screen, MonitorScreen):  # a burst of Start presses opens it once
-            self.push_screen(MonitorScreen(run_dir))
+        if not isinstance(self.app.screen, MonitorScreen):  # a burst of Start presses opens it once
+            self.app.push_screen(MonitorScreen(run_dir))
 
-    def _preprocess_first(self, steps: tuple[Step, ...], then) -> bool:
+    def _preprocess_first(self, steps: tuple[Step, ...], then: Callable[[], None]) -> bool:
         """A run planned from a dataset file: its pending preprocessing step comes first (the
         skill's order: one sample before autotune, every clip before training)."""
         from ltx_wizard.core.preprocess.state import read_state
 
-        run_dir = self.state.run_dir
+        run_dir = self.app.state.run_dir
         try:
             state = read_state(run_dir) if run_dir is not None else None
         except WizardError:
@@ -196,5 +208,5 @@ class PhaseNavigation:
             return False
         from ltx_wizard.tui.screens.preprocess import PreprocessScreen
 
-        self.push_screen(PreprocessScreen(step, then))
+        self.app.push_screen(PreprocessScreen(step, then))
         return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -45,10 +46,14 @@ def checkout_recipes(trainer_root: str) -> tuple[tuple[str, str], ...]:
     return tuple((r.name, r.modes) for r in list_recipes(checkout.trainer_dir / "configs"))
 
 
+@dataclass
 class ClipsProgress(Message):
-    def __init__(self, text: str, cancel: threading.Event) -> None:
-        super().__init__()
-        self.text, self.cancel = text, cancel
+    text: str
+    cancel: threading.Event  # the check's: a newer check's progress has a new one
+
+    def can_replace(self, message: Message) -> bool:
+        """The same check's later reading stands for this one."""
+        return isinstance(message, ClipsProgress) and message.cancel is self.cancel
 
 
 class ClipsProgressReporter:

@@ -1,4 +1,5 @@
-"""The Paths screen's fields: their names, labels, placeholders and the hints an empty one shows."""
+"""The Paths screen's fields: their names, labels, placeholders and the hints an empty one shows;
+and the screen's F1 help (here beside its fields: paths.py is at the size limit)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,28 @@ VIDEO_ONLY_OPTION = "the Video only box below"
 
 # The form's text fields: each holds one PlanRequest field as text.
 TEXT_FIELDS = ("resolution_buckets", "lora_trigger", "precomputed_dir")
+
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+PATHS_HELP = ("Step 2 · Model, data and trainer paths", """\
+**What it does.** Checks each path as you type, reading file headers only (milliseconds).
+
+**Fields.**
+- *Checkpoint*: the LTX `.safetensors` (a unified file, or the transformer of a split pack).
+- *Gemma text encoder*: the Gemma folder that matches the checkpoint (a packed `.safetensors`
+  for a split pack). The check says when the two do not fit together.
+- *Video/Audio VAE*: shown only for a split pack, which needs both.
+- *Data root*: the folder the trainer's `scripts/process_dataset.py` wrote (it holds
+  `latents/` and `conditions/`; by default `.precomputed` beside your dataset file), or the
+  dataset file itself (`dataset.json`, `.jsonl` or `.csv` with `caption` and `video` columns):
+  its clips are checked now (frames, size, rotation and sound, read as the trainer reads them)
+  and encoded after approval, one sample before autotune and all of them after. Then give the
+  bucket (WxHxF) and an optional trigger word below it.
+- *Trainer checkout*: your clone of LTX-2 (the monorepo root, where `uv sync` ran).
+- *Training mode*: LoRA, or a full fine-tune (2+ GPUs of the 80GB+ tier).
+
+**Keys.** Tab moves between fields, → accepts a path completion, F2 picks from the files found in
+`/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache. F3 offers the model files the
+trainer's docs name for download (size, free disk, gated terms, token), one at a time, each only
+after y.
+
+**Next.** Continue (ctrl+n) prepares the plan; nothing is written yet.""")

@@ -49,7 +49,8 @@ class ScreenAsker:
 
         dialog = ConfirmDialog(question, title=TOPICS.get(topic, "A question"))
         self._waiting(dialog.title_text.lower())
-        # the Protocol types push_screen loosely; App's overload for wait_for_dismiss=True
+        # mypy matches none of Textual's push_screen overloads here (it reads the literal
+        # wait_for_dismiss=True as bool); the call is the wait_for_dismiss=True one
         return bool(await self.screen.app.push_screen(  # type: ignore[call-overload]
             dialog, wait_for_dismiss=True))
 
@@ -65,7 +66,7 @@ class ScreenAsker:
         from ltx_wizard.tui.dialogs.holdout_ask import HoldoutDialog
 
         self._waiting("held-out samples")
-        return int(await self.screen.app.push_screen(  # type: ignore[call-overload]
+        return int(await self.screen.app.push_screen(  # type: ignore[call-overload]  # as above
             HoldoutDialog(question), wait_for_dismiss=True) or 0)
 
     def say(self, line: str) -> None:

@@ -10,12 +10,12 @@ import signal
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
-    from ltx_wizard.tui.host import WizardHost
+    from ltx_wizard.tui.app import WizardApp  # for types only: the App imports this module
 
 LOG_CANCELLED_WAIT_S = 5.0  # the engine's moment to log the cancelled trial, for a resume
 
 
-def watch_signals(app: WizardHost) -> Callable[[], None] | None:
+def watch_signals(app: WizardApp) -> Callable[[], None] | None:
     """Install the handlers on the running loop; returns their uninstaller, or None where there
     are no signals (not the main thread)."""
     from ltx_wizard.core.autotune.trials.process import install_signal_handlers

@@ -1,5 +1,6 @@
-"""The base of the wizard's screens: `self.app` typed as the WizardHost interface (host.py), so
-screens reach the state and the App's roles through typed members, without importing the App."""
+"""The base of the wizard's screens: `self.app` typed as the wizard's App, so screens reach the
+state and the App's roles through typed members. The App is imported for types only: at run time
+it imports the screens, not the reverse (pyproject.toml's `tui-app-on-top` contract)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ from typing import TYPE_CHECKING
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from ltx_wizard.tui.host import WizardHost
+    from ltx_wizard.tui.app import WizardApp
 
 
 class WizardScreen(Screen):
     if TYPE_CHECKING:
 
         @property
-        def app(self) -> WizardHost: ...  # type: ignore[override]  # narrows Textual's App to the wizard's
+        def app(self) -> WizardApp: ...  # type: ignore[override]  # Textual's App, narrowed to the wizard's
 
     def leave(self) -> None:
         """Back to the screen below, once: a burst of Escapes pops this screen, not the ones

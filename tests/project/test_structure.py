@@ -91,3 +91,42 @@ def test_the_check_sees_both_ways_of_reading_a_private_name():
     ]
     # inside its own package a module may share its private names
     assert private_reads("ltx_wizard.core.trainer_output.history_scan", ast.parse(source)) == []
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """`X` of a base written `X`, `X[T]` or `X.Y`."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def mixed_classes(module: str, tree: ast.AST) -> list[str]:
+    """`where: class` for each class built from two or more classes, one of them the project's:
+    a mixin. Objects hold their parts instead (Generic and Protocol do not count)."""
+    ours = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and _absolute(module, node).startswith("ltx_wizard"):
+            ours |= {alias.asname or alias.name for alias in node.names}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            bases = [_root_name(b) for b in node.bases if _root_name(b) not in ("Generic", "Protocol")]
+            if len(bases) > 1 and any(b in ours for b in bases):
+                found.append(f"{module}:{node.lineno}: {node.name}")
+    return found
+
+
+def test_no_class_mixes_in_a_class_of_the_project():
+    found = []
+    for name, path in MODULES.items():
+        found += mixed_classes(name, ast.parse(path.read_text(encoding="utf-8")))
+    assert found == []
+
+
+def test_the_check_sees_a_mixin():
+    source = ("from enum import Enum\nfrom textual.app import App\n"
+              "from ltx_wizard.tui.navigation import PhaseNavigation\nclass Base: pass\n"
+              "class A(PhaseNavigation, App[int]): pass\nclass B(Base, Enum): pass\n"
+              "class C(str, Enum): pass\nclass D(App[int]): pass\n")
+    found = mixed_classes("ltx_wizard.tui.app", ast.parse(source))
+    assert [f.split(": ", 1)[1] for f in found] == ["A", "B"]

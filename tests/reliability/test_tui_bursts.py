@@ -80,8 +80,8 @@ DIALOGS = [
     ("confirm-no", lambda: ConfirmDialog("Go?"), ("escape", "n", "escape"), False),
     ("gate-try", lambda: GateDialog("below 32 GB"), ("t", "t", "t"), True),
     ("gate-abort", lambda: GateDialog("below 32 GB"), ("a", "escape", "a"), False),
-    ("help-close", lambda: HelpDialog("ProbeScreen"), ("escape", "escape", "q", "f1"), None),
-    ("help-keys", lambda: HelpDialog("ProbeScreen"), ("k", "k", "k"), None),
+    ("help-close", lambda: HelpDialog(ProbeScreen), ("escape", "escape", "q", "f1"), None),
+    ("help-keys", lambda: HelpDialog(ProbeScreen), ("k", "k", "k"), None),
     ("pick", lambda: PickDialog("Found", [_candidate("/m/a"), _candidate("/m/b")]),
      ("enter", "enter", "enter", "enter"), "/m/a"),
     ("vram", lambda: VramAskDialog("GB10"), ("4", "8", "enter", "enter", "enter"), 48),
@@ -160,7 +160,7 @@ async def test_done_left_before_it_mounted_does_not_crash(demo_root):
         await settle(pilot)
         assert isinstance(app.screen, SummaryScreen)
         # The mash at its tightest: Done pushed and popped again before its Mount is handled.
-        app.open_done()
+        app.nav.open_done()
         app.screen.action_back()  # what Escape runs
         await settle(pilot)
         assert app.is_running and isinstance(app.screen, (SummaryScreen, DoneScreen))

@@ -86,10 +86,10 @@ def open_at(app: WizardApp, phase: str) -> None:
 
         app.build_demo()
         probe_fn = app.options.probe_fn
-        app.set_probe(probe_fn() if probe_fn is not None else simulated_probe(app.simulate))
+        app.nav.set_probe(probe_fn() if probe_fn is not None else simulated_probe(app.simulate))
         app.push_screen(SummaryScreen())
 
-    app.start_probe_screen = start
+    app.nav.start_probe_screen = start
 
 
 async def settle(pilot, rounds: int = 2) -> None:

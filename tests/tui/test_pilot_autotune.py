@@ -133,6 +133,37 @@ async def test_a_flood_of_step_lines_is_coalesced_into_a_few_progress_messages(d
         assert "step 40/50" in label  # the last reading, not a stale one
 
 
+async def test_progress_messages_still_queued_give_way_to_the_newest_of_their_trial(demo_root, scripted):
+    # Textual's can_replace: of a burst posted before the screen reads its queue, each trial's
+    # last reading is handled and the older ones are dropped; another trial's is not.
+    from ltx_wizard.core.autotune import events
+    from ltx_wizard.tui import messages
+
+    handled: list[tuple[int, int]] = []
+
+    def hook(message):
+        if isinstance(message, messages.TrialProgress):
+            handled.append((message.event.index, message.event.step))
+
+    scripted.hold_after = 1
+    app = make_app(demo_root, engine_factory=scripted, at="summary")
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        await to_held_trial(pilot, scripted)
+        await pilot.pause()
+        handled.clear()
+        screen = app.screen
+        assert isinstance(screen, AutotuneScreen)
+        for step in range(1, 41):  # no await between them: all wait in the screen's queue
+            screen.post_message(messages.TrialProgress(events.TrialProgress(index=1, step=step, total=50)))
+        screen.post_message(messages.TrialProgress(events.TrialProgress(index=2, step=7, total=50)))
+        await pilot.pause()
+        assert (1, 40) in handled and handled[-1] == (2, 7)
+        assert len(handled) < 10, handled
+        assert "Trial 2  step 7/50" in str(screen.query_one("#trial-label").render())
+        scripted.instances[0].cancel()
+        await wait_until(pilot, lambda: not app.state.autotune_running)
+
+
 async def test_popping_the_screen_does_not_kill_autotune(demo_root, scripted):
     scripted.hold_after = 2
     app = make_app(demo_root, engine_factory=scripted, at="summary")

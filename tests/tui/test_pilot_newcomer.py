@@ -8,11 +8,12 @@ import inspect
 from textual.containers import VerticalScroll
 
 from ltx_wizard.core.tuning.results import AutotuneSummary, TrialResult
-from ltx_wizard.tui import screens
+from textual.screen import Screen
+
+from ltx_wizard.tui import dialogs, screens
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.dialogs.gate import GateDialog
-from ltx_wizard.tui.dialogs.help import HelpDialog
-from ltx_wizard.tui.help_text import GENERIC, help_for
+from ltx_wizard.tui.dialogs.help import GENERIC, HelpDialog, help_for_class
 from ltx_wizard.tui.screens.done import DoneScreen
 from tests.tui.helpers import RUN_NAME, make_app, settle, to_summary
 
@@ -39,15 +40,35 @@ async def test_f1_opens_help_for_this_screen_and_the_key_list_is_one_key_away(de
         assert type(app.screen).__name__ == "PathsScreen"
 
 
-def test_every_screen_has_its_own_help():
+def _screen_classes(package) -> dict[str, type]:
+    """The Screen classes (dialogs included) that `package`'s modules define."""
     import importlib
     import pkgutil
 
-    for info in pkgutil.iter_modules(screens.__path__):
-        module = importlib.import_module(f"{screens.__name__}.{info.name}")
+    found = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
         for name, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ == module.__name__ and name.endswith("Screen"):
-                assert help_for(name) != GENERIC, name
+            if cls.__module__ == module.__name__ and issubclass(cls, Screen):
+                found[name] = cls
+    return found
+
+
+# Dialogs whose F1 shows the generic help: a list to pick from, prompts to edit, pictures to see,
+# the help itself, and the base every dialog is built on.
+GENERIC_HELP_DIALOGS = {"ChoiceDialog", "EvalPromptsDialog", "SamplesDialog", "HelpDialog", "OnceModal"}
+
+
+def test_every_screen_and_dialog_has_its_own_help():
+    found = _screen_classes(screens)
+    assert {"ProbeScreen", "AutotuneScreen", "MonitorScreen"} <= set(found)
+    for name, cls in found.items():
+        title, body = help_for_class(cls)
+        assert (title, body) != GENERIC and "{" not in body, name  # placeholders filled
+    found = _screen_classes(dialogs)
+    assert set(found) >= GENERIC_HELP_DIALOGS | {"GateDialog", "ConfirmDialog", "DownloadDialog"}
+    for name, cls in found.items():
+        assert (help_for_class(cls) == GENERIC) == (name in GENERIC_HELP_DIALOGS), name
 
 
 async def test_plan_preview_scrolls_to_its_last_line_by_keyboard(demo_root):

@@ -44,7 +44,7 @@ async def test_rows_survive_the_screen_being_popped_and_shown_again(demo_root, s
         await to_held_trial(pilot, scripted)
         app.pop_screen()
         await pilot.pause()
-        app.open_autotune()  # a fresh screen: the App's tracker kept every event
+        app.nav.open_autotune()  # a fresh screen: the App's tracker kept every event
         await wait_until(pilot, lambda: type(app.screen).__name__ == "AutotuneScreen"
                          and _rows(app) == ["trial 2 · GPU 0 · training · step 40/50 · 0:00"])
         scripted.instances[0].cancel()

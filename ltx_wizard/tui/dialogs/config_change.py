@@ -25,7 +25,15 @@ def diff_text(diff: str) -> Text:
     return text
 
 
+# This dialog's F1 help (dialogs/help.py shows it).
+CONFIG_CHANGE_HELP = ("A change to config.yaml", """\
+The diff shows exactly what would change in `config.yaml` (lines with - go, lines with + come).
+y writes it (the previous file is kept beside it); n or Esc leaves everything as it is. Starting
+the run again is a question of its own.""")
+
+
 class ConfigChangeDialog(ModalScreen[bool]):
+    F1_HELP = CONFIG_CHANGE_HELP
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),

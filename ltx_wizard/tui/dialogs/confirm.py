@@ -10,7 +10,12 @@ from textual.widgets import Button, Static
 from ltx_wizard.tui.dialogs.once import OnceModal
 
 
+# This dialog's F1 help (dialogs/help.py shows it).
+CONFIRM_HELP = ("A question", "y answers yes, n or Esc answers no (the safe default).")
+
+
 class ConfirmDialog(OnceModal[bool]):
+    F1_HELP = CONFIRM_HELP
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),

@@ -9,7 +9,9 @@ downloads, its partial file under the destination is measured twice a second for
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,18 +25,16 @@ from textual.widgets import Static
 from ltx_wizard.core.base.text_safety import clean_text
 
 
+@dataclass
 class OffersReady(Message):
-    def __init__(self, offers: list, error: str | None) -> None:
-        super().__init__()
-        self.offers = offers
-        self.error = error
+    offers: list[Any]
+    error: str | None
 
 
+@dataclass
 class Downloaded(Message):
-    def __init__(self, path: Path | None, error: str | None) -> None:
-        super().__init__()
-        self.path = path
-        self.error = error
+    path: Path | None
+    error: str | None
 
 
 def _bytes_under(folder: Path) -> int:
@@ -48,7 +48,15 @@ def _bytes_under(folder: Path) -> int:
     return total
 
 
+# This dialog's F1 help (dialogs/help.py shows it).
+DOWNLOAD_HELP = ("Download models", """\
+5 or 3 picks the release; then each file is offered alone: y downloads it (resumable) into
+`$LTX_MODELS_DIR` or `~/models`, n skips it. A gated file needs its terms accepted on the model page
+and a token (`hf auth login` or `HF_TOKEN`); Esc closes (what was downloaded fills the fields).""")
+
+
 class DownloadDialog(ModalScreen[dict | None]):
+    F1_HELP = DOWNLOAD_HELP
     BINDINGS = [
         Binding("5", "release('ltx-2.5')", "LTX-2.5"),
         Binding("3", "release('ltx-2.3')", "LTX-2.3"),

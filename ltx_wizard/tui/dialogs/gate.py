@@ -10,9 +10,21 @@ from textual.widgets import Button, Static
 from ltx_wizard.tui.dialogs.once import OnceModal
 
 
+# This dialog's F1 help (dialogs/help.py shows it).
+GATE_HELP = ("Below the 32 GB minimum", """\
+The trainer's authors ship no config tested below 32 GB per GPU.
+
+- *Abort* (a or Esc): leaves the wizard with exit code 3; nothing is written.
+- *Try anyway* (t): plans with the low-VRAM config, marked "at your own risk" in `plan.md`.
+  Autotune's baseline will show quickly whether it fits.
+
+On the command line the same choice is `--accept-risk`.""")
+
+
 class GateDialog(OnceModal[bool]):
     """Dismisses True to go on with the low-VRAM config, False to abort."""
 
+    F1_HELP = GATE_HELP
     BINDINGS = [
         Binding("a,escape", "answer(False)", "Abort"),
         Binding("t", "answer(True)", "Try anyway"),

@@ -1,6 +1,13 @@
-"""F1: help for the screen underneath, with Textual's full key list one key away."""
+"""F1: help for the screen underneath, with Textual's full key list one key away.
+
+Each screen and dialog keeps its help beside it as the class attribute `F1_HELP`: a (title, body)
+pair, or a function that builds one where the text comes from the engine's rules (the Probe and
+Autotune screens). Not Textual's own `HELP`, which its key panel would show as well.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -8,7 +15,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Markdown, Static
 
 from ltx_wizard.tui.dialogs.once import OnceModal
-from ltx_wizard.tui.help_text import help_for
+
+Help = tuple[str, str]  # (title, body in Markdown)
+GENERIC: Help = ("Help", "Ctrl+q quits. Tab moves between controls. The footer lists this screen's keys.")
+
+
+def help_for_class(screen_type: type[Any]) -> Help:
+    """The F1 help of a screen or dialog class; GENERIC for one that has none."""
+    found = getattr(screen_type, "F1_HELP", None)
+    if found is None:
+        return GENERIC
+    return found() if callable(found) else found
 
 
 class HelpDialog(OnceModal[None]):
@@ -17,10 +34,10 @@ class HelpDialog(OnceModal[None]):
         Binding("k", "keys", "All keys"),
     ]
 
-    def __init__(self, screen_name: str, facts: str | None = None) -> None:
+    def __init__(self, screen_type: type[Any], facts: str | None = None) -> None:
         super().__init__()
-        self.screen_name = screen_name
-        self.title_text, self.body = help_for(screen_name)
+        self.screen_name = screen_type.__name__
+        self.title_text, self.body = help_for_class(screen_type)
         if facts:  # what the screen knows of this run, drawn from its records
             self.body += f"\n\n**For this run.** {facts}"
 

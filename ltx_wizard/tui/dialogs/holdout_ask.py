@@ -10,7 +10,15 @@ from textual.widgets import Button, Static
 from ltx_wizard.tui.dialogs.once import OnceModal
 
 
+# This dialog's F1 help (dialogs/help.py shows it).
+HOLDOUT_HELP = ("Held-out samples", """\
+A few samples kept out of training so the evaluation after it can test clips the model never
+saw. With tens of samples each one matters: 1 or 2 reserves that many, 0 skips (the evaluation
+then only shows in-distribution prompts).""")
+
+
 class HoldoutDialog(OnceModal[int]):
+    F1_HELP = HOLDOUT_HELP
     BINDINGS = [
         Binding("1", "answer(1)", "Reserve 1"),
         Binding("2", "answer(2)", "Reserve 2"),

@@ -12,9 +12,17 @@ from textual.widgets.option_list import Option
 from ltx_wizard.tui.dialogs.once import OnceModal
 
 
+# This dialog's F1 help (dialogs/help.py shows it).
+PICK_HELP = ("Files found on disk", """\
+Files found in `/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache, best first;
+dim entries cannot be used (the reason is shown). Enter picks one; picking a checkpoint also
+fills its matching Gemma and VAEs. Esc goes back.""")
+
+
 class PickDialog(OnceModal["str | None"]):
     """Dismisses the chosen path, or None on Esc."""
 
+    F1_HELP = PICK_HELP
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, title: str, candidates: list, note: str | None = None) -> None:

@@ -12,7 +12,15 @@ from textual.widgets import Button, Input, Static
 from ltx_wizard.tui.dialogs.once import OnceModal
 
 
+# This dialog's F1 help (dialogs/help.py shows it).
+SPOT_CHECK_HELP = ("The caption spot check", """\
+Three captions from the captioner's default prompt, in full, before the other clips are
+captioned. a approves; i asks for an instruction (what to change) and captions the same three
+again with it; Esc stops (only the samples were captioned).""")
+
+
 class SpotCheckDialog(OnceModal["bool | str"]):
+    F1_HELP = SPOT_CHECK_HELP
     DEFAULT_CSS = """
     SpotCheckDialog .dialog { width: 100; height: 90%; }
     SpotCheckDialog #spot-captions { height: 1fr; border: round $primary-darken-2; }

@@ -11,9 +11,17 @@ from textual.widgets import Button, Input, Static
 from ltx_wizard.tui.dialogs.once import OnceModal
 
 
+# This dialog's F1 help (dialogs/help.py shows it).
+VRAM_ASK_HELP = ("GPU memory unknown", """\
+Some GPUs do not report their memory (GB10 with unified memory, MIG inside a container).
+Type the GB per GPU that training may use; it picks the tier. On the command line this is
+`--vram-gb N`. Esc goes back.""")
+
+
 class VramAskDialog(OnceModal["int | None"]):
     """Dismisses the stated GB, or None when the user backs out."""
 
+    F1_HELP = VRAM_ASK_HELP
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, gpu_name: str) -> None:

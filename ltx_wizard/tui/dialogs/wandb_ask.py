@@ -3,17 +3,17 @@ whether to keep it on (core/setup/wandb_login.py). Never turned off silently."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from textual.message import Message
 
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
 
+@dataclass
 class WandbAsk(Message):
     """Posted by the Summary screen's planning worker; answered on the loop."""
 
-    def __init__(self, question: str) -> None:
-        super().__init__()
-        self.question = question
+    question: str
 
 
 def ask_wandb(screen, question: str) -> None:

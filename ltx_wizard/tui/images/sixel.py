@@ -23,8 +23,8 @@ def register(r: int, g: int, b: int) -> int:
 
 
 def _percent(index: int) -> tuple[int, int, int]:
-    r, g, b = index // 36, index // 6 % 6, index % 6
-    return tuple(round(c * 100 / (LEVELS - 1)) for c in (r, g, b))  # type: ignore[return-value]
+    r, g, b = (round(c * 100 / (LEVELS - 1)) for c in (index // 36, index // 6 % 6, index % 6))
+    return r, g, b
 
 
 def _runs(line: bytearray) -> str:

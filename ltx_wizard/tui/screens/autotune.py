@@ -62,7 +62,28 @@ def _while_shown(handler: Callable[[Any, Any], None]) -> Callable[[Any, Any], No
     return guarded
 
 
+def autotune_help() -> tuple[str, str]:
+    """The F1 help, built from the engine's own constants and rules (core/tuning/rules_text.py)."""
+    from ltx_wizard.core.tuning import rules_text
+
+    return ("Step 4 · Autotune", f"""\
+**What it does.** {rules_text.trials_sentence()} {rules_text.keep_rules()} It stops on
+out-of-memory, on no gain, or at the trial limit; the winner gets one confirmation run with its
+own validation and is patched into `config.yaml`. Every trial is logged in `autotune.log`; the
+table's Reason column says why each was kept or rejected.
+
+**Choices.** Cancel (c or Esc) asks first, stops the running trial's whole process group and
+patches the best result so far into `config.yaml` (without its confirmation run); resuming
+autotune goes on from there. Continue (ctrl+n) once it ends.
+
+**If the baseline runs out of memory**, the planned config does not fit this GPU: preprocess
+smaller clips (`process_dataset.py` with smaller `--resolution-buckets`) and plan again.
+
+**Next.** The launch step.""")
+
+
 class AutotuneScreen(WizardScreen):
+    F1_HELP = staticmethod(autotune_help)
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("c,escape", "cancel", "Cancel autotune"),
@@ -277,7 +298,7 @@ class AutotuneScreen(WizardScreen):
 
     def action_next(self) -> None:
         if not self.query_one("#continue", Button).disabled:
-            self.app.open_done()
+            self.app.nav.open_done()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:  # a burst's late press: this screen is no longer on top

@@ -28,7 +28,26 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 UV_INSTALL = "curl -LsSf https://astral.sh/uv/install.sh | sh"
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+DONE_HELP = ("Step 5 · Start training", """\
+**What it shows.** The run folder and `bash <run>/launch.sh`, the one command that starts the
+full run: it changes to the trainer folder, sets the environment, appends output to
+`logs/train.log` and writes the trainer's pid to `logs/train.pid`.
+
+**Choices.**
+- *Copy command* (c): sends the line to your clipboard with OSC 52. Over SSH this needs a
+  terminal that allows it; inside tmux add `set -g set-clipboard on` to `~/.tmux.conf`.
+  Selecting the line with the mouse works too.
+- *Start training* (t): runs `launch.sh` in the background; it keeps running after you quit
+  or lose the SSH connection. Follow it with `tail -f <run>/logs/train.log`.
+- *Quit* (q or ctrl+q): prints the run folder, the command, the log path and any pid.
+
+**After training.** LoRA weights land in `<run>/outputs/checkpoints/lora_weights_step_*.safetensors`.
+Starting it opens the Monitor (step 6), which also resumes a stopped run.""")
+
+
 class DoneScreen(WizardScreen):
+    F1_HELP = DONE_HELP
     BINDINGS = [
         Binding("c", "copy", "Copy command"),
         Binding("t", "train", "Start training"),
@@ -152,7 +171,7 @@ class DoneScreen(WizardScreen):
             self.notify(exc.message, severity="error", timeout=10)
             return
         self._show_started(pid, log)
-        self.app.open_monitor(run_dir)  # step 6 watches the run it started
+        self.app.nav.open_monitor(run_dir)  # step 6 watches the run it started
 
     def _show_started(self, pid: int, log: Path) -> None:
         if not self.is_attached:  # left already: nothing to show it in

@@ -31,7 +31,21 @@ def has_training(run_dir: Path) -> bool:
     return launch_files(run_dir)[0].exists() or running_pid(run_dir) is not None
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+EXISTING_RUN_HELP = ("An existing run folder", """\
+**What it does.** This folder already holds a plan; nothing here writes.
+
+**Choices.**
+- *Resume autotune* (r): probes the GPUs and continues from `autotune.log`; finished trials
+  are not run again.
+- *View plan* (v): shows `plan.md` below.
+- *New run* (n): starts the wizard over and plans a new folder; this one is left as it is.
+
+To start training from this folder without the wizard: `bash <run>/launch.sh`.""")
+
+
 class ExistingRunScreen(WizardScreen):
+    F1_HELP = EXISTING_RUN_HELP
     BINDINGS = [
         Binding("r", "resume", "Resume autotune"),
         Binding("v", "view", "View plan"),
@@ -74,7 +88,7 @@ class ExistingRunScreen(WizardScreen):
         return True
 
     def action_monitor(self) -> None:
-        self.app.open_monitor(self.run_dir)
+        self.app.nav.open_monitor(self.run_dir)
 
     def action_view(self) -> None:
         view = self.query_one("#plan-view", Markdown)
@@ -96,7 +110,7 @@ class ExistingRunScreen(WizardScreen):
         self.app.state.run_dir = None
         self.app.target_run_dir = None  # never plan into the folder that already has one
         self.app.pop_screen()
-        self.app.start_probe_screen()
+        self.app.nav.start_probe_screen()
 
     def action_resume(self) -> None:
         if not (self.run_dir / "config.yaml").exists():
@@ -108,7 +122,7 @@ class ExistingRunScreen(WizardScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
     def _probe(self) -> None:
         # Autotune samples GPU memory and checks headroom: it needs this machine's GPUs.
-        self.post_message(self.app.probe_finished())
+        self.post_message(self.app.nav.probe_finished())
 
     @on(ProbeFinished)
     def _probed(self, message: ProbeFinished) -> None:
@@ -116,7 +130,7 @@ class ExistingRunScreen(WizardScreen):
         if message.error is not None:
             self.notify(message.error, severity="error", timeout=10)
             return
-        assessment = self.app.set_probe(message.result)
+        assessment = self.app.nav.set_probe(message.result)
         if assessment.per_gpu_vram_gb is None or assessment.gate_blocked:
             self.notify("GPU memory unknown or below the minimum: start a new run (n) to decide",
                         severity="warning")
@@ -124,7 +138,7 @@ class ExistingRunScreen(WizardScreen):
         self.app.state.run_dir = self.run_dir
         self.app.state.summary = None
         self.app.state.autotune_error = None
-        self.app.open_autotune()
+        self.app.nav.open_autotune()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:  # a burst's late press: this screen is no longer on top

@@ -6,6 +6,8 @@ screen (`state.request.recipe`), whose Recipe list stays for those who know.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -27,11 +29,31 @@ from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
+if TYPE_CHECKING:
+    from ltx_wizard.tui.app import WizardApp  # for types only: the App imports the screens
+
 EXAMPLES = ("Pick one (↑↓ Enter), or say it in your own words below, e.g. \"a LoRA of my "
             "product's look\", \"extend a video\", \"add sound to a silent video\".")
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+INTENT_HELP = ("What should the model learn?", """\
+**What it does.** Maps what you want, in plain words, to one of the trainer's shipped configs
+(the trainer team's mode selector). Pick an answer, or type your own words and press Enter.
+
+**A style, character or concept LoRA** asks how you will use it: from text alone (`t2v_lora`),
+from a starting image, or both / not sure (`i2v_lora`: its first-frame condition at probability
+0.5 learns image-to-video and text-to-video in one run).
+
+**One follow-up** where the answer is ambiguous (forward or backward, video or audio...).
+
+**Next.** Confirm (ctrl+n) states the mode and goes on: to preparing your clips when no data
+is given yet, else to the paths, whose Recipe list can still change it; Skip (ctrl+s) keeps the
+Recipe list's default.""")
+
+
 class IntentScreen(WizardScreen):
+    F1_HELP = INTENT_HELP
     CSS_PATH = "intent.tcss"
     BINDINGS = [
         Binding("ctrl+n", "next", "Confirm"),
@@ -149,10 +171,10 @@ class IntentScreen(WizardScreen):
         state = self.app.state
         state.edit_request(recipe=chosen.recipe,
                            video_only=chosen.video_only or state.request.video_only)
-        self.app.open_data_step()
+        self.app.nav.open_data_step()
 
     def action_skip(self) -> None:
-        self.app.open_data_step()
+        self.app.nav.open_data_step()
 
     def action_back(self) -> None:
         self.leave()
@@ -164,12 +186,12 @@ class IntentScreen(WizardScreen):
          "back": self.action_back}[event.button.id or "back"]()
 
 
-def after_probe(app) -> None:
-    """What follows the probe (navigation.py's hook): the setup offers where something is missing
+def after_probe(app: WizardApp) -> None:
+    """What follows the probe (navigation.py's after_probe): the setup offers where something is missing
     (screens/setup.py; not for --demo or simulated GPUs, whose trainer is the simulated one), then
     this question, then Paths. `first_run_screens=False` goes straight to Paths."""
     if not app.options.first_run_screens:
-        app.open_data_step()
+        app.nav.open_data_step()
         return
 
     def ask() -> None:

@@ -11,6 +11,7 @@ resume (config.yaml patched), a proposed fix; run-summary.md is written once the
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 
@@ -34,13 +35,39 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 REFRESH_S = 2.0
 
 
+@dataclass
 class StatusRead(Message):
-    def __init__(self, status: RunStatus | None, error: str | None, summary: Path | None) -> None:
-        super().__init__()
-        self.status, self.error, self.summary = status, error, summary
+    status: RunStatus | None
+    error: str | None
+    summary: Path | None
+
+
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+MONITOR_HELP = ("Step 6 · Monitor", """\
+**What it shows.** The training run of this folder, read again every 2 seconds: live (pid and
+start time) or finished, failed, stopped; step and progress; the recent loss and a plot of the
+loss over the whole run (NaN said as NaN); the pace in s/step and an ETA, each saying its
+source: steady steps (no save or validation in them) or the trainer's own projection (its
+`Total Time`, saves and validation included; used when every printed step saved a checkpoint,
+and on long runs); memory and utilisation of the run's GPUs; the latest checkpoint and
+validation samples; the attention backend and the W&B URL when the log names them; the log's
+last lines. `ltx-wizard status RUN` prints the same (`--json`, `--watch`).
+
+**Choices.** Copy path (y): the latest checkpoint (after a NaN loss, the last one saved while
+the loss was finite). Stop (s): asks, then stops the trainer and every rank. Resume (r), for a
+run that is not running and has such a checkpoint (a finished one once optimization.steps is
+raised): says what its training state restores, shows the change to `model.load_checkpoint`
+(a new `output_dir` when restarted step numbers would overwrite a checkpoint; the earlier
+samples of the resume step moved aside), writes it only after yes (the old config kept as a
+numbered `config.before-resume.yaml`), then asks before starting. Apply fix (f), after a
+failure: the next of the trainer's fixes for that kind of failure that config.yaml does not
+have, as a diff; nothing restarts by itself.
+
+**When it finishes.** `run-summary.md` is written into the run folder.""")
 
 
 class MonitorScreen(WizardScreen):
+    F1_HELP = MONITOR_HELP
     BINDINGS = [
         Binding("y", "copy", "Copy checkpoint path"),
         Binding("s", "stop", "Stop"),

@@ -24,7 +24,8 @@ from textual.widgets import Button, Checkbox, Header, Input, Select, Static, Tex
 from ltx_wizard.core.plan.request import DEFAULT_RECIPE, PlanRequest, lenient_request
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
 from ltx_wizard.tui.paths_fields import (
-    EMPTY_HINT, FIELDS, REQUIRED, TEXT_FIELDS, VAE_FIELDS, VIDEO_ONLY_LABEL, VIDEO_ONLY_OPTION,
+    EMPTY_HINT, FIELDS, PATHS_HELP, REQUIRED, TEXT_FIELDS, VAE_FIELDS, VIDEO_ONLY_LABEL,
+    VIDEO_ONLY_OPTION,
 )
 from ltx_wizard.tui.paths_checks import (
     ClipsProgress, ClipsProgressReporter, checkout_recipes, form_text, validation_form_for,
@@ -44,6 +45,7 @@ def recipe_label(name: str, modes: str) -> str:
 
 
 class PathsScreen(WizardScreen):
+    F1_HELP = PATHS_HELP
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("f2", "pick", "Pick found"),
@@ -372,7 +374,7 @@ class PathsScreen(WizardScreen):
         # validation is asked only while the recipe's samples read media (the panel is shown)
         shown = self.query_one(ValidationPanel).display
         self.app.state.request = draft if shown else replace(draft, validation=None)
-        self.app.open_summary()
+        self.app.nav.open_summary()
 
     def action_back(self) -> None:
         self.leave()

@@ -38,7 +38,35 @@ CAPTIONERS = [("Captioner: chosen from this box", "auto"), ("qwen_omni (local se
 LOG_LINES = 500
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+PREPARE_HELP = ("Step 2 · Prepare your clips", """\
+**What it does.** Makes your raw clips into the dataset file the trainer's preprocessing reads,
+in a run folder: `<run>/dataset/dataset.json`. Your files are linked there, never moved or
+changed; everything made (scenes, upright copies, captions) stays in the run folder.
+
+**In order.**
+- *Audit*: every clip read as the trainer reads it (PyAV): frames and rate, size and the share
+  the bucket's center crop keeps, rotation (a phone clip would train sideways: an upright copy is
+  offered), sound (a clip without it is left out by an audio recipe), and whether the trainer's
+  environment can decode sound at all. A bucket is suggested from the clips.
+- *Scenes*: with the box ticked (or one video given), long videos go through the trainer's
+  `scripts/split_scenes.py`; the scene count is shown before they replace the video.
+- *Captions*: `scripts/caption_videos.py` with Gemini (a GEMINI_API_KEY), else the local
+  Qwen3-Omni server on a GPU with 40 GiB free (started, then stopped before preprocessing), else
+  your captions file. Three captions come first, in full: approve them, give an instruction, or
+  stop. A clip the captioner fails on is named.
+- *Held out*: about 10 % kept aside in `holdout.jsonl` for the evaluation after training (for a
+  small set you choose 1, 2 or none), or your own held-out file or folder.
+
+**The trigger word** is never written into the captions: preprocessing prepends it.
+
+**Keys.** ctrl+n prepares, then continues to the paths with the dataset file, its bucket and
+trigger word filled in. F4 skips (your data is ready: a dataset file or a `.precomputed` folder).
+Esc cancels a running step (what was made is kept), else goes back.""")
+
+
 class PrepareScreen(WizardScreen):
+    F1_HELP = PREPARE_HELP
     CSS_PATH = "prepare.tcss"
     BINDINGS = [
         Binding("ctrl+n", "next", "Prepare / Continue"),
@@ -141,7 +169,7 @@ class PrepareScreen(WizardScreen):
     def request(self):
         from ltx_wizard.core.prepare.request import PrepareRequest
 
-        value = lambda wid: self.query_one(wid, Input).value.strip()  # noqa: E731
+        value = lambda wid: self.query_one(wid, Input).value.strip()  # noqa: E731 - a one-line reader
         captioner = str(self.query_one("#prep-captioner", Select).value)
         return PrepareRequest(
             source=self.query_one("#field-source", PathField).value,
@@ -247,7 +275,7 @@ class PrepareScreen(WizardScreen):
             trainer_root=self.query_one("#field-trainer", PathField).value
             or state.request.trainer_root)
         self.app.target_run_dir = result.run_dir
-        self.app.open_paths()
+        self.app.nav.open_paths()
 
     def action_skip(self) -> None:
         if self.running:
@@ -256,7 +284,7 @@ class PrepareScreen(WizardScreen):
         if given and (given.lower().endswith((".json", ".jsonl", ".csv"))
                       or os.path.basename(given.rstrip("/")) == ".precomputed"):
             self.app.state.edit_request(data_root=given)  # a ready dataset file or data root
-        self.app.open_paths()
+        self.app.nav.open_paths()
 
     def action_back(self) -> None:
         if self.running:

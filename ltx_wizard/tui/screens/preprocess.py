@@ -35,7 +35,21 @@ ABOUT = {
 TITLES = {"one": "Preprocess one sample", "full": "Preprocess the dataset"}
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+PREPROCESS_HELP = ("Preprocessing your clips", """\
+**What it does.** Runs the trainer's `scripts/process_dataset.py` with the arguments the plan
+decided (checkpoint, Gemma, VAEs, bucket, trigger word), and checks what it wrote.
+
+**The order** (the trainer team's skill): one clip first, into `<run>/overfit/.precomputed`, so
+autotune's trials run at your bucket in minutes; then, after autotune, every clip into the data
+root. A step already done is not run again; an interrupted one resumes (the script skips what it
+wrote). An existing data root is never overwritten.
+
+**Keys.** r retries a failed step; Esc goes back (not while the script runs).""")
+
+
 class PreprocessScreen(WizardScreen):
+    F1_HELP = PREPROCESS_HELP
     BINDINGS = [
         Binding("r", "retry", "Retry"),
         Binding("escape", "back", "Back"),

@@ -17,7 +17,50 @@ from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+PROBE_HELP = ("Step 1 · GPUs", """\
+**What it does.** Reads the GPUs training will see (NVML, else `nvidia-smi`), honouring
+`CUDA_VISIBLE_DEVICES` as CUDA does, and picks the tier of the *smallest* one.
+
+**The tier** decides the base config, one of the trainer's own shipped files:
+- 32GB tier: `t2v_lora_low_vram.yaml` (INT8 quantization, 8-bit AdamW, lower LoRA rank)
+- 40–60GB tier: the same low-VRAM file; autotune relaxes it on measured headroom
+- 80GB+ tier: `t2v_lora.yaml`
+
+{levers}
+
+**Choices.** Continue (ctrl+n) goes on; Re-probe (ctrl+r) reads the GPUs again.
+`CUDA_VISIBLE_DEVICES` comes from the shell that started the wizard: to change it, quit
+and start the wizard again with the new value.
+
+**If the probe fails** inside a container, NVML is often missing: start the container with
+`--gpus all` (NVIDIA Container Toolkit), or plan for another box with
+`ltx-wizard probe --from-csv FILE`.
+
+**Next.** Below 32 GB a gate asks whether to go on at your own risk; unknown memory (GB10,
+MIG) is asked for; then the model paths.""")
+
+
+
+def tier_levers_text() -> str:
+    """What autotune tries on each tier, from the engine's own rules (core/tuning/rules_text.py)."""
+    from ltx_wizard.core.gpu.tiers import Tier
+    from ltx_wizard.core.tuning import rules_text
+
+    lines = [f"- {tier.display_name}: {rules_text.levers_list(tier) or 'the baseline only'}"
+             for tier in (Tier.T32, Tier.T40_60, Tier.T80)]
+    return ("**What autotune tries** on each tier's base config, in order, each on the best so "
+            "far:\n" + "\n".join(lines))
+
+
+def probe_help() -> tuple[str, str]:
+    """The F1 help, its `{levers}` filled in when shown."""
+    title, body = PROBE_HELP
+    return title, body.replace("{levers}", tier_levers_text())
+
+
 class ProbeScreen(WizardScreen):
+    F1_HELP = staticmethod(probe_help)
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("ctrl+r", "reprobe", "Re-probe"),
@@ -56,7 +99,7 @@ class ProbeScreen(WizardScreen):
     def _probe_preset(self) -> bool:
         """A simulated preset is pure data: shown at once, so the first frame already holds the
         GPU table and tier. --demo's files are written after it by a worker; Continue waits."""
-        finished = self.app.preset_probe()
+        finished = self.app.nav.preset_probe()
         if finished is None:
             return False
         self._probed(finished)
@@ -67,18 +110,18 @@ class ProbeScreen(WizardScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
     def _probe(self) -> None:
         # NVML and nvidia-smi can block for seconds: never on the event loop.
-        self.post_message(self.app.probe_finished())
+        self.post_message(self.app.nav.probe_finished())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
     def _write_demo(self) -> None:
-        self.post_message(self.app.demo_written())
+        self.post_message(self.app.nav.demo_written())
 
     @on(ProbeFinished)
     def _probed(self, message: ProbeFinished) -> None:
         if message.error is not None:
             self._show_failure(message.error)
             return
-        self.app.set_probe(message.result)
+        self.app.nav.set_probe(message.result)
         self.show_assessment()
 
     @on(DemoReady)
@@ -147,7 +190,7 @@ class ProbeScreen(WizardScreen):
 
     def action_next(self) -> None:
         if not self.query_one("#continue", Button).disabled:
-            self.app.proceed_from_probe()
+            self.app.nav.proceed_from_probe()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:  # a burst's late press: this screen is no longer on top

@@ -6,8 +6,9 @@ yes, with its progress and the tail of its output; the whole output in the setup
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -26,25 +27,43 @@ if TYPE_CHECKING:
     from ltx_wizard.core.setup.survey import Survey
 
 
+@dataclass
 class Surveyed(Message):
-    def __init__(self, survey, error: str | None) -> None:
-        super().__init__()
-        self.survey, self.error = survey, error
+    survey: Any
+    error: str | None
 
 
+@dataclass
 class StepOutput(Message):
-    def __init__(self, phase: str, fraction: float | None, line: str) -> None:
-        super().__init__()
-        self.phase, self.fraction, self.line = phase, fraction, line
+    phase: str
+    fraction: float | None
+    line: str
 
 
+@dataclass
 class OfferDone(Message):
-    def __init__(self, outcome) -> None:
-        super().__init__()
-        self.outcome = outcome
+    outcome: Any
+
+
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+SETUP_HELP = ("Setting up the trainer", """\
+**What it does.** Shown after the probe when something the trainer needs is missing: uv, the
+LTX-2 checkout, its environment (`uv sync`), or an update of a checkout too old for your models.
+
+**Each offer** says what it will do, the commands it runs and how big it is; it runs only when
+you answer y (n skips it). uv is installed with pip into the wizard's own environment and used
+by its path: no shell pipe, no new shell, no shell rc file or system setting changed. An
+existing checkout is only touched by an offer you accept.
+
+**While it runs** the progress and the last lines show; the whole output is in the setup log
+named at the end. Esc stops a running step.
+
+**Next.** Continue (ctrl+n): what you want the model to learn. `ltx-wizard setup` offers the
+same on the command line (`--yes` for scripts).""")
 
 
 class SetupScreen(WizardScreen):
+    F1_HELP = SETUP_HELP
     CSS_PATH = "setup.tcss"
     BINDINGS = [
         Binding("y", "yes", "Yes, do it"),

@@ -26,7 +26,25 @@ from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 
+# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
+SUMMARY_HELP = ("Step 3 · The plan", """\
+**What it shows.** The tier, the base config and its key choices, the run folder, the launch
+command, any warnings, `plan.md` (p) and the diff against the shipped config (d). Scroll with
+the arrow keys, PageUp/PageDown, Home/End.
+
+**Choices.**
+- *Approve + autotune* (a): writes the run folder, then runs a few short trials on your GPU.
+- *Approve, skip* (s): writes the run folder, runs what training still needs (for a run
+  planned from your clips: their preprocessing), then opens the launch step.
+- *Back* (Esc): change the paths.
+
+**What gets written.** `plan.md`, `config.yaml` (the shipped file with only paths and the
+multi-GPU rules changed), `run.json`, `launch.sh`, and the folders `outputs/` and `logs/`.
+An existing plan is never overwritten without asking.""")
+
+
 class SummaryScreen(WizardScreen):
+    F1_HELP = SUMMARY_HELP
     BINDINGS = [
         Binding("a", "approve(True)", "Approve"),
         Binding("s", "approve(False)", "Skip autotune"),
@@ -243,9 +261,9 @@ class SummaryScreen(WizardScreen):
         state.summary = None
         state.autotune_error = None
         if autotune:
-            self.app.open_autotune()
+            self.app.nav.open_autotune()
         else:
-            self.app.open_done()
+            self.app.nav.open_done()
 
     def _ask_existing(self, autotune: bool) -> None:
         """The run folder holds a plan already (this session's own after Back, or an older one):

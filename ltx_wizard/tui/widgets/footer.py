@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from textual.widgets import Footer as TextualFooter
 
-_WATCHERS = "__watchers"  # where textual.reactive keeps an object's watchers
+# Where textual.reactive keeps an object's watchers: Textual has no public way to drop a watcher
+# (its own check runs only when the value changes).
+_WATCHERS = "__watchers"
 
 
 class Footer(TextualFooter):
@@ -22,7 +24,7 @@ class Footer(TextualFooter):
         self.drop_stale_watchers()
 
     def drop_stale_watchers(self) -> None:
-        """Forget the watchers of keys that are no longer shown."""
+        """Forget the watchers of keys that are no longer shown: recompose has awaited their
+        removal, and a removed widget is detached from the DOM (`is_attached` turns False)."""
         for watchers in getattr(self, _WATCHERS, {}).values():
-            watchers[:] = [(node, callback) for node, callback in watchers
-                           if node.is_attached and not node._closing]
+            watchers[:] = [(node, callback) for node, callback in watchers if node.is_attached]

@@ -14,8 +14,9 @@ worker; the image libraries are imported only then, when a sheet is first drawn.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from rich.control import Control
 from rich.segment import ControlType, Segment
@@ -81,18 +82,18 @@ def emit(app, data: str) -> None:
 class KeyframeStrip(Static):
     """One render: a label line, then its keyframes (decoded in a worker, once per width)."""
 
+    @dataclass
     class Decoded(Message):
-        def __init__(self, strip: "KeyframeStrip", found: Keyframes, graphics,
-                     drawing=None) -> None:
-            super().__init__()
-            self.strip, self.found, self.graphics, self.drawing = strip, found, graphics, drawing
+        strip: KeyframeStrip
+        found: Keyframes
+        graphics: Any  # images/choice.py Graphics
+        drawing: Any = None  # images/drawing.py Drawing, for Kitty and Sixel
 
+    @dataclass
     class Drawn(Message):
         """Which protocol drew a strip (bubbles up: the screen can say so)."""
 
-        def __init__(self, graphics) -> None:
-            super().__init__()
-            self.graphics = graphics
+        graphics: Any  # images/choice.py Graphics
 
     def __init__(self, path: Path, label: str, *, cells: int, count: int = FRAMES,
                  id: str | None = None, graphics=None) -> None:

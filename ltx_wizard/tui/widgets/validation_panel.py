@@ -8,6 +8,7 @@ ValidationChecked; this widget only shows it and hands back what was typed and c
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -29,13 +30,12 @@ MODES = [
 SEPARATOR = ";"  # between files in the one-line box
 
 
+@dataclass
 class ValidationChecked(Message):
     """The check worker's ValidationForm for the draft request it was run on."""
 
-    def __init__(self, form: Any, draft: Any) -> None:
-        super().__init__()
-        self.form = form
-        self.draft = draft
+    form: Any
+    draft: Any
 
 
 class Offers(OptionList):
@@ -43,10 +43,9 @@ class Offers(OptionList):
 
     BINDINGS = [Binding(str(n), f"take({n - 1})", show=False) for n in range(1, 10)]
 
+    @dataclass
     class Taken(Message):
-        def __init__(self, path: str) -> None:
-            super().__init__()
-            self.path = path
+        path: str
 
     def __init__(self, **kwargs) -> None:
         super().__init__(compact=True, **kwargs)

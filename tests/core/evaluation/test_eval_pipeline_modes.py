@@ -131,9 +131,10 @@ def test_references_and_sounds_are_passed_with_the_trainers_strength(tmp_path):
 
 def test_the_results_help_names_each_entry_point_and_how_pictures_are_chosen():
     from ltx_wizard.core.evaluation.pipeline_modes import MODES
-    from ltx_wizard.tui.help_text import help_for
+    from ltx_wizard.tui.dialogs.help import help_for_class
+    from ltx_wizard.tui.screens.results import ResultsScreen
     from ltx_wizard.tui.images.choice import CHOICES, TMUX_SETTING
 
-    body = " ".join(help_for("ResultsScreen")[1].split())
+    body = " ".join(help_for_class(ResultsScreen)[1].split())
     assert all(f"`{mode.module.rpartition('.')[2]}`" in body for mode in MODES)
     assert TMUX_SETTING in body and f"--graphics {'|'.join(CHOICES[1:])}" in body

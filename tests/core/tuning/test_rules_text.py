@@ -8,7 +8,9 @@ from ltx_wizard.core.tuning import rules_text
 from ltx_wizard.core.tuning.schedule import MARGIN, MAX_TRIALS, NOISE, Context, Tuner, _assumed
 from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
 from ltx_wizard.core.gpu.tiers import Tier
-from ltx_wizard.tui.help_text import help_for
+from ltx_wizard.tui.dialogs.help import help_for_class
+from ltx_wizard.tui.screens.autotune import AutotuneScreen
+from ltx_wizard.tui.screens.probe import ProbeScreen
 
 
 def _engine_path(tier: Tier) -> list[str]:
@@ -30,7 +32,7 @@ def test_the_levers_shown_per_tier_are_the_ones_the_engine_runs(tier):
     assert [change for _, change in rules_text.tier_levers(tier)] == levers
     sentence = rules_text.levers_sentence(tier)
     assert all(change in sentence for change in levers)
-    assert all(change in help_for("ProbeScreen")[1] for change in levers)
+    assert all(change in help_for_class(ProbeScreen)[1] for change in levers)
 
 
 def test_80gb_names_what_the_engine_runs_with_and_without_a_batch_change():
@@ -45,7 +47,7 @@ def test_80gb_names_what_the_engine_runs_with_and_without_a_batch_change():
 
 
 def test_autotune_help_states_the_engines_step_count_and_keep_rules():
-    body = help_for("AutotuneScreen")[1]
+    body = help_for_class(AutotuneScreen)[1]
     assert f"{TRIAL_STEPS}-step trials" in body and f"at most {MAX_TRIALS}" in body
     assert f"at most {MARGIN:.0%} of the card" in body
     assert f"more than {NOISE:.0%} faster per sample" in body
