@@ -54,8 +54,14 @@ def plan(root: Path, preset: str) -> Path:
     ckpt = make_checkpoint(root / "models" / "ltx-2.safetensors", params_b=22)
     gemma = make_gemma_dir(root / "models" / "gemma")
     data = make_data_root(root / "data" / ".precomputed", n_samples=4 * gpus)
-    request = PlanRequest(trainer_root=root / "LTX-2", checkpoint=ckpt, text_encoder=gemma,
-                          data_root=data, workspace=root / "ws", run_name="run")
+    request = PlanRequest(
+        trainer_root=root / "LTX-2",
+        checkpoint=ckpt,
+        text_encoder=gemma,
+        data_root=data,
+        workspace=root / "ws",
+        run_name="run",
+    )
     return write_plan(prepare_plan(request, assess(simulated_probe(preset)))).root
 
 
@@ -70,8 +76,7 @@ def wizard(run_dir: Path, preset: str, ledger: Path):
     from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
     stand_in = SimulatedTrainer(preset, speed=SIM_SPEED, env={"LTX_WIZARD_SIM_LEDGER": str(ledger)})
-    engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), stand_in=stand_in,
-                            grace_s=2.0)
+    engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe), stand_in=stand_in, grace_s=2.0)
     start = time.monotonic()
     summary = asyncio.run(engine.run())
     return summary, (time.monotonic() - start) * SIM_SPEED
@@ -79,9 +84,12 @@ def wizard(run_dir: Path, preset: str, ledger: Path):
 
 def naive_trials(summary) -> list:
     """The trials a person following the skill runs: all but no-ops and data-starved ones."""
+
     def runs(trial) -> bool:
-        return trial.ran or not (trial.reason.startswith("no-op") or "sample" in trial.reason
-                                 or "did not win" in trial.reason)
+        return trial.ran or not (
+            trial.reason.startswith("no-op") or "sample" in trial.reason or "did not win" in trial.reason
+        )
+
     return [t for t in summary.trials if runs(t)]
 
 
@@ -89,8 +97,13 @@ def naive(run_dir: Path, preset: str, summary, ledger: Path) -> float:
     """Wall seconds (scaled) of the naive schedule; GPU-seconds land in `ledger`."""
     planned = (run_dir / "plan-base.yaml").read_text()  # config.yaml has the winner patched in
     gpus = len(preset_gpus(preset))
-    env = {**os.environ, "LTX_WIZARD_SIM_GPU": preset, "LTX_WIZARD_SIM_SPEED": f"{SIM_SPEED:g}",
-           "LTX_WIZARD_SIM_LEDGER": str(ledger), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {
+        **os.environ,
+        "LTX_WIZARD_SIM_GPU": preset,
+        "LTX_WIZARD_SIM_SPEED": f"{SIM_SPEED:g}",
+        "LTX_WIZARD_SIM_LEDGER": str(ledger),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+    }
     if gpus > 1:
         env.update(WORLD_SIZE=str(gpus), LOCAL_RANK="0")
     subset = run_dir / "overfit" / ".precomputed"
@@ -99,16 +112,33 @@ def naive(run_dir: Path, preset: str, summary, ledger: Path) -> float:
     for trial in naive_trials(summary):
         out = run_dir / "naive" / f"trial-{trial.index}"
         out.mkdir(parents=True, exist_ok=True)
-        overrides = {k: v for k, v in trial_overrides(subset, out).items()
-                     if not k.startswith("validation.")}
-        text = patch_yaml_text(planned, {**kept, **trial.changes, **overrides,
-                                         "optimization.steps": NAIVE_STEPS,
-                                         "validation.interval": NAIVE_STEPS,
-                                         "validation.skip_initial_validation": True})
+        overrides = {k: v for k, v in trial_overrides(subset, out).items() if not k.startswith("validation.")}
+        text = patch_yaml_text(
+            planned,
+            {
+                **kept,
+                **trial.changes,
+                **overrides,
+                "optimization.steps": NAIVE_STEPS,
+                "validation.interval": NAIVE_STEPS,
+                "validation.skip_initial_validation": True,
+            },
+        )
         (out / "config.yaml").write_text(text)
-        subprocess.run([sys.executable, "-m", "ltx_wizard.demo.sim.trainer", str(out / "config.yaml"),
-                        "--disable-progress-bars"], env=env, cwd=out, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ltx_wizard.demo.sim.trainer",
+                str(out / "config.yaml"),
+                "--disable-progress-bars",
+            ],
+            env=env,
+            cwd=out,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
         if trial.kept:
             kept.update(trial.changes)
     return (time.monotonic() - start) * SIM_SPEED
@@ -127,8 +157,12 @@ def measure(preset: str, tmp: Path) -> dict:
         "wizard_wall_s": round(wizard_wall, 1),
         "naive_trials": len(naive_trials(summary)),
         "wizard_trials": sum(1 for t in summary.trials if t.ran),
-        "confirmation": None if conf is None else f"{conf.outcome} ({conf.gpus} GPU"
-                        + ("s" if conf.gpus > 1 else "") + (", fused" if conf.fused else "") + ")",
+        "confirmation": None
+        if conf is None
+        else f"{conf.outcome} ({conf.gpus} GPU"
+        + ("s" if conf.gpus > 1 else "")
+        + (", fused" if conf.fused else "")
+        + ")",
         "trials": [f"{t.change}: {t.outcome}{' kept' if t.kept else ''}" for t in summary.trials],
     }
 
@@ -138,9 +172,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presets", default=PRESETS)
     parser.add_argument("--json", action="store_true", help="one JSON object keyed by preset")
-    parser.add_argument("--speed", type=float, default=SIM_SPEED,
-                        help="time compression (lower: the simulation's own ~1 s of process "
-                        "overhead weighs less in the wall times; slower to run)")
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=SIM_SPEED,
+        help="time compression (lower: the simulation's own ~1 s of process "
+        "overhead weighs less in the wall times; slower to run)",
+    )
     args = parser.parse_args()
     SIM_SPEED = args.speed
     results = {}
@@ -151,16 +189,22 @@ def main() -> None:
         keys = ("naive_gpu_s", "wizard_gpu_s", "naive_wall_s", "wizard_wall_s")
         print(json.dumps({p: {k: r[k] for k in keys} for p, r in results.items()}, indent=2))
         return
-    print(f"{'preset':<8} {'trials n/w':>10} {'naive GPU-s':>12} {'wizard GPU-s':>13} {'ratio':>6} "
-          f"{'naive wall':>11} {'wizard wall':>12} {'ratio':>6}  confirmation")
+    print(
+        f"{'preset':<8} {'trials n/w':>10} {'naive GPU-s':>12} {'wizard GPU-s':>13} {'ratio':>6} "
+        f"{'naive wall':>11} {'wizard wall':>12} {'ratio':>6}  confirmation"
+    )
     for preset, r in results.items():
         gpu = r["wizard_gpu_s"] / r["naive_gpu_s"] if r["naive_gpu_s"] else float("nan")
         wall = r["wizard_wall_s"] / r["naive_wall_s"] if r["naive_wall_s"] else float("nan")
-        print(f"{preset:<8} {r['naive_trials']:>4}/{r['wizard_trials']:<5} {r['naive_gpu_s']:>12.0f} "
-              f"{r['wizard_gpu_s']:>13.0f} {gpu:>5.2f}x {r['naive_wall_s']:>11.0f} "
-              f"{r['wizard_wall_s']:>12.0f} {wall:>5.2f}x  {r['confirmation']}")
-    print(f"\ntargets: wizard <= {TARGET_GPU}x naive GPU-seconds everywhere, "
-          f"<= {TARGET_WALL_8X}x naive wall on 8xh100")
+        print(
+            f"{preset:<8} {r['naive_trials']:>4}/{r['wizard_trials']:<5} {r['naive_gpu_s']:>12.0f} "
+            f"{r['wizard_gpu_s']:>13.0f} {gpu:>5.2f}x {r['naive_wall_s']:>11.0f} "
+            f"{r['wizard_wall_s']:>12.0f} {wall:>5.2f}x  {r['confirmation']}"
+        )
+    print(
+        f"\ntargets: wizard <= {TARGET_GPU}x naive GPU-seconds everywhere, "
+        f"<= {TARGET_WALL_8X}x naive wall on 8xh100"
+    )
     for preset, r in results.items():
         print(f"{preset}: {'; '.join(r['trials'])}")
 

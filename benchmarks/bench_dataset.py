@@ -42,8 +42,7 @@ from ltx_wizard.core.dataset.checks import READ_ALL_MAX  # noqa: E402 - after th
 
 TARGET_RATIO = 2.0
 OLD_CAP = 500  # the previous checks.py MAX_PROBED
-TEMPLATES = ({"frames": 97}, {"frames": 121, "audio": False},
-             {"frames": 73, "width": 720, "height": 1280})
+TEMPLATES = ({"frames": 97}, {"frames": 121, "audio": False}, {"frames": 73, "width": 720, "height": 1280})
 
 BARE = """
 import sys, threading, av
@@ -110,8 +109,12 @@ def write_dataset(path: Path, clips: list[Path], rows: int) -> Path:
         writer.writerow(["caption", "video"])
         for i in range(rows):
             clip = clips[(i // per) % len(clips)]
-            writer.writerow([f"a cat number {i} walks on a sunny floor",  # 1M rows: ~60 MB
-                             os.path.relpath(clip, path.parent)])
+            writer.writerow(
+                [
+                    f"a cat number {i} walks on a sunny floor",  # 1M rows: ~60 MB
+                    os.path.relpath(clip, path.parent),
+                ]
+            )
     return path
 
 
@@ -121,18 +124,29 @@ def timed(argv: list[str], env: dict) -> dict:
     done = subprocess.run(argv, capture_output=True, env=env, check=False)
     wall, after = time.perf_counter() - start, os.times()
     if done.returncode != 0:
-        raise SystemExit(f"bench: {' '.join(argv[:4])} failed ({done.returncode}): "
-                         f"{done.stderr.decode()[-400:]}")
-    cpu = (after.children_user - before.children_user
-           + after.children_system - before.children_system)
+        raise SystemExit(
+            f"bench: {' '.join(argv[:4])} failed ({done.returncode}): {done.stderr.decode()[-400:]}"
+        )
+    cpu = after.children_user - before.children_user + after.children_system - before.children_system
     return {"wall": wall, "cpu": cpu}
 
 
-def cases(work: Path, size: int, dataset: Path, listing: Path, models: dict, env: dict,
-          rows_mode: bool) -> dict:
+def cases(
+    work: Path, size: int, dataset: Path, listing: Path, models: dict, env: dict, rows_mode: bool
+) -> dict:
     cache = work / f"cache-{size}-{rows_mode}"
-    check = [sys.executable, "-m", "ltx_wizard", "check", "--checkpoint", models["ckpt"],
-             "--text-encoder", models["te"], "--dataset", str(dataset)]
+    check = [
+        sys.executable,
+        "-m",
+        "ltx_wizard",
+        "check",
+        "--checkpoint",
+        models["ckpt"],
+        "--text-encoder",
+        models["te"],
+        "--dataset",
+        str(dataset),
+    ]
     cold_env = {**env, "LTX_WIZARD_CACHE_DIR": str(cache)}
     out = {}
 
@@ -143,15 +157,12 @@ def cases(work: Path, size: int, dataset: Path, listing: Path, models: dict, env
     out["check (cold)"] = cold
     out["check (warm)"] = lambda: timed(check, cold_env)
     if rows_mode:
-        out["plain scan"] = lambda: timed([sys.executable, "-c", SCAN, str(dataset),
-                                           str(READ_ALL_MAX)], env)
+        out["plain scan"] = lambda: timed([sys.executable, "-c", SCAN, str(dataset), str(READ_ALL_MAX)], env)
     else:
         out["bare PyAV"] = lambda: timed([sys.executable, "-c", BARE, str(listing), "main"], env)
-        out["bare, 1 thread"] = lambda: timed([sys.executable, "-c", BARE, str(listing), "thread"],
-                                              env)
+        out["bare, 1 thread"] = lambda: timed([sys.executable, "-c", BARE, str(listing), "thread"], env)
         if shutil.which("ffprobe"):
-            out["old ffprobe"] = lambda: timed([sys.executable, "-c", OLD, str(listing),
-                                                str(OLD_CAP)], env)
+            out["old ffprobe"] = lambda: timed([sys.executable, "-c", OLD, str(listing), str(OLD_CAP)], env)
     return out
 
 
@@ -159,15 +170,19 @@ def measure(work: Path, sizes: list[int], rows: int, repeats: int) -> list[dict]
     from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
 
     clips = make_clips(work / "clips", max(sizes))
-    models = {"ckpt": str(make_checkpoint(work / "models" / "ckpt.safetensors", params_b=19.0)),
-              "te": str(make_gemma_dir(work / "models" / "gemma"))}
+    models = {
+        "ckpt": str(make_checkpoint(work / "models" / "ckpt.safetensors", params_b=19.0)),
+        "te": str(make_gemma_dir(work / "models" / "gemma")),
+    }
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     plans = []
     for size in sizes:
         listing = work / f"list-{size}.txt"
         listing.write_text("".join(f"{p}\n" for p in clips[:size]), encoding="utf-8")
         dataset = write_dataset(work / "clips" / f"dataset-{size}.csv", clips[:size], size)
-        plans.append((f"{size:,} clips", "bare PyAV", cases(work, size, dataset, listing, models, env, False)))
+        plans.append(
+            (f"{size:,} clips", "bare PyAV", cases(work, size, dataset, listing, models, env, False))
+        )
     if rows:
         dataset = write_dataset(work / "clips" / f"dataset-{rows}-rows.csv", clips[:READ_ALL_MAX], rows)
         plans.append((f"{rows:,} rows", "plain scan", cases(work, rows, dataset, work, models, env, True)))
@@ -189,9 +204,17 @@ def table(plans, times) -> list[dict]:
             got = times[(label, name)]
             wall = statistics.median(t["wall"] for t in got)
             cpu = statistics.median(t["cpu"] for t in got)
-            out.append({"case": label, "what": name, "wall_s": round(wall, 3),
-                        "cpu_s": round(cpu, 3), "wall_ratio": round(wall / floor_wall, 2),
-                        "cpu_ratio": round(cpu / floor_cpu, 2), "baseline": base})
+            out.append(
+                {
+                    "case": label,
+                    "what": name,
+                    "wall_s": round(wall, 3),
+                    "cpu_s": round(cpu, 3),
+                    "wall_ratio": round(wall / floor_wall, 2),
+                    "cpu_ratio": round(cpu / floor_cpu, 2),
+                    "baseline": base,
+                }
+            )
     return out
 
 
@@ -200,11 +223,12 @@ def verdict(rows: list[dict], sizes: list[int]) -> dict:
     found = {r["what"]: r for r in rows if r["case"] == top}
     cold, thread = found.get("check (cold)"), found.get("bare, 1 thread")
     return {
-        f"check of {top} within {TARGET_RATIO}x bare PyAV (wall)":
-            None if cold is None else cold["wall_ratio"] <= TARGET_RATIO,
-        f"check of {top} within {TARGET_RATIO}x bare PyAV on 1 thread (wall)":
-            None if cold is None or thread is None
-            else cold["wall_s"] <= TARGET_RATIO * thread["wall_s"],
+        f"check of {top} within {TARGET_RATIO}x bare PyAV (wall)": None
+        if cold is None
+        else cold["wall_ratio"] <= TARGET_RATIO,
+        f"check of {top} within {TARGET_RATIO}x bare PyAV on 1 thread (wall)": None
+        if cold is None or thread is None
+        else cold["wall_s"] <= TARGET_RATIO * thread["wall_s"],
     }
 
 
@@ -225,13 +249,25 @@ def main() -> int:
             shutil.rmtree(work, ignore_errors=True)
     targets = verdict(rows, sizes)
     if args.json:
-        print(json.dumps({"rows": rows, "targets_met": targets, "repeats": args.repeats,
-                          "cpus": os.cpu_count(), "load": os.getloadavg()}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "rows": rows,
+                    "targets_met": targets,
+                    "repeats": args.repeats,
+                    "cpus": os.cpu_count(),
+                    "load": os.getloadavg(),
+                },
+                indent=2,
+            )
+        )
         return 0
     print(f"{'case':<16} {'what':<15} {'wall s':>8} {'cpu s':>8} {'wall x':>7} {'cpu x':>7}  baseline")
     for r in rows:
-        print(f"{r['case']:<16} {r['what']:<15} {r['wall_s']:>8.2f} {r['cpu_s']:>8.2f} "
-              f"{r['wall_ratio']:>7.2f} {r['cpu_ratio']:>7.2f}  {r['baseline']}")
+        print(
+            f"{r['case']:<16} {r['what']:<15} {r['wall_s']:>8.2f} {r['cpu_s']:>8.2f} "
+            f"{r['wall_ratio']:>7.2f} {r['cpu_ratio']:>7.2f}  {r['baseline']}"
+        )
     for name, met in targets.items():
         print(f"target: {name}: {'met' if met else 'NOT met' if met is not None else 'not measured'}")
     print(f"(median of {args.repeats}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})")

@@ -39,7 +39,7 @@ from ptyapp import PtyApp, peak_rss_mib
 
 from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
 
-TRAINER = r'''
+TRAINER = r"""
 import sys, time
 kind, n, report = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 pad = " " * 40
@@ -63,10 +63,20 @@ sys.stdout.flush()
 with open(report, "w") as fh:
     fh.write(str(time.monotonic() - t0))
 time.sleep(3600)
-'''
-FLOODS = {"idle": "no flood (baseline)", "plain": "100k plain lines", "rich": "100k rich continuation lines", "step": "100k step lines"}
+"""
+FLOODS = {
+    "idle": "no flood (baseline)",
+    "plain": "100k plain lines",
+    "rich": "100k rich continuation lines",
+    "step": "100k step lines",
+}
 TARGET_MEDIAN_MS, TARGET_MAX_MS, TARGET_RSS_MB, TARGET_PARSER_S = 50, 150, 120, 0.5
-FIRST_SEEN = {"idle": "epoch 3 batch", "plain": "epoch 3 batch", "rich": "transformer_blocks", "step": "Loss: 0.2437"}
+FIRST_SEEN = {
+    "idle": "epoch 3 batch",
+    "plain": "epoch 3 batch",
+    "rich": "transformer_blocks",
+    "step": "Loss: 0.2437",
+}
 IDLE_PRESSES = 10
 OPENED = "Keep going (n)"  # a button of the cancel dialog
 
@@ -78,9 +88,11 @@ def entry_point() -> list[str]:
 
 def drive_to_autotune(app: PtyApp) -> int:
     """Probe, paths, plan, approve; the screen position from which the trial's output shows."""
-    for keys, marker, what in ((None, "RTX A6000", "the probe screen"),
-                               (b"\x0e", "trainer checkout", "the paths screen"),
-                               (b"\x0e", "Skip autotune", "the plan screen")):
+    for keys, marker, what in (
+        (None, "RTX A6000", "the probe screen"),
+        (b"\x0e", "trainer checkout", "the paths screen"),
+        (b"\x0e", "Skip autotune", "the plan screen"),
+    ):
         since = app.pos
         if keys:
             app.send(keys)
@@ -100,8 +112,7 @@ def one_flood(kind: str, lines: int, tmp: Path, limit_s: float) -> dict:
     lines = 0 if kind == "idle" else lines
     script.write_text(TRAINER)
     cmd = f"{sys.executable} {script} {kind} {lines} {report}"
-    app = PtyApp([*entry_point(), "--demo", "--trainer-cmd", cmd], env={"TMPDIR": str(tmp)},
-                 size=(120, 40))
+    app = PtyApp([*entry_point(), "--demo", "--trainer-cmd", cmd], env={"TMPDIR": str(tmp)}, size=(120, 40))
     opened: list[float] = []
     missed = 0
     try:
@@ -135,7 +146,10 @@ def one_flood(kind: str, lines: int, tmp: Path, limit_s: float) -> dict:
     written = float(report.read_text()) if report.exists() else None
     samples = opened
     return {
-        "flood": FLOODS[kind], "lines": lines, "presses": len(opened), "missed": missed,
+        "flood": FLOODS[kind],
+        "lines": lines,
+        "presses": len(opened),
+        "missed": missed,
         "median_ms": round(statistics.median(samples) * 1000, 1) if samples else None,
         "max_ms": round(max(samples) * 1000, 1) if samples else None,
         "samples_ms": [round(v * 1000) for v in opened],
@@ -148,7 +162,8 @@ def one_flood(kind: str, lines: int, tmp: Path, limit_s: float) -> dict:
 def parser_seconds(lines: int = 10_000) -> float:
     text = ["INFO     Model summary:" + " " * 60 + "trainer.py:210"] + [
         f"         │ transformer_blocks.{i}.attn1.to_q.weight │ bf16 │ [4096, 4096] │ ✓ │"
-        for i in range(lines)]
+        for i in range(lines)
+    ]
     parser = TrainerLogParser()
     t0 = time.perf_counter()
     for line in text:
@@ -172,21 +187,38 @@ def main(argv: list[str] | None = None) -> int:
     parse_s = parser_seconds()
 
     def met(r: dict) -> bool:
-        return (r["median_ms"] is not None and r["median_ms"] < TARGET_MEDIAN_MS
-                and r["max_ms"] < TARGET_MAX_MS and not r["missed"]
-                and r["peak_rss_mb"] is not None and r["peak_rss_mb"] < TARGET_RSS_MB
-                and r["all_shown_s"] is not None)
+        return (
+            r["median_ms"] is not None
+            and r["median_ms"] < TARGET_MEDIAN_MS
+            and r["max_ms"] < TARGET_MAX_MS
+            and not r["missed"]
+            and r["peak_rss_mb"] is not None
+            and r["peak_rss_mb"] < TARGET_RSS_MB
+            and r["all_shown_s"] is not None
+        )
 
     ok = all(met(r) for r in rows if r["flood"] != FLOODS["idle"]) and parse_s < TARGET_PARSER_S
     if args.json:
-        print(json.dumps({"floods": rows, "load_average": os.getloadavg(), "parser_10k_continuation_s": round(parse_s, 3),
-                          "cpus": os.cpu_count(), "targets_met": ok}))
+        print(
+            json.dumps(
+                {
+                    "floods": rows,
+                    "load_average": os.getloadavg(),
+                    "parser_10k_continuation_s": round(parse_s, 3),
+                    "cpus": os.cpu_count(),
+                    "targets_met": ok,
+                }
+            )
+        )
         return 0 if ok else 1
     base = next((r["median_ms"] for r in rows if r["flood"] == FLOODS["idle"]), None)
-    head = (f"{'flood':<30} {'keys':>5} {'median':>9} {'vs none':>8} {'max':>9} {'peak RSS':>9} "
-            f"{'trainer wrote':>14} {'all shown':>10}  target")
+    head = (
+        f"{'flood':<30} {'keys':>5} {'median':>9} {'vs none':>8} {'max':>9} {'peak RSS':>9} "
+        f"{'trainer wrote':>14} {'all shown':>10}  target"
+    )
     print(head)
     for r in rows:
+
         def ms(v):
             return "—" if v is None else f"{v:.0f} ms"
 
@@ -199,15 +231,21 @@ def main(argv: list[str] | None = None) -> int:
         keys = f"{r['presses']}" + (f"+{r['missed']}!" if r["missed"] else "")
         verdict = "" if r["flood"] == FLOODS["idle"] else "met" if met(r) else "NOT met"
         ratio = f"{r['median_ms'] / base:.1f}x" if base and r["median_ms"] is not None else "—"
-        print(f"{r['flood']:<30} {keys:>5} {ms(r['median_ms']):>9} {ratio:>8} {ms(r['max_ms']):>9} "
-              f"{mb(r['peak_rss_mb']):>9} "
-              f"{s(r['trainer_write_s']):>14} {s(r['all_shown_s']):>10}  {verdict}")
-    print(f"{'parser alone, 10k continuation lines':<30} {parse_s:>25.3f} s  "
-          f"{'met' if parse_s < TARGET_PARSER_S else 'NOT met'}")
-    print(f"(targets: key to paint median < {TARGET_MEDIAN_MS} ms, max < {TARGET_MAX_MS} ms, "
-          f"peak RSS < {TARGET_RSS_MB} MB, parser < {TARGET_PARSER_S} s; keys = cancel dialogs "
-          f"opened during the flood, ! = a press that drew nothing in 10 s; "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end)")
+        print(
+            f"{r['flood']:<30} {keys:>5} {ms(r['median_ms']):>9} {ratio:>8} {ms(r['max_ms']):>9} "
+            f"{mb(r['peak_rss_mb']):>9} "
+            f"{s(r['trainer_write_s']):>14} {s(r['all_shown_s']):>10}  {verdict}"
+        )
+    print(
+        f"{'parser alone, 10k continuation lines':<30} {parse_s:>25.3f} s  "
+        f"{'met' if parse_s < TARGET_PARSER_S else 'NOT met'}"
+    )
+    print(
+        f"(targets: key to paint median < {TARGET_MEDIAN_MS} ms, max < {TARGET_MAX_MS} ms, "
+        f"peak RSS < {TARGET_RSS_MB} MB, parser < {TARGET_PARSER_S} s; keys = cancel dialogs "
+        f"opened during the flood, ! = a press that drew nothing in 10 s; "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end)"
+    )
     return 0 if ok else 1
 
 

@@ -44,9 +44,11 @@ APPEND = 1000
 WATCH_BYTES = 250 << 20
 TARGET_FIRST_CPU_S, TARGET_NEXT_CPU_S, TARGET_REFRESH_S = 2.0, 0.2, 5.0
 CONFIG = "optimization:\n  steps: {steps}\ncheckpoints:\n  interval: 250\nvalidation:\n  interval: 250\n"
-SCAN = ("import re, sys\nsteps = re.compile(rb'Step (\\d+)/(\\d+) - Loss: ([^,\\s]+)')\n"
-        "with open(sys.argv[1], 'rb') as fh:\n    fh.seek(int(sys.argv[2]))\n"
-        "    found = steps.findall(fh.read())\nprint(len(found))\n")
+SCAN = (
+    "import re, sys\nsteps = re.compile(rb'Step (\\d+)/(\\d+) - Loss: ([^,\\s]+)')\n"
+    "with open(sys.argv[1], 'rb') as fh:\n    fh.seek(int(sys.argv[2]))\n"
+    "    found = steps.findall(fh.read())\nprint(len(found))\n"
+)
 
 
 def _record(text: str, src: str, level: str = "INFO") -> str:
@@ -62,13 +64,24 @@ def _lines(first: int, count: int, total: int) -> str:
     for step in range(first, first + 20 * count, 20):
         mark = step // 250 * 250
         if mark > step - 20:
-            out.append(_record(f"🎥 Validation samples for step {mark} saved in samples",
-                               "validation_runner.py:310"))
-            out.append(_record(f"💾 Lora weights for step {mark} saved in checkpoints/"
-                               f"lora_weights_step_{mark:05d}.safetensors", "trainer.py:981"))
+            out.append(
+                _record(f"🎥 Validation samples for step {mark} saved in samples", "validation_runner.py:310")
+            )
+            out.append(
+                _record(
+                    f"💾 Lora weights for step {mark} saved in checkpoints/"
+                    f"lora_weights_step_{mark:05d}.safetensors",
+                    "trainer.py:981",
+                )
+            )
         loss = 0.11 + 0.25 / (1 + step / 3000)
-        out.append(_record(f"Step {step}/{total} - Loss: {loss:.4f}, LR: 1.00e-04, Time/Step: "
-                           f"1.55s, Total Time: {projection}", "trainer.py:307"))
+        out.append(
+            _record(
+                f"Step {step}/{total} - Loss: {loss:.4f}, LR: 1.00e-04, Time/Step: "
+                f"1.55s, Total Time: {projection}",
+                "trainer.py:307",
+            )
+        )
     return "".join(out)
 
 
@@ -84,10 +97,15 @@ def write_log(path: Path, first: int, count: int, total: int) -> int:
 
 
 def _statistics() -> str:
-    return (_record("📊 Training Statistics:", "trainer.py:935")
-            + "".join(f"          {line}".ljust(WIDTH) + "\n" for line in (
-                "- Total time: 860000.0 minutes", "- Training speed: 0.64 steps/second",
-                "- Samples/second: 0.64", "- Peak GPU memory: 30.12 GB")))
+    return _record("📊 Training Statistics:", "trainer.py:935") + "".join(
+        f"          {line}".ljust(WIDTH) + "\n"
+        for line in (
+            "- Total time: 860000.0 minutes",
+            "- Training speed: 0.64 steps/second",
+            "- Samples/second: 0.64",
+            "- Peak GPU memory: 30.12 GB",
+        )
+    )
 
 
 def _run(argv: list[str]) -> tuple[float, float, str]:
@@ -123,8 +141,11 @@ def child(run: Path) -> dict:
         finally:
             sys.stdout = saved
     assert code == 0
-    return {"imports_cpu_s": imports, "work_cpu_s": time.process_time() - cpu,
-            "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        "imports_cpu_s": imports,
+        "work_cpu_s": time.process_time() - cpu,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def _median(rows: list[dict], key: str) -> float:
@@ -161,8 +182,12 @@ def measure_watch(run: Path, next_step: int, total: int) -> dict:
         fh.write(_statistics())
     cpu, started = time.process_time(), time.perf_counter()
     status = monitor.status(gpus=False)
-    refresh = {"wall_s": time.perf_counter() - started, "cpu_s": time.process_time() - cpu,
-               "state": status.state, "mb": (log.stat().st_size - start) / 2**20}
+    refresh = {
+        "wall_s": time.perf_counter() - started,
+        "cpu_s": time.process_time() - cpu,
+        "state": status.state,
+        "mb": (log.stat().st_size - start) / 2**20,
+    }
     wall, cpu, _ = _run([sys.executable, "-c", SCAN, str(log), str(start)])
     return {"refresh": refresh, "scan": {"wall_s": wall, "cpu_s": cpu}}
 
@@ -172,17 +197,25 @@ def _table(result: dict) -> list[str]:
     rows = [
         ("status, first call (whole log)", calls["first"], "regex scan of the log", calls["scan"]),
         (f"status, next call (+{APPEND:,} lines)", calls["next"], "tail -n 40", calls["tail"]),
-        (f"watch refresh (+{watch['refresh']['mb']:.0f} MB)", [watch["refresh"]],
-         "regex scan of the new bytes", [watch["scan"]]),
+        (
+            f"watch refresh (+{watch['refresh']['mb']:.0f} MB)",
+            [watch["refresh"]],
+            "regex scan of the new bytes",
+            [watch["scan"]],
+        ),
     ]
-    out = [f"{'measure':<36} {'wall s':>8} {'CPU s':>8} {'work CPU s':>11}   {'baseline':<28} "
-           f"{'wall s':>8} {'CPU s':>8} {'CPU ratio':>10}"]
+    out = [
+        f"{'measure':<36} {'wall s':>8} {'CPU s':>8} {'work CPU s':>11}   {'baseline':<28} "
+        f"{'wall s':>8} {'CPU s':>8} {'CPU ratio':>10}"
+    ]
     for name, mine, base_name, base in rows:
         work = _median(mine, "work_cpu_s") if "work_cpu_s" in mine[0] else _median(mine, "cpu_s")
         ratio = _median(mine, "cpu_s") / max(_median(base, "cpu_s"), 1e-3)
-        out.append(f"{name:<36} {_median(mine, 'wall_s'):>8.3f} {_median(mine, 'cpu_s'):>8.3f} "
-                   f"{work:>11.3f}   {base_name:<28} {_median(base, 'wall_s'):>8.3f} "
-                   f"{_median(base, 'cpu_s'):>8.3f} {ratio:>9.2f}x")
+        out.append(
+            f"{name:<36} {_median(mine, 'wall_s'):>8.3f} {_median(mine, 'cpu_s'):>8.3f} "
+            f"{work:>11.3f}   {base_name:<28} {_median(base, 'wall_s'):>8.3f} "
+            f"{_median(base, 'cpu_s'):>8.3f} {ratio:>9.2f}x"
+        )
     return out
 
 
@@ -209,20 +242,26 @@ def main() -> int:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     result = {"step_lines": args.steps, "log_mb": size / 2**20, "calls": calls, "watch": watch}
-    verdict = {"first_call_work_cpu": _median(calls["first"], "work_cpu_s") < TARGET_FIRST_CPU_S,
-               "next_call_work_cpu": _median(calls["next"], "work_cpu_s") < TARGET_NEXT_CPU_S,
-               "watch_refresh": watch["refresh"]["wall_s"] < TARGET_REFRESH_S,
-               "watch_sees_the_end": watch["refresh"]["state"] == "finished"}
+    verdict = {
+        "first_call_work_cpu": _median(calls["first"], "work_cpu_s") < TARGET_FIRST_CPU_S,
+        "next_call_work_cpu": _median(calls["next"], "work_cpu_s") < TARGET_NEXT_CPU_S,
+        "watch_refresh": watch["refresh"]["wall_s"] < TARGET_REFRESH_S,
+        "watch_sees_the_end": watch["refresh"]["state"] == "finished",
+    }
     result["targets_met"] = verdict
     if args.json:
         print(json.dumps(result, indent=2))
         return 0 if all(verdict.values()) else 1
-    print(f"log: {args.steps:,} step lines, {size / 2**20:.0f} MB; median of {args.rounds} "
-          "interleaved rounds (the watch refresh: one)")
+    print(
+        f"log: {args.steps:,} step lines, {size / 2**20:.0f} MB; median of {args.rounds} "
+        "interleaved rounds (the watch refresh: one)"
+    )
     print("\n".join(_table(result)))
     imports = _median(calls["first"], "imports_cpu_s")
-    print(f"imports of `ltx-wizard status` (in every call's CPU): {imports:.3f} s; peak RSS "
-          f"first call {_median(calls['first'], 'rss_mb'):.0f} MB")
+    print(
+        f"imports of `ltx-wizard status` (in every call's CPU): {imports:.3f} s; peak RSS "
+        f"first call {_median(calls['first'], 'rss_mb'):.0f} MB"
+    )
     print("targets: " + ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in verdict.items()))
     return 0 if all(verdict.values()) else 1
 

@@ -50,11 +50,15 @@ from ltx_wizard.core.plan.model_checks import run_checks
 from bench_scale import copies, scale_rows
 
 TARGET_FIRST_MS = 15.0
-_ATTENTION = ("attn1", "attn2", "audio_attn1", "audio_attn2", "audio_to_video_attn",
-              "video_to_audio_attn")
-_TABLES = (("scale_shift_table", 9, 4096), ("audio_scale_shift_table", 9, 2048),
-           ("scale_shift_table_a2v_ca_audio", 5, 2048), ("scale_shift_table_a2v_ca_video", 5, 4096),
-           ("prompt_scale_shift_table", 2, 4096), ("audio_prompt_scale_shift_table", 2, 2048))
+_ATTENTION = ("attn1", "attn2", "audio_attn1", "audio_attn2", "audio_to_video_attn", "video_to_audio_attn")
+_TABLES = (
+    ("scale_shift_table", 9, 4096),
+    ("audio_scale_shift_table", 9, 2048),
+    ("scale_shift_table_a2v_ca_audio", 5, 2048),
+    ("scale_shift_table_a2v_ca_video", 5, 4096),
+    ("prompt_scale_shift_table", 2, 4096),
+    ("audio_prompt_scale_shift_table", 2, 2048),
+)
 
 
 def ltx2_like_tensors(blocks: int = 48, vae: int = 1550) -> dict[str, tuple[str, list[int]]]:
@@ -78,7 +82,9 @@ def ltx2_like_tensors(blocks: int = 48, vae: int = 1550) -> dict[str, tuple[str,
             t[q + name] = ("BF16", [rows, d])
     for i in range(vae):
         t[f"vae.decoder.up_blocks.{i // 50}.res_blocks.{i % 50}.conv{1 + i % 2}.conv.weight"] = (
-            "BF16", [128, 128, 3, 3, 3])
+            "BF16",
+            [128, 128, 3, 3, 3],
+        )
     for i in range(600):
         t[f"vocoder.resblocks.{i // 6}.convs{1 + i % 2}.{i % 3}.weight"] = ("F32", [512, 512, 3])
     for i in range(300):
@@ -88,8 +94,11 @@ def ltx2_like_tensors(blocks: int = 48, vae: int = 1550) -> dict[str, tuple[str,
 
 def make_realistic_checkpoint(path: Path, blocks: int = 48) -> Path:
     sections = ["transformer", "vae", "audio_vae", "vocoder", "scheduler"]
-    meta = {"config": _section_config(sections), "model_version": "2.0.0",
-            "gemma_source_checkpoint": '{"gemma_version": "3"}'}
+    meta = {
+        "config": _section_config(sections),
+        "model_version": "2.0.0",
+        "gemma_source_checkpoint": '{"gemma_version": "3"}',
+    }
     return write_safetensors(path, ltx2_like_tensors(blocks), meta)
 
 
@@ -134,11 +143,13 @@ def _first_read(path: Path):
     return run
 
 
-_BARE = ("import json, sys, time; t = time.perf_counter(); n = 0\n"
-         "for p in sys.argv[1:]:\n"
-         "    with open(p, 'rb') as fh:\n"
-         "        size = int.from_bytes(fh.read(8), 'little'); n += len(json.loads(fh.read(size)))\n"
-         "print(time.perf_counter() - t)")
+_BARE = (
+    "import json, sys, time; t = time.perf_counter(); n = 0\n"
+    "for p in sys.argv[1:]:\n"
+    "    with open(p, 'rb') as fh:\n"
+    "        size = int.from_bytes(fh.read(8), 'little'); n += len(json.loads(fh.read(size)))\n"
+    "print(time.perf_counter() - t)"
+)
 
 
 def _hogs(count: int) -> list:
@@ -177,11 +188,26 @@ def load_cases(folder: Path, n: int, code: Path | None, label: str) -> tuple[lis
                 hog.kill()
                 hog.wait()
         whole = case["found"] == n and case["rc"] == 0 and case["timed_out"] is False
-        figures.append({**case, "hogs": len(hogs), "load_average": load, "bare_loop_s": bare,
-                        "ratio_to_bare": case["wall_s"] / bare, "whole": whole})
-        rows.append((f"[{label}] discover, {len(hogs)} CPU hog(s) (load {load:.1f}): found "
-                     f"{case['found']}/{n}, exit {case['rc']}", f"{case['wall_s']:.2f} s",
-                     f"{bare:.2f} s", f"{case['wall_s'] / bare:.2f}x", "ok" if whole else "MISSED"))
+        figures.append(
+            {
+                **case,
+                "hogs": len(hogs),
+                "load_average": load,
+                "bare_loop_s": bare,
+                "ratio_to_bare": case["wall_s"] / bare,
+                "whole": whole,
+            }
+        )
+        rows.append(
+            (
+                f"[{label}] discover, {len(hogs)} CPU hog(s) (load {load:.1f}): found "
+                f"{case['found']}/{n}, exit {case['rc']}",
+                f"{case['wall_s']:.2f} s",
+                f"{bare:.2f} s",
+                f"{case['wall_s'] / bare:.2f}x",
+                "ok" if whole else "MISSED",
+            )
+        )
     return rows, figures
 
 
@@ -199,8 +225,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=100_000)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--compare", type=Path, metavar="DIR",
-                        help="also run the scale cases on the code in DIR (e.g. main, unpacked)")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="DIR",
+        help="also run the scale cases on the code in DIR (e.g. main, unpacked)",
+    )
     args = parser.parse_args()
     scale: list[tuple[str, str, str, str]] = []
     figures: dict = {}
@@ -220,17 +250,30 @@ def main() -> int:
         t_again = _median_ms(lambda: inspect_checkpoint(real))
         t_all = _median_ms(lambda: run_checks(checkpoint=real, text_encoder=gemma))
         size_real = real.stat().st_size
-        rows.append((f"validate 8-tensor checkpoint ({small.stat().st_size / 1e6:.1f} MB)",
-                     f"{t_small:.3f} ms", "1.00x"))
-        rows.append((f"validate {tensors:,}-tensor {size_real / 1e9:.0f} GB sparse checkpoint, "
-                     f"{_header_kb(real):.0f} KB header, first look",
-                     f"{t_first:.3f} ms", f"{t_first / t_small:.2f}x"))
-        rows.append(("  the same first look, CPU time only", f"{cpu_first:.3f} ms",
-                     f"{cpu_first / t_small:.2f}x"))
-        rows.append(("  same file unchanged, later looks (cached)", f"{t_again:.3f} ms",
-                     f"{t_again / t_small:.2f}x"))
-        rows.append(("  run_checks (that checkpoint + Gemma dir)", f"{t_all:.3f} ms",
-                     f"{t_all / t_small:.2f}x"))
+        rows.append(
+            (
+                f"validate 8-tensor checkpoint ({small.stat().st_size / 1e6:.1f} MB)",
+                f"{t_small:.3f} ms",
+                "1.00x",
+            )
+        )
+        rows.append(
+            (
+                f"validate {tensors:,}-tensor {size_real / 1e9:.0f} GB sparse checkpoint, "
+                f"{_header_kb(real):.0f} KB header, first look",
+                f"{t_first:.3f} ms",
+                f"{t_first / t_small:.2f}x",
+            )
+        )
+        rows.append(
+            ("  the same first look, CPU time only", f"{cpu_first:.3f} ms", f"{cpu_first / t_small:.2f}x")
+        )
+        rows.append(
+            ("  same file unchanged, later looks (cached)", f"{t_again:.3f} ms", f"{t_again / t_small:.2f}x")
+        )
+        rows.append(
+            ("  run_checks (that checkpoint + Gemma dir)", f"{t_all:.3f} ms", f"{t_all / t_small:.2f}x")
+        )
 
         tree = root / "tree"
         t0 = time.perf_counter()
@@ -252,9 +295,7 @@ def main() -> int:
         )
         found = len(result.of_kind("checkpoint"))
         verdict = "ok" if found == 1 and not result.partial else "CHECK"
-        rows.append(
-            ("discover: found / partial", f"{found} / {result.partial}", verdict)
-        )
+        rows.append(("discover: found / partial", f"{found} / {result.partial}", verdict))
         shutil.rmtree(tree)  # 100k entries: not needed by the scale cases
         for n in (50, 200):  # made here, then flushed: no write-back under the first case timed
             copies(real, root / f"models-{n}", n)
@@ -267,42 +308,63 @@ def main() -> int:
                 scale += got
                 got, figures[f"{label}_load"] = load_cases(root / "models-200", 200, code, label)
                 load += got
-    met = (min(t_first, cpu_first) < TARGET_FIRST_MS and verdict == "ok"
-           and not any(r[3] == "MISSED" for r in scale if r[0].startswith("[this]"))
-           and not any(r[4] == "MISSED" for r in load if r[0].startswith("[this]")))
+    met = (
+        min(t_first, cpu_first) < TARGET_FIRST_MS
+        and verdict == "ok"
+        and not any(r[3] == "MISSED" for r in scale if r[0].startswith("[this]"))
+        and not any(r[4] == "MISSED" for r in load if r[0].startswith("[this]"))
+    )
     if args.json:
         import json
 
-        print(json.dumps({"rows": [dict(zip(("case", "median", "ratio"), r)) for r in rows],
-                          "first_look_ms": round(t_first, 3), "first_look_cpu_ms": round(cpu_first, 3),
-                          "cached_ms": round(t_again, 3), "load_average": os.getloadavg(),
-                          "tensors": tensors, "targets_met": met,
-                          "scale": [dict(zip(("case", "wall", "peak_rss", "target"), r))
-                                    for r in scale], "scale_figures": figures,
-                          "discover_at_load": [dict(zip(("case", "discover", "bare_loop",
-                                                         "ratio", "target"), r)) for r in load]}))
+        print(
+            json.dumps(
+                {
+                    "rows": [dict(zip(("case", "median", "ratio"), r)) for r in rows],
+                    "first_look_ms": round(t_first, 3),
+                    "first_look_cpu_ms": round(cpu_first, 3),
+                    "cached_ms": round(t_again, 3),
+                    "load_average": os.getloadavg(),
+                    "tensors": tensors,
+                    "targets_met": met,
+                    "scale": [dict(zip(("case", "wall", "peak_rss", "target"), r)) for r in scale],
+                    "scale_figures": figures,
+                    "discover_at_load": [
+                        dict(zip(("case", "discover", "bare_loop", "ratio", "target"), r)) for r in load
+                    ],
+                }
+            )
+        )
         return 0 if met else 1
     width = max(len(r[0]) for r in rows)
     print(f"{'case':<{width}}  {'median time':>14}  {'ratio':>8}")
     for name, value, ratio in rows:
         print(f"{name:<{width}}  {value:>14}  {ratio:>8}")
-    print(f"(tree built in {build_s:.1f} s; ratios are against the first row of each group; "
-          f"first look < {TARGET_FIRST_MS:.0f} ms: wall {'met' if t_first < TARGET_FIRST_MS else 'NOT met'}, "
-          f"CPU {'met' if cpu_first < TARGET_FIRST_MS else 'NOT met'}; "
-          f"load average {os.getloadavg()[0]:.1f})")
+    print(
+        f"(tree built in {build_s:.1f} s; ratios are against the first row of each group; "
+        f"first look < {TARGET_FIRST_MS:.0f} ms: wall {'met' if t_first < TARGET_FIRST_MS else 'NOT met'}, "
+        f"CPU {'met' if cpu_first < TARGET_FIRST_MS else 'NOT met'}; "
+        f"load average {os.getloadavg()[0]:.1f})"
+    )
     width = max(len(r[0]) for r in scale)
     print(f"\n{'case (fresh CLI process each)':<{width}}  {'wall':>7}  {'peak RSS':>9}  target")
     for name, wall, rss, target in scale:
         print(f"{name:<{width}}  {wall:>7}  {rss:>9}  {target}")
-    print(f"(targets: 200 found whole with < 0.5 MiB RSS growth each; plan's work "
-          f"< 0.25 s; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    print(
+        f"(targets: 200 found whole with < 0.5 MiB RSS growth each; plan's work "
+        f"< 0.25 s; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+    )
     width = max(len(r[0]) for r in load)
-    print(f"\n{'discover at load (fresh CLI process each)':<{width}}  {'discover':>8}  "
-          f"{'bare loop':>9}  {'ratio':>6}  target")
+    print(
+        f"\n{'discover at load (fresh CLI process each)':<{width}}  {'discover':>8}  "
+        f"{'bare loop':>9}  {'ratio':>6}  target"
+    )
     for name, wall, bare, ratio, target in load:
         print(f"{name:<{width}}  {wall:>8}  {bare:>9}  {ratio:>6}  {target}")
-    print("(bare loop: a fresh interpreter reading and parsing the same 200 headers under the "
-          "same load; target: 200 of 200 found, exit 0, at every load)")
+    print(
+        "(bare loop: a fresh interpreter reading and parsing the same 200 headers under the "
+        "same load; target: 200 of 200 found, exit 0, at every load)"
+    )
     return 0 if met else 1
 
 

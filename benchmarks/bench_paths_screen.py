@@ -29,8 +29,12 @@ def bare_loop(paths: list[Path]) -> float:
     for path in paths:
         with av.open(str(path)) as container:
             stream = container.streams.video[0]
-            _ = (stream.frames, stream.codec_context.width, stream.average_rate,
-                 bool(container.streams.audio))
+            _ = (
+                stream.frames,
+                stream.codec_context.width,
+                stream.average_rate,
+                bool(container.streams.audio),
+            )
     return time.perf_counter() - t0
 
 
@@ -67,19 +71,29 @@ async def drive(root: Path, dataset: Path, counter: Counter) -> dict:
     from ltx_wizard.cli import build_parser, make_app
     from ltx_wizard.tui.screens.paths import PathsScreen
 
-    app = make_app(build_parser().parse_args(["--demo"]), demo_root=root / "demo",
-                   first_run_screens=False, demo_data="latents", cursor_blink=False)
+    app = make_app(
+        build_parser().parse_args(["--demo"]),
+        demo_root=root / "demo",
+        first_run_screens=False,
+        demo_data="latents",
+        cursor_blink=False,
+    )
     rows: dict = {}
     async with app.run_test(size=(120, 40)) as pilot:
+
         async def settled(draft_test) -> float:
             t0 = time.perf_counter()
             while True:
                 await pilot.pause()
                 screen = app.screen
                 busy = [w for w in app.workers if w.group == "checks" and w.is_running]
-                if (isinstance(screen, PathsScreen) and screen._checked is not None
-                        and draft_test(screen._checked[0]) and not busy
-                        and screen._checked == screen._form()):
+                if (
+                    isinstance(screen, PathsScreen)
+                    and screen._checked is not None
+                    and draft_test(screen._checked[0])
+                    and not busy
+                    and screen._checked == screen._form()
+                ):
                     return time.perf_counter() - t0
                 if time.perf_counter() - t0 > 300:
                     raise TimeoutError("the Paths screen never settled")
@@ -122,8 +136,9 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench-paths-screen-") as tmp:
         root = Path(tmp)
-        dataset = make_clip_dataset(root / "clips", [{"frames": 49, "width": 320, "height": 192}]
-                                    * args.clips)
+        dataset = make_clip_dataset(
+            root / "clips", [{"frames": 49, "width": 320, "height": 192}] * args.clips
+        )
         clips = sorted((root / "clips" / "videos").glob("*.mp4"))
         import os
 
@@ -134,20 +149,44 @@ def main() -> int:
         rows = asyncio.run(drive(root, dataset, counter))
     table = [("case", "passes", "clips read", "read / clips", "verdict s", "bare PyAV s", "ratio")]
     for name, (passes, probes, wall) in rows.items():
-        table.append((name, str(passes), str(probes), f"{probes / args.clips:.2f}x",
-                      f"{wall:.2f}", f"{bare:.2f}", f"{wall / bare:.2f}x" if bare else "-"))
-    ok = (rows["typed path"][0] == 1 and rows["another field edited"][1] == 0
-          and rows["unchanged value re-posted"][0] == 0)
+        table.append(
+            (
+                name,
+                str(passes),
+                str(probes),
+                f"{probes / args.clips:.2f}x",
+                f"{wall:.2f}",
+                f"{bare:.2f}",
+                f"{wall / bare:.2f}x" if bare else "-",
+            )
+        )
+    ok = (
+        rows["typed path"][0] == 1
+        and rows["another field edited"][1] == 0
+        and rows["unchanged value re-posted"][0] == 0
+    )
     if args.json:
-        print(json.dumps({"clips": args.clips, "bare_pyav_s": bare, "ok": ok,
-                          "cases": {k: {"passes": v[0], "clips_read": v[1], "verdict_s": v[2]}
-                                    for k, v in rows.items()}}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "clips": args.clips,
+                    "bare_pyav_s": bare,
+                    "ok": ok,
+                    "cases": {
+                        k: {"passes": v[0], "clips_read": v[1], "verdict_s": v[2]} for k, v in rows.items()
+                    },
+                },
+                indent=2,
+            )
+        )
     else:
         widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
         for r in table:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-        print(f"target: one pass per typed path, no clip read again for another field, no pass "
-              f"for a re-posted value: {'met' if ok else 'MISSED'}")
+        print(
+            f"target: one pass per typed path, no clip read again for another field, no pass "
+            f"for a re-posted value: {'met' if ok else 'MISSED'}"
+        )
     return 0 if ok else 1
 
 

@@ -35,9 +35,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 TARGET_RATIO, TARGET_STALL_MS, TARGET_PER_CLIP_S = 1.5, 100.0, 60.0 / 10_000
-KINDS = {"plain": {"frames": 97}, "phone": {"frames": 97, "rotation": -90},
-         "silent": {"frames": 97, "audio": False}, "short": {"frames": 33},
-         "long": {"frames": 300, "scenes": 3}}
+KINDS = {
+    "plain": {"frames": 97},
+    "phone": {"frames": 97, "rotation": -90},
+    "silent": {"frames": 97, "audio": False},
+    "short": {"frames": 33},
+    "long": {"frames": 300, "scenes": 3},
+}
 
 BARE = r"""
 import sys, time, av
@@ -103,8 +107,10 @@ def make_folder(root: Path, count: int) -> Path:
     from ltx_wizard.demo.lookalike_raw_clips import write_video
 
     folder = root / "clips"
-    made = [write_video(root / "kinds" / f"{name}.mp4", width=1280, height=720, **spec)
-            for name, spec in KINDS.items()]
+    made = [
+        write_video(root / "kinds" / f"{name}.mp4", width=1280, height=720, **spec)
+        for name, spec in KINDS.items()
+    ]
     for i in range(count):
         sub = folder / f"{i // 1000:02d}"
         sub.mkdir(parents=True, exist_ok=True)
@@ -113,8 +119,9 @@ def make_folder(root: Path, count: int) -> Path:
 
 
 def run(code: str, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          cwd=ROOT, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     return done.stdout.strip().splitlines()[-1]
 
 
@@ -127,30 +134,54 @@ def measure(folder: Path, cache_dir: Path) -> dict:
 
 def table(m: dict) -> str:
     bare = m["bare_s"]
-    rows = [("bare PyAV loop (serial)", bare, None, None),
-            ("audit (parallel probe + judging)", m["audit"]["wall_s"], m["audit"]["stall_ms"],
-             m["audit"]["updates"]),
-            ("audit, facts cached (a rerun)", m["cached"]["wall_s"], m["cached"]["stall_ms"],
-             m["cached"]["updates"])]
-    out = [f"{m['clips']:,} clips of 1280x720 (5 kinds; hard links, each its own path)",
-           f"{'':36} {'wall s':>8} {'clips/s':>9} {'x bare':>7} {'loop held ms':>13} "
-           f"{'p99 ms':>7} {'updates':>8}"]
+    rows = [
+        ("bare PyAV loop (serial)", bare, None, None),
+        (
+            "audit (parallel probe + judging)",
+            m["audit"]["wall_s"],
+            m["audit"]["stall_ms"],
+            m["audit"]["updates"],
+        ),
+        (
+            "audit, facts cached (a rerun)",
+            m["cached"]["wall_s"],
+            m["cached"]["stall_ms"],
+            m["cached"]["updates"],
+        ),
+    ]
+    out = [
+        f"{m['clips']:,} clips of 1280x720 (5 kinds; hard links, each its own path)",
+        f"{'':36} {'wall s':>8} {'clips/s':>9} {'x bare':>7} {'loop held ms':>13} "
+        f"{'p99 ms':>7} {'updates':>8}",
+    ]
     p99 = {"audit": m["audit"]["stall_p99_ms"], "cached": m["cached"]["stall_p99_ms"]}
     for (name, wall, stall, updates), key in zip(rows, (None, "audit", "cached")):
-        out.append(f"{name:36} {wall:8.2f} {m['clips'] / wall:9.0f} {wall / bare:7.2f} "
-                   f"{'-' if stall is None else f'{stall:.1f}':>13} "
-                   f"{'-' if key is None else f'{p99[key]:.1f}':>7} "
-                   f"{'-' if updates is None else updates:>8}")
+        out.append(
+            f"{name:36} {wall:8.2f} {m['clips'] / wall:9.0f} {wall / bare:7.2f} "
+            f"{'-' if stall is None else f'{stall:.1f}':>13} "
+            f"{'-' if key is None else f'{p99[key]:.1f}':>7} "
+            f"{'-' if updates is None else updates:>8}"
+        )
     cold = m["audit"]
-    out.append(f"{'the loop alone, 2 s before (machine noise)':36} {'':>8} {'':>9} {'':>7} "
-               f"{cold['idle_stall_ms']:13.1f} {cold['idle_p99_ms']:7.1f}")
-    out.append(f"findings: {', '.join(cold['kinds'])}; {cold['dropped']:,} left out, "
-               f"{cold['rotated']:,} rotated; suggested bucket {cold['bucket']}")
-    ok = (cold["wall_s"] / bare <= TARGET_RATIO and cold["stall_p99_ms"] <= TARGET_STALL_MS
-          and cold["updates"] >= 100 and cold["wall_s"] <= TARGET_PER_CLIP_S * m["clips"])
-    out.append(f"targets (audit <= {TARGET_RATIO}x bare and <= {TARGET_PER_CLIP_S * 1000:.0f} ms "
-               f"a clip, loop held <= {TARGET_STALL_MS:.0f} ms at p99, progress every 1 %): "
-               f"{'met' if ok else 'NOT met'}")
+    out.append(
+        f"{'the loop alone, 2 s before (machine noise)':36} {'':>8} {'':>9} {'':>7} "
+        f"{cold['idle_stall_ms']:13.1f} {cold['idle_p99_ms']:7.1f}"
+    )
+    out.append(
+        f"findings: {', '.join(cold['kinds'])}; {cold['dropped']:,} left out, "
+        f"{cold['rotated']:,} rotated; suggested bucket {cold['bucket']}"
+    )
+    ok = (
+        cold["wall_s"] / bare <= TARGET_RATIO
+        and cold["stall_p99_ms"] <= TARGET_STALL_MS
+        and cold["updates"] >= 100
+        and cold["wall_s"] <= TARGET_PER_CLIP_S * m["clips"]
+    )
+    out.append(
+        f"targets (audit <= {TARGET_RATIO}x bare and <= {TARGET_PER_CLIP_S * 1000:.0f} ms "
+        f"a clip, loop held <= {TARGET_STALL_MS:.0f} ms at p99, progress every 1 %): "
+        f"{'met' if ok else 'NOT met'}"
+    )
     return "\n".join(out)
 
 

@@ -47,8 +47,13 @@ def run_child(argv: list[str], code: Path | None) -> tuple[float, float, int, st
         env["PYTHONPATH"] = str(code)
     env["NO_COLOR"] = "1"
     t0 = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "ltx_wizard", *argv], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd="/")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "ltx_wizard", *argv],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd="/",
+    )
     out = child.stdout.read() if child.stdout else b""
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - t0
@@ -63,34 +68,74 @@ def discover_case(folder: Path, code: Path | None) -> dict:
     except ValueError:
         data = {}
     found = sum(1 for c in data.get("candidates", ()) if c.get("kind") == "checkpoint")
-    return {"wall_s": wall, "rss_mib": rss, "rc": rc, "found": found,
-            "timed_out": data.get("timed_out"), "elapsed_s": data.get("elapsed_s")}
+    return {
+        "wall_s": wall,
+        "rss_mib": rss,
+        "rc": rc,
+        "found": found,
+        "timed_out": data.get("timed_out"),
+        "elapsed_s": data.get("elapsed_s"),
+    }
 
 
 def plan_case(demo, run_name: str, code: Path | None) -> dict:
-    argv = ["plan", "--trainer-root", str(demo.checkout), "--checkpoint", str(demo.checkpoint),
-            "--text-encoder", str(demo.text_encoder), "--data-root", str(demo.data_root),
-            "--workspace", str(demo.workspace), "--run-name", run_name,
-            "--simulate", demo.simulate]
+    argv = [
+        "plan",
+        "--trainer-root",
+        str(demo.checkout),
+        "--checkpoint",
+        str(demo.checkpoint),
+        "--text-encoder",
+        str(demo.text_encoder),
+        "--data-root",
+        str(demo.data_root),
+        "--workspace",
+        str(demo.workspace),
+        "--run-name",
+        run_name,
+        "--simulate",
+        demo.simulate,
+    ]
     wall, rss, rc, _ = run_child(argv, code)
     return {"wall_s": wall, "rss_mib": rss, "rc": rc}
 
 
-_TIMED_MAIN = ("import sys, time; from ltx_wizard.cli import main; t = time.perf_counter(); "
-               "rc = main(sys.argv[1:]); print(f'\\nplan_s {time.perf_counter() - t}'); "
-               "sys.exit(rc)")
+_TIMED_MAIN = (
+    "import sys, time; from ltx_wizard.cli import main; t = time.perf_counter(); "
+    "rc = main(sys.argv[1:]); print(f'\\nplan_s {time.perf_counter() - t}'); "
+    "sys.exit(rc)"
+)
 
 
 def plan_inside_case(demo, run_name: str, code: Path | None) -> dict:
     """The same plan in a fresh interpreter, timed around cli.main() alone: plan's own work
     (its lazy imports included), without the interpreter's start-up."""
     env = dict(os.environ, **({"PYTHONPATH": str(code)} if code is not None else {}))
-    argv = ["plan", "--trainer-root", str(demo.checkout), "--checkpoint", str(demo.checkpoint),
-            "--text-encoder", str(demo.text_encoder), "--data-root", str(demo.data_root),
-            "--workspace", str(demo.workspace), "--run-name", run_name,
-            "--simulate", demo.simulate]
-    done = subprocess.run([sys.executable, "-c", _TIMED_MAIN, *argv], env=env, cwd="/",
-                          capture_output=True, text=True, timeout=120)
+    argv = [
+        "plan",
+        "--trainer-root",
+        str(demo.checkout),
+        "--checkpoint",
+        str(demo.checkpoint),
+        "--text-encoder",
+        str(demo.text_encoder),
+        "--data-root",
+        str(demo.data_root),
+        "--workspace",
+        str(demo.workspace),
+        "--run-name",
+        run_name,
+        "--simulate",
+        demo.simulate,
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", _TIMED_MAIN, *argv],
+        env=env,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     line = next((x for x in reversed(done.stdout.splitlines()) if x.startswith("plan_s ")), "")
     return {"wall_s": float(line.split()[1]) if line else float("nan"), "rc": done.returncode}
 
@@ -110,10 +155,15 @@ def scale_rows(root: Path, first_ckpt: Path, code: Path | None, label: str) -> t
         cases[str(n)] = discover_case(folder, code)
     demo = build_demo(root / f"demo-{label}")
     plan = min((plan_case(demo, f"bench-{i}", code) for i in range(3)), key=lambda c: c["wall_s"])
-    inside = min((plan_inside_case(demo, f"inside-{i}", code) for i in range(3)),
-                 key=lambda c: c["wall_s"])
-    rows = [(f"[{label}] discover: empty folder (fresh process)", f"{base['wall_s']:.2f} s",
-             f"{base['rss_mib']:.0f} MiB", "")]
+    inside = min((plan_inside_case(demo, f"inside-{i}", code) for i in range(3)), key=lambda c: c["wall_s"])
+    rows = [
+        (
+            f"[{label}] discover: empty folder (fresh process)",
+            f"{base['wall_s']:.2f} s",
+            f"{base['rss_mib']:.0f} MiB",
+            "",
+        )
+    ]
     figures: dict = {"discover": cases}
     for n in (50, 200):
         c = cases[str(n)]
@@ -121,15 +171,32 @@ def scale_rows(root: Path, first_ckpt: Path, code: Path | None, label: str) -> t
         whole = c["found"] == n and c["timed_out"] is False and c["rc"] == 0
         c["rss_growth_mib_per_ckpt"] = growth
         ok = whole and growth < TARGET_RSS_PER_CKPT_MIB
-        rows.append((f"[{label}] discover: {n} real-sized checkpoints (840 KB headers), found "
-                     f"{c['found']}/{n}, search {c['elapsed_s'] or 0:.2f} s, "
-                     f"+{growth:.2f} MiB/ckpt, exit {c['rc']}",
-                     f"{c['wall_s']:.2f} s", f"{c['rss_mib']:.0f} MiB", "ok" if ok else "MISSED"))
+        rows.append(
+            (
+                f"[{label}] discover: {n} real-sized checkpoints (840 KB headers), found "
+                f"{c['found']}/{n}, search {c['elapsed_s'] or 0:.2f} s, "
+                f"+{growth:.2f} MiB/ckpt, exit {c['rc']}",
+                f"{c['wall_s']:.2f} s",
+                f"{c['rss_mib']:.0f} MiB",
+                "ok" if ok else "MISSED",
+            )
+        )
     work = inside["wall_s"]
-    rows.append((f"[{label}] plan on the demo's inputs, whole CLI process (exit {plan['rc']})",
-                 f"{plan['wall_s']:.2f} s", f"{plan['rss_mib']:.0f} MiB", ""))
-    rows.append((f"[{label}]   plan's own work: cli.main() timed inside a fresh process "
-                 f"(exit {inside['rc']})", f"{work:.2f} s", "",
-                 "ok" if work < TARGET_PLAN_S and inside["rc"] == 0 else "MISSED"))
+    rows.append(
+        (
+            f"[{label}] plan on the demo's inputs, whole CLI process (exit {plan['rc']})",
+            f"{plan['wall_s']:.2f} s",
+            f"{plan['rss_mib']:.0f} MiB",
+            "",
+        )
+    )
+    rows.append(
+        (
+            f"[{label}]   plan's own work: cli.main() timed inside a fresh process (exit {inside['rc']})",
+            f"{work:.2f} s",
+            "",
+            "ok" if work < TARGET_PLAN_S and inside["rc"] == 0 else "MISSED",
+        )
+    )
     figures.update(plan=plan, plan_main=inside, plan_work_s=work)
     return rows, figures

@@ -107,14 +107,21 @@ def screen_texts() -> dict:
     tier_line = f"Tier: {a.tier.display_name}  ({a.per_gpu_vram_gb} GB per GPU)"
     return {
         "title": "LTX-2 training wizard",
-        "steps": " › ".join(f"[{n} {p}]" if n == 1 else f"{n} {p}"
-                            for n, p in enumerate(PHASES, start=1)),
+        "steps": " › ".join(f"[{n} {p}]" if n == 1 else f"{n} {p}" for n, p in enumerate(PHASES, start=1)),
         "status": f"{len(a.probe.gpus)} GPU visible to training (source: {a.probe.source})",
-        "rows": [(str(g.index), g.name, gib(bytes_to_gib(g.memory_total_bytes)),
-                  f"{nominal_gb(g.memory_total_bytes)} GB") for g in a.probe.gpus],
+        "rows": [
+            (
+                str(g.index),
+                g.name,
+                gib(bytes_to_gib(g.memory_total_bytes)),
+                f"{nominal_gb(g.memory_total_bytes)} GB",
+            )
+            for g in a.probe.gpus
+        ],
         "tier_line": tier_line,
-        "tier": "\n".join([tier_line, f"Base config: {a.policy.base_config}", a.policy.summary,
-                           levers_sentence(a.tier)]),
+        "tier": "\n".join(
+            [tier_line, f"Base config: {a.policy.base_config}", a.policy.summary, levers_sentence(a.tier)]
+        ),
         "notes": "".join(f"• {note}\n" for note in a.notes),
     }
 
@@ -171,8 +178,11 @@ sys.exit(main(sys.argv[1:]))
 
 def imported_modules(args: list[str], tier_line: str, env: dict[str, str], tmp: Path) -> set[str]:
     out = tmp / "modules.txt"
-    screen_times([sys.executable, "-c", RECORD, *args], tier_line,
-                 {**env, "LTX_BENCH_MODULES": str(out), "LTX_BENCH_MARKER": tier_line})
+    screen_times(
+        [sys.executable, "-c", RECORD, *args],
+        tier_line,
+        {**env, "LTX_BENCH_MODULES": str(out), "LTX_BENCH_MARKER": tier_line},
+    )
     return set(out.read_text().split()) if out.exists() else set()
 
 
@@ -181,8 +191,10 @@ def version_ms(repeats: int) -> tuple[float, float]:
     own first line (`import re`), so a loaded machine shows up in both."""
     ours, floor = [], []
     for _ in range(repeats):
-        for argv, samples in (([*entry_point(), "--version"], ours),
-                              ([sys.executable, "-c", "import re"], floor)):
+        for argv, samples in (
+            ([*entry_point(), "--version"], ours),
+            ([sys.executable, "-c", "import re"], floor),
+        ):
             t0 = time.perf_counter()
             subprocess.run(argv, capture_output=True, check=True)
             samples.append((time.perf_counter() - t0) * 1000)
@@ -191,8 +203,10 @@ def version_ms(repeats: int) -> tuple[float, float]:
 
 def summarize(runs: dict[str, list[tuple[float, float]]]) -> dict[str, dict]:
     """Per case and moment: median and max in ms, and the median's ratio to the bare app's."""
-    base = {m: statistics.median(r[i] for r in runs["bare textual"])
-            for i, m in enumerate(("first_paint", "tier_text"))}
+    base = {
+        m: statistics.median(r[i] for r in runs["bare textual"])
+        for i, m in enumerate(("first_paint", "tier_text"))
+    }
     results: dict[str, dict] = {}
     for name, samples in runs.items():
         results[name] = {}
@@ -232,30 +246,49 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     results = summarize(runs)
     heavy = sorted(m for m in wizard_modules if m.split(".")[0] in FORBIDDEN)
-    ok = (all(r[m]["ratio"] <= TARGET_RATIO for n, r in results.items() if n != "bare textual"
-              for m in ("first_paint", "tier_text"))
-          and version < TARGET_VERSION_MS and not heavy)
+    ok = (
+        all(
+            r[m]["ratio"] <= TARGET_RATIO
+            for n, r in results.items()
+            if n != "bare textual"
+            for m in ("first_paint", "tier_text")
+        )
+        and version < TARGET_VERSION_MS
+        and not heavy
+    )
     if args.json:
-        print(json.dumps({"startup": results, "version_ms": round(version, 1),
-                          "python_floor_ms": round(floor, 1), "forbidden_imported": heavy,
-                          "pydantic_imported": "pydantic" in wizard_modules,
-                          "repeats": args.repeats, "targets_met": ok}))
+        print(
+            json.dumps(
+                {
+                    "startup": results,
+                    "version_ms": round(version, 1),
+                    "python_floor_ms": round(floor, 1),
+                    "forbidden_imported": heavy,
+                    "pydantic_imported": "pydantic" in wizard_modules,
+                    "repeats": args.repeats,
+                    "targets_met": ok,
+                }
+            )
+        )
         return 0 if ok else 1
     print(f"{'process start -> text on screen':<30} {'first paint':>24}   {'tier text':>24}")
     print(f"{'':<30} {'median':>8} {'max':>7} {'ratio':>7}   {'median':>8} {'max':>7} {'ratio':>7}")
     for name, r in results.items():
-        cells = "   ".join(f"{r[m]['median_ms']:>5.0f} ms {r[m]['max_ms']:>4.0f} ms "
-                           f"{r[m]['ratio']:>6.2f}x" for m in ("first_paint", "tier_text"))
+        cells = "   ".join(
+            f"{r[m]['median_ms']:>5.0f} ms {r[m]['max_ms']:>4.0f} ms {r[m]['ratio']:>6.2f}x"
+            for m in ("first_paint", "tier_text")
+        )
         print(f"{name:<30} {cells}")
-    print(f"{'ltx-wizard --version (wall)':<30} {version:>5.0f} ms  "
-          f"(target < {TARGET_VERSION_MS:.0f} ms)")
+    print(f"{'ltx-wizard --version (wall)':<30} {version:>5.0f} ms  (target < {TARGET_VERSION_MS:.0f} ms)")
     floor_name = "  floor: python -c 'import re'"
     print(f"{floor_name:<30} {floor:>5.0f} ms")
     for name in (*FORBIDDEN, "pydantic"):
         hit = any(m.split(".")[0] == name for m in wizard_modules)
         print(f"{name} imported by the tier text: {'YES' if hit else 'no'}")
-    print(f"({args.repeats} repeats each, interleaved, in a 120x40 pty; target: wizard / bare "
-          f"<= {TARGET_RATIO}x at both moments; targets {'met' if ok else 'NOT met'})")
+    print(
+        f"({args.repeats} repeats each, interleaved, in a 120x40 pty; target: wizard / bare "
+        f"<= {TARGET_RATIO}x at both moments; targets {'met' if ok else 'NOT met'})"
+    )
     return 0 if ok else 1
 
 

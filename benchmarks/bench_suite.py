@@ -49,14 +49,14 @@ def readme_command(text: str) -> str:
 
 
 def git(*args: str) -> str:
-    return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def export(ref: str, into: Path) -> Path:
     """The files of `ref`, as committed, under `into`."""
-    archive = subprocess.run(["git", "archive", "--format=tar", ref], cwd=ROOT, check=True,
-                             capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", ref], cwd=ROOT, check=True, capture_output=True
+    ).stdout
     tar_path = into / "base.tar"
     tar_path.write_bytes(archive)
     tree = into / "tree"
@@ -106,27 +106,47 @@ def run(name: str, command: str, tree: Path, log: Path) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     with LoadSampler() as load:
         start = time.monotonic()
-        proc = subprocess.run(["bash", "-c", command], cwd=tree, env=env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              errors="replace")
+        proc = subprocess.run(
+            ["bash", "-c", command],
+            cwd=tree,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        )
         wall = time.monotonic() - start
     log.write_text(proc.stdout, encoding="utf-8")
-    return {"side": name, "command": command, "wall_s": round(wall, 1), "exit": proc.returncode,
-            **counts(proc.stdout), "load_mean": round(statistics.fmean(load.samples), 2),
-            "load_max": round(max(load.samples), 2), "log": str(log)}
+    return {
+        "side": name,
+        "command": command,
+        "wall_s": round(wall, 1),
+        "exit": proc.returncode,
+        **counts(proc.stdout),
+        "load_mean": round(statistics.fmean(load.samples), 2),
+        "load_max": round(max(load.samples), 2),
+        "log": str(log),
+    }
 
 
 def table(runs: list[dict[str, object]], base: str) -> str:
-    lines = [f"{'side':<6} {'wall s':>8} {'passed':>7} {'failed':>7} {'skipped':>7} "
-             f"{'load mean':>9} {'load max':>8}  command"]
+    lines = [
+        f"{'side':<6} {'wall s':>8} {'passed':>7} {'failed':>7} {'skipped':>7} "
+        f"{'load mean':>9} {'load max':>8}  command"
+    ]
     for r in runs:
-        lines.append(f"{r['side']:<6} {r['wall_s']:>8} {r.get('passed', 0):>7} {r.get('failed', 0):>7} "
-                     f"{r.get('skipped', 0):>7} {r['load_mean']:>9} {r['load_max']:>8}  {r['command']}")
+        lines.append(
+            f"{r['side']:<6} {r['wall_s']:>8} {r.get('passed', 0):>7} {r.get('failed', 0):>7} "
+            f"{r.get('skipped', 0):>7} {r['load_mean']:>9} {r['load_max']:>8}  {r['command']}"
+        )
     by_side = {s: [float(r["wall_s"]) for r in runs if r["side"] == s] for s in ("base", "this")}
     if all(by_side.values()):
         base_s, this_s = statistics.median(by_side["base"]), statistics.median(by_side["this"])
-        lines.append(f"median wall time: base ({base}) {base_s:.0f} s, this tree {this_s:.0f} s: "
-                     f"{this_s / base_s:.2f}x (target <= 0.50x), {os.cpu_count()} CPUs")
+        lines.append(
+            f"median wall time: base ({base}) {base_s:.0f} s, this tree {this_s:.0f} s: "
+            f"{this_s / base_s:.2f}x (target <= 0.50x), {os.cpu_count()} CPUs"
+        )
     return "\n".join(lines)
 
 
@@ -152,8 +172,7 @@ def main() -> int:
                 log = Path(tempfile.gettempdir()) / f"bench-suite-{side}-{round_no}.log"
                 print(f"round {round_no + 1}: {side}: {command}", file=sys.stderr, flush=True)
                 runs.append(run(side, command, tree, log))
-                print(f"  {runs[-1]['wall_s']} s, load {runs[-1]['load_mean']}", file=sys.stderr,
-                      flush=True)
+                print(f"  {runs[-1]['wall_s']} s, load {runs[-1]['load_mean']}", file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps({"base": base, "cpus": os.cpu_count(), "runs": runs}, indent=2))
     else:

@@ -44,8 +44,14 @@ class PtyApp:
         self._err = open(stderr, "wb") if stderr else None
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            list(argv), stdin=slave, stdout=slave, stderr=self._err or slave, env=full_env,
-            cwd=cwd, start_new_session=True, close_fds=True,
+            list(argv),
+            stdin=slave,
+            stdout=slave,
+            stderr=self._err or slave,
+            env=full_env,
+            cwd=cwd,
+            start_new_session=True,
+            close_fds=True,
         )
         os.close(slave)
         self.master = master

@@ -22,8 +22,19 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ltx_wizard.tui.app import WizardApp
 
-COMMANDS = ("probe", "check", "discover", "prepare", "plan", "preprocess", "autotune", "status",
-            "models", "setup", "eval")
+COMMANDS = (
+    "probe",
+    "check",
+    "discover",
+    "prepare",
+    "plan",
+    "preprocess",
+    "autotune",
+    "status",
+    "models",
+    "setup",
+    "eval",
+)
 
 
 def _commands_needed(argv: Sequence[str] | None) -> tuple[str, ...]:
@@ -72,16 +83,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--trainer-root", metavar="DIR", help="your LTX-2 checkout")
     parser.add_argument("--workspace", metavar="DIR", help="where run folders are created")
     parser.add_argument("--run-dir", metavar="DIR", help="open an existing run folder")
-    parser.add_argument(
-        "--trainer-cmd", metavar="CMD", help="replace the trainer command prefix (autotune)"
-    )
+    parser.add_argument("--trainer-cmd", metavar="CMD", help="replace the trainer command prefix (autotune)")
     parser.add_argument(
         "--nodes", metavar="N", help="plan for N machines like this one (writes slurm.sbatch)"
     )
     parser.add_argument(  # the choices of tui/images/choice.py CHOICES
-        "--graphics", choices=("auto", "kitty", "sixel", "halfblocks"),
+        "--graphics",
+        choices=("auto", "kitty", "sixel", "halfblocks"),
         help="how keyframes are drawn: auto (what the terminal says it draws), kitty, sixel or "
-        "halfblocks; also $LTX_WIZARD_GRAPHICS"
+        "halfblocks; also $LTX_WIZARD_GRAPHICS",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     needed = _commands_needed(argv)

@@ -30,15 +30,28 @@ from ltx_wizard.tui.app import WizardApp, WizardOptions
 DEMO_ROOT = Path("/tmp/ltx-wizard-screens")
 NOW = datetime(2026, 1, 2, 3, 4)
 # A fixed machine for the Summary screen's host RAM/disk lines.
-HOST = HostReadings(mem_total=256 * 1024**3, mem_available=240 * 1024**3, swap_free=0,
-                    disk_free=500 * 1024**3, disk_path=Path("/data"))
+HOST = HostReadings(
+    mem_total=256 * 1024**3,
+    mem_available=240 * 1024**3,
+    swap_free=0,
+    disk_free=500 * 1024**3,
+    disk_path=Path("/data"),
+)
 
 
 def _app(**overrides) -> WizardApp:
     # demo_data="latents": the screenshots start from the demo's preprocessed data root
     # clock: the running trials' elapsed times read 0:00 on every run, not the machine's speed
-    values = dict(demo=True, demo_root=DEMO_ROOT, cursor_blink=False, check_delay_s=0, now=lambda: NOW,
-                  clock=lambda: 0.0, host_fn=lambda run_dir: HOST, demo_data="latents")
+    values = dict(
+        demo=True,
+        demo_root=DEMO_ROOT,
+        cursor_blink=False,
+        check_delay_s=0,
+        now=lambda: NOW,
+        clock=lambda: 0.0,
+        host_fn=lambda run_dir: HOST,
+        demo_data="latents",
+    )
     values.update(overrides)
     return WizardApp(WizardOptions.from_args(None, **values))
 
@@ -89,8 +102,13 @@ async def main_flow(out: Path, size: tuple[int, int]) -> None:
         await _settle(pilot)
         _shot(app, out, "06-summary.svg")
         await pilot.press("a")
-        await _until(pilot, lambda: app.screen.query_one("#trials").row_count >= 2
-                     and "step 20/" in str(app.screen.query_one("#trial-label").render()))
+        await _until(
+            pilot,
+            lambda: (
+                app.screen.query_one("#trials").row_count >= 2
+                and "step 20/" in str(app.screen.query_one("#trial-label").render())
+            ),
+        )
         app.screen.flush_log()
         await pilot.pause()
         _shot(app, out, "07-autotune.svg")
@@ -130,11 +148,14 @@ async def setup_offers(out: Path, size: tuple[int, int]) -> None:
     from ltx_wizard.core.gpu.devices import MIB, GpuInfo, ProbeResult
 
     def probe() -> ProbeResult:
-        return ProbeResult(source="nvml", gpus=(GpuInfo(index=0, name="NVIDIA H100 80GB HBM3",
-                                                        memory_total_bytes=81559 * MIB),))
+        return ProbeResult(
+            source="nvml",
+            gpus=(GpuInfo(index=0, name="NVIDIA H100 80GB HBM3", memory_total_bytes=81559 * MIB),),
+        )
 
-    app = _app(demo=False, probe_fn=probe, trainer_root=str(DEMO_ROOT / "LTX-2"),
-               setup_survey={"fetch": _no_network})
+    app = _app(
+        demo=False, probe_fn=probe, trainer_root=str(DEMO_ROOT / "LTX-2"), setup_survey={"fetch": _no_network}
+    )
     async with app.run_test(size=size) as pilot:
         await _settle(pilot)
         await pilot.press("ctrl+n")
@@ -150,16 +171,28 @@ def _evaluated_run(root: Path) -> Path:
     from ltx_wizard.demo.tiny_video import write_render
 
     run = root / "evaluated-run"
-    manifest = Manifest("lora_weights_step_02000.safetensors (the final checkpoint, step 2000)",
-                        notes=["Held-out evaluation skipped: no held-out set was reserved."])
-    for category, name, prompt in (("in-distribution", "01_a-red-kite", "a red kite over a grey beach"),
-                                   ("out-of-distribution", "01_a-cat-in-space", "a cat floats in space")):
+    manifest = Manifest(
+        "lora_weights_step_02000.safetensors (the final checkpoint, step 2000)",
+        notes=["Held-out evaluation skipped: no held-out set was reserved."],
+    )
+    for category, name, prompt in (
+        ("in-distribution", "01_a-red-kite", "a red kite over a grey beach"),
+        ("out-of-distribution", "01_a-cat-in-space", "a cat floats in space"),
+    ):
         for on in (True, False):
             file = f"{category}/{name}{'' if on else '.base'}.mp4"
             write_render(eval_dir(run) / file, prompt, 42, "lora.safetensors" if on else None, 89)
-            manifest.renders[file] = Render(file, category, prompt, 42, on, "trainer validation",
-                                            "int8-quanto (training stack)", (960, 544, 89),
-                                            "dataset.json row 2")
+            manifest.renders[file] = Render(
+                file,
+                category,
+                prompt,
+                42,
+                on,
+                "trainer validation",
+                "int8-quanto (training stack)",
+                (960, 544, 89),
+                "dataset.json row 2",
+            )
     write_manifest(run, manifest)
     return run
 
@@ -173,8 +206,9 @@ async def results(out: Path, size: tuple[int, int]) -> None:
     async with app.run_test(size=size) as pilot:
         await _settle(pilot)
         app.push_screen(ResultsScreen(run))
-        await _until(pilot, lambda: len([s for s in app.screen.query(KeyframeStrip)
-                                         if s.found is not None]) == 2)
+        await _until(
+            pilot, lambda: len([s for s in app.screen.query(KeyframeStrip) if s.found is not None]) == 2
+        )
         await pilot.pause()
         _shot(app, out, "15-results.svg")
 
@@ -196,8 +230,10 @@ async def prepare_flow(out: Path, size: tuple[int, int]) -> None:
         _shot(app, out, "16-prepare.svg")
         await pilot.press("ctrl+n")
         for topic in ("scenes", "rotated"):  # the scene split, then the upright copy
-            await _until(pilot, lambda topic=topic: isinstance(app.screen, ConfirmDialog)
-                         and topic in app.screen.question)
+            await _until(
+                pilot,
+                lambda topic=topic: isinstance(app.screen, ConfirmDialog) and topic in app.screen.question,
+            )
             await pilot.press("y")
         await _until(pilot, lambda: isinstance(app.screen, SpotCheckDialog))
         await pilot.pause()

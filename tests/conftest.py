@@ -46,8 +46,12 @@ def _demo_folders_once():
     def demo_folders(checkout: Path) -> list[str]:
         configs = Path(checkout) / "packages" / "ltx-trainer" / "configs"
         root = str(Path(checkout).parent)
-        key = tuple(sorted((p.name, p.read_text(encoding="utf-8").replace(root, "<demo>"))
-                           for p in configs.glob("*.yaml")))
+        key = tuple(
+            sorted(
+                (p.name, p.read_text(encoding="utf-8").replace(root, "<demo>"))
+                for p in configs.glob("*.yaml")
+            )
+        )
         if key not in answers:
             answers[key] = real(checkout)
         return list(answers[key])

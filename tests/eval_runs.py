@@ -35,9 +35,13 @@ def finished_run(box, capsys, *, holdout: int = 7, params_b: float | None = None
     rows = [{"caption": c, "video": f"clips/c{i}.mp4"} for i, c in enumerate(CAPTIONS)]
     (run / "dataset" / "dataset.json").write_text(json.dumps(rows), encoding="utf-8")
     if holdout:
-        (run / "dataset" / "holdout.jsonl").write_text("".join(
-            json.dumps({"caption": c, "video": f"clips/h{i}.mp4"}) + "\n"
-            for i, c in enumerate(HELD[:holdout])), encoding="utf-8")
+        (run / "dataset" / "holdout.jsonl").write_text(
+            "".join(
+                json.dumps({"caption": c, "video": f"clips/h{i}.mp4"}) + "\n"
+                for i, c in enumerate(HELD[:holdout])
+            ),
+            encoding="utf-8",
+        )
     write_weights(final_checkpoint(run))
     return run
 
@@ -65,22 +69,35 @@ def laid_out_run(root: Path) -> Path:
 
     run = make_run(root, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),))
     lora = str(run / "outputs/checkpoints/lora_weights_step_00050.safetensors")
-    manifest = Manifest("lora_weights_step_00050.safetensors (the final checkpoint, step 50)",
-                        notes=["Held-out evaluation skipped: no held-out set was reserved."])
+    manifest = Manifest(
+        "lora_weights_step_00050.safetensors (the final checkpoint, step 50)",
+        notes=["Held-out evaluation skipped: no held-out set was reserved."],
+    )
     for category, name, prompt, source in (
-            ("in-distribution", "01_a-red-kite", "a red kite over a grey beach", "dataset.json row 2"),
-            ("out-of-distribution", "01_a-cat-in-space", "a cat floats in space", "your prompt")):
+        ("in-distribution", "01_a-red-kite", "a red kite over a grey beach", "dataset.json row 2"),
+        ("out-of-distribution", "01_a-cat-in-space", "a cat floats in space", "your prompt"),
+    ):
         for on in (True, False):
             file = f"{category}/{name}{'' if on else '.base'}.mp4"
             write_render(eval_dir(run) / file, prompt, 42, lora if on else None, 89)
-            manifest.renders[file] = Render(file, category, prompt, 42, on, "trainer validation",
-                                            "int8-quanto (training stack)", (960, 544, 89), source)
+            manifest.renders[file] = Render(
+                file,
+                category,
+                prompt,
+                42,
+                on,
+                "trainer validation",
+                "int8-quanto (training stack)",
+                (960, 544, 89),
+                source,
+            )
     write_manifest(run, manifest)
     return run
 
 
-def finished_recipe_run(box, capsys, recipe: str, *, with_reference: bool = False,
-                        with_audio: bool = False) -> Path:
+def finished_recipe_run(
+    box, capsys, recipe: str, *, with_reference: bool = False, with_audio: bool = False
+) -> Path:
     """A planned run of one of the look-alike checkout's recipes (`plan --recipe`, its validation
     media real tiny files), finished with its final checkpoint, whose dataset.json rows point at
     real tiny clips (and references or sounds) under dataset/clips, as the prepare step lays out."""
@@ -96,22 +113,37 @@ def finished_recipe_run(box, capsys, recipe: str, *, with_reference: bool = Fals
     media = box.ws.parent / "media"
     names = media_names((configs / f"{recipe}.yaml").read_text("utf-8"))
     extra = [a for n in names for a in ("--validation-media", str(write_medium(media / n)))]
-    args = ["plan", "--trainer-root", str(box.checkout), "--checkpoint", str(box.ckpt),
-            "--text-encoder", str(box.gemma), "--data-root", str(data), "--workspace",
-            str(box.ws), "--run-name", "run", "--recipe", recipe, "--simulate", "h100", *extra]
+    args = [
+        "plan",
+        "--trainer-root",
+        str(box.checkout),
+        "--checkpoint",
+        str(box.ckpt),
+        "--text-encoder",
+        str(box.gemma),
+        "--data-root",
+        str(data),
+        "--workspace",
+        str(box.ws),
+        "--run-name",
+        "run",
+        "--recipe",
+        recipe,
+        "--simulate",
+        "h100",
+        *extra,
+    ]
     assert main(args) == 0, capsys.readouterr().err
     capsys.readouterr()
     run = box.run
     clips = run / "dataset" / "clips"
     rows = []
     for i, caption in enumerate(CAPTIONS[:3]):
-        row = {"caption": caption,
-               "video": write_render(clips / f"c{i}.mp4", f"clip {i}", 7, None, 9).name}
+        row = {"caption": caption, "video": write_render(clips / f"c{i}.mp4", f"clip {i}", 7, None, 9).name}
         if with_reference:
             row["reference_video"] = write_render(clips / f"r{i}.mp4", f"ref {i}", 7, None, 9).name
         if with_audio:
-            row["audio"] = write_render(clips / f"a{i}.wav", f"sound {i}", 7, None, 9,
-                                        video=False).name
+            row["audio"] = write_render(clips / f"a{i}.wav", f"sound {i}", 7, None, 9, video=False).name
         rows.append({k: (f"clips/{v}" if k != "caption" else v) for k, v in row.items()})
     (run / "dataset" / "dataset.json").write_text(json.dumps(rows), encoding="utf-8")
     write_weights(final_checkpoint(run))

@@ -31,8 +31,9 @@ class _Memory:
     free: int = 0
 
 
-def make_module(devices: list[FakeDevice], *, init_error: int | None = None,
-                driver: str = "580.65.06") -> types.ModuleType:
+def make_module(
+    devices: list[FakeDevice], *, init_error: int | None = None, driver: str = "580.65.06"
+) -> types.ModuleType:
     """A module object with the pynvml calls the probe uses."""
     nvml = types.ModuleType("pynvml")
     nvml.NVMLError = NVMLError

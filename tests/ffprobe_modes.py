@@ -14,8 +14,9 @@ import pytest
 
 
 def hide_ffprobe(monkeypatch) -> None:
-    kept = [d for d in os.environ.get("PATH", "").split(os.pathsep)
-            if d and not shutil.which("ffprobe", path=d)]
+    kept = [
+        d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not shutil.which("ffprobe", path=d)
+    ]
     monkeypatch.setenv("PATH", os.pathsep.join(kept))
     assert shutil.which("ffprobe") is None
 

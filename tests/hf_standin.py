@@ -45,8 +45,9 @@ def _handler(hub: Hub):
         def log_message(self, *args) -> None:  # quiet
             pass
 
-        def _send(self, code: int, body: bytes = b"", headers: dict | None = None,
-                  head: bool = False) -> None:
+        def _send(
+            self, code: int, body: bytes = b"", headers: dict | None = None, head: bool = False
+        ) -> None:
             self.send_response(code)
             for key, value in (headers or {}).items():
                 self.send_header(key, value)
@@ -58,7 +59,7 @@ def _handler(hub: Hub):
         def _repo_of(self, path: str) -> tuple[str | None, str]:
             for repo in hub.repos:
                 if path.startswith(repo + "/") or path == repo:
-                    return repo, path[len(repo):].lstrip("/")
+                    return repo, path[len(repo) :].lstrip("/")
             return None, ""
 
         def _api(self) -> None:
@@ -72,12 +73,17 @@ def _handler(hub: Hub):
                 return self._send(403, b'{"error":"gated"}', {"X-Error-Code": "GatedRepo"})
             entry = hub.repos[repo]
             if rest.startswith("tree/"):  # snapshot_download lists the files
-                tree = [{"type": "file", "path": n, "size": len(b),
-                         "oid": hashlib.sha1(b).hexdigest()} for n, b in entry["files"].items()]
-                return self._send(200, json.dumps(tree).encode(),
-                                  {"Content-Type": "application/json"})
-            body = {"id": repo, "sha": SHA, "gated": "manual" if entry["gated"] else False,
-                    "siblings": [{"rfilename": n, "size": len(b)} for n, b in entry["files"].items()]}
+                tree = [
+                    {"type": "file", "path": n, "size": len(b), "oid": hashlib.sha1(b).hexdigest()}
+                    for n, b in entry["files"].items()
+                ]
+                return self._send(200, json.dumps(tree).encode(), {"Content-Type": "application/json"})
+            body = {
+                "id": repo,
+                "sha": SHA,
+                "gated": "manual" if entry["gated"] else False,
+                "siblings": [{"rfilename": n, "size": len(b)} for n, b in entry["files"].items()],
+            }
             return self._send(200, json.dumps(body).encode(), {"Content-Type": "application/json"})
 
         def _file(self, head: bool) -> None:

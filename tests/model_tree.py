@@ -13,8 +13,15 @@ CONFIGS = "packages/ltx-trainer/configs"
 
 
 class ModelTree:
-    def __init__(self, root: Path, *, data: str = "cats", samples: int = 5, audio: bool = True,
-                 sim: str | None = "h100") -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        data: str = "cats",
+        samples: int = 5,
+        audio: bool = True,
+        sim: str | None = "h100",
+    ) -> None:
         self.checkout = make_checkout(root / "LTX-2")
         self.ckpt = make_checkpoint(root / "models" / "ltx-2.safetensors")
         self.gemma = make_gemma_dir(root / "models" / "gemma-3")
@@ -27,9 +34,23 @@ class ModelTree:
         """`plan` for this box into ws/run; sim=None plans from the real probe."""
         sim = self.sim if sim is ... else sim
         source = ["--simulate", sim] if sim else []
-        return ["plan", "--trainer-root", str(self.checkout), "--checkpoint", str(self.ckpt),
-                "--text-encoder", str(self.gemma), "--data-root", str(self.data),
-                "--workspace", str(self.ws), "--run-name", "run", *source, *extra]
+        return [
+            "plan",
+            "--trainer-root",
+            str(self.checkout),
+            "--checkpoint",
+            str(self.ckpt),
+            "--text-encoder",
+            str(self.gemma),
+            "--data-root",
+            str(self.data),
+            "--workspace",
+            str(self.ws),
+            "--run-name",
+            "run",
+            *source,
+            *extra,
+        ]
 
     def shipped(self, name: str) -> Path:
         return self.checkout / CONFIGS / name

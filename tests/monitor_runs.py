@@ -50,18 +50,29 @@ def sample_log(name: str) -> str:
     return (LOGS / f"{name}.txt").read_text(encoding="utf-8")
 
 
-def make_run(root: Path, log: str | None = None, *, steps: int = 50, gc: bool = True,
-             ck_interval: int = 20, val_interval: int = 50,
-             checkpoints: tuple[tuple[int, bool], ...] = (), samples: tuple[int, ...] = ()) -> Path:
+def make_run(
+    root: Path,
+    log: str | None = None,
+    *,
+    steps: int = 50,
+    gc: bool = True,
+    ck_interval: int = 20,
+    val_interval: int = 50,
+    checkpoints: tuple[tuple[int, bool], ...] = (),
+    samples: tuple[int, ...] = (),
+) -> Path:
     """A run folder: plan.md, config.yaml, logs/train.log (after the launch marker), and
     checkpoints `(step, with training state)` in outputs/checkpoints."""
     run = root / "run"
     (run / "logs").mkdir(parents=True)
     (run / "plan.md").write_text("# Plan\n", encoding="utf-8")
     out = run / "outputs"
-    (run / "config.yaml").write_text(CONFIG.format(
-        steps=steps, gc=str(gc).lower(), out=out, ck_interval=ck_interval,
-        val_interval=val_interval), encoding="utf-8")
+    (run / "config.yaml").write_text(
+        CONFIG.format(
+            steps=steps, gc=str(gc).lower(), out=out, ck_interval=ck_interval, val_interval=val_interval
+        ),
+        encoding="utf-8",
+    )
     if log is not None:
         (run / "logs" / "train.log").write_text(MARKER.format(pid=4321) + log, encoding="utf-8")
     for step, with_state in checkpoints:
@@ -79,8 +90,7 @@ def make_run(root: Path, log: str | None = None, *, steps: int = 50, gc: bool = 
 def start_live(run: Path) -> subprocess.Popen:
     """A process standing in for the trainer, in its own session, recorded in the pid file after
     it started (as launch.sh does). The caller ends it."""
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"],
-                            start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True)
     (run / "logs" / "train.pid").write_text(record_text(proc.pid), encoding="utf-8")
     return proc
 

@@ -82,12 +82,18 @@ class Asker:
         return "\n".join(self.lines)
 
 
-def session(tmp_path: Path, source: Path, asker: Asker, *, gpus=H100, env: dict | None = None,
-            **request) -> PrepareSession:
-    env = {**{k: v for k, v in os.environ.items() if k not in ("GEMINI_API_KEY",
-                                                              "GOOGLE_API_KEY")}, **(env or {})}
-    req = PrepareRequest(source=str(source), workspace=str(tmp_path / "ws"),
-                         run_name=request.pop("run_name", "run"),
-                         trainer_root=str(request.pop("trainer_root", tmp_path / "LTX-2")),
-                         **request)
+def session(
+    tmp_path: Path, source: Path, asker: Asker, *, gpus=H100, env: dict | None = None, **request
+) -> PrepareSession:
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("GEMINI_API_KEY", "GOOGLE_API_KEY")},
+        **(env or {}),
+    }
+    req = PrepareRequest(
+        source=str(source),
+        workspace=str(tmp_path / "ws"),
+        run_name=request.pop("run_name", "run"),
+        trainer_root=str(request.pop("trainer_root", tmp_path / "LTX-2")),
+        **request,
+    )
     return PrepareSession(req, asker, gpus=lambda: list(gpus), runner=python_runner, env=env)

@@ -90,8 +90,10 @@ print("Successfully installed uv-0.9.0")
 def write_pip(folder: Path, uv_source: Path, target_dir: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "pip-standin"
-    path.write_text(PIP_SCRIPT.format(python=sys.executable, uv=str(uv_source),
-                                      target=str(target_dir / "uv")), encoding="utf-8")
+    path.write_text(
+        PIP_SCRIPT.format(python=sys.executable, uv=str(uv_source), target=str(target_dir / "uv")),
+        encoding="utf-8",
+    )
     path.chmod(0o755)
     return path
 
@@ -130,7 +132,9 @@ def fake_wandb(folder: Path) -> Path:
         "    def __init__(self):\n"
         "        if os.environ.get('FAKE_WANDB_ERROR'):\n"
         "            raise RuntimeError(os.environ['FAKE_WANDB_ERROR'])\n"
-        "        self.api_key = os.environ.get('FAKE_WANDB_KEY') or None\n", encoding="utf-8")
+        "        self.api_key = os.environ.get('FAKE_WANDB_KEY') or None\n",
+        encoding="utf-8",
+    )
     return folder
 
 
@@ -142,6 +146,7 @@ def path_with(tmp: Path, *folders: Path) -> str:
     git_bin = tmp / "git-only-bin"
     git_bin.mkdir(exist_ok=True)
     if not (git_bin / "git").exists():
-        (git_bin / "git").symlink_to(shutil.which("git") or shutil.which(
-            "git", path="/usr/local/bin:/usr/bin:/bin"))
+        (git_bin / "git").symlink_to(
+            shutil.which("git") or shutil.which("git", path="/usr/local/bin:/usr/bin:/bin")
+        )
     return os.pathsep.join([*(str(f) for f in folders), str(git_bin)])

@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 
 from ltx_wizard.commands.common import (
-    add_gpu_source_args, assessment_from_args, print_json, require_known_tier,
+    add_gpu_source_args,
+    assessment_from_args,
+    print_json,
+    require_known_tier,
 )
 from ltx_wizard.core.tuning.batch_rule import ALLOW_FLAG
 from ltx_wizard.core.tuning.results import AutotuneSummary
@@ -16,7 +19,10 @@ from ltx_wizard.core.tuning.schedule import MAX_TRIALS
 from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
 from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.outputs.presenter import (
-    confirmation_line, human_line, patched_text, winner_brief,
+    confirmation_line,
+    human_line,
+    patched_text,
+    winner_brief,
 )
 from ltx_wizard.core.base.errors import EXIT_FAILURE, GateStop, UsageError
 
@@ -34,24 +40,44 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by `ltx-wizard plan`")
     add_gpu_source_args(parser)
-    parser.add_argument("--trainer-cmd", metavar="CMD",
-                        help="replace the trainer command prefix (split like a shell, never run "
-                        "through one); CONFIG and --disable-progress-bars are appended")
+    parser.add_argument(
+        "--trainer-cmd",
+        metavar="CMD",
+        help="replace the trainer command prefix (split like a shell, never run "
+        "through one); CONFIG and --disable-progress-bars are appended",
+    )
     parser.add_argument("--trainer-root", metavar="DIR", help="your LTX-2 checkout")
-    parser.add_argument("--max-trials", type=int, default=5, metavar="N",
-                        help="trials to run at most (default 5)")
-    parser.add_argument("--idle-timeout", type=float, default=900.0, metavar="S",
-                        help="seconds without trainer output before a trial counts as hung "
-                        "(default 900: loading and quantizing take minutes)")
-    parser.add_argument("--teardown-grace", type=float, default=TEARDOWN_GRACE_S, metavar="S",
-                        help="seconds the launcher gets after SIGTERM to stop its ranks before "
-                        f"every survivor is killed (default {TEARDOWN_GRACE_S:g})")
-    parser.add_argument("--allow-batch-change", action="store_true",
-                        help="also try a larger batch when gradient accumulation cannot absorb it "
-                        "(the effective batch changes); a win rescales optimization.steps so the "
-                        "samples seen stay as planned. Without it such a trial is not run")
-    parser.add_argument("--accept-risk", action="store_true",
-                        help="go on below the 32 GB minimum (implied when the plan accepted the risk)")
+    parser.add_argument(
+        "--max-trials", type=int, default=5, metavar="N", help="trials to run at most (default 5)"
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=900.0,
+        metavar="S",
+        help="seconds without trainer output before a trial counts as hung "
+        "(default 900: loading and quantizing take minutes)",
+    )
+    parser.add_argument(
+        "--teardown-grace",
+        type=float,
+        default=TEARDOWN_GRACE_S,
+        metavar="S",
+        help="seconds the launcher gets after SIGTERM to stop its ranks before "
+        f"every survivor is killed (default {TEARDOWN_GRACE_S:g})",
+    )
+    parser.add_argument(
+        "--allow-batch-change",
+        action="store_true",
+        help="also try a larger batch when gradient accumulation cannot absorb it "
+        "(the effective batch changes); a win rescales optimization.steps so the "
+        "samples seen stay as planned. Without it such a trial is not run",
+    )
+    parser.add_argument(
+        "--accept-risk",
+        action="store_true",
+        help="go on below the 32 GB minimum (implied when the plan accepted the risk)",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     parser.set_defaults(func=run)
 
@@ -104,10 +130,16 @@ def run(args: argparse.Namespace) -> int:
     progress = autotune_progress(json_mode=args.json)  # live on a terminal, plain lines otherwise
     try:
         engine = AutotuneEngine(
-            run_dir, probe=assessment.probe, assessment=assessment, trainer_cmd=trainer_cmd,
-            stand_in=stand_in_for(getattr(args, "simulate", None)), max_trials=args.max_trials,
+            run_dir,
+            probe=assessment.probe,
+            assessment=assessment,
+            trainer_cmd=trainer_cmd,
+            stand_in=stand_in_for(getattr(args, "simulate", None)),
+            max_trials=args.max_trials,
             trainer_root=Path(args.trainer_root).expanduser() if args.trainer_root else None,
-            on_event=progress, idle_timeout_s=args.idle_timeout, grace_s=args.teardown_grace,
+            on_event=progress,
+            idle_timeout_s=args.idle_timeout,
+            grace_s=args.teardown_grace,
             allow_batch_change=args.allow_batch_change,
         )
         summary = asyncio.run(_run(engine))
@@ -143,7 +175,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"ltx-wizard: autotune stopped: {summary.setup_failure}", file=sys.stderr)
         return EXIT_FAILURE
     if summary.winner is None:
-        print("ltx-wizard: no trial finished cleanly (reasons above and in autotune.log): fix "
-              "the trainer setup, then run autotune again", file=sys.stderr)
+        print(
+            "ltx-wizard: no trial finished cleanly (reasons above and in autotune.log): fix "
+            "the trainer setup, then run autotune again",
+            file=sys.stderr,
+        )
         return EXIT_FAILURE
     return 0

@@ -31,15 +31,24 @@ def register(sub) -> None:
     )
     p.add_argument("--video-vae", metavar="FILE", help="video VAE of a split pack")
     p.add_argument("--audio-vae", metavar="FILE", help="audio VAE of a split pack")
-    p.add_argument("--data-root", metavar="DIR", help="preprocessed data root (holds the folders the shipped config reads: latents/, conditions/, audio_latents/)")
-    p.add_argument("--dataset", metavar="FILE",
-                   help="your clips' dataset file (.json, .jsonl, .csv): columns for the recipe, "
-                   "every media file, and each clip as the trainer's preprocessing takes it "
-                   "(frames, size, rotation, sound, read in-process with PyAV; past "
-                   f"{READ_ALL_MAX:,} clips a spread-out sample of {READ_ALL_MAX:,})")
-    p.add_argument("--resolution-buckets", metavar="WxHxF",
-                   help="with --dataset: the bucket(s) to check the clips against (default "
-                   "960x544x49)")
+    p.add_argument(
+        "--data-root",
+        metavar="DIR",
+        help="preprocessed data root (holds the folders the shipped config reads: latents/, conditions/, audio_latents/)",
+    )
+    p.add_argument(
+        "--dataset",
+        metavar="FILE",
+        help="your clips' dataset file (.json, .jsonl, .csv): columns for the recipe, "
+        "every media file, and each clip as the trainer's preprocessing takes it "
+        "(frames, size, rotation, sound, read in-process with PyAV; past "
+        f"{READ_ALL_MAX:,} clips a spread-out sample of {READ_ALL_MAX:,})",
+    )
+    p.add_argument(
+        "--resolution-buckets",
+        metavar="WxHxF",
+        help="with --dataset: the bucket(s) to check the clips against (default 960x544x49)",
+    )
     p.add_argument(
         "--video-only",
         action="store_true",
@@ -56,9 +65,7 @@ def register(sub) -> None:
     # already demands audio_latents/ when it trains audio.
     p.add_argument("--with-audio", action="store_true", help=argparse.SUPPRESS)
     # SUPPRESS keeps `ltx-wizard --trainer-root D check` working (the top-level option).
-    p.add_argument(
-        "--trainer-root", metavar="DIR", default=argparse.SUPPRESS, help="your LTX-2 checkout"
-    )
+    p.add_argument("--trainer-root", metavar="DIR", default=argparse.SUPPRESS, help="your LTX-2 checkout")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -125,13 +132,25 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.plan.request import lenient_request
 
     # the same request `plan` builds (its flags here are a subset), checked by plan's own steps
-    request, problems = lenient_request(dict(
-        checkpoint=args.checkpoint, text_encoder=args.text_encoder, video_vae=args.video_vae,
-        audio_vae=args.audio_vae, data_root=data, video_only=args.video_only,
-        trainer_root=getattr(args, "trainer_root", None),
-        resolution_buckets=args.resolution_buckets, recipe=args.recipe or DEFAULT_RECIPE))
-    items = check_request(request, strategy=strategy, problems=problems,
-                          on_progress=ProgressLines(sys.stderr) if args.dataset else None)
+    request, problems = lenient_request(
+        dict(
+            checkpoint=args.checkpoint,
+            text_encoder=args.text_encoder,
+            video_vae=args.video_vae,
+            audio_vae=args.audio_vae,
+            data_root=data,
+            video_only=args.video_only,
+            trainer_root=getattr(args, "trainer_root", None),
+            resolution_buckets=args.resolution_buckets,
+            recipe=args.recipe or DEFAULT_RECIPE,
+        )
+    )
+    items = check_request(
+        request,
+        strategy=strategy,
+        problems=problems,
+        on_progress=ProgressLines(sys.stderr) if args.dataset else None,
+    )
     ok = all_ok(items)
     if args.json:
         print_json({"ok": ok, "items": [_json_item(item) for item in items]})

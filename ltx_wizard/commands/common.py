@@ -37,7 +37,10 @@ def add_gpu_source_args(parser: argparse.ArgumentParser, *, top_level: bool = Fa
         help="plan from a saved `nvidia-smi --query-gpu=name,memory.total --format=csv` output",
     )
     group.add_argument(
-        "--simulate", default=default, metavar="PRESET", help="simulated GPUs (e.g. rtx5090, a6000, h100, 8xh100)"
+        "--simulate",
+        default=default,
+        metavar="PRESET",
+        help="simulated GPUs (e.g. rtx5090, a6000, h100, 8xh100)",
     )
     parser.add_argument(
         "--vram-gb",
@@ -51,9 +54,7 @@ def add_gpu_source_args(parser: argparse.ArgumentParser, *, top_level: bool = Fa
 def probe_from_args(args: argparse.Namespace) -> ProbeResult:
     from ltx_wizard.core.gpu.probe import resolve_probe
 
-    return resolve_probe(
-        from_csv=getattr(args, "from_csv", None), simulate=getattr(args, "simulate", None)
-    )
+    return resolve_probe(from_csv=getattr(args, "from_csv", None), simulate=getattr(args, "simulate", None))
 
 
 def assessment_from_args(args: argparse.Namespace) -> Assessment:
@@ -70,6 +71,4 @@ def print_json(data: object) -> None:
 def require_known_tier(assessment: Assessment) -> None:
     """Commands that go on need a tier: unknown memory must be stated first."""
     if assessment.per_gpu_vram_gb is None:
-        raise UsageError(
-            "per-GPU memory is unknown (the driver does not report it): pass --vram-gb N"
-        )
+        raise UsageError("per-GPU memory is unknown (the driver does not report it): pass --vram-gb N")

@@ -7,7 +7,12 @@ import os
 
 from ltx_wizard.commands.common import print_json
 from ltx_wizard.core.inputs.discovery import (
-    MAX_FOLDERS, MAX_HEADERS, SAFETY_CAP_S, STALL_S, DiscoveryResult, discover,
+    MAX_FOLDERS,
+    MAX_HEADERS,
+    SAFETY_CAP_S,
+    STALL_S,
+    DiscoveryResult,
+    discover,
 )
 from ltx_wizard.core.base.errors import EXIT_OK, UsageError, WizardError
 from ltx_wizard.core.inputs.model_paths import require_directory, resolve_user_path
@@ -32,32 +37,34 @@ def register(sub) -> None:
         default=[],
         help="another folder to search (repeatable)",
     )
-    p.add_argument(
-        "--max-depth", type=int, default=4, metavar="N", help="folder depth to search (default 4)"
-    )
+    p.add_argument("--max-depth", type=int, default=4, metavar="N", help="folder depth to search (default 4)")
     p.add_argument(
         "--time-budget",
         type=float,
         default=SAFETY_CAP_S,
         metavar="S",
         help=f"safety cap in seconds (default {SAFETY_CAP_S:g}): only a box too busy to finish "
-             "the bounded search reaches it; a search cut short prints what it did not search "
-             "and exits 1",
+        "the bounded search reaches it; a search cut short prints what it did not search "
+        "and exits 1",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
 
 def _text(result: DiscoveryResult) -> list[str]:
-    lines = [f"searched {len(result.roots)} folder(s) ({result.dirs_scanned} folders walked, "
-             f"{result.elapsed_s:.2f} s):"]
+    lines = [
+        f"searched {len(result.roots)} folder(s) ({result.dirs_scanned} folders walked, "
+        f"{result.elapsed_s:.2f} s):"
+    ]
     lines += [f"  {root}" for root in result.roots]
     if result.missing_roots:
         lines.append(f"not there: {', '.join(map(str, result.missing_roots))}")
     if result.hf_cache is not None:
         snapshots = sum(1 for r in result.roots if result.hf_cache in r.parents)
-        lines.append(f"Hugging Face cache {result.hf_cache}: "
-                     + (f"{snapshots} snapshot(s) searched" if snapshots else "no downloads there"))
+        lines.append(
+            f"Hugging Face cache {result.hf_cache}: "
+            + (f"{snapshots} snapshot(s) searched" if snapshots else "no downloads there")
+        )
     if result.partial:
         lines += _partial(result)
     if result.depth_limited:
@@ -94,21 +101,23 @@ def run(args: argparse.Namespace) -> int:
         path = resolve_user_path(raw, what="--models-dir")
         require_directory(path, what="--models-dir")
         dirs.append(path)
-    result = discover(
-        dirs, env=os.environ, max_depth=args.max_depth, time_budget_s=args.time_budget
-    )
+    result = discover(dirs, env=os.environ, max_depth=args.max_depth, time_budget_s=args.time_budget)
     if args.json:
         print_json(result.model_dump(mode="json"))
     else:
         print("\n".join(clean_text(line) for line in _text(result)))  # names are outside text
     if result.failed:
-        raise WizardError(f"the search stopped early ({result.failed}): results above are "
-                          "partial; pass a narrower --models-dir")
+        raise WizardError(
+            f"the search stopped early ({result.failed}): results above are "
+            "partial; pass a narrower --models-dir"
+        )
     if result.partial:
         ran_out = "the search ran out of time: " if result.timed_out else ""
-        raise WizardError(f"{ran_out}{result.why_stopped()}: results above are partial "
-                          f"({len(result.unsearched)} folder(s) not searched); "
-                          f"{_advice(result)}")
+        raise WizardError(
+            f"{ran_out}{result.why_stopped()}: results above are partial "
+            f"({len(result.unsearched)} folder(s) not searched); "
+            f"{_advice(result)}"
+        )
     return EXIT_OK
 
 

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "eval",
         help="render the trained LoRA for your own eyes: in-distribution, out-of-distribution "
-             "and held-out prompts, with and without the LoRA",
+        "and held-out prompts, with and without the LoRA",
         description="Post-training evaluation (the train-model skill's Phase 9): 3 training "
         "captions and up to 5 held-out ones (seed 42) and your own prompts (or 3 generic ones "
         "with the trigger word), each rendered with and without the LoRA at the same seed and "
@@ -31,22 +31,38 @@ def register(sub: argparse._SubParsersAction) -> None:
         "entry point: ti2vid_one_stage for text- and image-to-video, ic_lora, a2vid_two_stage, "
         "t2a_one_stage, fed the conditioning of the trainer's own samples). Outputs: "
         "RUN/outputs/eval/<category>/NN_<slug>.mp4 and prompts.json. Exit 0 done, 1 failed, 2 bad "
-        "input, 130 stopped.")
+        "input, 130 stopped.",
+    )
     p.add_argument("run", metavar="RUN", help="the run folder")
-    p.add_argument("--prompt", action="append", default=[], metavar="TEXT",
-                   help="an out-of-distribution prompt of yours (repeat it for more)")
+    p.add_argument(
+        "--prompt",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="an out-of-distribution prompt of yours (repeat it for more)",
+    )
     p.add_argument("--checkpoint", metavar="FILE", help="a saved checkpoint instead of the final one")
-    p.add_argument("--dataset", metavar="FILE", help="the training dataset file (captions), when "
-                   "the run folder does not record it")
+    p.add_argument(
+        "--dataset",
+        metavar="FILE",
+        help="the training dataset file (captions), when the run folder does not record it",
+    )
     p.add_argument("--trigger", metavar="WORD", help="the LoRA's trigger word, when not recorded")
     p.add_argument("--no-base", action="store_true", help="skip the renders without the LoRA")
-    p.add_argument("--production", choices=("auto", "yes", "no"), default="auto",
-                   help="also render through ltx-pipelines: auto (where it is there and fits), "
-                        "yes (fail if it cannot), no")
+    p.add_argument(
+        "--production",
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="also render through ltx-pipelines: auto (where it is there and fits), "
+        "yes (fail if it cannot), no",
+    )
     p.add_argument("--quantization", choices=("fp8-cast",), help="ltx-pipelines' --quantization")
     p.add_argument("--offload", choices=("cpu", "disk"), help="ltx-pipelines' --offload")
-    p.add_argument("--background", action="store_true",
-                   help="start it in the background (log: RUN/logs/eval.log) and return")
+    p.add_argument(
+        "--background",
+        action="store_true",
+        help="start it in the background (log: RUN/logs/eval.log) and return",
+    )
     p.add_argument("--stop", action="store_true", help="stop the evaluation running for RUN")
     p.add_argument("--yes", action="store_true", help="start without asking")
     p.add_argument("--json", action="store_true", help="the result as JSON on stdout")
@@ -61,8 +77,10 @@ def run(args: argparse.Namespace) -> int:
 
     run_dir = Path(args.run).expanduser().absolute()
     if not (run_dir / "config.yaml").is_file():
-        raise UsageError(f"{run_dir} is not a run folder (no config.yaml): pass the folder that "
-                         "`ltx-wizard plan` or the wizard wrote")
+        raise UsageError(
+            f"{run_dir} is not a run folder (no config.yaml): pass the folder that "
+            "`ltx-wizard plan` or the wizard wrote"
+        )
     if args.stop:
         stopped = job_process.stop_job_now(run_dir)
         print("evaluation stopped" if stopped else f"no evaluation of {run_dir} is running")
@@ -81,9 +99,12 @@ def run(args: argparse.Namespace) -> int:
     write_job(run_dir, job)
     if args.background:
         pid, log = job_process.start_job(
-            run_dir, [sys.executable, "-m", "ltx_wizard", "eval", str(run_dir), "--job"])
-        print(f"evaluation runs in the background: pid {pid}, log {log}; "
-              f"stop it with: ltx-wizard eval {run_dir} --stop")
+            run_dir, [sys.executable, "-m", "ltx_wizard", "eval", str(run_dir), "--job"]
+        )
+        print(
+            f"evaluation runs in the background: pid {pid}, log {log}; "
+            f"stop it with: ltx-wizard eval {run_dir} --stop"
+        )
         return 0
     return _carry_out(run_dir, job, args)
 
@@ -111,15 +132,28 @@ def _carry_out(run_dir: Path, job, args: argparse.Namespace) -> int:
         signal.signal(sig, lambda *_: stop.set())
     quiet = args.job or args.json
     with open_append(run_dir / LOG_REL, root=run_dir) as log:
-        runner = EvalRunner(run_dir, job, log, stop=stop,
-                            say=None if quiet else lambda t: print(f"eval: {t}", file=sys.stderr,
-                                                                  flush=True))
+        runner = EvalRunner(
+            run_dir,
+            job,
+            log,
+            stop=stop,
+            say=None if quiet else lambda t: print(f"eval: {t}", file=sys.stderr, flush=True),
+        )
         state = runner.run()
     _refresh_summary(run_dir)
     if args.json:
-        print(json.dumps({"state": state.state, "error": state.error,
-                          "renders": sorted(runner.manifest.renders), "notes": job.notes},
-                         indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "state": state.state,
+                    "error": state.error,
+                    "renders": sorted(runner.manifest.renders),
+                    "notes": job.notes,
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     elif not args.job:
         from ltx_wizard.commands.eval_plan import closing_block
 

@@ -74,8 +74,9 @@ def host_ram_gb() -> float | None:
         return None
 
 
-def pick(options: Sequence[memory.Option], quantization: str | None,
-         offload: str | None) -> memory.Option | None:
+def pick(
+    options: Sequence[memory.Option], quantization: str | None, offload: str | None
+) -> memory.Option | None:
     """The user's own choice when given (even one that may not fit: theirs to try), else the
     first that fits."""
     if quantization or offload:
@@ -83,8 +84,9 @@ def pick(options: Sequence[memory.Option], quantization: str | None,
     return memory.first_fit(list(options))
 
 
-def production_choice(s: Setup, mode: str, quantization: str | None,
-                      offload: str | None) -> tuple[Production | None, list[str]]:
+def production_choice(
+    s: Setup, mode: str, quantization: str | None, offload: str | None
+) -> tuple[Production | None, list[str]]:
     if mode == "no":
         return None, ["Production inference (ltx-pipelines): not asked for"]
     if not s.offer.available:
@@ -101,8 +103,7 @@ def production_choice(s: Setup, mode: str, quantization: str | None,
     if s.offer.mode is not None and s.offer.mode.multiple != 32:
         lines.append(f"  sizes in steps of {s.offer.mode.multiple} (its two stages)")
     lines.append("  memory per GPU:")
-    lines += [f"  {'->' if o is chosen else '  '} {memory.fit_line(o, total, ram)}"
-              for o in options]
+    lines += [f"  {'->' if o is chosen else '  '} {memory.fit_line(o, total, ram)}" for o in options]
     if chosen is None:
         if mode == "yes":
             raise UsageError("--production yes: ltx-pipelines fits in none of the ways above")
@@ -124,17 +125,25 @@ def _prompt_lines(prompts: PromptSet) -> list[str]:
 def describe(s: Setup, job_: EvalJob, production_lines: list[str]) -> list[str]:
     size = "x".join(map(str, job_.dims))
     base = "; each also without the LoRA (same seed and settings)" if job_.like_for_like else ""
-    lines = [f"Checkpoint: {s.choice.note}",
-             f"Renders: the trainer's validation, {quantization_label(job_.quantization)} "
-             f"(the training stack), {size}, seed 42{base}", *_prompt_lines(s.prompts),
-             *production_lines]
+    lines = [
+        f"Checkpoint: {s.choice.note}",
+        f"Renders: the trainer's validation, {quantization_label(job_.quantization)} "
+        f"(the training stack), {size}, seed 42{base}",
+        *_prompt_lines(s.prompts),
+        *production_lines,
+    ]
     return lines + [f"Note: {n}" for n in job_.notes]
 
 
 def build_job(run_dir: Path, args: argparse.Namespace) -> tuple[EvalJob, list[str]]:
-    s = setup(run_dir, checkpoint=Path(args.checkpoint) if args.checkpoint else None,
-              user_prompts=args.prompt, dataset=Path(args.dataset) if args.dataset else None,
-              trigger=args.trigger, stand_in=stand_in(run_dir, getattr(args, "simulate", None)))
+    s = setup(
+        run_dir,
+        checkpoint=Path(args.checkpoint) if args.checkpoint else None,
+        user_prompts=args.prompt,
+        dataset=Path(args.dataset) if args.dataset else None,
+        trigger=args.trigger,
+        stand_in=stand_in(run_dir, getattr(args, "simulate", None)),
+    )
     production, lines = production_choice(s, args.production, args.quantization, args.offload)
     built = job(s, s.prompts, like_for_like=not args.no_base, production_path=production)
     return built, describe(s, built, lines)
@@ -142,17 +151,22 @@ def build_job(run_dir: Path, args: argparse.Namespace) -> tuple[EvalJob, list[st
 
 def closing_block(run_dir: Path, manifest: Manifest, state: EvalState) -> list[str]:
     """Where the files are, per category; the failure's reason when there is one."""
-    head = {"done": "Evaluation done.", "stopped": "Evaluation stopped.",
-            "failed": f"Evaluation failed: {state.error}"}[state.state]
+    head = {
+        "done": "Evaluation done.",
+        "stopped": "Evaluation stopped.",
+        "failed": f"Evaluation failed: {state.error}",
+    }[state.state]
     lines = [head, ""]
     for category in CATEGORIES:
         renders = manifest.of(category)
         skipped = [n for n in manifest.notes if category == HELD_OUT and n.startswith("Held-out")]
         if renders:
-            lines += [f"{TITLES[category]}: {len(renders)} files in "
-                      f"{eval_dir(run_dir) / category}/"]
+            lines += [f"{TITLES[category]}: {len(renders)} files in {eval_dir(run_dir) / category}/"]
         elif skipped:
             lines.append(skipped[0])
-    lines += ["", f"prompts.json: {eval_dir(run_dir) / 'prompts.json'} (each file's prompt, seed, "
-              "LoRA on or off, path and quantization); run-summary.md lists them once written."]
+    lines += [
+        "",
+        f"prompts.json: {eval_dir(run_dir) / 'prompts.json'} (each file's prompt, seed, "
+        "LoRA on or off, path and quantization); run-summary.md lists them once written.",
+    ]
     return lines

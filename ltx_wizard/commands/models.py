@@ -22,11 +22,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "download each you answer y to with huggingface_hub (resumable) into $LTX_MODELS_DIR or "
         "~/models. Needs the download extra (pip install 'ltx-wizard[download]').",
     )
-    p.add_argument("--release", choices=("ltx-2.5", "ltx-2.3"), default="ltx-2.5",
-                   help="which release's files (default ltx-2.5)")
-    p.add_argument("--only", metavar="ROLE", action="append", choices=ROLES,
-                   help="offer only this file (checkpoint, text_encoder, video_vae, audio_vae); "
-                   "repeat for more")
+    p.add_argument(
+        "--release",
+        choices=("ltx-2.5", "ltx-2.3"),
+        default="ltx-2.5",
+        help="which release's files (default ltx-2.5)",
+    )
+    p.add_argument(
+        "--only",
+        metavar="ROLE",
+        action="append",
+        choices=ROLES,
+        help="offer only this file (checkpoint, text_encoder, video_vae, audio_vae); repeat for more",
+    )
     p.set_defaults(func=run)
 
 
@@ -81,14 +89,15 @@ def run(args: argparse.Namespace) -> int:
     for role, text in got.items():
         print(f"{role}={text}")
     if failed:
-        raise WizardError(f"{failed} download(s) failed (the reason is above each): run "
-                          "`ltx-wizard models` again; a partial file resumes")
+        raise WizardError(
+            f"{failed} download(s) failed (the reason is above each): run "
+            "`ltx-wizard models` again; a partial file resumes"
+        )
     if refused:
         # a refusal of the machine's side (no disk, no answer from the Hub) is a failure (1);
         # one of the user's account or settings (gated terms, no token) is theirs to fix (2)
         error = WizardError if EXIT_FAILURE in refused else UsageError
-        raise error(f"{len(refused)} file(s) not offered (the reason and the fix are above "
-                    "each)")
+        raise error(f"{len(refused)} file(s) not offered (the reason and the fix are above each)")
     return EXIT_OK
 
 
@@ -96,8 +105,12 @@ def _check(got: dict[str, str]) -> None:
     """The downloaded files, checked as typed paths are (headers only)."""
     from ltx_wizard.core.plan.model_checks import run_checks
 
-    items = run_checks(checkpoint=got.get("checkpoint"), text_encoder=got.get("text_encoder"),
-                       video_vae=got.get("video_vae"), audio_vae=got.get("audio_vae"))
+    items = run_checks(
+        checkpoint=got.get("checkpoint"),
+        text_encoder=got.get("text_encoder"),
+        video_vae=got.get("video_vae"),
+        audio_vae=got.get("audio_vae"),
+    )
     for item in items:
         if item.path is None:
             continue  # not downloaded now: nothing to check

@@ -28,40 +28,91 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(scripts/split_scenes.py), caption with scripts/caption_videos.py after a 3-caption "
         "spot check you approve, check references and masks, and keep a held-out set aside "
         "(dataset/holdout.jsonl). Then plan with the printed `ltx-wizard plan --dataset ...`. "
-        "With --simulate the scripts run with this Python (the demo's look-alike checkout).")
-    p.add_argument("source", metavar="SOURCE", help="folder of clips/images, a video, or a "
-                   "dataset file (.json, .jsonl, .csv)")
-    p.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,
-                   help="where run folders go (else $LTX_TRAININGS_DIR, /data/ltx-trainings, ...)")
-    p.add_argument("--run-name", metavar="NAME", help="the run folder's name (default "
-                   "<mode>-<source>-<time>); plan into the same one afterwards")
-    p.add_argument("--trainer-root", metavar="DIR", default=argparse.SUPPRESS,
-                   help="your LTX-2 checkout (its scripts do the work)")
-    p.add_argument("--recipe", metavar="NAME", default="t2v_lora",
-                   help="the recipe you will train (its columns: references, masks, sound)")
-    p.add_argument("--captioner", choices=("qwen_omni", "gemini_flash", "none"),
-                   help="default: gemini_flash with GEMINI_API_KEY set, else the local Qwen3-"
-                   "Omni server on a GPU with 40 GiB free, else none (captions from a file)")
+        "With --simulate the scripts run with this Python (the demo's look-alike checkout).",
+    )
+    p.add_argument(
+        "source",
+        metavar="SOURCE",
+        help="folder of clips/images, a video, or a dataset file (.json, .jsonl, .csv)",
+    )
+    p.add_argument(
+        "--workspace",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="where run folders go (else $LTX_TRAININGS_DIR, /data/ltx-trainings, ...)",
+    )
+    p.add_argument(
+        "--run-name",
+        metavar="NAME",
+        help="the run folder's name (default <mode>-<source>-<time>); plan into the same one afterwards",
+    )
+    p.add_argument(
+        "--trainer-root",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="your LTX-2 checkout (its scripts do the work)",
+    )
+    p.add_argument(
+        "--recipe",
+        metavar="NAME",
+        default="t2v_lora",
+        help="the recipe you will train (its columns: references, masks, sound)",
+    )
+    p.add_argument(
+        "--captioner",
+        choices=("qwen_omni", "gemini_flash", "none"),
+        help="default: gemini_flash with GEMINI_API_KEY set, else the local Qwen3-"
+        "Omni server on a GPU with 40 GiB free, else none (captions from a file)",
+    )
     p.add_argument("--vllm-url", metavar="URL", help="a running Qwen3-Omni server (…/v1)")
-    p.add_argument("--captions", metavar="FILE", help="your own captions (CSV/JSON/JSONL with "
-                   "caption and video or media_path columns)")
-    p.add_argument("--split-scenes", action="store_true",
-                   help="split the folder's long videos (10 s or more) into scenes")
-    p.add_argument("--holdout", metavar="N|PATH", help="held-out samples: a count (0 skips), "
-                   "or your own held-out dataset file or folder (default about 10 %%)")
-    p.add_argument("--lora-trigger", metavar="WORD", help="trigger word for preprocessing "
-                   "(recorded; never written into the captions)")
-    p.add_argument("--resolution-buckets", metavar="WxHxF",
-                   help="judge the clips against this bucket (default: one suggested from them)")
-    p.add_argument("--instruction", metavar="TEXT", help="a caption instruction (after a spot "
-                   "check asked for one; the captioner's default prompt otherwise)")
+    p.add_argument(
+        "--captions",
+        metavar="FILE",
+        help="your own captions (CSV/JSON/JSONL with caption and video or media_path columns)",
+    )
+    p.add_argument(
+        "--split-scenes",
+        action="store_true",
+        help="split the folder's long videos (10 s or more) into scenes",
+    )
+    p.add_argument(
+        "--holdout",
+        metavar="N|PATH",
+        help="held-out samples: a count (0 skips), "
+        "or your own held-out dataset file or folder (default about 10 %%)",
+    )
+    p.add_argument(
+        "--lora-trigger",
+        metavar="WORD",
+        help="trigger word for preprocessing (recorded; never written into the captions)",
+    )
+    p.add_argument(
+        "--resolution-buckets",
+        metavar="WxHxF",
+        help="judge the clips against this bucket (default: one suggested from them)",
+    )
+    p.add_argument(
+        "--instruction",
+        metavar="TEXT",
+        help="a caption instruction (after a spot "
+        "check asked for one; the captioner's default prompt otherwise)",
+    )
     p.add_argument("--recaption", action="store_true", help="caption again clips that have one")
-    p.add_argument("--canny", action="store_true", help="make Canny edge references "
-                   "(scripts/compute_reference.py), only if Canny is what you want")
-    p.add_argument("--drop-uncaptioned", action="store_true",
-                   help="leave out clips the captioner failed on (else prepare stops, naming them)")
-    p.add_argument("--yes", action="store_true", help="answer the spot check and every offer "
-                   "for scripts (rotated copies, scene splits) with yes")
+    p.add_argument(
+        "--canny",
+        action="store_true",
+        help="make Canny edge references (scripts/compute_reference.py), only if Canny is what you want",
+    )
+    p.add_argument(
+        "--drop-uncaptioned",
+        action="store_true",
+        help="leave out clips the captioner failed on (else prepare stops, naming them)",
+    )
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="answer the spot check and every offer for scripts (rotated copies, scene splits) with yes",
+    )
     add_gpu_source_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     p.set_defaults(func=run)
@@ -84,8 +135,7 @@ class TerminalAsker:
         if self.tty:
             print(f"\r{text}", end="", file=sys.stderr, flush=True)
             self._last = text
-        elif total >= 50 and (done == total or done % max(1, total // 10) == 0) \
-                and text != self._last:
+        elif total >= 50 and (done == total or done % max(1, total // 10) == 0) and text != self._last:
             self._last = text
             print(text, file=sys.stderr, flush=True)
 
@@ -121,13 +171,16 @@ class TerminalAsker:
             self.say("\nApproved (--yes): captioning the rest.")
             return True
         answer = await asyncio.to_thread(
-            self._ask, "\nCaption the rest like this? [y]es, [n]o (stop), or type an instruction "
-            "to caption these 3 again with:")
+            self._ask,
+            "\nCaption the rest like this? [y]es, [n]o (stop), or type an instruction "
+            "to caption these 3 again with:",
+        )
         if answer is None:
             self.say("\nNo terminal to ask: review them, then run again with --yes to go on.")
             return False
-        return True if answer.lower() in ("y", "yes") else False if answer.lower() in (
-            "", "n", "no") else answer
+        return (
+            True if answer.lower() in ("y", "yes") else False if answer.lower() in ("", "n", "no") else answer
+        )
 
     async def choose_holdout(self, question: str, total: int) -> int:
         if self.args.yes:
@@ -138,16 +191,17 @@ class TerminalAsker:
             return int(answer)
         from ltx_wizard.core.base.errors import UsageError
 
-        raise UsageError(f"the dataset has {total} samples: choose the held-out count with "
-                         "--holdout 1, --holdout 2 or --holdout 0 (skip)")
+        raise UsageError(
+            f"the dataset has {total} samples: choose the held-out count with "
+            "--holdout 1, --holdout 2 or --holdout 0 (skip)"
+        )
 
 
 def _runner(args: argparse.Namespace):
     from ltx_wizard.core.prepare.scripts import ScriptRunner, uv_runner
 
     if getattr(args, "simulate", None):  # the demo's look-alike scripts, with this Python
-        return lambda trainer_dir, uv: ScriptRunner(trainer_dir=trainer_dir,
-                                                    prefix=(sys.executable,))
+        return lambda trainer_dir, uv: ScriptRunner(trainer_dir=trainer_dir, prefix=(sys.executable,))
     return uv_runner
 
 
@@ -161,6 +215,7 @@ def _gpus(args: argparse.Namespace):
             return free_memory(probe_from_args(args))
         except WizardError:  # no GPU readable here: the captioner choice says so
             return []
+
     return read
 
 
@@ -168,12 +223,22 @@ def request_from(args: argparse.Namespace):
     from ltx_wizard.core.prepare.request import PrepareRequest
 
     return PrepareRequest(
-        source=args.source, workspace=getattr(args, "workspace", None), run_name=args.run_name,
-        trainer_root=getattr(args, "trainer_root", None), recipe=args.recipe,
-        captioner=args.captioner, vllm_url=args.vllm_url, captions_file=args.captions,
-        split_scenes=args.split_scenes, holdout=args.holdout, lora_trigger=args.lora_trigger,
-        buckets=args.resolution_buckets, instruction=args.instruction,
-        recaption=args.recaption, canny=args.canny)
+        source=args.source,
+        workspace=getattr(args, "workspace", None),
+        run_name=args.run_name,
+        trainer_root=getattr(args, "trainer_root", None),
+        recipe=args.recipe,
+        captioner=args.captioner,
+        vllm_url=args.vllm_url,
+        captions_file=args.captions,
+        split_scenes=args.split_scenes,
+        holdout=args.holdout,
+        lora_trigger=args.lora_trigger,
+        buckets=args.resolution_buckets,
+        instruction=args.instruction,
+        recaption=args.recaption,
+        canny=args.canny,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -187,11 +252,18 @@ def run(args: argparse.Namespace) -> int:
     session = PrepareSession(request_from(args), asker, gpus=_gpus(args), runner=_runner(args))
     result = asyncio.run(session.run())
     if args.json:
-        print_json({"run_dir": str(result.run_dir), "dataset": str(result.dataset_file),
-                    "samples": result.samples, "held_out": list(result.held_out),
-                    "holdout": str(result.holdout_file) if result.holdout_file else None,
-                    "bucket": result.bucket, "recipe": result.recipe,
-                    "plan_args": result.plan_args()})
+        print_json(
+            {
+                "run_dir": str(result.run_dir),
+                "dataset": str(result.dataset_file),
+                "samples": result.samples,
+                "held_out": list(result.held_out),
+                "holdout": str(result.holdout_file) if result.holdout_file else None,
+                "bucket": result.bucket,
+                "recipe": result.recipe,
+                "plan_args": result.plan_args(),
+            }
+        )
         return 0
     print(result.dataset_file)
     plan = " ".join(_quote(a) for a in result.plan_args())

@@ -26,8 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "one resumes (the script skips what it wrote).",
     )
     p.add_argument("run_dir", metavar="RUN_DIR", help="a run folder planned with --dataset")
-    p.add_argument("--one-sample", action="store_true",
-                   help="only the one-sample preprocess (before autotune)")
+    p.add_argument(
+        "--one-sample", action="store_true", help="only the one-sample preprocess (before autotune)"
+    )
     add_gpu_source_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     p.set_defaults(func=run)
@@ -50,8 +51,10 @@ class Stopped(WizardError):
 
     def __init__(self, signum: int, title: str) -> None:
         name = signal.Signals(signum).name
-        super().__init__(f"{title} stopped by {name}: the preprocessor was stopped with it; what "
-                         "it wrote is kept, and the same command resumes")
+        super().__init__(
+            f"{title} stopped by {name}: the preprocessor was stopped with it; what "
+            "it wrote is kept, and the same command resumes"
+        )
         self.exit_code = 128 + signum
 
 
@@ -59,6 +62,7 @@ def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
     """asyncio.run(step), where SIGTERM and SIGHUP cancel it as Ctrl-C does: the cancel reaches
     the preprocessor's group at once (core/preprocess/run.py), instead of the wizard dying and
     leaving it to run on in its own session."""
+
     async def main() -> Any:
         loop, task, got = asyncio.get_running_loop(), asyncio.current_task(), []
         assert task is not None  # main() runs as asyncio.run's task
@@ -99,8 +103,9 @@ def run(args: argparse.Namespace) -> int:
     # used only where the run was planned on simulated GPUs (preprocess.json says)
     stand_in = SimulatedTrainer(getattr(args, "simulate", None) or "h100")
     title = STEP_TITLES[step]
-    result = _run_until_signal(run_step(run_dir, step, on_progress=_progress_printer(),
-                                        stand_in=stand_in), title)
+    result = _run_until_signal(
+        run_step(run_dir, step, on_progress=_progress_printer(), stand_in=stand_in), title
+    )
     after = read_state(run_dir)
     from ltx_wizard.core.plan.refresh import refresh_plan_md
 
@@ -108,15 +113,27 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None and (run_dir / "plan.json").is_file():
         print(f"warning: {problem}", file=sys.stderr)
     if args.json:
-        print_json({"step": step, "ran": result.ran, "warnings": list(result.warnings),
-                    "log": str(result.log) if result.log else None,
-                    "data_root": str(after.data_root) if after else None})
+        print_json(
+            {
+                "step": step,
+                "ran": result.ran,
+                "warnings": list(result.warnings),
+                "log": str(result.log) if result.log else None,
+                "data_root": str(after.data_root) if after else None,
+            }
+        )
         return 0
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if not result.ran:
-        print(f"{title}: already done" + (" (the data root was verified and reused)"
-                                          if step == "full" and after and after.reused else ""))
+        print(
+            f"{title}: already done"
+            + (
+                " (the data root was verified and reused)"
+                if step == "full" and after and after.reused
+                else ""
+            )
+        )
     else:
         print(f"{title}: done, verified ({result.verification.describe() if result.verification else ''})")
     from ltx_wizard.core.plan.next_steps import remaining_steps

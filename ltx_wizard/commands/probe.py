@@ -37,8 +37,7 @@ def format_table(assessment: Assessment) -> list[str]:
         )
     widths = [max(len(row[col]) for row in rows) for col in range(4)]
     return [
-        f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}"
-        for r in rows
+        f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}" for r in rows
     ]
 
 
@@ -57,8 +56,7 @@ def format_text(assessment: Assessment) -> str:
     if assessment.gate_blocked and assessment.gate_message:
         lines.append("")
         lines.append("MINIMUM GATE:")
-        lines.extend(textwrap.wrap(assessment.gate_message, 88, initial_indent="  ",
-                                   subsequent_indent="  "))
+        lines.extend(textwrap.wrap(assessment.gate_message, 88, initial_indent="  ", subsequent_indent="  "))
     return "\n".join(lines)
 
 
@@ -69,9 +67,18 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             raise
         # --json always prints JSON: the same keys, nothing found, and the reason.
-        print_json({"source": None, "gpus": [], "per_gpu_vram_gb": None, "tier": "unknown",
-                    "base_config": None, "gate": {"blocked": False, "message": None},
-                    "notes": [], "error": exc.message})
+        print_json(
+            {
+                "source": None,
+                "gpus": [],
+                "per_gpu_vram_gb": None,
+                "tier": "unknown",
+                "base_config": None,
+                "gate": {"blocked": False, "message": None},
+                "notes": [],
+                "error": exc.message,
+            }
+        )
         raise  # and the usual one line on stderr, with the same exit code
     if args.json:
         print_json(assessment.probe_json())

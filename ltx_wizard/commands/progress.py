@@ -15,8 +15,14 @@ import time
 from typing import TYPE_CHECKING, Callable, TextIO
 
 from ltx_wizard.core.autotune.events import (
-    AutotuneEvent, ConfirmationFinished, ConfirmationStarted, LogLine, TrialFinished, TrialPhase,
-    TrialProgress, TrialStarted,
+    AutotuneEvent,
+    ConfirmationFinished,
+    ConfirmationStarted,
+    LogLine,
+    TrialFinished,
+    TrialPhase,
+    TrialProgress,
+    TrialStarted,
 )
 from ltx_wizard.core.autotune.sweep.finishing import SCHEDULE_PREFIX
 from ltx_wizard.core.autotune.outputs.presenter import phase_line, phase_who, progress_line
@@ -72,21 +78,24 @@ class PlainProgress:
 class LiveProgress:
     """rich's Progress on stderr: a row per running trial, gone when the trial ends."""
 
-    def __init__(self, console=None, clock: Clock = time.monotonic,
-                 auto_refresh: bool = True) -> None:
+    def __init__(self, console=None, clock: Clock = time.monotonic, auto_refresh: bool = True) -> None:
         from rich.console import Console
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
         from rich.table import Column
 
         self._progress = Progress(
             SpinnerColumn(),
-            TextColumn("{task.description}", markup=False,
-                       table_column=Column(no_wrap=True, overflow="ellipsis")),
+            TextColumn(
+                "{task.description}", markup=False, table_column=Column(no_wrap=True, overflow="ellipsis")
+            ),
             TextColumn("·", style="dim"),
             TextColumn("{task.fields[what]}", markup=False, style="cyan"),
             TimeElapsedColumn(),
-            console=console or Console(stderr=True), get_time=clock, auto_refresh=auto_refresh,
-            refresh_per_second=4, transient=True,  # stopped, it leaves only the printed lines
+            console=console or Console(stderr=True),
+            get_time=clock,
+            auto_refresh=auto_refresh,
+            refresh_per_second=4,
+            transient=True,  # stopped, it leaves only the printed lines
             redirect_stdout=False,  # stdout is the report's (and --json's), never the display's
         )
         self._tasks: dict[Key, TaskID] = {}
@@ -115,8 +124,11 @@ class LiveProgress:
             self._show(_key(event))
         elif isinstance(event, TrialProgress):
             # a confirmation reports its steps under the confirmed trial's index
-            key = ("confirm", event.index) if ("confirm", event.index) in self._tasks \
+            key = (
+                ("confirm", event.index)
+                if ("confirm", event.index) in self._tasks
                 else ("trial", event.index)
+            )
             rate = "" if event.step_time_s is None else f" ({event.step_time_s:.2f} s/step)"
             self._step[key] = f"step {event.step}/{event.total}{rate}"
             self._show(key)

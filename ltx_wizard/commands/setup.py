@@ -24,12 +24,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         "`git pull` when the checkout is too old for --checkpoint, `uv sync` and an import check. "
         "Nothing runs without a yes; shell rc files and system packages are never touched.",
     )
-    p.add_argument("--trainer-root", metavar="DIR", default=argparse.SUPPRESS,
-                   help="where the checkout is or is cloned to (default ~/LTX-2)")
-    p.add_argument("--trainer-repo", metavar="URL", default=None,
-                   help="clone from this URL or path instead (a mirror)")
-    p.add_argument("--checkpoint", metavar="FILE", help="the checkpoint you will train: the "
-                   "checkout is checked against what it needs")
+    p.add_argument(
+        "--trainer-root",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="where the checkout is or is cloned to (default ~/LTX-2)",
+    )
+    p.add_argument(
+        "--trainer-repo", metavar="URL", default=None, help="clone from this URL or path instead (a mirror)"
+    )
+    p.add_argument(
+        "--checkpoint",
+        metavar="FILE",
+        help="the checkpoint you will train: the checkout is checked against what it needs",
+    )
     p.add_argument("--text-encoder", metavar="PATH", help="its Gemma text encoder, checked too")
     p.add_argument("--yes", action="store_true", help="accept every offer (for scripts)")
     p.set_defaults(func=run)
@@ -114,8 +122,10 @@ def _finish(after, outcomes, log) -> int:
     if outcomes:
         _say(f"\nSetup log: {log}")
     if after.ready:
-        _say(f"Ready: uv {after.uv}; trainer checkout {after.root} synced"
-             + (f" ({after.caps.loads()})" if after.caps else ""))
+        _say(
+            f"Ready: uv {after.uv}; trainer checkout {after.root} synced"
+            + (f" ({after.caps.loads()})" if after.caps else "")
+        )
         print(after.root)
         return EXIT_OK
     missing = [o.title for o in after.offers] or ["see the notes above"]

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 
-
 def _interval(text: str) -> float:
     try:
         value = float(text)
@@ -29,12 +28,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "state (the state is in the output); 2 when RUN is not a run folder.",
     )
     parser.add_argument("run", metavar="RUN", help="the run folder")
-    parser.add_argument("--json", action="store_true", help="machine-readable output "
-                        "(with --watch: one JSON object per line)")
-    parser.add_argument("--watch", action="store_true",
-                        help="refresh until the run is no longer live (Ctrl-C leaves)")
-    parser.add_argument("--interval", type=_interval, default=5.0, metavar="S",
-                        help="seconds between refreshes with --watch (default 5)")
+    parser.add_argument(
+        "--json", action="store_true", help="machine-readable output (with --watch: one JSON object per line)"
+    )
+    parser.add_argument(
+        "--watch", action="store_true", help="refresh until the run is no longer live (Ctrl-C leaves)"
+    )
+    parser.add_argument(
+        "--interval",
+        type=_interval,
+        default=5.0,
+        metavar="S",
+        help="seconds between refreshes with --watch (default 5)",
+    )
     parser.set_defaults(func=run)
 
 

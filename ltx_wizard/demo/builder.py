@@ -49,16 +49,23 @@ def demo_folders(checkout: Path) -> list[str]:
 # The demo's clips as the trainer's preprocessing reads them (scripts/process_dataset.py: columns by
 # role, paths relative to the file): the Paths screen offers them as validation media.
 DEMO_DATASET = (
-    {"caption": "A red kite over a grey beach", "video": "prefix_1.mp4", "audio": "rain_1.wav",
-     "reference_video": "reference_1.mp4", "video_mask": "inpaint_mask_1.mp4"},
+    {
+        "caption": "A red kite over a grey beach",
+        "video": "prefix_1.mp4",
+        "audio": "rain_1.wav",
+        "reference_video": "reference_1.mp4",
+        "video_mask": "inpaint_mask_1.mp4",
+    },
     {"caption": "A cat walks across a sunlit kitchen floor", "video": "prefix_2.mp4"},
 )
 
 
 def write_dataset_file(folder: Path, media: Path) -> Path:
     """dataset.json beside the data root, naming the demo's media files."""
-    rows = [{k: v if k == "caption" else os.path.relpath(media / v, folder) for k, v in row.items()}
-            for row in DEMO_DATASET]
+    rows = [
+        {k: v if k == "caption" else os.path.relpath(media / v, folder) for k, v in row.items()}
+        for row in DEMO_DATASET
+    ]
     path = folder / "dataset.json"
     path.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return path
@@ -75,8 +82,9 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     # One batch on every simulated GPU at least (core/dataset/loader_batches.py): an 8-GPU demo
     # with 3 samples would plan a run whose loader yields nothing.
     gpus = len(preset_gpus(simulate or DEMO_PRESET))
-    data_root = make_data_root(root / "datasets" / "demo-clips" / ".precomputed", max(3, gpus),
-                               folders=demo_folders(checkout))
+    data_root = make_data_root(
+        root / "datasets" / "demo-clips" / ".precomputed", max(3, gpus), folders=demo_folders(checkout)
+    )
     write_dataset_file(data_root.parent, root / "media")
     # Clips of 97 frames (one silent, so the audio check has something to name) at 1280x720.
     clips: list[dict[str, object]] = [{}, {"frames": 121}, {"audio": False}, {"frames": 73}]

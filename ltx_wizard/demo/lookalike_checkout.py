@@ -89,7 +89,8 @@ training_strategy:
 
 """
 
-STANDARD_TEXT = """\
+STANDARD_TEXT = (
+    """\
 # ===========================================================================
 # Text-to-video LoRA (with audio), standard memory profile: 80GB-class GPUs.
 # Look-alike written by ltx-wizard for tests and the demo.
@@ -119,7 +120,9 @@ lora:
     - "to_out.0"
     # - "ff.net.0.proj"
 
-""" + _STRATEGY + """\
+"""
+    + _STRATEGY
+    + """\
 optimization:
   learning_rate: 1e-4
   steps: 2000
@@ -137,9 +140,12 @@ acceleration:
   load_text_encoder_in_8bit: false
   offload_optimizer_during_validation: false
 
-""" + _COMMON_TAIL
+"""
+    + _COMMON_TAIL
+)
 
-LOW_VRAM_TEXT = """\
+LOW_VRAM_TEXT = (
+    """\
 # ===========================================================================
 # Text-to-video LoRA (with audio), low memory profile: 32GB-class GPUs.
 # Look-alike written by ltx-wizard for tests and the demo.
@@ -157,7 +163,9 @@ lora:
   dropout: 0.0
   target_modules: ["to_k", "to_q", "to_v", "to_out.0"]
 
-""" + _STRATEGY + """\
+"""
+    + _STRATEGY
+    + """\
 optimization:
   learning_rate: 1e-4
   steps: 2000
@@ -175,7 +183,9 @@ acceleration:
   load_text_encoder_in_8bit: true
   offload_optimizer_during_validation: true
 
-""" + _COMMON_TAIL
+"""
+    + _COMMON_TAIL
+)
 
 ACCELERATE_TEXT = """\
 # Look-alike accelerate config ({kind}); the real ones hard-code four processes.
@@ -196,7 +206,11 @@ raise SystemExit("look-alike checkout: use the simulated trainer")
 
 
 def make_checkout(
-    root: Path, *, synced: bool = True, recipes: bool = True, media: Path | None = None,
+    root: Path,
+    *,
+    synced: bool = True,
+    recipes: bool = True,
+    media: Path | None = None,
     layout: str | None = "1.2",
 ) -> Path:
     """Write a look-alike LTX-2 monorepo under `root` and return `root`; `recipes` adds one

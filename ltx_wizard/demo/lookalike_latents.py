@@ -28,11 +28,23 @@ def _tuple(values) -> bytes:
 
 
 def _tensor(size: tuple[int, ...], key: str, storage: str) -> bytes:
-    strides = [prod(size[i + 1:]) for i in range(len(size))]
-    return (b"ctorch._utils\n_rebuild_tensor_v2\n(" + b"(" + _text("storage")
-            + f"ctorch\n{storage}\n".encode() + _text(key) + _text("cpu") + _int(prod(size))
-            + b"tQ" + _int(0) + _tuple(size) + _tuple(strides) + b"\x89"
-            + b"ccollections\nOrderedDict\n)Rt" + b"R")
+    strides = [prod(size[i + 1 :]) for i in range(len(size))]
+    return (
+        b"ctorch._utils\n_rebuild_tensor_v2\n("
+        + b"("
+        + _text("storage")
+        + f"ctorch\n{storage}\n".encode()
+        + _text(key)
+        + _text("cpu")
+        + _int(prod(size))
+        + b"tQ"
+        + _int(0)
+        + _tuple(size)
+        + _tuple(strides)
+        + b"\x89"
+        + b"ccollections\nOrderedDict\n)Rt"
+        + b"R"
+    )
 
 
 def pickle_of(obj: dict, storage: str = "BFloat16Storage") -> bytes:
@@ -73,13 +85,20 @@ def video_latents(frames: int, height: int, width: int, fps: float = 25.0) -> di
 
 def audio_latents(seconds: float) -> dict:
     steps = max(1, round(seconds * 25))
-    return {"latents": (8, steps, 16), "num_time_steps": steps, "frequency_bins": 16,
-            "duration": float(seconds)}
+    return {
+        "latents": (8, steps, 16),
+        "num_time_steps": steps,
+        "frequency_bins": 16,
+        "duration": float(seconds),
+    }
 
 
 def condition_embeddings(width: int = 3840) -> dict:
     """What process_captions.py saves per caption: 1024 tokens (ltx-core gemma_assets.py
     TOKENIZER_MAX_LENGTH) of the feature extractor's output. The default is the 19B's (the
     demo's checkpoint): FeatureExtractorV1 hands Gemma 3's hidden size, 3840, to both streams."""
-    return {"video_prompt_embeds": (1024, width), "prompt_attention_mask": (1024,),
-            "audio_prompt_embeds": (1024, width)}
+    return {
+        "video_prompt_embeds": (1024, width),
+        "prompt_attention_mask": (1024,),
+        "audio_prompt_embeds": (1024, width),
+    }

@@ -37,8 +37,9 @@ class Layout:
 LAYOUTS = {
     "1.0": Layout("1.0.0", "~=4.57.0", "4.57.6", False, (), False, False, True),
     "1.1": Layout("1.1.7", ">=4.52", "4.57.6", True, (), False, True, True),
-    "1.2": Layout("1.2.0", ">=5.8.0,<5.15", "5.14.1", True, ("gemma3", "gemma4", "gemma4_unified"),
-                  True, True, False),
+    "1.2": Layout(
+        "1.2.0", ">=5.8.0,<5.15", "5.14.1", True, ("gemma3", "gemma4", "gemma4_unified"), True, True, False
+    ),
 }
 LATEST = "1.2"
 CORE_SRC = Path("packages/ltx-core/src/ltx_core")
@@ -60,8 +61,12 @@ def _core_pyproject(layout: Layout) -> str:
 
 
 def _encoder_source(layout: Layout) -> str:
-    lines = ['"""Look-alike of the Gemma encoder code: the facts the wizard reads, nothing else."""',
-             "", "", "def builder_for(config):"]
+    lines = [
+        '"""Look-alike of the Gemma encoder code: the facts the wizard reads, nothing else."""',
+        "",
+        "",
+        "def builder_for(config):",
+    ]
     for kind in layout.gemma_types:
         lines.append(f'    if config.model_type == "{kind}":')
         lines.append(f'        return "{kind}"')
@@ -88,7 +93,7 @@ def lock_text(layout: Layout) -> str:
         f'[[package]]\nname = "transformers"\nversion = "{layout.locked}"\n'
         'source = { registry = "https://pypi.org/simple" }\n'
         f'wheels = [\n    {{ url = "https://files.example/transformers-{layout.locked}-py3-none-any.whl",'
-        ' size = 11534336 },\n]\n'
+        " size = 11534336 },\n]\n"
     )
 
 
@@ -97,8 +102,9 @@ def write_venv_package(root: Path, name: str, version: str) -> Path:
     site = root / ".venv" / "lib" / "python3.11" / "site-packages"
     info = site / f"{name}-{version}.dist-info"
     info.mkdir(parents=True, exist_ok=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-                                   encoding="utf-8")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
+    )
     return info
 
 
@@ -111,12 +117,14 @@ def write_layout(root: Path, name: str = LATEST, *, synced: bool = True) -> Path
     (core / "__init__.py").write_text("", "utf-8")
     (core / "text_encoders" / "gemma" / "encoders.py").write_text(_encoder_source(layout), "utf-8")
     (core / "model" / "transformer" / "model_configurator.py").write_text(
-        _transformer_source(layout), "utf-8")
+        _transformer_source(layout), "utf-8"
+    )
     trainer_src = root / "packages" / "ltx-trainer" / "src" / "ltx_trainer"
     trainer_src.mkdir(parents=True, exist_ok=True)
     (trainer_src / "__init__.py").write_text('"""Look-alike ltx_trainer package."""\n', "utf-8")
     (root / "packages" / "ltx-trainer" / "pyproject.toml").write_text(
-        f'[project]\nname = "ltx-trainer"\nversion = "{layout.core_version}"\n', "utf-8")
+        f'[project]\nname = "ltx-trainer"\nversion = "{layout.core_version}"\n', "utf-8"
+    )
     lock = root / "uv.lock"
     if synced or layout.ships_lock:
         lock.write_text(lock_text(layout), "utf-8")

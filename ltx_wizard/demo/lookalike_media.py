@@ -19,8 +19,16 @@ def _tmp(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
-def write_clip(path: Path, frames: int = 97, width: int = 1280, height: int = 720, *,
-               audio: bool = True, fps: int = 25, rotation: int = 0) -> Path:
+def write_clip(
+    path: Path,
+    frames: int = 97,
+    width: int = 1280,
+    height: int = 720,
+    *,
+    audio: bool = True,
+    fps: int = 25,
+    rotation: int = 0,
+) -> Path:
     """A real MP4 of `frames` frames at width x height (as stored; `rotation` sets the display
     matrix a phone writes for a clip shot upright), with a silent AAC track when `audio`."""
     import av
@@ -38,16 +46,18 @@ def write_clip(path: Path, frames: int = 97, width: int = 1280, height: int = 72
         if rotation:
             video.set_display_rotation(rotation)
         sound = out.add_stream("aac", rate=AUDIO_RATE, layout="mono") if audio else None
-        frame = av.VideoFrame.from_ndarray(np.full((height, width, 3), 96, np.uint8),
-                                           format="rgb24").reformat(format="yuv420p")
+        frame = av.VideoFrame.from_ndarray(
+            np.full((height, width, 3), 96, np.uint8), format="rgb24"
+        ).reformat(format="yuv420p")
         for index in range(frames):
             frame.pts = index
             out.mux(video.encode(frame))
         out.mux(video.encode(None))
         if sound is not None:
             samples = AUDIO_RATE * frames // fps
-            chunk = av.AudioFrame.from_ndarray(np.zeros((1, samples), np.float32), format="fltp",
-                                               layout="mono")
+            chunk = av.AudioFrame.from_ndarray(
+                np.zeros((1, samples), np.float32), format="fltp", layout="mono"
+            )
             chunk.sample_rate, chunk.pts, chunk.time_base = AUDIO_RATE, 0, Fraction(1, AUDIO_RATE)
             out.mux(sound.encode(chunk))
             out.mux(sound.encode(None))
@@ -55,16 +65,22 @@ def write_clip(path: Path, frames: int = 97, width: int = 1280, height: int = 72
     return path
 
 
-def _same_clip(path: Path, frames: int, width: int, height: int, audio: bool, fps: int,
-               rotation: int) -> bool:
+def _same_clip(
+    path: Path, frames: int, width: int, height: int, audio: bool, fps: int, rotation: int
+) -> bool:
     from ltx_wizard.core.dataset.clip_probe import probe_clip
 
     if not path.is_file():
         return False
     facts = probe_clip(path, fallback=False)
-    return facts.error is None and (facts.frames, facts.width, facts.height, facts.has_audio,
-                                    facts.fps, facts.rotation) == (frames, width, height, audio,
-                                                                   float(fps), rotation % 360)
+    return facts.error is None and (
+        facts.frames,
+        facts.width,
+        facts.height,
+        facts.has_audio,
+        facts.fps,
+        facts.rotation,
+    ) == (frames, width, height, audio, float(fps), rotation % 360)
 
 
 def write_image(path: Path, width: int = 1280, height: int = 720) -> Path:
@@ -78,15 +94,19 @@ def write_image(path: Path, width: int = 1280, height: int = 720) -> Path:
     with av.open(str(tmp), "w", format="image2") as out:
         still = out.add_stream("png", rate=1)
         still.width, still.height, still.pix_fmt = width, height, "rgb24"
-        out.mux(still.encode(av.VideoFrame.from_ndarray(
-            np.full((height, width, 3), 96, np.uint8), format="rgb24")))
+        out.mux(
+            still.encode(
+                av.VideoFrame.from_ndarray(np.full((height, width, 3), 96, np.uint8), format="rgb24")
+            )
+        )
         out.mux(still.encode(None))
     os.replace(tmp, path)
     return path
 
 
-def make_clip_dataset(folder: Path, clips: list[dict] | int = 3, *, fmt: str = "json",
-                      name: str = "dataset") -> Path:
+def make_clip_dataset(
+    folder: Path, clips: list[dict] | int = 3, *, fmt: str = "json", name: str = "dataset"
+) -> Path:
     """`folder`/videos/clip_NN.mp4 (each dict: write_clip's options) and a dataset file naming
     them with a caption each."""
     folder = Path(folder)
@@ -96,8 +116,7 @@ def make_clip_dataset(folder: Path, clips: list[dict] | int = 3, *, fmt: str = "
     for i, facts in enumerate(clips):
         rel = f"videos/clip_{i:02d}.mp4"
         write_clip(folder / rel, **facts)
-        entries.append({"caption": f"A look-alike clip number {i}, a cat on a sunny floor",
-                        "video": rel})
+        entries.append({"caption": f"A look-alike clip number {i}, a cat on a sunny floor", "video": rel})
     path = folder / f"{name}.{fmt}"
     if fmt == "json":
         path.write_text(json.dumps(entries, indent=2) + "\n", encoding="utf-8")

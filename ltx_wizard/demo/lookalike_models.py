@@ -133,8 +133,7 @@ def make_checkpoint(
     """An LTX-2 checkpoint declaring `params_b` billion transformer parameters; with `blocks`,
     laid out as that many real-sized LTX-2 transformer blocks (for LoRA sizes)."""
     n_params = round(params_b * 1e9)
-    tensors = (_ltx_block_tensors(n_params, dtype, blocks) if blocks
-               else _transformer_tensors(n_params, dtype))
+    tensors = _ltx_block_tensors(n_params, dtype, blocks) if blocks else _transformer_tensors(n_params, dtype)
     sections = ["transformer", "scheduler"]
     if not split:
         sections[1:1] = ["vae", "audio_vae", "vocoder"]

@@ -180,12 +180,12 @@ def keyframes(p):
     return p
 '''
 
-_MAIN = '''
+_MAIN = """
 
 if __name__ == "__main__":
     build_parser().parse_args()
     raise SystemExit("look-alike checkout: no model behind this entry point")
-'''
+"""
 
 MODULES = {
     "ti2vid_one_stage": '''\

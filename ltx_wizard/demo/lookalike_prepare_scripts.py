@@ -251,8 +251,12 @@ if __name__ == "__main__":
     sys.exit(main())
 '''
 
-SCRIPTS = {"split_scenes.py": SPLIT_SCENES, "caption_videos.py": CAPTION_VIDEOS,
-           "serve_captioner.py": SERVE_CAPTIONER, "compute_reference.py": COMPUTE_REFERENCE}
+SCRIPTS = {
+    "split_scenes.py": SPLIT_SCENES,
+    "caption_videos.py": CAPTION_VIDEOS,
+    "serve_captioner.py": SERVE_CAPTIONER,
+    "compute_reference.py": COMPUTE_REFERENCE,
+}
 
 
 def write_prepare_scripts(root: Path) -> list[Path]:

@@ -12,9 +12,18 @@ COLOURS = ((200, 40, 40), (40, 160, 60), (40, 60, 200), (220, 200, 40), (150, 60
 TONE_RATE = 16_000
 
 
-def write_video(path: Path, *, frames: int = 60, width: int = 128, height: int = 72,
-                fps: int = 24, audio: bool = True, rotation: int = 0,
-                scenes: int = 1, colour: int = 0) -> Path:
+def write_video(
+    path: Path,
+    *,
+    frames: int = 60,
+    width: int = 128,
+    height: int = 72,
+    fps: int = 24,
+    audio: bool = True,
+    rotation: int = 0,
+    scenes: int = 1,
+    colour: int = 0,
+) -> Path:
     """An H.264 MP4 of `frames` frames in `scenes` solid-colour stretches (hard cuts between),
     a display-matrix `rotation` (counter-clockwise degrees) and a sine tone unless silent."""
     import av
@@ -47,8 +56,7 @@ def _tone(av, out, stream, seconds: float) -> None:
 
     count = int(TONE_RATE * seconds)
     period = 160  # a 100 Hz tone: one period, repeated
-    wave = b"".join(struct.pack("<h", int(3000 * math.sin(2 * math.pi * i / period)))
-                    for i in range(period))
+    wave = b"".join(struct.pack("<h", int(3000 * math.sin(2 * math.pi * i / period))) for i in range(period))
     data = (wave * (count // period + 1))[: count * 2]
     frame = av.AudioFrame(format="s16", layout="mono", samples=count)
     frame.planes[0].update(data)

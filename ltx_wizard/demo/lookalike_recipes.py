@@ -46,12 +46,14 @@ RECIPES = (
     LookalikeRecipe(
         name="i2v_lora",
         title="Image-to-video LoRA (with audio): the first frame is given, the rest is generated.",
-        strategy=_VIDEO + """\
+        strategy=_VIDEO
+        + """\
     conditions:
       # frame 0 stays clean (no loss) on some of the steps
       - type: first_frame
         probability: 0.5
-""" + _AUDIO_GENERATED,
+"""
+        + _AUDIO_GENERATED,
         samples="""\
     - prompt: "A red kite over a grey beach, slow pan, wind and surf"
       conditions:
@@ -102,7 +104,8 @@ RECIPES = (
     LookalikeRecipe(
         name="a2v_lora",
         title="Audio-to-video LoRA: the audio is given (kept clean), the video is generated.",
-        strategy=_VIDEO + """\
+        strategy=_VIDEO
+        + """\
   audio:
     is_generated: false   # conditioning only: read, never denoised
     latents_dir: "audio_latents"
@@ -157,12 +160,14 @@ RECIPES = (
     LookalikeRecipe(
         name="video_extend_lora",
         title="Video extension LoRA (with audio): the first latent frames are given.",
-        strategy=_VIDEO + """\
+        strategy=_VIDEO
+        + """\
     conditions:
       - type: prefix
         temporal_boundary: 8   # latent frames kept clean
         probability: 1.0
-""" + _AUDIO_GENERATED,
+"""
+        + _AUDIO_GENERATED,
         samples="""\
     - prompt: "A red kite over a grey beach, slow pan, wind and surf"
       conditions:
@@ -284,8 +289,7 @@ def write_medium(path: Path) -> Path:
     if suffix == ".pt":
         path.write_bytes(MEDIA_HEADS[".pt"] + b"look-alike media\n")
         return path
-    written = write_render(path, path.stem, 7, None, 1 if suffix == ".png" else 9,
-                           video=suffix != ".wav")
+    written = write_render(path, path.stem, 7, None, 1 if suffix == ".png" else 9, video=suffix != ".wav")
     assert written == path, (written, path)
     return path
 

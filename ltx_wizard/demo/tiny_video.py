@@ -49,12 +49,17 @@ def _yuv420(data: bytes) -> tuple[bytes, bytes, bytes]:
     """BT.601 limited-range planes of an RGB image, computed here: FFmpeg's converter takes a
     SIMD path or not by how its buffers happen to be aligned, so the same picture came out a
     level apart from one run to the next (and the snapshots of these renders with it)."""
+
     def rgb(x: int, y: int) -> tuple[int, int, int]:
         at = (y * WIDTH + x) * 3
         return data[at], data[at + 1], data[at + 2]
 
-    luma = bytes(16 + (66 * r + 129 * g + 25 * b + 128) // 256
-                 for y in range(HEIGHT) for x in range(WIDTH) for r, g, b in [rgb(x, y)])
+    luma = bytes(
+        16 + (66 * r + 129 * g + 25 * b + 128) // 256
+        for y in range(HEIGHT)
+        for x in range(WIDTH)
+        for r, g, b in [rgb(x, y)]
+    )
     u, v = bytearray(), bytearray()
     for y in range(0, HEIGHT, 2):
         for x in range(0, WIDTH, 2):
@@ -70,8 +75,9 @@ def _frame(av, data: bytes, pix_fmt: str):
     planes = [data] if pix_fmt == "rgb24" else _yuv420(data)
     for plane, rows in zip(frame.planes, planes):
         width = len(rows) // (HEIGHT if plane is frame.planes[0] else HEIGHT // 2)
-        padded = b"".join(rows[i:i + width].ljust(plane.line_size, b"\0")
-                          for i in range(0, len(rows), width))
+        padded = b"".join(
+            rows[i : i + width].ljust(plane.line_size, b"\0") for i in range(0, len(rows), width)
+        )
         plane.update(padded)
     return frame
 
@@ -100,12 +106,12 @@ def _wav(path: Path, prompt: str, seed: int) -> None:
         out.setnchannels(1)
         out.setsampwidth(2)
         out.setframerate(8000)
-        out.writeframes(b"".join(struct.pack("<h", level if i % 40 < 20 else -level)
-                                 for i in range(800)))
+        out.writeframes(b"".join(struct.pack("<h", level if i % 40 < 20 else -level) for i in range(800)))
 
 
-def write_render(path: Path, prompt: str, seed: int, lora: str | None, frames: int,
-                 video: bool = True) -> Path:
+def write_render(
+    path: Path, prompt: str, seed: int, lora: str | None, frames: int, video: bool = True
+) -> Path:
     """Write the render the trainer would name `path` (its suffix changed for one frame or audio
     only); through a temp file and a rename, as the trainer's files appear whole."""
     suffix = ".wav" if not video else ".png" if frames == 1 else ".mp4"
@@ -136,5 +142,11 @@ def render_sample(raw: dict, index: int, lora: str | None, path: Path) -> Path:
     sample = samples[index % len(samples)] if samples else {"prompt": ""}
     dims = sample.get("video_dims") or validation.get("video_dims") or (960, 544, 97)
     seed = sample.get("seed") or validation.get("seed") or 42
-    return write_render(path, str(sample.get("prompt", "")), int(seed), lora, int(dims[2]),
-                        bool(validation.get("generate_video", True)))
+    return write_render(
+        path,
+        str(sample.get("prompt", "")),
+        int(seed),
+        lora,
+        int(dims[2]),
+        bool(validation.get("generate_video", True)),
+    )

@@ -133,8 +133,11 @@ class WizardApp(App[int]):
             else:
                 data = demo.data_root
             self.state.edit_request(
-                checkpoint=demo.checkpoint, text_encoder=demo.text_encoder, data_root=data,
-                trainer_root=self.options.trainer_root or demo.checkout)
+                checkpoint=demo.checkpoint,
+                text_encoder=demo.text_encoder,
+                data_root=data,
+                trainer_root=self.options.trainer_root or demo.checkout,
+            )
             self.demo = demo
 
     def on_unmount(self) -> None:
@@ -202,8 +205,15 @@ class WizardApp(App[int]):
                 await stop_all("cancelled")
                 self.exit(0, return_code=0)
 
-        self.push_screen(ConfirmDialog("Autotune is running. Quit and stop the running trial?",
-                                       yes="Quit", no="Keep going", title="Quit"), answered)
+        self.push_screen(
+            ConfirmDialog(
+                "Autotune is running. Quit and stop the running trial?",
+                yes="Quit",
+                no="Keep going",
+                title="Quit",
+            ),
+            answered,
+        )
 
 
 __all__ = ["WizardApp", "WizardOptions", "WizardState"]  # cli.py and tests import them here

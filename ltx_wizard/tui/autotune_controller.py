@@ -75,8 +75,9 @@ class AutotuneController:
         workers = [w for w in self.app.workers if w.group == "autotune" and not w.is_finished]
         if workers:
             try:
-                await asyncio.wait_for(asyncio.gather(*(w.wait() for w in workers),
-                                                      return_exceptions=True), timeout_s)
+                await asyncio.wait_for(
+                    asyncio.gather(*(w.wait() for w in workers), return_exceptions=True), timeout_s
+                )
             except TimeoutError:
                 pass
 
@@ -92,11 +93,14 @@ class AutotuneController:
         assert state.run_dir is not None and state.probe is not None
         trainer_root = state.request.trainer_root
         return factory(
-            state.run_dir, probe=state.probe, assessment=state.assessment,
+            state.run_dir,
+            probe=state.probe,
+            assessment=state.assessment,
             trainer_cmd=split_trainer_cmd(options.trainer_cmd) if options.trainer_cmd else None,
             stand_in=stand_in_for(app.simulate, env=options.sim_env),
             trainer_root=trainer_root,
-            on_event=self.on_event, allow_batch_change=state.allow_batch_change,
+            on_event=self.on_event,
+            allow_batch_change=state.allow_batch_change,
         )
 
     async def _run(self) -> None:

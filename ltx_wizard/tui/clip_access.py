@@ -26,8 +26,10 @@ def player(path: Path) -> list[str] | None:
 
 
 def no_player_text() -> str:
-    return ("no terminal video player found (install mpv or timg to play here); "
-            "copy the file off the box with the scp line")
+    return (
+        "no terminal video player found (install mpv or timg to play here); "
+        "copy the file off the box with the scp line"
+    )
 
 
 def scp_line(path: Path, env: dict[str, str] | None = None) -> str:

@@ -21,8 +21,10 @@ def remove_demo_folder(app: WizardApp) -> str | None:
         return None
     run_dir = app.state.run_dir
     if run_dir is not None and running_pid(run_dir) is not None:
-        return (f"Demo folder kept while the simulated training runs: {demo.root} "
-                f"(remove it later: rm -rf {demo.root})")
+        return (
+            f"Demo folder kept while the simulated training runs: {demo.root} "
+            f"(remove it later: rm -rf {demo.root})"
+        )
     shutil.rmtree(demo.root, ignore_errors=True)
     return f"Demo: its temporary folder {demo.root} was removed."
 
@@ -44,12 +46,13 @@ def exit_report(app: WizardApp) -> tuple[list[str], list[str]]:
             out += [f"  {step}" for step in steps] if len(steps) > 1 else []
         out.append(f"Log: {launch_files(run_dir)[0]}")
         if pid is None and not is_tuned(run_dir):
-            tune = remaining_steps(run_dir, app.simulate)[:-len(steps)] or []
+            tune = remaining_steps(run_dir, app.simulate)[: -len(steps)] or []
             if tune:
                 out.append("Not tuned yet; to tune it first: " + " && ".join(tune))
         if pid is not None:
-            out.append(f"Training runs as pid {pid}: tail -f {launch_files(run_dir)[0]}; "
-                       f"stop it with kill -- -{pid}")
+            out.append(
+                f"Training runs as pid {pid}: tail -f {launch_files(run_dir)[0]}; stop it with kill -- -{pid}"
+            )
     if run_dir is not None and (run_dir / "plan.md").exists():
         out.append("Come back to it: " + " or ".join(come_back(run_dir, app.simulate)))
     if note:

@@ -26,10 +26,12 @@ def ask_stop(screen: MonitorScreen) -> None:
         screen.notify("No live training process to stop", severity="warning")
         return
     proc = status.process
-    saved = (f"The checkpoint of step {status.checkpoints[0].step} stays; the steps since then "
-             "are lost." if status.checkpoints else
-             "No checkpoint was saved yet, so every step trained so far is lost.")
-    question = (f"Stop the training run (pid {proc.pid}) and every rank it started? {saved}")
+    saved = (
+        f"The checkpoint of step {status.checkpoints[0].step} stays; the steps since then are lost."
+        if status.checkpoints
+        else "No checkpoint was saved yet, so every step trained so far is lost."
+    )
+    question = f"Stop the training run (pid {proc.pid}) and every rank it started? {saved}"
 
     async def stop() -> None:
         await stop_trainer(proc)
@@ -40,8 +42,9 @@ def ask_stop(screen: MonitorScreen) -> None:
         if yes:
             screen.run_worker(stop(), group="monitor-stop", exclusive=True, exit_on_error=False)
 
-    screen.app.push_screen(ConfirmDialog(question, yes="Stop training", no="Keep it running",
-                                         title="Stop training"), answered)
+    screen.app.push_screen(
+        ConfirmDialog(question, yes="Stop training", no="Keep it running", title="Stop training"), answered
+    )
 
 
 def ask_start(screen: MonitorScreen, why: str) -> None:
@@ -51,8 +54,11 @@ def ask_start(screen: MonitorScreen, why: str) -> None:
 
     def answered(yes: bool | None) -> None:
         if not yes:
-            screen.notify("config.yaml is patched; start training again whenever you are ready: "
-                          f"bash {screen.run_dir / 'launch.sh'}", timeout=10)
+            screen.notify(
+                "config.yaml is patched; start training again whenever you are ready: "
+                f"bash {screen.run_dir / 'launch.sh'}",
+                timeout=10,
+            )
             return
         try:
             pid, _log = start_training(screen.run_dir)
@@ -62,9 +68,15 @@ def ask_start(screen: MonitorScreen, why: str) -> None:
         screen.notify(f"Training runs in the background again: pid {pid}")
         screen.refresh_status()
 
-    screen.app.push_screen(ConfirmDialog(f"{why} Start training again now (bash launch.sh in the "
-                                         "background)?", yes="Start training", no="Not now",
-                                         title="Start training"), answered)
+    screen.app.push_screen(
+        ConfirmDialog(
+            f"{why} Start training again now (bash launch.sh in the background)?",
+            yes="Start training",
+            no="Not now",
+            title="Start training",
+        ),
+        answered,
+    )
 
 
 def _failure(exc: Exception) -> str:
@@ -80,8 +92,10 @@ def ask_resume(screen: MonitorScreen) -> None:
 
     status = screen.status
     if status is None or not status.resumable:
-        screen.notify("Resume needs a run that is not running, with a checkpoint saved while the "
-                      "loss was finite", severity="warning")
+        screen.notify(
+            "Resume needs a run that is not running, with a checkpoint saved while the loss was finite",
+            severity="warning",
+        )
         return
     usable = status.usable_checkpoint
     try:
@@ -98,13 +112,16 @@ def ask_resume(screen: MonitorScreen) -> None:
         except Exception as exc:  # noqa: BLE001 - a user file must not take the screen down
             screen.notify(_failure(exc), severity="error", timeout=10)
             return
-        moved = (f" The earlier samples of step {plan.start_step} are in {aside}." if aside
-                 else "")
-        ask_start(screen, f"config.yaml now loads {plan.checkpoint.path.name} (the previous "
-                          f"config is kept as {backup.name}).{moved}")
+        moved = f" The earlier samples of step {plan.start_step} are in {aside}." if aside else ""
+        ask_start(
+            screen,
+            f"config.yaml now loads {plan.checkpoint.path.name} (the previous "
+            f"config is kept as {backup.name}).{moved}",
+        )
 
-    screen.app.push_screen(ConfigChangeDialog("Resume training", plan.sentence(), plan.diff,
-                                              yes="Patch config.yaml"), answered)
+    screen.app.push_screen(
+        ConfigChangeDialog("Resume training", plan.sentence(), plan.diff, yes="Patch config.yaml"), answered
+    )
 
 
 def ask_fix(screen: MonitorScreen) -> None:
@@ -136,9 +153,10 @@ def ask_fix(screen: MonitorScreen) -> None:
             return
         ask_start(screen, done)
 
-    sentence = (f"The run failed ({diagnosis.kind}): {diagnosis.cause}\nThe trainer's advice, "
-                "cheapest first, starts with this change to config.yaml:")
+    sentence = (
+        f"The run failed ({diagnosis.kind}): {diagnosis.cause}\nThe trainer's advice, "
+        "cheapest first, starts with this change to config.yaml:"
+    )
     if plan.notes:
         sentence += "\n" + " ".join(plan.notes)
-    screen.app.push_screen(ConfigChangeDialog("Apply the proposed fix", sentence, plan.diff),
-                           answered)
+    screen.app.push_screen(ConfigChangeDialog("Apply the proposed fix", sentence, plan.diff), answered)

@@ -23,10 +23,14 @@ def validation_form_for(draft: PlanRequest):
     from ltx_wizard.core.validation.form import ValidationForm, validation_form
 
     try:
-        return validation_form(form_text(draft.trainer_root), draft.recipe,
-                               form_text(draft.data_root),
-                               [str(m) for m in draft.validation_media], draft.validation_prompts,
-                               draft.validation)
+        return validation_form(
+            form_text(draft.trainer_root),
+            draft.recipe,
+            form_text(draft.data_root),
+            [str(m) for m in draft.validation_media],
+            draft.validation_prompts,
+            draft.validation,
+        )
     except Exception as exc:  # the section must not break the form: say it in its line
         return ValidationForm(error=f"cannot read the recipe's validation: {exc}")
 

@@ -14,12 +14,12 @@ FIELDS = (
 REQUIRED = ("checkpoint", "text_encoder", "data_root", "trainer_root")
 EMPTY_HINT = {
     "checkpoint": "required: type the path of the LTX .safetensors, or F2 to pick one found on disk "
-                  "(none yet? F3 downloads the ones the trainer's docs name)",
+    "(none yet? F3 downloads the ones the trainer's docs name)",
     "text_encoder": "required: type the Gemma folder that matches the checkpoint, or F2 to pick one",
     "data_root": "required: the .precomputed folder the trainer's scripts/process_dataset.py wrote, "
-                 "or the dataset.json of your clips (preprocessed after approval)",
+    "or the dataset.json of your clips (preprocessed after approval)",
     "trainer_root": "required: your LTX-2 clone (git clone https://github.com/Lightricks/LTX-2, "
-                    "then uv sync in it)",
+    "then uv sync in it)",
     "video_vae": "required for a split pack: type its video VAE .safetensors, or F2",
     "audio_vae": "required for a split pack: type its audio VAE .safetensors, or F2",
 }
@@ -32,7 +32,9 @@ VIDEO_ONLY_OPTION = "the Video only box below"
 TEXT_FIELDS = ("resolution_buckets", "lora_trigger", "precomputed_dir")
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-PATHS_HELP = ("Step 2 · Model, data and trainer paths", """\
+PATHS_HELP = (
+    "Step 2 · Model, data and trainer paths",
+    """\
 **What it does.** Checks each path as you type, reading file headers only (milliseconds).
 
 **Fields.**
@@ -54,4 +56,5 @@ PATHS_HELP = ("Step 2 · Model, data and trainer paths", """\
 trainer's docs name for download (size, free disk, gated terms, token), one at a time, each only
 after y.
 
-**Next.** Continue (ctrl+n) prepares the plan; nothing is written yet.""")
+**Next.** Continue (ctrl+n) prepares the plan; nothing is written yet.""",
+)

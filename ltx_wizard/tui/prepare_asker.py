@@ -51,8 +51,11 @@ class ScreenAsker:
         self._waiting(dialog.title_text.lower())
         # mypy matches none of Textual's push_screen overloads here (it reads the literal
         # wait_for_dismiss=True as bool); the call is the wait_for_dismiss=True one
-        return bool(await self.screen.app.push_screen(  # type: ignore[call-overload]
-            dialog, wait_for_dismiss=True))
+        return bool(
+            await self.screen.app.push_screen(  # type: ignore[call-overload]
+                dialog, wait_for_dismiss=True
+            )
+        )
 
     async def approve_captions(self, shown: list[tuple[str, str]]) -> bool | str:
         from ltx_wizard.tui.dialogs.spot_check import SpotCheckDialog
@@ -66,13 +69,15 @@ class ScreenAsker:
         from ltx_wizard.tui.dialogs.holdout_ask import HoldoutDialog
 
         self._waiting("held-out samples")
-        return int(await self.screen.app.push_screen(  # type: ignore[call-overload]  # as above
-            HoldoutDialog(question), wait_for_dismiss=True) or 0)
+        return int(
+            await self.screen.app.push_screen(  # type: ignore[call-overload]  # as above
+                HoldoutDialog(question), wait_for_dismiss=True
+            )
+            or 0
+        )
 
     def say(self, line: str) -> None:
         self.screen.post_message(PrepareLine(line))
 
     def progress(self, stage: str, done: int, total: int) -> None:
         self.screen.post_message(PrepareProgress(stage, done, total))
-
-

@@ -31,9 +31,7 @@ def good(tmp_path):
 
 def _tree(root):
     return sorted(
-        (p, os.stat(os.path.join(p, n)).st_mtime_ns)
-        for p, _d, names in os.walk(root)
-        for n in names
+        (p, os.stat(os.path.join(p, n)).st_mtime_ns) for p, _d, names in os.walk(root) for n in names
     )
 
 
@@ -98,9 +96,7 @@ def test_failures_exit_2_each_with_its_own_line(tmp_path, good, capsys):
     assert "3 of 3 checks failed" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize(
-    "hostile", ["/dev/zero", "", "~/nothing.safetensors", "s3://b/k", "file:///x"]
-)
+@pytest.mark.parametrize("hostile", ["/dev/zero", "", "~/nothing.safetensors", "s3://b/k", "file:///x"])
 def test_hostile_checkpoint_never_tracebacks(good, capsys, hostile):
     rc = main(["check", "--checkpoint", hostile, "--text-encoder", str(good["te"])])
     out, err = capsys.readouterr()
@@ -108,9 +104,7 @@ def test_hostile_checkpoint_never_tracebacks(good, capsys, hostile):
 
 
 def test_gemma_mismatch_is_one_clear_line(tmp_path, capsys):
-    ckpt = make_checkpoint(
-        tmp_path / "ltx-2.5.safetensors", gemma_version="4", model_version="2.5.0"
-    )
+    ckpt = make_checkpoint(tmp_path / "ltx-2.5.safetensors", gemma_version="4", model_version="2.5.0")
     te = make_gemma_dir(tmp_path / "gemma-3", gemma_version="3")
     rc = main(["check", "--checkpoint", str(ckpt), "--text-encoder", str(te)])
     out, _ = capsys.readouterr()
@@ -132,8 +126,9 @@ def test_split_pack_requires_and_validates_the_vaes(tmp_path, capsys):
         ("audio_vae", False),
     ]
     assert "split pack, which needs it; pass --video-vae FILE" in report["items"][2]["error"]
-    video, audio = make_vae(tmp_path / "v.safetensors", "video"), make_vae(
-        tmp_path / "a.safetensors", "audio"
+    video, audio = (
+        make_vae(tmp_path / "v.safetensors", "video"),
+        make_vae(tmp_path / "a.safetensors", "audio"),
     )
     rc = main(
         [
@@ -194,8 +189,20 @@ def test_relative_paths_resolve_against_cwd(tmp_path, good, capsys, monkeypatch)
 
 
 def _check_data(good, data, *extra):
-    return main(["check", "--checkpoint", str(good["ckpt"]), "--text-encoder", str(good["te"]),
-                 "--data-root", str(data), "--trainer-root", str(good["checkout"]), *extra])
+    return main(
+        [
+            "check",
+            "--checkpoint",
+            str(good["ckpt"]),
+            "--text-encoder",
+            str(good["te"]),
+            "--data-root",
+            str(data),
+            "--trainer-root",
+            str(good["checkout"]),
+            *extra,
+        ]
+    )
 
 
 def test_video_only_data_fails_naming_the_folder_and_the_option(tmp_path, good, capsys):

@@ -16,9 +16,18 @@ def _check(tmp_path, rows, *extra):
     path = tmp_path / "clips" / "dataset.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     models = tmp_path / "models"
-    return main(["check", "--checkpoint", str(make_checkpoint(models / "c.safetensors", params_b=19)),
-                 "--text-encoder", str(make_gemma_dir(models / "gemma")), "--dataset", str(path),
-                 *extra])
+    return main(
+        [
+            "check",
+            "--checkpoint",
+            str(make_checkpoint(models / "c.safetensors", params_b=19)),
+            "--text-encoder",
+            str(make_gemma_dir(models / "gemma")),
+            "--dataset",
+            str(path),
+            *extra,
+        ]
+    )
 
 
 def test_a_big_dataset_shows_its_progress_and_counts_what_trains(tmp_path, capsys, ffprobe_mode):

@@ -53,7 +53,11 @@ def test_three_categories_with_and_without_the_lora_laid_out_and_listed(model_tr
     assert "In-distribution (3):" in out and "Held-out (5):" in out and "Evaluation done." in out
     eval_dir = run / "outputs" / "eval"
     assert sorted(p.name for p in eval_dir.iterdir()) == [
-        "held-out", "in-distribution", "out-of-distribution", "prompts.json"]  # no cruft
+        "held-out",
+        "in-distribution",
+        "out-of-distribution",
+        "prompts.json",
+    ]  # no cruft
     manifest = json.loads((eval_dir / "prompts.json").read_text())
     renders = manifest["renders"]
     assert len(renders) == (3 + 1 + 5) * 2
@@ -73,8 +77,9 @@ def test_three_categories_with_and_without_the_lora_laid_out_and_listed(model_tr
     # validate-only configs beside config.yaml; nothing written outside the run folder
     assert (run / "eval-config.yaml").is_file() and (run / "eval-config.base.yaml").is_file()
     assert str(final_checkpoint(run)) in (run / "eval-config.yaml").read_text()
-    assert [p for p in tree(box.ws.parent) if not p.startswith("ws/run")] == \
-        [p for p in outside if not p.startswith("ws/run")]
+    assert [p for p in tree(box.ws.parent) if not p.startswith("ws/run")] == [
+        p for p in outside if not p.startswith("ws/run")
+    ]
     lines = "\n".join(evaluation_lines(run))
     assert "### In-distribution (3 prompts)" in lines and "### Held-out (5 prompts)" in lines
     assert 'Seed 42: "a cat floats in space"' in lines
@@ -83,8 +88,7 @@ def test_three_categories_with_and_without_the_lora_laid_out_and_listed(model_tr
 
 def test_no_held_out_set_is_said_not_invented(model_tree, capsys):
     run = finished_run(model_tree(), capsys, holdout=0)
-    (run / "logs" / "train.log").write_text(MARKER.format(pid=4321) +
-                                            sample_log("ok_single_gpu_cols250"))
+    (run / "logs" / "train.log").write_text(MARKER.format(pid=4321) + sample_log("ok_single_gpu_cols250"))
     code, out, _ = _eval(capsys, run, "--production", "no", "--no-base")
     assert code == 0
     assert "Held-out evaluation skipped: no held-out set" in out
@@ -114,8 +118,9 @@ def test_production_renders_through_ltx_pipelines_with_the_lora(model_tree, caps
 def test_fp8_is_offered_where_bf16_would_not_fit(model_tree, capsys):
     box = model_tree(sim="rtx5090")
     run = finished_run(box, capsys, holdout=0, params_b=19.0)
-    code, out, err = _eval(capsys, run, "--production", "yes", "--no-base", "--prompt", "a cat",
-                           sim="rtx5090")
+    code, out, err = _eval(
+        capsys, run, "--production", "yes", "--no-base", "--prompt", "a cat", sim="rtx5090"
+    )
     assert code == 0, err
     assert "bf16: at least 37.9 GiB per GPU" in out and "does not fit" in out
     assert "-> fp8-cast: at least 20.2 GiB" in out

@@ -22,8 +22,7 @@ def _fast_sim(monkeypatch):
 
 
 def _eval(capsys, run, *extra):
-    code = main(["eval", str(run), "--yes", "--simulate", "h100", "--no-base",
-                 *map(str, extra)])
+    code = main(["eval", str(run), "--yes", "--simulate", "h100", "--no-base", *map(str, extra)])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -59,7 +58,9 @@ def test_image_to_video_is_fed_each_prompts_first_frame(model_tree, capsys):
     assert len(made) == 3 + 1
     first = made["in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4"]
     assert first["pipeline"] == "ltx_pipelines.ti2vid_one_stage"
-    png = run / "outputs/eval/inputs/in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.first-frame.png"
+    png = (
+        run / "outputs/eval/inputs/in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.first-frame.png"
+    )
     clip = run / "dataset/clips/c0.mp4"
     assert first["conditioning"] == f"first frame: {clip} -> {png}"
     # the PNG is the clip's own frame 0 (not a later one), decoded with PyAV
@@ -67,8 +68,10 @@ def test_image_to_video_is_fed_each_prompts_first_frame(model_tree, capsys):
     log = (run / "logs/eval.log").read_text()
     assert f"conditioning on image {png} at frame 0" in log
     lines = "\n".join(evaluation_lines(run))  # run-summary.md's section
-    assert ("01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4` (with the LoRA, "
-            "ltx-pipelines `ltx_pipelines.ti2vid_one_stage`, 576x576x89") in lines
+    assert (
+        "01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4` (with the LoRA, "
+        "ltx-pipelines `ltx_pipelines.ti2vid_one_stage`, 576x576x89"
+    ) in lines
     assert f"; fed first frame: {clip} -> {png})" in lines
     # a prompt of the user's has no row: the run's own validation image, passed as it is
     ood = made["out-of-distribution/01_a-cat-in-space.pipelines.mp4"]
@@ -76,19 +79,21 @@ def test_image_to_video_is_fed_each_prompts_first_frame(model_tree, capsys):
     assert ood["conditioning"].endswith("first_frame_1.png")
 
 
-def test_ic_lora_renders_through_ic_lora_with_the_reference_on_the_distilled_model(
-        model_tree, capsys):
+def test_ic_lora_renders_through_ic_lora_with_the_reference_on_the_distilled_model(model_tree, capsys):
     box = model_tree()
     run = finished_recipe_run(box, capsys, "v2v_ic_lora", with_reference=True)
     config = run / "config.yaml"
     config.write_text(patch_yaml_text(config.read_text(), {"validation.video_dims": [608, 544, 89]}))
     code, out, err = _eval(capsys, run, "--production", "auto")
     assert code == 0, err
-    assert "not run: ltx_pipelines.ic_lora (IC-LoRA (video-to-video)) needs the distilled " \
-           "checkpoint" in out and "and the spatial upscaler x2" in out
+    assert (
+        "not run: ltx_pipelines.ic_lora (IC-LoRA (video-to-video)) needs the distilled checkpoint" in out
+        and "and the spatial upscaler x2" in out
+    )
     assert not _pipelines(run)
-    distilled, upscaler = _release_files(box.ckpt, "ltx-2.3-22b-distilled-1.1.safetensors",
-                                         "ltx-2.3-spatial-upscaler-x2-1.1.safetensors")
+    distilled, upscaler = _release_files(
+        box.ckpt, "ltx-2.3-22b-distilled-1.1.safetensors", "ltx-2.3-spatial-upscaler-x2-1.1.safetensors"
+    )
     code, out, err = _eval(capsys, run, "--production", "yes")
     assert code == 0, err
     assert f"with {distilled}" in out and f"with {upscaler}" in out
@@ -102,19 +107,22 @@ def test_ic_lora_renders_through_ic_lora_with_the_reference_on_the_distilled_mod
     ood = made["out-of-distribution/01_the-subject-walking-through-a-forest-at.pipelines.mp4"]
     assert ood["conditioning"] == f"reference video: {box.ws.parent / 'media/reference_1.mp4'}"
     job = json.loads((run / "logs/eval-job.json").read_text())["production"]
-    assert job["args"][:4] == ["--distilled-checkpoint-path", str(distilled),
-                               "--gemma-root", str(box.gemma)]
+    assert job["args"][:4] == ["--distilled-checkpoint-path", str(distilled), "--gemma-root", str(box.gemma)]
     assert "--num-inference-steps" not in job["args"]  # the distilled parser has none
     trainer = json.loads((run / "outputs/eval/prompts.json").read_text())["renders"][
-        "in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.mp4"]
+        "in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.mp4"
+    ]
     assert trainer["video_dims"] == [608, 544, 89] and trainer["pipeline"] == ""
 
 
 def test_audio_to_video_gets_the_rows_audio_and_the_two_stage_files(model_tree, capsys):
     box = model_tree()
     run = finished_recipe_run(box, capsys, "a2v_lora", with_audio=True)
-    lora, upscaler = _release_files(box.ckpt, "ltx-2.3-22b-distilled-lora-384-1.1.safetensors",
-                                    "ltx-2.3-spatial-upscaler-x2-1.1.safetensors")
+    lora, upscaler = _release_files(
+        box.ckpt,
+        "ltx-2.3-22b-distilled-lora-384-1.1.safetensors",
+        "ltx-2.3-spatial-upscaler-x2-1.1.safetensors",
+    )
     code, out, err = _eval(capsys, run, "--production", "yes")
     assert code == 0, err
     made = _pipelines(run)
@@ -133,8 +141,8 @@ def test_text_to_audio_writes_sound_through_t2a(model_tree, capsys):
     assert code == 0, err
     made = _pipelines(run)
     assert sorted(n for n in made if n.startswith("in-")) == [
-        f"in-distribution/0{i + 1}_a-tabby-cat-number-{i}-naps-on-a-red-sofa.pipelines.wav"
-        for i in range(3)]
+        f"in-distribution/0{i + 1}_a-tabby-cat-number-{i}-naps-on-a-red-sofa.pipelines.wav" for i in range(3)
+    ]
     assert all(n.endswith(".pipelines.wav") for n in made) and len(made) == 6
     assert {e["pipeline"] for e in made.values()} == {"ltx_pipelines.t2a_one_stage"}
     wav = run / "outputs/eval" / next(iter(made))
@@ -148,5 +156,7 @@ def test_a_mode_no_entry_point_takes_keeps_its_stated_reason(model_tree, capsys)
     run = finished_recipe_run(box, capsys, "video_inpainting_lora")
     code, _, err = _eval(capsys, run, "--production", "yes")
     assert code == 2
-    assert ("--production yes: the run validates with a mask to inpaint, which no "
-            "ltx-pipelines entry point takes on its command line") in err
+    assert (
+        "--production yes: the run validates with a mask to inpaint, which no "
+        "ltx-pipelines entry point takes on its command line"
+    ) in err

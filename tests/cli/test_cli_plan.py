@@ -45,7 +45,7 @@ def run_json(capsys, argv) -> dict:
 
 def changed(before: str, after: str) -> list[str]:
     a, b = before.splitlines(), after.splitlines()
-    extra = b[len(a):] if len(b) > len(a) else []
+    extra = b[len(a) :] if len(b) > len(a) else []
     return [y for x, y in zip(a, b) if x != y] + extra
 
 
@@ -56,12 +56,20 @@ def test_single_gpu_writes_the_run_folder(box, capsys):
     run = box.ws / "run"
     assert out == f"{run}\n"  # stdout: only the path
     assert "80GB+ tier" in err and "uv run python scripts/train.py" in err
-    assert (f"in the trainer team's order:\n  ltx-wizard autotune {run} --simulate h100\n"
-            f"  bash {run}/launch.sh\n") in err
+    assert (
+        f"in the trainer team's order:\n  ltx-wizard autotune {run} --simulate h100\n  bash {run}/launch.sh\n"
+    ) in err
     assert f"Come back to the run with: ltx-wizard --simulate h100 --run-dir {run}" in err
     assert sorted(p.name for p in run.iterdir()) == [
-        "config.yaml", "dataset", "launch.sh", "logs", "outputs", "overfit", "plan.json", "plan.md",
-        "run.json"
+        "config.yaml",
+        "dataset",
+        "launch.sh",
+        "logs",
+        "outputs",
+        "overfit",
+        "plan.json",
+        "plan.md",
+        "run.json",
     ]
     assert box.shipped("t2v_lora.yaml").read_bytes() == shipped  # never modified
     config = (run / "config.yaml").read_text()
@@ -85,14 +93,31 @@ def test_single_gpu_writes_the_run_folder(box, capsys):
 def test_json_contract(box, capsys):
     data = run_json(capsys, box.args())
     run = box.ws / "run"
-    assert set(data) == {"run_dir", "config", "plan", "tier", "base_config", "launch_command",
-                         "launch_cwd", "launch_script", "warnings", "recipe", "applied"}
+    assert set(data) == {
+        "run_dir",
+        "config",
+        "plan",
+        "tier",
+        "base_config",
+        "launch_command",
+        "launch_cwd",
+        "launch_script",
+        "warnings",
+        "recipe",
+        "applied",
+    }
     assert data["recipe"] == "t2v_lora" and data["applied"] == []  # #15: the recipe and its keys
     assert data["launch_script"] == str(run / "launch.sh")
     assert data["run_dir"] == str(run) and data["config"] == str(run / "config.yaml")
     assert data["tier"] == "80GB+" and data["base_config"] == "t2v_lora.yaml"
-    assert data["launch_command"] == ["uv", "run", "python", "scripts/train.py",
-                                      str(run / "config.yaml"), "--disable-progress-bars"]
+    assert data["launch_command"] == [
+        "uv",
+        "run",
+        "python",
+        "scripts/train.py",
+        str(run / "config.yaml"),
+        "--disable-progress-bars",
+    ]
     assert data["launch_cwd"] == str(box.checkout / "packages/ltx-trainer")
 
 
@@ -137,8 +162,7 @@ def test_ddp_keeps_the_effective_batch(box, capsys):
 
 def test_effective_batch_that_cannot_be_kept_is_said_plainly(box, capsys):
     data = run_json(capsys, box.args(sim="2xh100"))  # shipped batch 1 x 1, but 2 GPUs
-    assert any("effective batch 1 cannot be kept" in w and "becomes 2" in w
-               for w in data["warnings"])
+    assert any("effective batch 1 cannot be kept" in w and "becomes 2" in w for w in data["warnings"])
 
 
 def test_full_finetune_on_two_80gb_gpus_uses_fsdp(box, capsys):
@@ -239,7 +263,7 @@ def test_crlf_shipped_file_stays_crlf_and_byte_identical_elsewhere(box, capsys):
 def test_top_level_workspace_before_the_command_is_honoured(box, capsys):
     argv = box.args()
     i = argv.index("--workspace")
-    del argv[i:i + 2]
+    del argv[i : i + 2]
     assert main(["--workspace", str(box.ws), *argv]) == 0
     assert (box.ws / "run" / "plan.md").is_file()
 
@@ -252,8 +276,13 @@ def test_effective_batch_must_be_positive(box, capsys):
 
 def test_narrowed_gpus_are_carried_into_the_launch(box):
     probe = ProbeResult(source="nvml", gpus=preset_gpus("2xh100"), cuda_visible_devices="2,3")
-    request = PlanRequest(trainer_root=box.checkout, checkpoint=box.ckpt, text_encoder=box.gemma,
-                          data_root=box.data, workspace=box.ws)
+    request = PlanRequest(
+        trainer_root=box.checkout,
+        checkpoint=box.ckpt,
+        text_encoder=box.gemma,
+        data_root=box.data,
+        workspace=box.ws,
+    )
     draft = prepare_plan(request, assess(probe), now=datetime(2025, 1, 2, 3, 4), env={})
     assert draft.run_name == "t2v-cats-20250102-0304"
     assert draft.launch.env == {"CUDA_VISIBLE_DEVICES": "2,3"}
@@ -266,8 +295,14 @@ def test_narrowed_gpus_are_carried_into_the_launch(box):
 
 def test_mixed_gpus_warn_and_take_the_smallest_tier(box, capsys):
     probe = ProbeResult(source="nvml", gpus=preset_gpus("2xa6000") + preset_gpus("h100")[:1])
-    request = PlanRequest(trainer_root=box.checkout, checkpoint=box.ckpt, text_encoder=box.gemma,
-                          data_root=box.data, workspace=box.ws, run_name="mixed")
+    request = PlanRequest(
+        trainer_root=box.checkout,
+        checkpoint=box.ckpt,
+        text_encoder=box.gemma,
+        data_root=box.data,
+        workspace=box.ws,
+        run_name="mixed",
+    )
     draft = prepare_plan(request, assess(probe), env={})
     assert draft.base_config == "t2v_lora_low_vram.yaml"
     assert any("mixed GPU models" in w for w in draft.warnings)
@@ -281,8 +316,7 @@ def _uv_on_path(tmp_path, monkeypatch, body: str) -> None:
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
-def test_trainer_schema_rejection_is_shown_verbatim_and_nothing_written(box, capsys, tmp_path,
-                                                                         monkeypatch):
+def test_trainer_schema_rejection_is_shown_verbatim_and_nothing_written(box, capsys, tmp_path, monkeypatch):
     _uv_on_path(tmp_path, monkeypatch, "echo 'lora.rank\n  Input should be >= 2'\nexit 1\n")
     assert main(box.args("--validate-with-trainer")) == 1
     err = capsys.readouterr().err
@@ -313,8 +347,9 @@ def test_run_summary_counts_the_data_as_the_plan_did(box, capsys):
 
     assert main(box.args()) == 0
     run = box.ws / "run"
-    (run / "logs" / "train.log").write_text("=== 2026-01-02T03:04:00Z launch.sh started, pid 1\n"
-                                            + sample_log("ok_single_gpu_cols250"))
+    (run / "logs" / "train.log").write_text(
+        "=== 2026-01-02T03:04:00Z launch.sh started, pid 1\n" + sample_log("ok_single_gpu_cols250")
+    )
     capsys.readouterr()
     assert main(["status", str(run)]) == 0
     summary = (run / "run-summary.md").read_text()

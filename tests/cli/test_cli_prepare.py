@@ -34,22 +34,44 @@ def box(tmp_path):
 
 
 def prepare(box: Path, source: Path, *extra: str) -> int:
-    return main(["prepare", str(source), "--trainer-root", str(box / "LTX-2"),
-                 "--workspace", str(box / "ws"), "--run-name", "run", "--simulate", "h100",
-                 *extra])
+    return main(
+        [
+            "prepare",
+            str(source),
+            "--trainer-root",
+            str(box / "LTX-2"),
+            "--workspace",
+            str(box / "ws"),
+            "--run-name",
+            "run",
+            "--simulate",
+            "h100",
+            *extra,
+        ]
+    )
 
 
 def plan_argv(box: Path, plan_args: list[str]) -> list[str]:
-    return ["plan", "--trainer-root", str(box / "LTX-2"), "--simulate", "h100",
-            "--checkpoint", str(box / "models" / "ltx-2-19b.safetensors"),
-            "--text-encoder", str(box / "models" / "gemma"), *plan_args]
+    return [
+        "plan",
+        "--trainer-root",
+        str(box / "LTX-2"),
+        "--simulate",
+        "h100",
+        "--checkpoint",
+        str(box / "models" / "ltx-2-19b.safetensors"),
+        "--text-encoder",
+        str(box / "models" / "gemma"),
+        *plan_args,
+    ]
 
 
 def test_raw_clips_to_autotune_from_the_command_line(box, capsys):
     raw = raw_folder(box)
     before = snapshot(raw)
-    assert prepare(box, raw, "--split-scenes", "--holdout", "1", "--lora-trigger", "sks",
-                   "--yes", "--json") == 0, capsys.readouterr().err
+    assert (
+        prepare(box, raw, "--split-scenes", "--holdout", "1", "--lora-trigger", "sks", "--yes", "--json") == 0
+    ), capsys.readouterr().err
     out = json.loads(capsys.readouterr().out)
     run, dataset = Path(out["run_dir"]), Path(out["dataset"])
     rows = json.loads(dataset.read_text())
@@ -64,8 +86,7 @@ def test_raw_clips_to_autotune_from_the_command_line(box, capsys):
     assert (run / "plan.md").is_file() and read_state(run).spec.lora_trigger == "sks"
     assert main(["preprocess", str(run), "--one-sample", "--simulate", "h100"]) == 0
     capsys.readouterr()
-    assert main(["autotune", str(run), "--simulate", "h100", "--json"]) == 0, \
-        capsys.readouterr().err
+    assert main(["autotune", str(run), "--simulate", "h100", "--json"]) == 0, capsys.readouterr().err
     assert json.loads(capsys.readouterr().out)["winner"] is not None
 
 

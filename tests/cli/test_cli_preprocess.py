@@ -15,7 +15,10 @@ from ltx_wizard.core.dataset.pt_shapes import latent_size
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 from ltx_wizard.demo.lookalike_checkout import load_parser, make_checkout
 from ltx_wizard.demo.lookalike_latents import (
-    audio_latents, condition_embeddings, video_latents, write_pt,
+    audio_latents,
+    condition_embeddings,
+    video_latents,
+    write_pt,
 )
 from ltx_wizard.demo.lookalike_media import make_clip_dataset
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
@@ -39,11 +42,26 @@ def box(tmp_path):
 
 def plan(box: Path, clips, *extra) -> tuple[int, Path, Path]:
     dataset = make_clip_dataset(box / "cats", clips)
-    code = main(["plan", "--trainer-root", str(box / "LTX-2"),
-                 "--checkpoint", str(box / "models" / "ltx-2-19b.safetensors"),
-                 "--text-encoder", str(box / "models" / "gemma"), "--dataset", str(dataset),
-                 "--workspace", str(box / "ws"), "--run-name", "run", "--simulate", "a6000",
-                 *extra])
+    code = main(
+        [
+            "plan",
+            "--trainer-root",
+            str(box / "LTX-2"),
+            "--checkpoint",
+            str(box / "models" / "ltx-2-19b.safetensors"),
+            "--text-encoder",
+            str(box / "models" / "gemma"),
+            "--dataset",
+            str(dataset),
+            "--workspace",
+            str(box / "ws"),
+            "--run-name",
+            "run",
+            "--simulate",
+            "a6000",
+            *extra,
+        ]
+    )
     return code, box / "ws" / "run", dataset
 
 
@@ -86,7 +104,9 @@ def test_clips_to_tuned_config_one_sample_before_full(box, capsys):
     assert "full preprocess: done, verified" in out
     assert "clip_01.mp4 (40 frames)" in err  # the script's skip, reconciled
     assert sorted(p.name for p in (data_root / "latents" / "videos").iterdir()) == [
-        "clip_00.pt", "clip_02.pt"]
+        "clip_00.pt",
+        "clip_02.pt",
+    ]
     assert "--overwrite" not in (run / "logs" / "preprocess.log").read_text()  # the user's data
     assert main(["preprocess", str(run)]) == 0  # done: not run again
     assert "already done" in capsys.readouterr().out
@@ -103,8 +123,11 @@ def test_bad_dataset_is_one_line_naming_file_and_fix(box, capsys):
 def test_existing_matching_precomputed_is_verified_and_reused(box, capsys):
     dataset = make_clip_dataset(box / "cats", 2)
     root = dataset.parent / ".precomputed"
-    written = {"latents": video_latents(49, 544, 960), "audio_latents": audio_latents(1.96),
-               "conditions": condition_embeddings()}
+    written = {
+        "latents": video_latents(49, 544, 960),
+        "audio_latents": audio_latents(1.96),
+        "conditions": condition_embeddings(),
+    }
     for folder, tensors in written.items():
         for i in range(2):
             write_pt(root / folder / "videos" / f"clip_{i:02d}.pt", tensors)
@@ -135,17 +158,30 @@ def test_existing_precomputed_at_another_bucket_is_never_overwritten(box, capsys
 def test_arguments_parse_with_the_trainer_scripts_parser(box):
     """Pinned against the look-alike of process_dataset.py's parser, read from the file."""
     script = box / "LTX-2" / SCRIPT
-    spec = PreprocessSpec(buckets="960x544x49;512x512x49", model_path=Path("/m/ckpt.safetensors"),
-                          text_encoder_path=Path("/m/gemma"), video_vae_path=Path("/m/v.st"),
-                          audio_vae_path=Path("/m/a.st"), lora_trigger="CATZ", skip_audio=True,
-                          load_text_encoder_in_8bit=True)
-    argv = preprocess_args(spec, Path("/d/dataset.json"), Path("/d/.precomputed"),
-                           script_options(script))
+    spec = PreprocessSpec(
+        buckets="960x544x49;512x512x49",
+        model_path=Path("/m/ckpt.safetensors"),
+        text_encoder_path=Path("/m/gemma"),
+        video_vae_path=Path("/m/v.st"),
+        audio_vae_path=Path("/m/a.st"),
+        lora_trigger="CATZ",
+        skip_audio=True,
+        load_text_encoder_in_8bit=True,
+    )
+    argv = preprocess_args(spec, Path("/d/dataset.json"), Path("/d/.precomputed"), script_options(script))
     ns = load_parser(script).parse_args(argv)
     assert (ns.dataset_path, ns.resolution_buckets, ns.model_path, ns.text_encoder_path) == (
-        "/d/dataset.json", "960x544x49;512x512x49", "/m/ckpt.safetensors", "/m/gemma")
+        "/d/dataset.json",
+        "960x544x49;512x512x49",
+        "/m/ckpt.safetensors",
+        "/m/gemma",
+    )
     assert (ns.video_vae_path, ns.audio_vae_path, ns.output_dir, ns.lora_trigger) == (
-        "/m/v.st", "/m/a.st", "/d/.precomputed", "CATZ")
+        "/m/v.st",
+        "/m/a.st",
+        "/d/.precomputed",
+        "CATZ",
+    )
     assert ns.skip_audio and ns.load_text_encoder_in_8bit and not ns.overwrite
 
 
@@ -159,9 +195,14 @@ def test_script_options_are_read_from_the_checkout(box):
     # an older script without --lora-trigger: refused before anything runs
     script.write_text(script.read_text().replace('"--lora-trigger"', '"--trigger"'))
     with pytest.raises(Exception, match="no --lora-trigger option"):
-        preprocess_args(PreprocessSpec(buckets="960x544x49", model_path=Path("/m"),
-                                       text_encoder_path=Path("/g"), lora_trigger="x"),
-                        Path("/d.json"), Path("/o"), script_options(script))
+        preprocess_args(
+            PreprocessSpec(
+                buckets="960x544x49", model_path=Path("/m"), text_encoder_path=Path("/g"), lora_trigger="x"
+            ),
+            Path("/d.json"),
+            Path("/o"),
+            script_options(script),
+        )
 
 
 def test_simulated_preprocessor_refuses_what_the_script_refuses(box, tmp_path, monkeypatch):
@@ -183,13 +224,22 @@ def test_simulated_preprocessor_refuses_what_the_script_refuses(box, tmp_path, m
 
 def test_check_reads_a_dataset_file(box, capsys):
     dataset = make_clip_dataset(box / "cats", [{}, {"frames": 30}, {"audio": False}])
-    base = ["check", "--checkpoint", str(box / "models" / "ltx-2-19b.safetensors"),
-            "--text-encoder", str(box / "models" / "gemma"), "--dataset", str(dataset)]
+    base = [
+        "check",
+        "--checkpoint",
+        str(box / "models" / "ltx-2-19b.safetensors"),
+        "--text-encoder",
+        str(box / "models" / "gemma"),
+        "--dataset",
+        str(dataset),
+    ]
     assert main(base) == 0
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if "data_root" in x)
     # what the trainer trains on: the short clip is skipped, the silent one left out of audio
-    assert line.startswith("warn") and "1 of 3 clips usable at 960x544x49 (1 skipped, 1 without sound)" in line
+    assert (
+        line.startswith("warn") and "1 of 3 clips usable at 960x544x49 (1 skipped, 1 without sound)" in line
+    )
     assert "clip_01.mp4: 30 frames" in line and "clip_02.mp4" in line
     assert main([*base, "--resolution-buckets", "960x544x50"]) == 2
     assert "multiple of 8 plus 1" in capsys.readouterr().out
@@ -205,8 +255,7 @@ def test_partly_written_data_root_is_resumed_not_overwritten(box, capsys):
     before = done.stat().st_mtime_ns
     code, run, _ = plan(box, 3)
     assert code == 0, capsys.readouterr().err
-    assert "partly written" in (run / "plan.md").read_text() and "resumes it" in (
-        run / "plan.md").read_text()
+    assert "partly written" in (run / "plan.md").read_text() and "resumes it" in (run / "plan.md").read_text()
     mark_done(run, "one")  # (autotune ran: its own tests cover it)
     assert main(["preprocess", str(run), "--simulate", "a6000"]) == 0
     assert done.stat().st_mtime_ns == before  # the script skipped what was written
@@ -234,22 +283,40 @@ def test_plan_json_lists_the_steps_in_order(box, capsys):
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     # planned on simulated GPUs: every later command needs them too (it would probe real ones)
-    assert data["preprocess_steps"] == [f"ltx-wizard preprocess {run} --one-sample --simulate a6000",
-                                        f"ltx-wizard autotune {run} --simulate a6000",
-                                        f"ltx-wizard preprocess {run} --simulate a6000"]
+    assert data["preprocess_steps"] == [
+        f"ltx-wizard preprocess {run} --one-sample --simulate a6000",
+        f"ltx-wizard autotune {run} --simulate a6000",
+        f"ltx-wizard preprocess {run} --simulate a6000",
+    ]
 
 
-def test_on_two_gpus_the_first_preprocess_encodes_a_batch_for_each_so_the_confirmation_runs(
-        box, capsys):
+def test_on_two_gpus_the_first_preprocess_encodes_a_batch_for_each_so_the_confirmation_runs(box, capsys):
     # the trainer's loader gives nothing to fewer than batch x GPUs samples: one clip first
     # would leave autotune's confirmation on both GPUs with no batch at all
     clips = [{}, {"audio": False}, {}, {}]
     dataset = make_clip_dataset(box / "cats", clips)
-    assert main(["plan", "--trainer-root", str(box / "LTX-2"),
-                 "--checkpoint", str(box / "models" / "ltx-2-19b.safetensors"),
-                 "--text-encoder", str(box / "models" / "gemma"), "--dataset", str(dataset),
-                 "--workspace", str(box / "ws"), "--run-name", "run",
-                 "--simulate", "2xa6000"]) == 0
+    assert (
+        main(
+            [
+                "plan",
+                "--trainer-root",
+                str(box / "LTX-2"),
+                "--checkpoint",
+                str(box / "models" / "ltx-2-19b.safetensors"),
+                "--text-encoder",
+                str(box / "models" / "gemma"),
+                "--dataset",
+                str(dataset),
+                "--workspace",
+                str(box / "ws"),
+                "--run-name",
+                "run",
+                "--simulate",
+                "2xa6000",
+            ]
+        )
+        == 0
+    )
     run = box / "ws" / "run"
     capsys.readouterr()
     assert main(["preprocess", str(run), "--one-sample", "--simulate", "2xa6000"]) == 0
@@ -267,8 +334,7 @@ def test_plan_md_counts_clips_before_any_is_encoded_and_follows_the_preprocessin
     assert code == 0, capsys.readouterr().err
     dataset_section = (run / "plan.md").read_text().split("## Dataset")[1].split("## ")[0]
     assert "3 clips listed; the trainer will train on 2 of them" in dataset_section
-    assert "preprocessed sample" not in dataset_section and "Nothing is preprocessed yet" in (
-        dataset_section)
+    assert "preprocessed sample" not in dataset_section and "Nothing is preprocessed yet" in (dataset_section)
     assert main(["preprocess", str(run), "--one-sample", "--simulate", "a6000"]) == 0
     out = capsys.readouterr().out
     assert f"Next: ltx-wizard autotune {run} --simulate a6000" in out  # the GPUs it was planned on

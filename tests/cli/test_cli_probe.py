@@ -22,8 +22,14 @@ def test_json_has_exactly_the_contract_keys(capsys):
     assert code == 0
     assert set(data) == {"source", "gpus", "per_gpu_vram_gb", "tier", "base_config", "gate", "notes"}
     assert data["source"] == "simulated"
-    assert data["gpus"] == [{"index": 0, "name": "NVIDIA H100 80GB HBM3",
-                             "memory_total_mib": 81559, "uuid": data["gpus"][0]["uuid"]}]
+    assert data["gpus"] == [
+        {
+            "index": 0,
+            "name": "NVIDIA H100 80GB HBM3",
+            "memory_total_mib": 81559,
+            "uuid": data["gpus"][0]["uuid"],
+        }
+    ]
     assert (data["per_gpu_vram_gb"], data["tier"], data["base_config"]) == (80, "80GB+", "t2v_lora.yaml")
     assert data["gate"] == {"blocked": False, "message": None}
 
@@ -77,8 +83,9 @@ def test_bad_input_exits_2_with_one_line(capsys, args, words):
     assert words in err and err.startswith("ltx-wizard: ") and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("args", [["probe", "--vram-gb", "lots"], ["probe", "--simulate", "h100",
-                                                                   "--from-csv", "x"], ["bogus"]])
+@pytest.mark.parametrize(
+    "args", [["probe", "--vram-gb", "lots"], ["probe", "--simulate", "h100", "--from-csv", "x"], ["bogus"]]
+)
 def test_usage_errors_exit_2(args, capsys):
     with pytest.raises(SystemExit) as exc:
         main(args)
@@ -109,12 +116,14 @@ def test_run_dir_that_does_not_exist_is_exit_2_before_the_wizard_opens(tmp_path,
 
 
 def test_version_and_help_through_python_m():
-    out = subprocess.run([sys.executable, "-m", "ltx_wizard", "--version"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "ltx_wizard", "--version"], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == f"ltx-wizard {__version__}"
     for args in (["--help"], ["probe", "--help"]):
-        shown = subprocess.run([sys.executable, "-m", "ltx_wizard", *args],
-                               capture_output=True, text=True, check=True).stdout
+        shown = subprocess.run(
+            [sys.executable, "-m", "ltx_wizard", *args], capture_output=True, text=True, check=True
+        ).stdout
         assert "usage: ltx-wizard" in shown
 
 

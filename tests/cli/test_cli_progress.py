@@ -24,8 +24,9 @@ from tests.core.autotune.test_autotune_engine import plan_run
 
 ROOT = Path(__file__).resolve().parents[2]
 ESC = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
-RESULT = results.TrialResult(index=1, change="baseline", outcome="ok", step_time_s=4.5,
-                            peak_vram_gb=33.7, kept=True)
+RESULT = results.TrialResult(
+    index=1, change="baseline", outcome="ok", step_time_s=4.5, peak_vram_gb=33.7, kept=True
+)
 
 
 class Clock:
@@ -82,7 +83,8 @@ def test_a_confirmations_phases_are_its_own(tmp_path):
     clock.now += 42
     printer(phase("validating", "training to step 2, then validating", index=3, confirmation=True))
     assert out.getvalue().splitlines()[-1] == (
-        "confirmation of trial 3: training to step 2, then validating (42 s)")
+        "confirmation of trial 3: training to step 2, then validating (42 s)"
+    )
 
 
 def live(clock: Clock):
@@ -107,8 +109,7 @@ def test_a_terminal_shows_a_live_row_per_running_trial():
     assert "quantizing the model" in text and "0:01:15" in text
     assert "training, step 20/40 (4.31 s/step)" in text and "0:05:40" in text
     # a second trial side by side gets its own row
-    display(events.TrialStarted(index=2, change="quantization -> null", total_steps=40,
-                                config_path="c.yaml"))
+    display(events.TrialStarted(index=2, change="quantization -> null", total_steps=40, config_path="c.yaml"))
     assert len(display._progress.tasks) == 2
     for _, event in a_trial(clock)[6:]:
         display(event)
@@ -120,8 +121,7 @@ def test_a_terminal_shows_a_live_row_per_running_trial():
 def test_two_runs_of_one_trial_number_share_a_row_until_both_end():
     # side by side, the pool can guess two configs for the next trial number at once
     display, _ = live(Clock())
-    started = events.TrialStarted(index=3, change="optimizer -> adamw", total_steps=40,
-                                  config_path="c.yaml")
+    started = events.TrialStarted(index=3, change="optimizer -> adamw", total_steps=40, config_path="c.yaml")
     display(started)
     display(started)
     display(phase("ended", "ended", index=3))
@@ -139,9 +139,8 @@ def test_the_cli_piped_prints_the_simulated_trainers_phases(tmp_path, capsys):
     assert "\x1b" not in err and "\r" not in err
     lines = err.splitlines()
     first = lines.index("trial 1: baseline ...")
-    said = [re.sub(r" \(\d+ s\)$", "", line) for line in lines[first + 1:first + 4]]
-    assert said == ["trial 1: loading the model", "trial 1: quantizing the model",
-                    "trial 1: training"]
+    said = [re.sub(r" \(\d+ s\)$", "", line) for line in lines[first + 1 : first + 4]]
+    assert said == ["trial 1: loading the model", "trial 1: quantizing the model", "trial 1: training"]
     assert "trial 1: saving the weights" in err and "  step 40/40" in err
 
 
@@ -149,8 +148,9 @@ def _run_in_a_terminal(argv: list[str], timeout_s: float = 120.0) -> tuple[int, 
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, start_new_session=True
+    )
     os.close(slave)
     chunks, deadline = [], time.monotonic() + timeout_s
     try:
@@ -174,8 +174,19 @@ def _run_in_a_terminal(argv: list[str], timeout_s: float = 120.0) -> tuple[int, 
 
 def test_the_cli_on_a_terminal_draws_rows_then_leaves_the_usual_lines(tmp_path):
     run_dir = plan_run(tmp_path, "a6000")
-    code, screen = _run_in_a_terminal([sys.executable, "-m", "ltx_wizard", "--simulate", "a6000",
-                                       "autotune", str(run_dir), "--max-trials", "2"])
+    code, screen = _run_in_a_terminal(
+        [
+            sys.executable,
+            "-m",
+            "ltx_wizard",
+            "--simulate",
+            "a6000",
+            "autotune",
+            str(run_dir),
+            "--max-trials",
+            "2",
+        ]
+    )
     assert code == 0, screen[-2000:]
     text = ESC.sub("", screen)
     assert "\x1b[" in screen and "trial 1  baseline · starting 0:00:00" in text  # drawn as it starts
@@ -185,8 +196,9 @@ def test_the_cli_on_a_terminal_draws_rows_then_leaves_the_usual_lines(tmp_path):
 
 
 def test_rich_is_imported_only_for_the_live_display():
-    code = ("import sys\nfrom ltx_wizard.commands.progress import autotune_progress\n"
-            "autotune_progress(json_mode=False)\nprint('rich' in sys.modules)\n")
-    piped = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                           text=True, check=True)
+    code = (
+        "import sys\nfrom ltx_wizard.commands.progress import autotune_progress\n"
+        "autotune_progress(json_mode=False)\nprint('rich' in sys.modules)\n"
+    )
+    piped = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert piped.stdout.strip() == "False"

@@ -18,8 +18,7 @@ def status(capsys, *argv) -> tuple[int, str, str]:
 
 
 def test_finished_run_prints_its_block_and_writes_the_summary(tmp_path, capsys):
-    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),),
-                   samples=(50,))
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),), samples=(50,))
     code, out, _ = status(capsys, run)
     assert code == 0
     assert "Training: finished" in out and "Step 50 / 50 (100%)" in out
@@ -46,8 +45,9 @@ def test_failed_runs_print_cause_and_advice_as_json(tmp_path, capsys, case):
 
 
 def test_live_run_shows_pid_and_start_time(tmp_path, capsys):
-    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation "
-                                                                       "samples for step 50")[0])
+    run = make_run(
+        tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0]
+    )
     proc = start_live(run)
     try:
         code, out, _ = status(capsys, run)
@@ -55,14 +55,18 @@ def test_live_run_shows_pid_and_start_time(tmp_path, capsys):
         end(proc)
     assert code == 0 and f"Training: live: pid {proc.pid}, started 20" in out
     # (50 - 40) steps x 1.555 s; the trainer's "Total Time: 0h 0m" is too coarse to prefer
-    assert "ETA: ~16s (steady pace; validation and checkpoint pauses not counted)  |  1.56 s/step " \
+    assert (
+        "ETA: ~16s (steady pace; validation and checkpoint pauses not counted)  |  1.56 s/step "
         "(steady)" in out
+    )
 
 
 def test_stopped_run_with_checkpoints_offers_resume(tmp_path, capsys):
-    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation "
-                                                                       "samples for step 50")[0],
-                   checkpoints=((20, True), (40, False)))
+    run = make_run(
+        tmp_path,
+        sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0],
+        checkpoints=((20, True), (40, False)),
+    )
     code, out, _ = status(capsys, run, "--json")
     doc = json.loads(out)
     assert doc["state"] == "stopped" and doc["resumable"]
@@ -95,24 +99,23 @@ def test_not_a_run_folder_is_one_line_and_exit_2(tmp_path, capsys):
     assert exc.value.code == 2 and "--interval 0 is outside" in capsys.readouterr().err
 
 
-def test_a_run_whose_clips_were_never_encoded_is_told_to_preprocess_not_to_edit_config(
-        tmp_path, capsys):
+def test_a_run_whose_clips_were_never_encoded_is_told_to_preprocess_not_to_edit_config(tmp_path, capsys):
     # planned from clips, launched before `ltx-wizard preprocess RUN` wrote the data root: the
     # trainer's schema names preprocessed_data_root, and the advice once was "fix that key"
-    log = ("Error: Invalid configuration data: 1 validation error for LtxTrainerConfig\n"
-           "data.preprocessed_data_root\n"
-           "  Value error, Dataset path does not exist: /clips/.precomputed [type=value_error, "
-           "input_value='/clips/.precomputed', input_type=str]\n")
+    log = (
+        "Error: Invalid configuration data: 1 validation error for LtxTrainerConfig\n"
+        "data.preprocessed_data_root\n"
+        "  Value error, Dataset path does not exist: /clips/.precomputed [type=value_error, "
+        "input_value='/clips/.precomputed', input_type=str]\n"
+    )
     run = make_run(tmp_path, log)
-    (run / "preprocess.json").write_text(json.dumps({"one_sample_done": True,
-                                                     "full_done": False}))
+    (run / "preprocess.json").write_text(json.dumps({"one_sample_done": True, "full_done": False}))
     code, out, _ = status(capsys, run, "--json")
     diagnosis = json.loads(out)["diagnosis"]
     assert diagnosis["kind"] == "not_encoded" and "does not exist" in diagnosis["cause"]
     assert f"ltx-wizard preprocess {run}" in diagnosis["advice"][0]
     assert "fix that key" not in " ".join(diagnosis["advice"]) and diagnosis["changes"] == {}
-    (run / "preprocess.json").write_text(json.dumps({"one_sample_done": True,
-                                                     "full_done": True}))
+    (run / "preprocess.json").write_text(json.dumps({"one_sample_done": True, "full_done": True}))
     code, out, _ = status(capsys, run, "--json")  # encoded after all: the trainer's own words
     assert json.loads(out)["diagnosis"]["kind"] == "config"
 
@@ -123,17 +126,25 @@ def test_a_live_run_shows_plan_mds_estimate_beside_its_eta_and_what_each_counts(
     from ltx_wizard.core.tuning.results import AutotuneSummary
     from ltx_wizard.core.tuning.tune_record import TuneRecord, write_tune_record
 
-    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation "
-                                                                       "samples for step 50")[0])
+    run = make_run(
+        tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0]
+    )
     duration = Duration(steps=50, step_s=1.5, passes=2, videos=1, video_s=30.0, load_s=60.0)
-    write_tune_record(run, TuneRecord(summary=AutotuneSummary(trials=[], winner=None,
-                                                              config_patched=False),
-                                      config_text="", duration=duration))
+    write_tune_record(
+        run,
+        TuneRecord(
+            summary=AutotuneSummary(trials=[], winner=None, config_patched=False),
+            config_text="",
+            duration=duration,
+        ),
+    )
     proc = start_live(run)
     try:
         code, out, _ = status(capsys, run)
     finally:
         end(proc)
-    assert "Estimate in plan.md: about 3 min for the whole run (50 steps, 2 validation passes " \
+    assert (
+        "Estimate in plan.md: about 3 min for the whole run (50 steps, 2 validation passes "
         "and the load, from autotune's trials); the ETA counts what is left of this launch" in out
+    )
     assert "ETA: ~16s (steady pace; validation and checkpoint pauses not counted)" in out

@@ -31,10 +31,25 @@ def _args(tmp_path: Path, recipe: str, *extra: str) -> list[str]:
         make_gemma_dir(tmp_path / "models" / "gemma")
     strategy = find_recipe(checkout / "packages/ltx-trainer/configs", recipe).strategy
     data = make_data_root(tmp_path / recipe / ".precomputed", 3, folders=list(required_folders(strategy)))
-    return ["plan", "--trainer-root", str(checkout), "--checkpoint",
-            str(tmp_path / "models" / "ltx.safetensors"), "--text-encoder",
-            str(tmp_path / "models" / "gemma"), "--data-root", str(data), "--workspace",
-            str(tmp_path / "ws"), "--recipe", recipe, "--simulate", "h100", "--json", *extra]
+    return [
+        "plan",
+        "--trainer-root",
+        str(checkout),
+        "--checkpoint",
+        str(tmp_path / "models" / "ltx.safetensors"),
+        "--text-encoder",
+        str(tmp_path / "models" / "gemma"),
+        "--data-root",
+        str(data),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--recipe",
+        recipe,
+        "--simulate",
+        "h100",
+        "--json",
+        *extra,
+    ]
 
 
 def _plan(tmp_path, capsys, recipe, *extra) -> tuple[dict, dict, str]:
@@ -45,12 +60,23 @@ def _plan(tmp_path, capsys, recipe, *extra) -> tuple[dict, dict, str]:
 
 def test_media_and_prompts_given_are_written_and_stated(tmp_path, capsys):
     one, two = write_medium(tmp_path / "me" / "one.png"), write_medium(tmp_path / "me" / "two.png")
-    out, config, plan = _plan(tmp_path, capsys, "i2v_lora", "--validation-media", str(one),
-                              "--validation-media", str(two), "--validation-prompt", "my cat",
-                              "--validation-prompt", "my dog")
+    out, config, plan = _plan(
+        tmp_path,
+        capsys,
+        "i2v_lora",
+        "--validation-media",
+        str(one),
+        "--validation-media",
+        str(two),
+        "--validation-prompt",
+        "my cat",
+        "--validation-prompt",
+        "my dog",
+    )
     assert config["validation"]["samples"] == [
         {"prompt": "my cat", "conditions": [{"type": "first_frame", "image_or_video": str(one)}]},
-        {"prompt": "my dog", "conditions": [{"type": "first_frame", "image_or_video": str(two)}]}]
+        {"prompt": "my dog", "conditions": [{"type": "first_frame", "image_or_video": str(two)}]},
+    ]
     assert "Validation: 2 validation samples with your media (2 file(s)" in plan
     assert not [w for w in out["warnings"] if "validation" in w]
 
@@ -85,14 +111,20 @@ def test_without_media_the_warning_names_the_dataset_files_media(tmp_path, capsy
     assert f"the dataset file beside the data root names {clip}" in warning
 
 
-@pytest.mark.parametrize("extra, words", [
-    (["--validation-media", "{tmp}/nope.png"], "--validation-media {tmp}/nope.png: "
-     "'{tmp}/nope.png' does not exist (for validation.samples[0].conditions[0]"
-     ".image_or_video: image)"),
-    (["--validation-media", "{tmp}/clip.txt"], "no known container in its first bytes"),
-    (["--validation-media", "{tmp}/clip.txt", "--no-validation"], "--no-validation turns"),
-    (["--no-validation", "--no-validation-media"], "not allowed with argument"),
-])
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (
+            ["--validation-media", "{tmp}/nope.png"],
+            "--validation-media {tmp}/nope.png: "
+            "'{tmp}/nope.png' does not exist (for validation.samples[0].conditions[0]"
+            ".image_or_video: image)",
+        ),
+        (["--validation-media", "{tmp}/clip.txt"], "no known container in its first bytes"),
+        (["--validation-media", "{tmp}/clip.txt", "--no-validation"], "--no-validation turns"),
+        (["--no-validation", "--no-validation-media"], "not allowed with argument"),
+    ],
+)
 def test_bad_validation_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, extra, words):
     (tmp_path / "clip.txt").write_text("just text")
     extra = [e.format(tmp=tmp_path) for e in extra]
@@ -103,15 +135,13 @@ def test_bad_validation_input_is_one_line_exit_2_and_writes_nothing(tmp_path, ca
     assert not (tmp_path / "ws").exists() or not list((tmp_path / "ws").glob("*/config.yaml"))
 
 
-
 def test_a_truncated_second_image_is_refused_before_anything_heavy(tmp_path, capsys):
     # the autotune confirmation validates sample 1 only; a second image cut short passed the
     # first-bytes check and killed the handed-over run when the trainer opened it
     one, two = write_medium(tmp_path / "me" / "one.png"), write_medium(tmp_path / "me" / "two.png")
     two.write_bytes(two.read_bytes()[: len(two.read_bytes()) // 2])
     assert two.read_bytes().startswith(b"\x89PNG")  # still looks like a PNG
-    code = main(_args(tmp_path, "i2v_lora", "--validation-media", str(one),
-                      "--validation-media", str(two)))
+    code = main(_args(tmp_path, "i2v_lora", "--validation-media", str(one), "--validation-media", str(two)))
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert str(two) in err and "does not decode" in err and "PIL would fail" in err

@@ -17,8 +17,13 @@ def test_a_data_root_without_latents_names_process_dataset_and_its_flags(tmp_pat
     (tmp_path / "clips").mkdir()
     with pytest.raises(UsageError) as exc:
         inspect_data_root(tmp_path / "clips")
-    for words in ("scripts/process_dataset.py", "--resolution-buckets", "--model-path",
-                  "--text-encoder-path", ".precomputed"):
+    for words in (
+        "scripts/process_dataset.py",
+        "--resolution-buckets",
+        "--model-path",
+        "--text-encoder-path",
+        ".precomputed",
+    ):
         assert words in exc.value.message
 
 
@@ -26,8 +31,9 @@ def test_a_hugging_face_url_gets_its_exact_hf_download_line():
     url = "https://huggingface.co/Lightricks/LTX-2.5/resolve/main/vae/ltx-2.5-audio-vae-bf16.safetensors"
     with pytest.raises(UsageError) as exc:
         resolve_user_path(url, what="audio VAE")
-    assert ("hf download Lightricks/LTX-2.5 vae/ltx-2.5-audio-vae-bf16.safetensors "
-            "--local-dir models/LTX-2.5") in exc.value.message
+    assert (
+        "hf download Lightricks/LTX-2.5 vae/ltx-2.5-audio-vae-bf16.safetensors --local-dir models/LTX-2.5"
+    ) in exc.value.message
     assert "pass models/LTX-2.5/vae/ltx-2.5-audio-vae-bf16.safetensors" in exc.value.message
 
 
@@ -43,7 +49,19 @@ def test_check_marks_a_checkout_without_uv_warn_with_the_setup_offer(tmp_path, c
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     item = run_checks(checkpoint=ckpt, text_encoder=gemma, trainer_root=checkout)[-1]
     assert item.ok and "`ltx-wizard setup` installs it" in item.warning
-    assert main(["check", "--checkpoint", str(ckpt), "--text-encoder", str(gemma),
-                 "--trainer-root", str(checkout)]) == 0  # a warning does not fail the check
+    assert (
+        main(
+            [
+                "check",
+                "--checkpoint",
+                str(ckpt),
+                "--text-encoder",
+                str(gemma),
+                "--trainer-root",
+                str(checkout),
+            ]
+        )
+        == 0
+    )  # a warning does not fail the check
     line = next(x for x in capsys.readouterr().out.splitlines() if "trainer_root" in x)
     assert line.startswith("warn ")

@@ -14,7 +14,13 @@ from ltx_wizard.core.inputs import uv_tool
 from ltx_wizard.core.setup import survey as survey_mod
 from ltx_wizard.demo.lookalike_models import make_checkpoint
 from tests.setup_standins import (
-    advance_remote, git, make_remote, path_with, uv_calls, write_pip, write_uv,
+    advance_remote,
+    git,
+    make_remote,
+    path_with,
+    uv_calls,
+    write_pip,
+    write_uv,
 )
 
 
@@ -91,14 +97,17 @@ def test_a_checkout_too_old_for_the_checkpoint_is_offered_git_pull(box, monkeypa
     advance_remote(remote, "1.2")  # LTX-2.5 support lands upstream
     write_uv(box / "bin")
     monkeypatch.setenv("PATH", path_with(box, box / "bin"))
-    ckpt = make_checkpoint(box / "m" / "ltx-2.5.safetensors", gemma_version="4", model_version="2.5.0",
-                           split=True)
+    ckpt = make_checkpoint(
+        box / "m" / "ltx-2.5.safetensors", gemma_version="4", model_version="2.5.0", split=True
+    )
     assert main(["setup", "--checkpoint", str(ckpt), "--yes"]) == 0
     err = capsys.readouterr().err
     assert "Update the trainer checkout (git pull)" in err
     assert "is an LTX-2.5-era checkpoint that declares its Gemma" in err and "ltx-core 1.1.7" in err
-    assert "gemma_source_checkpoint" in (checkout / "packages/ltx-core/src/ltx_core/text_encoders/gemma"
-                                         "/encoders.py").read_text()
+    assert (
+        "gemma_source_checkpoint"
+        in (checkout / "packages/ltx-core/src/ltx_core/text_encoders/gemma/encoders.py").read_text()
+    )
     assert [c["argv"][0] for c in uv_calls(box / "bin")] == ["sync", "run"]
 
 

@@ -84,8 +84,12 @@ async def test_a_cancel_during_the_last_trials_validation_holds_at_demo_speed(tm
     def on_event(event):
         if isinstance(event, TrialFinished):
             results.append(event.result)
-        if (isinstance(event, TrialPhase) and event.phase == "validating"
-                and not event.confirmation and not best_before):
+        if (
+            isinstance(event, TrialPhase)
+            and event.phase == "validating"
+            and not event.confirmation
+            and not best_before
+        ):
             best_before.append(([r.index for r in results if r.kept], event.index))
             engine.cancel()
 

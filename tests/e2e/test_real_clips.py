@@ -29,8 +29,16 @@ def test_five_real_clips_one_short_one_silent_count_alike_and_reach_a_winner(tmp
     ckpt = make_checkpoint(tmp_path / "models" / "ltx-2-19b.safetensors", params_b=22)
     gemma = make_gemma_dir(tmp_path / "models" / "gemma")
     dataset = make_clip_dataset(tmp_path / "cats", [{}, {"frames": 40}, {}, {"audio": False}, {}])
-    common = ["--trainer-root", str(tmp_path / "LTX-2"), "--checkpoint", str(ckpt),
-              "--text-encoder", str(gemma), "--dataset", str(dataset)]
+    common = [
+        "--trainer-root",
+        str(tmp_path / "LTX-2"),
+        "--checkpoint",
+        str(ckpt),
+        "--text-encoder",
+        str(gemma),
+        "--dataset",
+        str(dataset),
+    ]
 
     assert main(["check", *common]) == 0
     out = capsys.readouterr().out
@@ -38,8 +46,21 @@ def test_five_real_clips_one_short_one_silent_count_alike_and_reach_a_winner(tmp
     assert "3 of 5 clips usable" in data_line  # one too short (dropped), one silent (left out)
 
     run = tmp_path / "ws" / "run"
-    assert main(["plan", *common, "--workspace", str(tmp_path / "ws"), "--run-name", "run",
-                 "--simulate", "rtx5090"]) == 0
+    assert (
+        main(
+            [
+                "plan",
+                *common,
+                "--workspace",
+                str(tmp_path / "ws"),
+                "--run-name",
+                "run",
+                "--simulate",
+                "rtx5090",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     record = read_record(run)
     assert record.data.listed == 5 and record.data.samples == 3

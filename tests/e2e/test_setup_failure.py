@@ -22,37 +22,68 @@ from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 from tests.core.plan.test_recipe_plans import media_args
 from tests.core.autotune.test_autotune_engine import SIM_SPEED
 
-CONFIG = {"validation": {"samples": [{"prompt": "a", "conditions": [
-    {"type": "first_frame", "image_or_video": "/data/frame.png"}]}]}}
+CONFIG = {
+    "validation": {
+        "samples": [
+            {"prompt": "a", "conditions": [{"type": "first_frame", "image_or_video": "/data/frame.png"}]}
+        ]
+    }
+}
 
 
-@pytest.mark.parametrize("line, file, words", [
-    ("FileNotFoundError: [Errno 2] No such file or directory: '/data/frame.png'",
-     "/data/frame.png", "put the file there, or point validation.samples[0]"),
-    ("PIL.UnidentifiedImageError: cannot identify image file '/data/frame.png'",
-     "/data/frame.png", "replace it with a file its reader opens"),
-    ("av.error.InvalidDataError: [Errno 1094995529] Invalid data found when processing input: "
-     "'/v/clip.mp4'", "/v/clip.mp4", "replace it"),
-    ('RuntimeError: Failed to open the input "/a/x.wav" (No such file or directory).',
-     "/a/x.wav", "replace it"),
-    ("av.error.DecoderNotFoundError: [Errno 1330660686] Decoder not found: '/v/clip.mkv'",
-     "/v/clip.mkv", "install an FFmpeg build with that codec"),
-    ("FileNotFoundError: Required latents directory does not exist: /runs/overfit/latents",
-     "/runs/overfit/latents", "put the file there, or correct the path"),
-])
+@pytest.mark.parametrize(
+    "line, file, words",
+    [
+        (
+            "FileNotFoundError: [Errno 2] No such file or directory: '/data/frame.png'",
+            "/data/frame.png",
+            "put the file there, or point validation.samples[0]",
+        ),
+        (
+            "PIL.UnidentifiedImageError: cannot identify image file '/data/frame.png'",
+            "/data/frame.png",
+            "replace it with a file its reader opens",
+        ),
+        (
+            "av.error.InvalidDataError: [Errno 1094995529] Invalid data found when processing input: "
+            "'/v/clip.mp4'",
+            "/v/clip.mp4",
+            "replace it",
+        ),
+        (
+            'RuntimeError: Failed to open the input "/a/x.wav" (No such file or directory).',
+            "/a/x.wav",
+            "replace it",
+        ),
+        (
+            "av.error.DecoderNotFoundError: [Errno 1330660686] Decoder not found: '/v/clip.mkv'",
+            "/v/clip.mkv",
+            "install an FFmpeg build with that codec",
+        ),
+        (
+            "FileNotFoundError: Required latents directory does not exist: /runs/overfit/latents",
+            "/runs/overfit/latents",
+            "put the file there, or correct the path",
+        ),
+    ],
+)
 def test_setup_causes_name_the_file_and_the_fix(line, file, words):
     failure = classify(line, CONFIG)
     assert failure is not None and failure.file == file and words in failure.fix
-    assert failure.where == ("validation.samples[0].conditions[0].image_or_video"
-                             if file == "/data/frame.png" else None)
+    assert failure.where == (
+        "validation.samples[0].conditions[0].image_or_video" if file == "/data/frame.png" else None
+    )
 
 
-@pytest.mark.parametrize("line", [
-    "ValueError: Quantization is not supported in full training mode.",  # trainer.py _load_models
-    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
-    "ModuleNotFoundError: No module named 'optimum'",  # a quantization change can need it
-    None,
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ValueError: Quantization is not supported in full training mode.",  # trainer.py _load_models
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        "ModuleNotFoundError: No module named 'optimum'",  # a quantization change can need it
+        None,
+    ],
+)
 def test_a_change_s_own_failure_is_not_a_setup_failure(line):
     assert classify(line, CONFIG) is None
 
@@ -61,22 +92,40 @@ def _box(tmp_path: Path, recipe: str) -> list[str]:
     make_checkout(tmp_path / "LTX-2")  # placeholders, as the real recipes ship
     make_checkpoint(tmp_path / "models" / "ltx.safetensors", params_b=22)
     make_gemma_dir(tmp_path / "models" / "gemma")
-    folders = required_folders(find_recipe(tmp_path / "LTX-2/packages/ltx-trainer/configs",
-                                           recipe).strategy)
+    folders = required_folders(find_recipe(tmp_path / "LTX-2/packages/ltx-trainer/configs", recipe).strategy)
     make_data_root(tmp_path / "data" / ".precomputed", 3, folders=list(folders))
-    return ["plan", "--trainer-root", str(tmp_path / "LTX-2"),
-            "--checkpoint", str(tmp_path / "models" / "ltx.safetensors"),
-            "--text-encoder", str(tmp_path / "models" / "gemma"),
-            "--data-root", str(tmp_path / "data" / ".precomputed"), "--workspace",
-            str(tmp_path / "ws"), "--run-name", "run", "--simulate", "a6000", "--recipe", recipe,
-            *media_args(tmp_path / "LTX-2/packages/ltx-trainer/configs", recipe, tmp_path / "media")]
+    return [
+        "plan",
+        "--trainer-root",
+        str(tmp_path / "LTX-2"),
+        "--checkpoint",
+        str(tmp_path / "models" / "ltx.safetensors"),
+        "--text-encoder",
+        str(tmp_path / "models" / "gemma"),
+        "--data-root",
+        str(tmp_path / "data" / ".precomputed"),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--run-name",
+        "run",
+        "--simulate",
+        "a6000",
+        "--recipe",
+        recipe,
+        *media_args(tmp_path / "LTX-2/packages/ltx-trainer/configs", recipe, tmp_path / "media"),
+    ]
 
 
 def _engine(run_dir: Path, events: list) -> AutotuneEngine:
     probe = simulated_probe("a6000")
-    return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          stand_in=SimulatedTrainer("a6000", speed=SIM_SPEED),
-                          on_event=events.append, grace_s=2.0)
+    return AutotuneEngine(
+        run_dir,
+        probe=probe,
+        assessment=assess(probe),
+        stand_in=SimulatedTrainer("a6000", speed=SIM_SPEED),
+        on_event=events.append,
+        grace_s=2.0,
+    )
 
 
 @pytest.mark.parametrize("recipe", [r.name for r in RECIPES])

@@ -19,8 +19,9 @@ def test_every_core_module_is_pure():
         "for name in names: importlib.import_module(name)\n"
         "print(json.dumps({'modules': names, 'loaded': sorted({m.split('.')[0] for m in sys.modules})}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     data = json.loads(out)
     assert "ltx_wizard.core.gpu.probe" in data["modules"]
     assert not FORBIDDEN & set(data["loaded"]), FORBIDDEN & set(data["loaded"])
@@ -33,8 +34,9 @@ def test_headless_cli_does_not_load_the_tui():
         "build_parser()\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual','rich','torch','accelerate'}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 
@@ -44,13 +46,17 @@ def test_import_contracts_hold(tmp_path):
     # run-time imports only; the core's hold for its TYPE_CHECKING imports too (a second run).
     config = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     typed = tmp_path / "typed.toml"
-    typed.write_text(config.replace("exclude_type_checking_imports = true",
-                                    "exclude_type_checking_imports = false"), encoding="utf-8")
+    typed.write_text(
+        config.replace("exclude_type_checking_imports = true", "exclude_type_checking_imports = false"),
+        encoding="utf-8",
+    )
     assert typed.read_text(encoding="utf-8") != config
     core = ("pure-core", "core-layers", "autotune-wings")
-    code = ("import sys; from importlinter.cli import lint_imports; "
-            f"sys.exit(lint_imports(no_cache=True) or lint_imports({str(typed)!r}, {core!r}, "
-            "no_cache=True))")
+    code = (
+        "import sys; from importlinter.cli import lint_imports; "
+        f"sys.exit(lint_imports(no_cache=True) or lint_imports({str(typed)!r}, {core!r}, "
+        "no_cache=True))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert done.stdout.count("0 broken") == 2
@@ -61,9 +67,13 @@ def _demo_imports(path: Path) -> list[str]:
 
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                 [f"{node.module}.{a.name}" for a in node.names]
-                 if isinstance(node, ast.ImportFrom) and node.module else [])
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [f"{node.module}.{a.name}" for a in node.names]
+            if isinstance(node, ast.ImportFrom) and node.module
+            else []
+        )
         found += [n for n in names if n.startswith("ltx_wizard.demo")]
     return found
 
@@ -82,10 +92,17 @@ def test_look_alikes_simulator_and_demo_builder_live_outside_the_core():
     assert not list(core.glob("lookalike_*.py")) and not (core / "sim").exists()
     assert not (core / "demo.py").exists()
     assert {p.name for p in demo.glob("lookalike_*.py")} == {
-        "lookalike_checkout.py", "lookalike_models.py", "lookalike_recipes.py",
-        "lookalike_media.py", "lookalike_latents.py", "lookalike_layouts.py",
-        "lookalike_pipelines.py", "lookalike_raw_clips.py", "lookalike_prepare_scripts.py",
-        "lookalike_caption_scripts.py"}
+        "lookalike_checkout.py",
+        "lookalike_models.py",
+        "lookalike_recipes.py",
+        "lookalike_media.py",
+        "lookalike_latents.py",
+        "lookalike_layouts.py",
+        "lookalike_pipelines.py",
+        "lookalike_raw_clips.py",
+        "lookalike_prepare_scripts.py",
+        "lookalike_caption_scripts.py",
+    }
     assert (demo / "sim" / "trainer.py").is_file() and (demo / "builder.py").is_file()
 
 
@@ -94,6 +111,8 @@ def test_the_core_knows_nothing_of_the_simulator():
     # name, variable or file of the simulator appears in the core, not even in a string.
     core = ROOT / "ltx_wizard" / "core"
     marks = ("ltx_wizard.demo", "LTX_WIZARD_SIM", ".sim-vram", "demo/sim", "sim_env", "sim_speed")
-    found = {str(p.relative_to(core)): [m for m in marks if m in p.read_text(encoding="utf-8")]
-             for p in core.rglob("*.py")}
+    found = {
+        str(p.relative_to(core)): [m for m in marks if m in p.read_text(encoding="utf-8")]
+        for p in core.rglob("*.py")
+    }
     assert {k: v for k, v in found.items() if v} == {}

@@ -11,14 +11,23 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("torch", "accelerate", "pydantic", "ruamel", "ltx_wizard.commands.plan",
-         "ltx_wizard.commands.autotune", "ltx_wizard.core.plan.run_plan", "ltx_wizard.core.autotune")
+HEAVY = (
+    "torch",
+    "accelerate",
+    "pydantic",
+    "ruamel",
+    "ltx_wizard.commands.plan",
+    "ltx_wizard.commands.autotune",
+    "ltx_wizard.core.plan.run_plan",
+    "ltx_wizard.core.autotune",
+)
 
 
 def _loaded_after(code: str) -> set[str]:
     probe = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     return set(json.loads(out.strip().splitlines()[-1]))
 
 
@@ -33,8 +42,9 @@ def test_parsing_the_wizards_own_options_imports_no_command_module():
         "assert args.command is None and args.demo\n"
     )
     assert _heavy(modules) == []
-    assert not any(m.startswith("ltx_wizard.commands.") and m != "ltx_wizard.commands.common"
-                   for m in modules)
+    assert not any(
+        m.startswith("ltx_wizard.commands.") and m != "ltx_wizard.commands.common" for m in modules
+    )
 
 
 def test_a_command_imports_only_its_own_module():
@@ -78,17 +88,30 @@ def test_a_presets_gpu_table_and_tier_are_shown_before_pydantic_is_imported():
     # the package and its rules modules are in (the levers sentence); pydantic and ruamel are not
     heavy = [m for m in _heavy(modules) if not m.startswith("ltx_wizard.core.autotune")]
     assert heavy == []
-    assert not {"ltx_wizard.core.tuning.results", "ltx_wizard.core.autotune.events",
-                "ltx_wizard.core.tuning.trial_config",
-                "ltx_wizard.core.autotune.sweep.engine"} & modules
+    assert (
+        not {
+            "ltx_wizard.core.tuning.results",
+            "ltx_wizard.core.autotune.events",
+            "ltx_wizard.core.tuning.trial_config",
+            "ltx_wizard.core.autotune.sweep.engine",
+        }
+        & modules
+    )
 
 
 def test_version_is_answered_without_argparse():
     result = subprocess.run(
-        [sys.executable, "-c",
-         "import sys\nfrom ltx_wizard.cli import main\ncode = main(['--version'])\n"
-         "print('argparse' in sys.modules, code)"],
-        cwd=ROOT, capture_output=True, text=True, check=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom ltx_wizard.cli import main\ncode = main(['--version'])\n"
+            "print('argparse' in sys.modules, code)",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     lines = result.stdout.strip().splitlines()
     assert lines[0].startswith("ltx-wizard ") and lines[1] == "False 0"
 
@@ -101,9 +124,15 @@ def test_the_real_entry_point_draws_its_first_screen_in_a_terminal(tmp_path):
 
     master, slave = os.openpty()
     env = {**os.environ, "TERM": "xterm-256color", "TMPDIR": str(tmp_path)}
-    proc = subprocess.Popen([sys.executable, "-m", "ltx_wizard", "--simulate", "a6000"],
-                            stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ltx_wizard", "--simulate", "a6000"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=ROOT,
+        start_new_session=True,
+    )
     os.close(slave)
     seen, deadline = b"", time.monotonic() + 120  # generous: only turns a hang into a failure
     try:
@@ -125,9 +154,23 @@ def test_the_real_entry_point_draws_its_first_screen_in_a_terminal(tmp_path):
 
 def _plan_argv(demo, run_name: str, data_root: Path) -> list[str]:
     # benchmarks/bench_scale.py plan_case: the demo's inputs, planned for a simulated machine
-    return ["plan", "--trainer-root", str(demo.checkout), "--checkpoint", str(demo.checkpoint),
-            "--text-encoder", str(demo.text_encoder), "--data-root", str(data_root),
-            "--workspace", str(demo.workspace), "--run-name", run_name, "--simulate", demo.simulate]
+    return [
+        "plan",
+        "--trainer-root",
+        str(demo.checkout),
+        "--checkpoint",
+        str(demo.checkpoint),
+        "--text-encoder",
+        str(demo.text_encoder),
+        "--data-root",
+        str(data_root),
+        "--workspace",
+        str(demo.workspace),
+        "--run-name",
+        run_name,
+        "--simulate",
+        demo.simulate,
+    ]
 
 
 def _planned_modules(argv: list[str]) -> set[str]:

@@ -65,8 +65,12 @@ def private_reads(module: str, tree: ast.AST) -> list[str]:
                 elif _private(alias.name) and _package_of(source) != own:
                     found.append(f"{module}:{node.lineno}: from {source} import {alias.name}")
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and _private(node.attr)
-                and isinstance(node.value, ast.Name) and node.value.id in aliases):
+        if (
+            isinstance(node, ast.Attribute)
+            and _private(node.attr)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+        ):
             target = aliases[node.value.id]
             if _package_of(target) != own:
                 found.append(f"{module}:{node.lineno}: {node.value.id}.{node.attr} ({target})")
@@ -81,9 +85,11 @@ def test_no_module_reads_a_private_name_of_another_package():
 
 
 def test_the_check_sees_both_ways_of_reading_a_private_name():
-    source = ("from ltx_wizard.core.trainer_output import grammar as g\n"
-              "from ltx_wizard.core.trainer_output.line_parser import _Record\n"
-              "x = g._HIDDEN\ny = g.STEP\n")
+    source = (
+        "from ltx_wizard.core.trainer_output import grammar as g\n"
+        "from ltx_wizard.core.trainer_output.line_parser import _Record\n"
+        "x = g._HIDDEN\ny = g.STEP\n"
+    )
     found = private_reads("ltx_wizard.core.monitor.run_log", ast.parse(source))
     assert [f.split(": ", 1)[1] for f in found] == [
         "from ltx_wizard.core.trainer_output.line_parser import _Record",
@@ -124,9 +130,11 @@ def test_no_class_mixes_in_a_class_of_the_project():
 
 
 def test_the_check_sees_a_mixin():
-    source = ("from enum import Enum\nfrom textual.app import App\n"
-              "from ltx_wizard.tui.navigation import PhaseNavigation\nclass Base: pass\n"
-              "class A(PhaseNavigation, App[int]): pass\nclass B(Base, Enum): pass\n"
-              "class C(str, Enum): pass\nclass D(App[int]): pass\n")
+    source = (
+        "from enum import Enum\nfrom textual.app import App\n"
+        "from ltx_wizard.tui.navigation import PhaseNavigation\nclass Base: pass\n"
+        "class A(PhaseNavigation, App[int]): pass\nclass B(Base, Enum): pass\n"
+        "class C(str, Enum): pass\nclass D(App[int]): pass\n"
+    )
     found = mixed_classes("ltx_wizard.tui.app", ast.parse(source))
     assert [f.split(": ", 1)[1] for f in found] == ["A", "B"]

@@ -94,9 +94,13 @@ class Sandbox:
         return self.ws / "run"
 
     def plan_args(self, *extra: str, run_name: str = "run", **override: str) -> list[str]:
-        values = {"--trainer-root": str(self.checkout), "--checkpoint": str(self.ckpt),
-                  "--text-encoder": str(self.gemma), "--data-root": str(self.data),
-                  "--workspace": str(self.ws)}
+        values = {
+            "--trainer-root": str(self.checkout),
+            "--checkpoint": str(self.ckpt),
+            "--text-encoder": str(self.gemma),
+            "--data-root": str(self.data),
+            "--workspace": str(self.ws),
+        }
         values.update({f"--{k.replace('_', '-')}": v for k, v in override.items()})
         args = ["plan"]
         for key, value in values.items():

@@ -62,9 +62,10 @@ def test_full_disk_on_fsync_leaves_no_temp_file(box, monkeypatch):
     assert not box.run.exists()
 
 
-@pytest.mark.parametrize(("err", "words"), [(errno.EACCES, "Permission denied"),
-                                            (errno.EROFS, "Read-only"),
-                                            (errno.ENAMETOOLONG, "too long")])
+@pytest.mark.parametrize(
+    ("err", "words"),
+    [(errno.EACCES, "Permission denied"), (errno.EROFS, "Read-only"), (errno.ENAMETOOLONG, "too long")],
+)
 def test_unwritable_workspace_is_bad_input(box, monkeypatch, err, words):
     unchanged = box.freeze()
     real = os.mkdir
@@ -112,11 +113,14 @@ def _fake_smi(box, monkeypatch, body: str) -> None:
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
 
 
-@pytest.mark.parametrize(("body", "words"), [
-    ("import time\ntime.sleep(60)", "did not answer"),
-    ("import sys\nwhile True: sys.stdout.write('x' * 65536)", "printed over"),
-    ("import sys\nprint('\\x1b[31mNVML: driver\\x1b]0;x\\x07 mismatch'); sys.exit(9)", "exit 9"),
-])
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("import time\ntime.sleep(60)", "did not answer"),
+        ("import sys\nwhile True: sys.stdout.write('x' * 65536)", "printed over"),
+        ("import sys\nprint('\\x1b[31mNVML: driver\\x1b]0;x\\x07 mismatch'); sys.exit(9)", "exit 9"),
+    ],
+)
 def test_nvidia_smi_hang_flood_or_failure_is_bounded(box, monkeypatch, body, words):
     _fake_smi(box, monkeypatch, body)
     with pytest.raises(SmiUnavailable) as err:
@@ -127,8 +131,9 @@ def test_nvidia_smi_hang_flood_or_failure_is_bounded(box, monkeypatch, body, wor
 
 
 def test_stale_lock_is_taken_over(box):
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     box.run.mkdir()
     (box.run / LOCK_NAME).write_text(f"{dead} 1\n")
     result = box.cli(*box.plan_args())
@@ -159,8 +164,9 @@ def test_recycled_pid_in_a_lock_is_stale(box):
 def test_trainer_crash_is_one_line_exit_1(box):
     run = box.planned()
     unchanged = box.freeze(skip=run)
-    result = box.cli("autotune", str(run), *AUTOTUNE, "--trainer-cmd",
-                     f"{sys.executable} -c 'import sys; sys.exit(3)'")
+    result = box.cli(
+        "autotune", str(run), *AUTOTUNE, "--trainer-cmd", f"{sys.executable} -c 'import sys; sys.exit(3)'"
+    )
     refused(result, 1, "no trial", one_line=False)
     unchanged()
 
@@ -211,8 +217,11 @@ def _alive(pid: int) -> bool:
 def _wizard(box, run: Path, cmd: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "ltx_wizard", "autotune", str(run), *AUTOTUNE, "--trainer-cmd", cmd],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP])
@@ -247,8 +256,11 @@ def test_resume_refuses_while_an_earlier_trial_still_runs(box):
     run = box.planned()
     tag = new_tag()  # unique: another run of the suite on this machine has its own leftover
     (run / "overfit" / RECORD_NAME).write_text(json.dumps({"tag": tag, "wizard_pid": 1}))
-    leftover = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                                env={**os.environ, TAG_ENV: tag}, start_new_session=True)
+    leftover = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        env={**os.environ, TAG_ENV: tag},
+        start_new_session=True,
+    )
     try:
         assert wait_until(lambda: _environ_has(leftover.pid, tag))
         unchanged = box.freeze(skip=run / "none")
@@ -275,10 +287,17 @@ def test_hung_terminal_still_lets_the_wizard_exit(tmp_path):
     import pty
 
     master, slave = pty.openpty()
-    code = ("import time; from ltx_wizard.core.io.terminal_watch import watch_terminal; "
-            "import os; assert watch_terminal(1, grace_s=0.1); os.write(1, b'up'); time.sleep(120)")
-    proc = subprocess.Popen([sys.executable, "-c", code], stdin=slave, stdout=slave,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    code = (
+        "import time; from ltx_wizard.core.io.terminal_watch import watch_terminal; "
+        "import os; assert watch_terminal(1, grace_s=0.1); os.write(1, b'up'); time.sleep(120)"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=slave,
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     os.close(slave)
     try:
         assert os.read(master, 64).startswith(b"up")

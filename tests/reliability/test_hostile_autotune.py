@@ -29,6 +29,7 @@ def _edit(run: Path, old: str, new: str) -> None:
 
 def _set(key: str, value: str):
     """Replace `key: <anything>` (first occurrence) in config.yaml with `key: value`."""
+
     def edit(box, run: Path) -> list[str]:
         config = run / "config.yaml"
         lines = config.read_text().splitlines(keepends=True)
@@ -41,6 +42,7 @@ def _set(key: str, value: str):
             raise AssertionError(key)
         config.write_text("".join(lines))
         return []
+
     return edit
 
 
@@ -48,6 +50,7 @@ def _replace_config(data: bytes | str):
     def edit(box, run: Path) -> list[str]:
         (run / "config.yaml").write_bytes(data.encode() if isinstance(data, str) else data)
         return []
+
     return edit
 
 
@@ -131,8 +134,12 @@ def _trainer(box, run: Path, *, mode: int, body: str = "#!/bin/sh\nexit 0\n") ->
 # (id, edit(box, run[, monkeypatch]) -> extra argv, exit code, words)
 CASES = [
     ("config-laughs", _replace_config(LAUGHS), 2, "anchor or alias"),
-    ("config-laughs-in-real-config", lambda b, r: _edit(r, "seed: 42", "seed: 42\n" + LAUGHS)
-     or [], 2, "anchor or alias"),
+    (
+        "config-laughs-in-real-config",
+        lambda b, r: _edit(r, "seed: 42", "seed: 42\n" + LAUGHS) or [],
+        2,
+        "anchor or alias",
+    ),
     ("config-3mb", _replace_config("a: 1\n" + "#" * (3 << 20)), 2, "limit"),
     ("config-fifo", _config_fifo, 2, "no config.yaml"),
     ("config-not-utf8", _replace_config(b"data:\n  preprocessed_data_root: \xff\xfe\n"), 2, "UTF-8"),
@@ -160,31 +167,36 @@ CASES = [
     ("subset-is-a-link", _subset_is_link, 2, "symlink"),
     ("overfit-is-a-link", _overfit_is_link, 2, "symlink"),
     ("log-is-a-link", _log_is_link, 2, "symlink"),
-    ("trainer-missing", lambda b, r: ["--trainer-cmd", str(b.root / "nope" / "train")], 2,
-     "does not exist"),
-    ("trainer-not-executable", lambda b, r: ["--trainer-cmd", _trainer(b, r, mode=0o644)], 2,
-     "not executable"),
+    ("trainer-missing", lambda b, r: ["--trainer-cmd", str(b.root / "nope" / "train")], 2, "does not exist"),
+    (
+        "trainer-not-executable",
+        lambda b, r: ["--trainer-cmd", _trainer(b, r, mode=0o644)],
+        2,
+        "not executable",
+    ),
     ("trainer-is-directory", lambda b, r: ["--trainer-cmd", str(b.root)], 2, "not a file"),
     ("trainer-not-on-path", lambda b, r: ["--trainer-cmd", "no-such-trainer-xyz"], 2, "not on PATH"),
     ("trainer-cmd-unclosed-quote", lambda b, r: ["--trainer-cmd", "'python"], 2, "cannot be split"),
     ("idle-timeout-nan", lambda b, r: ["--idle-timeout", "nan"], 2, "86400"),
     ("idle-timeout-inf", lambda b, r: ["--idle-timeout", "inf"], 2, "86400"),
     ("max-trials-huge", lambda b, r: ["--max-trials", "1000000000"], 2, "at most 50"),
-    ("run-dir-is-file", lambda b, r: (r / "plan.md").unlink() or ["__RUN__", str(r / "config.yaml")],
-     2, "does not exist"),
+    (
+        "run-dir-is-file",
+        lambda b, r: (r / "plan.md").unlink() or ["__RUN__", str(r / "config.yaml")],
+        2,
+        "does not exist",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("edit", "code", "words"), [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("edit", "code", "words"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_hostile_run_folder_is_refused_before_any_trial(box, edit, code, words):
     run = box.planned()
     extra = edit(box, run) or []
     run_arg = str(run)
     if extra[:1] == ["__RUN__"]:
         run_arg, extra = extra[1], extra[2:]
-    data_before = {p: p.read_bytes() for p in run.rglob("*.pt") if p.is_file()
-                   and not p.is_symlink()}
+    data_before = {p: p.read_bytes() for p in run.rglob("*.pt") if p.is_file() and not p.is_symlink()}
     unchanged = box.freeze(skip=run)  # links are not followed: their targets are checked
     result = box.cli("autotune", run_arg, *AUTOTUNE, *extra)
     refused(result, code, words)
@@ -202,8 +214,18 @@ def test_uv_missing_names_uv_on_the_real_path(box, monkeypatch):
     csv = _csv_h100(box)
     unchanged = box.freeze(skip=run)
     # The real trainer (no --simulate trainer): the plan's `uv run ...` launch.
-    result = box.cli("autotune", str(run), "--vram-gb", "80", "--from-csv", csv,
-                     "--trainer-root", str(box.checkout), "--max-trials", "1")
+    result = box.cli(
+        "autotune",
+        str(run),
+        "--vram-gb",
+        "80",
+        "--from-csv",
+        csv,
+        "--trainer-root",
+        str(box.checkout),
+        "--max-trials",
+        "1",
+    )
     refused(result, 2, "uv is not on PATH", "install uv")
     unchanged()
 
@@ -233,6 +255,7 @@ def _plant_fifo(rel: str):
         if path.exists():
             path.unlink()
         os.mkfifo(path)
+
     return plant
 
 
@@ -240,6 +263,7 @@ def _plant_text(rel: str, text: str):
     def plant(run: Path) -> None:
         with open(run / rel, "a") as fh:
             fh.write(text)
+
     return plant
 
 
@@ -256,8 +280,7 @@ PLANTED = [
 ]
 
 
-@pytest.mark.parametrize(("plant", "code", "words"), [c[1:] for c in PLANTED],
-                         ids=[c[0] for c in PLANTED])
+@pytest.mark.parametrize(("plant", "code", "words"), [c[1:] for c in PLANTED], ids=[c[0] for c in PLANTED])
 def test_planted_special_files_in_the_run_folder_never_hang(box, plant, code, words):
     run = box.planned()
     plant(run)

@@ -53,8 +53,7 @@ def _check(box, **override) -> list[str]:
 
 
 def _bad_ckpt(box, header: bytes) -> list[str]:
-    return _check(box, checkpoint=str(_raw_safetensors(box.root / "bad" / "ltx-2.safetensors",
-                                                        header)))
+    return _check(box, checkpoint=str(_raw_safetensors(box.root / "bad" / "ltx-2.safetensors", header)))
 
 
 def _gemma_config(box, data: bytes) -> list[str]:
@@ -157,8 +156,11 @@ def _data_loop(box) -> list[str]:
 
 
 def _escape_name(box) -> list[str]:
-    return ["probe", "--from-csv", _csv(box, "name, memory.total [MiB]\n"
-                                           "[bold red]H100\x1b]0;pwned\x07\x1b[2J, 81559 MiB\n")]
+    return [
+        "probe",
+        "--from-csv",
+        _csv(box, "name, memory.total [MiB]\n[bold red]H100\x1b]0;pwned\x07\x1b[2J, 81559 MiB\n"),
+    ]
 
 
 # (id, build(box, monkeypatch) -> argv, exit code, words in the last line)
@@ -168,25 +170,45 @@ REFUSED = [
     ("csv-directory", lambda b, m: ["probe", "--from-csv", str(b.root)], 2, "directory"),
     ("csv-missing", lambda b, m: ["probe", "--from-csv", str(b.root / "no.csv")], 2, "no such"),
     ("csv-3mb", lambda b, m: ["probe", "--from-csv", _csv(b, CSV + "#" * (3 << 20))], 2, "limit"),
-    ("csv-latin1", lambda b, m: ["probe", "--from-csv", _csv(b, CSV.encode() + b"\xe9\xff\n")],
-     2, "UTF-8"),
-    ("csv-huge-memory", lambda b, m: ["probe", "--from-csv", _csv(b, "name, memory.total\nX, "
-                                                                   + "9" * 400 + " MiB\n")],
-     2, "out of range"),
+    ("csv-latin1", lambda b, m: ["probe", "--from-csv", _csv(b, CSV.encode() + b"\xe9\xff\n")], 2, "UTF-8"),
+    (
+        "csv-huge-memory",
+        lambda b, m: ["probe", "--from-csv", _csv(b, "name, memory.total\nX, " + "9" * 400 + " MiB\n")],
+        2,
+        "out of range",
+    ),
     ("csv-empty", lambda b, m: ["probe", "--from-csv", _csv(b, "")], 2, "no GPU rows"),
-    ("csv-garbage", lambda b, m: ["probe", "--from-csv", _csv(b, "\x00\x01,\x02,\x03,\x04,\x05")],
-     2, "expected the columns"),
+    (
+        "csv-garbage",
+        lambda b, m: ["probe", "--from-csv", _csv(b, "\x00\x01,\x02,\x03,\x04,\x05")],
+        2,
+        "expected the columns",
+    ),
     ("vram-nan", lambda b, m: ["probe", "--simulate", "h100", "--vram-gb", "nan"], 2, "1..4096"),
     ("vram-inf", lambda b, m: ["probe", "--simulate", "h100", "--vram-gb", "inf"], 2, "1..4096"),
     ("vram-1e309", lambda b, m: ["probe", "--simulate", "h100", "--vram-gb", "1e309"], 2, "4096"),
     ("vram-word", lambda b, m: ["probe", "--simulate", "h100", "--vram-gb", "lots"], 2, "number"),
     ("ckpt-deep-json", lambda b, m: _bad_ckpt(b, b"[" * 100000 + b"]" * 100000), 2, ""),
-    ("ckpt-nan-shape", lambda b, m: _bad_ckpt(b, b'{"w":{"dtype":"F32","shape":[NaN],'
-                                                 b'"data_offsets":[0,4]}}'), 2, "not UTF-8 JSON"),
-    ("ckpt-inf-offset", lambda b, m: _bad_ckpt(b, b'{"w":{"dtype":"F32","shape":[1],'
-                                                  b'"data_offsets":[0,1e999]}}'), 2, "UTF-8 JSON"),
-    ("ckpt-huge-int", lambda b, m: _bad_ckpt(b, b'{"w":{"dtype":"F32","shape":[' + b"9" * 5000
-                                                + b'],"data_offsets":[0,4]}}'), 2, ""),
+    (
+        "ckpt-nan-shape",
+        lambda b, m: _bad_ckpt(b, b'{"w":{"dtype":"F32","shape":[NaN],"data_offsets":[0,4]}}'),
+        2,
+        "not UTF-8 JSON",
+    ),
+    (
+        "ckpt-inf-offset",
+        lambda b, m: _bad_ckpt(b, b'{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,1e999]}}'),
+        2,
+        "UTF-8 JSON",
+    ),
+    (
+        "ckpt-huge-int",
+        lambda b, m: _bad_ckpt(
+            b, b'{"w":{"dtype":"F32","shape":[' + b"9" * 5000 + b'],"data_offsets":[0,4]}}'
+        ),
+        2,
+        "",
+    ),
     ("ckpt-fifo", lambda b, m: _check(b, checkpoint=_fifo(b, "m/x.safetensors")), 2, "FIFO"),
     ("ckpt-dev-zero", lambda b, m: _check(b, checkpoint="/dev/zero"), 2, "character device"),
     ("gemma-deep-json", lambda b, m: _gemma_config(b, b"[" * 100000 + b"]" * 100000), 2, "deeper"),
@@ -199,8 +221,7 @@ REFUSED = [
     ("shipped-3mb", lambda b, m: _shipped(b, "a: 1\n" + "#" * (3 << 20) + "\n"), 2, "limit"),
     ("shipped-fifo", lambda b, m: _shipped_fifo(b), 2, "not an LTX-2 checkout"),
     ("shipped-not-utf8", lambda b, m: _shipped(b, b"model:\n  x: \xff\xfe\xfa\n"), 2, "UTF-8"),
-    ("shipped-deep", lambda b, m: _shipped(b, "a: " + "[" * 20000 + "]" * 20000 + "\n"), 2,
-     "too deeply"),
+    ("shipped-deep", lambda b, m: _shipped(b, "a: " + "[" * 20000 + "]" * 20000 + "\n"), 2, "too deeply"),
     ("run-planted-symlink", lambda b, m: _planted_link(b), 2, "symlink"),
     ("run-dangling-symlink", lambda b, m: _planted_dangling(b), 2, "symlink"),
     ("run-is-a-file", lambda b, m: _run_is_file(b), 2, "not a folder"),
@@ -210,8 +231,12 @@ REFUSED = [
     ("run-name-escape", lambda b, m: b.plan_args(run_name="a\x1b[2Jb"), 2, "control character"),
     ("run-name-dotdot", lambda b, m: b.plan_args(run_name="../up"), 2, "slash"),
     ("run-name-300", lambda b, m: b.plan_args(run_name="r" * 300), 2, "200 bytes"),
-    ("workspace-too-long", lambda b, m: b.plan_args(workspace=str(b.root / ("w" * 250) / ("w" * 250)
-                                                                   / ("x" * 300))), 2, "long"),
+    (
+        "workspace-too-long",
+        lambda b, m: b.plan_args(workspace=str(b.root / ("w" * 250) / ("w" * 250) / ("x" * 300))),
+        2,
+        "long",
+    ),
     ("workspace-is-file", lambda b, m: b.plan_args(workspace=_csv(b, "x", "ws-file")), 2, ""),
     ("effective-batch-huge", lambda b, m: b.plan_args("--effective-batch", "9" * 30), 2, "65536"),
     ("effective-batch-negative", lambda b, m: b.plan_args("--effective-batch", "-3"), 2, "65536"),
@@ -221,16 +246,19 @@ REFUSED = [
     ("discover-budget-nan", lambda b, m: ["discover", "--time-budget", "nan"], 2, "3600"),
     ("discover-depth-huge", lambda b, m: ["discover", "--max-depth", "1000000"], 2, "64"),
     ("csv-path-too-long", lambda b, m: ["probe", "--from-csv", "/" + "c" * 5000], 2, "too long"),
-    ("ckpt-path-too-long", lambda b, m: _check(b, checkpoint="/" + "k" * 5000 + ".safetensors"),
-     2, "too long"),
+    (
+        "ckpt-path-too-long",
+        lambda b, m: _check(b, checkpoint="/" + "k" * 5000 + ".safetensors"),
+        2,
+        "too long",
+    ),
     ("data-path-too-long", lambda b, m: b.plan_args(data_root="/" + "d" * 5000), 2, "too long"),
     ("ckpt-is-url", lambda b, m: _check(b, checkpoint="https://x/ltx-2.safetensors"), 2, "URL"),
     ("discover-dir-is-fifo", lambda b, m: ["discover", "--models-dir", _fifo(b, "mfifo")], 2, ""),
 ]
 
 
-@pytest.mark.parametrize(("build", "code", "words"), [c[1:] for c in REFUSED],
-                         ids=[c[0] for c in REFUSED])
+@pytest.mark.parametrize(("build", "code", "words"), [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
 def test_hostile_input_is_one_line(box, monkeypatch, build, code, words):
     argv = build(box, monkeypatch)
     outside_unchanged = box.freeze()
@@ -273,8 +301,9 @@ def test_odd_but_valid_input_is_accepted_cleanly(box, monkeypatch, build):
 def test_discover_survives_hostile_files_and_keeps_the_rest(box):
     models = box.root / "models"
     _raw_safetensors(models / "a-ltx-2-deep.safetensors", b"[" * 100000 + b"]" * 100000)
-    _raw_safetensors(models / "b-ltx-2-nan.safetensors",
-                     b'{"w":{"dtype":"F32","shape":[1e999],"data_offsets":[0,4]}}')
+    _raw_safetensors(
+        models / "b-ltx-2-nan.safetensors", b'{"w":{"dtype":"F32","shape":[1e999],"data_offsets":[0,4]}}'
+    )
     os.mkfifo(models / "c-ltx-2.safetensors")
     outside_unchanged = box.freeze()
     result = box.cli("discover", "--models-dir", str(models), "--json")

@@ -32,8 +32,9 @@ STOPPED = sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation sa
 
 def cli(*argv: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
     """`ltx-wizard ARGV` in a child process: a hang is a failure, not a stuck suite."""
-    return subprocess.run([sys.executable, "-m", "ltx_wizard", *argv], capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "ltx_wizard", *argv], capture_output=True, text=True, timeout=timeout, cwd=ROOT
+    )
 
 
 def one_line(result: subprocess.CompletedProcess, code: int, *words: str) -> None:
@@ -66,14 +67,16 @@ def release(fifo: Path) -> None:
 
 # -- (1) the log is not a regular file -------------------------------------------------------
 
+
 def _socket_at(path: Path) -> socket.socket:
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(path))
     return sock
 
 
-@pytest.mark.parametrize("kind, words", [
-    ("fifo", "a FIFO (named pipe)"), ("device", "a character device"), ("socket", "a socket")])
+@pytest.mark.parametrize(
+    "kind, words", [("fifo", "a FIFO (named pipe)"), ("device", "a character device"), ("socket", "a socket")]
+)
 def test_status_names_a_log_that_is_no_file_and_refuses(tmp_path, kind, words):
     run = make_run(tmp_path, STOPPED)
     log = run / "logs" / "train.log"
@@ -124,9 +127,13 @@ def test_status_watch_survives_the_log_swapped_for_a_fifo(tmp_path):
     run = make_run(tmp_path, STOPPED)
     log = run / "logs" / "train.log"
     trainer = start_live(run)
-    watch = subprocess.Popen([sys.executable, "-m", "ltx_wizard", "status", str(run), "--watch",
-                              "--json", "--interval", "0.2"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "ltx_wizard", "status", str(run), "--watch", "--json", "--interval", "0.2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     try:
         first = json.loads(read_line(watch.stdout))
         assert first["state"] == "live"
@@ -146,6 +153,7 @@ def test_status_watch_survives_the_log_swapped_for_a_fifo(tmp_path):
 
 # -- (2) resume planning takes no time per step ----------------------------------------------
 
+
 def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
@@ -154,15 +162,24 @@ def test_resume_plans_an_absurd_step_count_at_once(tmp_path):
     run = make_run(tmp_path, "", steps=50, checkpoints=((20, True), (40, True)))
     config = run / "config.yaml"
     config.write_text(config.read_text().replace("steps: 50", "steps: " + "1" + "0" * 31))
-    code = ("import sys; from ltx_wizard.core.monitor.resume import plan_resume; "
-            "p = plan_resume(sys.argv[1]); print(p.start_step, p.total_steps)")
-    result = subprocess.run([sys.executable, "-c", code, str(run)], capture_output=True,
-                            text=True, timeout=30, cwd=ROOT, preexec_fn=_limit_memory)
+    code = (
+        "import sys; from ltx_wizard.core.monitor.resume import plan_resume; "
+        "p = plan_resume(sys.argv[1]); print(p.start_step, p.total_steps)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(run)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=ROOT,
+        preexec_fn=_limit_memory,
+    )
     assert result.returncode == 0, result.stderr[-400:]
     assert result.stdout.split() == ["40", "1" + "0" * 31]
 
 
 # -- (3) backups and output folders are never overwritten ------------------------------------
+
 
 def test_two_resumes_keep_both_earlier_configs(tmp_path):
     run = make_run(tmp_path, "", steps=100, checkpoints=((40, True),))
@@ -221,12 +238,16 @@ def test_a_resumed_output_folder_that_appears_after_planning_is_refused(tmp_path
 
 # -- (4) broken settings never raise out of resume, and the Monitor stays ---------------------
 
-@pytest.mark.parametrize("old, new, key", [
-    ("steps: 100", 'steps: "abc"', "optimization.steps"),
-    ("steps: 100", "steps: [1, 2]", "optimization.steps"),
-    ("interval: 20", 'interval: "x"', "checkpoints.interval"),
-    ("steps: 100", "steps: " + "9" * 5000, "config.yaml"),
-])
+
+@pytest.mark.parametrize(
+    "old, new, key",
+    [
+        ("steps: 100", 'steps: "abc"', "optimization.steps"),
+        ("steps: 100", "steps: [1, 2]", "optimization.steps"),
+        ("interval: 20", 'interval: "x"', "checkpoints.interval"),
+        ("steps: 100", "steps: " + "9" * 5000, "config.yaml"),
+    ],
+)
 def test_broken_settings_are_a_message_from_resume(tmp_path, old, new, key):
     run = make_run(tmp_path, "", steps=100, checkpoints=((20, True), (40, False)))
     config = run / "config.yaml"
@@ -247,8 +268,7 @@ async def test_the_monitor_answers_r_on_a_broken_config_with_a_message(tmp_path)
     config.write_text(config.read_text().replace("steps: 50", "steps: [1, 2]"))
     app = make_app(run_dir=str(run))
     async with app.run_test(size=(120, 40)) as pilot:
-        await tui_wait(pilot, lambda: isinstance(app.screen, MonitorScreen)
-                       and app.screen.status is not None)
+        await tui_wait(pilot, lambda: isinstance(app.screen, MonitorScreen) and app.screen.status is not None)
         await pilot.press("r")
         await settle(pilot)
         assert isinstance(app.screen, MonitorScreen) and not isinstance(app.screen, ConfigChangeDialog)
@@ -263,8 +283,9 @@ async def test_the_monitor_answers_r_on_a_broken_config_with_a_message(tmp_path)
 HUGE = "9" * 5000
 
 
-@pytest.mark.parametrize("where", ["step", "checkpoint", "validation", "launch pid", "pid file",
-                                   "time per step", "statistics"])
+@pytest.mark.parametrize(
+    "where", ["step", "checkpoint", "validation", "launch pid", "pid file", "time per step", "statistics"]
+)
 def test_a_5000_digit_number_from_the_trainer_side_is_no_internal_error(tmp_path, where):
     lines = {
         "step": f"INFO     Step {HUGE}/50 - Loss: 0.2, LR: 1e-4, Time/Step: 1.5s, Total Time: 0h 1m\n",
@@ -274,7 +295,7 @@ def test_a_5000_digit_number_from_the_trainer_side_is_no_internal_error(tmp_path
         "pid file": "",
         "time per step": "INFO     Step 20/50 - Loss: 0.2, LR: 1e-4, Time/Step: 1.2.3s, Total Time: 0h 1m\n",
         "statistics": "INFO     📊 Training Statistics:\n          - Total time: 1.2.3 minutes\n"
-                      f"          - Number of processes: {HUGE}\n",
+        f"          - Number of processes: {HUGE}\n",
     }
     run = make_run(tmp_path, STOPPED + lines[where])
     if where == "pid file":
@@ -285,6 +306,7 @@ def test_a_5000_digit_number_from_the_trainer_side_is_no_internal_error(tmp_path
 
 
 # -- (6) names that look like the trainer's but are not ---------------------------------------
+
 
 def test_a_checkpoint_name_ending_in_a_newline_is_not_the_latest(tmp_path):
     run = make_run(tmp_path, STOPPED, checkpoints=((20, True), (40, True)))
@@ -297,9 +319,11 @@ def test_a_checkpoint_name_ending_in_a_newline_is_not_the_latest(tmp_path):
 
 # -- (7) scale: bounded work per call ---------------------------------------------------------
 
+
 def _step(step: int, total: int = 10**6) -> str:
-    text = (f"INFO     Step {step}/{total} - Loss: 0.2000, LR: 1.00e-04, Time/Step: 1.50s, "
-            "Total Time: 416h 40m")
+    text = (
+        f"INFO     Step {step}/{total} - Loss: 0.2000, LR: 1.00e-04, Time/Step: 1.50s, Total Time: 416h 40m"
+    )
     return text.ljust(235) + " trainer.py:307\n"
 
 
@@ -327,8 +351,7 @@ def test_a_long_log_is_skimmed_and_a_second_call_reads_only_the_new_bytes(tmp_pa
     assert first.step == 200_000 and fed[0] < 2_000  # only the tail went through the parser
     scanned = []
     scan = HistoryScan.scan
-    monkeypatch.setattr(HistoryScan, "scan",
-                        lambda self, a, b: (scanned.append((a, b)), scan(self, a, b))[1])
+    monkeypatch.setattr(HistoryScan, "scan", lambda self, a, b: (scanned.append((a, b)), scan(self, a, b))[1])
     with (run / "logs" / "train.log").open("a") as fh:
         fh.write("".join(_step(s) for s in range(200_020, 220_001, 20)))
     second = RunMonitor(run, gpu_reader=lambda v: ([], None)).status()  # as a new process
@@ -358,9 +381,13 @@ def test_a_refresh_far_behind_a_fast_writer_reads_the_tail_and_sees_the_end(tmp_
 def test_status_watch_ends_at_the_next_refresh_after_the_trainer(tmp_path):
     run = make_run(tmp_path, STOPPED)
     trainer = start_live(run)
-    watch = subprocess.Popen([sys.executable, "-m", "ltx_wizard", "status", str(run), "--watch",
-                              "--json", "--interval", "0.5"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "ltx_wizard", "status", str(run), "--watch", "--json", "--interval", "0.5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     try:
         assert json.loads(read_line(watch.stdout))["state"] == "live"
         end(trainer)
@@ -377,18 +404,29 @@ def test_status_watch_ends_at_the_next_refresh_after_the_trainer(tmp_path):
 
 # -- (9) --json escapes every control and bidi character --------------------------------------
 
+
 def test_status_json_escapes_controls_and_bidi(tmp_path):
     nasty = "a\x85b\x9bc\u2028d\u2029e\u202ef\u2066g\u2069h\x7f"
     run = make_run(tmp_path, STOPPED, checkpoints=((20, True),))
     config = run / "config.yaml"
     target = tmp_path / f"out{nasty}"
-    config.write_text(config.read_text().replace(f"output_dir: {run / 'outputs'}",  # YAML escapes
-                                                 f"output_dir: {json.dumps(str(target))}"))
+    config.write_text(
+        config.read_text().replace(
+            f"output_dir: {run / 'outputs'}",  # YAML escapes
+            f"output_dir: {json.dumps(str(target))}",
+        )
+    )
     (run / "outputs").rename(target)
     result = cli("status", "--json", str(run))
     assert result.returncode == 0, result.stderr
-    bad = [c for c in result.stdout if ord(c) < 0x20 and c != "\n" or 0x7f <= ord(c) <= 0x9f
-           or c in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"]
+    bad = [
+        c
+        for c in result.stdout
+        if ord(c) < 0x20
+        and c != "\n"
+        or 0x7F <= ord(c) <= 0x9F
+        or c in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    ]
     assert not bad, bad
     doc = json.loads(result.stdout)
     assert doc["output_dir"] == str(target)  # the same value, escaped

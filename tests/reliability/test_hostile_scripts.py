@@ -53,16 +53,24 @@ def fake_path(tmp_path: Path, **extra: str) -> dict[str, str]:
     record = tmp_path / "record"
     bin_dir.mkdir(exist_ok=True)
     record.mkdir(exist_ok=True)
-    fakes = {"uv": FAKE_UV.format(python=sys.executable), "sbatch": FAKE_SBATCH, "srun": FAKE_SRUN, "scontrol": FAKE_SCONTROL,
-             **extra}
+    fakes = {
+        "uv": FAKE_UV.format(python=sys.executable),
+        "sbatch": FAKE_SBATCH,
+        "srun": FAKE_SRUN,
+        "scontrol": FAKE_SCONTROL,
+        **extra,
+    }
     for name, text in fakes.items():
         if (bin_dir / name).exists():  # made once per sandbox (a test may have replaced one)
             continue
         (bin_dir / name).write_text(text)
         (bin_dir / name).chmod(0o755)
-    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RECORD_DIR": str(record),
-            "HOME": str(tmp_path), "LTX_WIZARD_RELIABILITY_SANDBOX":
-            os.environ.get("LTX_WIZARD_RELIABILITY_SANDBOX", "")}
+    return {
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "RECORD_DIR": str(record),
+        "HOME": str(tmp_path),
+        "LTX_WIZARD_RELIABILITY_SANDBOX": os.environ.get("LTX_WIZARD_RELIABILITY_SANDBOX", ""),
+    }
 
 
 def recorded(tmp_path: Path, name: str) -> list[str]:
@@ -76,24 +84,36 @@ def no_injection(tmp_path: Path) -> None:
 
 # --- control characters are refused at the option ------------------------------------------
 
+
 def _newline_folder(box, *parts: str) -> Path:
     path = box.root / "a\ntouch PWNED0"
     return path.joinpath(*parts)
 
 
 CONTROL = [
-    ("workspace-newline", lambda b: b.plan_args(workspace=str(b.root / "w\ntouch PWNED0")),
-     "--workspace"),
+    ("workspace-newline", lambda b: b.plan_args(workspace=str(b.root / "w\ntouch PWNED0")), "--workspace"),
     ("workspace-tab", lambda b: b.plan_args(workspace=str(b.root / "w\tx")), "--workspace"),
     ("workspace-escape", lambda b: b.plan_args(workspace=str(b.root / "w\x1b[2Jx")), "--workspace"),
-    ("data-root-newline", lambda b: b.plan_args(data_root=str(make_data_root(
-        _newline_folder(b, ".precomputed"), 3))), "data root"),
-    ("checkpoint-newline", lambda b: b.plan_args(checkpoint=str(make_checkpoint(
-        _newline_folder(b, "ltx-2.safetensors")))), "checkpoint"),
-    ("text-encoder-newline", lambda b: b.plan_args(text_encoder=str(make_gemma_dir(
-        _newline_folder(b, "gemma")))), "text encoder"),
-    ("trainer-root-newline", lambda b: b.plan_args(trainer_root=str(make_checkout(
-        _newline_folder(b, "LTX-2")))), "--trainer-root"),
+    (
+        "data-root-newline",
+        lambda b: b.plan_args(data_root=str(make_data_root(_newline_folder(b, ".precomputed"), 3))),
+        "data root",
+    ),
+    (
+        "checkpoint-newline",
+        lambda b: b.plan_args(checkpoint=str(make_checkpoint(_newline_folder(b, "ltx-2.safetensors")))),
+        "checkpoint",
+    ),
+    (
+        "text-encoder-newline",
+        lambda b: b.plan_args(text_encoder=str(make_gemma_dir(_newline_folder(b, "gemma")))),
+        "text encoder",
+    ),
+    (
+        "trainer-root-newline",
+        lambda b: b.plan_args(trainer_root=str(make_checkout(_newline_folder(b, "LTX-2")))),
+        "--trainer-root",
+    ),
     ("workspace-link-to-newline", lambda b: _linked_workspace(b), "--workspace"),
 ]
 
@@ -125,6 +145,7 @@ def test_a_script_is_never_rendered_with_a_newline_in_a_comment(tmp_path):
 
 # --- hostile but plain names: the scripts run and pass them as data -------------------------
 
+
 def _plan_hostile(box, *extra: str) -> Path:
     ws = box.root / HOSTILE
     ws.mkdir()
@@ -137,8 +158,9 @@ def test_launch_sh_under_a_hostile_workspace_runs_only_the_planned_command(box):
     run = _plan_hostile(box)
     env = fake_path(box.root)
     outside = box.freeze(run, box.root / "record")
-    done = subprocess.run([BASH, str(run / "launch.sh")], env=env, capture_output=True, text=True,
-                          timeout=60, cwd=box.root)
+    done = subprocess.run(
+        [BASH, str(run / "launch.sh")], env=env, capture_output=True, text=True, timeout=60, cwd=box.root
+    )
     assert done.returncode == 0, done.stderr
     cwd, *argv = recorded(box.root, "uv")
     assert Path(cwd) == box.checkout.resolve() / "packages" / "ltx-trainer"
@@ -153,16 +175,22 @@ def test_slurm_sbatch_under_a_hostile_workspace_runs_only_the_planned_launch(box
     env = fake_path(box.root)
     outside = box.freeze(run, box.root / "record")
     # launch.sh submits slurm.sbatch with the fake sbatch ...
-    done = subprocess.run([BASH, str(run / "launch.sh")], env=env, capture_output=True, text=True,
-                          timeout=60, cwd=box.root)
+    done = subprocess.run(
+        [BASH, str(run / "launch.sh")], env=env, capture_output=True, text=True, timeout=60, cwd=box.root
+    )
     assert done.returncode == 0, done.stderr
     cwd, *argv = recorded(box.root, "sbatch")
     assert Path(cwd) == run.resolve() and argv == [str(run.resolve() / "slurm.sbatch")]
     # ... and the batch script runs as Slurm would start it, on two fake nodes.
-    env.update(SLURM_JOB_ID="5", SLURM_JOB_NUM_NODES="2", SLURM_JOB_NODELIST="node-[a,b]",
-               SLURM_SUBMIT_DIR=str(run.resolve()))
-    job = subprocess.run([BASH, str(run / "slurm.sbatch")], env=env, capture_output=True,
-                         text=True, timeout=120, cwd=run)
+    env.update(
+        SLURM_JOB_ID="5",
+        SLURM_JOB_NUM_NODES="2",
+        SLURM_JOB_NODELIST="node-[a,b]",
+        SLURM_SUBMIT_DIR=str(run.resolve()),
+    )
+    job = subprocess.run(
+        [BASH, str(run / "slurm.sbatch")], env=env, capture_output=True, text=True, timeout=120, cwd=run
+    )
     assert job.returncode == 0, job.stderr
     for rank in (0, 1):
         cwd, *argv = recorded(box.root, f"node-{rank}")
@@ -175,9 +203,16 @@ def test_slurm_sbatch_under_a_hostile_workspace_runs_only_the_planned_launch(box
 
 # --- the scripts write only inside their own run folder --------------------------------------
 
+
 def _launch(box, script: Path, timeout: float = 60, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([BASH, str(script)], env={**fake_path(box.root), **env},
-                          capture_output=True, text=True, timeout=timeout, cwd=box.root)
+    return subprocess.run(
+        [BASH, str(script)],
+        env={**fake_path(box.root), **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=box.root,
+    )
 
 
 def one_script_line(done: subprocess.CompletedProcess, name: str, *words: str) -> None:
@@ -231,8 +266,7 @@ def test_launch_sh_never_writes_through_a_planted_link(box, planted):
     fake_path(box.root)
     outside = box.freeze(run, box.root / "record")
     one_script_line(_launch(box, run / "launch.sh"), "launch.sh", "link")
-    assert (victim / "train.log").read_text() == "precious\n" and sorted(os.listdir(victim)) == [
-        "train.log"]
+    assert (victim / "train.log").read_text() == "precious\n" and sorted(os.listdir(victim)) == ["train.log"]
     outside()
 
 
@@ -248,14 +282,18 @@ def test_a_fifo_at_train_pid_does_not_block_launch_sh(box):
 
 def _stale_records() -> list[tuple[str, str]]:
     parent = os.getppid()  # alive, but not the process that started at tick 1
-    return [("pid-1", "1 5\n"), ("pid-0", "0\n"), ("pid-minus-1", "-1 5\n"),
-            ("20-digits", "9" * 20 + "\n"), ("reused-pid", f"{parent} 1\n"),
-            ("no-start-time", f"{parent}\n"),
-            ("garbage", "\x1b[2J not a pid\n")]
+    return [
+        ("pid-1", "1 5\n"),
+        ("pid-0", "0\n"),
+        ("pid-minus-1", "-1 5\n"),
+        ("20-digits", "9" * 20 + "\n"),
+        ("reused-pid", f"{parent} 1\n"),
+        ("no-start-time", f"{parent}\n"),
+        ("garbage", "\x1b[2J not a pid\n"),
+    ]
 
 
-@pytest.mark.parametrize("content", [c for _, c in _stale_records()],
-                         ids=[i for i, _ in _stale_records()])
+@pytest.mark.parametrize("content", [c for _, c in _stale_records()], ids=[i for i, _ in _stale_records()])
 def test_a_stale_or_implausible_train_pid_is_stale_never_something_to_kill(box, content):
     from ltx_wizard.core.launch.background import running_pid
 
@@ -275,10 +313,12 @@ def test_a_live_training_is_named_without_advice_to_kill(box):
     run = box.planned()
     env = fake_path(box.root)
     hold = box.root / "hold"
-    (box.root / "fakebin" / "uv").write_text(f"#!/bin/bash\necho holding\n"
-                                             f"while [ ! -e {hold} ]; do sleep 0.05; done\n")
-    first = subprocess.Popen([BASH, str(run / "launch.sh")], env=env, stdout=subprocess.PIPE,
-                             text=True, start_new_session=True)
+    (box.root / "fakebin" / "uv").write_text(
+        f"#!/bin/bash\necho holding\nwhile [ ! -e {hold} ]; do sleep 0.05; done\n"
+    )
+    first = subprocess.Popen(
+        [BASH, str(run / "launch.sh")], env=env, stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         assert first.stdout.readline().strip() == "holding"
         assert running_pid(run) == first.pid
@@ -297,19 +337,32 @@ def test_slurm_sbatch_runs_only_from_its_own_run_folder(box):
     spool.mkdir()
     shutil.copy(run / "slurm.sbatch", spool / "slurm_script")  # what Slurm runs: a copy
     # submitted from elsewhere: no run folder found, nothing runs
-    job = subprocess.run([BASH, str(spool / "slurm_script")], env={**env, "SLURM_SUBMIT_DIR":
-                         str(box.root)}, capture_output=True, text=True, timeout=60, cwd=box.root)
+    job = subprocess.run(
+        [BASH, str(spool / "slurm_script")],
+        env={**env, "SLURM_SUBMIT_DIR": str(box.root)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=box.root,
+    )
     one_script_line(job, "slurm.sbatch", "submit it from its run folder")
     # submitted from the run folder: found, and it runs
-    job = subprocess.run([BASH, str(spool / "slurm_script")], env={**env, "SLURM_SUBMIT_DIR":
-                         str(run)}, capture_output=True, text=True, timeout=60, cwd=run)
+    job = subprocess.run(
+        [BASH, str(spool / "slurm_script")],
+        env={**env, "SLURM_SUBMIT_DIR": str(run)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=run,
+    )
     assert job.returncode == 0, job.stderr
     assert recorded(box.root, "node-1")
     # moved: it refuses rather than train into the old place
     moved = box.root / "moved-run"
     os.rename(run, moved)
-    job = subprocess.run([BASH, str(moved / "slurm.sbatch")], env=env, capture_output=True,
-                         text=True, timeout=60, cwd=moved)
+    job = subprocess.run(
+        [BASH, str(moved / "slurm.sbatch")], env=env, capture_output=True, text=True, timeout=60, cwd=moved
+    )
     one_script_line(job, "slurm.sbatch", "planned at", "moved")
     assert not run.exists()
     no_injection(box.root)

@@ -43,13 +43,21 @@ def test_eight_concurrent_starters_exactly_one_holder_each_round(tmp_path):
     ctx = multiprocessing.get_context("fork")
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                              capture_output=True, text=True, check=True).stdout)
+    dead = int(
+        subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     start, tried, released = (ctx.Barrier(STARTERS + 1) for _ in range(3))
     wins = ctx.Array("i", ROUNDS)
     errors = ctx.Value("i", 0)
-    procs = [ctx.Process(target=_starter, args=(str(run_dir), start, tried, released, wins, errors))
-             for _ in range(STARTERS)]
+    procs = [
+        ctx.Process(target=_starter, args=(str(run_dir), start, tried, released, wins, errors))
+        for _ in range(STARTERS)
+    ]
     for proc in procs:
         proc.start()
     try:

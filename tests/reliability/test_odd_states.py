@@ -24,8 +24,10 @@ def clean(result) -> None:
 
 # --- the run lock in any odd state -----------------------------------------------------------
 
-@pytest.mark.parametrize("content", ["9" * 20 + " 5\n", "-1 5\n", "0\n", "1 1\n"],
-                         ids=["20-digits", "minus-1", "zero", "init"])
+
+@pytest.mark.parametrize(
+    "content", ["9" * 20 + " 5\n", "-1 5\n", "0\n", "1 1\n"], ids=["20-digits", "minus-1", "zero", "init"]
+)
 def test_a_lock_naming_no_plausible_process_is_stale_and_taken_over(box, content):
     run = box.planned()
     (run / LOCK_NAME).write_text(content)
@@ -46,11 +48,16 @@ def test_a_folder_planted_as_the_lock_is_one_line(box):
     outside()
 
 
-@pytest.mark.parametrize(("err", "code", "words"), [
-    (errno.ENOSPC, 1, "no space left"), (errno.EROFS, 2, "cannot lock run folder"),
-    (errno.EACCES, 2, "cannot lock run folder")], ids=["disk-full", "read-only", "no-access"])
-def test_a_lock_that_cannot_be_created_is_one_line_and_leaves_nothing(box, monkeypatch, err,
-                                                                       code, words):
+@pytest.mark.parametrize(
+    ("err", "code", "words"),
+    [
+        (errno.ENOSPC, 1, "no space left"),
+        (errno.EROFS, 2, "cannot lock run folder"),
+        (errno.EACCES, 2, "cannot lock run folder"),
+    ],
+    ids=["disk-full", "read-only", "no-access"],
+)
+def test_a_lock_that_cannot_be_created_is_one_line_and_leaves_nothing(box, monkeypatch, err, code, words):
     def refuse(*args, **kwargs):
         raise OSError(err, os.strerror(err))
 
@@ -127,8 +134,12 @@ def test_a_5000_digit_model_version_is_one_line_in_check(box):
 
 # --- the shipped configs and recipes ----------------------------------------------------------
 
-@pytest.mark.parametrize("text", ["", "model:\n  training_mode: lora\n", "# only a comment\n"],
-                         ids=["empty", "truncated", "comment-only"])
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "model:\n  training_mode: lora\n", "# only a comment\n"],
+    ids=["empty", "truncated", "comment-only"],
+)
 @pytest.mark.parametrize("name", ["t2v_lora.yaml", "t2v_lora_low_vram.yaml", "i2v_lora.yaml"])
 def test_an_empty_or_truncated_shipped_config_is_a_broken_checkout(box, text, name):
     box.shipped(name).write_text(text)
@@ -140,8 +151,11 @@ def test_an_empty_or_truncated_shipped_config_is_a_broken_checkout(box, text, na
     outside()
 
 
-@pytest.mark.parametrize("recipe", ["../../../../elsewhere", "/etc/passwd", "a/b", ".hidden",
-                                    "x\n"], ids=["dotdot", "absolute", "slash", "dot", "newline"])
+@pytest.mark.parametrize(
+    "recipe",
+    ["../../../../elsewhere", "/etc/passwd", "a/b", ".hidden", "x\n"],
+    ids=["dotdot", "absolute", "slash", "dot", "newline"],
+)
 def test_a_recipe_comes_only_from_the_checkouts_configs(box, recipe):
     elsewhere = box.root / "elsewhere.yaml"
     elsewhere.write_text(box.shipped("i2v_lora.yaml").read_text())
@@ -165,6 +179,5 @@ def test_slurm_cpus_help_and_check_agree(box, capsys):
     help_text = " ".join(result.out.split())
     assert "1..4096" in help_text
     outside = box.freeze(skip=box.root / "none")
-    refused(box.cli(*box.plan_args("--nodes", "2", "--slurm-cpus", "5000")), 2, "--slurm-cpus",
-            "1..4096")
+    refused(box.cli(*box.plan_args("--nodes", "2", "--slurm-cpus", "5000")), 2, "--slurm-cpus", "1..4096")
     outside()

@@ -24,8 +24,9 @@ from .conftest import refused
 
 def _models(root: Path, n: int, *, flat: bool = False) -> Path:
     for i in range(n):
-        make_checkpoint(root / f"ltx-2-{i:03d}.safetensors" if flat else
-                        root / f"m{i:03d}" / "ltx-2.safetensors")
+        make_checkpoint(
+            root / f"ltx-2-{i:03d}.safetensors" if flat else root / f"m{i:03d}" / "ltx-2.safetensors"
+        )
     return root
 
 
@@ -63,11 +64,11 @@ def test_a_tree_past_the_folder_bound_stops_there_the_same_way_every_time(box, m
     _slow_headers(monkeypatch, 0.2)
     runs.append(discovery.discover([root], env={}, system_roots=()))  # and on a slow box
     assert {(r.stopped, r.dirs_scanned, len(r.unsearched), len(r.candidates)) for r in runs} == {
-        ("folders", 40, 21, 1)}
+        ("folders", 40, 21, 1)
+    }
     assert not runs[0].timed_out
     result = box.cli("discover", "--models-dir", str(root))
-    refused(result, 1, "bound of 40 folders walked", "21 folder(s) not searched",
-            "narrower --models-dir")
+    refused(result, 1, "bound of 40 folders walked", "21 folder(s) not searched", "narrower --models-dir")
 
 
 def _hang(monkeypatch, folder: Path) -> threading.Event:
@@ -90,13 +91,11 @@ def test_a_folder_that_does_not_answer_is_named_without_waiting_for_the_cap(box,
     release = _hang(monkeypatch, box.root / "nfs")
     try:
         started = time.monotonic()
-        result = box.cli("discover", "--models-dir", str(models), "--models-dir",
-                         str(box.root / "nfs"))
+        result = box.cli("discover", "--models-dir", str(models), "--models-dir", str(box.root / "nfs"))
         took = time.monotonic() - started
     finally:
         release.set()
-    refused(result, 1, "ran out of time", f"{box.root / 'nfs'} has not answered",
-            "hung network mount")
+    refused(result, 1, "ran out of time", f"{box.root / 'nfs'} has not answered", "hung network mount")
     assert took < 10  # the stall, not the 120 s safety cap
     assert result.out.count("ltx-2-00") == 2  # what was found before is kept
 

@@ -75,13 +75,13 @@ def test_a_full_disk_in_the_middle_of_a_trial_log_is_one_line(box, monkeypatch):
 def test_a_trainer_dying_of_a_full_disk_stops_autotune_naming_the_disk(box):
     run = box.planned()
     script = box.root / "trainer.py"
-    script.write_text("import sys\nprint('Loading the model')\n"
-                      "print('Traceback (most recent call last):', file=sys.stderr)\n"
-                      "print('OSError: [Errno 28] No space left on device', file=sys.stderr)\n"
-                      "sys.exit(1)\n")
+    script.write_text(
+        "import sys\nprint('Loading the model')\n"
+        "print('Traceback (most recent call last):', file=sys.stderr)\n"
+        "print('OSError: [Errno 28] No space left on device', file=sys.stderr)\n"
+        "sys.exit(1)\n"
+    )
     outside_unchanged = box.freeze(skip=run)
-    result = box.cli("autotune", str(run), *AUTOTUNE, "--trainer-cmd",
-                     f"{sys.executable} {script}")
-    refused(result, 1, "autotune stopped", "No space left on device", "free disk space",
-            one_line=False)
+    result = box.cli("autotune", str(run), *AUTOTUNE, "--trainer-cmd", f"{sys.executable} {script}")
+    refused(result, 1, "autotune stopped", "No space left on device", "free disk space", one_line=False)
     outside_unchanged()

@@ -41,52 +41,107 @@ def _json(entries) -> str:
     return json.dumps(entries)
 
 
-GOOD = [{"caption": CAPTION, "video": "videos/clip_00.mp4"},
-        {"caption": CAPTION, "video": "videos/clip_01.mp4"}]
+GOOD = [
+    {"caption": CAPTION, "video": "videos/clip_00.mp4"},
+    {"caption": CAPTION, "video": "videos/clip_01.mp4"},
+]
 DEEP = "[" * 2500 + "]" * 2500
 
 
 def _check_args(box, dataset: Path) -> list[str]:
-    return ["check", "--checkpoint", str(box.ckpt), "--text-encoder", str(box.gemma),
-            "--dataset", str(dataset)]
+    return [
+        "check",
+        "--checkpoint",
+        str(box.ckpt),
+        "--text-encoder",
+        str(box.gemma),
+        "--dataset",
+        str(dataset),
+    ]
 
 
 # (id, file name, content, words the message holds)
 REFUSED = [
     ("json-nested-2500", "d.json", DEEP, ("d.json", "nests deeper")),
     ("jsonl-nested-2500", "d.jsonl", DEEP + "\n", ("d.jsonl", "line 1", "nests deeper")),
-    ("json-utf8-bom", "d.json", b"\xef\xbb\xbf" + _json(GOOD).encode(),
-     ("byte-order mark", "without BOM")),
-    ("jsonl-utf8-bom", "d.jsonl", b"\xef\xbb\xbf" + "\n".join(map(json.dumps, GOOD)).encode(),
-     ("byte-order mark", "without BOM")),
+    ("json-utf8-bom", "d.json", b"\xef\xbb\xbf" + _json(GOOD).encode(), ("byte-order mark", "without BOM")),
+    (
+        "jsonl-utf8-bom",
+        "d.jsonl",
+        b"\xef\xbb\xbf" + "\n".join(map(json.dumps, GOOD)).encode(),
+        ("byte-order mark", "without BOM"),
+    ),
     ("json-utf16", "d.json", _json(GOOD).encode("utf-16"), ("UTF-16", "save it as UTF-8")),
-    ("csv-utf16", "d.csv", "caption,video\nc,videos/clip_00.mp4\n".encode("utf-16"),
-     ("UTF-16", "save it as UTF-8")),
-    ("json-not-utf8", "d.json", b'[{"caption": "\xff", "video": "videos/clip_00.mp4"}]',
-     ("byte 0xff at line 1", "UTF-8")),
-    ("csv-unclosed-quote", "d.csv", 'caption,video\n"a cat,videos/clip_00.mp4\n'
-     'b,videos/clip_01.mp4\n', ("quote opened on line 2", "never closed")),
-    ("csv-empty-video-cell", "d.csv", "caption,video\na cat,\nb,videos/clip_01.mp4\n",
-     ("entry 1 (line 2)", "video cell is empty")),
-    ("csv-null-video-cell", "d.csv", "caption,video\nb,videos/clip_01.mp4\na cat,NULL\n",
-     ("entry 2 (line 3)", "missing value to pandas")),
-    ("csv-empty-caption-cell", "d.csv", "caption,video\n,videos/clip_00.mp4\n",
-     ("entry 1 (line 2)", "caption cell is empty")),
-    ("csv-row-wider-than-header", "d.csv", "caption,video\na,videos/clip_00.mp4\n"
-     "a, b,videos/clip_01.mp4\n", ("line 3 has 3 cells", "header has 2", "quote")),
-    ("json-null-video", "d.json", _json([GOOD[0], {"caption": "c", "video": None}]),
-     ("entry 2", "video is null")),
-    ("json-number-caption", "d.json", _json([{"caption": 7, "video": "videos/clip_00.mp4"}]),
-     ("entry 1", "caption is a number")),
-    ("jsonl-blank-line", "d.jsonl", json.dumps(GOOD[0]) + "\n\n" + json.dumps(GOOD[1]) + "\n",
-     ("line 2 is blank", "remove it")),
-    ("json-5000-char-path", "d.json", _json([{"caption": "c", "video": "v" * 5000 + ".mp4"}]),
-     ("entry 1", "too long", "shorten it")),
+    (
+        "csv-utf16",
+        "d.csv",
+        "caption,video\nc,videos/clip_00.mp4\n".encode("utf-16"),
+        ("UTF-16", "save it as UTF-8"),
+    ),
+    (
+        "json-not-utf8",
+        "d.json",
+        b'[{"caption": "\xff", "video": "videos/clip_00.mp4"}]',
+        ("byte 0xff at line 1", "UTF-8"),
+    ),
+    (
+        "csv-unclosed-quote",
+        "d.csv",
+        'caption,video\n"a cat,videos/clip_00.mp4\nb,videos/clip_01.mp4\n',
+        ("quote opened on line 2", "never closed"),
+    ),
+    (
+        "csv-empty-video-cell",
+        "d.csv",
+        "caption,video\na cat,\nb,videos/clip_01.mp4\n",
+        ("entry 1 (line 2)", "video cell is empty"),
+    ),
+    (
+        "csv-null-video-cell",
+        "d.csv",
+        "caption,video\nb,videos/clip_01.mp4\na cat,NULL\n",
+        ("entry 2 (line 3)", "missing value to pandas"),
+    ),
+    (
+        "csv-empty-caption-cell",
+        "d.csv",
+        "caption,video\n,videos/clip_00.mp4\n",
+        ("entry 1 (line 2)", "caption cell is empty"),
+    ),
+    (
+        "csv-row-wider-than-header",
+        "d.csv",
+        "caption,video\na,videos/clip_00.mp4\na, b,videos/clip_01.mp4\n",
+        ("line 3 has 3 cells", "header has 2", "quote"),
+    ),
+    (
+        "json-null-video",
+        "d.json",
+        _json([GOOD[0], {"caption": "c", "video": None}]),
+        ("entry 2", "video is null"),
+    ),
+    (
+        "json-number-caption",
+        "d.json",
+        _json([{"caption": 7, "video": "videos/clip_00.mp4"}]),
+        ("entry 1", "caption is a number"),
+    ),
+    (
+        "jsonl-blank-line",
+        "d.jsonl",
+        json.dumps(GOOD[0]) + "\n\n" + json.dumps(GOOD[1]) + "\n",
+        ("line 2 is blank", "remove it"),
+    ),
+    (
+        "json-5000-char-path",
+        "d.json",
+        _json([{"caption": "c", "video": "v" * 5000 + ".mp4"}]),
+        ("entry 1", "too long", "shorten it"),
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "content", "words"), [c[1:] for c in REFUSED],
-                         ids=[c[0] for c in REFUSED])
+@pytest.mark.parametrize(("name", "content", "words"), [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
 @pytest.mark.parametrize("command", ["check", "plan"])
 def test_a_hostile_dataset_file_is_one_line_naming_where(box, command, name, content, words):
     dataset = _dataset(box, name, content)
@@ -117,16 +172,17 @@ def test_a_csv_with_a_utf8_bom_is_read_as_pandas_reads_it(box):
     # pandas.read_csv skips the mark: the header's first column is `caption`, not '\ufeffcaption'
     dataset = _dataset(box, "d.csv", b"\xef\xbb\xbfcaption,video\nc,videos/clip_00.mp4\n")
     ds = read_dataset_file(dataset)
-    assert ds.columns == ("caption", "video") and ds.roles == {"caption": "caption",
-                                                              "video": "video"}
+    assert ds.columns == ("caption", "video") and ds.roles == {"caption": "caption", "video": "video"}
 
 
 @pytest.mark.parametrize("sep", ["\u2028", "\x85", "\u2029"])
 def test_a_jsonl_caption_holding_a_unicode_line_break_stays_one_line(box, sep):
     # the trainer iterates the file's lines (\n, \r\n, \r only): U+2028 or NEL in a caption is
     # part of its line, where str.splitlines() would cut it in two
-    lines = [json.dumps({"caption": f"a{sep}cat", "video": "videos/clip_00.mp4"},
-                        ensure_ascii=False), json.dumps(GOOD[1])]
+    lines = [
+        json.dumps({"caption": f"a{sep}cat", "video": "videos/clip_00.mp4"}, ensure_ascii=False),
+        json.dumps(GOOD[1]),
+    ]
     dataset = _dataset(box, "d.jsonl", "\r\n".join(lines) + "\r\n")
     ds = read_dataset_file(dataset)
     assert [r["caption"] for r in ds.rows] == [f"a{sep}cat", CAPTION]
@@ -139,11 +195,11 @@ def test_a_dataset_file_that_is_a_fifo_is_named_and_refused_without_blocking(box
     refused(box.cli(*box.plan_args(data_root=str(folder / "d.json"))), 2, "FIFO")
 
 
-@pytest.mark.parametrize("content", [DEEP, DEEP + "\n", "caption,video\n\"open,x\n"],
-                         ids=["json", "jsonl", "csv-open-quote"])
+@pytest.mark.parametrize(
+    "content", [DEEP, DEEP + "\n", 'caption,video\n"open,x\n'], ids=["json", "jsonl", "csv-open-quote"]
+)
 def test_the_paths_screens_media_offers_skip_a_hostile_dataset_file(box, content):
-    suffix = "csv" if content.startswith("caption") else ("jsonl" if content.endswith("\n")
-                                                          else "json")
+    suffix = "csv" if content.startswith("caption") else ("jsonl" if content.endswith("\n") else "json")
     _dataset(box, f"hostile.{suffix}", content)
     good = _dataset(box, "good.json", _json(GOOD))
     offers = dataset_offers(box.root / "clips" / ".precomputed")  # the data root beside them
@@ -157,6 +213,7 @@ def test_a_5000_character_path_in_a_dataset_file_offers_nothing_and_raises_nothi
 
 
 # -- the one reader's bounds ------------------------------------------------------------------
+
 
 def test_numbers_are_bounded_before_int():
     from ltx_wizard.core.io.bounded import bounded_int
@@ -192,6 +249,7 @@ def test_a_read_that_stalls_past_its_clock_cap_is_a_machine_failure(tmp_path, mo
 
 # -- validation flags ---------------------------------------------------------------------------
 
+
 def test_a_non_utf8_byte_in_a_validation_prompt_is_one_line(box):
     outside_unchanged = box.freeze()
     result = box.cli(*box.plan_args("--validation-prompt", os.fsdecode(b"a \xff cat")))
@@ -218,8 +276,7 @@ def test_a_url_as_validation_media_is_refused_as_typed(box):
 
 
 def test_a_5000_character_validation_media_path_is_one_short_line(box):
-    result = box.cli(*box.plan_args("--validation-media", "/" + "m" * 5000 + ".png",
-                                    recipe="i2v_lora"))
+    result = box.cli(*box.plan_args("--validation-media", "/" + "m" * 5000 + ".png", recipe="i2v_lora"))
     refused(result, 2, "5005 bytes long", "shorten it")
     assert len(result.err) < 300
 

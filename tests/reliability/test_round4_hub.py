@@ -61,8 +61,10 @@ class HostileHub(Hub):
             h._send(500, b"{}")
             return True
         if rest == "" and self.fault in ("size-nan", "size-negative", "dotdot-info"):
-            siblings = [{"rfilename": n, "size": {"size-nan": "abc", "size-negative": -5}.get(
-                self.fault, len(b))} for n, b in self.repos[repo]["files"].items()]
+            siblings = [
+                {"rfilename": n, "size": {"size-nan": "abc", "size-negative": -5}.get(self.fault, len(b))}
+                for n, b in self.repos[repo]["files"].items()
+            ]
             if self.fault == "dotdot-info":
                 siblings.append({"rfilename": "../../evil.safetensors", "size": 3})
             body = {"id": repo, "sha": "0" * 40, "gated": False, "siblings": siblings}
@@ -136,12 +138,14 @@ def _lines(err: str, start: str) -> list[str]:
 
 def _final_files(models: Path) -> list[str]:
     """Files a later check would look at: everything outside the hub's hidden .cache."""
-    return sorted(str(p.relative_to(models)) for p in models.rglob("*")
-                  if p.is_file() and ".cache" not in p.relative_to(models).parts)
+    return sorted(
+        str(p.relative_to(models))
+        for p in models.rglob("*")
+        if p.is_file() and ".cache" not in p.relative_to(models).parts
+    )
 
 
-def test_a_body_cut_off_mid_file_is_one_line_and_leaves_no_file_to_trust(world, capsys,
-                                                                        monkeypatch):
+def test_a_body_cut_off_mid_file_is_one_line_and_leaves_no_file_to_trust(world, capsys, monkeypatch):
     code, out, err, hub = _run(world, capsys, monkeypatch, "cut-off", "--only", "checkpoint")
     assert code == 1
     (failed,) = _lines(err, "failed:")
@@ -160,18 +164,17 @@ def test_http_500_after_the_retries_is_one_line(world, capsys, monkeypatch):
     assert _final_files(world[0] / "models") == []
 
 
-def test_the_model_info_failing_is_one_line_per_file_and_a_machine_failure(world, capsys,
-                                                                          monkeypatch):
+def test_the_model_info_failing_is_one_line_per_file_and_a_machine_failure(world, capsys, monkeypatch):
     code, _, err, _ = _run(world, capsys, monkeypatch, "api-500")
     assert code == 1
     refused = _lines(err, "not offered:")
     assert len(refused) == 2 and all("HTTP 500" in line for line in refused), err
 
 
-@pytest.mark.parametrize(("fault", "words"), [("size-nan", "'abc', not a whole number"),
-                                              ("size-negative", "is -5, out of range")])
-def test_a_size_that_is_not_a_byte_count_is_refused_not_offered(world, capsys, monkeypatch,
-                                                               fault, words):
+@pytest.mark.parametrize(
+    ("fault", "words"), [("size-nan", "'abc', not a whole number"), ("size-negative", "is -5, out of range")]
+)
+def test_a_size_that_is_not_a_byte_count_is_refused_not_offered(world, capsys, monkeypatch, fault, words):
     code, _, err, hub = _run(world, capsys, monkeypatch, fault)
     assert code == 1
     refused = _lines(err, "not offered:")
@@ -180,13 +183,14 @@ def test_a_size_that_is_not_a_byte_count_is_refused_not_offered(world, capsys, m
     assert hub.downloads == []
 
 
-def test_a_dotdot_name_in_the_model_info_is_refused_before_any_download(world, capsys,
-                                                                       monkeypatch):
+def test_a_dotdot_name_in_the_model_info_is_refused_before_any_download(world, capsys, monkeypatch):
     code, _, err, hub = _run(world, capsys, monkeypatch, "dotdot-info")
     assert code == 1 and hub.downloads == []
     refused = _lines(err, "not offered:")
-    assert all("'../../evil.safetensors'" in line and "outside the download folder" in line
-               for line in refused) and len(refused) == 2
+    assert (
+        all("'../../evil.safetensors'" in line and "outside the download folder" in line for line in refused)
+        and len(refused) == 2
+    )
 
 
 def test_a_dotdot_name_in_the_folder_listing_writes_nothing_outside(world, capsys, monkeypatch):
@@ -203,9 +207,14 @@ def test_a_saved_token_that_is_a_fifo_is_one_line_not_a_hang(world):
     # its own process: the library fixes its token path from HF_HOME when first imported, and a
     # regression would hang on the FIFO (the timeout then fails the test instead)
     env = dict(os.environ, HF_HOME=str(root / "hf"), HF_ENDPOINT="http://127.0.0.1:9")
-    done = subprocess.run([sys.executable, "-m", "ltx_wizard", "models", "--release", "ltx-2.3"],
-                          env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "ltx_wizard", "models", "--release", "ltx-2.3"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     err = done.stderr.strip()
     assert done.returncode == 2 and err.count("\n") == 0, err
     assert err.startswith("ltx-wizard: ") and "token" in err and "FIFO" in err, err
@@ -243,8 +252,7 @@ async def test_the_download_dialog_shows_a_cut_off_body_in_one_line(world, monke
             await pilot.press("3")
             await wait_until(pilot, lambda: app.screen.index == 0)
             await pilot.press("y")
-            await wait_until(pilot, lambda: "Failed" in str(
-                app.screen.query_one("#dl-status").render()))
+            await wait_until(pilot, lambda: "Failed" in str(app.screen.query_one("#dl-status").render()))
             status = str(app.screen.query_one("#dl-status").render())
             first = status.splitlines()[0]
             assert "connection kept dropping" in first and "Error" not in first, status

@@ -40,9 +40,13 @@ def _wizard(run: Path, *extra: str, speed: str = "0.02") -> subprocess.Popen:
     """`ltx-wizard preprocess RUN --one-sample` as its own process, its preprocessor slowed down
     (a caption every 25 s) so that it is still running when the test acts."""
     env = dict(os.environ, LTX_WIZARD_SIM_SPEED=speed)
-    return subprocess.Popen([sys.executable, "-m", "ltx_wizard", "preprocess", str(run),
-                             "--one-sample", *PRESET, *extra], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "ltx_wizard", "preprocess", str(run), "--one-sample", *PRESET, *extra],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _preprocessor_running(wizard: subprocess.Popen) -> bool:
@@ -63,8 +67,11 @@ def test_a_second_preprocess_of_the_same_run_is_refused_while_the_first_runs(box
         first.communicate(timeout=30)
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129),
-                                           (signal.SIGINT, 130)], ids=["TERM", "HUP", "INT"])
+@pytest.mark.parametrize(
+    ("sig", "code"),
+    [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)],
+    ids=["TERM", "HUP", "INT"],
+)
 def test_a_signal_ends_the_preprocessor_before_the_wizard_exits(box, dataset_run, sig, code):
     run, _ = dataset_run
     wizard = _wizard(run)
@@ -128,8 +135,7 @@ def test_a_log_linked_out_of_the_run_folder_is_never_written_through(box, datase
     assert victim.read_text() == "mine\n"
 
 
-def test_a_full_disk_while_logging_is_one_line_and_stops_the_preprocessor(box, dataset_run,
-                                                                         monkeypatch):
+def test_a_full_disk_while_logging_is_one_line_and_stops_the_preprocessor(box, dataset_run, monkeypatch):
     run, _ = dataset_run
     real = os.write
 
@@ -155,10 +161,11 @@ def test_a_preprocessor_that_runs_out_of_disk_is_named_in_one_line(box, monkeypa
     # `uv run python scripts/process_dataset.py ... --output-dir OUT ...`, out of disk half-way
     # through an atomic save (_atomic_save's `<name>.pt.tmp.<pid>`, left as the real one leaves it)
     (bin_dir / "uv").write_text(
-        "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --output-dir ] && out=$2; shift; done\n"
-        "mkdir -p \"$out/conditions/videos\" && : > \"$out/conditions/videos/clip_00.pt.tmp.$$\"\n"
+        '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --output-dir ] && out=$2; shift; done\n'
+        'mkdir -p "$out/conditions/videos" && : > "$out/conditions/videos/clip_00.pt.tmp.$$"\n'
         "echo 'Processing captions 0%'\n"
-        "echo 'OSError: [Errno 28] No space left on device' >&2\nexit 1\n")
+        "echo 'OSError: [Errno 28] No space left on device' >&2\nexit 1\n"
+    )
     (bin_dir / "uv").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
@@ -174,8 +181,9 @@ def test_a_preprocessor_that_runs_out_of_disk_is_named_in_one_line(box, monkeypa
     assert not [p for p in scratch.rglob("*") if ".pt.tmp." in p.name]  # nothing half-written
 
 
-@pytest.mark.parametrize("gpus", [10**100, -3, "9" * 5000, 0], ids=["googol", "negative",
-                                                                     "5000-digits", "zero"])
+@pytest.mark.parametrize(
+    "gpus", [10**100, -3, "9" * 5000, 0], ids=["googol", "negative", "5000-digits", "zero"]
+)
 def test_a_hand_edited_gpu_count_in_run_json_is_read_as_nothing_recorded(box, dataset_run, gpus):
     """run.json is read through the bounded reader: an implausible GPU count is no count, so the
     one-sample step still encodes one sample (not one batch for each of 10**100 GPUs)."""

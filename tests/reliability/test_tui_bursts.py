@@ -82,14 +82,17 @@ DIALOGS = [
     ("gate-abort", lambda: GateDialog("below 32 GB"), ("a", "escape", "a"), False),
     ("help-close", lambda: HelpDialog(ProbeScreen), ("escape", "escape", "q", "f1"), None),
     ("help-keys", lambda: HelpDialog(ProbeScreen), ("k", "k", "k"), None),
-    ("pick", lambda: PickDialog("Found", [_candidate("/m/a"), _candidate("/m/b")]),
-     ("enter", "enter", "enter", "enter"), "/m/a"),
+    (
+        "pick",
+        lambda: PickDialog("Found", [_candidate("/m/a"), _candidate("/m/b")]),
+        ("enter", "enter", "enter", "enter"),
+        "/m/a",
+    ),
     ("vram", lambda: VramAskDialog("GB10"), ("4", "8", "enter", "enter", "enter"), 48),
 ]
 
 
-@pytest.mark.parametrize(("make", "keys", "answer"), [d[1:] for d in DIALOGS],
-                         ids=[d[0] for d in DIALOGS])
+@pytest.mark.parametrize(("make", "keys", "answer"), [d[1:] for d in DIALOGS], ids=[d[0] for d in DIALOGS])
 async def test_every_dialog_answers_once_under_a_burst(demo_root, make, keys, answer):
     app = make_app(demo_root)
     answers = []
@@ -133,9 +136,15 @@ async def test_approve_pressed_three_times_writes_once_and_asks_nothing(demo_roo
         no_screen_twice(app)
 
 
-@pytest.mark.parametrize("keys", [("s", "escape"), ("s", "escape", "escape", "escape", "escape"),
-                                  ("s", "s", "c", "t", "escape", "escape")],
-                         ids=["into-done-and-out", "escape-all-the-way", "mash"])
+@pytest.mark.parametrize(
+    "keys",
+    [
+        ("s", "escape"),
+        ("s", "escape", "escape", "escape", "escape"),
+        ("s", "s", "c", "t", "escape", "escape"),
+    ],
+    ids=["into-done-and-out", "escape-all-the-way", "mash"],
+)
 async def test_mashing_into_done_and_back_never_crashes(demo_root, keys):
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -56,8 +56,9 @@ def _run_folder(tmp_path, name: str = "run"):
     return run
 
 
-@pytest.mark.parametrize("plan", [b"# Plan\n\xff\xfe\xfd not UTF-8\n", "fifo", "huge"],
-                         ids=["not-utf8", "fifo", "huge"])
+@pytest.mark.parametrize(
+    "plan", [b"# Plan\n\xff\xfe\xfd not UTF-8\n", "fifo", "huge"], ids=["not-utf8", "fifo", "huge"]
+)
 async def test_unreadable_plan_is_a_message_not_a_crash(tmp_path, plan):
     run = _run_folder(tmp_path)
     if plan == "fifo":

@@ -13,7 +13,12 @@ from datetime import datetime
 from pathlib import Path
 
 from ltx_wizard.core.autotune.events import (
-    LogLine, TrialFinished, TrialPhase, TrialProgress, TrialStarted, VramUpdate,
+    LogLine,
+    TrialFinished,
+    TrialPhase,
+    TrialProgress,
+    TrialStarted,
+    VramUpdate,
 )
 from ltx_wizard.core.tuning.results import AutotuneSummary, TrialResult
 from ltx_wizard.core.gpu.devices import MIB, GpuInfo, ProbeResult
@@ -28,15 +33,22 @@ FIXED_NOW = datetime(2026, 1, 2, 3, 4)
 RUN_NAME = "t2v-demo-clips-20260102-0304"
 GiB = 1024**3
 # The machine's RAM and free disk as the Summary screen reads them: fixed, so snapshots agree.
-FIXED_HOST = HostReadings(mem_total=256 * GiB, mem_available=240 * GiB, swap_free=0,
-                          disk_free=500 * GiB, disk_path=Path("/data"))
+FIXED_HOST = HostReadings(
+    mem_total=256 * GiB, mem_available=240 * GiB, swap_free=0, disk_free=500 * GiB, disk_path=Path("/data")
+)
 
 
 # Options a user gives on the command line travel as flags through the CLI's own parser; the
 # rest are injection points (clock, probe, engine) the CLI's factory takes as keywords.
-CLI_FLAGS = {"simulate": "--simulate", "run_dir": "--run-dir", "workspace": "--workspace",
-             "trainer_root": "--trainer-root", "trainer_cmd": "--trainer-cmd",
-             "from_csv": "--from-csv", "vram_gb": "--vram-gb"}
+CLI_FLAGS = {
+    "simulate": "--simulate",
+    "run_dir": "--run-dir",
+    "workspace": "--workspace",
+    "trainer_root": "--trainer-root",
+    "trainer_cmd": "--trainer-cmd",
+    "from_csv": "--from-csv",
+    "vram_gb": "--vram-gb",
+}
 
 
 class FixedClock:
@@ -61,8 +73,15 @@ def make_app(demo_root: Path | None = None, *, at: str | None = None, **override
     # clips path (dataset.json, preprocessing in the skill's order) has its own tests.
     # first_run_screens=False: these tests start at Paths' default recipe; the setup offers and
     # the intent question have their own tests (test_pilot_intent.py, test_pilot_setup.py).
-    values = dict(cursor_blink=False, check_delay_s=0, now=lambda: FIXED_NOW, clock=FixedClock(),
-                  host_fn=lambda run_dir: FIXED_HOST, demo_data="latents", first_run_screens=False)
+    values = dict(
+        cursor_blink=False,
+        check_delay_s=0,
+        now=lambda: FIXED_NOW,
+        clock=FixedClock(),
+        host_fn=lambda run_dir: FIXED_HOST,
+        demo_data="latents",
+        first_run_screens=False,
+    )
     if demo_root is not None:
         values.update(demo_root=demo_root)
     values.update(overrides)
@@ -103,8 +122,7 @@ async def settle(pilot, rounds: int = 2) -> None:
 async def wait_workers(app) -> None:
     """Wait for every worker of the app. An exclusive worker (the Paths checks) is cancelled
     by the next one as designed: that is no failure, while a worker that failed still raises."""
-    results = await asyncio.gather(*(worker.wait() for worker in list(app.workers)),
-                                   return_exceptions=True)
+    results = await asyncio.gather(*(worker.wait() for worker in list(app.workers)), return_exceptions=True)
     for result in results:
         if isinstance(result, BaseException) and not isinstance(result, WorkerCancelled):
             raise result
@@ -122,9 +140,17 @@ def fake_probe(name: str = "NVIDIA GB10", mib: int | None = None, count: int = 1
 
 
 def _result(index, change, outcome, step, peak, kept, reason="", decision="", changes=None):
-    return TrialResult(index=index, change=change, outcome=outcome, step_time_s=step,
-                       peak_vram_gb=peak, kept=kept, reason=reason, decision=decision,
-                       changes=changes or {})
+    return TrialResult(
+        index=index,
+        change=change,
+        outcome=outcome,
+        step_time_s=step,
+        peak_vram_gb=peak,
+        kept=kept,
+        reason=reason,
+        decision=decision,
+        changes=changes or {},
+    )
 
 
 class ScriptedEngine:
@@ -134,8 +160,18 @@ class ScriptedEngine:
     hold_after: int | None = None
     instances: list["ScriptedEngine"] = []
 
-    def __init__(self, run_dir, *, probe, assessment, trainer_cmd=None, simulate=None,
-                 max_trials=5, on_event=None, **_ignored):
+    def __init__(
+        self,
+        run_dir,
+        *,
+        probe,
+        assessment,
+        trainer_cmd=None,
+        simulate=None,
+        max_trials=5,
+        on_event=None,
+        **_ignored,
+    ):
         self.run_dir = run_dir
         self.on_event = on_event or (lambda e: None)
         self.cancelled = asyncio.Event()
@@ -145,7 +181,9 @@ class ScriptedEngine:
     def cancel(self) -> None:
         self.cancelled.set()
 
-    async def _trial(self, index: int, change: str, result: TrialResult, lines: int = 3) -> TrialResult | None:
+    async def _trial(
+        self, index: int, change: str, result: TrialResult, lines: int = 3
+    ) -> TrialResult | None:
         emit = self.on_event
         emit(TrialStarted(index=index, change=change, total_steps=50, config_path="trial.yaml"))
         emit(TrialPhase(index=index, phase="training", label="training"))
@@ -153,7 +191,11 @@ class ScriptedEngine:
             for step in range(1, 20001):
                 emit(TrialProgress(index=index, step=step % 50, total=50, loss=0.1, step_time_s=0.01))
         for step in (20, 40):
-            emit(TrialProgress(index=index, step=step, total=50, loss=0.5 / step, step_time_s=result.step_time_s))
+            emit(
+                TrialProgress(
+                    index=index, step=step, total=50, loss=0.5 / step, step_time_s=result.step_time_s
+                )
+            )
             emit(VramUpdate(used_mib=[int((result.peak_vram_gb or 40) * 1024)], total_mib=[49140]))
             for i in range(lines):
                 emit(LogLine(text=f"trial {index} step {step}: line {i}"))
@@ -174,11 +216,16 @@ class ScriptedEngine:
         """Trials 1 and 2 at once, one per GPU, both holding at step 20 until cancel(); then
         trial 2 ends first (ahead of trial 1, its result waits) and trial 1 after it."""
         emit = self.on_event
-        results = [_result(1, "baseline", "ok", 2.4, 38.2, True, decision="kept: runs as planned"),
-                   _result(2, "quantization -> null", "ok", 1.9, 44.1, True, decision="kept")]
+        results = [
+            _result(1, "baseline", "ok", 2.4, 38.2, True, decision="kept: runs as planned"),
+            _result(2, "quantization -> null", "ok", 1.9, 44.1, True, decision="kept"),
+        ]
         for gpu, r in enumerate(results):  # the engine names each trial's GPU
-            emit(TrialStarted(index=r.index, change=r.change, total_steps=40, config_path="t.yaml",
-                              gpus=(gpu,)))
+            emit(
+                TrialStarted(
+                    index=r.index, change=r.change, total_steps=40, config_path="t.yaml", gpus=(gpu,)
+                )
+            )
             emit(TrialPhase(index=r.index, phase="loading", label="loading the model"))
         for r in results:
             emit(TrialPhase(index=r.index, phase="training", label="training"))
@@ -196,18 +243,37 @@ class ScriptedEngine:
         if self.script == "side_by_side":
             return await self._side_by_side()
         plan = [
-            (1, "baseline", _result(1, "baseline", "ok", 2.4, 38.2, True,
-                                    decision="kept: runs as planned")),
-            (2, "quantization -> null", _result(2, "quantization -> null", "ok", 1.9, 44.1, True,
-                                                decision="kept: fits ≤95%, not slower beyond 3%",
-                                                changes={"acceleration.quantization": None})),
-            (3, "optimizer_type -> adamw", _result(3, "optimizer_type -> adamw",
-                                                   "oom" if self.script == "oom" else "ok",
-                                                   None if self.script == "oom" else 1.8,
-                                                   47.9, self.script != "oom", "CUDA out of memory" if self.script == "oom" else "",
-                                                   decision="reverted: out of memory; the batch "
-                                                   "trials go on" if self.script == "oom" else
-                                                   "kept: fits ≤95%, not slower beyond 3%")),
+            (1, "baseline", _result(1, "baseline", "ok", 2.4, 38.2, True, decision="kept: runs as planned")),
+            (
+                2,
+                "quantization -> null",
+                _result(
+                    2,
+                    "quantization -> null",
+                    "ok",
+                    1.9,
+                    44.1,
+                    True,
+                    decision="kept: fits ≤95%, not slower beyond 3%",
+                    changes={"acceleration.quantization": None},
+                ),
+            ),
+            (
+                3,
+                "optimizer_type -> adamw",
+                _result(
+                    3,
+                    "optimizer_type -> adamw",
+                    "oom" if self.script == "oom" else "ok",
+                    None if self.script == "oom" else 1.8,
+                    47.9,
+                    self.script != "oom",
+                    "CUDA out of memory" if self.script == "oom" else "",
+                    decision="reverted: out of memory; the batch trials go on"
+                    if self.script == "oom"
+                    else "kept: fits ≤95%, not slower beyond 3%",
+                ),
+            ),
         ]
         trials: list[TrialResult] = []
         for index, change, result in plan:
@@ -221,10 +287,14 @@ class ScriptedEngine:
                 break
         good = [t for t in trials if t.outcome == "ok"]
         winner = good[-1].index if good else None
-        return AutotuneSummary(trials=trials, winner=winner, config_patched=winner not in (None, 1),
-                               launch_command=["uv", "run", "python", "scripts/train.py", "config.yaml"],
-                               launch_line=f"cd {Path(self.run_dir).parents[1]}/LTX-2/packages/ltx-trainer && uv run python scripts/train.py {self.run_dir}/config.yaml",
-                               stop_reason="stopped after an out-of-memory trial" if self.script == "oom" else "")
+        return AutotuneSummary(
+            trials=trials,
+            winner=winner,
+            config_patched=winner not in (None, 1),
+            launch_command=["uv", "run", "python", "scripts/train.py", "config.yaml"],
+            launch_line=f"cd {Path(self.run_dir).parents[1]}/LTX-2/packages/ltx-trainer && uv run python scripts/train.py {self.run_dir}/config.yaml",
+            stop_reason="stopped after an out-of-memory trial" if self.script == "oom" else "",
+        )
 
 
 FAST_SIM = {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500"}}

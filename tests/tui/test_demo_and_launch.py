@@ -11,8 +11,12 @@ def test_demo_folder_passes_every_check_and_rebuilds_in_place(tmp_path):
     again = build_demo(tmp_path / "demo", simulate="rtx5090")
     assert first.checkpoint == again.checkpoint and again.simulate == "rtx5090"
     assert first.simulate == DEMO_PRESET
-    items = run_checks(checkpoint=first.checkpoint, text_encoder=first.text_encoder,
-                       data_root=first.data_root, trainer_root=first.checkout)
+    items = run_checks(
+        checkpoint=first.checkpoint,
+        text_encoder=first.text_encoder,
+        data_root=first.data_root,
+        trainer_root=first.checkout,
+    )
     assert [i.name for i in items if not i.ok] == []
     assert "3 samples" in next(i.summary for i in items if i.name == "data_root")
     # The 19 B-parameter checkpoint is sparse: the whole demo stays tiny on disk.

@@ -54,10 +54,17 @@ def test_every_screen_uses_the_footer_that_drops_its_old_keys():
     from pathlib import Path
 
     tui = Path(__file__).resolve().parents[2] / "ltx_wizard" / "tui"
-    direct = [str(p.relative_to(tui)) for p in tui.rglob("*.py") if p.name != "footer.py"
-              and "Footer" in p.read_text(encoding="utf-8").split("from textual.widgets import", 1)[-1].split("\n", 1)[0]]
+    direct = [
+        str(p.relative_to(tui))
+        for p in tui.rglob("*.py")
+        if p.name != "footer.py"
+        and "Footer"
+        in p.read_text(encoding="utf-8").split("from textual.widgets import", 1)[-1].split("\n", 1)[0]
+    ]
     assert direct == []
-    users = [p.name for p in (tui / "screens").glob("*.py") if "yield Footer()" in p.read_text(encoding="utf-8")]
+    users = [
+        p.name for p in (tui / "screens").glob("*.py") if "yield Footer()" in p.read_text(encoding="utf-8")
+    ]
     assert len(users) >= 6
 
 

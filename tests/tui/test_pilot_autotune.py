@@ -8,7 +8,13 @@ from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.screens.autotune import LOG_LINES, AutotuneScreen
 from ltx_wizard.tui.screens.done import DoneScreen
 from tests.tui.helpers import (
-    FAST_SIM, RUN_NAME, make_app, settle, to_held_trial, to_summary, wait_until,
+    FAST_SIM,
+    RUN_NAME,
+    make_app,
+    settle,
+    to_held_trial,
+    to_summary,
+    wait_until,
 )
 
 

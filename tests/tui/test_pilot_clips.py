@@ -16,20 +16,25 @@ def _verdict(app, name: str) -> str:
     return str(app.screen.query_one(f"#field-{name}").query_one(".verdict").render())
 
 
-async def test_demo_from_clips_preprocesses_one_sample_then_autotunes_then_all(
-        demo_root, monkeypatch):
+async def test_demo_from_clips_preprocesses_one_sample_then_autotunes_then_all(demo_root, monkeypatch):
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")  # the simulated preprocessor
     app = make_app(demo_root, demo_data="clips", **FAST_SIM)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen)
-                         and app.screen._checked is not None)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PathsScreen) and app.screen._checked is not None
+        )
         assert str(app.state.request.data_root).endswith("dataset.json")
         assert app.screen.query_one("#dataset-options").display
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen"
-                         and getattr(app.screen, "draft", None) is not None)
+        await wait_until(
+            pilot,
+            lambda: (
+                type(app.screen).__name__ == "SummaryScreen"
+                and getattr(app.screen, "draft", None) is not None
+            ),
+        )
         plan = app.screen.draft.plan_text
         assert "clip_02.mp4" in plan and "no audio stream" in plan  # the silent clip, named
         await pilot.press("a")
@@ -41,23 +46,32 @@ async def test_demo_from_clips_preprocesses_one_sample_then_autotunes_then_all(
         assert state.one_sample_done and not state.full_done
         assert not state.data_root.exists()  # the full preprocess waits for autotune
         # `query`, not `query_one`: the screen may be pushed before its buttons are mounted
-        await wait_until(pilot, lambda: not isinstance(app.screen, AutotuneScreen)
-                         or any(not b.disabled for b in app.screen.query("#continue")),
-                         limit_s=300)
+        await wait_until(
+            pilot,
+            lambda: (
+                not isinstance(app.screen, AutotuneScreen)
+                or any(not b.disabled for b in app.screen.query("#continue"))
+            ),
+            limit_s=300,
+        )
         assert isinstance(app.screen, AutotuneScreen), [type(s).__name__ for s in app.screen_stack]
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: isinstance(app.screen, DoneScreen))
         await settle(pilot)  # the Done screen has drawn its launch line
         assert "launch.sh" in str(app.screen.query_one("#launch-line").render())
-        assert [s.step for s in app.screen_stack if isinstance(s, PreprocessScreen)] == [
-            "one", "full"]
+        assert [s.step for s in app.screen_stack if isinstance(s, PreprocessScreen)] == ["one", "full"]
         assert read_state(run).full_done
         assert sorted(p.name for p in (state.data_root / "latents" / "videos").iterdir()) == [
-            "clip_00.pt", "clip_01.pt", "clip_02.pt", "clip_03.pt"]
+            "clip_00.pt",
+            "clip_01.pt",
+            "clip_02.pt",
+            "clip_03.pt",
+        ]
 
 
 async def test_a_mismatching_precomputed_is_refused_and_another_folder_chosen(
-        demo_root, monkeypatch, tmp_path):
+    demo_root, monkeypatch, tmp_path
+):
     from ltx_wizard.demo.builder import build_demo
     from ltx_wizard.demo.lookalike_latents import video_latents, write_pt
 
@@ -69,8 +83,9 @@ async def test_a_mismatching_precomputed_is_refused_and_another_folder_chosen(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen)
-                         and app.screen._checked is not None)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PathsScreen) and app.screen._checked is not None
+        )
         # the form runs plan's own data step: the refusal is under the field, before the plan
         data = app.screen._results["data_root"]
         assert not data.ok and "does not match this plan" in data.error
@@ -78,11 +93,21 @@ async def test_a_mismatching_precomputed_is_refused_and_another_folder_chosen(
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, PathsScreen)  # Continue is refused until it is fixed
         app.screen.query_one("#precomputed-dir").value = str(tmp_path / "fresh")
-        await wait_until(pilot, lambda: app.screen._checked is not None
-                         and app.screen._checked[0].precomputed_dir == tmp_path / "fresh")
+        await wait_until(
+            pilot,
+            lambda: (
+                app.screen._checked is not None
+                and app.screen._checked[0].precomputed_dir == tmp_path / "fresh"
+            ),
+        )
         assert app.screen._results["data_root"].ok
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen"
-                         and getattr(app.screen, "draft", None) is not None)
+        await wait_until(
+            pilot,
+            lambda: (
+                type(app.screen).__name__ == "SummaryScreen"
+                and getattr(app.screen, "draft", None) is not None
+            ),
+        )
         assert str(tmp_path / "fresh") in app.screen.draft.config_text
     assert stale.read_bytes() == before  # never overwritten

@@ -59,8 +59,9 @@ async def test_start_training_in_background_writes_log_and_pid(demo_root):
             assert done.query_one("#train").disabled
             log = run / "logs" / "train.log"
             await wait_until(pilot, lambda: log.stat().st_size > 0)
-            await wait_until(pilot, lambda: app.screen.status is not None
-                             and app.screen.status.state == "live")
+            await wait_until(
+                pilot, lambda: app.screen.status is not None and app.screen.status.state == "live"
+            )
             assert f"live: pid {pid}" in str(app.screen.query_one("#monitor-head").render())
             assert "GPUs are simulated" in str(app.screen.query_one("#monitor-pace").render())
         finally:
@@ -144,7 +145,6 @@ async def test_resume_continues_from_the_log_without_rerunning_finished_trials(d
         await settle(pilot)
         assert app.state.summary.trials[0].outcome == "ok"
     text = log.read_text()
-    trial_1 = [line for line in text.splitlines()
-               if '"kind": "trial"' in line and '"index": 1,' in line]
+    trial_1 = [line for line in text.splitlines() if '"kind": "trial"' in line and '"index": 1,' in line]
     assert len(trial_1) == 1  # the baseline was not run again
     assert "autotune started: resumed" in text and "== autotune summary ==" in text

@@ -13,11 +13,9 @@ class GuessingEngine(ScriptedEngine):
     async def run(self):
         summary = await super().run()
         change = "batch_size 1 -> 2"
-        self.on_event(TrialStarted(index=4, change=change, total_steps=40, config_path="c",
-                                   ahead_of=3))
+        self.on_event(TrialStarted(index=4, change=change, total_steps=40, config_path="c", ahead_of=3))
         self.on_event(TrialPhase(index=4, phase="ended", label="ended"))
-        self.on_event(TrialPhase(index=4, phase="dropped",
-                                 label=dropped_label(None, "trial-4.guess")))
+        self.on_event(TrialPhase(index=4, phase="dropped", label=dropped_label(None, "trial-4.guess")))
         return summary
 
 

@@ -37,14 +37,16 @@ def sent(monkeypatch):
 
 
 async def _sheets(pilot, count):
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen)
-                     and pilot.app.screen.status is not None)
+    await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, MonitorScreen) and pilot.app.screen.status is not None
+    )
     await pilot.press("e")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, ResultsScreen))
     await settle(pilot)
     screen = pilot.app.screen
-    await wait_until(pilot, lambda: len([s for s in screen.query(KeyframeStrip)
-                                         if s.found is not None]) == count)
+    await wait_until(
+        pilot, lambda: len([s for s in screen.query(KeyframeStrip) if s.found is not None]) == count
+    )
     return screen, list(screen.query(KeyframeStrip))
 
 
@@ -64,18 +66,29 @@ async def test_kitty_pictures_are_sent_once_shown_as_placeholders_and_freed(tmp_
             drawing = strip.drawing
             assert drawing.graphics.protocol == choice.KITTY and len(drawing.ids) == 4
             for image_id, frame in zip(drawing.ids, drawing.found.frames):
-                mine = [(keys, payload) for keys, payload in commands
-                        if keys.get("i") == str(image_id)]
-                start = next(n for n, (keys, _) in enumerate(commands)
-                             if keys.get("i") == str(image_id) and keys.get("a") == "t")
+                mine = [(keys, payload) for keys, payload in commands if keys.get("i") == str(image_id)]
+                start = next(
+                    n
+                    for n, (keys, _) in enumerate(commands)
+                    if keys.get("i") == str(image_id) and keys.get("a") == "t"
+                )
                 data = ""
                 for keys, payload in commands[start:]:
                     data += payload
                     if keys["m"] == "0":
                         break
                 assert base64.standard_b64decode(data) == frame.rgb  # the pixels, whole
-                assert ({"a": "p", "U": "1", "i": str(image_id), "c": str(drawing.cols),
-                         "r": str(drawing.rows), "q": "2"}, "") in mine
+                assert (
+                    {
+                        "a": "p",
+                        "U": "1",
+                        "i": str(image_id),
+                        "c": str(drawing.cols),
+                        "r": str(drawing.rows),
+                        "q": "2",
+                    },
+                    "",
+                ) in mine
             text = str(strip.render())
             assert HALF not in text
             rows = [line for line in text.split("\n") if kitty.PLACEHOLDER in line]
@@ -86,7 +99,8 @@ async def test_kitty_pictures_are_sent_once_shown_as_placeholders_and_freed(tmp_
         await pilot.press("down")  # the next prompt's sheet: the old pictures are freed
         await settle(pilot)
         assert {f"\x1b_Ga=d,d=I,i={i},q=2\x1b\\" for i in before} <= {
-            m for m in re.findall(r"\x1b_Ga=d[^\x1b]*\x1b\\", "".join(sent))}
+            m for m in re.findall(r"\x1b_Ga=d[^\x1b]*\x1b\\", "".join(sent))
+        }
 
 
 async def test_sixel_pictures_ride_on_the_last_image_line(tmp_path, sent, monkeypatch):
@@ -104,8 +118,9 @@ async def test_sixel_pictures_ride_on_the_last_image_line(tmp_path, sent, monkey
         content = strip.content_region
         at = content.y - strip.region.y + drawing.rows  # the label line, then the image rows
         carried = [seg.text for seg in lines[at]._segments if "\x1bP" in seg.text]
-        assert len(carried) == 1 and all("\x1bP" not in seg.text for n, line in enumerate(lines)
-                                         if n != at for seg in line._segments)
+        assert len(carried) == 1 and all(
+            "\x1bP" not in seg.text for n, line in enumerate(lines) if n != at for seg in line._segments
+        )
         assert lines[at].cell_length == strip.size.width  # the layout counts none of it
         pictures = re.findall(r"\x1b\[(\d+);(\d+)H(\x1bP.*?\x1b\\)", carried[0])
         assert len(pictures) == 4

@@ -60,15 +60,19 @@ async def test_setup_offers_after_the_probe_run_only_after_yes(tmp_path, monkeyp
     write_uv(tmp_path / "bin")
     monkeypatch.setenv("PATH", path_with(tmp_path, tmp_path / "bin"))
     monkeypatch.setattr(uv_tool, "own_scripts_dir", lambda: tmp_path / "none")
-    app = make_app(probe_fn=fake_probe("NVIDIA H100 80GB HBM3", 81559), first_run_screens=True,
-                   setup_survey=dict(repo=str(remote), fetch=_offline))
+    app = make_app(
+        probe_fn=fake_probe("NVIDIA H100 80GB HBM3", 81559),
+        first_run_screens=True,
+        setup_survey=dict(repo=str(remote), fetch=_offline),
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert type(app.screen).__name__ == "SetupScreen"
-        await wait_until(pilot, lambda: "Clone the LTX-2 trainer" in str(
-            app.screen.query_one("#setup-offer").render()))
+        await wait_until(
+            pilot, lambda: "Clone the LTX-2 trainer" in str(app.screen.query_one("#setup-offer").render())
+        )
         assert not (tmp_path / "home" / "LTX-2").exists()  # nothing before the yes
         await pilot.press("y")
         await wait_until(pilot, lambda: "uv sync" in str(app.screen.query_one("#setup-offer").render()))

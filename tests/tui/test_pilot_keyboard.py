@@ -13,15 +13,19 @@ from tests.tui.helpers import make_app, settle, wait_until
 def _visible(app, widget) -> bool:
     region = widget.region
     screen = app.screen.region
-    return region.height > 0 and screen.contains_region(region) or (
-        region.height > 0 and region.y >= screen.y and region.bottom <= screen.bottom)
+    return (
+        region.height > 0
+        and screen.contains_region(region)
+        or (region.height > 0 and region.y >= screen.y and region.bottom <= screen.bottom)
+    )
 
 
 async def _paths(pilot):
     await settle(pilot)
     await pilot.press("ctrl+n")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, PathsScreen)
-                     and pilot.app.screen._checked is not None)
+    await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, PathsScreen) and pilot.app.screen._checked is not None
+    )
     await settle(pilot)
 
 
@@ -30,9 +34,11 @@ async def test_every_paths_field_is_reached_by_tab_and_shown_at_80x24(demo_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await _paths(pilot)
         screen = app.screen
-        wanted = {w.id for w in screen.query("Input, Select, Checkbox, TextArea")
-                  if w.display and w.id and all(a.display for a in w.ancestors_with_self
-                                                 if hasattr(a, "display"))}
+        wanted = {
+            w.id
+            for w in screen.query("Input, Select, Checkbox, TextArea")
+            if w.display and w.id and all(a.display for a in w.ancestors_with_self if hasattr(a, "display"))
+        }
         reached = set()
         for _ in range(60):
             await pilot.press("tab")
@@ -81,8 +87,10 @@ async def test_a_long_dialog_keeps_its_buttons_on_screen_at_80x24(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        for dialog in (ConfigChangeDialog("Resume training", sentence, diff),
-                       ConfirmDialog(sentence * 3, yes="Overwrite", no="Keep them")):
+        for dialog in (
+            ConfigChangeDialog("Resume training", sentence, diff),
+            ConfirmDialog(sentence * 3, yes="Overwrite", no="Keep them"),
+        ):
             app.push_screen(dialog)
             await pilot.pause()
             await pilot.pause()

@@ -20,8 +20,9 @@ def shown(app, selector: str) -> str:
 
 
 async def _monitor(pilot) -> MonitorScreen:
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen)
-                     and pilot.app.screen.status is not None)
+    await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, MonitorScreen) and pilot.app.screen.status is not None
+    )
     await settle(pilot)
     return pilot.app.screen
 
@@ -145,8 +146,7 @@ async def test_live_run_is_stopped_only_after_yes(tmp_path):
             # the dialog reads as a sentence whatever was saved ("The no checkpoint..." once)
             question = app.screen.question
             assert "The no checkpoint" not in question
-            assert question.endswith("No checkpoint was saved yet, so every step trained so far "
-                                     "is lost.")
+            assert question.endswith("No checkpoint was saved yet, so every step trained so far is lost.")
             await pilot.press("n")
             await settle(pilot)
             assert proc.poll() is None
@@ -161,8 +161,9 @@ async def test_live_run_is_stopped_only_after_yes(tmp_path):
 
 async def test_the_resume_dialog_keeps_its_buttons_on_screen_at_80x24(tmp_path):
     # the sentence (what the state restores, the samples kept) and the diff scroll together
-    run = make_run(tmp_path, STOPPED, steps=100, val_interval=20,
-                   checkpoints=((20, True), (40, True)), samples=(40,))
+    run = make_run(
+        tmp_path, STOPPED, steps=100, val_interval=20, checkpoints=((20, True), (40, True)), samples=(40,)
+    )
     app = make_app(run_dir=str(run))
     async with app.run_test(size=(80, 24)) as pilot:
         await _monitor(pilot)

@@ -103,7 +103,9 @@ async def test_start_training_after_an_oom_baseline_warns_and_suggests(demo_root
         await _done(pilot)
         app.state.summary = AutotuneSummary(
             trials=[TrialResult(index=1, change="baseline", outcome="oom", reason="CUDA out of memory")],
-            winner=None, config_patched=False)
+            winner=None,
+            config_patched=False,
+        )
         await pilot.press("t")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDialog)
@@ -120,14 +122,17 @@ async def test_quitting_prints_run_folder_launch_command_and_log(demo_root):
         await _done(pilot)
         await pilot.press("q")
     out, err = app.after_exit()
-    assert out[:3] == [f"Run folder: {run}", f"Start training: bash {run}/launch.sh",
-                       f"Log: {run}/logs/train.log"]
+    assert out[:3] == [
+        f"Run folder: {run}",
+        f"Start training: bash {run}/launch.sh",
+        f"Log: {run}/logs/train.log",
+    ]
     # autotune was skipped: said, with the command; then how to come back, each with the
     # simulated GPUs the run was planned on (a bare `ltx-wizard autotune` would probe real ones)
-    assert out[3] == (f"Not tuned yet; to tune it first: ltx-wizard autotune {run} "
-                      "--simulate a6000")
-    assert out[4] == (f"Come back to it: ltx-wizard --simulate a6000 --run-dir {run} or "
-                      f"ltx-wizard status {run}")
+    assert out[3] == (f"Not tuned yet; to tune it first: ltx-wizard autotune {run} --simulate a6000")
+    assert out[4] == (
+        f"Come back to it: ltx-wizard --simulate a6000 --run-dir {run} or ltx-wizard status {run}"
+    )
     assert err == [] and demo_root.exists()  # the tests' fixed demo folder is not ours to remove
 
 

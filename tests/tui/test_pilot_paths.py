@@ -252,12 +252,14 @@ async def test_a_dataset_files_reading_shows_its_progress_under_the_field(demo_r
 
     seen: list[str] = []
     app = make_app(demo_root, demo_data="clips")
-    async with app.run_test(size=(120, 40), message_hook=lambda m: seen.append(m.text)
-                            if isinstance(m, ClipsProgress) else None) as pilot:
+    async with app.run_test(
+        size=(120, 40), message_hook=lambda m: seen.append(m.text) if isinstance(m, ClipsProgress) else None
+    ) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen)
-                         and app.screen._checked is not None)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PathsScreen) and app.screen._checked is not None
+        )
         assert any(text.startswith("reading clips: ") and text.endswith(" of 4") for text in seen)
         verdict = str(app.screen.query_one("#field-data_root .field-status").render())
         assert not verdict.startswith("…") and "clip_02.mp4" in verdict  # the verdict replaced it

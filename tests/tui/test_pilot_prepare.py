@@ -42,14 +42,18 @@ async def test_raw_clips_become_a_dataset_and_the_run_goes_on_to_autotune(demo_r
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         assert "3 scenes" in app.screen.question  # the count, before the scenes are used
         await pilot.press("y")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog)
-                         and "rotated" in app.screen.question)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ConfirmDialog) and "rotated" in app.screen.question
+        )
         await pilot.press("y")
         await wait_until(pilot, lambda: isinstance(app.screen, SpotCheckDialog))
         assert len(app.screen.shown) == 3 and all(c.startswith("A ") for _, c in app.screen.shown)
         await pilot.press("a")
-        await wait_until(pilot, lambda: isinstance(app.screen, PrepareScreen)
-                         and app.screen.result is not None, limit_s=120)
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, PrepareScreen) and app.screen.result is not None,
+            limit_s=120,
+        )
         result = app.screen.result
         rows = json.loads(result.dataset_file.read_text())
         held = result.dataset_file.parent / "holdout.jsonl"
@@ -61,20 +65,28 @@ async def test_raw_clips_become_a_dataset_and_the_run_goes_on_to_autotune(demo_r
         assert "videos/quiet.mp4: no audio stream" in log and "plan --video-only" in log
         assert "fixed by the upright copy rotated/phone.mp4" in log
         await pilot.press("ctrl+n")  # Continue: the dataset goes to the paths screen
-        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen)
-                         and app.screen._checked is not None)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PathsScreen) and app.screen._checked is not None
+        )
         request = app.state.request
         assert request.data_root == result.dataset_file and request.lora_trigger == "sks"
         assert request.resolution_buckets == result.bucket
         assert app.target_run_dir == result.run_dir
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen"
-                         and getattr(app.screen, "draft", None) is not None, limit_s=120)
+        await wait_until(
+            pilot,
+            lambda: (
+                type(app.screen).__name__ == "SummaryScreen"
+                and getattr(app.screen, "draft", None) is not None
+            ),
+            limit_s=120,
+        )
         assert app.screen.draft.run_dir == result.run_dir
         await pilot.press("a")
         await wait_until(pilot, lambda: isinstance(app.screen, AutotuneScreen), limit_s=120)
-        await wait_until(pilot, lambda: not app.state.autotune_running
-                         and app.state.summary is not None, limit_s=300)
+        await wait_until(
+            pilot, lambda: not app.state.autotune_running and app.state.summary is not None, limit_s=300
+        )
         assert app.state.summary.trials and (result.run_dir / "autotune.log").is_file()
 
 
@@ -99,15 +111,15 @@ async def test_escape_cancels_a_running_step_and_f4_skips_to_the_paths(demo_root
         await _to_prepare(pilot, app)
         app.screen.query_one("#prep-holdout").value = "0"
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog)
-                         and "rotated" in app.screen.question)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ConfirmDialog) and "rotated" in app.screen.question
+        )
         await pilot.press("n")
         run = Path(app.workspace)
         spot_log = lambda: next(run.glob("*/logs/prepare-captions-spot.log"), None)  # noqa: E731
         await wait_until(pilot, lambda: spot_log() is not None)  # captioning, slowly
         await pilot.press("escape")  # cancels the running flow
-        await wait_until(pilot, lambda: isinstance(app.screen, PrepareScreen)
-                         and not app.screen.running)
+        await wait_until(pilot, lambda: isinstance(app.screen, PrepareScreen) and not app.screen.running)
         assert "cancelled" in str(app.screen.query_one("#prep-status").render())
         server_log = next(run.glob("*/logs/prepare-captioner-server.log")).read_text()
         port = int(server_log.split("--port ")[1].split()[0])

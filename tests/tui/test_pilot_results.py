@@ -30,8 +30,9 @@ def _plain_env(monkeypatch):
 
 
 async def _results(pilot) -> ResultsScreen:
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen)
-                     and pilot.app.screen.status is not None)
+    await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, MonitorScreen) and pilot.app.screen.status is not None
+    )
     await pilot.press("e")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, ResultsScreen))
     await settle(pilot)
@@ -39,8 +40,9 @@ async def _results(pilot) -> ResultsScreen:
 
 
 async def _sheets(pilot, screen, count):
-    await wait_until(pilot, lambda: len([s for s in screen.query(KeyframeStrip)
-                                         if s.found is not None]) == count)
+    await wait_until(
+        pilot, lambda: len([s for s in screen.query(KeyframeStrip) if s.found is not None]) == count
+    )
     return list(screen.query(KeyframeStrip))
 
 
@@ -105,8 +107,11 @@ async def test_plan_edit_start_and_see_the_new_renders(model_tree, capsys):
         assert any("Out-of-distribution 1: a kite in a storm" in line for line in lines)
         assert not any("Out-of-distribution 2" in line for line in lines)
         await pilot.press("s")
-        await wait_until(pilot, lambda: (read_state(run) or None) is not None
-                         and read_state(run).state == "done", limit_s=240)
+        await wait_until(
+            pilot,
+            lambda: (read_state(run) or None) is not None and read_state(run).state == "done",
+            limit_s=240,
+        )
         await wait_until(pilot, lambda: not screen.has_class("planning"))
         manifest = json.loads((run / "outputs/eval/prompts.json").read_text())["renders"]
         assert "out-of-distribution/01_a-kite-in-a-storm.mp4" in manifest
@@ -156,9 +161,18 @@ async def test_a_production_render_names_its_entry_point_and_what_it_was_fed(tmp
     name = "in-distribution/01_a-red-kite.pipelines.mp4"
     write_render(eval_dir(run) / name, "a red kite over a grey beach", 42, "lora", 89)
     manifest.renders[name] = Render(
-        name, "in-distribution", "a red kite over a grey beach", 42, True, "ltx-pipelines",
-        "bf16, not quantized", (576, 512, 89), "dataset.json row 2",
-        pipeline="ltx_pipelines.ic_lora", conditioning="reference video: /data/r2.mp4")
+        name,
+        "in-distribution",
+        "a red kite over a grey beach",
+        42,
+        True,
+        "ltx-pipelines",
+        "bf16, not quantized",
+        (576, 512, 89),
+        "dataset.json row 2",
+        pipeline="ltx_pipelines.ic_lora",
+        conditioning="reference video: /data/r2.mp4",
+    )
     write_manifest(run, manifest)
     app = make_app(run_dir=str(run))
     async with app.run_test(size=(120, 40)) as pilot:

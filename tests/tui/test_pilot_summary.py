@@ -93,8 +93,9 @@ async def test_cli_options_reach_the_app_and_run_dir_names_the_new_run(demo_root
 
     target = demo_root / "my-runs" / "first-try"
     args = build_parser().parse_args(["--demo", "--simulate", "h100", "--run-dir", str(target)])
-    app = cli_make_app(args, demo_root=demo_root, cursor_blink=False, check_delay_s=0,
-                       first_run_screens=False)  # this test is about the options, not the intent question
+    app = cli_make_app(
+        args, demo_root=demo_root, cursor_blink=False, check_delay_s=0, first_run_screens=False
+    )  # this test is about the options, not the intent question
     assert app.options.simulate == "h100" and app.options.demo
     async with app.run_test(size=(120, 40)) as pilot:
         await to_summary(pilot)
@@ -149,16 +150,20 @@ async def test_f1_on_the_plan_says_what_skip_runs_for_this_run(demo_root):
     # F1 once said "skip goes straight to the launch step" while a clips run preprocesses first
     from ltx_wizard.tui.dialogs.help import HelpDialog
 
-    for data, said in (("clips", "*Approve, skip* runs both steps"),
-                       ("latents", "*Approve, skip* goes straight to the launch step")):
+    for data, said in (
+        ("clips", "*Approve, skip* runs both steps"),
+        ("latents", "*Approve, skip* goes straight to the launch step"),
+    ):
         app = make_app(demo_root, demo_data=data)
         async with app.run_test(size=(120, 40)) as pilot:
             await to_summary(pilot)
             await pilot.press("f1")
             await pilot.pause()
             assert isinstance(app.screen, HelpDialog)
-            assert said in app.screen.body and "goes straight to the launch step." not in (
-                app.screen.body.split("**For this run.**")[0])
+            assert (
+                said in app.screen.body
+                and "goes straight to the launch step." not in (app.screen.body.split("**For this run.**")[0])
+            )
 
 
 async def test_back_and_approve_again_offers_a_new_folder_instead_of_a_bare_overwrite(demo_root):
@@ -172,15 +177,25 @@ async def test_back_and_approve_again_offers_a_new_folder_instead_of_a_bare_over
         await settle(pilot)
         assert (first / "plan.md").is_file()
         await pilot.press("escape")  # back from the launch step to the plan
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen"
-                         and getattr(app.screen, "draft", None) is not None)
+        await wait_until(
+            pilot,
+            lambda: (
+                type(app.screen).__name__ == "SummaryScreen"
+                and getattr(app.screen, "draft", None) is not None
+            ),
+        )
         await pilot.press("s")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog))
         assert "this wizard wrote earlier in this session" in app.screen.question
         assert all(b.region.bottom <= 24 for b in app.screen.query("Button"))
         await pilot.press("f")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen"
-                         and getattr(app.screen, "draft", None) is not None)
+        await wait_until(
+            pilot,
+            lambda: (
+                type(app.screen).__name__ == "SummaryScreen"
+                and getattr(app.screen, "draft", None) is not None
+            ),
+        )
         assert app.screen.draft.run_dir == first.with_name(first.name + "-2")
         before = (first / "plan.md").read_text()
         await pilot.press("s")

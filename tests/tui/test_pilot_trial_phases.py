@@ -7,7 +7,11 @@ from ltx_wizard.core.autotune.outputs.live_rows import RunningTrials
 from ltx_wizard.core.autotune.events import TrialStarted
 from ltx_wizard.tui.widgets.trial_phases import row_budget, shown_lines
 from tests.tui.helpers import (
-    FAST_SIM, make_app, to_held_trial, to_summary, wait_until,
+    FAST_SIM,
+    make_app,
+    to_held_trial,
+    to_summary,
+    wait_until,
 )
 
 
@@ -25,12 +29,20 @@ async def test_a_running_trial_has_a_row_with_its_step_and_clock_until_it_ends(d
     app = make_app(demo_root, engine_factory=scripted, at="summary")
     async with app.run_test(size=(120, 40)) as pilot:
         await to_held_trial(pilot, scripted)
-        await wait_until(pilot, lambda: _rows(app) == [
-            "trial 2 · GPU 0 · training · step 40/50 · 0:00"])  # trial 1's row went with it
+        await wait_until(
+            pilot, lambda: _rows(app) == ["trial 2 · GPU 0 · training · step 40/50 · 0:00"]
+        )  # trial 1's row went with it
         assert _shown(app)
         app.options.clock.now += 65
-        await wait_until(pilot, lambda: _rows(app) == [  # the interval timer, not an event
-            "trial 2 · GPU 0 · training · step 40/50 · 1:05"])
+        await wait_until(
+            pilot,
+            lambda: (
+                _rows(app)
+                == [  # the interval timer, not an event
+                    "trial 2 · GPU 0 · training · step 40/50 · 1:05"
+                ]
+            ),
+        )
         scripted.instances[0].cancel()
         await wait_until(pilot, lambda: not app.state.autotune_running)
         await pilot.pause()
@@ -45,8 +57,13 @@ async def test_rows_survive_the_screen_being_popped_and_shown_again(demo_root, s
         app.pop_screen()
         await pilot.pause()
         app.nav.open_autotune()  # a fresh screen: the App's tracker kept every event
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "AutotuneScreen"
-                         and _rows(app) == ["trial 2 · GPU 0 · training · step 40/50 · 0:00"])
+        await wait_until(
+            pilot,
+            lambda: (
+                type(app.screen).__name__ == "AutotuneScreen"
+                and _rows(app) == ["trial 2 · GPU 0 · training · step 40/50 · 0:00"]
+            ),
+        )
         scripted.instances[0].cancel()
         await wait_until(pilot, lambda: not app.state.autotune_running)
 
@@ -56,14 +73,20 @@ async def test_two_gpus_show_two_rows_side_by_side_at_80x24(demo_root, scripted)
     app = make_app(demo_root, engine_factory=scripted, simulate="2xa6000", at="summary")
     async with app.run_test(size=(80, 24)) as pilot:
         await to_held_trial(pilot, scripted)
-        await wait_until(pilot, lambda: _rows(app) == [
-            "trial 1 · GPU 0 · training · step 20/40 · 0:00",
-            "trial 2 · GPU 1 · training · step 20/40 · 0:00"])
+        await wait_until(
+            pilot,
+            lambda: (
+                _rows(app)
+                == [
+                    "trial 1 · GPU 0 · training · step 20/40 · 0:00",
+                    "trial 2 · GPU 1 · training · step 20/40 · 0:00",
+                ]
+            ),
+        )
         # everything that was on the screen before the rows still is, whole
         screen = app.screen
         body = screen.query_one("#body").region
-        for selector in ("#at-status", "#trials", "#trial-progress-row", "#trial-phases", "#live",
-                         "#log"):
+        for selector in ("#at-status", "#trials", "#trial-progress-row", "#trial-phases", "#live", "#log"):
             region = screen.query_one(selector).region
             assert region.height > 0 and body.contains_region(region), selector
         assert screen.query_one("#log").region.height >= 6  # its border and 4 lines
@@ -97,7 +120,7 @@ async def test_the_simulated_trainer_on_two_gpus_runs_two_trials_at_once(demo_ro
         table = app.screen.query_one("#trials")
         numbers = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
         trials = [n for n in numbers if n.isdigit()]
-        assert trials == sorted(trials, key=int) and numbers[:len(trials)] == trials, numbers
+        assert trials == sorted(trials, key=int) and numbers[: len(trials)] == trials, numbers
         assert _rows(app) == [] and not _shown(app)
 
 

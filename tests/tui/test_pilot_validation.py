@@ -89,7 +89,9 @@ async def test_dataset_media_are_one_key_choices_and_reach_the_config(demo_root,
         config, _ = await _summary_config(pilot)
         samples = config["validation"]["samples"]
         assert [s["conditions"][0]["image_or_video"] for s in samples] == [
-            str(media / "prefix_1.mp4"), str(media / "prefix_2.mp4")]
+            str(media / "prefix_1.mp4"),
+            str(media / "prefix_2.mp4"),
+        ]
         assert [s["prompt"] for s in samples] == ["my first prompt", "my second prompt"]
 
 
@@ -114,13 +116,21 @@ class _SetupStopEngine(ScriptedEngine):
 
     async def run(self):
         summary = await super().run()
-        reason = ("trial 3 (optimizer_type -> adamw) failed before step 1 for a reason no trial's "
-                  "change causes: FileNotFoundError: [Errno 2] No such file or directory: "
-                  "'/m/one.png'. File: /m/one.png. Fix: put the file there; then run autotune "
-                  "again: the finished trials are kept and not run again (2 finished trials kept).")
-        return summary.model_copy(update={"trials": summary.trials[:2], "winner": None,
-                                          "config_patched": False, "stop_reason": reason,
-                                          "setup_failure": reason})
+        reason = (
+            "trial 3 (optimizer_type -> adamw) failed before step 1 for a reason no trial's "
+            "change causes: FileNotFoundError: [Errno 2] No such file or directory: "
+            "'/m/one.png'. File: /m/one.png. Fix: put the file there; then run autotune "
+            "again: the finished trials are kept and not run again (2 finished trials kept)."
+        )
+        return summary.model_copy(
+            update={
+                "trials": summary.trials[:2],
+                "winner": None,
+                "config_patched": False,
+                "stop_reason": reason,
+                "setup_failure": reason,
+            }
+        )
 
 
 async def test_a_setup_stop_reads_as_one_on_the_autotune_screen(demo_root, scripted):

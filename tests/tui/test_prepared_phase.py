@@ -41,8 +41,11 @@ async def _seen(root: Path, at: str | None, **overrides) -> dict[str, object]:
         }
 
 
-@pytest.mark.parametrize("overrides", [{}, {"simulate": "2xa6000"}, {"simulate": "2xh100", "nodes": 2}],
-                         ids=["demo", "2xa6000", "2xh100-two-nodes"])
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"simulate": "2xa6000"}, {"simulate": "2xh100", "nodes": 2}],
+    ids=["demo", "2xa6000", "2xh100-two-nodes"],
+)
 async def test_the_prepared_summary_is_the_walked_one(tmp_path, overrides):
     walked = await _seen(tmp_path / "walked" / "demo", None, **overrides)
     prepared = await _seen(tmp_path / "opened" / "demo", "summary", **overrides)

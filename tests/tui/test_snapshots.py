@@ -54,7 +54,9 @@ async def _summary(pilot):
 async def _autotune_running(pilot):
     await to_summary(pilot)
     await pilot.press("a")
-    await wait_until(pilot, lambda: bool(ScriptedEngine.instances) and ScriptedEngine.instances[0].reached_hold.is_set())
+    await wait_until(
+        pilot, lambda: bool(ScriptedEngine.instances) and ScriptedEngine.instances[0].reached_hold.is_set()
+    )
     for _ in range(3):  # the held engine's last progress and VRAM messages land first
         await pilot.pause()
     pilot.app.screen.flush_log()
@@ -83,8 +85,9 @@ async def _existing(pilot):
 async def _monitor(pilot):
     from ltx_wizard.tui.screens.monitor import MonitorScreen
 
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen)
-                     and pilot.app.screen.status is not None)
+    await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, MonitorScreen) and pilot.app.screen.status is not None
+    )
     await settle(pilot)
 
 
@@ -123,8 +126,15 @@ SCENARIOS = {
     "existing_run": ({}, _existing),
     "monitor": ({}, _monitor),
     "intent": ({"first_run_screens": True}, _intent),
-    "setup": ({"demo": False, "probe_fn": fake_probe("NVIDIA H100 80GB HBM3", 81559),
-               "first_run_screens": True, "setup_survey": {"fetch": _github_size}}, _setup),
+    "setup": (
+        {
+            "demo": False,
+            "probe_fn": fake_probe("NVIDIA H100 80GB HBM3", 81559),
+            "first_run_screens": True,
+            "setup_survey": {"fetch": _github_size},
+        },
+        _setup,
+    ),
 }
 
 
@@ -171,8 +181,9 @@ def test_screen(scenario, size, snap_compare, demo_root, scripted, fixed_path):
 
         steps = sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0]
         crash = sample_log("oom_cols80")
-        run = make_run(demo_root, steps + crash[crash.index("Traceback"):], gc=False,
-                       checkpoints=((40, True),))
+        run = make_run(
+            demo_root, steps + crash[crash.index("Traceback") :], gc=False, checkpoints=((40, True),)
+        )
         overrides["run_dir"] = str(run)
     if scenario == "setup":  # a bare box: git and a stand-in uv, no checkout yet
         from tests.setup_standins import path_with, write_uv
@@ -180,8 +191,9 @@ def test_screen(scenario, size, snap_compare, demo_root, scripted, fixed_path):
         write_uv(demo_root / "bin")
         os.environ["PATH"] = path_with(demo_root, demo_root / "bin")  # fixed_path restores it
         overrides["trainer_root"] = str(demo_root / "LTX-2")
-    app = make_app(None if overrides.pop("demo", True) is False else demo_root,
-                   engine_factory=scripted, **overrides)
+    app = make_app(
+        None if overrides.pop("demo", True) is False else demo_root, engine_factory=scripted, **overrides
+    )
     try:
         assert snap_compare(app, terminal_size=size, run_before=run_before)
     finally:

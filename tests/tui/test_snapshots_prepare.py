@@ -24,8 +24,13 @@ async def _form(pilot):
 
     await settle(pilot)
     await pilot.press("ctrl+n")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, PrepareScreen) and
-                     (pilot.app.demo.root / "raw-clips" / "quiet.mp4").is_file())
+    await wait_until(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, PrepareScreen)
+            and (pilot.app.demo.root / "raw-clips" / "quiet.mp4").is_file()
+        ),
+    )
     await settle(pilot)
     pilot.app.screen.query_one("#prep-split").value = True
     pilot.app.screen.query_one("#prep-holdout").value = "1"
@@ -39,8 +44,12 @@ async def _spot_check(pilot):
     await _form(pilot)
     await pilot.press("ctrl+n")
     for topic in ("scenes", "rotated"):  # the scene split, then the upright copy
-        await wait_until(pilot, lambda topic=topic: isinstance(pilot.app.screen, ConfirmDialog)
-                         and topic in pilot.app.screen.question)
+        await wait_until(
+            pilot,
+            lambda topic=topic: (
+                isinstance(pilot.app.screen, ConfirmDialog) and topic in pilot.app.screen.question
+            ),
+        )
         await pilot.press("y")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, SpotCheckDialog))
     for _ in range(3):  # drawn (its worker waits on the answer: settle() would wait forever)
@@ -58,8 +67,7 @@ async def _prepared(pilot):
     await pilot.pause()
 
 
-SCENARIOS = {"prepare_form": _form, "prepare_spot_check": _spot_check,
-             "prepare_done": _prepared}
+SCENARIOS = {"prepare_form": _form, "prepare_spot_check": _spot_check, "prepare_done": _prepared}
 
 
 @pytest.fixture

@@ -50,8 +50,9 @@ def _decoded(app, count):
 
 
 async def _results(pilot):
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen)
-                     and pilot.app.screen.status is not None)
+    await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, MonitorScreen) and pilot.app.screen.status is not None
+    )
     await pilot.press("e")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, ResultsScreen))
     await settle(pilot)
@@ -60,8 +61,9 @@ async def _results(pilot):
 
 
 async def _samples(pilot):
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen)
-                     and pilot.app.screen.status is not None)
+    await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, MonitorScreen) and pilot.app.screen.status is not None
+    )
     await pilot.press("v")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, SamplesDialog))
     await wait_until(pilot, lambda: _decoded(pilot.app, 2))
@@ -76,5 +78,4 @@ def test_contact_sheet(scenario, size, snap_compare, shown_root):
         for index, prompt in ((1, "a kite over the sea"), (2, "a cat in the rain")):
             write_render(run / "outputs/samples" / f"step_000050_{index}.mp4", prompt, 42, None, 89)
     app = make_app(run_dir=str(run))
-    assert snap_compare(app, terminal_size=size,
-                        run_before=_results if scenario == "results" else _samples)
+    assert snap_compare(app, terminal_size=size, run_before=_results if scenario == "results" else _samples)

@@ -11,25 +11,27 @@ import unicodedata
 import pytest
 
 from ltx_wizard.tui.images import kitty, sixel
-from ltx_wizard.tui.images.choice import (
-    HALFBLOCKS, KITTY, SIXEL, TMUX_SETTING, choose, tmux_passthrough)
+from ltx_wizard.tui.images.choice import HALFBLOCKS, KITTY, SIXEL, TMUX_SETTING, choose, tmux_passthrough
 
 PLAIN = {"TERM": "xterm-256color", "PATH": "/nowhere"}
 NEVER = lambda env: pytest.fail("tmux asked outside tmux")  # noqa: E731
 
 
-@pytest.mark.parametrize("env, protocol, says", [
-    ({"KITTY_WINDOW_ID": "1", "TERM": "xterm-kitty"}, KITTY, "TERM says so"),
-    ({"TERM": "xterm-kitty"}, KITTY, "TERM says so"),  # over ssh, TERM travels
-    ({"TERM_PROGRAM": "ghostty", "TERM": "xterm-ghostty"}, KITTY, "TERM_PROGRAM says so"),
-    ({"TERM_PROGRAM": "WezTerm", "TERM": "xterm-256color"}, SIXEL, "TERM_PROGRAM says so"),
-    ({"TERM_PROGRAM": "iTerm.app", "TERM": "xterm-256color"}, SIXEL, "TERM_PROGRAM says so"),
-    ({"LC_TERMINAL": "iTerm2", "TERM": "xterm-256color"}, SIXEL, "TERM says so"),
-    ({"TERM": "foot"}, SIXEL, "TERM says so"),
-    (PLAIN, HALFBLOCKS, "this terminal does not say it draws images"),
-    ({"TERM": "linux"}, HALFBLOCKS, "TERM=linux draws no images"),
-    ({"TERM": "xterm-kitty", "NO_COLOR": "1"}, HALFBLOCKS, "NO_COLOR is set"),
-])
+@pytest.mark.parametrize(
+    "env, protocol, says",
+    [
+        ({"KITTY_WINDOW_ID": "1", "TERM": "xterm-kitty"}, KITTY, "TERM says so"),
+        ({"TERM": "xterm-kitty"}, KITTY, "TERM says so"),  # over ssh, TERM travels
+        ({"TERM_PROGRAM": "ghostty", "TERM": "xterm-ghostty"}, KITTY, "TERM_PROGRAM says so"),
+        ({"TERM_PROGRAM": "WezTerm", "TERM": "xterm-256color"}, SIXEL, "TERM_PROGRAM says so"),
+        ({"TERM_PROGRAM": "iTerm.app", "TERM": "xterm-256color"}, SIXEL, "TERM_PROGRAM says so"),
+        ({"LC_TERMINAL": "iTerm2", "TERM": "xterm-256color"}, SIXEL, "TERM says so"),
+        ({"TERM": "foot"}, SIXEL, "TERM says so"),
+        (PLAIN, HALFBLOCKS, "this terminal does not say it draws images"),
+        ({"TERM": "linux"}, HALFBLOCKS, "TERM=linux draws no images"),
+        ({"TERM": "xterm-kitty", "NO_COLOR": "1"}, HALFBLOCKS, "NO_COLOR is set"),
+    ],
+)
 def test_the_protocol_comes_from_what_the_terminal_says_of_itself(env, protocol, says):
     found = choose(env, passthrough=NEVER)
     assert found.protocol == protocol and says in found.reason
@@ -39,10 +41,11 @@ def test_the_protocol_comes_from_what_the_terminal_says_of_itself(env, protocol,
 
 def test_the_wizards_own_choice_wins_and_a_bad_one_is_said():
     assert choose(PLAIN, "sixel", passthrough=NEVER).protocol == SIXEL
-    assert choose({**PLAIN, "LTX_WIZARD_GRAPHICS": "kitty"}, passthrough=NEVER).reason == \
-        "asked for with LTX_WIZARD_GRAPHICS=kitty"
-    forced = choose({"TERM": "xterm-kitty", "LTX_WIZARD_GRAPHICS": "kitty"}, "halfblocks",
-                    passthrough=NEVER)
+    assert (
+        choose({**PLAIN, "LTX_WIZARD_GRAPHICS": "kitty"}, passthrough=NEVER).reason
+        == "asked for with LTX_WIZARD_GRAPHICS=kitty"
+    )
+    forced = choose({"TERM": "xterm-kitty", "LTX_WIZARD_GRAPHICS": "kitty"}, "halfblocks", passthrough=NEVER)
     assert forced.protocol == HALFBLOCKS and forced.reason == "asked for with --graphics"
     bad = choose({**PLAIN, "LTX_WIZARD_GRAPHICS": "png"}, passthrough=NEVER)
     assert bad.protocol == HALFBLOCKS and "LTX_WIZARD_GRAPHICS=png is none of" in bad.reason
@@ -60,8 +63,12 @@ def _fake_tmux(tmp_path, setting):
     script = bin_dir / "tmux"
     script.write_text(f'#!/bin/sh\n[ "$*" = "show -gv allow-passthrough" ] && echo {setting}\n')
     script.chmod(0o755)
-    return {"PATH": str(bin_dir), "TMUX": "/tmp/tmux-1/default,1,0", "TERM": "tmux-256color",
-            "KITTY_WINDOW_ID": "3"}
+    return {
+        "PATH": str(bin_dir),
+        "TMUX": "/tmp/tmux-1/default,1,0",
+        "TERM": "tmux-256color",
+        "KITTY_WINDOW_ID": "3",
+    }
 
 
 def test_tmux_passes_kitty_images_only_with_its_passthrough_on(tmp_path):
@@ -86,8 +93,9 @@ _APC = re.compile(r"\x1b_G([^;\x1b]*)(?:;([^\x1b]*))?\x1b\\")
 
 
 def _commands(data):
-    return [(dict(kv.split("=") for kv in keys.split(",")), payload or "")
-            for keys, payload in _APC.findall(data)]
+    return [
+        (dict(kv.split("=") for kv in keys.split(",")), payload or "") for keys, payload in _APC.findall(data)
+    ]
 
 
 def test_kitty_sends_the_rgb_bytes_and_a_placement_that_decode_back():
@@ -95,8 +103,7 @@ def test_kitty_sends_the_rgb_bytes_and_a_placement_that_decode_back():
     data = kitty.transmit(4242, 48, 160, rgb, cols=6, rows=10)
     commands = _commands(data)
     first, *rest, place = commands
-    assert first[0] == {"a": "t", "f": "24", "s": "48", "v": "160", "i": "4242", "q": "2",
-                        "m": "1"}
+    assert first[0] == {"a": "t", "f": "24", "s": "48", "v": "160", "i": "4242", "q": "2", "m": "1"}
     assert all(keys == {"m": "1", "q": "2"} for keys, _ in rest[:-1])
     assert rest[-1][0] == {"m": "0", "q": "2"}
     payload = "".join(p for _, p in [first, *rest])
@@ -131,23 +138,46 @@ def test_kitty_in_tmux_is_wrapped_and_unwraps_to_the_same_commands():
 def test_the_row_column_marks_are_the_protocols_table():
     # kitty's rowcolumn-diacritics.txt: combining class 230 marks without decompositions,
     # less those that compose in normalisation
-    composing = {0x300, 0x301, 0x302, 0x303, 0x304, 0x306, 0x307, 0x308, 0x309, 0x30A, 0x30B,
-                 0x30C, 0x30F, 0x311, 0x313, 0x314, 0x342, 0x653, 0x654}
-    rule = [chr(c) for c in range(0x300, 0x700)
-            if unicodedata.combining(chr(c)) == 230 and unicodedata.category(chr(c)) == "Mn"
-            and not unicodedata.decomposition(chr(c)) and c not in composing]
-    assert list(kitty.DIACRITICS) == rule[:kitty.MAX_CELLS]
+    composing = {
+        0x300,
+        0x301,
+        0x302,
+        0x303,
+        0x304,
+        0x306,
+        0x307,
+        0x308,
+        0x309,
+        0x30A,
+        0x30B,
+        0x30C,
+        0x30F,
+        0x311,
+        0x313,
+        0x314,
+        0x342,
+        0x653,
+        0x654,
+    }
+    rule = [
+        chr(c)
+        for c in range(0x300, 0x700)
+        if unicodedata.combining(chr(c)) == 230
+        and unicodedata.category(chr(c)) == "Mn"
+        and not unicodedata.decomposition(chr(c))
+        and c not in composing
+    ]
+    assert list(kitty.DIACRITICS) == rule[: kitty.MAX_CELLS]
 
 
 def _decode_sixel(data):
     """A small Sixel reader: size, registers, and each pixel's register (None: left unset)."""
     assert data.startswith("\x1bP0;1;0q") and data.endswith("\x1b\\")
-    body = data[len("\x1bP0;1;0q"):-2]
+    body = data[len("\x1bP0;1;0q") : -2]
     size = re.match(r'"1;1;(\d+);(\d+)', body)
     width, height = int(size.group(1)), int(size.group(2))
-    body = body[size.end():]
-    registers = {int(n): tuple(map(int, rgb)) for n, *rgb in
-                 re.findall(r"#(\d+);2;(\d+);(\d+);(\d+)", body)}
+    body = body[size.end() :]
+    registers = {int(n): tuple(map(int, rgb)) for n, *rgb in re.findall(r"#(\d+);2;(\d+);(\d+);(\d+)", body)}
     body = re.sub(r"#\d+;2;\d+;\d+;\d+", "", body)
     pixels = [[None] * width for _ in range(height)]
     colour, x, top = None, 0, 0
@@ -183,9 +213,9 @@ def test_sixel_has_its_size_registers_and_bands_and_decodes_to_the_pixels():
     for y in range(height):
         for x in range(width):
             at = (y * width + x) * 3
-            expected = sixel.register(*rgb[at:at + 3])
+            expected = sixel.register(*rgb[at : at + 3])
             assert pixels[y][x] == expected, (x, y)
             r, g, b = registers[expected]
-            assert all(abs(p * 255 / 100 - v) <= 26 for p, v in zip((r, g, b), rgb[at:at + 3]))
+            assert all(abs(p * 255 / 100 - v) <= 26 for p, v in zip((r, g, b), rgb[at : at + 3]))
     rows, part = sixel.cropped(width, height, bytes(rgb), 6, 99)
-    assert rows == 4 and part == bytes(rgb[6 * width * 3:])
+    assert rows == 4 and part == bytes(rgb[6 * width * 3 :])

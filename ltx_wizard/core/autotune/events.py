@@ -72,6 +72,15 @@ class AutotuneFinished(BaseModel):
     summary: AutotuneSummary
 
 
-AutotuneEvent = Union[TrialStarted, TrialProgress, TrialPhase, VramUpdate, LogLine, TrialFinished,
-                      ConfirmationStarted, ConfirmationFinished, AutotuneFinished]
+AutotuneEvent = Union[
+    TrialStarted,
+    TrialProgress,
+    TrialPhase,
+    VramUpdate,
+    LogLine,
+    TrialFinished,
+    ConfirmationStarted,
+    ConfirmationFinished,
+    AutotuneFinished,
+]
 EventSink = Callable[[AutotuneEvent], None]  # the engine's only way out: TUI controller, CLI printer

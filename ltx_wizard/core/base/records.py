@@ -34,6 +34,7 @@ def _as_tuple(item: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
         if isinstance(value, (list, tuple)):
             return tuple(value) if item is None else tuple(item(v) for v in value)
         return value
+
     return convert
 
 
@@ -43,7 +44,7 @@ def _converter(annotation: str) -> Callable[[Any], Any] | None:
     if text in ("Path", "Path|None"):
         return _as_path
     if text.startswith("tuple[") and text.endswith(",...]"):
-        inner = text[len("tuple["):-len(",...]")]
+        inner = text[len("tuple[") : -len(",...]")]
         if inner == "Path":
             return _as_tuple(_as_path)
         if inner.startswith("tuple["):
@@ -56,9 +57,13 @@ def _converter(annotation: str) -> Callable[[Any], Any] | None:
 def record(cls: type[T]) -> type[T]:
     """@dataclass(frozen=True, kw_only=True, slots=True), plus the conversions above."""
     own = cls.__dict__.get("__post_init__")
-    plan = [(name, conv) for name, ann in cls.__dict__.get("__annotations__", {}).items()
-            if isinstance(ann, str) and (conv := _converter(ann)) is not None]
+    plan = [
+        (name, conv)
+        for name, ann in cls.__dict__.get("__annotations__", {}).items()
+        if isinstance(ann, str) and (conv := _converter(ann)) is not None
+    ]
     if plan or own is not None:
+
         def __post_init__(self: Any) -> None:
             for name, conv in plan:
                 value = getattr(self, name)
@@ -67,6 +72,7 @@ def record(cls: type[T]) -> type[T]:
                     object.__setattr__(self, name, new)
             if own is not None:
                 own(self)
+
         cls.__post_init__ = __post_init__  # type: ignore[attr-defined]  # before dataclass() reads it
     return dataclass(frozen=True, kw_only=True, slots=True)(cls)
 

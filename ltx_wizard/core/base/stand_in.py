@@ -29,8 +29,9 @@ class StandIn(Protocol):
     # host RAM to assume per GPU, where the host's own says nothing about the machine planned for
     host_gb_per_gpu: float
 
-    def trial_command(self, scratch: Path, slot: int | None,
-                      num_gpus: int) -> tuple[list[str], dict[str, str]]:
+    def trial_command(
+        self, scratch: Path, slot: int | None, num_gpus: int
+    ) -> tuple[list[str], dict[str, str]]:
         """argv before CONFIG, and the environment, of one autotune trial writing under
         `scratch` (slot: the one GPU of a side-by-side trial; None: the plan's launch)."""
 

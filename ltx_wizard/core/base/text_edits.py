@@ -29,8 +29,8 @@ def edit_between(old: str, new: str) -> Edit:
     """The one span of `old` that `new` replaced (slices compared in C, by halving)."""
     prefix = _longest(lambda n: old[:n] == new[:n], min(len(old), len(new)))
     room = min(len(old), len(new)) - prefix
-    suffix = _longest(lambda n: old[len(old) - n:] == new[len(new) - n:], room)
-    return prefix, len(old) - suffix, new[prefix:len(new) - suffix]
+    suffix = _longest(lambda n: old[len(old) - n :] == new[len(new) - n :], room)
+    return prefix, len(old) - suffix, new[prefix : len(new) - suffix]
 
 
 def apply_edits(text: str, edits: Sequence[Edit]) -> str | None:

@@ -45,5 +45,7 @@ def require_plain_path(path: object, what: str) -> None:
     Generated scripts quote every path, but a newline inside a comment line still ends the
     comment: the rest of the path would run as a shell line. Refused where typed, not escaped."""
     if has_control(path):
-        raise UsageError(f"{what} {clean_text(path)[:200]!r} contains a control character "
-                         "(newline, tab or escape): rename it to plain text or pick another")
+        raise UsageError(
+            f"{what} {clean_text(path)[:200]!r} contains a control character "
+            "(newline, tab or escape): rename it to plain text or pick another"
+        )

@@ -35,14 +35,20 @@ def parse_buckets(text: str) -> tuple[Bucket, ...]:
         try:
             w, h, f = (int(v) for v in part.strip().split("x"))
         except ValueError:
-            raise UsageError(f"resolution bucket {part.strip()!r} is not WxHxF (e.g. "
-                             f"{DEFAULT_BUCKETS}): fix --resolution-buckets") from None
+            raise UsageError(
+                f"resolution bucket {part.strip()!r} is not WxHxF (e.g. "
+                f"{DEFAULT_BUCKETS}): fix --resolution-buckets"
+            ) from None
         if w <= 0 or h <= 0 or f <= 0 or w % SPATIAL or h % SPATIAL:
-            raise UsageError(f"resolution bucket {part.strip()}: width and height must be "
-                             f"multiples of {SPATIAL}x{SPATIAL}, got {w}x{h}")
+            raise UsageError(
+                f"resolution bucket {part.strip()}: width and height must be "
+                f"multiples of {SPATIAL}x{SPATIAL}, got {w}x{h}"
+            )
         if f % TEMPORAL != 1:
-            raise UsageError(f"resolution bucket {part.strip()}: number of frames must be a "
-                             f"multiple of {TEMPORAL} plus 1, got {f} (e.g. {frame_cap(f) or 1})")
+            raise UsageError(
+                f"resolution bucket {part.strip()}: number of frames must be a "
+                f"multiple of {TEMPORAL} plus 1, got {f} (e.g. {frame_cap(f) or 1})"
+            )
         out.append(Bucket(w, h, f))
     return tuple(out)
 

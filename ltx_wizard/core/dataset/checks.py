@@ -37,9 +37,14 @@ Progress = Callable[[str, int, int], None]  # (what is being done, done, total)
 DatasetReport = DatasetFacts  # its former name (core/preprocess/planning.py, core/plan/run_plan.py)
 
 
-def check_dataset(ds: DatasetFile, strategy: Mapping[str, Any] | None, buckets: tuple[Bucket, ...],
-                  *, on_progress: Progress | None = None,
-                  cancelled: CancelFlag = None) -> DatasetFacts:
+def check_dataset(
+    ds: DatasetFile,
+    strategy: Mapping[str, Any] | None,
+    buckets: tuple[Bucket, ...],
+    *,
+    on_progress: Progress | None = None,
+    cancelled: CancelFlag = None,
+) -> DatasetFacts:
     """Raise one UsageError naming the file and the fix; else the clips as the trainer will use
     them. `cancelled` (an Event or a callable) stops it with ProbeCancelled."""
     _require_columns(ds, strategy)
@@ -47,8 +52,13 @@ def check_dataset(ds: DatasetFile, strategy: Mapping[str, Any] | None, buckets: 
     audio = audio_folder(strategy) is not None and "audio" not in ds.roles
     picked = _picked(len(ds.rows))
     paths = [ds.media(ds.rows[i], "video") for i in picked]
-    clips = probe_clips(paths, cancelled=cancelled, on_progress=None if on_progress is None
-                        else lambda done, total: on_progress("reading clips", done, total))
+    clips = probe_clips(
+        paths,
+        cancelled=cancelled,
+        on_progress=None
+        if on_progress is None
+        else lambda done, total: on_progress("reading clips", done, total),
+    )
     if any(f.via == "none" for f in clips):
         return _unchecked(ds, buckets, audio, clips[0].error or "no reader")
     facts = _judge(ds, dict(zip(picked, clips)), buckets, audio)
@@ -65,29 +75,38 @@ def _picked(rows: int) -> list[int]:
 
 def _unchecked(ds: DatasetFile, buckets: tuple[Bucket, ...], audio: bool, why: str) -> DatasetFacts:
     return DatasetFacts(
-        dataset=ds.path, rows=len(ds.rows), buckets=buckets_text(buckets), trains_audio=audio,
+        dataset=ds.path,
+        rows=len(ds.rows),
+        buckets=buckets_text(buckets),
+        trains_audio=audio,
         kept=tuple(_output_names(ds)),
-        not_checked=(f"frames, sizes and sound of the {len(ds.rows)} clips ({why}: pip install av, "
-                     "or apt install ffmpeg), so the clips the trainer would skip, crop or leave "
-                     "out of audio training are not known"))
+        not_checked=(
+            f"frames, sizes and sound of the {len(ds.rows)} clips ({why}: pip install av, "
+            "or apt install ffmpeg), so the clips the trainer would skip, crop or leave "
+            "out of audio training are not known"
+        ),
+    )
 
 
 def _require_columns(ds: DatasetFile, strategy: Mapping[str, Any] | None) -> None:
     if not ds.rows:
-        raise UsageError(f"dataset file {ds.path} has no entries: add one per clip "
-                         "(caption and video)")
+        raise UsageError(f"dataset file {ds.path} has no entries: add one per clip (caption and video)")
     shown = ", ".join(ds.columns) or "none"
     for role in required_roles(strategy):
         if role not in ds.roles:
             alias = " (or media_path)" if role == "video" else ""
-            raise UsageError(f"dataset file {ds.path} has no {role} column{alias}, which this "
-                             f"recipe needs (its columns: {shown}): add it")
+            raise UsageError(
+                f"dataset file {ds.path} has no {role} column{alias}, which this "
+                f"recipe needs (its columns: {shown}): add it"
+            )
     wanted = list(ds.roles.values())
     for number, row in enumerate(ds.rows, start=1):
         if len(row) < len(wanted) or any(c not in row for c in wanted):
             lacking = [c for c in wanted if c not in row]
-            raise UsageError(f"dataset file {ds.path}: entry {number} has no {lacking[0]!r} "
-                             "(the trainer stops on it): give every entry the same columns")
+            raise UsageError(
+                f"dataset file {ds.path}: entry {number} has no {lacking[0]!r} "
+                "(the trainer stops on it): give every entry the same columns"
+            )
 
 
 def _require_files(ds: DatasetFile, on_progress: Progress | None, cancelled: CancelFlag) -> None:
@@ -110,7 +129,8 @@ def _require_files(ds: DatasetFile, on_progress: Progress | None, cancelled: Can
             raise UsageError(
                 f"dataset file {ds.path}: {bad} {column} file(s) missing or unreadable (first: "
                 f"{first[1]}, entry {first[0]}): fix the paths (relative to {ds.folder}) or the "
-                "file permissions")
+                "file permissions"
+            )
 
 
 def _output_names(ds: DatasetFile) -> list[str]:
@@ -122,14 +142,20 @@ def _output_names(ds: DatasetFile) -> list[str]:
     for row in ds.rows:
         value = str(row[column]).strip()
         parts = value.split("/")
-        if (not value or value.startswith("/") or "\\" in value or "" in parts
-                or "." in parts or ".." in parts):
+        if (
+            not value
+            or value.startswith("/")
+            or "\\" in value
+            or "" in parts
+            or "." in parts
+            or ".." in parts
+        ):
             out.append(ds.output_rel(row))
             continue
         name = parts[-1]
         dot = name.rfind(".")  # pathlib's suffix: a dot past the first character, not last
         stem = name[:dot] if 0 < dot < len(name) - 1 else name
-        out.append(value[:len(value) - len(name)] + stem + ".pt")
+        out.append(value[: len(value) - len(name)] + stem + ".pt")
     return out
 
 
@@ -140,8 +166,9 @@ def _report(on_progress: Progress | None, cancelled: CancelFlag, what: str, done
         on_progress(what, done, total)
 
 
-def _judge(ds: DatasetFile, read: dict[int, ClipFacts], buckets: tuple[Bucket, ...],
-           audio: bool) -> DatasetFacts:
+def _judge(
+    ds: DatasetFile, read: dict[int, ClipFacts], buckets: tuple[Bucket, ...], audio: bool
+) -> DatasetFacts:
     kept, dropped, silent, counted, problems = [], [], [], [], []
     video, names = ds.roles["video"], _output_names(ds)
     for index, row in enumerate(ds.rows):
@@ -160,34 +187,59 @@ def _judge(ds: DatasetFile, read: dict[int, ClipFacts], buckets: tuple[Bucket, .
         kept.append(names[index])
         if audio and not facts.has_audio:
             silent.append((clip, kept[-1]))
-            problems.append(ClipProblem(clip, "no audio", "left out", "no audio stream",
-                                        "no audio latents, so the trainer leaves it out"))
+            problems.append(
+                ClipProblem(
+                    clip,
+                    "no audio",
+                    "left out",
+                    "no audio stream",
+                    "no audio latents, so the trainer leaves it out",
+                )
+            )
     shortest = min(counted, key=lambda c: c[1]) if counted else None
     sampled = len(read) < len(ds.rows)
     return DatasetFacts(
-        dataset=ds.path, rows=len(ds.rows), buckets=buckets_text(buckets), trains_audio=audio,
-        kept=tuple(kept), silent=tuple(c for c, _ in silent),
-        silent_samples=tuple(s for _, s in silent), dropped=tuple(dropped),
-        problems=tuple(problems), read=len(read), sampled=sampled, shortest=shortest,
+        dataset=ds.path,
+        rows=len(ds.rows),
+        buckets=buckets_text(buckets),
+        trains_audio=audio,
+        kept=tuple(kept),
+        silent=tuple(c for c, _ in silent),
+        silent_samples=tuple(s for _, s in silent),
+        dropped=tuple(dropped),
+        problems=tuple(problems),
+        read=len(read),
+        sampled=sampled,
+        shortest=shortest,
         frame_cap=frame_cap(shortest[1]) if shortest else None,
-        not_checked=(f"{len(ds.rows) - len(read)} of the {len(ds.rows)} clips were not read "
-                     f"(past {READ_ALL_MAX} clips, {len(read)} spread over the file are read and "
-                     "the rest counted as usable)") if sampled else "")
+        not_checked=(
+            f"{len(ds.rows) - len(read)} of the {len(ds.rows)} clips were not read "
+            f"(past {READ_ALL_MAX} clips, {len(read)} spread over the file are read and "
+            "the rest counted as usable)"
+        )
+        if sampled
+        else "",
+    )
 
 
 def _require_runnable(ds: DatasetFile, facts: DatasetFacts) -> None:
     stops = [p for p in facts.problems if p.fate == "stops"]
     if stops:
         first = stops[0]
-        fix = ("add a bucket of 1 frame for stills (e.g. --resolution-buckets "
-               f"{facts.buckets.split(';')[0].rsplit('x', 1)[0]}x1;{facts.buckets}) or take the "
-               "images out" if first.kind == "still" else "replace or take out that file")
-        raise UsageError(f"dataset file {ds.path}: {len(stops)} entry(ies) the trainer's "
-                         f"preprocessing stops on (first: {first.clip}: {first.why}): {fix}")
+        fix = (
+            "add a bucket of 1 frame for stills (e.g. --resolution-buckets "
+            f"{facts.buckets.split(';')[0].rsplit('x', 1)[0]}x1;{facts.buckets}) or take the "
+            "images out"
+            if first.kind == "still"
+            else "replace or take out that file"
+        )
+        raise UsageError(
+            f"dataset file {ds.path}: {len(stops)} entry(ies) the trainer's "
+            f"preprocessing stops on (first: {first.clip}: {first.why}): {fix}"
+        )
 
 
-def _require_usable(ds: DatasetFile, facts: DatasetFacts, buckets: tuple[Bucket, ...],
-                    audio: bool) -> None:
+def _require_usable(ds: DatasetFile, facts: DatasetFacts, buckets: tuple[Bucket, ...], audio: bool) -> None:
     if not facts.kept:
         if facts.shortest is not None and facts.frame_cap is not None:
             b = max(buckets, key=lambda x: x.frames)
@@ -195,19 +247,30 @@ def _require_usable(ds: DatasetFile, facts: DatasetFacts, buckets: tuple[Bucket,
                 f"dataset file {ds.path}: every clip is shorter than the bucket's "
                 f"{min_frames(buckets)} frames (shortest {facts.shortest[0]}, "
                 f"{facts.shortest[1]} frames): use at most {facts.frame_cap} frames, e.g. "
-                f"--resolution-buckets {b.width}x{b.height}x{facts.frame_cap}")
-        raise UsageError(f"dataset file {ds.path}: no clip could be read "
-                         f"({facts.dropped[0][0]}: {facts.dropped[0][1]}): check the files")
+                f"--resolution-buckets {b.width}x{b.height}x{facts.frame_cap}"
+            )
+        raise UsageError(
+            f"dataset file {ds.path}: no clip could be read "
+            f"({facts.dropped[0][0]}: {facts.dropped[0][1]}): check the files"
+        )
     if audio and not facts.usable and not facts.sampled:
-        raise VideoOnlyData(f"dataset file {ds.path}: no clip has an audio stream, but the recipe "
-                            "trains audio: train video only (--video-only, or the Video only box), "
-                            "or use clips with sound", "audio_latents")
+        raise VideoOnlyData(
+            f"dataset file {ds.path}: no clip has an audio stream, but the recipe "
+            "trains audio: train video only (--video-only, or the Video only box), "
+            "or use clips with sound",
+            "audio_latents",
+        )
 
 
-def check_dataset_file(path: str | os.PathLike[str], strategy: Mapping[str, Any] | None,
-                       buckets: str | None, *, cwd: str | os.PathLike[str] | None = None,
-                       on_progress: Progress | None = None,
-                       cancelled: CancelFlag = None) -> DatasetFacts:
+def check_dataset_file(
+    path: str | os.PathLike[str],
+    strategy: Mapping[str, Any] | None,
+    buckets: str | None,
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    on_progress: Progress | None = None,
+    cancelled: CancelFlag = None,
+) -> DatasetFacts:
     """Read and check a dataset file as `check` and the Paths screen do (no output folder).
     `cancelled`: an Event (or a callable) a newer check sets; ProbeCancelled is raised then.
     Clips already read and unchanged are not read again (clip_cache)."""
@@ -215,5 +278,6 @@ def check_dataset_file(path: str | os.PathLike[str], strategy: Mapping[str, Any]
     from ltx_wizard.core.dataset.rows import read_dataset_file
 
     ds = read_dataset_file(path, cwd=cwd)
-    return check_dataset(ds, strategy, parse_buckets(buckets or DEFAULT_BUCKETS),
-                         on_progress=on_progress, cancelled=cancelled)
+    return check_dataset(
+        ds, strategy, parse_buckets(buckets or DEFAULT_BUCKETS), on_progress=on_progress, cancelled=cancelled
+    )

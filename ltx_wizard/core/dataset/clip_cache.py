@@ -76,8 +76,9 @@ class FactsCache:
                 if stat is None or item.via == "none":  # gone, or nothing read: nothing to keep
                     continue
                 self._facts[stat[0]] = (stat[1], item)
-                lines.append(json.dumps({"path": stat[0], "key": list(stat[1]),
-                                         "facts": item.as_json()}) + "\n")
+                lines.append(
+                    json.dumps({"path": stat[0], "key": list(stat[1]), "facts": item.as_json()}) + "\n"
+                )
         folder = self.folder
         if lines and folder is not None:
             try:
@@ -118,8 +119,7 @@ class FactsCache:
         try:
             with open(tmp, "w", encoding="utf-8") as out:
                 for path, (key, item) in self._facts.items():
-                    out.write(json.dumps({"path": path, "key": list(key),
-                                          "facts": item.as_json()}) + "\n")
+                    out.write(json.dumps({"path": path, "key": list(key), "facts": item.as_json()}) + "\n")
             os.replace(tmp, file)
         except OSError:
             try:

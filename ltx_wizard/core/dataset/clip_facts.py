@@ -42,6 +42,18 @@ class ClipFacts:
 
 def unread(path: Path, error: str, *, via: str = "pyav") -> ClipFacts:
     kind = "image" if Path(path).suffix.lower() in IMAGE_SUFFIXES else "video"
-    return ClipFacts(path=Path(path), kind=kind, width=None, height=None, rotation=0,
-                     frames=None, fps=None, variable_fps=False, duration_s=None,
-                     has_audio=False, audio_codec=None, error=error, via=via)
+    return ClipFacts(
+        path=Path(path),
+        kind=kind,
+        width=None,
+        height=None,
+        rotation=0,
+        frames=None,
+        fps=None,
+        variable_fps=False,
+        duration_s=None,
+        has_audio=False,
+        audio_codec=None,
+        error=error,
+        via=via,
+    )

@@ -118,9 +118,21 @@ def _read(container: InputContainer, path: Path) -> ClipFacts:
         # header alone reads as an image2 stream of any bytes)
         frame = next(container.decode(video=0))
         width, height = frame.width, frame.height
-        return ClipFacts(path=path, kind="image", width=width, height=height, rotation=0,
-                         frames=1, fps=None, variable_fps=False, duration_s=None,
-                         has_audio=False, audio_codec=None, error=None, frames_from="image")
+        return ClipFacts(
+            path=path,
+            kind="image",
+            width=width,
+            height=height,
+            rotation=0,
+            frames=1,
+            fps=None,
+            variable_fps=False,
+            duration_s=None,
+            has_audio=False,
+            audio_codec=None,
+            error=None,
+            frames_from="image",
+        )
     rate = video.average_rate or video.base_rate
     frames, frames_from = _frames_from_header(video, rate)
     mov = "mov" in str(container.format.name).split(",")
@@ -128,14 +140,22 @@ def _read(container: InputContainer, path: Path) -> ClipFacts:
     if frames is None:
         frames, frames_from = scan.packets, "counted"
     rotation = (mp4_rotation(path) or 0) if mov else scan.rotation
-    variable = (_spread(scan.times) if scan.times else
-                _rates_differ(video.average_rate, video.base_rate))
+    variable = _spread(scan.times) if scan.times else _rates_differ(video.average_rate, video.base_rate)
     return ClipFacts(
-        path=path, kind="video", width=width, height=height, rotation=rotation,
-        frames=frames, fps=float(rate or 24),  # read_video: average, else base, else 24
-        variable_fps=variable, duration_s=_duration(container, video), has_audio=bool(audio),
-        audio_codec=(audio[0].codec_context.name if audio else None), error=None,
-        frames_from=frames_from)
+        path=path,
+        kind="video",
+        width=width,
+        height=height,
+        rotation=rotation,
+        frames=frames,
+        fps=float(rate or 24),  # read_video: average, else base, else 24
+        variable_fps=variable,
+        duration_s=_duration(container, video),
+        has_audio=bool(audio),
+        audio_codec=(audio[0].codec_context.name if audio else None),
+        error=None,
+        frames_from=frames_from,
+    )
 
 
 def _frames_from_header(video: VideoStream, rate: Fraction | None) -> tuple[int | None, str | None]:
@@ -203,10 +223,14 @@ def is_cancelled(cancelled: CancelFlag) -> bool:
     return bool(cancelled.is_set() if hasattr(cancelled, "is_set") else cancelled())
 
 
-def probe_clips(paths: Iterable[Path], *, workers: int | None = None,
-                on_progress: Callable[[int, int], None] | None = None,
-                cancelled: CancelFlag = None,
-                cache: FactsCache | Literal[False] | None = None) -> list[ClipFacts]:
+def probe_clips(
+    paths: Iterable[Path],
+    *,
+    workers: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    cancelled: CancelFlag = None,
+    cache: FactsCache | Literal[False] | None = None,
+) -> list[ClipFacts]:
     """Facts of every path, in order; each distinct file read once, from the cache when it has
     not changed (`cache`: a clip_cache.FactsCache, default the shared one; False: none).
     Read on `workers` threads past PARALLEL_FROM clips; `on_progress(done, total)` about every
@@ -236,8 +260,9 @@ def probe_clips(paths: Iterable[Path], *, workers: int | None = None,
     return [found[p] for p in paths]
 
 
-def _run(todo: list[Path], done: Callable[[ClipFacts], None], workers: int | None,
-         cancelled: CancelFlag) -> None:
+def _run(
+    todo: list[Path], done: Callable[[ClipFacts], None], workers: int | None, cancelled: CancelFlag
+) -> None:
     count = max(1, workers or min(MAX_WORKERS, os.cpu_count() or 1))
     if len(todo) < PARALLEL_FROM:
         for path in todo:

@@ -52,8 +52,14 @@ def pick_bucket(buckets: tuple[Bucket, ...], frames: int, width: int, height: in
     fitting = [b for b in buckets if b.frames <= decoded]
     if not fitting:
         return None
-    return min(fitting, key=lambda b: (abs(math.log(width / height) - math.log(b.width / b.height)),
-                                       -b.frames, -(b.width * b.height)))
+    return min(
+        fitting,
+        key=lambda b: (
+            abs(math.log(width / height) - math.log(b.width / b.height)),
+            -b.frames,
+            -(b.width * b.height),
+        ),
+    )
 
 
 def fit(width: int, height: int, bucket: Bucket) -> Fit:
@@ -73,26 +79,45 @@ def judge_clip(clip: str, facts: ClipFacts, buckets: tuple[Bucket, ...]) -> tupl
     if facts.error is not None or facts.frames is None:
         why = facts.error or "its frames could not be counted"
         # mirrors process_videos.py _filter_valid_videos: any error reading it drops it
-        return DROPPED, [ClipProblem(clip, "unreadable", "dropped", f"cannot be read ({why})",
-                                     "the trainer skips it")]
+        return DROPPED, [
+            ClipProblem(clip, "unreadable", "dropped", f"cannot be read ({why})", "the trainer skips it")
+        ]
     need = min_frames(buckets)
     if facts.frames < need:
         # mirrors _filter_valid_videos: fewer frames than the smallest bucket's: skipped
-        return DROPPED, [ClipProblem(clip, "too short", "dropped",
-                                     f"{facts.frames} frames, fewer than the bucket's {need}",
-                                     "the trainer skips it")]
+        return DROPPED, [
+            ClipProblem(
+                clip,
+                "too short",
+                "dropped",
+                f"{facts.frames} frames, fewer than the bucket's {need}",
+                "the trainer skips it",
+            )
+        ]
     problems = _geometry(clip, facts, buckets, facts.frames)
     if facts.rotation in SIDEWAYS:
         # mirrors ltx_trainer/video_utils.py read_video: frames as stored, display matrix unused
-        problems.append(ClipProblem(
-            clip, "rotated", "trained", f"meant to be shown rotated {facts.rotation} degrees",
-            f"the trainer decodes it as stored ({facts.width}x{facts.height}) and trains on it "
-            f"{SIDEWAYS[facts.rotation]}"))
+        problems.append(
+            ClipProblem(
+                clip,
+                "rotated",
+                "trained",
+                f"meant to be shown rotated {facts.rotation} degrees",
+                f"the trainer decodes it as stored ({facts.width}x{facts.height}) and trains on it "
+                f"{SIDEWAYS[facts.rotation]}",
+            )
+        )
     if facts.variable_fps:
-        problems.append(ClipProblem(
-            clip, "variable rate", "trained", "variable frame rate",
-            f"the trainer takes its frames in order as if at {facts.fps:g} fps, so its motion "
-            "and sound drift apart"))
+        problems.append(
+            ClipProblem(
+                clip,
+                "variable rate",
+                "trained",
+                "variable frame rate",
+                f"the trainer takes its frames in order as if at {facts.fps:g} fps, so its motion "
+                "and sound drift apart",
+            )
+        )
     return KEPT, problems
 
 
@@ -100,12 +125,25 @@ def _judge_still(clip: str, facts: ClipFacts, buckets: tuple[Bucket, ...]) -> tu
     # mirrors _filter_valid_videos (stills are kept unread) and __getitem__/_preprocess_image
     # (PIL opens it, then a bucket of at most 1 frame is looked for: none raises)
     if facts.error is not None:
-        return STOPS, [ClipProblem(clip, "unreadable", "stops",
-                                   f"cannot be read as an image ({facts.error})",
-                                   "the trainer's preprocessing stops on it")]
+        return STOPS, [
+            ClipProblem(
+                clip,
+                "unreadable",
+                "stops",
+                f"cannot be read as an image ({facts.error})",
+                "the trainer's preprocessing stops on it",
+            )
+        ]
     if not any(b.frames == 1 for b in buckets):
-        return STOPS, [ClipProblem(clip, "still", "stops", "an image, and no bucket has 1 frame",
-                                   "the trainer's preprocessing stops on it")]
+        return STOPS, [
+            ClipProblem(
+                clip,
+                "still",
+                "stops",
+                "an image, and no bucket has 1 frame",
+                "the trainer's preprocessing stops on it",
+            )
+        ]
     return KEPT, _geometry(clip, facts, buckets, 1)
 
 
@@ -118,12 +156,26 @@ def _geometry(clip: str, facts: ClipFacts, buckets: tuple[Bucket, ...], frames: 
     shape, done = f"{facts.width}x{facts.height}", fit(facts.width, facts.height, bucket)
     out = []
     if done.scale > 1.0:
-        out.append(ClipProblem(clip, "upscaled", "trained", f"{shape}, smaller than the bucket",
-                               f"upscaled x{done.scale:.2f} to cover {bucket.width}x{bucket.height}"))
-    side, share = ("height", done.height_kept) if done.height_kept < done.width_kept else (
-        "width", done.width_kept)
+        out.append(
+            ClipProblem(
+                clip,
+                "upscaled",
+                "trained",
+                f"{shape}, smaller than the bucket",
+                f"upscaled x{done.scale:.2f} to cover {bucket.width}x{bucket.height}",
+            )
+        )
+    side, share = (
+        ("height", done.height_kept) if done.height_kept < done.width_kept else ("width", done.width_kept)
+    )
     if share < CROP_NAMED_BELOW:
-        out.append(ClipProblem(clip, "cropped", "trained", f"{shape} in a {bucket.width}x"
-                               f"{bucket.height} bucket",
-                               f"scaled and center-cropped, keeping {share:.0%} of its {side}"))
+        out.append(
+            ClipProblem(
+                clip,
+                "cropped",
+                "trained",
+                f"{shape} in a {bucket.width}x{bucket.height} bucket",
+                f"scaled and center-cropped, keeping {share:.0%} of its {side}",
+            )
+        )
     return out

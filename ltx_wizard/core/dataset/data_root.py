@@ -61,19 +61,12 @@ class DataRootInfo:
 
     def describe(self) -> str:
         text = (
-            f"{self.sample_count} sample{'s' if self.sample_count != 1 else ''} in"
-            f" {', '.join(self.folders)}"
+            f"{self.sample_count} sample{'s' if self.sample_count != 1 else ''} in {', '.join(self.folders)}"
         )
         for folder, count in self.lacking:
-            text += (
-                f"; {count} {self.primary}/ file(s) have no {folder}/ file and are skipped by the"
-                " trainer"
-            )
+            text += f"; {count} {self.primary}/ file(s) have no {folder}/ file and are skipped by the trainer"
         if self.orphans:
-            text += (
-                f"; {len(self.orphans)} orphan file(s) skipped by the trainer (e.g."
-                f" {self.orphans[0]})"
-            )
+            text += f"; {len(self.orphans)} orphan file(s) skipped by the trainer (e.g. {self.orphans[0]})"
         return text
 
 

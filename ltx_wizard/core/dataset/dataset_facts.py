@@ -20,8 +20,11 @@ NAMED = 3  # clips named per warning line
 # one line per kind of problem, in this order; {n}: how many clips
 HEADS = (
     (("unreadable", "too short"), "the trainer skips {n} clip(s)"),
-    (("no audio",), "{n} clip(s) have no sound, and the recipe trains audio: the trainer leaves "
-                    "them out of training (--video-only trains them, without audio)"),
+    (
+        ("no audio",),
+        "{n} clip(s) have no sound, and the recipe trains audio: the trainer leaves "
+        "them out of training (--video-only trains them, without audio)",
+    ),
     (("cropped",), "{n} clip(s) lose part of the picture to the bucket's center crop"),
     (("upscaled",), "{n} clip(s) are smaller than their bucket and upscaled"),
     (("rotated",), "{n} clip(s) are stored rotated and trained as stored"),
@@ -73,17 +76,23 @@ class DatasetFacts:
 
     def describe(self) -> str:
         if self.read == 0 and self.not_checked:
-            return (f"{self.rows} clips listed for {self.buckets}, none of them read: how many the "
-                    "trainer keeps is not known")
+            return (
+                f"{self.rows} clips listed for {self.buckets}, none of them read: how many the "
+                "trainer keeps is not known"
+            )
         if self.sampled:
-            text = (f"about {self.estimated_usable} of {self.rows} clips usable at {self.buckets} "
-                    f"(from {self.read} clips read, spread over the file)")
+            text = (
+                f"about {self.estimated_usable} of {self.rows} clips usable at {self.buckets} "
+                f"(from {self.read} clips read, spread over the file)"
+            )
         else:
             text = f"{len(self.usable)} of {self.rows} clips usable at {self.buckets}"
             lost = [f"{len(self.dropped)} skipped"] if self.dropped else []
             lost += [f"{len(self.silent)} without sound"] if self.silent else []
             text += f" ({', '.join(lost)})" if lost else ""
         if self.shortest is not None:
-            text += (f"; shortest {self.shortest[0]} ({self.shortest[1]} frames: buckets up to "
-                     f"{self.frame_cap} frames keep every clip)")
+            text += (
+                f"; shortest {self.shortest[0]} ({self.shortest[1]} frames: buckets up to "
+                f"{self.frame_cap} frames keep every clip)"
+            )
         return text

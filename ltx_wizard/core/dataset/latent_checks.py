@@ -49,8 +49,13 @@ def folder_kinds(strategy: Mapping[str, Any] | None) -> dict[str, str]:
 
 def _kind(loads: str) -> str:
     # what required_folders says the trainer loads from the folder
-    return {"latents": "video", "video_latents": "video", "conditions": "conditions",
-            "audio_latents": "audio", "ref_latents": "reference"}.get(loads, "other")
+    return {
+        "latents": "video",
+        "video_latents": "video",
+        "conditions": "conditions",
+        "audio_latents": "audio",
+        "ref_latents": "reference",
+    }.get(loads, "other")
 
 
 def _tensor(obj: Any, key: str) -> TensorShape | None:
@@ -69,8 +74,14 @@ class SampleShapes:
     """One sample's files read once, checked folder by folder against the buckets and each
     other; `fraction`: the reference's (spatial, temporal) factors seen so far."""
 
-    def __init__(self, root: Path, sample: str, kinds: dict[str, str],
-                 buckets: tuple[Bucket, ...], fraction: dict[str, tuple[int, int]]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        sample: str,
+        kinds: dict[str, str],
+        buckets: tuple[Bucket, ...],
+        fraction: dict[str, tuple[int, int]],
+    ) -> None:
         self.root, self.sample, self.kinds, self.buckets = root, sample, kinds, buckets
         self.fraction = fraction
         self.video = next((f for f, k in kinds.items() if k == "video"), None)
@@ -100,15 +111,21 @@ class SampleShapes:
     def _check(self, kind: str, folder: str, obj: Any) -> str:
         if kind == "conditions":
             ok = _tensor(obj, "prompt_attention_mask") and (
-                _tensor(obj, "video_prompt_embeds") or _tensor(obj, "prompt_embeds"))
+                _tensor(obj, "video_prompt_embeds") or _tensor(obj, "prompt_embeds")
+            )
             return "" if ok else "has no prompt_attention_mask and video_prompt_embeds tensors"
         key = "mask" if kind.endswith("mask") else "latents"
         shape = _tensor(obj, key)
         if shape is None:
             return f"has no {key!r} tensor"
-        return {"video": self._video, "reference": self._reference, "audio": self._audio,
-                "reference audio": self._audio, "mask": self._mask,
-                "audio mask": self._audio_mask}.get(kind, lambda s, f: "")(shape, folder)
+        return {
+            "video": self._video,
+            "reference": self._reference,
+            "audio": self._audio,
+            "reference audio": self._audio,
+            "mask": self._mask,
+            "audio mask": self._audio_mask,
+        }.get(kind, lambda s, f: "")(shape, folder)
 
     def _video(self, shape: TensorShape, folder: str) -> str:
         wanted = {b.latent_shape(): b for b in self.buckets}
@@ -116,8 +133,10 @@ class SampleShapes:
             return ""
         made = "x".join(map(str, shape.size[1:]))
         want = " or ".join("x".join(map(str, s)) for s in wanted)
-        return (f"has latents of {made} (frames x height x width), the bucket(s) "
-                f"{';'.join(b.text() for b in self.buckets)} make {want}")
+        return (
+            f"has latents of {made} (frames x height x width), the bucket(s) "
+            f"{';'.join(b.text() for b in self.buckets)} make {want}"
+        )
 
     def _target(self) -> tuple[int, ...] | None:
         obj = self.read(self.video) if self.video else None
@@ -132,29 +151,34 @@ class SampleShapes:
         spatial = (h // rh if rh else 0, w // rw if rw else 0)
         groups_ok = rf == f or (rf > 1 and (f - 1) % (rf - 1) == 0)
         if spatial[0] != spatial[1] or not spatial[0] or not groups_ok:
-            return (f"has reference latents of {rf}x{rh}x{rw}, no even fraction of the target's "
-                    f"{f}x{h}x{w} (frames x height x width)")
+            return (
+                f"has reference latents of {rf}x{rh}x{rw}, no even fraction of the target's "
+                f"{f}x{h}x{w} (frames x height x width)"
+            )
         factors = (spatial[0], 1 if rf == f else (f - 1) // (rf - 1))
         first = self.fraction.setdefault(folder, factors)
         if first != factors:
-            return (f"is {factors[0]}x smaller (1/{factors[1]} of the frames) than its target, "
-                    f"other samples {first[0]}x (1/{first[1]}): the trainer applies the first "
-                    "sample's fraction to every one")
+            return (
+                f"is {factors[0]}x smaller (1/{factors[1]} of the frames) than its target, "
+                f"other samples {first[0]}x (1/{first[1]}): the trainer applies the first "
+                "sample's fraction to every one"
+            )
         return ""
 
     def _audio(self, shape: TensorShape, folder: str) -> str:
         size = shape.size
         if len(size) == 3 and size[0] == AUDIO_CHANNELS and size[2] == AUDIO_BINS and size[1] > 0:
             return ""
-        return (f"has audio latents of {'x'.join(map(str, size))}, not "
-                f"{AUDIO_CHANNELS} x time x {AUDIO_BINS}")
+        return f"has audio latents of {'x'.join(map(str, size))}, not {AUDIO_CHANNELS} x time x {AUDIO_BINS}"
 
     def _mask(self, shape: TensorShape, folder: str) -> str:
         target = self._target()
         if target is None or _numel(shape) == target[0] * target[1] * target[2]:
             return ""
-        return (f"is a mask of {'x'.join(map(str, shape.size))}, the target latents are "
-                f"{'x'.join(map(str, target))}")
+        return (
+            f"is a mask of {'x'.join(map(str, shape.size))}, the target latents are "
+            f"{'x'.join(map(str, target))}"
+        )
 
     def _audio_mask(self, shape: TensorShape, folder: str) -> str:
         obj = self.read(self.audio) if self.audio else None

@@ -24,9 +24,11 @@ def starved_loader(samples: int, batch_size: int, num_gpus: int) -> str:
     if batch_size > 1:
         fixes.append("lower optimization.batch_size")
     if gpus > 1:
-        fixes.append(f"train on at most {max(samples // max(batch_size, 1), 1)} GPU(s) "
-                     "(CUDA_VISIBLE_DEVICES)")
-    return (f"the data holds {samples} usable sample(s), fewer than one batch on every GPU "
-            f"(batch_size {batch_size} x {gpus} GPU(s) = {need}): the trainer's loader then gives "
-            "no batch at all and training stops at its first step (StopIteration); "
-            + ", or ".join(fixes))
+        fixes.append(
+            f"train on at most {max(samples // max(batch_size, 1), 1)} GPU(s) (CUDA_VISIBLE_DEVICES)"
+        )
+    return (
+        f"the data holds {samples} usable sample(s), fewer than one batch on every GPU "
+        f"(batch_size {batch_size} x {gpus} GPU(s) = {need}): the trainer's loader then gives "
+        "no batch at all and training stops at its first step (StopIteration); " + ", or ".join(fixes)
+    )

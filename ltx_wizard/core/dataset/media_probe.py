@@ -19,8 +19,10 @@ from typing import Any, Mapping
 from ltx_wizard.core.dataset.clip_facts import IMAGE_SUFFIXES, ClipFacts, unread
 
 PROBE_TIMEOUT_S = 20.0
-ENTRIES = ("stream=codec_type,codec_name,width,height,nb_frames,avg_frame_rate,r_frame_rate,"
-           "duration:stream_side_data=rotation:format=duration")
+ENTRIES = (
+    "stream=codec_type,codec_name,width,height,nb_frames,avg_frame_rate,r_frame_rate,"
+    "duration:stream_side_data=rotation:format=duration"
+)
 
 
 def find_ffprobe(env: Mapping[str, str] | None = None) -> str | None:
@@ -31,8 +33,9 @@ def find_ffprobe(env: Mapping[str, str] | None = None) -> str | None:
 def _run(argv: list[str]) -> tuple[dict[str, Any] | None, str | None]:
     """(ffprobe's JSON, None) or (None, why it failed in one line)."""
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, f"ffprobe failed: {type(exc).__name__}"
     if done.returncode != 0:
@@ -60,21 +63,43 @@ def probe_with_ffprobe(path: Path, ffprobe: str) -> ClipFacts:
     if path.suffix.lower() in IMAGE_SUFFIXES:
         if not width or not height:  # ffprobe names a stream for any bytes called .jpg
             return unread(path, "no picture in it ffprobe can size", via="ffprobe")
-        return ClipFacts(path=path, kind="image", width=width, height=height, rotation=0, frames=1,
-                         fps=None, variable_fps=False, duration_s=None, has_audio=False,
-                         audio_codec=None, error=None, frames_from="image", via="ffprobe")
+        return ClipFacts(
+            path=path,
+            kind="image",
+            width=width,
+            height=height,
+            rotation=0,
+            frames=1,
+            fps=None,
+            variable_fps=False,
+            duration_s=None,
+            has_audio=False,
+            audio_codec=None,
+            error=None,
+            frames_from="image",
+            via="ffprobe",
+        )
     average, base = _fraction(video.get("avg_frame_rate")), _fraction(video.get("r_frame_rate"))
     frames, frames_from = _frames(video, average or base)
     if frames is None:
         frames, frames_from = _counted(path, ffprobe), "counted"
     duration = _fraction(video.get("duration")) or _fraction((data.get("format") or {}).get("duration"))
     return ClipFacts(
-        path=path, kind="video", width=width, height=height, rotation=_rotation(video),
-        frames=frames, fps=float(average or base or 24),
+        path=path,
+        kind="video",
+        width=width,
+        height=height,
+        rotation=_rotation(video),
+        frames=frames,
+        fps=float(average or base or 24),
         variable_fps=bool(average and base and abs(average - base) > base / 100),
-        duration_s=float(duration) if duration else None, has_audio=audio is not None,
+        duration_s=float(duration) if duration else None,
+        has_audio=audio is not None,
         audio_codec=str(audio.get("codec_name")) if audio and audio.get("codec_name") else None,
-        error=None, frames_from=frames_from if frames is not None else None, via="ffprobe")
+        error=None,
+        frames_from=frames_from if frames is not None else None,
+        via="ffprobe",
+    )
 
 
 def _frames(stream: dict[str, Any], rate: Fraction | None) -> tuple[int | None, str | None]:
@@ -89,8 +114,21 @@ def _frames(stream: dict[str, Any], rate: Fraction | None) -> tuple[int | None, 
 
 
 def _counted(path: Path, ffprobe: str) -> int | None:
-    data, _ = _run([ffprobe, "-v", "error", "-count_packets", "-select_streams", "v:0",
-                    "-show_entries", "stream=nb_read_packets", "-of", "json", str(path)])
+    data, _ = _run(
+        [
+            ffprobe,
+            "-v",
+            "error",
+            "-count_packets",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=nb_read_packets",
+            "-of",
+            "json",
+            str(path),
+        ]
+    )
     streams = (data or {}).get("streams") or [{}]
     return _int(streams[0].get("nb_read_packets")) if isinstance(streams[0], dict) else None
 
@@ -116,4 +154,3 @@ def _fraction(value: object) -> Fraction | None:
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     return out if out > 0 else None
-

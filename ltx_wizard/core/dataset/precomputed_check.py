@@ -17,7 +17,10 @@ from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.buckets import Bucket
 from ltx_wizard.core.dataset.latent_checks import SampleShapes, folder_kinds
 from ltx_wizard.core.dataset.sources import (
-    audio_folder, expected_file, primary_folder, required_folders,
+    audio_folder,
+    expected_file,
+    primary_folder,
+    required_folders,
 )
 
 SHAPE_SAMPLES = 3  # samples read per check: the script writes one bucket set per run
@@ -46,8 +49,14 @@ class Verification:
         return f"{self.root} is partly written ({gaps}): the full preprocess resumes it"
 
 
-def verify_precomputed(root: Path, strategy: Mapping[str, Any] | None, samples: tuple[str, ...],
-                       buckets: tuple[Bucket, ...], *, silent: tuple[str, ...] = ()) -> Verification:
+def verify_precomputed(
+    root: Path,
+    strategy: Mapping[str, Any] | None,
+    samples: tuple[str, ...],
+    buckets: tuple[Bucket, ...],
+    *,
+    silent: tuple[str, ...] = (),
+) -> Verification:
     """`silent`: samples whose clips have no sound, so no audio latents are expected for them."""
     folders = list(required_folders(strategy))
     audio = audio_folder(strategy)
@@ -61,12 +70,14 @@ def verify_precomputed(root: Path, strategy: Mapping[str, Any] | None, samples: 
         if have < len(wanted):
             missing.append((folder, len(wanted) - have))
     mismatch = _shape_mismatch(root, strategy, samples, buckets)
-    return Verification(root=root, exists=True, complete=not missing, mismatch=mismatch,
-                        missing=tuple(missing))
+    return Verification(
+        root=root, exists=True, complete=not missing, mismatch=mismatch, missing=tuple(missing)
+    )
 
 
-def _shape_mismatch(root: Path, strategy: Mapping[str, Any] | None, samples: tuple[str, ...],
-                    buckets: tuple[Bucket, ...]) -> str:
+def _shape_mismatch(
+    root: Path, strategy: Mapping[str, Any] | None, samples: tuple[str, ...], buckets: tuple[Bucket, ...]
+) -> str:
     kinds = folder_kinds(strategy)
     primary = primary_folder(required_folders(strategy))
     read = [s for s in samples if (root / primary / s).is_file()][:SHAPE_SAMPLES]

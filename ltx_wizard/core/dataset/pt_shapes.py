@@ -50,15 +50,15 @@ def read_pt(path: str | Path) -> Any:
         with zipfile.ZipFile(path) as archive:
             names = [n for n in archive.namelist() if n.endswith("/data.pkl") or n == "data.pkl"]
             if not names:
-                raise UsageError(f"{path} is not a torch.save file (no data.pkl): re-run "
-                                 "the preprocessing")
+                raise UsageError(f"{path} is not a torch.save file (no data.pkl): re-run the preprocessing")
             info = archive.getinfo(names[0])
             if info.file_size > PICKLE_MAX_BYTES:
                 raise UsageError(f"{path} holds more than tensors and numbers: not a latents file")
             data = archive.read(info)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise UsageError(f"{path} cannot be read as a torch.save file ({exc}): re-run the "
-                         "preprocessing with --overwrite") from None
+        raise UsageError(
+            f"{path} cannot be read as a torch.save file ({exc}): re-run the preprocessing with --overwrite"
+        ) from None
     try:
         return _ShapeUnpickler(io.BytesIO(data)).load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError) as exc:
@@ -70,6 +70,8 @@ def latent_size(path: str | Path, key: str = "latents") -> tuple[int, ...]:
     obj = read_pt(path)
     value = obj.get(key) if isinstance(obj, dict) else None
     if not isinstance(value, TensorShape):
-        raise UsageError(f"{path} has no {key!r} tensor: it is not what process_dataset.py "
-                         "writes; re-run the preprocessing")
+        raise UsageError(
+            f"{path} has no {key!r} tensor: it is not what process_dataset.py "
+            "writes; re-run the preprocessing"
+        )
     return value.size

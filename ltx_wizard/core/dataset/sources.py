@@ -92,7 +92,7 @@ def expected_file(folder: str, primary_rel: str) -> str:
     # its text embeddings condition_X.pt (at the top of conditions/) beside latents .../latent_X.pt.
     base = primary_rel.rsplit("/", 1)[-1]
     if folder == CONDITIONS and base.startswith("latent_"):
-        return f"condition_{base[len('latent_'):-len('.pt')]}.pt"
+        return f"condition_{base[len('latent_') : -len('.pt')]}.pt"
     return primary_rel
 
 

@@ -72,8 +72,9 @@ def choose(run_dir: Path, config: Mapping[str, Any], wanted: Path | None = None)
     if wanted is not None:
         path = Path(wanted).expanduser().absolute()
         if path.suffix != ".safetensors" or not path.is_file():
-            raise UsageError(f"--checkpoint {wanted}: not a .safetensors file: name one of the "
-                             "run's saved checkpoints")
+            raise UsageError(
+                f"--checkpoint {wanted}: not a .safetensors file: name one of the run's saved checkpoints"
+            )
         match = _WEIGHTS.fullmatch(path.name)
         step = int(match.group(2)) if match else None
         final = step is not None and step == final_step(config)
@@ -81,11 +82,19 @@ def choose(run_dir: Path, config: Mapping[str, Any], wanted: Path | None = None)
     found = saved(run_dir, config)
     last = final_step(config)
     if found and (last is None or found[0].step >= last):
-        return Choice(found[0].path, found[0].step, True,
-                      f"{found[0].path.name} (the final checkpoint, step {found[0].step})")
+        return Choice(
+            found[0].path,
+            found[0].step,
+            True,
+            f"{found[0].path.name} (the final checkpoint, step {found[0].step})",
+        )
     if not found:
-        raise UsageError(f"no saved checkpoint in {output_dir(run_dir, config) / 'checkpoints'}: "
-                         "the evaluation renders a trained LoRA; train first")
-    raise UsageError(f"the final checkpoint (step {last}) is missing; the latest saved is step "
-                     f"{found[0].step} ({found[0].path}): to evaluate it, name it with "
-                     "--checkpoint FILE")
+        raise UsageError(
+            f"no saved checkpoint in {output_dir(run_dir, config) / 'checkpoints'}: "
+            "the evaluation renders a trained LoRA; train first"
+        )
+    raise UsageError(
+        f"the final checkpoint (step {last}) is missing; the latest saved is step "
+        f"{found[0].step} ({found[0].path}): to evaluate it, name it with "
+        "--checkpoint FILE"
+    )

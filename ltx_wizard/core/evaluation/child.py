@@ -40,9 +40,19 @@ class Child:
         self._log = log
         try:
             self.proc = subprocess.Popen(
-                list(argv), cwd=cwd, env={**os.environ, **env}, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                close_fds=True, text=True, encoding="utf-8", errors="replace", bufsize=1)
+                list(argv),
+                cwd=cwd,
+                env={**os.environ, **env},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                bufsize=1,
+            )
         except OSError as exc:
             raise WizardError(f"could not start {argv[0]}: {exc.strerror or exc}") from None
         self.tracker = RankTracker(self.proc.pid)
@@ -81,7 +91,14 @@ class Child:
 
     def stop(self, grace_s: float = GRACE_S) -> None:
         """SIGTERM the group, SIGKILL what is left after `grace_s`; ranks that left it too."""
-        asyncio.run(take_down(self.tracker, launcher_gone=self.proc.poll() is not None,
-                              grace_s=grace_s, kill_wait_s=10.0, poll_s=0.2))
+        asyncio.run(
+            take_down(
+                self.tracker,
+                launcher_gone=self.proc.poll() is not None,
+                grace_s=grace_s,
+                kill_wait_s=10.0,
+                poll_s=0.2,
+            )
+        )
         self.proc.wait()
         self._reader.join(timeout=5.0)

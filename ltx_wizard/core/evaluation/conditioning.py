@@ -76,8 +76,9 @@ def _still(run_dir: Path, source: Path, stem: str) -> Path:
     return first_frame_png(source, target)
 
 
-def inputs(run_dir: Path, template: Sequence[dict[str, Any]], prompt: EvalPrompt,
-           stem: str) -> tuple[list[str], str]:
+def inputs(
+    run_dir: Path, template: Sequence[dict[str, Any]], prompt: EvalPrompt, stem: str
+) -> tuple[list[str], str]:
     """(the flags, what they are in words) for one prompt's production renders."""
     args: list[str] = []
     words: list[str] = []

@@ -30,12 +30,17 @@ EVAL_OUTPUT_REL = Path("outputs") / "eval"
 # ValidationCondition types; the columns are process_dataset.py's roles).
 _ROLE_FOR = {
     ("first_frame", "image_or_video"): "video",
-    ("prefix", "video"): "video", ("prefix", "audio"): "audio",
-    ("suffix", "video"): "video", ("suffix", "audio"): "audio",
+    ("prefix", "video"): "video",
+    ("prefix", "audio"): "audio",
+    ("suffix", "video"): "video",
+    ("suffix", "audio"): "audio",
     ("spatial_crop", "video"): "video",
-    ("mask", "video"): "video", ("mask", "audio"): "audio",
-    ("reference", "video"): "reference_video", ("reference", "audio"): "reference_audio",
-    ("video_to_audio", "video"): "video", ("audio_to_video", "audio"): "audio",
+    ("mask", "video"): "video",
+    ("mask", "audio"): "audio",
+    ("reference", "video"): "reference_video",
+    ("reference", "audio"): "reference_audio",
+    ("video_to_audio", "video"): "video",
+    ("audio_to_video", "audio"): "audio",
 }
 
 
@@ -62,8 +67,9 @@ def template_conditions(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def sample_conditions(template: Sequence[Mapping[str, Any]],
-                      media: Mapping[str, str]) -> list[dict[str, Any]]:
+def sample_conditions(
+    template: Sequence[Mapping[str, Any]], media: Mapping[str, str]
+) -> list[dict[str, Any]]:
     """The template's conditions with each media key taken from the prompt's own row where it has
     that column (the clip's first frame, its reference, its mask), else the run's own file."""
     out = []
@@ -93,12 +99,14 @@ def samples(config: Mapping[str, Any], prompts: Sequence[EvalPrompt]) -> list[di
     return out
 
 
-def changes(run_dir: Path, checkpoint: Path | None,
-            dims: tuple[int, int, int] | None = None) -> dict[str, object]:
+def changes(
+    run_dir: Path, checkpoint: Path | None, dims: tuple[int, int, int] | None = None
+) -> dict[str, object]:
     """The scalar patches of the skill's Step 1 (the samples are spliced separately); `dims`
     replaces validation.video_dims (the skill's retry after an out-of-memory render)."""
     extra: dict[str, object] = {"validation.video_dims": list(dims)} if dims is not None else {}
-    return {**extra,
+    return {
+        **extra,
         "model.load_checkpoint": str(checkpoint) if checkpoint is not None else None,
         "optimization.steps": 1,
         "validation.interval": 1,
@@ -111,21 +119,27 @@ def changes(run_dir: Path, checkpoint: Path | None,
     }
 
 
-def render(config_text: str, run_dir: Path, checkpoint: Path | None,
-           prompts: Sequence[EvalPrompt], dims: tuple[int, int, int] | None = None) -> str:
+def render(
+    config_text: str,
+    run_dir: Path,
+    checkpoint: Path | None,
+    prompts: Sequence[EvalPrompt],
+    dims: tuple[int, int, int] | None = None,
+) -> str:
     """eval-config.yaml's text. Raises UsageError when config.yaml cannot be patched."""
     try:
         config = load_yaml(config_text)
         wanted = samples(config, prompts)
         # the scalars first: they make the validation section when config.yaml has none
-        text = vp.flow_samples(patch_yaml_text(config_text, changes(run_dir, checkpoint, dims)),
-                               wanted)
+        text = vp.flow_samples(patch_yaml_text(config_text, changes(run_dir, checkpoint, dims)), wanted)
         written = get_dotted(load_yaml(text), "validation.samples", None)
     except YamlPatchError as exc:
         raise UsageError(f"config.yaml cannot be made into {EVAL_CONFIG}: {exc}") from None
     if written != wanted:
-        raise UsageError(f"config.yaml cannot be made into {EVAL_CONFIG}: its validation.samples "
-                         "could not be written; check config.yaml")
+        raise UsageError(
+            f"config.yaml cannot be made into {EVAL_CONFIG}: its validation.samples "
+            "could not be written; check config.yaml"
+        )
     return text
 
 

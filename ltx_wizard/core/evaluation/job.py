@@ -72,9 +72,15 @@ def _job_from(doc: dict[str, Any]) -> EvalJob:
     production = doc.get("production")
     if production is not None:
         production = Production(**{**production, "prefix": Command(**production["prefix"])})
-    return EvalJob(**{**doc, "prompts": [EvalPrompt(**p) for p in doc["prompts"]],
-                      "dims": tuple(doc["dims"]), "trainer": Command(**doc["trainer"]),
-                      "production": production})
+    return EvalJob(
+        **{
+            **doc,
+            "prompts": [EvalPrompt(**p) for p in doc["prompts"]],
+            "dims": tuple(doc["dims"]),
+            "trainer": Command(**doc["trainer"]),
+            "production": production,
+        }
+    )
 
 
 def write_job(run_dir: Path, job: EvalJob) -> Path:
@@ -113,8 +119,9 @@ def write_state(run_dir: Path, state: EvalState) -> None:
 
 def read_state(run_dir: Path) -> EvalState | None:
     try:
-        doc = loads_json(read_bytes(Path(run_dir) / STATE_REL, what="eval state",
-                                    limit=JSON_MAX_BYTES), what="eval state")
+        doc = loads_json(
+            read_bytes(Path(run_dir) / STATE_REL, what="eval state", limit=JSON_MAX_BYTES), what="eval state"
+        )
         return EvalState(**doc) if isinstance(doc, dict) else None
     except (UsageError, TypeError, ValueError):
         return None

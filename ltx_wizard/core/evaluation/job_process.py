@@ -35,12 +35,15 @@ def check_free(run_dir: Path) -> None:
     """UsageError while training or another evaluation of this run folder runs."""
     training = running_pid(run_dir)
     if training is not None:
-        raise UsageError(f"training of {run_dir} still runs (pid {training}): evaluate once it "
-                         "has ended (the GPUs are taken)")
+        raise UsageError(
+            f"training of {run_dir} still runs (pid {training}): evaluate once it "
+            "has ended (the GPUs are taken)"
+        )
     other = eval_pid(run_dir)
     if other is not None and other != os.getpid():
-        raise UsageError(f"an evaluation of {run_dir} already runs (pid {other}): let it end "
-                         "or stop it first")
+        raise UsageError(
+            f"an evaluation of {run_dir} already runs (pid {other}): let it end or stop it first"
+        )
 
 
 def record_self(run_dir: Path) -> None:
@@ -54,9 +57,15 @@ def start_job(run_dir: Path, argv: Sequence[str]) -> tuple[int, Path]:
     log = check_inside(run, run / LOG_REL)
     try:
         with open(log, "a", encoding="utf-8") as handle:
-            proc = subprocess.Popen(list(argv), cwd=run, stdin=subprocess.DEVNULL, stdout=handle,
-                                    stderr=subprocess.STDOUT, start_new_session=True,
-                                    close_fds=True)
+            proc = subprocess.Popen(
+                list(argv),
+                cwd=run,
+                stdin=subprocess.DEVNULL,
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+            )
     except OSError as exc:
         raise WizardError(f"could not start the evaluation: {exc.strerror or exc}") from None
     _started.append(proc)

@@ -56,8 +56,11 @@ def _yuv_pixel(planes: list[bytes], strides: list[int], x: int, y: int) -> tuple
     luma = planes[0][y * strides[0] + x] - 16
     u = planes[1][(y // 2) * strides[1] + x // 2] - 128
     v = planes[2][(y // 2) * strides[2] + x // 2] - 128
-    return (_clamp(1.164 * luma + 1.596 * v), _clamp(1.164 * luma - 0.392 * u - 0.813 * v),
-            _clamp(1.164 * luma + 2.017 * u))
+    return (
+        _clamp(1.164 * luma + 1.596 * v),
+        _clamp(1.164 * luma - 0.392 * u - 0.813 * v),
+        _clamp(1.164 * luma + 2.017 * u),
+    )
 
 
 def _rgb(frame: Any, width: int, height: int) -> bytes:  # an av.VideoFrame
@@ -72,9 +75,16 @@ def _rgb(frame: Any, width: int, height: int) -> bytes:  # an av.VideoFrame
     out = bytearray()
     for y in range(height):
         for x in range(width):
-            points = [_yuv_pixel(planes, strides, min(src_w - 1, int((x + fx) * src_w / width)),
-                                 min(src_h - 1, int((y + fy) * src_h / height)))
-                      for fx in (0.25, 0.75) for fy in (0.25, 0.75)]
+            points = [
+                _yuv_pixel(
+                    planes,
+                    strides,
+                    min(src_w - 1, int((x + fx) * src_w / width)),
+                    min(src_h - 1, int((y + fy) * src_h / height)),
+                )
+                for fx in (0.25, 0.75)
+                for fy in (0.25, 0.75)
+            ]
             out += bytes(sum(p[c] for p in points) // 4 for c in range(3))
     return bytes(out)
 
@@ -83,7 +93,7 @@ def _scaled(frame: Any, width: int, height: int) -> bytes:
     """FFmpeg's scaler to RGB, rows copied out of the plane's padded lines."""
     plane = frame.reformat(width=width, height=height, format="rgb24").planes[0]
     data, stride = bytes(plane), plane.line_size
-    return b"".join(data[y * stride:y * stride + width * 3] for y in range(height))
+    return b"".join(data[y * stride : y * stride + width * 3] for y in range(height))
 
 
 def video_size(path: Path) -> tuple[int, int] | None:
@@ -109,8 +119,9 @@ def _count(path: Path) -> int:
         return sum(1 for _ in container.decode(video=0))
 
 
-def decode(path: Path, count: int = 4, width: int = 32, height: int | None = None,
-           *, scaler: bool = False) -> Keyframes:
+def decode(
+    path: Path, count: int = 4, width: int = 32, height: int | None = None, *, scaler: bool = False
+) -> Keyframes:
     """Up to `count` frames scaled to `width` pixels (height kept to the video's aspect, even,
     unless given). `scaler`: FFmpeg's scaler, fast for the hundreds of pixels a richer image
     protocol shows (its last bits vary run to run: no snapshot draws through it)."""

@@ -31,8 +31,12 @@ from ltx_wizard.core.io.safe_fs import check_inside, write_text
 MANIFEST = "prompts.json"
 TRAINER, PIPELINES = "trainer validation", "ltx-pipelines"
 # the file name's variant, per (path, LoRA on)
-_VARIANT = {(TRAINER, True): "", (TRAINER, False): ".base",
-            (PIPELINES, True): ".pipelines", (PIPELINES, False): ".pipelines-base"}
+_VARIANT = {
+    (TRAINER, True): "",
+    (TRAINER, False): ".base",
+    (PIPELINES, True): ".pipelines",
+    (PIPELINES, False): ".pipelines-base",
+}
 CRUFT = ("samples", "checkpoints", "training_config.yaml")
 INPUTS = "inputs"  # the first frames fed to ltx-pipelines (conditioning.py)
 _SAMPLE = re.compile(r"step_(\d{6})_(\d+)\.(mp4|png|wav)")
@@ -89,9 +93,13 @@ class Manifest:
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
-        doc = {"checkpoint": self.checkpoint, "notes": self.notes,
-               "renders": {name: {k: v for k, v in asdict(r).items() if k != "file"}
-                           for name, r in self.renders.items()}}
+        doc = {
+            "checkpoint": self.checkpoint,
+            "notes": self.notes,
+            "renders": {
+                name: {k: v for k, v in asdict(r).items() if k != "file"} for name, r in self.renders.items()
+            },
+        }
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
     def of(self, category: str) -> list[Render]:
@@ -105,8 +113,10 @@ def read_manifest(run_dir: Path) -> Manifest | None:
         doc = loads_json(read_bytes(path, what=MANIFEST, limit=JSON_MAX_BYTES), what=MANIFEST)
         if not isinstance(doc, dict):
             return None
-        renders = {name: Render(file=name, **{**entry, "video_dims": tuple(entry["video_dims"])})
-                   for name, entry in doc["renders"].items()}
+        renders = {
+            name: Render(file=name, **{**entry, "video_dims": tuple(entry["video_dims"])})
+            for name, entry in doc["renders"].items()
+        }
         return Manifest(str(doc["checkpoint"]), renders, [str(n) for n in doc.get("notes", [])])
     except (UsageError, KeyError, TypeError, ValueError, AttributeError):
         return None

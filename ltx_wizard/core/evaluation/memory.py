@@ -34,8 +34,9 @@ class Option:
 
     @property
     def flags(self) -> str:
-        parts = ([f"--quantization {self.quantization}"] if self.quantization else []) + \
-                ([f"--offload {self.offload}"] if self.offload else [])
+        parts = ([f"--quantization {self.quantization}"] if self.quantization else []) + (
+            [f"--offload {self.offload}"] if self.offload else []
+        )
         return " ".join(parts) or "no memory option"
 
 
@@ -52,8 +53,9 @@ def text_encoder_bytes(path: str | None) -> int:
         return 0
 
 
-def need_gb(model: ModelSize, encoder_bytes: int, quantization: str | None,
-            offload: str | None) -> tuple[float, str]:
+def need_gb(
+    model: ModelSize, encoder_bytes: int, quantization: str | None, offload: str | None
+) -> tuple[float, str]:
     """The floor per GPU, with what it is made of."""
     if offload:
         host = f", ~{OFFLOAD_CPU_RAM_GB:.0f} GB of host RAM" if offload == "cpu" else ""
@@ -62,13 +64,17 @@ def need_gb(model: ModelSize, encoder_bytes: int, quantization: str | None,
     connectors = model.embeddings_params * 2.0 / GB
     encoder = encoder_bytes / GB
     stage = max(weights + connectors, encoder)
-    which = (f"transformer {weights:.1f} + text connectors {connectors:.1f}"
-             if weights + connectors >= encoder else f"text encoder stage {encoder:.1f}")
+    which = (
+        f"transformer {weights:.1f} + text connectors {connectors:.1f}"
+        if weights + connectors >= encoder
+        else f"text encoder stage {encoder:.1f}"
+    )
     return stage + OVERHEAD_GB, f"{which} + overhead {OVERHEAD_GB:.1f}"
 
 
-def options(model: ModelSize, encoder_bytes: int, gpu_total_gb: float | None,
-            host_ram_gb: float | None = None) -> list[Option]:
+def options(
+    model: ModelSize, encoder_bytes: int, gpu_total_gb: float | None, host_ram_gb: float | None = None
+) -> list[Option]:
     """As planned (bf16), then fp8-cast, then offloading to CPU RAM, then to disk."""
     out = []
     for quantization, offload in ((None, None), ("fp8-cast", None), (None, "cpu"), (None, "disk")):
@@ -77,8 +83,16 @@ def options(model: ModelSize, encoder_bytes: int, gpu_total_gb: float | None,
         short = offload == "cpu" and host_ram_gb is not None and host_ram_gb < OFFLOAD_CPU_RAM_GB
         label = {None: "bf16", "cpu": "offload to CPU RAM", "disk": "offload to disk"}
         name = quantization or label[offload]
-        out.append(Option(quantization, offload, need, fits and not short,
-                          f"{name}: at least {gib(need)} per GPU ({parts})", short))
+        out.append(
+            Option(
+                quantization,
+                offload,
+                need,
+                fits and not short,
+                f"{name}: at least {gib(need)} per GPU ({parts})",
+                short,
+            )
+        )
     return out
 
 
@@ -86,13 +100,16 @@ def first_fit(found: list[Option]) -> Option | None:
     return next((o for o in found if o.fits), None)
 
 
-def fit_line(option: Option, gpu_total_gb: float | None,
-             host_ram_gb: float | None = None) -> str:
+def fit_line(option: Option, gpu_total_gb: float | None, host_ram_gb: float | None = None) -> str:
     if option.short_of_ram:
-        return (f"{option.describe}: this machine has {gib(host_ram_gb)} of RAM, short of "
-                f"~{OFFLOAD_CPU_RAM_GB:.0f} GB")
+        return (
+            f"{option.describe}: this machine has {gib(host_ram_gb)} of RAM, short of "
+            f"~{OFFLOAD_CPU_RAM_GB:.0f} GB"
+        )
     if gpu_total_gb is None:
         return f"{option.describe}; GPU memory unknown"
     verdict = "fits" if option.fits else "does not fit"
-    return (f"{option.describe}: {verdict} in {gib(gpu_total_gb * FIT_FRACTION)} "
-            f"({FIT_FRACTION:.0%} of {gib(gpu_total_gb)})")
+    return (
+        f"{option.describe}: {verdict} in {gib(gpu_total_gb * FIT_FRACTION)} "
+        f"({FIT_FRACTION:.0%} of {gib(gpu_total_gb)})"
+    )

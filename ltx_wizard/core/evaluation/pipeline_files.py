@@ -17,7 +17,11 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ltx_wizard.core.evaluation.pipeline_modes import (
-    DISTILLED_CHECKPOINT, DISTILLED_LORA, SPATIAL_UPSAMPLER, PipelineMode)
+    DISTILLED_CHECKPOINT,
+    DISTILLED_LORA,
+    SPATIAL_UPSAMPLER,
+    PipelineMode,
+)
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
 FLAGS = {SPATIAL_UPSAMPLER: "--spatial-upsampler-path", DISTILLED_LORA: "--distilled-lora"}
@@ -25,13 +29,13 @@ _SUBFOLDERS = ("diffusion_models", "latent_upscale_models", "loras")
 # What each file is called in the releases, for the message when it is missing.
 _NAMED = {
     SPATIAL_UPSAMPLER: "the spatial upscaler x2 (ltx-2.3-spatial-upscaler-x2-1.1.safetensors; "
-                       "LTX-2.5: latent_upscale_models/ltx-2.5-latent-spatial-upscaler-x2-"
-                       "bf16-1.0.safetensors)",
+    "LTX-2.5: latent_upscale_models/ltx-2.5-latent-spatial-upscaler-x2-"
+    "bf16-1.0.safetensors)",
     DISTILLED_LORA: "the distilled LoRA (ltx-2.3-22b-distilled-lora-384-1.1.safetensors; "
-                    "LTX-2.5: loras/ltx-2.5-22b-distilled-lora-450-bf16.safetensors)",
+    "LTX-2.5: loras/ltx-2.5-22b-distilled-lora-450-bf16.safetensors)",
     DISTILLED_CHECKPOINT: "the distilled checkpoint (ltx-2.3-22b-distilled-1.1.safetensors; "
-                          "LTX-2.5: diffusion_models/ltx-2.5-22b-distilled-transformer-"
-                          "bf16.safetensors)",
+    "LTX-2.5: diffusion_models/ltx-2.5-22b-distilled-transformer-"
+    "bf16.safetensors)",
 }
 
 
@@ -58,9 +62,12 @@ def _matches(role: str, name: str, split: bool) -> bool:
 
 
 def find(model: Path, role: str, split: bool) -> Path | None:
-    found = [entry for folder in _folders(model) for entry in sorted(folder.iterdir())
-             if entry.is_file() and not entry.is_symlink() and entry != model
-             and _matches(role, entry.name, split)]
+    found = [
+        entry
+        for folder in _folders(model)
+        for entry in sorted(folder.iterdir())
+        if entry.is_file() and not entry.is_symlink() and entry != model and _matches(role, entry.name, split)
+    ]
     return max(found, key=_version_order) if found else None
 
 
@@ -82,6 +89,8 @@ def extras(config: Mapping[str, Any], mode: PipelineMode) -> tuple[dict[str, Pat
         else:
             found[role] = path
     if missing:
-        return found, (f"{mode.module} ({mode.title}) needs {' and '.join(missing)}: not found "
-                       f"beside {model} (download the release's file into that folder)")
+        return found, (
+            f"{mode.module} ({mode.title}) needs {' and '.join(missing)}: not found "
+            f"beside {model} (download the release's file into that folder)"
+        )
     return found, None

@@ -27,7 +27,10 @@ from ltx_wizard.core.evaluation.eval_config import template_conditions
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
 SPATIAL_UPSAMPLER, DISTILLED_LORA, DISTILLED_CHECKPOINT = (
-    "spatial_upsampler", "distilled_lora", "distilled_checkpoint")
+    "spatial_upsampler",
+    "distilled_lora",
+    "distilled_checkpoint",
+)
 
 
 @dataclass(frozen=True)
@@ -44,18 +47,31 @@ class PipelineMode:
 
 
 T2V = PipelineMode("t2v", "ltx_pipelines.ti2vid_one_stage", "text-to-video")
-I2V = PipelineMode("i2v", "ltx_pipelines.ti2vid_one_stage", "image-to-video",
-                   feeds="the first frame of its trainer sample (--image; a clip's frame 0 "
-                         "saved as a PNG under outputs/eval/inputs)")
-IC_LORA = PipelineMode("ic_lora", "ltx_pipelines.ic_lora", "IC-LoRA (video-to-video)",
-                       distilled=True, needs=(DISTILLED_CHECKPOINT, SPATIAL_UPSAMPLER),
-                       multiple=64, feeds="the reference video of its trainer sample "
-                                          "(--video-conditioning)")
-A2V = PipelineMode("a2v", "ltx_pipelines.a2vid_two_stage", "audio-to-video",
-                   needs=(DISTILLED_LORA, SPATIAL_UPSAMPLER), multiple=64,
-                   feeds="the audio of its trainer sample (--audio-path)")
-T2A = PipelineMode("t2a", "ltx_pipelines.t2a_one_stage", "text-to-audio", ext="wav",
-                   video=False)
+I2V = PipelineMode(
+    "i2v",
+    "ltx_pipelines.ti2vid_one_stage",
+    "image-to-video",
+    feeds="the first frame of its trainer sample (--image; a clip's frame 0 "
+    "saved as a PNG under outputs/eval/inputs)",
+)
+IC_LORA = PipelineMode(
+    "ic_lora",
+    "ltx_pipelines.ic_lora",
+    "IC-LoRA (video-to-video)",
+    distilled=True,
+    needs=(DISTILLED_CHECKPOINT, SPATIAL_UPSAMPLER),
+    multiple=64,
+    feeds="the reference video of its trainer sample (--video-conditioning)",
+)
+A2V = PipelineMode(
+    "a2v",
+    "ltx_pipelines.a2vid_two_stage",
+    "audio-to-video",
+    needs=(DISTILLED_LORA, SPATIAL_UPSAMPLER),
+    multiple=64,
+    feeds="the audio of its trainer sample (--audio-path)",
+)
+T2A = PipelineMode("t2a", "ltx_pipelines.t2a_one_stage", "text-to-audio", ext="wav", video=False)
 MODES = (T2V, I2V, IC_LORA, A2V, T2A)
 
 # Conditions no entry point's command line can take, in words.
@@ -94,8 +110,10 @@ def mode_for(config: Mapping[str, Any]) -> PipelineMode | str:
         kinds.add("reference")  # the legacy IC-LoRA strategy: its validation has references
     blocked = [words for kind, words in _NO_PIPELINE.items() if kind in kinds]
     if blocked:
-        return (f"the run validates with {blocked[0]}, which no ltx-pipelines entry point takes "
-                "on its command line")
+        return (
+            f"the run validates with {blocked[0]}, which no ltx-pipelines entry point takes "
+            "on its command line"
+        )
     if not _generates_video(strategy):
         return T2A
     if "reference" in kinds:

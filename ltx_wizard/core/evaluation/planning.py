@@ -44,8 +44,10 @@ class Setup:
 def read_run_config(run_dir: Path) -> dict[str, Any]:
     path = Path(run_dir) / "config.yaml"
     if not path.is_file():
-        raise UsageError(f"{run_dir} is not a run folder (no config.yaml): pass the folder that "
-                         "`ltx-wizard plan` or the wizard wrote")
+        raise UsageError(
+            f"{run_dir} is not a run folder (no config.yaml): pass the folder that "
+            "`ltx-wizard plan` or the wizard wrote"
+        )
     return dict(load_yaml(read_text(path, what="config")))
 
 
@@ -56,9 +58,15 @@ def audio_run(config: Mapping[str, Any]) -> bool:
     return trains and get_dotted(config, "validation.generate_audio", True) is not False
 
 
-def setup(run_dir: Path, *, checkpoint: Path | None = None, user_prompts: Sequence[str] = (),
-          dataset: Path | None = None, trigger: str | None = None,
-          stand_in: StandIn | None = None) -> Setup:
+def setup(
+    run_dir: Path,
+    *,
+    checkpoint: Path | None = None,
+    user_prompts: Sequence[str] = (),
+    dataset: Path | None = None,
+    trigger: str | None = None,
+    stand_in: StandIn | None = None,
+) -> Setup:
     """Raises UsageError (exit 2) for what the user must change first."""
     run = Path(run_dir).resolve()
     config = read_run_config(run)
@@ -66,12 +74,22 @@ def setup(run_dir: Path, *, checkpoint: Path | None = None, user_prompts: Sequen
     trainer, simulated = trainer_command(run, stand_in)
     prompts = collect(find_sources(run, dataset, trigger), user_prompts, audio=audio_run(config))
     checkout = read_run_meta(run).trainer_root
-    return Setup(run, config, choice, prompts, trainer, simulated, checkout,
-                 production.offer(checkout, config), stand_in)
+    return Setup(
+        run,
+        config,
+        choice,
+        prompts,
+        trainer,
+        simulated,
+        checkout,
+        production.offer(checkout, config),
+        stand_in,
+    )
 
 
-def memory_options(setup_: Setup, gpu_total_gb: float | None,
-                   host_ram_gb: float | None = None) -> list[memory.Option]:
+def memory_options(
+    setup_: Setup, gpu_total_gb: float | None, host_ram_gb: float | None = None
+) -> list[memory.Option]:
     """The production path's memory options, from the checkpoint's header (no weights read)."""
     from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
     from ltx_wizard.core.tuning.headroom import ModelSize, model_size
@@ -87,14 +105,28 @@ def memory_options(setup_: Setup, gpu_total_gb: float | None,
 
 def production_for(setup_: Setup, prefix: Command, option: memory.Option) -> Production:
     assert setup_.checkout is not None
-    return production.production(setup_.checkout, setup_.config, prefix, option.quantization,
-                                 option.offload, setup_.offer)
+    return production.production(
+        setup_.checkout, setup_.config, prefix, option.quantization, option.offload, setup_.offer
+    )
 
 
-def job(setup_: Setup, prompts: PromptSet, *, like_for_like: bool = True,
-        production_path: Production | None = None) -> EvalJob:
+def job(
+    setup_: Setup,
+    prompts: PromptSet,
+    *,
+    like_for_like: bool = True,
+    production_path: Production | None = None,
+) -> EvalJob:
     if not prompts.prompts:
         raise UsageError("no prompt to render: every category is empty")
-    return EvalJob(str(setup_.choice.path), setup_.choice.note, list(prompts.prompts),
-                   list(prompts.notes), video_dims(setup_.config), setup_.quantization,
-                   setup_.trainer, like_for_like, production_path)
+    return EvalJob(
+        str(setup_.choice.path),
+        setup_.choice.note,
+        list(prompts.prompts),
+        list(prompts.notes),
+        video_dims(setup_.config),
+        setup_.quantization,
+        setup_.trainer,
+        like_for_like,
+        production_path,
+    )

@@ -19,19 +19,22 @@ from typing import Any, Mapping
 from ltx_wizard.core.evaluation import pipeline_files
 from ltx_wizard.core.evaluation.eval_config import template_conditions
 from ltx_wizard.core.evaluation.job import Command, Production
-from ltx_wizard.core.evaluation.pipeline_modes import (
-    DISTILLED_CHECKPOINT, T2V, PipelineMode, mode_for)
+from ltx_wizard.core.evaluation.pipeline_modes import DISTILLED_CHECKPOINT, T2V, PipelineMode, mode_for
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
 PIPELINES_REL = Path("packages/ltx-pipelines")
 LORA_STRENGTH = "1.0"
 # validation.* key -> flag, per parser family: guidance of video and audio
 # (default_1_stage_arg_parser), audio only (default_1_stage_t2a_arg_parser).
-_VIDEO_GUIDANCE = (("--video-cfg-guidance-scale", "validation.video_cfg_scale"),
-                   ("--video-stg-guidance-scale", "validation.video_stg_scale"),
-                   ("--video-rescale-scale", "validation.guidance_rescale"))
-_AUDIO_GUIDANCE = (("--audio-cfg-guidance-scale", "validation.audio_cfg_scale"),
-                   ("--audio-stg-guidance-scale", "validation.audio_stg_scale"))
+_VIDEO_GUIDANCE = (
+    ("--video-cfg-guidance-scale", "validation.video_cfg_scale"),
+    ("--video-stg-guidance-scale", "validation.video_stg_scale"),
+    ("--video-rescale-scale", "validation.guidance_rescale"),
+)
+_AUDIO_GUIDANCE = (
+    ("--audio-cfg-guidance-scale", "validation.audio_cfg_scale"),
+    ("--audio-stg-guidance-scale", "validation.audio_stg_scale"),
+)
 
 
 @dataclass(frozen=True)
@@ -56,17 +59,18 @@ def offer(checkout: Path | None, config: Mapping[str, Any]) -> Offer:
     if isinstance(mode, str):
         return Offer(False, mode)
     if not module_file(checkout, mode.module).is_file():
-        return Offer(False, f"no {mode.module} in {Path(checkout) / PIPELINES_REL} (an older "
-                            "checkout: update it for production renders of this mode)")
+        return Offer(
+            False,
+            f"no {mode.module} in {Path(checkout) / PIPELINES_REL} (an older "
+            "checkout: update it for production renders of this mode)",
+        )
     missing = [str(p) for p in model_files(config).values() if not Path(p).exists()]
     if missing:
-        return Offer(False, f"model files missing: {', '.join(missing)} (ltx-wizard models "
-                            "downloads them)")
+        return Offer(False, f"model files missing: {', '.join(missing)} (ltx-wizard models downloads them)")
     extras, why = pipeline_files.extras(config, mode)
     if why is not None:
         return Offer(False, why)
-    return Offer(True, f"{mode.module} ({mode.title}) from {Path(checkout) / PIPELINES_REL}",
-                 mode, extras)
+    return Offer(True, f"{mode.module} ({mode.title}) from {Path(checkout) / PIPELINES_REL}", mode, extras)
 
 
 def model_files(config: Mapping[str, Any]) -> dict[str, str]:
@@ -75,16 +79,18 @@ def model_files(config: Mapping[str, Any]) -> dict[str, str]:
     model = get_dotted(config, "model", None) or {}
     path, encoder = str(model.get("model_path", "")), str(model.get("text_encoder_path") or "")
     if model.get("video_vae_path"):
-        files = {"--transformer-path": path, "--text-encoder-path": encoder,
-                 "--video-vae-path": str(model["video_vae_path"])}
+        files = {
+            "--transformer-path": path,
+            "--text-encoder-path": encoder,
+            "--video-vae-path": str(model["video_vae_path"]),
+        }
         if model.get("audio_vae_path"):
             files["--audio-vae-path"] = str(model["audio_vae_path"])
         return files
     return {"--checkpoint-path": path, "--gemma-root": encoder}
 
 
-def _model_args(config: Mapping[str, Any], mode: PipelineMode,
-                extras: Mapping[str, Path]) -> list[str]:
+def _model_args(config: Mapping[str, Any], mode: PipelineMode, extras: Mapping[str, Path]) -> list[str]:
     files = model_files(config)
     if mode.distilled:  # the distilled checkpoint in the dev one's place (args.py, distilled=True)
         distilled = str(extras[DISTILLED_CHECKPOINT])
@@ -104,8 +110,10 @@ def settings_args(config: Mapping[str, Any], mode: PipelineMode = T2V) -> list[s
     takes them: steps, frame rate, the negative prompt and the guidance scales."""
     pairs: tuple[tuple[str, str], ...] = (("--frame-rate", "validation.frame_rate"),)
     if not mode.distilled:
-        pairs += (("--num-inference-steps", "validation.inference_steps"),
-                  ("--negative-prompt", "validation.negative_prompt"))
+        pairs += (
+            ("--num-inference-steps", "validation.inference_steps"),
+            ("--negative-prompt", "validation.negative_prompt"),
+        )
         pairs += (_VIDEO_GUIDANCE if mode.video else ()) + _AUDIO_GUIDANCE
     args: list[str] = []
     for flag, key in pairs:
@@ -115,14 +123,29 @@ def settings_args(config: Mapping[str, Any], mode: PipelineMode = T2V) -> list[s
     return args
 
 
-def production(checkout: Path, config: Mapping[str, Any], prefix: Command,
-               quantization: str | None, offload: str | None, found: Offer) -> Production:
+def production(
+    checkout: Path,
+    config: Mapping[str, Any],
+    prefix: Command,
+    quantization: str | None,
+    offload: str | None,
+    found: Offer,
+) -> Production:
     assert found.mode is not None
     mode = found.mode
     args = _model_args(config, mode, found.extras) + settings_args(config, mode)
-    return Production(mode.module, prefix, args, quantization, offload, kind=mode.kind,
-                      conditions=template_conditions(config), multiple=mode.multiple,
-                      ext=mode.ext, video=mode.video)
+    return Production(
+        mode.module,
+        prefix,
+        args,
+        quantization,
+        offload,
+        kind=mode.kind,
+        conditions=template_conditions(config),
+        multiple=mode.multiple,
+        ext=mode.ext,
+        video=mode.video,
+    )
 
 
 def uv_prefix(checkout: Path, module: str, uv: str = "uv") -> Command:
@@ -135,18 +158,34 @@ def uv_prefix(checkout: Path, module: str, uv: str = "uv") -> Command:
 def fit_dims(dims: tuple[int, int, int], multiple: int) -> tuple[int, int, int]:
     """The size an entry point accepts: width and height down to its multiple (at least one)."""
     width, height, frames = dims
-    return (max(multiple, width // multiple * multiple), max(multiple, height // multiple * multiple),
-            frames)
+    return (max(multiple, width // multiple * multiple), max(multiple, height // multiple * multiple), frames)
 
 
-def render_argv(job_production: Production, prompt: str, seed: int, output: Path,
-                dims: tuple[int, int, int], lora: Path | None,
-                inputs: list[str] | None = None) -> list[str]:
+def render_argv(
+    job_production: Production,
+    prompt: str,
+    seed: int,
+    output: Path,
+    dims: tuple[int, int, int],
+    lora: Path | None,
+    inputs: list[str] | None = None,
+) -> list[str]:
     width, height, frames = dims
     size = ["--width", str(width), "--height", str(height)] if job_production.video else []
-    argv = [*job_production.prefix.argv, *job_production.args, "--prompt", prompt,
-            "--seed", str(seed), *size, "--num-frames", str(frames),
-            "--output-path", str(output), *(inputs or [])]
+    argv = [
+        *job_production.prefix.argv,
+        *job_production.args,
+        "--prompt",
+        prompt,
+        "--seed",
+        str(seed),
+        *size,
+        "--num-frames",
+        str(frames),
+        "--output-path",
+        str(output),
+        *(inputs or []),
+    ]
     if lora is not None:
         argv += ["--lora", str(lora), LORA_STRENGTH]
     if job_production.quantization:

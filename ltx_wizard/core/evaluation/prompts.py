@@ -30,16 +30,23 @@ IN_DIST_COUNT, HELD_OUT_MAX = 3, 5
 HOLDOUT_REL = Path("dataset") / "holdout.jsonl"
 DATASET_REL = Path("dataset") / "dataset.json"
 _GENERIC_NOTE = "Out-of-distribution prompts are generic scenes"
-HELD_OUT_SKIPPED = ("Held-out evaluation skipped: no held-out set was reserved for this run "
-                    "(no dataset/holdout.jsonl). The evaluation covers in- and "
-                    "out-of-distribution only.")
+HELD_OUT_SKIPPED = (
+    "Held-out evaluation skipped: no held-out set was reserved for this run "
+    "(no dataset/holdout.jsonl). The evaluation covers in- and "
+    "out-of-distribution only."
+)
 # Generic scenes for the synthesised out-of-distribution prompts, with a sound for audio runs.
-_SCENES = (("walking through a forest at dawn, soft light between the trees",
-            "birdsong and leaves rustling underfoot"),
-           ("in a busy city street at night, neon light on wet pavement",
-            "traffic hum, footsteps and distant voices"),
-           ("on a beach at sunset, waves rolling in slowly",
-            "waves breaking and a steady sea wind"))
+_SCENES = (
+    (
+        "walking through a forest at dawn, soft light between the trees",
+        "birdsong and leaves rustling underfoot",
+    ),
+    (
+        "in a busy city street at night, neon light on wet pavement",
+        "traffic hum, footsteps and distant voices",
+    ),
+    ("on a beach at sunset, waves rolling in slowly", "waves breaking and a steady sea wind"),
+)
 
 
 @dataclass(frozen=True)
@@ -66,15 +73,20 @@ def _with_trigger(caption: str, trigger: str | None) -> str:
 
 
 def _media(ds: DatasetFile, row: Mapping[str, str]) -> dict[str, str]:
-    return {role: str(ds.media(row, role)) for role in MEDIA_ROLES
-            if role in ds.roles and str(row.get(ds.roles[role], "")).strip()}
+    return {
+        role: str(ds.media(row, role))
+        for role in MEDIA_ROLES
+        if role in ds.roles and str(row.get(ds.roles[role], "")).strip()
+    }
 
 
 def _captioned(ds: DatasetFile) -> list[Mapping[str, str]]:
     column = ds.roles.get("caption")
     if column is None:
-        raise UsageError(f"dataset file {ds.path} has no caption column: the evaluation draws "
-                         "its in-distribution prompts from the training captions")
+        raise UsageError(
+            f"dataset file {ds.path} has no caption column: the evaluation draws "
+            "its in-distribution prompts from the training captions"
+        )
     return [row for row in ds.rows if str(row.get(column, "")).strip()]
 
 
@@ -92,20 +104,28 @@ def _from_file(ds: DatasetFile, category: str, count: int, trigger: str | None) 
     out = []
     for row in _draw(rows, count):
         caption = str(row[ds.roles["caption"]]).strip()
-        out.append(EvalPrompt(category, _with_trigger(caption, trigger),
-                              f"{ds.path.name} row {numbered[id(row)]}", media=_media(ds, row)))
+        out.append(
+            EvalPrompt(
+                category,
+                _with_trigger(caption, trigger),
+                f"{ds.path.name} row {numbered[id(row)]}",
+                media=_media(ds, row),
+            )
+        )
     return out
 
 
 def synthesised(trigger: str | None, audio: bool) -> list[str]:
     """The skill's "default": three generic scenes around the trigger word."""
     subject = trigger.strip() if trigger and trigger.strip() else "the subject"
-    return [f"{subject} {scene}" + (f", with the sound of {sound}" if audio else "")
-            for scene, sound in _SCENES]
+    return [
+        f"{subject} {scene}" + (f", with the sound of {sound}" if audio else "") for scene, sound in _SCENES
+    ]
 
 
-def out_of_distribution(user: Sequence[str], trigger: str | None, audio: bool,
-                        holdout: DatasetFile | None) -> tuple[list[EvalPrompt], list[str]]:
+def out_of_distribution(
+    user: Sequence[str], trigger: str | None, audio: bool, holdout: DatasetFile | None
+) -> tuple[list[EvalPrompt], list[str]]:
     """The user's prompts verbatim, else the synthesised ones; conditioning media, where the mode
     needs some, come from the held-out rows (the skill: keep the out-of-distribution test out of
     the training set)."""
@@ -115,17 +135,26 @@ def out_of_distribution(user: Sequence[str], trigger: str | None, audio: bool,
     if texts:
         source = "your prompt"
         if audio and not any("sound" in t.lower() or "audio" in t.lower() for t in texts):
-            notes.append("This run generates audio and your out-of-distribution prompts do not "
-                         "describe the sound: the audio may come out weak without it.")
+            notes.append(
+                "This run generates audio and your out-of-distribution prompts do not "
+                "describe the sound: the audio may come out weak without it."
+            )
     else:
         texts, source = synthesised(trigger, audio), "synthesised (generic scene)"
-        notes.append(_GENERIC_NOTE
-                     + (f" around the trigger word {trigger.strip()!r}" if trigger else "")
-                     + ": your own prompts (--prompt, or edit them here) make a stronger test.")
-    prompts = [EvalPrompt(OUT_DIST, text, source,
-                          media=_media(holdout, rows[i % len(rows)])
-                          if holdout is not None and rows else {})
-               for i, text in enumerate(texts)]
+        notes.append(
+            _GENERIC_NOTE
+            + (f" around the trigger word {trigger.strip()!r}" if trigger else "")
+            + ": your own prompts (--prompt, or edit them here) make a stronger test."
+        )
+    prompts = [
+        EvalPrompt(
+            OUT_DIST,
+            text,
+            source,
+            media=_media(holdout, rows[i % len(rows)]) if holdout is not None and rows else {},
+        )
+        for i, text in enumerate(texts)
+    ]
     return prompts, notes
 
 
@@ -156,8 +185,10 @@ def find_sources(run_dir: Path, dataset: Path | None = None, trigger: str | None
 def collect(sources: Sources, user: Sequence[str] = (), *, audio: bool = False) -> PromptSet:
     """The three categories. Raises UsageError when there is no training caption to draw from."""
     if sources.dataset is None:
-        raise UsageError("no training captions found for this run (no dataset/dataset.json, no "
-                         "dataset file in preprocess.json): pass the dataset file with --dataset")
+        raise UsageError(
+            "no training captions found for this run (no dataset/dataset.json, no "
+            "dataset file in preprocess.json): pass the dataset file with --dataset"
+        )
     ds = read_dataset_file(sources.dataset)
     holdout = read_dataset_file(sources.holdout) if sources.holdout is not None else None
     prompts = _from_file(ds, IN_DIST, IN_DIST_COUNT, sources.trigger)
@@ -174,10 +205,15 @@ def edited(prompts: PromptSet, category: str, texts: Sequence[str]) -> PromptSet
     """The set with one category's prompts replaced by the user's edit (blank lines dropped); the
     media of the n-th prompt stay with the n-th line."""
     old = prompts.of(category)
-    new = [EvalPrompt(category, text.strip(),
-                      old[i].source if i < len(old) and old[i].text == text.strip() else "edited",
-                      media=old[i % len(old)].media if old else {})
-           for i, text in enumerate(t for t in texts if t.strip())]
+    new = [
+        EvalPrompt(
+            category,
+            text.strip(),
+            old[i].source if i < len(old) and old[i].text == text.strip() else "edited",
+            media=old[i % len(old)].media if old else {},
+        )
+        for i, text in enumerate(t for t in texts if t.strip())
+    ]
     kept = [p for p in prompts.prompts if p.category != category]
     order = {c: n for n, c in enumerate(CATEGORIES)}
     merged = sorted(kept + new, key=lambda p: order[p.category])  # stable: order within kept

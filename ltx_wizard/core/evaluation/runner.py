@@ -40,9 +40,16 @@ def quantization_label(quantization: str | None, offload: str | None = None) -> 
 
 
 class EvalRunner:
-    def __init__(self, run_dir: Path, job: EvalJob, log: IO[str], *,
-                 stop: threading.Event | None = None, poll_s: float = 0.2,
-                 say: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        job: EvalJob,
+        log: IO[str],
+        *,
+        stop: threading.Event | None = None,
+        poll_s: float = 0.2,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
         self.run_dir, self.job, self.log = Path(run_dir), job, log
         self.stop = stop or threading.Event()
         self.poll_s = poll_s
@@ -57,8 +64,7 @@ class EvalRunner:
     def _stages(self) -> list[tuple[str, Callable[[], None]]]:
         stages = [("trainer validation with the LoRA", lambda: self._trainer(True))]
         if self.job.like_for_like:
-            stages.append(("trainer validation without the LoRA (base model)",
-                           lambda: self._trainer(False)))
+            stages.append(("trainer validation without the LoRA (base model)", lambda: self._trainer(False)))
         if self.job.production is not None:
             for index, stem in enumerate(self.stems):
                 for lora in (True, False) if self.job.like_for_like else (True,):
@@ -93,8 +99,9 @@ class EvalRunner:
         self.note(f"evaluation {state}" + (f": {error}" if error else ""))
         return self._state(state, stage, error=error)
 
-    def _state(self, state: str, stage: str, *, error: str | None = None,
-               child: int | None = None) -> EvalState:
+    def _state(
+        self, state: str, stage: str, *, error: str | None = None, child: int | None = None
+    ) -> EvalState:
         found = EvalState(state, stage, self.done, len(self.stages), error, child)
         write_state(self.run_dir, found)
         return found
@@ -106,8 +113,7 @@ class EvalRunner:
 
     # -- one process ----------------------------------------------------------------------------
 
-    def _child(self, argv: list[str], cwd: str, env: dict[str, str], stage: str,
-               expect: int = 0) -> Outcome:
+    def _child(self, argv: list[str], cwd: str, env: dict[str, str], stage: str, expect: int = 0) -> Outcome:
         """Run one process to its end; `expect` step-0 renders stop a trainer run early."""
         child = Child(argv, cwd, env, self.log)
         self._state("running", stage, child=child.pid)
@@ -115,10 +121,11 @@ class EvalRunner:
             if self.stop.is_set():
                 child.stop()
                 raise Stopped()
-            if expect and child.outcome.step0_saved and \
-                    len(layout.trainer_samples(self.run_dir)) >= expect:
-                self.note("the step-0 renders are in: the validate-only run is stopped here "
-                          "(its training step and second round of renders would be discarded)")
+            if expect and child.outcome.step0_saved and len(layout.trainer_samples(self.run_dir)) >= expect:
+                self.note(
+                    "the step-0 renders are in: the validate-only run is stopped here "
+                    "(its training step and second round of renders would be discarded)"
+                )
                 child.stop()
                 child.outcome.code = 0
                 break
@@ -139,8 +146,9 @@ class EvalRunner:
             write_text(path, text, root=self.run_dir)
             layout.remove_cruft(self.run_dir)
             cmd = self.job.trainer
-            outcome = self._child(with_config(cmd, path), cmd.cwd, cmd.env, stage,
-                                  expect=len(self.job.prompts))
+            outcome = self._child(
+                with_config(cmd, path), cmd.cwd, cmd.env, stage, expect=len(self.job.prompts)
+            )
             if len(layout.trainer_samples(self.run_dir)) >= len(self.job.prompts):
                 break
             self._failed_run(outcome, attempt, f"the trainer ({name})")
@@ -151,13 +159,17 @@ class EvalRunner:
         size = "x".join(map(str, self.dims))
         if outcome.oom and attempt == 1:
             self.dims = eval_config.smaller_dims(self.dims)
-            self.note(f"out of memory at {size}: retrying once at "
-                      f"{'x'.join(map(str, self.dims))} (the skill's one retry)")
+            self.note(
+                f"out of memory at {size}: retrying once at "
+                f"{'x'.join(map(str, self.dims))} (the skill's one retry)"
+            )
             return
         if outcome.oom:
-            raise Failed(f"{what} ran out of GPU memory at {size}, also after the retry at a "
-                         "smaller size: render by hand through packages/ltx-pipelines "
-                         "(--offload cpu)")
+            raise Failed(
+                f"{what} ran out of GPU memory at {size}, also after the retry at a "
+                "smaller size: render by hand through packages/ltx-pipelines "
+                "(--offload cpu)"
+            )
         why = outcome.failure or f"exit status {outcome.code}"
         raise Failed(f"{what} ended without its renders: {why} (logs/eval.log has its output)")
 
@@ -168,9 +180,16 @@ class EvalRunner:
             name = layout.file_name(stem, TRAINER, lora, source.suffix.lstrip("."))
             layout.move_render(self.run_dir, source, name)
             self.manifest.renders[name] = Render(
-                name, prompt.category, prompt.text, prompt.seed, lora, TRAINER,
+                name,
+                prompt.category,
+                prompt.text,
+                prompt.seed,
+                lora,
+                TRAINER,
                 quantization_label(self.job.quantization) + " (training stack)",
-                self.dims, prompt.source)
+                self.dims,
+                prompt.source,
+            )
         layout.remove_cruft(self.run_dir)
         layout.write_manifest(self.run_dir, self.manifest)
 
@@ -188,15 +207,25 @@ class EvalRunner:
         env = {**self.job.trainer.env, **prod.prefix.env, **LOG_ENV}  # the run's GPUs
         for attempt in (1, 2):
             dims = fit_dims(self.dims, prod.multiple)
-            argv = render_argv(prod, prompt.text, prompt.seed, out, dims,
-                               Path(self.job.checkpoint) if lora else None, inputs)
+            argv = render_argv(
+                prod, prompt.text, prompt.seed, out, dims, Path(self.job.checkpoint) if lora else None, inputs
+            )
             outcome = self._child(argv, prod.prefix.cwd, env, self.stages[self.done][0])
             if outcome.code == 0 and out.is_file():
                 break
             out.unlink(missing_ok=True)
             self._failed_run(outcome, attempt, f"ltx-pipelines ({prod.module})")
         self.manifest.renders[name] = Render(
-            name, prompt.category, prompt.text, prompt.seed, lora, PIPELINES,
-            quantization_label(prod.quantization, prod.offload), dims, prompt.source,
-            pipeline=prod.module, conditioning=fed)
+            name,
+            prompt.category,
+            prompt.text,
+            prompt.seed,
+            lora,
+            PIPELINES,
+            quantization_label(prod.quantization, prod.offload),
+            dims,
+            prompt.source,
+            pipeline=prod.module,
+            conditioning=fed,
+        )
         layout.write_manifest(self.run_dir, self.manifest)

@@ -25,7 +25,7 @@ def _category(renders: list[Render]) -> list[str]:
     lines = []
     for n, ((prompt, seed), made) in enumerate(by_prompt.items(), start=1):
         flat = " ".join(prompt.split()).replace("`", "'")
-        lines.append(f"{n}. Seed {seed}: \"{flat}\"")
+        lines.append(f'{n}. Seed {seed}: "{flat}"')
         made.sort(key=lambda r: (r.made_by == PIPELINES, not r.lora))
         lines += [f"   - {_variant(r)}" for r in made]
     return lines
@@ -36,9 +36,13 @@ def evaluation_lines(run_dir: Path) -> list[str]:
     manifest = read_manifest(run_dir)
     if manifest is None:
         return []
-    lines = ["## Post-training evaluation", "",
-             f"Checkpoint: {manifest.checkpoint}. Files in `{eval_dir(run_dir)}`; "
-             "`prompts.json` there maps each file to its prompt.", ""]
+    lines = [
+        "## Post-training evaluation",
+        "",
+        f"Checkpoint: {manifest.checkpoint}. Files in `{eval_dir(run_dir)}`; "
+        "`prompts.json` there maps each file to its prompt.",
+        "",
+    ]
     for category in CATEGORIES:
         renders = manifest.of(category)
         skipped = [n for n in manifest.notes if category == HELD_OUT and n.startswith("Held-out")]

@@ -30,12 +30,16 @@ def trainer_command(run_dir: Path, stand_in: StandIn | None = None) -> tuple[Com
         return Command(argv, str(run), {**env, **LOG_ENV}), True
     spec = read_run_meta(run).launch
     if spec is None:
-        raise UsageError(f"{run}/run.json records no launch: plan the run again (ltx-wizard plan "
-                         "... --force) so the evaluation can start the trainer as training did")
+        raise UsageError(
+            f"{run}/run.json records no launch: plan the run again (ltx-wizard plan "
+            "... --force) so the evaluation can start the trainer as training did"
+        )
     if spec.argv[:1] == ["sbatch"]:
-        raise UsageError("this run trains on several nodes through Slurm, and the evaluation "
-                         "starts the trainer on this machine only: render with ltx-pipelines by "
-                         "hand (run-summary.md's render command)")
+        raise UsageError(
+            "this run trains on several nodes through Slurm, and the evaluation "
+            "starts the trainer on this machine only: render with ltx-pipelines by "
+            "hand (run-summary.md's render command)"
+        )
     config = str(run / "config.yaml")
     argv = [CONFIG if arg == config else arg for arg in spec.argv]
     if CONFIG not in argv:

@@ -76,8 +76,9 @@ def _optional(call: Callable[..., Any], *args: object) -> Any:
         return None
 
 
-def _mig_instances(nvml: Any, parent: object, parent_index: int, parent_name: str,
-                   driver: str | None) -> list[GpuInfo]:
+def _mig_instances(
+    nvml: Any, parent: object, parent_index: int, parent_name: str, driver: str | None
+) -> list[GpuInfo]:
     """MIG instances of `parent` (empty when MIG is off or unsupported), each with its own memory."""
     mode = _optional(nvml.nvmlDeviceGetMigMode, parent)
     if not mode or not mode[0]:

@@ -48,9 +48,7 @@ def probe_gpus(env: Mapping[str, str] | None = None, *, smi_timeout_s: float = 1
     if note:
         notes.append(note)
     if not visible:
-        raise WizardError(
-            f"{note}; unset it or list the GPUs to train on (e.g. CUDA_VISIBLE_DEVICES=0,1)"
-        )
+        raise WizardError(f"{note}; unset it or list the GPUs to train on (e.g. CUDA_VISIBLE_DEVICES=0,1)")
     return ProbeResult(
         source=source,  # type: ignore[arg-type]  # one of the Literal's values, by the branches above
         gpus=tuple(visible),

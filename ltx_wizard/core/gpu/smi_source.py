@@ -102,8 +102,7 @@ SMI_MAX_BYTES = 256 * 1024  # a line per GPU; a flood past this is not a GPU lis
 def _run_capped(argv: list[str], timeout_s: float) -> tuple[int | None, str, str | None]:
     """(returncode, output, problem): output capped at SMI_MAX_BYTES, the whole run at timeout_s.
     The child is killed, never awaited without a limit (a process stuck in the driver)."""
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     chunks: list[bytes] = []
     state = {"over": False}
 
@@ -150,8 +149,10 @@ def probe_nvidia_smi(timeout_s: float = 10.0) -> list[GpuInfo]:
             "(check `dmesg`; the machine may need a reboot)"
         )
     if problem == "flood":
-        raise SmiUnavailable(f"nvidia-smi printed over {SMI_MAX_BYTES // 1024} KB: that is not "
-                             "a GPU list; check the driver install")
+        raise SmiUnavailable(
+            f"nvidia-smi printed over {SMI_MAX_BYTES // 1024} KB: that is not "
+            "a GPU list; check the driver install"
+        )
     if returncode != 0:
         first = next((line.strip() for line in out.splitlines() if line.strip()), "no output")
         raise SmiUnavailable(f"nvidia-smi failed (exit {returncode}): {clean_text(first)[:200]}")

@@ -25,7 +25,28 @@ QUICK_START_DOC = "packages/ltx-trainer/docs/quick-start.md"
 
 # Marketed per-GPU memory sizes in GB (decimal marketing of binary sizes, as vendors do).
 _MARKETED_GB = (
-    4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 96, 128, 141, 144, 180, 192, 288,
+    4,
+    6,
+    8,
+    10,
+    11,
+    12,
+    16,
+    20,
+    24,
+    32,
+    40,
+    48,
+    64,
+    80,
+    94,
+    96,
+    128,
+    141,
+    144,
+    180,
+    192,
+    288,
 )
 _SNAP_TOLERANCE = 0.07
 # At the tier boundaries a loose snap could lift a smaller card over a line (a 30 GiB card past

@@ -25,9 +25,7 @@ def _match(entry: str, gpus: list[GpuInfo]) -> GpuInfo | None:
     return None
 
 
-def apply_cuda_visible_devices(
-    gpus: list[GpuInfo], value: str | None
-) -> tuple[list[GpuInfo], str | None]:
+def apply_cuda_visible_devices(gpus: list[GpuInfo], value: str | None) -> tuple[list[GpuInfo], str | None]:
     """(devices training will see, a note for the user when the variable changed anything)."""
     if value is None:
         return gpus, None
@@ -50,6 +48,4 @@ def apply_cuda_visible_devices(
         )
     if len(visible) == len(gpus) and visible == gpus:
         return visible, None
-    return visible, (
-        f"CUDA_VISIBLE_DEVICES={value} narrows training to {len(visible)} of {len(gpus)} GPUs"
-    )
+    return visible, (f"CUDA_VISIBLE_DEVICES={value} narrows training to {len(visible)} of {len(gpus)} GPUs")

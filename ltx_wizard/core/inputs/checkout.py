@@ -66,13 +66,10 @@ def inspect_checkout(
     path = resolve_user_path(root, what="trainer checkout")
     stat_path(path, what="trainer checkout")
     if not os.path.isdir(path):
-        raise UsageError(
-            f"trainer checkout {path} is not a directory: pass the root of your LTX-2 clone"
-        )
+        raise UsageError(f"trainer checkout {path} is not a directory: pass the root of your LTX-2 clone")
     if (path / "scripts" / "train.py").is_file() and path.name == "ltx-trainer":
         raise UsageError(
-            f"trainer checkout {path} is the trainer package: pass the monorepo root"
-            f" {path.parent.parent}"
+            f"trainer checkout {path} is the trainer package: pass the monorepo root {path.parent.parent}"
         )
     missing = missing_parts(path)
     if missing:
@@ -86,8 +83,10 @@ def inspect_checkout(
     is_linux = sys.platform.startswith("linux")
     notes = []
     if uv_path is None:
-        notes.append("uv is not on PATH nor in the wizard's environment: `ltx-wizard setup` "
-                     "installs it (no shell pipe, nothing outside the wizard's environment)")
+        notes.append(
+            "uv is not on PATH nor in the wizard's environment: `ltx-wizard setup` "
+            "installs it (no shell pipe, nothing outside the wizard's environment)"
+        )
     if not synced:
         notes.append(f"not synced (no .venv beside uv.lock): run `uv sync` in {path}")
     if not is_linux:

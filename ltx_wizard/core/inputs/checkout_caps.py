@@ -59,10 +59,13 @@ class CheckoutCaps:
 
     def describe(self) -> str:
         core = f"ltx-core {self.core_version}" if self.core_version else "ltx-core (no version)"
-        tf = [f"pins transformers{self.transformers_spec}" if self.transformers_spec else None,
-              f"uv.lock {self.transformers_locked}" if self.transformers_locked else None,
-              f".venv holds {self.transformers_installed}" if self.transformers_installed
-              else ".venv holds no transformers"]
+        tf = [
+            f"pins transformers{self.transformers_spec}" if self.transformers_spec else None,
+            f"uv.lock {self.transformers_locked}" if self.transformers_locked else None,
+            f".venv holds {self.transformers_installed}"
+            if self.transformers_installed
+            else ".venv holds no transformers",
+        ]
         return f"{core}, loads {self.loads()}; " + ", ".join(t for t in tf if t)
 
 
@@ -86,7 +89,7 @@ def installed_version(root: Path, package: str) -> str | None:
             for entry in site.iterdir():
                 name = entry.name.lower()
                 if name.startswith(prefix) and name.endswith(".dist-info"):
-                    return entry.name[len(prefix):-len(".dist-info")]
+                    return entry.name[len(prefix) : -len(".dist-info")]
     except OSError:
         return None
     return None

@@ -24,7 +24,6 @@ from ltx_wizard.core.inputs.header_summary import (
 from ltx_wizard.core.base.text_safety import clip
 
 
-
 def format_params(n: int) -> str:
     if n >= 1e9:
         return f"{n / 1e9:.1f} B params"
@@ -94,12 +93,9 @@ class CheckpointInfo:
 
     def summary(self) -> str:
         pack = "split pack (needs separate VAE files)" if self.is_split_pack else "unified"
-        version = (f"LTX {clip(self.model_version)}" if self.model_version
-                   else "LTX (no model_version)")
+        version = f"LTX {clip(self.model_version)}" if self.model_version else "LTX (no model_version)"
         gemma = (
-            f"Gemma {clip(self.gemma_version)}"
-            if self.gemma_version
-            else "Gemma not declared (Gemma 3 era)"
+            f"Gemma {clip(self.gemma_version)}" if self.gemma_version else "Gemma not declared (Gemma 3 era)"
         )
         return f"{self.describe()}, {version}, {pack}, {gemma}"
 
@@ -126,13 +122,10 @@ def inspect_checkpoint(
     header = open_header(path, what="checkpoint", cwd=cwd)
     where = f"checkpoint {header.path}"
     if not header.tensor_count:
-        raise UsageError(
-            f"{where} holds no tensors: it is not a model; download the checkpoint again"
-        )
+        raise UsageError(f"{where} holds no tensors: it is not a model; download the checkpoint again")
     if header.metadata.get("gemma_config") is not None:
         raise UsageError(
-            f"{where} is a packed Gemma text encoder, not the LTX checkpoint: pass it as"
-            " --text-encoder"
+            f"{where} is a packed Gemma text encoder, not the LTX checkpoint: pass it as --text-encoder"
         )
     sections = config_sections(header)
     if sections is None:
@@ -196,16 +189,11 @@ def inspect_vae(
         )
     if sections and wanted not in sections:
         if other in sections:
-            flags = (
-                "--video-vae and --audio-vae" if kind == "video" else "--audio-vae and --video-vae"
-            )
+            flags = "--video-vae and --audio-vae" if kind == "video" else "--audio-vae and --video-vae"
             raise UsageError(
-                f"{what} {header.path} is the {'audio' if kind == 'video' else 'video'} VAE: swap"
-                f" {flags}"
+                f"{what} {header.path} is the {'audio' if kind == 'video' else 'video'} VAE: swap {flags}"
             )
-        raise UsageError(
-            f"{what} {header.path} has no `{wanted}` section in its config: not the {kind} VAE"
-        )
+        raise UsageError(f"{what} {header.path} has no `{wanted}` section in its config: not the {kind} VAE")
     if not sections and wanted not in header.components:
         raise UsageError(
             f"{what} {header.path} has neither an LTX config nor {wanted}.* tensors: not the {kind}"

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, loads_json, read_bytes
 from ltx_wizard.core.inputs.checkpoint import config_sections, inspect_checkpoint, inspect_vae
+
 # Candidate and rank live in discovery_rank.py; imported from here by the screens and tests
 from ltx_wizard.core.inputs.discovery_rank import Candidate, Found, Inspection, Kind, rank
 from ltx_wizard.core.inputs.discovery_roots import SYSTEM_ROOTS, hf_hub_cache, search_roots
@@ -74,8 +75,9 @@ class DiscoveryResult(BaseModel):
     def of_kind(self, kind: Kind) -> list[Candidate]:
         return [c for c in self.candidates if c.kind == kind]
 
-    def partial_note(self, shown: int = 3,
-                     advice: str = "type the path, or narrow the folders searched") -> str | None:
+    def partial_note(
+        self, shown: int = 3, advice: str = "type the path, or narrow the folders searched"
+    ) -> str | None:
         """One plain sentence when the search was cut short, naming why and where it did not
         look."""
         if not self.partial:
@@ -91,12 +93,15 @@ class DiscoveryResult(BaseModel):
     def why_stopped(self) -> str:
         if self.stopped == "stalled":
             stuck = self.unsearched[0] if self.unsearched else "a folder"
-            return (f"model search stopped: {stuck} has not answered for {STALL_S:.0f} s (a hung "
-                    "network mount?)")
+            return (
+                f"model search stopped: {stuck} has not answered for {STALL_S:.0f} s (a hung network mount?)"
+            )
         if self.stopped == "busy":
-            return (f"model search stopped at its {self.cap_s:g} s safety cap, after "
-                    f"{self.dirs_scanned} folders and {self.headers_read} headers: the box is too "
-                    "busy (or a disk too slow) to finish it")
+            return (
+                f"model search stopped at its {self.cap_s:g} s safety cap, after "
+                f"{self.dirs_scanned} folders and {self.headers_read} headers: the box is too "
+                "busy (or a disk too slow) to finish it"
+            )
         if self.stopped in _BOUNDS:
             what, limit = _BOUNDS[self.stopped]
             return f"model search stopped at its bound of {limit:,} {what}"
@@ -109,8 +114,11 @@ class DiscoveryResult(BaseModel):
         return top if top is not None and top.usable and top.text_encoder is not None else None
 
 
-_BOUNDS = {"folders": ("folders walked", MAX_FOLDERS), "entries": ("entries listed", MAX_ENTRIES),
-           "headers": ("headers read", MAX_HEADERS)}
+_BOUNDS = {
+    "folders": ("folders walked", MAX_FOLDERS),
+    "entries": ("entries listed", MAX_ENTRIES),
+    "headers": ("headers read", MAX_HEADERS),
+}
 
 
 class _Walk:
@@ -142,8 +150,7 @@ class _Walk:
 
     def _over(self) -> bool:
         """A work bound reached: the walk stops there, the same at any load."""
-        for name, value in (("folders", self.dirs), ("entries", self.entries),
-                            ("headers", self.headers)):
+        for name, value in (("folders", self.dirs), ("entries", self.entries), ("headers", self.headers)):
             if value >= _BOUNDS[name][1]:
                 self.bound = name
                 return True
@@ -210,15 +217,25 @@ class _Walk:
         try:
             self._classify(path)
         except Exception as exc:
-            self.found.append(("checkpoint", path, f"{path}: cannot be inspected "
-                               f"({type(exc).__name__}): not a usable model file"))
+            self.found.append(
+                (
+                    "checkpoint",
+                    path,
+                    f"{path}: cannot be inspected ({type(exc).__name__}): not a usable model file",
+                )
+            )
 
     def _gemma_dir_safely(self, folder: Path, entries: list[os.DirEntry[str]]) -> bool:
         try:
             return self._gemma_dir(folder, entries)
         except Exception as exc:
-            self.found.append(("text_encoder", folder, f"{folder}: cannot be inspected "
-                               f"({type(exc).__name__}): not a usable Gemma folder"))
+            self.found.append(
+                (
+                    "text_encoder",
+                    folder,
+                    f"{folder}: cannot be inspected ({type(exc).__name__}): not a usable Gemma folder",
+                )
+            )
             return True
 
     def _gemma_dir(self, folder: Path, entries: list[os.DirEntry[str]]) -> bool:
@@ -228,8 +245,10 @@ class _Walk:
         ):
             return False
         try:
-            config = loads_json(read_bytes(folder / "config.json", what="config.json",
-                                           limit=JSON_MAX_BYTES), what="config.json")
+            config = loads_json(
+                read_bytes(folder / "config.json", what="config.json", limit=JSON_MAX_BYTES),
+                what="config.json",
+            )
         except UsageError:
             return False
         model_type = str(config.get("model_type", "")) if isinstance(config, dict) else ""

@@ -37,7 +37,6 @@ class Candidate(BaseModel):
     audio_vae: Path | None = None
 
 
-
 # (score, the version's parts negated, the path): the best candidate sorts first
 _SortKey = tuple[int, tuple[int, ...], str]
 
@@ -73,8 +72,7 @@ def _nearest(paths: Sequence[Path], to: Path) -> Path | None:
     return max(paths, key=lambda p: (_closeness(p, to), str(p)), default=None)
 
 
-def _score_checkpoint(info: CheckpointInfo, found: list[Found]
-                      ) -> tuple[_SortKey, Candidate]:
+def _score_checkpoint(info: CheckpointInfo, found: list[Found]) -> tuple[_SortKey, Candidate]:
     path = info.path
     tes = [p for k, p, i in found if isinstance(i, TextEncoderInfo) and _matches(info, i)]
     te = _nearest(tes, path)
@@ -89,9 +87,7 @@ def _score_checkpoint(info: CheckpointInfo, found: list[Found]
             )
     else:
         for kind in ("video_vae", "audio_vae"):
-            extra[kind] = _nearest(
-                [p for k, p, i in found if k == kind and not isinstance(i, str)], path
-            )
+            extra[kind] = _nearest([p for k, p, i in found if k == kind and not isinstance(i, str)], path)
         parts = (
             ("packed Gemma", te),
             ("video VAE", extra["video_vae"]),
@@ -124,9 +120,7 @@ def rank(found: list[Found]) -> list[Candidate]:
         if isinstance(info, str):
             key = (9 if kind == "checkpoint" else 19, (), str(path))
             reason = "cannot be used: see the error"
-            scored.append(
-                (key, Candidate(kind=kind, path=path, usable=False, summary=info, reason=reason))
-            )
+            scored.append((key, Candidate(kind=kind, path=path, usable=False, summary=info, reason=reason)))
         elif isinstance(info, CheckpointInfo):
             scored.append(_score_checkpoint(info, found))
     scored.sort(key=lambda kv: kv[0])
@@ -143,8 +137,6 @@ def rank(found: list[Found]) -> list[Candidate]:
             key = (10 if owner else 12, (), str(path))
             reason = f"matches checkpoint {owner}" if owner else _unmatched_reason(info)
         summary = info.describe()
-        scored.append(
-            (key, Candidate(kind=kind, path=path, usable=True, summary=summary, reason=reason))
-        )
+        scored.append((key, Candidate(kind=kind, path=path, usable=True, summary=summary, reason=reason)))
     scored.sort(key=lambda kv: kv[0])
     return [c.model_copy(update={"rank": i}) for i, (_, c) in enumerate(scored, 1)]

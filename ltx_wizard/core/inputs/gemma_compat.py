@@ -93,55 +93,90 @@ def check_gemma_version(
     `gemma_version`, `model_type`: the Gemma config's values as JSON gives them (None if absent).
     """
     if source is not None:
-        if not isinstance(source, dict):  # ltx-core would fail on .get(); say so plainly
-            return GemmaVerdict("error", (
-                f"checkpoint {checkpoint}: its gemma_source_checkpoint metadata is {show(source)},"
-                " not a JSON object: the file is damaged; download the checkpoint again"))
-        expected = source.get("gemma_version")
-        if expected != gemma_version:  # exact compare, as ltx-core does: no normalising
-            return GemmaVerdict("error", _mismatch(expected, gemma_version, model_type,
-                                                   checkpoint, text_encoder))
-        return GemmaVerdict("ok")
+        return _declared(source, gemma_version, model_type, checkpoint, text_encoder)
 
     parsed = parse_model_version(model_version)
     if parsed is None:
-        return GemmaVerdict("error", (
-            f"checkpoint {checkpoint}: its model_version metadata is {show(model_version)}; "
-            "ltx-core reads it as text and fails on a number: the file is damaged or hand-made"))
+        return GemmaVerdict(
+            "error",
+            (
+                f"checkpoint {checkpoint}: its model_version metadata is {show(model_version)}; "
+                "ltx-core reads it as text and fails on a number: the file is damaged or hand-made"
+            ),
+        )
     if model_version is not None and parsed >= REQUIRED_SINCE:
         if gemma_version is None:
-            return GemmaVerdict("warning", (
-                f"checkpoint {checkpoint} (model_version {show(model_version)}) does not declare "
-                f"which Gemma it needs and text encoder {text_encoder} declares no gemma_version: "
-                "the trainer skips its version check here, so make sure this is the Gemma that "
-                "ships with the checkpoint"))
-        return GemmaVerdict("error", (
-            f"checkpoint {checkpoint} has model_version {show(model_version)} but no "
-            f"gemma_source_checkpoint.gemma_version, which ltx-core requires from 2.4.0 on, while "
-            f"text encoder {text_encoder} declares gemma_version {show(gemma_version)}: the "
-            "trainer refuses this pair; use a checkpoint that declares its Gemma"))
+            return GemmaVerdict(
+                "warning",
+                (
+                    f"checkpoint {checkpoint} (model_version {show(model_version)}) does not declare "
+                    f"which Gemma it needs and text encoder {text_encoder} declares no gemma_version: "
+                    "the trainer skips its version check here, so make sure this is the Gemma that "
+                    "ships with the checkpoint"
+                ),
+            )
+        return GemmaVerdict(
+            "error",
+            (
+                f"checkpoint {checkpoint} has model_version {show(model_version)} but no "
+                f"gemma_source_checkpoint.gemma_version, which ltx-core requires from 2.4.0 on, while "
+                f"text encoder {text_encoder} declares gemma_version {show(gemma_version)}: the "
+                "trainer refuses this pair; use a checkpoint that declares its Gemma"
+            ),
+        )
 
     if model_type != "gemma3":  # older checkpoints: only a Gemma 3 config is accepted
-        return GemmaVerdict("error", (
-            f"Gemma version mismatch: checkpoint {checkpoint} declares no Gemma version (model_version"
-            f" {show(model_version)}, a Gemma 3 era checkpoint), so ltx-core wants a config with "
-            f"model_type gemma3, but text encoder {text_encoder} has model_type {show(model_type)}:"
-            " use Gemma 3"))
+        return GemmaVerdict(
+            "error",
+            (
+                f"Gemma version mismatch: checkpoint {checkpoint} declares no Gemma version (model_version"
+                f" {show(model_version)}, a Gemma 3 era checkpoint), so ltx-core wants a config with "
+                f"model_type gemma3, but text encoder {text_encoder} has model_type {show(model_type)}:"
+                " use Gemma 3"
+            ),
+        )
+    return GemmaVerdict("ok")
+
+
+def _declared(
+    source: Any, gemma_version: Any, model_type: Any, checkpoint: str, text_encoder: str
+) -> GemmaVerdict:
+    """The branch where the checkpoint names its Gemma (gemma_source_checkpoint)."""
+    if not isinstance(source, dict):  # ltx-core would fail on .get(); say so plainly
+        return GemmaVerdict(
+            "error",
+            (
+                f"checkpoint {checkpoint}: its gemma_source_checkpoint metadata is {show(source)},"
+                " not a JSON object: the file is damaged; download the checkpoint again"
+            ),
+        )
+    expected = source.get("gemma_version")
+    if expected != gemma_version:  # exact compare, as ltx-core does: no normalising
+        return GemmaVerdict("error", _mismatch(expected, gemma_version, model_type, checkpoint, text_encoder))
     return GemmaVerdict("ok")
 
 
 def _mismatch(expected: Any, found: Any, model_type: Any, checkpoint: str, text_encoder: str) -> str:
-    head = (f"Gemma version mismatch: checkpoint {checkpoint} needs gemma_version {show(expected)},"
-            f" text encoder {text_encoder} has {show(found)} (model_type {show(model_type)})")
-    if found is None and isinstance(model_type, str) and isinstance(expected, str) and (
-        model_type.removeprefix("gemma").split("_")[0] == expected
+    head = (
+        f"Gemma version mismatch: checkpoint {checkpoint} needs gemma_version {show(expected)},"
+        f" text encoder {text_encoder} has {show(found)} (model_type {show(model_type)})"
+    )
+    if (
+        found is None
+        and isinstance(model_type, str)
+        and isinstance(expected, str)
+        and (model_type.removeprefix("gemma").split("_")[0] == expected)
     ):
-        return (f"{head}: this is Google's vanilla Gemma {expected}, which declares no "
-                f"gemma_version; the checkpoint needs the LTX fine-tuned Gemma {expected} root "
-                "that ships with it")
+        return (
+            f"{head}: this is Google's vanilla Gemma {expected}, which declares no "
+            f"gemma_version; the checkpoint needs the LTX fine-tuned Gemma {expected} root "
+            "that ships with it"
+        )
     if found is not None and expected is not None and str(found).strip() != str(expected).strip():
         return f"{head}: use the Gemma {show(expected)} text encoder that ships with this checkpoint"
     if found is not None and expected is not None:
-        return (f"{head}: ltx-core compares the two values exactly (text vs number), so they "
-                "differ; use the text encoder that ships with this checkpoint")
+        return (
+            f"{head}: ltx-core compares the two values exactly (text vs number), so they "
+            "differ; use the text encoder that ships with this checkpoint"
+        )
     return f"{head}: use the Gemma text encoder that ships with this checkpoint"

@@ -36,9 +36,7 @@ V = TypeVar("V")
 
 COMPONENT_SECTIONS = ("vae", "audio_vae", "vocoder")
 # Tensor-name prefixes of the non-transformer components of a unified checkpoint.
-NON_TRANSFORMER_PREFIXES = tuple(f"{s}." for s in COMPONENT_SECTIONS) + (
-    "text_embedding_projection.",
-)
+NON_TRANSFORMER_PREFIXES = tuple(f"{s}." for s in COMPONENT_SECTIONS) + ("text_embedding_projection.",)
 # The text connectors sit under the transformer's prefix but are built into the embeddings
 # processor, not the transformer (ltx_core/text_encoders/gemma EMBEDDINGS_PROCESSOR_KEY_OPS).
 CONNECTOR_PREFIXES = tuple(
@@ -90,11 +88,19 @@ def summarize(path: Path, file_size: int | None = None) -> HeaderSummary:
         del raw  # the parsed header is freed here, by reference counting (see _collector_paused)
     counts = dict(sorted(fold.dtypes.items(), key=lambda kv: (-kv[1], kv[0])))
     return HeaderSummary(
-        path=path, file_size=file_size, header_len=header_len, tensor_count=fold.count,
-        param_count=sum(counts.values()), dtype_counts=counts, metadata=dict(meta),
-        transformer_params=fold.transformer, connector_params=fold.connectors,
-        linear_table="".join(fold.linears), components=frozenset(fold.components),
-        has_tokenizer_json=fold.tokenizer, auxiliary_params=fold.auxiliary,
+        path=path,
+        file_size=file_size,
+        header_len=header_len,
+        tensor_count=fold.count,
+        param_count=sum(counts.values()),
+        dtype_counts=counts,
+        metadata=dict(meta),
+        transformer_params=fold.transformer,
+        connector_params=fold.connectors,
+        linear_table="".join(fold.linears),
+        components=frozenset(fold.components),
+        has_tokenizer_json=fold.tokenizer,
+        auxiliary_params=fold.auxiliary,
     )
 
 
@@ -150,10 +156,16 @@ class _Fold:
                 dtype, shape, (first, end) = spec["dtype"], spec["shape"], spec["data_offsets"]
                 numel = prod(shape)
                 bits = bits_of(dtype)
-                odd = (type(dtype) is not str or type(shape) is not list or type(first) is not int
-                       or type(end) is not int or not 0 <= first <= end <= data_len
-                       or type(numel) is not int or (shape and min(shape) < 0)
-                       or (bits is not None and (numel * bits + 7) // 8 != end - first))
+                odd = (
+                    type(dtype) is not str
+                    or type(shape) is not list
+                    or type(first) is not int
+                    or type(end) is not int
+                    or not 0 <= first <= end <= data_len
+                    or type(numel) is not int
+                    or (shape and min(shape) < 0)
+                    or (bits is not None and (numel * bits + 7) // 8 != end - first)
+                )
             except (TypeError, KeyError, ValueError):
                 odd = True
             if odd:
@@ -165,7 +177,7 @@ class _Fold:
                     continue
                 module = name[start:]
             elif name.startswith(NON_TRANSFORMER_PREFIXES):
-                component(name[:name.index(".")])
+                component(name[: name.index(".")])
                 continue
             else:
                 module = name
@@ -174,8 +186,7 @@ class _Fold:
                     self.tokenizer = self.tokenizer or name == "tokenizer_json"
             transformer += numel
             # a name holding a tab or newline is no module a LoRA target names: left out
-            if len(shape) == 2 and module.endswith(".weight") and "\t" not in module \
-                    and "\n" not in module:
+            if len(shape) == 2 and module.endswith(".weight") and "\t" not in module and "\n" not in module:
                 linear(f"{module[:-7]}\t{shape[0]}\t{shape[1]}\n")
         self.count, self.transformer = len(doc), transformer
         self.connectors, self.auxiliary = connectors, auxiliary
@@ -192,8 +203,10 @@ _BITS = {dtype.encode(): bits for dtype, bits in DTYPE_BITS.items()}
 _CONTROL = tuple(bytes([c]) for c in range(32))
 _METADATA_OPEN = b'{"__metadata__":'
 _DECODER = json.JSONDecoder()
-_TP, _SKIP = TRANSFORMER_PREFIX.encode(), tuple(
-    p.encode() for p in CONNECTOR_PREFIXES + NON_TRANSFORMER_PREFIXES)
+_TP, _SKIP = (
+    TRANSFORMER_PREFIX.encode(),
+    tuple(p.encode() for p in CONNECTOR_PREFIXES + NON_TRANSFORMER_PREFIXES),
+)
 
 
 def scan_compact(raw: bytes, data_len: int) -> tuple[_Fold, dict[str, str]] | None:
@@ -214,12 +227,15 @@ def scan_compact(raw: bytes, data_len: int) -> tuple[_Fold, dict[str, str]] | No
     parts = raw.split(b'"')
     skip = raw.count(b'"', 0, first)  # the pieces of the metadata
     n = (len(parts) - skip - 1) // 10
-    if n < 1 or len(parts) != skip + 10 * n + 1 or any(
-            parts[skip + i::10].count(piece) != n for i, piece in _LITERALS):
+    if (
+        n < 1
+        or len(parts) != skip + 10 * n + 1
+        or any(parts[skip + i :: 10].count(piece) != n for i, piece in _LITERALS)
+    ):
         return None
-    names, dtypes = parts[skip + 1::10], parts[skip + 5::10]
-    shapes, offsets = parts[skip + 8::10], parts[skip + 10::10]
-    offsets[-1] = raw[raw.rindex(b'"', 0, stop) + 1:stop]  # without the map's brace and padding
+    names, dtypes = parts[skip + 1 :: 10], parts[skip + 5 :: 10]
+    shapes, offsets = parts[skip + 8 :: 10], parts[skip + 10 :: 10]
+    offsets[-1] = raw[raw.rindex(b'"', 0, stop) + 1 : stop]  # without the map's brace and padding
     del parts
     joined = b'"'.join(names)
     if any(c in joined for c in _CONTROL):
@@ -229,9 +245,10 @@ def scan_compact(raw: bytes, data_len: int) -> tuple[_Fold, dict[str, str]] | No
     if bits_of is None or dims_of is None:
         return None  # an unknown dtype too: its span cannot be derived from its shape
     numel_of = {shape: math.prod(dims) for shape, dims in dims_of.items()}
-    span_of = {dtype: {shape: (numel * bits + 7) // 8
-                       for shape, numel in numel_of.items()}
-               for dtype, bits in bits_of.items()}
+    span_of = {
+        dtype: {shape: (numel * bits + 7) // 8 for shape, numel in numel_of.items()}
+        for dtype, bits in bits_of.items()
+    }
     ends = list(accumulate(map(getitem, map(span_of.__getitem__, dtypes), shapes)))
     if ends[-1] > data_len or b"\0".join(offsets) != _offsets_text(ends):
         return None
@@ -257,7 +274,7 @@ def _locate(raw: bytes) -> tuple[dict[str, str], int, int] | None:
         except UnicodeDecodeError:
             return None
     stop = len(raw) - len(raw[-64:]) + len(raw[-64:].rstrip(b" \t\n\r")) - 1
-    if raw[stop - 2:stop + 1] != b"]}}":
+    if raw[stop - 2 : stop + 1] != b"]}}":
         return None
     meta: object = {}
     first, before = 1, b"{"
@@ -275,8 +292,11 @@ def _locate(raw: bytes) -> tuple[dict[str, str], int, int] | None:
         if type(meta) is not dict or not all(type(v) is str for v in meta.values()):
             return None
         first, before = len(text[:end].encode("utf-8")) + 1, b","
-    if raw[first - 1:first + 1] != before + b'"' or raw.find(b"\\", first) != -1 \
-            or raw.find(b'":{"dtype":"', first, first + 4096) == -1:
+    if (
+        raw[first - 1 : first + 1] != before + b'"'
+        or raw.find(b"\\", first) != -1
+        or raw.find(b'":{"dtype":"', first, first + 4096) == -1
+    ):
         return None  # an escape in a name, or not compact at all: the full parse reads it
     return meta, first, stop  # type: ignore[return-value]  # meta: checked str -> str above
 

@@ -32,21 +32,31 @@ def file_size(value: Any, *, repo: str, name: str) -> int:
     try:
         return json_int(value, what=f"the size of {clip(name)}", lo=0, hi=MAX_FILE_BYTES)
     except UsageError as exc:
-        raise HubAnswerError(f"the Hub's answer for {repo} is malformed ({exc.message}): retry "
-                             "later; if it persists, the endpoint (HF_ENDPOINT) or a proxy is "
-                             "not serving the real Hub") from None
+        raise HubAnswerError(
+            f"the Hub's answer for {repo} is malformed ({exc.message}): retry "
+            "later; if it persists, the endpoint (HF_ENDPOINT) or a proxy is "
+            "not serving the real Hub"
+        ) from None
 
 
 def file_name(value: Any, *, repo: str) -> str:
     """A repository file name that stays below the folder it is downloaded into."""
     name = value if isinstance(value, str) else None
     parts = PurePosixPath(name).parts if name else ()
-    if (not name or len(name) > MAX_NAME_CHARS or name.startswith("/") or "\\" in name
-            or ".." in parts or clean_text(name) != name):
+    if (
+        not name
+        or len(name) > MAX_NAME_CHARS
+        or name.startswith("/")
+        or "\\" in name
+        or ".." in parts
+        or clean_text(name) != name
+    ):
         shown = clip(clean_text(value), 60)
-        raise HubAnswerError(f"the Hub lists a file named {shown!r} in {repo}, which would land "
-                             "outside the download folder: nothing was downloaded from it; "
-                             "report it to the repository's owner")
+        raise HubAnswerError(
+            f"the Hub lists a file named {shown!r} in {repo}, which would land "
+            "outside the download folder: nothing was downloaded from it; "
+            "report it to the repository's owner"
+        )
     return name
 
 
@@ -81,14 +91,19 @@ def _status(exc: BaseException) -> int | None:
 
 def _http(code: int, repo: str) -> str:
     if code == 401:
-        return (f"the Hub refused the token for {repo} (HTTP 401): log in again (hf auth login) "
-                "or fix HF_TOKEN")
+        return (
+            f"the Hub refused the token for {repo} (HTTP 401): log in again (hf auth login) or fix HF_TOKEN"
+        )
     if code == 403:
-        return (f"no access to {repo} (HTTP 403): accept its terms at https://huggingface.co/"
-                f"{repo} with the account of your token")
+        return (
+            f"no access to {repo} (HTTP 403): accept its terms at https://huggingface.co/"
+            f"{repo} with the account of your token"
+        )
     if code == 404:
-        return (f"{repo} or the file was not found on the Hub (HTTP 404): a private repository "
-                "needs a token (hf auth login)")
+        return (
+            f"{repo} or the file was not found on the Hub (HTTP 404): a private repository "
+            "needs a token (hf auth login)"
+        )
     if code == 429:
         return "the Hub is rate-limiting this address (HTTP 429): wait a few minutes and retry"
     if code >= 500:
@@ -103,29 +118,41 @@ def failure(exc: BaseException, *, repo: str, dest: object, what: str) -> Wizard
         if isinstance(link, WizardError):
             return link
         if isinstance(link, OSError) and link.errno in (errno.ENOSPC, errno.EDQUOT):
-            return WizardError(f"no space left in {dest} while {what}: free some space, or set "
-                               "LTX_MODELS_DIR to a larger disk; the partial file resumes")
+            return WizardError(
+                f"no space left in {dest} while {what}: free some space, or set "
+                "LTX_MODELS_DIR to a larger disk; the partial file resumes"
+            )
     for link in chain:
         code = _status(link)
         if code is not None:
             return WizardError(f"{what} failed: {_http(code, repo)}")
     names = set().union(*(_names(link) for link in chain))
     if "RemoteProtocolError" in names:
-        return WizardError(f"{what} failed: the connection kept dropping before the whole answer "
-                           "came (after retries): run it again; it resumes from the partial file")
+        return WizardError(
+            f"{what} failed: the connection kept dropping before the whole answer "
+            "came (after retries): run it again; it resumes from the partial file"
+        )
     if names & {"TimeoutException", "Timeout", "ReadTimeout", "ConnectTimeout"}:
-        return WizardError(f"{what} failed: the Hub did not answer in time: retry; a slow link "
-                           "can raise HF_HUB_DOWNLOAD_TIMEOUT")
+        return WizardError(
+            f"{what} failed: the Hub did not answer in time: retry; a slow link "
+            "can raise HF_HUB_DOWNLOAD_TIMEOUT"
+        )
     if "OfflineModeIsEnabled" in names:
         return WizardError(f"{what} failed: HF_HUB_OFFLINE is set: unset it to download")
     if names & {"ConnectError", "ConnectionError", "LocalEntryNotFoundError"}:
-        return WizardError(f"{what} failed: cannot reach the Hugging Face Hub: check the network "
-                           "(or HF_ENDPOINT), then retry")
+        return WizardError(
+            f"{what} failed: cannot reach the Hugging Face Hub: check the network "
+            "(or HF_ENDPOINT), then retry"
+        )
     if isinstance(exc, ValueError) and ".." in str(exc):  # the hub's own name check refused it
         named = _QUOTED.search(str(exc))
         shown = clip(clean_text(named.group(1) if named else exc), 60)
-        return HubAnswerError(f"{what} failed: the Hub lists a file named {shown!r} in {repo}, "
-                              "which would land outside the download folder: nothing was "
-                              "written outside it; report it to the repository's owner")
-    return WizardError(f"{what} failed ({type(exc).__name__}: {clip(clean_text(exc), 120)}): "
-                       "retry; it resumes from the partial file")
+        return HubAnswerError(
+            f"{what} failed: the Hub lists a file named {shown!r} in {repo}, "
+            "which would land outside the download folder: nothing was "
+            "written outside it; report it to the repository's owner"
+        )
+    return WizardError(
+        f"{what} failed ({type(exc).__name__}: {clip(clean_text(exc), 120)}): "
+        "retry; it resumes from the partial file"
+    )

@@ -43,10 +43,13 @@ def download_hint(url: str) -> str:
     if match:
         repo, file = match.groups()
         local = f"models/{repo.split('/')[1]}"
-        return (f"download it first with `hf download {repo} {file} --local-dir {local}` "
-                f"and pass {local}/{file}")
-    return ("download it first (for Hugging Face files: `hf download REPO FILE --local-dir DIR`) "
-            "and pass the local path")
+        return (
+            f"download it first with `hf download {repo} {file} --local-dir {local}` and pass {local}/{file}"
+        )
+    return (
+        "download it first (for Hugging Face files: `hf download REPO FILE --local-dir DIR`) "
+        "and pass the local path"
+    )
 
 
 def resolve_user_path(
@@ -80,12 +83,9 @@ def stat_path(path: Path, *, what: str) -> os.stat_result:
         if os.path.islink(path):
             target = os.readlink(path)
             raise UsageError(
-                f"{what} {path} is a symlink to {target}, which does not exist: fix or remove the"
-                " link"
+                f"{what} {path} is a symlink to {target}, which does not exist: fix or remove the link"
             ) from None
-        raise UsageError(
-            f"{what} {path} does not exist: check the path (typo? other mount?)"
-        ) from None
+        raise UsageError(f"{what} {path} does not exist: check the path (typo? other mount?)") from None
     except NotADirectoryError:
         raise UsageError(
             f"{what} {path}: a parent of this path is a file, not a folder: check the path"
@@ -98,8 +98,7 @@ def stat_path(path: Path, *, what: str) -> os.stat_result:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise UsageError(
-                f"{what} {path} is a symlink loop (links that point at each other): "
-                "point it at the real file"
+                f"{what} {path} is a symlink loop (links that point at each other): point it at the real file"
             ) from None
         if exc.errno == errno.ENAMETOOLONG:
             raise UsageError(f"{what} path is too long: {str(path)[:80]}...") from None
@@ -116,9 +115,7 @@ def _require_readable(path: Path, what: str) -> None:
         )
 
 
-def require_regular_file(
-    path: Path, *, what: str, suffix: str | None = ".safetensors"
-) -> os.stat_result:
+def require_regular_file(path: Path, *, what: str, suffix: str | None = ".safetensors") -> os.stat_result:
     """Stat first: a directory, FIFO or device is refused without ever being opened."""
     st = stat_path(path, what=what)
     if stat.S_ISDIR(st.st_mode):

@@ -28,13 +28,17 @@ def check_recipe_name(configs_dir: Path, wanted: str) -> None:
     """--recipe names a shipped config of the checkout, never a path: `../x` or `/abs` refused,
     and so is a link in configs/ that leads out of it."""
     if not _RECIPE_NAME.fullmatch(wanted) or ".." in wanted:
-        raise UsageError(f"--recipe {clip(wanted)!r} is not a recipe name: recipes come only from "
-                         f"{configs_dir} (pass a name such as {DEFAULT_RECIPE} or i2v_lora)")
+        raise UsageError(
+            f"--recipe {clip(wanted)!r} is not a recipe name: recipes come only from "
+            f"{configs_dir} (pass a name such as {DEFAULT_RECIPE} or i2v_lora)"
+        )
     named = configs_dir / f"{wanted}.yaml"
     real, home = os.path.realpath(named), os.path.realpath(configs_dir)
     if os.path.lexists(named) and os.path.dirname(real) != home:
-        raise UsageError(f"--recipe {wanted}: {named} is a link out of {configs_dir}: recipes "
-                         "come only from the checkout's configs/ folder")
+        raise UsageError(
+            f"--recipe {wanted}: {named} is a link out of {configs_dir}: recipes "
+            "come only from the checkout's configs/ folder"
+        )
 
 
 def require_sections(path: Path, text: str) -> None:
@@ -48,6 +52,8 @@ def require_sections(path: Path, text: str) -> None:
     if missing:
         plural = "s" if len(missing) > 1 else ""
         what = "is empty" if not data else f"has no {', '.join(missing)} section{plural}"
-        raise UsageError(f"shipped config {path} {what}: the LTX-2 checkout is broken (a truncated "
-                         f"or emptied file); restore it (git checkout -- {path.name} in "
-                         f"{path.parent}) or clone the checkout again")
+        raise UsageError(
+            f"shipped config {path} {what}: the LTX-2 checkout is broken (a truncated "
+            f"or emptied file); restore it (git checkout -- {path.name} in "
+            f"{path.parent}) or clone the checkout again"
+        )

@@ -26,10 +26,23 @@ MAX_CONFIG_BYTES = 1 << 20  # the shipped configs are ~15 KB; anything near 1 MB
 # The sections of LtxTrainerConfig (ltx_trainer/config.py, class LtxTrainerConfig): a recipe is a
 # file whose top-level keys all belong here and that has a training_strategy (the schema forbids
 # extra keys, so anything else would not load).
-TRAINER_SECTIONS = frozenset({
-    "model", "lora", "training_strategy", "optimization", "acceleration", "data", "validation",
-    "checkpoints", "hub", "flow_matching", "wandb", "seed", "output_dir",
-})
+TRAINER_SECTIONS = frozenset(
+    {
+        "model",
+        "lora",
+        "training_strategy",
+        "optimization",
+        "acceleration",
+        "data",
+        "validation",
+        "checkpoints",
+        "hub",
+        "flow_matching",
+        "wandb",
+        "seed",
+        "output_dir",
+    }
+)
 # Strategy names the trainer knows (training_strategies/base_strategy.py,
 # TrainingStrategyConfigBase.name).
 STRATEGY_NAMES = frozenset({"flexible", "text_to_video", "video_to_video"})
@@ -68,9 +81,7 @@ def describe_strategy(strategy: Mapping[str, Any]) -> str:
         if not isinstance(block, Mapping):
             continue
         role = "generated" if block.get("is_generated", True) else "conditioning"
-        kinds = [
-            str(c.get("type")) for c in block.get("conditions") or [] if isinstance(c, Mapping)
-        ]
+        kinds = [str(c.get("type")) for c in block.get("conditions") or [] if isinstance(c, Mapping)]
         parts.append(f"{modality} {role}" + (f" ({', '.join(kinds)})" if kinds else ""))
     return " + ".join(parts) or "no modality"
 
@@ -221,7 +232,8 @@ def describe_applied(base: RecipeBase, overridden: Iterable[str] = ()) -> list[s
     later = set(overridden)
     return [
         f"`{key}: {show_value(value)}` (from {LOW_VRAM_CONFIG})"
-        for key, value in base.applied.items() if key not in later
+        for key, value in base.applied.items()
+        if key not in later
     ]
 
 
@@ -249,16 +261,16 @@ def plan_base(configs_dir: Path, name: str, tier: Tier, read: Callable[[Path], s
     recipe_text = read(recipe.path)
     require_sections(recipe.path, recipe_text)
     if not uses_low_vram(tier):
-        return PlanBase(recipe, RecipeBase(recipe_text, recipe.file_name, {}, ()), recipe.path,
-                        recipe_text)
+        return PlanBase(recipe, RecipeBase(recipe_text, recipe.file_name, {}, ()), recipe.path, recipe_text)
     low_path = configs_dir / LOW_VRAM_CONFIG
     low_text = read(low_path)
     standard_text = recipe_text if recipe.name == DEFAULT_RECIPE else read(configs_dir / STANDARD_CONFIG)
     require_sections(low_path, low_text)
     require_sections(configs_dir / STANDARD_CONFIG, standard_text)
     try:
-        base = recipe_base(recipe, tier, standard_text=standard_text, low_vram_text=low_text,
-                           recipe_text=recipe_text)
+        base = recipe_base(
+            recipe, tier, standard_text=standard_text, low_vram_text=low_text, recipe_text=recipe_text
+        )
     except YamlPatchError as exc:
         raise UsageError(f"cannot apply the low-VRAM keys to {recipe.path}: {exc}") from None
     if base.source == LOW_VRAM_CONFIG:
@@ -297,7 +309,8 @@ def _short_clip_warnings(config: Mapping[str, Any], applied: Mapping[str, Any]) 
                 out.append(
                     f"validation.samples[{i}].conditions[{j}].num_frames {frames} is not shorter "
                     f"than the {dims[2]} frames of validation.video_dims from {LOW_VRAM_CONFIG}: "
-                    "the validation clip would be all condition; lower num_frames in config.yaml")
+                    "the validation clip would be all condition; lower num_frames in config.yaml"
+                )
     return out
 
 
@@ -321,26 +334,48 @@ def recipe_notes(start: PlanBase, tier: Tier, overridden: Iterable[str] = ()) ->
         assumptions.append(
             f"{recipe.file_name} has no low-VRAM twin, so the keys where {LOW_VRAM_CONFIG} differs "
             f"from {STANDARD_CONFIG} were applied to it (listed under Training config); everything "
-            "else as shipped.")
+            "else as shipped."
+        )
     else:
-        assumptions.append(f"Steps, learning rate, LoRA rank and validation settings as shipped in "
-                           f"{base.source}.")
+        assumptions.append(
+            f"Steps, learning rate, LoRA rank and validation settings as shipped in {base.source}."
+        )
     if tier is Tier.T40_60:
-        assumptions.append("40–60GB tier: no tested config exists, so the low-VRAM choices are "
-                           "used unchanged and autotune relaxes them on measured headroom.")
+        assumptions.append(
+            "40–60GB tier: no tested config exists, so the low-VRAM choices are "
+            "used unchanged and autotune relaxes them on measured headroom."
+        )
     # validation media: the plan writes the user's files or none (core/validation/plan.py)
     warnings += _short_clip_warnings(load_yaml(base.text), base.applied)
     again = [key for key in base.applied if key in later]
     if again:
-        warnings.append(f"{', '.join(again)}: set again by this plan (see the diff), so the "
-                        f"{LOW_VRAM_CONFIG} value does not apply")
-    return RecipeNotes(tuple(assumptions), tuple(warnings), tuple(describe_applied(base, later)),
-                       tuple(describe_skipped(base)))
+        warnings.append(
+            f"{', '.join(again)}: set again by this plan (see the diff), so the "
+            f"{LOW_VRAM_CONFIG} value does not apply"
+        )
+    return RecipeNotes(
+        tuple(assumptions),
+        tuple(warnings),
+        tuple(describe_applied(base, later)),
+        tuple(describe_skipped(base)),
+    )
 
 
 __all__ = [
-    "DEFAULT_RECIPE", "PlanBase", "Recipe", "RecipeBase", "describe_applied", "describe_skipped",
-    "describe_strategy", "plan_base", "recipe_notes", "RecipeNotes",
-    "find_recipe", "list_recipes", "low_vram_delta", "recipe_base", "uses_low_vram",
+    "DEFAULT_RECIPE",
+    "PlanBase",
+    "Recipe",
+    "RecipeBase",
+    "describe_applied",
+    "describe_skipped",
+    "describe_strategy",
+    "plan_base",
+    "recipe_notes",
+    "RecipeNotes",
+    "find_recipe",
+    "list_recipes",
+    "low_vram_delta",
+    "recipe_base",
+    "uses_low_vram",
     "STANDARD_CONFIG",
 ]

@@ -114,9 +114,7 @@ def read_raw(path: Path, file_size: int | None = None) -> tuple[bytes, int, int]
                 file_size = fh.seek(0, 2)
                 fh.seek(0)
             if file_size == 0:
-                raise _bad(
-                    path, "is empty (0 bytes): the download did not finish; download it again"
-                )
+                raise _bad(path, "is empty (0 bytes): the download did not finish; download it again")
             head = fh.read(8)
             if head.startswith(LFS_MAGIC[:8]) and (head + fh.read(len(LFS_MAGIC) - 8)) == LFS_MAGIC:
                 raise _bad(
@@ -141,15 +139,11 @@ def read_raw(path: Path, file_size: int | None = None) -> tuple[bytes, int, int]
                 )
             raw = fh.read(header_len)
     except PermissionError:
-        raise _bad(
-            path, "cannot be read (permission denied): fix its permissions (chmod a+r)"
-        ) from None
+        raise _bad(path, "cannot be read (permission denied): fix its permissions (chmod a+r)") from None
     except IsADirectoryError:
         raise _bad(path, "is a directory, not a safetensors file") from None
     except OSError as exc:
-        raise _bad(
-            path, f"cannot be read ({exc.strerror or exc}): check the disk or mount"
-        ) from None
+        raise _bad(path, f"cannot be read ({exc.strerror or exc}): check the disk or mount") from None
     return raw, file_size, header_len
 
 
@@ -157,24 +151,21 @@ def parse_doc(path: Path, raw: bytes) -> tuple[dict[str, Any], dict[str, str]]:
     """The header JSON as (tensor name -> spec, metadata): the full parse, and the checks' one
     source of messages (header_summary.scan_compact reads the compact layout without it, and
     hands anything else here)."""
-    not_json = (
-        "header is not UTF-8 JSON: not a safetensors file, or a corrupted one; download it again"
-    )
+    not_json = "header is not UTF-8 JSON: not a safetensors file, or a corrupted one; download it again"
     # NaN/Infinity refused. No depth walk (it took longer than the parse on a 6,000-tensor
     # header): entries() type-checks every value it keeps (dtype a str, shape and offsets
     # ints, metadata strings) and never descends into anything else, so depth cannot hurt us.
     try:
-        doc = loads_json(raw.decode("utf-8"), what=f"{path} header", max_depth=None,
-                         invalid=f"{path}: {not_json}")
+        doc = loads_json(
+            raw.decode("utf-8"), what=f"{path} header", max_depth=None, invalid=f"{path}: {not_json}"
+        )
     except UnicodeDecodeError:
         raise _bad(path, not_json) from None
     if not isinstance(doc, dict):
         raise _bad(path, not_json)
     meta = doc.pop("__metadata__", None) or {}
     if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
-        raise _bad(
-            path, "header __metadata__ is not a map of strings: corrupted file; download it again"
-        )
+        raise _bad(path, "header __metadata__ is not a map of strings: corrupted file; download it again")
     return doc, meta
 
 

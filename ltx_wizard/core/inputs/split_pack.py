@@ -48,9 +48,9 @@ def audio_vae_reason(config: Mapping[str, Any]) -> str | None:
     return None
 
 
-def component_files(ckpt: CheckpointInfo, video_vae: Path | None, audio_vae: Path | None,
-                    config: Mapping[str, Any]
-                    ) -> tuple[Path | None, Path | None, list[str], list[str]]:
+def component_files(
+    ckpt: CheckpointInfo, video_vae: Path | None, audio_vae: Path | None, config: Mapping[str, Any]
+) -> tuple[Path | None, Path | None, list[str], list[str]]:
     """The VAE files a plan writes for `ckpt`: (video, audio, assumptions, warnings).
 
     Raises UsageError naming the missing flag (and why the audio VAE is needed) for a split pack.
@@ -62,8 +62,7 @@ def component_files(ckpt: CheckpointInfo, video_vae: Path | None, audio_vae: Pat
     if video_vae is None or (audio_vae is None and audio_why):
         flags = "--video-vae FILE" + (" and --audio-vae FILE" if audio_why else "")
         why = f" (the audio VAE because {audio_why})" if audio_why else ""
-        raise UsageError(
-            f"checkpoint {ckpt.path} is a split pack: pass its VAE files with {flags}{why}")
+        raise UsageError(f"checkpoint {ckpt.path} is a split pack: pass its VAE files with {flags}{why}")
     video = inspect_vae(video_vae, "video").path
     if audio_vae is not None:
         return video, inspect_vae(audio_vae, "audio").path, [], []

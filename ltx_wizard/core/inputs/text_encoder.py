@@ -51,13 +51,13 @@ class TextEncoderInfo:
     param_count: int = 0  # Gemma weights (and packed projections), from the headers
 
     def describe(self) -> str:
-        version = (
-            f"gemma_version {clip(self.gemma_version)}" if self.gemma_version else "no gemma_version"
-        )
+        version = f"gemma_version {clip(self.gemma_version)}" if self.gemma_version else "no gemma_version"
         where = ""
         if self.config_path is not None and self.config_path.parent != self.path:
             where = f" (nested: {self.config_path.parent.relative_to(self.path)})"
-        return f"Gemma text encoder ({self.form}), model_type {clip(self.model_type or '?')}, {version}{where}"
+        return (
+            f"Gemma text encoder ({self.form}), model_type {clip(self.model_type or '?')}, {version}{where}"
+        )
 
 
 def _model_type(config: dict[str, Any], where: str) -> str | None:
@@ -65,8 +65,10 @@ def _model_type(config: dict[str, Any], where: str) -> str | None:
     # internal error).
     value = config.get("model_type")
     if value is not None and not isinstance(value, str):
-        raise UsageError(f"{where}: its config's model_type is {show(value)}, not a model name: "
-                         "download the text encoder again")
+        raise UsageError(
+            f"{where}: its config's model_type is {show(value)}, not a model name: "
+            "download the text encoder again"
+        )
     return value
 
 
@@ -78,15 +80,15 @@ def _version_of(config: dict[str, Any]) -> str | None:
 def _read_config(path: Path, where: str) -> dict[str, Any]:
     # Regular file, size-capped, depth-limited, finite: a hostile config.json is one refusal.
     try:
-        doc = loads_json(read_bytes(path, what="config.json", limit=_MAX_CONFIG_BYTES),
-                         what="config.json", invalid="config.json is unreadable or not JSON: "
-                         "download the text encoder again")
+        doc = loads_json(
+            read_bytes(path, what="config.json", limit=_MAX_CONFIG_BYTES),
+            what="config.json",
+            invalid="config.json is unreadable or not JSON: download the text encoder again",
+        )
     except UsageError as exc:
         raise UsageError(f"{where}: {exc.message}") from None
     if not isinstance(doc, dict):
-        raise UsageError(
-            f"{where}: config.json is not a JSON object: download the text encoder again"
-        )
+        raise UsageError(f"{where}: config.json is not a JSON object: download the text encoder again")
     return doc
 
 
@@ -131,8 +133,7 @@ def _ambiguous(entries: list[Path], where: str) -> None:
         if p.name != "config.json" or not p.is_file():
             continue
         try:  # size-capped, depth-limited: one hostile config.json is skipped, not parsed
-            doc = loads_json(read_bytes(p, what="config.json", limit=_MAX_CONFIG_BYTES),
-                             what="config.json")
+            doc = loads_json(read_bytes(p, what="config.json", limit=_MAX_CONFIG_BYTES), what="config.json")
         except UsageError:
             continue
         if isinstance(doc, dict) and str(doc.get("model_type", "")).startswith("gemma"):
@@ -179,9 +180,7 @@ def _inspect_packed(path: Path, st: os.stat_result) -> TextEncoderInfo:
     raw = header.metadata.get("gemma_config")
     if raw is None:
         if (path.parent / "config.json").is_file():
-            raise UsageError(
-                f"{where} is one shard of a Gemma directory: pass the folder {path.parent}"
-            )
+            raise UsageError(f"{where} is one shard of a Gemma directory: pass the folder {path.parent}")
         if header.metadata.get("config") is not None:
             raise UsageError(
                 f"{where} is an LTX checkpoint/VAE file, not a text encoder: pass the Gemma folder"
@@ -189,8 +188,7 @@ def _inspect_packed(path: Path, st: os.stat_result) -> TextEncoderInfo:
         raise UsageError(f"{where} has no `gemma_config` metadata: not a packed Gemma text encoder")
     if not header.has_tokenizer_json:
         raise UsageError(
-            f"{where} has no `tokenizer_json` tensor: the packed Gemma is incomplete; download it"
-            " again"
+            f"{where} has no `tokenizer_json` tensor: the packed Gemma is incomplete; download it again"
         )
     try:
         config = loads_json(raw, what="gemma_config")
@@ -201,8 +199,11 @@ def _inspect_packed(path: Path, st: os.stat_result) -> TextEncoderInfo:
     # Only `gemma_config` counts: ltx-core never reads a separate gemma_version metadata key.
     weights = header.param_count - header.auxiliary_params
     return TextEncoderInfo(
-        path=path, form="packed", gemma_version=_version_of(config),
-        model_type=_model_type(config, where), gemma_version_value=config.get("gemma_version"),
+        path=path,
+        form="packed",
+        gemma_version=_version_of(config),
+        model_type=_model_type(config, where),
+        gemma_version_value=config.get("gemma_version"),
         param_count=weights,
     )
 
@@ -214,9 +215,7 @@ def inspect_text_encoder(
     st = stat_path(resolved, what="text encoder")
     if stat.S_ISDIR(st.st_mode):
         if not os.access(resolved, os.R_OK | os.X_OK):
-            raise UsageError(
-                f"text encoder {resolved} cannot be listed (permission denied): chmod a+rx it"
-            )
+            raise UsageError(f"text encoder {resolved} cannot be listed (permission denied): chmod a+rx it")
         return _inspect_directory(resolved)
     st = require_regular_file(resolved, what="text encoder")
     return _inspect_packed(resolved, st)

@@ -45,8 +45,10 @@ def find_uv(env: Mapping[str, str] | None = None, *, scripts: Path | None = None
     places = [(scripts or own_scripts_dir(), "in the wizard's environment")]
     home = env.get("HOME")
     if home:
-        places += [(Path(home) / ".local" / "bin", "in ~/.local/bin (not on this shell's PATH)"),
-                   (Path(home) / ".cargo" / "bin", "in ~/.cargo/bin (not on this shell's PATH)")]
+        places += [
+            (Path(home) / ".local" / "bin", "in ~/.local/bin (not on this shell's PATH)"),
+            (Path(home) / ".cargo" / "bin", "in ~/.cargo/bin (not on this shell's PATH)"),
+        ]
     for folder, how in places:
         candidate = folder / "uv"
         if candidate.is_file() and os.access(candidate, os.X_OK):
@@ -61,8 +63,7 @@ def find_git(env: Mapping[str, str] | None = None) -> str | None:
 
 def uv_install_argv(python: str | None = None) -> tuple[str, ...]:
     """pip with the wizard's own Python; --disable-pip-version-check keeps the log to the point."""
-    return (python or sys.executable, "-m", "pip", "install", "--disable-pip-version-check",
-            UV_PACKAGE)
+    return (python or sys.executable, "-m", "pip", "install", "--disable-pip-version-check", UV_PACKAGE)
 
 
 def pip_available(python: str | None = None) -> bool:

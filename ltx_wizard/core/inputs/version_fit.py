@@ -67,22 +67,29 @@ def checkpoint_needs(ckpt: CheckpointInfo, gemma_hidden: int | None = None) -> C
     if not v2:  # 19B: FeatureExtractorV1 hands on Gemma's hidden size to both streams
         video = audio = gemma_hidden or 3840
     return CheckpointNeeds(
-        model_version=version, v2_text_path=v2,
+        model_version=version,
+        v2_text_path=v2,
         # 2.4.0 on, or a Gemma other than 3 declared: what only the LTX-2.5 rule loads (a Gemma 3
         # declared by an older checkpoint is read past by the releases before it)
         gemma_source_rule=parsed >= REQUIRED_SINCE or ckpt.gemma_version not in (None, "3"),
-        video_width=video, audio_width=audio)
+        video_width=video,
+        audio_width=audio,
+    )
 
 
 def _update(caps: CheckoutCaps, why: str) -> Misfit:
     core = f"ltx-core {caps.core_version}" if caps.core_version else "its ltx-core"
-    return Misfit(part="trainer_root", fix="pull", message=(
-        f"{why}, but the checkout {caps.root} ({core}) cannot load it: update it with "
-        f"`git -C {caps.root} pull && uv sync` (or `ltx-wizard setup`)"))
+    return Misfit(
+        part="trainer_root",
+        fix="pull",
+        message=(
+            f"{why}, but the checkout {caps.root} ({core}) cannot load it: update it with "
+            f"`git -C {caps.root} pull && uv sync` (or `ltx-wizard setup`)"
+        ),
+    )
 
 
-def model_misfits(caps: CheckoutCaps, ckpt: CheckpointInfo,
-                  te: TextEncoderInfo | None) -> list[Misfit]:
+def model_misfits(caps: CheckoutCaps, ckpt: CheckpointInfo, te: TextEncoderInfo | None) -> list[Misfit]:
     """What the checkout's ltx-core cannot load of this checkpoint and text encoder."""
     if not caps.source_read:
         return []
@@ -91,16 +98,23 @@ def model_misfits(caps: CheckoutCaps, ckpt: CheckpointInfo,
     version = f" (model_version {needs.model_version})" if needs.model_version else ""
     out: list[Misfit] = []
     if needs.v2_text_path and not caps.v2_text_path:
-        out.append(_update(caps, f"{name}{version} has the 22B text path of LTX-2.3 and later "
-                                 "(the trainer would stop with \"size mismatch for "
-                                 "audio_embeddings_connector\")"))
+        out.append(
+            _update(
+                caps,
+                f"{name}{version} has the 22B text path of LTX-2.3 and later "
+                '(the trainer would stop with "size mismatch for '
+                'audio_embeddings_connector")',
+            )
+        )
     elif needs.gemma_source_rule and not caps.gemma_source_rule:
-        out.append(_update(caps, f"{name}{version} is an LTX-2.5-era checkpoint that declares "
-                                 "its Gemma"))
+        out.append(_update(caps, f"{name}{version} is an LTX-2.5-era checkpoint that declares its Gemma"))
     if te is not None and te.model_type and te.model_type not in caps.gemma_types and not out:
         kinds = ", ".join(caps.gemma_types) or "none"
-        out.append(_update(caps, f"text encoder {te.path} is model_type {te.model_type} "
-                                 f"(ltx-core there builds {kinds})"))
+        out.append(
+            _update(
+                caps, f"text encoder {te.path} is model_type {te.model_type} (ltx-core there builds {kinds})"
+            )
+        )
     return out
 
 
@@ -112,20 +126,46 @@ def transformers_misfits(caps: CheckoutCaps, te: TextEncoderInfo | None) -> list
     sync = f"run `uv sync` in {root} (or `ltx-wizard setup`)"
     fits = satisfies(have, caps.transformers_spec) if caps.transformers_spec else None
     if fits is False:
-        note = (f" ({GEMMA4_TRANSFORMERS_NOTE})" if te is not None and (te.model_type or "")
-                .startswith("gemma4") and (release(have) or ()) >= (5, 15) else "")
-        return [Misfit(part="trainer_root", fix="sync", message=(
-            f"the checkout's environment holds transformers {have} but its ltx-core "
-            f"{caps.core_version or ''} needs transformers{caps.transformers_spec}{note}: {sync}"))]
+        note = (
+            f" ({GEMMA4_TRANSFORMERS_NOTE})"
+            if te is not None
+            and (te.model_type or "").startswith("gemma4")
+            and (release(have) or ()) >= (5, 15)
+            else ""
+        )
+        return [
+            Misfit(
+                part="trainer_root",
+                fix="sync",
+                message=(
+                    f"the checkout's environment holds transformers {have} but its ltx-core "
+                    f"{caps.core_version or ''} needs transformers{caps.transformers_spec}{note}: {sync}"
+                ),
+            )
+        ]
     if caps.rope_local_only and (release(have) or (0,)) >= (5,):
-        return [Misfit(part="trainer_root", fix="sync", message=(
-            f"the checkout's environment holds transformers {have}, but its ltx-core reads the "
-            "Gemma rope the transformers 4 way (it would stop with \"'Gemma3TextConfig' object "
-            f"has no attribute 'rope_local_base_freq'\"): {sync}"))]
+        return [
+            Misfit(
+                part="trainer_root",
+                fix="sync",
+                message=(
+                    f"the checkout's environment holds transformers {have}, but its ltx-core reads the "
+                    "Gemma rope the transformers 4 way (it would stop with \"'Gemma3TextConfig' object "
+                    f"has no attribute 'rope_local_base_freq'\"): {sync}"
+                ),
+            )
+        ]
     if caps.transformers_locked and release(caps.transformers_locked) != release(have):
-        return [Misfit(part="trainer_root", fix="sync", message=(
-            f"the checkout's environment holds transformers {have} but its uv.lock pins "
-            f"{caps.transformers_locked}: {sync}"))]
+        return [
+            Misfit(
+                part="trainer_root",
+                fix="sync",
+                message=(
+                    f"the checkout's environment holds transformers {have} but its uv.lock pins "
+                    f"{caps.transformers_locked}: {sync}"
+                ),
+            )
+        ]
     return []
 
 
@@ -134,13 +174,12 @@ def gemma_hidden_size(te: TextEncoderInfo | None) -> int | None:
     if te is None or te.config_path is None:
         return None
     try:
-        config = json.loads(Path(te.config_path).read_text(encoding="utf-8")[:4 * 2**20])
+        config = json.loads(Path(te.config_path).read_text(encoding="utf-8")[: 4 * 2**20])
         value = (config.get("text_config") or {}).get("hidden_size", config.get("hidden_size"))
     except (OSError, ValueError, AttributeError):
         return None
     return value if isinstance(value, int) and value > 0 else None
 
 
-def check_fit(caps: CheckoutCaps, ckpt: CheckpointInfo,
-              te: TextEncoderInfo | None) -> list[Misfit]:
+def check_fit(caps: CheckoutCaps, ckpt: CheckpointInfo, te: TextEncoderInfo | None) -> list[Misfit]:
     return model_misfits(caps, ckpt, te) + transformers_misfits(caps, te)

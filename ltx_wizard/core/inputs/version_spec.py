@@ -28,14 +28,14 @@ def _clause(op: str, want: str, have: tuple[int, ...]) -> bool | None:
         prefix = release(want[:-2])
         if prefix is None:
             return None
-        same = have[:len(prefix)] == prefix
+        same = have[: len(prefix)] == prefix
         return same if op == "==" else not same
     target = release(want)
     if target is None:
         return None
     h, t = _pad(have, target)
     if op == "~=":  # compatible release: >= target, == all but its last part
-        return len(target) > 1 and h >= t and have[:len(target) - 1] == target[:-1]
+        return len(target) > 1 and h >= t and have[: len(target) - 1] == target[:-1]
     return {"==": h == t, "!=": h != t, "<": h < t, "<=": h <= t, ">": h > t, ">=": h >= t}[op]
 
 

@@ -33,8 +33,13 @@ JSON_MAX_DEPTH = 64  # real headers and configs nest 3-5 deep
 READ_MAX_S = 60.0
 _CHUNK = 1 << 20
 
-_KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
-          stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
+_KINDS = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a directory",
+}
 UTF8_BOM, UTF16_BOMS = b"\xef\xbb\xbf", (b"\xff\xfe", b"\xfe\xff")
 
 
@@ -44,8 +49,7 @@ def _open_error(path: str | os.PathLike[str], what: str, exc: OSError) -> Wizard
     if isinstance(exc, IsADirectoryError):
         return UsageError(f"{what} {path} is a directory: pass a file")
     if exc.errno == errno.ENAMETOOLONG:
-        return UsageError(f"{what} path is too long ({len(str(path))} characters): "
-                          f"{str(path)[:80]}...")
+        return UsageError(f"{what} path is too long ({len(str(path))} characters): {str(path)[:80]}...")
     if exc.errno == errno.ELOOP:
         return UsageError(f"{what} {path} is a symlink loop: point it at the real file")
     try:  # a socket refuses open() itself (ENXIO): name what it is
@@ -58,15 +62,16 @@ def _open_error(path: str | os.PathLike[str], what: str, exc: OSError) -> Wizard
     return UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it")
 
 
-def read_bytes(path: str | os.PathLike[str], *, what: str, limit: int,
-               max_s: float = READ_MAX_S) -> bytes:
+def read_bytes(path: str | os.PathLike[str], *, what: str, limit: int, max_s: float = READ_MAX_S) -> bytes:
     """The whole regular file `path`, refused when larger than `limit` bytes or not regular."""
     fd = _open_regular_fd(path, what)
     try:
         st = os.fstat(fd)
         if st.st_size > limit:
-            raise UsageError(f"{what} {path} is {st.st_size} bytes, over the {limit // 1024} KB "
-                             "limit for such a file: pass the right file")
+            raise UsageError(
+                f"{what} {path} is {st.st_size} bytes, over the {limit // 1024} KB "
+                "limit for such a file: pass the right file"
+            )
         return _read_capped(fd, path, what, limit, max_s)
     except OSError as exc:
         raise UsageError(f"{what} {path} cannot be read ({exc.strerror}): check it") from None
@@ -118,11 +123,14 @@ def _read_capped(fd: int, path: object, what: str, limit: int, max_s: float) -> 
         chunks.append(chunk)
         total += len(chunk)
         if total > limit:
-            raise UsageError(f"{what} {path} is over the {limit // 1024} KB limit for such a "
-                             "file: pass the right file")
+            raise UsageError(
+                f"{what} {path} is over the {limit // 1024} KB limit for such a file: pass the right file"
+            )
         if time.monotonic() > deadline:
-            raise WizardError(f"{what} {path}: reading {total} bytes took over {max_s:.0f} s "
-                              "(a failing disk or a mount that stalls): check it and retry")
+            raise WizardError(
+                f"{what} {path}: reading {total} bytes took over {max_s:.0f} s "
+                "(a failing disk or a mount that stalls): check it and retry"
+            )
 
 
 def _bad_byte(data: bytes, exc: UnicodeDecodeError) -> str:
@@ -143,28 +151,30 @@ def decode_text(data: bytes, *, what: str, path: object) -> str:
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{what} {path} is not UTF-8 or UTF-16 text ({_bad_byte(data, exc)}): "
-                         "save it as UTF-8") from None
+        raise UsageError(
+            f"{what} {path} is not UTF-8 or UTF-16 text ({_bad_byte(data, exc)}): save it as UTF-8"
+        ) from None
 
 
-def decode_utf8(data: bytes, *, what: str, path: object, reader: str,
-                bom_ok: bool = False) -> str:
+def decode_utf8(data: bytes, *, what: str, path: object, reader: str, bom_ok: bool = False) -> str:
     """Plain UTF-8 as a reader that opens with encoding="utf-8" sees it: a UTF-16 file is refused,
     and so is a UTF-8 byte-order mark unless that reader skips it (`bom_ok`); `reader` names who
     would refuse it, for the message."""
     if data.startswith(UTF16_BOMS):
-        raise UsageError(f"{what} {path} is UTF-16 text, but {reader} reads UTF-8 only: save "
-                         "it as UTF-8")
+        raise UsageError(f"{what} {path} is UTF-16 text, but {reader} reads UTF-8 only: save it as UTF-8")
     if data.startswith(UTF8_BOM):
         if not bom_ok:
-            raise UsageError(f"{what} {path} starts with a byte-order mark (BOM), which {reader} "
-                             "refuses: save it as UTF-8 without BOM")
-        data = data[len(UTF8_BOM):]
+            raise UsageError(
+                f"{what} {path} starts with a byte-order mark (BOM), which {reader} "
+                "refuses: save it as UTF-8 without BOM"
+            )
+        data = data[len(UTF8_BOM) :]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{what} {path} is not UTF-8 text ({_bad_byte(data, exc)}): save it as "
-                         "UTF-8") from None
+        raise UsageError(
+            f"{what} {path} is not UTF-8 text ({_bad_byte(data, exc)}): save it as UTF-8"
+        ) from None
 
 
 def read_text(path: str | os.PathLike[str], *, what: str, limit: int = CONFIG_MAX_BYTES) -> str:
@@ -179,14 +189,12 @@ PATH_MAX_BYTES, NAME_MAX_BYTES = 4096, 255  # Linux PATH_MAX (with its NUL) and 
 def path_length_problem(path: str | os.PathLike[str]) -> str | None:
     """Why the system would refuse `path` for its length (ENAMETOOLONG), in words; None if not.
     Checked before any stat, so a 5,000-character path is a message, never an OSError."""
-    raw = os.fsencode(path) if isinstance(path, os.PathLike) else \
-        str(path).encode("utf-8", "surrogatepass")
+    raw = os.fsencode(path) if isinstance(path, os.PathLike) else str(path).encode("utf-8", "surrogatepass")
     if len(raw) >= PATH_MAX_BYTES:
-        return (f"the path is {len(raw)} bytes long (the system takes {PATH_MAX_BYTES - 1})")
+        return f"the path is {len(raw)} bytes long (the system takes {PATH_MAX_BYTES - 1})"
     longest = max(raw.split(b"/"), key=len, default=b"")
     if len(longest) > NAME_MAX_BYTES:
-        return (f"one name in the path is {len(longest)} bytes long (the system takes "
-                f"{NAME_MAX_BYTES})")
+        return f"one name in the path is {len(longest)} bytes long (the system takes {NAME_MAX_BYTES})"
     return None
 
 
@@ -196,8 +204,9 @@ _WHOLE = re.compile(r"[+-]?[0-9]+")
 _DIGITS = re.compile(r"[0-9]+")
 
 
-def bounded_int(text: object, *, what: str, lo: int, hi: int, max_digits: int = 19,
-                signed: bool = True) -> int:
+def bounded_int(
+    text: object, *, what: str, lo: int, hi: int, max_digits: int = 19, signed: bool = True
+) -> int:
     """A whole number from text, checked before int(): ASCII digits only (no '²', no '1_0'; a
     sign only when `signed`), at most `max_digits` of them (a 5,000-digit value never reaches
     int()), within lo..hi."""
@@ -205,8 +214,9 @@ def bounded_int(text: object, *, what: str, lo: int, hi: int, max_digits: int = 
     digits = raw.lstrip("+-") if signed else raw
     pattern = _WHOLE if signed else _DIGITS
     if not pattern.fullmatch(raw[: max_digits + 2]) or len(digits) > max_digits:
-        raise UsageError(f"{what} {raw[:24]!r}{'...' if len(raw) > 24 else ''} is not a whole "
-                         f"number from {lo} to {hi}")
+        raise UsageError(
+            f"{what} {raw[:24]!r}{'...' if len(raw) > 24 else ''} is not a whole number from {lo} to {hi}"
+        )
     value = int(raw)
     if not lo <= value <= hi:
         raise UsageError(f"{what} {value} is out of range ({lo} to {hi})")
@@ -216,8 +226,11 @@ def bounded_int(text: object, *, what: str, lo: int, hi: int, max_digits: int = 
 def json_int(value: object, *, what: str, lo: int, hi: int) -> int:
     """A JSON number that must be a whole number within lo..hi (true/false are not numbers)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        shown = repr(value)[:24] if isinstance(value, (str, float, bool)) or value is None \
+        shown = (
+            repr(value)[:24]
+            if isinstance(value, (str, float, bool)) or value is None
             else type(value).__name__
+        )
         raise UsageError(f"{what} is {shown}, not a whole number")
     if not lo <= value <= hi:
         raise UsageError(f"{what} is {value}, out of range ({lo} to {hi})")
@@ -225,6 +238,7 @@ def json_int(value: object, *, what: str, lo: int, hi: int) -> int:
 
 
 # -- CSV ----------------------------------------------------------------------------------------
+
 
 def csv_records(text: str, *, what: str, field_cap: int) -> list[tuple[int, list[str]]]:
     """(line where the record starts, its fields) for each record of a CSV text; every line
@@ -242,8 +256,7 @@ def csv_records(text: str, *, what: str, field_cap: int) -> list[tuple[int, list
             records.append((start, fields))
             start = reader.line_num + 1
     except csv.Error as exc:
-        raise UsageError(f"{what}: line {reader.line_num} cannot be read as CSV ({exc}): "
-                         "fix it") from None
+        raise UsageError(f"{what}: line {reader.line_num} cannot be read as CSV ({exc}): fix it") from None
     if records:
         _refuse_open_quote(text, records[-1][0], what)
     return records
@@ -257,15 +270,18 @@ def _refuse_open_quote(text: str, last_start: int, what: str) -> None:
     lines = io.StringIO(text, newline="").readlines()
     begin = last_start
     try:
-        for _ in csv.reader(lines[begin - 1:], strict=True):
+        for _ in csv.reader(lines[begin - 1 :], strict=True):
             pass
     except csv.Error as exc:
         if "unexpected end of data" in str(exc):
-            raise UsageError(f"{what}: the quote opened on line {begin} is never closed (the "
-                             "rest of the file reads as one cell): close it") from None
+            raise UsageError(
+                f"{what}: the quote opened on line {begin} is never closed (the "
+                "rest of the file reads as one cell): close it"
+            ) from None
 
 
 # -- JSON ---------------------------------------------------------------------------------------
+
 
 def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"non-finite number {name}")
@@ -291,9 +307,14 @@ def _depth(doc: object, limit: int) -> bool:
     return True
 
 
-def loads_json(text: str | bytes, *, what: str, max_depth: int | None = JSON_MAX_DEPTH,
-               invalid: str | None = None, fix: str = "not a real header or config; "
-               "download it again") -> object:
+def loads_json(
+    text: str | bytes,
+    *,
+    what: str,
+    max_depth: int | None = JSON_MAX_DEPTH,
+    invalid: str | None = None,
+    fix: str = "not a real header or config; download it again",
+) -> object:
     """json.loads with NaN/Infinity refused, nesting capped; UsageError names `what`.
 
     max_depth None: only the parser's own recursion limit (about 1,000 levels, caught here), for
@@ -305,8 +326,9 @@ def loads_json(text: str | bytes, *, what: str, max_depth: int | None = JSON_MAX
         levels = f"{max_depth} levels" if max_depth is not None else "the parser's limit"
         raise UsageError(f"{what} nests deeper than {levels}: {fix}") from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise UsageError(invalid or f"{what} is not valid JSON ({str(exc)[:80]}): "
-                         f"{fix.split('; ')[-1]}") from None
+        raise UsageError(
+            invalid or f"{what} is not valid JSON ({str(exc)[:80]}): {fix.split('; ')[-1]}"
+        ) from None
     if max_depth is not None and not _depth(doc, max_depth):
         raise UsageError(f"{what} nests deeper than {max_depth} levels: {fix}")
     return doc

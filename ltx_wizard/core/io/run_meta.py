@@ -146,19 +146,30 @@ def _launch(value: Any) -> LaunchSpec:
 
 
 _LAUNCH_FIELDS: dict[str, Callable[[Any], Any]] = {
-    "argv": _str_list, "cwd": _path, "env": _str_dict, "simulated": _bool,
-    "log": _optional(_path), "pid_file": _optional(_path),
+    "argv": _str_list,
+    "cwd": _path,
+    "env": _str_dict,
+    "simulated": _bool,
+    "log": _optional(_path),
+    "pid_file": _optional(_path),
 }
 _META_FIELDS: dict[str, Callable[[Any], Any]] = {
-    "run_id": _optional(_run_id), "run_dir": _optional(_path), "trainer_root": _optional(_path),
-    "tier": _optional(_str), "num_gpus": _optional(_count), "nodes": _count,
-    "accepted_risk": _bool, "recipe": _optional(_str), "base_config": _optional(_path),
+    "run_id": _optional(_run_id),
+    "run_dir": _optional(_path),
+    "trainer_root": _optional(_path),
+    "tier": _optional(_str),
+    "num_gpus": _optional(_count),
+    "nodes": _count,
+    "accepted_risk": _bool,
+    "recipe": _optional(_str),
+    "base_config": _optional(_path),
     "launch": _optional(_launch),
 }
 
 
-def _read(doc: Any, known: dict[str, Callable[[Any], Any]], *, required: tuple[str, ...] = ()
-          ) -> dict[str, Any]:
+def _read(
+    doc: Any, known: dict[str, Callable[[Any], Any]], *, required: tuple[str, ...] = ()
+) -> dict[str, Any]:
     if not isinstance(doc, dict) or any(k not in doc for k in required):
         raise _Bad(doc)
     # keys a newer wizard may add are ignored, as the models ignored them
@@ -173,8 +184,9 @@ def run_meta_from_json(doc: Any) -> RunMeta:
 def read_run_meta(run_dir: Path) -> RunMeta:
     """What run.json says; an absent or damaged file reads as 'nothing recorded'."""
     try:  # bounded, regular file only, depth-limited: a planted FIFO or bomb is "nothing"
-        doc = loads_json(read_bytes(run_dir / "run.json", what="run.json", limit=JSON_MAX_BYTES),
-                         what="run.json")
+        doc = loads_json(
+            read_bytes(run_dir / "run.json", what="run.json", limit=JSON_MAX_BYTES), what="run.json"
+        )
         return run_meta_from_json(doc)
     except (UsageError, ValueError):
         return RunMeta()

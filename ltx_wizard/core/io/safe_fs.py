@@ -26,23 +26,27 @@ from ltx_wizard.core.base.errors import UsageError, WizardError
 def os_failure(path: Path, exc: OSError) -> WizardError:
     """The one-line error for a failed write: a full disk is a runtime failure (exit 1)."""
     if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
-        return WizardError(f"the disk is full writing {path}: free some space and retry "
-                           "(nothing half-written was kept)")
+        return WizardError(
+            f"the disk is full writing {path}: free some space and retry (nothing half-written was kept)"
+        )
     if exc.errno == errno.ENAMETOOLONG:
-        return UsageError(f"path too long to write: {str(path)[:80]}...: pick a shorter "
-                          "--workspace or --run-name")
+        return UsageError(
+            f"path too long to write: {str(path)[:80]}...: pick a shorter --workspace or --run-name"
+        )
     if exc.errno == errno.ENOTDIR:
-        return UsageError(f"cannot write {path}: a folder on its path is a file: pick another "
-                          "--workspace or run name")
+        return UsageError(
+            f"cannot write {path}: a folder on its path is a file: pick another --workspace or run name"
+        )
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return UsageError(f"cannot write {path} ({exc.strerror}): pick a --workspace you can "
-                          "write to")
+        return UsageError(f"cannot write {path} ({exc.strerror}): pick a --workspace you can write to")
     return WizardError(f"cannot write {path} ({exc.strerror or exc}): check the disk and retry")
 
 
 def _refuse_link(path: Path) -> UsageError:
-    return UsageError(f"{path} is a symlink the wizard did not create: refusing to write "
-                      "through it; remove the link, or use its real path or another run name")
+    return UsageError(
+        f"{path} is a symlink the wizard did not create: refusing to write "
+        "through it; remove the link, or use its real path or another run name"
+    )
 
 
 def create_run_dir(root: Path) -> bool:
@@ -85,8 +89,9 @@ def check_run_dir(root: Path) -> None:
     if not stat.S_ISDIR(st.st_mode):
         raise UsageError(f"{root} exists and is not a folder: pick another run name or folder")
     if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
-        raise UsageError(f"run folder {root} belongs to another user (uid {st.st_uid}): "
-                         "pick another run name or folder")
+        raise UsageError(
+            f"run folder {root} belongs to another user (uid {st.st_uid}): pick another run name or folder"
+        )
 
 
 def check_inside(root: Path, path: Path, *, create_dirs: bool = True) -> Path:
@@ -101,8 +106,11 @@ def check_inside(root: Path, path: Path, *, create_dirs: bool = True) -> Path:
         raise UsageError(f"{path} leaves the run folder {root}: refusing to write it")
     st = _lstat(root)
     if st is None or stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
-        raise _refuse_link(root) if st is not None and stat.S_ISLNK(st.st_mode) else UsageError(
-            f"run folder {root} is missing or not a folder: run `ltx-wizard plan` again")
+        raise (
+            _refuse_link(root)
+            if st is not None and stat.S_ISLNK(st.st_mode)
+            else UsageError(f"run folder {root} is missing or not a folder: run `ltx-wizard plan` again")
+        )
     current = root
     for part in rel.parts[:-1]:
         current = current / part
@@ -204,7 +212,7 @@ def write_all(fd: int, data: bytes, path: Path) -> None:
     view = memoryview(data)
     try:
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     except OSError as exc:
         raise os_failure(Path(path), exc) from None
 

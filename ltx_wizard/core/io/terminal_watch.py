@@ -39,8 +39,9 @@ def stream_fd(stream: TextIO | None) -> int | None:
         return None
 
 
-def watch_terminal(fd: int | None, *, grace_s: float = 5.0,
-                   before_exit: Callable[[], None] | None = None) -> threading.Thread | None:
+def watch_terminal(
+    fd: int | None, *, grace_s: float = 5.0, before_exit: Callable[[], None] | None = None
+) -> threading.Thread | None:
     """Start the watcher for terminal `fd`; None when `fd` is not a terminal to begin with."""
     if fd is None or not os.isatty(fd) or not terminal_alive(fd):
         return None

@@ -65,9 +65,7 @@ def choose_root(
         if _writable(candidate):
             require_plain_path(candidate.resolve(), "workspace")
             return candidate.resolve()
-    raise UsageError(
-        f"no writable workspace (tried {', '.join(map(str, candidates))}): pass --workspace DIR"
-    )
+    raise UsageError(f"no writable workspace (tried {', '.join(map(str, candidates))}): pass --workspace DIR")
 
 
 _NAME_JUNK = re.compile(r"[^A-Za-z0-9._-]+")
@@ -234,17 +232,17 @@ def _write_closing(fd: int, data: bytes) -> None:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 
 
 def _lock_error(run_dir: Path, exc: OSError) -> WizardError:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return WizardError(f"no space left to lock run folder {run_dir}: free some disk space "
-                           "and try again")
-    return UsageError(f"cannot lock run folder {run_dir} ({exc.strerror or exc}): it must be a "
-                      "folder you can write to")
+        return WizardError(f"no space left to lock run folder {run_dir}: free some disk space and try again")
+    return UsageError(
+        f"cannot lock run folder {run_dir} ({exc.strerror or exc}): it must be a folder you can write to"
+    )
 
 
 def _remove_stale(run_dir: Path, path: Path) -> bool:
@@ -254,8 +252,10 @@ def _remove_stale(run_dir: Path, path: Path) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:  # a folder (or something else) planted as the lock: not ours to remove
-        raise UsageError(f"run folder {run_dir} has {LOCK_NAME} that is not a lock file "
-                         f"({exc.strerror or exc}): remove {path} and try again") from None
+        raise UsageError(
+            f"run folder {run_dir} has {LOCK_NAME} that is not a lock file "
+            f"({exc.strerror or exc}): remove {path} and try again"
+        ) from None
     return True
 
 
@@ -296,8 +296,9 @@ def run_lock(run_dir: str | os.PathLike[str]) -> Iterator[RunLock]:
                     os.unlink(path)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, *, root: str | os.PathLike[str] | None = None
-                      ) -> Path:
+def atomic_write_text(
+    path: str | os.PathLike[str], text: str, *, root: str | os.PathLike[str] | None = None
+) -> Path:
     """Write through a temp file in the same folder, then rename: readers never see half a file.
     With `root` (the run folder), the path is checked not to leave it through any symlink."""
     return safe_fs.write_text(Path(path), text, root=Path(root) if root is not None else None)

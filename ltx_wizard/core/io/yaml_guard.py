@@ -27,8 +27,10 @@ def guard_yaml(text: str) -> None:
     document expands exponentially). The trainer's shipped configs use neither (checked across
     packages/ltx-trainer/configs/*.yaml and accelerate/*.yaml)."""
     if len(text) > YAML_MAX_CHARS:
-        raise YamlPatchError(f"is {len(text)} characters, over the {YAML_MAX_CHARS // 2**20} MB "
-                             "limit for a config: not a training config")
+        raise YamlPatchError(
+            f"is {len(text)} characters, over the {YAML_MAX_CHARS // 2**20} MB "
+            "limit for a config: not a training config"
+        )
     depth = deepest = 0
     for bracket in _BRACKETS.finditer(text):  # flow nesting: the parser would recurse per level
         depth = depth + 1 if bracket.group() in "[{" else max(depth - 1, 0)
@@ -40,8 +42,10 @@ def guard_yaml(text: str) -> None:
     try:
         for event in YAML(typ="safe", pure=True).parse(text):
             if isinstance(event, AliasEvent):
-                raise YamlPatchError("uses a YAML anchor or alias (*name), which the wizard does not "
-                                     "expand: write the values out in full")
+                raise YamlPatchError(
+                    "uses a YAML anchor or alias (*name), which the wizard does not "
+                    "expand: write the values out in full"
+                )
     except YAMLError as exc:
         raise YamlPatchError(f"not valid YAML: {_one_line(exc)}") from None
     except RecursionError:
@@ -61,5 +65,4 @@ _YAML_RAW_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 def yaml_json(value: object) -> str:
     """`value` (a string, or a flow list or mapping of them) as JSON text that YAML reads back
     exactly as `value`: the unsafe characters, which only occur inside strings, escaped."""
-    return _YAML_RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}",
-                                json.dumps(value, ensure_ascii=False))
+    return _YAML_RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))

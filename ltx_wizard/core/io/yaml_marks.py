@@ -12,7 +12,11 @@ import re
 from typing import Mapping
 
 from ltx_wizard.core.io.yaml_patch import (
-    YamlPatchError, _compose, _find_key, _plain_load, _typed,
+    YamlPatchError,
+    _compose,
+    _find_key,
+    _plain_load,
+    _typed,
 )
 from ruamel.yaml.nodes import MappingNode, Node
 
@@ -66,17 +70,18 @@ def _names(comment: str, value: str) -> bool:
     return any(token in flat for token in _tokens(value))
 
 
-def _shipped_comments(lines: list[tuple[str, str]], row: int, body: str, end: int,
-                      note: str, old: str) -> tuple[str, str]:
+def _shipped_comments(
+    lines: list[tuple[str, str]], row: int, body: str, end: int, note: str, old: str
+) -> tuple[str, str]:
     """A shipped comment that names the old value describes it, not the new one: one after the
     value moves into the mark (quoted, still there to read), and one right above the key is
     said to describe the shipped value, so neither reads as if it described the new value."""
     trailing = body[end:]
     hash_at = trailing.find("#")
     if hash_at >= 0 and trailing[:hash_at].strip() == "" and _names(trailing[hash_at:], old):
-        said = trailing[hash_at + 1:].strip()
+        said = trailing[hash_at + 1 :].strip()
         body = body[:end]
-        note = f"{note}; {_KEPT_WORDS}\"{said.replace(chr(34), chr(39))}\""
+        note = f'{note}; {_KEPT_WORDS}"{said.replace(chr(34), chr(39))}"'
     above = row - 1
     block = []
     while above >= 0 and lines[above][0].strip().startswith("#") and MARK not in lines[above][0]:

@@ -64,8 +64,10 @@ class FrozenMap(dict[Any, Any]):
     `dict(m)` or `copy.deepcopy(m)` gives a mutable copy."""
 
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("a parsed config is read-only: change a copy (dict(...)), or patch the "
-                        "text with yaml_patch.patch_yaml_text")
+        raise TypeError(
+            "a parsed config is read-only: change a copy (dict(...)), or patch the "
+            "text with yaml_patch.patch_yaml_text"
+        )
 
     # read-only stand-ins: one refusal in place of each method that changes the map
     __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
@@ -116,8 +118,9 @@ def load_yaml(text: str) -> FrozenMap:
     return parse.data
 
 
-_CORE_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null",
-                                                         "map", "seq"))
+_CORE_TAGS = frozenset(
+    f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq")
+)
 
 
 def _core_tags_only(root: Node) -> bool:

@@ -24,6 +24,7 @@ from ruamel.yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, Seq
 
 from ltx_wizard.core.base.text_edits import apply_edits, edit_between
 from ltx_wizard.core.io.yaml_guard import YamlPatchError, yaml_json
+
 # load_yaml is imported from here across the package
 from ltx_wizard.core.io.yaml_parse import _compose, _plain_load, load_yaml  # noqa: F401
 
@@ -44,9 +45,7 @@ def get_dotted(data: Mapping[str, Any], path: str, default: Any = _MISSING) -> A
 
 def unified_diff(before: str, after: str, from_name: str, to_name: str) -> str:
     """A printable unified diff of two texts (line endings normalised for display)."""
-    lines = difflib.unified_diff(
-        before.splitlines(), after.splitlines(), from_name, to_name, lineterm=""
-    )
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), from_name, to_name, lineterm="")
     return "".join(line + "\n" for line in lines)
 
 
@@ -69,8 +68,7 @@ def _patch_together(text: str, changes: Mapping[str, object]) -> str | None:
     right (overlapping edits, a refusal, a re-read that differs): then one at a time."""
     try:
         root = _compose(text)
-        edits = [edit_between(text, _patch_one(text, path, value, root))
-                 for path, value in changes.items()]
+        edits = [edit_between(text, _patch_one(text, path, value, root)) for path, value in changes.items()]
         out = apply_edits(text, edits)
         if out is not None:
             _verify(text, out, changes)
@@ -95,8 +93,7 @@ def _patch_one(text: str, path: str, value: object, root: Node | None) -> str:
             raise YamlPatchError(f"cannot set {path}: {where} is not a section of keys")
         if node.flow_style:
             raise YamlPatchError(
-                f"cannot set {path}: {'.'.join(parts[:depth])} is a flow map ({{...}}); "
-                "edit it by hand"
+                f"cannot set {path}: {'.'.join(parts[:depth])} is a flow map ({{...}}); edit it by hand"
             )
         pair = _find_key(node, part, path)
         if pair is None:
@@ -137,8 +134,7 @@ def _replace_scalar(text: str, path: str, key: ScalarNode, node: Node, value: ob
     return text[:start] + _render(value, node.style, was_string) + text[end:]
 
 
-def _replace_flow_list(text: str, path: str, node: Node,
-                       value: list[object] | tuple[object, ...]) -> str:
+def _replace_flow_list(text: str, path: str, node: Node, value: list[object] | tuple[object, ...]) -> str:
     """A one-line flow list of scalars (`video_dims: [ 960, 544, 89 ]`), kept in its own style."""
     if not (
         isinstance(node, SequenceNode)
@@ -167,8 +163,7 @@ def _section_to_null(text: str, path: str, key: ScalarNode, node: CollectionNode
         return text[:start] + "null" + text[end:]
     colon = text.index(":", key.end_mark.index)
     last = _content_end(node).index
-    eol = min((i for i in (text.find("\r", last), text.find("\n", last)) if i >= 0),
-              default=len(text))
+    eol = min((i for i in (text.find("\r", last), text.find("\n", last)) if i >= 0), default=len(text))
     return text[: colon + 1] + " null" + text[eol:]
 
 
@@ -319,9 +314,7 @@ def _verify(before: str, after: str, changes: Mapping[str, object]) -> None:
     got = _plain_load(after)
     if _typed(got) != _typed(expected):
         bad = next((p for p in changes if _typed(get_dotted(got, p, None)) != _typed(changes[p])), "")
-        raise YamlPatchError(
-            f"patching {bad or 'the config'} changed more than asked; edit the file by hand"
-        )
+        raise YamlPatchError(f"patching {bad or 'the config'} changed more than asked; edit the file by hand")
 
 
 def _typed(data: Any) -> Any:

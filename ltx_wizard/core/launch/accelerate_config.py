@@ -58,8 +58,9 @@ def render_accelerate_yaml(style: str, num_gpus: int, shipped: Path | None) -> A
         data = config.to_dict()
     except Exception as exc:  # a broken or unexpected accelerate must not stop the plan
         return AccelerateYaml(
-            None, f"accelerate could not build a config ({type(exc).__name__}: {exc}); "
-            "the launch passes --num_processes directly"
+            None,
+            f"accelerate could not build a config ({type(exc).__name__}: {exc}); "
+            "the launch passes --num_processes directly",
         )
     out = io.StringIO()
     yaml = YAML(typ="safe", pure=True)

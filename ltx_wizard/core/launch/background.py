@@ -47,18 +47,18 @@ def check_not_moved(run_dir: Path) -> None:
     planned = read_run_meta(Path(run_dir)).run_dir
     here = Path(run_dir).resolve()
     if planned is not None and Path(planned) != here:
-        raise UsageError(f"run folder {here} was planned at {planned} (moved or copied): its "
-                         "config.yaml still names that place; plan it again here (ltx-wizard "
-                         "plan ... --force, or New run), or move it back")
+        raise UsageError(
+            f"run folder {here} was planned at {planned} (moved or copied): its "
+            "config.yaml still names that place; plan it again here (ltx-wizard "
+            "plan ... --force, or New run), or move it back"
+        )
 
 
 def start_training(run_dir: Path) -> tuple[int, Path]:
     """Run `bash <run>/launch.sh` in its own session; return (pid, log path). Raises WizardError."""
     other = running_pid(run_dir)
     if other is not None:
-        raise WizardError(
-            f"training from {run_dir} already runs as pid {other}: stop that training first"
-        )
+        raise WizardError(f"training from {run_dir} already runs as pid {other}: stop that training first")
     check_not_moved(run_dir)
     create_run_dir(run_dir)  # a real folder of ours: a planted link is refused
     script = ensure_script(run_dir)

@@ -92,9 +92,19 @@ def build_launch(
     if style == "single":
         argv = [uv, "run", "python", TRAIN_SCRIPT, config, QUIET_FLAG]
         return LaunchPlan(argv=argv, cwd=trainer_dir, env=env, style=style, num_processes=1)
-    argv = [uv, "run", "accelerate", "launch",
-            "--config_file", str(accelerate_config_file(trainer_dir, style, accelerate_config)),
-            "--num_processes", str(num_gpus), TRAIN_SCRIPT, config, QUIET_FLAG]
+    argv = [
+        uv,
+        "run",
+        "accelerate",
+        "launch",
+        "--config_file",
+        str(accelerate_config_file(trainer_dir, style, accelerate_config)),
+        "--num_processes",
+        str(num_gpus),
+        TRAIN_SCRIPT,
+        config,
+        QUIET_FLAG,
+    ]
     return LaunchPlan(argv=argv, cwd=trainer_dir, env=env, style=style, num_processes=num_gpus)
 
 

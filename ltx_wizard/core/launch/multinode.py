@@ -40,8 +40,10 @@ def parse_nodes(value: object) -> int:
         raise UsageError(f"--nodes wants a whole number of machines (1..{MAX_NODES}), got {text!r}")
     nodes = int(text)
     if not 1 <= nodes <= MAX_NODES:
-        raise UsageError(f"--nodes {nodes} is outside 1..{MAX_NODES}: give the number of machines "
-                         "to train on (1 for this machine only)")
+        raise UsageError(
+            f"--nodes {nodes} is outside 1..{MAX_NODES}: give the number of machines "
+            "to train on (1 for this machine only)"
+        )
     return nodes
 
 
@@ -81,15 +83,25 @@ class MultiNodePlan:
         _validate_launch_command copies only values the parser left at None)."""
         # --no-sync: every node shares the checkout's .venv; concurrent syncs of it would race.
         return [
-            self.uv, "run", "--no-sync", "accelerate", "launch",
-            "--config_file", str(self.accelerate_config),
-            "--num_machines", str(self.nodes),
-            "--num_processes", str(self.total_gpus),  # the total: accelerate divides by machines
-            "--main_process_ip", main_ip,
-            "--main_process_port", str(self.main_port),
+            self.uv,
+            "run",
+            "--no-sync",
+            "accelerate",
+            "launch",
+            "--config_file",
+            str(self.accelerate_config),
+            "--num_machines",
+            str(self.nodes),
+            "--num_processes",
+            str(self.total_gpus),  # the total: accelerate divides by machines
+            "--main_process_ip",
+            main_ip,
+            "--main_process_port",
+            str(self.main_port),
             # static, like the shipped files: node ranks come from Slurm, so global rank 0 (the
             # one that saves checkpoints) is on the first node, the one `main_ip` names.
-            "--rdzv_backend", "static",
+            "--rdzv_backend",
+            "static",
             "--same_network",
         ]
 
@@ -99,8 +111,12 @@ class MultiNodePlan:
 
     def node_argv(self, machine_rank: str, main_ip: str, config: str | None = None) -> list[str]:
         """What node `machine_rank` runs (in `trainer_dir`)."""
-        return [*self.launch_prefix(main_ip), "--machine_rank", machine_rank,
-                *self.train_args(config or str(self.config))]
+        return [
+            *self.launch_prefix(main_ip),
+            "--machine_rank",
+            machine_rank,
+            *self.train_args(config or str(self.config)),
+        ]
 
     def shell_line(self) -> str:
         """The per-node line for plan.md: node rank, main address and config left as variables."""
@@ -143,19 +159,28 @@ def plan_multinode(
         raise UsageError("a multi-node plan needs 2 or more GPUs in all")
     # The same rule as one machine (core/launch/command.py): the trainer's own accelerate file, by path.
     return MultiNodePlan(
-        nodes=nodes, gpus_per_node=gpus_per_node, training_mode=training_mode, style=style,
+        nodes=nodes,
+        gpus_per_node=gpus_per_node,
+        training_mode=training_mode,
+        style=style,
         trainer_dir=Path(trainer_dir).resolve(),
         accelerate_config=Path(shipped_accelerate_dir).resolve() / f"{style}.yaml",
-        run_dir=Path(run_dir), config=Path(config).resolve(), data_root=Path(data_root),
-        output_dir=Path(output_dir), effective_batch=effective_batch,
+        run_dir=Path(run_dir),
+        config=Path(config).resolve(),
+        data_root=Path(data_root),
+        output_dir=Path(output_dir),
+        effective_batch=effective_batch,
     )
 
 
 def plan_section(plan: MultiNodePlan, *, checkpoint_every: object) -> list[str]:
     """plan.md's "Several machines (Slurm)" section: how, and what to know before `sbatch`."""
     kind = "FSDP" if plan.style == "fsdp" else "DDP"
-    every = (f"every {checkpoint_every} steps" if isinstance(checkpoint_every, int)
-             and checkpoint_every > 0 else "as `checkpoints.interval` says")
+    every = (
+        f"every {checkpoint_every} steps"
+        if isinstance(checkpoint_every, int) and checkpoint_every > 0
+        else "as `checkpoints.interval` says"
+    )
     return [
         "## Several machines (Slurm)",
         "",

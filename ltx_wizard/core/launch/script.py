@@ -54,8 +54,10 @@ def launch_files(run_dir: Path, spec: LaunchSpec | None = None) -> tuple[Path, P
     """(log, pid file) of the full run, as the plan recorded them (else the default places),
     under `run_dir` as given."""
     spec = spec if spec is not None else read_run_meta(Path(run_dir)).launch
-    return (_recorded(run_dir, spec.log if spec is not None else None, LOG_REL),
-            _recorded(run_dir, spec.pid_file if spec is not None else None, PID_REL))
+    return (
+        _recorded(run_dir, spec.log if spec is not None else None, LOG_REL),
+        _recorded(run_dir, spec.pid_file if spec is not None else None, PID_REL),
+    )
 
 
 def _recorded(run_dir: Path, path: Path | None, default_rel: Path) -> Path:
@@ -178,8 +180,9 @@ def _dirs_on_the_way(*rels: Path) -> list[str]:
     return found
 
 
-def render_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = None,
-                  run_id: str | None = None) -> str:
+def render_script(
+    run_dir: Path, spec: LaunchSpec, planned_line: str | None = None, run_id: str | None = None
+) -> str:
     run = Path(run_dir).resolve()
     # Comment lines cannot quote: a newline there would start a shell line (refused upstream at
     # every option; checked again here, the last place before bash reads it).
@@ -188,12 +191,16 @@ def render_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = No
     q = shlex.quote
     log, pid = (path.relative_to(run) for path in launch_files(run, spec))
     body = _BODY
-    for key, value in (("RUN_ID", q(run_id or new_run_id())), ("PLANNED", q(str(run))),
-                       ("LOG_REL", q(str(log))), ("PID_REL", q(str(pid))),
-                       ("DIRS", " ".join(q(d) for d in _dirs_on_the_way(log, pid))),
-                       ("CWD", q(str(spec.cwd))),
-                       ("EXPORTS", "".join(f"export {k}={q(v)}\n" for k, v in sorted(spec.env.items()))),
-                       ("ARGV", shlex.join(spec.argv))):
+    for key, value in (
+        ("RUN_ID", q(run_id or new_run_id())),
+        ("PLANNED", q(str(run))),
+        ("LOG_REL", q(str(log))),
+        ("PID_REL", q(str(pid))),
+        ("DIRS", " ".join(q(d) for d in _dirs_on_the_way(log, pid))),
+        ("CWD", q(str(spec.cwd))),
+        ("EXPORTS", "".join(f"export {k}={q(v)}\n" for k, v in sorted(spec.env.items()))),
+        ("ARGV", shlex.join(spec.argv)),
+    ):
         body = body.replace(f"@{key}@", value)
     return "\n".join(_head(run, spec, planned_line) + [""]) + body
 
@@ -226,8 +233,9 @@ def write_script(run_dir: Path, spec: LaunchSpec, planned_line: str | None = Non
             raise UsageError(f"environment variable name {key!r} cannot be exported by launch.sh")
     create_run_dir(Path(run_dir))  # a real folder of ours (made if missing); a planted link refused
     run_id = ensure_run_id(Path(run_dir), spec)
-    path = atomic_write_text(script_path(run_dir), render_script(run_dir, spec, planned_line, run_id),
-                             root=Path(run_dir))
+    path = atomic_write_text(
+        script_path(run_dir), render_script(run_dir, spec, planned_line, run_id), root=Path(run_dir)
+    )
     os.chmod(path, 0o755)
     return path
 
@@ -239,8 +247,7 @@ def ensure_run_id(run_dir: Path, spec: LaunchSpec) -> str:
     if meta.run_id:
         return meta.run_id
     run_id = new_run_id()
-    meta = replace(meta, run_id=run_id, run_dir=Path(run_dir).resolve(),
-                   launch=meta.launch or spec)
+    meta = replace(meta, run_id=run_id, run_dir=Path(run_dir).resolve(), launch=meta.launch or spec)
     atomic_write_text(Path(run_dir) / "run.json", meta.json_text(), root=Path(run_dir))
     return run_id
 

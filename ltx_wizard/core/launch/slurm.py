@@ -38,16 +38,21 @@ class SlurmOptions:
     cpus_per_node: int | None = None  # None: CPUS_PER_GPU per GPU
 
 
-def slurm_options(time: str | None = None, partition: str | None = None,
-                  cpus_per_node: int | None = None) -> SlurmOptions:
+def slurm_options(
+    time: str | None = None, partition: str | None = None, cpus_per_node: int | None = None
+) -> SlurmOptions:
     """Checked options; a bad value is a one-line UsageError naming the flag."""
     time = DEFAULT_TIME if time is None else time.strip()
     if not _TIME.fullmatch(time):
-        raise UsageError(f"--slurm-time {time!r} is not a Slurm time: use MINUTES, HH:MM:SS or "
-                         "DAYS-HH:MM:SS (e.g. 24:00:00)")
+        raise UsageError(
+            f"--slurm-time {time!r} is not a Slurm time: use MINUTES, HH:MM:SS or "
+            "DAYS-HH:MM:SS (e.g. 24:00:00)"
+        )
     if partition is not None and not _PARTITION.fullmatch(partition):
-        raise UsageError(f"--slurm-partition {partition!r} is not a partition name: letters, "
-                         "digits, '_', '.', '-' (several joined by commas)")
+        raise UsageError(
+            f"--slurm-partition {partition!r} is not a partition name: letters, "
+            "digits, '_', '.', '-' (several joined by commas)"
+        )
     if cpus_per_node is not None and not 1 <= cpus_per_node <= MAX_SLURM_CPUS:
         raise UsageError(f"--slurm-cpus {cpus_per_node} is outside 1..{MAX_SLURM_CPUS}")
     return SlurmOptions(time, partition, cpus_per_node)
@@ -57,8 +62,7 @@ def _q(value: object) -> str:
     return shlex.quote(str(value))
 
 
-def render_sbatch(plan: MultiNodePlan, options: SlurmOptions, job_name: str,
-                  run_id: str) -> str:
+def render_sbatch(plan: MultiNodePlan, options: SlurmOptions, job_name: str, run_id: str) -> str:
     cpus = options.cpus_per_node or CPUS_PER_GPU * plan.gpus_per_node
     # The run folder reaches a comment line, where quoting does not hold: a newline would start
     # a shell line (refused at every option; checked again before bash reads it).
@@ -91,8 +95,9 @@ def _sbatch_head(plan: MultiNodePlan, options: SlurmOptions, job_name: str, cpus
     if _SAFE.fullmatch(str(logs)):
         head.append(f"#SBATCH --output={logs}/slurm-%j.out")
     else:
-        head.append("# (the run folder's path needs quoting, so Slurm writes slurm-<job>.out "
-                    "where you submit)")
+        head.append(
+            "# (the run folder's path needs quoting, so Slurm writes slurm-<job>.out where you submit)"
+        )
     if options.partition:
         head.append(f"#SBATCH --partition={options.partition}")
     else:

@@ -51,10 +51,16 @@ class Attempt:
         return self.resumed_from or 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"started": self.started, "pid": self.pid, "resumed_from": self.resumed_from,
-                "last_step": self.last_step, "validation_steps": self.validation_steps,
-                "nan_step": self.nan_step, "minutes": self.minutes,
-                "projection": list(self.projection) if self.projection else None}
+        return {
+            "started": self.started,
+            "pid": self.pid,
+            "resumed_from": self.resumed_from,
+            "last_step": self.last_step,
+            "validation_steps": self.validation_steps,
+            "nan_step": self.nan_step,
+            "minutes": self.minutes,
+            "projection": list(self.projection) if self.projection else None,
+        }
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Attempt:
@@ -63,15 +69,18 @@ class Attempt:
         last = doc["last_step"]
         if type(last) is not int or last < -1:
             raise ValueError("last_step")
-        return cls(started=checked.optional(checked.text, doc["started"]),
-                   pid=checked.optional(checked.count, doc["pid"]),
-                   resumed_from=checked.optional(checked.count, doc["resumed_from"]),
-                   last_step=last,
-                   validation_steps=[checked.count(s) for s in doc["validation_steps"]][-20:],
-                   nan_step=checked.optional(checked.count, doc["nan_step"]),
-                   minutes=checked.optional(checked.number, doc["minutes"]),
-                   projection=None if projection is None else
-                   (checked.count(projection[0]), checked.number(projection[1])))
+        return cls(
+            started=checked.optional(checked.text, doc["started"]),
+            pid=checked.optional(checked.count, doc["pid"]),
+            resumed_from=checked.optional(checked.count, doc["resumed_from"]),
+            last_step=last,
+            validation_steps=[checked.count(s) for s in doc["validation_steps"]][-20:],
+            nan_step=checked.optional(checked.count, doc["nan_step"]),
+            minutes=checked.optional(checked.number, doc["minutes"]),
+            projection=None
+            if projection is None
+            else (checked.count(projection[0]), checked.number(projection[1])),
+        )
 
 
 class checked:

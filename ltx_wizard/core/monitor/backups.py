@@ -50,8 +50,9 @@ def keep_copy(root: Path, stem: str, text: str, suffix: str = ".yaml") -> Path:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-    raise UsageError(f"{MAX_NUMBER} copies named {stem}*{suffix} in {root} already: remove old "
-                     "ones, then try again")
+    raise UsageError(
+        f"{MAX_NUMBER} copies named {stem}*{suffix} in {root} already: remove old ones, then try again"
+    )
 
 
 def new_folder(parent: Path, stem: str) -> Path:

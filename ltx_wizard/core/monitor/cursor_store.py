@@ -73,14 +73,20 @@ class CursorStore:
         """Restore `run_log`'s history from the cursor; the offset to read on from (0: none)."""
         self.loaded_offset = 0
         try:
-            doc = loads_json(read_bytes(self.path, what="status cursor", limit=MAX_BYTES),
-                             what="status cursor")
+            doc = loads_json(
+                read_bytes(self.path, what="status cursor", limit=MAX_BYTES), what="status cursor"
+            )
             if not isinstance(doc, dict) or doc.get("version") != VERSION:
                 return 0
             offset = doc["offset"]
-            if (type(offset) is not int or not 0 < offset <= size or doc["identity"] != list(identity)
-                    or type(doc["size"]) is not int or doc["size"] > size
-                    or doc["check"] != _check(self.log, offset)):
+            if (
+                type(offset) is not int
+                or not 0 < offset <= size
+                or doc["identity"] != list(identity)
+                or type(doc["size"]) is not int
+                or doc["size"] > size
+                or doc["check"] != _check(self.log, offset)
+            ):
                 return 0
             run_log.restore_history(doc["history"])
         except (WizardError, ValueError, TypeError, KeyError, IndexError, AttributeError):
@@ -95,8 +101,14 @@ class CursorStore:
         check = _check(self.log, offset)
         if check is None:
             return
-        doc = {"version": VERSION, "identity": list(identity), "offset": offset,
-               "size": _size(self.log), "check": check, "history": run_log.history_json()}
+        doc = {
+            "version": VERSION,
+            "identity": list(identity),
+            "offset": offset,
+            "size": _size(self.log),
+            "check": check,
+            "history": run_log.history_json(),
+        }
         try:
             write_text(self.path, json.dumps(doc, separators=(",", ":")), root=self.root)
         except (WizardError, OSError, ValueError):

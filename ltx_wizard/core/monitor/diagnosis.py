@@ -16,34 +16,50 @@ from typing import Any, Callable, Literal
 from ltx_wizard.core.monitor.run_config import value, whole_or
 from ltx_wizard.core.monitor.run_log import Attempt
 
-Kind = Literal["oom", "oom_validation", "nan", "config", "missing_file", "data", "no_cuda",
-               "crash", "not_encoded"]
+Kind = Literal[
+    "oom", "oom_validation", "nan", "config", "missing_file", "data", "no_cuda", "crash", "not_encoded"
+]
 
 ADVICE: dict[str, list[str]] = {  # the OOM kinds: OOM_REMEDIES, VALIDATION_REMEDIES
-    "nan": ["mixed_precision_mode bf16 (not fp16)", "check the latents with "
-            "scripts/decode_latents.py", "learning_rate 5x lower", "max_grad_norm 1.0",
-            "quantization off"],
-    "config": ["the error names the field and its path: fix that key in config.yaml (a typo "
-               "fails loudly: the schema forbids unknown keys)"],
-    "missing_file": ["check the path the error names: model_path, text_encoder_path (the Gemma "
-                     "folder itself), preprocessed_data_root and its latents folders, validation "
-                     "media"],
-    "data": ["the dataset holds fewer samples than batch_size x GPUs: lower the batch size or add "
-             "samples"],
-    "no_cuda": ["the trainer saw no CUDA GPU: check that `nvidia-smi` lists the GPUs and that "
-                "CUDA_VISIBLE_DEVICES is not empty", "check that the trainer's environment has a "
-                "CUDA build of torch: `uv run python -c 'import torch; "
-                "print(torch.cuda.is_available())'` in packages/ltx-trainer"],
-    "crash": ["read the traceback in the log tail; the trainer's docs/troubleshooting.md covers "
-              "the common ones"],
+    "nan": [
+        "mixed_precision_mode bf16 (not fp16)",
+        "check the latents with scripts/decode_latents.py",
+        "learning_rate 5x lower",
+        "max_grad_norm 1.0",
+        "quantization off",
+    ],
+    "config": [
+        "the error names the field and its path: fix that key in config.yaml (a typo "
+        "fails loudly: the schema forbids unknown keys)"
+    ],
+    "missing_file": [
+        "check the path the error names: model_path, text_encoder_path (the Gemma "
+        "folder itself), preprocessed_data_root and its latents folders, validation "
+        "media"
+    ],
+    "data": ["the dataset holds fewer samples than batch_size x GPUs: lower the batch size or add samples"],
+    "no_cuda": [
+        "the trainer saw no CUDA GPU: check that `nvidia-smi` lists the GPUs and that "
+        "CUDA_VISIBLE_DEVICES is not empty",
+        "check that the trainer's environment has a "
+        "CUDA build of torch: `uv run python -c 'import torch; "
+        "print(torch.cuda.is_available())'` in packages/ltx-trainer",
+    ],
+    "crash": [
+        "read the traceback in the log tail; the trainer's docs/troubleshooting.md covers the common ones"
+    ],
 }
 
 
 # A trainer that finds no CUDA device stops with one of these. gemma_8bit.py
 # quantize_gemma_to_8bit: "8-bit Gemma quantization requires a CUDA device, got cpu" (recorded:
 # tests/data/trainer_logs/real_gemma_8bit_on_cpu_cols250.txt); the others are torch's own.
-NO_CUDA = ("requires a CUDA device", "Torch not compiled with CUDA enabled",
-           "No CUDA GPUs are available", "Found no NVIDIA driver")
+NO_CUDA = (
+    "requires a CUDA device",
+    "Torch not compiled with CUDA enabled",
+    "No CUDA GPUs are available",
+    "Found no NVIDIA driver",
+)
 
 
 @dataclass
@@ -54,8 +70,7 @@ class Diagnosis:
     changes: dict[str, object] = field(default_factory=dict)  # the proposed config fix
 
     def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "cause": self.cause, "advice": self.advice,
-                "changes": self.changes}
+        return {"kind": self.kind, "cause": self.cause, "advice": self.advice, "changes": self.changes}
 
 
 # What a run planned from clips but never preprocessed fails with, whatever the trainer named
@@ -69,9 +84,14 @@ def not_encoded(diagnosis: Diagnosis | None, pending: str | None) -> Diagnosis |
     data root was never written), else None."""
     if diagnosis is None or pending is None or diagnosis.kind not in NOT_ENCODED_KINDS:
         return diagnosis
-    return Diagnosis("not_encoded", diagnosis.cause, [
-        f"the clips were never preprocessed into the data root this config reads: run "
-        f"`{pending}`, then start training again (config.yaml needs no change)"])
+    return Diagnosis(
+        "not_encoded",
+        diagnosis.cause,
+        [
+            f"the clips were never preprocessed into the data root this config reads: run "
+            f"`{pending}`, then start training again (config.yaml needs no change)"
+        ],
+    )
 
 
 def diagnose(attempt: Attempt, config: dict[str, Any], *, exited: bool) -> Diagnosis | None:
@@ -92,8 +112,13 @@ def diagnose(attempt: Attempt, config: dict[str, Any], *, exited: bool) -> Diagn
         kind, text = "nan", f"the loss is NaN from step {attempt.nan_step}"
     elif exited and cause.crash():
         text = cause.crash() or ""
-        kind = ("missing_file" if "FileNotFoundError" in text or "No such file" in text
-                else "no_cuda" if any(m in text for m in NO_CUDA) else "crash")
+        kind = (
+            "missing_file"
+            if "FileNotFoundError" in text or "No such file" in text
+            else "no_cuda"
+            if any(m in text for m in NO_CUDA)
+            else "crash"
+        )
     if kind is None:
         return None
     advice, changes = advice_and_changes(kind, config)
@@ -104,8 +129,11 @@ def diagnose(attempt: Attempt, config: dict[str, Any], *, exited: bool) -> Diagn
 # each looks like once in config.yaml, and the change that applies it (None: not a config edit).
 # The advice names the ones config.yaml has already, then the ones left; the proposed change is
 # the first one left that is a config edit.
-Remedy = tuple[Callable[[dict[str, Any]], str], Callable[[dict[str, Any]], bool],
-               Callable[[dict[str, Any]], "dict[str, object] | None"]]
+Remedy = tuple[
+    Callable[[dict[str, Any]], str],
+    Callable[[dict[str, Any]], bool],
+    Callable[[dict[str, Any]], "dict[str, object] | None"],
+]
 
 
 def _batch(config: dict[str, Any]) -> int:
@@ -143,28 +171,50 @@ def _rank_label(config: dict[str, Any]) -> str:
     change = _smaller_rank(config)
     if not change:
         return f"a smaller lora.rank (32 → 16 → {MIN_RANK}; alpha follows)"
-    alpha = f", lora.alpha {whole_or(config, 'lora.alpha')} → {change['lora.alpha']}" \
-        if "lora.alpha" in change else ""
+    alpha = (
+        f", lora.alpha {whole_or(config, 'lora.alpha')} → {change['lora.alpha']}"
+        if "lora.alpha" in change
+        else ""
+    )
     return f"lora.rank {_rank(config)} → {change['lora.rank']}{alpha}"
 
 
 OOM_REMEDIES: list[Remedy] = [
-    (lambda c: "gradient checkpointing on",
-     lambda c: value(c, "optimization.enable_gradient_checkpointing", False) is True,
-     lambda c: {"optimization.enable_gradient_checkpointing": True}),
-    (lambda c: "batch_size 1 (more accumulation keeps the effective batch)",
-     lambda c: _batch(c) <= 1,
-     lambda c: {"optimization.batch_size": 1, "optimization.gradient_accumulation_steps":
-                (whole_or(c, "optimization.gradient_accumulation_steps", 1) or 1) * _batch(c)}),
-    (lambda c: "optimizer adamw8bit",
-     lambda c: value(c, "optimization.optimizer_type") == "adamw8bit",
-     lambda c: {"optimization.optimizer_type": "adamw8bit"}),
-    (lambda c: "quantization int8-quanto", lambda c: bool(value(c, "acceleration.quantization")),
-     lambda c: {"acceleration.quantization": "int8-quanto"}),
+    (
+        lambda c: "gradient checkpointing on",
+        lambda c: value(c, "optimization.enable_gradient_checkpointing", False) is True,
+        lambda c: {"optimization.enable_gradient_checkpointing": True},
+    ),
+    (
+        lambda c: "batch_size 1 (more accumulation keeps the effective batch)",
+        lambda c: _batch(c) <= 1,
+        lambda c: {
+            "optimization.batch_size": 1,
+            "optimization.gradient_accumulation_steps": (
+                whole_or(c, "optimization.gradient_accumulation_steps", 1) or 1
+            )
+            * _batch(c),
+        },
+    ),
+    (
+        lambda c: "optimizer adamw8bit",
+        lambda c: value(c, "optimization.optimizer_type") == "adamw8bit",
+        lambda c: {"optimization.optimizer_type": "adamw8bit"},
+    ),
+    (
+        lambda c: "quantization int8-quanto",
+        lambda c: bool(value(c, "acceleration.quantization")),
+        lambda c: {"acceleration.quantization": "int8-quanto"},
+    ),
     (_rank_label, _rank_at_floor, _smaller_rank),
-    (lambda c: "a lower resolution: the data is encoded at its bucket, so plan a new run with a "
-     "smaller --resolution-buckets (the dataset is encoded again: the costly one)",
-     lambda c: False, lambda c: None),
+    (
+        lambda c: (
+            "a lower resolution: the data is encoded at its bucket, so plan a new run with a "
+            "smaller --resolution-buckets (the dataset is encoded again: the costly one)"
+        ),
+        lambda c: False,
+        lambda c: None,
+    ),
 ]
 
 
@@ -195,15 +245,23 @@ def _smaller_dims(dims: object) -> list[int] | None:
 
 
 VALIDATION_REMEDIES: list[Remedy] = [
-    (lambda c: "acceleration.load_text_encoder_in_8bit",
-     lambda c: value(c, "acceleration.load_text_encoder_in_8bit", False) is True,
-     lambda c: {"acceleration.load_text_encoder_in_8bit": True}),
-    (lambda c: "acceleration.offload_optimizer_during_validation",
-     lambda c: value(c, "acceleration.offload_optimizer_during_validation", False) is True,
-     lambda c: {"acceleration.offload_optimizer_during_validation": True}),
-    (lambda c: "smaller validation.video_dims", lambda c: False,
-     lambda c: ({"validation.video_dims": d} if (d := _smaller_dims(
-         value(c, "validation.video_dims"))) else None)),
+    (
+        lambda c: "acceleration.load_text_encoder_in_8bit",
+        lambda c: value(c, "acceleration.load_text_encoder_in_8bit", False) is True,
+        lambda c: {"acceleration.load_text_encoder_in_8bit": True},
+    ),
+    (
+        lambda c: "acceleration.offload_optimizer_during_validation",
+        lambda c: value(c, "acceleration.offload_optimizer_during_validation", False) is True,
+        lambda c: {"acceleration.offload_optimizer_during_validation": True},
+    ),
+    (
+        lambda c: "smaller validation.video_dims",
+        lambda c: False,
+        lambda c: (
+            {"validation.video_dims": d} if (d := _smaller_dims(value(c, "validation.video_dims"))) else None
+        ),
+    ),
     (lambda c: "fewer validation.inference_steps", lambda c: False, lambda c: None),
     (lambda c: "a longer validation.interval", lambda c: False, lambda c: None),
 ]

@@ -44,19 +44,21 @@ def plan_fix(run_dir: Path, changes: dict[str, object]) -> FixPlan:
     notes = []
     if any(key in changes for key in SHAPE_KEYS):
         old = whole_or(config, "lora.rank", None)
-        notes.append(f"A LoRA of rank {changes.get('lora.rank', old)} cannot load the checkpoints "
-                     f"trained at rank {old}: training starts again from step 0.")
+        notes.append(
+            f"A LoRA of rank {changes.get('lora.rank', old)} cannot load the checkpoints "
+            f"trained at rank {old}: training starts again from step 0."
+        )
         if value(config, "model.load_checkpoint"):
             changes["model.load_checkpoint"] = None
         out_dir = output_dir(run_dir, config)
         if saved_checkpoints(out_dir):
             fresh = fresh_output_dir(out_dir, f"rank-{changes.get('lora.rank', old)}")
             changes["output_dir"] = str(fresh)
-            notes.append(f"The earlier checkpoints stay in {out_dir}: the new run writes to "
-                         f"{fresh}.")
+            notes.append(f"The earlier checkpoints stay in {out_dir}: the new run writes to {fresh}.")
     after = patch_yaml_text(before, changes)
-    return FixPlan(changes, before, after,
-                   unified_diff(before, after, "config.yaml", "config.yaml (fixed)"), notes)
+    return FixPlan(
+        changes, before, after, unified_diff(before, after, "config.yaml", "config.yaml (fixed)"), notes
+    )
 
 
 def apply_fix(run_dir: Path, plan: FixPlan) -> Path:

@@ -26,8 +26,11 @@ class GpuUse:
     util_pct: int | None
 
     def line(self) -> str:
-        mem = (f"{self.used_mib / MIB_PER_GIB:.1f} / {gib(self.total_mib / MIB_PER_GIB)}"
-               if self.used_mib is not None and self.total_mib else "memory n/a")
+        mem = (
+            f"{self.used_mib / MIB_PER_GIB:.1f} / {gib(self.total_mib / MIB_PER_GIB)}"
+            if self.used_mib is not None and self.total_mib
+            else "memory n/a"
+        )
         util = f"{self.util_pct}% util" if self.util_pct is not None else "util n/a"
         return f"GPU {self.index} {self.name}: {util}, {mem}"
 

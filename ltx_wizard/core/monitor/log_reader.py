@@ -32,9 +32,11 @@ def open_log(path: Path) -> BinaryIO | None:
     try:
         return open_regular(path, what="training log")
     except NotRegularFile as exc:
-        raise LogNotRegular(f"training log {path} is {exc.kind}, not a log file: the wizard "
-                            "reads only regular files; move it away (launch.sh writes a new "
-                            "log at the next start)") from None
+        raise LogNotRegular(
+            f"training log {path} is {exc.kind}, not a log file: the wizard "
+            "reads only regular files; move it away (launch.sh writes a new "
+            "log at the next start)"
+        ) from None
 
 
 @dataclass
@@ -91,7 +93,7 @@ class LogCursor:
         if cut < 0:
             self.partial = data[-MAX_LINE_BYTES:]
             return []
-        self.partial = data[cut + 1:][-MAX_LINE_BYTES:]
+        self.partial = data[cut + 1 :][-MAX_LINE_BYTES:]
         return [decode_line(raw) for raw in data[:cut].split(b"\n")]
 
     def skip_to(self, offset: int) -> int:
@@ -111,4 +113,3 @@ class LogCursor:
         except OSError:
             pass
         return self.offset
-

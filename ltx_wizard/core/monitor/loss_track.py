@@ -66,8 +66,7 @@ class LossTrack:
             self._append((step, float(loss)))
             last_point = at
             at += self.stride
-        self.skipped = (len(items) - 1 - last_point if last_point is not None
-                        else self.skipped + len(items))
+        self.skipped = len(items) - 1 - last_point if last_point is not None else self.skipped + len(items)
         self.recent.extend((s, float(v)) for s, v in items[-RECENT:])
         self.last_finite = self.recent[-1]
         self.nan_step = None
@@ -80,8 +79,11 @@ class LossTrack:
         kept = [p for p in self.recent if p[0] <= step]
         self.recent = deque(kept, maxlen=RECENT)
         finite = [p for p in [*self.points, *kept] if math.isfinite(p[1])]
-        self.last_finite = max(finite, default=None) if self.last_finite is None or (
-            self.last_finite[0] > step) else self.last_finite
+        self.last_finite = (
+            max(finite, default=None)
+            if self.last_finite is None or (self.last_finite[0] > step)
+            else self.last_finite
+        )
         if self.nan_step is not None and self.nan_step > step:
             self.nan_step = None
         if self.first is not None and self.first[0] > step:
@@ -90,9 +92,15 @@ class LossTrack:
     # -- kept between calls (core/monitor/cursor_store.py) --------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        return {"points": self.points, "stride": self.stride, "skipped": self.skipped,
-                "first": self.first, "last_finite": self.last_finite, "nan_step": self.nan_step,
-                "recent": [(s, None if math.isnan(v) else v) for s, v in self.recent]}
+        return {
+            "points": self.points,
+            "stride": self.stride,
+            "skipped": self.skipped,
+            "first": self.first,
+            "last_finite": self.last_finite,
+            "nan_step": self.nan_step,
+            "recent": [(s, None if math.isnan(v) else v) for s, v in self.recent],
+        }
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> LossTrack:
@@ -100,14 +108,17 @@ class LossTrack:
         points = [_point(p) for p in doc["points"]]
         if len(points) > MAX_POINTS:
             raise ValueError("too many points")
-        track = cls(points, _count(doc["stride"]), _count(doc["skipped"]),
-                    _point(doc["first"]) if doc["first"] is not None else None,
-                    _point(doc["last_finite"]) if doc["last_finite"] is not None else None,
-                    _count(doc["nan_step"]) if doc["nan_step"] is not None else None)
+        track = cls(
+            points,
+            _count(doc["stride"]),
+            _count(doc["skipped"]),
+            _point(doc["first"]) if doc["first"] is not None else None,
+            _point(doc["last_finite"]) if doc["last_finite"] is not None else None,
+            _count(doc["nan_step"]) if doc["nan_step"] is not None else None,
+        )
         recent = [(_count(s), math.nan if v is None else _finite(v)) for s, v in doc["recent"]]
         track.recent.extend(recent[-RECENT:])
         return track
-
 
 
 def counted_steps(steps: list[bytes], losses: list[bytes], last: int) -> list[tuple[int, bytes]]:

@@ -42,8 +42,12 @@ def _loss(value: float) -> str:
 def process_line(status: RunStatus) -> str:
     proc = status.process
     if proc is None:
-        return {"finished": "finished", "failed": "failed (the trainer has exited)",
-                "stopped": "stopped (no trainer process)", "not started": "not started"}[status.state]
+        return {
+            "finished": "finished",
+            "failed": "failed (the trainer has exited)",
+            "stopped": "stopped (no trainer process)",
+            "not started": "not started",
+        }[status.state]
     since = f", started {proc.started:%Y-%m-%d %H:%M:%S} UTC" if proc.started else ""
     return f"live: pid {proc.pid}{since}"
 
@@ -61,7 +65,9 @@ def step_line(status: RunStatus) -> str:
     if status.nan:
         text += f"; NaN since step {status.nan_step}" + (
             f" (last finite: {status.last_finite[1]:.4f} at step {status.last_finite[0]})"
-            if status.last_finite else "")
+            if status.last_finite
+            else ""
+        )
     return text
 
 
@@ -70,8 +76,10 @@ def _per_step(status: RunStatus) -> str:
         return eta_text(None)
     if status.s_per_step_kind == STEADY:
         return f"{status.s_per_step:.2f} s/step (steady)"
-    return (f"~{status.s_per_step:.2f} s/step (the trainer's average over this launch, "
-            "validation and checkpoint saves included)")
+    return (
+        f"~{status.s_per_step:.2f} s/step (the trainer's average over this launch, "
+        "validation and checkpoint saves included)"
+    )
 
 
 def pace_line(status: RunStatus) -> str:
@@ -99,9 +107,11 @@ def estimate_line(status: RunStatus) -> str | None:
     if tuned is None or tuned.duration is None:
         return None
     d = tuned.duration
-    return (f"Estimate in plan.md: about {clock(d.total_s)} for the whole run ({d.steps} steps, "
-            f"{d.passes} validation pass{'es' if d.passes != 1 else ''} and the load, from "
-            "autotune's trials); the ETA counts what is left of this launch")
+    return (
+        f"Estimate in plan.md: about {clock(d.total_s)} for the whole run ({d.steps} steps, "
+        f"{d.passes} validation pass{'es' if d.passes != 1 else ''} and the load, from "
+        "autotune's trials); the ETA counts what is left of this launch"
+    )
 
 
 def checkpoint_line(status: RunStatus) -> str:
@@ -114,14 +124,20 @@ def checkpoint_line(status: RunStatus) -> str:
     if status.nan and good is not ck:
         text += "; saved after the loss turned NaN: NaN throughout. " + (
             f"Last one saved while the loss was finite: {good.path} (step {good.step})"
-            if good is not None else "None was saved while the loss was finite")
+            if good is not None
+            else "None was saved while the loss was finite"
+        )
     return text
 
 
 def block(status: RunStatus) -> list[str]:
     """The status report, one fact per line (outside text cleaned of control characters)."""
-    lines = [f"Run: {status.run_dir}", f"Training: {process_line(status)}", step_line(status),
-             pace_line(status)]
+    lines = [
+        f"Run: {status.run_dir}",
+        f"Training: {process_line(status)}",
+        step_line(status),
+        pace_line(status),
+    ]
     estimate = estimate_line(status) if status.state == "live" else None
     if estimate:
         lines.append(estimate)
@@ -144,12 +160,16 @@ def block(status: RunStatus) -> list[str]:
             lines.append("Proposed fix: " + ", ".join(show_change(k, v) for k, v in d.changes.items()))
     usable = status.usable_checkpoint  # not None where resumable
     if status.resumable and status.nan and usable is not None:
-        lines.append(f"Resume from the last finite checkpoint (step {usable.step}"
-                     f"), after the fix: ltx-wizard --run-dir {status.run_dir} (Monitor, f then r)")
+        lines.append(
+            f"Resume from the last finite checkpoint (step {usable.step}"
+            f"), after the fix: ltx-wizard --run-dir {status.run_dir} (Monitor, f then r)"
+        )
     elif status.resumable and status.state == "finished":
-        lines.append(f"Train longer: raise optimization.steps in config.yaml (now "
-                     f"{status.total or '?'}), then resume: ltx-wizard --run-dir "
-                     f"{status.run_dir} (Monitor, r)")
+        lines.append(
+            f"Train longer: raise optimization.steps in config.yaml (now "
+            f"{status.total or '?'}), then resume: ltx-wizard --run-dir "
+            f"{status.run_dir} (Monitor, r)"
+        )
     elif status.resumable:
         lines.append(f"Resume: ltx-wizard --run-dir {status.run_dir} (Monitor, r)")
     lines.append(f"Log: {status.log}")
@@ -159,26 +179,42 @@ def block(status: RunStatus) -> list[str]:
 def as_json(status: RunStatus) -> dict[str, Any]:
     proc = status.process
     return {
-        "run_dir": str(status.run_dir), "log": str(status.log), "state": status.state,
+        "run_dir": str(status.run_dir),
+        "log": str(status.log),
+        "state": status.state,
         "pid": proc.pid if proc else None,
         "pid_started": proc.started.isoformat() if proc and proc.started else None,
-        "step": status.step, "total_steps": status.total, "percent": status.percent,
+        "step": status.step,
+        "total_steps": status.total,
+        "percent": status.percent,
         "recent_losses": [None if math.isnan(v) else v for v in status.recent_losses],
         "first_loss": list(status.first_loss) if status.first_loss else None,
         "loss_nan_since_step": status.nan_step,
         "last_finite_loss": list(status.last_finite) if status.last_finite else None,
-        "usable_checkpoint": str(status.usable_checkpoint.path) if status.usable_checkpoint
-        else None,
-        "s_per_step": status.s_per_step, "s_per_step_kind": status.s_per_step_kind,
-        "eta_s": status.eta_s, "eta_kind": status.eta_kind,
-        "checkpoints": [{"path": str(c.path), "step": c.step,
-                         "training_state": str(c.state) if c.state else None}
-                        for c in status.checkpoints],
-        "samples": [str(p) for p in status.samples], "attention": status.attention,
+        "usable_checkpoint": str(status.usable_checkpoint.path) if status.usable_checkpoint else None,
+        "s_per_step": status.s_per_step,
+        "s_per_step_kind": status.s_per_step_kind,
+        "eta_s": status.eta_s,
+        "eta_kind": status.eta_kind,
+        "checkpoints": [
+            {"path": str(c.path), "step": c.step, "training_state": str(c.state) if c.state else None}
+            for c in status.checkpoints
+        ],
+        "samples": [str(p) for p in status.samples],
+        "attention": status.attention,
         "wandb_url": status.wandb_url,
-        "gpus": [{"index": g.index, "name": g.name, "used_mib": g.used_mib,
-                  "total_mib": g.total_mib, "util_pct": g.util_pct} for g in status.gpus],
+        "gpus": [
+            {
+                "index": g.index,
+                "name": g.name,
+                "used_mib": g.used_mib,
+                "total_mib": g.total_mib,
+                "util_pct": g.util_pct,
+            }
+            for g in status.gpus
+        ],
         "gpu_note": status.gpu_note,
         "diagnosis": status.diagnosis.as_dict() if status.diagnosis else None,
-        "resumable": status.resumable, "output_dir": str(status.output_dir),
+        "resumable": status.resumable,
+        "output_dir": str(status.output_dir),
     }

@@ -35,13 +35,22 @@ from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text, unified_di
 from ltx_wizard.core.monitor.backups import keep_copy, new_folder
 from ltx_wizard.core.monitor.run_config import output_dir, value, whole
 from ltx_wizard.core.monitor.training_state import (
-    STATE, WEIGHTS, SavedCheckpoint, checkpoint_names, restores, saved_checkpoints)
+    STATE,
+    WEIGHTS,
+    SavedCheckpoint,
+    checkpoint_names,
+    restores,
+    saved_checkpoints,
+)
 
-__all__ = ["ResumePlan", "SavedCheckpoint", "apply_resume", "plan_resume", "saved_checkpoints",
-           "writes_step"]
+__all__ = ["ResumePlan", "SavedCheckpoint", "apply_resume", "plan_resume", "saved_checkpoints", "writes_step"]
 
-_FINGERPRINT = ("optimization.optimizer_type", "optimization.scheduler_type",
-                "model.training_mode", "lora.rank")
+_FINGERPRINT = (
+    "optimization.optimizer_type",
+    "optimization.scheduler_type",
+    "model.training_mode",
+    "lora.rank",
+)
 _SAMPLE = re.compile(r"step_(\d{1,40})_\d{1,12}\.\w{1,8}")  # validation_runner.py ValidationRunner.run
 MAX_SAMPLES = 10_000  # sample names looked at
 ASIDE = "kept-before-resume"
@@ -65,20 +74,28 @@ class ResumePlan:
         ck = self.checkpoint
         if self.weights_only_reason is None:
             assert ck.state is not None  # a full resume has its training state (_weights_only_reason)
-            text = (f"Resume from step {ck.step} of {self.total_steps}: weights {ck.path.name} and "
-                    f"the training state {ck.state.name} beside it. {self.restores}")
+            text = (
+                f"Resume from step {ck.step} of {self.total_steps}: weights {ck.path.name} and "
+                f"the training state {ck.state.name} beside it. {self.restores}"
+            )
         else:
-            text = (f"Weights only from {ck.path.name} (step {ck.step}): {self.weights_only_reason}, "
-                    f"so the trainer counts steps from 0 again.")
+            text = (
+                f"Weights only from {ck.path.name} (step {ck.step}): {self.weights_only_reason}, "
+                f"so the trainer counts steps from 0 again."
+            )
         if self.would_overwrite:
-            text += (f" Restarted step numbers would overwrite {', '.join(self.would_overwrite[:3])}"
-                     f": the resumed run writes to {self.changes['output_dir']} instead.")
+            text += (
+                f" Restarted step numbers would overwrite {', '.join(self.would_overwrite[:3])}"
+                f": the resumed run writes to {self.changes['output_dir']} instead."
+            )
         if self.samples_aside:
             count = len(self.samples_aside)
-            text += (f" The trainer validates again at step {self.start_step} first, writing over "
-                     f"the earlier run's {'sample' if count == 1 else f'{count} samples'} of that "
-                     f"step ({self.samples_aside[0].name}{', ...' if count > 1 else ''}): "
-                     f"{'it is' if count == 1 else 'they are'} moved to samples/{ASIDE}/ first.")
+            text += (
+                f" The trainer validates again at step {self.start_step} first, writing over "
+                f"the earlier run's {'sample' if count == 1 else f'{count} samples'} of that "
+                f"step ({self.samples_aside[0].name}{', ...' if count > 1 else ''}): "
+                f"{'it is' if count == 1 else 'they are'} moved to samples/{ASIDE}/ first."
+            )
         return text
 
 
@@ -104,9 +121,11 @@ def _weights_only_reason(config: dict[str, Any], ck: SavedCheckpoint, out_dir: P
     if rank and value(config, "model.training_mode", "lora") == "lora":
         # trainer.py _load_checkpoint: the weights go into a LoRA of the configured rank (peft's
         # set_peft_model_state_dict): another rank's tensors do not fit and the start fails
-        raise UsageError(f"config.yaml changed {rank[0]} since the checkpoints were saved: the "
-                         "trainer cannot load them into a LoRA of another rank: put the rank "
-                         "back to resume, or set a new output_dir and start anew (bash launch.sh)")
+        raise UsageError(
+            f"config.yaml changed {rank[0]} since the checkpoints were saved: the "
+            "trainer cannot load them into a LoRA of another rank: put the rank "
+            "back to resume, or set a new output_dir and start anew (bash launch.sh)"
+        )
     if mismatch:
         return "the config differs from the saved state (" + "; ".join(mismatch) + ")"
     return None
@@ -115,8 +134,9 @@ def _weights_only_reason(config: dict[str, Any], ck: SavedCheckpoint, out_dir: P
 def writes_step(step: int, start: int, total: int, interval: int | None) -> bool:
     """Whether a run counting from `start` to `total` saves a checkpoint at `step` (train():
     every `interval` steps, and once more at the end)."""
-    return start < step <= total and (step == total or interval is not None and interval != 0
-                                      and step % interval == 0)
+    return start < step <= total and (
+        step == total or interval is not None and interval != 0 and step % interval == 0
+    )
 
 
 def validates_step(step: int, start: int, total: int, config: dict[str, Any]) -> bool:
@@ -165,8 +185,10 @@ def _pick(found: list[SavedCheckpoint], upto_step: int | None, out_dir: Path) ->
     if not found:
         raise UsageError(f"no checkpoint in {out_dir / 'checkpoints'} to resume from")
     if not usable:
-        raise UsageError(f"every checkpoint in {out_dir / 'checkpoints'} was saved after the loss "
-                         f"turned NaN (after step {upto_step}): none to resume from; start anew")
+        raise UsageError(
+            f"every checkpoint in {out_dir / 'checkpoints'} was saved after the loss "
+            f"turned NaN (after step {upto_step}): none to resume from; start anew"
+        )
     return usable[0]
 
 
@@ -189,10 +211,13 @@ def plan_resume(run_dir: Path, *, upto_step: int | None = None) -> ResumePlan:
     reason = _weights_only_reason(config, ck, out_dir)
     start = 0 if reason else ck.step
     if start >= total:  # trainer.py train(): "No remaining training steps" (ValueError)
-        raise UsageError(f"the run already reached step {ck.step} of {total}: raise "
-                         "optimization.steps in config.yaml to train longer, then resume again")
-    plan = ResumePlan(ck, start, total, reason, restores(run_dir, config, out_dir),
-                      {"model.load_checkpoint": str(ck.path)})
+        raise UsageError(
+            f"the run already reached step {ck.step} of {total}: raise "
+            "optimization.steps in config.yaml to train longer, then resume again"
+        )
+    plan = ResumePlan(
+        ck, start, total, reason, restores(run_dir, config, out_dir), {"model.load_checkpoint": str(ck.path)}
+    )
     plan.would_overwrite = _clashes(config, out_dir, start, total)
     if plan.would_overwrite:
         plan.changes["output_dir"] = str(fresh_output_dir(out_dir, f"resumed-from-{ck.step}"))

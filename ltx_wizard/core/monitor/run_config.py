@@ -64,8 +64,9 @@ def whole(config: dict[str, Any], dotted: str, default: int | None = None) -> in
     if _WHOLE.fullmatch(text) and len(text.replace("_", "")) <= 80:
         return int(text.split(".")[0].replace("_", ""))
     shown = clip(repr(raw), 40)
-    raise UsageError(f"config.yaml: {dotted} is {shown}, not a whole number the trainer accepts: "
-                     "fix it in config.yaml")
+    raise UsageError(
+        f"config.yaml: {dotted} is {shown}, not a whole number the trainer accepts: fix it in config.yaml"
+    )
 
 
 def whole_or(config: dict[str, Any], dotted: str, default: int | None = None) -> int | None:

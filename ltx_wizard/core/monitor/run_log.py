@@ -28,7 +28,13 @@ from ltx_wizard.core.monitor.startup_lines import StartupLines
 from ltx_wizard.core.trainer_output import grammar as g
 from ltx_wizard.core.trainer_output import history_scan
 from ltx_wizard.core.trainer_output.events import (
-    CheckpointSaved, OomError, Statistics, StepEvent, Traceback, TrainerEvent, ValidationSaved,
+    CheckpointSaved,
+    OomError,
+    Statistics,
+    StepEvent,
+    Traceback,
+    TrainerEvent,
+    ValidationSaved,
 )
 from ltx_wizard.core.trainer_output.history_scan import HistoryScan, StepBulk, projection_s
 from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
@@ -230,8 +236,14 @@ class RunLog:
         attempt = self.attempt
         attempt.cause.feed(event)
         if isinstance(event, StepEvent):
-            self._step_at(event.step, event.total, event.loss, event.time_per_step_s, event.rank,
-                          projection_s(event.total_time.encode()))
+            self._step_at(
+                event.step,
+                event.total,
+                event.loss,
+                event.time_per_step_s,
+                event.rank,
+                projection_s(event.total_time.encode()),
+            )
         elif isinstance(event, ValidationSaved):
             self._validation(event.step)
         elif isinstance(event, CheckpointSaved):
@@ -257,7 +269,7 @@ class RunLog:
     def _bulk(self, bulk: StepBulk) -> None:
         """A stretch read in bulk (history_scan.py): its checkpoints and validations, then
         each step once (loss_track.counted_steps)."""
-        for step, path in bulk.checkpoints[-(self.checkpoints.maxlen or 20) - 1:]:
+        for step, path in bulk.checkpoints[-(self.checkpoints.maxlen or 20) - 1 :]:
             self._checkpoint(int(step), path.decode("utf-8", "replace"))
         for step in bulk.validations[-20:]:
             self._validation(int(step))
@@ -270,8 +282,15 @@ class RunLog:
         if bulk.last is not None:  # a save or a validation after the last step line
             self._history(bulk.last)
 
-    def _step_at(self, step: int, total: int, loss: float, secs: float, rank: int | None,
-                 projection: float | None = None) -> None:
+    def _step_at(
+        self,
+        step: int,
+        total: int,
+        loss: float,
+        secs: float,
+        rank: int | None,
+        projection: float | None = None,
+    ) -> None:
         attempt = self.attempt
         if step == 0:
             # trainer.py LtxvTrainer.train logs on micro-steps where global_step % 20 == 0: with
@@ -297,12 +316,20 @@ class RunLog:
 
     def history_json(self) -> dict[str, Any]:
         """What the history scan has built, as plain data (nothing of the tail's parse)."""
-        return {"loss": self.loss.to_json(), "steady": list(self.steady), "step": self.step,
-                "total": self.total, "checkpoints": [(c.step, c.path) for c in self.checkpoints],
-                "attempt": self.attempt.to_json(), "attempts": self.attempts,
-                "earlier_minutes": self.earlier_minutes, "startup": self.startup.to_json(),
-                "lines": self.lines, "busy_step": self._busy_step,
-                "window_end": self.scan.window_end}
+        return {
+            "loss": self.loss.to_json(),
+            "steady": list(self.steady),
+            "step": self.step,
+            "total": self.total,
+            "checkpoints": [(c.step, c.path) for c in self.checkpoints],
+            "attempt": self.attempt.to_json(),
+            "attempts": self.attempts,
+            "earlier_minutes": self.earlier_minutes,
+            "startup": self.startup.to_json(),
+            "lines": self.lines,
+            "busy_step": self._busy_step,
+            "window_end": self.scan.window_end,
+        }
 
     def restore_history(self, doc: dict[str, Any]) -> None:
         """The state `history_json` wrote. Raises ValueError/TypeError/KeyError on anything else
@@ -314,15 +341,25 @@ class RunLog:
         checkpoints = [Checkpoint(checked.count(s), checked.text(p)) for s, p in doc["checkpoints"]]
         attempt = Attempt.from_json(doc["attempt"])
         startup = StartupLines.from_json(doc["startup"])
-        values = (checked.optional(checked.count, doc["step"]),
-                  checked.optional(checked.count, doc["total"]), checked.count(doc["attempts"]),
-                  [checked.optional(checked.number, m) for m in doc["earlier_minutes"]][-100:],
-                  checked.count(doc["lines"]),
-                  checked.optional(checked.count, doc["busy_step"]),
-                  checked.count(doc["window_end"]))
+        values = (
+            checked.optional(checked.count, doc["step"]),
+            checked.optional(checked.count, doc["total"]),
+            checked.count(doc["attempts"]),
+            [checked.optional(checked.number, m) for m in doc["earlier_minutes"]][-100:],
+            checked.count(doc["lines"]),
+            checked.optional(checked.count, doc["busy_step"]),
+            checked.count(doc["window_end"]),
+        )
         self._reset()
         self.loss, self.attempt, self.startup = loss, attempt, startup
         self.steady.extend(steady)
         self.checkpoints.extend(checkpoints[-20:])
-        (self.step, self.total, self.attempts, self.earlier_minutes, self.lines,
-         self._busy_step, self.scan.window_end) = values
+        (
+            self.step,
+            self.total,
+            self.attempts,
+            self.earlier_minutes,
+            self.lines,
+            self._busy_step,
+            self.scan.window_end,
+        ) = values

@@ -67,6 +67,7 @@ class StartupLines:
         found.wandb_url = checked.optional(checked.text, doc["wandb_url"])
         found.attention = checked.optional(checked.text, doc["attention"])
         pending = doc["pending"]
-        found.pending = (None if pending is None else
-                         [checked.text(x) for x in pending][:history_scan.FOLD_LINES])
+        found.pending = (
+            None if pending is None else [checked.text(x) for x in pending][: history_scan.FOLD_LINES]
+        )
         return found

@@ -113,8 +113,10 @@ def check_run(run_dir: Path) -> None:
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir}: no such folder; pass a run folder the wizard or `plan` wrote")
     if not any((run_dir / name).exists() for name in ("config.yaml", "run.json", "logs")):
-        raise UsageError(f"{run_dir} is not a run folder (no config.yaml, run.json or logs/): "
-                         "pass the folder `plan` or the wizard wrote")
+        raise UsageError(
+            f"{run_dir} is not a run folder (no config.yaml, run.json or logs/): "
+            "pass the folder `plan` or the wizard wrote"
+        )
 
 
 class RunMonitor:
@@ -155,8 +157,9 @@ class RunMonitor:
         proc = trainer_process(self.run_dir)
         if proc is None:
             log.finish()  # nobody writes any more: what the parser holds is complete
-        diagnosis = not_encoded(diagnose(log.attempt, config, exited=proc is None),
-                                pending_preprocess(self.run_dir))
+        diagnosis = not_encoded(
+            diagnose(log.attempt, config, exited=proc is None), pending_preprocess(self.run_dir)
+        )
         if proc is not None and diagnosis is not None and diagnosis.kind in _ONLY_AFTER_EXIT:
             diagnosis = None
         state = self._state(proc, diagnosis)
@@ -167,14 +170,32 @@ class RunMonitor:
         stats = log.attempt.statistics
         readings, note = self._gpus(state == "live") if gpus else ([], None)
         return RunStatus(
-            self.run_dir, self.log_path, state, proc, step, total,
-            [loss for _, loss in log.recent], log.first_loss, list(log.points), speed.s_per_step,
-            speed.eta_s, saved_checkpoints(out_dir), latest_samples(out_dir), log.attention,
-            log.wandb_url, readings, note, diagnosis, out_dir, list(log.tail)[-40:],
+            self.run_dir,
+            self.log_path,
+            state,
+            proc,
+            step,
+            total,
+            [loss for _, loss in log.recent],
+            log.first_loss,
+            list(log.points),
+            speed.s_per_step,
+            speed.eta_s,
+            saved_checkpoints(out_dir),
+            latest_samples(out_dir),
+            log.attention,
+            log.wandb_url,
+            readings,
+            note,
+            diagnosis,
+            out_dir,
+            list(log.tail)[-40:],
             simulated=bool(self.spec and self.spec.simulated),
             train_minutes=log.attempt.minutes,
             earlier_minutes=tuple(log.earlier_minutes),
             peak_gb=stats.peak_gpu_memory_gb if stats else None,
-            s_per_step_kind=speed.s_per_step_kind, eta_kind=speed.eta_kind,
-            nan_step=log.loss.nan_step, last_finite=log.loss.last_finite,
+            s_per_step_kind=speed.s_per_step_kind,
+            eta_kind=speed.eta_kind,
+            nan_step=log.loss.nan_step,
+            last_finite=log.loss.last_finite,
         )

@@ -38,8 +38,9 @@ def _duration(minutes: float | None, earlier: tuple[float | None, ...] = ()) -> 
     text = f"{sum(known):.1f} minutes of training over {len(every)} launches (the trainer's figures"
     missing = len(every) - len(known)
     if missing:
-        text += (f"; {missing} launch{'es' if missing > 1 else ''} stopped before printing "
-                 "its time, not counted")
+        text += (
+            f"; {missing} launch{'es' if missing > 1 else ''} stopped before printing its time, not counted"
+        )
     return text + ")"
 
 
@@ -47,24 +48,41 @@ def _render_line(config: dict[str, Any], checkpoint: Path) -> str:
     # ltx-pipelines' CLI (ltx_pipelines/utils/args.py basic_arg_parser, default_1_stage_arg_parser)
     prompts = value(config, "validation.prompts") or []
     prompt = prompts[0] if isinstance(prompts, list) and prompts else "<your prompt>"
-    argv = ["uv", "run", "python", "-m", "ltx_pipelines.ti2vid_one_stage",
-            "--checkpoint-path", str(value(config, "model.model_path", "<checkpoint>")),
-            "--gemma-root", str(value(config, "model.text_encoder_path", "<gemma folder>")),
-            "--lora", str(checkpoint), "1.0", "--prompt", str(prompt),
-            "--output-path", str(checkpoint.parent.parent / "render.mp4")]
+    argv = [
+        "uv",
+        "run",
+        "python",
+        "-m",
+        "ltx_pipelines.ti2vid_one_stage",
+        "--checkpoint-path",
+        str(value(config, "model.model_path", "<checkpoint>")),
+        "--gemma-root",
+        str(value(config, "model.text_encoder_path", "<gemma folder>")),
+        "--lora",
+        str(checkpoint),
+        "1.0",
+        "--prompt",
+        str(prompt),
+        "--output-path",
+        str(checkpoint.parent.parent / "render.mp4"),
+    ]
     return shlex.join(argv)
 
 
 def _training_table(config: dict[str, Any]) -> list[str]:
-    rows = [("Training mode", "model.training_mode"), ("Steps", "optimization.steps"),
-            ("Batch size", "optimization.batch_size"),
-            ("Gradient accumulation", "optimization.gradient_accumulation_steps"),
-            ("Learning rate", "optimization.learning_rate"),
-            ("Optimizer", "optimization.optimizer_type"),
-            ("Gradient checkpointing", "optimization.enable_gradient_checkpointing"),
-            ("Mixed precision", "acceleration.mixed_precision_mode"),
-            ("Quantization", "acceleration.quantization"), ("LoRA rank", "lora.rank"),
-            ("Seed", "seed")]
+    rows = [
+        ("Training mode", "model.training_mode"),
+        ("Steps", "optimization.steps"),
+        ("Batch size", "optimization.batch_size"),
+        ("Gradient accumulation", "optimization.gradient_accumulation_steps"),
+        ("Learning rate", "optimization.learning_rate"),
+        ("Optimizer", "optimization.optimizer_type"),
+        ("Gradient checkpointing", "optimization.enable_gradient_checkpointing"),
+        ("Mixed precision", "acceleration.mixed_precision_mode"),
+        ("Quantization", "acceleration.quantization"),
+        ("LoRA rank", "lora.rank"),
+        ("Seed", "seed"),
+    ]
     lines = ["| Field | Value |", "|-------|-------|"]
     for label, key in rows:
         lines.append(f"| {label} | {str(value(config, key, '-')).replace('|', '/')} |")
@@ -76,8 +94,9 @@ def _loss_line(status: RunStatus) -> str:
     start = f"{first[1]:.4f} at step {first[0]}" if first else "?"
     if status.nan:
         finite = status.last_finite
-        return (f"**Loss:** {start} → NaN from step {status.nan_step} to the end"
-                + (f" (last finite: {finite[1]:.4f} at step {finite[0]})" if finite else ""))
+        return f"**Loss:** {start} → NaN from step {status.nan_step} to the end" + (
+            f" (last finite: {finite[1]:.4f} at step {finite[0]})" if finite else ""
+        )
     last = status.recent_losses[-1] if status.recent_losses else None
     return f"**Loss:** {start} → {f'{last:.4f}' if last is not None else '?'} at the end"
 
@@ -88,11 +107,14 @@ def _checkpoint_lines(status: RunStatus, usable: SavedCheckpoint | None) -> list
         return []
     if not status.nan or usable is latest:
         return [f"**Final checkpoint:** `{latest.path}` (step {latest.step})"]
-    lines = [f"**Final checkpoint:** `{latest.path}` (step {latest.step}), saved after the loss "
-             "turned NaN: its weights are NaN, do not use it"]
+    lines = [
+        f"**Final checkpoint:** `{latest.path}` (step {latest.step}), saved after the loss "
+        "turned NaN: its weights are NaN, do not use it"
+    ]
     if usable is not None:
-        lines.append(f"**Last checkpoint saved while the loss was finite:** `{usable.path}` "
-                     f"(step {usable.step})")
+        lines.append(
+            f"**Last checkpoint saved while the loss was finite:** `{usable.path}` (step {usable.step})"
+        )
     else:
         lines.append("**No checkpoint was saved while the loss was finite.**")
     return lines
@@ -105,28 +127,50 @@ def render_summary(status: RunStatus) -> str:
     usable = status.usable_checkpoint
     lines = [f"# {run.name}", "", *_checkpoint_lines(status, usable)]
     duration = _duration(status.train_minutes, status.earlier_minutes)
-    lines += [f"**Steps:** {status.step if status.step is not None else '?'} of "
-              f"{status.total or '?'}", f"**Duration:** {duration}", _loss_line(status)]
+    lines += [
+        f"**Steps:** {status.step if status.step is not None else '?'} of {status.total or '?'}",
+        f"**Duration:** {duration}",
+        _loss_line(status),
+    ]
     if peak_gb is not None:
         lines.append(f"**Peak GPU memory (trainer's figure):** {gib(peak_gb, 2)}")
-    lines += ["", "## What was trained", "",
-              f"- Recipe: {meta.recipe or '-'}; GPUs: {meta.num_gpus or '?'} x {meta.nodes} node(s)"
-              f"{' (simulated)' if status.simulated else ''}",
-              f"- Model: `{value(config, 'model.model_path', '-')}`",
-              f"- Text encoder: `{value(config, 'model.text_encoder_path', '-')}`",
-              f"- Data: `{value(config, 'data.preprocessed_data_root', '-')}`{_planned_data(run)}",
-              "",
-              "## Training config", "", *_training_table(config), "",
-              f"Full config: `{run / 'config.yaml'}`; the plan: `{run / 'plan.md'}`", "",
-              "## Outputs", "", f"- Checkpoints: `{status.output_dir / 'checkpoints'}`",
-              f"- Validation samples: `{status.output_dir / 'samples'}`",
-              f"- W&B run: {status.wandb_url or '(W&B not enabled or not in the log)'}",
-              f"- Training log: `{status.log}`", ""]
+    lines += [
+        "",
+        "## What was trained",
+        "",
+        f"- Recipe: {meta.recipe or '-'}; GPUs: {meta.num_gpus or '?'} x {meta.nodes} node(s)"
+        f"{' (simulated)' if status.simulated else ''}",
+        f"- Model: `{value(config, 'model.model_path', '-')}`",
+        f"- Text encoder: `{value(config, 'model.text_encoder_path', '-')}`",
+        f"- Data: `{value(config, 'data.preprocessed_data_root', '-')}`{_planned_data(run)}",
+        "",
+        "## Training config",
+        "",
+        *_training_table(config),
+        "",
+        f"Full config: `{run / 'config.yaml'}`; the plan: `{run / 'plan.md'}`",
+        "",
+        "## Outputs",
+        "",
+        f"- Checkpoints: `{status.output_dir / 'checkpoints'}`",
+        f"- Validation samples: `{status.output_dir / 'samples'}`",
+        f"- W&B run: {status.wandb_url or '(W&B not enabled or not in the log)'}",
+        f"- Training log: `{status.log}`",
+        "",
+    ]
     lines += evaluation_lines(run)  # the post-training evaluation's renders, once it ran
     lines += _continue_section(status, config, usable)
     if usable is not None:
-        lines += ["## Render with it", "", "From your LTX-2 checkout (ltx-pipelines):", "",
-                  "```bash", _render_line(config, usable.path), "```", ""]
+        lines += [
+            "## Render with it",
+            "",
+            "From your LTX-2 checkout (ltx-pipelines):",
+            "",
+            "```bash",
+            _render_line(config, usable.path),
+            "```",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -143,34 +187,57 @@ def _planned_data(run: Path) -> str:
         return ""
     data = rec.data
     if data.from_clips:
-        return (f" ({data.listed} clips listed in `{data.source}`, {data.samples} to train on, "
-                "as planned)")
+        return f" ({data.listed} clips listed in `{data.source}`, {data.samples} to train on, as planned)"
     return f" ({data.samples} preprocessed samples, as planned)"
 
 
-def _continue_section(status: RunStatus, config: dict[str, Any],
-                      usable: SavedCheckpoint | None) -> list[str]:
+def _continue_section(status: RunStatus, config: dict[str, Any], usable: SavedCheckpoint | None) -> list[str]:
     if usable is None:
         return []
     run = status.run_dir
     if usable.state is None:
-        state = (f"There is no `training_state_step_{usable.step:05d}.pt` beside it: the weights "
-                 "load and the trainer counts steps from 0 again (the Monitor's resume then "
-                 "writes to a new output_dir, so no checkpoint is overwritten).")
+        state = (
+            f"There is no `training_state_step_{usable.step:05d}.pt` beside it: the weights "
+            "load and the trainer counts steps from 0 again (the Monitor's resume then "
+            "writes to a new output_dir, so no checkpoint is overwritten)."
+        )
     else:
-        state = (f"The trainer finds `{usable.state.name}` beside it and goes on from step "
-                 f"{usable.step}. " + restores(run, config, status.output_dir))
+        state = (
+            f"The trainer finds `{usable.state.name}` beside it and goes on from step "
+            f"{usable.step}. " + restores(run, config, status.output_dir)
+        )
     if status.nan:
-        how = ("Fix what made the loss NaN first (Monitor, f shows the proposed change), then "
-               "resume from the last finite checkpoint: the Monitor's resume (r) picks it.")
+        how = (
+            "Fix what made the loss NaN first (Monitor, f shows the proposed change), then "
+            "resume from the last finite checkpoint: the Monitor's resume (r) picks it."
+        )
     else:
-        how = ("Raise `optimization.steps` in config.yaml, then resume: `ltx-wizard --run-dir "
-               f"{run}` opens the Monitor, where r plans it and shows the change before writing.")
-    return ["## How to continue training", "", how, "", "The resume sets (and keeps the old "
-            "config as `config.before-resume.yaml`, numbered when one exists):", "", "```yaml",
-            "model:", f"  load_checkpoint: {shlex.quote(str(usable.path))}", "```", "", state, "",
-            "Then it asks before starting the run again, or start it yourself:", "", "```bash",
-            copy_line(run), "```", ""]
+        how = (
+            "Raise `optimization.steps` in config.yaml, then resume: `ltx-wizard --run-dir "
+            f"{run}` opens the Monitor, where r plans it and shows the change before writing."
+        )
+    return [
+        "## How to continue training",
+        "",
+        how,
+        "",
+        "The resume sets (and keeps the old "
+        "config as `config.before-resume.yaml`, numbered when one exists):",
+        "",
+        "```yaml",
+        "model:",
+        f"  load_checkpoint: {shlex.quote(str(usable.path))}",
+        "```",
+        "",
+        state,
+        "",
+        "Then it asks before starting the run again, or start it yourself:",
+        "",
+        "```bash",
+        copy_line(run),
+        "```",
+        "",
+    ]
 
 
 def ensure_summary(status: RunStatus) -> Path | None:

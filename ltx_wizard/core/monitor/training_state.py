@@ -31,8 +31,12 @@ STATE = re.compile(r"training_state_step_(\d{1,40})\.pt")
 MAX_ENTRIES = 100_000  # names looked at in a checkpoints folder
 # torch.optim.lr_scheduler: these compute the next rate from the optimizer's current one (the
 # "chainable" form); CosineAnnealingWarmRestarts computes it from the base rates and its counter.
-_CHAINABLE = {"linear": "LinearLR", "cosine": "CosineAnnealingLR", "polynomial": "PolynomialLR",
-              "step": "StepLR"}
+_CHAINABLE = {
+    "linear": "LinearLR",
+    "cosine": "CosineAnnealingLR",
+    "polynomial": "PolynomialLR",
+    "step": "StepLR",
+}
 
 
 @dataclass(frozen=True)
@@ -99,12 +103,14 @@ def restores(run_dir: Path, config: dict[str, Any], out_dir: Path) -> str:
     if mode_key == "full" and not fsdp:
         return "It restores " + ", ".join(kept) + " and the optimizer state (AdamW's moments)."
     kept_text = ", ".join(kept[:-1]) + " and " + kept[-1] if len(kept) > 1 else kept[0]
-    why = ("FSDP saves it so whatever the setting" if fsdp else
-           f"checkpoints.save_training_state is {mode_key}")
-    text = (f"It restores {kept_text}; not the optimizer state ({why}): AdamW's moments "
-            "start again from zero")
+    why = (
+        "FSDP saves it so whatever the setting" if fsdp else f"checkpoints.save_training_state is {mode_key}"
+    )
+    text = f"It restores {kept_text}; not the optimizer state ({why}): AdamW's moments start again from zero"
     if scheduler in _CHAINABLE:
-        text += (f", and the learning rate starts again from optimization.learning_rate, which "
-                 f"{_CHAINABLE[scheduler]} continues from, so it leaves the schedule")
+        text += (
+            f", and the learning rate starts again from optimization.learning_rate, which "
+            f"{_CHAINABLE[scheduler]} continues from, so it leaves the schedule"
+        )
     hint = "" if fsdp else " `checkpoints.save_training_state: full` keeps it in later checkpoints."
     return text + "." + hint

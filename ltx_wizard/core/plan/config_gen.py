@@ -75,8 +75,7 @@ def check_full_finetune(num_gpus: int, tier: Tier, force_full: bool) -> list[str
             "to try anyway at your own risk"
         )
     return [
-        f"full fine-tune forced on {', '.join(problems)}: it is unlikely to fit in memory — "
-        "at your own risk"
+        f"full fine-tune forced on {', '.join(problems)}: it is unlikely to fit in memory — at your own risk"
     ]
 
 
@@ -154,8 +153,9 @@ def self_check(config_text: str, *, data_pending: bool = False) -> list[str]:
     `data_pending`: the data root is written later by the planned preprocessing."""
     data = load_yaml(config_text)
     problems: list[str] = []
-    keys = ("model.model_path", "model.text_encoder_path", "model.video_vae_path",
-            "model.audio_vae_path") + (() if data_pending else ("data.preprocessed_data_root",))
+    keys = ("model.model_path", "model.text_encoder_path", "model.video_vae_path", "model.audio_vae_path") + (
+        () if data_pending else ("data.preprocessed_data_root",)
+    )
     for key in keys:
         value = get_dotted(data, key, None)
         if value is None and key in ("model.video_vae_path", "model.audio_vae_path"):
@@ -175,8 +175,10 @@ def self_check(config_text: str, *, data_pending: bool = False) -> list[str]:
 
 def _dims_problems(dims: Any) -> list[str]:
     if not (isinstance(dims, list) and len(dims) == 3 and all(type(d) is int for d in dims)):
-        return [f"validation.video_dims {list(dims) if isinstance(dims, list) else dims!r} is not "
-                "[width, height, frames]"]
+        return [
+            f"validation.video_dims {list(dims) if isinstance(dims, list) else dims!r} is not "
+            "[width, height, frames]"
+        ]
     width, height, frames = dims
     out = []
     if width % 32 or height % 32:
@@ -186,16 +188,16 @@ def _dims_problems(dims: Any) -> list[str]:
     return out
 
 
-def require_self_check(config_text: str, where: str = "config.yaml", *,
-                       data_pending: bool = False) -> None:
+def require_self_check(config_text: str, where: str = "config.yaml", *, data_pending: bool = False) -> None:
     problems = self_check(config_text, data_pending=data_pending)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise UsageError(f"{where} would fail in the trainer: {problems[0]}{more}")
 
 
-def config_diff(base_text: str, written_text: str, base_name: str = "shipped",
-                written_name: str = "config.yaml") -> str:
+def config_diff(
+    base_text: str, written_text: str, base_name: str = "shipped", written_name: str = "config.yaml"
+) -> str:
     """Printable diff of the shipped file vs config.yaml, for review before approval."""
     return unified_diff(base_text, written_text, base_name, written_name)
 
@@ -228,8 +230,13 @@ def validate_with_trainer(
     argv = [uv, "run", "python", "-c", _SCHEMA_CHECK]
     try:
         proc = subprocess.run(
-            argv, cwd=trainer_dir, input=config_text, capture_output=True, text=True,
-            timeout=timeout_s, check=False,
+            argv,
+            cwd=trainer_dir,
+            input=config_text,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
         )
     except FileNotFoundError:
         return SchemaCheck(False, f"{uv} not found: install uv to validate with the trainer")

@@ -143,8 +143,15 @@ def read_host(
         device: int | None = os.stat(where).st_dev
     except OSError:
         free = device = None
-    return HostReadings(info.get("MemTotal"), info.get("MemAvailable"), info.get("SwapFree"),
-                        _cgroup_limit(cgroup_root or CGROUP_ROOT), free, where, device)
+    return HostReadings(
+        info.get("MemTotal"),
+        info.get("MemAvailable"),
+        info.get("SwapFree"),
+        _cgroup_limit(cgroup_root or CGROUP_ROOT),
+        free,
+        where,
+        device,
+    )
 
 
 @dataclass(frozen=True)
@@ -165,8 +172,9 @@ def gib(n: float | None) -> str:
     return units.gib(units.bytes_to_gib(n), missing="unknown")
 
 
-def _ram(config: Mapping[str, Any], ckpt: CheckpointInfo, te_params: int,
-         processes: int) -> tuple[int, int, list[str]]:
+def _ram(
+    config: Mapping[str, Any], ckpt: CheckpointInfo, te_params: int, processes: int
+) -> tuple[int, int, list[str]]:
     """(bytes every process allocates at once, bytes read through the shared page cache, items)."""
     full = get_dotted(config, "model.training_mode", "lora") == "full"
     params = ckpt.transformer_param_count
@@ -184,12 +192,10 @@ def _ram(config: Mapping[str, Any], ckpt: CheckpointInfo, te_params: int,
         transformer, how = 0, "mapped from the bf16 file, no copy"
     items = [f"transformer {how}: {gib(transformer)} per process"]
     gemma = 0
-    prompts = get_dotted(config, "validation.prompts", None) or get_dotted(
-        config, "validation.samples", None)
+    prompts = get_dotted(config, "validation.prompts", None) or get_dotted(config, "validation.samples", None)
     if get_dotted(config, "acceleration.load_text_encoder_in_8bit", False) is True and prompts:
         gemma = te_params * 2 if te_params else int(GEMMA_8BIT_DOC_BYTES)
-        items.append(f"Gemma copied to fp16 on the CPU before 8-bit quantisation: {gib(gemma)} "
-                     "per process")
+        items.append(f"Gemma copied to fp16 on the CPU before 8-bit quantisation: {gib(gemma)} per process")
     per_rank = max(transformer, gemma)
     if processes > 1:
         items.append(f"{processes} training processes load at once: {processes} x {gib(per_rank)}")
@@ -219,8 +225,9 @@ def _disk(config: Mapping[str, Any], ckpt: CheckpointInfo) -> tuple[int, list[st
     videos = validation_videos(config)
     if videos:
         total += videos * VIDEO_ALLOWANCE
-        items.append(f"{videos} validation videos at an allowance of 20 MB each: "
-                     f"{gib(videos * VIDEO_ALLOWANCE)}")
+        items.append(
+            f"{videos} validation videos at an allowance of 20 MB each: {gib(videos * VIDEO_ALLOWANCE)}"
+        )
     items.append(f"logs: {gib(OUTPUT_ALLOWANCE)}")
     return total, items
 
@@ -228,14 +235,16 @@ def _disk(config: Mapping[str, Any], ckpt: CheckpointInfo) -> tuple[int, list[st
 def validation_videos(config: Mapping[str, Any]) -> int:
     """Validation passes (every validation.interval steps, and at step 0 unless skipped:
     trainer.py `train`) x the prompts of validation.samples."""
-    samples = get_dotted(config, "validation.samples", None) or get_dotted(
-        config, "validation.prompts", None) or []
+    samples = (
+        get_dotted(config, "validation.samples", None) or get_dotted(config, "validation.prompts", None) or []
+    )
     interval = get_dotted(config, "validation.interval", None)
     steps = int(get_dotted(config, "optimization.steps", 0) or 0)
     if not samples or not isinstance(interval, int) or interval <= 0:
         return 0
-    passes = steps // interval + (0 if get_dotted(
-        config, "validation.skip_initial_validation", False) is True else 1)
+    passes = steps // interval + (
+        0 if get_dotted(config, "validation.skip_initial_validation", False) is True else 1
+    )
     return passes * len(samples)
 
 
@@ -258,11 +267,7 @@ def check_host(
     if latents is not None and latent_warnings is None:  # on the run folder's disk: one need
         disk_need += latents.total
     r = readings
-    memory = min(x for x in (r.mem_total, r.cgroup_limit) if x is not None) if (
-        r.mem_total or r.cgroup_limit) else None
-    capacity = None if memory is None else memory + (r.swap_free or 0) * (r.cgroup_limit is None)
-    available = r.mem_available if r.cgroup_limit is None else min(
-        r.mem_available or r.cgroup_limit, r.cgroup_limit)
+    memory, capacity, available = _memory(r)
     problems: list[str] = []
     warnings: list[str] = []
     if capacity is not None and ram_need > capacity:
@@ -270,35 +275,68 @@ def check_host(
             f"the run needs {gib(ram_need)} of host RAM at load time ({'; '.join(ram_items[:-1])}) but "
             f"this machine has {gib(capacity)} (memory{' limit' if r.cgroup_limit else ''}"
             f"{' + free swap' if r.cgroup_limit is None and r.swap_free else ''}): use fewer GPUs, "
-            "LoRA instead of a full fine-tune, or a machine with more RAM")
+            "LoRA instead of a full fine-tune, or a machine with more RAM"
+        )
     elif available is not None and ram_need > TIGHT_FRACTION * available:
         warnings.append(
             f"host RAM is tight: loading needs {gib(ram_need)} and {gib(available)} is available "
-            "now; close other programs or expect swapping")
+            "now; close other programs or expect swapping"
+        )
     elif available is not None and ram_need + cached > available:
         warnings.append(
             f"loading reads the {gib(cached)} checkpoint through the page cache beside the "
             f"{gib(ram_need)} it allocates, more than the {gib(available)} available now: it "
-            "loads, more slowly (parts are read from disk again)")
+            "loads, more slowly (parts are read from disk again)"
+        )
     warnings += latent_warnings or []
-    if r.disk_free is not None and disk_need > r.disk_free:  # the skill: flag it, never enforce
-        warnings.append(
-            f"not enough disk: the run folder needs about {gib(disk_need)} "
-            f"({'; '.join(disk_items)}) but {r.disk_path} has {gib(r.disk_free)} free: free "
-            f"{gib(disk_need - r.disk_free)} there or pick another --workspace")
-    elif r.disk_free is not None and disk_need > TIGHT_FRACTION * r.disk_free:
-        warnings.append(f"disk is tight: the run needs about {gib(disk_need)} and {r.disk_path} "
-                        f"has {gib(r.disk_free)} free")
+    warnings += _disk_warnings(disk_need, disk_items, r)
     refusal = None
     if problems and enforce:
         refusal = "; and ".join(problems)
     elif problems:
         warnings += [f"{p} (simulated GPUs: not enforced)" for p in problems]
-    level: Literal["ok", "tight", "refuse", "unknown"] = "refuse" if refusal else "tight" if warnings else (
-        "unknown" if capacity is None and r.disk_free is None else "ok")
+    level: Literal["ok", "tight", "refuse", "unknown"] = (
+        "refuse"
+        if refusal
+        else "tight"
+        if warnings
+        else ("unknown" if capacity is None and r.disk_free is None else "ok")
+    )
     lines = _host_lines(ram_need, cached, ram_items, disk_need, disk_items, memory, available, r)
-    return HostCheck(level, ram_need, tuple(ram_items), disk_need, tuple(disk_items), r,
-                     tuple(warnings), refusal, lines)
+    return HostCheck(
+        level, ram_need, tuple(ram_items), disk_need, tuple(disk_items), r, tuple(warnings), refusal, lines
+    )
+
+
+def _memory(r: HostReadings) -> tuple[int | None, int | None, int | None]:
+    """The host's memory (the cgroup's limit where lower), what can hold the load (swap counts
+    only without a limit), and what is available now."""
+    memory = (
+        min(x for x in (r.mem_total, r.cgroup_limit) if x is not None)
+        if (r.mem_total or r.cgroup_limit)
+        else None
+    )
+    capacity = None if memory is None else memory + (r.swap_free or 0) * (r.cgroup_limit is None)
+    available = (
+        r.mem_available if r.cgroup_limit is None else min(r.mem_available or r.cgroup_limit, r.cgroup_limit)
+    )
+    return memory, capacity, available
+
+
+def _disk_warnings(disk_need: int, disk_items: list[str], r: HostReadings) -> list[str]:
+    """The run folder's disk against what is free: the skill flags it, never enforces it."""
+    if r.disk_free is not None and disk_need > r.disk_free:
+        return [
+            f"not enough disk: the run folder needs about {gib(disk_need)} "
+            f"({'; '.join(disk_items)}) but {r.disk_path} has {gib(r.disk_free)} free: free "
+            f"{gib(disk_need - r.disk_free)} there or pick another --workspace"
+        ]
+    if r.disk_free is not None and disk_need > TIGHT_FRACTION * r.disk_free:
+        return [
+            f"disk is tight: the run needs about {gib(disk_need)} and {r.disk_path} "
+            f"has {gib(r.disk_free)} free"
+        ]
+    return []
 
 
 def _latent_disk(latents: LatentDisk | None, r: HostReadings, disk_items: list[str]) -> list[str] | None:
@@ -306,28 +344,40 @@ def _latent_disk(latents: LatentDisk | None, r: HostReadings, disk_items: list[s
     need) when on the run folder's disk, else their own check (the warnings, maybe none)."""
     if latents is None:
         return []
-    item = (f"{latents.samples} samples' latents to preprocess into {latents.root}: "
-            f"{gib(latents.per_sample)} each, {gib(latents.total)}")
+    item = (
+        f"{latents.samples} samples' latents to preprocess into {latents.root}: "
+        f"{gib(latents.per_sample)} each, {gib(latents.total)}"
+    )
     if latents.device is not None and latents.device == r.disk_device:
         disk_items.append(item)
         return None
     disk_items.append(item + f" (another disk: {gib(latents.free)} free there)")
     if latents.free is not None and latents.total > latents.free:
-        return [f"not enough disk for the preprocessed data: {gib(latents.total)} into "
-                f"{latents.root}, which has {gib(latents.free)} free: free space there or pass "
-                "--precomputed-dir on a larger disk"]
+        return [
+            f"not enough disk for the preprocessed data: {gib(latents.total)} into "
+            f"{latents.root}, which has {gib(latents.free)} free: free space there or pass "
+            "--precomputed-dir on a larger disk"
+        ]
     return []
 
 
-def _host_lines(ram_need: int, cached: int, ram_items: list[str], disk_need: int,
-                disk_items: list[str], memory: int | None, available: int | None,
-                r: HostReadings) -> tuple[str, ...]:
+def _host_lines(
+    ram_need: int,
+    cached: int,
+    ram_items: list[str],
+    disk_need: int,
+    disk_items: list[str],
+    memory: int | None,
+    available: int | None,
+    r: HostReadings,
+) -> tuple[str, ...]:
     """plan.md's and the Summary screen's lines: what the run needs, what the host has."""
     return (
         f"Host RAM at load time: needs {gib(ram_need)} (+ {gib(cached)} page cache); this "
         f"machine: {gib(memory)} "
         f"({gib(available)} available now"
-        + (f", {gib(r.swap_free)} free swap" if r.swap_free else "") + ").",
+        + (f", {gib(r.swap_free)} free swap" if r.swap_free else "")
+        + ").",
         *[f"  - {item}" for item in ram_items],
         f"Disk in the run folder: needs about {gib(disk_need)}; {r.disk_path or 'the folder'} has "
         f"{gib(r.disk_free)} free.",

@@ -34,21 +34,40 @@ class PlanMemory:
     host: HostCheck
 
 
-def plan_memory(config_text: str, ckpt: CheckpointInfo, te: TextEncoderInfo, gpus_per_node: int,
-                total_gpus: int, run_root: Path, assessment: Assessment, host: HostSource = None,
-                latents: LatentDisk | None = None) -> PlanMemory:
+def plan_memory(
+    config_text: str,
+    ckpt: CheckpointInfo,
+    te: TextEncoderInfo,
+    gpus_per_node: int,
+    total_gpus: int,
+    run_root: Path,
+    assessment: Assessment,
+    host: HostSource = None,
+    latents: LatentDisk | None = None,
+) -> PlanMemory:
     config = load_yaml(config_text)
     # `read_host` is looked up here at call time, so tests can replace it on this module.
     readings = host if isinstance(host, HostReadings) else (host or read_host)(run_root)
-    checked = check_host(config, ckpt, te.param_count, gpus_per_node, readings,
-                         enforce=assessment.probe.source != "simulated", latents=latents)
+    checked = check_host(
+        config,
+        ckpt,
+        te.param_count,
+        gpus_per_node,
+        readings,
+        enforce=assessment.probe.source != "simulated",
+        latents=latents,
+    )
     if checked.refusal:
         raise UsageError(checked.refusal)
     size = model_size(ckpt, get_dotted(config, "lora.target_modules", None))
     known = [g.memory_total_bytes for g in assessment.probe.gpus if g.memory_total_bytes]
-    gpu_gb = (min(known) / 1024**3 if known else
-              float(assessment.per_gpu_vram_gb) if assessment.per_gpu_vram_gb else None)
-    floor_line, floor_warning = plan_floor(settings_from_config(config_text), size, total_gpus,
-                                           gpu_gb)
+    gpu_gb = (
+        min(known) / 1024**3
+        if known
+        else float(assessment.per_gpu_vram_gb)
+        if assessment.per_gpu_vram_gb
+        else None
+    )
+    floor_line, floor_warning = plan_floor(settings_from_config(config_text), size, total_gpus, gpu_gb)
     warnings = checked.warnings + ((floor_warning,) if floor_warning else ())
     return PlanMemory((floor_line, *checked.lines), warnings, checked)

@@ -67,11 +67,9 @@ def _item(name: str, raw: PathLike | None, fn: Callable[[], tuple[str, str | Non
     except WizardError as exc:
         return CheckItem(name=name, ok=False, path=path, error=exc.message)
     except OSError as exc:  # a disk or mount failure between checks
-        return CheckItem(name=name, ok=False, path=path,
-                         error=f"{name} {path}: {exc.strerror or exc}")
+        return CheckItem(name=name, ok=False, path=path, error=f"{name} {path}: {exc.strerror or exc}")
     except Exception as exc:  # noqa: BLE001 - a validator bug must not take down the UI
-        return CheckItem(name=name, ok=False, path=path,
-                         error=f"{name} {path}: internal error: {exc}")
+        return CheckItem(name=name, ok=False, path=path, error=f"{name} {path}: internal error: {exc}")
 
 
 def _missing(name: str, flag: str, why: str) -> CheckItem:
@@ -81,8 +79,9 @@ def _missing(name: str, flag: str, why: str) -> CheckItem:
 class _Draft:
     """One run of the checks over a draft: what earlier items found, handed to later ones."""
 
-    def __init__(self, request: PlanRequest, tier: Tier, env: Mapping[str, str] | None,
-                 cancel: threading.Event | None) -> None:
+    def __init__(
+        self, request: PlanRequest, tier: Tier, env: Mapping[str, str] | None, cancel: threading.Event | None
+    ) -> None:
         self.request, self.tier, self.env, self.cancel = request, tier, env, cancel
         self.ckpt: CheckpointInfo | None = None
         self.te: TextEncoderInfo | None = None
@@ -105,14 +104,19 @@ class _Draft:
         return start.base.source, start.base.text
 
 
-def check_request(request: PlanRequest, *, tier: Tier | None = None,
-                  env: Mapping[str, str] | None = None, inspected: CheckpointInfo | None = None,
-                  audio_vae_reason: str | None | EllipsisType = ...,
-                  strategy: Mapping[str, Any] | None = None,
-                  video_only_option: str = VIDEO_ONLY_FLAG,
-                  cancel: threading.Event | None = None,
-                  problems: Mapping[str, str] | None = None,
-                  on_progress: Callable[[str, int, int], None] | None = None) -> list[CheckItem]:
+def check_request(
+    request: PlanRequest,
+    *,
+    tier: Tier | None = None,
+    env: Mapping[str, str] | None = None,
+    inspected: CheckpointInfo | None = None,
+    audio_vae_reason: str | None | EllipsisType = ...,
+    strategy: Mapping[str, Any] | None = None,
+    video_only_option: str = VIDEO_ONLY_FLAG,
+    cancel: threading.Event | None = None,
+    problems: Mapping[str, str] | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None,
+) -> list[CheckItem]:
     """Checkpoint and text encoder always get an item; VAEs when given or needed; others if given.
 
     `tier`: the probed one (the recipe's low-VRAM keys never touch the data's folders; None reads
@@ -137,8 +141,11 @@ def check_request(request: PlanRequest, *, tier: Tier | None = None,
     else:
         base = None
     if isinstance(audio_vae_reason, EllipsisType):  # not given: the recipe's file says
-        audio_vae_reason = audio_reason_of(load_yaml(base[1])) if base else (
-            "the shipped configs generate audio in validation")
+        audio_vae_reason = (
+            audio_reason_of(load_yaml(base[1]))
+            if base
+            else ("the shipped configs generate audio in validation")
+        )
     vae = _vae_items(d, audio_vae_reason)
     return _with_problems(_with_misfits(items[:2] + vae + items[2:], d), problems or {})
 
@@ -166,8 +173,9 @@ def _with_problems(items: list[CheckItem], problems: Mapping[str, str]) -> list[
     by_name = {item.name: item for item in items}
     for name, message in problems.items():
         by_name[name] = CheckItem(name=name, ok=False, path=None, error=message)
-    return sorted(by_name.values(), key=lambda item: ORDER.index(item.name)
-                  if item.name in ORDER else len(ORDER))
+    return sorted(
+        by_name.values(), key=lambda item: ORDER.index(item.name) if item.name in ORDER else len(ORDER)
+    )
 
 
 def _checkpoint_item(d: _Draft, inspected: CheckpointInfo | None) -> CheckItem:
@@ -208,18 +216,26 @@ def _vae_items(d: _Draft, audio_reason: str | None) -> list[CheckItem]:
     split = ckpt is not None and ckpt.is_split_pack
     vaes: tuple[tuple[str, PathLike | None, Literal["video", "audio"], str], ...] = (
         ("video_vae", d.request.video_vae, "video", "--video-vae FILE"),
-        ("audio_vae", d.request.audio_vae, "audio", "--audio-vae FILE"))
+        ("audio_vae", d.request.audio_vae, "audio", "--audio-vae FILE"),
+    )
     for name, raw, kind, flag in vaes:
         if raw is None:
             if split and (kind == "video" or audio_reason):
                 why = "" if kind == "video" else f" ({audio_reason})"
-                items.append(_missing(name, flag, f"checkpoint {ckpt.path} is a split pack, "  # type: ignore[union-attr]  # split: ckpt read
-                                      f"which needs it{why}"))
+                items.append(
+                    _missing(
+                        name,
+                        flag,
+                        f"checkpoint {ckpt.path} is a split pack, "  # type: ignore[union-attr]  # split: ckpt read
+                        f"which needs it{why}",
+                    )
+                )
             continue
         note = "" if split or ckpt is None else " (the unified checkpoint already holds one)"
 
-        def read(raw: PathLike = raw, kind: Literal["video", "audio"] = kind,
-                 note: str = note) -> tuple[str, str | None]:
+        def read(
+            raw: PathLike = raw, kind: Literal["video", "audio"] = kind, note: str = note
+        ) -> tuple[str, str | None]:
             return inspect_vae(raw, kind).describe() + note, None
 
         items.append(_item(name, raw, read))
@@ -235,22 +251,34 @@ def _checkout_item(d: _Draft) -> CheckItem:
     return _item("trainer_root", d.request.trainer_root, read)
 
 
-def _data_item(d: _Draft, base: tuple[str, str] | None, strategy: Mapping[str, Any] | None,
-               option: str) -> CheckItem:
+def _data_item(
+    d: _Draft, base: tuple[str, str] | None, strategy: Mapping[str, Any] | None, option: str
+) -> CheckItem:
     name = base[0] if base is not None else "t2v_lora.yaml"
     config = dict(load_yaml(base[1])) if base is not None else {}
     if strategy is not None or base is None:  # read as given, else as the shipped t2v configs
         config["training_strategy"] = strategy if strategy is not None else SHIPPED_T2V_STRATEGY
-    models = {"checkpoint": d.request.checkpoint, "text_encoder": d.request.text_encoder,
-              "video_vae": d.request.video_vae, "audio_vae": d.request.audio_vae}
+    models = {
+        "checkpoint": d.request.checkpoint,
+        "text_encoder": d.request.text_encoder,
+        "video_vae": d.request.video_vae,
+        "audio_vae": d.request.audio_vae,
+    }
 
     def read() -> tuple[str, str | None]:
         d.step()
         notes = steps.Notes()
         try:
-            data, _, dataset = steps.inspect_data(d.request, name, config, notes, models,
-                                                  option=option, on_progress=d.on_progress,
-                                                  cancelled=d.cancel)
+            data, _, dataset = steps.inspect_data(
+                d.request,
+                name,
+                config,
+                notes,
+                models,
+                option=option,
+                on_progress=d.on_progress,
+                cancelled=d.cancel,
+            )
         except ProbeCancelled:
             raise Cancelled from None
         d.data = data
@@ -263,16 +291,30 @@ def _data_item(d: _Draft, base: tuple[str, str] | None, strategy: Mapping[str, A
     return _item("data_root", d.request.data_root, read)
 
 
-def run_checks(checkpoint: PathLike | None = None, text_encoder: PathLike | None = None,
-               video_vae: PathLike | None = None, audio_vae: PathLike | None = None,
-               data_root: PathLike | None = None, trainer_root: PathLike | None = None,
-               **options: Any) -> list[CheckItem]:
+def run_checks(
+    checkpoint: PathLike | None = None,
+    text_encoder: PathLike | None = None,
+    video_vae: PathLike | None = None,
+    audio_vae: PathLike | None = None,
+    data_root: PathLike | None = None,
+    trainer_root: PathLike | None = None,
+    **options: Any,
+) -> list[CheckItem]:
     """check_request over raw paths (a request built by the one adapter)."""
-    extra: dict[str, Any] = {k: options.pop(k) for k in ("video_only", "recipe", "resolution_buckets")
-             if k in options}
-    request, problems = lenient_request(dict(
-        checkpoint=checkpoint, text_encoder=text_encoder, video_vae=video_vae,
-        audio_vae=audio_vae, data_root=data_root, trainer_root=trainer_root, **extra))
+    extra: dict[str, Any] = {
+        k: options.pop(k) for k in ("video_only", "recipe", "resolution_buckets") if k in options
+    }
+    request, problems = lenient_request(
+        dict(
+            checkpoint=checkpoint,
+            text_encoder=text_encoder,
+            video_vae=video_vae,
+            audio_vae=audio_vae,
+            data_root=data_root,
+            trainer_root=trainer_root,
+            **extra,
+        )
+    )
     return check_request(request, problems=problems, **options)
 
 
@@ -280,8 +322,9 @@ def all_ok(items: list[CheckItem]) -> bool:
     return all(item.ok for item in items)
 
 
-def recipe_strategy(trainer_root: PathLike | None, recipe: str, *,
-                    env: Mapping[str, str] | None = None) -> Mapping[str, Any]:
+def recipe_strategy(
+    trainer_root: PathLike | None, recipe: str, *, env: Mapping[str, str] | None = None
+) -> Mapping[str, Any]:
     """The `training_strategy` block of a named recipe of the checkout (`check --recipe`); an
     unknown recipe or a missing checkout is the user's to fix, so it raises."""
     from ltx_wizard.core.inputs.recipes import find_recipe

@@ -38,8 +38,9 @@ def _preprocessed(run_dir: Path) -> tuple[bool, bool] | None:
     if not path.is_file():
         return None
     try:
-        data = loads_json(read_bytes(path, what="preprocess state", limit=JSON_MAX_BYTES),
-                          what="preprocess state")
+        data = loads_json(
+            read_bytes(path, what="preprocess state", limit=JSON_MAX_BYTES), what="preprocess state"
+        )
     except (WizardError, OSError):
         return (False, False)
     if not isinstance(data, dict):
@@ -48,8 +49,7 @@ def _preprocessed(run_dir: Path) -> tuple[bool, bool] | None:
     return (reused or data.get("one_sample_done") is True, reused or data.get("full_done") is True)
 
 
-def remaining_steps(run_dir: Path, simulate: str | None = None, *,
-                    tuning: bool = True) -> list[str]:
+def remaining_steps(run_dir: Path, simulate: str | None = None, *, tuning: bool = True) -> list[str]:
     """The commands still to run before training, then the one that trains. `tuning`: with the
     autotune steps (the skill's order after a plan); without, only what training needs."""
     run, gpus = str(Path(run_dir)), gpu_options(simulate)

@@ -17,7 +17,12 @@ from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.inputs.recipes import show_value
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, unified_diff
 from ltx_wizard.core.plan.plan_words import (
-    autotune_paragraph, dataset_lines, goal_words, mode_words, results_lines, style_words,
+    autotune_paragraph,
+    dataset_lines,
+    goal_words,
+    mode_words,
+    results_lines,
+    style_words,
     trial_checks,
 )
 
@@ -65,8 +70,11 @@ def _int(value: object, default: int = 1) -> int:
 
 def effective_batch(config: Mapping[str, Any], num_gpus: int) -> int:
     """batch x accumulation x every GPU, as the config now says."""
-    return (_int(get_dotted(config, "optimization.batch_size", 1))
-            * _int(get_dotted(config, "optimization.gradient_accumulation_steps", 1)) * num_gpus)
+    return (
+        _int(get_dotted(config, "optimization.batch_size", 1))
+        * _int(get_dotted(config, "optimization.gradient_accumulation_steps", 1))
+        * num_gpus
+    )
 
 
 def config_table(config: Mapping[str, Any], num_gpus: int) -> list[str]:
@@ -76,13 +84,13 @@ def config_table(config: Mapping[str, Any], num_gpus: int) -> list[str]:
         if value is not _ABSENT:
             rows.append(f"| {label} | `{_fmt(value)}` |")
     gpus = f"{num_gpus} GPU{'s' if num_gpus != 1 else ''}"
-    rows.append(f"| Effective batch | {effective_batch(config, num_gpus)} (batch x accumulation x "
-                f"{gpus}) |")
+    rows.append(f"| Effective batch | {effective_batch(config, num_gpus)} (batch x accumulation x {gpus}) |")
     return rows
 
 
-def render_plan(rec: PlanRecord, tuned: TuneRecord | None = None,
-                preprocess: PreprocessState | None = None) -> str:
+def render_plan(
+    rec: PlanRecord, tuned: TuneRecord | None = None, preprocess: PreprocessState | None = None
+) -> str:
     """plan.md from the records; `tuned` and `preprocess` as far as those phases have got."""
     text = tuned.config_text if tuned is not None else rec.config_text
     config = load_yaml(text)
@@ -92,33 +100,54 @@ def render_plan(rec: PlanRecord, tuned: TuneRecord | None = None,
     lines += _about(rec, config, tuned, preprocess)
     lines += _hardware(rec)
     lines += _host(rec.host_lines) + list(rec.multinode_lines)
-    lines += ["## Sanity check and autotune", *trial_checks(rec, config), "",
-              autotune_paragraph(Tier(rec.tier)), *_no_batch(rec), ""]
+    lines += [
+        "## Sanity check and autotune",
+        *trial_checks(rec, config),
+        "",
+        autotune_paragraph(Tier(rec.tier)),
+        *_no_batch(rec),
+        "",
+    ]
     if tuned is not None:
         lines += ["## Autotune results", *results_lines(tuned), ""]
     lines += _outputs(clean_text(str(rec.run_dir)))
     lines += _notes(rec, tuned)
     lines += _cost(rec, config, tuned)
     diff = unified_diff(rec.base_text, text, rec.base_config, f"{rec.run_dir}/config.yaml")
-    lines += ["## Config changes vs the shipped file", "", "```diff",
-              diff.rstrip("\n") or "(none)", "```", ""]
+    lines += [
+        "## Config changes vs the shipped file",
+        "",
+        "```diff",
+        diff.rstrip("\n") or "(none)",
+        "```",
+        "",
+    ]
     if tuned is None:
-        lines += ["Nothing heavy (sanity check, autotune, training) starts before you approve "
-                  "this plan.", ""]
+        lines += ["Nothing heavy (sanity check, autotune, training) starts before you approve this plan.", ""]
     return "\n".join(lines)
 
 
-def _about(rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None,
-           preprocess: PreprocessState | None) -> list[str]:
+def _about(
+    rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None, preprocess: PreprocessState | None
+) -> list[str]:
     kind = "LoRA" if rec.training_mode == "lora" else "full fine-tune"
     return [
-        "## Goal", goal_words(rec, kind, config), "",
+        "## Goal",
+        goal_words(rec, kind, config),
+        "",
         "## Mode",
         f"{mode_words(rec)} (`{rec.run_mode}`), {kind} (`model.training_mode: {rec.training_mode}`).",
-        *(["", rec.video_only_note] if rec.video_only_note else []), "",
-        "## Dataset", *dataset_lines(rec.data, preprocess), "",
-        "## Training config", _config_sentence(rec, tuned), *_applied(rec), "",
-        *config_table(config, rec.schedule.num_gpus), "",
+        *(["", rec.video_only_note] if rec.video_only_note else []),
+        "",
+        "## Dataset",
+        *dataset_lines(rec.data, preprocess),
+        "",
+        "## Training config",
+        _config_sentence(rec, tuned),
+        *_applied(rec),
+        "",
+        *config_table(config, rec.schedule.num_gpus),
+        "",
     ]
 
 
@@ -131,16 +160,22 @@ def _no_batch(rec: PlanRecord) -> list[str]:
 
 def _config_sentence(rec: PlanRecord, tuned: TuneRecord | None) -> str:
     if tuned is None:
-        return (f"`config.yaml` is the shipped `{rec.base_config}` byte for byte, with only the "
-                "lines in the diff below changed.")
+        return (
+            f"`config.yaml` is the shipped `{rec.base_config}` byte for byte, with only the "
+            "lines in the diff below changed."
+        )
     if tuned.changed:
-        return (f"`config.yaml` is the shipped `{rec.base_config}` with the lines in the diff below "
-                "changed: the plan's (paths and tier rules) and autotune's winner, each of "
-                "autotune's marked `# ltx-wizard: autotune` at the end of its line. The table shows "
-                "the settings after autotune.")
-    return (f"`config.yaml` is the shipped `{rec.base_config}` with the plan's lines in the diff "
-            "below changed (paths and tier rules); autotune kept the planned settings, as the "
-            "table shows.")
+        return (
+            f"`config.yaml` is the shipped `{rec.base_config}` with the lines in the diff below "
+            "changed: the plan's (paths and tier rules) and autotune's winner, each of "
+            "autotune's marked `# ltx-wizard: autotune` at the end of its line. The table shows "
+            "the settings after autotune."
+        )
+    return (
+        f"`config.yaml` is the shipped `{rec.base_config}` with the plan's lines in the diff "
+        "below changed (paths and tier rules); autotune kept the planned settings, as the "
+        "table shows."
+    )
 
 
 def _applied(rec: PlanRecord) -> list[str]:
@@ -163,10 +198,17 @@ def _hardware(rec: PlanRecord) -> list[str]:
         *[f"- GPU {clean_text(line)}" for line in rec.gpu_lines],
         f"- Tier: **{Tier(rec.tier).display_name}**"
         + (f" ({rec.per_gpu_vram_gb} GB per GPU)" if rec.per_gpu_vram_gb is not None else ""),
-        *([f"- Simulated GPUs (`{rec.simulate}`): launch.sh runs the simulated trainer"]
-          if rec.simulate else []),
+        *(
+            [f"- Simulated GPUs (`{rec.simulate}`): launch.sh runs the simulated trainer"]
+            if rec.simulate
+            else []
+        ),
         f"- Launch ({style_words(rec.launch_style, s.num_gpus, s.nodes)}):",
-        "", "```sh", rec.launch_line, "```", "",
+        "",
+        "```sh",
+        rec.launch_line,
+        "```",
+        "",
     ]
 
 
@@ -174,8 +216,7 @@ def _host(lines: tuple[str, ...]) -> list[str]:
     """GPU floor, host RAM and disk the run needs against what this machine has."""
     if not lines:
         return []
-    return ["## Memory and disk",
-            *[line if line.startswith("  ") else f"- {line}" for line in lines], ""]
+    return ["## Memory and disk", *[line if line.startswith("  ") else f"- {line}" for line in lines], ""]
 
 
 def _outputs(run_dir: str) -> list[str]:
@@ -185,8 +226,7 @@ def _outputs(run_dir: str) -> list[str]:
         f"- `{run_dir}/outputs/`: checkpoints (`checkpoints/`) and validation videos (`samples/`)",
         f"- `{run_dir}/logs/`: trainer logs, and each trial's whole output (`trial-N.log`); "
         "`autotune.log`: the trials",
-        f"- `{run_dir}/overfit/`: the samples the trials run on, and each trial's config "
-        "(`trial-N/`)",
+        f"- `{run_dir}/overfit/`: the samples the trials run on, and each trial's config (`trial-N/`)",
         f"- `{run_dir}/plan.json`, `autotune.json`: what the plan and autotune decided, as data",
         "",
     ]
@@ -196,8 +236,10 @@ def _notes(rec: PlanRecord, tuned: TuneRecord | None) -> list[str]:
     lines = ["## Assumptions", *[f"- {a}" for a in rec.assumptions]]
     if tuned is not None and tuned.steps:
         (old, new), (before, after) = tuned.steps, tuned.effective
-        lines.append(f"- After autotune: batch x accumulation {before} -> {after} per GPU (an "
-                     f"allowed batch change), so optimization.steps {old} -> {new}.")
+        lines.append(
+            f"- After autotune: batch x accumulation {before} -> {after} per GPU (an "
+            f"allowed batch change), so optimization.steps {old} -> {new}."
+        )
     lines += [f"- {r}" for r in rec.risks]
     lines += [f"- Warning: {clean_text(w)}" for w in rec.warnings]
     return lines + [""]
@@ -208,12 +250,17 @@ def _cost(rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None) 
     gpu_words = f"{gpus} GPU{'s' if gpus != 1 else ''}"
     if tuned is None:
         steps = get_dotted(config, "optimization.steps", None)
-        return ["## Cost and time",
-                "- Training duration: not measured yet; autotune estimates it from the step time "
-                f"its trials measure x {steps if steps is not None else 'the'} steps, plus "
-                "validation passes and the model load.",
-                f"- GPU time: that duration x {gpu_words}; the sanity check and autotune add a few "
-                "minutes each.", ""]
-    lines = (tuned.duration.lines() if tuned.duration is not None
-             else ["Estimated duration: not measured (no trial measured a step time)."])
+        return [
+            "## Cost and time",
+            "- Training duration: not measured yet; autotune estimates it from the step time "
+            f"its trials measure x {steps if steps is not None else 'the'} steps, plus "
+            "validation passes and the model load.",
+            f"- GPU time: that duration x {gpu_words}; the sanity check and autotune add a few minutes each.",
+            "",
+        ]
+    lines = (
+        tuned.duration.lines()
+        if tuned.duration is not None
+        else ["Estimated duration: not measured (no trial measured a step time)."]
+    )
     return ["## Cost and time", "", *lines, f"- GPU time: that duration x {gpu_words}.", ""]

@@ -43,11 +43,13 @@ def saves_words(config: Mapping[str, Any]) -> str:
     a checkpoint every checkpoints.interval steps and at the end; validation videos every
     validation.interval steps when there are samples)."""
     every = _number(get_dotted(config, "checkpoints.interval", None))
-    saves = (f"saving a checkpoint every {every} steps and at the end" if every and every > 0
-             else "saving the weights at the end")
+    saves = (
+        f"saving a checkpoint every {every} steps and at the end"
+        if every and every > 0
+        else "saving the weights at the end"
+    )
     interval = _number(get_dotted(config, "validation.interval", None))
-    samples = get_dotted(config, "validation.samples", None) or get_dotted(
-        config, "validation.prompts", None)
+    samples = get_dotted(config, "validation.samples", None) or get_dotted(config, "validation.prompts", None)
     if interval and interval > 0 and samples:
         return f"{saves}, and validation videos every {interval} steps"
     return f"{saves}, without validation videos"
@@ -57,8 +59,10 @@ def goal_words(rec: PlanRecord, kind: str, config: Mapping[str, Any]) -> str:
     steps = _number(get_dotted(config, "optimization.steps", None))
     goal = "a text-to-video" if rec.recipe == "t2v_lora" else f"a `{rec.recipe}`"
     length = f"for {steps} steps" if steps is not None else "for the base file's steps"
-    return (f"Train {goal} {kind} of LTX-2 on the dataset `{clean_text(rec.data.name)}`, {length}, "
-            f"{saves_words(config)}.")
+    return (
+        f"Train {goal} {kind} of LTX-2 on the dataset `{clean_text(rec.data.name)}`, {length}, "
+        f"{saves_words(config)}."
+    )
 
 
 def mode_words(rec: PlanRecord) -> str:
@@ -72,8 +76,7 @@ def data_words(data: DataRecord) -> str:
     if not data.from_clips:
         return _plural(data.samples, "preprocessed sample")
     ready = "preprocessed, reused" if data.reused else "preprocessed after you approve"
-    return (f"{_plural(data.listed or 0, 'clip')} listed, {data.samples} to train on "
-            f"({ready})")
+    return f"{_plural(data.listed or 0, 'clip')} listed, {data.samples} to train on ({ready})"
 
 
 def dataset_lines(data: DataRecord, state: PreprocessState | None) -> list[str]:
@@ -84,8 +87,10 @@ def dataset_lines(data: DataRecord, state: PreprocessState | None) -> list[str]:
     if not data.from_clips:
         return [f"`{root}`: {_plural(data.samples, 'preprocessed sample')}. {reads}"]
     source = clean_text(str(data.source))
-    head = (f"`{source}`: {_plural(data.listed or 0, 'clip')} listed; the trainer will train on "
-            f"{data.samples} of them at bucket {data.bucket}.")
+    head = (
+        f"`{source}`: {_plural(data.listed or 0, 'clip')} listed; the trainer will train on "
+        f"{data.samples} of them at bucket {data.bucket}."
+    )
     lines = [head, *[f"- {clean_text(line)}" for line in data.clip_lines]]
     if data.unchecked:
         lines.append(f"- Not checked: {clean_text(data.unchecked)}.")
@@ -95,11 +100,15 @@ def dataset_lines(data: DataRecord, state: PreprocessState | None) -> list[str]:
     elif state is not None and state.full_done:
         lines.append(f"Preprocessed into `{root}`: {_plural(data.samples, 'sample')}. {reads}")
     elif state is not None and state.one_sample_done:
-        lines.append(f"One sample is preprocessed for autotune (`overfit/.precomputed`); every "
-                     f"clip is preprocessed into `{root}` next, before training. {reads}")
+        lines.append(
+            f"One sample is preprocessed for autotune (`overfit/.precomputed`); every "
+            f"clip is preprocessed into `{root}` next, before training. {reads}"
+        )
     else:
-        lines.append(f"Nothing is preprocessed yet: after you approve, one sample goes into "
-                     f"`overfit/.precomputed` for autotune, then every clip into `{root}`. {reads}")
+        lines.append(
+            f"Nothing is preprocessed yet: after you approve, one sample goes into "
+            f"`overfit/.precomputed` for autotune, then every clip into `{root}`. {reads}"
+        )
     return lines
 
 
@@ -116,11 +125,13 @@ def autotune_paragraph(tier: Tier) -> str:
     """The trials to come, in the words the engine's own rules give (tuning/rules_text.py)."""
     from ltx_wizard.core.tuning import rules_text  # the engine's rules: loaded only to render
 
-    return (f"Autotune then goes on with at most {rules_text.MAX_TRIALS} such trials in all (the "
-            "baseline included), each changing one setting from the best so far. "
-            f"{rules_text.keep_rules()} The loss is never a criterion. "
-            f"{rules_text.levers_sentence(tier)} {_TIER_NOTE.get(tier, '')} Each trial's step "
-            "time and peak memory go to `autotune.log`; the winner is patched into `config.yaml`.")
+    return (
+        f"Autotune then goes on with at most {rules_text.MAX_TRIALS} such trials in all (the "
+        "baseline included), each changing one setting from the best so far. "
+        f"{rules_text.keep_rules()} The loss is never a criterion. "
+        f"{rules_text.levers_sentence(tier)} {_TIER_NOTE.get(tier, '')} Each trial's step "
+        "time and peak memory go to `autotune.log`; the winner is patched into `config.yaml`."
+    )
 
 
 def logged_steps(accumulation: int) -> str:
@@ -131,17 +142,22 @@ def logged_steps(accumulation: int) -> str:
     steps = " and ".join(map(str, logged)) or "none"
     if accumulation <= 1:
         return f"at steps {steps}"
-    return (f"at steps {steps}, {accumulation} lines each under gradient accumulation "
-            f"{accumulation}, and step 0 before the first optimizer step")
+    return (
+        f"at steps {steps}, {accumulation} lines each under gradient accumulation "
+        f"{accumulation}, and step 0 before the first optimizer step"
+    )
 
 
 def trial_checks(rec: PlanRecord, config: Mapping[str, Any]) -> list[str]:
     """What the trials and the confirmation prove, limited to what the wizard reads from them."""
     accumulation = _number(get_dotted(config, "optimization.gradient_accumulation_steps", 1)) or 1
-    where = ("on the sample(s) preprocessed first into `overfit/.precomputed` (one full batch "
-             "per GPU, as the trainer's loader needs)" if rec.data.from_clips else
-             "on a few samples linked from the data root into `overfit/` (one full batch per "
-             "GPU, as the trainer's loader needs)")
+    where = (
+        "on the sample(s) preprocessed first into `overfit/.precomputed` (one full batch "
+        "per GPU, as the trainer's loader needs)"
+        if rec.data.from_clips
+        else "on a few samples linked from the data root into `overfit/` (one full batch per "
+        "GPU, as the trainer's loader needs)"
+    )
     return [
         f"First a sanity check, the baseline trial: a {TRIAL_STEPS}-step run of this config "
         f"{where}, with validation and the text encoder off so that it measures training only. "
@@ -162,43 +178,58 @@ def _cell(text: str) -> str:
 def results_lines(tuned: TuneRecord) -> list[str]:
     """Every trial, the confirmations, why autotune stopped and what it patched."""
     from ltx_wizard.core.tuning.result_text import (
-        confirmation_line, outcome_label, peak_text, step_text,
+        confirmation_line,
+        outcome_label,
+        peak_text,
+        step_text,
     )
 
     s = tuned.summary
     rows = ["", "| # | Change | Outcome | s/step | Peak | Reason |", "|---|---|---|---|---|---|"]
     for r in s.trials:
         kept = " (kept)" if r.kept else ""
-        rows.append(f"| {r.index} | {_cell(r.change)} | {outcome_label(r.outcome)}{kept} | "
-                    f"{step_text(r)} | {peak_text(r)} | {_cell(r.reason) or '—'} |")
+        rows.append(
+            f"| {r.index} | {_cell(r.change)} | {outcome_label(r.outcome)}{kept} | "
+            f"{step_text(r)} | {peak_text(r)} | {_cell(r.reason) or '—'} |"
+        )
     rows += ["", *[f"- {_cell(confirmation_line(c))}" for c in s.confirmations]]
     rows.append(f"- Stopped: {_cell(s.stop_reason)}")
     win = next((r for r in s.trials if r.index == s.winner), None)
-    rows.append(f"- Winner: trial {win.index} ({_cell(win.change)}), patched into config.yaml"
-                if win and s.config_patched else "- No change was patched into config.yaml.")
+    rows.append(
+        f"- Winner: trial {win.index} ({_cell(win.change)}), patched into config.yaml"
+        if win and s.config_patched
+        else "- No change was patched into config.yaml."
+    )
     if tuned.steps:
         (old, new), (before, after) = tuned.steps, tuned.effective
-        rows.append(f"- Batch change allowed: batch x accumulation {before} -> {after} samples "
-                    f"per step per GPU, so `optimization.steps` {old} -> {new} keeps the samples "
-                    f"seen ({old * before} per GPU) as planned.")
+        rows.append(
+            f"- Batch change allowed: batch x accumulation {before} -> {after} samples "
+            f"per step per GPU, so `optimization.steps` {old} -> {new} keeps the samples "
+            f"seen ({old * before} per GPU) as planned."
+        )
     return rows
 
 
-def video_only_note(change: tuple[str, object] | None, base_name: str,
-                    config: Mapping[str, Any]) -> str | None:
+def video_only_note(
+    change: tuple[str, object] | None, base_name: str, config: Mapping[str, Any]
+) -> str | None:
     """plan.md's words for the video-only choice, with the trainer docs' note on LoRA targets."""
     if change is None:
         return None
     key, value = change
     targets = get_dotted(config, "lora.target_modules", None)
     shown = "null" if value is None else str(value).lower()
-    text = (f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
-            f"audio latents and trains no audio.")
+    text = (
+        f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "
+        f"audio latents and trains no audio."
+    )
     if targets:
-        text += (f" LoRA targets stay as shipped in {base_name} "
-                 f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
-                 "docs/configuration-reference.md (Understanding Target Modules) advises the video "
-                 "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
-                 "such as `to_k` also match the audio and audio-video attention modules. Edit "
-                 "`lora.target_modules` in config.yaml to follow it.")
+        text += (
+            f" LoRA targets stay as shipped in {base_name} "
+            f"(`{', '.join(str(t) for t in targets)}`). The trainer's "
+            "docs/configuration-reference.md (Understanding Target Modules) advises the video "
+            "attention layers (`attn1.*`, `attn2.*`) for video-only training: short patterns "
+            "such as `to_k` also match the audio and audio-video attention modules. Edit "
+            "`lora.target_modules` in config.yaml to follow it."
+        )
     return text

@@ -116,15 +116,16 @@ def read_record(run_dir: Path) -> PlanRecord | None:
     text = read_text(path, what="the plan record", limit=JSON_MAX_BYTES)
     version = _version(text)
     if version != RECORD_VERSION:
-        raise UsageError(f"{path} is of version {version}, this ltx-wizard reads version "
-                         f"{RECORD_VERSION}: plan the run again (ltx-wizard plan ... --force)")
+        raise UsageError(
+            f"{path} is of version {version}, this ltx-wizard reads version "
+            f"{RECORD_VERSION}: plan the run again (ltx-wizard plan ... --force)"
+        )
     from pydantic import ValidationError
 
     try:
         return _schema().validate_json(text)
     except ValidationError as exc:
-        raise UsageError(f"{path} is damaged ({exc.errors()[0]['msg']}): plan the run again"
-                         ) from None
+        raise UsageError(f"{path} is damaged ({exc.errors()[0]['msg']}): plan the run again") from None
 
 
 def _version(text: str) -> Any:

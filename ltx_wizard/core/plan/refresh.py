@@ -28,8 +28,10 @@ def refresh_plan_md(run_dir: Path) -> str | None:
     try:
         page = render_run(folder.root)
         if page is None:
-            return (f"plan.md not rendered again: {folder.root} has no plan.json (planned by an "
-                    "older ltx-wizard); plan the run again to get one")
+            return (
+                f"plan.md not rendered again: {folder.root} has no plan.json (planned by an "
+                "older ltx-wizard); plan the run again to get one"
+            )
         atomic_write_text(folder.plan, page, root=folder.root)
     except (WizardError, OSError, ValueError) as exc:
         return f"plan.md not rendered again: {getattr(exc, 'message', None) or exc}"

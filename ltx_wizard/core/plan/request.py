@@ -59,12 +59,23 @@ class PlanRequest:
 
 
 # What each raw value becomes; anything not named here is taken as it is.
-_PATHS = ("trainer_root", "checkpoint", "text_encoder", "data_root", "video_vae", "audio_vae",
-          "workspace", "precomputed_dir")
+_PATHS = (
+    "trainer_root",
+    "checkpoint",
+    "text_encoder",
+    "data_root",
+    "video_vae",
+    "audio_vae",
+    "workspace",
+    "precomputed_dir",
+)
 _TEXTS = ("run_name", "slurm_time", "slurm_partition", "resolution_buckets", "lora_trigger")
 _FLAGS = ("accept_risk", "force", "force_full", "video_only", "full_training_state")
-REQUIRED = {"checkpoint": "--checkpoint FILE", "text_encoder": "--text-encoder PATH",
-            "data_root": "--data-root DIR or --dataset FILE"}
+REQUIRED = {
+    "checkpoint": "--checkpoint FILE",
+    "text_encoder": "--text-encoder PATH",
+    "data_root": "--data-root DIR or --dataset FILE",
+}
 
 
 class InputError(UsageError):

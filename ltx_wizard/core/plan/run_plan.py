@@ -48,18 +48,26 @@ def prepare_plan(
     folder = steps.workspace(request, found, env, now, notes)
     configured = steps.configure(request, assessment, gpus, found, folder, notes, host)
     launched = steps.launch(request, assessment, gpus, found, folder, configured, notes)
-    return _render(request, assessment, gpus, found, folder, configured, launched, notes, simulate,
-                   stand_in)
+    return _render(request, assessment, gpus, found, folder, configured, launched, notes, simulate, stand_in)
 
 
-def _render(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
-            found: steps.Inspected, folder: RunFolder, configured: steps.Configured,
-            launched: steps.Launched, notes: steps.Notes, simulate: str | None,
-            stand_in: StandIn | None) -> PlanDraft:
+def _render(
+    request: PlanRequest,
+    assessment: Assessment,
+    gpus: steps.Gpus,
+    found: steps.Inspected,
+    folder: RunFolder,
+    configured: steps.Configured,
+    launched: steps.Launched,
+    notes: steps.Notes,
+    simulate: str | None,
+    stand_in: StandIn | None,
+) -> PlanDraft:
     """The plan's record, plan.md rendered from it, and the draft the TUI shows for approval."""
     # Against the shipped file, so the low-VRAM keys applied to a recipe show in the diff too.
-    diff = config_gen.config_diff(found.start.shipped_text, configured.config_text,
-                                  f"{found.base_path}", f"{folder.config}")
+    diff = config_gen.config_diff(
+        found.start.shipped_text, configured.config_text, f"{found.base_path}", f"{folder.config}"
+    )
     rec = _record(request, assessment, gpus, found, folder, configured, launched, notes, simulate)
     return PlanDraft(
         record=rec,
@@ -89,11 +97,16 @@ def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None
     from ltx_wizard.core.preprocess.state import PreprocessState
 
     plan = found.dataset
-    state = PreprocessState(dataset_file=plan.report.dataset, data_root=plan.data_root,
-                            spec=plan.spec, trainer_dir=found.checkout.trainer_dir,
-                            simulate=bool(simulate), samples=plan.report.kept,
-                            silent=plan.report.silent_samples,
-                            reused=plan.reused)
+    state = PreprocessState(
+        dataset_file=plan.report.dataset,
+        data_root=plan.data_root,
+        spec=plan.spec,
+        trainer_dir=found.checkout.trainer_dir,
+        simulate=bool(simulate),
+        samples=plan.report.kept,
+        silent=plan.report.silent_samples,
+        reused=plan.reused,
+    )
     return json_text(state)
 
 
@@ -103,14 +116,29 @@ def _data_record(found: steps.Inspected) -> DataRecord:
     if plan is None:
         return DataRecord(name=dataset_name(data.path), **common)
     report = plan.report
-    return DataRecord(name=dataset_name(data.path), source=report.dataset,
-                      listed=report.rows, bucket=report.buckets, reused=plan.reused,
-                      clip_lines=tuple(report.warnings), unchecked=report.not_checked, **common)
+    return DataRecord(
+        name=dataset_name(data.path),
+        source=report.dataset,
+        listed=report.rows,
+        bucket=report.buckets,
+        reused=plan.reused,
+        clip_lines=tuple(report.warnings),
+        unchecked=report.not_checked,
+        **common,
+    )
 
 
-def _record(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
-            found: steps.Inspected, folder: RunFolder, configured: steps.Configured,
-            launched: steps.Launched, notes: steps.Notes, simulate: str | None) -> PlanRecord:
+def _record(
+    request: PlanRequest,
+    assessment: Assessment,
+    gpus: steps.Gpus,
+    found: steps.Inspected,
+    folder: RunFolder,
+    configured: steps.Configured,
+    launched: steps.Launched,
+    notes: steps.Notes,
+    simulate: str | None,
+) -> PlanRecord:
     multi, launch = launched.multinode, launched.launch
     config = load_yaml(configured.config_text)
     batch = configured.batch
@@ -134,15 +162,23 @@ def _record(request: PlanRequest, assessment: Assessment, gpus: steps.Gpus,
         skipped=configured.about.skipped,
         data=_data_record(found),
         schedule=Schedule(
-            steps=steps_value if isinstance(steps_value, int) and not isinstance(steps_value, bool)
-            else None,
-            batch_size=batch.batch_size, accumulation=batch.accumulation,
-            effective_batch=batch.achieved, num_gpus=gpus.total, nodes=gpus.nodes),
+            steps=steps_value if isinstance(steps_value, int) and not isinstance(steps_value, bool) else None,
+            batch_size=batch.batch_size,
+            accumulation=batch.accumulation,
+            effective_batch=batch.achieved,
+            num_gpus=gpus.total,
+            nodes=gpus.nodes,
+        ),
         launch_line=multi.submit_line() if multi else launch.shell_line(),
         launch_style=multi.style if multi else launch.style,
-        multinode_lines=tuple(plan_section(
-            multi, checkpoint_every=get_dotted(config, "checkpoints.interval", None),
-        )) if multi else (),
+        multinode_lines=tuple(
+            plan_section(
+                multi,
+                checkpoint_every=get_dotted(config, "checkpoints.interval", None),
+            )
+        )
+        if multi
+        else (),
         host_lines=configured.memory.lines,
         video_only_note=video_only_note(found.video_change, found.base_name, config),
         assumptions=tuple(notes.assumptions),

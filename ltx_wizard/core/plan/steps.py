@@ -153,8 +153,7 @@ def _read_text(path: Path) -> str:
     return text
 
 
-def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str],
-            notes: Notes) -> Inspected:
+def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str], notes: Notes) -> Inspected:
     """Read the checkout's shipped config, the models and the data, once each. The Paths
     screen's and `check`'s live checks run these same steps on a draft (model_checks.py)."""
     require_complete(request)
@@ -163,27 +162,47 @@ def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str]
     start = recipe_base(checkout, request, assessment.tier)
     base_name, base_path, base_text = start.base.source, start.shipped_path, start.base.text
     ckpt, te, video_vae, audio_vae = _inspect_models(request, base_text, notes)
-    models = {"checkpoint": ckpt.path, "text_encoder": te.path, "video_vae": video_vae,
-              "audio_vae": audio_vae}
-    data, video_change, dataset = inspect_data(request, base_name, load_yaml(base_text), notes,
-                                               models)
+    models = {
+        "checkpoint": ckpt.path,
+        "text_encoder": te.path,
+        "video_vae": video_vae,
+        "audio_vae": audio_vae,
+    }
+    data, video_change, dataset = inspect_data(request, base_name, load_yaml(base_text), notes, models)
     found = misfits(checkout, ckpt, te, data)
     if found:
         raise UsageError("; and ".join(m.message for m in found))
-    return Inspected(checkout=checkout, start=start, base_name=base_name, base_path=base_path,
-                     base_text=base_text, checkpoint=ckpt, text_encoder=te, video_vae=video_vae,
-                     audio_vae=audio_vae, data=data, video_change=video_change, dataset=dataset)
+    return Inspected(
+        checkout=checkout,
+        start=start,
+        base_name=base_name,
+        base_path=base_path,
+        base_text=base_text,
+        checkpoint=ckpt,
+        text_encoder=te,
+        video_vae=video_vae,
+        audio_vae=audio_vae,
+        data=data,
+        video_change=video_change,
+        dataset=dataset,
+    )
 
 
-def misfits(checkout: CheckoutInfo, ckpt: CheckpointInfo, te: TextEncoderInfo | None,
-            data: DataRootInfo | None) -> list[Misfit]:
+def misfits(
+    checkout: CheckoutInfo, ckpt: CheckpointInfo, te: TextEncoderInfo | None, data: DataRootInfo | None
+) -> list[Misfit]:
     """Checkout, models and latents that do not fit together (core/setup/fit_gate.py): plan
     stops on them, the live checks show each under its field."""
     from ltx_wizard.core.setup.fit_gate import misfits as fit_misfits
 
     samples = data.samples if data is not None else ()
-    return fit_misfits(checkout.root, ckpt, te, data.path if samples else None,  # type: ignore[union-attr]  # samples: data read
-                       samples[0] if samples else None)
+    return fit_misfits(
+        checkout.root,
+        ckpt,
+        te,
+        data.path if samples else None,  # type: ignore[union-attr]  # samples: data read
+        samples[0] if samples else None,
+    )
 
 
 def recipe_base(checkout: CheckoutInfo, request: PlanRequest, tier: Tier) -> PlanBase:
@@ -191,39 +210,50 @@ def recipe_base(checkout: CheckoutInfo, request: PlanRequest, tier: Tier) -> Pla
     return plan_base(checkout.trainer_dir / "configs", request.recipe, tier, _read_text)
 
 
-def read_text_encoder(request: PlanRequest, ckpt: CheckpointInfo | None
-                      ) -> tuple[TextEncoderInfo, str | None]:
+def read_text_encoder(
+    request: PlanRequest, ckpt: CheckpointInfo | None
+) -> tuple[TextEncoderInfo, str | None]:
     """The Gemma as read, and ltx-core's compatibility warning against the checkpoint (it only
     warns: model_loader.py), None when they match or no checkpoint was readable."""
     te = inspect_text_encoder(request.text_encoder)  # type: ignore[arg-type]  # required: checked first
     return te, (check_compatibility(ckpt, te) if ckpt is not None else None)
 
 
-def _inspect_models(request: PlanRequest, base_text: str, notes: Notes
-                    ) -> tuple[CheckpointInfo, TextEncoderInfo, Path | None, Path | None]:
+def _inspect_models(
+    request: PlanRequest, base_text: str, notes: Notes
+) -> tuple[CheckpointInfo, TextEncoderInfo, Path | None, Path | None]:
     ckpt = inspect_checkpoint(request.checkpoint)  # type: ignore[arg-type]  # required: checked first
     te, warning = read_text_encoder(request, ckpt)
     notes.warnings += [warning] if warning else []
     # split_pack.py: a split pack's video VAE always, its audio VAE where the config loads it
     video_vae, audio_vae, assumed, ignored = component_files(
-        ckpt, request.video_vae, request.audio_vae, load_yaml(base_text))
+        ckpt, request.video_vae, request.audio_vae, load_yaml(base_text)
+    )
     notes.assumptions += assumed
     notes.warnings += ignored
     return ckpt, te, video_vae, audio_vae
 
 
-def inspect_data(request: PlanRequest, base_name: str, base: Mapping[str, Any], notes: Notes,
-                 models: dict[str, Path | None], *, option: str = VIDEO_ONLY_FLAG,
-                 on_progress: Progress | None = None, cancelled: CancelFlag = None
-                 ) -> tuple[DataRootInfo, tuple[str, object] | None, DatasetPlan | None]:
+def inspect_data(
+    request: PlanRequest,
+    base_name: str,
+    base: Mapping[str, Any],
+    notes: Notes,
+    models: dict[str, Path | None],
+    *,
+    option: str = VIDEO_ONLY_FLAG,
+    on_progress: Progress | None = None,
+    cancelled: CancelFlag = None,
+) -> tuple[DataRootInfo, tuple[str, object] | None, DatasetPlan | None]:
     """(the data as the config will read it, the video-only change, the dataset's plan);
     `base`: the recipe's shipped config, as loaded."""
     # The shipped file's strategy names the data folders (core/dataset/sources.py, the trainer's rule).
     strategy = get_dotted(base, "training_strategy", None)
     video_change = video_only_change(strategy) if request.video_only else None
     if request.video_only and video_change is None:
-        notes.warnings.append(f"video only: {base_name} trains no audio (or only audio), so "
-                              "nothing was changed for it")
+        notes.warnings.append(
+            f"video only: {base_name} trains no audio (or only audio), so nothing was changed for it"
+        )
     dropped = audio_folder(strategy) if video_change is not None else None
     if video_change is not None:
         strategy = video_only(strategy)
@@ -234,40 +264,55 @@ def inspect_data(request: PlanRequest, base_name: str, base: Mapping[str, Any], 
         return planned_root_info(dataset, strategy), video_change, dataset
     data = inspect_data_root(root, strategy=strategy, option=option)
     if dropped and any((data.path / dropped).glob("**/*.pt")):
-        notes.warnings.append(f"video only: {data.path / dropped} holds audio latents, which this "
-                              "run does not train on (drop --video-only to train audio too)")
+        notes.warnings.append(
+            f"video only: {data.path / dropped} holds audio latents, which this "
+            "run does not train on (drop --video-only to train audio too)"
+        )
     if data.orphans or data.lacking:
         notes.warnings.append(data.describe())
     return data, video_change, None
 
 
-def _plan_dataset(request: PlanRequest, base: Mapping[str, Any],
-                  strategy: Mapping[str, Any] | None, notes: Notes,
-                  models: dict[str, Path | None], on_progress: Progress | None = None,
-                  cancelled: CancelFlag = None) -> DatasetPlan:
+def _plan_dataset(
+    request: PlanRequest,
+    base: Mapping[str, Any],
+    strategy: Mapping[str, Any] | None,
+    notes: Notes,
+    models: dict[str, Path | None],
+    on_progress: Progress | None = None,
+    cancelled: CancelFlag = None,
+) -> DatasetPlan:
     # the skill: --load-text-encoder-in-8bit as the tier's shipped config loads Gemma
     eight_bit = get_dotted(base, "acceleration.load_text_encoder_in_8bit", False)
     assert request.data_root is not None  # a dataset file, by the caller's test
-    plan = plan_dataset(request.data_root, strategy, buckets=request.resolution_buckets,
-                        models=models, lora_trigger=request.lora_trigger,
-                        load_text_encoder_in_8bit=eight_bit is True,
-                        precomputed_dir=request.precomputed_dir, on_progress=on_progress,
-                        cancelled=cancelled)
+    plan = plan_dataset(
+        request.data_root,
+        strategy,
+        buckets=request.resolution_buckets,
+        models=models,
+        lora_trigger=request.lora_trigger,
+        load_text_encoder_in_8bit=eight_bit is True,
+        precomputed_dir=request.precomputed_dir,
+        on_progress=on_progress,
+        cancelled=cancelled,
+    )
     assumptions, warnings = plan_notes(plan, request.resolution_buckets)
     notes.assumptions += assumptions
     notes.warnings += warnings
     return plan
 
 
-def workspace(request: PlanRequest, found: Inspected, env: Mapping[str, str],
-              now: datetime | None, notes: Notes) -> RunFolder:
+def workspace(
+    request: PlanRequest, found: Inspected, env: Mapping[str, str], now: datetime | None, notes: Notes
+) -> RunFolder:
     """The run folder: the workspace root and the run name, given or chosen."""
     data_path = found.data.path
     root = choose_root(request.workspace, env)
     if request.workspace is None:
         source = f"${ENV_VAR}" if env.get(ENV_VAR) and root == Path(env[ENV_VAR]).resolve() else None
-        notes.assumptions.append(f"Workspace root {root}" + (f" (from {source})." if source else
-                                                             " (the first writable default)."))
+        notes.assumptions.append(
+            f"Workspace root {root}" + (f" (from {source})." if source else " (the first writable default).")
+        )
     if request.run_name is None:
         run_name = default_run_name(data_path, now=now, mode=found.start.recipe.run_mode)
         notes.assumptions.append(f"Run name `{run_name}` (mode, dataset name, date and time).")
@@ -278,8 +323,15 @@ def workspace(request: PlanRequest, found: Inspected, env: Mapping[str, str],
     return folder
 
 
-def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Inspected,
-              folder: RunFolder, notes: Notes, host: HostSource = None) -> Configured:
+def configure(
+    request: PlanRequest,
+    assessment: Assessment,
+    gpus: Gpus,
+    found: Inspected,
+    folder: RunFolder,
+    notes: Notes,
+    host: HostSource = None,
+) -> Configured:
     """config.yaml: the shipped file with the paths, batch and mode patched in, self-checked."""
     changes = config_gen.compute_changes(
         found.base_text,
@@ -297,32 +349,54 @@ def configure(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: I
     _wandb(request, found, changes.changes, notes)
     if found.video_change is not None:
         changes.changes[found.video_change[0]] = found.video_change[1]
-    state, said = training_state(load_yaml(found.base_text), request.full_training_state,
-                                 launch_style(gpus.per_node, request.training_mode))
+    state, said = training_state(
+        load_yaml(found.base_text),
+        request.full_training_state,
+        launch_style(gpus.per_node, request.training_mode),
+    )
     changes.changes.update(state)
     notes.assumptions.append(said)
-    config_text = config_gen.build_config(found.base_text, changes.changes)
-    # the recipe's validation samples read files: the user's, or none (core/validation/plan.py)
-    validation = plan_validation(config_text, request.validation_media, request.validation_prompts,
-                                 request.validation, found.start.recipe.name,
-                                 offered=offered_media(config_text, found.data.path))
-    config_text = validation.text
-    notes.assumptions += validation.notes
-    notes.warnings += validation.warnings
-    config_gen.require_self_check(config_text, str(folder.config),
-                                  data_pending=found.dataset is not None and not found.dataset.reused)
+    config_text = _with_validation(
+        request, found, config_gen.build_config(found.base_text, changes.changes), notes
+    )
+    config_gen.require_self_check(
+        config_text, str(folder.config), data_pending=found.dataset is not None and not found.dataset.reused
+    )
     batch = changes.batch
     assert batch is not None
     # trainer.py LtxvTrainer._init_dataloader: one full batch on every process, or none at all
     starved = starved_loader(found.data.sample_count, batch.batch_size, gpus.total)
     if starved:
         notes.warnings.append(starved)
-    memory = plan_memory(config_text, found.checkpoint, found.text_encoder, gpus.per_node,
-                         gpus.total, folder.root, assessment, host, _latents(found))
+    memory = plan_memory(
+        config_text,
+        found.checkpoint,
+        found.text_encoder,
+        gpus.per_node,
+        gpus.total,
+        folder.root,
+        assessment,
+        host,
+        _latents(found),
+    )
     notes.warnings += memory.warnings
     about = _config_notes(request, assessment, found.start, changes, notes)
-    return Configured(changes=changes, config_text=config_text, batch=batch, memory=memory,
-                      about=about)
+    return Configured(changes=changes, config_text=config_text, batch=batch, memory=memory, about=about)
+
+
+def _with_validation(request: PlanRequest, found: Inspected, config_text: str, notes: Notes) -> str:
+    """The recipe's validation samples read files: the user's, or none (core/validation/plan.py)."""
+    validation = plan_validation(
+        config_text,
+        request.validation_media,
+        request.validation_prompts,
+        request.validation,
+        found.start.recipe.name,
+        offered=offered_media(config_text, found.data.path),
+    )
+    notes.assumptions += validation.notes
+    notes.warnings += validation.warnings
+    return validation.text
 
 
 def _latents(found: Inspected) -> LatentDisk | None:
@@ -335,8 +409,14 @@ def _latents(found: Inspected) -> LatentDisk | None:
     from ltx_wizard.core.setup.latent_disk import latent_disk
 
     needs = checkpoint_needs(found.checkpoint, gemma_hidden_size(found.text_encoder))
-    return latent_disk(plan.data_root, len(plan.report.kept), parse_buckets(plan.spec.buckets),
-                       needs.video_width, needs.audio_width, not plan.spec.skip_audio)
+    return latent_disk(
+        plan.data_root,
+        len(plan.report.kept),
+        parse_buckets(plan.spec.buckets),
+        needs.video_width,
+        needs.audio_width,
+        not plan.spec.skip_audio,
+    )
 
 
 def _wandb(request: PlanRequest, found: Inspected, changes: dict[str, object], notes: Notes) -> None:
@@ -354,13 +434,20 @@ def _wandb(request: PlanRequest, found: Inspected, changes: dict[str, object], n
         (notes.warnings if decision.disable else notes.assumptions).append(decision.note)
 
 
-def _config_notes(request: PlanRequest, assessment: Assessment, start: PlanBase,
-                  changes: config_gen.ConfigChanges, notes: Notes) -> RecipeNotes:
+def _config_notes(
+    request: PlanRequest,
+    assessment: Assessment,
+    start: PlanBase,
+    changes: config_gen.ConfigChanges,
+    notes: Notes,
+) -> RecipeNotes:
     assumptions, batch = notes.assumptions, changes.batch
     assert batch is not None
     if request.effective_batch is None:
-        assumptions.append(f"Effective batch {batch.wanted}: the shipped file's batch_size x "
-                           "gradient_accumulation_steps (pass --effective-batch N to change it).")
+        assumptions.append(
+            f"Effective batch {batch.wanted}: the shipped file's batch_size x "
+            "gradient_accumulation_steps (pass --effective-batch N to change it)."
+        )
     if request.training_mode == "lora":
         assumptions.append("LoRA training (the default; --training-mode full for a full fine-tune).")
     about = recipe_notes(start, assessment.tier, overridden=changes.changes)
@@ -369,24 +456,35 @@ def _config_notes(request: PlanRequest, assessment: Assessment, start: PlanBase,
     if assessment.mixed_models:
         notes.warnings.append("mixed GPU models: the smallest GPU's tier applies to all of them")
     if assessment.probe.cuda_visible_devices:
-        assumptions.append(f"Only the GPUs in CUDA_VISIBLE_DEVICES="
-                           f"{assessment.probe.cuda_visible_devices}; the launch line carries it.")
+        assumptions.append(
+            f"Only the GPUs in CUDA_VISIBLE_DEVICES="
+            f"{assessment.probe.cuda_visible_devices}; the launch line carries it."
+        )
     if assessment.vram_stated:
         assumptions.append(f"{assessment.per_gpu_vram_gb} GB per GPU as stated, not as probed.")
     return about
 
 
-def launch(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Inspected,
-           folder: RunFolder, configured: Configured, notes: Notes) -> Launched:
+def launch(
+    request: PlanRequest,
+    assessment: Assessment,
+    gpus: Gpus,
+    found: Inspected,
+    folder: RunFolder,
+    configured: Configured,
+    notes: Notes,
+) -> Launched:
     """How the run starts: the one launch plan (core/launch/command.py), plus slurm.sbatch for nodes."""
     checkout = found.checkout
     style = launch_style(gpus.per_node, request.training_mode)
-    accel = render_accelerate_yaml(style, gpus.per_node,
-                                   checkout.config_path(f"accelerate/{style}.yaml"))
+    accel = render_accelerate_yaml(style, gpus.per_node, checkout.config_path(f"accelerate/{style}.yaml"))
     if accel.note and gpus.per_node > 1:
         notes.assumptions.append(accel.note[0].upper() + accel.note[1:] + ".")
     plan = build_launch(
-        checkout.root, folder.config, gpus.per_node, request.training_mode,
+        checkout.root,
+        folder.config,
+        gpus.per_node,
+        request.training_mode,
         assessment.probe.cuda_visible_devices,
         folder.accelerate_config if accel.text is not None else None,
     )
@@ -394,18 +492,25 @@ def launch(request: PlanRequest, assessment: Assessment, gpus: Gpus, found: Insp
     run_id = new_run_id()
     if gpus.nodes > 1:
         multi = plan_multinode(
-            nodes=gpus.nodes, gpus_per_node=gpus.per_node, training_mode=request.training_mode,
-            trainer_dir=checkout.trainer_dir, run_dir=folder.root, config=folder.config,
+            nodes=gpus.nodes,
+            gpus_per_node=gpus.per_node,
+            training_mode=request.training_mode,
+            trainer_dir=checkout.trainer_dir,
+            run_dir=folder.root,
+            config=folder.config,
             shipped_accelerate_dir=checkout.config_path("accelerate/ddp.yaml").parent,
-            data_root=found.data.path, output_dir=folder.outputs,
+            data_root=found.data.path,
+            output_dir=folder.outputs,
             effective_batch=configured.batch.achieved,
         )
         slurm_text = render_sbatch(multi, gpus.slurm, folder.root.name, run_id)
         if assessment.probe.cuda_visible_devices:
-            notes.warnings.append("CUDA_VISIBLE_DEVICES is not carried into slurm.sbatch: Slurm "
-                                  "gives each node its --gpus-per-node GPUs")
+            notes.warnings.append(
+                "CUDA_VISIBLE_DEVICES is not carried into slurm.sbatch: Slurm "
+                "gives each node its --gpus-per-node GPUs"
+            )
     elif gpus.slurm != slurm_options():
-        notes.warnings.append("--slurm-time/--slurm-partition/--slurm-cpus apply only with "
-                              "--nodes 2 or more: ignored")
-    return Launched(accelerate=accel, launch=plan, multinode=multi, slurm_text=slurm_text,
-                    run_id=run_id)
+        notes.warnings.append(
+            "--slurm-time/--slurm-partition/--slurm-cpus apply only with --nodes 2 or more: ignored"
+        )
+    return Launched(accelerate=accel, launch=plan, multinode=multi, slurm_text=slurm_text, run_id=run_id)

@@ -22,15 +22,21 @@ def training_state(base: Mapping[str, Any], full: bool, style: str) -> tuple[dic
     """(the config change, plan.md's sentence) for the training state each checkpoint keeps."""
     shipped = get_dotted(base, KEY, "minimal") or "minimal"
     if full and style == "fsdp":
-        return {}, (f"Training state: `{shipped}`. {FLAG} was asked, but under FSDP the trainer "
-                    "saves only the scheduler, RNG and step (trainer.py _save_training_state), "
-                    "so it was not set; a resume restarts the optimizer.")
+        return {}, (
+            f"Training state: `{shipped}`. {FLAG} was asked, but under FSDP the trainer "
+            "saves only the scheduler, RNG and step (trainer.py _save_training_state), "
+            "so it was not set; a resume restarts the optimizer."
+        )
     if full:
-        return {KEY: "full"}, ("Training state: `full` (" + FLAG + "): each checkpoint keeps the "
-                               "optimizer with the scheduler, RNG and step (about 800 MB more per "
-                               "checkpoint for a LoRA), so a resume continues exactly.")
+        return {KEY: "full"}, (
+            "Training state: `full` (" + FLAG + "): each checkpoint keeps the "
+            "optimizer with the scheduler, RNG and step (about 800 MB more per "
+            "checkpoint for a LoRA), so a resume continues exactly."
+        )
     if shipped == "off":
         return {}, "Training state: `off` (as shipped): a checkpoint cannot be resumed from."
-    return {}, (f"Training state: `{shipped}` (as shipped): each checkpoint keeps the scheduler, "
-                "RNG and step but not the optimizer, so a resume restarts AdamW's moments; "
-                f"{FLAG} keeps the optimizer too (about 800 MB per checkpoint for a LoRA).")
+    return {}, (
+        f"Training state: `{shipped}` (as shipped): each checkpoint keeps the scheduler, "
+        "RNG and step but not the optimizer, so a resume restarts AdamW's moments; "
+        f"{FLAG} keeps the optimizer too (about 800 MB per checkpoint for a LoRA)."
+    )

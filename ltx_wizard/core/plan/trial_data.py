@@ -34,5 +34,7 @@ def batch_change_refusal(rec: PlanRecord) -> str | None:
     if have >= BATCH_TRIAL:
         return None
     what = "clip preprocessed first" if rec.data.from_clips and not rec.data.reused else "sample"
-    return (f"autotune's trials run on the {have} {what}{'s' if have != 1 else ''}, and a batch "
-            f"of {BATCH_TRIAL} needs {BATCH_TRIAL} (the trainer's loader drops a short batch)")
+    return (
+        f"autotune's trials run on the {have} {what}{'s' if have != 1 else ''}, and a batch "
+        f"of {BATCH_TRIAL} needs {BATCH_TRIAL} (the trainer's loader drops a short batch)"
+    )

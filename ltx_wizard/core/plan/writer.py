@@ -46,8 +46,9 @@ def write_plan(
     return folder
 
 
-def _write_locked(folder: RunFolder, draft: PlanDraft, force: bool,
-                  on_note: Callable[[str], None] | None, made_folder: bool) -> None:
+def _write_locked(
+    folder: RunFolder, draft: PlanDraft, force: bool, on_note: Callable[[str], None] | None, made_folder: bool
+) -> None:
     with run_lock(folder.root) as lock:
         if lock.note and on_note:
             on_note(lock.note)

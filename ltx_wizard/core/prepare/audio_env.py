@@ -40,8 +40,10 @@ else:
         out["error"] = "torchaudio.load: %s: %s" % (type(exc).__name__, str(exc)[:600])
 print(@MARK@ + json.dumps(out), flush=True)
 """.replace("@MARK@", repr(MARK))
-FFMPEG_FIX = ("install FFmpeg's shared libraries (Debian/Ubuntu: sudo apt-get install -y ffmpeg; "
-              "conda: conda install -c conda-forge ffmpeg), then run prepare again")
+FFMPEG_FIX = (
+    "install FFmpeg's shared libraries (Debian/Ubuntu: sudo apt-get install -y ffmpeg; "
+    "conda: conda install -c conda-forge ffmpeg), then run prepare again"
+)
 
 
 @record
@@ -57,26 +59,41 @@ class AudioDecode:
         return f"the trainer's environment cannot decode audio: {self.detail}: {self.fix}"
 
 
-async def check_audio_decode(runner: ScriptRunner, clip: Path, label: str, log: Path,
-                             env: Mapping[str, str]) -> AudioDecode:
+async def check_audio_decode(
+    runner: ScriptRunner, clip: Path, label: str, log: Path, env: Mapping[str, str]
+) -> AudioDecode:
     lines: list[str] = []
     try:
         code = await asyncio.wait_for(
-            run_script(runner.python(["-c", CHECK, str(clip)]), cwd=runner.trainer_dir,
-                       env={**env, **runner.env}, log=log, on_line=lines.append), TIMEOUT_S)
+            run_script(
+                runner.python(["-c", CHECK, str(clip)]),
+                cwd=runner.trainer_dir,
+                env={**env, **runner.env},
+                log=log,
+                on_line=lines.append,
+            ),
+            TIMEOUT_S,
+        )
     except asyncio.TimeoutError:
-        return AudioDecode(ok=False, clip=label, detail=f"the check took over {TIMEOUT_S:.0f} s",
-                           fix=f"run `uv sync` in the checkout and see {log}")
-    found = next((ln[ln.index(MARK) + len(MARK):] for ln in lines if MARK in ln), None)
+        return AudioDecode(
+            ok=False,
+            clip=label,
+            detail=f"the check took over {TIMEOUT_S:.0f} s",
+            fix=f"run `uv sync` in the checkout and see {log}",
+        )
+    found = next((ln[ln.index(MARK) + len(MARK) :] for ln in lines if MARK in ln), None)
     if found is None:
         tail = next((ln.strip() for ln in reversed(lines) if ln.strip()), "no output")
-        return AudioDecode(ok=False, clip=label, detail=f"the check did not run (exit {code}: "
-                           f"{tail[:200]})", fix=f"run `uv sync` in the checkout; see {log}")
+        return AudioDecode(
+            ok=False,
+            clip=label,
+            detail=f"the check did not run (exit {code}: {tail[:200]})",
+            fix=f"run `uv sync` in the checkout; see {log}",
+        )
     try:
         result = json.loads(found)
     except ValueError:
-        return AudioDecode(ok=False, clip=label, detail="the check printed no result",
-                           fix=f"see {log}")
+        return AudioDecode(ok=False, clip=label, detail="the check printed no result", fix=f"see {log}")
     return judge(result, label)
 
 

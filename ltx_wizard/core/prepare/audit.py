@@ -56,8 +56,13 @@ class AuditReport:
         return [f for f in self.findings if f.kind == kind]
 
 
-def audit(facts: list[tuple[str, ClipFacts]], *, buckets: str | None, audio_trained: bool,
-          recipe: str = "this recipe") -> AuditReport:
+def audit(
+    facts: list[tuple[str, ClipFacts]],
+    *,
+    buckets: str | None,
+    audio_trained: bool,
+    recipe: str = "this recipe",
+) -> AuditReport:
     """Judge each (clip, facts) against `buckets` (None: the bucket suggested from the clips)."""
     readable = [(c, f) for c, f in facts if f.readable]
     videos = [(c, f) for c, f in readable if f.kind == "video"]
@@ -72,16 +77,29 @@ def audit(facts: list[tuple[str, ClipFacts]], *, buckets: str | None, audio_trai
         if fate != KEPT:
             dropped.append((clip, f"{problems[0].why}: {problems[0].does}"))
         elif audio_trained and info.kind == "video" and not info.has_audio:
-            findings.append(Finding(clip=clip, kind="no audio", text=(
-                f"no audio stream: {recipe} trains sound, so this sample gets no audio latents "
-                "and the trainer leaves it out; fix: give it a sound track, or train video only "
-                "(plan --video-only, or the Video only box)")))
+            findings.append(
+                Finding(
+                    clip=clip,
+                    kind="no audio",
+                    text=(
+                        f"no audio stream: {recipe} trains sound, so this sample gets no audio latents "
+                        "and the trainer leaves it out; fix: give it a sound track, or train video only "
+                        "(plan --video-only, or the Video only box)"
+                    ),
+                )
+            )
     out = AuditReport(
-        total=len(facts), videos=len(videos), images=len(images), bucket=suggested,
-        bucket_why=why, findings=tuple(findings), dropped=tuple(dropped),
+        total=len(facts),
+        videos=len(videos),
+        images=len(images),
+        bucket=suggested,
+        bucket_why=why,
+        findings=tuple(findings),
+        dropped=tuple(dropped),
         rotated=tuple((c, f.rotation) for c, f in videos if f.rotation),
         long=tuple(c for c, f in videos if (f.duration_s or 0) >= LONG_CLIP_S),
-        with_audio=tuple(c for c, f in videos if f.has_audio))
+        with_audio=tuple(c for c, f in videos if f.has_audio),
+    )
     return replace(out, summary=tuple(_summary(out, videos, chosen)))
 
 
@@ -94,26 +112,41 @@ def _finding(problem: ClipProblem) -> Finding:
     return Finding(clip=problem.clip, kind=problem.kind, text=text)
 
 
-def _summary(report: AuditReport, videos: list[tuple[str, ClipFacts]],
-             buckets: tuple[Bucket, ...]) -> list[str]:
-    lines = [f"{report.total} clip(s): {report.videos} video(s), {report.images} still(s)"
-             + (f", {len(report.dropped)} left out" if report.dropped else "")]
+def _summary(
+    report: AuditReport, videos: list[tuple[str, ClipFacts]], buckets: tuple[Bucket, ...]
+) -> list[str]:
+    lines = [
+        f"{report.total} clip(s): {report.videos} video(s), {report.images} still(s)"
+        + (f", {len(report.dropped)} left out" if report.dropped else "")
+    ]
     frames = [(c, f.frames) for c, f in videos if f.frames]
     if frames:
         shortest = min(frames, key=lambda x: x[1])
         rates = [f.fps for _, f in videos if f.fps]
         vfr = sum(f.variable_fps for _, f in videos)
-        lines.append(f"frames {shortest[1]}–{max(n for _, n in frames)} (shortest {shortest[0]})"
-                     + (_rates(rates) if rates else "") + (f", {vfr} variable" if vfr else ""))
-    shares = [(c, done.width_kept * done.height_kept) for c, f in videos if f.width and f.height
-              for b in [pick_bucket(buckets, f.frames or 1, f.width, f.height)] if b
-              for done in [fit(f.width, f.height, b)]]
+        lines.append(
+            f"frames {shortest[1]}–{max(n for _, n in frames)} (shortest {shortest[0]})"
+            + (_rates(rates) if rates else "")
+            + (f", {vfr} variable" if vfr else "")
+        )
+    shares = [
+        (c, done.width_kept * done.height_kept)
+        for c, f in videos
+        if f.width and f.height
+        for b in [pick_bucket(buckets, f.frames or 1, f.width, f.height)]
+        if b
+        for done in [fit(f.width, f.height, b)]
+    ]
     if shares:
         low = min(shares, key=lambda x: x[1])
-        lines.append(f"{buckets_text(buckets)} keeps {statistics.median(s for _, s in shares):.0%}"
-                     f" of each frame (median; least {low[1]:.0%}, {low[0]})")
-    lines.append(f"sound: {len(report.with_audio)} with an audio stream, "
-                 f"{report.videos - len(report.with_audio)} without")
+        lines.append(
+            f"{buckets_text(buckets)} keeps {statistics.median(s for _, s in shares):.0%}"
+            f" of each frame (median; least {low[1]:.0%}, {low[0]})"
+        )
+    lines.append(
+        f"sound: {len(report.with_audio)} with an audio stream, "
+        f"{report.videos - len(report.with_audio)} without"
+    )
     lines.append(f"suggested bucket {report.bucket}: {report.bucket_why}")
     return lines
 
@@ -123,13 +156,16 @@ def _rates(rates: list[float]) -> str:
     return f"; {low:.3g} fps" if abs(high - low) < 0.01 else f"; {low:.3g}–{high:.3g} fps"
 
 
-def probe_staged(paths: dict[str, Path], *, on_progress: Callable[[int, int], None] | None = None,
-                 cancelled: CancelFlag = None, cache: FactsCache | Literal[False] | None = None
-                 ) -> list[tuple[str, ClipFacts]]:
+def probe_staged(
+    paths: dict[str, Path],
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+    cancelled: CancelFlag = None,
+    cache: FactsCache | Literal[False] | None = None,
+) -> list[tuple[str, ClipFacts]]:
     """Read every staged clip (clip -> file) through the shared clip probe."""
     from ltx_wizard.core.dataset.clip_probe import probe_clips
 
     names = list(paths)
-    facts = probe_clips([paths[n] for n in names], on_progress=on_progress, cancelled=cancelled,
-                        cache=cache)
+    facts = probe_clips([paths[n] for n in names], on_progress=on_progress, cancelled=cancelled, cache=cache)
     return list(zip(names, facts))

@@ -12,7 +12,13 @@ import math
 import statistics
 
 from ltx_wizard.core.dataset.buckets import (
-    DEFAULT_BUCKETS, SPATIAL, TEMPORAL, Bucket, buckets_text, frame_cap, parse_buckets,
+    DEFAULT_BUCKETS,
+    SPATIAL,
+    TEMPORAL,
+    Bucket,
+    buckets_text,
+    frame_cap,
+    parse_buckets,
 )
 
 DEFAULT = parse_buckets(DEFAULT_BUCKETS)[0]  # 960x544x49, the trainer docs' default
@@ -40,13 +46,21 @@ def suggest(sizes: list[tuple[int, int]], frames: list[int], images: int) -> tup
     count = frame_cap(min(DEFAULT.frames, shortest)) or 1
     chosen = [Bucket(width, height, count)]
     shape = "portrait" if aspect < 1 else "landscape" if aspect > 1 else "square"
-    why = [f"{shape} clips (median aspect {aspect:.2f})",
-           "the clips' own size (smaller than the default's)" if smaller
-           else f"about the default {DEFAULT.width}x{DEFAULT.height}'s area"]
-    why.append(f"{count} frames: the shortest video has {shortest}" if count < DEFAULT.frames
-               else f"{count} frames (the default; the shortest video has {shortest})")
+    why = [
+        f"{shape} clips (median aspect {aspect:.2f})",
+        "the clips' own size (smaller than the default's)"
+        if smaller
+        else f"about the default {DEFAULT.width}x{DEFAULT.height}'s area",
+    ]
+    why.append(
+        f"{count} frames: the shortest video has {shortest}"
+        if count < DEFAULT.frames
+        else f"{count} frames (the default; the shortest video has {shortest})"
+    )
     if images:
         chosen.append(Bucket(width, height, 1))
-        why.append(f"a 1-frame bucket for the {images} still(s) (with several buckets the "
-                   "trainer's batch size must be 1)")
+        why.append(
+            f"a 1-frame bucket for the {images} still(s) (with several buckets the "
+            "trainer's batch size must be 1)"
+        )
     return buckets_text(tuple(chosen)), "; ".join(why)

@@ -19,7 +19,12 @@ from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.prepare.captioner import CaptionerServer
 from ltx_wizard.core.prepare.captions import (
-    CAPTIONS_FILE, CaptionRun, captions_from_file, queue_names, read_captions, run_captions,
+    CAPTIONS_FILE,
+    CaptionRun,
+    captions_from_file,
+    queue_names,
+    read_captions,
+    run_captions,
     spot_clips,
 )
 from ltx_wizard.core.prepare.flow import PrepareFlow, Row
@@ -61,17 +66,26 @@ async def caption_rows(session: PrepareFlow) -> list[Row]:
         return session.rows
     if session.choice.backend == "none":
         first = pending[0][session.video_column]
-        raise UsageError(f"{len(pending)} clip(s) have no caption (first: {first}) and no "
-                         f"captioner runs here: {session.choice.why}")
+        raise UsageError(
+            f"{len(pending)} clip(s) have no caption (first: {first}) and no "
+            f"captioner runs here: {session.choice.why}"
+        )
     server = None
     try:  # the server is stopped however this ends: a failed start, a cancel, a stop
         if session.choice.start_server:
-            server = CaptionerServer(session.runner, session.log("captioner-server"),
-                                     session.env, gpu=session.choice.gpu)
-            session.say(f"Starting the Qwen3-Omni server (scripts/serve_captioner.py) on GPU "
-                        f"{session.choice.gpu}; its output: {server.log}")
-            session.choice = replace(session.choice, vllm_url=await server.start(
-                on_wait=lambda s: session.asker.progress("captioner server", int(s), 0)))
+            server = CaptionerServer(
+                session.runner, session.log("captioner-server"), session.env, gpu=session.choice.gpu
+            )
+            session.say(
+                f"Starting the Qwen3-Omni server (scripts/serve_captioner.py) on GPU "
+                f"{session.choice.gpu}; its output: {server.log}"
+            )
+            session.choice = replace(
+                session.choice,
+                vllm_url=await server.start(
+                    on_wait=lambda s: session.asker.progress("captioner server", int(s), 0)
+                ),
+            )
             session.say("Captioner server ready (its address is in the server log named above)")
         instruction = await _spot_check(session, pending)
         await _full_pass(session, pending, instruction)
@@ -89,21 +103,33 @@ async def _spot_check(session: PrepareFlow, pending: list[Row]) -> str | None:
     instruction, override = session.request.instruction, session.request.recaption
     while True:
         run = await run_captions(
-            session.runner, session.choice, {n: session.dataset_dir / rel for n, rel in
-                                             names.items()},
-            session.dataset_dir, session.run_dir, spot=True, log=session.log("captions-spot"),
-            env=session.env, instruction=instruction, override=override)
+            session.runner,
+            session.choice,
+            {n: session.dataset_dir / rel for n, rel in names.items()},
+            session.dataset_dir,
+            session.run_dir,
+            spot=True,
+            log=session.log("captions-spot"),
+            env=session.env,
+            instruction=instruction,
+            override=override,
+        )
         shown = [(rel, _caption_of(session, rel, run)) for rel in chosen]
         verdict = await session.asker.approve_captions(shown)
         if verdict is True:
             break
         if verdict is False:
-            raise SpotCheckStop("stopped at the caption spot check: only the samples were "
-                                f"captioned ({session.dataset_dir / 'preview-captions.json'}); "
-                                "run again to go on, with --instruction TEXT to change the prompt")
+            raise SpotCheckStop(
+                "stopped at the caption spot check: only the samples were "
+                f"captioned ({session.dataset_dir / 'preview-captions.json'}); "
+                "run again to go on, with --instruction TEXT to change the prompt"
+            )
         instruction, override = _checked_instruction(session, str(verdict)), True
-    approved = {rel: run.captions[os.path.realpath(session.dataset_dir / rel)]
-                for rel in chosen if os.path.realpath(session.dataset_dir / rel) in run.captions}
+    approved = {
+        rel: run.captions[os.path.realpath(session.dataset_dir / rel)]
+        for rel in chosen
+        if os.path.realpath(session.dataset_dir / rel) in run.captions
+    }
     for row in pending:
         if row[video] in approved:
             row[column] = approved[row[video]]
@@ -122,8 +148,10 @@ def _caption_of(session: PrepareFlow, rel: str, run: CaptionRun) -> str:
 def _checked_instruction(session: PrepareFlow, text: str) -> str:
     trigger = (session.request.lora_trigger or "").strip()
     if trigger and trigger.lower() in text.lower():
-        raise UsageError(f"the instruction names the trigger word {trigger!r}: it is prepended at "
-                         "preprocessing (--lora-trigger); keep it out of the captions")
+        raise UsageError(
+            f"the instruction names the trigger word {trigger!r}: it is prepended at "
+            "preprocessing (--lora-trigger); keep it out of the captions"
+        )
     return text
 
 
@@ -148,10 +176,18 @@ async def _full_pass(session: PrepareFlow, pending: list[Row], instruction: str 
     names = queue_names([r[video] for r in rest])
     session.say(f"Captioning {len(rest)} clip(s) with {session.choice.backend}...")
     run = await run_captions(
-        session.runner, session.choice, {n: session.dataset_dir / rel for n, rel in names.items()},
-        session.dataset_dir, session.run_dir, spot=False, log=session.log("captions"),
-        env=session.env, instruction=instruction, override=session.request.recaption,
-        on_count=lambda d, t: session.asker.progress("captions", d, t))
+        session.runner,
+        session.choice,
+        {n: session.dataset_dir / rel for n, rel in names.items()},
+        session.dataset_dir,
+        session.run_dir,
+        spot=False,
+        log=session.log("captions"),
+        env=session.env,
+        instruction=instruction,
+        override=session.request.recaption,
+        on_count=lambda d, t: session.asker.progress("captions", d, t),
+    )
     for row in rest:
         caption = run.captions.get(os.path.realpath(session.dataset_dir / row[video]))
         if caption:
@@ -172,14 +208,18 @@ async def _settle_failures(session: PrepareFlow) -> list[Row]:
     why = dict(session.failed)
     for row in missing:
         session.say(f"{row[video]}: no caption ({why.get(row[video], 'not captioned')})")
-    question = (f"{len(missing)} of {len(session.rows) + len(supplied)} clip(s) have no caption "
-                "(named above). Leave them out of the dataset? (No stops here; a rerun captions "
-                "only those.)")
+    question = (
+        f"{len(missing)} of {len(session.rows) + len(supplied)} clip(s) have no caption "
+        "(named above). Leave them out of the dataset? (No stops here; a rerun captions "
+        "only those.)"
+    )
     if not await session.asker.confirm(question, topic="leave-out"):
-        raise WizardError(f"{len(missing)} clip(s) have no caption (first: {missing[0][video]}: "
-                          f"{why.get(missing[0][video], 'not captioned')}): run prepare again to "
-                          "retry only those (the others' captions are kept), or answer yes to "
-                          "leave them out")
+        raise WizardError(
+            f"{len(missing)} clip(s) have no caption (first: {missing[0][video]}: "
+            f"{why.get(missing[0][video], 'not captioned')}): run prepare again to "
+            "retry only those (the others' captions are kept), or answer yes to "
+            "leave them out"
+        )
     session.say(f"Left out {len(missing)} clip(s) without a caption")
     session.supplied = [r for r in supplied if has(r)]
     return [r for r in session.rows if has(r)]

@@ -24,7 +24,11 @@ from typing import Callable, Mapping
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.prepare.scripts import (
-    ScriptRunner, group_alive, require_options, track, untrack,
+    ScriptRunner,
+    group_alive,
+    require_options,
+    track,
+    untrack,
 )
 
 BACKENDS = ("qwen_omni", "gemini_flash", "none")
@@ -61,43 +65,64 @@ def has_key(env: Mapping[str, str]) -> str | None:
     return next((name for name in KEY_VARS if env.get(name, "").strip()), None)
 
 
-def choose_captioner(requested: str | None, env: Mapping[str, str], gpus: list[GpuFree], *,
-                     vllm_url: str | None = None, captions_file: bool = False) -> CaptionerChoice:
+def choose_captioner(
+    requested: str | None,
+    env: Mapping[str, str],
+    gpus: list[GpuFree],
+    *,
+    vllm_url: str | None = None,
+    captions_file: bool = False,
+) -> CaptionerChoice:
     """The backend for this box; raises a UsageError for a choice the box cannot run."""
     if requested is not None and requested not in BACKENDS:
         raise UsageError(f"--captioner {requested!r}: choose one of {', '.join(BACKENDS)}")
     key = has_key(env)
     big = _roomiest(gpus)
     if requested == "none" or (requested is None and captions_file):
-        return CaptionerChoice(backend="none", why="captions from your file",
-                               label="none: captions from your file")
+        return CaptionerChoice(
+            backend="none", why="captions from your file", label="none: captions from your file"
+        )
     if requested == "gemini_flash" or (requested is None and key):
-        why = (f"{key} is set" if key else "asked for; no GEMINI_API_KEY or GOOGLE_API_KEY set, so "
-               "the script tries Google Cloud credentials (gcloud / Vertex AI)")
-        return CaptionerChoice(backend="gemini_flash", why=why,
-                               label=f"gemini_flash ({key or 'Google Cloud credentials'})")
+        why = (
+            f"{key} is set"
+            if key
+            else "asked for; no GEMINI_API_KEY or GOOGLE_API_KEY set, so "
+            "the script tries Google Cloud credentials (gcloud / Vertex AI)"
+        )
+        return CaptionerChoice(
+            backend="gemini_flash", why=why, label=f"gemini_flash ({key or 'Google Cloud credentials'})"
+        )
     if vllm_url:
-        return CaptionerChoice(backend="qwen_omni", vllm_url=vllm_url.rstrip("/"),
-                               why=f"the Qwen3-Omni server at {vllm_url}",
-                               label=f"qwen_omni at {vllm_url}")
+        return CaptionerChoice(
+            backend="qwen_omni",
+            vllm_url=vllm_url.rstrip("/"),
+            why=f"the Qwen3-Omni server at {vllm_url}",
+            label=f"qwen_omni at {vllm_url}",
+        )
     if big is not None and _free(big) >= QWEN_MIN_FREE_GIB:
         return CaptionerChoice(
-            backend="qwen_omni", start_server=True, gpu=big.index,
+            backend="qwen_omni",
+            start_server=True,
+            gpu=big.index,
             why=f"GPU {big.index} ({big.name}) has {_free(big):.0f} GiB free: the local "
-                f"Qwen3-Omni server (scripts/{SERVER_SCRIPT}, FP8) fits",
+            f"Qwen3-Omni server (scripts/{SERVER_SCRIPT}, FP8) fits",
             notes=_server_notes(big, env),
-            label=f"qwen_omni, GPU {big.index} ({_free(big):.0f} GiB free)")
-    seen = (f"GPU {big.index} has {_free(big):.0f} GiB free" if big is not None else "no GPU")
+            label=f"qwen_omni, GPU {big.index} ({_free(big):.0f} GiB free)",
+        )
+    seen = f"GPU {big.index} has {_free(big):.0f} GiB free" if big is not None else "no GPU"
     if requested == "qwen_omni":
-        raise UsageError(f"the local Qwen3-Omni server needs a GPU with {QWEN_MIN_FREE_GIB:.0f} "
-                         f"GiB free ({seen}): pass --vllm-url of a server elsewhere, or "
-                         "--captioner gemini_flash with GEMINI_API_KEY set")
+        raise UsageError(
+            f"the local Qwen3-Omni server needs a GPU with {QWEN_MIN_FREE_GIB:.0f} "
+            f"GiB free ({seen}): pass --vllm-url of a server elsewhere, or "
+            "--captioner gemini_flash with GEMINI_API_KEY set"
+        )
     return CaptionerChoice(
         backend="none",
         why=f"no captioner on this box: no GEMINI_API_KEY or GOOGLE_API_KEY, and {seen} (the "
-            f"local Qwen3-Omni server needs {QWEN_MIN_FREE_GIB:.0f}); captions must come from a "
-            "file (--captions FILE), or set GEMINI_API_KEY (https://aistudio.google.com/apikey)",
-        label="none here: captions from your file")
+        f"local Qwen3-Omni server needs {QWEN_MIN_FREE_GIB:.0f}); captions must come from a "
+        "file (--captions FILE), or set GEMINI_API_KEY (https://aistudio.google.com/apikey)",
+        label="none here: captions from your file",
+    )
 
 
 def _roomiest(gpus: list[GpuFree]) -> GpuFree | None:
@@ -113,8 +138,7 @@ def _server_notes(gpu: GpuFree, env: Mapping[str, str]) -> tuple[str, ...]:
     notes = []
     if gpu.free_gib is None:
         notes.append(f"GPU {gpu.index}'s free memory was not read: its total stands in")
-    hf_home = Path(env.get("HF_HOME") or Path(env.get("HOME", "~")).expanduser() / ".cache" /
-                   "huggingface")
+    hf_home = Path(env.get("HF_HOME") or Path(env.get("HOME", "~")).expanduser() / ".cache" / "huggingface")
     cached = hf_home / "hub" / ("models--" + QWEN_MODEL.replace("/", "--"))
     if not cached.is_dir():
         probe = hf_home
@@ -124,9 +148,11 @@ def _server_notes(gpu: GpuFree, env: Mapping[str, str]) -> tuple[str, ...]:
             st = os.statvfs(probe)
             free = st.f_bavail * st.f_frsize / 2**30
             if free < MODEL_DISK_GIB:
-                notes.append(f"the model's first download needs ~{MODEL_DISK_GIB:.0f} GiB under "
-                             f"{hf_home}, which has {free:.0f} GiB free: set HF_HOME to a larger "
-                             "disk, or the download fails part way")
+                notes.append(
+                    f"the model's first download needs ~{MODEL_DISK_GIB:.0f} GiB under "
+                    f"{hf_home}, which has {free:.0f} GiB free: set HF_HOME to a larger "
+                    "disk, or the download fails part way"
+                )
     return tuple(notes)
 
 
@@ -153,8 +179,15 @@ def server_ready(url: str, timeout_s: float = 5.0) -> bool:
 class CaptionerServer:
     """scripts/serve_captioner.py started in its own process group, its output in `log`."""
 
-    def __init__(self, runner: ScriptRunner, log: Path, env: Mapping[str, str], *,
-                 gpu: int | None = None, port: int | None = None) -> None:
+    def __init__(
+        self,
+        runner: ScriptRunner,
+        log: Path,
+        env: Mapping[str, str],
+        *,
+        gpu: int | None = None,
+        port: int | None = None,
+    ) -> None:
         self.runner, self.log, self.env = runner, log, dict(env)
         self.port = port or free_port()
         self.gpu = gpu
@@ -164,8 +197,9 @@ class CaptionerServer:
     def args(self) -> list[str]:
         return ["--host", "127.0.0.1", "--port", str(self.port)]
 
-    async def start(self, on_wait: Callable[[float], None] = lambda s: None,
-                    timeout_s: float = START_TIMEOUT_S) -> str:
+    async def start(
+        self, on_wait: Callable[[float], None] = lambda s: None, timeout_s: float = START_TIMEOUT_S
+    ) -> str:
         require_options(self.runner, SERVER_SCRIPT, ["--host", "--port"])
         env = {**self.env, **self.runner.env}
         if self.gpu is not None:
@@ -177,23 +211,32 @@ class CaptionerServer:
             sink.write(f"# ltx-wizard: serving on {self.url} (a free port)\n".encode())
             sink.flush()
             self.proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=str(self.runner.trainer_dir), env=env,
-                stdin=asyncio.subprocess.DEVNULL, stdout=sink, stderr=sink,
-                start_new_session=True)
+                *argv,
+                cwd=str(self.runner.trainer_dir),
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=sink,
+                stderr=sink,
+                start_new_session=True,
+            )
         track(self.proc.pid)  # a wizard leaving mid-way leaves no server (scripts.kill_now)
         waited = 0.0
         while waited < timeout_s:
             if await asyncio.to_thread(server_ready, self.url, POLL_S):
                 return self.url
             if self.proc.returncode is not None:
-                raise WizardError(f"the captioner server stopped (exit {self.proc.returncode}) "
-                                  f"before it answered; its output is in {self.log}")
+                raise WizardError(
+                    f"the captioner server stopped (exit {self.proc.returncode}) "
+                    f"before it answered; its output is in {self.log}"
+                )
             await asyncio.sleep(POLL_S)
             waited += POLL_S
             on_wait(waited)
         await self.stop()
-        raise WizardError(f"the captioner server did not answer on {self.url} within "
-                          f"{timeout_s / 60:.0f} min; its output is in {self.log}")
+        raise WizardError(
+            f"the captioner server did not answer on {self.url} within "
+            f"{timeout_s / 60:.0f} min; its output is in {self.log}"
+        )
 
     async def stop(self) -> None:
         """SIGTERM to its process group (vLLM and its workers), SIGKILL to what is left after

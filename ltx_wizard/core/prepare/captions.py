@@ -52,8 +52,14 @@ def spot_clips(pending: list[str], count: int = SPOT_COUNT) -> list[str]:
     return [pending[round(i * (len(pending) - 1) / (count - 1))] for i in range(count)]
 
 
-def caption_args(queue: Path, output: Path, choice: CaptionerChoice, *,
-                 instruction: str | None = None, override: bool = False) -> list[str]:
+def caption_args(
+    queue: Path,
+    output: Path,
+    choice: CaptionerChoice,
+    *,
+    instruction: str | None = None,
+    override: bool = False,
+) -> list[str]:
     args = [str(queue), "--output", str(output), "--captioner-type", choice.backend]
     if choice.backend == "qwen_omni" and choice.vllm_url:
         args += ["--vllm-url", choice.vllm_url]
@@ -66,11 +72,20 @@ def caption_args(queue: Path, output: Path, choice: CaptionerChoice, *,
     return args
 
 
-async def run_captions(runner: ScriptRunner, choice: CaptionerChoice, clips: dict[str, Path],
-                       dataset_dir: Path, run_dir: Path, *, spot: bool, log: Path,
-                       env: Mapping[str, str], instruction: str | None = None,
-                       override: bool = False,
-                       on_count: Callable[[int, int], None] = lambda d, t: None) -> CaptionRun:
+async def run_captions(
+    runner: ScriptRunner,
+    choice: CaptionerChoice,
+    clips: dict[str, Path],
+    dataset_dir: Path,
+    run_dir: Path,
+    *,
+    spot: bool,
+    log: Path,
+    env: Mapping[str, str],
+    instruction: str | None = None,
+    override: bool = False,
+    on_count: Callable[[int, int], None] = lambda d, t: None,
+) -> CaptionRun:
     """Caption `clips` (name in the queue -> staged file under dataset/) into the spot check's
     or the full pass's output; returns every caption that output now holds."""
     queue = dataset_dir / (SPOT_QUEUE if spot else QUEUE)
@@ -87,14 +102,18 @@ async def run_captions(runner: ScriptRunner, choice: CaptionerChoice, clips: dic
         elif m := _COUNT.search(text):
             on_count(int(m.group(1)), int(m.group(2)))
 
-    code = await run_script(runner.argv(SCRIPT, args), cwd=runner.trainer_dir,
-                            env={**env, **runner.env}, log=log, on_line=read)
+    code = await run_script(
+        runner.argv(SCRIPT, args), cwd=runner.trainer_dir, env={**env, **runner.env}, log=log, on_line=read
+    )
     captions = read_captions(output)
     got = {name for name, path in clips.items() if os.path.realpath(path) in captions}
     failed = [(n, why) for n, why in errors if n in clips and n not in got]
     named = {n for n, _ in failed}
-    failed += [(n, f"no caption (scripts/{SCRIPT} exit {code}; see {log})")
-               for n in clips if n not in got and n not in named]
+    failed += [
+        (n, f"no caption (scripts/{SCRIPT} exit {code}; see {log})")
+        for n in clips
+        if n not in got and n not in named
+    ]
     return CaptionRun(captions=captions, failed=tuple(failed), code=code, log=log)
 
 
@@ -118,8 +137,9 @@ def read_captions(path: Path) -> dict[str, str]:
     try:
         data = json.loads(read_text(path, what="captions file", limit=DATASET_MAX_BYTES))
     except ValueError:
-        raise UsageError(f"{path} is not valid JSON (an interrupted write?): remove it and run "
-                         "again") from None
+        raise UsageError(
+            f"{path} is not valid JSON (an interrupted write?): remove it and run again"
+        ) from None
     out = {}
     for entry in data if isinstance(data, list) else []:
         if isinstance(entry, dict) and entry.get("caption") and entry.get("media_path"):
@@ -132,9 +152,11 @@ def captions_from_file(path: str | os.PathLike[str]) -> tuple[dict[str, str], di
     column): (resolved media file -> caption, file name -> caption for names met once)."""
     ds = read_dataset_file(path)
     if "caption" not in ds.roles or "video" not in ds.roles:
-        raise UsageError(f"captions file {ds.path} needs a caption column and a video (or "
-                         f"media_path) column naming each clip (its columns: "
-                         f"{', '.join(ds.columns) or 'none'})")
+        raise UsageError(
+            f"captions file {ds.path} needs a caption column and a video (or "
+            f"media_path) column naming each clip (its columns: "
+            f"{', '.join(ds.columns) or 'none'})"
+        )
     by_file: dict[Any, Any] = {}
     by_name: dict[Any, Any] = {}
     seen: dict[Any, Any] = {}

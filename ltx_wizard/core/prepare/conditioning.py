@@ -27,10 +27,10 @@ MASK_IMAGES = (".png", ".jpg", ".jpeg", ".heic", ".heif", ".bmp", ".tiff", ".web
 REFERENCE_SCRIPT = "compute_reference.py"
 NEEDS = {
     "reference_video": "a reference video per clip (column reference_video, or ref_media_path), "
-                       "aligned to it; what it shows is your call",
+    "aligned to it; what it shows is your call",
     "reference_audio": "a reference audio file per clip (column reference_audio)",
     "video_mask": "a mask video or image per clip (column video_mask): white where the model "
-                  "generates, black where it keeps the clip; what it covers is your call",
+    "generates, black where it keeps the clip; what it covers is your call",
     "audio_mask": "an audio mask per clip (column audio_mask: a .pt tensor or an audio file)",
 }
 
@@ -54,22 +54,31 @@ def needed_roles(strategy: Mapping[str, Any] | None) -> list[str]:
     return [r for r in required_roles(strategy) if r in CONDITIONING]
 
 
-def missing_inputs(roles: Mapping[str, str], strategy: Mapping[str, Any] | None,
-                   canny: bool) -> list[str]:
+def missing_inputs(roles: Mapping[str, str], strategy: Mapping[str, Any] | None, canny: bool) -> list[str]:
     """The hard gate: each input the recipe needs that the dataset does not have, said as what
     to provide. A reference video is not missing when Canny references were asked for."""
     out = []
     for role in needed_roles(strategy):
         if role in roles or (role == "reference_video" and canny):
             continue
-        hint = (" (or, only if you want Canny edge maps, --canny: the trainer's "
-                f"scripts/{REFERENCE_SCRIPT} makes them)" if role == "reference_video" else "")
+        hint = (
+            " (or, only if you want Canny edge maps, --canny: the trainer's "
+            f"scripts/{REFERENCE_SCRIPT} makes them)"
+            if role == "reference_video"
+            else ""
+        )
         out.append(f"this recipe needs {NEEDS[role]}{hint}")
     return out
 
 
-def check_pairs(rows: list[dict[str, str]], roles: Mapping[str, str], video_column: str, dataset_dir: Path,
-                min_frames: int, facts: Callable[[Path], Any]) -> list[Pairing]:
+def check_pairs(
+    rows: list[dict[str, str]],
+    roles: Mapping[str, str],
+    video_column: str,
+    dataset_dir: Path,
+    min_frames: int,
+    facts: Callable[[Path], Any],
+) -> list[Pairing]:
     """Each conditioning column present, checked row by row against its clip."""
     out = []
     for role in CONDITIONING:
@@ -86,8 +95,7 @@ def check_pairs(rows: list[dict[str, str]], roles: Mapping[str, str], video_colu
     return out
 
 
-def _problem(role: str, value: str, dataset_dir: Path, min_frames: int,
-             facts: Callable[[Path], Any]) -> str:
+def _problem(role: str, value: str, dataset_dir: Path, min_frames: int, facts: Callable[[Path], Any]) -> str:
     if not value:
         return "empty (every row needs one: the trainer pairs them row by row)"
     path = dataset_dir / value
@@ -105,23 +113,28 @@ def _problem(role: str, value: str, dataset_dir: Path, min_frames: int,
     frames = getattr(info, "frames", None)
     if frames is not None and frames < min_frames:
         kind = "reference" if role == "reference_video" else "mask"
-        return (f"{value} has {frames} frames, fewer than the bucket's {min_frames} (the "
-                f"{kind} would be dropped or come out shorter than its clip)")
+        return (
+            f"{value} has {frames} frames, fewer than the bucket's {min_frames} (the "
+            f"{kind} would be dropped or come out shorter than its clip)"
+        )
     return ""
 
 
 def require_pairs(pairings: list[Pairing], dataset: str) -> None:
     bad = [p for p in pairings if p.problems]
     if bad:
-        raise UsageError(f"{dataset}: {bad[0].describe()}: fix those inputs (one per clip) "
-                         "before preprocessing")
+        raise UsageError(
+            f"{dataset}: {bad[0].describe()}: fix those inputs (one per clip) before preprocessing"
+        )
 
 
-async def make_canny_references(runner: ScriptRunner, dataset_dir: Path, dataset_file: Path,
-                                log: Path, env: Mapping[str, str]) -> int:
+async def make_canny_references(
+    runner: ScriptRunner, dataset_dir: Path, dataset_file: Path, log: Path, env: Mapping[str, str]
+) -> int:
     """scripts/compute_reference.py on the dataset file: Canny edge maps written beside each
     clip as `<stem>_reference<suffix>` and the reference_video column added in place."""
     args = [str(dataset_dir), "--output", str(dataset_file)]
     require_options(runner, REFERENCE_SCRIPT, flags_of(args))
-    return await run_script(runner.argv(REFERENCE_SCRIPT, args), cwd=runner.trainer_dir,
-                            env={**env, **runner.env}, log=log)
+    return await run_script(
+        runner.argv(REFERENCE_SCRIPT, args), cwd=runner.trainer_dir, env={**env, **runner.env}, log=log
+    )

@@ -18,12 +18,19 @@ GIB = 2**30
 
 
 def free_memory(probe: ProbeResult) -> list[GpuFree]:
-    totals = [GpuFree(index=g.index, name=g.name, free_gib=None,
-                      total_gib=None if g.memory_total_bytes is None
-                      else g.memory_total_bytes / GIB) for g in probe.gpus]
+    totals = [
+        GpuFree(
+            index=g.index,
+            name=g.name,
+            free_gib=None,
+            total_gib=None if g.memory_total_bytes is None else g.memory_total_bytes / GIB,
+        )
+        for g in probe.gpus
+    ]
     if probe.source == "simulated":
-        return [GpuFree(index=g.index, name=g.name, free_gib=g.total_gib, total_gib=g.total_gib)
-                for g in totals]
+        return [
+            GpuFree(index=g.index, name=g.name, free_gib=g.total_gib, total_gib=g.total_gib) for g in totals
+        ]
     if probe.source not in ("nvml", "nvidia-smi"):
         return totals
     try:
@@ -40,8 +47,7 @@ def free_memory(probe: ProbeResult) -> list[GpuFree]:
                 handle = open_device_handle(nvml, gpu)
                 if handle is not None:
                     free = int(nvml.nvmlDeviceGetMemoryInfo(handle).free) / GIB
-            out.append(GpuFree(index=row.index, name=row.name, free_gib=free,
-                               total_gib=row.total_gib))
+            out.append(GpuFree(index=row.index, name=row.name, free_gib=free, total_gib=row.total_gib))
         return out
     finally:
         with contextlib.suppress(Exception):

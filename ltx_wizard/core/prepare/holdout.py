@@ -44,22 +44,24 @@ def plan_holdout(total: int, asked: int | None) -> HoldoutPlan | None:
     """How many to hold out of `total` samples; None: a small set, so the user must choose."""
     if asked is not None:
         if asked >= total:
-            raise UsageError(f"--holdout {asked}: the dataset has {total} samples; at least one "
-                             "must be left to train on")
+            raise UsageError(
+                f"--holdout {asked}: the dataset has {total} samples; at least one must be left to train on"
+            )
         return HoldoutPlan(count=asked, why="as asked" if asked else "skipped, as asked")
     if total < 2:
         return HoldoutPlan(count=0, why=f"skipped: {total} sample cannot spare one")
     if total < SMALL:
         return None
     count = min(max(1, round(total * FRACTION)), MAX_AUTO)
-    return HoldoutPlan(count=count, why=f"about {FRACTION:.0%} of {total}, at most {MAX_AUTO}, "
-                       f"seed {SEED}")
+    return HoldoutPlan(count=count, why=f"about {FRACTION:.0%} of {total}, at most {MAX_AUTO}, seed {SEED}")
 
 
 def small_question(total: int) -> str:
-    return (f"The dataset has {total} samples. Reserving a holdout meaningfully reduces what is "
-            "left to train on. Reserve 1 or 2 for the post-training evaluation, or skip it (the "
-            "evaluation then only renders in-distribution prompts)?")
+    return (
+        f"The dataset has {total} samples. Reserving a holdout meaningfully reduces what is "
+        "left to train on. Reserve 1 or 2 for the post-training evaluation, or skip it (the "
+        "evaluation then only renders in-distribution prompts)?"
+    )
 
 
 def pick(ids: list[str], count: int) -> list[str]:
@@ -71,5 +73,7 @@ def pick(ids: list[str], count: int) -> list[str]:
 
 
 def skip_note() -> str:
-    return ("Skipping holdout: the post-training evaluation will only render in-distribution "
-            "prompts; true generalisation is not testable for this run.")
+    return (
+        "Skipping holdout: the post-training evaluation will only render in-distribution "
+        "prompts; true generalisation is not testable for this run."
+    )

@@ -33,14 +33,12 @@ def uniform(rows: list[dict[str, str]], columns: list[str]) -> list[dict[str, st
     return [{c: row.get(c, "") for c in columns} for row in rows]
 
 
-def write_dataset(run_dir: Path, dataset_dir: Path, rows: list[dict[str, str]],
-                  columns: list[str]) -> Path:
+def write_dataset(run_dir: Path, dataset_dir: Path, rows: list[dict[str, str]], columns: list[str]) -> Path:
     text = json.dumps(uniform(rows, columns), indent=2, ensure_ascii=False) + "\n"
     return write_text(dataset_dir / DATASET_FILE, text, root=run_dir)
 
 
-def write_holdout(run_dir: Path, dataset_dir: Path, rows: list[dict[str, str]],
-                  columns: list[str]) -> Path:
+def write_holdout(run_dir: Path, dataset_dir: Path, rows: list[dict[str, str]], columns: list[str]) -> Path:
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in uniform(rows, columns))
     return write_text(dataset_dir / HOLDOUT_FILE, text, root=run_dir)
 

@@ -72,9 +72,18 @@ class PrepareResult:
 
     def plan_args(self) -> list[str]:
         """The plan's arguments for this dataset (models and checkout are the plan's own)."""
-        args = ["--dataset", str(self.dataset_file), "--workspace", str(self.run_dir.parent),
-                "--run-name", self.run_dir.name, "--recipe", self.recipe,
-                "--resolution-buckets", self.bucket]
+        args = [
+            "--dataset",
+            str(self.dataset_file),
+            "--workspace",
+            str(self.run_dir.parent),
+            "--run-name",
+            self.run_dir.name,
+            "--recipe",
+            self.recipe,
+            "--resolution-buckets",
+            self.bucket,
+        ]
         if self.lora_trigger:
             args += ["--lora-trigger", self.lora_trigger]
         if self.all_silent:

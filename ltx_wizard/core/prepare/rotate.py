@@ -29,8 +29,11 @@ if TYPE_CHECKING:  # PyAV is imported where a copy is made
 Steps = tuple[tuple[str, str], ...]  # the filters that turn a clip upright: (name, argument)
 
 ROTATED = "rotated"  # the copies' folder under dataset/
-FILTERS: dict[int, Steps] = {90: (("transpose", "cclock"),), 270: (("transpose", "clock"),),
-           180: (("hflip", ""), ("vflip", ""))}
+FILTERS: dict[int, Steps] = {
+    90: (("transpose", "cclock"),),
+    270: (("transpose", "clock"),),
+    180: (("hflip", ""), ("vflip", "")),
+}
 CRF = "18"  # ltx_trainer/video_utils.py save_video's quality
 
 
@@ -52,8 +55,10 @@ def make_rotated_copy(source: Path, rotation: int, dest: Path, run_dir: Path) ->
     except WizardError:
         raise
     except Exception as exc:  # PyAV's errors: one line naming the clip
-        raise WizardError(f"could not make the rotated copy of {source}: "
-                          f"{' '.join(str(exc).split())[:200] or type(exc).__name__}") from None
+        raise WizardError(
+            f"could not make the rotated copy of {source}: "
+            f"{' '.join(str(exc).split())[:200] or type(exc).__name__}"
+        ) from None
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -103,14 +108,22 @@ def _graph(av: ModuleType, video: VideoStream, steps: Steps) -> tuple[Graph, Fil
     return graph, sink
 
 
-def _encode(graph: Graph, sink: FilterContext, frame: VideoFrame, encoder: VideoStream,
-            out: OutputContainer, index: int, rate: Fraction) -> int:
+def _encode(
+    graph: Graph,
+    sink: FilterContext,
+    frame: VideoFrame,
+    encoder: VideoStream,
+    out: OutputContainer,
+    index: int,
+    rate: Fraction,
+) -> int:
     graph.vpush(frame)
     return _drain(sink, encoder, out, index, rate)
 
 
-def _drain(sink: FilterContext, encoder: VideoStream, out: OutputContainer, index: int,
-           rate: Fraction) -> int:
+def _drain(
+    sink: FilterContext, encoder: VideoStream, out: OutputContainer, index: int, rate: Fraction
+) -> int:
     import av
 
     while True:

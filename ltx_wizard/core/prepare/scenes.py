@@ -44,8 +44,10 @@ class ScenePreview:
 
     def describe(self) -> str:
         if self.found == 0 and self.filtered:
-            return (f"{self.video}: every scene was shorter than {MIN_SCENE} ({self.filtered} "
-                    "dropped by the splitter): left out; split it yourself or keep it whole")
+            return (
+                f"{self.video}: every scene was shorter than {MIN_SCENE} ({self.filtered} "
+                "dropped by the splitter): left out; split it yourself or keep it whole"
+            )
         if self.found == 0:
             return f"{self.video}: no cut found (0 scenes): kept whole as one clip"
         frames = ", ".join(str(f) for _, _, f in self.scenes[:6])
@@ -74,9 +76,16 @@ def scene_names(stem: str, count: int) -> list[str]:
     return [f"{stem}-Scene-{i:0{digits}d}.mp4" for i in range(1, count + 1)]
 
 
-async def preview_split(runner: ScriptRunner, video: Path, label: str, dataset_dir: Path,
-                        run_dir: Path, log: Path, env: Mapping[str, str],
-                        on_line: Callable[[str], None] = lambda line: None) -> ScenePreview:
+async def preview_split(
+    runner: ScriptRunner,
+    video: Path,
+    label: str,
+    dataset_dir: Path,
+    run_dir: Path,
+    log: Path,
+    env: Mapping[str, str],
+    on_line: Callable[[str], None] = lambda line: None,
+) -> ScenePreview:
     """Run the splitter on `video` into a scratch folder; what it found, nothing accepted yet."""
     pending = dataset_dir / PENDING / Path(label).stem
     check_inside(run_dir, pending / ".keep")
@@ -96,21 +105,32 @@ async def preview_split(runner: ScriptRunner, video: Path, label: str, dataset_d
         elif m := _FILTERED.match(text):
             seen.filtered = int(m.group(1))
 
-    code = await run_script(runner.argv(SCRIPT, args), cwd=runner.trainer_dir,
-                            env={**env, **runner.env}, log=log, on_line=read)
+    code = await run_script(
+        runner.argv(SCRIPT, args), cwd=runner.trainer_dir, env={**env, **runner.env}, log=log, on_line=read
+    )
     found = seen.found
     if code != 0 or found is None:
-        raise WizardError(f"scripts/{SCRIPT} failed on {label} (exit {code}"
-                          f"{', no scene count printed' if code == 0 else ''}); its output is in "
-                          f"{log}")
+        raise WizardError(
+            f"scripts/{SCRIPT} failed on {label} (exit {code}"
+            f"{', no scene count printed' if code == 0 else ''}); its output is in "
+            f"{log}"
+        )
     files = tuple(pending / n for n in scene_names(video.stem, found))
     missing = [f.name for f in files if not f.is_file()]
     if missing:
-        raise WizardError(f"scripts/{SCRIPT} found {found} scenes in {label} but wrote "
-                          f"{len(files) - len(missing)} (first missing: {missing[0]}; its ffmpeg "
-                          f"split logs failures and carries on); see {log}")
-    return ScenePreview(video=label, pending=pending, found=found,
-                        filtered=seen.filtered, scenes=tuple(seen.scenes), files=files)
+        raise WizardError(
+            f"scripts/{SCRIPT} found {found} scenes in {label} but wrote "
+            f"{len(files) - len(missing)} (first missing: {missing[0]}; its ffmpeg "
+            f"split logs failures and carries on); see {log}"
+        )
+    return ScenePreview(
+        video=label,
+        pending=pending,
+        found=found,
+        filtered=seen.filtered,
+        scenes=tuple(seen.scenes),
+        files=files,
+    )
 
 
 def accept_split(preview: ScenePreview, dataset_dir: Path, run_dir: Path) -> list[str]:

@@ -49,9 +49,11 @@ class ScriptRunner:
 
 def uv_runner(trainer_dir: Path, uv_path: str | None) -> ScriptRunner:
     if uv_path is None:
-        raise UsageError("uv is not on PATH, so the trainer's data scripts cannot run: install uv "
-                         "(curl -LsSf https://astral.sh/uv/install.sh | sh), then `uv sync` in "
-                         "your LTX-2 checkout")
+        raise UsageError(
+            "uv is not on PATH, so the trainer's data scripts cannot run: install uv "
+            "(curl -LsSf https://astral.sh/uv/install.sh | sh), then `uv sync` in "
+            "your LTX-2 checkout"
+        )
     return ScriptRunner(trainer_dir=trainer_dir, prefix=(uv_path, "run", "python"))
 
 
@@ -59,30 +61,42 @@ def require_options(runner: ScriptRunner, name: str, flags: list[str]) -> None:
     """Refuse a checkout whose scripts/<name> lacks an option the wizard would pass."""
     script = runner.script(name)
     if not script.is_file():
-        raise UsageError(f"the checkout has no scripts/{name} ({script}): update it (git pull, "
-                         "uv sync)")
+        raise UsageError(f"the checkout has no scripts/{name} ({script}): update it (git pull, uv sync)")
     options = script_options(script)
     lacking = [f for f in flags if f.startswith("--") and f not in options.flags]
     if lacking:
-        raise UsageError(f"the checkout's scripts/{name} has no {lacking[0]} option (an older "
-                         "trainer?): update the checkout (git pull, uv sync)")
+        raise UsageError(
+            f"the checkout's scripts/{name} has no {lacking[0]} option (an older "
+            "trainer?): update the checkout (git pull, uv sync)"
+        )
 
 
 def flags_of(args: list[str]) -> list[str]:
     return [a for a in args if a.startswith("--")]
 
 
-async def run_script(argv: list[str], *, cwd: Path, env: Mapping[str, str], log: Path,
-                     on_line: Callable[[str], None] = lambda line: None) -> int:
+async def run_script(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    log: Path,
+    on_line: Callable[[str], None] = lambda line: None,
+) -> int:
     """Run `argv` (never through a shell) in its own process group, its output appended to
     `log` and handed to `on_line` line by line; cancelling stops the whole group."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as head:  # the exact command first: the log says what ran
         head.write(("$ " + " ".join(argv) + "\n").encode())
     proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=str(cwd), env={**env, **PROGRESS_ENV}, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True)
+        *argv,
+        cwd=str(cwd),
+        env={**env, **PROGRESS_ENV},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
     track(proc.pid)
     pending = ""
     try:
@@ -125,8 +139,6 @@ def track(pgid: int) -> None:
 
 def untrack(pgid: int) -> None:
     _GROUPS.discard(pgid)
-
-
 
 
 def kill_now(grace_s: float = 2.0) -> None:

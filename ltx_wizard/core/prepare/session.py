@@ -39,10 +39,17 @@ from ltx_wizard.core.prepare.staging import stage, unlink_staged
 
 
 class PrepareSession:
-    def __init__(self, request: PrepareRequest, asker: Asker, *,
-                 gpus: Callable[[], list[GpuFree]], runner: Callable[[Path, str | None], ScriptRunner],
-                 env: Mapping[str, str] | None = None, now: datetime | None = None,
-                 cancel: threading.Event | None = None) -> None:
+    def __init__(
+        self,
+        request: PrepareRequest,
+        asker: Asker,
+        *,
+        gpus: Callable[[], list[GpuFree]],
+        runner: Callable[[Path, str | None], ScriptRunner],
+        env: Mapping[str, str] | None = None,
+        now: datetime | None = None,
+        cancel: threading.Event | None = None,
+    ) -> None:
         self.request, self.asker = request, asker
         self.env = dict(os.environ if env is None else env)
         self.cancel = cancel or threading.Event()
@@ -55,8 +62,12 @@ class PrepareSession:
         self.audio_check: AudioDecode | None = None
         self._setup(gpus, runner, now)
 
-    def _setup(self, gpus: Callable[[], list[GpuFree]],
-               runner: Callable[[Path, str | None], ScriptRunner], now: datetime | None) -> None:
+    def _setup(
+        self,
+        gpus: Callable[[], list[GpuFree]],
+        runner: Callable[[Path, str | None], ScriptRunner],
+        now: datetime | None,
+    ) -> None:
         """Everything checked before anything is written: source, checkout, recipe, run folder,
         captioner, held-out choice, trigger word."""
         req = self.request
@@ -67,23 +78,31 @@ class PrepareSession:
         required_roles(self.strategy)  # an audio-only recipe is refused as plan refuses it
         self.runner = runner(checkout.trainer_dir, checkout.uv_path)
         root = choose_root(req.workspace, self.env)
-        name = validate_run_name(req.run_name) if req.run_name else default_run_name(
-            self.source.path, now=now, mode=self.recipe.run_mode)
+        name = (
+            validate_run_name(req.run_name)
+            if req.run_name
+            else default_run_name(self.source.path, now=now, mode=self.recipe.run_mode)
+        )
         self.run_dir = root / name
         check_run_dir(self.run_dir)
         if (self.run_dir / "plan.md").exists():
-            raise UsageError(f"{self.run_dir} is planned already: prepare into a new run "
-                             "(another --run-name), or plan again from its dataset file")
+            raise UsageError(
+                f"{self.run_dir} is planned already: prepare into a new run "
+                "(another --run-name), or plan again from its dataset file"
+            )
         self.dataset_dir = self.run_dir / "dataset"
         self.holdout = parse_holdout(req.holdout)
-        self.choice = choose_captioner(req.captioner, self.env, gpus(), vllm_url=req.vllm_url,
-                                       captions_file=bool(req.captions_file))
+        self.choice = choose_captioner(
+            req.captioner, self.env, gpus(), vllm_url=req.vllm_url, captions_file=bool(req.captions_file)
+        )
         if self.choice.backend == "none" and not req.captions_file and self.source.kind != "dataset":
             raise UsageError(self.choice.why)
         trigger = (req.lora_trigger or "").strip()
         if trigger and req.instruction and trigger.lower() in req.instruction.lower():
-            raise UsageError(f"--instruction names the trigger word {trigger!r}: it is prepended "
-                             "at preprocessing (--lora-trigger); keep it out of the captions")
+            raise UsageError(
+                f"--instruction names the trigger word {trigger!r}: it is prepended "
+                "at preprocessing (--lora-trigger); keep it out of the captions"
+            )
 
     def log(self, name: str) -> Path:
         return self.run_dir / "logs" / f"prepare-{name}.log"
@@ -97,8 +116,7 @@ class PrepareSession:
             self.rows = [dict(r) for r in self.staged.rows]
             gate = conditioning.missing_inputs(self.staged.roles, self.strategy, self.request.canny)
             if gate:
-                raise UsageError(f"{self.recipe.name}: {gate[0]}; nothing is preprocessed "
-                                 "until it is there")
+                raise UsageError(f"{self.recipe.name}: {gate[0]}; nothing is preprocessed until it is there")
             report = await self._audit()
             await self._check_pairs()
             await self._split(report)
@@ -123,14 +141,18 @@ class PrepareSession:
 
     def judge(self) -> AuditReport:
         facts = [(c, self.facts[c]) for c in self.clips() if c in self.facts]
-        return audit(facts, buckets=self.request.buckets, audio_trained=self.audio_trained,
-                     recipe=self.recipe.name)
+        return audit(
+            facts, buckets=self.request.buckets, audio_trained=self.audio_trained, recipe=self.recipe.name
+        )
 
     async def _audit(self) -> AuditReport:
         self.say("Auditing the clips (read with PyAV, as the trainer reads them)...")
         found = await asyncio.to_thread(
-            probe_staged, self.clips(), cancelled=self.cancel,
-            on_progress=lambda d, t: self.asker.progress("audit", d, t))
+            probe_staged,
+            self.clips(),
+            cancelled=self.cancel,
+            on_progress=lambda d, t: self.asker.progress("audit", d, t),
+        )
         self.facts = dict(found)
         report = await asyncio.to_thread(self.judge)  # 10,000 clips: off the loop
         for line in report.summary:
@@ -140,12 +162,15 @@ class PrepareSession:
         gone = {c for c, _ in report.dropped}
         self.rows = [r for r in self.rows if r[self.video_column] not in gone]
         if not self.rows:
-            raise UsageError(f"no clip of {self.source.path} can be trained on: "
-                             f"{report.dropped[0][0]}: {report.dropped[0][1]}")
+            raise UsageError(
+                f"no clip of {self.source.path} can be trained on: "
+                f"{report.dropped[0][0]}: {report.dropped[0][1]}"
+            )
         if self.audio_trained and report.with_audio:
             clip = report.with_audio[0]
-            self.audio_check = await check_audio_decode(self.runner, self.dataset_dir / clip, clip,
-                                                        self.log("audio-check"), self.env)
+            self.audio_check = await check_audio_decode(
+                self.runner, self.dataset_dir / clip, clip, self.log("audio-check"), self.env
+            )
             self.say(self.audio_check.describe())
         return report
 
@@ -158,8 +183,8 @@ class PrepareSession:
         suggested = (await asyncio.to_thread(self.judge)).bucket
         need = min_frames(parse_buckets(self.request.buckets or suggested))
         pairs = await asyncio.to_thread(
-            conditioning.check_pairs, self.rows, roles, self.video_column, self.dataset_dir,
-            need, probe_clip)
+            conditioning.check_pairs, self.rows, roles, self.video_column, self.dataset_dir, need, probe_clip
+        )
         for pairing in pairs:
             self.say(pairing.describe())
         conditioning.require_pairs(pairs, str(self.source.path))
@@ -177,9 +202,15 @@ class PrepareSession:
 
     async def _split_one(self, row: Row, clip: str) -> None:
         preview = await preview_split(
-            self.runner, self.dataset_dir / clip, clip, self.dataset_dir, self.run_dir,
-            self.log("split-scenes"), self.env,
-            on_line=lambda line: self.asker.progress("scenes", 0, 0))
+            self.runner,
+            self.dataset_dir / clip,
+            clip,
+            self.dataset_dir,
+            self.run_dir,
+            self.log("split-scenes"),
+            self.env,
+            on_line=lambda line: self.asker.progress("scenes", 0, 0),
+        )
         self.say(preview.describe())
         if preview.found == 0:
             discard(preview)
@@ -187,31 +218,33 @@ class PrepareSession:
                 self.rows.remove(row)
             return
         if not await self.asker.confirm(
-                f"{preview.describe()}. Use these {preview.found} scenes in place of {clip}?",
-                topic="scenes"):
+            f"{preview.describe()}. Use these {preview.found} scenes in place of {clip}?", topic="scenes"
+        ):
             discard(preview)
             self.say(f"{clip}: kept whole")
             return
         scenes = accept_split(preview, self.dataset_dir, self.run_dir)
         unlink_staged(self.run_dir, self.dataset_dir / clip)
         at = self.rows.index(row)
-        keep = {k: v for k, v in row.items() if k not in (self.video_column,
-                                                           self.staged.caption_column)}
-        self.rows[at:at + 1] = [{**keep, self.video_column: s} for s in scenes]
+        keep = {k: v for k, v in row.items() if k not in (self.video_column, self.staged.caption_column)}
+        self.rows[at : at + 1] = [{**keep, self.video_column: s} for s in scenes]
         self.split_from = {**self.split_from, clip: scenes}
         for rel in scenes:
             self.facts[rel] = await asyncio.to_thread(probe_clip, self.dataset_dir / rel)
 
     async def _rotate(self) -> None:
-        turned = [(c, self.facts[c].rotation) for c in self.clips()
-                  if c in self.facts and self.facts[c].rotation]
+        turned = [
+            (c, self.facts[c].rotation) for c in self.clips() if c in self.facts and self.facts[c].rotation
+        ]
         if not turned:
             return
         names = ", ".join(f"{c} ({deg}°)" for c, deg in turned[:4])
         if not await self.asker.confirm(
-                f"{len(turned)} clip(s) are stored rotated and would train sideways: {names}. "
-                "Make upright copies in the run folder's dataset/rotated/ (PyAV; your files "
-                "are not touched)?", topic="rotate"):
+            f"{len(turned)} clip(s) are stored rotated and would train sideways: {names}. "
+            "Make upright copies in the run folder's dataset/rotated/ (PyAV; your files "
+            "are not touched)?",
+            topic="rotate",
+        ):
             self.say(f"{len(turned)} rotated clip(s) left as they are: they train sideways")
             return
         self.rotated = {}

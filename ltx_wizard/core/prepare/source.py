@@ -57,15 +57,19 @@ def read_source(text: str | os.PathLike[str], *, cwd: str | os.PathLike[str] | N
     if path.is_dir():
         return _folder(path)
     if not path.is_file():
-        raise UsageError(f"source {path} is neither a folder nor a file: pass a folder of clips, "
-                         "one video, or a dataset file (.json, .jsonl, .csv)")
+        raise UsageError(
+            f"source {path} is neither a folder nor a file: pass a folder of clips, "
+            "one video, or a dataset file (.json, .jsonl, .csv)"
+        )
     if path.suffix.lower() in DATASET_SUFFIXES:
         return Source(path=path, kind="dataset")
     if is_video(path):
         return Source(path=path, kind="video", media=(path,))
-    raise UsageError(f"source {path}: not a video the trainer's scripts read "
-                     f"({', '.join(s[1:] for s in VIDEO_SUFFIXES)}) nor a dataset file "
-                     "(.json, .jsonl, .csv)")
+    raise UsageError(
+        f"source {path}: not a video the trainer's scripts read "
+        f"({', '.join(s[1:] for s in VIDEO_SUFFIXES)}) nor a dataset file "
+        "(.json, .jsonl, .csv)"
+    )
 
 
 def _folder(root: Path) -> Source:
@@ -77,8 +81,9 @@ def _folder(root: Path) -> Source:
         for name in sorted(files):
             seen += 1
             if seen > MAX_FILES:
-                raise UsageError(f"source {root} holds more than {MAX_FILES:,} files: point it "
-                                 "at the folder of your clips")
+                raise UsageError(
+                    f"source {root} holds more than {MAX_FILES:,} files: point it at the folder of your clips"
+                )
             if name.startswith("."):
                 continue
             path = Path(folder) / name
@@ -88,10 +93,13 @@ def _folder(root: Path) -> Source:
     taken = set(references)
     clips = [p for p in media if p not in taken]
     if not clips:
-        raise UsageError(f"source {root} holds no clips or images the trainer's scripts read "
-                         f"({', '.join(s[1:] for s in VIDEO_SUFFIXES + IMAGE_SUFFIXES)})")
-    return Source(path=root, kind="folder", media=tuple(clips), references=tuple(references),
-                  skipped=tuple(others))
+        raise UsageError(
+            f"source {root} holds no clips or images the trainer's scripts read "
+            f"({', '.join(s[1:] for s in VIDEO_SUFFIXES + IMAGE_SUFFIXES)})"
+        )
+    return Source(
+        path=root, kind="folder", media=tuple(clips), references=tuple(references), skipped=tuple(others)
+    )
 
 
 def _reference_of(path: Path, videos: dict[tuple[Path, str], Path]) -> Path | None:
@@ -103,5 +111,7 @@ def _reference_of(path: Path, videos: dict[tuple[Path, str], Path]) -> Path | No
 
 def reference_for(clip: Path, source: Source) -> Path | None:
     """The reference video staged beside `clip` in a folder source, if the folder has one."""
-    return next((r for r in source.references if r.parent == clip.parent
-                 and r.stem == clip.stem + REFERENCE_TAG), None)
+    return next(
+        (r for r in source.references if r.parent == clip.parent and r.stem == clip.stem + REFERENCE_TAG),
+        None,
+    )

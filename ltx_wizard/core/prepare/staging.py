@@ -61,16 +61,16 @@ def stage(source: Source, dataset_dir: Path, run_dir: Path, *, prefix: str = "")
         row = {"video": rel}
         reference = reference_for(clip, source)
         if reference is not None:
-            ref_rel = str(PurePosixPath(prefix or ".", REFERENCES,
-                                        *reference.relative_to(base).parts))
+            ref_rel = str(PurePosixPath(prefix or ".", REFERENCES, *reference.relative_to(base).parts))
             link(run_dir, dataset_dir / ref_rel, reference)
             originals[ref_rel] = str(reference)
             row["reference_video"] = ref_rel
         rows.append(row)
     columns = ("video", "reference_video") if source.references else ("video",)
     roles = {c: c for c in columns}
-    return Staged(dataset_dir=dataset_dir, columns=columns, roles=roles, rows=tuple(rows),
-                  originals=originals)
+    return Staged(
+        dataset_dir=dataset_dir, columns=columns, roles=roles, rows=tuple(rows), originals=originals
+    )
 
 
 def _stage_dataset_file(source: Source, dataset_dir: Path, run_dir: Path, prefix: str) -> Staged:
@@ -79,8 +79,10 @@ def _stage_dataset_file(source: Source, dataset_dir: Path, run_dir: Path, prefix
         raise UsageError(f"dataset file {ds.path} has no entries: add one per clip")
     media_columns = [ds.roles[r] for r in MEDIA_ROLES if r in ds.roles]
     if not media_columns:
-        raise UsageError(f"dataset file {ds.path} has no media column (video, media_path, audio, "
-                         f"...; its columns: {', '.join(ds.columns) or 'none'}): add one")
+        raise UsageError(
+            f"dataset file {ds.path} has no media column (video, media_path, audio, "
+            f"...; its columns: {', '.join(ds.columns) or 'none'}): add one"
+        )
     placed: dict[str, str] = {}  # original -> staged rel (one link per file)
     rows = []
     for row in ds.rows:
@@ -92,8 +94,13 @@ def _stage_dataset_file(source: Source, dataset_dir: Path, run_dir: Path, prefix
         rows.append(out)
     for original, rel in placed.items():
         link(run_dir, dataset_dir / rel, Path(original))
-    return Staged(dataset_dir=dataset_dir, columns=ds.columns, roles=dict(ds.roles),
-                  rows=tuple(rows), originals={rel: orig for orig, rel in placed.items()})
+    return Staged(
+        dataset_dir=dataset_dir,
+        columns=ds.columns,
+        roles=dict(ds.roles),
+        rows=tuple(rows),
+        originals={rel: orig for orig, rel in placed.items()},
+    )
 
 
 def _place(original: Path, value: str, placed: dict[str, str], prefix: str) -> str:
@@ -109,8 +116,7 @@ def _place(original: Path, value: str, placed: dict[str, str], prefix: str) -> s
         rel = str(PurePosixPath(prefix or ".", OUTSIDE, original.name))
         n = 2
         while rel in taken:
-            rel = str(PurePosixPath(prefix or ".", OUTSIDE,
-                                    f"{original.stem}-{n}{original.suffix}"))
+            rel = str(PurePosixPath(prefix or ".", OUTSIDE, f"{original.stem}-{n}{original.suffix}"))
             n += 1
     placed[key] = rel
     return rel
@@ -127,8 +133,10 @@ def link(run_dir: Path, where: Path, target: Path) -> None:
         if os.readlink(where) == target_text:
             return
     if os.path.lexists(where) and not os.path.islink(where):
-        raise UsageError(f"{where} is a file, not a link the wizard made: move it out of the "
-                         "run folder's dataset/ (your own files are never overwritten)")
+        raise UsageError(
+            f"{where} is a file, not a link the wizard made: move it out of the "
+            "run folder's dataset/ (your own files are never overwritten)"
+        )
     tmp = where.with_name(f".{where.name}.link-tmp")
     try:
         with contextlib.suppress(FileNotFoundError):

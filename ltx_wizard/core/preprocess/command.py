@@ -44,8 +44,9 @@ def script_options(script: Path) -> ScriptOptions:
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
-        raise UsageError(f"{script} is not Python the wizard can read ({exc.msg}): update the "
-                         "checkout") from None
+        raise UsageError(
+            f"{script} is not Python the wizard can read ({exc.msg}): update the checkout"
+        ) from None
     flags, required = _typer_options(tree)
     more_flags, more_required = _argparse_options(tree)
     flags |= more_flags
@@ -62,7 +63,7 @@ def _typer_options(tree: ast.AST) -> tuple[set[str], set[str]]:
     for node in ast.walk(tree):
         if not (isinstance(node, ast.FunctionDef) and node.name == "main"):
             continue
-        args = node.args.args[len(node.args.args) - len(node.args.defaults):]
+        args = node.args.args[len(node.args.args) - len(node.args.defaults) :]
         for arg, default in zip(args, node.args.defaults):
             if not (isinstance(default, ast.Call) and _call_name(default) == "Option"):
                 continue
@@ -82,14 +83,18 @@ def _argparse_options(tree: ast.AST) -> tuple[set[str], set[str]]:
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and _call_name(node) == "add_argument"):
             continue
-        names = [a.value for a in node.args if isinstance(a, ast.Constant)
-                 and isinstance(a.value, str) and a.value.startswith("--")]
+        names = [
+            a.value
+            for a in node.args
+            if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--")
+        ]
         flags.update(names)
-        if any(k.arg == "action" and "BooleanOptional" in ast.unparse(k.value)
-               for k in node.keywords):
+        if any(k.arg == "action" and "BooleanOptional" in ast.unparse(k.value) for k in node.keywords):
             flags.update("--no-" + n[2:] for n in names)
-        if any(k.arg == "required" and isinstance(k.value, ast.Constant) and k.value.value is True
-               for k in node.keywords):
+        if any(
+            k.arg == "required" and isinstance(k.value, ast.Constant) and k.value.value is True
+            for k in node.keywords
+        ):
             required.update(names)
     return flags, required
 
@@ -103,8 +108,14 @@ def _is_bool(arg: ast.arg) -> bool:
     return isinstance(arg.annotation, ast.Name) and arg.annotation.id == "bool"
 
 
-def preprocess_args(spec: PreprocessSpec, dataset_file: Path, output_dir: Path,
-                    options: ScriptOptions, *, overwrite: bool = False) -> list[str]:
+def preprocess_args(
+    spec: PreprocessSpec,
+    dataset_file: Path,
+    output_dir: Path,
+    options: ScriptOptions,
+    *,
+    overwrite: bool = False,
+) -> list[str]:
     """The script's arguments: the dataset file first, then the options the plan decided."""
     pairs: list[tuple[str, str | None]] = [
         ("--resolution-buckets", spec.buckets),
@@ -118,33 +129,42 @@ def preprocess_args(spec: PreprocessSpec, dataset_file: Path, output_dir: Path,
         pairs.append(("--audio-vae-path", str(spec.audio_vae_path)))
     if spec.lora_trigger:
         pairs.append(("--lora-trigger", spec.lora_trigger))
-    for flag, on in (("--skip-audio", spec.skip_audio),
-                     ("--load-text-encoder-in-8bit", spec.load_text_encoder_in_8bit),
-                     ("--overwrite", overwrite)):  # only ever after the user said so
+    for flag, on in (
+        ("--skip-audio", spec.skip_audio),
+        ("--load-text-encoder-in-8bit", spec.load_text_encoder_in_8bit),
+        ("--overwrite", overwrite),
+    ):  # only ever after the user said so
         if on:
             pairs.append((flag, None))
     lacking = [flag for flag, _ in pairs if flag not in options.flags]
     if lacking:
-        raise UsageError(f"the checkout's {SCRIPT_REL} has no {lacking[0]} option (an older "
-                         "trainer?): update the checkout (git pull, uv sync)")
+        raise UsageError(
+            f"the checkout's {SCRIPT_REL} has no {lacking[0]} option (an older "
+            "trainer?): update the checkout (git pull, uv sync)"
+        )
     argv = [str(dataset_file)]
     for flag, value in pairs:
         argv += [flag] if value is None else [flag, value]
     given = {flag for flag, _ in pairs}
     missing = sorted(options.required - given)
     if missing:
-        raise UsageError(f"the checkout's {SCRIPT_REL} requires {missing[0]}, which the wizard "
-                         "does not know how to fill: update ltx-wizard")
+        raise UsageError(
+            f"the checkout's {SCRIPT_REL} requires {missing[0]}, which the wizard "
+            "does not know how to fill: update ltx-wizard"
+        )
     return argv
 
 
-def command(trainer_dir: Path, args: list[str], *, uv: str | None,
-            stand_in: StandIn | None = None) -> tuple[list[str], dict[str, str]]:
+def command(
+    trainer_dir: Path, args: list[str], *, uv: str | None, stand_in: StandIn | None = None
+) -> tuple[list[str], dict[str, str]]:
     """(argv, extra environment) to run: `uv run python scripts/process_dataset.py ...` in the
     trainer's folder, or the stand-in given in its place (the demo's reads the same script)."""
     if stand_in is not None:
         return stand_in.preprocess(trainer_dir / SCRIPT_REL, args)
     if uv is None:
-        raise UsageError("uv is not on PATH, so the trainer's preprocessing cannot run: install "
-                         "uv (curl -LsSf https://astral.sh/uv/install.sh | sh)")
+        raise UsageError(
+            "uv is not on PATH, so the trainer's preprocessing cannot run: install "
+            "uv (curl -LsSf https://astral.sh/uv/install.sh | sh)"
+        )
     return [uv, "run", "python", str(SCRIPT_REL), *args], {}

@@ -50,10 +50,14 @@ def require_output_root(run_dir: Path, output: Path, *, one_sample: bool) -> Non
     for path in (output, *(output / name for name in OUTPUT_FOLDERS)):
         problem = _link_or_not_folder(path)
         if problem:
-            fix = ("remove it (the run's own scratch is made again)" if one_sample else
-                   "remove it, or plan again with --precomputed-dir naming the real folder")
-            raise UsageError(f"{path} {problem}: preprocessing writes only into the folder the "
-                             f"plan chose; {fix}")
+            fix = (
+                "remove it (the run's own scratch is made again)"
+                if one_sample
+                else "remove it, or plan again with --precomputed-dir naming the real folder"
+            )
+            raise UsageError(
+                f"{path} {problem}: preprocessing writes only into the folder the plan chose; {fix}"
+            )
 
 
 def failure(title: str, code: int, log: Path, output: Path) -> WizardError:
@@ -63,9 +67,11 @@ def failure(title: str, code: int, log: Path, output: Path) -> WizardError:
     except WizardError:
         tail = b""
     if any(word in tail for word in _NO_SPACE):
-        return WizardError(f"the {title} failed: the disk is full (its output in {log} says No "
-                           f"space left on device): free space for {output} and run it again "
-                           "(what was written is kept and skipped)")
+        return WizardError(
+            f"the {title} failed: the disk is full (its output in {log} says No "
+            f"space left on device): free space for {output} and run it again "
+            "(what was written is kept and skipped)"
+        )
     return WizardError(f"the {title} failed (exit {code}); its output is in {log}")
 
 

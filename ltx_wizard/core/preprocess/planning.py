@@ -40,43 +40,67 @@ class DatasetPlan:
         return self.verification.reusable and not self.reencode
 
 
-def plan_dataset(dataset: str | os.PathLike[str], strategy: Mapping[str, Any] | None, *,
-                 buckets: str | None, models: dict[str, Path | None], lora_trigger: str | None,
-                 load_text_encoder_in_8bit: bool, precomputed_dir: str | os.PathLike[str] | None = None,
-                 on_progress: Progress | None = None, cancelled: CancelFlag = None) -> DatasetPlan:
+def plan_dataset(
+    dataset: str | os.PathLike[str],
+    strategy: Mapping[str, Any] | None,
+    *,
+    buckets: str | None,
+    models: dict[str, Path | None],
+    lora_trigger: str | None,
+    load_text_encoder_in_8bit: bool,
+    precomputed_dir: str | os.PathLike[str] | None = None,
+    on_progress: Progress | None = None,
+    cancelled: CancelFlag = None,
+) -> DatasetPlan:
     """Check the dataset file for `strategy` and decide the preprocessing; writes nothing.
     `on_progress` / `cancelled`: as core/dataset/checks.py check_dataset takes them."""
     ds = read_dataset_file(dataset)
     parsed = parse_buckets(buckets or DEFAULT_BUCKETS)
     # clips read in-process (dataset/clip_probe.py)
     report = check_dataset(ds, strategy, parsed, on_progress=on_progress, cancelled=cancelled)
-    root = (resolve_user_path(precomputed_dir, what="preprocessed output folder")
-            if precomputed_dir else ds.folder / ".precomputed")
-    verification = verify_precomputed(root, strategy, report.kept, parsed,
-                                      silent=report.silent_samples)
+    root = (
+        resolve_user_path(precomputed_dir, what="preprocessed output folder")
+        if precomputed_dir
+        else ds.folder / ".precomputed"
+    )
+    verification = verify_precomputed(root, strategy, report.kept, parsed, silent=report.silent_samples)
     if verification.mismatch:
         raise UsageError(
             f"{verification.describe()}: it is never overwritten unasked; preprocess into a new "
-            "folder (--precomputed-dir DIR, or the output folder field), or move that one away")
+            "folder (--precomputed-dir DIR, or the output folder field), or move that one away"
+        )
     spec = PreprocessSpec(
         # None only in a draft's live check (plan/model_checks.py), which shows the plan, never runs it
-        buckets=report.buckets, model_path=models["checkpoint"],  # type: ignore[arg-type]
+        buckets=report.buckets,
+        model_path=models["checkpoint"],  # type: ignore[arg-type]
         text_encoder_path=models["text_encoder"],  # type: ignore[arg-type]
-        video_vae_path=models.get("video_vae"), audio_vae_path=models.get("audio_vae"),
+        video_vae_path=models.get("video_vae"),
+        audio_vae_path=models.get("audio_vae"),
         lora_trigger=(lora_trigger or "").strip() or None,
         skip_audio=audio_folder(strategy) is None,
-        load_text_encoder_in_8bit=load_text_encoder_in_8bit)
-    return DatasetPlan(report=report, data_root=root, spec=spec, verification=verification,
-                       reencode=trigger_change(root, spec.lora_trigger) or "")
+        load_text_encoder_in_8bit=load_text_encoder_in_8bit,
+    )
+    return DatasetPlan(
+        report=report,
+        data_root=root,
+        spec=spec,
+        verification=verification,
+        reencode=trigger_change(root, spec.lora_trigger) or "",
+    )
 
 
 def planned_root_info(plan: DatasetPlan, strategy: Mapping[str, Any] | None) -> DataRootInfo:
     """The data root as it will be after the full preprocess (what plan.md and the config use)."""
     folders = tuple(required_folders(strategy))
     usable = plan.report.usable  # what the trainer trains on (dataset/dataset_facts.py)
-    return DataRootInfo(path=plan.data_root, folders=folders,
-                        primary=primary_folder(required_folders(strategy)),
-                        sample_count=len(usable), samples=usable, orphans=())
+    return DataRootInfo(
+        path=plan.data_root,
+        folders=folders,
+        primary=primary_folder(required_folders(strategy)),
+        sample_count=len(usable),
+        samples=usable,
+        orphans=(),
+    )
 
 
 def plan_notes(plan: DatasetPlan, given_buckets: str | None) -> tuple[list[str], list[str]]:
@@ -84,11 +108,14 @@ def plan_notes(plan: DatasetPlan, given_buckets: str | None) -> tuple[list[str],
     # the clips and what the trainer keeps of them are plan.md's Dataset section (one count)
     assumptions: list[str] = []
     if not given_buckets:
-        assumptions.append(f"Resolution bucket {DEFAULT_BUCKETS} (the trainer docs' default; "
-                           "--resolution-buckets to change it).")
+        assumptions.append(
+            f"Resolution bucket {DEFAULT_BUCKETS} (the trainer docs' default; "
+            "--resolution-buckets to change it)."
+        )
     assumptions.append(
         "Preprocessing in the skill's order: one sample into <run>/overfit/.precomputed, "
-        f"autotune on it, then every clip into {plan.data_root}, then training.")
+        f"autotune on it, then every clip into {plan.data_root}, then training."
+    )
     if plan.spec.lora_trigger:
         assumptions.append(f"Trigger word {plan.spec.lora_trigger!r} prepended to every caption.")
     warnings = list(plan.report.warnings)

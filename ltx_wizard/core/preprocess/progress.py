@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-PHASES = {"Processing captions": "captions", "Processing videos": "videos",
-          "Encoding audio": "audio"}
+PHASES = {"Processing captions": "captions", "Processing videos": "videos", "Encoding audio": "audio"}
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 _BAR = re.compile(r"(Processing captions|Processing videos|Encoding audio)\b.*?(\d+)/(\d+)")
 _SKIP = re.compile(r"Skipping video at (.+?) - has (\d+) frames")

@@ -24,9 +24,15 @@ STOP_GRACE_S = 5.0  # after SIGTERM: the script's loaders end in well under this
 KILL_WAIT_S = 5.0  # after SIGKILL: the kernel clears the group
 
 
-async def run_logged(argv: list[str], *, cwd: Path, env: Mapping[str, str], log: Path,
-                     on_progress: Callable[[ProgressParser], None],
-                     root: Path | None = None) -> tuple[int, ProgressParser]:
+async def run_logged(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    log: Path,
+    on_progress: Callable[[ProgressParser], None],
+    root: Path | None = None,
+) -> tuple[int, ProgressParser]:
     """Run `argv`; returns (exit code, what was parsed). Cancelling stops the process group.
     `log` is appended to without following a link (checked inside `root`, the run folder); a
     write that fails (a full disk) stops the script and is one WizardError naming the log."""
@@ -34,9 +40,14 @@ async def run_logged(argv: list[str], *, cwd: Path, env: Mapping[str, str], log:
     sink = open_append(log, root=root, binary=True)  # written through its fd, unbuffered
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv, cwd=str(cwd), env={**env, **PROGRESS_ENV}, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True)
+            *argv,
+            cwd=str(cwd),
+            env={**env, **PROGRESS_ENV},
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
     except BaseException:
         sink.close()
         raise
@@ -64,6 +75,3 @@ async def stop_group(proc: asyncio.subprocess.Process) -> None:
                 return
         except (asyncio.TimeoutError, asyncio.CancelledError):
             continue
-
-
-

@@ -79,8 +79,7 @@ def read_state(run_dir: Path) -> PreprocessState | None:
     from pydantic import ValidationError  # the reader only: `plan` never reads the file
 
     try:
-        return _schema().validate_json(read_text(path, what="preprocess state",
-                                                 limit=JSON_MAX_BYTES))
+        return _schema().validate_json(read_text(path, what="preprocess state", limit=JSON_MAX_BYTES))
     except ValidationError as exc:
         raise UsageError(f"{path} is damaged ({exc.errors()[0]['msg']}): plan the run again") from None
 
@@ -92,19 +91,19 @@ def write_state(run_dir: Path, state: PreprocessState) -> Path:
 def mark_done(run_dir: Path, step: Step) -> PreprocessState:
     state = read_state(run_dir)
     assert state is not None
-    state = (replace(state, one_sample_done=True) if step == "one"
-             else replace(state, full_done=True))
+    state = replace(state, one_sample_done=True) if step == "one" else replace(state, full_done=True)
     write_state(run_dir, state)
     return state
 
 
-def write_one_sample_file(ds: DatasetFile, samples: tuple[str, ...],
-                          count: int = 1) -> tuple[Path, tuple[str, ...]]:
+def write_one_sample_file(
+    ds: DatasetFile, samples: tuple[str, ...], count: int = 1
+) -> tuple[Path, tuple[str, ...]]:
     """The first `count` rows the trainer keeps (file order), copied verbatim into
     `_one_sample.json` beside the dataset file; returns the file and the samples' .pt names.
     One row, as the skill has it; on several GPUs one batch for each (preprocess/steps.py)."""
     wanted = set(samples)
-    rows = [r for r in ds.rows if ds.output_rel(r) in wanted][:max(count, 1)]
+    rows = [r for r in ds.rows if ds.output_rel(r) in wanted][: max(count, 1)]
     if not rows:
         raise UsageError(f"dataset file {ds.path}: no clip the trainer keeps: fix the dataset")
     path = ds.folder / ONE_SAMPLE_NAME

@@ -26,14 +26,22 @@ from ltx_wizard.core.dataset.silent_clips import lacking_audio, silent_advice
 from ltx_wizard.core.dataset.sources import audio_folder
 from ltx_wizard.core.dataset.loader_batches import samples_needed
 from ltx_wizard.core.preprocess.command import (
-    SCRIPT_REL, command, preprocess_args, script_options,
+    SCRIPT_REL,
+    command,
+    preprocess_args,
+    script_options,
 )
 from ltx_wizard.core.preprocess.progress import ProgressParser
 from ltx_wizard.core.preprocess.outputs import failure, remove_orphans, require_output_root
 from ltx_wizard.core.preprocess.run import run_logged
 from ltx_wizard.core.preprocess.trigger_record import record_trigger, trigger_change
 from ltx_wizard.core.preprocess.state import (
-    PreprocessState, Step, mark_done, one_sample_root, read_state, write_one_sample_file,
+    PreprocessState,
+    Step,
+    mark_done,
+    one_sample_root,
+    read_state,
+    write_one_sample_file,
     write_state,
 )
 from ltx_wizard.core.io.run_meta import read_run_meta
@@ -57,8 +65,10 @@ class StepResult:
 def require_state(run_dir: Path) -> PreprocessState:
     state = read_state(run_dir)
     if state is None:
-        raise UsageError(f"{run_dir} was planned from a preprocessed data root, not a dataset "
-                         "file: there is nothing to preprocess")
+        raise UsageError(
+            f"{run_dir} was planned from a preprocessed data root, not a dataset "
+            "file: there is nothing to preprocess"
+        )
     return state
 
 
@@ -79,9 +89,14 @@ def run_strategy(run_dir: Path) -> Mapping[str, Any] | None:
     return strategy
 
 
-async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None = None,
-                   on_progress: Callable[[ProgressParser], None] = lambda p: None,
-                   stand_in: StandIn | None = None) -> StepResult:
+async def run_step(
+    run_dir: Path,
+    step: Step,
+    *,
+    env: Mapping[str, str] | None = None,
+    on_progress: Callable[[ProgressParser], None] = lambda p: None,
+    stand_in: StandIn | None = None,
+) -> StepResult:
     """Run `step` unless it is done; verify what it wrote; mark it done. A run planned on
     simulated GPUs preprocesses with `stand_in` (the caller's, base/stand_in.py). Holds the run
     lock throughout: a second preprocess, a plan --force or an autotune of this run waits."""
@@ -91,15 +106,21 @@ async def run_step(run_dir: Path, step: Step, *, env: Mapping[str, str] | None =
         return await _run_step_locked(run_dir, step, env, on_progress, stand_in)
 
 
-async def _run_step_locked(run_dir: Path, step: Step, env: Mapping[str, str] | None,
-                           on_progress: Callable[[ProgressParser], None],
-                           stand_in: StandIn | None) -> StepResult:
+async def _run_step_locked(
+    run_dir: Path,
+    step: Step,
+    env: Mapping[str, str] | None,
+    on_progress: Callable[[ProgressParser], None],
+    stand_in: StandIn | None,
+) -> StepResult:
     state = require_state(run_dir)  # read under the lock: another step may just have ended
     if state.done(step):
         return StepResult(step, ran=False, verification=None)
     if step == "full" and not state.one_sample_done:
-        raise UsageError("the one-sample preprocess and autotune come first (the skill's order): "
-                         f"run `ltx-wizard preprocess {run_dir} --one-sample`")
+        raise UsageError(
+            "the one-sample preprocess and autotune come first (the skill's order): "
+            f"run `ltx-wizard preprocess {run_dir} --one-sample`"
+        )
     output = state.data_root if step == "full" else one_sample_root(run_dir)
     require_output_root(run_dir, output, one_sample=step == "one")
     ds = read_dataset_file(state.dataset_file)
@@ -115,8 +136,17 @@ async def _run_step_locked(run_dir: Path, step: Step, env: Mapping[str, str] | N
     try:
         # a changed trigger word re-encodes the data root (core/preprocess/trigger_record.py)
         again = step == "full" and trigger_change(output, state.spec.lora_trigger) is not None
-        code, parser = await _run(run_dir, state, dataset, output, log, env, on_progress,
-                                  overwrite=step == "one" or again, stand_in=stand_in)
+        code, parser = await _run(
+            run_dir,
+            state,
+            dataset,
+            output,
+            log,
+            env,
+            on_progress,
+            overwrite=step == "one" or again,
+            stand_in=stand_in,
+        )
     finally:
         if scratch is not None:
             with contextlib.suppress(OSError):
@@ -129,51 +159,80 @@ async def _run_step_locked(run_dir: Path, step: Step, env: Mapping[str, str] | N
     if step == "full":  # the data root says which trigger word its embeddings carry
         record_trigger(output, state.spec.lora_trigger)
     mark_done(run_dir, step)
-    return StepResult(step, ran=True, verification=verification,
-                      warnings=tuple(_reconcile(parser)), log=log)
+    return StepResult(step, ran=True, verification=verification, warnings=tuple(_reconcile(parser)), log=log)
 
 
-async def _run(run_dir: Path, state: PreprocessState, dataset: Path, output: Path, log: Path,
-               env: Mapping[str, str] | None, on_progress: Callable[[ProgressParser], None], *,
-               overwrite: bool, stand_in: StandIn | None) -> tuple[int, ProgressParser]:
+async def _run(
+    run_dir: Path,
+    state: PreprocessState,
+    dataset: Path,
+    output: Path,
+    log: Path,
+    env: Mapping[str, str] | None,
+    on_progress: Callable[[ProgressParser], None],
+    *,
+    overwrite: bool,
+    stand_in: StandIn | None,
+) -> tuple[int, ProgressParser]:
     """`overwrite` only for the one sample: <run>/overfit is the run's own scratch, which the
     skill regenerates rather than trusts (a re-plan may have changed the bucket)."""
     script = state.trainer_dir / SCRIPT_REL
-    args = preprocess_args(state.spec, dataset, output, script_options(script),
-                           overwrite=overwrite)
+    args = preprocess_args(state.spec, dataset, output, script_options(script), overwrite=overwrite)
     if state.simulate and stand_in is None:
-        raise UsageError("this run was planned for simulated GPUs: its preprocessing runs only "
-                         "with --simulate PRESET")
-    argv, extra = command(state.trainer_dir, args, uv=shutil.which("uv"),
-                          stand_in=stand_in if state.simulate else None)
+        raise UsageError(
+            "this run was planned for simulated GPUs: its preprocessing runs only with --simulate PRESET"
+        )
+    argv, extra = command(
+        state.trainer_dir, args, uv=shutil.which("uv"), stand_in=stand_in if state.simulate else None
+    )
     child_env = {**(os.environ if env is None else env), **extra}
     with open_append(log, root=run_dir, binary=True) as head:  # the command first: what ran
         write_all(head.fileno(), ("$ " + " ".join(argv) + "\n").encode(), log)
-    return await run_logged(argv, cwd=state.trainer_dir, env=child_env, log=log,
-                            on_progress=on_progress, root=run_dir)
+    return await run_logged(
+        argv, cwd=state.trainer_dir, env=child_env, log=log, on_progress=on_progress, root=run_dir
+    )
 
 
-def _verify(run_dir: Path, state: PreprocessState, output: Path, samples: tuple[str, ...],
-            log: Path, step: Step, parser: ProgressParser) -> Verification:
+def _verify(
+    run_dir: Path,
+    state: PreprocessState,
+    output: Path,
+    samples: tuple[str, ...],
+    log: Path,
+    step: Step,
+    parser: ProgressParser,
+) -> Verification:
     strategy = run_strategy(run_dir)
-    check = verify_precomputed(output, strategy, samples,
-                               parse_buckets(state.spec.buckets), silent=state.silent)
+    check = verify_precomputed(
+        output, strategy, samples, parse_buckets(state.spec.buckets), silent=state.silent
+    )
     if check.mismatch:
-        raise WizardError(f"the {STEP_TITLES[step]} wrote data that does not match the plan: "
-                          f"{check.mismatch} (output in {log})")
+        raise WizardError(
+            f"the {STEP_TITLES[step]} wrote data that does not match the plan: "
+            f"{check.mismatch} (output in {log})"
+        )
     if not check.complete:
         _require_sound(run_dir, state, output, samples, log, step, parser, strategy, check)
         gaps = "; ".join(f"{folder}/ lacks {n} of {len(samples)}" for folder, n in check.missing)
         raise WizardError(
             f"the {STEP_TITLES[step]} left samples incomplete ({gaps}): the script skips clips "
             f"quietly (too short, unreadable, or no audio decoder); see {log}, fix the clips or "
-            "the audio setup (uv run python -c \"import torchaudio\"), then run it again")
+            'the audio setup (uv run python -c "import torchaudio"), then run it again'
+        )
     return check
 
 
-def _require_sound(run_dir: Path, state: PreprocessState, output: Path, samples: tuple[str, ...],
-                   log: Path, step: Step, parser: ProgressParser, strategy: Mapping[str, Any] | None,
-                   check: Verification) -> None:
+def _require_sound(
+    run_dir: Path,
+    state: PreprocessState,
+    output: Path,
+    samples: tuple[str, ...],
+    log: Path,
+    step: Step,
+    parser: ProgressParser,
+    strategy: Mapping[str, Any] | None,
+    check: Verification,
+) -> None:
     """Only audio latents missing: name those clips and the ways on (dataset/silent_clips.py);
     they are recorded as silent, so that running the step again goes on without them."""
     audio = audio_folder(strategy)
@@ -184,13 +243,22 @@ def _require_sound(run_dir: Path, state: PreprocessState, output: Path, samples:
         return
     silent = tuple(dict.fromkeys(state.silent + tuple(s for _, s in lacking)))
     write_state(run_dir, replace(state, silent=silent))
-    rerun = (f"ltx-wizard preprocess {run_dir}{' --one-sample' if step == 'one' else ''}"
-             f"{' --simulate PRESET' if state.simulate else ''}")
+    rerun = (
+        f"ltx-wizard preprocess {run_dir}{' --one-sample' if step == 'one' else ''}"
+        f"{' --simulate PRESET' if state.simulate else ''}"
+    )
     left = [s for s in state.samples if s not in silent]
     reported = parser.audio_counts[1] if parser.audio_counts else None
-    raise WizardError(silent_advice(lacking, step=STEP_TITLES[step], reported=reported,
-                                    dataset=state.dataset_file, log=log,
-                                    rerun=rerun if left else None))
+    raise WizardError(
+        silent_advice(
+            lacking,
+            step=STEP_TITLES[step],
+            reported=reported,
+            dataset=state.dataset_file,
+            log=log,
+            rerun=rerun if left else None,
+        )
+    )
 
 
 def _reconcile(parser: ProgressParser) -> list[str]:

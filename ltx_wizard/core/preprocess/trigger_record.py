@@ -44,8 +44,10 @@ def trigger_change(root: Path, wanted: str | None) -> str | None:
     def said(word: str | None) -> str:
         return repr(word) if word else "no trigger word"
 
-    return (f"its text embeddings were encoded with {said(had)}, this plan uses {said(wanted)}: "
-            "the full preprocess re-encodes every sample with --overwrite")
+    return (
+        f"its text embeddings were encoded with {said(had)}, this plan uses {said(wanted)}: "
+        "the full preprocess re-encodes every sample with --overwrite"
+    )
 
 
 def record_trigger(root: Path, word: str | None) -> None:

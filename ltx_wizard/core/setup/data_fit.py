@@ -41,14 +41,20 @@ def _width(obj: dict[str, object] | None, keys: tuple[str, ...]) -> int | None:
 
 
 def _redo(root: Path, what: str) -> Misfit:
-    return Misfit(part="data_root", fix="overwrite", message=(
-        f"the preprocessed data in {root} {what}: encode it again for this checkpoint "
-        "(scripts/process_dataset.py ... --overwrite, or give the wizard your dataset.json and "
-        "a new --precomputed-dir)"))
+    return Misfit(
+        part="data_root",
+        fix="overwrite",
+        message=(
+            f"the preprocessed data in {root} {what}: encode it again for this checkpoint "
+            "(scripts/process_dataset.py ... --overwrite, or give the wizard your dataset.json and "
+            "a new --precomputed-dir)"
+        ),
+    )
 
 
-def data_misfits(root: Path, sample: str | None, ckpt: CheckpointInfo,
-                 gemma_hidden: int | None = None) -> list[Misfit]:
+def data_misfits(
+    root: Path, sample: str | None, ckpt: CheckpointInfo, gemma_hidden: int | None = None
+) -> list[Misfit]:
     """One sample's files (the first the data check found) against the checkpoint."""
     if sample is None:
         return []
@@ -57,12 +63,22 @@ def data_misfits(root: Path, sample: str | None, ckpt: CheckpointInfo,
     width = _width(cond, EMBED_KEYS)
     if width is not None and width != needs.video_width:
         kind = "22B (LTX-2.3 or later)" if needs.v2_text_path else "19B (LTX-2)"
-        return [_redo(root, f"holds text embeddings {width} wide, but this {kind} checkpoint "
-                            f"reads {needs.video_width}: they were encoded for another model")]
+        return [
+            _redo(
+                root,
+                f"holds text embeddings {width} wide, but this {kind} checkpoint "
+                f"reads {needs.video_width}: they were encoded for another model",
+            )
+        ]
     latents = _first(root / "latents", sample)
     value = (latents or {}).get("latents")
     channels = transformer_config(ckpt).get("in_channels", 128)
     if isinstance(value, TensorShape) and len(value.size) == 4 and value.size[0] != channels:
-        return [_redo(root, f"holds video latents of {value.size[0]} channels, but this checkpoint "
-                            f"reads {channels}: they were encoded by another VAE")]
+        return [
+            _redo(
+                root,
+                f"holds video latents of {value.size[0]} channels, but this checkpoint "
+                f"reads {channels}: they were encoded by another VAE",
+            )
+        ]
     return []

@@ -15,16 +15,26 @@ from ltx_wizard.core.inputs.version_fit import Misfit, check_fit, gemma_hidden_s
 from ltx_wizard.core.setup.data_fit import data_misfits
 
 
-def misfits(checkout_root: Path, ckpt: CheckpointInfo, te: TextEncoderInfo | None,
-            data_root: Path | None = None, sample: str | None = None) -> list[Misfit]:
+def misfits(
+    checkout_root: Path,
+    ckpt: CheckpointInfo,
+    te: TextEncoderInfo | None,
+    data_root: Path | None = None,
+    sample: str | None = None,
+) -> list[Misfit]:
     found = check_fit(read_caps(checkout_root), ckpt, te)
     if data_root is not None:
         found += data_misfits(Path(data_root), sample, ckpt, gemma_hidden_size(te))
     return found
 
 
-def require_fit(checkout_root: Path, ckpt: CheckpointInfo, te: TextEncoderInfo | None,
-                data_root: Path | None = None, sample: str | None = None) -> None:
+def require_fit(
+    checkout_root: Path,
+    ckpt: CheckpointInfo,
+    te: TextEncoderInfo | None,
+    data_root: Path | None = None,
+    sample: str | None = None,
+) -> None:
     found = misfits(checkout_root, ckpt, te, data_root, sample)
     if found:
         raise UsageError("; and ".join(m.message for m in found))

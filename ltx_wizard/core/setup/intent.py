@@ -34,15 +34,21 @@ class FollowUp:
 
 
 ANSWERS = (
-    Choice("concept", "A LoRA of a specific style, character or concept (\"train a LoRA on my cat\")",
-           follow_up="usage"),
+    Choice(
+        "concept",
+        'A LoRA of a specific style, character or concept ("train a LoRA on my cat")',
+        follow_up="usage",
+    ),
     Choice("t2v", "Generate videos from text", follow_up="t2v_audio"),
     Choice("i2v", "Generate videos from a starting image", "i2v_lora"),
     Choice("extend", "Extend a video in time", follow_up="extend"),
     Choice("inpaint", "Fill in masked regions", follow_up="inpaint"),
     Choice("outpaint", "Expand a video beyond its borders (outpainting)", "video_outpainting_lora"),
-    Choice("reference", "Control with a reference (depth, pose, edges, style transfer: IC-LoRA)",
-           follow_up="reference"),
+    Choice(
+        "reference",
+        "Control with a reference (depth, pose, edges, style transfer: IC-LoRA)",
+        follow_up="reference",
+    ),
     Choice("v2a", "Add sound to a silent video (foley)", "v2a_lora"),
     Choice("a2v", "Generate video to match an audio track", "a2v_lora"),
     Choice("t2a", "Generate audio from text", "t2a_lora"),
@@ -50,32 +56,50 @@ ANSWERS = (
 )
 
 FOLLOW_UPS = {
-    "usage": FollowUp("Will you generate from text alone, from a starting image, or both?", (
-        Choice("both", "Both / not sure (learns both in one run)", "i2v_lora"),
-        Choice("image", "From a starting image", "i2v_lora"),
-        Choice("text", "From text alone", "t2v_lora"),
-    )),
-    "t2v_audio": FollowUp("Video with its sound, or video only?", (
-        Choice("av", "Video and sound together", "t2v_lora"),
-        Choice("video", "Video only (no sound)", "t2v_lora", video_only=True),
-    )),
-    "extend": FollowUp("Forward or backward in time?", (
-        Choice("forward", "Forward (continue after the end)", "video_extend_lora"),
-        Choice("backward", "Backward (lead up to the start)", "video_suffix_lora"),
-    )),
-    "inpaint": FollowUp("Regions of the video (masked frames) or of the audio (masked time)?", (
-        Choice("video", "Video regions", "video_inpainting_lora"),
-        Choice("audio", "Audio regions", "audio_inpainting_lora"),
-    )),
-    "reference": FollowUp("A video reference, an audio reference, or both together?", (
-        Choice("video", "A video reference (depth, pose, edges, a styled video)", "v2v_ic_lora"),
-        Choice("audio", "An audio reference", "a2a_ic_lora"),
-        Choice("both", "Video and audio together", "av2av_ic_lora"),
-    )),
-    "audio_extend": FollowUp("Forward or backward in time?", (
-        Choice("forward", "Forward", "audio_extend_lora"),
-        Choice("backward", "Backward", "audio_suffix_lora"),
-    )),
+    "usage": FollowUp(
+        "Will you generate from text alone, from a starting image, or both?",
+        (
+            Choice("both", "Both / not sure (learns both in one run)", "i2v_lora"),
+            Choice("image", "From a starting image", "i2v_lora"),
+            Choice("text", "From text alone", "t2v_lora"),
+        ),
+    ),
+    "t2v_audio": FollowUp(
+        "Video with its sound, or video only?",
+        (
+            Choice("av", "Video and sound together", "t2v_lora"),
+            Choice("video", "Video only (no sound)", "t2v_lora", video_only=True),
+        ),
+    ),
+    "extend": FollowUp(
+        "Forward or backward in time?",
+        (
+            Choice("forward", "Forward (continue after the end)", "video_extend_lora"),
+            Choice("backward", "Backward (lead up to the start)", "video_suffix_lora"),
+        ),
+    ),
+    "inpaint": FollowUp(
+        "Regions of the video (masked frames) or of the audio (masked time)?",
+        (
+            Choice("video", "Video regions", "video_inpainting_lora"),
+            Choice("audio", "Audio regions", "audio_inpainting_lora"),
+        ),
+    ),
+    "reference": FollowUp(
+        "A video reference, an audio reference, or both together?",
+        (
+            Choice("video", "A video reference (depth, pose, edges, a styled video)", "v2v_ic_lora"),
+            Choice("audio", "An audio reference", "a2a_ic_lora"),
+            Choice("both", "Video and audio together", "av2av_ic_lora"),
+        ),
+    ),
+    "audio_extend": FollowUp(
+        "Forward or backward in time?",
+        (
+            Choice("forward", "Forward", "audio_extend_lora"),
+            Choice("backward", "Backward", "audio_suffix_lora"),
+        ),
+    ),
 }
 
 # How each recipe is named back to the user when the mode is stated for confirmation.
@@ -139,5 +163,7 @@ def missing_recipe(recipe: str, offered: list[str]) -> str | None:
     """Said when the checkout ships no such config (never replaced by a near one)."""
     if not offered or recipe in offered:
         return None
-    return (f"your checkout has no configs/{recipe}.yaml (it ships {len(offered)} configs): "
-            "update it (git pull), or pick another recipe on the next screen")
+    return (
+        f"your checkout has no configs/{recipe}.yaml (it ships {len(offered)} configs): "
+        "update it (git pull), or pick another recipe on the next screen"
+    )

@@ -46,8 +46,9 @@ def per_sample_bytes(bucket: Bucket, video_width: int, audio_width: int, audio: 
     return video + text + sound + files * FILE_OVERHEAD
 
 
-def latent_disk(root: Path, samples: int, buckets: tuple[Bucket, ...], video_width: int,
-                audio_width: int, audio: bool) -> LatentDisk | None:
+def latent_disk(
+    root: Path, samples: int, buckets: tuple[Bucket, ...], video_width: int, audio_width: int, audio: bool
+) -> LatentDisk | None:
     if samples <= 0 or not buckets:
         return None
     largest = max(buckets, key=lambda b: b.width * b.height * b.frames)
@@ -60,6 +61,10 @@ def latent_disk(root: Path, samples: int, buckets: tuple[Bucket, ...], video_wid
         device: int | None = os.stat(where).st_dev
     except OSError:
         free = device = None
-    return LatentDisk(samples=samples, per_sample=per_sample_bytes(largest, video_width,
-                                                                   audio_width, audio),
-                      root=Path(root), free=free, device=device)
+    return LatentDisk(
+        samples=samples,
+        per_sample=per_sample_bytes(largest, video_width, audio_width, audio),
+        root=Path(root),
+        free=free,
+        device=device,
+    )

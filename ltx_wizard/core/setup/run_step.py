@@ -62,8 +62,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def _lines(proc: subprocess.Popen[bytes], out: IO[str],
-           cancelled: Callable[[], bool]) -> Iterator[str]:
+def _lines(proc: subprocess.Popen[bytes], out: IO[str], cancelled: Callable[[], bool]) -> Iterator[str]:
     """The process's output lines as they arrive (also written to `out`); stops the process and
     returns when `cancelled()` turns true, checked at least twice a second."""
     assert proc.stdout is not None
@@ -87,9 +86,14 @@ def _lines(proc: subprocess.Popen[bytes], out: IO[str],
         yield clean_text(buffer.decode("utf-8", "replace"))
 
 
-def run_step(step: Step, log: Path, *, env: Mapping[str, str] | None = None,
-             on_line: OnLine | None = None,
-             cancelled: Callable[[], bool] = lambda: False) -> StepResult:
+def run_step(
+    step: Step,
+    log: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    on_line: OnLine | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> StepResult:
     """Run `step`, appending its command and output to `log`; never through a shell."""
     progress = progress_for(step.progress)
     tail: list[str] = []
@@ -98,13 +102,20 @@ def run_step(step: Step, log: Path, *, env: Mapping[str, str] | None = None,
         out.write(f"\n$ {shown(step.argv)}" + (f"    (in {step.cwd})" if step.cwd else "") + "\n")
         out.flush()
         try:
-            proc = subprocess.Popen(step.argv, cwd=step.cwd, env=dict(env or os.environ),
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(
+                step.argv,
+                cwd=step.cwd,
+                env=dict(env or os.environ),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         except OSError as exc:
             out.write(f"could not start: {exc}\n")
-            return StepResult(returncode=127, tail=(f"could not start {step.argv[0]}: "
-                                                    f"{exc.strerror or exc}",))
+            return StepResult(
+                returncode=127, tail=(f"could not start {step.argv[0]}: {exc.strerror or exc}",)
+            )
         with proc:
             for line in _lines(proc, out, cancelled):
                 progress.feed(line)

@@ -46,9 +46,14 @@ def skip_reason(offer: Offer, outcomes: list[Outcome]) -> str | None:
     return None
 
 
-def run_offer(offer: Offer, log: Path, *, env: Mapping[str, str] | None = None,
-              on_line: OnLine | None = None,
-              cancelled: Callable[[], bool] = lambda: False) -> Outcome:
+def run_offer(
+    offer: Offer,
+    log: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    on_line: OnLine | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Outcome:
     for step in offer.steps:
         program = step.argv[0]
         if os.sep in program and not os.access(program, os.X_OK):
@@ -57,6 +62,9 @@ def run_offer(offer: Offer, log: Path, *, env: Mapping[str, str] | None = None,
         if result.cancelled:
             return Outcome(key=offer.key, status="cancelled", detail=f"{step.label}: cancelled")
         if not result.ok:
-            return Outcome(key=offer.key, status="failed",
-                           detail=f"{step.label} failed ({result.reason()}); the log has it all: {log}")
+            return Outcome(
+                key=offer.key,
+                status="failed",
+                detail=f"{step.label} failed ({result.reason()}); the log has it all: {log}",
+            )
     return Outcome(key=offer.key, status="done", detail=", ".join(s.label for s in offer.steps))

@@ -58,8 +58,12 @@ def uv_wheel_size(fetch: Fetch | None = None) -> str:
     system = "linux" if sys.platform.startswith("linux") else sys.platform
     for entry in files:
         name = str(entry.get("filename", ""))
-        if name.endswith(".whl") and system[:5] in name.replace("macosx", "darwin") and any(
-                tag in name for tag in _arch_tags()) and isinstance(entry.get("size"), int):
+        if (
+            name.endswith(".whl")
+            and system[:5] in name.replace("macosx", "darwin")
+            and any(tag in name for tag in _arch_tags())
+            and isinstance(entry.get("size"), int)
+        ):
             return f"{mb(entry['size'])} download (uv {doc.get('info', {}).get('version', '')})"
     return f"{UNKNOWN} (no uv wheel for this machine listed)"
 
@@ -105,8 +109,10 @@ def lock_download_size(root: Path) -> str:
     try:
         text = read_text(root / "uv.lock", what="uv.lock", limit=16 * 2**20)
     except (WizardError, OSError):
-        return ("size known once uv has resolved the environment (no uv.lock in the checkout; "
-                "the trainer's environment with CUDA torch is several GB)")
+        return (
+            "size known once uv has resolved the environment (no uv.lock in the checkout; "
+            "the trainer's environment with CUDA torch is several GB)"
+        )
     total = 0
     system = "manylinux" if sys.platform.startswith("linux") else "macosx"
     for block in text.split("[[package]]")[1:]:

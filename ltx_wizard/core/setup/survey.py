@@ -52,8 +52,12 @@ class Survey:
 
     @property
     def ready(self) -> bool:
-        return self.uv is not None and self.checkout == "present" and self.synced and not any(
-            m.part == "trainer_root" for m in self.misfits)
+        return (
+            self.uv is not None
+            and self.checkout == "present"
+            and self.synced
+            and not any(m.part == "trainer_root" for m in self.misfits)
+        )
 
 
 def default_root(env: Mapping[str, str]) -> Path:
@@ -70,70 +74,120 @@ def _state(root: Path) -> str:
     return "foreign"
 
 
-def _uv_offer(env: Mapping[str, str], notes: list[str], fetch: sizes.Fetch) -> tuple[str | None, Offer | None]:
+def _uv_offer(
+    env: Mapping[str, str], notes: list[str], fetch: sizes.Fetch
+) -> tuple[str | None, Offer | None]:
     found = find_uv(env)
     if found is not None:
         notes.append(f"uv: {found.path} ({found.how})")
         return found.path, None
     if not pip_available():
-        notes.append("uv is missing and the wizard's environment has no pip to install it with: "
-                     "install uv yourself (https://docs.astral.sh/uv/), then run setup again")
+        notes.append(
+            "uv is missing and the wizard's environment has no pip to install it with: "
+            "install uv yourself (https://docs.astral.sh/uv/), then run setup again"
+        )
         return None, None
     target = own_scripts_dir() / "uv"
     return str(target), Offer(
-        key="uv", title="Install uv (the tool the trainer runs under)",
-        does=(f"pip installs the `uv` package into the wizard's own environment ({target}); "
-              "the wizard runs it by that path: no shell pipe, no new shell, no rc file changed"),
-        size=sizes.uv_wheel_size(fetch), steps=(Step(argv=uv_install_argv(), label="pip install uv"),))
+        key="uv",
+        title="Install uv (the tool the trainer runs under)",
+        does=(
+            f"pip installs the `uv` package into the wizard's own environment ({target}); "
+            "the wizard runs it by that path: no shell pipe, no new shell, no rc file changed"
+        ),
+        size=sizes.uv_wheel_size(fetch),
+        steps=(Step(argv=uv_install_argv(), label="pip install uv"),),
+    )
 
 
-def _clone_offer(root: Path, repo: str, env: Mapping[str, str], notes: list[str],
-                 fetch: sizes.Fetch) -> Offer | None:
+def _clone_offer(
+    root: Path, repo: str, env: Mapping[str, str], notes: list[str], fetch: sizes.Fetch
+) -> Offer | None:
     git = find_git(env)
     if git is None:
-        notes.append("git is not installed: the wizard does not install system packages "
-                     "(on Debian/Ubuntu: apt install git)")
+        notes.append(
+            "git is not installed: the wizard does not install system packages "
+            "(on Debian/Ubuntu: apt install git)"
+        )
         return None
-    return Offer(key="clone", title="Clone the LTX-2 trainer",
-                 does=f"git clones {repo} into {root} (a new folder; nothing else is touched)",
-                 size=sizes.repo_size(repo, fetch),
-                 steps=(Step(argv=(git, "clone", "--progress", repo, str(root)),
-                             label=f"git clone into {root}", progress="git"),))
+    return Offer(
+        key="clone",
+        title="Clone the LTX-2 trainer",
+        does=f"git clones {repo} into {root} (a new folder; nothing else is touched)",
+        size=sizes.repo_size(repo, fetch),
+        steps=(
+            Step(
+                argv=(git, "clone", "--progress", repo, str(root)),
+                label=f"git clone into {root}",
+                progress="git",
+            ),
+        ),
+    )
 
 
 def _sync_offer(root: Path, uv: str, why: str, needs: str | None) -> Offer:
-    return Offer(key="sync", title="Install the trainer's environment (uv sync)",
-                 does=(f"{why}: uv sync in {root} installs the trainer's Python packages into "
-                       f"{root / '.venv'}, then checks that the trainer imports"),
-                 size=sizes.lock_download_size(root), needs=needs,
-                 steps=(Step(argv=(uv, "sync"), cwd=root, label="uv sync", progress="uv-sync"),
-                        Step(argv=(uv, "run", "python", "-c", IMPORT_CHECK), cwd=root,
-                             label="the trainer imports")))
+    return Offer(
+        key="sync",
+        title="Install the trainer's environment (uv sync)",
+        does=(
+            f"{why}: uv sync in {root} installs the trainer's Python packages into "
+            f"{root / '.venv'}, then checks that the trainer imports"
+        ),
+        size=sizes.lock_download_size(root),
+        needs=needs,
+        steps=(
+            Step(argv=(uv, "sync"), cwd=root, label="uv sync", progress="uv-sync"),
+            Step(argv=(uv, "run", "python", "-c", IMPORT_CHECK), cwd=root, label="the trainer imports"),
+        ),
+    )
 
 
 def _pull_offer(root: Path, env: Mapping[str, str], misfit: Misfit, notes: list[str]) -> Offer | None:
     git = find_git(env)
     if git is None or not (root / ".git").exists():
-        notes.append(f"{misfit.message} ({root} is not a git clone the wizard can update: "
-                     "replace it with a fresh clone)" if git else misfit.message)
+        notes.append(
+            f"{misfit.message} ({root} is not a git clone the wizard can update: "
+            "replace it with a fresh clone)"
+            if git
+            else misfit.message
+        )
         return None
-    return Offer(key="pull", title="Update the trainer checkout (git pull)",
-                 does=(f"{misfit.message.split(': update it', 1)[0]}. git pull --ff-only in {root} "
-                       "brings its files up to date (local edits stop it rather than being lost)"),
-                 size="the commits since your clone (git says how many as it runs)",
-                 steps=(Step(argv=(git, "-C", str(root), "pull", "--ff-only", "--progress"),
-                             label=f"git pull in {root}", progress="git"),))
+    return Offer(
+        key="pull",
+        title="Update the trainer checkout (git pull)",
+        does=(
+            f"{misfit.message.split(': update it', 1)[0]}. git pull --ff-only in {root} "
+            "brings its files up to date (local edits stop it rather than being lost)"
+        ),
+        size="the commits since your clone (git says how many as it runs)",
+        steps=(
+            Step(
+                argv=(git, "-C", str(root), "pull", "--ff-only", "--progress"),
+                label=f"git pull in {root}",
+                progress="git",
+            ),
+        ),
+    )
 
 
-def _checkout_offers(root: Path, repo: str, uv: str | None, uv_offer: Offer | None,
-                     env: Mapping[str, str], misfits: tuple[Misfit, ...], notes: list[str],
-                     fetch: sizes.Fetch) -> tuple[str, bool, list[Offer]]:
+def _checkout_offers(
+    root: Path,
+    repo: str,
+    uv: str | None,
+    uv_offer: Offer | None,
+    env: Mapping[str, str],
+    misfits: tuple[Misfit, ...],
+    notes: list[str],
+    fetch: sizes.Fetch,
+) -> tuple[str, bool, list[Offer]]:
     state, offers = _state(root), []
     synced = state == "present" and (root / "uv.lock").is_file() and (root / ".venv").is_dir()
     uv_needs = "uv" if uv_offer is not None else None
     if state == "foreign":
-        notes.append(f"{root} exists and is not an LTX-2 checkout: the wizard leaves it alone; "
-                     "pass --trainer-root NEW_FOLDER to clone elsewhere")
+        notes.append(
+            f"{root} exists and is not an LTX-2 checkout: the wizard leaves it alone; "
+            "pass --trainer-root NEW_FOLDER to clone elsewhere"
+        )
     elif state == "missing":
         clone = _clone_offer(root, repo, env, notes, fetch)
         if clone is not None:
@@ -146,17 +200,28 @@ def _checkout_offers(root: Path, repo: str, uv: str | None, uv_offer: Offer | No
         offer = _pull_offer(root, env, pull, notes) if pull is not None else None
         offers += [offer] if offer is not None else []
         resync = next((m for m in misfits if m.fix == "sync"), None)
-        why = ("after the update" if offer is not None else resync.message.split(": run", 1)[0]
-               if resync is not None else None if synced else "the checkout is not synced")
+        why = (
+            "after the update"
+            if offer is not None
+            else resync.message.split(": run", 1)[0]
+            if resync is not None
+            else None
+            if synced
+            else "the checkout is not synced"
+        )
         if why is not None and uv is not None:
             offers.append(_sync_offer(root, uv, why, "pull" if offer is not None else uv_needs))
     return state, synced, offers
 
 
-def survey(root: str | os.PathLike[str] | None = None, *, repo: str = TRAINER_REPO,
-           env: Mapping[str, str] | None = None,
-           misfits: Callable[[CheckoutCaps], Iterable[Misfit]] | None = None,
-           fetch: sizes.Fetch | None = None) -> Survey:
+def survey(
+    root: str | os.PathLike[str] | None = None,
+    *,
+    repo: str = TRAINER_REPO,
+    env: Mapping[str, str] | None = None,
+    misfits: Callable[[CheckoutCaps], Iterable[Misfit]] | None = None,
+    fetch: sizes.Fetch | None = None,
+) -> Survey:
     """What is missing and what the wizard offers for it. `misfits(caps)`: what the checkpoint
     and text encoder in hand need of this checkout (core/inputs/version_fit.py), or None."""
     env = os.environ if env is None else env
@@ -171,10 +236,17 @@ def survey(root: str | os.PathLike[str] | None = None, *, repo: str = TRAINER_RE
         notes.append(f"ltx-core there: {caps.describe()}")
     notes += [m.message for m in found if m.fix in ("gemma", "overwrite")]
     found_uv = find_uv(env)
-    return Survey(root=where, uv=uv if uv_offer is None else None,
-                  uv_how=found_uv.how if found_uv else "", checkout=state, synced=synced,
-                  caps=caps, misfits=found, offers=((uv_offer,) if uv_offer else ()) + tuple(offers),
-                  notes=tuple(notes))
+    return Survey(
+        root=where,
+        uv=uv if uv_offer is None else None,
+        uv_how=found_uv.how if found_uv else "",
+        checkout=state,
+        synced=synced,
+        caps=caps,
+        misfits=found,
+        offers=((uv_offer,) if uv_offer else ()) + tuple(offers),
+        notes=tuple(notes),
+    )
 
 
 def trainer_dir(root: Path) -> Path:

@@ -31,16 +31,24 @@ class WandbLogin:
     detail: str = ""
 
 
-def check_login(uv: str | None, trainer_dir: Path, env: Mapping[str, str] | None = None,
-                timeout_s: float = TIMEOUT_S) -> WandbLogin:
+def check_login(
+    uv: str | None, trainer_dir: Path, env: Mapping[str, str] | None = None, timeout_s: float = TIMEOUT_S
+) -> WandbLogin:
     if not uv:
-        return WandbLogin(state="error", detail="uv is not installed, so the trainer's environment "
-                          "cannot be asked")
+        return WandbLogin(
+            state="error", detail="uv is not installed, so the trainer's environment cannot be asked"
+        )
     argv = [uv, "run", "--no-sync", "python", "-c", CHECK]
     try:
-        done = subprocess.run(argv, cwd=trainer_dir, env=None if env is None else dict(env),
-                              capture_output=True, text=True, timeout=timeout_s,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv,
+            cwd=trainer_dir,
+            env=None if env is None else dict(env),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return WandbLogin(state="error", detail=f"{type(exc).__name__}: {exc}")
     for line in done.stdout.splitlines():
@@ -68,11 +76,19 @@ def decide(enabled: object, choice: str | None, login: WandbLogin | None, base: 
         return WandbDecision(disable=False, note="W&B: kept on as you chose (login not confirmed).")
     if login is None or login.state == "error":
         why = login.detail if login is not None else "not checked"
-        raise WandbUnknown(f"{base} enables W&B, and the login could not be checked in the "
-                           f"trainer's environment ({why}): answer with --wandb on or --wandb off")
+        raise WandbUnknown(
+            f"{base} enables W&B, and the login could not be checked in the "
+            f"trainer's environment ({why}): answer with --wandb on or --wandb off"
+        )
     if login.state == "in":
-        return WandbDecision(disable=False, note="W&B: on; logged in (wandb's own credential check "
-                             "in the trainer's environment).")
-    return WandbDecision(disable=True, note=(
-        f"W&B: {base} enables it, but wandb finds no login in the trainer's environment, so it is "
-        "turned off in config.yaml (run `wandb login` there and set wandb.enabled: true to use it)."))
+        return WandbDecision(
+            disable=False,
+            note="W&B: on; logged in (wandb's own credential check in the trainer's environment).",
+        )
+    return WandbDecision(
+        disable=True,
+        note=(
+            f"W&B: {base} enables it, but wandb finds no login in the trainer's environment, so it is "
+            "turned off in config.yaml (run `wandb login` there and set wandb.enabled: true to use it)."
+        ),
+    )

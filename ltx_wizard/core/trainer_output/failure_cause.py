@@ -59,7 +59,7 @@ def config_error_cause(text: str) -> str:
 def oom_cause(line: str) -> str:
     """torch's OOM message cut to the allocation and the device's state (no advice paragraph)."""
     starts = [line.find(word) for word in _OOM_STARTS if word in line]
-    text = line[starts[0]:] if starts else line  # torch's own words, without the exception type
+    text = line[starts[0] :] if starts else line  # torch's own words, without the exception type
     for noise in _OOM_NOISE:
         text = text.split(noise, 1)[0]
     return clip(text.strip())
@@ -83,8 +83,10 @@ class FailureCause:
             self.missing_config = f"Error: Configuration file {event.path} does not exist."
         elif isinstance(event, ev.StopIterationError) and self.stop_iteration is None:
             # mirrors ltx_trainer/trainer.py LtxvTrainer._init_dataloader: DataLoader(drop_last=True)
-            self.stop_iteration = ("StopIteration: the trial data holds fewer samples than batch x "
-                                   "GPUs (the trainer's loader drops the last incomplete batch)")
+            self.stop_iteration = (
+                "StopIteration: the trial data holds fewer samples than batch x "
+                "GPUs (the trainer's loader drops the last incomplete batch)"
+            )
         elif isinstance(event, ev.Traceback) and event.last_line:
             self.exceptions.append(event.last_line)
         elif isinstance(event, ev.OomError):

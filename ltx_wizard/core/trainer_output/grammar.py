@@ -75,8 +75,7 @@ OOM_HINTS = ("out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED", 
 # the trainer's loader raising StopIteration (too few samples for batch x GPUs)
 STOP_ITERATION = re.compile(r"^(?:[\w.]+\.)?StopIteration\b|generator raised StopIteration")
 TRACEBACK_START = "Traceback (most recent call last)"
-TRACEBACK_CHAIN = ("During handling of the above exception",
-                   "The above exception was the direct cause")
+TRACEBACK_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 
 # Substrings every line-shaped event holds; lines without any skip the regular expressions.
 HINTS = ("Step ", "Validation samples", "eights for step", "Configuration file", *OOM_HINTS)

@@ -92,9 +92,17 @@ def _steps(block: bytes, matches: list[re.Match[bytes]], ranked: bool) -> list[S
         rank = None
         if ranked:
             line_start = block.rfind(b"\n", 0, m.start()) + 1
-            rank = g.line_rank(decode_line(block[line_start:m.start()]))
-        found.append((int(m.group(1)), int(m.group(2)), _number(m.group(3)),
-                      _number(m.group(5)), rank, projection_s(m.group(6))))
+            rank = g.line_rank(decode_line(block[line_start : m.start()]))
+        found.append(
+            (
+                int(m.group(1)),
+                int(m.group(2)),
+                _number(m.group(3)),
+                _number(m.group(5)),
+                rank,
+                projection_s(m.group(6)),
+            )
+        )
     return found
 
 
@@ -133,16 +141,22 @@ def _bulk(block: bytes, start: int, stop: int) -> StepBulk | None:
     if len(found) != block.count(b"Step ", start, stop):
         return None
     steps, losses = (list(col) for col in zip(*found)) if found else ([], [])
-    marker = max(block.rfind(b"eights for step", start, stop),
-                 block.rfind(b"Validation samples for step", start, stop))
+    marker = max(
+        block.rfind(b"eights for step", start, stop), block.rfind(b"Validation samples for step", start, stop)
+    )
     last = _line_of(block, marker, stop) if marker > block.rfind(b"Step ", start, stop) else None
-    return StepBulk(steps, losses, g.CHECKPOINT_BYTES.findall(block, start, stop),
-                    g.VALIDATION_BYTES.findall(block, start, stop), last)
+    return StepBulk(
+        steps,
+        losses,
+        g.CHECKPOINT_BYTES.findall(block, start, stop),
+        g.VALIDATION_BYTES.findall(block, start, stop),
+        last,
+    )
 
 
 def _line_of(block: bytes, at: int, stop: int) -> str:
     end = block.find(b"\n", at, stop)
-    return decode_line(block[block.rfind(b"\n", 0, at) + 1:stop if end < 0 else end])
+    return decode_line(block[block.rfind(b"\n", 0, at) + 1 : stop if end < 0 else end])
 
 
 @dataclass
@@ -198,8 +212,7 @@ class HistoryScan:
                     starts.update(_continuations(block, at))
         return sorted(starts)
 
-    def _hits(self, block: bytes, origin: int,
-              slow_from: int) -> Iterator[list[Step] | StepBulk | str]:
+    def _hits(self, block: bytes, origin: int, slow_from: int) -> Iterator[list[Step] | StepBulk | str]:
         done = 0
         for start in self._rare_starts(block, origin):
             stop = block.find(b"\n", start)
@@ -214,8 +227,7 @@ class HistoryScan:
             yield from _region(block, done, len(block), slow_from)
 
 
-def _region(block: bytes, start: int, stop: int,
-            slow_from: int) -> Iterator[list[Step] | StepBulk | str]:
+def _region(block: bytes, start: int, stop: int, slow_from: int) -> Iterator[list[Step] | StepBulk | str]:
     """Between two rare lines: in bulk before `slow_from`, line by line from there (the end of
     the stretch: pace, projection, recent losses), and wherever the bulk does not apply."""
     cut = max(start, min(stop, slow_from))

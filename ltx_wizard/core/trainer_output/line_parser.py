@@ -22,8 +22,18 @@ from typing import Any
 from ltx_wizard.core.base.text_cells import cell_width
 from ltx_wizard.core.trainer_output import grammar as g
 from ltx_wizard.core.trainer_output.events import (
-    CheckpointSaved, ConfigError, MissingConfig, NanLoss, OomError, Statistics, StepEvent,
-    StopIterationError, Traceback, TrainerEvent, TrainerPhase, ValidationSaved,
+    CheckpointSaved,
+    ConfigError,
+    MissingConfig,
+    NanLoss,
+    OomError,
+    Statistics,
+    StepEvent,
+    StopIterationError,
+    Traceback,
+    TrainerEvent,
+    TrainerPhase,
+    ValidationSaved,
 )
 from ltx_wizard.core.trainer_output.stages import message_phase
 
@@ -84,11 +94,7 @@ class _Record:
         prev, self.last_piece = self.last_piece, piece
         if len(self.text) >= MAX_RECORD_CHARS:
             return None
-        folded = (
-            self.msg_width is not None
-            and " " not in prev.strip()
-            and cell_width(prev) >= self.msg_width
-        )
+        folded = self.msg_width is not None and " " not in prev.strip() and cell_width(prev) >= self.msg_width
         before = len(self.text)
         self.text = _join(self.text, piece if folded else " " + piece)[:MAX_RECORD_CHARS]
         return before if len(self.text) > before else None
@@ -124,7 +130,7 @@ class TrainerLogParser:
         if line.startswith("[rank"):
             m = g.TORCH_RANK.match(line)
             if m:
-                torch_rank, line = int(m.group(1)), line[m.end():]
+                torch_rank, line = int(m.group(1)), line[m.end() :]
         events: list[TrainerEvent] = []
         if self._traceback_line(line, t, torch_rank, events):
             return events
@@ -136,7 +142,7 @@ class TrainerLogParser:
             return events
         rec = self._record
         if rec and rec.torch_rank == torch_rank and line.startswith(rec.prefix):
-            start = rec.append(line[rec.indent:].rstrip())
+            start = rec.append(line[rec.indent :].rstrip())
             if start is not None:
                 events += self._scan_tail(rec, start)
             return events
@@ -161,8 +167,9 @@ class TrainerLogParser:
 
     # -- rich records -------------------------------------------------------------------------
 
-    def _open_record(self, line: str, indent: int, t: float, rank: int | None,
-                     events: list[TrainerEvent]) -> None:
+    def _open_record(
+        self, line: str, indent: int, t: float, rank: int | None, events: list[TrainerEvent]
+    ) -> None:
         raw = line.rstrip()
         content = raw[indent:]
         msg_width = None
@@ -178,8 +185,9 @@ class TrainerLogParser:
         if phase is not None:
             said = g.message_rank(first)
             events.append(TrainerPhase(t=t, phase=phase, rank=rank if said is None else said))
-        rec = _Record(t, rank, indent, msg_width, _join("", first)[:MAX_RECORD_CHARS], first,
-                      prefix=" " * indent)
+        rec = _Record(
+            t, rank, indent, msg_width, _join("", first)[:MAX_RECORD_CHARS], first, prefix=" " * indent
+        )
         self._record = rec
         if _hinted(rec.text):
             rec.hot_from = 0
@@ -198,8 +206,14 @@ class TrainerLogParser:
         if rec.hot_from <= _OVERLAP:  # near the start, where a `[rank N]` prefix sits
             return self._scan(text, rec.t, rec.torch_rank, rec.done, final=False)
         rank = g.message_rank(text[:_OVERLAP])
-        return self._scan(text[rec.hot_from:], rec.t, rec.torch_rank if rank is None else rank,
-                          rec.done, final=False, ranked=True)
+        return self._scan(
+            text[rec.hot_from :],
+            rec.t,
+            rec.torch_rank if rank is None else rank,
+            rec.done,
+            final=False,
+            ranked=True,
+        )
 
     def _close_record(self) -> list[TrainerEvent]:
         rec, self._record = self._record, None
@@ -208,8 +222,9 @@ class TrainerLogParser:
         events = self._scan(rec.text, rec.t, rec.torch_rank, rec.done, final=True)
         return events + self._unit(rec.text, rec.t, rec.torch_rank, scanned=True)
 
-    def _scan(self, text: str, t: float, rank: int | None, done: set[str], final: bool,
-              ranked: bool = False) -> list[TrainerEvent]:
+    def _scan(
+        self, text: str, t: float, rank: int | None, done: set[str], final: bool, ranked: bool = False
+    ) -> list[TrainerEvent]:
         """Line-shaped events in one message; `final` once nothing more can be appended.
         `ranked`: `text` is a tail, the message's rank prefix already applied to `rank`."""
         if not _hinted(text):
@@ -217,7 +232,7 @@ class TrainerLogParser:
         if not ranked and "[rank" in text[:16]:
             m = g.MSG_RANK.match(text, 0) or g.MSG_RANK.search(text, 0, 16)
             if m:
-                rank, text = int(m.group(1)), text[: m.start()] + text[m.end():]
+                rank, text = int(m.group(1)), text[: m.start()] + text[m.end() :]
         events: list[TrainerEvent] = []
         # Each pattern runs only when its own literal is there and its event is still to come.
         m = g.STEP.search(text) if "step" not in done and "Step " in text else None
@@ -225,9 +240,16 @@ class TrainerLogParser:
             done.add("step")
             step, loss = int(m.group(1)), _number(m.group(3))
             events.append(
-                StepEvent(t=t, step=step, total=int(m.group(2)), loss=loss,
-                          lr=_number(m.group(4)), time_per_step_s=_number(m.group(5)), rank=rank,
-                          total_time=m.group(6))
+                StepEvent(
+                    t=t,
+                    step=step,
+                    total=int(m.group(2)),
+                    loss=loss,
+                    lr=_number(m.group(4)),
+                    time_per_step_s=_number(m.group(5)),
+                    rank=rank,
+                    total_time=m.group(6),
+                )
             )
             if math.isnan(loss):
                 events.append(NanLoss(t=t, step=step, rank=rank))
@@ -265,7 +287,7 @@ class TrainerLogParser:
             if "global_batch" in self._stats:
                 events += self._flush_stats()
         elif g.CONFIG_ERROR in text:
-            self._config = (t, [text[text.index(g.CONFIG_ERROR):]])
+            self._config = (t, [text[text.index(g.CONFIG_ERROR) :]])
         return events
 
     def _absorb_stats(self, text: str) -> bool:
@@ -295,8 +317,7 @@ class TrainerLogParser:
 
     # -- tracebacks ---------------------------------------------------------------------------
 
-    def _traceback_line(self, line: str, t: float, rank: int | None,
-                        events: list[TrainerEvent]) -> bool:
+    def _traceback_line(self, line: str, t: float, rank: int | None, events: list[TrainerEvent]) -> bool:
         """Consume `line` if it belongs to a traceback; True when consumed."""
         tb = self._tbs.get(rank)
         stripped = line.strip()

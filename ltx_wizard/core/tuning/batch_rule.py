@@ -43,12 +43,19 @@ def batch_move(s: TrainSettings, size: int, allow_change: bool) -> BatchMove:
     if accum != s.gradient_accumulation_steps:
         label += f", grad accumulation {s.gradient_accumulation_steps} -> {accum}"
     label += f", effective batch {planned} -> {size * accum}"
-    why = ("gradient accumulation is already 1 and cannot go lower"
-           if s.gradient_accumulation_steps == 1 else
-           f"{planned} samples per step do not divide into batches of {size}")
-    refusal = "" if allow_change else (
-        f"would change the effective batch {planned} -> {size * accum} per GPU ({why}), and so "
-        f"the schedule you approved; {ALLOW_FLAG} runs it and rescales optimization.steps")
+    why = (
+        "gradient accumulation is already 1 and cannot go lower"
+        if s.gradient_accumulation_steps == 1
+        else f"{planned} samples per step do not divide into batches of {size}"
+    )
+    refusal = (
+        ""
+        if allow_change
+        else (
+            f"would change the effective batch {planned} -> {size * accum} per GPU ({why}), and so "
+            f"the schedule you approved; {ALLOW_FLAG} runs it and rescales optimization.steps"
+        )
+    )
     return BatchMove(_changes(size, accum), label, refusal)
 
 

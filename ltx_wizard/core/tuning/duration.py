@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from ltx_wizard.core.tuning.results import Confirmation, TrialResult
-from ltx_wizard.core.tuning.trial_config import CONFIRM_INFERENCE_STEPS, CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
+from ltx_wizard.core.tuning.trial_config import (
+    CONFIRM_INFERENCE_STEPS,
+    CONFIRM_STEPS,
+    FUSED_STEPS,
+    TRIAL_STEPS,
+)
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
 # mirrors ltx_trainer/config.py ValidationConfig: the defaults of an absent key
@@ -46,24 +51,29 @@ class Duration:
         return self.train_s + self.validation_s + (self.load_s or 0.0)
 
     def lines(self) -> list[str]:
-        out = [f"Estimated duration: about {clock(self.total_s)} (an estimate from the trials, "
-               "not a promise):",
-               f"- training: {self.step_s:.2f} s/step measured x {self.steps} steps = "
-               f"{clock(self.train_s)}"]
+        out = [
+            f"Estimated duration: about {clock(self.total_s)} (an estimate from the trials, not a promise):",
+            f"- training: {self.step_s:.2f} s/step measured x {self.steps} steps = {clock(self.train_s)}",
+        ]
         if self.passes == 0:
             out.append("- validation: off (no `validation.interval` or no samples)")
         elif self.video_s is None:
-            out.append(f"- validation: {self.passes} passes of {self.videos} video(s), not "
-                       "measured (no confirmation run finished)")
+            out.append(
+                f"- validation: {self.passes} passes of {self.videos} video(s), not "
+                "measured (no confirmation run finished)"
+            )
         else:
-            out.append(f"- validation: {self.passes} passes x {self.videos} video(s) x "
-                       f"{self.video_s:.0f} s = {clock(self.validation_s)} (as the confirmation "
-                       f"measured one video at {CONFIRM_INFERENCE_STEPS} inference steps; the "
-                       f"config's {self.inference_steps} take longer)")
-        out.append(f"- load: {clock(self.load_s)}" if self.load_s is not None
-                   else "- load: not measured")
-        out.append("- The Monitor's ETA during training counts the remaining steps at the pace it "
-                   "measures; it leaves out the validation passes and the load counted here.")
+            out.append(
+                f"- validation: {self.passes} passes x {self.videos} video(s) x "
+                f"{self.video_s:.0f} s = {clock(self.validation_s)} (as the confirmation "
+                f"measured one video at {CONFIRM_INFERENCE_STEPS} inference steps; the "
+                f"config's {self.inference_steps} take longer)"
+            )
+        out.append(f"- load: {clock(self.load_s)}" if self.load_s is not None else "- load: not measured")
+        out.append(
+            "- The Monitor's ETA during training counts the remaining steps at the pace it "
+            "measures; it leaves out the validation passes and the load counted here."
+        )
         return out
 
 
@@ -91,16 +101,26 @@ def validation_passes(config: Mapping[str, Any], steps: int, gpus: int = 1) -> t
     return passes, -(-videos // max(1, gpus))
 
 
-def estimate(config: Mapping[str, Any], winner: TrialResult, trials: Iterable[TrialResult],
-             confirmation: Confirmation | None, time_scale: float = 1.0,
-             gpus: int = 1) -> Duration | None:
+def estimate(
+    config: Mapping[str, Any],
+    winner: TrialResult,
+    trials: Iterable[TrialResult],
+    confirmation: Confirmation | None,
+    time_scale: float = 1.0,
+    gpus: int = 1,
+) -> Duration | None:
     steps = get_dotted(config, "optimization.steps", None)
     if winner.step_time_s is None or not isinstance(steps, int):
         return None
     step = winner.step_time_s
-    loads = [t.wall_s * time_scale - TRIAL_STEPS * t.step_time_s for t in trials
-             if t.outcome == "ok" and t.wall_s and t.step_time_s
-             and not (confirmation and confirmation.fused and confirmation.trial == t.index)]
+    loads = [
+        t.wall_s * time_scale - TRIAL_STEPS * t.step_time_s
+        for t in trials
+        if t.outcome == "ok"
+        and t.wall_s
+        and t.step_time_s
+        and not (confirmation and confirmation.fused and confirmation.trial == t.index)
+    ]
     load = max(min(loads), 0.0) if loads else None
     passes, videos = validation_passes(config, steps, gpus)
     video_s = None
@@ -108,6 +128,7 @@ def estimate(config: Mapping[str, Any], winner: TrialResult, trials: Iterable[Tr
         # measured from the training's start: no model load, quantization or Gemma inside it
         trained = (FUSED_STEPS if confirmation.fused else CONFIRM_STEPS) * step
         video_s = max(confirmation.trained_to_validated_s - trained, 0.0)
-    inference = int(get_dotted(config, "validation.inference_steps", DEFAULT_INFERENCE_STEPS)
-                    or DEFAULT_INFERENCE_STEPS)
+    inference = int(
+        get_dotted(config, "validation.inference_steps", DEFAULT_INFERENCE_STEPS) or DEFAULT_INFERENCE_STEPS
+    )
     return Duration(steps, step, passes, videos, video_s, load, inference)

@@ -77,9 +77,7 @@ def targets(name: str, target_modules: Iterable[str]) -> bool:
     return any(name == t or name.endswith("." + t) for t in target_modules)
 
 
-def lora_params_per_rank(
-    linears: Iterable[tuple[str, int, int]], target_modules: Iterable[str]
-) -> int:
+def lora_params_per_rank(linears: Iterable[tuple[str, int, int]], target_modules: Iterable[str]) -> int:
     """LoRA parameters per unit of rank: A (rank x in) + B (out x rank) per targeted linear."""
     wanted = tuple(target_modules)
     return sum(out_f + in_f for name, out_f, in_f in linears if targets(name, wanted))
@@ -107,8 +105,11 @@ def model_size(ckpt: CheckpointInfo, target_modules: Sequence[str] | None = None
     params = float(ckpt.transformer_param_count) or DEFAULT_TRANSFORMER_PARAMS
     if not linears:
         return ModelSize.estimate(params)
-    return ModelSize(params, float(lora_params_per_rank(linears, wanted)),
-                     float(getattr(ckpt, "embeddings_param_count", 0)))
+    return ModelSize(
+        params,
+        float(lora_params_per_rank(linears, wanted)),
+        float(getattr(ckpt, "embeddings_param_count", 0)),
+    )
 
 
 @dataclass(frozen=True)
@@ -153,8 +154,15 @@ class Floor:
 
     @property
     def total_gb(self) -> float:
-        return (self.weights_gb + self.trainable_gb + self.grads_gb + self.optimizer_gb
-                + self.ddp_buckets_gb + self.embeddings_gb + self.overhead_gb)
+        return (
+            self.weights_gb
+            + self.trainable_gb
+            + self.grads_gb
+            + self.optimizer_gb
+            + self.ddp_buckets_gb
+            + self.embeddings_gb
+            + self.overhead_gb
+        )
 
     def describe(self) -> str:
         parts = [f"weights {self.weights_gb:.1f}"]
@@ -190,23 +198,34 @@ def floor(settings: TrainSettings, model: ModelSize, num_gpus: int = 1) -> Floor
     grads = trained * FP32
     states = trained * OPTIMIZER_BYTES.get(settings.optimizer_type, 8.0)
     buckets = trained * FP32 if style == "ddp" else 0.0
-    return Floor(weights / shards / GB, lora / shards / GB, grads / shards / GB,
-                 states / shards / GB, buckets / GB, model.embeddings_params * 2.0 / GB,
-                 OVERHEAD_GB, shards)
+    return Floor(
+        weights / shards / GB,
+        lora / shards / GB,
+        grads / shards / GB,
+        states / shards / GB,
+        buckets / GB,
+        model.embeddings_params * 2.0 / GB,
+        OVERHEAD_GB,
+        shards,
+    )
 
 
 def _model(transformer_params: float | None, model: ModelSize | None) -> ModelSize:
     return model if model is not None else ModelSize.estimate(transformer_params)
 
 
-def static_gb(settings: TrainSettings, transformer_params: float | None = None, *,
-              model: ModelSize | None = None, num_gpus: int = 1) -> float:
+def static_gb(
+    settings: TrainSettings,
+    transformer_params: float | None = None,
+    *,
+    model: ModelSize | None = None,
+    num_gpus: int = 1,
+) -> float:
     """The floor's total: memory that does not grow with the batch."""
     return floor(settings, _model(transformer_params, model), num_gpus).total_gb
 
 
-def activations_gb(settings: TrainSettings, peak_gb: float, model: ModelSize,
-                   num_gpus: int = 1) -> float:
+def activations_gb(settings: TrainSettings, peak_gb: float, model: ModelSize, num_gpus: int = 1) -> float:
     return max(peak_gb - floor(settings, model, num_gpus).total_gb, 0.2 * peak_gb)
 
 
@@ -237,26 +256,41 @@ def predict(
     need = floor(proposed, size, num_gpus)
     where = f"{gib(limit)} ({FIT_FRACTION:.0%} of {gib(gpu_total_gb)})"
     if need.total_gb > limit:
-        return Fit(False, None, need.total_gb, None,
-                   f"needs at least {gib(need.total_gb)} ({need.describe()}) > {where}")
+        return Fit(
+            False,
+            None,
+            need.total_gb,
+            None,
+            f"needs at least {gib(need.total_gb)} ({need.describe()}) > {where}",
+        )
     if best_peak_gb is None:
-        return Fit(True, None, need.total_gb, None,
-                   f"needs at least {gib(need.total_gb)} of {where}; no measured peak to "
-                   "extrapolate from")
+        return Fit(
+            True,
+            None,
+            need.total_gb,
+            None,
+            f"needs at least {gib(need.total_gb)} of {where}; no measured peak to extrapolate from",
+        )
     act = activations_gb(current, best_peak_gb, size, num_gpus)
     act_new = act * proposed.batch_size / max(current.batch_size, 1)
     if current.gradient_checkpointing and not proposed.gradient_checkpointing:
         act_new *= CHECKPOINTING_OFF_FACTOR
     extra = need.total_gb - floor(current, size, num_gpus).total_gb + act_new - act
     predicted = best_peak_gb + extra
-    verdict = "fits" if predicted <= limit else "tight: the measured peak includes allocator cache, so trying it"
-    return Fit(True, predicted, need.total_gb, extra,
-               f"floor {gib(need.total_gb)}, extrapolated {gib(predicted)} (measured "
-               f"{best_peak_gb:.1f} {extra:+.1f}) of {where}: {verdict}")
+    verdict = (
+        "fits" if predicted <= limit else "tight: the measured peak includes allocator cache, so trying it"
+    )
+    return Fit(
+        True,
+        predicted,
+        need.total_gb,
+        extra,
+        f"floor {gib(need.total_gb)}, extrapolated {gib(predicted)} (measured "
+        f"{best_peak_gb:.1f} {extra:+.1f}) of {where}: {verdict}",
+    )
 
 
-def fewest_gpus(settings: TrainSettings, model: ModelSize, gpu_total_gb: float,
-                most: int = 64) -> int | None:
+def fewest_gpus(settings: TrainSettings, model: ModelSize, gpu_total_gb: float, most: int = 64) -> int | None:
     """The fewest GPUs on which the floor fits (only a full fine-tune shards: FSDP)."""
     for n in range(1, most + 1):
         if floor(settings, model, n).total_gb <= gpu_total_gb * FIT_FRACTION:
@@ -266,19 +300,24 @@ def fewest_gpus(settings: TrainSettings, model: ModelSize, gpu_total_gb: float,
     return None
 
 
-def plan_floor(settings: TrainSettings, model: ModelSize, num_gpus: int,
-               gpu_total_gb: float | None) -> tuple[str, str | None]:
+def plan_floor(
+    settings: TrainSettings, model: ModelSize, num_gpus: int, gpu_total_gb: float | None
+) -> tuple[str, str | None]:
     """plan.md's line for the planned config's floor, and a warning when it cannot fit."""
     need = floor(settings, model, num_gpus)
-    line = (f"GPU memory floor of the planned config: {gib(need.total_gb)} per GPU "
-            f"({need.describe()}), before activations")
+    line = (
+        f"GPU memory floor of the planned config: {gib(need.total_gb)} per GPU "
+        f"({need.describe()}), before activations"
+    )
     if gpu_total_gb is None:
         return line + "; GPU memory unknown.", None
     line += f"; each GPU has {gib(gpu_total_gb)}."
     if need.total_gb <= gpu_total_gb * FIT_FRACTION:
         return line, None
-    warning = (f"the planned config needs at least {gib(need.total_gb)} per GPU "
-               f"({need.describe()}) but each GPU has {gib(gpu_total_gb)}: it will run out of memory")
+    warning = (
+        f"the planned config needs at least {gib(need.total_gb)} per GPU "
+        f"({need.describe()}) but each GPU has {gib(gpu_total_gb)}: it will run out of memory"
+    )
     fewest = fewest_gpus(settings, model, gpu_total_gb)
     if settings.training_mode == "full" and fewest is not None:
         warning += f"; a full fine-tune of this checkpoint needs at least {fewest} such GPUs"

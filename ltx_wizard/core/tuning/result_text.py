@@ -8,8 +8,13 @@ from ltx_wizard.core.tuning.results import Confirmation, TrialResult
 
 # What a person reads for each outcome (the log keeps the outcome's own word: it is parsed back).
 OUTCOME_LABEL = {
-    "ok": "ok", "oom": "OOM", "nan": "NaN loss", "crash": "crashed", "timeout": "timed out",
-    "cancelled": "cancelled", "skipped": "skipped",
+    "ok": "ok",
+    "oom": "OOM",
+    "nan": "NaN loss",
+    "crash": "crashed",
+    "timeout": "timed out",
+    "cancelled": "cancelled",
+    "skipped": "skipped",
 }
 
 
@@ -36,6 +41,8 @@ def confirmation_line(conf: Confirmation) -> str:
     how = f"{conf.gpus} GPUs" if conf.gpus > 1 else "1 GPU"
     if conf.fused:
         how += ", after its step 40"
-    line = (f"confirm  {what + ' (' + how + ')':<44} {conf.outcome:<9} "
-            f"{'':>12}  {amount(conf.peak_vram_gb, UNIT + ' peak', 1, missing='-'):>14}")
+    line = (
+        f"confirm  {what + ' (' + how + ')':<44} {conf.outcome:<9} "
+        f"{'':>12}  {amount(conf.peak_vram_gb, UNIT + ' peak', 1, missing='-'):>14}"
+    )
     return f"{line.rstrip()}  ({conf.reason})" if conf.reason else line.rstrip()

@@ -93,7 +93,9 @@ class AutotuneSummary(BaseModel):
             ],
             "winner": self.winner,
             "config_patched": self.config_patched,
-            "confirmation": None if self.confirmation is None else {
+            "confirmation": None
+            if self.confirmation is None
+            else {
                 "outcome": self.confirmation.outcome,
                 "peak_vram_gb": self.confirmation.peak_vram_gb,
                 "reason": self.confirmation.reason,

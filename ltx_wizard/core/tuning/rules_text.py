@@ -11,12 +11,24 @@ from __future__ import annotations
 
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.tuning.schedule import (  # the engine's own rules, not a copy
-    MARGIN, MAX_TRIALS, NOISE, QUALITY, STAGES, Context, _describe, rule_skip,
+    MARGIN,
+    MAX_TRIALS,
+    NOISE,
+    QUALITY,
+    STAGES,
+    Context,
+    _describe,
+    rule_skip,
 )
 from ltx_wizard.core.gpu.tiers import Tier, policy_for
 
-_DEFAULT = TrainSettings(quantization=None, optimizer_type="adamw", batch_size=1,
-                         gradient_accumulation_steps=1, gradient_checkpointing=True)
+_DEFAULT = TrainSettings(
+    quantization=None,
+    optimizer_type="adamw",
+    batch_size=1,
+    gradient_accumulation_steps=1,
+    gradient_checkpointing=True,
+)
 
 
 def tier_settings(tier: Tier) -> TrainSettings:
@@ -29,8 +41,13 @@ def tier_levers(tier: Tier, *, allow_batch_change: bool = False) -> list[tuple[s
     (a lever the rules make a no-op there is left out, as the engine skips it; so is a batch
     change the schedule rule refuses: one that would change the effective batch)."""
     settings = tier_settings(tier)
-    ctx = Context(tier=tier, gpu_total_gb=None, transformer_params=None, subset_samples=64,
-                  allow_batch_change=allow_batch_change)
+    ctx = Context(
+        tier=tier,
+        gpu_total_gb=None,
+        transformer_params=None,
+        subset_samples=64,
+        allow_batch_change=allow_batch_change,
+    )
     levers = []
     for stage in STAGES[1:]:
         if rule_skip(stage, settings, ctx, []):  # as the engine's _build skips it
@@ -42,24 +59,32 @@ def tier_levers(tier: Tier, *, allow_batch_change: bool = False) -> list[tuple[s
 
 
 def keep_rules() -> str:
-    return (f"A quality lever (quantization off, AdamW) is kept when its trial peaks at most "
-            f"{MARGIN:.0%} of the card and is not more than {NOISE:.0%} slower per sample; a speed "
-            f"lever (a larger batch, gradient checkpointing off) only when it is more than "
-            f"{NOISE:.0%} faster per sample.")
+    return (
+        f"A quality lever (quantization off, AdamW) is kept when its trial peaks at most "
+        f"{MARGIN:.0%} of the card and is not more than {NOISE:.0%} slower per sample; a speed "
+        f"lever (a larger batch, gradient checkpointing off) only when it is more than "
+        f"{NOISE:.0%} faster per sample."
+    )
 
 
 def levers_list(tier: Tier, *, allow_batch_change: bool = False) -> str:
     """`batch_size 1 -> 2 (speed), ...`: the tier's levers in the engine's order."""
-    return ", ".join(f"{change} ({'quality' if stage in QUALITY else 'speed'})"
-                     for stage, change in tier_levers(tier, allow_batch_change=allow_batch_change))
+    return ", ".join(
+        f"{change} ({'quality' if stage in QUALITY else 'speed'})"
+        for stage, change in tier_levers(tier, allow_batch_change=allow_batch_change)
+    )
 
 
 def levers_sentence(tier: Tier) -> str:
     """The Probe screen's line: what autotune will try on this tier."""
     levers = levers_list(tier)
     held = len(tier_levers(tier, allow_batch_change=True)) > len(tier_levers(tier))
-    batch = (" A larger batch would change the training schedule: it runs only when you allow "
-             "a batch change (the steps are then rescaled)." if held else "")
+    batch = (
+        " A larger batch would change the training schedule: it runs only when you allow "
+        "a batch change (the steps are then rescaled)."
+        if held
+        else ""
+    )
     if not levers:
         return "Autotune runs the baseline only: every lever is already set." + batch
     return f"Autotune tries, each on the best so far: {levers}.{batch}"
@@ -69,5 +94,7 @@ def trials_sentence() -> str:
     # trial_config loads ruamel: imported here, not for the probe screen's levers sentence
     from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
 
-    return (f"Runs at most {MAX_TRIALS} short {TRIAL_STEPS}-step trials that measure training only "
-            "(no validation, no text encoder): the baseline, then the best so far plus one change.")
+    return (
+        f"Runs at most {MAX_TRIALS} short {TRIAL_STEPS}-step trials that measure training only "
+        "(no validation, no text encoder): the baseline, then the best so far plus one change."
+    )

@@ -130,8 +130,10 @@ class Tuner:
         if not skipped:
             return "every lever tried"
         ran = len(self.results) - skipped
-        return (f"no lever left: {ran} trial{'s' if ran != 1 else ''} run, {skipped} skipped "
-                "(each skip's reason is in its row)")
+        return (
+            f"no lever left: {ran} trial{'s' if ran != 1 else ''} run, {skipped} skipped "
+            "(each skip's reason is in its row)"
+        )
 
     # -- looking ahead (pure: on copies) ----------------------------------------------------------
     def is_last(self, cand: Candidate) -> bool:
@@ -175,8 +177,14 @@ class Tuner:
 
         change, changes = _describe(stage, self.settings, self.ctx)
         self.results.append(
-            TrialResult(index=self._index(), change=change, changes=changes, outcome="skipped",
-                        reason=why, decision=f"not run: {why}")
+            TrialResult(
+                index=self._index(),
+                change=change,
+                changes=changes,
+                outcome="skipped",
+                reason=why,
+                decision=f"not run: {why}",
+            )
         )
 
     def _build(self, stage: str) -> Candidate | str:
@@ -190,23 +198,36 @@ class Tuner:
                 size = int(stage[-1])
                 need = size * self.ctx.num_gpus
                 if self.ctx.subset_samples < need:
-                    return (f"the trial data holds {self.ctx.subset_samples} sample(s); batch "
-                            f"{size} on {self.ctx.num_gpus} GPU(s) needs {need}")
+                    return (
+                        f"the trial data holds {self.ctx.subset_samples} sample(s); batch "
+                        f"{size} on {self.ctx.num_gpus} GPU(s) needs {need}"
+                    )
             proposed = s.with_changes(changes)
-            fit = predict(s, proposed, self.best.peak_vram_gb if self.best else None,
-                          self.ctx.gpu_total_gb, self.ctx.transformer_params,
-                          model=self.ctx.model, num_gpus=self.ctx.num_gpus)
+            fit = predict(
+                s,
+                proposed,
+                self.best.peak_vram_gb if self.best else None,
+                self.ctx.gpu_total_gb,
+                self.ctx.transformer_params,
+                model=self.ctx.model,
+                num_gpus=self.ctx.num_gpus,
+            )
             if not fit.fits:
                 if stage == "quantization":  # as its OOM would: back to the baseline and stop
-                    self.stop_reason = (f"quantization off cannot fit ({fit.reason}); the skill "
-                                        "stops at the baseline after a trial-2 OOM")
+                    self.stop_reason = (
+                        f"quantization off cannot fit ({fit.reason}); the skill "
+                        "stops at the baseline after a trial-2 OOM"
+                    )
                 return f"not enough headroom: {fit.reason}"
             limit = (self.ctx.gpu_total_gb or 0) * self.ctx.margin
             if stage in QUALITY and self.ctx.gpu_total_gb and fit.floor_gb and fit.floor_gb > limit:
-                return (f"cannot be kept: needs at least {gib(fit.floor_gb)}, above the "
-                        f"{self.ctx.margin:.0%} margin ({gib(limit)})")
-        return Candidate(self._index(), stage, change, changes, s.with_changes(changes),
-                         {**self.winner_changes, **changes})
+                return (
+                    f"cannot be kept: needs at least {gib(fit.floor_gb)}, above the "
+                    f"{self.ctx.margin:.0%} margin ({gib(limit)})"
+                )
+        return Candidate(
+            self._index(), stage, change, changes, s.with_changes(changes), {**self.winner_changes, **changes}
+        )
 
     # -- what an outcome means ------------------------------------------------------------------
     def record(self, result: TrialResult) -> TrialResult:
@@ -224,25 +245,32 @@ class Tuner:
         if cand.stage == "baseline":
             if result.outcome == "ok":
                 return self._keep(cand, result, "kept: runs as planned")
-            self.stop_reason = (f"the baseline ended with {result.outcome}: the tier's config does not "
-                                "run here as planned; config.yaml is left unchanged")
+            self.stop_reason = (
+                f"the baseline ended with {result.outcome}: the tier's config does not "
+                "run here as planned; config.yaml is left unchanged"
+            )
             return self._append(result, f"the planned config fails ({result.outcome}); nothing to tune")
         if result.outcome == "ok" and cand.stage in QUALITY:
             why = self._quality_miss(result)
             if not why:
-                return self._keep(cand, result, f"kept: fits ≤{self.ctx.margin:.0%}, not slower "
-                                                 f"beyond {self.ctx.noise:.0%}")
-            return self._append(result.model_copy(update={"reason": f"not kept: {why}"}),
-                                f"not kept: {why}")
+                return self._keep(
+                    cand, result, f"kept: fits ≤{self.ctx.margin:.0%}, not slower beyond {self.ctx.noise:.0%}"
+                )
+            return self._append(result.model_copy(update={"reason": f"not kept: {why}"}), f"not kept: {why}")
         if result.outcome == "ok":
             gain = self._gain(result)
             if self._faster(result):
                 return self._keep(cand, result, f"kept: {gain:.0%} faster per sample")
             assert self.best is not None  # a later trial runs only after a good baseline
-            self.stop_reason = (f"trial {result.index} ({cand.change}) was not faster than trial "
-                                f"{self.best.index} by more than {self.ctx.noise:.0%}; reverted")
-            shown = "no step time" if gain is None else (
-                f"{gain:.0%} faster" if gain >= 0 else f"{-gain:.0%} slower")
+            self.stop_reason = (
+                f"trial {result.index} ({cand.change}) was not faster than trial "
+                f"{self.best.index} by more than {self.ctx.noise:.0%}; reverted"
+            )
+            shown = (
+                "no step time"
+                if gain is None
+                else (f"{gain:.0%} faster" if gain >= 0 else f"{-gain:.0%} slower")
+            )
             return self._append(result, f"not kept: {shown} per sample, needs > {self.ctx.noise:.0%}")
         if result.outcome == "oom" and cand.stage == "optimizer":
             # revert to adamw8bit and go on to the batch trials
@@ -251,18 +279,23 @@ class Tuner:
             self.stop_reason = f"trial {result.index} ({cand.change}) ran out of memory; reverted"
         else:
             self.stop_reason = f"trial {result.index} ({cand.change}) ended with {result.outcome}; reverted"
-        return self._append(result, f"reverted: {'out of memory' if result.outcome == 'oom' else result.outcome}")
+        return self._append(
+            result, f"reverted: {'out of memory' if result.outcome == 'oom' else result.outcome}"
+        )
 
     def _quality_miss(self, result: TrialResult) -> str:
         """Why a quality lever that ran fine is not kept ('' when it is)."""
         total = self.ctx.gpu_total_gb
         if total and result.peak_vram_gb is not None and result.peak_vram_gb > total * self.ctx.margin:
-            return (f"peak {gib(result.peak_vram_gb)} leaves less than {1 - self.ctx.margin:.0%} "
-                    f"of {gib(total)}")
+            return (
+                f"peak {gib(result.peak_vram_gb)} leaves less than {1 - self.ctx.margin:.0%} of {gib(total)}"
+            )
         best = self.best.sec_per_sample if self.best else None
         if best and result.sec_per_sample and result.sec_per_sample > best * (1 + self.ctx.noise):
-            return (f"{result.sec_per_sample:.2f} s/sample is slower than {best:.2f} by more "
-                    f"than {self.ctx.noise:.0%}")
+            return (
+                f"{result.sec_per_sample:.2f} s/sample is slower than {best:.2f} by more "
+                f"than {self.ctx.noise:.0%}"
+            )
         return ""
 
     def _gain(self, result: TrialResult) -> float | None:
@@ -305,9 +338,15 @@ def _assumed(tuner: Tuner, cand: Candidate, how: str) -> TrialResult:
     per_sample = best * (0.5 if how == "kept" else 2.0)
     peak = tuner.best.peak_vram_gb if tuner.best else None
     samples = cand.settings.batch_size * cand.settings.gradient_accumulation_steps
-    return TrialResult(index=cand.index, change=cand.change, changes=cand.changes, outcome="ok",
-                       step_time_s=per_sample * samples, sec_per_sample=per_sample,
-                       peak_vram_gb=peak)
+    return TrialResult(
+        index=cand.index,
+        change=cand.change,
+        changes=cand.changes,
+        outcome="ok",
+        step_time_s=per_sample * samples,
+        sec_per_sample=per_sample,
+        peak_vram_gb=peak,
+    )
 
 
 def _describe(stage: str, s: TrainSettings, ctx: Context) -> tuple[str, dict[str, object]]:
@@ -315,12 +354,18 @@ def _describe(stage: str, s: TrainSettings, ctx: Context) -> tuple[str, dict[str
         return "baseline", {}
     # a lever already where it would go is named as such, not as a change to itself
     if stage == "quantization":
-        label = (f"quantization {s.quantization} -> null" if s.quantization is not None
-                 else "quantization off (already null)")
+        label = (
+            f"quantization {s.quantization} -> null"
+            if s.quantization is not None
+            else "quantization off (already null)"
+        )
         return label, {"acceleration.quantization": None}
     if stage == "optimizer":
-        label = (f"optimizer {s.optimizer_type} -> adamw" if s.optimizer_type != "adamw"
-                 else "optimizer adamw (already)")
+        label = (
+            f"optimizer {s.optimizer_type} -> adamw"
+            if s.optimizer_type != "adamw"
+            else "optimizer adamw (already)"
+        )
         return label, {"optimization.optimizer_type": "adamw"}
     if stage.startswith("batch"):
         move = batch_move(s, int(stage[-1]), ctx.allow_batch_change)
@@ -333,8 +378,7 @@ def rule_skip(stage: str, s: TrainSettings, ctx: Context, results: list[TrialRes
     do not: a no-op, or a batch change the approved schedule refuses (batch_rule.py). The one
     rule the engine and the screens' texts (rules_text.py) both use."""
     # a batch that would change the schedule says so, even after a skipped batch 2
-    refusal = stage.startswith("batch") and batch_move(
-        s, int(stage[-1]), ctx.allow_batch_change).refusal
+    refusal = stage.startswith("batch") and batch_move(s, int(stage[-1]), ctx.allow_batch_change).refusal
     noop = _noop_reason(stage, s, ctx, results)
     if noop and not (refusal and s.batch_size < int(stage[-1])):
         return noop

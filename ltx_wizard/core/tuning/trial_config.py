@@ -76,18 +76,26 @@ def trial_config_text(
 
 
 def confirmation_config_text(
-    planned_text: str, changes: Mapping[str, object], subset_root: Path, output_dir: Path,
-    *, fused: bool = False,
+    planned_text: str,
+    changes: Mapping[str, object],
+    subset_root: Path,
+    output_dir: Path,
+    *,
+    fused: bool = False,
 ) -> str:
     """The config's own validation, one prompt, a few inference steps, after a few steps."""
     steps = FUSED_STEPS if fused else CONFIRM_STEPS
-    text = patch_yaml_text(planned_text, {
-        **changes, **_common(subset_root, output_dir),
-        "optimization.steps": steps,
-        "validation.interval": steps,
-        "validation.skip_initial_validation": True,
-        "validation.inference_steps": CONFIRM_INFERENCE_STEPS,
-    })
+    text = patch_yaml_text(
+        planned_text,
+        {
+            **changes,
+            **_common(subset_root, output_dir),
+            "optimization.steps": steps,
+            "validation.interval": steps,
+            "validation.skip_initial_validation": True,
+            "validation.inference_steps": CONFIRM_INFERENCE_STEPS,
+        },
+    )
     data = load_yaml(text)
     samples = list(get_dotted(data, "validation.samples", None) or [])
     if samples:
@@ -132,7 +140,8 @@ def set_list(text: str, path: str, value: list[Any], *, only_if_set: bool = Fals
         # new key: append through the scalar patcher with a placeholder, then replace it
         text = patch_yaml_text(text, {path: "__ltx_wizard_list__"})
         return text.replace('"__ltx_wizard_list__"', json.dumps(value), 1).replace(
-            "__ltx_wizard_list__", json.dumps(value), 1)
+            "__ltx_wizard_list__", json.dumps(value), 1
+        )
     key, val = pair
     end = _leaf_end(val)
     while end > key.end_mark.index and text[end - 1] in " \t\r\n":

@@ -52,8 +52,9 @@ def read_tune_record(run_dir: Path) -> TuneRecord | None:
     try:
         rec = TuneRecord.model_validate_json(text)
     except ValidationError as exc:
-        raise UsageError(f"{path} is damaged ({exc.errors()[0]['msg']}): run "
-                         f"`ltx-wizard autotune {Path(run_dir)}` again") from None
+        raise UsageError(
+            f"{path} is damaged ({exc.errors()[0]['msg']}): run `ltx-wizard autotune {Path(run_dir)}` again"
+        ) from None
     if rec.version != RECORD_VERSION:
         raise UsageError(f"{path} is of version {rec.version}; run autotune again")
     return rec

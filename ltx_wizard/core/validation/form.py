@@ -34,8 +34,7 @@ def recipe_text(trainer_root: str | None, recipe: str) -> str:
 
     checkout = find_checkout(trainer_root or None)
     # bounded, regular file only (core/io/bounded.py): the checkout is the user's
-    return read_text(find_recipe(checkout.trainer_dir / "configs", recipe).path,
-                     what="shipped config")
+    return read_text(find_recipe(checkout.trainer_dir / "configs", recipe).path, what="shipped config")
 
 
 def _offers(slots: Sequence[MediaSlot], data_root: str) -> tuple[Offer, ...]:
@@ -57,8 +56,14 @@ def offered_media(config_text: str, data_root: Path) -> list[Path]:
         return []
 
 
-def validation_form(trainer_root: str | None, recipe: str, data_root: str, media: Sequence[str],
-                    prompts: Sequence[str], mode: Mode | None) -> ValidationForm:
+def validation_form(
+    trainer_root: str | None,
+    recipe: str,
+    data_root: str,
+    media: Sequence[str],
+    prompts: Sequence[str],
+    mode: Mode | None,
+) -> ValidationForm:
     """The recipe's media slots, what the data offers, and plan's verdict on the typed choice."""
     try:
         text = recipe_text(trainer_root, recipe)
@@ -70,9 +75,14 @@ def validation_form(trainer_root: str | None, recipe: str, data_root: str, media
     shipped_ok = not slot_problems(load_yaml(text))
     offers = _offers(slots, data_root)
     if mode == "media" and not media and not shipped_ok:  # the question, asked on the screen
-        return ValidationForm(slots, shipped_ok, offers, error=(
-            f"type a file for each ({describe_slots(slots)}), or choose prompts only or no "
-            "validation"))
+        return ValidationForm(
+            slots,
+            shipped_ok,
+            offers,
+            error=(
+                f"type a file for each ({describe_slots(slots)}), or choose prompts only or no validation"
+            ),
+        )
     try:
         planned = plan_validation(text, [Path(m) for m in media], prompts, mode, recipe)
     except WizardError as exc:  # in plan's words, less the flag the screen has no use for

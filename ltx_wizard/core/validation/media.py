@@ -182,8 +182,10 @@ def _decode_problem(file: Path, path: str, reader: str) -> str | None:
             for _ in container.decode(streams[0]):
                 return None
     except (av.FFmpegError, OSError, ValueError, EOFError) as exc:
-        return (f"{path!r} does not decode (damaged or cut short?): {_first_line(exc)}; "
-                f"{READER[reader]} would fail on it when the trainer starts")
+        return (
+            f"{path!r} does not decode (damaged or cut short?): {_first_line(exc)}; "
+            f"{READER[reader]} would fail on it when the trainer starts"
+        )
     return f"{path!r} holds no {kind} frame that decodes"
 
 

@@ -83,9 +83,9 @@ def remove_key(text: str, path: Path_) -> str:
     if key is None:
         raise YamlPatchError("not a key")
     start = _line_start(text, key.start_mark.index)
-    if text[start:key.start_mark.index].strip():
+    if text[start : key.start_mark.index].strip():
         raise YamlPatchError("the key shares its line with a dash")
-    return text[:start] + text[_line_end(text, _leaf_end(text, node)):]
+    return text[:start] + text[_line_end(text, _leaf_end(text, node)) :]
 
 
 def keep_items(text: str, path: Path_, count: int) -> str:
@@ -99,7 +99,7 @@ def keep_items(text: str, path: Path_, count: int) -> str:
     start = _line_start(text, first)
     if text[start:first].strip() != "-":
         raise YamlPatchError("a list item's dash stands on its own line")
-    return text[:start] + text[_line_end(text, _leaf_end(text, seq)):]
+    return text[:start] + text[_line_end(text, _leaf_end(text, seq)) :]
 
 
 def append_prompts(text: str, path: Path_, prompts: Sequence[str]) -> str:
@@ -108,7 +108,7 @@ def append_prompts(text: str, path: Path_, prompts: Sequence[str]) -> str:
     if not isinstance(seq, SequenceNode) or seq.flow_style or not seq.value:
         raise YamlPatchError("not a block list")
     first = seq.value[0].start_mark.index
-    dash = text[_line_start(text, first):first]
+    dash = text[_line_start(text, first) : first]
     if dash.strip() != "-":
         raise YamlPatchError("a list item's dash stands on its own line")
     eol = "\r\n" if "\r\n" in text else "\n"

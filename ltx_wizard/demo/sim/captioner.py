@@ -35,10 +35,14 @@ def describe(path: Path) -> str:
         pixel = bytes(frame.reformat(width=1, height=1, format="rgb24").planes[0])[:3]
         frames = video.frames or "several"
         rate = float(video.average_rate or 0)
-        sound = "with a steady tone on the soundtrack" if container.streams.audio else \
-            "in silence; no music and no speech"
-    return (f"A {_colour(pixel)} scene, {frame.width}x{frame.height}, {frames} frames at "
-            f"{rate:.0f} fps, {sound}.")
+        sound = (
+            "with a steady tone on the soundtrack"
+            if container.streams.audio
+            else "in silence; no music and no speech"
+        )
+    return (
+        f"A {_colour(pixel)} scene, {frame.width}x{frame.height}, {frames} frames at {rate:.0f} fps, {sound}."
+    )
 
 
 def _colour(rgb: bytes) -> str:
@@ -80,8 +84,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
         if body.get("model") != self.model:
-            self._reply(404, {"error": {"message": f"The model `{body.get('model')}` does not "
-                                                   "exist."}})
+            self._reply(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
             return
         media, text = _parts(body)
         time.sleep(float(os.environ.get(DELAY_ENV) or 0))
@@ -93,9 +96,21 @@ class _Handler(BaseHTTPRequestHandler):
         if text and len(text) < SHORT_INSTRUCTION:
             caption += f" ({text})"
         content = json.dumps({"combined_caption_english": caption})
-        self._reply(200, {"id": "sim", "object": "chat.completion", "model": self.model,
-                          "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                              "role": "assistant", "content": content}}]})
+        self._reply(
+            200,
+            {
+                "id": "sim",
+                "object": "chat.completion",
+                "model": self.model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": content},
+                    }
+                ],
+            },
+        )
 
 
 def _parts(body: dict) -> tuple[Path | None, str]:
@@ -115,8 +130,9 @@ def make_server(host: str = "127.0.0.1", port: int = 0, model: str = MODEL) -> T
     return ThreadingHTTPServer((host, port), handler)
 
 
-def start_in_thread(host: str = "127.0.0.1", port: int = 0,
-                    model: str = MODEL) -> tuple[ThreadingHTTPServer, str]:
+def start_in_thread(
+    host: str = "127.0.0.1", port: int = 0, model: str = MODEL
+) -> tuple[ThreadingHTTPServer, str]:
     """A running server and its base URL (…/v1); call .shutdown() when done (tests)."""
     server = make_server(host, port, model)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -50,8 +50,12 @@ class ReferenceCondition(Strict):  # not intrinsic: its own field order, as in f
 
 
 TrainCondition = Annotated[
-    FirstFrameCondition | PrefixCondition | SuffixCondition | SpatialCropCondition
-    | MaskCondition | ReferenceCondition,
+    FirstFrameCondition
+    | PrefixCondition
+    | SuffixCondition
+    | SpatialCropCondition
+    | MaskCondition
+    | ReferenceCondition,
     Field(discriminator="type"),
 ]
 
@@ -69,8 +73,7 @@ class _OneModality(Strict):
     def _exactly_one(self) -> "_OneModality":
         video, audio = self.video, self.audio
         if (video is None) == (audio is None):
-            raise ValueError(f"Exactly one of 'video' or 'audio' must be set for "
-                             f"{self.type} condition")
+            raise ValueError(f"Exactly one of 'video' or 'audio' must be set for {self.type} condition")
         return self
 
 
@@ -128,12 +131,16 @@ class ValAudioToVideo(Strict):
 
 
 ValidationCondition = Annotated[
-    ValFirstFrame | ValPrefix | ValSuffix | ValSpatialCrop | ValMask | ValReference
-    | ValVideoToAudio | ValAudioToVideo,
+    ValFirstFrame
+    | ValPrefix
+    | ValSuffix
+    | ValSpatialCrop
+    | ValMask
+    | ValReference
+    | ValVideoToAudio
+    | ValAudioToVideo,
     Field(discriminator="type"),
 ]
-
-
 
 
 # Field names per condition type, read off the models above (tests/core/tuning/test_schema_keys.py pins them).

@@ -65,8 +65,6 @@ TEARDOWN_S = 5.0
 OOM_TEARDOWN_S = 20.0
 
 
-
-
 def validation_prompts(config: dict) -> int:
     """Prompts the trainer encodes: `samples`, else the deprecated `prompts` (config.py
     ValidationConfig.convert_legacy_format turns prompts into samples when samples is empty)."""

@@ -27,8 +27,7 @@ def media_error(reader: str, path: str) -> str:
     return {
         IMAGE: f"PIL.UnidentifiedImageError: cannot identify image file '{path}'",
         VIDEO: "av.error.InvalidDataError: [Errno 1094995529] Invalid data found when processing "
-               f"input: '{path}'",
-        AUDIO: f'RuntimeError: Failed to open the input "{path}" (Invalid data found when '
-               "processing input).",
+        f"input: '{path}'",
+        AUDIO: f'RuntimeError: Failed to open the input "{path}" (Invalid data found when processing input).',
         TORCH: "_pickle.UnpicklingError: invalid load key, 'l'.",
     }[reader]

@@ -57,18 +57,36 @@ ALLOCATOR_FACTOR = 1.15
 BASE_STEP_S = 1.6
 
 _BYTES_PER_WEIGHT = {
-    None: 2.0, "int8-quanto": 1.0, "fp8-quanto": 1.0, "fp8uz-quanto": 1.0,
-    "int4-quanto": 0.5, "int2-quanto": 0.25,
+    None: 2.0,
+    "int8-quanto": 1.0,
+    "fp8-quanto": 1.0,
+    "fp8uz-quanto": 1.0,
+    "int4-quanto": 0.5,
+    "int2-quanto": 0.25,
 }
 _QUANT_SLOWDOWN = {
-    None: 1.0, "int8-quanto": 1.25, "fp8-quanto": 1.1, "fp8uz-quanto": 1.1,
-    "int4-quanto": 3.0, "int2-quanto": 1.4,
+    None: 1.0,
+    "int8-quanto": 1.25,
+    "fp8-quanto": 1.1,
+    "fp8uz-quanto": 1.1,
+    "int4-quanto": 3.0,
+    "int2-quanto": 1.4,
 }
 # GPU class -> step time relative to an H100 (first substring match of the lower-cased name wins)
 _SPEED = (
-    ("b200", 0.6), ("h200", 0.9), ("h100", 1.0), ("a100", 1.6), ("rtx 6000 ada", 1.7),
-    ("l40s", 1.8), ("l40", 2.0), ("a6000", 2.2), ("5090", 1.4), ("4090", 1.9),
-    ("v100", 4.0), ("t4", 10.0), ("gb10", 5.0),
+    ("b200", 0.6),
+    ("h200", 0.9),
+    ("h100", 1.0),
+    ("a100", 1.6),
+    ("rtx 6000 ada", 1.7),
+    ("l40s", 1.8),
+    ("l40", 2.0),
+    ("a6000", 2.2),
+    ("5090", 1.4),
+    ("4090", 1.9),
+    ("v100", 4.0),
+    ("t4", 10.0),
+    ("gb10", 5.0),
 )
 
 
@@ -131,9 +149,10 @@ def estimate(
     # No validation prompts: the trainer neither validates nor loads Gemma at all
     # (validation_runner.py ValidationRunner._cache_prompt_embeddings, trainer.py _run_validation).
     prompts = bool(_get(config, "validation.samples", None) or _get(config, "validation.prompts", None))
-    validates = prompts and (not _get(config, "validation.skip_initial_validation", False) or bool(
-        _get(config, "validation.interval", None)
-    ))
+    validates = prompts and (
+        not _get(config, "validation.skip_initial_validation", False)
+        or bool(_get(config, "validation.interval", None))
+    )
 
     bpw = _BYTES_PER_WEIGHT.get(quant, 1.0)
     weights = params * (0.95 * bpw + 0.05 * 2.0 if quant else bpw) / GIB
@@ -164,8 +183,9 @@ def estimate(
     }
     required = max(phases.values())
     fits = required <= gpu_total_gb
-    cached = min(0.6 * max(0.0, gpu_total_gb - required),
-                 (text_encoder if prompts else 0.0) + validation_buffers)
+    cached = min(
+        0.6 * max(0.0, gpu_total_gb - required), (text_encoder if prompts else 0.0) + validation_buffers
+    )
     peak = required + cached if fits else required
 
     slowdown = _QUANT_SLOWDOWN.get(quant, 1.5)

@@ -71,8 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     lora = args.lora[0][0] if args.lora else None
     video = module != "t2a_one_stage"
-    written = write_render(Path(args.output_path), args.prompt, args.seed, lora,
-                           args.num_frames or 97, video=video)
+    written = write_render(
+        Path(args.output_path), args.prompt, args.seed, lora, args.num_frames or 97, video=video
+    )
     if written != Path(args.output_path):  # the real ones write where they are told
         os.replace(written, args.output_path)
     print(f"INFO:ltx_pipelines:Saved {args.output_path}", flush=True)

@@ -29,7 +29,10 @@ from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.demo.sim.stand_in import SCRIPT_ENV as SIM_SCRIPT_ENV
 from ltx_wizard.demo.lookalike_checkout import load_parser
 from ltx_wizard.demo.lookalike_latents import (
-    audio_latents, condition_embeddings, video_latents, write_pt,
+    audio_latents,
+    condition_embeddings,
+    video_latents,
+    write_pt,
 )
 from ltx_wizard.demo.sim.clock import float_env
 
@@ -42,8 +45,7 @@ def _log(level: str, text: str) -> None:
 
 def _bar(title: str, done: int, total: int, end: str = "\r") -> None:
     pct = int(100 * done / total) if total else 100
-    print(f"{title} {'━' * (pct // 5):<20} {pct:3d}% {done}/{total} 0:00:00 0:00:00", end=end,
-          flush=True)
+    print(f"{title} {'━' * (pct // 5):<20} {pct:3d}% {done}/{total} 0:00:00 0:00:00", end=end, flush=True)
 
 
 def _wait(kind: str) -> None:
@@ -64,16 +66,18 @@ def _captions(ds, out: Path, overwrite: bool) -> None:
         _bar("Processing captions", i, len(rows))
         _wait("captions")
         # process_captions.py: the audio features too, from the model's audio connector
-        _save(out / "conditions" / ds.output_rel(row),
-              {**condition_embeddings(), "audio_prompt_embeds": (1024, 2048)}, overwrite)
+        _save(
+            out / "conditions" / ds.output_rel(row),
+            {**condition_embeddings(), "audio_prompt_embeds": (1024, 2048)},
+            overwrite,
+        )
     _bar("Processing captions", len(rows), len(rows), end="\n")
 
 
 def _kept_videos(ds, buckets: tuple[Bucket, ...], role: str = "video") -> list[tuple[dict, ClipFacts]]:
     bad = [ds.media(r, role) for r in ds.rows if not ds.media(r, role).is_file()]
     if bad:  # mirrors MediaDataset._load_video_paths
-        raise ValueError(f"Found {len(bad)} invalid paths in '{ds.roles[role]}'. "
-                         f"First few: {bad[:5]}")
+        raise ValueError(f"Found {len(bad)} invalid paths in '{ds.roles[role]}'. First few: {bad[:5]}")
     need = min(b.frames for b in buckets)
     kept = []
     for row in ds.rows:
@@ -84,13 +88,19 @@ def _kept_videos(ds, buckets: tuple[Bucket, ...], role: str = "video") -> list[t
         elif facts.error is not None or facts.frames is None:
             _log("WARNING", f"Failed to read video at {path}: {facts.error}")
         elif facts.frames < need:
-            _log("WARNING", f"Skipping video at {path} - has {facts.frames} frames, which is "
-                 f"less than the minimum required frames ({need})")
+            _log(
+                "WARNING",
+                f"Skipping video at {path} - has {facts.frames} frames, which is "
+                f"less than the minimum required frames ({need})",
+            )
         else:
             kept.append((row, facts))
     if len(kept) < len(ds.rows):
-        _log("WARNING", f"Filtered out {len(ds.rows) - len(kept)} videos with insufficient "
-             f"frames. Proceeding with {len(kept)} valid videos.")
+        _log(
+            "WARNING",
+            f"Filtered out {len(ds.rows) - len(kept)} videos with insufficient "
+            f"frames. Proceeding with {len(kept)} valid videos.",
+        )
     return kept
 
 
@@ -98,8 +108,11 @@ def _bucket_of(buckets: tuple[Bucket, ...], facts: ClipFacts) -> tuple[Bucket, f
     """(bucket, fps) as MediaDataset.__getitem__ finds them; raises where it raises."""
     if facts.error is not None or not facts.width or not facts.height:
         # __getitem__ opens the still with PIL (or decodes the clip) and fails on it
-        raise ValueError(f"cannot identify image file '{facts.path}'" if facts.kind == "image"
-                         else f"Failed to read video at {facts.path}: {facts.error}")
+        raise ValueError(
+            f"cannot identify image file '{facts.path}'"
+            if facts.kind == "image"
+            else f"Failed to read video at {facts.path}: {facts.error}"
+        )
     frames = 1 if facts.kind == "image" else int(facts.frames or 0)
     bucket = pick_bucket(buckets, frames, facts.width, facts.height)
     if bucket is None:  # mirrors _get_resolution_bucket_for_item
@@ -112,12 +125,16 @@ def _scaled(bucket: Bucket, factor: int) -> Bucket:
     # mirrors process_videos.py compute_scaled_resolution_buckets (its checks and messages)
     for side, size in (("Height", bucket.height), ("Width", bucket.width)):
         if size % factor:
-            raise ValueError(f"{side} {size} is not evenly divisible by scale factor {factor}. "
-                             f"Choose a scale factor that divides {size} evenly.")
+            raise ValueError(
+                f"{side} {size} is not evenly divisible by scale factor {factor}. "
+                f"Choose a scale factor that divides {size} evenly."
+            )
         if size // factor % 32:
-            raise ValueError(f"Scaled {side.lower()} {size // factor} (from {size} / {factor}) is "
-                             "not divisible by 32. Choose a different scale factor or adjust "
-                             "your resolution buckets.")
+            raise ValueError(
+                f"Scaled {side.lower()} {size // factor} (from {size} / {factor}) is "
+                "not divisible by 32. Choose a different scale factor or adjust "
+                "your resolution buckets."
+            )
     return Bucket(bucket.width // factor, bucket.height // factor, bucket.frames)
 
 
@@ -125,13 +142,17 @@ def _references(ds, buckets: tuple[Bucket, ...], factor: int, out: Path, overwri
     # mirrors process_dataset.py: compute_latents again on the reference column, its buckets
     # scaled down by --reference-downscale-factor, named after the main video
     if factor > 1 and len(buckets) > 1:
-        raise ValueError("When using --reference-downscale-factor > 1, only a single resolution "
-                         "bucket is supported.")
+        raise ValueError(
+            "When using --reference-downscale-factor > 1, only a single resolution bucket is supported."
+        )
     scaled = tuple(_scaled(b, factor) for b in buckets)
     for row, facts in _kept_videos(ds, scaled, role="reference_video"):
         b, fps = _bucket_of(scaled, facts)
-        _save(out / "reference_latents" / ds.output_rel(row),
-              video_latents(b.frames, b.height, b.width, fps), overwrite)
+        _save(
+            out / "reference_latents" / ds.output_rel(row),
+            video_latents(b.frames, b.height, b.width, fps),
+            overwrite,
+        )
 
 
 def _videos(ds, buckets, out: Path, args) -> None:
@@ -144,8 +165,7 @@ def _videos(ds, buckets, out: Path, args) -> None:
         _wait("videos")
         b, fps = _bucket_of(buckets, facts)
         rel = ds.output_rel(row)
-        _save(out / "latents" / rel, video_latents(b.frames, b.height, b.width, fps),
-              args.overwrite)
+        _save(out / "latents" / rel, video_latents(b.frames, b.height, b.width, fps), args.overwrite)
         if auto_audio and facts.has_audio:
             _save(out / "audio_latents" / rel, audio_latents(b.frames / fps), args.overwrite)
             with_audio += 1
@@ -154,8 +174,10 @@ def _videos(ds, buckets, out: Path, args) -> None:
     _bar("Processing videos", len(kept), len(kept), end="\n")
     _log("INFO", f"Processed {len(kept)} videos -> {out / 'latents'}")
     if auto_audio:
-        _log("INFO", f"Audio processing: {with_audio} videos with audio, {without} videos "
-             "without audio (skipped)")
+        _log(
+            "INFO",
+            f"Audio processing: {with_audio} videos with audio, {without} videos without audio (skipped)",
+        )
     if "reference_video" in ds.roles:
         _references(ds, buckets, args.reference_downscale_factor, out, args.overwrite)
     if "video_mask" in ds.roles:
@@ -171,12 +193,16 @@ def _masks(ds, out: Path, overwrite: bool) -> None:
         rel = ds.output_rel(row)
         target = out / "latents" / rel
         if not target.is_file():
-            _log("WARNING", f"No target latent found at {target}, skipping mask "
-                 f"{ds.media(row, 'video_mask')}")
+            _log(
+                "WARNING", f"No target latent found at {target}, skipping mask {ds.media(row, 'video_mask')}"
+            )
             continue
         meta = read_pt(target)
-        _save(out / "video_masks" / rel,
-              {"mask": (meta["num_frames"], meta["height"], meta["width"])}, overwrite)
+        _save(
+            out / "video_masks" / rel,
+            {"mask": (meta["num_frames"], meta["height"], meta["width"])},
+            overwrite,
+        )
 
 
 def preprocess(args) -> None:
@@ -222,16 +248,22 @@ def _parser(script: Path):
                 parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=False)
             else:
                 whole = "factor" in flag or "size" in flag  # the script's int options, default 1
-                parser.add_argument(flag, required=flag in options.required,
-                                    default=1 if whole else None, type=int if whole else str)
+                parser.add_argument(
+                    flag,
+                    required=flag in options.required,
+                    default=1 if whole else None,
+                    type=int if whole else str,
+                )
         return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     script = os.environ.get(SIM_SCRIPT_ENV)
     if not script or not Path(script).is_file():
-        print(f"simulated preprocessor: set {SIM_SCRIPT_ENV} to the checkout's "
-              "scripts/process_dataset.py", file=sys.stderr)
+        print(
+            f"simulated preprocessor: set {SIM_SCRIPT_ENV} to the checkout's scripts/process_dataset.py",
+            file=sys.stderr,
+        )
         return 2
     args = _parser(Path(script)).parse_args(argv)  # exits 2 on a bad option, as typer does
     try:

@@ -29,9 +29,12 @@ def write_file(path: Path, data: bytes) -> None:
 def fingerprint(raw: dict) -> dict:
     opt = raw["optimization"]
     lora = raw.get("lora") or {}
-    return {"optimizer_type": opt.get("optimizer_type"), "scheduler_type": opt.get("scheduler_type"),
-            "training_mode": raw["model"].get("training_mode"),
-            "lora_rank": lora.get("rank") if raw["model"].get("training_mode") == "lora" else None}
+    return {
+        "optimizer_type": opt.get("optimizer_type"),
+        "scheduler_type": opt.get("scheduler_type"),
+        "training_mode": raw["model"].get("training_mode"),
+        "lora_rank": lora.get("rank") if raw["model"].get("training_mode") == "lora" else None,
+    }
 
 
 def find_checkpoint(path: Path) -> Path | None:
@@ -75,16 +78,26 @@ def resume_step(raw: dict, log) -> int:
     try:
         state = json.loads(state_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        log(f"⚠️ Failed to load training state from {state_path}: {exc}. Starting from step 0.", 587,
-            level="WARNING")
+        log(
+            f"⚠️ Failed to load training state from {state_path}: {exc}. Starting from step 0.",
+            587,
+            level="WARNING",
+        )
         return 0
     log(f"📥 Loaded training state from {state_path}", 584)
     saved, now = state.get("fingerprint", {}), fingerprint(raw)
-    diffs = [f"{k}: {saved.get(k)} → {now[k]}" for k in now
-             if saved.get(k) != now[k] and not (k == "lora_rank" and saved.get(k) is None)]
+    diffs = [
+        f"{k}: {saved.get(k)} → {now[k]}"
+        for k in now
+        if saved.get(k) != now[k] and not (k == "lora_rank" and saved.get(k) is None)
+    ]
     if diffs:
-        log(f"⚠️ Training state config mismatch ({', '.join(diffs)}). Starting from step 0. "
-            "Set checkpoints.no_resume=true to silence this warning.", 556, level="WARNING")
+        log(
+            f"⚠️ Training state config mismatch ({', '.join(diffs)}). Starting from step 0. "
+            "Set checkpoints.no_resume=true to silence this warning.",
+            556,
+            level="WARNING",
+        )
         return 0
     log(f"📌 Resuming from step {state['global_step']}", 565)
     return int(state["global_step"])
@@ -99,8 +112,7 @@ class Saver:
         self.states: list[Path] = []
 
     def save_config(self) -> None:
-        write_file(self.out / "training_config.yaml",
-                   json.dumps(self.raw, indent=2, default=str).encode())
+        write_file(self.out / "training_config.yaml", json.dumps(self.raw, indent=2, default=str).encode())
 
     def save(self, step: int) -> str:
         kind = "lora" if self.raw["model"].get("training_mode") == "lora" else "model"
@@ -110,8 +122,9 @@ class Saver:
         self.weights.append(self.out / rel)
         if self.raw["checkpoints"].get("save_training_state", "minimal") != "off":
             state = self.out / "checkpoints" / f"training_state_step_{step:05d}.pt"
-            write_file(state, json.dumps({"global_step": step,
-                                          "fingerprint": fingerprint(self.raw)}).encode())
+            write_file(
+                state, json.dumps({"global_step": step, "fingerprint": fingerprint(self.raw)}).encode()
+            )
             self.states.append(state)
         keep = int(self.raw["checkpoints"].get("keep_last_n", 1))
         for kept in (self.weights, self.states):

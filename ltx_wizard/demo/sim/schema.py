@@ -94,8 +94,10 @@ class FlexibleStrategyConfig(_StrategyBase):
         # mirrors flexible.py FlexibleStrategyConfig.validate_audio_intrinsic_regions
         for cond in self.audio.conditions if self.audio is not None else []:
             if cond.type in ("first_frame", "spatial_crop"):
-                raise ValueError(f"Intrinsic condition '{cond.type}' is not supported for audio. "
-                                 "Audio supports: prefix, suffix, mask.")
+                raise ValueError(
+                    f"Intrinsic condition '{cond.type}' is not supported for audio. "
+                    "Audio supports: prefix, suffix, mask."
+                )
         return self
 
 
@@ -119,9 +121,9 @@ class OptimizationConfig(_Strict):
     gradient_accumulation_steps: int = 1
     max_grad_norm: float = 1.0
     optimizer_type: Literal["adamw", "adamw8bit"] = "adamw"
-    scheduler_type: Literal[
-        "constant", "linear", "cosine", "cosine_with_restarts", "polynomial", "step"
-    ] = "linear"
+    scheduler_type: Literal["constant", "linear", "cosine", "cosine_with_restarts", "polynomial", "step"] = (
+        "linear"
+    )
     scheduler_params: dict = {}
     enable_gradient_checkpointing: bool = False
 
@@ -129,9 +131,9 @@ class OptimizationConfig(_Strict):
 class AccelerationConfig(_Strict):
     mixed_precision_mode: Literal["no", "fp16", "bf16"] | None = "bf16"
     # mirrors ltx_trainer/quantization.py QuantizationOptions
-    quantization: Literal[
-        "int8-quanto", "int4-quanto", "int2-quanto", "fp8-quanto", "fp8uz-quanto"
-    ] | None = None
+    quantization: (
+        Literal["int8-quanto", "int4-quanto", "int2-quanto", "fp8-quanto", "fp8uz-quanto"] | None
+    ) = None
     load_text_encoder_in_8bit: bool = False
     offload_optimizer_during_validation: bool = False
 
@@ -188,8 +190,9 @@ class ValidationConfig(_Strict):
     def _an_output_when_validating(self) -> Any:
         # mirrors ltx_trainer/config.py ValidationConfig.validate_output_modality_requirements
         if (self.prompts or self.samples) and not (self.generate_video or self.generate_audio):
-            raise ValueError("At least one of generate_video or generate_audio must be True when "
-                             "validation is configured.")
+            raise ValueError(
+                "At least one of generate_video or generate_audio must be True when validation is configured."
+            )
         return self
 
     @model_validator(mode="before")
@@ -202,13 +205,17 @@ class ValidationConfig(_Strict):
         values = dict(data)
         if "guidance_scale" in values:
             if {"video_cfg_scale", "audio_cfg_scale"} & values.keys():
-                raise ValueError("guidance_scale is deprecated; use video_cfg_scale and "
-                                 "audio_cfg_scale instead, and do not combine old and new CFG fields.")
+                raise ValueError(
+                    "guidance_scale is deprecated; use video_cfg_scale and "
+                    "audio_cfg_scale instead, and do not combine old and new CFG fields."
+                )
             values["video_cfg_scale"] = values["audio_cfg_scale"] = values.pop("guidance_scale")
         if {"stg_scale", "stg_mode"} & values.keys():
             if {"video_stg_scale", "audio_stg_scale"} & values.keys():
-                raise ValueError("stg_scale and stg_mode are deprecated; use video_stg_scale and "
-                                 "audio_stg_scale instead, and do not combine old and new STG fields.")
+                raise ValueError(
+                    "stg_scale and stg_mode are deprecated; use video_stg_scale and "
+                    "audio_stg_scale instead, and do not combine old and new STG fields."
+                )
             scale, mode = values.pop("stg_scale", 1.0), values.pop("stg_mode", "stg_av")
             if mode not in {"stg_av", "stg_v"}:
                 raise ValueError("stg_mode must be either 'stg_av' or 'stg_v'")
@@ -273,11 +280,13 @@ class LtxTrainerConfig(_Strict):
                 )
         if self.training_strategy.name == "video_to_video" and self.validation.interval:
             has_reference = bool(self.validation.reference_videos) or any(
-                cond.type == "reference" for sample in self.validation.samples
-                for cond in sample.conditions)
+                cond.type == "reference" for sample in self.validation.samples for cond in sample.conditions
+            )
             if not has_reference:
-                raise ValueError("reference_videos or samples with reference conditions must be "
-                                 "provided in validation config when using video_to_video strategy")
+                raise ValueError(
+                    "reference_videos or samples with reference conditions must be "
+                    "provided in validation config when using video_to_video strategy"
+                )
         if self.model.training_mode == "lora" and self.lora is None:
             raise ValueError("LoRA configuration must be provided when training_mode is 'lora'")
         if self.training_strategy.name == "video_to_video" and self.model.training_mode != "lora":

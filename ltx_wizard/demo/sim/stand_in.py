@@ -34,8 +34,9 @@ class SimulatedTrainer:
 
     host_gb_per_gpu = HOST_GB_PER_GPU
 
-    def __init__(self, preset: str, *, speed: float = TRIAL_SPEED,
-                 env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, preset: str, *, speed: float = TRIAL_SPEED, env: Mapping[str, str] | None = None
+    ) -> None:
         self.preset = preset
         self.time_scale = speed
         self.env = dict(env or {})
@@ -44,11 +45,16 @@ class SimulatedTrainer:
         name = ".sim-vram" if slot is None else f".sim-vram-{slot}"
         return {VRAM_FILE_ENV: str(scratch / name), **self.env}
 
-    def trial_command(self, scratch: Path, slot: int | None,
-                      num_gpus: int) -> tuple[list[str], dict[str, str]]:
+    def trial_command(
+        self, scratch: Path, slot: int | None, num_gpus: int
+    ) -> tuple[list[str], dict[str, str]]:
         clock = ".sim-step-clock" if slot is None else f".sim-step-clock-{slot}"
-        env = {GPU_ENV: self.preset, SPEED_ENV: f"{self.time_scale:g}",
-               STEP_CLOCK_ENV: str(scratch / clock), **self.memory_env(scratch, slot)}
+        env = {
+            GPU_ENV: self.preset,
+            SPEED_ENV: f"{self.time_scale:g}",
+            STEP_CLOCK_ENV: str(scratch / clock),
+            **self.memory_env(scratch, slot),
+        }
         if slot is None and num_gpus > 1:  # one process stands in for rank 0 of the plan's launch
             env.update(WORLD_SIZE=str(num_gpus), LOCAL_RANK="0")
         return [sys.executable, "-m", TRAINER_MODULE], env
@@ -60,8 +66,10 @@ class SimulatedTrainer:
     def memory_reader(self, env: Mapping[str, str], gpu_count: int) -> VramFileReader:
         path = env.get(VRAM_FILE_ENV) or os.environ.get(VRAM_FILE_ENV)
         if not path:
-            raise UsageError(f"simulated GPUs need a memory file: set {VRAM_FILE_ENV} to the file "
-                             "the simulated trainer writes")
+            raise UsageError(
+                f"simulated GPUs need a memory file: set {VRAM_FILE_ENV} to the file "
+                "the simulated trainer writes"
+            )
         return VramFileReader(path, gpu_count=max(gpu_count, 1))
 
     def launch(self, run_dir: Path, config: Path, quiet_flag: str) -> tuple[list[str], dict[str, str]]:

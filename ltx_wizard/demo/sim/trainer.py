@@ -48,8 +48,13 @@ from ltx_wizard.demo.tiny_video import render_sample
 from ltx_wizard.demo.sim.schema import LtxTrainerConfig
 from ltx_wizard.demo.sim.step_clock import STEP_CLOCK_ENV, StepStamps
 from ltx_wizard.demo.sim.vram_file import VramFile as _Vram
-from ltx_wizard.demo.sim.rich_format import (CHAINED, console_width, format_record, oom_message,
-                                             traceback_lines)
+from ltx_wizard.demo.sim.rich_format import (
+    CHAINED,
+    console_width,
+    format_record,
+    oom_message,
+    traceback_lines,
+)
 
 _ACTIVE: "SimTrainer | None" = None  # the running trainer, for the SIGTERM handler's ledger entry
 
@@ -122,10 +127,14 @@ class SimTrainer:
         if self.rank == 0:
             self.saver.save_config()
         if initial >= steps:  # trainer.py train(): nothing left to train
-            self.traceback(traceback_lines(
-                frames.NO_STEPS_LEFT,
-                f"ValueError: No remaining training steps: initial_step={initial} >= "
-                f"target_steps={steps}. Nothing to train.", Path.cwd()))
+            self.traceback(
+                traceback_lines(
+                    frames.NO_STEPS_LEFT,
+                    f"ValueError: No remaining training steps: initial_step={initial} >= "
+                    f"target_steps={steps}. Nothing to train.",
+                    Path.cwd(),
+                )
+            )
         if initial:
             self.log(f"🚀 Resuming training from step {initial} → {steps}", 189)
         else:
@@ -133,8 +142,11 @@ class SimTrainer:
                 self.stamps.stamp(TRAINING_STARTED, self.clock.now)
             self.log("🚀 Starting training...", 191)
         if self.step_lines:  # trainer.py LtxvTrainer.train, with --disable-progress-bars
-            self.log("Progress bars disabled. Intermediate status messages will be logged "
-                     "instead.", 201, level="WARNING")
+            self.log(
+                "Progress bars disabled. Intermediate status messages will be logged instead.",
+                201,
+                level="WARNING",
+            )
         validation = raw["validation"]
         interval = validation.get("interval")
         # mirrors ltx_trainer/trainer.py LtxvTrainer.train: no interval, no validation at all
@@ -177,36 +189,50 @@ class SimTrainer:
         prompts = cost.validation_prompts(raw)
         # The lines are the real trainer's (its logger prints DEBUG on rank 0), source lines too.
         if prompts:  # ValidationRunner._cache_prompt_embeddings: no prompts, no Gemma
-            self.log("Loading text encoder for validation embedding caching...", 333,
-                     "validation_runner.py", "DEBUG")
+            self.log(
+                "Loading text encoder for validation embedding caching...",
+                333,
+                "validation_runner.py",
+                "DEBUG",
+            )
             self.vram.set(b["text_encoder_phase_gb"])
             self.wait(cost.text_encoder_s(raw))
-            self.log(f"Pre-computing embeddings for {prompts} validation prompts...", 346,
-                     "validation_runner.py")
-            self.log("Validation prompt embeddings cached. Text encoder unloaded.", 367,
-                     "validation_runner.py", "DEBUG")
+            self.log(
+                f"Pre-computing embeddings for {prompts} validation prompts...", 346, "validation_runner.py"
+            )
+            self.log(
+                "Validation prompt embeddings cached. Text encoder unloaded.",
+                367,
+                "validation_runner.py",
+                "DEBUG",
+            )
             self._validation_media()  # _encode_conditioning_media: only with samples
             self.vram.set(b["cuda_context_gb"])
         self.wait(cost.vae_decoder_s(raw))
         self.log("Loading transformer...", 412, level="DEBUG")  # trainer.py LtxvTrainer._load_models
         # ltx_core/model/transformer/model.py LTXModel.__init__ logs the kernels it was built with
-        self.log("Building transformer with attention backends -- self: PYTORCH, masked: PYTORCH",
-                 87, "model.py")
+        self.log(
+            "Building transformer with attention backends -- self: PYTORCH, masked: PYTORCH", 87, "model.py"
+        )
         self.wait(cost.transformer_load_s(transformer_params()))
         self.log("Loading embeddings processor...", 424, level="DEBUG")
         self.vram.set(b["load_phase_gb"] - b["quantization_buffers_gb"])
         quantization = accel.get("quantization")
         if quantization and self.cfg.model.training_mode == "full":
-            self.traceback(traceback_lines(frames.FULL_QUANTIZED, frames.FULL_QUANTIZED_ERROR,
-                                           Path.cwd()))
+            self.traceback(traceback_lines(frames.FULL_QUANTIZED, frames.FULL_QUANTIZED_ERROR, Path.cwd()))
         if quantization:
             self.log(f'Quantizing model with "{quantization}". This may take a while...', 443)
-            self.log("Quantizing model using block-by-block approach for memory efficiency", 91,
-                     "quantization.py", "DEBUG")
+            self.log(
+                "Quantizing model using block-by-block approach for memory efficiency",
+                91,
+                "quantization.py",
+                "DEBUG",
+            )
             self.wait(cost.quantization_s(raw, transformer_params()))
         if self.cfg.model.training_mode == "lora":  # trainer.py LtxvTrainer._setup_lora
-            self.log(f"Adding LoRA adapter with rank {(raw.get('lora') or {}).get('rank', 32)}",
-                     472, level="DEBUG")
+            self.log(
+                f"Adding LoRA adapter with rank {(raw.get('lora') or {}).get('rank', 32)}", 472, level="DEBUG"
+            )
         self.vram.set(b["load_phase_gb"])
 
     def _validation_media(self) -> None:
@@ -215,8 +241,13 @@ class SimTrainer:
         unreadable = slot_problems(self.raw)  # the first one the trainer meets stops it
         if unreadable:
             slot = unreadable[0][0]
-            self.traceback(traceback_lines(
-                frames.VALIDATION_MEDIA, media_error(expected_reader(slot, slot.value), slot.value), Path.cwd()))
+            self.traceback(
+                traceback_lines(
+                    frames.VALIDATION_MEDIA,
+                    media_error(expected_reader(slot, slot.value), slot.value),
+                    Path.cwd(),
+                )
+            )
 
     def _count_samples(self) -> int:
         # mirrors ltx_trainer/datasets.py PrecomputedDataset: the folders the strategy names
@@ -228,28 +259,41 @@ class SimTrainer:
         sources = required_folders(self.raw["training_strategy"])
         for folder in sources:
             if not (root / folder).exists():
-                self.traceback(traceback_lines(frames.MISSING_FOLDER, f"FileNotFoundError: "
-                               f"Required {folder} directory does not exist: {root / folder}",
-                               Path.cwd()))
+                self.traceback(
+                    traceback_lines(
+                        frames.MISSING_FOLDER,
+                        f"FileNotFoundError: Required {folder} directory does not exist: {root / folder}",
+                        Path.cwd(),
+                    )
+                )
         primary = primary_folder(sources)
         per_folder = pt_files_by_folder(root, list(sources))
         if not per_folder[primary]:
-            self.traceback(traceback_lines(
-                frames.NO_FILES, f"ValueError: No data files found in {root / primary}", Path.cwd()))
+            self.traceback(
+                traceback_lines(
+                    frames.NO_FILES, f"ValueError: No data files found in {root / primary}", Path.cwd()
+                )
+            )
         samples, _lacking, _used = match_samples(per_folder, primary)
         skipped = len(per_folder[primary]) - len(samples)
         if skipped:  # datasets.py PrecomputedDataset._discover_samples, before _validate_setup
-            self.log(f"Skipped {skipped} invalid samples from {len(per_folder[primary])} total",
-                     220, "datasets.py")
+            self.log(
+                f"Skipped {skipped} invalid samples from {len(per_folder[primary])} total", 220, "datasets.py"
+            )
         if not samples:
             counts = {key: 0 for key in sources.values()}  # per output key, as the trainer counts
-            self.traceback(traceback_lines(
-                frames.NO_SAMPLES, f"ValueError: No valid samples found in {root} - all "
-                f"configured data sources ({list(sources)}) must have matching files (per-source "
-                f"counts: {counts})", Path.cwd()))
+            self.traceback(
+                traceback_lines(
+                    frames.NO_SAMPLES,
+                    f"ValueError: No valid samples found in {root} - all "
+                    f"configured data sources ({list(sources)}) must have matching files (per-source "
+                    f"counts: {counts})",
+                    Path.cwd(),
+                )
+            )
         self.log(  # trainer.py LtxvTrainer._init_dataloader: the strategy's folders, DEBUG
-            f"Loaded dataset with {len(samples):,} samples from sources: {list(sources)}",
-            682, level="DEBUG")
+            f"Loaded dataset with {len(samples):,} samples from sources: {list(sources)}", 682, level="DEBUG"
+        )
         return len(samples)
 
     def _validate(self, step: int, fails: bool, level_gb: float) -> None:
@@ -264,15 +308,18 @@ class SimTrainer:
         self.wait(cost.validation_round_s(self.raw, self.gpu_name, self.world))
         for index in range(1, videos + 1):
             if self.rank == 0:
-                render_sample(self.raw, index - 1, self.lora,
-                              self.out / "samples" / f"step_{step:06d}_{index}.mp4")
+                render_sample(
+                    self.raw, index - 1, self.lora, self.out / "samples" / f"step_{step:06d}_{index}.mp4"
+                )
         if self.rank == 0:
             self.stamps.stamp(validated_moment(step), self.clock.now)
-            self.log(f"🎥 Validation samples for step {step} saved in samples", 310,
-                     "validation_runner.py")  # ValidationRunner.run: relative to output_dir
+            self.log(
+                f"🎥 Validation samples for step {step} saved in samples", 310, "validation_runner.py"
+            )  # ValidationRunner.run: relative to output_dir
 
-    def _step_line(self, step: int, steps: int, duration: float, train_start: float,
-                   initial: int = 0) -> None:
+    def _step_line(
+        self, step: int, steps: int, duration: float, train_start: float, initial: int = 0
+    ) -> None:
         lr = self.cfg.optimization.learning_rate
         if self.cfg.optimization.scheduler_type == "linear":
             lr *= 1 - step / steps
@@ -286,8 +333,11 @@ class SimTrainer:
         else:  # elapsed / steps done * remaining steps
             total_s = (self.clock.now - train_start) / (step - initial) * (steps - initial)
             projection = f"{int(total_s // 3600)}h {int(total_s % 3600 // 60)}m"
-        self.log(f"Step {step}/{steps} - Loss: {loss}, LR: {lr:.2e}, Time/Step: {duration:.2f}s, "
-                 f"Total Time: {projection}", 307)
+        self.log(
+            f"Step {step}/{steps} - Loss: {loss}, LR: {lr:.2e}, Time/Step: {duration:.2f}s, "
+            f"Total Time: {projection}",
+            307,
+        )
 
     def _checkpoint(self, step: int) -> None:
         self.wait(cost.checkpoint_save_s(self.raw, transformer_params()))
@@ -301,8 +351,7 @@ class SimTrainer:
             self.lora = str(found) if found is not None else None
             return step
         except ValueError as exc:  # trainer.py _find_checkpoint
-            self.traceback(traceback_lines(frames.LOAD_CHECKPOINT, f"ValueError: {exc}",
-                                           Path.cwd()))
+            self.traceback(traceback_lines(frames.LOAD_CHECKPOINT, f"ValueError: {exc}", Path.cwd()))
 
     def _statistics(self, steps: int, batch: int, train_s: float) -> None:
         lines = [
@@ -314,8 +363,10 @@ class SimTrainer:
         ]
         if self.world > 1:
             accumulation = int(self.raw["optimization"].get("gradient_accumulation_steps") or 1)
-            lines += [f" - Number of processes: {self.world}",
-                      f" - Global batch size: {batch * accumulation * self.world}"]
+            lines += [
+                f" - Number of processes: {self.world}",
+                f" - Global batch size: {batch * accumulation * self.world}",
+            ]
         self.log("\n".join(lines), 935)  # trainer.py LtxvTrainer._log_training_stats
 
     # -- failures ---------------------------------------------------------------------------
@@ -325,22 +376,32 @@ class SimTrainer:
         free = self.rng.uniform(0.2, 1.1)
         tried = min(2.5, max(0.12, need_gb - capacity + free))
         self.vram.set(capacity - free)
-        where = (frames.BACKWARD + frames.accelerate_backward(Path.cwd()) if phase == "train"
-                 else frames.VALIDATION)
-        self.traceback(traceback_lines(where, oom_message(tried, self.rank, capacity, free),
-                                       Path.cwd()), cost.OOM_TEARDOWN_S)
+        where = (
+            frames.BACKWARD + frames.accelerate_backward(Path.cwd())
+            if phase == "train"
+            else frames.VALIDATION
+        )
+        self.traceback(
+            traceback_lines(where, oom_message(tried, self.rank, capacity, free), Path.cwd()),
+            cost.OOM_TEARDOWN_S,
+        )
 
     def _stop_iteration(self) -> None:
         # An empty DataLoader: the trainer's epoch restart meets StopIteration a second time.
         first = traceback_lines(frames.next_batch(Path.cwd(), 220), "StopIteration", Path.cwd())
-        second = traceback_lines([frames.TRAIN, frames.next_batch(Path.cwd(), 223)[0]],
-                                 "StopIteration", Path.cwd())
+        second = traceback_lines(
+            [frames.TRAIN, frames.next_batch(Path.cwd(), 223)[0]], "StopIteration", Path.cwd()
+        )
         self.traceback(first + CHAINED + second)
 
     def _crash(self) -> None:
-        self.traceback(traceback_lines(
-            frames.BACKWARD, "RuntimeError: CUDA error: an illegal memory access was encountered "
-            "(simulated fault)", Path.cwd()))
+        self.traceback(
+            traceback_lines(
+                frames.BACKWARD,
+                "RuntimeError: CUDA error: an illegal memory access was encountered (simulated fault)",
+                Path.cwd(),
+            )
+        )
 
 
 def _load_config(path: Path) -> LtxTrainerConfig:

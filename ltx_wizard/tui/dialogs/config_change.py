@@ -26,10 +26,13 @@ def diff_text(diff: str) -> Text:
 
 
 # This dialog's F1 help (dialogs/help.py shows it).
-CONFIG_CHANGE_HELP = ("A change to config.yaml", """\
+CONFIG_CHANGE_HELP = (
+    "A change to config.yaml",
+    """\
 The diff shows exactly what would change in `config.yaml` (lines with - go, lines with + come).
 y writes it (the previous file is kept beside it); n or Esc leaves everything as it is. Starting
-the run again is a question of its own.""")
+the run again is a question of its own.""",
+)
 
 
 class ConfigChangeDialog(ModalScreen[bool]):

@@ -49,10 +49,13 @@ def _bytes_under(folder: Path) -> int:
 
 
 # This dialog's F1 help (dialogs/help.py shows it).
-DOWNLOAD_HELP = ("Download models", """\
+DOWNLOAD_HELP = (
+    "Download models",
+    """\
 5 or 3 picks the release; then each file is offered alone: y downloads it (resumable) into
 `$LTX_MODELS_DIR` or `~/models`, n skips it. A gated file needs its terms accepted on the model page
-and a token (`hf auth login` or `HF_TOKEN`); Esc closes (what was downloaded fills the fields).""")
+and a token (`hf auth login` or `HF_TOKEN`); Esc closes (what was downloaded fills the fields).""",
+)
 
 
 class DownloadDialog(ModalScreen[dict | None]):
@@ -76,10 +79,13 @@ class DownloadDialog(ModalScreen[dict | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Download models", classes="dialog-title")
-            yield Static("Which release? 5: LTX-2.5 (transformer, packed Gemma 4, both VAEs) · "
-                         "3: LTX-2.3 (unified checkpoint and its Gemma 3 folder). Each file is "
-                         "offered alone; nothing downloads without y.", id="dl-body",
-                         classes="dialog-body")
+            yield Static(
+                "Which release? 5: LTX-2.5 (transformer, packed Gemma 4, both VAEs) · "
+                "3: LTX-2.3 (unified checkpoint and its Gemma 3 folder). Each file is "
+                "offered alone; nothing downloads without y.",
+                id="dl-body",
+                classes="dialog-body",
+            )
             yield Static("", id="dl-status")
 
     def action_release(self, release: str) -> None:
@@ -98,8 +104,12 @@ class DownloadDialog(ModalScreen[dict | None]):
         except WizardError as exc:
             self.post_message(OffersReady([], exc.message))
         except Exception as exc:  # noqa: BLE001 - never a dialog stuck on "Asking the Hub"
-            self.post_message(OffersReady([], f"cannot ask the Hub ({type(exc).__name__}): "
-                                              "retry, or download with `ltx-wizard models`"))
+            self.post_message(
+                OffersReady(
+                    [],
+                    f"cannot ask the Hub ({type(exc).__name__}): retry, or download with `ltx-wizard models`",
+                )
+            )
 
     @on(OffersReady)
     def _ready(self, message: OffersReady) -> None:
@@ -152,16 +162,18 @@ class DownloadDialog(ModalScreen[dict | None]):
         except WizardError as exc:
             self.post_message(Downloaded(None, exc.message))
         except Exception as exc:  # noqa: BLE001 - shown in one line, not raised
-            self.post_message(Downloaded(None, f"the download failed ({type(exc).__name__}): "
-                                               "retry (it resumes)"))
+            self.post_message(
+                Downloaded(None, f"the download failed ({type(exc).__name__}): retry (it resumes)")
+            )
 
     @on(Downloaded)
     def _downloaded(self, message: Downloaded) -> None:
         self.busy = False
         self._timer.stop()
         if message.error is not None:
-            self.query_one("#dl-status", Static).update(Text(
-                f"Failed: {clean_text(message.error)[:300]}\ny retries (it resumes), n skips."))
+            self.query_one("#dl-status", Static).update(
+                Text(f"Failed: {clean_text(message.error)[:300]}\ny retries (it resumes), n skips.")
+            )
             return
         self.got[self.offers[self.index].file.role] = str(message.path)
         self._show(self.index + 1)

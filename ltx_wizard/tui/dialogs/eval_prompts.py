@@ -26,15 +26,19 @@ class EvalPromptsDialog(OnceModal[dict[str, list[str]] | None]):
             for category in CATEGORIES:
                 yield Static(TITLES[category], classes="field-label")
                 text = "\n".join(p.text for p in self.prompts.of(category))
-                yield TextArea(text, id=f"prompts-{category}", classes="eval-prompts-box",
-                               soft_wrap=True, show_line_numbers=False)
+                yield TextArea(
+                    text,
+                    id=f"prompts-{category}",
+                    classes="eval-prompts-box",
+                    soft_wrap=True,
+                    show_line_numbers=False,
+                )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Keep (ctrl+s)", id="keep", variant="primary")
                 yield Button("Cancel (esc)", id="drop")
 
     def action_keep(self) -> None:
-        self.dismiss({c: self.query_one(f"#prompts-{c}", TextArea).text.splitlines()
-                      for c in CATEGORIES})
+        self.dismiss({c: self.query_one(f"#prompts-{c}", TextArea).text.splitlines() for c in CATEGORIES})
 
     def action_drop(self) -> None:
         self.dismiss(None)

@@ -11,14 +11,17 @@ from ltx_wizard.tui.dialogs.once import OnceModal
 
 
 # This dialog's F1 help (dialogs/help.py shows it).
-GATE_HELP = ("Below the 32 GB minimum", """\
+GATE_HELP = (
+    "Below the 32 GB minimum",
+    """\
 The trainer's authors ship no config tested below 32 GB per GPU.
 
 - *Abort* (a or Esc): leaves the wizard with exit code 3; nothing is written.
 - *Try anyway* (t): plans with the low-VRAM config, marked "at your own risk" in `plan.md`.
   Autotune's baseline will show quickly whether it fits.
 
-On the command line the same choice is `--accept-risk`.""")
+On the command line the same choice is `--accept-risk`.""",
+)
 
 
 class GateDialog(OnceModal[bool]):
@@ -39,7 +42,7 @@ class GateDialog(OnceModal[bool]):
             yield Static("Below the 32 GB minimum", classes="dialog-title")
             yield Static(self.message, classes="dialog-body", id="gate-message")
             yield Static(
-                "Try anyway marks the plan \"at your own risk\" and uses the low-VRAM config.",
+                'Try anyway marks the plan "at your own risk" and uses the low-VRAM config.',
                 classes="dialog-hint",
             )
             with Horizontal(classes="dialog-buttons"):

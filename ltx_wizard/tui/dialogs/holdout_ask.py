@@ -11,10 +11,13 @@ from ltx_wizard.tui.dialogs.once import OnceModal
 
 
 # This dialog's F1 help (dialogs/help.py shows it).
-HOLDOUT_HELP = ("Held-out samples", """\
+HOLDOUT_HELP = (
+    "Held-out samples",
+    """\
 A few samples kept out of training so the evaluation after it can test clips the model never
 saw. With tens of samples each one matters: 1 or 2 reserves that many, 0 skips (the evaluation
-then only shows in-distribution prompts).""")
+then only shows in-distribution prompts).""",
+)
 
 
 class HoldoutDialog(OnceModal[int]):

@@ -13,10 +13,13 @@ from ltx_wizard.tui.dialogs.once import OnceModal
 
 
 # This dialog's F1 help (dialogs/help.py shows it).
-PICK_HELP = ("Files found on disk", """\
+PICK_HELP = (
+    "Files found on disk",
+    """\
 Files found in `/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache, best first;
 dim entries cannot be used (the reason is shown). Enter picks one; picking a checkpoint also
-fills its matching Gemma and VAEs. Esc goes back.""")
+fills its matching Gemma and VAEs. Esc goes back.""",
+)
 
 
 class PickDialog(OnceModal["str | None"]):
@@ -35,8 +38,9 @@ class PickDialog(OnceModal["str | None"]):
         with Vertical(classes="dialog"):
             yield Static(self.title_text, classes="dialog-title")
             if self.note:
-                yield Static(f"⚠ {self.note[0].upper()}{self.note[1:]}.", id="pick-partial",
-                             classes="dialog-hint")
+                yield Static(
+                    f"⚠ {self.note[0].upper()}{self.note[1:]}.", id="pick-partial", classes="dialog-hint"
+                )
             options = []
             for c in self.candidates:
                 label = Text(str(c.path), style="bold" if c.usable else "dim")

@@ -42,7 +42,8 @@ def latest_round(run_dir: Path) -> tuple[int | None, list[tuple[str, Path]]]:
         return None, []
     step = max(found)
     samples = get_dotted(config, "validation.samples", None) or [
-        {"prompt": p} for p in get_dotted(config, "validation.prompts", None) or []]
+        {"prompt": p} for p in get_dotted(config, "validation.prompts", None) or []
+    ]
     out = []
     for index, path in sorted(found[step].items())[:MAX_SHOWN]:
         sample = samples[index - 1] if 0 < index <= len(samples) else {}
@@ -64,11 +65,12 @@ class SamplesDialog(OnceModal[None]):
         with VerticalScroll(classes="dialog", id="samples-dialog"):
             if step is None:
                 yield Static("Validation samples", classes="dialog-title")
-                yield Static("No validation sample yet: the trainer writes them every "
-                             "validation.interval steps.", classes="dialog-body")
+                yield Static(
+                    "No validation sample yet: the trainer writes them every validation.interval steps.",
+                    classes="dialog-body",
+                )
             else:
-                yield Static(f"Validation samples of step {step} ({len(found)})",
-                             classes="dialog-title")
+                yield Static(f"Validation samples of step {step} ({len(found)})", classes="dialog-title")
                 cells = max(24, min(self.app.size.width, 110) - 8)
                 for n, (prompt, path) in enumerate(found, start=1):
                     yield KeyframeStrip(path, f"{n}. {prompt} · {path.name}", cells=cells)
@@ -76,8 +78,7 @@ class SamplesDialog(OnceModal[None]):
 
     def on_keyframe_strip_drawn(self, message: KeyframeStrip.Drawn) -> None:
         if message.graphics.note:  # a richer protocol, or the setting that blocks one
-            self.query_one("#samples-hint", Static).update(
-                f"Esc closes · {message.graphics.line()}")
+            self.query_one("#samples-hint", Static).update(f"Esc closes · {message.graphics.line()}")
 
     def action_close(self) -> None:
         self.dismiss(None)

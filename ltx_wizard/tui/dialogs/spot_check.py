@@ -13,10 +13,13 @@ from ltx_wizard.tui.dialogs.once import OnceModal
 
 
 # This dialog's F1 help (dialogs/help.py shows it).
-SPOT_CHECK_HELP = ("The caption spot check", """\
+SPOT_CHECK_HELP = (
+    "The caption spot check",
+    """\
 Three captions from the captioner's default prompt, in full, before the other clips are
 captioned. a approves; i asks for an instruction (what to change) and captions the same three
-again with it; Esc stops (only the samples were captioned).""")
+again with it; Esc stops (only the samples were captioned).""",
+)
 
 
 class SpotCheckDialog(OnceModal["bool | str"]):
@@ -41,15 +44,21 @@ class SpotCheckDialog(OnceModal["bool | str"]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Spot check: 3 captions before the full pass", classes="dialog-title")
-            yield Static("The captioner's default prompt wrote these, in full. Approve to caption "
-                         "the rest the same way; or give an instruction (say what to change) to "
-                         "caption these three again with it; or stop.", classes="dialog-hint")
+            yield Static(
+                "The captioner's default prompt wrote these, in full. Approve to caption "
+                "the rest the same way; or give an instruction (say what to change) to "
+                "caption these three again with it; or stop.",
+                classes="dialog-hint",
+            )
             with VerticalScroll(id="spot-captions"):
                 for clip, caption in self.shown:
                     yield Static(Text(clip), classes="spot-clip")
                     yield Static(Text(caption), classes="spot-caption")
-            yield Input(placeholder="what to change, e.g. less about the background; Enter "
-                        "captions the three again", id="spot-instruction", compact=True)
+            yield Input(
+                placeholder="what to change, e.g. less about the background; Enter captions the three again",
+                id="spot-instruction",
+                compact=True,
+            )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Stop (Esc)", id="stop")
                 yield Button("New instruction (i)", id="instruct")
@@ -59,8 +68,9 @@ class SpotCheckDialog(OnceModal["bool | str"]):
         self.query_one("#spot-captions").focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        {"approve": self.action_approve, "instruct": self.action_instruct,
-         "stop": self.action_stop}[event.button.id or "stop"]()
+        {"approve": self.action_approve, "instruct": self.action_instruct, "stop": self.action_stop}[
+            event.button.id or "stop"
+        ]()
 
     def action_approve(self) -> None:
         if not self.query_one("#spot-instruction", Input).has_focus:

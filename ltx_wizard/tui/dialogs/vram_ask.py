@@ -12,10 +12,13 @@ from ltx_wizard.tui.dialogs.once import OnceModal
 
 
 # This dialog's F1 help (dialogs/help.py shows it).
-VRAM_ASK_HELP = ("GPU memory unknown", """\
+VRAM_ASK_HELP = (
+    "GPU memory unknown",
+    """\
 Some GPUs do not report their memory (GB10 with unified memory, MIG inside a container).
 Type the GB per GPU that training may use; it picks the tier. On the command line this is
-`--vram-gb N`. Esc goes back.""")
+`--vram-gb N`. Esc goes back.""",
+)
 
 
 class VramAskDialog(OnceModal["int | None"]):
@@ -39,7 +42,9 @@ class VramAskDialog(OnceModal["int | None"]):
                 placeholder="GB per GPU, e.g. 48",
                 id="gb",
                 type="integer",
-                validators=[Integer(minimum=1, maximum=4096, failure_description="a whole number of GB, 1 to 4096")],
+                validators=[
+                    Integer(minimum=1, maximum=4096, failure_description="a whole number of GB, 1 to 4096")
+                ],
             )
             yield Static("", id="gb-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):

@@ -23,6 +23,12 @@ def ask_wandb(screen, question: str) -> None:
         screen.app.state.edit_request(wandb="on" if keep else "off")
         screen.prepare_again()
 
-    screen.app.push_screen(ConfirmDialog(
-        question.split(": answer with", 1)[0] + ".\nKeep W&B on for this run?",
-        yes="Keep W&B on", no="Turn it off", title="W&B login unknown"), answered)
+    screen.app.push_screen(
+        ConfirmDialog(
+            question.split(": answer with", 1)[0] + ".\nKeep W&B on for this run?",
+            yes="Keep W&B on",
+            no="Turn it off",
+            title="W&B login unknown",
+        ),
+        answered,
+    )

@@ -62,8 +62,13 @@ def tmux_passthrough(env: Mapping[str, str]) -> str | None:
     if tmux is None:
         return None
     try:
-        done = subprocess.run([tmux, "show", "-gv", "allow-passthrough"], capture_output=True,
-                              text=True, timeout=2, env=dict(env))
+        done = subprocess.run(
+            [tmux, "show", "-gv", "allow-passthrough"],
+            capture_output=True,
+            text=True,
+            timeout=2,
+            env=dict(env),
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return (done.stdout.strip() or None) if done.returncode == 0 else None
@@ -71,13 +76,19 @@ def tmux_passthrough(env: Mapping[str, str]) -> str | None:
 
 def _forced(value: str, source: str, env: Mapping[str, str]) -> Graphics:
     tmux = bool(env.get("TMUX"))
-    return Graphics(value, f"asked for with {source}", passthrough=tmux and value == KITTY,
-                    note=value != HALFBLOCKS)
+    return Graphics(
+        value, f"asked for with {source}", passthrough=tmux and value == KITTY, note=value != HALFBLOCKS
+    )
 
 
-def choose(env: Mapping[str, str], forced: str | None = None, *, color_system: str | None = None,
-           headless: bool = False,
-           passthrough: Callable[[Mapping[str, str]], str | None] = tmux_passthrough) -> Graphics:
+def choose(
+    env: Mapping[str, str],
+    forced: str | None = None,
+    *,
+    color_system: str | None = None,
+    headless: bool = False,
+    passthrough: Callable[[Mapping[str, str]], str | None] = tmux_passthrough,
+) -> Graphics:
     """The protocol for this terminal. `forced`: --graphics; `color_system`: the App console's."""
     wanted = forced if forced and forced != "auto" else None
     source = "--graphics"
@@ -97,26 +108,38 @@ def choose(env: Mapping[str, str], forced: str | None = None, *, color_system: s
     outer = _outer(env)
     if outer == KITTY and color_system not in (None, "truecolor", "256"):
         # the placeholders carry the image id in their colour: 16 colours cannot
-        return Graphics(HALFBLOCKS, f"the terminal shows {color_system} colours; Kitty images "
-                                    "need 256 (COLORTERM=truecolor)")
+        return Graphics(
+            HALFBLOCKS,
+            f"the terminal shows {color_system} colours; Kitty images need 256 (COLORTERM=truecolor)",
+        )
     if env.get("TMUX"):
         return _in_tmux(env, outer, passthrough)
     if outer is None:
-        return Graphics(HALFBLOCKS, "this terminal does not say it draws images; "
-                                    "--graphics kitty or sixel tries them")
-    return Graphics(outer, f"{'TERM_PROGRAM' if env.get('TERM_PROGRAM') else 'TERM'} says so; "
-                           "--graphics halfblocks turns them off", note=True)
+        return Graphics(
+            HALFBLOCKS, "this terminal does not say it draws images; --graphics kitty or sixel tries them"
+        )
+    return Graphics(
+        outer,
+        f"{'TERM_PROGRAM' if env.get('TERM_PROGRAM') else 'TERM'} says so; "
+        "--graphics halfblocks turns them off",
+        note=True,
+    )
 
 
-def _in_tmux(env: Mapping[str, str], outer: str | None,
-             passthrough: Callable[[Mapping[str, str]], str | None]) -> Graphics:
+def _in_tmux(
+    env: Mapping[str, str], outer: str | None, passthrough: Callable[[Mapping[str, str]], str | None]
+) -> Graphics:
     if outer != KITTY:
-        return Graphics(HALFBLOCKS, "inside tmux, the terminal outside it unknown: --graphics "
-                                    "kitty or sixel tries them", note=True)
+        return Graphics(
+            HALFBLOCKS,
+            "inside tmux, the terminal outside it unknown: --graphics kitty or sixel tries them",
+            note=True,
+        )
     setting = passthrough(env)
     if setting not in ("on", "all"):
-        return Graphics(HALFBLOCKS, f"tmux passes no images: `{TMUX_SETTING}` lets Kitty's "
-                                    "through", note=True)
+        return Graphics(
+            HALFBLOCKS, f"tmux passes no images: `{TMUX_SETTING}` lets Kitty's through", note=True
+        )
     return Graphics(KITTY, "through tmux's allow-passthrough", passthrough=True, note=True)
 
 
@@ -129,8 +152,7 @@ def cell_pixels(fd: int | None = None) -> tuple[int, int]:
         import termios
 
         fd = sys.__stdout__.fileno() if fd is None else fd
-        rows, cols, xpix, ypix = struct.unpack(
-            "HHHH", fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))
+        rows, cols, xpix, ypix = struct.unpack("HHHH", fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))
     except (ImportError, OSError, ValueError, AttributeError):
         return 10, 20
     if not (rows and cols and xpix and ypix):

@@ -47,8 +47,7 @@ class Drawing:
         key = (index, first, last)
         if key not in self._cropped:
             frame, height = self.found.frames[index], self.cell[1]
-            rows, rgb = sixel.cropped(frame.width, frame.height, frame.rgb, first * height,
-                                      last * height)
+            rows, rgb = sixel.cropped(frame.width, frame.height, frame.rgb, first * height, last * height)
             self._cropped[key] = sixel.encode(frame.width, rows, rgb) if rows else ""
         return self._cropped[key]
 
@@ -62,8 +61,16 @@ def rows_for(path: Path, cols: int) -> int:
     return max(1, round(cols * height / max(width, 1) / 2))
 
 
-def prepare(graphics: Graphics, path: Path, count: int, cols: int, *, gap: int = 1,
-            truecolor: bool = True, cell: tuple[int, int] = (10, 20)) -> Drawing:
+def prepare(
+    graphics: Graphics,
+    path: Path,
+    count: int,
+    cols: int,
+    *,
+    gap: int = 1,
+    truecolor: bool = True,
+    cell: tuple[int, int] = (10, 20),
+) -> Drawing:
     cols = min(cols, kitty.MAX_CELLS)
     rows = min(rows_for(path, cols), kitty.MAX_CELLS)
     px = KITTY_CELL if graphics.protocol == KITTY else cell
@@ -74,9 +81,9 @@ def prepare(graphics: Graphics, path: Path, count: int, cols: int, *, gap: int =
     if graphics.protocol == KITTY:
         drawing.ids = [kitty.new_id(truecolor) for _ in found.frames]
         drawing.transmit = "".join(
-            kitty.transmit(i, f.width, f.height, f.rgb, cols, rows,
-                           passthrough=graphics.passthrough)
-            for i, f in zip(drawing.ids, found.frames))
+            kitty.transmit(i, f.width, f.height, f.rgb, cols, rows, passthrough=graphics.passthrough)
+            for i, f in zip(drawing.ids, found.frames)
+        )
     else:
         drawing.sixels = [sixel.encode(f.width, f.height, f.rgb) for f in found.frames]
     drawing.text = _cells(drawing, truecolor)
@@ -90,8 +97,7 @@ def _cells(drawing: Drawing, truecolor: bool) -> Text:
             if n:
                 text.append(" " * drawing.gap)
             if drawing.ids:
-                text.append_text(kitty.placeholder_row(drawing.ids[n], row, drawing.cols,
-                                                       truecolor))
+                text.append_text(kitty.placeholder_row(drawing.ids[n], row, drawing.cols, truecolor))
             else:
                 text.append(" " * drawing.cols)
         if row < drawing.rows - 1:

@@ -25,12 +25,15 @@ CHUNK = 4096
 PLACEHOLDER = "\U0010eeee"
 # The first 64 row/column marks of the protocol's table (kitty's rowcolumn-diacritics.txt:
 # combining class 230 marks of Unicode 6.0 without decompositions): images up to 64 cells a side.
-DIACRITICS = tuple(chr(int(code, 16)) for code in """
+DIACRITICS = tuple(
+    chr(int(code, 16))
+    for code in """
 0305 030D 030E 0310 0312 033D 033E 033F 0346 034A 034B 034C 0350 0351 0352 0357
 035B 0363 0364 0365 0366 0367 0368 0369 036A 036B 036C 036D 036E 036F 0483 0484
 0485 0486 0487 0592 0593 0594 0595 0597 0598 0599 059C 059D 059E 059F 05A0 05A1
 05A8 05A9 05AB 05AC 05AF 05C4 0610 0611 0612 0613 0614 0615 0616 0617 0657 0658
-""".split())
+""".split()
+)
 MAX_CELLS = len(DIACRITICS)
 # Ids start at a random point, as other programs in the same terminal number theirs too; with
 # 256 colours the id must be a colour number past the 16 the App may remap.
@@ -51,18 +54,22 @@ def tmux_wrap(sequence: str) -> str:
     return "\x1bPtmux;" + sequence.replace("\x1b", "\x1b\x1b") + "\x1b\\"
 
 
-def transmit(image_id: int, width: int, height: int, rgb: bytes, cols: int, rows: int,
-             *, passthrough: bool = False) -> str:
+def transmit(
+    image_id: int, width: int, height: int, rgb: bytes, cols: int, rows: int, *, passthrough: bool = False
+) -> str:
     """The image's data and its virtual placement, ready to write to the terminal."""
     if len(rgb) != width * height * 3:
         raise ValueError(f"{len(rgb)} bytes for {width}x{height} RGB")
     data = base64.standard_b64encode(rgb).decode("ascii")
-    chunks = [data[at:at + CHUNK] for at in range(0, len(data), CHUNK)] or [""]
+    chunks = [data[at : at + CHUNK] for at in range(0, len(data), CHUNK)] or [""]
     out = []
     for n, chunk in enumerate(chunks):
         more = int(n < len(chunks) - 1)
-        keys: dict[str, object] = ({"a": "t", "f": 24, "s": width, "v": height, "i": image_id, "q": 2, "m": more}
-                if n == 0 else {"m": more, "q": 2})
+        keys: dict[str, object] = (
+            {"a": "t", "f": 24, "s": width, "v": height, "i": image_id, "q": 2, "m": more}
+            if n == 0
+            else {"m": more, "q": 2}
+        )
         out.append(command(keys, chunk))
     out.append(command({"a": "p", "U": 1, "i": image_id, "c": cols, "r": rows, "q": 2}))
     return "".join(tmux_wrap(s) if passthrough else s for s in out)

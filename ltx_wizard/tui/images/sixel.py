@@ -50,7 +50,7 @@ def encode(width: int, height: int, rgb: bytes) -> str:
     for top in range(0, height, 6):
         lines: dict[int, bytearray] = {}
         for bit, y in enumerate(range(top, min(top + 6, height))):
-            row = index[y * width:(y + 1) * width]
+            row = index[y * width : (y + 1) * width]
             for x, colour in enumerate(row):
                 line = lines.get(colour)
                 if line is None:
@@ -70,4 +70,4 @@ def encode(width: int, height: int, rgb: bytes) -> str:
 def cropped(width: int, height: int, rgb: bytes, top: int, bottom: int) -> tuple[int, bytes]:
     """Rows top..bottom (pixel rows, end excluded) of the picture: (their height, their bytes)."""
     top, bottom = max(0, top), min(height, bottom)
-    return max(0, bottom - top), rgb[top * width * 3:bottom * width * 3]
+    return max(0, bottom - top), rgb[top * width * 3 : bottom * width * 3]

@@ -53,12 +53,14 @@ def fit(text: str, width: int) -> str:
 
 def _while_shown(handler: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
     """A message that lands while the screen is leaving (after SIGHUP) finds its widgets gone."""
+
     @functools.wraps(handler)
     def guarded(self: Any, message: Any) -> None:
         try:
             handler(self, message)
         except NoMatches:
             pass
+
     return guarded
 
 
@@ -66,7 +68,9 @@ def autotune_help() -> tuple[str, str]:
     """The F1 help, built from the engine's own constants and rules (core/tuning/rules_text.py)."""
     from ltx_wizard.core.tuning import rules_text
 
-    return ("Step 4 · Autotune", f"""\
+    return (
+        "Step 4 · Autotune",
+        f"""\
 **What it does.** {rules_text.trials_sentence()} {rules_text.keep_rules()} It stops on
 out-of-memory, on no gain, or at the trial limit; the winner gets one confirmation run with its
 own validation and is patched into `config.yaml`. Every trial is logged in `autotune.log`; the
@@ -79,7 +83,8 @@ autotune goes on from there. Continue (ctrl+n) once it ends.
 **If the baseline runs out of memory**, the planned config does not fit this GPU: preprocess
 smaller clips (`process_dataset.py` with smaller `--resolution-buckets`) and plan again.
 
-**Next.** The launch step.""")
+**Next.** The launch step.""",
+    )
 
 
 class AutotuneScreen(WizardScreen):
@@ -147,7 +152,8 @@ class AutotuneScreen(WizardScreen):
         self.query_one("#trial-progress", ProgressBar).update(total=event.total_steps, progress=0)
         self.query_one("#trial-label", Static).update(f"Trial {event.index}  step 0/{event.total_steps}")
         self.query_one("#at-status", Static).update(
-            Text.assemble(("Running ", "bold"), presenter.started_text(event)))
+            Text.assemble(("Running ", "bold"), presenter.started_text(event))
+        )
         self._step = ""
         self._show_phases()
 
@@ -184,8 +190,9 @@ class AutotuneScreen(WizardScreen):
     def _confirmation_started(self, message: messages.ConfirmationStarted) -> None:
         event = message.event
         self._show_row(presenter.confirming_row(event))
-        self.query_one("#at-status", Static).update(Text.assemble(
-            ("Confirming ", "bold"), f"trial {event.trial}'s config with its own validation"))
+        self.query_one("#at-status", Static).update(
+            Text.assemble(("Confirming ", "bold"), f"trial {event.trial}'s config with its own validation")
+        )
         self._show_phases()
 
     @on(messages.ConfirmationFinished)
@@ -204,8 +211,11 @@ class AutotuneScreen(WizardScreen):
             self._best = result
         why = presenter.why_text(result)
         if why:
-            self.query_one("#at-status", Static).update(Text.assemble(
-                (f"Trial {result.index} {presenter.outcome_label(result.outcome)}: ", "bold"), why))
+            self.query_one("#at-status", Static).update(
+                Text.assemble(
+                    (f"Trial {result.index} {presenter.outcome_label(result.outcome)}: ", "bold"), why
+                )
+            )
 
     @on(messages.AutotuneFinished)
     @_while_shown
@@ -261,9 +271,13 @@ class AutotuneScreen(WizardScreen):
     def _show_end(self, summary: AutotuneSummary | None, error: str | None) -> None:
         """The worker has ended: the result (or why it stopped), and the way on."""
         if error is not None:
-            self.query_one("#at-status", Static).update(Text.assemble(
-                ("Autotune stopped: ", "bold"), error,
-                "\nThe planned config is unchanged; Continue keeps it."))
+            self.query_one("#at-status", Static).update(
+                Text.assemble(
+                    ("Autotune stopped: ", "bold"),
+                    error,
+                    "\nThe planned config is unchanged; Continue keeps it.",
+                )
+            )
         elif summary is not None:
             self._show_summary(summary)
         self.query_one("#trial-progress-row").display = False
@@ -291,8 +305,12 @@ class AutotuneScreen(WizardScreen):
                 self.app.autotune.cancel()
 
         self.app.push_screen(
-            ConfirmDialog(presenter.cancel_promise(self._best),
-                          yes="Stop autotune", no="Keep going", title="Cancel autotune"),
+            ConfirmDialog(
+                presenter.cancel_promise(self._best),
+                yes="Stop autotune",
+                no="Keep going",
+                title="Cancel autotune",
+            ),
             answered,
         )
 

@@ -29,7 +29,9 @@ UV_INSTALL = "curl -LsSf https://astral.sh/uv/install.sh | sh"
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-DONE_HELP = ("Step 5 · Start training", """\
+DONE_HELP = (
+    "Step 5 · Start training",
+    """\
 **What it shows.** The run folder and `bash <run>/launch.sh`, the one command that starts the
 full run: it changes to the trainer folder, sets the environment, appends output to
 `logs/train.log` and writes the trainer's pid to `logs/train.pid`.
@@ -43,7 +45,8 @@ full run: it changes to the trainer folder, sets the environment, appends output
 - *Quit* (q or ctrl+q): prints the run folder, the command, the log path and any pid.
 
 **After training.** LoRA weights land in `<run>/outputs/checkpoints/lora_weights_step_*.safetensors`.
-Starting it opens the Monitor (step 6), which also resumes a stopped run.""")
+Starting it opens the Monitor (step 6), which also resumes a stopped run.""",
+)
 
 
 class DoneScreen(WizardScreen):
@@ -99,7 +102,9 @@ class DoneScreen(WizardScreen):
         text = Text("Autotune: ", style="bold")
         summary = state.summary
         if summary is None:
-            text.append(state.autotune_error or "skipped; the planned config is used as is.", style="not bold")
+            text.append(
+                state.autotune_error or "skipped; the planned config is used as is.", style="not bold"
+            )
             return text
         text.append(presenter.winner_sentence(summary), style="not bold")
         if summary.schedule_note:  # an allowed batch change: the steps and duration it gave
@@ -123,14 +128,19 @@ class DoneScreen(WizardScreen):
         log, pid_file = launch_files(run_dir, spec)
         text = Text()
         if spec is not None and spec.simulated:
-            text.append("GPUs are simulated: it runs the simulated trainer on the planned config "
-                        "(plan.md has the command for the GPU box).\n")
+            text.append(
+                "GPUs are simulated: it runs the simulated trainer on the planned config "
+                "(plan.md has the command for the GPU box).\n"
+            )
         elif spec is not None:
             env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(spec.env.items()))
             text.append(f"It runs in {spec.cwd}:\n  {(env + ' ') if env else ''}{shlex.join(spec.argv)}\n")
             if spec.argv and spec.argv[0] == "uv" and shutil.which("uv") is None:
-                text.append(f"! uv is not on PATH and launch.sh starts with `uv run`: install it with\n"
-                            f"  {UV_INSTALL}\n  then run `uv sync` in your LTX-2 checkout.\n", style="bold")
+                text.append(
+                    f"! uv is not on PATH and launch.sh starts with `uv run`: install it with\n"
+                    f"  {UV_INSTALL}\n  then run `uv sync` in your LTX-2 checkout.\n",
+                    style="bold",
+                )
         text.append(f"Log:      {log}\nPid file: {pid_file}")
         return text
 
@@ -138,15 +148,22 @@ class DoneScreen(WizardScreen):
         self.app.copy_to_clipboard(self.launch_line())
         # OSC 52 asks the terminal to set the clipboard; nothing reports back whether it did.
         tmux = " (you are inside tmux)" if os.environ.get("TMUX") else ""
-        self.notify("Sent the line in the box to your clipboard with OSC 52. It arrives only if "
-                    f"the terminal allows it; tmux needs `set -g set-clipboard on`{tmux}. "
-                    "Selecting the line with the mouse works too.", timeout=12)
+        self.notify(
+            "Sent the line in the box to your clipboard with OSC 52. It arrives only if "
+            f"the terminal allows it; tmux needs `set -g set-clipboard on`{tmux}. "
+            "Selecting the line with the mouse works too.",
+            timeout=12,
+        )
 
     def action_train(self) -> None:
         from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
         run_dir: Path = self.app.state.run_dir
-        simulated = " (GPUs are simulated: the simulated trainer runs the planned config)" if self.app.simulate else ""
+        simulated = (
+            " (GPUs are simulated: the simulated trainer runs the planned config)"
+            if self.app.simulate
+            else ""
+        )
         problem = baseline_problem(self.app.state)
         warning = f"WARNING: {problem}\n\n" if problem else ""
 
@@ -158,7 +175,9 @@ class DoneScreen(WizardScreen):
             ConfirmDialog(
                 f"{warning}Start the full training run in the background (bash {run_dir / 'launch.sh'})? "
                 f"It keeps running after you quit; output goes to {launch_files(run_dir, self._spec())[0]}{simulated}.",
-                yes="Start anyway" if problem else "Start training", no="Not now", title="Start training",
+                yes="Start anyway" if problem else "Start training",
+                no="Not now",
+                title="Start training",
             ),
             answered,
         )
@@ -177,9 +196,11 @@ class DoneScreen(WizardScreen):
         if not self.is_attached:  # left already: nothing to show it in
             return
         text = Text("Training runs in the background: ", style="bold")
-        text.append(f"pid {pid}\nFollow it with: tail -f {log}\n"
-                    f"Stop it with:   kill -- -{pid}   (the trainer and its workers: one process group)",
-                    style="not bold")
+        text.append(
+            f"pid {pid}\nFollow it with: tail -f {log}\n"
+            f"Stop it with:   kill -- -{pid}   (the trainer and its workers: one process group)",
+            style="not bold",
+        )
         self.query_one("#train-status", Static).update(text)
         self.query_one("#train", Button).disabled = True
         self.query_one("#body", VerticalScroll).scroll_end(animate=False)
@@ -193,4 +214,6 @@ class DoneScreen(WizardScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:  # a burst's late press: this screen is no longer on top
             return
-        {"copy": self.action_copy, "train": self.action_train, "quit": self.action_quit_app}[event.button.id or "quit"]()
+        {"copy": self.action_copy, "train": self.action_train, "quit": self.action_quit_app}[
+            event.button.id or "quit"
+        ]()

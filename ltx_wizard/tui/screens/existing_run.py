@@ -32,7 +32,9 @@ def has_training(run_dir: Path) -> bool:
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-EXISTING_RUN_HELP = ("An existing run folder", """\
+EXISTING_RUN_HELP = (
+    "An existing run folder",
+    """\
 **What it does.** This folder already holds a plan; nothing here writes.
 
 **Choices.**
@@ -41,7 +43,8 @@ EXISTING_RUN_HELP = ("An existing run folder", """\
 - *View plan* (v): shows `plan.md` below.
 - *New run* (n): starts the wizard over and plans a new folder; this one is left as it is.
 
-To start training from this folder without the wizard: `bash <run>/launch.sh`.""")
+To start training from this folder without the wizard: `bash <run>/launch.sh`.""",
+)
 
 
 class ExistingRunScreen(WizardScreen):
@@ -74,10 +77,13 @@ class ExistingRunScreen(WizardScreen):
         for name in ("plan.md", "config.yaml", "launch.sh", "autotune.log", "logs/train.log"):
             mark = "✓" if (self.run_dir / name).exists() else "·"
             text.append(f"  {mark} {name}\n", style="not bold")
-        text.append("\nResume autotune continues from autotune.log: finished trials are not run "
-                    "again, and a finished autotune shows its result. New run plans a fresh "
-                    "folder (this one is left as it is). To train without the wizard: "
-                    f"{copy_line(self.run_dir)}", style="not bold")
+        text.append(
+            "\nResume autotune continues from autotune.log: finished trials are not run "
+            "again, and a finished autotune shows its result. New run plans a fresh "
+            "folder (this one is left as it is). To train without the wizard: "
+            f"{copy_line(self.run_dir)}",
+            style="not bold",
+        )
         self.query_one("#existing-body", Static).update(text)
         self.query_one("#plan-view", Markdown).display = False
         self.query_one("#resume", Button).focus()
@@ -132,8 +138,9 @@ class ExistingRunScreen(WizardScreen):
             return
         assessment = self.app.nav.set_probe(message.result)
         if assessment.per_gpu_vram_gb is None or assessment.gate_blocked:
-            self.notify("GPU memory unknown or below the minimum: start a new run (n) to decide",
-                        severity="warning")
+            self.notify(
+                "GPU memory unknown or below the minimum: start a new run (n) to decide", severity="warning"
+            )
             return
         self.app.state.run_dir = self.run_dir
         self.app.state.summary = None
@@ -143,4 +150,6 @@ class ExistingRunScreen(WizardScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:  # a burst's late press: this screen is no longer on top
             return
-        {"resume": self.action_resume, "view": self.action_view, "new": self.action_new}[event.button.id or "new"]()
+        {"resume": self.action_resume, "view": self.action_view, "new": self.action_new}[
+            event.button.id or "new"
+        ]()

@@ -32,12 +32,16 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 if TYPE_CHECKING:
     from ltx_wizard.tui.app import WizardApp  # for types only: the App imports the screens
 
-EXAMPLES = ("Pick one (↑↓ Enter), or say it in your own words below, e.g. \"a LoRA of my "
-            "product's look\", \"extend a video\", \"add sound to a silent video\".")
+EXAMPLES = (
+    'Pick one (↑↓ Enter), or say it in your own words below, e.g. "a LoRA of my '
+    'product\'s look", "extend a video", "add sound to a silent video".'
+)
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-INTENT_HELP = ("What should the model learn?", """\
+INTENT_HELP = (
+    "What should the model learn?",
+    """\
 **What it does.** Maps what you want, in plain words, to one of the trainer's shipped configs
 (the trainer team's mode selector). Pick an answer, or type your own words and press Enter.
 
@@ -49,7 +53,8 @@ from a starting image, or both / not sure (`i2v_lora`: its first-frame condition
 
 **Next.** Confirm (ctrl+n) states the mode and goes on: to preparing your clips when no data
 is given yet, else to the paths, whose Recipe list can still change it; Skip (ctrl+s) keeps the
-Recipe list's default.""")
+Recipe list's default.""",
+)
 
 
 class IntentScreen(WizardScreen):
@@ -74,8 +79,7 @@ class IntentScreen(WizardScreen):
             yield Static(Text(QUESTION, style="bold"), id="intent-question")
             yield Static(EXAMPLES, id="intent-examples")
             yield OptionList(*[Option(c.label, id=c.key) for c in ANSWERS], id="answers")
-            yield Input(placeholder="…or type what you want the model to learn, then Enter",
-                        id="intent-text")
+            yield Input(placeholder="…or type what you want the model to learn, then Enter", id="intent-text")
             yield Static("", id="follow-up-question")
             yield OptionList(id="follow-up")
             yield Static("", id="intent-mode")
@@ -98,9 +102,12 @@ class IntentScreen(WizardScreen):
     def _typed(self, event: Input.Submitted) -> None:
         choice = match_answer(event.value)
         if choice is None:
-            self.notify("No shipped config matches that: pick the closest answer from the list, "
-                        "or Skip and choose a recipe yourself on the next screen.",
-                        severity="warning", timeout=10)
+            self.notify(
+                "No shipped config matches that: pick the closest answer from the list, "
+                "or Skip and choose a recipe yourself on the next screen.",
+                severity="warning",
+                timeout=10,
+            )
             return
         answers = self.query_one("#answers", OptionList)
         answers.highlighted = next(i for i, c in enumerate(ANSWERS) if c.key == choice.key)
@@ -141,8 +148,7 @@ class IntentScreen(WizardScreen):
         missing = missing_recipe(choice.recipe, self._offered())
         if missing:
             text.append(f"\n! {missing}", style="bold")
-        text.append("\nConfirm (ctrl+n) if that is right; the next screen's Recipe list can "
-                    "still change it.")
+        text.append("\nConfirm (ctrl+n) if that is right; the next screen's Recipe list can still change it.")
         mode = self.query_one("#intent-mode", Static)
         mode.update(text)
         self.query_one("#confirm", Button).disabled = False
@@ -169,8 +175,7 @@ class IntentScreen(WizardScreen):
             self.notify("Pick what you want the model to learn first (or Skip).", severity="warning")
             return
         state = self.app.state
-        state.edit_request(recipe=chosen.recipe,
-                           video_only=chosen.video_only or state.request.video_only)
+        state.edit_request(recipe=chosen.recipe, video_only=chosen.video_only or state.request.video_only)
         self.app.nav.open_data_step()
 
     def action_skip(self) -> None:
@@ -182,8 +187,9 @@ class IntentScreen(WizardScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:  # a burst's late press: this screen is no longer on top
             return
-        {"confirm": self.action_next, "skip": self.action_skip,
-         "back": self.action_back}[event.button.id or "back"]()
+        {"confirm": self.action_next, "skip": self.action_skip, "back": self.action_back}[
+            event.button.id or "back"
+        ]()
 
 
 def after_probe(app: WizardApp) -> None:

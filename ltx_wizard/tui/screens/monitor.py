@@ -43,7 +43,9 @@ class StatusRead(Message):
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-MONITOR_HELP = ("Step 6 · Monitor", """\
+MONITOR_HELP = (
+    "Step 6 · Monitor",
+    """\
 **What it shows.** The training run of this folder, read again every 2 seconds: live (pid and
 start time) or finished, failed, stopped; step and progress; the recent loss and a plot of the
 loss over the whole run (NaN said as NaN); the pace in s/step and an ETA, each saying its
@@ -63,7 +65,8 @@ numbered `config.before-resume.yaml`), then asks before starting. Apply fix (f),
 failure: the next of the trainer's fixes for that kind of failure that config.yaml does not
 have, as a diff; nothing restarts by itself.
 
-**When it finishes.** `run-summary.md` is written into the run folder.""")
+**When it finishes.** `run-summary.md` is written into the run folder.""",
+)
 
 
 class MonitorScreen(WizardScreen):
@@ -133,8 +136,13 @@ class MonitorScreen(WizardScreen):
             self.post_message(StatusRead(None, exc.message, None))
             return
         except Exception as exc:  # noqa: BLE001 - whatever a run's files hold, the screen stays
-            self.post_message(StatusRead(None, f"could not read {self.run_dir}: "
-                                         f"{type(exc).__name__}: {clean_text(exc)[:200]}", None))
+            self.post_message(
+                StatusRead(
+                    None,
+                    f"could not read {self.run_dir}: {type(exc).__name__}: {clean_text(exc)[:200]}",
+                    None,
+                )
+            )
             return
         finally:
             self._reading.release()
@@ -144,7 +152,8 @@ class MonitorScreen(WizardScreen):
     def _show(self, message: StatusRead) -> None:
         if message.status is None:
             self.query_one("#monitor-head", Static).update(
-                Text(clean_text(message.error or ""), style="bold"))
+                Text(clean_text(message.error or ""), style="bold")
+            )
             return
         status = self.status = message.status
         if message.summary is not None:
@@ -201,9 +210,11 @@ class MonitorScreen(WizardScreen):
         text.append(clean_text(d.cause) + "\n", style="not bold")
         text.append("Advice (cheapest first): " + "; ".join(d.advice))
         if d.changes:
-            text.append("\nProposed fix (f shows the diff): " +
-                        ", ".join(report.show_change(k, v) for k, v in d.changes.items()),
-                        style="bold")
+            text.append(
+                "\nProposed fix (f shows the diff): "
+                + ", ".join(report.show_change(k, v) for k, v in d.changes.items()),
+                style="bold",
+            )
         return text
 
     def _tail(self, tail: list[str]) -> None:
@@ -236,8 +247,9 @@ class MonitorScreen(WizardScreen):
             return
         usable = self.status.usable_checkpoint
         if usable is None:  # every checkpoint was saved after the loss turned NaN
-            self.notify("No checkpoint was saved while the loss was finite: none worth copying",
-                        severity="warning")
+            self.notify(
+                "No checkpoint was saved while the loss was finite: none worth copying", severity="warning"
+            )
             return
         path = str(usable.path)
         self.app.copy_to_clipboard(path)
@@ -276,6 +288,10 @@ class MonitorScreen(WizardScreen):
         self.app.exit(0, return_code=0)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        actions = {"copy": self.action_copy, "stop": self.action_stop,
-                   "resume": self.action_resume, "fix": self.action_fix}
+        actions = {
+            "copy": self.action_copy,
+            "stop": self.action_stop,
+            "resume": self.action_resume,
+            "fix": self.action_fix,
+        }
         actions[event.button.id or "copy"]()

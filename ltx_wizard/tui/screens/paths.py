@@ -24,11 +24,21 @@ from textual.widgets import Button, Checkbox, Header, Input, Select, Static, Tex
 from ltx_wizard.core.plan.request import DEFAULT_RECIPE, PlanRequest, lenient_request
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
 from ltx_wizard.tui.paths_fields import (
-    EMPTY_HINT, FIELDS, PATHS_HELP, REQUIRED, TEXT_FIELDS, VAE_FIELDS, VIDEO_ONLY_LABEL,
+    EMPTY_HINT,
+    FIELDS,
+    PATHS_HELP,
+    REQUIRED,
+    TEXT_FIELDS,
+    VAE_FIELDS,
+    VIDEO_ONLY_LABEL,
     VIDEO_ONLY_OPTION,
 )
 from ltx_wizard.tui.paths_checks import (
-    ClipsProgress, ClipsProgressReporter, checkout_recipes, form_text, validation_form_for,
+    ClipsProgress,
+    ClipsProgressReporter,
+    checkout_recipes,
+    form_text,
+    validation_form_for,
 )
 from ltx_wizard.tui.widgets.dataset_options import dataset_options, is_dataset
 from ltx_wizard.tui.widgets.footer import Footer
@@ -39,6 +49,7 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 
 if TYPE_CHECKING:
     from ltx_wizard.core.plan.model_checks import CheckItem
+
 
 def recipe_label(name: str, modes: str) -> str:
     return f"{name} · {modes}" if modes else name
@@ -76,8 +87,7 @@ class PathsScreen(WizardScreen):
             for name, label, placeholder in FIELDS:
                 yield PathField(name, label, form_text(getattr(request, name)), placeholder)
                 if name == "data_root":
-                    box = Checkbox(VIDEO_ONLY_LABEL, request.video_only, id="video-only",
-                                   compact=True)
+                    box = Checkbox(VIDEO_ONLY_LABEL, request.video_only, id="video-only", compact=True)
                     box.display = request.video_only  # offered once the data shows no audio
                     yield box
                     yield from dataset_options(request)
@@ -89,10 +99,17 @@ class PathsScreen(WizardScreen):
                 id="mode",
                 compact=True,
             )
-            yield Static("Recipe (a shipped config of the checkout; the data root must hold its "
-                         "folders)", classes="field-label")
-            yield Select([(request.recipe, request.recipe)], value=request.recipe,
-                         allow_blank=False, id="recipe", compact=True)
+            yield Static(
+                "Recipe (a shipped config of the checkout; the data root must hold its folders)",
+                classes="field-label",
+            )
+            yield Select(
+                [(request.recipe, request.recipe)],
+                value=request.recipe,
+                allow_blank=False,
+                id="recipe",
+                compact=True,
+            )
             yield ValidationPanel(request)
         with Horizontal(classes="actions"):
             yield Button("Continue", id="continue", variant="primary")
@@ -125,11 +142,14 @@ class PathsScreen(WizardScreen):
         values = self.values() if values is None else values
         raw: dict[str, object] = {name: values[name] for name, _, _ in FIELDS}
         raw.update({name: values[name] for name in TEXT_FIELDS})
-        raw.update(training_mode=values["training_mode"], recipe=values["recipe"],
-                   video_only=values["video_only"],
-                   validation_media=ValidationPanel.media(values),
-                   validation_prompts=ValidationPanel.prompts(values),
-                   validation=values["validation"])
+        raw.update(
+            training_mode=values["training_mode"],
+            recipe=values["recipe"],
+            video_only=values["video_only"],
+            validation_media=ValidationPanel.media(values),
+            validation_prompts=ValidationPanel.prompts(values),
+            validation=values["validation"],
+        )
         return lenient_request({**asdict(self.app.state.request), **raw})
 
     def _show_vae_fields(self, split: bool) -> None:
@@ -159,20 +179,23 @@ class PathsScreen(WizardScreen):
         self._candidates = by_kind
         self._partial = message.result.partial_note()
         if self._partial:
-            self.notify(self._partial[0].upper() + self._partial[1:] + ".", severity="warning",
-                        timeout=12)
+            self.notify(self._partial[0].upper() + self._partial[1:] + ".", severity="warning", timeout=12)
         for name, cands in by_kind.items():
             self.query_one(f"#field-{name}", PathField).show_candidates(len(cands))
         best = next((c for c in by_kind.get("checkpoint", []) if c.usable), None)
         if best is not None and not self.values()["checkpoint"]:
             self._fill_from_checkpoint(best)
-        lacking = [what for what, kind in (("LTX checkpoint", "checkpoint"),
-                                           ("Gemma text encoder", "text_encoder"))
-                   if not by_kind.get(kind) and not self.values()[kind]]
+        lacking = [
+            what
+            for what, kind in (("LTX checkpoint", "checkpoint"), ("Gemma text encoder", "text_encoder"))
+            if not by_kind.get(kind) and not self.values()[kind]
+        ]
         if lacking:  # the skill's onboarding: offer the download, never start one unasked
-            self.notify(f"No {' or '.join(lacking)} found on disk: F3 offers the files the "
-                        "trainer's docs name (asking before each), as does `ltx-wizard models`.",
-                        timeout=12)
+            self.notify(
+                f"No {' or '.join(lacking)} found on disk: F3 offers the files the "
+                "trainer's docs name (asking before each), as does `ltx-wizard models`.",
+                timeout=12,
+            )
 
     def _fill_from_checkpoint(self, cand) -> None:
         self.query_one("#field-checkpoint", PathField).set_value(str(cand.path))
@@ -184,7 +207,9 @@ class PathsScreen(WizardScreen):
 
     def action_pick(self) -> None:
         focused = self.focused
-        name = focused.id.removeprefix("input-") if isinstance(focused, Input) and focused.id else "checkpoint"
+        name = (
+            focused.id.removeprefix("input-") if isinstance(focused, Input) and focused.id else "checkpoint"
+        )
         cands = self._candidates.get(name, [])
         if not cands:
             self.notify(f"Nothing found on disk for {name.replace('_', ' ')}; type the path.")
@@ -200,8 +225,9 @@ class PathsScreen(WizardScreen):
             else:
                 self.query_one(f"#field-{name}", PathField).set_value(path)
 
-        self.app.push_screen(PickDialog(f"Found on disk: {name.replace('_', ' ')}", cands,
-                                        note=self._partial), picked)
+        self.app.push_screen(
+            PickDialog(f"Found on disk: {name.replace('_', ' ')}", cands, note=self._partial), picked
+        )
 
     def action_download(self) -> None:
         """Models offered for download, one file at a time (dialogs/download.py)."""
@@ -249,8 +275,7 @@ class PathsScreen(WizardScreen):
         self._check(*form, self._cancel)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="checks")
-    def _check(self, draft: PlanRequest, problems: dict[str, str],
-               cancel: threading.Event) -> None:
+    def _check(self, draft: PlanRequest, problems: dict[str, str], cancel: threading.Event) -> None:
         from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
         from ltx_wizard.core.plan.model_checks import Cancelled, check_request
 
@@ -265,10 +290,15 @@ class PathsScreen(WizardScreen):
         checked = draft if split else replace(draft, video_vae=None, audio_vae=None)
         assessment = self.app.state.assessment
         try:
-            items = check_request(checked, tier=assessment.tier if assessment else None,
-                                  inspected=info,  # read once above, not again
-                                  video_only_option=VIDEO_ONLY_OPTION, cancel=cancel,
-                                  problems=problems, on_progress=ClipsProgressReporter(self, cancel))
+            items = check_request(
+                checked,
+                tier=assessment.tier if assessment else None,
+                inspected=info,  # read once above, not again
+                video_only_option=VIDEO_ONLY_OPTION,
+                cancel=cancel,
+                problems=problems,
+                on_progress=ClipsProgressReporter(self, cancel),
+            )
         except Cancelled:
             return
         # first: Continue, waiting on ChecksFinished, must see this section's verdict too
@@ -300,8 +330,9 @@ class PathsScreen(WizardScreen):
                 # The checks speak in CLI flags ("pass --checkpoint FILE"); here it is a field.
                 field.show_verdict(False, EMPTY_HINT[name])
             elif item is not None:
-                field.show_verdict(item.ok, item.summary if item.ok else (item.error or "not usable"),
-                                   item.warning)
+                field.show_verdict(
+                    item.ok, item.summary if item.ok else (item.error or "not usable"), item.warning
+                )
             else:
                 field.show_verdict(None, "")
         self._offer_recipes(message.recipes)
@@ -330,8 +361,7 @@ class PathsScreen(WizardScreen):
         names = [name for name, _ in recipes]
         select.set_options([(recipe_label(name, modes), name) for name, modes in recipes])
         # A changed value re-runs the checks (Select.Changed): the data is read for it.
-        wanted = chosen if chosen in names else (DEFAULT_RECIPE if DEFAULT_RECIPE in names
-                                                 else names[0])
+        wanted = chosen if chosen in names else (DEFAULT_RECIPE if DEFAULT_RECIPE in names else names[0])
         if select.value == wanted:
             # same value: show its new label (with modes); Textual's own idiom, its descriptor
             # read through the class, which its annotations do not cover

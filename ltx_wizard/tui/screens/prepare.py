@@ -30,16 +30,24 @@ from ltx_wizard.tui.widgets.path_field import PathField
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
-ABOUT = ("Point at your raw clips: a folder of clips or images, one long video, or a dataset "
-         "file. Your files are linked, never moved or changed. Already preprocessed, or a "
-         "finished dataset.json? F4 skips to the paths.")
-CAPTIONERS = [("Captioner: chosen from this box", "auto"), ("qwen_omni (local server)", "qwen_omni"),
-              ("gemini_flash (GEMINI_API_KEY)", "gemini_flash"), ("none: captions from a file", "none")]
+ABOUT = (
+    "Point at your raw clips: a folder of clips or images, one long video, or a dataset "
+    "file. Your files are linked, never moved or changed. Already preprocessed, or a "
+    "finished dataset.json? F4 skips to the paths."
+)
+CAPTIONERS = [
+    ("Captioner: chosen from this box", "auto"),
+    ("qwen_omni (local server)", "qwen_omni"),
+    ("gemini_flash (GEMINI_API_KEY)", "gemini_flash"),
+    ("none: captions from a file", "none"),
+]
 LOG_LINES = 500
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-PREPARE_HELP = ("Step 2 · Prepare your clips", """\
+PREPARE_HELP = (
+    "Step 2 · Prepare your clips",
+    """\
 **What it does.** Makes your raw clips into the dataset file the trainer's preprocessing reads,
 in a run folder: `<run>/dataset/dataset.json`. Your files are linked there, never moved or
 changed; everything made (scenes, upright copies, captions) stays in the run folder.
@@ -62,7 +70,8 @@ changed; everything made (scenes, upright copies, captions) stays in the run fol
 
 **Keys.** ctrl+n prepares, then continues to the paths with the dataset file, its bucket and
 trigger word filled in. F4 skips (your data is ready: a dataset file or a `.precomputed` folder).
-Esc cancels a running step (what was made is kept), else goes back.""")
+Esc cancels a running step (what was made is kept), else goes back.""",
+)
 
 
 class PrepareScreen(WizardScreen):
@@ -88,28 +97,46 @@ class PrepareScreen(WizardScreen):
         with VerticalScroll(id="body"):
             yield Static(Text("Prepare your clips", style="bold"), id="prep-title")
             yield Static(ABOUT, id="prep-about")
-            yield PathField("source", "Your clips (folder, video, or dataset file)",
-                            self._demo_source(), "~/clips")
-            yield PathField("trainer", "LTX-2 trainer checkout (its scripts do the work)",
-                            "" if request.trainer_root is None else str(request.trainer_root),
-                            "~/LTX-2")
+            yield PathField(
+                "source", "Your clips (folder, video, or dataset file)", self._demo_source(), "~/clips"
+            )
+            yield PathField(
+                "trainer",
+                "LTX-2 trainer checkout (its scripts do the work)",
+                "" if request.trainer_root is None else str(request.trainer_root),
+                "~/LTX-2",
+            )
             with Horizontal(classes="prep-row"):
-                yield Input(placeholder="run name (optional)",
-                            id="prep-run-name", compact=True)
-                yield Select([(request.recipe, request.recipe)], value=request.recipe,
-                             allow_blank=False, id="prep-recipe", compact=True)
+                yield Input(placeholder="run name (optional)", id="prep-run-name", compact=True)
+                yield Select(
+                    [(request.recipe, request.recipe)],
+                    value=request.recipe,
+                    allow_blank=False,
+                    id="prep-recipe",
+                    compact=True,
+                )
             with Horizontal(classes="prep-row"):
-                yield Checkbox("Split long videos into scenes", id="prep-split",
-                               compact=True)
-                yield Select(CAPTIONERS, value="auto", allow_blank=False, id="prep-captioner",
-                             compact=True)
+                yield Checkbox("Split long videos into scenes", id="prep-split", compact=True)
+                yield Select(CAPTIONERS, value="auto", allow_blank=False, id="prep-captioner", compact=True)
             with Horizontal(classes="prep-row"):
-                yield Input(request.lora_trigger or "", placeholder="trigger word (optional)",
-                            id="prep-trigger", compact=True)
-                yield Input(placeholder="held out: about 10 %, a count, or your file/folder",
-                            id="prep-holdout", compact=True)
-            yield PathField("captions", "Your captions file (only without a captioner: CSV/JSON/"
-                            "JSONL with caption and video columns)", "", "")
+                yield Input(
+                    request.lora_trigger or "",
+                    placeholder="trigger word (optional)",
+                    id="prep-trigger",
+                    compact=True,
+                )
+                yield Input(
+                    placeholder="held out: about 10 %, a count, or your file/folder",
+                    id="prep-holdout",
+                    compact=True,
+                )
+            yield PathField(
+                "captions",
+                "Your captions file (only without a captioner: CSV/JSON/"
+                "JSONL with caption and video columns)",
+                "",
+                "",
+            )
         with Vertical(id="prep-run"):
             yield Static("", id="prep-status")
             yield ProgressBar(total=None, show_eta=False, id="prep-progress")
@@ -180,7 +207,9 @@ class PrepareScreen(WizardScreen):
             captioner=None if captioner == "auto" else captioner,
             captions_file=self.query_one("#field-captions", PathField).value or None,
             split_scenes=self.query_one("#prep-split", Checkbox).value,
-            holdout=value("#prep-holdout") or None, lora_trigger=value("#prep-trigger") or None)
+            holdout=value("#prep-holdout") or None,
+            lora_trigger=value("#prep-trigger") or None,
+        )
 
     def action_next(self) -> None:
         if self.running:
@@ -190,7 +219,8 @@ class PrepareScreen(WizardScreen):
             return
         if not self.query_one("#field-source", PathField).value:
             self.query_one("#field-source", PathField).show_verdict(
-                False, "required: a folder of clips or images, one video, or a dataset file")
+                False, "required: a folder of clips or images, one video, or a dataset file"
+            )
             self.query_one("#input-source", Input).focus()
             return
         self.running = True
@@ -210,14 +240,23 @@ class PrepareScreen(WizardScreen):
 
         try:
             session = await asyncio.to_thread(
-                PrepareSession, request, ScreenAsker(self), gpus=lambda: _gpus(self.app),
-                runner=_runner(self.app), now=self.app.now(), cancel=self._cancel)
+                PrepareSession,
+                request,
+                ScreenAsker(self),
+                gpus=lambda: _gpus(self.app),
+                runner=_runner(self.app),
+                now=self.app.now(),
+                cancel=self._cancel,
+            )
             self.post_message(PrepareEnded(await session.run(), None))
         except WizardError as exc:
             self.post_message(PrepareEnded(None, exc.message))
         except asyncio.CancelledError:
-            self.post_message(PrepareEnded(None, "cancelled: what was made is kept in the run "
-                                                 "folder; Prepare again picks it up"))
+            self.post_message(
+                PrepareEnded(
+                    None, "cancelled: what was made is kept in the run folder; Prepare again picks it up"
+                )
+            )
             raise
         except Exception as exc:  # a bug is shown, not raised into the UI
             self.post_message(PrepareEnded(None, f"prepare failed: {type(exc).__name__}: {exc}"))
@@ -249,8 +288,13 @@ class PrepareScreen(WizardScreen):
         if message.error is not None:
             self.add_class("-failed")
             bar.update(total=1, progress=0)
-            self._status(Text.assemble(("Not prepared: ", "bold"), message.error,
-                                       "\nFix it and Prepare again (ctrl+n); Esc goes back."))
+            self._status(
+                Text.assemble(
+                    ("Not prepared: ", "bold"),
+                    message.error,
+                    "\nFix it and Prepare again (ctrl+n); Esc goes back.",
+                )
+            )
             return
         self.result = message.result
         self.add_class("-done")
@@ -258,8 +302,11 @@ class PrepareScreen(WizardScreen):
         bar.update(total=1, progress=1)
         self.query_one("#prepare", Button).label = "Continue"
         first, held = self.result.lines[:2]
-        self._status(Text.assemble((first, "bold"), "\n", held,
-                                   "\nContinue (ctrl+n) takes it to the paths and the plan."))
+        self._status(
+            Text.assemble(
+                (first, "bold"), "\n", held, "\nContinue (ctrl+n) takes it to the paths and the plan."
+            )
+        )
 
     def _status(self, text) -> None:
         self.query_one("#prep-status", Static).update(text)
@@ -269,11 +316,13 @@ class PrepareScreen(WizardScreen):
         assert result is not None
         # the prepared dataset into the draft request, through the one adapter
         state.edit_request(
-            data_root=result.dataset_file, resolution_buckets=result.bucket,
-            lora_trigger=result.lora_trigger or None, recipe=result.recipe,
+            data_root=result.dataset_file,
+            resolution_buckets=result.bucket,
+            lora_trigger=result.lora_trigger or None,
+            recipe=result.recipe,
             video_only=state.request.video_only or result.all_silent,
-            trainer_root=self.query_one("#field-trainer", PathField).value
-            or state.request.trainer_root)
+            trainer_root=self.query_one("#field-trainer", PathField).value or state.request.trainer_root,
+        )
         self.app.target_run_dir = result.run_dir
         self.app.nav.open_paths()
 
@@ -281,8 +330,10 @@ class PrepareScreen(WizardScreen):
         if self.running:
             return
         given = self.query_one("#field-source", PathField).value
-        if given and (given.lower().endswith((".json", ".jsonl", ".csv"))
-                      or os.path.basename(given.rstrip("/")) == ".precomputed"):
+        if given and (
+            given.lower().endswith((".json", ".jsonl", ".csv"))
+            or os.path.basename(given.rstrip("/")) == ".precomputed"
+        ):
             self.app.state.edit_request(data_root=given)  # a ready dataset file or data root
         self.app.nav.open_paths()
 
@@ -296,8 +347,9 @@ class PrepareScreen(WizardScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:
             return
-        {"prepare": self.action_next, "skip": self.action_skip,
-         "back": self.action_back}[event.button.id or "back"]()
+        {"prepare": self.action_next, "skip": self.action_skip, "back": self.action_back}[
+            event.button.id or "back"
+        ]()
 
 
 def _recipes(trainer_root: str) -> list[str]:
@@ -336,6 +388,5 @@ def _runner(app):
     from ltx_wizard.core.prepare.scripts import ScriptRunner, uv_runner
 
     if app.simulate:  # the demo's look-alike scripts, with this Python
-        return lambda trainer_dir, uv: ScriptRunner(trainer_dir=trainer_dir,
-                                                    prefix=(sys.executable,))
+        return lambda trainer_dir, uv: ScriptRunner(trainer_dir=trainer_dir, prefix=(sys.executable,))
     return uv_runner

@@ -26,17 +26,19 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 
 ABOUT = {
     "one": "Before autotune, one clip is encoded at your planned bucket into "
-           "overfit/.precomputed: autotune's trials train on it, so an out-of-memory or config "
-           "error shows in minutes instead of after the whole dataset is encoded.",
+    "overfit/.precomputed: autotune's trials train on it, so an out-of-memory or config "
+    "error shows in minutes instead of after the whole dataset is encoded.",
     "full": "Now every clip is encoded into the latents the trainer reads (a one-time step; "
-            "the trained model never sees the raw videos). This can take a while: the bar "
-            "shows the script's own progress and an estimate once it has a rate.",
+    "the trained model never sees the raw videos). This can take a while: the bar "
+    "shows the script's own progress and an estimate once it has a rate.",
 }
 TITLES = {"one": "Preprocess one sample", "full": "Preprocess the dataset"}
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-PREPROCESS_HELP = ("Preprocessing your clips", """\
+PREPROCESS_HELP = (
+    "Preprocessing your clips",
+    """\
 **What it does.** Runs the trainer's `scripts/process_dataset.py` with the arguments the plan
 decided (checkpoint, Gemma, VAEs, bucket, trigger word), and checks what it wrote.
 
@@ -45,7 +47,8 @@ autotune's trials run at your bucket in minutes; then, after autotune, every cli
 root. A step already done is not run again; an interrupted one resumes (the script skips what it
 wrote). An existing data root is never overwritten.
 
-**Keys.** r retries a failed step; Esc goes back (not while the script runs).""")
+**Keys.** r retries a failed step; Esc goes back (not while the script runs).""",
+)
 
 
 class PreprocessScreen(WizardScreen):
@@ -91,10 +94,13 @@ class PreprocessScreen(WizardScreen):
         from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
         try:
-            result = await run_step(self.app.state.run_dir, self.step,  # type: ignore[arg-type]  # run_dir: set before this screen opens
-                                    on_progress=self._progress,
-                                    # used only where preprocess.json says the plan's GPUs were simulated
-                                    stand_in=SimulatedTrainer(self.app.simulate or "h100"))
+            result = await run_step(
+                self.app.state.run_dir,
+                self.step,  # type: ignore[arg-type]  # run_dir: set before this screen opens
+                on_progress=self._progress,
+                # used only where preprocess.json says the plan's GPUs were simulated
+                stand_in=SimulatedTrainer(self.app.simulate or "h100"),
+            )
         except WizardError as exc:
             self._failed(exc.message)
             return
@@ -115,8 +121,7 @@ class PreprocessScreen(WizardScreen):
     def _progress(self, parser) -> None:
         phase = parser.current
         if phase is not None:
-            self.query_one("#pp-progress", ProgressBar).update(total=phase.total,
-                                                               progress=phase.done)
+            self.query_one("#pp-progress", ProgressBar).update(total=phase.total, progress=phase.done)
         self.query_one("#pp-status", Static).update(parser.line())
         if parser.skipped:
             shown = "; ".join(f"skipped {p} ({n} frames)" for p, n in parser.skipped[-5:])
@@ -125,8 +130,12 @@ class PreprocessScreen(WizardScreen):
     def _failed(self, message: str) -> None:
         self.running = False
         self.query_one("#pp-status", Static).update(
-            Text.assemble(("Failed: ", "bold"), message, "\nr retries (what was written is "
-                          "kept and skipped); Esc goes back."))
+            Text.assemble(
+                ("Failed: ", "bold"),
+                message,
+                "\nr retries (what was written is kept and skipped); Esc goes back.",
+            )
+        )
         self.query_one("#retry", Button).disabled = False
 
     def action_retry(self) -> None:

@@ -18,7 +18,9 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-PROBE_HELP = ("Step 1 · GPUs", """\
+PROBE_HELP = (
+    "Step 1 · GPUs",
+    """\
 **What it does.** Reads the GPUs training will see (NVML, else `nvidia-smi`), honouring
 `CUDA_VISIBLE_DEVICES` as CUDA does, and picks the tier of the *smallest* one.
 
@@ -38,8 +40,8 @@ and start the wizard again with the new value.
 `ltx-wizard probe --from-csv FILE`.
 
 **Next.** Below 32 GB a gate asks whether to go on at your own risk; unknown memory (GB10,
-MIG) is asked for; then the model paths.""")
-
+MIG) is asked for; then the model paths.""",
+)
 
 
 def tier_levers_text() -> str:
@@ -47,10 +49,14 @@ def tier_levers_text() -> str:
     from ltx_wizard.core.gpu.tiers import Tier
     from ltx_wizard.core.tuning import rules_text
 
-    lines = [f"- {tier.display_name}: {rules_text.levers_list(tier) or 'the baseline only'}"
-             for tier in (Tier.T32, Tier.T40_60, Tier.T80)]
-    return ("**What autotune tries** on each tier's base config, in order, each on the best so "
-            "far:\n" + "\n".join(lines))
+    lines = [
+        f"- {tier.display_name}: {rules_text.levers_list(tier) or 'the baseline only'}"
+        for tier in (Tier.T32, Tier.T40_60, Tier.T80)
+    ]
+    return (
+        "**What autotune tries** on each tier's base config, in order, each on the best so "
+        "far:\n" + "\n".join(lines)
+    )
 
 
 def probe_help() -> tuple[str, str]:
@@ -132,8 +138,11 @@ class ProbeScreen(WizardScreen):
         self._update_continue()
 
     def _show_failure(self, error: str) -> None:
-        self.query_one("#probe-status", Static).update(Text.assemble(
-            ("Probe failed: ", "bold"), error, "\nPress ctrl+r to probe again, or ctrl+q to quit."))
+        self.query_one("#probe-status", Static).update(
+            Text.assemble(
+                ("Probe failed: ", "bold"), error, "\nPress ctrl+r to probe again, or ctrl+q to quit."
+            )
+        )
         self.query_one("#gpus", DataTable).display = False
         self.query_one("#tier", Static).update("")
         self.query_one("#notes", Static).update("")

@@ -49,7 +49,9 @@ class Loaded(Message):
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-RESULTS_HELP = ("After training · evaluation renders", """\
+RESULTS_HELP = (
+    "After training · evaluation renders",
+    """\
 **What it does.** Renders prompts with the trained LoRA and without it (the base model, same seed
 and settings), through the trainer's own validation (a validate-only run) and, where your checkout
 has `ltx-pipelines` with your mode's entry point and its files, through production inference too;
@@ -82,16 +84,20 @@ under beside them; deciding whether the LoRA learned is yours.
 
 **Files.** `outputs/eval/<group>/NN_<prompt>.mp4` (and `.base.mp4` without the LoRA,
 `.pipelines.mp4` through ltx-pipelines) with `prompts.json` naming each file's prompt, seed, path
-and entry point; `run-summary.md` lists them.""")
+and entry point; `run-summary.md` lists them.""",
+)
 
 
 class ResultsScreen(WizardScreen):
     F1_HELP = RESULTS_HELP
     CSS_PATH = "results.tcss"
     BINDINGS = [
-        Binding("s", "start", "Start"), Binding("x", "stop", "Stop"),
-        Binding("e", "edit", "Edit prompts"), Binding("p", "play(True)", "Play"),
-        Binding("b", "play(False)", "Play base"), Binding("c", "copy", "Copy scp line"),
+        Binding("s", "start", "Start"),
+        Binding("x", "stop", "Stop"),
+        Binding("e", "edit", "Edit prompts"),
+        Binding("p", "play(True)", "Play"),
+        Binding("b", "play(False)", "Play base"),
+        Binding("c", "copy", "Copy scp line"),
         Binding("escape", "back", "Back"),
     ]
 
@@ -186,9 +192,12 @@ class ResultsScreen(WizardScreen):
             text.append(f"Cannot evaluate yet: {self._error}\n", style="bold")
         state = self.state
         if state is not None:
-            line = {"running": f"Running: {state.stage} ({state.done + 1} of {state.total})",
-                    "done": "Done: the renders below", "stopped": "Stopped by you",
-                    "failed": f"Failed: {state.error}"}.get(state.state, state.state)
+            line = {
+                "running": f"Running: {state.stage} ({state.done + 1} of {state.total})",
+                "done": "Done: the renders below",
+                "stopped": "Stopped by you",
+                "failed": f"Failed: {state.error}",
+            }.get(state.state, state.state)
             if lost and state.state == "running":
                 line = "The evaluation process is gone (killed?): its log is logs/eval.log"
             text.append(line + "  (log: logs/eval.log)\n")
@@ -211,8 +220,9 @@ class ResultsScreen(WizardScreen):
                 for render in self.manifest.of(category):
                     if render.prompt not in seen:
                         seen.append(render.prompt)
-                        options.add_option(Option(
-                            f"{TITLES[category]} {len(seen)}: {render.prompt}", id=render.prompt))
+                        options.add_option(
+                            Option(f"{TITLES[category]} {len(seen)}: {render.prompt}", id=render.prompt)
+                        )
             options.highlighted = highlighted if highlighted is not None else 0
             return
         self._plan_lines(options)
@@ -222,8 +232,9 @@ class ResultsScreen(WizardScreen):
             return
         for category in CATEGORIES:
             for n, prompt in enumerate(self.prompts.of(category), start=1):
-                options.add_option(Option(f"{TITLES[category]} {n}: {prompt.text}  "
-                                          f"[{prompt.source}]", disabled=True))
+                options.add_option(
+                    Option(f"{TITLES[category]} {n}: {prompt.text}  [{prompt.source}]", disabled=True)
+                )
         for line in self.production_lines + [f"Note: {n}" for n in self.prompts.notes]:
             options.add_option(Option(line, disabled=True))
 
@@ -239,8 +250,7 @@ class ResultsScreen(WizardScreen):
             self._sheet(event.option.id)
 
     def _renders(self, prompt: str) -> list[Render]:
-        found = [r for r in self.manifest.renders.values() if r.prompt == prompt] \
-            if self.manifest else []
+        found = [r for r in self.manifest.renders.values() if r.prompt == prompt] if self.manifest else []
         return sorted(found, key=lambda r: (r.made_by == PIPELINES, not r.lora))
 
     def _sheet(self, prompt: str) -> None:
@@ -256,21 +266,36 @@ class ResultsScreen(WizardScreen):
         size = "x".join(map(str, first.video_dims))
         title = f"{TITLES[first.category]}, seed {first.seed}, {size} ({first.source}): {prompt}"
         fed = next((r.conditioning for r in renders if r.conditioning), "")
-        self.query_one("#sheet-title", Static).update(Text(
-            title + (f"\nltx-pipelines fed {fed}" if fed else "")))
+        self.query_one("#sheet-title", Static).update(
+            Text(title + (f"\nltx-pipelines fed {fed}" if fed else ""))
+        )
         width = sheet.size.width or self.app.size.width - 2
         cells = max(20, (width - 4) // 2)
         count = 3 if cells < 50 else 4
         for path in (r.made_by for r in renders if r.lora):
             pair = [r for r in renders if r.made_by == path]
-            row = Horizontal(*(KeyframeStrip(eval_dir(self.run_dir) / r.file, _label(r),
-                                             cells=cells, count=count, graphics=self.graphics)
-                               for r in pair),
-                             classes="sheet-row")
+            row = Horizontal(
+                *(
+                    KeyframeStrip(
+                        eval_dir(self.run_dir) / r.file,
+                        _label(r),
+                        cells=cells,
+                        count=count,
+                        graphics=self.graphics,
+                    )
+                    for r in pair
+                ),
+                classes="sheet-row",
+            )
             sheet.mount(row)
-        self.query_one("#results-copy", Static).update(Text(
-            "c copies: " + scp_line(eval_dir(self.run_dir) / first.file), style="dim",
-            no_wrap=True, overflow="ellipsis"))
+        self.query_one("#results-copy", Static).update(
+            Text(
+                "c copies: " + scp_line(eval_dir(self.run_dir) / first.file),
+                style="dim",
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+        )
 
     # -- actions -------------------------------------------------------------------------------
 
@@ -296,8 +321,11 @@ class ResultsScreen(WizardScreen):
             with self.app.suspend():  # the player has the terminal; the wizard comes back after
                 subprocess.run(command, check=False)
         except SuspendNotSupported:
-            self.notify(f"this terminal cannot be handed to {Path(command[0]).name}: "
-                        + no_player_text().split("; ", 1)[1], timeout=8)
+            self.notify(
+                f"this terminal cannot be handed to {Path(command[0]).name}: "
+                + no_player_text().split("; ", 1)[1],
+                timeout=8,
+            )
         self.refresh()
 
     def action_copy(self) -> None:
@@ -337,8 +365,9 @@ class ResultsScreen(WizardScreen):
             return
         try:
             write_job(self.run_dir, job(self.setup[0], self.prompts, production_path=self.setup[1]))
-            pid, _log = start_job(self.run_dir, [sys.executable, "-m", "ltx_wizard", "eval",
-                                                 str(self.run_dir), "--job"])
+            pid, _log = start_job(
+                self.run_dir, [sys.executable, "-m", "ltx_wizard", "eval", str(self.run_dir), "--job"]
+            )
         except WizardError as exc:
             self.notify(exc.message, severity="error", timeout=10)
             return
@@ -356,12 +385,15 @@ class ResultsScreen(WizardScreen):
             if yes:
                 self.run_worker(stop(), group="results-stop", exclusive=True, exit_on_error=False)
 
-        self.app.push_screen(ConfirmDialog("Stop the evaluation and the process it runs?",
-                                           yes="Stop it", no="Let it run", title="Stop"), answered)
+        self.app.push_screen(
+            ConfirmDialog(
+                "Stop the evaluation and the process it runs?", yes="Stop it", no="Let it run", title="Stop"
+            ),
+            answered,
+        )
 
     def action_back(self) -> None:
         self.leave()
-
 
 
 def _label(render: Render) -> str:

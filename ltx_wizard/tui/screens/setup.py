@@ -46,7 +46,9 @@ class OfferDone(Message):
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-SETUP_HELP = ("Setting up the trainer", """\
+SETUP_HELP = (
+    "Setting up the trainer",
+    """\
 **What it does.** Shown after the probe when something the trainer needs is missing: uv, the
 LTX-2 checkout, its environment (`uv sync`), or an update of a checkout too old for your models.
 
@@ -59,7 +61,8 @@ existing checkout is only touched by an offer you accept.
 named at the end. Esc stops a running step.
 
 **Next.** Continue (ctrl+n): what you want the model to learn. `ltx-wizard setup` offers the
-same on the command line (`--yes` for scripts).""")
+same on the command line (`--yes` for scripts).""",
+)
 
 
 class SetupScreen(WizardScreen):
@@ -170,8 +173,11 @@ class SetupScreen(WizardScreen):
         button = self.query_one("#continue", Button)
         button.disabled = False
         button.focus()
-        if self.survey is not None and self.survey.checkout == "present" or any(
-                o.key == "clone" and o.status == "done" for o in self.outcomes):
+        if (
+            self.survey is not None
+            and self.survey.checkout == "present"
+            or any(o.key == "clone" and o.status == "done" for o in self.outcomes)
+        ):
             self.app.state.edit_request(trainer_root=self.survey.root)
 
     # ----- running an offer ------------------------------------------------------------------
@@ -207,8 +213,9 @@ class SetupScreen(WizardScreen):
     @on(StepOutput)
     def _output(self, message: StepOutput) -> None:
         bar = self.query_one("#setup-progress", ProgressBar)
-        bar.update(total=100 if message.fraction is not None else None,
-                   progress=(message.fraction or 0) * 100)
+        bar.update(
+            total=100 if message.fraction is not None else None, progress=(message.fraction or 0) * 100
+        )
         self.query_one("#setup-status", Static).update(message.phase)
         self.query_one("#setup-log", TailLog).write_tail([message.line])
 
@@ -217,7 +224,8 @@ class SetupScreen(WizardScreen):
         self.running = False
         self.outcomes.append(message.outcome)
         self.query_one("#setup-status", Static).update(
-            f"{message.outcome.key}: {message.outcome.status}. {message.outcome.detail}")
+            f"{message.outcome.key}: {message.outcome.status}. {message.outcome.detail}"
+        )
         self.index += 1
         self._show_offer()
 
@@ -238,5 +246,6 @@ class SetupScreen(WizardScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:
             return
-        {"yes": self.action_yes, "no": self.action_no,
-         "continue": self.action_next}[event.button.id or "continue"]()
+        {"yes": self.action_yes, "no": self.action_no, "continue": self.action_next}[
+            event.button.id or "continue"
+        ]()

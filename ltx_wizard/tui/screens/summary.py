@@ -14,7 +14,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import (
-    Button, Checkbox, DataTable, Header, Markdown, Static, TabbedContent, TabPane,
+    Button,
+    Checkbox,
+    DataTable,
+    Header,
+    Markdown,
+    Static,
+    TabbedContent,
+    TabPane,
 )
 
 from ltx_wizard.core.base.errors import WizardError
@@ -27,7 +34,9 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-SUMMARY_HELP = ("Step 3 · The plan", """\
+SUMMARY_HELP = (
+    "Step 3 · The plan",
+    """\
 **What it shows.** The tier, the base config and its key choices, the run folder, the launch
 command, any warnings, `plan.md` (p) and the diff against the shipped config (d). Scroll with
 the arrow keys, PageUp/PageDown, Home/End.
@@ -40,7 +49,8 @@ the arrow keys, PageUp/PageDown, Home/End.
 
 **What gets written.** `plan.md`, `config.yaml` (the shipped file with only paths and the
 multi-GPU rules changed), `run.json`, `launch.sh`, and the folders `outputs/` and `logs/`.
-An existing plan is never overwritten without asking.""")
+An existing plan is never overwritten without asking.""",
+)
 
 
 class SummaryScreen(WizardScreen):
@@ -75,8 +85,11 @@ class SummaryScreen(WizardScreen):
             yield Static("", id="host")
             yield Static("Autotune", classes="section-title")
             # Off: a larger batch is tried only where lower accumulation keeps the effective batch.
-            yield Checkbox("Allow a batch change (b): steps rescaled to keep the samples seen",
-                           value=self.app.state.allow_batch_change, id="allow-batch")
+            yield Checkbox(
+                "Allow a batch change (b): steps rescaled to keep the samples seen",
+                value=self.app.state.allow_batch_change,
+                id="allow-batch",
+            )
             with TabbedContent(id="summary-tabs"):
                 with TabPane("Plan (plan.md)", id="plan"):
                     yield Markdown("", id="plan-preview")
@@ -112,9 +125,17 @@ class SummaryScreen(WizardScreen):
                 audio_vae=state.request.audio_vae if state.split_pack else None,
                 workspace=target.parent if target is not None else app.workspace,
                 run_name=target.name if target is not None else None,
-                accept_risk=state.accept_risk, nodes=app.options.nodes)
-            draft = prepare_plan(request, app.state.assessment, now=app.now(), simulate=app.simulate,
-                                 host=app.options.host_fn, stand_in=stand_in_for(app.simulate))
+                accept_risk=state.accept_risk,
+                nodes=app.options.nodes,
+            )
+            draft = prepare_plan(
+                request,
+                app.state.assessment,
+                now=app.now(),
+                simulate=app.simulate,
+                host=app.options.host_fn,
+                stand_in=stand_in_for(app.simulate),
+            )
             error = None
         except WandbUnknown as exc:  # asked, never silently off (dialogs/wandb_ask.py)
             from ltx_wizard.tui.dialogs.wandb_ask import WandbAsk
@@ -159,16 +180,22 @@ class SummaryScreen(WizardScreen):
         for gpu in assessment.probe.gpus:
             index, name, _, nominal = gpu_row(gpu)
             text.append(f"\nGPU {index}: {name} ({nominal})")
-        text.append(f"\nData: {data_words(draft.record.data)} · mode {draft.record.training_mode}"
-                    + (" · video only (training_strategy.audio: null)"
-                       if draft.record.request.video_only else ""))
+        text.append(
+            f"\nData: {data_words(draft.record.data)} · mode {draft.record.training_mode}"
+            + (" · video only (training_strategy.audio: null)" if draft.record.request.video_only else "")
+        )
         multi = draft.multinode
         if multi is not None:
             per = f"{multi.gpus_per_node} GPU" + ("s" if multi.gpus_per_node != 1 else "")
-            text.append(f"\nNodes: {multi.nodes} x {per} = {multi.total_gpus} GPUs"
-                        f" · effective batch {multi.effective_batch}", style="bold")
-            text.append(f"\nWrites {multi.sbatch_path.name} for Slurm (untested on a real cluster);"
-                        " autotune runs on one node")
+            text.append(
+                f"\nNodes: {multi.nodes} x {per} = {multi.total_gpus} GPUs"
+                f" · effective batch {multi.effective_batch}",
+                style="bold",
+            )
+            text.append(
+                f"\nWrites {multi.sbatch_path.name} for Slurm (untested on a real cluster);"
+                " autotune runs on one node"
+            )
         head.update(text)
         self._show_choices(draft)
         self._offer_batch_change(draft)
@@ -206,12 +233,16 @@ class SummaryScreen(WizardScreen):
             return None
         data = draft.record.data
         if data.from_clips and not data.reused:
-            return (f"Both approvals preprocess first: *Approve + autotune* encodes one sample "
-                    f"for the trials, then after autotune all {data.samples} usable clips into "
-                    f"`{data.root}`; *Approve, skip* runs both steps (the one sample, then all the "
-                    "clips) before the launch step.")
-        return (f"The data is preprocessed already ({data.samples} samples in `{data.root}`): "
-                "*Approve, skip* goes straight to the launch step.")
+            return (
+                f"Both approvals preprocess first: *Approve + autotune* encodes one sample "
+                f"for the trials, then after autotune all {data.samples} usable clips into "
+                f"`{data.root}`; *Approve, skip* runs both steps (the one sample, then all the "
+                "clips) before the launch step."
+            )
+        return (
+            f"The data is preprocessed already ({data.samples} samples in `{data.root}`): "
+            "*Approve, skip* goes straight to the launch step."
+        )
 
     def _offer_batch_change(self, draft) -> None:
         """The batch choice only where a batch trial can run on this plan's trial data."""
@@ -274,8 +305,10 @@ class SummaryScreen(WizardScreen):
         fresh = _free_name(draft.run_dir)
         mine = self.app.state.run_dir == draft.run_dir
         whose = "this wizard wrote earlier in this session" if mine else "is there already"
-        question = (f"{draft.run_dir} holds a plan.md or config.yaml that {whose}. Plan into a "
-                    f"new folder, {fresh.name} (nothing there is touched), or overwrite it?")
+        question = (
+            f"{draft.run_dir} holds a plan.md or config.yaml that {whose}. Plan into a "
+            f"new folder, {fresh.name} (nothing there is touched), or overwrite it?"
+        )
 
         def answered(key: str | None) -> None:
             if key == "o":
@@ -288,9 +321,12 @@ class SummaryScreen(WizardScreen):
                 self.notify(f"Planned again into {fresh.name}: approve to write it.", timeout=8)
                 self._prepare()
 
-        self.app.push_screen(ChoiceDialog("Run folder exists", question,
-                                          [("f", f"New folder {fresh.name}"),
-                                           ("o", "Overwrite")]), answered)
+        self.app.push_screen(
+            ChoiceDialog(
+                "Run folder exists", question, [("f", f"New folder {fresh.name}"), ("o", "Overwrite")]
+            ),
+            answered,
+        )
 
     def action_toggle_batch(self) -> None:
         box = self.query_one("#allow-batch", Checkbox)
@@ -299,9 +335,13 @@ class SummaryScreen(WizardScreen):
             return
         box.toggle()
         # the box sits below the plan's first screen: say what the key did
-        self.notify("Batch change allowed: a larger batch may run, optimization.steps rescaled to "
-                    "keep the samples seen" if box.value else
-                    "Batch change not allowed: the approved schedule is kept", timeout=6)
+        self.notify(
+            "Batch change allowed: a larger batch may run, optimization.steps rescaled to "
+            "keep the samples seen"
+            if box.value
+            else "Batch change not allowed: the approved schedule is kept",
+            timeout=6,
+        )
 
     def action_back(self) -> None:
         self.leave()

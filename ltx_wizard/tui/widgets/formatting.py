@@ -32,8 +32,12 @@ def gpu_row(gpu: GpuInfo) -> tuple[str, Text, str, str]:
 
     if gpu.memory_total_bytes is None:
         return (str(gpu.index), plain(gpu.name), "not reported", "?")
-    return (str(gpu.index), plain(gpu.name), gib(bytes_to_gib(gpu.memory_total_bytes)),
-            f"{nominal_gb(gpu.memory_total_bytes)} GB")
+    return (
+        str(gpu.index),
+        plain(gpu.name),
+        gib(bytes_to_gib(gpu.memory_total_bytes)),
+        f"{nominal_gb(gpu.memory_total_bytes)} GB",
+    )
 
 
 def yaml_value(value: object) -> str:
@@ -63,10 +67,14 @@ def baseline_problem(state) -> str | None:
     if base is None or base.outcome == "ok":
         return None
     if base.outcome == "oom":
-        return ("The baseline trial ran out of GPU memory, so the full run with this config will "
-                "very likely fail the same way. Try smaller clips first: rerun the trainer's "
-                "scripts/process_dataset.py with smaller --resolution-buckets (fewer pixels or "
-                "frames), then plan again; or use a GPU with more memory.")
-    return (f"The baseline trial ended with '{base.outcome}' ({base.reason or 'see autotune.log'}), "
-            "so the full run will very likely fail too: read the trainer's error in autotune.log "
-            "and fix it first.")
+        return (
+            "The baseline trial ran out of GPU memory, so the full run with this config will "
+            "very likely fail the same way. Try smaller clips first: rerun the trainer's "
+            "scripts/process_dataset.py with smaller --resolution-buckets (fewer pixels or "
+            "frames), then plan again; or use a GPU with more memory."
+        )
+    return (
+        f"The baseline trial ended with '{base.outcome}' ({base.reason or 'see autotune.log'}), "
+        "so the full run will very likely fail too: read the trainer's error in autotune.log "
+        "and fix it first."
+    )

@@ -67,8 +67,7 @@ def graphics_for(app):
     from ltx_wizard.tui.images.choice import choose
 
     forced = getattr(getattr(app, "options", None), "graphics", None)
-    return choose(os.environ, forced, color_system=app.console.color_system,
-                  headless=app.is_headless)
+    return choose(os.environ, forced, color_system=app.console.color_system, headless=app.is_headless)
 
 
 def emit(app, data: str) -> None:
@@ -95,10 +94,10 @@ class KeyframeStrip(Static):
 
         graphics: Any  # images/choice.py Graphics
 
-    def __init__(self, path: Path, label: str, *, cells: int, count: int = FRAMES,
-                 id: str | None = None, graphics=None) -> None:
-        super().__init__(Text(f"{label}\n(decoding...)", no_wrap=True), id=id,
-                         classes="keyframe-strip")
+    def __init__(
+        self, path: Path, label: str, *, cells: int, count: int = FRAMES, id: str | None = None, graphics=None
+    ) -> None:
+        super().__init__(Text(f"{label}\n(decoding...)", no_wrap=True), id=id, classes="keyframe-strip")
         self.path, self.label, self.cells, self.count = Path(path), label, cells, count
         self.graphics = graphics  # images/choice.py Graphics; resolved in the worker when None
         self.found: Keyframes | None = None
@@ -118,8 +117,14 @@ class KeyframeStrip(Static):
             return
         from ltx_wizard.tui.images.drawing import prepare
 
-        drawing = prepare(graphics, self.path, self.count, width,
-                          truecolor=self.app.console.color_system != "256", cell=cell_pixels())
+        drawing = prepare(
+            graphics,
+            self.path,
+            self.count,
+            width,
+            truecolor=self.app.console.color_system != "256",
+            cell=cell_pixels(),
+        )
         self.post_message(self.Decoded(self, drawing.found, graphics, drawing))
 
     def on_keyframe_strip_decoded(self, message: Decoded) -> None:
@@ -153,8 +158,7 @@ class KeyframeStrip(Static):
             from ltx_wizard.tui.images import kitty
 
             passthrough = self.drawing.graphics.passthrough
-            emit(self.app, "".join(kitty.delete(i, passthrough=passthrough)
-                                   for i in self.drawing.ids))
+            emit(self.app, "".join(kitty.delete(i, passthrough=passthrough) for i in self.drawing.ids))
         self.drawing = None
 
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -168,12 +172,14 @@ class KeyframeStrip(Static):
             geometry = self.screen.find_widget(self)
         except (NoScreen, NoWidget):  # not placed on a screen (yet): nothing to draw over
             return lines
-        return _with_sixels(lines, crop, drawing, geometry.region, geometry.visible_region,
-                            self.content_region)
+        return _with_sixels(
+            lines, crop, drawing, geometry.region, geometry.visible_region, self.content_region
+        )
 
 
-def _with_sixels(lines: list[Strip], crop: Region, drawing, region: Region, visible: Region,
-                 content: Region) -> list[Strip]:
+def _with_sixels(
+    lines: list[Strip], crop: Region, drawing, region: Region, visible: Region, content: Region
+) -> list[Strip]:
     """`lines` with the Sixel pictures written at the end of the last visible image line that
     this paint covers: the whole visible part of each keyframe wholly in view."""
     top = content.y + 1  # the image rows follow the label line

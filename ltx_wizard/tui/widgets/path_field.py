@@ -28,7 +28,7 @@ def _complete(value: str) -> str | None:
     if os.path.isdir(full):
         full += os.sep
     # Keep what the user typed (a leading ~ stays a ~).
-    return value + full[len(expanded):]
+    return value + full[len(expanded) :]
 
 
 class PathSuggester(Suggester):

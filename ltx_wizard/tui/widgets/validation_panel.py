@@ -76,18 +76,29 @@ class ValidationPanel(Vertical):
     def compose(self) -> ComposeResult:
         paths = self._request
         yield Static("Validation media", id="validation-needs", classes="field-label")
-        yield Select(MODES, value=paths.validation or "media", allow_blank=False,
-                     id="validation-mode", compact=True)
-        yield Input(f"{SEPARATOR} ".join(map(str, paths.validation_media)), id="validation-media",
-                    placeholder=f"files in sample order, '{SEPARATOR}' between", compact=True)
+        yield Select(
+            MODES, value=paths.validation or "media", allow_blank=False, id="validation-mode", compact=True
+        )
+        yield Input(
+            f"{SEPARATOR} ".join(map(str, paths.validation_media)),
+            id="validation-media",
+            placeholder=f"files in sample order, '{SEPARATOR}' between",
+            compact=True,
+        )
         offers = Offers(id="validation-offers")
         offers.display = False
         yield offers
-        yield Static("Validation prompts (optional, one per line; they replace the shipped ones)",
-                     classes="field-label")
-        yield TextArea("\n".join(paths.validation_prompts), id="validation-prompts",
-                       compact=True, show_line_numbers=False,
-                       placeholder="one prompt per line (empty: the shipped prompts)")
+        yield Static(
+            "Validation prompts (optional, one per line; they replace the shipped ones)",
+            classes="field-label",
+        )
+        yield TextArea(
+            "\n".join(paths.validation_prompts),
+            id="validation-prompts",
+            compact=True,
+            show_line_numbers=False,
+            placeholder="one prompt per line (empty: the shipped prompts)",
+        )
         yield Static("", id="validation-status", classes="field-status")
 
     def on_mount(self) -> None:
@@ -120,8 +131,12 @@ class ValidationPanel(Vertical):
         offers = self.query_one("#validation-offers", Offers)
         offers.paths = [str(o.path) for o in form.offers]
         offers.clear_options()
-        offers.add_options([f"{i + 1}  {o.path.name}  ({o.role.replace('_', ' ')}, {o.source.name})"
-                            for i, o in enumerate(form.offers)])
+        offers.add_options(
+            [
+                f"{i + 1}  {o.path.name}  ({o.role.replace('_', ' ')}, {o.source.name})"
+                for i, o in enumerate(form.offers)
+            ]
+        )
         offers.display = bool(form.offers)
         status = self.query_one("#validation-status", Static)
         status.set_class(form.error is None, "-ok")

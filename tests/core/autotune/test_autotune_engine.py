@@ -31,11 +31,24 @@ def plan_run(tmp_path: Path, preset: str, samples: int = 3, extra=()) -> Path:
     make_checkpoint(tmp_path / "models" / "ltx-2-19b.safetensors", params_b=22)
     make_gemma_dir(tmp_path / "models" / "gemma")
     make_data_root(tmp_path / "data" / ".precomputed", n_samples=samples)
-    args = ["plan", "--trainer-root", str(tmp_path / "LTX-2"),
-            "--checkpoint", str(tmp_path / "models" / "ltx-2-19b.safetensors"),
-            "--text-encoder", str(tmp_path / "models" / "gemma"),
-            "--data-root", str(tmp_path / "data" / ".precomputed"),
-            "--workspace", str(tmp_path / "ws"), "--run-name", "run", "--simulate", preset, *extra]
+    args = [
+        "plan",
+        "--trainer-root",
+        str(tmp_path / "LTX-2"),
+        "--checkpoint",
+        str(tmp_path / "models" / "ltx-2-19b.safetensors"),
+        "--text-encoder",
+        str(tmp_path / "models" / "gemma"),
+        "--data-root",
+        str(tmp_path / "data" / ".precomputed"),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--run-name",
+        "run",
+        "--simulate",
+        preset,
+        *extra,
+    ]
     assert main(args) == 0
     return tmp_path / "ws" / "run"
 
@@ -84,7 +97,8 @@ def test_rtx5090_keeps_the_baseline(tmp_path, capsys):
     assert (run_dir / "config.yaml").read_text() == planned
     skipped = {t["change"]: t["reason"] for t in data["trials"] if t["outcome"] == "skipped"}
     assert any("headroom" in r or "oom" in r.lower() for r in skipped.values()) or any(
-        t["outcome"] == "oom" for t in data["trials"])
+        t["outcome"] == "oom" for t in data["trials"]
+    )
 
 
 def test_h100_skips_the_no_ops(tmp_path, capsys):
@@ -108,9 +122,15 @@ def test_finished_autotune_is_not_rerun(tmp_path, capsys):
 
 def _engine(run_dir: Path, preset: str, events: list, sim_env=None, **kw) -> AutotuneEngine:
     probe = simulated_probe(preset)
-    return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          stand_in=SimulatedTrainer(preset, speed=SIM_SPEED, env=sim_env),
-                          on_event=events.append, grace_s=2.0, **kw)
+    return AutotuneEngine(
+        run_dir,
+        probe=probe,
+        assessment=assess(probe),
+        stand_in=SimulatedTrainer(preset, speed=SIM_SPEED, env=sim_env),
+        on_event=events.append,
+        grace_s=2.0,
+        **kw,
+    )
 
 
 async def test_cancel_stops_the_trial_and_resume_skips_finished_trials(tmp_path):
@@ -150,8 +170,7 @@ async def test_nan_baseline_means_no_winner(tmp_path):
 async def test_hung_trainer_times_out_and_leaves_no_process(tmp_path):
     run_dir = plan_run(tmp_path, "h100")
     events: list = []
-    engine = _engine(run_dir, "h100", events, idle_timeout_s=1.5,
-                     sim_env={"LTX_WIZARD_SIM_FAULT": "hang"})
+    engine = _engine(run_dir, "h100", events, idle_timeout_s=1.5, sim_env={"LTX_WIZARD_SIM_FAULT": "hang"})
     summary = await engine.run()
     assert summary.trials[0].outcome == "timeout"
     assert _trial_processes(run_dir) == []
@@ -178,7 +197,11 @@ def test_sighup_to_the_wizard_leaves_no_trainer_behind(tmp_path):
     env = {**os.environ, "LTX_WIZARD_SIM_FAULT": "hang", "PYTHONPATH": str(ROOT)}
     wizard = subprocess.Popen(
         [sys.executable, "-m", "ltx_wizard", "autotune", str(run_dir), "--simulate", "h100"],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
     for line in wizard.stderr:  # wait until the trial is really running
         if "step 20/" in line:
             break
@@ -186,8 +209,11 @@ def test_sighup_to_the_wizard_leaves_no_trainer_behind(tmp_path):
     wizard.send_signal(signal.SIGHUP)
     assert wizard.wait(timeout=30) != 0
     assert _trial_processes(run_dir) == []
-    trials = [json.loads(line) for line in (run_dir / "autotune.log").read_text().splitlines()
-              if line.startswith('{"')]
+    trials = [
+        json.loads(line)
+        for line in (run_dir / "autotune.log").read_text().splitlines()
+        if line.startswith('{"')
+    ]
     assert trials[-1]["outcome"] == "cancelled"
 
 

@@ -19,7 +19,8 @@ from ltx_wizard.demo.lookalike_models import make_data_root
 def tree(root: Path) -> dict[str, str]:
     return {
         str(p.relative_to(root)): os.readlink(p) if p.is_symlink() else "file"
-        for p in sorted(root.rglob("*")) if not p.is_dir()
+        for p in sorted(root.rglob("*"))
+        if not p.is_dir()
     }
 
 
@@ -47,22 +48,35 @@ def test_subset_is_rebuilt_not_merged(tmp_path):
     assert sorted(os.listdir(target.parent)) == [".precomputed"]  # no staging folder left
 
 
-@pytest.mark.parametrize(("available", "gpus", "k"), [(1, 1, 1), (3, 1, 2), (4, 1, 4), (9, 2, 8),
-                                                     (3, 2, 2), (1, 4, 1)])
+@pytest.mark.parametrize(
+    ("available", "gpus", "k"), [(1, 1, 1), (3, 1, 2), (4, 1, 4), (9, 2, 8), (3, 2, 2), (1, 4, 1)]
+)
 def test_subset_size(available, gpus, k):
     assert subset_size(available, gpus) == k
 
 
 def test_trial_config_changes_only_trial_lines(tmp_path):
     planned = LOW_VRAM_TEXT.replace("enabled: false", "enabled: true")  # a user who logs to W&B
-    text = trial_config_text(planned, {"acceleration.quantization": None},
-                             tmp_path / "sub", tmp_path / "out")
+    text = trial_config_text(planned, {"acceleration.quantization": None}, tmp_path / "sub", tmp_path / "out")
     changed = {b.split(":")[0].strip() for b in set(text.splitlines()) - set(planned.splitlines())}
     audio = {"generate_audio"} if "generate_audio: false" not in planned else set()  # turned off
-    assert changed == {"quantization", "preprocessed_data_root", "steps", "interval", "samples",
-                       "skip_initial_validation", "enabled", "output_dir", "generate_video"} | audio
+    assert (
+        changed
+        == {
+            "quantization",
+            "preprocessed_data_root",
+            "steps",
+            "interval",
+            "samples",
+            "skip_initial_validation",
+            "enabled",
+            "output_dir",
+            "generate_video",
+        }
+        | audio
+    )
     assert "wandb:\n  enabled: false" in text
-    assert 'quantization: null   # quantize the transformer weights' in text
+    assert "quantization: null   # quantize the transformer weights" in text
     assert "negative_prompt:" in text and "video_dims: [576, 576, 89]  # width" in text
     settings = settings_from_config(text)
     assert settings.quantization is None and settings.optimizer_type == "adamw8bit"
@@ -76,8 +90,7 @@ def test_settings_from_the_standard_config():
 def test_log_is_append_only_and_resumable(tmp_path):
     log = ResultsLog(tmp_path / "autotune.log")
     log.session_started("new")
-    ok = TrialResult(index=1, change="baseline", outcome="ok", step_time_s=4.0, peak_vram_gb=30.1,
-                     kept=True)
+    ok = TrialResult(index=1, change="baseline", outcome="ok", step_time_s=4.0, peak_vram_gb=30.1, kept=True)
     cancelled = TrialResult(index=2, change="optimizer adamw8bit -> adamw", outcome="cancelled")
     log.trial(ok)
     log.trial(cancelled)
@@ -103,17 +116,22 @@ def test_tuned_config_keeps_steps_unless_the_effective_batch_moved_and_marks_eac
     from ltx_wizard.core.tuning.headroom import TrainSettings
     from ltx_wizard.core.autotune.outputs.tuned_config import tuned_config
 
-    planned = ("optimization:\n  steps: 2000  # how long\n  batch_size: 1\n"
-               "  gradient_accumulation_steps: 4\n")
-    kept = tuned_config(planned, {"optimization.batch_size": 4,
-                                  "optimization.gradient_accumulation_steps": 1},
-                        TrainSettings(None, "adamw", 1, 4, True), TrainSettings(None, "adamw", 4, 1, True))
+    planned = "optimization:\n  steps: 2000  # how long\n  batch_size: 1\n  gradient_accumulation_steps: 4\n"
+    kept = tuned_config(
+        planned,
+        {"optimization.batch_size": 4, "optimization.gradient_accumulation_steps": 1},
+        TrainSettings(None, "adamw", 1, 4, True),
+        TrainSettings(None, "adamw", 4, 1, True),
+    )
     assert kept.steps is None and "steps: 2000  # how long\n" in kept.text
     assert "batch_size: 4  # ltx-wizard: autotune (was 1)" in kept.text
     assert "gradient_accumulation_steps: 1  # ltx-wizard: autotune (was 4)" in kept.text
-    grew = tuned_config(planned.replace("accumulation_steps: 4", "accumulation_steps: 1"),
-                        {"optimization.batch_size": 2, "optimization.gradient_accumulation_steps": 1},
-                        TrainSettings(None, "adamw", 1, 1, True), TrainSettings(None, "adamw", 2, 1, True))
+    grew = tuned_config(
+        planned.replace("accumulation_steps: 4", "accumulation_steps: 1"),
+        {"optimization.batch_size": 2, "optimization.gradient_accumulation_steps": 1},
+        TrainSettings(None, "adamw", 1, 1, True),
+        TrainSettings(None, "adamw", 2, 1, True),
+    )
     assert grew.steps == (2000, 1000)  # 1000 steps x 2 samples = the planned 2000 samples
     assert "steps: 1000  # how long  # ltx-wizard: autotune" in grew.text and "(was 2000)" in grew.text
     assert "gradient_accumulation_steps: 1\n" in grew.text  # unchanged: no mark

@@ -13,7 +13,11 @@ from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
 from ltx_wizard.core.autotune.events import ConfirmationFinished
 from ltx_wizard.core.tuning.results import Confirmation, TrialResult
 from ltx_wizard.core.tuning.trial_config import (
-    CONFIRM_INFERENCE_STEPS, CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS, confirmation_config_text,
+    CONFIRM_INFERENCE_STEPS,
+    CONFIRM_STEPS,
+    FUSED_STEPS,
+    TRIAL_STEPS,
+    confirmation_config_text,
     trial_config_text,
 )
 from ltx_wizard.core.gpu.presets import simulated_probe
@@ -22,6 +26,7 @@ from ltx_wizard.demo.sim import cost_model as cost
 from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 from tests.core.autotune.test_autotune_engine import plan_run
 from tests.demo.sim.test_sim_trainer import run_sim, trial_config
+
 
 def _legacy(text: str) -> str:
     """The same config with the deprecated `prompts:` list in place of `samples:`."""
@@ -69,13 +74,16 @@ def test_the_simulated_trainer_skips_gemma_and_validation_for_a_trial(tmp_path):
 
 
 def test_confirmation_uses_the_configs_own_validation_with_one_prompt():
-    cfg = plain(confirmation_config_text(LOW_VRAM_TEXT, {"optimization.batch_size": 2},
-                                         Path("/sub"), Path("/out")))
+    cfg = plain(
+        confirmation_config_text(LOW_VRAM_TEXT, {"optimization.batch_size": 2}, Path("/sub"), Path("/out"))
+    )
     val = cfg["validation"]
     assert val["samples"] == [dict(FIRST)] and len(plain(LOW_VRAM_TEXT)["validation"]["samples"]) > 1
     assert val["video_dims"] == [576, 576, 89] and val["inference_steps"] == CONFIRM_INFERENCE_STEPS
     assert val["interval"] == cfg["optimization"]["steps"] == CONFIRM_STEPS
-    assert cfg["optimization"]["batch_size"] == 2 and cfg["acceleration"]["offload_optimizer_during_validation"]
+    assert (
+        cfg["optimization"]["batch_size"] == 2 and cfg["acceleration"]["offload_optimizer_during_validation"]
+    )
     fused = plain(confirmation_config_text(LEGACY, {}, Path("/sub"), Path("/out"), fused=True))
     assert fused["validation"]["prompts"] == plain(LEGACY)["validation"]["prompts"][:1]
     assert fused["validation"]["interval"] == fused["optimization"]["steps"] == FUSED_STEPS
@@ -100,6 +108,7 @@ def test_cost_model_phases_follow_the_config():
 
 def _fake_runs(monkeypatch, confirm_outcome):
     """Trials succeed (batch faster per sample); confirmations answer `confirm_outcome(changes)`."""
+
     async def run(self, cand, config_path, output_dir, log_path=None, kind="trial", ahead_of=None):
         batch = cand.settings.batch_size if cand.settings else 1
         step = {1: 2.0, 2: 3.0, 4: 5.0}[batch]
@@ -107,18 +116,35 @@ def _fake_runs(monkeypatch, confirm_outcome):
             return TrialResult(index=cand.index, change=cand.change, changes=cand.changes, outcome="oom")
         if kind != "trial":
             outcome = confirm_outcome(cand.config_changes)
-            self.last_confirmation = Confirmation(trial=cand.index, outcome=outcome, peak_vram_gb=70.0,
-                                                  reason=outcome, changes=dict(cand.config_changes))
-        return TrialResult(index=cand.index, change=cand.change, changes=cand.changes, outcome="ok",
-                           step_time_s=step, peak_vram_gb=50.0 + batch)
+            self.last_confirmation = Confirmation(
+                trial=cand.index,
+                outcome=outcome,
+                peak_vram_gb=70.0,
+                reason=outcome,
+                changes=dict(cand.config_changes),
+            )
+        return TrialResult(
+            index=cand.index,
+            change=cand.change,
+            changes=cand.changes,
+            outcome="ok",
+            step_time_s=step,
+            peak_vram_gb=50.0 + batch,
+        )
 
     monkeypatch.setattr(engine_mod.TrialRunner, "run", run)
 
 
 def _autotune(run_dir: Path, preset: str, events: list, **options):
     probe = simulated_probe(preset)
-    engine = AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                            stand_in=SimulatedTrainer(preset), on_event=events.append, **options)
+    engine = AutotuneEngine(
+        run_dir,
+        probe=probe,
+        assessment=assess(probe),
+        stand_in=SimulatedTrainer(preset),
+        on_event=events.append,
+        **options,
+    )
     return asyncio.run(engine.run())
 
 
@@ -134,8 +160,7 @@ def test_failed_confirmation_falls_back_to_the_previous_best(tmp_path, monkeypat
     plan = (run_dir / "plan.md").read_text()  # accumulation was already 1: steps are halved
     assert "`optimization.steps` 2000 -> 1000 keeps the samples seen" in plan
     assert "steps: 1000" in (run_dir / "config.yaml").read_text()
-    assert summary.contract_json()["confirmation"] == {"outcome": "ok", "peak_vram_gb": 70.0,
-                                                       "reason": "ok"}
+    assert summary.contract_json()["confirmation"] == {"outcome": "ok", "peak_vram_gb": 70.0, "reason": "ok"}
     assert sum(isinstance(e, ConfirmationFinished) for e in events) == 2
     log = (run_dir / "autotune.log").read_text()
     assert log.count("confirm  trial") >= 2 and '"kind": "confirmation"' in log
@@ -171,12 +196,19 @@ def test_parallel_trials_keep_the_decision_order(tmp_path, monkeypatch):
                 await asyncio.sleep(0)
         finished.append(cand.index)
         if kind != "trial":
-            self.last_confirmation = Confirmation(trial=cand.index, outcome="ok", peak_vram_gb=60.0,
-                                                  changes=dict(cand.config_changes))
+            self.last_confirmation = Confirmation(
+                trial=cand.index, outcome="ok", peak_vram_gb=60.0, changes=dict(cand.config_changes)
+            )
         if cand.stage == "checkpointing":
             return TrialResult(index=cand.index, change=cand.change, changes=cand.changes, outcome="oom")
-        return TrialResult(index=cand.index, change=cand.change, changes=cand.changes, outcome="ok",
-                           step_time_s={1: 2.0, 2: 3.0, 4: 5.0}[batch], peak_vram_gb=50.0 + batch)
+        return TrialResult(
+            index=cand.index,
+            change=cand.change,
+            changes=cand.changes,
+            outcome="ok",
+            step_time_s={1: 2.0, 2: 3.0, 4: 5.0}[batch],
+            peak_vram_gb=50.0 + batch,
+        )
 
     monkeypatch.setattr(engine_mod.TrialRunner, "run", run)
     parallel = _autotune(run_dir, "8xh100", [], allow_batch_change=True)  # guesses to run ahead
@@ -193,8 +225,10 @@ def test_parallel_trials_keep_the_decision_order(tmp_path, monkeypatch):
 def test_folded_prompts_are_replaced_and_the_comment_after_them_stays(tmp_path):
     folded = STANDARD_TEXT.replace("  negative_prompt:", "  # Negative prompt below\n  negative_prompt:", 1)
     start = folded.index("  samples:\n")
-    folded = (folded[:start] + "  samples:\n    - prompt: >-\n        A long prompt folded\n"
-              "        over two lines.\n\n" + folded[folded.index("  # Negative prompt below"):])
+    folded = (
+        folded[:start] + "  samples:\n    - prompt: >-\n        A long prompt folded\n"
+        "        over two lines.\n\n" + folded[folded.index("  # Negative prompt below") :]
+    )
     assert plain(folded)["validation"]["samples"] == [{"prompt": "A long prompt folded over two lines."}]
     text = trial_config_text(folded, {}, tmp_path, tmp_path)
     assert "  samples: []\n\n  # Negative prompt below\n" in text

@@ -18,11 +18,14 @@ from ltx_wizard.core.autotune.trials.vram_sampler import VramReading
 from tests.core.autotune.test_autotune_engine import plan_run
 
 DATA = Path(__file__).parents[2] / "data" / "trainer_logs"
-OOM_LINE = next(line for line in (DATA / "oom_cols80.txt").read_text().splitlines()
-                if line.startswith("torch.OutOfMemoryError"))
+OOM_LINE = next(
+    line
+    for line in (DATA / "oom_cols80.txt").read_text().splitlines()
+    if line.startswith("torch.OutOfMemoryError")
+)
 
 # A look-alike trainer: sets the sampled memory, prints what the real one prints, then exits.
-STANDIN = '''
+STANDIN = """
 import os, sys, time
 mode = sys.argv[1]
 path = os.environ["LTX_WIZARD_SIM_VRAM_FILE"]
@@ -44,7 +47,7 @@ print(" - Total time: 1.0 minutes")
 print(" - Training speed: 0.70 steps/second")
 print(" - Samples/second: 0.70")
 print(" - Peak GPU memory: " + sys.argv[3] + " GB", flush=True)
-'''
+"""
 
 
 def _standin(tmp_path: Path, *args: str) -> str:
@@ -55,9 +58,11 @@ def _standin(tmp_path: Path, *args: str) -> str:
 
 def test_torch_oom_messages_give_the_memory_in_use_in_gib():
     assert in_use_gib(OOM_LINE) == 30.33  # "this process has 30.33 GiB memory in use"
-    older = ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB "
-             "total capacity; 14.56 GiB already allocated; 3.12 MiB free; 14.70 GiB reserved in "
-             "total by PyTorch)")
+    older = (
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB "
+        "total capacity; 14.56 GiB already allocated; 3.12 MiB free; 14.70 GiB reserved in "
+        "total by PyTorch)"
+    )
     assert in_use_gib(older) == 14.7
     assert in_use_gib("... this process has 512.00 MiB memory in use.") == 0.5
     assert in_use_gib("CUDA error: out of memory") is None
@@ -76,8 +81,19 @@ def test_an_oom_trial_shows_the_memory_in_use_its_error_states(tmp_path, capsys)
     run_dir = plan_run(tmp_path, "rtx5090", samples=1)
     capsys.readouterr()
     cmd = _standin(tmp_path, "oom", "24678", repr(OOM_LINE))  # sampler: 24.1 GiB
-    code = main(["autotune", str(run_dir), "--simulate", "rtx5090", "--json", "--max-trials", "1",
-                 "--trainer-cmd", cmd])
+    code = main(
+        [
+            "autotune",
+            str(run_dir),
+            "--simulate",
+            "rtx5090",
+            "--json",
+            "--max-trials",
+            "1",
+            "--trainer-cmd",
+            cmd,
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert code == 1
     trial = data["trials"][0]
@@ -92,20 +108,21 @@ def test_one_reading_is_the_same_gib_figure_in_the_cli_the_log_and_the_table(tmp
     run_dir = plan_run(tmp_path, "a6000")
     capsys.readouterr()
     cmd = _standin(tmp_path, "ok", "40960", "43.52")  # sampler 40.0 GiB, trainer 43.52 "GB"
-    code = main(["autotune", str(run_dir), "--simulate", "a6000", "--max-trials", "1",
-                 "--trainer-cmd", cmd])
+    code = main(["autotune", str(run_dir), "--simulate", "a6000", "--max-trials", "1", "--trainer-cmd", cmd])
     out, err = capsys.readouterr()
     assert code == 0, err
     log = (run_dir / "autotune.log").read_text()
-    record = next(json.loads(line) for line in log.splitlines()
-                  if line.startswith('{"') and '"kind": "trial"' in line)
+    record = next(
+        json.loads(line) for line in log.splitlines() if line.startswith('{"') and '"kind": "trial"' in line
+    )
     assert record["peak_vram_gb"] == 43.52 and record["vram_method"] == "trainer's report"
     result = TrialResult.model_validate({k: v for k, v in record.items() if k != "kind"})
     for shown in (err, out, log):  # the progress line, the report, autotune.log
         assert "43.5 GiB peak" in shown and " GB" not in shown.replace("trainer says 43.52 GiB", "")
     assert presenter.trial_row(result).cells[4] == "43.5 GiB"  # the Autotune screen's cell
     assert "43.5 GiB peak" in presenter.winner_sentence(
-        AutotuneSummary(trials=[result], winner=1, config_patched=False))
+        AutotuneSummary(trials=[result], winner=1, config_patched=False)
+    )
 
 
 def test_the_plan_and_the_probe_table_show_the_card_in_the_same_gib():

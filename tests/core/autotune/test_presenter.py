@@ -13,17 +13,25 @@ from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation, TrialResult
 
 ROOT = Path(__file__).resolve().parents[3] / "ltx_wizard"
-OOM = TrialResult(index=3, change="optimizer_type -> adamw", outcome="oom",
-                  peak_vram_gb=47.94, reason="CUDA out of memory")
-WIN = TrialResult(index=2, change="quantization -> null", outcome="ok", step_time_s=1.914,
-                  peak_vram_gb=44.06, kept=True)
-SUMMARY = AutotuneSummary(trials=[OOM.model_copy(update={"index": 1}), WIN], winner=2,
-                          config_patched=True)
+OOM = TrialResult(
+    index=3, change="optimizer_type -> adamw", outcome="oom", peak_vram_gb=47.94, reason="CUDA out of memory"
+)
+WIN = TrialResult(
+    index=2, change="quantization -> null", outcome="ok", step_time_s=1.914, peak_vram_gb=44.06, kept=True
+)
+SUMMARY = AutotuneSummary(trials=[OOM.model_copy(update={"index": 1}), WIN], winner=2, config_patched=True)
 
 
 def test_a_table_row_labels_the_outcome_and_marks_missing_readings():
     assert presenter.trial_row(OOM).cells == (
-        "3", "optimizer_type -> adamw", "OOM", "—", "47.9 GiB", "✗", "CUDA out of memory")
+        "3",
+        "optimizer_type -> adamw",
+        "OOM",
+        "—",
+        "47.9 GiB",
+        "✗",
+        "CUDA out of memory",
+    )
     assert presenter.trial_row(WIN).cells[2:6] == ("ok", "1.91 s", "44.1 GiB", "✓")
     conf = Confirmation(trial=2, outcome="nan", gpus=4)
     row = presenter.confirmation_row(conf)
@@ -41,8 +49,9 @@ def test_the_log_line_keeps_the_outcome_word_and_the_reason():
 def test_the_winner_reads_the_same_on_every_surface():
     assert presenter.winner_brief(SUMMARY) == "trial 2 (quantization -> null)"
     sentence = presenter.winner_sentence(SUMMARY)
-    assert sentence == ("winner trial 2 (quantization -> null), 1.91 s/step, 44.1 GiB peak; "
-                        "patched into config.yaml")
+    assert sentence == (
+        "winner trial 2 (quantization -> null), 1.91 s/step, 44.1 GiB peak; patched into config.yaml"
+    )
     end = presenter.progress_line(events.AutotuneFinished(summary=SUMMARY))
     assert end == "autotune finished: winner trial 2 (quantization -> null)"
     none = SUMMARY.model_copy(update={"winner": None, "config_patched": False})
@@ -77,8 +86,7 @@ def test_nothing_dispatches_autotune_events_by_their_class_name():
     for path in ROOT.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Compare):
-                consts = [c.value for c in [node.left, *node.comparators]
-                          if isinstance(c, ast.Constant)]
+                consts = [c.value for c in [node.left, *node.comparators] if isinstance(c, ast.Constant)]
                 if any(c in names for c in consts):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert found == []
@@ -86,8 +94,9 @@ def test_nothing_dispatches_autotune_events_by_their_class_name():
 
 def test_the_cancel_dialog_promises_what_the_engine_does():
     kept = WIN.model_copy(update={"changes": {"acceleration.quantization": None}})
-    assert "config.yaml gets the best so far, trial 2 (quantization -> null)" in \
-        presenter.cancel_promise(kept)
+    assert "config.yaml gets the best so far, trial 2 (quantization -> null)" in presenter.cancel_promise(
+        kept
+    )
     assert "config.yaml stays as planned" in presenter.cancel_promise(None)
     assert "config.yaml stays as planned" in presenter.cancel_promise(WIN)  # baseline-like: no change
 
@@ -97,6 +106,12 @@ def test_a_skipped_trial_says_why_once():
     from ltx_wizard.core.autotune.outputs.presenter import why_text
 
     why = "no-op: quantization is already off"
-    skipped = TrialResult(index=2, change="quantization off (already null)", changes={},
-                          outcome="skipped", reason=why, decision=f"not run: {why}")
+    skipped = TrialResult(
+        index=2,
+        change="quantization off (already null)",
+        changes={},
+        outcome="skipped",
+        reason=why,
+        decision=f"not run: {why}",
+    )
     assert why_text(skipped) == f"not run: {why}"

@@ -8,8 +8,13 @@ import pytest
 from ltx_wizard.core.autotune.outputs.presenter import clock_text
 from ltx_wizard.core.autotune.outputs.live_rows import RunningTrials, gpus_text, more_text
 from ltx_wizard.core.autotune.events import (
-    AutotuneFinished, ConfirmationFinished, ConfirmationStarted, TrialFinished, TrialPhase,
-    TrialProgress, TrialStarted,
+    AutotuneFinished,
+    ConfirmationFinished,
+    ConfirmationStarted,
+    TrialFinished,
+    TrialPhase,
+    TrialProgress,
+    TrialStarted,
 )
 from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation, TrialResult
 
@@ -38,10 +43,18 @@ def texts(tracker: RunningTrials) -> list[str]:
     return [row.text for row in tracker.rows()]
 
 
-@pytest.mark.parametrize("seconds, text", [
-    (0, "0:00"), (7.9, "0:07"), (65, "1:05"), (599, "9:59"), (3600, "1:00:00"),
-    (3723, "1:02:03"), (-3, "0:00"),
-])
+@pytest.mark.parametrize(
+    "seconds, text",
+    [
+        (0, "0:00"),
+        (7.9, "0:07"),
+        (65, "1:05"),
+        (599, "9:59"),
+        (3600, "1:00:00"),
+        (3723, "1:02:03"),
+        (-3, "0:00"),
+    ],
+)
 def test_clock_text(seconds, text):
     assert clock_text(seconds) == text
 
@@ -109,7 +122,9 @@ def test_a_done_row_gives_its_gpu_up_to_the_next_trial():
     tracker.feed(phase(2, "ended"))
     tracker.feed(started(3))  # GPU 1 is free again
     assert [(r.index, r.gpus, r.phase) for r in tracker.rows()] == [
-        (1, (0,), "starting"), (3, (1,), "starting")]
+        (1, (0,), "starting"),
+        (3, (1,), "starting"),
+    ]
 
 
 def test_a_dropped_guess_is_gone_and_frees_its_gpu():
@@ -130,8 +145,10 @@ def test_two_trials_on_two_gpus_take_the_first_free_gpu_as_the_pool_does():
     tracker.feed(started(2))
     tracker.feed(TrialProgress(index=2, step=20, total=40))
     clock.now += 5
-    assert texts(tracker) == ["trial 1 · GPU 0 · starting · step 0/40 · 0:15",
-                              "trial 2 · GPU 1 · starting · step 20/40 · 0:05"]
+    assert texts(tracker) == [
+        "trial 1 · GPU 0 · starting · step 0/40 · 0:15",
+        "trial 2 · GPU 1 · starting · step 20/40 · 0:05",
+    ]
     tracker.feed(phase(1, "ended"))  # GPU 0 is free: the next trial goes there
     tracker.feed(finished(1))
     tracker.feed(started(3))

@@ -26,8 +26,12 @@ async def test_side_by_side_trials_each_name_their_own_gpu_and_never_share_one(t
             gpu = event.gpus[0]
             assert gpu not in busy, f"trial {event.index} started on GPU {gpu}, busy with {busy}"
             busy[gpu], on[event.index] = event.index, gpu
-        elif isinstance(event, TrialPhase) and not event.confirmation and event.phase in (
-                "ended", "dropped") and busy.get(on.get(event.index, -1)) == event.index:
+        elif (
+            isinstance(event, TrialPhase)
+            and not event.confirmation
+            and event.phase in ("ended", "dropped")
+            and busy.get(on.get(event.index, -1)) == event.index
+        ):
             del busy[on[event.index]]
     assert set(on.values()) == {0, 1}  # both GPUs ran trials
     readings = [e for e in events if isinstance(e, VramUpdate)]
@@ -36,21 +40,19 @@ async def test_side_by_side_trials_each_name_their_own_gpu_and_never_share_one(t
 
 def test_the_vram_line_keeps_each_gpus_latest_reading():
     readings: dict = {}
-    line = presenter.vram_readings(readings, VramUpdate(used_mib=[20480], total_mib=[49140],
-                                                        gpus=(1,)))
+    line = presenter.vram_readings(readings, VramUpdate(used_mib=[20480], total_mib=[49140], gpus=(1,)))
     assert line == "VRAM GPU1 20.0/48 GiB"
-    line = presenter.vram_readings(readings, VramUpdate(used_mib=[10240], total_mib=[49140],
-                                                        gpus=(0,)))
+    line = presenter.vram_readings(readings, VramUpdate(used_mib=[10240], total_mib=[49140], gpus=(0,)))
     assert line == "VRAM GPU0 10.0/48 GiB  GPU1 20.0/48 GiB"
-    line = presenter.vram_readings(readings, VramUpdate(used_mib=[None, 30720],
-                                                        total_mib=[49140, 49140]))
+    line = presenter.vram_readings(readings, VramUpdate(used_mib=[None, 30720], total_mib=[49140, 49140]))
     assert line == "VRAM GPU0 ?/48 GiB  GPU1 30.0/48 GiB"  # no GPUs named: 0, 1, ...
 
 
 def test_many_gpus_read_as_the_fullest_one_on_one_line():
     readings: dict = {}
-    line = presenter.vram_readings(readings, VramUpdate(
-        used_mib=[40960 + 1024 * g for g in range(8)], total_mib=[81920] * 8))
+    line = presenter.vram_readings(
+        readings, VramUpdate(used_mib=[40960 + 1024 * g for g in range(8)], total_mib=[81920] * 8)
+    )
     assert line == "VRAM 8 GPUs, fullest GPU7 47.0/80 GiB" and len(line) < 80
 
 

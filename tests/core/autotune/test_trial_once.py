@@ -29,9 +29,14 @@ BOUND_S = 120  # a safety bound only: the tests end on events
 
 def _engine(run_dir: Path, preset: str, on_event) -> AutotuneEngine:
     probe = simulated_probe(preset)
-    return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          stand_in=SimulatedTrainer(preset, speed=SIM_SPEED),
-                          on_event=on_event, grace_s=2.0)
+    return AutotuneEngine(
+        run_dir,
+        probe=probe,
+        assessment=assess(probe),
+        stand_in=SimulatedTrainer(preset, speed=SIM_SPEED),
+        on_event=on_event,
+        grace_s=2.0,
+    )
 
 
 def _trial_logs(run_dir: Path) -> tuple[dict[int, Path], dict[int, list[Path]]]:
@@ -52,8 +57,11 @@ def _assert_each_index_ran_once(run_dir: Path, summary) -> dict[int, list[Path]]
     ran = {t.index for t in summary.trials if t.outcome not in ("skipped", "cancelled")}
     own, guesses = _trial_logs(run_dir)
     assert set(own) == ran  # one log per trial that ran, none for a guess nobody recorded
-    folders = {int(p.name.split("-")[1]) for p in (run_dir / "overfit").glob("trial-*")
-               if re.fullmatch(r"trial-\d+", p.name)}
+    folders = {
+        int(p.name.split("-")[1])
+        for p in (run_dir / "overfit").glob("trial-*")
+        if re.fullmatch(r"trial-\d+", p.name)
+    }
     assert folders == ran
     for index, path in own.items():
         text = path.read_text()
@@ -81,14 +89,14 @@ async def test_two_gpus_run_each_trial_once_and_pick_the_sequential_winner(tmp_p
 
     one_dir = plan_run(tmp_path / "one", "a6000", samples=4)
     sequential = await asyncio.wait_for(_engine(one_dir, "a6000", None).run(), BOUND_S)
-    assert [(t.change, t.outcome, t.kept) for t in parallel.trials] == \
-        [(t.change, t.outcome, t.kept) for t in sequential.trials]
+    assert [(t.change, t.outcome, t.kept) for t in parallel.trials] == [
+        (t.change, t.outcome, t.kept) for t in sequential.trials
+    ]
     assert parallel.winner == sequential.winner
     assert parallel.winner_changes == sequential.winner_changes
 
 
-async def test_a_guess_dropped_while_running_is_set_aside_before_its_number_runs(tmp_path,
-                                                                                 monkeypatch):
+async def test_a_guess_dropped_while_running_is_set_aside_before_its_number_runs(tmp_path, monkeypatch):
     """Trial 2 is not kept on 2xa6000 (it leaves under 5% free): the guess of trial 3 that
     assumed it kept is dropped. Trial 2's result waits until that guess has trained a step, so
     the guess is surely running when it is dropped."""
@@ -119,27 +127,38 @@ async def test_a_guess_dropped_while_running_is_set_aside_before_its_number_runs
     assert "ended (cancelled)" in guess_log
     # the real trial 3 (quantized, as trial 2's change was not kept) has its own files
     assert 'Quantizing model with "int8-quanto"' in (run_dir / "logs" / "trial-3.log").read_text()
-    assert 'Quantizing model with' not in guess_log
+    assert "Quantizing model with" not in guess_log
     started = [e for e in events if isinstance(e, TrialStarted) and e.index == 3]
     assert [e.ahead_of for e in started] == [2, None]
     dropped = [e for e in events if isinstance(e, TrialPhase) and e.phase == "dropped"]
     assert [e.index for e in dropped] == [3]
     # the drop is reported after the guess's own end, before the real trial 3 starts
-    order = [e for e in events if isinstance(e, (TrialStarted, TrialPhase)) and e.index == 3
-             and (isinstance(e, TrialStarted)
-                  or e.phase in ("ended", "dropped") and not e.confirmation)]
-    assert [getattr(e, "phase", "started") for e in order] == ["started", "ended", "dropped",
-                                                               "started", "ended"]
+    order = [
+        e
+        for e in events
+        if isinstance(e, (TrialStarted, TrialPhase))
+        and e.index == 3
+        and (isinstance(e, TrialStarted) or e.phase in ("ended", "dropped") and not e.confirmation)
+    ]
+    assert [getattr(e, "phase", "started") for e in order] == [
+        "started",
+        "ended",
+        "dropped",
+        "started",
+        "ended",
+    ]
 
 
 def _marker_trainer(tmp_path: Path) -> tuple[list[str], Path]:
     """A trainer that leaves a file behind the moment it runs."""
     marker = tmp_path / "launched"
     script = tmp_path / "train.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         from pathlib import Path
         Path({str(marker)!r}).write_text("ran")
-    """))
+    """)
+    )
     return [sys.executable, str(script)], marker
 
 
@@ -152,8 +171,9 @@ async def test_a_cancel_before_the_process_starts_holds(tmp_path):
     events: list = []
     runner = TrialRunner(TrialCommand(prefix), lambda: NullBackend(1), events.append, grace_s=1.0)
     await runner.cancel()  # the pool drops a guess whose run has not begun yet
-    result = await runner.run(_cand(), tmp_path / "config.yaml", tmp_path / "out",
-                              tmp_path / "logs" / "trial-1.log")
+    result = await runner.run(
+        _cand(), tmp_path / "config.yaml", tmp_path / "out", tmp_path / "logs" / "trial-1.log"
+    )
     assert result.outcome == "cancelled"
     assert not marker.exists() and runner.process is None
     assert not (tmp_path / "logs" / "trial-1.log").exists()  # nothing to set aside
@@ -172,8 +192,9 @@ async def test_a_cancel_while_the_run_sets_up_never_launches_the_process(tmp_pat
             asyncio.ensure_future(runner.cancel())
 
     runner = TrialRunner(TrialCommand(prefix), lambda: NullBackend(1), on_event, grace_s=1.0)
-    result = await runner.run(_cand(), tmp_path / "config.yaml", tmp_path / "out",
-                              tmp_path / "logs" / "trial-1.log")
+    result = await runner.run(
+        _cand(), tmp_path / "config.yaml", tmp_path / "out", tmp_path / "logs" / "trial-1.log"
+    )
     assert result.outcome == "cancelled" and not marker.exists()
     assert "ended (cancelled)" in (tmp_path / "logs" / "trial-1.log").read_text()
 
@@ -185,8 +206,9 @@ def test_a_guess_and_its_drop_read_as_such_not_as_a_failure():
     from ltx_wizard.core.autotune.outputs import presenter
     from ltx_wizard.core.autotune.sweep.trial_steps import dropped_label
 
-    guess = TrialStarted(index=3, change="optimizer adamw8bit -> adamw", total_steps=40,
-                         config_path="c", ahead_of=2)
+    guess = TrialStarted(
+        index=3, change="optimizer adamw8bit -> adamw", total_steps=40, config_path="c", ahead_of=2
+    )
     assert presenter.progress_line(guess).endswith("(run ahead, in case trial 2 is kept)")
     assert presenter.running_row(guess).cells[-1] == "run ahead, in case trial 2 is kept"
     plain = TrialStarted(index=3, change="x", total_steps=40, config_path="c")
@@ -194,8 +216,9 @@ def test_a_guess_and_its_drop_read_as_such_not_as_a_failure():
     drop = TrialPhase(index=3, phase="dropped", label=dropped_label(2, "trial-3.guess"))
     row = presenter.dropped_row(guess, drop)
     assert row.cells[2] == "dropped" and row.cells[1] == guess.change and row.cells[5] == ""
-    assert row.cells[6] == ("run ahead in case trial 2 was kept; it was not; its files are in "
-                            "overfit/trial-3.guess/")
+    assert row.cells[6] == (
+        "run ahead in case trial 2 was kept; it was not; its files are in overfit/trial-3.guess/"
+    )
     out = StringIO()
     progress = PlainProgress(out, clock=lambda: 0.0)
     for event in (guess, drop):

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from ltx_wizard.core.autotune.trials.phase import PhaseTracker
 from ltx_wizard.core.trainer_output.events import (
-    CheckpointSaved, Statistics, StepEvent, TrainerPhase, ValidationSaved,
+    CheckpointSaved,
+    Statistics,
+    StepEvent,
+    TrainerPhase,
+    ValidationSaved,
 )
 from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
 from ltx_wizard.core.trainer_output.stages import message_phase
@@ -13,20 +17,35 @@ from ltx_wizard.demo.sim.rich_format import format_record
 
 # As the real trainer prints them on a pipe at 80 columns (rich's layout: level, message, source).
 REAL_RUN = [
-    *format_record("DEBUG", "Loading text encoder for validation embedding caching...",
-                   "validation_runner.py:333", 80),
-    *format_record("INFO", "Pre-computing embeddings for 1 validation prompts...",
-                   "validation_runner.py:346", 80),
+    *format_record(
+        "DEBUG", "Loading text encoder for validation embedding caching...", "validation_runner.py:333", 80
+    ),
+    *format_record(
+        "INFO", "Pre-computing embeddings for 1 validation prompts...", "validation_runner.py:346", 80
+    ),
     *format_record("DEBUG", "Loading transformer...", "trainer.py:412", 80),
-    *format_record("INFO", "Building transformer with attention backends -- self: PYTORCH, "
-                   "masked: PYTORCH", "model.py:87", 80),
-    *format_record("INFO", 'Quantizing model with "int8-quanto". This may take a while...',
-                   "trainer.py:443", 80),
+    *format_record(
+        "INFO",
+        "Building transformer with attention backends -- self: PYTORCH, masked: PYTORCH",
+        "model.py:87",
+        80,
+    ),
+    *format_record(
+        "INFO", 'Quantizing model with "int8-quanto". This may take a while...', "trainer.py:443", 80
+    ),
     *format_record("INFO", "🚀 Starting training...", "trainer.py:191", 80),
-    *format_record("WARNING", "Progress bars disabled. Intermediate status messages will be "
-                   "logged instead.", "trainer.py:201", 80),
-    *format_record("INFO", "Step 20/40 - Loss: 0.2437, LR: 5.00e-05, Time/Step: 4.31s, "
-                   "Total Time: calculating...", "trainer.py:307", 80),
+    *format_record(
+        "WARNING",
+        "Progress bars disabled. Intermediate status messages will be logged instead.",
+        "trainer.py:201",
+        80,
+    ),
+    *format_record(
+        "INFO",
+        "Step 20/40 - Loss: 0.2437, LR: 5.00e-05, Time/Step: 4.31s, Total Time: calculating...",
+        "trainer.py:307",
+        80,
+    ),
 ]
 
 
@@ -80,16 +99,27 @@ def phases(tracker: PhaseTracker, events: list) -> list[tuple[str, str]]:
 def test_a_trial_goes_from_loading_to_training_to_saving():
     tracker = PhaseTracker(total=40)
     assert tracker.start() == "starting" and tracker.start() is None  # only changes are news
-    seen = phases(tracker, [
-        TrainerPhase(t=0, phase="loading"), TrainerPhase(t=0, phase="loading"),
-        TrainerPhase(t=0, phase="quantizing"), TrainerPhase(t=0, phase="training"),
-        step(20, 40), step(20, 40, rank=1), step(40, 40),
-        CheckpointSaved(t=0, step=40, path="checkpoints/lora_weights_step_00040.safetensors"),
-        Statistics(t=0, total_time_min=1, steps_per_s=1, samples_per_s=1, peak_gpu_memory_gb=30),
-    ])
-    assert seen == [("loading", "loading the model"), ("quantizing", "quantizing the model"),
-                    ("training", "training"), ("saving", "saving the weights"),
-                    ("finishing", "finishing")]
+    seen = phases(
+        tracker,
+        [
+            TrainerPhase(t=0, phase="loading"),
+            TrainerPhase(t=0, phase="loading"),
+            TrainerPhase(t=0, phase="quantizing"),
+            TrainerPhase(t=0, phase="training"),
+            step(20, 40),
+            step(20, 40, rank=1),
+            step(40, 40),
+            CheckpointSaved(t=0, step=40, path="checkpoints/lora_weights_step_00040.safetensors"),
+            Statistics(t=0, total_time_min=1, steps_per_s=1, samples_per_s=1, peak_gpu_memory_gb=30),
+        ],
+    )
+    assert seen == [
+        ("loading", "loading the model"),
+        ("quantizing", "quantizing the model"),
+        ("training", "training"),
+        ("saving", "saving the weights"),
+        ("finishing", "finishing"),
+    ]
     assert tracker.end() == "ended"
 
 
@@ -97,8 +127,12 @@ def test_validation_is_inferred_once_no_step_line_comes_before_it():
     # a confirmation: 2 steps, validating after step 2, and no step line before step 20
     confirm = PhaseTracker(total=2, validate_at=2)
     assert phases(confirm, [TrainerPhase(t=0, phase="training"), ValidationSaved(t=0, step=2)]) == [
-        ("validating", "training to step 2, then validating"), ("saving", "saving the weights")]
+        ("validating", "training to step 2, then validating"),
+        ("saving", "saving the weights"),
+    ]
     # a fused trial: its step-40 line, then one more step and the validation
     fused = PhaseTracker(total=41, validate_at=41)
     assert phases(fused, [TrainerPhase(t=0, phase="training"), step(20, 41), step(40, 41)]) == [
-        ("training", "training"), ("validating", "validating")]
+        ("training", "training"),
+        ("validating", "validating"),
+    ]

@@ -305,9 +305,7 @@ def _driver(tmp_path: Path, child_argv: list[str], finish: str) -> subprocess.Po
         )
     )
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.Popen(
-        [sys.executable, str(path)], stdout=subprocess.PIPE, text=True, env=env
-    )
+    return subprocess.Popen([sys.executable, str(path)], stdout=subprocess.PIPE, text=True, env=env)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM, signal.SIGINT])
@@ -384,11 +382,15 @@ async def test_on_line_may_await_stop_on_an_oom_line(tmp_path):
 async def test_right_after_a_key_the_flood_stands_aside_longer(tmp_path, monkeypatch):
     # The dispatcher's pauses between slices of output: short while nobody types, long for a
     # moment after a key (a dialog to build and paint), and every line still arrives.
-    argv = _script(tmp_path, "flood.py", """
+    argv = _script(
+        tmp_path,
+        "flood.py",
+        """
         import sys
         for i in range(100_000):
             sys.stdout.write(f"line {i} " + "y" * 40 + "\\n")
-        """)
+        """,
+    )
     pauses: list[float] = []
     real_sleep = asyncio.sleep
 

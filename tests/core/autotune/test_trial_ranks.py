@@ -85,6 +85,7 @@ class Lines:
 
     async def ranks(self, count: int = 2) -> list[int]:
         """The ranks' pids, once both ranks are up and the launcher has its handlers in place."""
+
         def found() -> list[int]:
             return [int(t.split()[1]) for t in self.texts if t.startswith("rank ")]
 
@@ -100,8 +101,7 @@ class Lines:
 def _launcher(tmp_path: Path, mode: str) -> list[str]:
     (tmp_path / "rank.py").write_text(textwrap.dedent(RANK))
     (tmp_path / "launcher.py").write_text(textwrap.dedent(LAUNCHER))
-    return [sys.executable, str(tmp_path / "launcher.py"), str(tmp_path / "rank.py"), mode,
-            str(tmp_path)]
+    return [sys.executable, str(tmp_path / "launcher.py"), str(tmp_path / "rank.py"), mode, str(tmp_path)]
 
 
 @pytest.fixture
@@ -117,9 +117,11 @@ def lines():
 
 async def _until_known(trial: TrialProcess, pids: list[int]) -> None:
     """Wait for the trial's periodic tree walk to have seen every rank (an event, bounded)."""
+
     async def seen() -> None:
         while not set(pids) <= set(trial.ranks.known):
             await asyncio.sleep(0.05)
+
     await asyncio.wait_for(seen(), BOUND_S)
 
 
@@ -143,7 +145,8 @@ async def test_the_launcher_gets_its_grace_to_stop_its_ranks_itself(tmp_path, li
 
     assert result.returncode == 0  # the launcher exited by itself, not by SIGKILL
     assert sorted(p.name for p in tmp_path.glob("rank-*.term")) == sorted(
-        f"rank-{pid}.term" for pid in ranks)  # each rank ran its SIGTERM teardown
+        f"rank-{pid}.term" for pid in ranks
+    )  # each rank ran its SIGTERM teardown
     assert not any(_alive(pid) for pid in ranks)
 
 
@@ -155,8 +158,7 @@ async def test_ranks_a_dead_launcher_left_get_sigterm_without_waiting_out_its_gr
     result = await asyncio.wait_for(trial.stop("cancelled"), BOUND_S)
 
     assert result.returncode == -signal.SIGTERM
-    assert sorted(p.name for p in tmp_path.glob("rank-*.term")) == sorted(
-        f"rank-{pid}.term" for pid in ranks)
+    assert sorted(p.name for p in tmp_path.glob("rank-*.term")) == sorted(f"rank-{pid}.term" for pid in ranks)
     assert not any(_alive(pid) for pid in ranks)
 
 

@@ -52,30 +52,40 @@ torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
 scripts/train.py FAILED
 """
 
-OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
-       "capacity of 79.19 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process "
-       "has 78.06 GiB memory in use. Of the allocated memory 75.10 GiB is allocated by PyTorch, and "
-       "1.20 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large "
-       "try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.")
+OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+    "capacity of 79.19 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process "
+    "has 78.06 GiB memory in use. Of the allocated memory 75.10 GiB is allocated by PyTorch, and "
+    "1.20 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large "
+    "try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation."
+)
 
 
 def fake_trainer(tmp_path: Path, stdout: str = "", stderr: str = "", code: int = 1) -> list[str]:
     """A trainer that prints `stdout` and `stderr` (interleaved: stderr first) and exits `code`."""
     script = tmp_path / "fake_train.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import sys
         sys.stderr.write({stderr!r}); sys.stderr.flush()
         sys.stdout.write({stdout!r}); sys.stdout.flush()
         sys.exit({code})
-    """))
+    """)
+    )
     return [sys.executable, str(script)]
 
 
 def engine(run_dir: Path, preset: str, events: list, **kw) -> AutotuneEngine:
     probe = simulated_probe(preset)
-    return AutotuneEngine(run_dir, probe=probe, assessment=assess(probe),
-                          stand_in=SimulatedTrainer(preset, speed=SIM_SPEED),
-                          on_event=events.append, grace_s=2.0, **kw)
+    return AutotuneEngine(
+        run_dir,
+        probe=probe,
+        assessment=assess(probe),
+        stand_in=SimulatedTrainer(preset, speed=SIM_SPEED),
+        on_event=events.append,
+        grace_s=2.0,
+        **kw,
+    )
 
 
 async def baseline(tmp_path: Path, **kw):
@@ -91,7 +101,8 @@ async def test_a_config_error_keeps_every_field_and_message(tmp_path):
     assert trial.outcome == "crash"
     assert trial.reason == (
         "exit code 1: invalid config: optimization.batch_sizee: Extra inputs are not permitted; "
-        "training_strategy.flexible.audio.bogus: Extra inputs are not permitted")
+        "training_strategy.flexible.audio.bogus: Extra inputs are not permitted"
+    )
     log = (run_dir / "logs" / "trial-1.log").read_text()
     assert CONFIG_ERROR in log and "a warning on stderr\n" in log  # both streams, whole
     assert "exit code 1" in log.splitlines()[-1]
@@ -102,29 +113,32 @@ async def test_a_crash_names_the_rank_exception_not_the_launcher_wrapper(tmp_pat
     cmd = fake_trainer(tmp_path, stderr=RANK_CRASH + LAUNCHER_CRASH)
     _, trial = await baseline(tmp_path, trainer_cmd=cmd)
     assert trial.outcome == "crash"
-    assert trial.reason == ("exit code 1: ValueError: Expected latents of shape [128, F, H, W], "
-                            "got [64, 4, 16, 16]")
+    assert trial.reason == (
+        "exit code 1: ValueError: Expected latents of shape [128, F, H, W], got [64, 4, 16, 16]"
+    )
 
 
 async def test_an_oom_carries_the_allocation_line(tmp_path):
-    cmd = fake_trainer(tmp_path, stderr=f"Traceback (most recent call last):\n  File \"x\"\n{OOM}\n")
+    cmd = fake_trainer(tmp_path, stderr=f'Traceback (most recent call last):\n  File "x"\n{OOM}\n')
     _, trial = await baseline(tmp_path, trainer_cmd=cmd)
     assert trial.outcome == "oom"
-    assert trial.reason == ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
-                            "capacity of 79.19 GiB of which 1.12 GiB is free. Including non-PyTorch "
-                            "memory, this process has 78.06 GiB memory in use.")
+    assert trial.reason == (
+        "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+        "capacity of 79.19 GiB of which 1.12 GiB is free. Including non-PyTorch "
+        "memory, this process has 78.06 GiB memory in use."
+    )
 
 
 async def test_a_crash_without_an_error_line_points_at_the_log(tmp_path):
     _, trial = await baseline(tmp_path, trainer_cmd=fake_trainer(tmp_path, stdout="loading\n"))
-    assert trial.reason == ("exit code 1: no error line printed (the whole output is in "
-                            "logs/trial-1.log)")
+    assert trial.reason == ("exit code 1: no error line printed (the whole output is in logs/trial-1.log)")
 
 
 async def test_the_log_holds_each_line_as_soon_as_it_arrived(tmp_path):
     go = tmp_path / "go"  # the trainer's second line waits until the first one has arrived
     script = tmp_path / "slow.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import os, sys, time
         print("on stderr", file=sys.stderr, flush=True)
         deadline = time.monotonic() + 60  # bounded: a broken wizard fails the test, never hangs it
@@ -134,7 +148,8 @@ async def test_the_log_holds_each_line_as_soon_as_it_arrived(tmp_path):
             time.sleep(0.01)
         print("still running", flush=True)
         time.sleep(3600)
-    """))
+    """)
+    )
     run_dir = plan_run(tmp_path, "a6000")
     seen: list[str] = []
     run = engine(run_dir, "a6000", [], trainer_cmd=[sys.executable, str(script)])
@@ -238,10 +253,17 @@ def test_multi_gpu_trials_launch_as_the_trainer_docs_do(tmp_path):
 
     run_dir = plan_run(tmp_path, "2xh100")
     probe = simulated_probe("2xh100")
-    real = TrialLaunch(RunFolder(run_dir.resolve()), probe, assess(probe), trainer_cmd=None,
-                       stand_in=None,  # the user's trainer, not a simulation
-                       trainer_root=tmp_path / "LTX-2", training_mode="lora",
-                       idle_timeout_s=900.0, grace_s=30.0)
+    real = TrialLaunch(
+        RunFolder(run_dir.resolve()),
+        probe,
+        assess(probe),
+        trainer_cmd=None,
+        stand_in=None,  # the user's trainer, not a simulation
+        trainer_root=tmp_path / "LTX-2",
+        training_mode="lora",
+        idle_timeout_s=900.0,
+        grace_s=30.0,
+    )
     command = real.command(run_dir / "config.yaml")
     prefix = command.prefix
     assert prefix[:4] == ["uv", "run", "accelerate", "launch"]

@@ -28,23 +28,33 @@ def test_an_allowed_batch_change_rescales_steps_and_the_plan_says_so(tmp_path, c
     assert "for 500 steps" in plan and "| Steps | `500` |" in plan
     assert "| Batch size per GPU | `4` |" in plan and "| Effective batch | 4 " in plan
     assert "byte for byte" not in plan  # no claim that only the paths differ
-    assumptions = plan[plan.index("## Assumptions"):].split("\n## ")[0]
-    assert ("After autotune: batch x accumulation 1 -> 4 per GPU (an allowed batch change), so "
-            "optimization.steps 2000 -> 500.") in assumptions
-    diff = plan[plan.index("```diff"):]
+    assumptions = plan[plan.index("## Assumptions") :].split("\n## ")[0]
+    assert (
+        "After autotune: batch x accumulation 1 -> 4 per GPU (an allowed batch change), so "
+        "optimization.steps 2000 -> 500."
+    ) in assumptions
+    diff = plan[plan.index("```diff") :]
     assert "\n-  batch_size: 1\n" in diff and "\n+  batch_size: 4  # ltx-wizard: autotune (was 1)\n" in diff
     assert "\n-  steps: 2000\n" in diff
     assert "-  model_path:" in diff  # the plan's own changes are in the same, full diff
-    results = plan[plan.index(RESULTS):plan.index("## Outputs")]
+    results = plan[plan.index(RESULTS) : plan.index("## Outputs")]
     for trial in data["trials"]:
         assert f"| {trial['index']} | {trial['change']} |" in results
     assert "--allow-batch-change" not in results and "keeps the samples seen" in results
-    cost = plan[plan.index("## Cost and time"):]
+    cost = plan[plan.index("## Cost and time") :]
     step = next(t["step_time_s"] for t in data["trials"] if t["index"] == data["winner"])
     assert "an estimate" in cost and f"{step:.2f} s/step measured x 500 steps" in cost
     # the intervals are rescaled with the steps: as many validation passes and checkpoints
-    assert len(re.findall(r"\n  interval: 62  # ltx-wizard: autotune, rescaled with the steps "
-                          r"\(was 250\)\n", config)) == 2  # validation and checkpoints
+    assert (
+        len(
+            re.findall(
+                r"\n  interval: 62  # ltx-wizard: autotune, rescaled with the steps "
+                r"\(was 250\)\n",
+                config,
+            )
+        )
+        == 2
+    )  # validation and checkpoints
     assert "validation: 9 passes" in cost  # at step 0, 62, ..., 496: as planned (0, 250, ..., 2000)
     assert "load:" in cost and "measured after the sanity check" not in plan
 
@@ -68,7 +78,10 @@ def test_a_second_tuning_replaces_the_mark_and_keeps_line_endings_and_values():
 
     text = "optimization:\r\n  batch_size: 2  # per GPU\r\n  steps: 10\r\n"
     once = mark_changed(text, {"optimization.batch_size": "autotune (was 1)"})
-    assert once == "optimization:\r\n  batch_size: 2  # per GPU  # ltx-wizard: autotune (was 1)\r\n  steps: 10\r\n"
+    assert (
+        once
+        == "optimization:\r\n  batch_size: 2  # per GPU  # ltx-wizard: autotune (was 1)\r\n  steps: 10\r\n"
+    )
     twice = mark_changed(once, {"optimization.batch_size": "autotune (was 2)"})
     assert twice.count("ltx-wizard") == 1 and "(was 2)" in twice
 
@@ -79,13 +92,18 @@ def test_a_shipped_comment_about_the_old_value_no_longer_reads_as_about_the_new_
     from ltx_wizard.core.autotune.outputs.tuned_config import tuned_config
     from ltx_wizard.core.tuning.headroom import TrainSettings
 
-    planned = ("optimization:\n"
-               "  # Using 8-bit AdamW to reduce optimizer state memory by ~75%\n"
-               '  optimizer_type: "adamw8bit"   # 8-bit states save memory\n'
-               "  batch_size: 1  # per GPU\n")
-    tuned = tuned_config(planned, {"optimization.optimizer_type": "adamw"},
-                         TrainSettings("int8-quanto", "adamw8bit", 1, 1, True),
-                         TrainSettings("int8-quanto", "adamw", 1, 1, True))
+    planned = (
+        "optimization:\n"
+        "  # Using 8-bit AdamW to reduce optimizer state memory by ~75%\n"
+        '  optimizer_type: "adamw8bit"   # 8-bit states save memory\n'
+        "  batch_size: 1  # per GPU\n"
+    )
+    tuned = tuned_config(
+        planned,
+        {"optimization.optimizer_type": "adamw"},
+        TrainSettings("int8-quanto", "adamw8bit", 1, 1, True),
+        TrainSettings("int8-quanto", "adamw", 1, 1, True),
+    )
     line = next(x for x in tuned.text.splitlines() if "optimizer_type" in x)
     assert line.startswith('  optimizer_type: "adamw"  # ltx-wizard: autotune (was adamw8bit)')
     assert 'shipped comment, about the old value: "8-bit states save memory"' in line
@@ -109,8 +127,8 @@ def test_the_validation_estimate_holds_no_model_load_or_quantization_per_pass(tm
     config = load_yaml((run_dir / "config.yaml").read_text())
     # what the simulated trainer spends on one confirmation video (4 inference steps)
     one_video = cost_model.validation_video_s(
-        {**config, "validation": {**config["validation"], "inference_steps": 4}},
-        "NVIDIA GeForce RTX 5090")
+        {**config, "validation": {**config["validation"], "inference_steps": 4}}, "NVIDIA GeForce RTX 5090"
+    )
     load = cost_model.QUANTIZE_S + cost_model.TRANSFORMER_LOAD_S
     assert duration["video_s"] < one_video * 1.5 + 5  # the video, give or take the step timing
     assert duration["video_s"] < load  # before: load + quantization + Gemma + the video
@@ -133,7 +151,6 @@ def test_the_autotune_cli_prints_the_command_launch_sh_runs(tmp_path, capsys):
     line = next(x for x in out.splitlines() if "launch.sh runs:" in x)
     assert shlex.join(spec.argv) in line and f"cd {shlex.quote(str(spec.cwd))}" in line
     assert shlex.join(spec.argv) in (run_dir / "launch.sh").read_text()
-    assert f"Start training:\n  bash {run_dir}/launch.sh" in out or (
-        f"  bash {run_dir}/launch.sh" in out)
+    assert f"Start training:\n  bash {run_dir}/launch.sh" in out or (f"  bash {run_dir}/launch.sh" in out)
     cost = (run_dir / "plan.md").read_text().split("## Cost and time")[1]
     assert "The Monitor's ETA during training counts the remaining steps" in cost

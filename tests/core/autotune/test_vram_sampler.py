@@ -134,12 +134,14 @@ def _run(sampler: VramSampler, done: threading.Event, pgid: int | None = None):
 def test_per_process_figure_counts_only_the_trial_group(fake_nvml):
     me = os.getpgrp()  # the test process's own group stands in for the trial's
     stranger = 999_999_999  # someone else's job on the same GPU: not ours
-    gpu = FakeGpu([
-        (1_000, {stranger: 900}),  # baseline before the trial
-        (9_000, {stranger: 900, os.getpid(): 6_000}),
-        (30_000, {stranger: 900, os.getpid(): 25_000}),
-        (12_000, {stranger: 900, os.getpid(): 10_000}),
-    ])
+    gpu = FakeGpu(
+        [
+            (1_000, {stranger: 900}),  # baseline before the trial
+            (9_000, {stranger: 900, os.getpid(): 6_000}),
+            (30_000, {stranger: 900, os.getpid(): 25_000}),
+            (12_000, {stranger: 900, os.getpid(): 10_000}),
+        ]
+    )
     fake = fake_nvml({0: gpu})
     sampler = VramSampler(NvmlBackend([0]), period_s=0.01)
 
@@ -156,8 +158,7 @@ def test_per_process_figure_counts_only_the_trial_group(fake_nvml):
 
 def test_processes_not_supported_falls_back_to_device_minus_baseline(fake_nvml):
     gpus = {
-        0: FakeGpu([(2_000, {}), (20_000, {}), (26_000, {}), (5_000, {})],
-                   processes_supported=False),
+        0: FakeGpu([(2_000, {}), (20_000, {}), (26_000, {}), (5_000, {})], processes_supported=False),
         1: FakeGpu([(1_000, {}), (30_000, {}), (3_000, {})], processes_supported=False),
     }
     fake = fake_nvml(gpus)
@@ -242,8 +243,9 @@ def test_a_mig_instance_is_sampled_through_its_own_handle_not_its_parent(monkeyp
 
     mine = FakeDevice("mig", 40192, "MIG-mine", used_mib=5_000)
     other = FakeDevice("mig", 40192, "MIG-other", used_mib=30_000)
-    parent = FakeDevice("NVIDIA A100-SXM4-80GB", 81920, "GPU-p", mig=[mine, other],
-                        used_mib=35_000)  # the whole GPU: both instances' use
+    parent = FakeDevice(
+        "NVIDIA A100-SXM4-80GB", 81920, "GPU-p", mig=[mine, other], used_mib=35_000
+    )  # the whole GPU: both instances' use
     monkeypatch.setitem(sys.modules, "pynvml", make_module([parent]))
     gpus = [g for g in probe_nvml() if g.uuid == "MIG-mine"]  # as CUDA_VISIBLE_DEVICES picks it
     assert gpus and gpus[0].index == 0  # the instance shares its parent's index
@@ -260,11 +262,15 @@ def test_a_mig_instance_whose_uuid_is_gone_reads_na_never_the_parent(monkeypatch
     from ltx_wizard.core.gpu.devices import GpuInfo
     from tests.fake_nvml import FakeDevice, make_module
 
-    parent = FakeDevice("NVIDIA A100-SXM4-80GB", 81920, "GPU-p",
-                        mig=[FakeDevice("mig", 40192, "MIG-a", used_mib=1)], used_mib=35_000)
+    parent = FakeDevice(
+        "NVIDIA A100-SXM4-80GB",
+        81920,
+        "GPU-p",
+        mig=[FakeDevice("mig", 40192, "MIG-a", used_mib=1)],
+        used_mib=35_000,
+    )
     monkeypatch.setitem(sys.modules, "pynvml", make_module([parent]))
-    vanished = GpuInfo(index=0, name="mig", memory_total_bytes=None, uuid="MIG-gone",
-                       mig_parent_index=0)
+    vanished = GpuInfo(index=0, name="mig", memory_total_bytes=None, uuid="MIG-gone", mig_parent_index=0)
     backend = NvmlBackend([vanished])
     backend.open()
     assert backend.device_used_mib(0) is None

@@ -15,13 +15,26 @@ from ltx_wizard.core.launch.script import ensure_run_id, ensure_script
 from ltx_wizard.core.preprocess.command import PreprocessSpec
 from ltx_wizard.core.preprocess.state import PreprocessState, read_state, write_state
 
-LAUNCH = LaunchSpec(argv=["uv", "run", "a\nb", "tab\there", 'q"uote', "back\\slash", "\x1b[31m",
-                          "\N{GRINNING FACE}", "\x00"],
-                    cwd=Path("/c"), env={"A": "1", "Ü": "ß", "E": ""}, simulated=True,
-                    log=Path("/l.log"), pid_file=Path("/p.pid"))
-META = RunMeta(run_id="ab" * 16, run_dir=Path("/r/ü é"), trainer_root=Path("/t"), tier="40-60GB",
-               num_gpus=8, nodes=2, accepted_risk=True, recipe="t2v_lora",
-               base_config=Path("/b/c.yaml"), launch=LAUNCH)
+LAUNCH = LaunchSpec(
+    argv=["uv", "run", "a\nb", "tab\there", 'q"uote', "back\\slash", "\x1b[31m", "\N{GRINNING FACE}", "\x00"],
+    cwd=Path("/c"),
+    env={"A": "1", "Ü": "ß", "E": ""},
+    simulated=True,
+    log=Path("/l.log"),
+    pid_file=Path("/p.pid"),
+)
+META = RunMeta(
+    run_id="ab" * 16,
+    run_dir=Path("/r/ü é"),
+    trainer_root=Path("/t"),
+    tier="40-60GB",
+    num_gpus=8,
+    nodes=2,
+    accepted_risk=True,
+    recipe="t2v_lora",
+    base_config=Path("/b/c.yaml"),
+    launch=LAUNCH,
+)
 # Captured from main's pydantic RunMeta.model_dump_json(indent=2) + "\n" for META.
 META_TEXT = """{
   "run_id": "abababababababababababababababab",
@@ -91,22 +104,25 @@ def test_a_written_run_json_reads_back_the_same(tmp_path):
     assert meta.launch.argv == list(LAUNCH.argv) and meta.launch.env == LAUNCH.env
 
 
-@pytest.mark.parametrize("text", [
-    "{not json",
-    "",
-    json.dumps([META.to_json()]),  # not an object
-    json.dumps({**META.to_json(), "num_gpus": "many"}),  # wrong type
-    json.dumps({**META.to_json(), "num_gpus": 2.5}),
-    json.dumps({**META.to_json(), "tier": 40}),
-    json.dumps({**META.to_json(), "nodes": None}),
-    json.dumps({**META.to_json(), "accepted_risk": "maybe"}),
-    json.dumps({**META.to_json(), "run_id": "AB" * 16}),  # not a run id
-    json.dumps({**META.to_json(), "run_id": "ab" * 16 + "\n"}),
-    json.dumps({**META.to_json(), "launch": {"cwd": "/c"}}),  # missing key
-    json.dumps({**META.to_json(), "launch": {"argv": ["uv", 3], "cwd": "/c"}}),
-    json.dumps({**META.to_json(), "launch": {"argv": "uv run", "cwd": "/c"}}),
-    json.dumps({**META.to_json(), "launch": {"argv": ["uv"], "cwd": "/c", "env": {"A": 1}}}),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        "",
+        json.dumps([META.to_json()]),  # not an object
+        json.dumps({**META.to_json(), "num_gpus": "many"}),  # wrong type
+        json.dumps({**META.to_json(), "num_gpus": 2.5}),
+        json.dumps({**META.to_json(), "tier": 40}),
+        json.dumps({**META.to_json(), "nodes": None}),
+        json.dumps({**META.to_json(), "accepted_risk": "maybe"}),
+        json.dumps({**META.to_json(), "run_id": "AB" * 16}),  # not a run id
+        json.dumps({**META.to_json(), "run_id": "ab" * 16 + "\n"}),
+        json.dumps({**META.to_json(), "launch": {"cwd": "/c"}}),  # missing key
+        json.dumps({**META.to_json(), "launch": {"argv": ["uv", 3], "cwd": "/c"}}),
+        json.dumps({**META.to_json(), "launch": {"argv": "uv run", "cwd": "/c"}}),
+        json.dumps({**META.to_json(), "launch": {"argv": ["uv"], "cwd": "/c", "env": {"A": 1}}}),
+    ],
+)
 def test_a_damaged_run_json_reads_as_nothing_recorded(tmp_path, text):
     run = _run(tmp_path, text)
     assert read_run_meta(run) == RunMeta()
@@ -115,8 +131,13 @@ def test_a_damaged_run_json_reads_as_nothing_recorded(tmp_path, text):
 
 
 def test_values_the_models_accepted_loosely_are_still_accepted(tmp_path):
-    doc = {**META.to_json(), "num_gpus": "2", "nodes": 3.0, "accepted_risk": "yes",
-           "launch": {**LAUNCH.to_json(), "simulated": 0}}
+    doc = {
+        **META.to_json(),
+        "num_gpus": "2",
+        "nodes": 3.0,
+        "accepted_risk": "yes",
+        "launch": {**LAUNCH.to_json(), "simulated": 0},
+    }
     meta = read_run_meta(_run(tmp_path, json.dumps(doc)))
     assert (meta.num_gpus, meta.nodes, meta.accepted_risk, meta.launch.simulated) == (2, 3, True, False)
 
@@ -135,18 +156,27 @@ def test_an_old_run_json_without_the_newer_keys_reads_with_their_defaults(tmp_pa
 def test_an_old_folder_gets_its_run_id_written_in_the_same_layout(tmp_path):
     run = _run(tmp_path, json.dumps({"tier": "40-60GB"}))
     run_id = ensure_run_id(run, LaunchSpec(argv=["x"], cwd=run))
-    expected = RunMeta(run_id=run_id, run_dir=run.resolve(), tier="40-60GB",
-                       launch=LaunchSpec(argv=["x"], cwd=run))
+    expected = RunMeta(
+        run_id=run_id, run_dir=run.resolve(), tier="40-60GB", launch=LaunchSpec(argv=["x"], cwd=run)
+    )
     assert (run / "run.json").read_text(encoding="utf-8") == expected.json_text()
 
 
 STATE = PreprocessState(
-    dataset_file=Path("/data/clips/dataset.json"), data_root=Path("/data/clips/.precomputed"),
-    spec=PreprocessSpec(buckets="960x544x49", model_path=Path("/models/ltx-2.safetensors"),
-                        text_encoder_path=Path("/models/gemma"), lora_trigger="CATZ",
-                        skip_audio=True),
-    trainer_dir=Path("/src/LTX-2/packages/ltx-trainer"), samples=("videos/a.pt", "videos/é b.pt"),
-    silent=("videos/a.pt",), reused=True)
+    dataset_file=Path("/data/clips/dataset.json"),
+    data_root=Path("/data/clips/.precomputed"),
+    spec=PreprocessSpec(
+        buckets="960x544x49",
+        model_path=Path("/models/ltx-2.safetensors"),
+        text_encoder_path=Path("/models/gemma"),
+        lora_trigger="CATZ",
+        skip_audio=True,
+    ),
+    trainer_dir=Path("/src/LTX-2/packages/ltx-trainer"),
+    samples=("videos/a.pt", "videos/é b.pt"),
+    silent=("videos/a.pt",),
+    reused=True,
+)
 # Captured from main's pydantic PreprocessState.model_dump_json(indent=2) + "\n" for STATE.
 STATE_TEXT = """{
   "dataset_file": "/data/clips/dataset.json",
@@ -184,15 +214,17 @@ def test_preprocess_json_is_written_as_before_and_reads_back_with_tuples(tmp_pat
     assert back == STATE and type(back.samples) is tuple and hash(back.samples) == hash(STATE.samples)
 
 
-@pytest.mark.parametrize(("change", "why"), [
-    ({"samples": "videos/a.pt"}, "Input should be a valid array"),
-    ({"simulate": 2}, "Input should be a valid boolean, unable to interpret input"),
-    ({"spec": None}, "Input should be an object"),
-    ({"trainer_dir": 3}, "Input is not a valid path for <class 'pathlib.Path'>"),
-])
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"samples": "videos/a.pt"}, "Input should be a valid array"),
+        ({"simulate": 2}, "Input should be a valid boolean, unable to interpret input"),
+        ({"spec": None}, "Input should be an object"),
+        ({"trainer_dir": 3}, "Input is not a valid path for <class 'pathlib.Path'>"),
+    ],
+)
 def test_a_damaged_preprocess_json_is_named_as_before(tmp_path, change, why):
     (tmp_path / "preprocess.json").write_text(json.dumps({**json.loads(STATE_TEXT), **change}))
     with pytest.raises(UsageError) as caught:
         read_state(tmp_path)
-    assert caught.value.message == (f"{tmp_path / 'preprocess.json'} is damaged ({why}): "
-                                    "plan the run again")
+    assert caught.value.message == (f"{tmp_path / 'preprocess.json'} is damaged ({why}): plan the run again")

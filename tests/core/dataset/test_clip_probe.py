@@ -19,8 +19,7 @@ from ltx_wizard.core.dataset.clip_probe import ProbeCancelled, probe_clip, probe
 from ltx_wizard.core.dataset.media_probe import find_ffprobe, probe_with_ffprobe
 
 
-def make_video(path, frames=33, width=96, height=64, *, audio=True, rotation=0, fmt="mp4",
-               times_ms=None):
+def make_video(path, frames=33, width=96, height=64, *, audio=True, rotation=0, fmt="mp4", times_ms=None):
     """A real clip: H.264 frames (at `times_ms` when given: a variable rate), AAC silence."""
     with av.open(str(path), "w", format=fmt) as out:
         video = out.add_stream("libx264", rate=25)
@@ -39,8 +38,9 @@ def make_video(path, frames=33, width=96, height=64, *, audio=True, rotation=0, 
             out.mux(video.encode(frame))
         out.mux(video.encode(None))
         if sound is not None:
-            chunk = av.AudioFrame.from_ndarray(np.zeros((1, 16000 * frames // 25), np.float32),
-                                               format="fltp", layout="mono")
+            chunk = av.AudioFrame.from_ndarray(
+                np.zeros((1, 16000 * frames // 25), np.float32), format="fltp", layout="mono"
+            )
             chunk.sample_rate, chunk.pts = 16000, 0
             out.mux(sound.encode(chunk))
             out.mux(sound.encode(None))
@@ -51,8 +51,9 @@ def make_png(path, width=120, height=200):
     with av.open(str(path), "w", format="image2") as out:
         still = out.add_stream("png", rate=1)
         still.width, still.height, still.pix_fmt = width, height, "rgb24"
-        out.mux(still.encode(av.VideoFrame.from_ndarray(np.zeros((height, width, 3), np.uint8),
-                                                        format="rgb24")))
+        out.mux(
+            still.encode(av.VideoFrame.from_ndarray(np.zeros((height, width, 3), np.uint8), format="rgb24"))
+        )
         out.mux(still.encode(None))
     return path
 
@@ -120,8 +121,11 @@ def test_unreadable_files_say_why_in_one_line_and_never_block(tmp_path):
     os.mkfifo(tmp_path / "pipe.mp4")
     (tmp_path / "folder.mp4").mkdir()
     answers = {}
-    worker = threading.Thread(target=lambda: answers.update(
-        {n: probe_clip(tmp_path / n) for n in ("junk.mp4", "pipe.mp4", "folder.mp4", "gone.mp4")}))
+    worker = threading.Thread(
+        target=lambda: answers.update(
+            {n: probe_clip(tmp_path / n) for n in ("junk.mp4", "pipe.mp4", "folder.mp4", "gone.mp4")}
+        )
+    )
     worker.start()
     worker.join(timeout=30)
     assert not worker.is_alive(), "a FIFO blocked the probe"
@@ -142,8 +146,7 @@ def test_without_pyav_ffprobe_reads_it_or_nothing_is_claimed(tmp_path, monkeypat
         assert {k: getattr(facts, k) for k in same} == {k: getattr(with_av, k) for k in same}
     else:
         assert facts.via == "none" and not facts.readable
-        assert facts.error == ("not read: PyAV (the av package) is not installed and ffprobe is "
-                               "not on PATH")
+        assert facts.error == ("not read: PyAV (the av package) is not installed and ffprobe is not on PATH")
 
 
 def _clips(folder, n):

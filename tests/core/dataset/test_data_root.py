@@ -41,9 +41,7 @@ def test_nested_relative_paths_must_match(tmp_path):
         (root / folder / "clips" / "a" / "one.pt").write_bytes(b"x")
     (root / "latents" / "clips" / "two.pt").write_bytes(b"x")
     (root / "audio_latents" / "clips" / "two.pt").write_bytes(b"x")
-    (root / "conditions" / "two.pt").write_bytes(
-        b"x"
-    )  # same name, other folder level: not a sample
+    (root / "conditions" / "two.pt").write_bytes(b"x")  # same name, other folder level: not a sample
     info = inspect_data_root(root)
     assert info.samples == ("clips/a/one.pt",)
     assert info.orphans == ("audio_latents/clips/two.pt", "conditions/two.pt", "latents/clips/two.pt")
@@ -92,8 +90,10 @@ def test_legacy_latent_names_pair_with_condition_names(tmp_path):
     info = inspect_data_root(root)
     assert info.samples == ("clips/latent_b.pt", "latent_a.pt")
     assert info.files("clips/latent_b.pt") == [
-        ("conditions", "condition_b.pt"), ("latents", "clips/latent_b.pt"),
-        ("audio_latents", "clips/latent_b.pt")]
+        ("conditions", "condition_b.pt"),
+        ("latents", "clips/latent_b.pt"),
+        ("audio_latents", "clips/latent_b.pt"),
+    ]
     assert info.orphans == ()
 
 

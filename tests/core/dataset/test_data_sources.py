@@ -20,33 +20,64 @@ from ltx_wizard.core.dataset.sources import (
 from ltx_wizard.core.base.errors import UsageError
 
 CASES = [
-    ("shipped t2v (flexible, video + audio)", SHIPPED_T2V_STRATEGY,
-     {"conditions": "conditions", "latents": "video_latents", "audio_latents": "audio_latents"}),
-    ("flexible, audio: null", {"name": "flexible", "audio": None,
-                               "video": {"is_generated": True, "latents_dir": "latents"}},
-     {"conditions": "conditions", "latents": "video_latents"}),
-    ("t2a: audio only", {"name": "flexible",
-                         "audio": {"is_generated": True, "latents_dir": "audio_latents"}},
-     {"conditions": "conditions", "audio_latents": "audio_latents"}),
-    ("v2v IC-LoRA: reference condition", {"name": "flexible", "video": {
-        "is_generated": True, "latents_dir": "latents",
-        "conditions": [{"type": "reference", "latents_dir": "reference_latents"}]}},
-     {"conditions": "conditions", "latents": "video_latents",
-      "reference_latents": "reference_latents"}),
-    ("inpainting: mask condition on audio", {"name": "flexible", "audio": {
-        "is_generated": True, "latents_dir": "audio_latents",
-        "conditions": [{"type": "mask", "mask_dir": "audio_masks"}, {"type": "prefix",
-                                                                     "temporal_boundary": 2}]}},
-     {"conditions": "conditions", "audio_latents": "audio_latents", "audio_masks": "audio_masks"}),
-    ("no training_strategy: text_to_video", None,
-     {"latents": "latents", "conditions": "conditions"}),
-    ("no name: text_to_video", {"with_audio": True},
-     {"latents": "latents", "conditions": "conditions", "audio_latents": "audio_latents"}),
-    ("text_to_video, own audio folder", {"name": "text_to_video", "with_audio": True,
-                                         "audio_latents_dir": "sound"},
-     {"latents": "latents", "conditions": "conditions", "sound": "audio_latents"}),
-    ("video_to_video", {"name": "video_to_video"},
-     {"latents": "latents", "conditions": "conditions", "reference_latents": "ref_latents"}),
+    (
+        "shipped t2v (flexible, video + audio)",
+        SHIPPED_T2V_STRATEGY,
+        {"conditions": "conditions", "latents": "video_latents", "audio_latents": "audio_latents"},
+    ),
+    (
+        "flexible, audio: null",
+        {"name": "flexible", "audio": None, "video": {"is_generated": True, "latents_dir": "latents"}},
+        {"conditions": "conditions", "latents": "video_latents"},
+    ),
+    (
+        "t2a: audio only",
+        {"name": "flexible", "audio": {"is_generated": True, "latents_dir": "audio_latents"}},
+        {"conditions": "conditions", "audio_latents": "audio_latents"},
+    ),
+    (
+        "v2v IC-LoRA: reference condition",
+        {
+            "name": "flexible",
+            "video": {
+                "is_generated": True,
+                "latents_dir": "latents",
+                "conditions": [{"type": "reference", "latents_dir": "reference_latents"}],
+            },
+        },
+        {"conditions": "conditions", "latents": "video_latents", "reference_latents": "reference_latents"},
+    ),
+    (
+        "inpainting: mask condition on audio",
+        {
+            "name": "flexible",
+            "audio": {
+                "is_generated": True,
+                "latents_dir": "audio_latents",
+                "conditions": [
+                    {"type": "mask", "mask_dir": "audio_masks"},
+                    {"type": "prefix", "temporal_boundary": 2},
+                ],
+            },
+        },
+        {"conditions": "conditions", "audio_latents": "audio_latents", "audio_masks": "audio_masks"},
+    ),
+    ("no training_strategy: text_to_video", None, {"latents": "latents", "conditions": "conditions"}),
+    (
+        "no name: text_to_video",
+        {"with_audio": True},
+        {"latents": "latents", "conditions": "conditions", "audio_latents": "audio_latents"},
+    ),
+    (
+        "text_to_video, own audio folder",
+        {"name": "text_to_video", "with_audio": True, "audio_latents_dir": "sound"},
+        {"latents": "latents", "conditions": "conditions", "sound": "audio_latents"},
+    ),
+    (
+        "video_to_video",
+        {"name": "video_to_video"},
+        {"latents": "latents", "conditions": "conditions", "reference_latents": "ref_latents"},
+    ),
 ]
 
 
@@ -72,22 +103,32 @@ def test_video_only_is_one_key_and_only_where_video_is_left_to_train():
     assert video_only_change(SHIPPED_T2V_STRATEGY) == ("training_strategy.audio", None)
     assert audio_folder(video_only(SHIPPED_T2V_STRATEGY)) is None
     assert video_only_change({"name": "text_to_video", "with_audio": True}) == (
-        "training_strategy.with_audio", False)
+        "training_strategy.with_audio",
+        False,
+    )
     t2a = {"name": "flexible", "audio": {"is_generated": True, "latents_dir": "audio_latents"}}
     assert video_only_change(t2a) is None  # nothing would be generated
     assert video_only_change({"name": "video_to_video"}) is None  # no audio to drop
-    a2v = {"name": "flexible", "video": {"is_generated": True, "latents_dir": "latents"},
-           "audio": {"is_generated": False, "latents_dir": "audio_latents"}}
+    a2v = {
+        "name": "flexible",
+        "video": {"is_generated": True, "latents_dir": "latents"},
+        "audio": {"is_generated": False, "latents_dir": "audio_latents"},
+    }
     assert video_only_change(a2v) is None  # audio is the recipe's input: it cannot be dropped
 
 
-@pytest.mark.parametrize("bad", [
-    {"name": "image_to_video"},
-    {"name": "flexible", "video": "latents"},
-    {"name": "flexible", "video": {"is_generated": True}},
-    {"name": "flexible", "video": {"is_generated": True, "latents_dir": "latents",
-                                   "conditions": [{"type": "mask"}]}},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"name": "image_to_video"},
+        {"name": "flexible", "video": "latents"},
+        {"name": "flexible", "video": {"is_generated": True}},
+        {
+            "name": "flexible",
+            "video": {"is_generated": True, "latents_dir": "latents", "conditions": [{"type": "mask"}]},
+        },
+    ],
+)
 def test_a_broken_strategy_is_a_clear_usage_error(bad):
     with pytest.raises(UsageError, match="fix the config"):
         required_folders(bad)

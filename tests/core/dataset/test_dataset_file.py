@@ -19,8 +19,14 @@ from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY, video_only
 from ltx_wizard.demo.lookalike_media import make_clip_dataset, write_clip, write_image
 
-V2V = {"name": "flexible", "video": {"is_generated": True, "latents_dir": "latents",
-       "conditions": [{"type": "reference", "latents_dir": "reference_latents"}]}}
+V2V = {
+    "name": "flexible",
+    "video": {
+        "is_generated": True,
+        "latents_dir": "latents",
+        "conditions": [{"type": "reference", "latents_dir": "reference_latents"}],
+    },
+}
 VIDEO_ONLY = video_only(SHIPPED_T2V_STRATEGY)
 SMALL = {"width": 960, "height": 544}  # the default bucket's size: no crop to name
 
@@ -46,14 +52,14 @@ def test_the_count_is_what_the_trainer_trains_on(tmp_path, ffprobe_mode):
     # the five clips: one too short for 49 frames, one silent under an audio recipe
     path = make_clip_dataset(tmp_path / "d", _clips({}, {"frames": 40}, {"audio": False}, {}, {}))
     facts = _check(path)
-    assert facts.kept == ("videos/clip_00.pt", "videos/clip_02.pt", "videos/clip_03.pt",
-                          "videos/clip_04.pt")
+    assert facts.kept == ("videos/clip_00.pt", "videos/clip_02.pt", "videos/clip_03.pt", "videos/clip_04.pt")
     assert facts.usable == ("videos/clip_00.pt", "videos/clip_03.pt", "videos/clip_04.pt")
-    assert facts.describe().startswith("3 of 5 clips usable at 960x544x49 (1 skipped, 1 without "
-                                       "sound)")
+    assert facts.describe().startswith("3 of 5 clips usable at 960x544x49 (1 skipped, 1 without sound)")
     skipped, silent = facts.warnings
-    assert skipped == ("the trainer skips 1 clip(s): videos/clip_01.mp4: 40 frames, fewer than "
-                       "the bucket's 49: the trainer skips it")
+    assert skipped == (
+        "the trainer skips 1 clip(s): videos/clip_01.mp4: 40 frames, fewer than "
+        "the bucket's 49: the trainer skips it"
+    )
     assert silent.startswith("1 clip(s) have no sound, and the recipe trains audio")
     assert "videos/clip_02.mp4: no audio stream: no audio latents, so the trainer leaves it out" in silent
     only_video = _check(path, strategy=VIDEO_ONLY)  # the silent one trains, without audio
@@ -82,15 +88,19 @@ def test_all_silent_under_audio_recipe_offers_video_only(tmp_path):
 
 
 def test_a_portrait_clip_is_cropped_as_the_trainer_crops_it(tmp_path, ffprobe_mode):
-    path = make_clip_dataset(tmp_path / "d", [{"width": 720, "height": 1280, "frames": 49},
-                                              {"width": 480, "height": 272, "frames": 49}])
+    path = make_clip_dataset(
+        tmp_path / "d",
+        [{"width": 720, "height": 1280, "frames": 49}, {"width": 480, "height": 272, "frames": 49}],
+    )
     facts = _check(path)
     # _resize_and_crop: scaled to the bucket's width (1280 * 960 / 720 = 1706 high), then 544 of
     # those rows kept, center-cropped
     kept_share = 544 / int(1280 * 960 / 720)
     crop = next(w for w in facts.warnings if "center crop" in w)
-    assert (f"videos/clip_00.mp4: 720x1280 in a 960x544 bucket: scaled and center-cropped, "
-            f"keeping {kept_share:.0%} of its height") in crop and f"{kept_share:.0%}" == "32%"
+    assert (
+        f"videos/clip_00.mp4: 720x1280 in a 960x544 bucket: scaled and center-cropped, "
+        f"keeping {kept_share:.0%} of its height"
+    ) in crop and f"{kept_share:.0%}" == "32%"
     upscale = next(w for w in facts.warnings if "upscaled" in w)
     assert "videos/clip_01.mp4: 480x272, smaller than the bucket: upscaled x2.00" in upscale
     assert not any("smaller than every bucket" in w for w in facts.warnings)
@@ -100,16 +110,17 @@ def test_a_portrait_clip_is_cropped_as_the_trainer_crops_it(tmp_path, ffprobe_mo
 def test_a_clip_stored_rotated_is_said_to_train_sideways(tmp_path):
     path = make_clip_dataset(tmp_path / "d", _clips({"rotation": 90}))
     (warning,) = _check(path).warnings
-    assert ("videos/clip_00.mp4: meant to be shown rotated 90 degrees: the trainer decodes it as "
-            "stored (960x544) and trains on it sideways") in warning
+    assert (
+        "videos/clip_00.mp4: meant to be shown rotated 90 degrees: the trainer decodes it as "
+        "stored (960x544) and trains on it sideways"
+    ) in warning
 
 
 def test_an_image_needs_a_bucket_of_one_frame(tmp_path, ffprobe_mode):
     write_image(tmp_path / "still.png", 960, 544)
     write_clip(tmp_path / "a.mp4", **SMALL)
     path = tmp_path / "dataset.json"
-    path.write_text(json.dumps([{"caption": "c", "video": "a.mp4"},
-                                {"caption": "s", "video": "still.png"}]))
+    path.write_text(json.dumps([{"caption": "c", "video": "a.mp4"}, {"caption": "s", "video": "still.png"}]))
     with pytest.raises(UsageError) as err:
         _check(path, strategy=VIDEO_ONLY)
     assert "still.png: an image, and no bucket has 1 frame" in err.value.message
@@ -157,7 +168,8 @@ def test_unreadable_clip_is_dropped_as_the_trainer_drops_it(tmp_path, ffprobe_mo
 
 
 def test_without_pyav_ffprobe_reads_them_or_the_line_says_nothing_was_read(
-        tmp_path, monkeypatch, ffprobe_mode):
+    tmp_path, monkeypatch, ffprobe_mode
+):
     path = make_clip_dataset(tmp_path / "d", _clips({}, {"frames": 5}, {"audio": False}))
     monkeypatch.setitem(sys.modules, "av", None)  # PyAV missing
     facts = _check(path)
@@ -165,11 +177,14 @@ def test_without_pyav_ffprobe_reads_them_or_the_line_says_nothing_was_read(
         assert facts.describe().startswith("1 of 3 clips usable") and len(facts.warnings) == 2
         return
     assert len(facts.kept) == 3 and facts.read == 0
-    assert facts.describe() == ("3 clips listed for 960x544x49, none of them read: how many the "
-                                "trainer keeps is not known")
+    assert facts.describe() == (
+        "3 clips listed for 960x544x49, none of them read: how many the trainer keeps is not known"
+    )
     (warning,) = facts.warnings
-    assert warning.startswith("not checked: frames, sizes and sound of the 3 clips (not read: "
-                              "PyAV (the av package) is not installed and ffprobe is not on PATH")
+    assert warning.startswith(
+        "not checked: frames, sizes and sound of the 3 clips (not read: "
+        "PyAV (the av package) is not installed and ffprobe is not on PATH"
+    )
 
 
 def test_past_the_read_limit_a_spread_sample_is_read_and_said(tmp_path, monkeypatch):
@@ -183,10 +198,13 @@ def test_past_the_read_limit_a_spread_sample_is_read_and_said(tmp_path, monkeypa
     path.write_text(json.dumps(rows))
     facts = _check(path, strategy=VIDEO_ONLY)
     assert facts.sampled and facts.read == 10 and len(facts.dropped) == 2
-    assert facts.describe().startswith("about 32 of 40 clips usable at 960x544x49 (from 10 clips "
-                                       "read, spread over the file)")
-    assert facts.warnings[0] == ("not checked: 30 of the 40 clips were not read (past 10 clips, 10 "
-                                 "spread over the file are read and the rest counted as usable)")
+    assert facts.describe().startswith(
+        "about 32 of 40 clips usable at 960x544x49 (from 10 clips read, spread over the file)"
+    )
+    assert facts.warnings[0] == (
+        "not checked: 30 of the 40 clips were not read (past 10 clips, 10 "
+        "spread over the file are read and the rest counted as usable)"
+    )
 
 
 def test_a_check_reports_progress_can_be_cancelled_and_reads_nothing_twice(tmp_path, monkeypatch):
@@ -200,9 +218,10 @@ def test_a_check_reports_progress_can_be_cancelled_and_reads_nothing_twice(tmp_p
         check_dataset_file(path, VIDEO_ONLY, None, cancelled=lambda: True)
 
 
-@pytest.mark.parametrize("text,fragment", [("960x540x49", "multiples of 32"),
-                                           ("960x544x48", "multiple of 8 plus 1"),
-                                           ("960x544", "is not WxHxF")])
+@pytest.mark.parametrize(
+    "text,fragment",
+    [("960x540x49", "multiples of 32"), ("960x544x48", "multiple of 8 plus 1"), ("960x544", "is not WxHxF")],
+)
 def test_bucket_rules(text, fragment):
     with pytest.raises(UsageError, match=fragment):
         parse_buckets(text)
@@ -226,8 +245,23 @@ def test_bad_json_and_wrong_suffix_are_one_line(tmp_path):
 def test_output_names_are_the_trainers_for_every_kind_of_path(tmp_path):
     from ltx_wizard.core.dataset.checks import _output_names
 
-    values = ["videos/a.mp4", " b.MOV ", "c", ".hidden", "d.", "e.tar.gz", "f/g/h.mp4", "./i.mp4",
-              "j//k.mp4", "../l.mp4", "/abs/m.mp4", "n\\o.mp4", "p/./q.mp4", "r/", "s..mp4"]
+    values = [
+        "videos/a.mp4",
+        " b.MOV ",
+        "c",
+        ".hidden",
+        "d.",
+        "e.tar.gz",
+        "f/g/h.mp4",
+        "./i.mp4",
+        "j//k.mp4",
+        "../l.mp4",
+        "/abs/m.mp4",
+        "n\\o.mp4",
+        "p/./q.mp4",
+        "r/",
+        "s..mp4",
+    ]
     path = tmp_path / "dataset.json"
     path.write_text(json.dumps([{"caption": "c", "video": v} for v in values]))
     ds = read_dataset_file(path)
@@ -238,8 +272,7 @@ def test_an_unreadable_image_stops_the_preprocessing_as_it_stops_the_trainer(tmp
     write_clip(tmp_path / "a.mp4", frames=49, **SMALL)
     (tmp_path / "still.jpg").write_bytes(b"not an image")
     path = tmp_path / "dataset.json"
-    path.write_text(json.dumps([{"caption": "c", "video": "a.mp4"},
-                                {"caption": "s", "video": "still.jpg"}]))
+    path.write_text(json.dumps([{"caption": "c", "video": "a.mp4"}, {"caption": "s", "video": "still.jpg"}]))
     with pytest.raises(UsageError) as err:
         _check(path, strategy=VIDEO_ONLY, buckets="960x544x1;960x544x49")
     assert "still.jpg: cannot be read as an image" in err.value.message

@@ -12,8 +12,9 @@ def test_plan_warns_when_the_data_cannot_give_every_gpu_a_batch(model_tree, caps
     box = model_tree(samples=3, sim="8xh100")
     assert main(box.args()) == 0  # the plan is written: the user may add samples before launch
     err = capsys.readouterr().err
-    warning = ("the data holds 3 usable sample(s), fewer than one batch on every GPU (batch_size 1"
-               " x 8 GPU(s) = 8)")
+    warning = (
+        "the data holds 3 usable sample(s), fewer than one batch on every GPU (batch_size 1 x 8 GPU(s) = 8)"
+    )
     assert warning in err and "train on at most 3 GPU(s)" in err
     assert warning in (box.run / "plan.md").read_text(encoding="utf-8")
 

@@ -6,17 +6,34 @@ from __future__ import annotations
 from ltx_wizard.core.dataset.buckets import parse_buckets
 from ltx_wizard.core.dataset.precomputed_check import verify_precomputed
 from ltx_wizard.demo.lookalike_latents import (
-    audio_latents, condition_embeddings, video_latents, write_pt,
+    audio_latents,
+    condition_embeddings,
+    video_latents,
+    write_pt,
 )
 
 BUCKET = parse_buckets("1024x576x49")
 SAMPLES = ("a.pt", "b.pt")
-AV = {"name": "flexible", "video": {"is_generated": True, "latents_dir": "latents"},
-      "audio": {"is_generated": True, "latents_dir": "audio_latents",
-                "conditions": [{"type": "mask", "mask_dir": "audio_masks"}]}}
-V2V = {"name": "flexible", "video": {"is_generated": True, "latents_dir": "latents", "conditions": [
-    {"type": "reference", "latents_dir": "reference_latents"},
-    {"type": "mask", "mask_dir": "video_masks"}]}}
+AV = {
+    "name": "flexible",
+    "video": {"is_generated": True, "latents_dir": "latents"},
+    "audio": {
+        "is_generated": True,
+        "latents_dir": "audio_latents",
+        "conditions": [{"type": "mask", "mask_dir": "audio_masks"}],
+    },
+}
+V2V = {
+    "name": "flexible",
+    "video": {
+        "is_generated": True,
+        "latents_dir": "latents",
+        "conditions": [
+            {"type": "reference", "latents_dir": "reference_latents"},
+            {"type": "mask", "mask_dir": "video_masks"},
+        ],
+    },
+}
 
 
 def _write(root, folder, tensors, samples=SAMPLES):
@@ -40,8 +57,10 @@ def test_a_matching_reference_at_half_size_and_masks_of_the_target_are_reused(tm
 
 def test_a_reference_that_is_no_even_fraction_of_its_target_is_named(tmp_path):
     check = verify_precomputed(_v2v_root(tmp_path, ref=(49, 576, 512)), V2V, SAMPLES, BUCKET)
-    assert check.mismatch == ("reference_latents/a.pt has reference latents of 7x18x16, no even "
-                              "fraction of the target's 7x18x32 (frames x height x width)")
+    assert check.mismatch == (
+        "reference_latents/a.pt has reference latents of 7x18x16, no even "
+        "fraction of the target's 7x18x32 (frames x height x width)"
+    )
 
 
 def test_references_of_different_fractions_are_named(tmp_path):
@@ -54,8 +73,7 @@ def test_references_of_different_fractions_are_named(tmp_path):
 
 def test_a_mask_of_another_size_than_its_target_is_named(tmp_path):
     check = verify_precomputed(_v2v_root(tmp_path, mask=(7, 17, 30)), V2V, SAMPLES, BUCKET)
-    assert check.mismatch == ("video_masks/a.pt is a mask of 7x17x30, the target latents are "
-                              "7x18x32")
+    assert check.mismatch == ("video_masks/a.pt is a mask of 7x17x30, the target latents are 7x18x32")
 
 
 def test_audio_latents_masks_and_embeddings_are_read_too(tmp_path):
@@ -67,11 +85,14 @@ def test_audio_latents_masks_and_embeddings_are_read_too(tmp_path):
     assert verify_precomputed(root, AV, SAMPLES, BUCKET).reusable
     write_pt(root / "audio_masks" / "b.pt", {"mask": (50,)})
     assert verify_precomputed(root, AV, SAMPLES, BUCKET).mismatch == (
-        "audio_masks/b.pt is a mask of 50 steps, the audio latents have 49")
+        "audio_masks/b.pt is a mask of 50 steps, the audio latents have 49"
+    )
     _write(root, "audio_latents", video_latents(49, 576, 1024))  # video latents in audio/
     assert verify_precomputed(root, AV, SAMPLES, BUCKET).mismatch == (
-        "audio_latents/a.pt has audio latents of 128x7x18x32, not 8 x time x 16")
+        "audio_latents/a.pt has audio latents of 128x7x18x32, not 8 x time x 16"
+    )
     _write(root, "audio_latents", audio_latents(1.96))
     _write(root, "conditions", {"x": (1, 2)})
     assert verify_precomputed(root, AV, SAMPLES, BUCKET).mismatch == (
-        "conditions/a.pt has no prompt_attention_mask and video_prompt_embeds tensors")
+        "conditions/a.pt has no prompt_attention_mask and video_prompt_embeds tensors"
+    )

@@ -18,8 +18,16 @@ def test_lookalike_latents_read_back(tmp_path):
 def test_real_torch_save_reads_the_same(tmp_path):
     torch = pytest.importorskip("torch")
     path = tmp_path / "b.pt"
-    torch.save({"latents": torch.zeros(128, 7, 17, 30, dtype=torch.bfloat16), "num_frames": 7,
-                "height": 17, "width": 30, "fps": 25.0}, path)
+    torch.save(
+        {
+            "latents": torch.zeros(128, 7, 17, 30, dtype=torch.bfloat16),
+            "num_frames": 7,
+            "height": 17,
+            "width": 30,
+            "fps": 25.0,
+        },
+        path,
+    )
     got = read_pt(path)
     assert got["latents"] == TensorShape((128, 7, 17, 30), "BFloat16Storage")
     assert got["width"] == 30

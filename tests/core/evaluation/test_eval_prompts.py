@@ -8,7 +8,14 @@ import pytest
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.evaluation.prompts import (
-    HELD_OUT, HELD_OUT_SKIPPED, IN_DIST, OUT_DIST, Sources, collect, edited, find_sources,
+    HELD_OUT,
+    HELD_OUT_SKIPPED,
+    IN_DIST,
+    OUT_DIST,
+    Sources,
+    collect,
+    edited,
+    find_sources,
 )
 
 

@@ -12,8 +12,13 @@ from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.gpu.probe import probe_gpus, resolve_probe
 from ltx_wizard.core.gpu.smi_source import parse_smi_csv
 from tests.fake_nvml import (
-    DRIVER_NOT_LOADED, GPU_IS_LOST, LIB_RM_VERSION_MISMATCH, LIBRARY_NOT_FOUND, NO_PERMISSION,
-    FakeDevice, make_module,
+    DRIVER_NOT_LOADED,
+    GPU_IS_LOST,
+    LIB_RM_VERSION_MISMATCH,
+    LIBRARY_NOT_FOUND,
+    NO_PERMISSION,
+    FakeDevice,
+    make_module,
 )
 
 H100 = FakeDevice("NVIDIA H100 80GB HBM3", 81559, "GPU-aaaa1111")
@@ -57,7 +62,9 @@ def test_nvml_lists_every_gpu_with_memory_uuid_and_driver(monkeypatch, no_smi):
 
 def test_mig_instances_report_their_own_memory(monkeypatch, no_smi):
     parent = FakeDevice(
-        "NVIDIA A100-SXM4-80GB", 81920, "GPU-p",
+        "NVIDIA A100-SXM4-80GB",
+        81920,
+        "GPU-p",
         mig=[FakeDevice("mig", 40192, "MIG-one"), FakeDevice("mig", 19968, "MIG-two")],
     )
     use_nvml(monkeypatch, [parent])
@@ -106,12 +113,16 @@ def test_zero_devices_says_training_needs_a_gpu(monkeypatch, no_smi):
 
 def test_falls_back_to_nvidia_smi_when_nvml_cannot_start(monkeypatch, tmp_path):
     use_nvml(monkeypatch, [], init_error=DRIVER_NOT_LOADED)
-    fake_smi(monkeypatch, tmp_path, """
+    fake_smi(
+        monkeypatch,
+        tmp_path,
+        """
         import sys
         assert "--format=csv,noheader,nounits" in sys.argv
         print("0, NVIDIA RTX A6000, 49140, GPU-a6")
         print("1, NVIDIA RTX A6000, 49140, GPU-a7")
-    """)
+    """,
+    )
     result = probe_gpus(env={})
     assert result.source == "nvidia-smi"
     assert [g.memory_total_mib for g in result.gpus] == [49140, 49140]
@@ -120,21 +131,29 @@ def test_falls_back_to_nvidia_smi_when_nvml_cannot_start(monkeypatch, tmp_path):
 
 def test_a_hung_nvidia_smi_times_out(monkeypatch, tmp_path):
     use_nvml(monkeypatch, [], init_error=DRIVER_NOT_LOADED)
-    fake_smi(monkeypatch, tmp_path, """
+    fake_smi(
+        monkeypatch,
+        tmp_path,
+        """
         import time
         time.sleep(60)
-    """)
+    """,
+    )
     with pytest.raises(WizardError, match="did not answer within 0.5 s"):
         probe_gpus(env={}, smi_timeout_s=0.5)
 
 
 def test_failing_nvidia_smi_quotes_its_first_line(monkeypatch, tmp_path):
     use_nvml(monkeypatch, [], init_error=DRIVER_NOT_LOADED)
-    fake_smi(monkeypatch, tmp_path, """
+    fake_smi(
+        monkeypatch,
+        tmp_path,
+        """
         import sys
         print("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.")
         sys.exit(9)
-    """)
+    """,
+    )
     with pytest.raises(WizardError) as err:
         probe_gpus(env={})
     assert "kernel driver is not loaded" in err.value.message
@@ -143,9 +162,13 @@ def test_failing_nvidia_smi_quotes_its_first_line(monkeypatch, tmp_path):
 
 def test_malformed_nvidia_smi_output_is_reported(monkeypatch, tmp_path):
     use_nvml(monkeypatch, [], init_error=DRIVER_NOT_LOADED)
-    fake_smi(monkeypatch, tmp_path, """
+    fake_smi(
+        monkeypatch,
+        tmp_path,
+        """
         print("garbage without commas")
-    """)
+    """,
+    )
     with pytest.raises(WizardError, match="unexpected"):
         probe_gpus(env={})
 
@@ -178,8 +201,12 @@ def test_cuda_visible_devices_narrows_like_cuda(monkeypatch, no_smi, value, uuid
 
 
 def test_cuda_visible_devices_selects_a_mig_instance(monkeypatch, no_smi):
-    parent = FakeDevice("NVIDIA A100-SXM4-80GB", 81920, "GPU-p",
-                        mig=[FakeDevice("m", 40192, "MIG-1111"), FakeDevice("m", 40192, "MIG-2222")])
+    parent = FakeDevice(
+        "NVIDIA A100-SXM4-80GB",
+        81920,
+        "GPU-p",
+        mig=[FakeDevice("m", 40192, "MIG-1111"), FakeDevice("m", 40192, "MIG-2222")],
+    )
     use_nvml(monkeypatch, [parent])
     result = probe_gpus(env={"CUDA_VISIBLE_DEVICES": "MIG-2222"})
     assert [g.uuid for g in result.gpus] == ["MIG-2222"]
@@ -193,6 +220,7 @@ def test_cuda_visible_devices_hiding_everything_is_an_error(monkeypatch, no_smi,
 
 
 # --- CSV ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "text",

@@ -62,8 +62,18 @@ def test_nominal_size_snaps_driver_readings_to_the_marketed_size(mib, nominal):
 
 @pytest.mark.parametrize(
     ("gb", "tier"),
-    [(31, Tier.BELOW_MINIMUM), (32, Tier.T32), (36, Tier.T32), (39, Tier.T32), (40, Tier.T40_60),
-     (60, Tier.T40_60), (64, Tier.T40_60), (79, Tier.T40_60), (80, Tier.T80), (192, Tier.T80)],
+    [
+        (31, Tier.BELOW_MINIMUM),
+        (32, Tier.T32),
+        (36, Tier.T32),
+        (39, Tier.T32),
+        (40, Tier.T40_60),
+        (60, Tier.T40_60),
+        (64, Tier.T40_60),
+        (79, Tier.T40_60),
+        (80, Tier.T80),
+        (192, Tier.T80),
+    ],
 )
 def test_the_seed_gaps_are_decided(gb, tier):
     assert tier_for_gb(gb) is tier
@@ -82,13 +92,20 @@ def test_smallest_gpu_sets_the_tier_and_mixed_models_warn():
 
 def test_display_names_are_the_seeds():
     assert [t.display_name for t in (Tier.T32, Tier.T40_60, Tier.T80)] == [
-        "32GB tier", "40–60GB tier", "80GB+ tier"]
+        "32GB tier",
+        "40–60GB tier",
+        "80GB+ tier",
+    ]
 
 
 @pytest.mark.parametrize(
     ("preset", "base", "opt"),
-    [("rtx5090", "t2v_lora_low_vram.yaml", "adamw8bit"), ("a6000", "t2v_lora_low_vram.yaml",
-     "adamw8bit"), ("h100", "t2v_lora.yaml", "adamw"), ("h200", "t2v_lora.yaml", "adamw")],
+    [
+        ("rtx5090", "t2v_lora_low_vram.yaml", "adamw8bit"),
+        ("a6000", "t2v_lora_low_vram.yaml", "adamw8bit"),
+        ("h100", "t2v_lora.yaml", "adamw"),
+        ("h200", "t2v_lora.yaml", "adamw"),
+    ],
 )
 def test_base_config_and_key_choices_per_tier(preset, base, opt):
     result = assess(simulated_probe(preset))

@@ -39,9 +39,7 @@ def test_explicit_root_that_is_not_a_checkout_is_an_error(tmp_path):
     root = make_checkout(tmp_path / "LTX-2")
     (root / "packages/ltx-trainer/configs/t2v_lora_low_vram.yaml").unlink()
     make_checkout(Path(os.environ["HOME"]) / "LTX-2")  # a valid one elsewhere must not be picked
-    with pytest.raises(
-        UsageError, match="not an LTX-2 checkout \\(missing .*t2v_lora_low_vram.yaml\\)"
-    ):
+    with pytest.raises(UsageError, match="not an LTX-2 checkout \\(missing .*t2v_lora_low_vram.yaml\\)"):
         find_checkout(root, env=_env(tmp_path))
 
 
@@ -90,9 +88,7 @@ def test_not_found_says_where_it_looked(tmp_path, monkeypatch):
     with pytest.raises(UsageError) as info:
         find_checkout(cwd=tmp_path, env=_env(tmp_path))
     msg = info.value.message
-    assert (
-        "no LTX-2 checkout found" in msg and str(tmp_path / "a") in msg and "--trainer-root" in msg
-    )
+    assert "no LTX-2 checkout found" in msg and str(tmp_path / "a") in msg and "--trainer-root" in msg
 
 
 def test_uv_on_path_and_sync_state(tmp_path):

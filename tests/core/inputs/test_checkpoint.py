@@ -44,9 +44,7 @@ def test_describes_a_22b_checkpoint_from_its_header(tmp_path):
 
 
 def test_split_pack_and_gemma_version_are_read(tmp_path):
-    path = make_checkpoint(
-        tmp_path / "t.safetensors", split=True, gemma_version="4", model_version="2.5.0"
-    )
+    path = make_checkpoint(tmp_path / "t.safetensors", split=True, gemma_version="4", model_version="2.5.0")
     info = inspect_checkpoint(path)
     assert info.is_split_pack is True
     assert info.gemma_version == "4"
@@ -133,9 +131,7 @@ def test_character_device_is_never_read():
 def test_no_read_permission(tmp_path, monkeypatch):
     path = make_checkpoint(tmp_path / "locked.safetensors")
     real_access = os.access
-    monkeypatch.setattr(
-        os, "access", lambda p, mode: False if str(p) == str(path) else real_access(p, mode)
-    )
+    monkeypatch.setattr(os, "access", lambda p, mode: False if str(p) == str(path) else real_access(p, mode))
     _refused(path, "locked.safetensors is not readable by this user.*chmod")
 
 
@@ -160,9 +156,7 @@ def test_not_safetensors(tmp_path, name):
 
 def test_git_lfs_pointer_stub(tmp_path):
     path = tmp_path / "ltx-2.safetensors"
-    path.write_text(
-        "version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 44000000000\n"
-    )
+    path.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 44000000000\n")
     _refused(path, "git-lfs pointer stub.*git lfs pull")
 
 
@@ -205,9 +199,7 @@ def test_symlink_loop(tmp_path):
 
 def test_dangling_symlink(tmp_path):
     (tmp_path / "ltx.safetensors").symlink_to(tmp_path / "gone.safetensors")
-    _refused(
-        tmp_path / "ltx.safetensors", "is a symlink to .*gone.safetensors, which does not exist"
-    )
+    _refused(tmp_path / "ltx.safetensors", "is a symlink to .*gone.safetensors, which does not exist")
 
 
 def test_symlinked_checkpoint_keeps_the_users_path(tmp_path):

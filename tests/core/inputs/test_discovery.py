@@ -35,9 +35,7 @@ def _split_pack(folder: Path, gemma_version="4"):
         gemma_version=gemma_version,
         model_version="2.5.0",
     )
-    make_packed_gemma(
-        folder / "gemma-packed.safetensors", gemma_version=gemma_version, model_type="gemma4"
-    )
+    make_packed_gemma(folder / "gemma-packed.safetensors", gemma_version=gemma_version, model_type="gemma4")
     make_vae(folder / "video_vae.safetensors", "video")
     make_vae(folder / "audio_vae.safetensors", "audio")
 
@@ -73,9 +71,7 @@ def test_incomplete_split_pack_says_what_is_missing(tmp_path):
 
 
 def test_vanilla_gemma_is_explained(tmp_path):
-    make_checkpoint(
-        tmp_path / "m" / "ltx-2.5.safetensors", gemma_version="4", model_version="2.5.0"
-    )
+    make_checkpoint(tmp_path / "m" / "ltx-2.5.safetensors", gemma_version="4", model_version="2.5.0")
     make_gemma_dir(tmp_path / "m" / "gemma-4-google", gemma_version=None, model_type="gemma4")
     result = _run(tmp_path / "m")
     (te,) = result.of_kind("text_encoder")
@@ -91,9 +87,7 @@ def test_metadata_marks_ltx_even_with_an_odd_name(tmp_path):
 
 def test_ltx_named_file_that_is_broken_is_listed_unusable(tmp_path):
     (tmp_path / "m").mkdir()
-    (tmp_path / "m" / "LTX-2-dev.safetensors").write_text(
-        "version https://git-lfs.github.com/spec/v1\n"
-    )
+    (tmp_path / "m" / "LTX-2-dev.safetensors").write_text("version https://git-lfs.github.com/spec/v1\n")
     (cand,) = _run(tmp_path / "m").candidates
     assert not cand.usable and "git-lfs pointer" in cand.summary
 
@@ -170,8 +164,17 @@ def test_discover_says_plainly_that_a_cut_short_search_is_partial(tmp_path, monk
     (tmp_path / "nfs").mkdir()
     release = _hang(monkeypatch, tmp_path / "nfs")
     try:
-        rc = main(["discover", "--models-dir", str(tmp_path / "fast"), "--models-dir",
-                   str(tmp_path / "nfs"), "--time-budget", "0.5"])
+        rc = main(
+            [
+                "discover",
+                "--models-dir",
+                str(tmp_path / "fast"),
+                "--models-dir",
+                str(tmp_path / "nfs"),
+                "--time-budget",
+                "0.5",
+            ]
+        )
     finally:
         release.set()
     out, err = capsys.readouterr()
@@ -229,6 +232,8 @@ def test_hf_home_and_hf_hub_cache_move_the_cache(tmp_path):
     make_checkpoint(snap / "ltx-2.safetensors")
     assert snap in search_roots(env={"HF_HOME": str(tmp_path / "hfhome")}, system_roots=())
     other = _hf_snapshot(tmp_path / "elsewhere", "Lightricks/LTX-2")
-    roots = search_roots(env={"HF_HOME": str(tmp_path / "hfhome"), "HF_HUB_CACHE": str(tmp_path / "elsewhere")},
-                         system_roots=())
+    roots = search_roots(
+        env={"HF_HOME": str(tmp_path / "hfhome"), "HF_HUB_CACHE": str(tmp_path / "elsewhere")},
+        system_roots=(),
+    )
     assert other in roots and snap not in roots

@@ -29,8 +29,14 @@ CASES = [
     ("same string", '{"gemma_version": "4"}', "2.5.0", "4", "gemma4_unified", "ok"),
     ("4 vs 4.0 is a mismatch", '{"gemma_version": "4"}', "2.5.0", "4.0", "gemma4_unified", "error"),
     ("text vs number is a mismatch", '{"gemma_version": "4"}', "2.5.0", 4, "gemma4", "error"),
-    ("vanilla Gemma 4 under a declaring checkpoint", '{"gemma_version": "4"}', "2.5.0", ABSENT,
-     "gemma4", "error"),
+    (
+        "vanilla Gemma 4 under a declaring checkpoint",
+        '{"gemma_version": "4"}',
+        "2.5.0",
+        ABSENT,
+        "gemma4",
+        "error",
+    ),
     ("declared gemma 3 pair", '{"gemma_version": "3"}', "2.3.0", "3", "gemma3", "ok"),
     ("source without a version, Gemma without one", "{}", "2.5.0", ABSENT, "gemma4", "ok"),
     ("old checkpoint, gemma3", ABSENT, "2.3.0", ABSENT, "gemma3", "ok"),
@@ -51,8 +57,9 @@ def _files(tmp_path, source, model_version, gemma_version, model_type):
         meta["gemma_source_checkpoint"] = source
     if model_version is not ABSENT:
         meta["model_version"] = model_version
-    ckpt = write_safetensors(tmp_path / "ltx.safetensors",
-                             {"model.diffusion_model.x.weight": ("BF16", [8, 8])}, meta)
+    ckpt = write_safetensors(
+        tmp_path / "ltx.safetensors", {"model.diffusion_model.x.weight": ("BF16", [8, 8])}, meta
+    )
     gemma = tmp_path / "gemma"
     gemma.mkdir()
     config = {"model_type": model_type}
@@ -81,7 +88,13 @@ def test_the_trainer_rule_case_for_case(tmp_path, case):
 
 
 def test_exact_mismatch_says_why_the_spellings_differ(tmp_path):
-    ckpt, te = _files(tmp_path, '{"gemma_version": "4"}', "2.5.0", 4, "gemma4", )
+    ckpt, te = _files(
+        tmp_path,
+        '{"gemma_version": "4"}',
+        "2.5.0",
+        4,
+        "gemma4",
+    )
     with pytest.raises(UsageError, match=r"needs gemma_version 4, .* has 4 \(a number\).*exactly"):
         check_compatibility(ckpt, te)
 

@@ -30,8 +30,17 @@ def _full(raw: bytes, data_len: int):
 
 
 def _facts(fold, meta) -> tuple:
-    return (fold.count, fold.transformer, fold.connectors, fold.auxiliary, fold.dtypes,
-            "".join(fold.linears), frozenset(fold.components), fold.tokenizer, meta)
+    return (
+        fold.count,
+        fold.transformer,
+        fold.connectors,
+        fold.auxiliary,
+        fold.dtypes,
+        "".join(fold.linears),
+        frozenset(fold.components),
+        fold.tokenizer,
+        meta,
+    )
 
 
 def _scan(raw: bytes, data_len: int):
@@ -73,16 +82,18 @@ MIXED = {
     "ünïcode.weight": ("BF16", [3, 2]),
     "": ("BOOL", [3]),
 }
-META = {"config": json.dumps({"transformer": {}, "vae": {}}), "model_version": "2.0.0",
-        "note": 'quotes " and \\ and ünïcode }],"'}
+META = {
+    "config": json.dumps({"transformer": {}, "vae": {}}),
+    "model_version": "2.0.0",
+    "note": 'quotes " and \\ and ünïcode }],"',
+}
 
 
 # Past the first 64 KB the scan decodes more of the header; a 2-byte character lies on the cut.
 BIG = {**META, "blob": "é" * 40_000}
 
 
-@pytest.mark.parametrize("metadata", [META, None, {}, BIG],
-                         ids=["metadata", "none", "empty", "big"])
+@pytest.mark.parametrize("metadata", [META, None, {}, BIG], ids=["metadata", "none", "empty", "big"])
 def test_the_compact_layout_is_scanned_and_folds_what_the_full_parse_folds(metadata):
     raw, data_len = _header(MIXED, metadata)
     assert _scan(raw, data_len) is not None  # the fast path really ran
@@ -102,10 +113,22 @@ def test_a_real_sized_checkpoint_is_scanned(tmp_path):
     assert summary.linear_table == scanned[5] and summary.tensor_count == scanned[0]
 
 
-@pytest.mark.parametrize("case", [
-    "spaced", "escaped name", "repeated name", "metadata twice", "metadata not first",
-    "gap", "not from 0", "unknown dtype", "prefix + weight", "float dim", "ascii escapes",
-])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "spaced",
+        "escaped name",
+        "repeated name",
+        "metadata twice",
+        "metadata not first",
+        "gap",
+        "not from 0",
+        "unknown dtype",
+        "prefix + weight",
+        "float dim",
+        "ascii escapes",
+    ],
+)
 def test_other_layouts_go_to_the_full_parse_and_come_out_the_same(case):
     tensors = dict(list(MIXED.items())[:6])
     raw, data_len = _header(tensors, META)
@@ -142,18 +165,21 @@ def test_other_layouts_go_to_the_full_parse_and_come_out_the_same(case):
     assert _facts(*hs.fold_header(PATH, raw, data_len)) == full
 
 
-@pytest.mark.parametrize("corrupt, message", [
-    (lambda r: r.replace(b'[64,32]', b'[64,31]'), "does not match its"),
-    (lambda r: r.replace(b'[64,32]', b'[64,032]'), "not UTF-8 JSON"),
-    (lambda r: r.replace(b'[64,32]', b'[64,-32]'), "malformed header entry"),
-    (lambda r: r.replace(b'"BF16"', b'"BF16\x01"', 1), "not UTF-8 JSON"),
-    (lambda r: r.replace(b'"model_version":"2.0.0"', b'"model_version":2'), "map of strings"),
-    (lambda r: r.replace(b'"model_version":"2.0.0"', b'"model_version":NaN'), "not UTF-8 JSON"),
-    (lambda r: r.replace(b'.to_q', b'.\xff', 1), "not UTF-8 JSON"),
-    (lambda r: r.replace(b"transformer_blocks", b"trans\x00former", 1), "not UTF-8 JSON"),
-    (lambda r: r.rstrip() + b"x", "not UTF-8 JSON"),
-    (lambda r: r.rstrip()[:-1], "not UTF-8 JSON"),
-])
+@pytest.mark.parametrize(
+    "corrupt, message",
+    [
+        (lambda r: r.replace(b"[64,32]", b"[64,31]"), "does not match its"),
+        (lambda r: r.replace(b"[64,32]", b"[64,032]"), "not UTF-8 JSON"),
+        (lambda r: r.replace(b"[64,32]", b"[64,-32]"), "malformed header entry"),
+        (lambda r: r.replace(b'"BF16"', b'"BF16\x01"', 1), "not UTF-8 JSON"),
+        (lambda r: r.replace(b'"model_version":"2.0.0"', b'"model_version":2'), "map of strings"),
+        (lambda r: r.replace(b'"model_version":"2.0.0"', b'"model_version":NaN'), "not UTF-8 JSON"),
+        (lambda r: r.replace(b".to_q", b".\xff", 1), "not UTF-8 JSON"),
+        (lambda r: r.replace(b"transformer_blocks", b"trans\x00former", 1), "not UTF-8 JSON"),
+        (lambda r: r.rstrip() + b"x", "not UTF-8 JSON"),
+        (lambda r: r.rstrip()[:-1], "not UTF-8 JSON"),
+    ],
+)
 def test_corrupted_headers_are_refused_with_the_full_parse_s_message(corrupt, message):
     raw, data_len = _header(MIXED, META)
     bad = corrupt(raw)
@@ -177,9 +203,8 @@ def test_no_single_byte_change_makes_the_scan_accept_what_the_full_parse_would_n
     raw, data_len = _header(tensors, {"k": 'v"}'})
     raw = raw.rstrip()
     swaps = b'"\\,:{}[]0 9x\x00-'
-    cases = [raw[:i] + raw[i + 1:] for i in range(len(raw))]
-    cases += [raw[:i] + bytes([c]) + raw[i + 1:] for i in range(len(raw)) for c in swaps
-              if c != raw[i]]
+    cases = [raw[:i] + raw[i + 1 :] for i in range(len(raw))]
+    cases += [raw[:i] + bytes([c]) + raw[i + 1 :] for i in range(len(raw)) for c in swaps if c != raw[i]]
     accepted = 0
     for bad in cases:
         for length in (data_len, data_len + 1):

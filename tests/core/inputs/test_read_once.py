@@ -40,8 +40,9 @@ def test_discovery_then_the_checks_parse_each_header_once(tmp_path, monkeypatch)
     unified = make_checkpoint(models / "ltx23" / "ltx-2.3-dev.safetensors", params_b=1, blocks=2)
     gemma = make_gemma_dir(models / "ltx23" / "gemma")
     pack = models / "ltx25"
-    make_checkpoint(pack / "ltx-2.5-transformer.safetensors", split=True, gemma_version="4",
-                    model_version="2.5.0")
+    make_checkpoint(
+        pack / "ltx-2.5-transformer.safetensors", split=True, gemma_version="4", model_version="2.5.0"
+    )
     make_packed_gemma(pack / "gemma-packed.safetensors", gemma_version="4", model_type="gemma4")
     make_vae(pack / "video_vae.safetensors", "video")
     make_vae(pack / "audio_vae.safetensors", "audio")
@@ -55,11 +56,17 @@ def test_discovery_then_the_checks_parse_each_header_once(tmp_path, monkeypatch)
     # the user picks the best one: the paths form checks it, the plan and autotune size it
     run_checks(checkpoint=unified, text_encoder=gemma)
     assert model_size(inspect_checkpoint(unified), ["to_q"]).lora_params_per_rank > 0
-    assert parsed == Counter({
-        "ltx-2.3-dev.safetensors": 1, "model-00001-of-00001.safetensors": 1,
-        "ltx-2.5-transformer.safetensors": 1, "gemma-packed.safetensors": 1,
-        "video_vae.safetensors": 1, "audio_vae.safetensors": 1, "lora.safetensors": 1,
-    })
+    assert parsed == Counter(
+        {
+            "ltx-2.3-dev.safetensors": 1,
+            "model-00001-of-00001.safetensors": 1,
+            "ltx-2.5-transformer.safetensors": 1,
+            "gemma-packed.safetensors": 1,
+            "video_vae.safetensors": 1,
+            "audio_vae.safetensors": 1,
+            "lora.safetensors": 1,
+        }
+    )
 
 
 def test_a_checkpoint_keeps_its_lora_sizes_without_its_tensor_table(tmp_path):
@@ -70,7 +77,8 @@ def test_a_checkpoint_keeps_its_lora_sizes_without_its_tensor_table(tmp_path):
     assert not hasattr(kept, "tensors")  # counts and one compact str, not ~thousands of entries
     assert isinstance(info.linear_table, str) and len(info.linears) == kept.linear_table.count("\n")
     assert model_size(info, ["to_q"]).lora_params_per_rank == 48 * (
-        2 * 8192 + 2 * 4096 + (2048 + 4096) + 4096)
+        2 * 8192 + 2 * 4096 + (2048 + 4096) + 4096
+    )
 
 
 def test_plan_parses_each_yaml_text_once(model_tree, monkeypatch, capsys):
@@ -102,7 +110,8 @@ def test_plan_parses_each_yaml_text_once(model_tree, monkeypatch, capsys):
 
 
 async def test_autotune_sizes_the_model_from_the_plans_record_without_opening_the_checkpoint(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     # plan read the checkpoint's header and kept what it learned in plan.json; autotune's
     # memory model takes it from there (a process of its own: the header cache is empty)
     from tests.core.autotune.test_autotune_engine import _engine, plan_run
@@ -112,8 +121,9 @@ async def test_autotune_sizes_the_model_from_the_plans_record_without_opening_th
     header_cache.clear()
     opened: list = []
     real = checkpoint_module.inspect_checkpoint
-    monkeypatch.setattr(checkpoint_module, "inspect_checkpoint",
-                        lambda *a, **k: opened.append(a) or real(*a, **k))
+    monkeypatch.setattr(
+        checkpoint_module, "inspect_checkpoint", lambda *a, **k: opened.append(a) or real(*a, **k)
+    )
     engine = _engine(run_dir, "rtx5090", [])
     summary = await engine.run()
     assert summary.trials and opened == []

@@ -61,45 +61,84 @@ T2V_STRATEGY = """\
 """
 
 
-def _config(*, title="t2v", rank=32, strategy=T2V_STRATEGY, optimizer="adamw", quant="null",
-            te8="false", offload="  offload_optimizer_during_validation: false\n", tag="t2v") -> str:
-    return _HEAD.format(title=title, rank=rank, strategy=strategy.rstrip("\n"), optimizer=optimizer,
-                        quant=quant, te8=te8, offload=offload, tag=tag)
+def _config(
+    *,
+    title="t2v",
+    rank=32,
+    strategy=T2V_STRATEGY,
+    optimizer="adamw",
+    quant="null",
+    te8="false",
+    offload="  offload_optimizer_during_validation: false\n",
+    tag="t2v",
+) -> str:
+    return _HEAD.format(
+        title=title,
+        rank=rank,
+        strategy=strategy.rstrip("\n"),
+        optimizer=optimizer,
+        quant=quant,
+        te8=te8,
+        offload=offload,
+        tag=tag,
+    )
 
 
 STANDARD = _config()
 LOW_VRAM = _config(
-    title="t2v low VRAM", rank=16, optimizer="adamw8bit", quant='"int8-quanto"', te8="true",
-    offload="  offload_optimizer_during_validation: true\n", tag="t2v-low",
+    title="t2v low VRAM",
+    rank=16,
+    optimizer="adamw8bit",
+    quant='"int8-quanto"',
+    te8="true",
+    offload="  offload_optimizer_during_validation: true\n",
+    tag="t2v-low",
 ).replace("[ 960, 544, 89 ]", "[ 576, 576, 49 ]")
 
-I2V = _config(title="i2v", tag="i2v", strategy=T2V_STRATEGY.replace(
-    '    latents_dir: "latents"\n',
-    '    latents_dir: "latents"\n    conditions:\n      - type: first_frame\n        probability: 0.5\n',
-    1,
-))
-IC_LORA = _config(title="v2v IC-LoRA", tag="v2v-ic", strategy="""\
+I2V = _config(
+    title="i2v",
+    tag="i2v",
+    strategy=T2V_STRATEGY.replace(
+        '    latents_dir: "latents"\n',
+        '    latents_dir: "latents"\n    conditions:\n      - type: first_frame\n        probability: 0.5\n',
+        1,
+    ),
+)
+IC_LORA = _config(
+    title="v2v IC-LoRA",
+    tag="v2v-ic",
+    strategy="""\
   video:
     is_generated: true
     latents_dir: "latents"
     conditions:
       - type: reference
         latents_dir: "reference_latents"
-""")
+""",
+)
 # An older recipe without the offload key: the difference must not invent it.
-T2A_NO_OFFLOAD = _config(title="t2a", tag="t2a", offload="", strategy="""\
+T2A_NO_OFFLOAD = _config(
+    title="t2a",
+    tag="t2a",
+    offload="",
+    strategy="""\
   audio:
     is_generated: true
     latents_dir: "audio_latents"
-""")
-INPAINT = _config(title="inpaint", tag="inpaint", strategy="""\
+""",
+)
+INPAINT = _config(
+    title="inpaint",
+    tag="inpaint",
+    strategy="""\
   video:
     is_generated: true
     latents_dir: "latents"
     conditions:
       - type: mask
         mask_dir: "video_masks"
-""")
+""",
+)
 
 
 @pytest.fixture()
@@ -107,8 +146,11 @@ def configs(tmp_path: Path) -> Path:
     folder = tmp_path / "configs"
     (folder / "accelerate").mkdir(parents=True)
     files = {
-        "t2v_lora.yaml": STANDARD, "t2v_lora_low_vram.yaml": LOW_VRAM, "i2v_lora.yaml": I2V,
-        "v2v_ic_lora.yaml": IC_LORA, "t2a_lora.yaml": T2A_NO_OFFLOAD,
+        "t2v_lora.yaml": STANDARD,
+        "t2v_lora_low_vram.yaml": LOW_VRAM,
+        "i2v_lora.yaml": I2V,
+        "v2v_ic_lora.yaml": IC_LORA,
+        "t2a_lora.yaml": T2A_NO_OFFLOAD,
         "video_inpainting_lora.yaml": INPAINT,
         # Not recipes: an accelerate config, a file with a key the schema forbids, broken YAML.
         "accelerate/ddp.yaml": "distributed_type: MULTI_GPU\nnum_processes: 4\n",
@@ -157,8 +199,7 @@ def test_low_vram_delta_is_the_memory_difference_without_bookkeeping() -> None:
 @pytest.mark.parametrize("tier", [Tier.T32, Tier.T40_60])
 def test_low_tiers_apply_the_difference_to_other_recipes(configs: Path, tier: Tier) -> None:
     recipe = find_recipe(configs, "i2v_lora")
-    base = recipe_base(recipe, tier, standard_text=STANDARD, low_vram_text=LOW_VRAM,
-                       recipe_text=I2V)
+    base = recipe_base(recipe, tier, standard_text=STANDARD, low_vram_text=LOW_VRAM, recipe_text=I2V)
     assert base.source == "i2v_lora.yaml"
     assert set(base.applied) == set(low_vram_delta(STANDARD, LOW_VRAM))
     written = load_yaml(base.text)
@@ -174,26 +215,27 @@ def test_low_tiers_apply_the_difference_to_other_recipes(configs: Path, tier: Ti
 
 def test_a_key_the_recipe_lacks_is_not_invented(configs: Path) -> None:
     recipe = find_recipe(configs, "t2a_lora")
-    base = recipe_base(recipe, Tier.T32, standard_text=STANDARD, low_vram_text=LOW_VRAM,
-                       recipe_text=T2A_NO_OFFLOAD)
+    base = recipe_base(
+        recipe, Tier.T32, standard_text=STANDARD, low_vram_text=LOW_VRAM, recipe_text=T2A_NO_OFFLOAD
+    )
     assert "acceleration.offload_optimizer_during_validation" in base.skipped
     assert "offload_optimizer_during_validation" not in base.text
 
 
 def test_80gb_uses_the_recipe_verbatim_and_t2v_its_own_low_vram_file(configs: Path) -> None:
     i2v = find_recipe(configs, "i2v_lora")
-    top = recipe_base(i2v, Tier.T80, standard_text=STANDARD, low_vram_text=LOW_VRAM,
-                      recipe_text=I2V)
+    top = recipe_base(i2v, Tier.T80, standard_text=STANDARD, low_vram_text=LOW_VRAM, recipe_text=I2V)
     assert top.text == I2V and top.applied == {}
     t2v = find_recipe(configs, "t2v_lora")
-    low = recipe_base(t2v, Tier.T32, standard_text=STANDARD, low_vram_text=LOW_VRAM,
-                      recipe_text=STANDARD)
+    low = recipe_base(t2v, Tier.T32, standard_text=STANDARD, low_vram_text=LOW_VRAM, recipe_text=STANDARD)
     assert low.text == LOW_VRAM and low.source == "t2v_lora_low_vram.yaml" and low.applied == {}
 
 
-EXTEND = _config(title="extend", tag="extend").replace("""\
+EXTEND = _config(title="extend", tag="extend").replace(
+    """\
 validation:
-""", """\
+""",
+    """\
 validation:
   samples:
     - prompt: "a kite"
@@ -207,7 +249,8 @@ validation:
         - type: prefix
           video: "/nowhere/prefix.mp4"
           num_frames: 57
-""")
+""",
+)
 
 
 def _start(configs: Path, name: str, text: str, tier: Tier):
@@ -229,10 +272,12 @@ def test_too_long_prefixes_are_warned_and_media_are_left_to_the_plan(configs: Pa
     start = _start(configs, "video_extend_lora", EXTEND, Tier.T32)
     (frames,) = recipe_notes(start, Tier.T32).warnings
     # Only the sample that inherits the applied 49 frames is warned about.
-    assert frames.startswith("validation.samples[0].conditions[0].num_frames 57 is not shorter "
-                             "than the 49 frames")
-    assert recipe_notes(_start(configs, "video_extend_lora", EXTEND, Tier.T80), Tier.T80).warnings \
-        == ()  # 80GB+: the recipe's own 89 frames
+    assert frames.startswith(
+        "validation.samples[0].conditions[0].num_frames 57 is not shorter than the 49 frames"
+    )
+    assert (
+        recipe_notes(_start(configs, "video_extend_lora", EXTEND, Tier.T80), Tier.T80).warnings == ()
+    )  # 80GB+: the recipe's own 89 frames
 
 
 def test_notes_leave_out_keys_the_plan_sets_again(configs: Path):

@@ -48,9 +48,7 @@ def test_non_sparse_write_writes_real_zeros(tmp_path):
 
 
 def test_never_reads_past_the_header(tmp_path, monkeypatch):
-    path = write_safetensors(
-        tmp_path / "big.safetensors", {"w": ("BF16", [20_000_000, 1000])}, {"k": "v"}
-    )
+    path = write_safetensors(tmp_path / "big.safetensors", {"w": ("BF16", [20_000_000, 1000])}, {"k": "v"})
     with open(path, "rb") as fh:
         header_len = struct.unpack("<Q", fh.read(8))[0]
     read_sizes = []
@@ -159,8 +157,9 @@ def test_nesting_is_refused_where_it_is_read_and_harmless_where_it_is_not(tmp_pa
     nested = json.dumps({"w": {"dtype": "F32", "shape": [[[[4]]]], "data_offsets": [0, 16]}})
     with pytest.raises(UsageError, match="'w' has a malformed header entry"):
         read_header(_raw(tmp_path / "n.safetensors", nested.encode(), b"\0" * 16))
-    extra = ('{"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16], "x": '
-             + "[" * 200 + "]" * 200 + "}}")
+    extra = (
+        '{"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16], "x": ' + "[" * 200 + "]" * 200 + "}}"
+    )
     assert read_header(_raw(tmp_path / "e.safetensors", extra.encode(), b"\0" * 16)).param_count == 4
     deep = '{"w": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}"
     with pytest.raises(UsageError, match="nests deeper than"):

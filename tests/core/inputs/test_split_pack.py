@@ -29,12 +29,27 @@ CONFIGS = "packages/ltx-trainer/configs"
         ({}, "generate_audio"),  # the trainer's default is True
         ({"generate_audio": True}, "generate_audio"),
         ({"generate_audio": False}, None),
-        ({"generate_audio": False, "samples": [{"prompt": "x", "conditions": [
-            {"type": "audio_to_video", "audio": "a.wav"}]}]}, "audio_to_video"),
-        ({"generate_audio": False, "samples": [{"prompt": "x", "conditions": [
-            {"type": "prefix", "audio": "a.wav"}]}]}, "prefix condition carries audio"),
-        ({"generate_audio": False, "samples": [{"prompt": "x", "conditions": [
-            {"type": "prefix", "video": "v.mp4"}]}]}, None),
+        (
+            {
+                "generate_audio": False,
+                "samples": [{"prompt": "x", "conditions": [{"type": "audio_to_video", "audio": "a.wav"}]}],
+            },
+            "audio_to_video",
+        ),
+        (
+            {
+                "generate_audio": False,
+                "samples": [{"prompt": "x", "conditions": [{"type": "prefix", "audio": "a.wav"}]}],
+            },
+            "prefix condition carries audio",
+        ),
+        (
+            {
+                "generate_audio": False,
+                "samples": [{"prompt": "x", "conditions": [{"type": "prefix", "video": "v.mp4"}]}],
+            },
+            None,
+        ),
     ],
 )
 def test_audio_vae_is_needed_only_where_validation_touches_audio(validation, needed):
@@ -55,9 +70,24 @@ def _argv(tmp_path, checkout, *extra):
     ckpt = make_checkpoint(tmp_path / "split" / "transformer.safetensors", split=True)
     gemma = make_packed_gemma(tmp_path / "split" / "gemma.safetensors")
     data = make_data_root(tmp_path / "data", 3)
-    return ["plan", "--trainer-root", str(checkout), "--checkpoint", str(ckpt), "--text-encoder",
-            str(gemma), "--data-root", str(data), "--workspace", str(tmp_path / "ws"),
-            "--run-name", "run", "--simulate", "h100", *extra]
+    return [
+        "plan",
+        "--trainer-root",
+        str(checkout),
+        "--checkpoint",
+        str(ckpt),
+        "--text-encoder",
+        str(gemma),
+        "--data-root",
+        str(data),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--run-name",
+        "run",
+        "--simulate",
+        "h100",
+        *extra,
+    ]
 
 
 def test_plan_without_audio_vae_when_validation_makes_no_audio(tmp_path, capsys, monkeypatch):

@@ -64,8 +64,7 @@ def test_sidecars_and_weights_may_sit_in_subfolders(tmp_path):
     (root / "_readout_proj").mkdir()
     (root / "processor_config.json").rename(root / "_readout_proj" / "processor_config.json")
     (root / "weights").mkdir()
-    (root / "model-00001-of-00001.safetensors").rename(
-        root / "weights" / "model-00001-of-00001.safetensors")
+    (root / "model-00001-of-00001.safetensors").rename(root / "weights" / "model-00001-of-00001.safetensors")
     info = inspect_text_encoder(root)
     assert info.config_path == root / "config.json"
     assert info.param_count == 262208 * 3840  # the shard header, found below the root
@@ -151,9 +150,7 @@ def test_version_spelling_is_compared_exactly_as_ltx_core_does(tmp_path):
 
 
 def test_mismatch_names_both_versions(tmp_path):
-    ckpt, te = _pair(
-        tmp_path, {"gemma_version": "4", "model_version": "2.5.0"}, {"gemma_version": "3"}
-    )
+    ckpt, te = _pair(tmp_path, {"gemma_version": "4", "model_version": "2.5.0"}, {"gemma_version": "3"})
     with pytest.raises(UsageError, match="Gemma version mismatch.*needs gemma_version 4.*has 3"):
         check_compatibility(ckpt, te)
 
@@ -172,9 +169,7 @@ def test_vanilla_gemma4_for_ltx_2_5_is_explained(tmp_path):
 
 
 def test_old_checkpoint_with_gemma4_is_refused(tmp_path):
-    ckpt, te = _pair(
-        tmp_path, {"gemma_version": None}, {"gemma_version": "4", "model_type": "gemma4"}
-    )
+    ckpt, te = _pair(tmp_path, {"gemma_version": None}, {"gemma_version": "4", "model_type": "gemma4"})
     with pytest.raises(UsageError, match="declares no Gemma version .* use Gemma 3"):
         check_compatibility(ckpt, te)
 

@@ -18,22 +18,37 @@ from ltx_wizard.core.setup.data_fit import data_misfits
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_latents import write_pt
 from ltx_wizard.demo.lookalike_layouts import write_venv_package
-from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir, make_packed_gemma, write_safetensors
+from ltx_wizard.demo.lookalike_models import (
+    make_checkpoint,
+    make_gemma_dir,
+    make_packed_gemma,
+    write_safetensors,
+)
 
 
 def _v2_checkpoint(path, **meta):
     """A 22B checkpoint: the text projection before the connector (LTX-2.3 and later)."""
-    config = {"transformer": {"caption_proj_before_connector": True, "caption_projection_first_linear": False,
-                              "caption_proj_input_norm": False, "caption_projection_second_linear": False,
-                              "num_attention_heads": 32, "attention_head_dim": 128},
-              "vae": {}, "audio_vae": {}, "vocoder": {}}
+    config = {
+        "transformer": {
+            "caption_proj_before_connector": True,
+            "caption_projection_first_linear": False,
+            "caption_proj_input_norm": False,
+            "caption_projection_second_linear": False,
+            "num_attention_heads": 32,
+            "attention_head_dim": 128,
+        },
+        "vae": {},
+        "audio_vae": {},
+        "vocoder": {},
+    }
     metadata = {"config": json.dumps(config), **meta}
     return write_safetensors(path, {"model.diffusion_model.x.weight": ("BF16", [4096, 4096])}, metadata)
 
 
-@pytest.mark.parametrize("layout, v2, gemma4, spec", [
-    ("1.0", False, False, "~=4.57.0"), ("1.1", True, False, ">=4.52"),
-    ("1.2", True, True, ">=5.8.0,<5.15")])
+@pytest.mark.parametrize(
+    "layout, v2, gemma4, spec",
+    [("1.0", False, False, "~=4.57.0"), ("1.1", True, False, ">=4.52"), ("1.2", True, True, ">=5.8.0,<5.15")],
+)
 def test_each_layout_says_what_it_loads(tmp_path, layout, v2, gemma4, spec):
     caps = read_caps(make_checkout(tmp_path / "LTX-2", layout=layout))
     assert caps.v2_text_path is v2 and ("gemma4" in caps.gemma_types) is gemma4
@@ -54,38 +69,47 @@ def test_a_22b_checkpoint_on_the_19b_only_checkout_names_the_connector_error(tmp
 def test_gemma4_on_a_gemma3_only_checkout(tmp_path):
     caps = read_caps(make_checkout(tmp_path / "LTX-2", layout="1.1"))
     ckpt = inspect_checkpoint(make_checkpoint(tmp_path / "c.safetensors", gemma_version="3"))
-    te = inspect_text_encoder(make_packed_gemma(tmp_path / "g4.safetensors", gemma_version="4",
-                                                model_type="gemma4_unified"))
+    te = inspect_text_encoder(
+        make_packed_gemma(tmp_path / "g4.safetensors", gemma_version="4", model_type="gemma4_unified")
+    )
     (misfit,) = check_fit(caps, ckpt, te)
     assert "model_type gemma4_unified (ltx-core there builds gemma3)" in misfit.message
 
 
 def test_transformers_outside_the_pin_lock_or_rope_read(tmp_path):
     root = make_checkout(tmp_path / "LTX-2", layout="1.2")
-    ckpt = inspect_checkpoint(make_checkpoint(tmp_path / "c.safetensors", gemma_version="4",
-                                              model_version="2.5.0"))
-    te = inspect_text_encoder(make_packed_gemma(tmp_path / "g.safetensors", gemma_version="4",
-                                                model_type="gemma4_unified"))
+    ckpt = inspect_checkpoint(
+        make_checkpoint(tmp_path / "c.safetensors", gemma_version="4", model_version="2.5.0")
+    )
+    te = inspect_text_encoder(
+        make_packed_gemma(tmp_path / "g.safetensors", gemma_version="4", model_type="gemma4_unified")
+    )
     for old in (root / ".venv").rglob("transformers-*.dist-info"):
         old.rename(old.with_name("transformers-5.15.0.dist-info"))
     (misfit,) = check_fit(read_caps(root), ckpt, te)
-    assert "holds transformers 5.15.0 but its ltx-core 1.2.0 needs transformers>=5.8.0,<5.15" in misfit.message
+    assert (
+        "holds transformers 5.15.0 but its ltx-core 1.2.0 needs transformers>=5.8.0,<5.15" in misfit.message
+    )
     assert "5.15 cannot build the Gemma 4 encoder" in misfit.message and "uv sync" in misfit.message
     old_root = make_checkout(tmp_path / "old", layout="1.0")
     for info in (old_root / ".venv").rglob("transformers-*.dist-info"):
         info.rename(info.with_name("transformers-4.57.1.dist-info"))
-    (lock_misfit,) = check_fit(read_caps(old_root), inspect_checkpoint(make_checkpoint(
-        tmp_path / "c3.safetensors")), None)
+    (lock_misfit,) = check_fit(
+        read_caps(old_root), inspect_checkpoint(make_checkpoint(tmp_path / "c3.safetensors")), None
+    )
     assert "holds transformers 4.57.1 but its uv.lock pins 4.57.6" in lock_misfit.message
     mid = make_checkout(tmp_path / "mid", layout="1.1")
     (mid / "packages/ltx-core/src/ltx_core/text_encoders/gemma/encoders.py").write_text(
-        "def rope(config):\n    return config.rope_local_base_freq\n")
+        "def rope(config):\n    return config.rope_local_base_freq\n"
+    )
     write_venv_package(mid, "transformers", "5.2.0")
     for info in (mid / ".venv").rglob("transformers-4*.dist-info"):
         for f in info.iterdir():
             f.unlink()
         info.rmdir()
-    (rope,) = check_fit(read_caps(mid), inspect_checkpoint(make_checkpoint(tmp_path / "c4.safetensors")), None)
+    (rope,) = check_fit(
+        read_caps(mid), inspect_checkpoint(make_checkpoint(tmp_path / "c4.safetensors")), None
+    )
     assert "'Gemma3TextConfig' object has no attribute 'rope_local_base_freq'" in rope.message
 
 
@@ -98,10 +122,14 @@ def test_version_spec():
 def test_latents_from_another_model_must_be_encoded_again(tmp_path):
     ckpt = inspect_checkpoint(_v2_checkpoint(tmp_path / "ltx-2.3.safetensors", model_version="2.3.0"))
     root = tmp_path / ".precomputed"
-    write_pt(root / "conditions" / "a.pt", {"video_prompt_embeds": (1024, 3840),
-                                             "prompt_attention_mask": (1024,)})
+    write_pt(
+        root / "conditions" / "a.pt", {"video_prompt_embeds": (1024, 3840), "prompt_attention_mask": (1024,)}
+    )
     (misfit,) = data_misfits(root, "a.pt", ckpt)
-    assert misfit.fix == "overwrite" and "3840 wide, but this 22B (LTX-2.3 or later) checkpoint reads 4096" in misfit.message
+    assert (
+        misfit.fix == "overwrite"
+        and "3840 wide, but this 22B (LTX-2.3 or later) checkpoint reads 4096" in misfit.message
+    )
     assert "--overwrite" in misfit.message
     write_pt(root / "conditions" / "a.pt", {"video_prompt_embeds": (1024, 4096)})
     write_pt(root / "latents" / "a.pt", {"latents": (64, 7, 17, 30)})

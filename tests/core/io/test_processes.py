@@ -21,8 +21,9 @@ from ltx_wizard.core.io.processes import (
 )
 
 
-@pytest.mark.parametrize("data", [b"", b"-1 5", b"0", b"1 1", b"9" * 20, b"\xd9\xa1\xd9\xa2",
-                                  b"12 34 56", b"4194305", b"\x1b[2J"])
+@pytest.mark.parametrize(
+    "data", [b"", b"-1 5", b"0", b"1 1", b"9" * 20, b"\xd9\xa1\xd9\xa2", b"12 34 56", b"4194305", b"\x1b[2J"]
+)
 def test_a_record_naming_no_plausible_pid_names_nobody(data):
     record = parse_record(data)
     assert record.pid is None and record.problem and not record.alive()
@@ -57,9 +58,13 @@ def test_the_table_without_proc_comes_from_psutil():
 
 def test_a_tagged_process_is_found_after_it_left_our_session():
     tag = uuid.uuid4().hex
-    child = subprocess.Popen([sys.executable, "-c", "print('up', flush=True); import sys; sys.stdin.read()"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
-                             env={**os.environ, "LTX_WIZARD_TEST_TAG": tag})
+    child = subprocess.Popen(
+        [sys.executable, "-c", "print('up', flush=True); import sys; sys.stdin.read()"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+        env={**os.environ, "LTX_WIZARD_TEST_TAG": tag},
+    )
     try:
         # started, not only forked: until it has exec'd, /proc shows our own environment
         assert child.stdout.readline() == b"up\n"

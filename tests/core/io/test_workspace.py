@@ -76,7 +76,9 @@ def test_run_folder_layout(tmp_path):
     run.create()
     assert sorted(p.name for p in run.root.iterdir()) == ["dataset", "logs", "outputs", "overfit"]
     assert (run.plan.name, run.config.name, run.autotune_log.name) == (
-        "plan.md", "config.yaml", "autotune.log"
+        "plan.md",
+        "config.yaml",
+        "autotune.log",
     )
 
 
@@ -97,8 +99,9 @@ def test_live_lock_refuses_naming_the_pid(tmp_path):
 
 
 def test_stale_lock_is_taken_over_with_a_note(tmp_path):
-    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                           capture_output=True, text=True, check=True)
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead = int(child.stdout)
     (tmp_path / LOCK_NAME).write_text(f"{dead}\n")
     with run_lock(tmp_path) as lock:

@@ -100,9 +100,7 @@ def test_inline_comment_and_quote_styles_survive():
 
 def test_value_with_hash_and_escaped_quotes_is_replaced_whole():
     out = patch_yaml_text(NASTY, {"model.note": "plain now"})
-    assert changed_lines(NASTY, out) == [
-        ('  note: "has # hash and \\"quotes\\""', '  note: "plain now"')
-    ]
+    assert changed_lines(NASTY, out) == [('  note: "has # hash and \\"quotes\\""', '  note: "plain now"')]
 
 
 @pytest.mark.parametrize(
@@ -126,7 +124,20 @@ def test_scalar_rendering(key, value, line):
 
 
 @pytest.mark.parametrize(
-    "value", ["yes", "on", "1.5", "null", "a: b", "x # y", "it's", "\u00e9t\u00e9 \U0001f3ac", "line\nbreak", " pad", "~"]
+    "value",
+    [
+        "yes",
+        "on",
+        "1.5",
+        "null",
+        "a: b",
+        "x # y",
+        "it's",
+        "\u00e9t\u00e9 \U0001f3ac",
+        "line\nbreak",
+        " pad",
+        "~",
+    ],
 )
 def test_strings_that_need_quotes_read_back_exactly(value):
     for key in ("model.training_mode", "model.text_encoder_path", "model.load_checkpoint"):
@@ -163,23 +174,21 @@ def test_absent_key_after_an_empty_value_stays_in_its_section():
 def test_missing_section_is_appended_with_the_files_indent():
     out = patch_yaml_text(NASTY, {"wandb.enabled": False, "wandb.project": "p"})
     assert out.startswith(NASTY)
-    assert out[len(NASTY):] == "\nwandb:\n  enabled: false\n  project: \"p\"\n"
+    assert out[len(NASTY) :] == '\nwandb:\n  enabled: false\n  project: "p"\n'
     four = "a:\n    b: 1\n"
     assert patch_yaml_text(four, {"c.d": 2}) == "a:\n    b: 1\n\nc:\n    d: 2\n"
 
 
 def test_crlf_and_missing_trailing_newline_are_kept():
-    text = "model:\r\n  model_path: \"/x\"  # c\r\n  rank: 1\r\nseed: 42"
+    text = 'model:\r\n  model_path: "/x"  # c\r\n  rank: 1\r\nseed: 42'
     out = patch_yaml_text(text, {"model.model_path": "/y", "model.new": 1, "seed": 7, "top": True})
-    assert out == (
-        "model:\r\n  model_path: \"/y\"  # c\r\n  rank: 1\r\n  new: 1\r\nseed: 7\r\ntop: true"
-    )
+    assert out == ('model:\r\n  model_path: "/y"  # c\r\n  rank: 1\r\n  new: 1\r\nseed: 7\r\ntop: true')
 
 
 def test_bom_and_document_markers():
     text = "\ufeff---\nmodel:\n  model_path: x\n...\n"
     out = patch_yaml_text(text, {"model.model_path": "/y", "output_dir": "/o"})
-    assert out == "\ufeff---\nmodel:\n  model_path: /y\noutput_dir: \"/o\"\n...\n"
+    assert out == '\ufeff---\nmodel:\n  model_path: /y\noutput_dir: "/o"\n...\n'
 
 
 def test_empty_document_gets_the_keys():
@@ -196,7 +205,7 @@ def test_empty_document_gets_the_keys():
         (NASTY, "model.model_path.deeper", "not a section"),
         ("a:\n  b: |\n    text\n", "a.b", "several lines"),
         ("a:\n  b: one\n    two\n", "a.b", "several lines"),
-        ("a:\n  b: \"one\n    two\"\n", "a.b", "several lines"),
+        ('a:\n  b: "one\n    two"\n', "a.b", "several lines"),
         ("a: &x 1\nb: *x\n", "b", "anchor or alias"),
         ("a: &x 1\n", "a", "anchor"),
         ("a: !!str 5\n", "a", "tag"),
@@ -302,11 +311,13 @@ seed: 42
 def test_a_section_set_to_null_loses_only_its_own_lines():
     out = patch_yaml_text(STRATEGY, {"training_strategy.audio": None})
     assert out == STRATEGY.replace(
-        '  audio:\n    # inner comment goes with the block\n    is_generated: true\n'
-        '    latents_dir: "audio_latents"   # trailing\n', "  audio: null\n")
+        "  audio:\n    # inner comment goes with the block\n    is_generated: true\n"
+        '    latents_dir: "audio_latents"   # trailing\n',
+        "  audio: null\n",
+    )
     assert get_dotted(load_yaml(out), "training_strategy.audio") is None
     out = patch_yaml_text(STRATEGY, {"lora.target_modules": None})
-    assert '  target_modules: null\nseed: 42\n' in out and "to_k" not in out
+    assert "  target_modules: null\nseed: 42\n" in out and "to_k" not in out
     out = patch_yaml_text(STRATEGY, {"optimization": None})
     assert "optimization: null\n" in out and out.count("\n") == STRATEGY.count("\n")
 
@@ -336,8 +347,7 @@ def test_a_date_or_an_anchored_flag_beside_the_change_is_kept_as_it_was():
     text = "when: 2001-12-14\nflag: &f true\nsteps: 10\nrate: 1.5e-4\n"
     out = patch_yaml_text(text, {"steps": 20, "rate": 2.0e-4})
     assert out == "when: 2001-12-14\nflag: &f true\nsteps: 20\nrate: 0.0002\n"
-    assert patch_yaml_text("flag: &f true\nsteps: 10\n", {"steps": True}) == (
-        "flag: &f true\nsteps: true\n")
+    assert patch_yaml_text("flag: &f true\nsteps: 10\n", {"steps": True}) == ("flag: &f true\nsteps: true\n")
 
 
 def test_a_patch_that_would_turn_an_int_into_a_bool_elsewhere_is_still_caught():
@@ -346,7 +356,11 @@ def test_a_patch_that_would_turn_an_int_into_a_bool_elsewhere_is_still_caught():
     # 1 and True compare equal in Python; the re-read must still tell them apart
     assert _plain_load("a: 1\nb: true\n") == {"a": 1, "b": True}
     assert [type(v) for v in _plain_load("a: 1\nb: true\nc: 0x10\nd: 1.0\n").values()] == [
-        int, bool, int, float]
+        int,
+        bool,
+        int,
+        float,
+    ]
 
 
 def test_an_explicit_core_tag_beside_the_change_is_read_as_the_safe_loader_reads_it():

@@ -87,8 +87,7 @@ def test_the_log_and_pid_file_the_plan_recorded_are_the_ones_used(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     log, pid_file = run / "full" / "train.log", run / "full" / "train.pid"
-    spec = LaunchSpec(argv=[sys.executable, "-c", "print('ok')"], cwd=tmp_path, log=log,
-                      pid_file=pid_file)
+    spec = LaunchSpec(argv=[sys.executable, "-c", "print('ok')"], cwd=tmp_path, log=log, pid_file=pid_file)
     (run / "run.json").write_text(json.dumps({"launch": spec.to_json()}))
     pid, started_log = start_training(run)
     _wait_group_gone(pid)
@@ -103,8 +102,7 @@ def test_a_run_json_pointing_outside_the_run_folder_is_not_followed(tmp_path):
     run.mkdir()
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
-    spec = LaunchSpec(argv=[sys.executable, "-c", "print('ok')"], cwd=tmp_path, log=victim,
-                      pid_file=victim)
+    spec = LaunchSpec(argv=[sys.executable, "-c", "print('ok')"], cwd=tmp_path, log=victim, pid_file=victim)
     (run / "run.json").write_text(json.dumps({"launch": spec.to_json()}))
     pid, log = start_training(run)
     _wait_group_gone(pid)

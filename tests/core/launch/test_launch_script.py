@@ -39,10 +39,25 @@ def planned(tmp_path, capsys):
     ckpt = make_checkpoint(tmp_path / "my models" / "ltx-2.safetensors")
     gemma = make_gemma_dir(tmp_path / "my models" / "gemma-3")
     data = make_data_root(tmp_path / "cat clips" / ".precomputed", 3)
-    code = main(["plan", "--trainer-root", str(checkout), "--checkpoint", str(ckpt),
-                 "--text-encoder", str(gemma), "--data-root", str(data),
-                 "--workspace", str(tmp_path / "work space"), "--run-name", "run",
-                 "--simulate", "2xh100"])
+    code = main(
+        [
+            "plan",
+            "--trainer-root",
+            str(checkout),
+            "--checkpoint",
+            str(ckpt),
+            "--text-encoder",
+            str(gemma),
+            "--data-root",
+            str(data),
+            "--workspace",
+            str(tmp_path / "work space"),
+            "--run-name",
+            "run",
+            "--simulate",
+            "2xh100",
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     return tmp_path / "work space" / "run", checkout
 
@@ -72,8 +87,9 @@ def test_every_plan_writes_an_executable_launch_sh_that_bash_accepts(planned):
 def test_launch_sh_runs_the_planned_command_in_its_folder_and_logs_it(planned, tmp_path):
     run, checkout = planned
     env = fake_bin(tmp_path)
-    done = subprocess.run(["bash", str(run / "launch.sh")], env=env, capture_output=True, text=True,
-                          cwd=tmp_path, timeout=60)
+    done = subprocess.run(
+        ["bash", str(run / "launch.sh")], env=env, capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     spec = read_run_meta(run).launch
     lines = done.stdout.splitlines()  # shown live in the terminal ...
@@ -91,12 +107,14 @@ def test_a_second_start_is_refused_while_the_first_runs(planned, tmp_path):
     run, _ = planned
     env = fake_bin(tmp_path)
     env["FAKE_HOLD"] = str(tmp_path / "release")
-    first = subprocess.Popen(["bash", str(run / "launch.sh")], env=env, stdout=subprocess.PIPE,
-                             text=True, start_new_session=True)
+    first = subprocess.Popen(
+        ["bash", str(run / "launch.sh")], env=env, stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         assert _wait_holding(first)
-        second = subprocess.run(["bash", str(run / "launch.sh")], env=env, capture_output=True,
-                                text=True, timeout=60)
+        second = subprocess.run(
+            ["bash", str(run / "launch.sh")], env=env, capture_output=True, text=True, timeout=60
+        )
         assert second.returncode == 1
         assert f"already runs as pid {first.pid}" in second.stderr
     finally:

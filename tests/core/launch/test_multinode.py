@@ -71,7 +71,7 @@ def test_plan_md_states_the_caveats_as_the_trainer_has_them(box, capsys):
     assert "Shared output folder" in plan
     assert "Autotune stays single-node" in plan and "one node's 4 GPUs" in plan
     assert f"cd {box.run} && sbatch slurm.sbatch" in plan
-    assert "--machine_rank \"$SLURM_NODEID\"" in plan
+    assert '--machine_rank "$SLURM_NODEID"' in plan
 
 
 def test_full_finetune_counts_gpus_over_nodes_with_the_per_gpu_tier(box, capsys):
@@ -126,8 +126,8 @@ def test_node_command_flags_are_accepted_by_the_installed_accelerate(box, capsys
     script = (box.run / "slurm.sbatch").read_text()
     launch = next(line for line in script.splitlines() if line.startswith("LAUNCH=("))
     train = next(line for line in script.splitlines() if line.startswith("TRAIN=("))
-    words = shlex.split(launch[len("LAUNCH=("):-1]) + ["--machine_rank", "1"]
-    words += shlex.split(train[len("TRAIN=("):-1])
+    words = shlex.split(launch[len("LAUNCH=(") : -1]) + ["--machine_rank", "1"]
+    words += shlex.split(train[len("TRAIN=(") : -1])
     words = [w.replace("$MAIN_IP", "gpu-a17").replace("$TRAIN_CONFIG", "/r/config.yaml") for w in words]
     assert words[:5] == ["uv", "run", "--no-sync", "accelerate", "launch"]
     args = launch_command_parser().parse_args(words[5:])  # an unknown flag exits here
@@ -139,7 +139,10 @@ def test_node_command_flags_are_accepted_by_the_installed_accelerate(box, capsys
     # The flags win over the shipped file's num_processes 4 / num_machines 1; FSDP comes from it.
     args, _, _ = _validate_launch_command(args)
     assert (args.num_processes, args.num_machines, args.use_fsdp) == (4, 2, True)
-    assert Path(args.config_file) == (box.checkout / "packages/ltx-trainer/configs/accelerate/fsdp.yaml").resolve()
+    assert (
+        Path(args.config_file)
+        == (box.checkout / "packages/ltx-trainer/configs/accelerate/fsdp.yaml").resolve()
+    )
 
 
 def test_slurm_options_without_nodes_are_said_to_be_ignored(box, capsys):
@@ -163,8 +166,11 @@ def test_a_reopened_run_folder_submits_the_job(box, capsys, tmp_path):
     (bin_dir / "sbatch").write_text('#!/bin/sh\necho "Submitted batch job 42 ($*) from $(pwd)"\n')
     (bin_dir / "sbatch").chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run(["bash", str(box.run / "launch.sh")], env=env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        ["bash", str(box.run / "launch.sh")], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
-    assert f"Submitted batch job 42 ({box.run / 'slurm.sbatch'}) from {box.run}" in (
-        box.run / "logs" / "train.log").read_text()
+    assert (
+        f"Submitted batch job 42 ({box.run / 'slurm.sbatch'}) from {box.run}"
+        in (box.run / "logs" / "train.log").read_text()
+    )

@@ -41,11 +41,15 @@ def test_two_machines_join_with_the_planned_flags(tmp_path):
     pytest.importorskip("accelerate")  # the extra; it brings torch
     checkout = make_checkout(tmp_path / "LTX-2")
     plan = plan_multinode(
-        nodes=2, gpus_per_node=2, training_mode="lora",
+        nodes=2,
+        gpus_per_node=2,
+        training_mode="lora",
         trainer_dir=checkout / "packages/ltx-trainer",
         shipped_accelerate_dir=checkout / "packages/ltx-trainer/configs/accelerate",
-        run_dir=tmp_path / "run", config=tmp_path / "run/config.yaml",
-        data_root=tmp_path / "data", output_dir=tmp_path / "run/outputs",
+        run_dir=tmp_path / "run",
+        config=tmp_path / "run/config.yaml",
+        data_root=tmp_path / "data",
+        output_dir=tmp_path / "run/outputs",
     )
     plan = dataclasses.replace(plan, main_port=_free_port())
     probe = tmp_path / "probe.py"
@@ -58,8 +62,11 @@ def test_two_machines_join_with_the_planned_flags(tmp_path):
             assert argv[:5] == ["uv", "run", "--no-sync", "accelerate", "launch"]
             argv = [sys.executable, "-m", "accelerate.commands.launch", *argv[5:]]
             argv[argv.index(TRAIN_SCRIPT)] = str(probe)
-            procs.append(subprocess.Popen(argv, cwd=tmp_path, env=env, text=True,
-                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+            procs.append(
+                subprocess.Popen(
+                    argv, cwd=tmp_path, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+                )
+            )
         outputs = [p.communicate(timeout=240)[0] for p in procs]
     finally:
         for p in procs:
@@ -67,7 +74,7 @@ def test_two_machines_join_with_the_planned_flags(tmp_path):
                 p.kill()
     assert all(p.returncode == 0 for p in procs), "\n".join(outputs)
     line = next(t for t in outputs[1].splitlines() if t.startswith("WORLD "))  # machine 0 printed it
-    world = json.loads(line[len("WORLD "):])
+    world = json.loads(line[len("WORLD ") :])
     # [global rank, LOCAL_RANK, machine] of all four processes, in global rank order
     assert world["seen"] == [["0", "0", "0"], ["1", "1", "0"], ["2", "0", "1"], ["3", "1", "1"]]
     assert world["args"] == [str(plan.config), "--disable-progress-bars"]

@@ -58,8 +58,12 @@ def _plan(tmp_path: Path, nodes: int = 3, mode: str = "lora", sim: str = "2xh100
         checkpoint=make_checkpoint(root / "models" / "ltx-2.safetensors"),
         text_encoder=make_gemma_dir(root / "models" / "gemma"),
         data_root=make_data_root(root / "data" / ".precomputed", 4),
-        workspace=root / "runs", run_name="cats", training_mode=mode, nodes=nodes,
-        slurm_partition="gpu", slurm_time="2-00:00:00",
+        workspace=root / "runs",
+        run_name="cats",
+        training_mode=mode,
+        nodes=nodes,
+        slurm_partition="gpu",
+        slurm_time="2-00:00:00",
     )
     draft = prepare_plan(request, assess(ProbeResult(source="simulated", gpus=preset_gpus(sim))))
     write_plan(draft)
@@ -71,18 +75,26 @@ def _run(script: Path, tmp_path: Path, *, nodes: int = 3, **env_extra: str):
     record = tmp_path / "record"
     bin_dir.mkdir(exist_ok=True)
     record.mkdir(exist_ok=True)
-    for name, text in (("srun", FAKE_SRUN), ("scontrol", FAKE_SCONTROL.format(hosts=" ".join(HOSTS))),
-                       ("uv", FAKE_UV.format(python=sys.executable))):
+    for name, text in (
+        ("srun", FAKE_SRUN),
+        ("scontrol", FAKE_SCONTROL.format(hosts=" ".join(HOSTS))),
+        ("uv", FAKE_UV.format(python=sys.executable)),
+    ):
         if not (bin_dir / name).exists():  # a test may have put its own stand-in there
             (bin_dir / name).write_text(text)
             (bin_dir / name).chmod(0o755)
     env = {
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RECORD_DIR": str(record),
-        "SLURM_JOB_ID": "4242", "SLURM_JOB_NUM_NODES": str(nodes),
-        "SLURM_JOB_NODELIST": "gpu-[a17,b03,c11]", "HOME": str(tmp_path), **env_extra,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "RECORD_DIR": str(record),
+        "SLURM_JOB_ID": "4242",
+        "SLURM_JOB_NUM_NODES": str(nodes),
+        "SLURM_JOB_NODELIST": "gpu-[a17,b03,c11]",
+        "HOME": str(tmp_path),
+        **env_extra,
     }
-    proc = subprocess.run([BASH, str(script)], env=env, capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path, check=False)
+    proc = subprocess.run(
+        [BASH, str(script)], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False
+    )
     nodes_seen = {}
     for f in sorted(record.glob("node-*")):
         cwd, *argv = f.read_text().rstrip("\0").split("\0")
@@ -95,9 +107,16 @@ def test_script_is_valid_bash_with_the_requested_resources(tmp_path):
     script = draft.multinode.sbatch_path
     assert subprocess.run([BASH, "-n", str(script)], capture_output=True).returncode == 0
     lines = script.read_text().splitlines()
-    for wanted in ("#SBATCH --nodes=3", "#SBATCH --ntasks-per-node=1", "#SBATCH --gpus-per-node=2",
-                   "#SBATCH --cpus-per-task=16", "#SBATCH --time=2-00:00:00", "#SBATCH --requeue",
-                   "#SBATCH --partition=gpu", "#SBATCH --job-name=cats"):
+    for wanted in (
+        "#SBATCH --nodes=3",
+        "#SBATCH --ntasks-per-node=1",
+        "#SBATCH --gpus-per-node=2",
+        "#SBATCH --cpus-per-task=16",
+        "#SBATCH --time=2-00:00:00",
+        "#SBATCH --requeue",
+        "#SBATCH --partition=gpu",
+        "#SBATCH --job-name=cats",
+    ):
         assert wanted in lines
     # the run folder's path needs quoting: Slurm's own lines must not carry it
     assert not any(line.startswith("#SBATCH --output") for line in lines)
@@ -148,8 +167,12 @@ def test_the_time_limit_signal_requeues_the_job(tmp_path):
     slow.mkdir()
     (slow / "srun").write_text("#!/bin/bash\nkill -USR1 $PPID\nsleep 1\n")
     (slow / "srun").chmod(0o755)
-    proc, _ = _run(script, tmp_path, nodes=2,
-                   PATH=f"{slow}{os.pathsep}{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    proc, _ = _run(
+        script,
+        tmp_path,
+        nodes=2,
+        PATH=f"{slow}{os.pathsep}{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}",
+    )
     assert "requeueing job 4242" in proc.stdout
     assert (tmp_path / "record" / "scontrol").read_text() == "requeue 4242\n"
 
@@ -159,8 +182,9 @@ def test_outside_slurm_or_with_other_node_counts_it_stops(tmp_path):
     script = draft.multinode.sbatch_path
     proc, nodes = _run(script, tmp_path, nodes=3)
     assert proc.returncode == 1 and "got 3 nodes, planned 2" in proc.stderr and not nodes
-    proc = subprocess.run([BASH, str(script)], capture_output=True, text=True,
-                          env={"PATH": os.environ["PATH"]}, check=False)
+    proc = subprocess.run(
+        [BASH, str(script)], capture_output=True, text=True, env={"PATH": os.environ["PATH"]}, check=False
+    )
     assert proc.returncode == 1 and "submit it with sbatch" in proc.stderr
 
 
@@ -170,8 +194,9 @@ def test_a_node_without_the_shared_data_stops(tmp_path):
     # the batch host sees the data; the nodes look it up under their own DATA_ROOT
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "srun").write_text(
-        "#!/bin/bash\nwhile [[ \"$1\" == -* ]]; do shift; done\n"
-        "DATA_ROOT=/nonexistent/data SLURM_NODEID=1 \"$@\"\n")
+        '#!/bin/bash\nwhile [[ "$1" == -* ]]; do shift; done\n'
+        'DATA_ROOT=/nonexistent/data SLURM_NODEID=1 "$@"\n'
+    )
     (tmp_path / "bin" / "srun").chmod(0o755)
     text = script.read_text()
     assert "srun --kill-on-bad-exit=1" in text

@@ -17,16 +17,24 @@ from tests.monitor_runs import FAILURES, end, make_run, sample_log, start_live
 PAD = 250
 
 
-def step_line(step: int, total: int = 1000, loss: float = 0.2, secs: float = 1.5,
-              rank: int | None = None, projection: str | None = None) -> str:
+def step_line(
+    step: int,
+    total: int = 1000,
+    loss: float = 0.2,
+    secs: float = 1.5,
+    rank: int | None = None,
+    projection: str | None = None,
+) -> str:
     """A step line as trainer.py LtxvTrainer.train prints it; `Total Time` is its projection
     (elapsed / steps done x steps), here from `secs` unless given."""
     prefix = f"[rank {rank}] " if rank is not None else ""
     if projection is None:
         seconds = secs * total
         projection = f"{seconds // 3600:.0f}h {(seconds % 3600) // 60:.0f}m"
-    text = (f"INFO     {prefix}Step {step}/{total} - Loss: {loss:.4f}, LR: 1.00e-04, "
-            f"Time/Step: {secs:.2f}s, Total Time: {projection}")
+    text = (
+        f"INFO     {prefix}Step {step}/{total} - Loss: {loss:.4f}, LR: 1.00e-04, "
+        f"Time/Step: {secs:.2f}s, Total Time: {projection}"
+    )
     return text.ljust(PAD - 15) + " trainer.py:447\n"
 
 
@@ -85,11 +93,20 @@ def test_long_log_first_look_reads_history_and_parses_the_tail(tmp_path, monkeyp
         fh.write("=== 2026-01-02T03:04:00Z launch.sh started, pid 77\n")
         fh.write("wandb: 🚀 View run kites at: https://wandb.ai/me/ltx2-lora/runs/abc123\n")
         for step in range(20, 2001, 20):
-            fh.write(noise * 5 + "".join(step_line(step, total=2000, loss=1.0 / step + (rank or 0),
-                                                   rank=rank) for rank in ranks))
+            fh.write(
+                noise * 5
+                + "".join(
+                    step_line(step, total=2000, loss=1.0 / step + (rank or 0), rank=rank) for rank in ranks
+                )
+            )
             if step % 500 == 0:
-                fh.write(record(f"💾 Lora weights for step {step} saved in "
-                                f"checkpoints/lora_weights_step_{step:05d}.safetensors", "trainer.py:612"))
+                fh.write(
+                    record(
+                        f"💾 Lora weights for step {step} saved in "
+                        f"checkpoints/lora_weights_step_{step:05d}.safetensors",
+                        "trainer.py:612",
+                    )
+                )
     log = RunLog(path)
     log.refresh()
     assert log.first_loss == (20, 1.0 / 20)  # from the history scan, far before the tail
@@ -105,8 +122,12 @@ def test_history_sees_a_restart_from_step_0_as_a_new_attempt(tmp_path, monkeypat
     path = tmp_path / "train.log"
     first = "".join(step_line(s, total=400, loss=0.5) for s in range(20, 201, 20))
     again = "".join(step_line(s, total=400, loss=0.2) for s in range(20, 401, 20))
-    path.write_text("=== 2026-01-02T03:04:00Z launch.sh started, pid 1\n" + first
-                    + "=== 2026-01-02T05:04:00Z launch.sh started, pid 2\n" + again)
+    path.write_text(
+        "=== 2026-01-02T03:04:00Z launch.sh started, pid 1\n"
+        + first
+        + "=== 2026-01-02T05:04:00Z launch.sh started, pid 2\n"
+        + again
+    )
     log = RunLog(path)
     log.refresh()
     assert log.attempt.pid == 2 and log.step == 400
@@ -127,8 +148,13 @@ def test_loss_history_is_thinned_not_unbounded(tmp_path, monkeypatch):
 def test_ranks_and_a_second_nodes_rank_0_count_each_step_once(tmp_path):
     path = tmp_path / "train.log"
     # two ranks of node 0, then node 1's own `[rank 0]` repeating the same steps
-    path.write_text(step_line(20, rank=0) + step_line(20, rank=1, loss=0.9) + step_line(20, rank=0)
-                    + step_line(40, rank=1, loss=0.15) + step_line(40, rank=0, loss=0.7))
+    path.write_text(
+        step_line(20, rank=0)
+        + step_line(20, rank=1, loss=0.9)
+        + step_line(20, rank=0)
+        + step_line(40, rank=1, loss=0.15)
+        + step_line(40, rank=0, loss=0.7)
+    )
     log = RunLog(path)
     log.refresh()
     assert [s for s, _ in log.points] == [20, 40]
@@ -136,13 +162,19 @@ def test_ranks_and_a_second_nodes_rank_0_count_each_step_once(tmp_path):
 
 
 def test_pace_leaves_out_validation_and_checkpoint_steps(tmp_path):
-    run = make_run(tmp_path, "".join([
-        step_line(20, secs=9.0),  # the first line: loading and the step-0 validation are before it
-        step_line(40, secs=2.0),
-        record("🎥 Validation samples for step 60 saved in samples"),
-        step_line(60, secs=40.0),  # a validation pass inside this step
-        step_line(80, secs=2.2),
-    ]), steps=1000)
+    run = make_run(
+        tmp_path,
+        "".join(
+            [
+                step_line(20, secs=9.0),  # the first line: loading and the step-0 validation are before it
+                step_line(40, secs=2.0),
+                record("🎥 Validation samples for step 60 saved in samples"),
+                step_line(60, secs=40.0),  # a validation pass inside this step
+                step_line(80, secs=2.2),
+            ]
+        ),
+        steps=1000,
+    )
     monitor = RunMonitor(run, gpu_reader=no_gpus)
     status = monitor.status()
     # steps 20, 40 and 80 are steady; 60 held a validation pass
@@ -194,8 +226,11 @@ def test_oom_in_training_proposes_the_cheapest_missing_fix(tmp_path):
 
 
 def test_a_second_launch_starts_a_new_attempt(tmp_path):
-    log = sample_log("oom_cols80") + "=== 2026-01-02T05:00:00Z launch.sh started, pid 99\n" + \
-        sample_log("ok_single_gpu_cols250")
+    log = (
+        sample_log("oom_cols80")
+        + "=== 2026-01-02T05:00:00Z launch.sh started, pid 99\n"
+        + sample_log("ok_single_gpu_cols250")
+    )
     run = make_run(tmp_path, log)
     status = RunMonitor(run, gpu_reader=no_gpus).status()
     assert status.state == "finished" and status.diagnosis is None
@@ -211,9 +246,11 @@ def test_stopped_run_with_checkpoints_is_resumable(tmp_path):
 
 
 def test_attention_backends_and_wandb_url_are_shown(tmp_path):
-    run = make_run(tmp_path, record("Building transformer with attention backends -- self: "
-                                    "FA3, masked: SDPA_FLASH", "model.py:87")
-                   + "wandb: 🚀 View run kites at: https://wandb.ai/me/proj/runs/x1y2\n")
+    run = make_run(
+        tmp_path,
+        record("Building transformer with attention backends -- self: FA3, masked: SDPA_FLASH", "model.py:87")
+        + "wandb: 🚀 View run kites at: https://wandb.ai/me/proj/runs/x1y2\n",
+    )
     text = "\n".join(block(RunMonitor(run, gpu_reader=no_gpus).status()))
     assert "Attention: self: FA3, masked: SDPA_FLASH" in text
     assert "W&B: https://wandb.ai/me/proj/runs/x1y2" in text
@@ -224,14 +261,17 @@ def test_live_run_shows_its_gpus_through_nvml(tmp_path, monkeypatch):
 
     from tests.fake_nvml import FakeDevice, make_module
 
-    devices = [FakeDevice("NVIDIA H100 80GB HBM3", 81559, "GPU-a", used_mib=40960),
-               FakeDevice("NVIDIA H100 80GB HBM3", 81559, "GPU-b", used_mib=1024)]
+    devices = [
+        FakeDevice("NVIDIA H100 80GB HBM3", 81559, "GPU-a", used_mib=40960),
+        FakeDevice("NVIDIA H100 80GB HBM3", 81559, "GPU-b", used_mib=1024),
+    ]
     nvml = make_module(devices)
     nvml.nvmlDeviceGetUtilizationRates = lambda h: type("U", (), {"gpu": 93 if h.uuid == "GPU-a" else 0})()
     monkeypatch.setitem(sys.modules, "pynvml", nvml)
     run = make_run(tmp_path, step_line(20))
-    (run / "run.json").write_text('{"launch": {"argv": ["x"], "cwd": "/", "env": '
-                                  '{"CUDA_VISIBLE_DEVICES": "0"}}}')
+    (run / "run.json").write_text(
+        '{"launch": {"argv": ["x"], "cwd": "/", "env": {"CUDA_VISIBLE_DEVICES": "0"}}}'
+    )
     proc = start_live(run)
     try:
         status = RunMonitor(run).status()
@@ -245,8 +285,12 @@ def test_gradient_accumulations_step_0_line_is_not_a_step(tmp_path):
     # With gradient_accumulation_steps 2 the real trainer logs "Step 0/40" on its first
     # micro-step (seen running LtxvTrainer on CPU): the loss curve starts at step 20.
     path = tmp_path / "train.log"
-    path.write_text(step_line(0, total=40, loss=7.3) + step_line(20, total=40, loss=0.5)
-                    + step_line(20, total=40, loss=0.6) + step_line(40, total=40, loss=0.4))
+    path.write_text(
+        step_line(0, total=40, loss=7.3)
+        + step_line(20, total=40, loss=0.5)
+        + step_line(20, total=40, loss=0.6)
+        + step_line(40, total=40, loss=0.4)
+    )
     log = RunLog(path)
     log.refresh()
     assert log.first_loss == (20, 0.5)
@@ -261,9 +305,13 @@ def test_a_resume_drops_the_steps_the_stopped_attempt_abandoned(tmp_path, monkey
     path = tmp_path / "train.log"
     first = "".join(step_line(s, total=400, loss=0.5) for s in range(20, 201, 20))
     resumed = "".join(step_line(s, total=400, loss=0.2) for s in range(120, 401, 20))
-    path.write_text("=== 2026-01-02T03:04:00Z launch.sh started, pid 1\n" + first
-                    + "=== 2026-01-02T05:04:00Z launch.sh started, pid 2\n"
-                    + "INFO     🚀 Resuming training from step 100 → 400\n" + resumed)
+    path.write_text(
+        "=== 2026-01-02T03:04:00Z launch.sh started, pid 1\n"
+        + first
+        + "=== 2026-01-02T05:04:00Z launch.sh started, pid 2\n"
+        + "INFO     🚀 Resuming training from step 100 → 400\n"
+        + resumed
+    )
     log = RunLog(path)
     log.refresh()
     steps = [step for step, _ in log.points]

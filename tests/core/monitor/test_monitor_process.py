@@ -9,7 +9,10 @@ import sys
 
 from ltx_wizard.core.io.processes import record_text
 from ltx_wizard.core.monitor.trainer_process import (
-    TrainerProcess, started_at, stop_trainer, trainer_process,
+    TrainerProcess,
+    started_at,
+    stop_trainer,
+    trainer_process,
 )
 from tests.monitor_runs import end, make_run, start_live
 
@@ -28,10 +31,13 @@ def gone(pid: int) -> bool:
 async def test_stop_ends_the_trainer_and_the_rank_that_left_its_group(tmp_path):
     run = make_run(tmp_path, "")
     # the "trainer" starts a "rank" in a session of its own, as torchrun does
-    code = (f"import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', "
-            f"{SLEEPER!r}], start_new_session=True); print(p.pid, flush=True); time.sleep(120)")
-    trainer = subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
-                               stdout=subprocess.PIPE, text=True)
+    code = (
+        f"import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', "
+        f"{SLEEPER!r}], start_new_session=True); print(p.pid, flush=True); time.sleep(120)"
+    )
+    trainer = subprocess.Popen(
+        [sys.executable, "-c", code], start_new_session=True, stdout=subprocess.PIPE, text=True
+    )
     rank = int(trainer.stdout.readline())
     (run / "logs" / "train.pid").write_text(record_text(trainer.pid))
     try:
@@ -48,10 +54,13 @@ async def test_stop_ends_the_trainer_and_the_rank_that_left_its_group(tmp_path):
 
 async def test_a_trainer_that_does_not_lead_its_group_is_stopped_without_its_group(tmp_path):
     # a script (the group's leader) started launch.sh by hand: only the trainer's tree may go
-    code = (f"import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', "
-            f"{SLEEPER!r}]); print(p.pid, flush=True); time.sleep(120)")
-    script = subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
-                              stdout=subprocess.PIPE, text=True)
+    code = (
+        f"import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', "
+        f"{SLEEPER!r}]); print(p.pid, flush=True); time.sleep(120)"
+    )
+    script = subprocess.Popen(
+        [sys.executable, "-c", code], start_new_session=True, stdout=subprocess.PIPE, text=True
+    )
     child = int(script.stdout.readline())
     try:
         await stop_trainer(TrainerProcess(child, started_at(child)), grace_s=5.0, poll_s=0.05)

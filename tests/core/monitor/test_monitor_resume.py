@@ -22,8 +22,9 @@ def test_full_resume_patches_only_load_checkpoint(tmp_path):
     run = make_run(tmp_path, "", steps=100, checkpoints=((20, True), (40, True)))
     plan = plan_resume(run)
     assert plan.start_step == 40 and plan.weights_only_reason is None
-    assert plan.changes == {"model.load_checkpoint": str(run / "outputs/checkpoints/"
-                                                          "lora_weights_step_00040.safetensors")}
+    assert plan.changes == {
+        "model.load_checkpoint": str(run / "outputs/checkpoints/lora_weights_step_00040.safetensors")
+    }
     assert "training_state_step_00040.pt" in plan.sentence()
     assert "+  load_checkpoint:" in plan.diff and "-  load_checkpoint: null" in plan.diff
 
@@ -38,14 +39,18 @@ def test_weights_only_resume_gets_a_new_output_dir_instead_of_overwriting(tmp_pa
     assert "Weights only" in plan.sentence() and "instead" in plan.sentence()
 
 
-@pytest.mark.parametrize("edit, reason", [
-    ("checkpoints:\n", "checkpoints:\n  no_resume: true\n"),
-    ("optimizer_type: adamw", "optimizer_type: adamw8bit"),
-])
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        ("checkpoints:\n", "checkpoints:\n  no_resume: true\n"),
+        ("optimizer_type: adamw", "optimizer_type: adamw8bit"),
+    ],
+)
 def test_no_resume_or_a_changed_fingerprint_means_weights_only(tmp_path, edit, reason):
     run = make_run(tmp_path, "", steps=100, checkpoints=((40, True),))
     (run / "outputs" / "training_config.yaml").write_text(
-        (run / "config.yaml").read_text())  # what the trainer saved when it started
+        (run / "config.yaml").read_text()
+    )  # what the trainer saved when it started
     config = run / "config.yaml"
     config.write_text(config.read_text().replace(edit, reason, 1))
     plan = plan_resume(run)
@@ -97,8 +102,10 @@ def test_the_steps_a_resumed_run_saves_mirror_the_trainer(tmp_path):
 
 def _sim_run(tmp_path: Path) -> tuple[Path, Path]:
     """A simulated 40-step run with a checkpoint every 20 steps, then 80 steps asked for."""
-    config = trial_config(tmp_path, **{"interval: null\n  keep_last_n": "interval: 20\n  keep_last_n"},
-                          )
+    config = trial_config(
+        tmp_path,
+        **{"interval: null\n  keep_last_n": "interval: 20\n  keep_last_n"},
+    )
     config.write_text(config.read_text().replace("steps: 50", "steps: 40"))
     code, _, out = run_sim(config)
     assert code == 0, out

@@ -45,6 +45,7 @@ def status_of(run: Path):
 
 # -- NaN ---------------------------------------------------------------------------------------
 
+
 def test_a_nan_run_reads_as_nan_and_offers_the_last_finite_checkpoint(tmp_path, capsys):
     # nan_loss.txt: finite at step 20, NaN at step 40, the trainer goes on and saves step 50
     run = make_run(tmp_path, sample_log("nan_loss"), checkpoints=((20, True), (50, True)))
@@ -71,8 +72,9 @@ def test_a_nan_run_reads_as_nan_and_offers_the_last_finite_checkpoint(tmp_path, 
 
 
 def test_a_nan_run_resumes_from_the_last_finite_checkpoint(tmp_path):
-    run = make_run(tmp_path, sample_log("nan_loss"), steps=100,
-                   checkpoints=((20, True), (40, True), (50, True)))
+    run = make_run(
+        tmp_path, sample_log("nan_loss"), steps=100, checkpoints=((20, True), (40, True), (50, True))
+    )
     status = status_of(run)
     assert status.resumable and status.usable_checkpoint.step == 20
     plan = plan_resume(run, upto_step=status.usable_checkpoint.step)
@@ -93,6 +95,7 @@ def test_no_finite_checkpoint_means_no_resume_and_no_render_line(tmp_path):
 
 # -- what a resume restores ------------------------------------------------------------------
 
+
 def _saved_config(run: Path, extra: str = "") -> None:
     """<output_dir>/training_config.yaml as trainer.py _save_config writes it at each start."""
     (run / "outputs" / "training_config.yaml").write_text((run / "config.yaml").read_text() + extra)
@@ -111,8 +114,10 @@ def test_a_minimal_state_is_said_to_leave_the_optimizer_out(tmp_path):
 def test_a_full_state_is_said_to_restore_the_optimizer(tmp_path):
     run = make_run(tmp_path, "", steps=100, checkpoints=((40, True),))
     _saved_config(run)
-    edit(run / "outputs" / "training_config.yaml",
-         {"checkpoints:\n": "checkpoints:\n  save_training_state: full\n"})
+    edit(
+        run / "outputs" / "training_config.yaml",
+        {"checkpoints:\n": "checkpoints:\n  save_training_state: full\n"},
+    )
     sentence = plan_resume(run).sentence()
     assert "and the optimizer state (AdamW's moments)" in sentence
     assert "not the optimizer" not in sentence
@@ -120,8 +125,13 @@ def test_a_full_state_is_said_to_restore_the_optimizer(tmp_path):
 
 def test_fsdp_saves_a_minimal_state_whatever_the_setting(tmp_path):
     run = make_run(tmp_path, "", steps=100, checkpoints=((40, True),))
-    edit(run / "config.yaml", {"training_mode: lora": "training_mode: full",
-                               "checkpoints:\n": "checkpoints:\n  save_training_state: full\n"})
+    edit(
+        run / "config.yaml",
+        {
+            "training_mode: lora": "training_mode: full",
+            "checkpoints:\n": "checkpoints:\n  save_training_state: full\n",
+        },
+    )
     _saved_config(run)
     (run / "run.json").write_text('{"num_gpus": 4, "nodes": 1}')
     sentence = plan_resume(run).sentence()
@@ -131,14 +141,16 @@ def test_fsdp_saves_a_minimal_state_whatever_the_setting(tmp_path):
 
 # -- the resume step's samples ----------------------------------------------------------------
 
+
 def test_the_earlier_samples_of_the_resume_step_are_moved_aside_not_overwritten(tmp_path):
-    run = make_run(tmp_path, "", steps=100, val_interval=20, checkpoints=((40, True),),
-                   samples=(20, 40))
+    run = make_run(tmp_path, "", steps=100, val_interval=20, checkpoints=((40, True),), samples=(20, 40))
     plan = plan_resume(run)
     samples = run / "outputs" / "samples"
     assert [p.name for p in plan.samples_aside] == ["step_000040_1.mp4"]
-    assert ("validates again at step 40 first, writing over the earlier run's sample of that step "
-            "(step_000040_1.mp4): it is moved to samples/kept-before-resume/ first") in plan.sentence()
+    assert (
+        "validates again at step 40 first, writing over the earlier run's sample of that step "
+        "(step_000040_1.mp4): it is moved to samples/kept-before-resume/ first"
+    ) in plan.sentence()
     _, aside = apply_resume(run, plan)
     assert aside == samples / "kept-before-resume"
     assert (aside / "step_000040_1.mp4").read_bytes() == b"mp4"
@@ -146,16 +158,19 @@ def test_the_earlier_samples_of_the_resume_step_are_moved_aside_not_overwritten(
 
 
 def test_no_initial_validation_moves_nothing(tmp_path):
-    run = make_run(tmp_path, "", steps=100, val_interval=20, checkpoints=((40, True),),
-                   samples=(40,))
+    run = make_run(tmp_path, "", steps=100, val_interval=20, checkpoints=((40, True),), samples=(40,))
     edit(run / "config.yaml", {"validation:\n": "validation:\n  skip_initial_validation: true\n"})
     assert plan_resume(run).samples_aside == []
 
 
 def test_a_resumed_simulated_run_keeps_the_earlier_samples_of_its_first_step(tmp_path):
-    config = trial_config(tmp_path, **{"interval: null\n  keep_last_n": "interval: 20\n  keep_last_n",
-                                       "interval: 50\n  video_cfg_scale":
-                                       "interval: 20\n  video_cfg_scale"})
+    config = trial_config(
+        tmp_path,
+        **{
+            "interval: null\n  keep_last_n": "interval: 20\n  keep_last_n",
+            "interval: 50\n  video_cfg_scale": "interval: 20\n  video_cfg_scale",
+        },
+    )
     config.write_text(config.read_text().replace("steps: 50", "steps: 40"))
     code, _, out = run_sim(config)
     assert code == 0, out
@@ -174,6 +189,7 @@ def test_a_resumed_simulated_run_keeps_the_earlier_samples_of_its_first_step(tmp
 
 # -- a finished run trains longer -------------------------------------------------------------
 
+
 def test_a_finished_runs_advice_to_raise_the_steps_and_resume_works(tmp_path):
     run = make_run(tmp_path, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),))
     status = status_of(run)
@@ -188,12 +204,18 @@ def test_a_finished_runs_advice_to_raise_the_steps_and_resume_works(tmp_path):
 
 # -- pace and ETA -----------------------------------------------------------------------------
 
+
 def test_pace_and_eta_come_from_the_trainers_projection_when_every_step_line_is_busy(tmp_path):
     # checkpoints.interval 20: every printed step saved a checkpoint just before its line
     lines = []
     for step in range(20, 201, 20):
-        lines.append(record(f"💾 Lora weights for step {step} saved in "
-                            f"checkpoints/lora_weights_step_{step:05d}.safetensors", "trainer.py:981"))
+        lines.append(
+            record(
+                f"💾 Lora weights for step {step} saved in "
+                f"checkpoints/lora_weights_step_{step:05d}.safetensors",
+                "trainer.py:981",
+            )
+        )
         lines.append(step_line(step, total=2000, secs=3.0, projection="1h 40m"))
     run = make_run(tmp_path, "".join(lines), steps=2000, ck_interval=20)
     proc = start_live(run)
@@ -209,9 +231,11 @@ def test_pace_and_eta_come_from_the_trainers_projection_when_every_step_line_is_
 
 
 def test_a_resumed_launch_projects_only_its_own_steps(tmp_path):
-    log = (record("🚀 Resuming training from step 1000 → 2000", "trainer.py:189")
-           + step_line(1020, total=2000, secs=3.0, projection="0h 50m")
-           + step_line(1040, total=2000, secs=3.0, projection="0h 50m"))
+    log = (
+        record("🚀 Resuming training from step 1000 → 2000", "trainer.py:189")
+        + step_line(1020, total=2000, secs=3.0, projection="0h 50m")
+        + step_line(1040, total=2000, secs=3.0, projection="0h 50m")
+    )
     run = make_run(tmp_path, log, steps=2000, ck_interval=20)
     proc = start_live(run)
     try:
@@ -224,6 +248,7 @@ def test_a_resumed_launch_projects_only_its_own_steps(tmp_path):
 
 # -- OOM advice from config.yaml's state ------------------------------------------------------
 
+
 def test_oom_advice_on_the_low_vram_tier_starts_from_what_the_config_has(tmp_path):
     run = make_run(tmp_path, sample_log("oom_cols80"))
     edit(run / "config.yaml", LOW_VRAM)
@@ -234,7 +259,8 @@ def test_oom_advice_on_the_low_vram_tier_starts_from_what_the_config_has(tmp_pat
         "a lower resolution: the data is encoded at its bucket, so plan a new run with a smaller "
         "--resolution-buckets (the dataset is encoded again: the costly one)",
         "config.yaml has these already: gradient checkpointing on, batch_size 1 (more accumulation "
-        "keeps the effective batch), optimizer adamw8bit, quantization int8-quanto"]
+        "keeps the effective batch), optimizer adamw8bit, quantization int8-quanto",
+    ]
     assert d.changes == {"lora.rank": 8, "lora.alpha": 8}
 
 

@@ -19,43 +19,72 @@ from ltx_wizard.core.monitor.status import RunMonitor
 from tests.monitor_runs import make_run
 from tests.core.monitor.test_monitor_log import record, step_line
 
-NOISE = ("/x/torch/utils/checkpoint.py:87: UserWarning: None of the inputs have requires_grad=True\n"
-         "  warnings.warn(\n")
+NOISE = (
+    "/x/torch/utils/checkpoint.py:87: UserWarning: None of the inputs have requires_grad=True\n"
+    "  warnings.warn(\n"
+)
 
 
-def attempt(first: int, last: int, total: int, *, pid: int, resumed: bool = False,
-            accumulation: bool = False, nan_from: int | None = None) -> str:
+def attempt(
+    first: int,
+    last: int,
+    total: int,
+    *,
+    pid: int,
+    resumed: bool = False,
+    accumulation: bool = False,
+    nan_from: int | None = None,
+) -> str:
     """One launch of the run in the trainer's layout: marker, start-up lines, step lines (each
     twice with gradient accumulation, Step 0 first), a save and a validation every 100 steps."""
-    out = [f"=== 2026-01-02T03:04:00Z launch.sh started, pid {pid}\n",
-           f"wandb: 🚀 View run kites at: https://wandb.ai/me/proj/runs/r{pid}\n",
-           record("Building transformer with attention backends -- self: FA3, masked: SDPA",
-                  "model.py:87")]
+    out = [
+        f"=== 2026-01-02T03:04:00Z launch.sh started, pid {pid}\n",
+        f"wandb: 🚀 View run kites at: https://wandb.ai/me/proj/runs/r{pid}\n",
+        record("Building transformer with attention backends -- self: FA3, masked: SDPA", "model.py:87"),
+    ]
     if resumed:
         out.append(record(f"🚀 Resuming training from step {first - 20} → {total}", "trainer.py:189"))
     if accumulation:
         out.append(step_line(0, total=total, loss=7.0))
     for step in range(first, last + 1, 20):
         if step % 100 == 0:
-            out.append(record(f"🎥 Validation samples for step {step} saved in samples",
-                              "validation_runner.py:310"))
-            out.append(record(f"💾 Lora weights for step {step} saved in checkpoints/"
-                              f"lora_weights_step_{step:05d}.safetensors", "trainer.py:981"))
+            out.append(
+                record(f"🎥 Validation samples for step {step} saved in samples", "validation_runner.py:310")
+            )
+            out.append(
+                record(
+                    f"💾 Lora weights for step {step} saved in checkpoints/"
+                    f"lora_weights_step_{step:05d}.safetensors",
+                    "trainer.py:981",
+                )
+            )
         loss = float("nan") if nan_from is not None and step >= nan_from else 1.0 / step
         out += [step_line(step, total=total, loss=loss, secs=1.0 + step % 7 / 10)] * (
-            2 if accumulation else 1)
+            2 if accumulation else 1
+        )
         if step % 260 == 0:
             out.append(NOISE)
     return "".join(out)
 
 
 def facts(log: RunLog) -> dict:
-    return {"points": log.points, "first": log.first_loss, "last_finite": log.loss.last_finite,
-            "nan_step": log.loss.nan_step, "step": log.step, "total": log.total,
-            "checkpoints": list(log.checkpoints), "validations": log.attempt.validation_steps,
-            "pid": log.attempt.pid, "attempts": log.attempts, "wandb": log.wandb_url,
-            "attention": log.attention, "resumed_from": log.attempt.resumed_from,
-            "steady": sorted(log.steady), "projection": log.attempt.projection}
+    return {
+        "points": log.points,
+        "first": log.first_loss,
+        "last_finite": log.loss.last_finite,
+        "nan_step": log.loss.nan_step,
+        "step": log.step,
+        "total": log.total,
+        "checkpoints": list(log.checkpoints),
+        "validations": log.attempt.validation_steps,
+        "pid": log.attempt.pid,
+        "attempts": log.attempts,
+        "wandb": log.wandb_url,
+        "attention": log.attention,
+        "resumed_from": log.attempt.resumed_from,
+        "steady": sorted(log.steady),
+        "projection": log.attempt.projection,
+    }
 
 
 LOGS = {
@@ -104,8 +133,18 @@ def _status(run: Path):
 
 
 def _same(a, b) -> None:
-    for key in ("step", "total", "points", "first_loss", "checkpoints", "state", "last_finite",
-                "nan_step", "wandb_url", "attention"):
+    for key in (
+        "step",
+        "total",
+        "points",
+        "first_loss",
+        "checkpoints",
+        "state",
+        "last_finite",
+        "nan_step",
+        "wandb_url",
+        "attention",
+    ):
         assert getattr(a, key) == getattr(b, key), key
 
 

@@ -18,8 +18,16 @@ from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 @pytest.mark.parametrize(
     ("wanted", "batch", "gpus", "accumulation", "achieved"),
-    [(1, 1, 1, 1, 1), (4, 1, 1, 4, 4), (4, 1, 2, 2, 4), (8, 2, 2, 2, 8), (16, 1, 8, 2, 16),
-     (1, 1, 2, 1, 2), (6, 1, 4, 1, 4), (3, 2, 1, 1, 2)],
+    [
+        (1, 1, 1, 1, 1),
+        (4, 1, 1, 4, 4),
+        (4, 1, 2, 2, 4),
+        (8, 2, 2, 2, 8),
+        (16, 1, 8, 2, 16),
+        (1, 1, 2, 1, 2),
+        (6, 1, 4, 1, 4),
+        (3, 2, 1, 1, 2),
+    ],
 )
 def test_batch_arithmetic(wanted, batch, gpus, accumulation, achieved):
     plan = config_gen.plan_batch(wanted, batch, gpus)
@@ -56,8 +64,11 @@ def _paths(tmp_path: Path) -> dict:
 def test_path_changes_are_absolute(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     got = config_gen.compute_changes(
-        STANDARD_TEXT, model_path=Path("ck.safetensors"), text_encoder_path=Path("gemma"),
-        data_root=Path("data"), output_dir=Path("run/outputs"),
+        STANDARD_TEXT,
+        model_path=Path("ck.safetensors"),
+        text_encoder_path=Path("gemma"),
+        data_root=Path("data"),
+        output_dir=Path("run/outputs"),
     )
     assert got.changes == {
         "model.model_path": str(tmp_path / "ck.safetensors"),
@@ -69,13 +80,15 @@ def test_path_changes_are_absolute(tmp_path, monkeypatch):
 
 
 def test_full_keys_join_only_when_they_change_something(tmp_path):
-    low = config_gen.compute_changes(LOW_VRAM_TEXT, training_mode="full", num_gpus=2,
-                                     effective_batch=2, **_paths(tmp_path))
+    low = config_gen.compute_changes(
+        LOW_VRAM_TEXT, training_mode="full", num_gpus=2, effective_batch=2, **_paths(tmp_path)
+    )
     assert low.changes["model.training_mode"] == "full"
     assert low.changes["acceleration.quantization"] is None
     assert "acceleration.offload_optimizer_during_validation" not in low.changes  # already true
-    std = config_gen.compute_changes(STANDARD_TEXT, training_mode="full", num_gpus=2,
-                                     effective_batch=2, **_paths(tmp_path))
+    std = config_gen.compute_changes(
+        STANDARD_TEXT, training_mode="full", num_gpus=2, effective_batch=2, **_paths(tmp_path)
+    )
     assert "acceleration.quantization" not in std.changes  # already null
     assert std.changes["acceleration.offload_optimizer_during_validation"] is True
     text = config_gen.build_config(STANDARD_TEXT, std.changes)
@@ -96,8 +109,12 @@ def test_effective_batch_lowers_accumulation_and_says_when_it_cannot(tmp_path):
 @pytest.mark.parametrize("base", [STANDARD_TEXT, LOW_VRAM_TEXT])
 def test_written_config_differs_only_on_patched_lines(tmp_path, base):
     got = config_gen.compute_changes(
-        base, training_mode="full", num_gpus=2, effective_batch=4,
-        video_vae_path=tmp_path / "v.safetensors", audio_vae_path=tmp_path / "a.safetensors",
+        base,
+        training_mode="full",
+        num_gpus=2,
+        effective_batch=4,
+        video_vae_path=tmp_path / "v.safetensors",
+        audio_vae_path=tmp_path / "a.safetensors",
         **_paths(tmp_path),
     )
     text = config_gen.build_config(base, got.changes)
@@ -126,8 +143,12 @@ def test_self_check_passes_a_good_config(tmp_path):
 
 @pytest.mark.parametrize(
     ("dims", "words"),
-    [("[500, 576, 89]", "divide by 32"), ("[576, 577, 89]", "divide by 32"),
-     ("[576, 576, 90]", "(frames - 1) must divide by 8"), ("[576, 576]", "[width, height, frames]")],
+    [
+        ("[500, 576, 89]", "divide by 32"),
+        ("[576, 577, 89]", "divide by 32"),
+        ("[576, 576, 90]", "(frames - 1) must divide by 8"),
+        ("[576, 576]", "[width, height, frames]"),
+    ],
 )
 def test_self_check_video_dims(tmp_path, dims, words):
     problems = config_gen.self_check(_good_config(tmp_path, dims))

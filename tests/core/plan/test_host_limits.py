@@ -17,31 +17,48 @@ from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
 
 GiB = 1024**3
-LORA = {"model": {"training_mode": "lora"}, "lora": {"rank": 32},
-        "optimization": {"steps": 2000}, "checkpoints": {"interval": 250, "keep_last_n": -1}}
+LORA = {
+    "model": {"training_mode": "lora"},
+    "lora": {"rank": 32},
+    "optimization": {"steps": 2000},
+    "checkpoints": {"interval": 250, "keep_last_n": -1},
+}
 FULL = {**LORA, "model": {"training_mode": "full"}}
-CKPT_22B = SimpleNamespace(transformer_param_count=22 * 10**9, linears=(), embeddings_param_count=0,
-                           dtype_counts={"BF16": 22 * 10**9})
+CKPT_22B = SimpleNamespace(
+    transformer_param_count=22 * 10**9,
+    linears=(),
+    embeddings_param_count=0,
+    dtype_counts={"BF16": 22 * 10**9},
+)
 CKPT_22B_FP8 = SimpleNamespace(**{**CKPT_22B.__dict__, "dtype_counts": {"F8_E4M3": 22 * 10**9}})
 
 
 def box(mem=256, avail=240, swap=0, disk=500, cgroup=None) -> HostReadings:
-    return HostReadings(mem * GiB, avail * GiB, swap * GiB, None if cgroup is None else cgroup * GiB,
-                        disk * GiB, Path("/data"))
+    return HostReadings(
+        mem * GiB,
+        avail * GiB,
+        swap * GiB,
+        None if cgroup is None else cgroup * GiB,
+        disk * GiB,
+        Path("/data"),
+    )
 
 
 def test_meminfo_and_statvfs_are_read_from_injected_sources(tmp_path):
     meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal:       65536000 kB\nMemAvailable:   32768000 kB\n"
-                       "SwapFree:        1024 kB\nHugePages_Total:       0\n")
+    meminfo.write_text(
+        "MemTotal:       65536000 kB\nMemAvailable:   32768000 kB\n"
+        "SwapFree:        1024 kB\nHugePages_Total:       0\n"
+    )
     cgroup = tmp_path / "cg"
     cgroup.mkdir()
     (cgroup / "memory.max").write_text("34359738368\n")
     run_dir = tmp_path / "ws" / "not-yet" / "run"
     stat = SimpleNamespace(f_bavail=1000, f_frsize=4096)
     seen = []
-    readings = read_host(run_dir, meminfo=meminfo, cgroup_root=cgroup,
-                         statvfs=lambda p: seen.append(p) or stat)
+    readings = read_host(
+        run_dir, meminfo=meminfo, cgroup_root=cgroup, statvfs=lambda p: seen.append(p) or stat
+    )
     assert readings.mem_total == 65536000 * 1024 and readings.mem_available == 32768000 * 1024
     assert readings.swap_free == 1024 * 1024 and readings.cgroup_limit == 32 * GiB
     assert readings.disk_free == 4096000 and seen == [str(tmp_path)]  # nearest existing folder
@@ -71,8 +88,11 @@ def test_a_non_bf16_checkpoint_is_copied_by_every_process():
 
 
 def test_8bit_gemma_counts_when_it_is_bigger_than_the_transformer():
-    config = {**LORA, "acceleration": {"load_text_encoder_in_8bit": True},
-              "validation": {"prompts": ["a cat"]}}
+    config = {
+        **LORA,
+        "acceleration": {"load_text_encoder_in_8bit": True},
+        "validation": {"prompts": ["a cat"]},
+    }
     small = SimpleNamespace(transformer_param_count=5 * 10**9, linears=(), embeddings_param_count=0)
     check = check_host(config, small, 13 * 10**9, 1, box())
     assert check.ram_need == 26 * 10**9  # Gemma 13 B in bf16 before quantisation
@@ -108,8 +128,13 @@ def test_disk_for_kept_full_checkpoints():
     assert check.refusal is None or "disk" not in check.refusal
     warning = next(w for w in check.warnings if w.startswith("not enough disk"))
     assert "has 100.0 GiB free: free 228.8 GiB there or pick another --workspace" in warning
-    pruned = check_host({**FULL, "checkpoints": {"interval": 250, "keep_last_n": 2}}, CKPT_22B, 0,
-                        8, box(mem=2048, avail=2000, disk=200))
+    pruned = check_host(
+        {**FULL, "checkpoints": {"interval": 250, "keep_last_n": 2}},
+        CKPT_22B,
+        0,
+        8,
+        box(mem=2048, avail=2000, disk=200),
+    )
     assert pruned.disk_need == 3 * 44 * 10**9 + GiB and pruned.refusal is None  # 2 + 1 in flight
 
 
@@ -128,13 +153,26 @@ def plan_argv(tmp_path):
     data = make_data_root(tmp_path / "data", 4)
     csv = tmp_path / "box.csv"
     csv.write_text("name, memory.total [MiB]\nNVIDIA H100 80GB HBM3, 81559 MiB\n")
-    return ["plan", "--trainer-root", str(tmp_path / "LTX-2"), "--checkpoint", str(ckpt),
-            "--text-encoder", str(gemma), "--data-root", str(data), "--workspace",
-            str(tmp_path / "ws"), "--run-name", "run", "--from-csv", str(csv)]
+    return [
+        "plan",
+        "--trainer-root",
+        str(tmp_path / "LTX-2"),
+        "--checkpoint",
+        str(ckpt),
+        "--text-encoder",
+        str(gemma),
+        "--data-root",
+        str(data),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--run-name",
+        "run",
+        "--from-csv",
+        str(csv),
+    ]
 
 
-def test_plan_refuses_with_the_numbers_and_writes_nothing(plan_argv, tmp_path, capsys,
-                                                          monkeypatch):
+def test_plan_refuses_with_the_numbers_and_writes_nothing(plan_argv, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(plan_memory, "read_host", lambda run_dir: box(mem=32, avail=30))
     assert main(plan_argv) == 2
     err = capsys.readouterr().err
@@ -150,8 +188,10 @@ def test_plan_md_holds_the_host_numbers(plan_argv, tmp_path, capsys, monkeypatch
     assert "warning: host RAM is tight" in err
     plan = (tmp_path / "ws" / "run" / "plan.md").read_text()
     section = plan.split("## Memory and disk\n", 1)[1].split("\n## ", 1)[0]
-    assert ("- Host RAM at load time: needs 41.0 GiB (+ 20.5 GiB page cache); this machine: "
-            "64.0 GiB (40.0 GiB available") in section
+    assert (
+        "- Host RAM at load time: needs 41.0 GiB (+ 20.5 GiB page cache); this machine: "
+        "64.0 GiB (40.0 GiB available"
+    ) in section
     assert "- Disk in the run folder: needs about" in section and "/data has 500.0 GiB free" in section
     assert "host RAM is tight" in plan  # also among the plan's warnings
 
@@ -163,17 +203,27 @@ def test_real_host_is_read_when_nothing_is_injected(tmp_path):
     assert readings.mem_total and readings.disk_free is not None and readings.disk_path == tmp_path
 
 
-def test_plan_warns_when_the_planned_full_finetune_cannot_fit_its_gpus(tmp_path, capsys,
-                                                                        monkeypatch):
-    monkeypatch.setattr(plan_memory, "read_host", lambda run_dir: box(mem=4096, avail=4000,
-                                                                    disk=5000))
+def test_plan_warns_when_the_planned_full_finetune_cannot_fit_its_gpus(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(plan_memory, "read_host", lambda run_dir: box(mem=4096, avail=4000, disk=5000))
     make_checkout(tmp_path / "LTX-2")
     ckpt = make_checkpoint(tmp_path / "m" / "ltx.safetensors", params_b=22, blocks=48)
     gemma = make_gemma_dir(tmp_path / "m" / "gemma")
     data = make_data_root(tmp_path / "data", 4)
-    base = ["plan", "--trainer-root", str(tmp_path / "LTX-2"), "--checkpoint", str(ckpt),
-            "--text-encoder", str(gemma), "--data-root", str(data), "--workspace",
-            str(tmp_path / "ws"), "--training-mode", "full"]
+    base = [
+        "plan",
+        "--trainer-root",
+        str(tmp_path / "LTX-2"),
+        "--checkpoint",
+        str(ckpt),
+        "--text-encoder",
+        str(gemma),
+        "--data-root",
+        str(data),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--training-mode",
+        "full",
+    ]
     assert main([*base, "--run-name", "two", "--simulate", "2xh100"]) == 0
     err = capsys.readouterr().err
     # fp32 weights + grads + AdamW = 16 bytes x 22e9, over 2 GPUs: 163.9 GiB + 2.5 overhead
@@ -193,12 +243,15 @@ def test_multi_node_floor_shards_over_every_gpu_but_ram_counts_one_node(tmp_path
 
     ckpt = inspect_checkpoint(make_checkpoint(tmp_path / "c.safetensors", params_b=22, blocks=48))
     te = inspect_text_encoder(make_gemma_dir(tmp_path / "g"))
-    config = ("model:\n  training_mode: full\noptimization:\n  optimizer_type: adamw\n"
-              "  steps: 100\ncheckpoints:\n  interval: null\n")
+    config = (
+        "model:\n  training_mode: full\noptimization:\n  optimizer_type: adamw\n"
+        "  steps: 100\ncheckpoints:\n  interval: null\n"
+    )
     probe = resolve_probe(from_csv=None, simulate="4xh100")
     probe = dataclasses.replace(probe, source="csv")  # enforced, as on a real machine
-    memory = plan_memory.plan_memory(config, ckpt, te, 4, 8, tmp_path / "run", assess(probe),
-                                     box(mem=2048, avail=2000))
+    memory = plan_memory.plan_memory(
+        config, ckpt, te, 4, 8, tmp_path / "run", assess(probe), box(mem=2048, avail=2000)
+    )
     assert "GPU memory floor of the planned config: 43.5 GiB per GPU" in memory.lines[0]
     assert "sharded over 8 GPUs" in memory.lines[0] and not memory.warnings
     assert memory.host.ram_need == 4 * 22 * 10**9 * 4  # this node's 4 processes, fp32 each
@@ -207,15 +260,23 @@ def test_multi_node_floor_shards_over_every_gpu_but_ram_counts_one_node(tmp_path
 def test_validation_videos_are_counted_per_pass_and_prompt():
     from ltx_wizard.core.plan.host_limits import validation_videos
 
-    config = {**LORA, "optimization": {"steps": 2000},
-              "validation": {"interval": 250, "samples": [{"prompt": "a"}, {"prompt": "b"}]}}
+    config = {
+        **LORA,
+        "optimization": {"steps": 2000},
+        "validation": {"interval": 250, "samples": [{"prompt": "a"}, {"prompt": "b"}]},
+    }
     assert validation_videos(config) == (8 + 1) * 2  # steps 0, 250, ..., 2000
     config["validation"]["skip_initial_validation"] = True
     assert validation_videos(config) == 16
     config["validation"]["interval"] = None
     assert validation_videos(config) == 0
-    check = check_host({**config, "validation": {"interval": 500, "samples": [{"prompt": "a"}]}},
-                       CKPT_22B, 0, 1, box(mem=2048, avail=2000, disk=5000))
+    check = check_host(
+        {**config, "validation": {"interval": 500, "samples": [{"prompt": "a"}]}},
+        CKPT_22B,
+        0,
+        1,
+        box(mem=2048, avail=2000, disk=5000),
+    )
     assert any("5 validation videos at an allowance of 20 MB each" in i for i in check.disk_items)
 
 
@@ -238,5 +299,7 @@ def test_latents_still_to_preprocess_count_on_their_disk(tmp_path):
     other = LatentDisk(samples=1000, per_sample=expected, root=tmp_path / "x", free=10**9, device=8)
     short = check_host(LORA, CKPT_22B, 0, 1, readings, latents=other)
     assert short.disk_need == alone.disk_need
-    assert any(w.startswith("not enough disk for the preprocessed data") and str(tmp_path / "x") in w
-               for w in short.warnings)
+    assert any(
+        w.startswith("not enough disk for the preprocessed data") and str(tmp_path / "x") in w
+        for w in short.warnings
+    )

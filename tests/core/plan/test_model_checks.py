@@ -13,8 +13,9 @@ def test_an_already_inspected_checkpoint_is_not_read_again(tmp_path, monkeypatch
     info = inspect_checkpoint(ckpt)
     reads: list[str] = []
     real = model_checks.inspect_checkpoint
-    monkeypatch.setattr(model_checks, "inspect_checkpoint",
-                        lambda path, **kw: reads.append(str(path)) or real(path, **kw))
+    monkeypatch.setattr(
+        model_checks, "inspect_checkpoint", lambda path, **kw: reads.append(str(path)) or real(path, **kw)
+    )
     items = model_checks.run_checks(checkpoint=ckpt, text_encoder=gemma, inspected=info)
     assert reads == [] and all(i.ok for i in items)
     assert items[0].summary == info.summary()

@@ -9,14 +9,20 @@ from ltx_wizard.core.plan.request import PlanRequest
 from ltx_wizard.core.gpu.tiers import Tier
 
 SECTIONS = [
-    "## Goal", "## Mode", "## Dataset", "## Training config", "## Hardware",
-    "## Sanity check and autotune", "## Outputs", "## Assumptions", "## Cost and time",
+    "## Goal",
+    "## Mode",
+    "## Dataset",
+    "## Training config",
+    "## Hardware",
+    "## Sanity check and autotune",
+    "## Outputs",
+    "## Assumptions",
+    "## Cost and time",
     "## Config changes vs the shipped file",
 ]
 
 
-def content(*, config=STANDARD_TEXT, num_gpus=2, tier=Tier.T80, diff_from=None,
-            **over) -> PlanRecord:
+def content(*, config=STANDARD_TEXT, num_gpus=2, tier=Tier.T80, diff_from=None, **over) -> PlanRecord:
     """A plan record as `plan` writes it; `diff_from`: the shipped text the diff is against."""
     shipped = diff_from if diff_from is not None else config.replace("steps: 2000", "steps: 1999")
     base = dict(
@@ -32,10 +38,12 @@ def content(*, config=STANDARD_TEXT, num_gpus=2, tier=Tier.T80, diff_from=None,
         base_path="/c/configs/t2v_lora.yaml",
         base_text=shipped,
         config_text=config,
-        data=DataRecord(root="/d/cats/.precomputed", name="cats",
-                        folders=("latents", "conditions"), samples=12),
-        schedule=Schedule(steps=2000, batch_size=1, accumulation=1, effective_batch=num_gpus,
-                          num_gpus=num_gpus),
+        data=DataRecord(
+            root="/d/cats/.precomputed", name="cats", folders=("latents", "conditions"), samples=12
+        ),
+        schedule=Schedule(
+            steps=2000, batch_size=1, accumulation=1, effective_batch=num_gpus, num_gpus=num_gpus
+        ),
         launch_line="cd /c/packages/ltx-trainer && uv run accelerate launch --num_processes 2 x",
         launch_style="ddp",
         assumptions=("Run name chosen automatically.",),
@@ -48,8 +56,9 @@ def test_all_sections_in_order():
     text = render_plan(content())
     positions = [text.index(s) for s in SECTIONS]
     assert positions == sorted(positions)
-    assert text.rstrip().endswith("Nothing heavy (sanity check, autotune, training) starts before "
-                                  "you approve this plan.")
+    assert text.rstrip().endswith(
+        "Nothing heavy (sanity check, autotune, training) starts before you approve this plan."
+    )
 
 
 def test_facts_the_user_checks():
@@ -67,11 +76,17 @@ def test_facts_the_user_checks():
 
 
 def test_low_vram_tier_words_and_risk_banner():
-    text = render_plan(content(
-        tier=Tier.BELOW_MINIMUM, per_gpu_vram_gb=24, config=LOW_VRAM_TEXT,
-        base_config="t2v_lora_low_vram.yaml", num_gpus=1, launch_style="single",
-        risks=("24 GB per GPU is below the trainer's 32 GB minimum.",),
-    ))
+    text = render_plan(
+        content(
+            tier=Tier.BELOW_MINIMUM,
+            per_gpu_vram_gb=24,
+            config=LOW_VRAM_TEXT,
+            base_config="t2v_lora_low_vram.yaml",
+            num_gpus=1,
+            launch_style="single",
+            risks=("24 GB per GPU is below the trainer's 32 GB minimum.",),
+        )
+    )
     assert text.splitlines()[2].startswith("> **At your own risk:** 24 GB per GPU")
     assert "- 24 GB per GPU is below" in text.split("## Assumptions")[1]
     assert "| Quantization | `int8-quanto` |" in text

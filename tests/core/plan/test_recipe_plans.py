@@ -32,12 +32,14 @@ from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.io.yaml_patch import load_yaml
 
 CONFIGS = "packages/ltx-trainer/configs"
-PATH_KEYS = {"model.model_path", "model.text_encoder_path", "data.preprocessed_data_root",
-             "output_dir"}
+PATH_KEYS = {"model.model_path", "model.text_encoder_path", "data.preprocessed_data_root", "output_dir"}
 # The look-alike t2v pair differs in these (its validation sizes are equal).
 LOW_VRAM_KEYS = {
-    "lora.rank": 16, "lora.alpha": 16, "optimization.optimizer_type": "adamw8bit",
-    "acceleration.quantization": "int8-quanto", "acceleration.load_text_encoder_in_8bit": True,
+    "lora.rank": 16,
+    "lora.alpha": 16,
+    "optimization.optimizer_type": "adamw8bit",
+    "acceleration.quantization": "int8-quanto",
+    "acceleration.load_text_encoder_in_8bit": True,
     "acceleration.offload_optimizer_during_validation": True,
 }
 FAMILIES = {  # recipe -> the folders its data root must hold, beside conditions/
@@ -65,17 +67,34 @@ def box(tmp_path):
 
         def data_for(self, recipe: str, *, drop: str | None = None) -> Path:
             folders = list(required_folders(find_recipe(self.configs, recipe).strategy))
-            return make_data_root(tmp_path / recipe / ".precomputed", 3,
-                                  folders=[f for f in folders if f != drop])
+            return make_data_root(
+                tmp_path / recipe / ".precomputed", 3, folders=[f for f in folders if f != drop]
+            )
 
         @property
         def configs(self) -> Path:
             return self.checkout / CONFIGS
 
         def args(self, recipe: str, data: Path, *extra: str, sim: str = "h100") -> list[str]:
-            return ["plan", "--trainer-root", str(self.checkout), "--checkpoint", str(self.ckpt),
-                    "--text-encoder", str(self.gemma), "--data-root", str(data), "--workspace",
-                    str(self.ws), "--recipe", recipe, "--simulate", sim, "--json", *extra]
+            return [
+                "plan",
+                "--trainer-root",
+                str(self.checkout),
+                "--checkpoint",
+                str(self.ckpt),
+                "--text-encoder",
+                str(self.gemma),
+                "--data-root",
+                str(data),
+                "--workspace",
+                str(self.ws),
+                "--recipe",
+                recipe,
+                "--simulate",
+                sim,
+                "--json",
+                *extra,
+            ]
 
     return Box()
 
@@ -102,8 +121,7 @@ def _plan(box, capsys, recipe: str, *extra: str, sim: str = "h100", data: Path |
 
 @pytest.mark.parametrize("sim", sorted(TIERS))
 @pytest.mark.parametrize("recipe", sorted(FAMILIES))
-def test_written_config_passes_the_schema_with_exactly_the_intended_differences(
-        box, capsys, recipe, sim):
+def test_written_config_passes_the_schema_with_exactly_the_intended_differences(box, capsys, recipe, sim):
     media = box.ws.parent / "media"
     out = _plan(box, capsys, recipe, *media_args(box.configs, recipe, media), sim=sim)
     written_text = Path(out["config"]).read_text(encoding="utf-8")
@@ -115,8 +133,7 @@ def test_written_config_passes_the_schema_with_exactly_the_intended_differences(
     differs = {k: now[k] for k in now if shipped.get(k, object()) != now[k]}
     assert set(now) == set(shipped)  # no key added, none dropped
     intended = LOW_VRAM_KEYS if TIERS[sim] else {}
-    assert {k: v for k, v in differs.items()
-            if k not in PATH_KEYS | {"validation.samples"}} == intended
+    assert {k: v for k, v in differs.items() if k not in PATH_KEYS | {"validation.samples"}} == intended
     # the samples differ only where a placeholder stood: the user's files, in order
     filled = shipped_text.replace('"/path/to/', f'"{media.resolve()}/')
     assert now["validation.samples"] == load_yaml(filled)["validation"]["samples"]
@@ -128,7 +145,8 @@ def test_written_config_passes_the_schema_with_exactly_the_intended_differences(
 @pytest.mark.parametrize("recipe", sorted(FAMILIES))
 def test_data_root_is_checked_against_the_recipes_own_folders(box, capsys, recipe):
     assert set(required_folders(find_recipe(box.configs, recipe).strategy)) == (
-        FAMILIES[recipe] | {"conditions"})
+        FAMILIES[recipe] | {"conditions"}
+    )
     missing = sorted(FAMILIES[recipe])[-1]
     data = box.data_for(recipe, drop=missing)
     assert main(box.args(recipe, data)) == 2
@@ -159,14 +177,17 @@ def test_t2v_keeps_its_own_low_vram_file_verbatim(box, capsys):
 
 def test_a_key_the_recipe_lacks_is_listed_not_invented(box, capsys):
     path = box.configs / "i2v_lora.yaml"
-    path.write_text(path.read_text("utf-8").replace(
-        "  offload_optimizer_during_validation: false\n", ""), "utf-8")
+    path.write_text(
+        path.read_text("utf-8").replace("  offload_optimizer_during_validation: false\n", ""), "utf-8"
+    )
     out = _plan(box, capsys, "i2v_lora", sim="a6000")
     written = load_yaml(Path(out["config"]).read_text("utf-8"))
     assert "offload_optimizer_during_validation" not in written["acceleration"]
     plan = Path(out["plan"]).read_text(encoding="utf-8")
-    assert ("- `acceleration.offload_optimizer_during_validation` (i2v_lora.yaml has no such key, "
-            "so it is not added)") in plan
+    assert (
+        "- `acceleration.offload_optimizer_during_validation` (i2v_lora.yaml has no such key, "
+        "so it is not added)"
+    ) in plan
     assert len(out["applied"]) == len(LOW_VRAM_KEYS) - 1
 
 
@@ -210,8 +231,17 @@ def test_unknown_recipe_is_bad_input_naming_those_found(box, capsys):
 
 def test_check_recipe_reads_the_data_as_that_recipe_does(box, capsys):
     data = box.data_for("t2v_lora")  # latents, conditions, audio_latents
-    base = ["check", "--trainer-root", str(box.checkout), "--checkpoint", str(box.ckpt),
-            "--text-encoder", str(box.gemma), "--data-root", str(data)]
+    base = [
+        "check",
+        "--trainer-root",
+        str(box.checkout),
+        "--checkpoint",
+        str(box.ckpt),
+        "--text-encoder",
+        str(box.gemma),
+        "--data-root",
+        str(data),
+    ]
     assert main([*base, "--recipe", "i2v_lora"]) == 0
     capsys.readouterr()
     assert main([*base, "--recipe", "v2v_ic_lora"]) == 2
@@ -221,11 +251,17 @@ def test_check_recipe_reads_the_data_as_that_recipe_does(box, capsys):
 
 def _sim(config: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
-    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[3]), PYTHONUNBUFFERED="1",
-               LTX_WIZARD_SIM_SPEED="0")
-    return subprocess.run([sys.executable, "-m", "ltx_wizard.demo.sim.trainer", str(config),
-                           "--disable-progress-bars"], cwd=config.parent, env=env,
-                          capture_output=True, text=True, timeout=120)
+    env.update(
+        PYTHONPATH=str(Path(__file__).resolve().parents[3]), PYTHONUNBUFFERED="1", LTX_WIZARD_SIM_SPEED="0"
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "ltx_wizard.demo.sim.trainer", str(config), "--disable-progress-bars"],
+        cwd=config.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_simulated_trainer_reads_the_recipes_folders_and_validation_media(box, capsys, tmp_path):
@@ -257,10 +293,24 @@ def test_simulated_trainer_reads_the_recipes_folders_and_validation_media(box, c
 @pytest.mark.parametrize("recipe", [r.name for r in RECIPES])
 def test_the_demo_can_plan_and_run_every_recipe(tmp_path, capsys, recipe):
     demo = build_demo(tmp_path / "demo")
-    argv = ["plan", "--trainer-root", str(demo.checkout), "--checkpoint", str(demo.checkpoint),
-            "--text-encoder", str(demo.text_encoder), "--data-root", str(demo.data_root),
-            "--workspace", str(demo.workspace), "--recipe", recipe, "--simulate", demo.simulate,
-            "--json"]
+    argv = [
+        "plan",
+        "--trainer-root",
+        str(demo.checkout),
+        "--checkpoint",
+        str(demo.checkpoint),
+        "--text-encoder",
+        str(demo.text_encoder),
+        "--data-root",
+        str(demo.data_root),
+        "--workspace",
+        str(demo.workspace),
+        "--recipe",
+        recipe,
+        "--simulate",
+        demo.simulate,
+        "--json",
+    ]
     assert main(argv) == 0, capsys.readouterr().err
     out = json.loads(capsys.readouterr().out)
     assert not [w for w in out["warnings"] if "validation media" in w]
@@ -270,15 +320,25 @@ def test_the_demo_can_plan_and_run_every_recipe(tmp_path, capsys, recipe):
 
 def test_autotune_relaxes_the_applied_keys_of_a_recipe(box, capsys):
     out = _plan(box, capsys, "i2v_lora", sim="a6000")
-    tuner = Tuner(settings_from_config(Path(out["config"]).read_text("utf-8")),
-                  Context(tier=Tier.T40_60, gpu_total_gb=None, transformer_params=None,
-                          subset_samples=4))
+    tuner = Tuner(
+        settings_from_config(Path(out["config"]).read_text("utf-8")),
+        Context(tier=Tier.T40_60, gpu_total_gb=None, transformer_params=None, subset_samples=4),
+    )
     first = tuner.next()
     assert first.stage == "baseline"
-    tuner.record(TrialResult(index=first.index, change=first.change, outcome="ok",
-                             step_time_s=2.0, peak_vram_gb=30.0))
+    tuner.record(
+        TrialResult(index=first.index, change=first.change, outcome="ok", step_time_s=2.0, peak_vram_gb=30.0)
+    )
     second = tuner.next()  # the applied int8-quanto is the first lever, as for t2v
     assert second.changes == {"acceleration.quantization": None}
-    tuner.record(TrialResult(index=second.index, change=second.change, changes=second.changes,
-                             outcome="ok", step_time_s=1.5, peak_vram_gb=40.0))
+    tuner.record(
+        TrialResult(
+            index=second.index,
+            change=second.change,
+            changes=second.changes,
+            outcome="ok",
+            step_time_s=1.5,
+            peak_vram_gb=40.0,
+        )
+    )
     assert tuner.next().changes == {"optimization.optimizer_type": "adamw"}  # then adamw8bit

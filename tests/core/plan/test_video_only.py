@@ -36,9 +36,14 @@ def box(model_tree):
 def _sim(config: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
     env.update(PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", LTX_WIZARD_SIM_SPEED="0")
-    return subprocess.run([sys.executable, "-m", "ltx_wizard.demo.sim.trainer", str(config),
-                           "--disable-progress-bars"], cwd=config.parent, env=env,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "ltx_wizard.demo.sim.trainer", str(config), "--disable-progress-bars"],
+        cwd=config.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_plan_refuses_video_only_data_naming_the_folder_and_the_option(box, capsys):
@@ -74,20 +79,33 @@ def test_video_only_config_runs_in_the_simulated_trainer_and_the_audio_one_fails
     assert "Loaded dataset with 4 samples" in proc.stdout
     # The same config with the shipped audio block back: the trainer's own rejection, on stdout.
     audio = run / "audio.yaml"
-    audio.write_text((run / "config.yaml").read_text().replace(
-        "  audio: null", '  audio:\n    is_generated: true\n    latents_dir: "audio_latents"'))
+    audio.write_text(
+        (run / "config.yaml")
+        .read_text()
+        .replace("  audio: null", '  audio:\n    is_generated: true\n    latents_dir: "audio_latents"')
+    )
     proc = _sim(audio)
     assert proc.returncode == 1 and proc.stderr == ""
     lines = proc.stdout.splitlines()
     assert lines[0] == "Error: Invalid configuration data: 1 validation error for LtxTrainerConfig"
     assert lines[1].startswith(
         f"  Value error, Required data directory 'audio_latents' does not exist under "
-        f"preprocessed_data_root: {box.data / 'audio_latents'} [type=value_error, input_value=")
+        f"preprocessed_data_root: {box.data / 'audio_latents'} [type=value_error, input_value="
+    )
 
 
 def test_check_accepts_the_same_flag(box, capsys):
-    base = ["check", "--checkpoint", str(box.ckpt), "--text-encoder", str(box.gemma),
-            "--data-root", str(box.data), "--trainer-root", str(box.checkout)]
+    base = [
+        "check",
+        "--checkpoint",
+        str(box.ckpt),
+        "--text-encoder",
+        str(box.gemma),
+        "--data-root",
+        str(box.data),
+        "--trainer-root",
+        str(box.checkout),
+    ]
     assert main(base) == 2
     assert main([*base, "--video-only"]) == 0
 
@@ -102,8 +120,11 @@ def test_the_trial_subset_links_only_usable_samples_of_the_strategy(tmp_path):
         names = sorted(p.name for p in (target / folder).iterdir())
         assert names == ["sample_0001.pt", "sample_0003.pt", "sample_0004.pt", "sample_0005.pt"]
         assert all((target / folder / n).is_symlink() for n in names)
-    video_only = {"name": "flexible", "audio": None,
-                  "video": {"is_generated": True, "latents_dir": "latents"}}
+    video_only = {
+        "name": "flexible",
+        "audio": None,
+        "video": {"is_generated": True, "latents_dir": "latents"},
+    }
     assert build_subset(root, target, num_gpus=1, strategy=video_only) == 4
     assert sorted(p.name for p in target.iterdir()) == ["conditions", "latents"]
     assert (target / "latents" / "sample_0000.pt").is_symlink()  # audio no longer needed

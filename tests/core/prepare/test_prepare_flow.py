@@ -26,22 +26,22 @@ def _holdout(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-async def test_raw_folder_becomes_a_captioned_dataset_with_scenes_upright_copy_and_holdout(
-        tmp_path):
+async def test_raw_folder_becomes_a_captioned_dataset_with_scenes_upright_copy_and_holdout(tmp_path):
     checkout(tmp_path)
     raw = raw_folder(tmp_path)
     before = snapshot(raw)
     asker = Asker()
-    result = await session(tmp_path, raw, asker, split_scenes=True, holdout="1",
-                           lora_trigger="sks").run()
+    result = await session(tmp_path, raw, asker, split_scenes=True, holdout="1", lora_trigger="sks").run()
     dataset = tmp_path / "ws" / "run" / "dataset"
     assert result.dataset_file == dataset / "dataset.json"
     rows, held = _rows(result.dataset_file), _holdout(dataset / "holdout.jsonl")
     clips = [r["video"] for r in rows + held]
     # the long one split into its three scenes, the phone clip replaced by its upright copy
     assert sorted(c for c in clips if c.startswith("scenes/")) == [
-        "scenes/long_take-Scene-001.mp4", "scenes/long_take-Scene-002.mp4",
-        "scenes/long_take-Scene-003.mp4"]
+        "scenes/long_take-Scene-001.mp4",
+        "scenes/long_take-Scene-002.mp4",
+        "scenes/long_take-Scene-003.mp4",
+    ]
     assert "rotated/phone.mp4" in clips and "videos/phone.mp4" not in clips
     assert "videos/long_take.mp4" not in clips
     assert len(held) == 1 and held[0]["video"] not in [r["video"] for r in rows]
@@ -56,8 +56,10 @@ async def test_raw_folder_becomes_a_captioned_dataset_with_scenes_upright_copy_a
     assert os.readlink(dataset / "videos" / "beach.mp4") == str(raw / "beach.mp4")
     assert snapshot(raw) == before
     # the rotated and the silent clip named with their fixes
-    assert any("videos/phone.mp4: was stored rotated; fixed by the upright copy "
-               "rotated/phone.mp4" in line for line in result.lines)
+    assert any(
+        "videos/phone.mp4: was stored rotated; fixed by the upright copy rotated/phone.mp4" in line
+        for line in result.lines
+    )
     silent = next(line for line in asker.lines if line.startswith("videos/quiet.mp4: no audio"))
     assert "plan --video-only" in silent
     assert [t for t, _ in asker.asked] == ["scenes", "rotate"]
@@ -102,7 +104,7 @@ async def test_a_video_without_cuts_is_kept_whole(tmp_path):
     result = await session(tmp_path, one, asker, holdout="0").run()
     assert [r["video"] for r in _rows(result.dataset_file)] == ["videos/one_take.mp4"]
     assert "videos/one_take.mp4: no cut found (0 scenes): kept whole as one clip" in asker.lines
-    assert ("scenes", ) not in [(t,) for t, _ in asker.asked]
+    assert ("scenes",) not in [(t,) for t, _ in asker.asked]
 
 
 async def test_stopping_at_the_spot_check_captions_only_the_samples(tmp_path):
@@ -127,8 +129,7 @@ async def test_an_instruction_after_the_spot_check_recaptions_the_same_three(tmp
     assert all("(less about colour)" in r["caption"] for r in _rows(result.dataset_file))
 
 
-async def test_a_failed_caption_is_named_and_only_left_out_when_the_user_says_so(
-        tmp_path, monkeypatch):
+async def test_a_failed_caption_is_named_and_only_left_out_when_the_user_says_so(tmp_path, monkeypatch):
     checkout(tmp_path)
     raw = raw_folder(tmp_path)
     monkeypatch.setenv("LTX_WIZARD_SIM_CAPTION_FAIL", "beach")
@@ -138,22 +139,24 @@ async def test_a_failed_caption_is_named_and_only_left_out_when_the_user_says_so
     asker = Asker(**{"leave-out": True})
     result = await session(tmp_path, raw, asker, holdout="0").run()
     assert "videos/beach.mp4" not in [r["video"] for r in _rows(result.dataset_file)]
-    assert any(line.startswith("videos/beach.mp4: no caption (") and "500" in line
-               for line in asker.lines)
+    assert any(line.startswith("videos/beach.mp4: no caption (") and "500" in line for line in asker.lines)
 
 
 async def test_existing_captions_are_kept_and_no_captioner_runs(tmp_path):
     checkout(tmp_path)
     raw = raw_folder(tmp_path)
     mine = tmp_path / "mine.json"
-    mine.write_text(json.dumps([{"caption": f"my words for {p.name}", "video": f"raw/{p.name}"}
-                                for p in sorted(raw.iterdir())]))
+    mine.write_text(
+        json.dumps(
+            [{"caption": f"my words for {p.name}", "video": f"raw/{p.name}"} for p in sorted(raw.iterdir())]
+        )
+    )
     asker = Asker()
     result = await session(tmp_path, mine, asker, gpus=SMALL_GPU, holdout="0").run()
     assert {r["caption"] for r in _rows(result.dataset_file)} == {
-        f"my words for {p.name}" for p in raw.iterdir()}
-    assert asker.shown == [] and not (tmp_path / "ws" / "run" / "logs" /
-                                      "prepare-captions.log").exists()
+        f"my words for {p.name}" for p in raw.iterdir()
+    }
+    assert asker.shown == [] and not (tmp_path / "ws" / "run" / "logs" / "prepare-captions.log").exists()
     assert "Captions: every clip has one (4); none made" in asker.lines
 
 
@@ -171,12 +174,18 @@ async def test_captions_from_a_file_when_no_captioner_runs(tmp_path):
     checkout(tmp_path)
     raw = raw_folder(tmp_path)
     captions = tmp_path / "caps.csv"
-    captions.write_text("caption,video\n" + "".join(
-        f"about {p.stem},{p.name}\n" for p in sorted(raw.iterdir())))
-    result = await session(tmp_path, raw, Asker(), gpus=SMALL_GPU, holdout="0",
-                           captions_file=str(captions)).run()
+    captions.write_text(
+        "caption,video\n" + "".join(f"about {p.stem},{p.name}\n" for p in sorted(raw.iterdir()))
+    )
+    result = await session(
+        tmp_path, raw, Asker(), gpus=SMALL_GPU, holdout="0", captions_file=str(captions)
+    ).run()
     assert sorted(r["caption"] for r in _rows(result.dataset_file)) == [
-        "about beach", "about long_take", "about phone", "about quiet"]
+        "about beach",
+        "about long_take",
+        "about phone",
+        "about quiet",
+    ]
 
 
 async def test_a_small_dataset_asks_for_its_holdout_and_a_skip_is_said(tmp_path):
@@ -184,9 +193,8 @@ async def test_a_small_dataset_asks_for_its_holdout_and_a_skip_is_said(tmp_path)
     raw = raw_folder(tmp_path)
     asker = Asker(holdout=0)
     result = await session(tmp_path, raw, asker).run()
-    assert ("holdout", ) == (asker.asked[-1][0],) and "The dataset has 4 samples" in asker.asked[-1][1]
-    assert result.held_out == () and not (tmp_path / "ws" / "run" / "dataset" /
-                                          "holdout.jsonl").exists()
+    assert ("holdout",) == (asker.asked[-1][0],) and "The dataset has 4 samples" in asker.asked[-1][1]
+    assert result.held_out == () and not (tmp_path / "ws" / "run" / "dataset" / "holdout.jsonl").exists()
     assert any(line.startswith("Skipping holdout") for line in result.lines)
 
 
@@ -206,8 +214,13 @@ async def test_your_own_held_out_folder_is_honoured(tmp_path):
 async def test_the_trigger_word_is_refused_inside_an_instruction(tmp_path):
     checkout(tmp_path)
     with pytest.raises(UsageError) as refused:
-        session(tmp_path, raw_folder(tmp_path), Asker(), lora_trigger="sks",
-                instruction="Start every caption with sks.")
+        session(
+            tmp_path,
+            raw_folder(tmp_path),
+            Asker(),
+            lora_trigger="sks",
+            instruction="Start every caption with sks.",
+        )
     assert "prepended at preprocessing (--lora-trigger)" in refused.value.message
 
 
@@ -222,11 +235,11 @@ async def test_a_reference_recipe_needs_references_and_canny_only_when_asked(tmp
         await session(tmp_path, folder, Asker(), recipe="v2v_ic_lora", holdout="0").run()
     assert "needs a reference video per clip" in refused.value.message
     assert "--canny" in refused.value.message
-    result = await session(tmp_path, folder, Asker(), recipe="v2v_ic_lora", holdout="0",
-                           canny=True, run_name="canny").run()
+    result = await session(
+        tmp_path, folder, Asker(), recipe="v2v_ic_lora", holdout="0", canny=True, run_name="canny"
+    ).run()
     rows = _rows(result.dataset_file)
-    assert [r["reference_video"] for r in rows] == ["videos/a_reference.mp4",
-                                                    "videos/b_reference.mp4"]
+    assert [r["reference_video"] for r in rows] == ["videos/a_reference.mp4", "videos/b_reference.mp4"]
     assert all((result.dataset_file.parent / r["reference_video"]).is_file() for r in rows)
 
 
@@ -241,5 +254,4 @@ async def test_references_beside_their_clips_are_paired_and_a_short_one_is_named
     write_video(folder / "b_reference.mp4", frames=20, colour=3)
     with pytest.raises(UsageError) as refused:
         await session(tmp_path, folder, Asker(), recipe="v2v_ic_lora", holdout="0").run()
-    assert "references/b_reference.mp4 has 20 frames, fewer than the bucket's 49" in \
-        refused.value.message
+    assert "references/b_reference.mp4 has 20 frames, fewer than the bucket's 49" in refused.value.message

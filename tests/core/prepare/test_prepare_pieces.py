@@ -39,14 +39,15 @@ def test_a_folder_stages_clips_as_links_and_its_references_apart(tmp_path):
     (tmp_path / "src" / "notes.txt").write_text("not a clip")
     before = snapshot(tmp_path / "src")
     source = read_source(tmp_path / "src")
-    assert [p.name for p in source.media] == ["a.mp4"] and [p.name for p in source.skipped] == [
-        "notes.txt"]
+    assert [p.name for p in source.media] == ["a.mp4"] and [p.name for p in source.skipped] == ["notes.txt"]
     run = _run_dir(tmp_path)
     staged = stage(source, run / "dataset", run)
-    assert staged.rows == ({"video": "videos/sub/a.mp4",
-                            "reference_video": "references/sub/a_reference.mp4"},)
+    assert staged.rows == (
+        {"video": "videos/sub/a.mp4", "reference_video": "references/sub/a_reference.mp4"},
+    )
     assert os.readlink(run / "dataset" / "videos" / "sub" / "a.mp4") == str(
-        tmp_path / "src" / "sub" / "a.mp4")
+        tmp_path / "src" / "sub" / "a.mp4"
+    )
     assert stage(source, run / "dataset", run).rows == staged.rows  # again: the same links
     assert snapshot(tmp_path / "src") == before
 
@@ -55,8 +56,12 @@ def test_a_dataset_file_keeps_its_columns_and_links_paths_that_leave_its_folder(
     write_video(tmp_path / "data" / "clips" / "a.mp4", frames=12)
     write_video(tmp_path / "elsewhere" / "b.mp4", frames=12)
     listed = tmp_path / "data" / "list.jsonl"
-    listed.write_text(json.dumps({"caption": "one", "media_path": "clips/a.mp4"}) + "\n" +
-                      json.dumps({"caption": "two", "media_path": "../elsewhere/b.mp4"}) + "\n")
+    listed.write_text(
+        json.dumps({"caption": "one", "media_path": "clips/a.mp4"})
+        + "\n"
+        + json.dumps({"caption": "two", "media_path": "../elsewhere/b.mp4"})
+        + "\n"
+    )
     run = _run_dir(tmp_path)
     staged = stage(read_source(listed), run / "dataset", run)
     assert staged.video_column == "media_path" and staged.caption_column == "caption"
@@ -94,9 +99,14 @@ def _facts(tmp_path: Path, **clips) -> list:
 
 
 def test_the_audit_names_each_problem_with_its_fix_and_suggests_a_bucket(tmp_path):
-    facts = _facts(tmp_path, plain={"frames": 60}, phone={"frames": 60, "rotation": -90},
-                   quiet={"frames": 60, "audio": False}, short={"frames": 30},
-                   long={"frames": 250})
+    facts = _facts(
+        tmp_path,
+        plain={"frames": 60},
+        phone={"frames": 60, "rotation": -90},
+        quiet={"frames": 60, "audio": False},
+        short={"frames": 30},
+        long={"frames": 250},
+    )
     report = audit(facts, buckets=None, audio_trained=True, recipe="t2v_lora")
     kinds = {(f.clip, f.kind) for f in report.findings}
     assert ("videos/phone.mp4", "rotated") in kinds and ("videos/quiet.mp4", "no audio") in kinds
@@ -108,8 +118,9 @@ def test_the_audit_names_each_problem_with_its_fix_and_suggests_a_bucket(tmp_pat
     rotated = report.of("rotated")[0].text
     assert "trains on it sideways" in rotated and "upright copy" in rotated
     judged = audit(facts, buckets="128x64x49", audio_trained=False)
-    assert judged.dropped == (("videos/short.mp4", "30 frames, fewer than the bucket's 49: the "
-                               "trainer skips it"),)
+    assert judged.dropped == (
+        ("videos/short.mp4", "30 frames, fewer than the bucket's 49: the trainer skips it"),
+    )
     assert not judged.of("no audio")  # a recipe without sound does not need it
 
 
@@ -121,13 +132,15 @@ def test_stills_get_a_one_frame_bucket(tmp_path):
     still = tmp_path / "still.png"  # a real 64x36 grey PNG, written by hand
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(
-            ">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     pixels = b"".join(b"\x00" + b"\x80" * 64 for _ in range(36))
-    still.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 64, 36, 8, 0,
-                                                                              0, 0, 0))
-                      + chunk(b"IDAT", zlib.compress(pixels)) + chunk(b"IEND", b""))
+    still.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 64, 36, 8, 0, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(pixels))
+        + chunk(b"IEND", b"")
+    )
     facts.append(("videos/still.png", probe_clip(still)))
     report = audit(facts, buckets=None, audio_trained=False)
     assert report.bucket == "128x64x49;128x64x1" and report.images == 1
@@ -156,8 +169,9 @@ async def test_the_scene_count_is_known_before_the_scenes_enter_the_dataset(tmp_
     video = write_video(tmp_path / "long.mp4", frames=288, scenes=3)
     run = _run_dir(tmp_path)
     runner = python_runner(tmp_path / "LTX-2" / "packages" / "ltx-trainer", None)
-    preview = await preview_split(runner, video, "videos/long.mp4", run / "dataset", run,
-                                  run / "logs" / "split.log", dict(os.environ))
+    preview = await preview_split(
+        runner, video, "videos/long.mp4", run / "dataset", run, run / "logs" / "split.log", dict(os.environ)
+    )
     assert preview.found == 3 and [f for _, _, f in preview.scenes] == [96, 96, 96]
     assert not (run / "dataset" / "scenes").exists()  # nothing in the dataset yet
     assert "--filter-shorter-than 2s" in (run / "logs" / "split.log").read_text()
@@ -174,8 +188,15 @@ async def test_a_checkout_without_the_split_option_is_refused(tmp_path):
     run = _run_dir(tmp_path)
     runner = python_runner(tmp_path / "LTX-2" / "packages" / "ltx-trainer", None)
     with pytest.raises(UsageError, match="has no --filter-shorter-than option"):
-        await preview_split(runner, write_video(tmp_path / "v.mp4", frames=12), "v", run /
-                            "dataset", run, run / "logs" / "s.log", dict(os.environ))
+        await preview_split(
+            runner,
+            write_video(tmp_path / "v.mp4", frames=12),
+            "v",
+            run / "dataset",
+            run,
+            run / "logs" / "s.log",
+            dict(os.environ),
+        )
 
 
 # ----- captions ----------------------------------------------------------------------------------
@@ -185,8 +206,7 @@ def test_the_backend_comes_from_what_the_box_has():
     big = captioner.choose_captioner(None, {}, H100)
     assert (big.backend, big.start_server, big.gpu) == ("qwen_omni", True, 0)
     url = captioner.choose_captioner(None, {}, SMALL_GPU, vllm_url="http://10.0.0.5:8001/v1/")
-    assert (url.backend, url.vllm_url, url.start_server) == ("qwen_omni", "http://10.0.0.5:8001/v1",
-                                                             False)
+    assert (url.backend, url.vllm_url, url.start_server) == ("qwen_omni", "http://10.0.0.5:8001/v1", False)
     none = captioner.choose_captioner(None, {}, SMALL_GPU)
     assert none.backend == "none" and "GPU 0 has 22 GiB free" in none.why
     with pytest.raises(UsageError, match="needs a GPU with 40 GiB free"):
@@ -205,22 +225,28 @@ def test_the_spot_check_takes_first_middle_and_last():
     assert spot_clips(["a", "b"]) == ["a", "b"]
 
 
-async def test_qwen_captions_come_from_a_local_server_and_a_failure_is_named(tmp_path,
-                                                                              monkeypatch):
+async def test_qwen_captions_come_from_a_local_server_and_a_failure_is_named(tmp_path, monkeypatch):
     checkout(tmp_path)
     run = _run_dir(tmp_path)
-    clips = {name: write_video(run / "dataset" / "videos" / f"{name}.mp4", frames=12,
-                               audio=name != "b", colour=i)
-             for i, name in enumerate(("a", "b", "c"))}
+    clips = {
+        name: write_video(run / "dataset" / "videos" / f"{name}.mp4", frames=12, audio=name != "b", colour=i)
+        for i, name in enumerate(("a", "b", "c"))
+    }
     server, url = start_in_thread()
     monkeypatch.setenv(FAIL_ENV, "c.mp4")
     try:
         choice = captioner.choose_captioner(None, {}, [], vllm_url=url)
         names = queue_names([f"videos/{n}.mp4" for n in clips])
         run_ = await run_captions(
-            python_runner(tmp_path / "LTX-2" / "packages" / "ltx-trainer", None), choice,
-            {n: run / "dataset" / rel for n, rel in names.items()}, run / "dataset", run,
-            spot=False, log=run / "logs" / "c.log", env=dict(os.environ))
+            python_runner(tmp_path / "LTX-2" / "packages" / "ltx-trainer", None),
+            choice,
+            {n: run / "dataset" / rel for n, rel in names.items()},
+            run / "dataset",
+            run,
+            spot=False,
+            log=run / "logs" / "c.log",
+            env=dict(os.environ),
+        )
     finally:
         server.shutdown()
     by_name = {Path(p).name: c for p, c in run_.captions.items()}
@@ -258,11 +284,17 @@ def test_holdout_is_about_ten_percent_bounded_and_asked_for_small_sets():
 
 # ----- the audio decode check ---------------------------------------------------------------------
 def test_missing_ffmpeg_libraries_get_the_ffmpeg_fix():
-    verdict = audio_env.judge({"torchaudio": "2.9.0", "torchcodec": None, "ok": False,
-                               "torchcodec_error": "RuntimeError: Could not load libtorchcodec. "
-                               "Likely causes: 1. FFmpeg is not properly installed",
-                               "error": "torchaudio.load: RuntimeError: Could not load "
-                               "libtorchcodec"}, "videos/a.mp4")
+    verdict = audio_env.judge(
+        {
+            "torchaudio": "2.9.0",
+            "torchcodec": None,
+            "ok": False,
+            "torchcodec_error": "RuntimeError: Could not load libtorchcodec. "
+            "Likely causes: 1. FFmpeg is not properly installed",
+            "error": "torchaudio.load: RuntimeError: Could not load libtorchcodec",
+        },
+        "videos/a.mp4",
+    )
     assert not verdict.ok and verdict.fix == audio_env.FFMPEG_FIX
     assert "apt-get install -y ffmpeg" in verdict.describe()
     good = audio_env.judge({"torchaudio": "2.9.0", "torchcodec": "0.8.1", "ok": True}, "a")
@@ -275,11 +307,12 @@ async def test_the_audio_check_runs_in_the_checkouts_python(tmp_path):
     (fake / "torchaudio" / "__init__.py").write_text(
         "__version__ = '2.9.0'\n"
         "def load(path):\n    raise RuntimeError('Could not load libtorchcodec. FFmpeg is not "
-        "properly installed')\n")
-    runner = ScriptRunner(trainer_dir=tmp_path, prefix=(sys.executable,),
-                          env={"PYTHONPATH": str(fake)})
+        "properly installed')\n"
+    )
+    runner = ScriptRunner(trainer_dir=tmp_path, prefix=(sys.executable,), env={"PYTHONPATH": str(fake)})
     clip = write_video(tmp_path / "a.mp4", frames=12)
-    verdict = await audio_env.check_audio_decode(runner, clip, "videos/a.mp4",
-                                                 tmp_path / "check.log", dict(os.environ))
+    verdict = await audio_env.check_audio_decode(
+        runner, clip, "videos/a.mp4", tmp_path / "check.log", dict(os.environ)
+    )
     assert not verdict.ok and verdict.fix == audio_env.FFMPEG_FIX
     assert "Could not load libtorchcodec" in verdict.detail

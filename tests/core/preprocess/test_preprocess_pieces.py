@@ -11,10 +11,13 @@ from ltx_wizard.core.dataset.precomputed_check import verify_precomputed
 from ltx_wizard.core.preprocess.command import script_options
 from ltx_wizard.core.preprocess.progress import ProgressParser
 from ltx_wizard.demo.lookalike_latents import (
-    audio_latents, condition_embeddings, video_latents, write_pt,
+    audio_latents,
+    condition_embeddings,
+    video_latents,
+    write_pt,
 )
 
-TYPER_SCRIPT = '''
+TYPER_SCRIPT = """
 import typer
 app = typer.Typer()
 
@@ -28,15 +31,21 @@ def main(
     batch_size: int = typer.Option(default=1),
 ) -> None:
     pass
-'''
+"""
 
 
 def test_options_of_a_typer_script_like_the_trainers(tmp_path):
     script = tmp_path / "process_dataset.py"
     script.write_text(TYPER_SCRIPT)
     options = script_options(script)
-    assert options.flags == {"--resolution-buckets", "--model-path", "--text-encoder-path",
-                             "--skip-audio", "--no-skip-audio", "--batch-size"}
+    assert options.flags == {
+        "--resolution-buckets",
+        "--model-path",
+        "--text-encoder-path",
+        "--skip-audio",
+        "--no-skip-audio",
+        "--batch-size",
+    }
     assert options.required == {"--model-path", "--text-encoder-path"}
 
 
@@ -46,14 +55,14 @@ def test_simulated_preprocessor_takes_a_typer_scripts_options_only(tmp_path, mon
     script = tmp_path / "process_dataset.py"
     script.write_text(TYPER_SCRIPT)
     parser = _parser(script)
-    ns = parser.parse_args(["d.json", "--model-path", "m", "--text-encoder-path", "t",
-                            "--skip-audio"])
+    ns = parser.parse_args(["d.json", "--model-path", "m", "--text-encoder-path", "t", "--skip-audio"])
     assert ns.skip_audio and ns.batch_size == 1
     import pytest
 
     with pytest.raises(SystemExit):
-        parser.parse_args(["d.json", "--model-path", "m", "--text-encoder-path", "t",
-                           "--lora-trigger", "x"])  # this script has no such option
+        parser.parse_args(
+            ["d.json", "--model-path", "m", "--text-encoder-path", "t", "--lora-trigger", "x"]
+        )  # this script has no such option
 
 
 def test_progress_bars_give_phase_counts_and_an_eta():
@@ -81,14 +90,19 @@ def _root(tmp_path: Path, shape=(49, 544, 960), audio=("a.pt", "b.pt")) -> Path:
 
 
 def test_verification_reuses_a_matching_root(tmp_path):
-    check = verify_precomputed(_root(tmp_path), SHIPPED_T2V_STRATEGY, ("a.pt", "b.pt"),
-                               parse_buckets("960x544x49"))
+    check = verify_precomputed(
+        _root(tmp_path), SHIPPED_T2V_STRATEGY, ("a.pt", "b.pt"), parse_buckets("960x544x49")
+    )
     assert check.reusable and "reused as it is" in check.describe()
 
 
 def test_verification_names_a_shape_from_another_bucket(tmp_path):
-    check = verify_precomputed(_root(tmp_path, shape=(97, 512, 512)), SHIPPED_T2V_STRATEGY,
-                               ("a.pt", "b.pt"), parse_buckets("960x544x49"))
+    check = verify_precomputed(
+        _root(tmp_path, shape=(97, 512, 512)),
+        SHIPPED_T2V_STRATEGY,
+        ("a.pt", "b.pt"),
+        parse_buckets("960x544x49"),
+    )
     assert not check.reusable and "13x16x16" in check.mismatch and "7x17x30" in check.mismatch
 
 
@@ -98,8 +112,6 @@ def test_verification_counts_missing_modalities_and_exempts_silent_clips(tmp_pat
     partial = verify_precomputed(root, SHIPPED_T2V_STRATEGY, ("a.pt", "b.pt"), buckets)
     assert not partial.complete and partial.missing == (("audio_latents", 1),)
     assert "resumes it" in partial.describe()
-    silent = verify_precomputed(root, SHIPPED_T2V_STRATEGY, ("a.pt", "b.pt"), buckets,
-                                silent=("b.pt",))
+    silent = verify_precomputed(root, SHIPPED_T2V_STRATEGY, ("a.pt", "b.pt"), buckets, silent=("b.pt",))
     assert silent.reusable
-    assert not verify_precomputed(tmp_path / "none", SHIPPED_T2V_STRATEGY, ("a.pt",),
-                                  buckets).exists
+    assert not verify_precomputed(tmp_path / "none", SHIPPED_T2V_STRATEGY, ("a.pt",), buckets).exists

@@ -25,16 +25,29 @@ def planned_blind(tmp_path, monkeypatch, capsys):
     make_checkout(tmp_path / "LTX-2")
     make_checkpoint(tmp_path / "models" / "ckpt.safetensors", params_b=22)
     make_gemma_dir(tmp_path / "models" / "gemma")
-    dataset = make_clip_dataset(tmp_path / "cats", [{"audio": False, "frames": 49},
-                                                    {"frames": 49}])
+    dataset = make_clip_dataset(tmp_path / "cats", [{"audio": False, "frames": 49}, {"frames": 49}])
     with monkeypatch.context() as blind:
         blind.setitem(sys.modules, "av", None)
         hide_ffprobe(blind)
-        code = main(["plan", "--trainer-root", str(tmp_path / "LTX-2"),
-                     "--checkpoint", str(tmp_path / "models" / "ckpt.safetensors"),
-                     "--text-encoder", str(tmp_path / "models" / "gemma"),
-                     "--dataset", str(dataset), "--workspace", str(tmp_path / "ws"),
-                     "--run-name", "run", "--simulate", "a6000"])
+        code = main(
+            [
+                "plan",
+                "--trainer-root",
+                str(tmp_path / "LTX-2"),
+                "--checkpoint",
+                str(tmp_path / "models" / "ckpt.safetensors"),
+                "--text-encoder",
+                str(tmp_path / "models" / "gemma"),
+                "--dataset",
+                str(dataset),
+                "--workspace",
+                str(tmp_path / "ws"),
+                "--run-name",
+                "run",
+                "--simulate",
+                "a6000",
+            ]
+        )
     assert code == 0, capsys.readouterr().err
     capsys.readouterr()
     return tmp_path / "ws" / "run", dataset
@@ -46,8 +59,10 @@ def test_the_silent_clip_is_named_with_its_options_and_a_rerun_goes_on(planned_b
     assert main(["preprocess", str(run), "--one-sample", "--simulate", "a6000"]) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]  # after the progress lines
     assert err.startswith("ltx-wizard: the one-sample") and "torchaudio" not in err
-    assert ("one-sample preprocess wrote no audio latents for 1 clip(s) the recipe trains with "
-            "sound: videos/clip_00.mp4 (its log says 1 videos without audio (skipped)") in err
+    assert (
+        "one-sample preprocess wrote no audio latents for 1 clip(s) the recipe trains with "
+        "sound: videos/clip_00.mp4 (its log says 1 videos without audio (skipped)"
+    ) in err
     assert f"take them out of {dataset}" in err and "--video-only" in err
     assert f"`ltx-wizard preprocess {run} --one-sample --simulate PRESET` again" in err
     assert read_state(run).silent == ("videos/clip_00.pt",)

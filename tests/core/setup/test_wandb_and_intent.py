@@ -72,12 +72,19 @@ def test_plan_asks_when_the_login_cannot_be_read(trainer_env, monkeypatch, capsy
     assert "kept on as you chose" in (box.run / "plan.md").read_text()
 
 
-@pytest.mark.parametrize("words, recipe", [
-    ("train a LoRA on my cat", "i2v_lora"), ("a style LoRA for anime", "i2v_lora"),
-    ("extend a video", "video_extend_lora"), ("add sound effects to a silent video", "v2a_lora"),
-    ("fill in masked regions", "video_inpainting_lora"),
-    ("control with a depth map reference", "v2v_ic_lora"),
-    ("generate videos from text", "t2v_lora"), ("animate a photo", "i2v_lora")])
+@pytest.mark.parametrize(
+    "words, recipe",
+    [
+        ("train a LoRA on my cat", "i2v_lora"),
+        ("a style LoRA for anime", "i2v_lora"),
+        ("extend a video", "video_extend_lora"),
+        ("add sound effects to a silent video", "v2a_lora"),
+        ("fill in masked regions", "video_inpainting_lora"),
+        ("control with a depth map reference", "v2v_ic_lora"),
+        ("generate videos from text", "t2v_lora"),
+        ("animate a photo", "i2v_lora"),
+    ],
+)
 def test_plain_words_map_to_the_mode_selectors_config(words, recipe):
     choice = match_answer(words)
     assert choice is not None

@@ -140,8 +140,10 @@ def test_chained_stop_iteration_is_one_traceback_and_one_stop_iteration():
 
 def test_a_wide_step_line_is_reported_as_soon_as_it_arrives():
     parser = TrainerLogParser()
-    line = ("INFO     Step 20/50 - Loss: 0.2437, LR: 6.00e-05, Time/Step: 1.55s, Total Time: "
-            "calculating..." + " " * 100 + "trainer.py:447\n")
+    line = (
+        "INFO     Step 20/50 - Loss: 0.2437, LR: 6.00e-05, Time/Step: 1.55s, Total Time: "
+        "calculating..." + " " * 100 + "trainer.py:447\n"
+    )
     (step,) = parser.feed(line, 12.5)
     assert (step.step, step.t, step.time_per_step_s) == (20, 12.5, 1.55)
     assert parser.finish() == []
@@ -160,16 +162,17 @@ def test_a_step_line_wrapped_over_three_lines_completes_on_its_last_line():
 
 
 def test_unformatted_output_is_understood_too():
-    events = parse([
-        "\x1b[32mStep 20/50 - Loss: 0.5000, LR: 1.00e-04, Time/Step: 3.00s, "
-        "Total Time: 0h 3m\x1b[0m\r\n",
-        "📊 Training Statistics:",
-        " - Total time: 4.0 minutes",
-        " - Training speed: 0.21 steps/second",
-        " - Samples/second: 0.42",
-        " - Peak GPU memory: 44.10 GB",
-        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB",
-    ])
+    events = parse(
+        [
+            "\x1b[32mStep 20/50 - Loss: 0.5000, LR: 1.00e-04, Time/Step: 3.00s, Total Time: 0h 3m\x1b[0m\r\n",
+            "📊 Training Statistics:",
+            " - Total time: 4.0 minutes",
+            " - Training speed: 0.21 steps/second",
+            " - Samples/second: 0.42",
+            " - Peak GPU memory: 44.10 GB",
+            "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB",
+        ]
+    )
     assert [(s.step, s.time_per_step_s) for s in of(events, StepEvent)] == [(20, 3.0)]
     (stats,) = of(events, Statistics)
     assert (stats.total_time_min, stats.samples_per_s) == (4.0, 0.42)
@@ -178,23 +181,30 @@ def test_unformatted_output_is_understood_too():
 
 
 def test_code_lines_inside_a_traceback_are_not_mistaken_for_errors():
-    events = parse([
-        "Traceback (most recent call last):",
-        '  File "x.py", line 3, in <module>',
-        '    raise torch.OutOfMemoryError("CUDA out of memory")',
-        "ValueError: bad value",
-    ])
+    events = parse(
+        [
+            "Traceback (most recent call last):",
+            '  File "x.py", line 3, in <module>',
+            '    raise torch.OutOfMemoryError("CUDA out of memory")',
+            "ValueError: bad value",
+        ]
+    )
     assert not of(events, OomError)
     assert of(events, Traceback)[0].last_line == "ValueError: bad value"
 
 
 def test_an_unfinished_statistics_block_is_not_reported():
-    events = parse(["INFO     📊 Training Statistics:        trainer.py:702",
-                    "          - Total time: 1.9 minutes              "])
+    events = parse(
+        [
+            "INFO     📊 Training Statistics:        trainer.py:702",
+            "          - Total time: 1.9 minutes              ",
+        ]
+    )
     assert not of(events, Statistics)
 
 
 # -- floods: linear time, bounded memory ----------------------------------------------------------
+
 
 def _rich_table(rows: int) -> list[str]:
     """One rich record followed by `rows` continuation lines (how rich prints a table)."""
@@ -228,8 +238,10 @@ def test_an_event_deep_inside_a_long_record_is_found_once_and_the_next_record_st
     lines = _rich_table(60)
     lines.insert(40, "         torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB")
     lines += _rich_table(5000)[1:]  # far past what a record keeps
-    lines.append("INFO     Step 20/50 - Loss: 0.2437, LR: 6.00e-05, Time/Step: 1.55s, "
-                 "Total Time: 0h 1m   trainer.py:447")
+    lines.append(
+        "INFO     Step 20/50 - Loss: 0.2437, LR: 6.00e-05, Time/Step: 1.55s, "
+        "Total Time: 0h 1m   trainer.py:447"
+    )
     events = parse(lines)
     (oom,) = of(events, OomError)
     assert "CUDA out of memory" in oom.line and len(oom.line) <= 16 * 1024
@@ -254,5 +266,8 @@ def test_the_composed_samples_are_what_their_script_writes(tmp_path):
     compose["main"]([str(out)])
     written = sorted(p.name for p in out.iterdir())
     assert len(written) == 9
-    assert [n for n in written if (CORPUS / n).read_text(encoding="utf-8") !=
-            (out / n).read_text(encoding="utf-8")] == []
+    assert [
+        n
+        for n in written
+        if (CORPUS / n).read_text(encoding="utf-8") != (out / n).read_text(encoding="utf-8")
+    ] == []

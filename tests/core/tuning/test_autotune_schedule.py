@@ -20,8 +20,16 @@ def drive(tuner: Tuner, outcomes: dict[str, tuple[str, float | None, float | Non
     while (cand := tuner.next()) is not None:
         outcome, step, peak = outcomes[cand.stage]
         ran.append(cand.stage)
-        tuner.record(TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
-                                 outcome=outcome, step_time_s=step, peak_vram_gb=peak))
+        tuner.record(
+            TrialResult(
+                index=cand.index,
+                change=cand.change,
+                changes=cand.changes,
+                outcome=outcome,
+                step_time_s=step,
+                peak_vram_gb=peak,
+            )
+        )
     return ran
 
 
@@ -55,13 +63,16 @@ def test_quantization_oom_goes_back_to_the_baseline_and_stops():
 
 def test_40_60_tier_keeps_quality_levers_with_margin_and_speed_levers_when_faster():
     tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, allow_batch_change=True, subset_samples=4))
-    ran = drive(tuner, {
-        "baseline": ("ok", 4.0, 30.0),
-        "quantization": ("ok", 3.2, 44.0),  # 92 % of the card: kept
-        "optimizer": ("ok", 3.25, 44.5),  # not faster, not slower beyond noise: kept all the same
-        "batch2": ("ok", 5.4, 45.0),
-        "batch4": ("oom", None, None),
-    })
+    ran = drive(
+        tuner,
+        {
+            "baseline": ("ok", 4.0, 30.0),
+            "quantization": ("ok", 3.2, 44.0),  # 92 % of the card: kept
+            "optimizer": ("ok", 3.25, 44.5),  # not faster, not slower beyond noise: kept all the same
+            "batch2": ("ok", 5.4, 45.0),
+            "batch4": ("oom", None, None),
+        },
+    )
     assert ran == ["baseline", "quantization", "optimizer", "batch2", "batch4"]
     assert tuner.winner_changes == {
         "acceleration.quantization": None,
@@ -76,12 +87,15 @@ def test_40_60_tier_keeps_quality_levers_with_margin_and_speed_levers_when_faste
 
 def test_quality_lever_too_close_to_the_card_is_reverted_and_the_next_lever_tried():
     tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, allow_batch_change=True, subset_samples=4))
-    ran = drive(tuner, {
-        "baseline": ("ok", 4.0, 30.0),
-        "quantization": ("ok", 3.2, 47.1),  # faster, but 98 % of the card
-        "optimizer": ("ok", 4.0, 30.4),
-        "batch2": ("ok", 9.0, 33.0),  # 4.5 s/sample: slower, speed lever -> stop
-    })
+    ran = drive(
+        tuner,
+        {
+            "baseline": ("ok", 4.0, 30.0),
+            "quantization": ("ok", 3.2, 47.1),  # faster, but 98 % of the card
+            "optimizer": ("ok", 4.0, 30.4),
+            "batch2": ("ok", 9.0, 33.0),  # 4.5 s/sample: slower, speed lever -> stop
+        },
+    )
     assert ran == ["baseline", "quantization", "optimizer", "batch2"]
     quant = by_change(tuner)["quantization int8-quanto -> null"]
     assert not quant.kept and "leaves less than 5% of 47.9 GiB" in quant.reason
@@ -91,8 +105,10 @@ def test_quality_lever_too_close_to_the_card_is_reverted_and_the_next_lever_trie
 
 def test_quality_lever_slower_beyond_noise_is_not_kept():
     tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, subset_samples=1))
-    drive(tuner, {"baseline": ("ok", 4.0, 30.0), "quantization": ("ok", 3.2, 44.0),
-                  "optimizer": ("ok", 3.4, 44.5)})  # 6 % slower than trial 2
+    drive(
+        tuner,
+        {"baseline": ("ok", 4.0, 30.0), "quantization": ("ok", 3.2, 44.0), "optimizer": ("ok", 3.4, 44.5)},
+    )  # 6 % slower than trial 2
     opt = by_change(tuner)["optimizer adamw8bit -> adamw"]
     assert not opt.kept and "slower" in opt.reason
     assert tuner.winner_changes == {"acceleration.quantization": None}
@@ -121,8 +137,15 @@ def test_looking_ahead_knows_the_last_trial_and_the_likely_path():
 
 def test_fallback_drops_the_last_kept_change():
     tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=4))
-    drive(tuner, {"baseline": ("ok", 2.0, 60.0), "batch2": ("ok", 3.0, 66.0),
-                  "batch4": ("ok", 5.0, 70.0), "checkpointing": ("oom", None, None)})
+    drive(
+        tuner,
+        {
+            "baseline": ("ok", 2.0, 60.0),
+            "batch2": ("ok", 3.0, 66.0),
+            "batch4": ("ok", 5.0, 70.0),
+            "checkpointing": ("oom", None, None),
+        },
+    )
     assert tuner.winner_changes["optimization.batch_size"] == 4
     result, changes = tuner.fallback()
     assert changes["optimization.batch_size"] == 2 and tuner.winner == result.index
@@ -135,8 +158,9 @@ def test_fallback_drops_the_last_kept_change():
 def test_optimizer_oom_reverts_and_goes_on_to_the_batch_trial():
     base = TrainSettings(None, "adamw8bit", 1, 1, True)
     tuner = Tuner(base, Context(Tier.T40_60, 79.0, 22e9, allow_batch_change=True, subset_samples=2))
-    drive(tuner, {"baseline": ("ok", 4.0, 50.0), "optimizer": ("oom", None, None),
-                  "batch2": ("ok", 7.0, 56.0)})
+    drive(
+        tuner, {"baseline": ("ok", 4.0, 50.0), "optimizer": ("oom", None, None), "batch2": ("ok", 7.0, 56.0)}
+    )
     assert tuner.winner_changes["optimization.batch_size"] == 2
     assert "optimization.optimizer_type" not in tuner.winner_changes  # never carried forward
 
@@ -169,8 +193,10 @@ def test_a_speed_lever_that_is_not_faster_than_noise_is_reverted_and_stops():
 
 def test_batch_compares_seconds_per_sample_not_per_step():
     tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=2))
-    drive(tuner, {"baseline": ("ok", 2.0, 50.0), "batch2": ("ok", 3.0, 60.0),
-                  "checkpointing": ("oom", None, None)})
+    drive(
+        tuner,
+        {"baseline": ("ok", 2.0, 50.0), "batch2": ("ok", 3.0, 60.0), "checkpointing": ("oom", None, None)},
+    )
     batch = by_change(tuner)["batch_size 1 -> 2"]
     assert batch.kept and batch.sec_per_sample == pytest.approx(1.5)
     assert "batch 4" in by_change(tuner)["batch_size 2 -> 4"].reason  # 2 samples only
@@ -208,8 +234,15 @@ def test_multi_gpu_batch_needs_samples_for_every_gpu():
 def test_effective_batch_is_kept_by_lowering_accumulation():
     base = TrainSettings(None, "adamw", 1, 4, True)
     tuner = Tuner(base, Context(Tier.T80, H200, 22e9, subset_samples=4))
-    drive(tuner, {"baseline": ("ok", 8.0, 50.0), "batch2": ("ok", 7.0, 60.0),
-                  "batch4": ("ok", 6.5, 70.0), "checkpointing": ("oom", None, None)})
+    drive(
+        tuner,
+        {
+            "baseline": ("ok", 8.0, 50.0),
+            "batch2": ("ok", 7.0, 60.0),
+            "batch4": ("ok", 6.5, 70.0),
+            "checkpointing": ("oom", None, None),
+        },
+    )
     assert tuner.winner_changes["optimization.batch_size"] == 4
     assert tuner.winner_changes["optimization.gradient_accumulation_steps"] == 1
 
@@ -234,15 +267,19 @@ def test_a_tight_trial_still_runs_because_peaks_include_allocator_cache():
 
 
 def test_each_trial_carries_the_rules_decision_that_the_reason_column_shows():
-    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, subset_samples=4,
-                               allow_batch_change=True))  # batch trials run (schedule rescaled)
-    drive(tuner, {
-        "baseline": ("ok", 4.0, 30.0),
-        "quantization": ("ok", 3.2, 46.5),  # 97 % of the card: not kept
-        "optimizer": ("ok", 4.0, 30.5),
-        "batch2": ("ok", 6.8, 38.0),  # 3.4 s per sample against 4.0: 15 % faster
-        "batch4": ("ok", 13.4, 44.0),  # 3.35 against 3.4: 1 % faster, within noise
-    })
+    tuner = Tuner(
+        LOW, Context(Tier.T40_60, A6000, 22e9, subset_samples=4, allow_batch_change=True)
+    )  # batch trials run (schedule rescaled)
+    drive(
+        tuner,
+        {
+            "baseline": ("ok", 4.0, 30.0),
+            "quantization": ("ok", 3.2, 46.5),  # 97 % of the card: not kept
+            "optimizer": ("ok", 4.0, 30.5),
+            "batch2": ("ok", 6.8, 38.0),  # 3.4 s per sample against 4.0: 15 % faster
+            "batch4": ("ok", 13.4, 44.0),  # 3.35 against 3.4: 1 % faster, within noise
+        },
+    )
     got = {r.change: r for r in tuner.results}
     assert got["baseline"].decision == "kept: runs as planned"
     assert got["quantization int8-quanto -> null"].decision.startswith("not kept: peak 46.5 GiB")

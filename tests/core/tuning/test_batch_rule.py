@@ -20,8 +20,10 @@ TIERS = {
     "40-60GB": (Tier.T40_60, 47.9, ("int8-quanto", "adamw8bit", True), 22e9),
     "80GB+": (Tier.T80, 79.6, (None, "adamw", True), 22e9),
 }
-PLANNED = ("optimization:\n  steps: 2000  # shipped comment\n  batch_size: 1\n"
-           "  gradient_accumulation_steps: {accum}\n")
+PLANNED = (
+    "optimization:\n  steps: 2000  # shipped comment\n  batch_size: 1\n"
+    "  gradient_accumulation_steps: {accum}\n"
+)
 
 
 def tuner_for(tier: str, accum: int, allow: bool = False) -> Tuner:
@@ -37,10 +39,17 @@ def drive(tuner: Tuner) -> list:
         ran.append(cand)
         outcome = "oom" if cand.stage == "checkpointing" else "ok"
         samples = effective(cand.settings)
-        per_sample = 4.0 / cand.settings.batch_size ** 0.5
-        tuner.record(TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
-                                 outcome=outcome, step_time_s=per_sample * samples,
-                                 peak_vram_gb=0.5 * tuner.ctx.gpu_total_gb))
+        per_sample = 4.0 / cand.settings.batch_size**0.5
+        tuner.record(
+            TrialResult(
+                index=cand.index,
+                change=cand.change,
+                changes=cand.changes,
+                outcome=outcome,
+                step_time_s=per_sample * samples,
+                peak_vram_gb=0.5 * tuner.ctx.gpu_total_gb,
+            )
+        )
     return ran
 
 
@@ -48,12 +57,14 @@ def drive(tuner: Tuner) -> list:
 def test_accumulation_is_lowered_to_keep_the_effective_batch(tier):
     tuner = tuner_for(tier, accum=4)
     ran = drive(tuner)
-    batches = [(c.settings.batch_size, c.settings.gradient_accumulation_steps)
-               for c in ran if c.stage.startswith("batch")]
+    batches = [
+        (c.settings.batch_size, c.settings.gradient_accumulation_steps)
+        for c in ran
+        if c.stage.startswith("batch")
+    ]
     assert batches == [(2, 2), (4, 1)]  # 2 x 2 and 4 x 1: still 4 samples per step
     assert effective(tuner.settings) == 4 and tuner.settings.batch_size == 4
-    tuned = tuned_config(PLANNED.format(accum=4), tuner.winner_changes,
-                         tuner.base, tuner.settings)
+    tuned = tuned_config(PLANNED.format(accum=4), tuner.winner_changes, tuner.base, tuner.settings)
     assert tuned.steps is None and "steps: 2000  # shipped comment\n" in tuned.text
 
 

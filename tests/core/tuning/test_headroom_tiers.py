@@ -33,8 +33,7 @@ DEFAULT_TARGETS = ["to_k", "to_q", "to_v", "to_out.0"]
 def ckpts(tmp_path_factory):
     d = tmp_path_factory.mktemp("ckpt")
     return {
-        size: inspect_checkpoint(make_checkpoint(d / f"ltx-{size}b.safetensors", params_b=size,
-                                                 blocks=48))
+        size: inspect_checkpoint(make_checkpoint(d / f"ltx-{size}b.safetensors", params_b=size, blocks=48))
         for size in (19, 22)
     }
 
@@ -46,9 +45,16 @@ def run_all(tuner: Tuner, fail: dict[str, str] | None = None) -> list[str]:
         ran.append(cand.stage)
         outcome = (fail or {}).get(cand.stage, "ok")
         step *= 0.9
-        tuner.record(TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
-                                 outcome=outcome, step_time_s=step if outcome == "ok" else None,
-                                 peak_vram_gb=None))
+        tuner.record(
+            TrialResult(
+                index=cand.index,
+                change=cand.change,
+                changes=cand.changes,
+                outcome=outcome,
+                step_time_s=step if outcome == "ok" else None,
+                peak_vram_gb=None,
+            )
+        )
     return ran
 
 
@@ -79,8 +85,7 @@ def test_lora_counts_fp32_weights_grads_and_optimizer_state(ckpts):
     size = model_size(ckpts[19], DEFAULT_TARGETS)
     trained = 32 * 6_684_672
     adamw = floor(STD, size)
-    assert adamw.trainable_gb + adamw.grads_gb + adamw.optimizer_gb == pytest.approx(
-        trained * 16 / 1024**3)
+    assert adamw.trainable_gb + adamw.grads_gb + adamw.optimizer_gb == pytest.approx(trained * 16 / 1024**3)
     eight_bit = floor(STD.with_changes({"optimization.optimizer_type": "adamw8bit"}), size)
     assert eight_bit.optimizer_gb == pytest.approx(trained * 2 / 1024**3)
     ddp = floor(STD, size, num_gpus=2)  # DDP keeps a bucket copy of the gradients on every rank
@@ -89,7 +94,9 @@ def test_lora_counts_fp32_weights_grads_and_optimizer_state(ckpts):
 
 def test_32gb_tier_never_tries_bf16_weights_and_stops_as_that_oom_would(ckpts):
     size = model_size(ckpts[22], DEFAULT_TARGETS)
-    tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, allow_batch_change=True, subset_samples=4, model=size))
+    tuner = Tuner(
+        LOW, Context(Tier.T32, RTX5090, 22e9, allow_batch_change=True, subset_samples=4, model=size)
+    )
     ran = run_all(tuner, fail={"batch2": "oom"})
     assert ran == ["baseline"]  # the skill: a trial-2 OOM goes back to the baseline and stops
     assert "needs at least 44.5 GiB (weights 41.0" in skipped(tuner)["quantization int8-quanto -> null"]
@@ -97,15 +104,21 @@ def test_32gb_tier_never_tries_bf16_weights_and_stops_as_that_oom_would(ckpts):
 
 def test_40_60_tier_runs_every_lever(ckpts):
     size = model_size(ckpts[22], DEFAULT_TARGETS)
-    tuner = Tuner(LOW, Context(Tier.T40_60, A6000, 22e9, allow_batch_change=True, subset_samples=4, model=size))
+    tuner = Tuner(
+        LOW, Context(Tier.T40_60, A6000, 22e9, allow_batch_change=True, subset_samples=4, model=size)
+    )
     assert run_all(tuner) == ["baseline", "quantization", "optimizer", "batch2", "batch4"]
 
 
 def test_80gb_lora_on_one_and_two_gpus_runs_its_real_levers(ckpts):
     size = model_size(ckpts[22], DEFAULT_TARGETS)
     for gpus in (1, 2):
-        tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=8, num_gpus=gpus,
-                                   model=size))
+        tuner = Tuner(
+            STD,
+            Context(
+                Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=8, num_gpus=gpus, model=size
+            ),
+        )
         ran = run_all(tuner)
         assert ran == ["baseline", "batch2", "batch4", "checkpointing"], gpus
 
@@ -113,10 +126,14 @@ def test_80gb_lora_on_one_and_two_gpus_runs_its_real_levers(ckpts):
 def test_full_finetune_on_8_h100_is_no_longer_wrongly_skipped(ckpts):
     # fp32 weights + grads + AdamW = 16 bytes/param, sharded by FSDP: 22e9 x 16 / 8 = 41 GiB.
     size = model_size(ckpts[22], DEFAULT_TARGETS)
-    tuner = Tuner(FULL, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=32, num_gpus=8, model=size))
+    tuner = Tuner(
+        FULL,
+        Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=32, num_gpus=8, model=size),
+    )
     assert run_all(tuner) == ["baseline", "batch2", "batch4", "checkpointing"]
-    fit = predict(FULL, FULL.with_changes({"optimization.batch_size": 2}), None, H100, 22e9,
-                  model=size, num_gpus=8)
+    fit = predict(
+        FULL, FULL.with_changes({"optimization.batch_size": 2}), None, H100, 22e9, model=size, num_gpus=8
+    )
     assert fit.fits and fit.floor_gb == pytest.approx(22e9 * 16 / 8 / 1024**3 + 2.5)
 
 
@@ -124,8 +141,18 @@ def test_full_finetune_on_4_h100_fits_19b_but_not_22b(ckpts):
     runs = {}
     for params in (19, 22):
         size = model_size(ckpts[params], DEFAULT_TARGETS)
-        tuner = Tuner(FULL, Context(Tier.T80, H100, params * 1e9, allow_batch_change=True, subset_samples=16, num_gpus=4,
-                                    model=size))
+        tuner = Tuner(
+            FULL,
+            Context(
+                Tier.T80,
+                H100,
+                params * 1e9,
+                allow_batch_change=True,
+                subset_samples=16,
+                num_gpus=4,
+                model=size,
+            ),
+        )
         runs[params] = run_all(tuner)
     assert runs[19] == ["baseline", "batch2", "batch4", "checkpointing"]
     assert runs[22] == ["baseline"]
@@ -133,7 +160,9 @@ def test_full_finetune_on_4_h100_fits_19b_but_not_22b(ckpts):
 
 def test_full_finetune_on_2_gpus_cannot_hold_its_shard(ckpts):
     size = model_size(ckpts[22], DEFAULT_TARGETS)
-    tuner = Tuner(FULL, Context(Tier.T80, H200, 22e9, allow_batch_change=True, subset_samples=8, num_gpus=2, model=size))
+    tuner = Tuner(
+        FULL, Context(Tier.T80, H200, 22e9, allow_batch_change=True, subset_samples=8, num_gpus=2, model=size)
+    )
     assert run_all(tuner) == ["baseline"]
     reason = skipped(tuner)["batch_size 1 -> 2"]
     assert "needs at least 166.4 GiB" in reason and "sharded over 2 GPUs" in reason

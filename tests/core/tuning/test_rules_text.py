@@ -15,8 +15,13 @@ from ltx_wizard.tui.screens.probe import ProbeScreen
 
 def _engine_path(tier: Tier) -> list[str]:
     """The changes the real Tuner runs on the tier's base config when every trial is kept."""
-    ctx = Context(tier=tier, gpu_total_gb=None, transformer_params=None, subset_samples=64,
-                  max_trials=len(rules_text.STAGES))
+    ctx = Context(
+        tier=tier,
+        gpu_total_gb=None,
+        transformer_params=None,
+        subset_samples=64,
+        max_trials=len(rules_text.STAGES),
+    )
     tuner = Tuner(rules_text.tier_settings(tier), ctx)
     ran = []
     while (cand := tuner.next()) is not None:

@@ -27,56 +27,116 @@ from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.demo.sim import schema
 
 REAL_FIELDS: dict[str, tuple[str, ...]] = {
-    "": ("model", "lora", "training_strategy", "optimization", "acceleration", "data",
-         "validation", "checkpoints", "hub", "flow_matching", "wandb", "seed", "output_dir"),
-    "model": ("model_path", "text_encoder_path", "video_vae_path", "audio_vae_path",
-              "training_mode", "load_checkpoint"),
+    "": (
+        "model",
+        "lora",
+        "training_strategy",
+        "optimization",
+        "acceleration",
+        "data",
+        "validation",
+        "checkpoints",
+        "hub",
+        "flow_matching",
+        "wandb",
+        "seed",
+        "output_dir",
+    ),
+    "model": (
+        "model_path",
+        "text_encoder_path",
+        "video_vae_path",
+        "audio_vae_path",
+        "training_mode",
+        "load_checkpoint",
+    ),
     "lora": ("rank", "alpha", "dropout", "target_modules"),
-    "optimization": ("learning_rate", "steps", "batch_size", "gradient_accumulation_steps",
-                     "max_grad_norm", "optimizer_type", "scheduler_type", "scheduler_params",
-                     "enable_gradient_checkpointing"),
-    "acceleration": ("mixed_precision_mode", "quantization", "load_text_encoder_in_8bit",
-                     "offload_optimizer_during_validation"),
+    "optimization": (
+        "learning_rate",
+        "steps",
+        "batch_size",
+        "gradient_accumulation_steps",
+        "max_grad_norm",
+        "optimizer_type",
+        "scheduler_type",
+        "scheduler_params",
+        "enable_gradient_checkpointing",
+    ),
+    "acceleration": (
+        "mixed_precision_mode",
+        "quantization",
+        "load_text_encoder_in_8bit",
+        "offload_optimizer_during_validation",
+    ),
     "data": ("preprocessed_data_root", "num_dataloader_workers"),
-    "validation": ("samples", "prompts", "negative_prompt", "images", "reference_videos",
-                   "reference_downscale_factor", "video_dims", "frame_rate", "seed",
-                   "inference_steps", "interval", "video_cfg_scale", "audio_cfg_scale",
-                   "video_stg_scale", "audio_stg_scale", "stg_blocks", "guidance_rescale",
-                   "video_modality_guidance_scale", "audio_modality_guidance_scale",
-                   "generate_audio", "generate_video", "skip_initial_validation",
-                   "include_reference_in_output"),
+    "validation": (
+        "samples",
+        "prompts",
+        "negative_prompt",
+        "images",
+        "reference_videos",
+        "reference_downscale_factor",
+        "video_dims",
+        "frame_rate",
+        "seed",
+        "inference_steps",
+        "interval",
+        "video_cfg_scale",
+        "audio_cfg_scale",
+        "video_stg_scale",
+        "audio_stg_scale",
+        "stg_blocks",
+        "guidance_rescale",
+        "video_modality_guidance_scale",
+        "audio_modality_guidance_scale",
+        "generate_audio",
+        "generate_video",
+        "skip_initial_validation",
+        "include_reference_in_output",
+    ),
     "validation.samples[]": ("prompt", "conditions", "video_dims", "seed"),
     "checkpoints": ("interval", "keep_last_n", "precision", "no_resume", "save_training_state"),
     "hub": ("push_to_hub", "hub_model_id"),
     "flow_matching": ("timestep_sampling_mode", "timestep_sampling_params"),
     "wandb": ("enabled", "project", "entity", "tags", "log_validation_videos"),
     "training_strategy[flexible]": ("name", "video", "audio"),
-    "training_strategy[text_to_video]": ("name", "first_frame_conditioning_p", "with_audio",
-                                         "audio_latents_dir"),
-    "training_strategy[video_to_video]": ("name", "first_frame_conditioning_p",
-                                          "reference_latents_dir"),
+    "training_strategy[text_to_video]": (
+        "name",
+        "first_frame_conditioning_p",
+        "with_audio",
+        "audio_latents_dir",
+    ),
+    "training_strategy[video_to_video]": ("name", "first_frame_conditioning_p", "reference_latents_dir"),
     "training_strategy[flexible].video": ("is_generated", "latents_dir", "conditions"),
 }
 REAL_FIELDS["training_strategy[flexible].audio"] = REAL_FIELDS["training_strategy[flexible].video"]
 # A modality's conditions (training_strategies/flexible.py *ConditionConfig) and a validation
 # sample's (config.py *ConditionConfig), by `type`, in the trainer's field order.
-REAL_FIELDS.update({
-    "condition[first_frame]": ("probability", "type"),
-    "condition[prefix]": ("probability", "type", "temporal_boundary"),
-    "condition[suffix]": ("probability", "type", "temporal_boundary"),
-    "condition[spatial_crop]": ("probability", "type", "spatial_region"),
-    "condition[mask]": ("probability", "type", "mask_dir"),
-    "condition[reference]": ("type", "latents_dir", "probability"),
-    "validation.condition[first_frame]": ("type", "image_or_video"),
-    "validation.condition[prefix]": ("type", "video", "audio", "num_frames", "duration"),
-    "validation.condition[suffix]": ("type", "video", "audio", "num_frames", "duration"),
-    "validation.condition[spatial_crop]": ("type", "video", "spatial_region"),
-    "validation.condition[mask]": ("type", "video", "audio", "mask"),
-    "validation.condition[reference]": ("type", "video", "audio", "downscale_factor",
-                                        "temporal_scale_factor", "include_in_output"),
-    "validation.condition[video_to_audio]": ("type", "video"),
-    "validation.condition[audio_to_video]": ("type", "audio"),
-})
+REAL_FIELDS.update(
+    {
+        "condition[first_frame]": ("probability", "type"),
+        "condition[prefix]": ("probability", "type", "temporal_boundary"),
+        "condition[suffix]": ("probability", "type", "temporal_boundary"),
+        "condition[spatial_crop]": ("probability", "type", "spatial_region"),
+        "condition[mask]": ("probability", "type", "mask_dir"),
+        "condition[reference]": ("type", "latents_dir", "probability"),
+        "validation.condition[first_frame]": ("type", "image_or_video"),
+        "validation.condition[prefix]": ("type", "video", "audio", "num_frames", "duration"),
+        "validation.condition[suffix]": ("type", "video", "audio", "num_frames", "duration"),
+        "validation.condition[spatial_crop]": ("type", "video", "spatial_region"),
+        "validation.condition[mask]": ("type", "video", "audio", "mask"),
+        "validation.condition[reference]": (
+            "type",
+            "video",
+            "audio",
+            "downscale_factor",
+            "temporal_scale_factor",
+            "include_in_output",
+        ),
+        "validation.condition[video_to_audio]": ("type", "video"),
+        "validation.condition[audio_to_video]": ("type", "audio"),
+    }
+)
 
 
 def known(dotted: str, strategy: str = "flexible") -> bool:
@@ -89,15 +149,24 @@ def known(dotted: str, strategy: str = "flexible") -> bool:
 
 def _written_by_plan() -> set[str]:
     keys: set[str] = set()
-    paths = dict(model_path=Path("/m.safetensors"), text_encoder_path=Path("/g"),
-                 data_root=Path("/d"), output_dir=Path("/o"))
+    paths = dict(
+        model_path=Path("/m.safetensors"),
+        text_encoder_path=Path("/g"),
+        data_root=Path("/d"),
+        output_dir=Path("/o"),
+    )
     for base in (STANDARD_TEXT, LOW_VRAM_TEXT):
         for mode in ("lora", "full"):
             for gpus, batch in ((1, None), (2, 8), (4, 3)):
                 got = config_gen.compute_changes(
-                    base, training_mode=mode, num_gpus=gpus, effective_batch=batch,
-                    video_vae_path=Path("/v.safetensors"), audio_vae_path=Path("/a.safetensors"),
-                    **paths)
+                    base,
+                    training_mode=mode,
+                    num_gpus=gpus,
+                    effective_batch=batch,
+                    video_vae_path=Path("/v.safetensors"),
+                    audio_vae_path=Path("/a.safetensors"),
+                    **paths,
+                )
                 keys |= set(got.changes)
     keys.add(video_only_change(SHIPPED_T2V_STRATEGY)[0])  # plan --video-only
     return keys
@@ -105,9 +174,15 @@ def _written_by_plan() -> set[str]:
 
 def _written_by_autotune() -> set[str]:
     keys = set(trial_overrides(Path("/run/overfit/.precomputed"), Path("/run/trials/1")))
-    settings = TrainSettings(quantization="int8-quanto", optimizer_type="adamw8bit", batch_size=1,
-                             gradient_accumulation_steps=4, gradient_checkpointing=True,
-                             training_mode="lora", lora_rank=16)
+    settings = TrainSettings(
+        quantization="int8-quanto",
+        optimizer_type="adamw8bit",
+        batch_size=1,
+        gradient_accumulation_steps=4,
+        gradient_checkpointing=True,
+        training_mode="lora",
+        lora_rank=16,
+    )
     ctx = schedule.Context(Tier.T40_60, 47.9, 22e9, subset_samples=4, allow_batch_change=True)
     for stage in schedule.STAGES:  # the winner is patched into config.yaml with the same keys
         keys |= set(schedule._describe(stage, settings, ctx)[1])
@@ -117,8 +192,13 @@ def _written_by_autotune() -> set[str]:
 
 def test_every_key_the_plan_writes_is_a_trainer_field():
     keys = _written_by_plan()
-    assert {"model.model_path", "data.preprocessed_data_root", "output_dir",
-            "training_strategy.audio", "model.video_vae_path"} <= keys
+    assert {
+        "model.model_path",
+        "data.preprocessed_data_root",
+        "output_dir",
+        "training_strategy.audio",
+        "model.video_vae_path",
+    } <= keys
     assert [k for k in sorted(keys) if not known(k)] == []
 
 

@@ -38,12 +38,21 @@ validation:
 
 
 def test_slots_come_from_the_shipped_samples_in_order():
-    config = {"validation": {"samples": [
-        {"prompt": "a", "conditions": [{"type": "first_frame", "image_or_video": "/x/a.png"}]},
-        {"prompt": "b", "conditions": [{"type": "reference", "video": "/x/r.mp4"},
-                                       {"type": "reference", "audio": "/x/r.wav"},
-                                       {"type": "mask", "audio": "/x/s.wav", "mask": "/x/m.pt"}]},
-    ]}}
+    config = {
+        "validation": {
+            "samples": [
+                {"prompt": "a", "conditions": [{"type": "first_frame", "image_or_video": "/x/a.png"}]},
+                {
+                    "prompt": "b",
+                    "conditions": [
+                        {"type": "reference", "video": "/x/r.mp4"},
+                        {"type": "reference", "audio": "/x/r.wav"},
+                        {"type": "mask", "audio": "/x/s.wav", "mask": "/x/m.pt"},
+                    ],
+                },
+            ]
+        }
+    }
     slots = media_slots(config)
     assert [(s.where, s.kind) for s in slots] == [
         ("validation.samples[0].conditions[0].image_or_video", "image"),
@@ -53,8 +62,7 @@ def test_slots_come_from_the_shipped_samples_in_order():
         ("validation.samples[1].conditions[2].mask", "audio mask"),
     ]
     # the reader follows the trainer: a first frame by suffix, an audio mask .pt via torch.load
-    assert [expected_reader(s, s.value) for s in slots] == ["image", "video", "audio", "audio",
-                                                           "torch"]
+    assert [expected_reader(s, s.value) for s in slots] == ["image", "video", "audio", "audio", "torch"]
     assert expected_reader(slots[0], "/x/clip.mp4") == "video"
 
 
@@ -69,7 +77,8 @@ def test_each_file_is_checked_as_the_trainer_reads_it(tmp_path: Path):
     wrong = tmp_path / "frame.mp4"
     wrong.write_bytes(png.read_bytes())
     assert check_medium(str(wrong), "video") == (
-        f"{str(wrong)!r} is PNG, but the trainer reads this slot with PyAV")
+        f"{str(wrong)!r} is PNG, but the trainer reads this slot with PyAV"
+    )
     assert check_medium(str(write_medium(tmp_path / "s.wav")), "audio") is None
     assert check_medium(str(write_medium(tmp_path / "m.pt")), "torch") is None
 
@@ -80,13 +89,21 @@ def test_media_fill_the_slots_in_order_and_keep_the_shipped_comments(tmp_path: P
     assert out.mode == "media"
     samples = load_yaml(out.text)["validation"]["samples"]
     assert samples == [
-        {"prompt": "my prompt", "conditions": [
-            {"type": "mask", "video": str(files[0]), "mask": str(files[1])}]},
-        {"prompt": "another", "conditions": [
-            {"type": "mask", "video": str(files[2]), "mask": str(files[3])}]},
+        {
+            "prompt": "my prompt",
+            "conditions": [{"type": "mask", "video": str(files[0]), "mask": str(files[1])}],
+        },
+        {
+            "prompt": "another",
+            "conditions": [{"type": "mask", "video": str(files[2]), "mask": str(files[3])}],
+        },
     ]
-    for comment in ("# your clip", "# the mask marks what is generated", "# Validation samples",
-                    "# steps between validations"):
+    for comment in (
+        "# your clip",
+        "# the mask marks what is generated",
+        "# Validation samples",
+        "# steps between validations",
+    ):
         assert comment in out.text
     assert "/path/to/" not in out.text
     assert out.notes[0].startswith("Validation: 2 validation samples with your media (4 file(s)")
@@ -100,14 +117,17 @@ def test_fewer_media_keep_the_samples_they_fill(tmp_path: Path):
     assert any("left out" in note for note in out.notes)
 
 
-@pytest.mark.parametrize("media, prompts, mode, words", [
-    (["s1.mp4"], [], None, "sample 1 also needs a mask"),
-    (["s1.mp4", "m1.png", "s2.mp4", "m2.png", "s1.mp4"], [], None, "given 5 times"),
-    (["s1.mp4", "m1.png"], ["a", "b"], None, "one prompt per sample"),
-    (["m1.png"], [], None, "is PNG, but the trainer reads this slot with PyAV"),
-    (["s1.mp4"], [], "off", "--no-validation turns validation off"),
-    (["s1.mp4"], [], "prompts-only", "--no-validation-media validates without media"),
-])
+@pytest.mark.parametrize(
+    "media, prompts, mode, words",
+    [
+        (["s1.mp4"], [], None, "sample 1 also needs a mask"),
+        (["s1.mp4", "m1.png", "s2.mp4", "m2.png", "s1.mp4"], [], None, "given 5 times"),
+        (["s1.mp4", "m1.png"], ["a", "b"], None, "one prompt per sample"),
+        (["m1.png"], [], None, "is PNG, but the trainer reads this slot with PyAV"),
+        (["s1.mp4"], [], "off", "--no-validation turns validation off"),
+        (["s1.mp4"], [], "prompts-only", "--no-validation-media validates without media"),
+    ],
+)
 def test_wrong_media_or_prompts_are_refused_in_one_line(tmp_path, media, prompts, mode, words):
     for name in ("s1.mp4", "m1.png", "s2.mp4", "m2.png"):
         write_medium(tmp_path / name)
@@ -136,8 +156,7 @@ def test_validation_off_reads_nothing_and_says_so():
 def test_prompts_of_a_text_only_recipe_replace_and_extend_the_shipped_ones():
     text = 'validation:\n  samples:\n    - prompt: "shipped one"\n    - prompt: "shipped two"\n'
     out = plan_validation(text, prompts=["a", "b", "c"])
-    assert load_yaml(out.text)["validation"]["samples"] == [
-        {"prompt": "a"}, {"prompt": "b"}, {"prompt": "c"}]
+    assert load_yaml(out.text)["validation"]["samples"] == [{"prompt": "a"}, {"prompt": "b"}, {"prompt": "c"}]
     one = plan_validation(text, prompts=["only"])
     assert load_yaml(one.text)["validation"]["samples"] == [{"prompt": "only"}]
 
@@ -155,15 +174,23 @@ def test_the_dataset_file_beside_the_data_root_offers_its_media(tmp_path: Path):
     clips = tmp_path / "clips"
     for name in ("a.mp4", "b.mp4", "a.wav"):
         write_medium(clips / "media" / name)
-    (clips / "dataset.json").write_text(json.dumps([
-        {"caption": "x", "media_path": "media/a.mp4", "audio": "media/a.wav"},
-        {"caption": "y", "video": "media/b.mp4"},
-        {"caption": "z", "video": "media/missing.mp4"},
-    ]))
+    (clips / "dataset.json").write_text(
+        json.dumps(
+            [
+                {"caption": "x", "media_path": "media/a.mp4", "audio": "media/a.wav"},
+                {"caption": "y", "video": "media/b.mp4"},
+                {"caption": "z", "video": "media/missing.mp4"},
+            ]
+        )
+    )
     (clips / "extra.csv").write_text("caption,reference_video\nq,media/b.mp4\n")
     offers = dataset_offers(clips / ".precomputed")
     assert [(o.role, o.path.name) for o in offers] == [
-        ("video", "a.mp4"), ("audio", "a.wav"), ("video", "b.mp4"), ("reference_video", "b.mp4")]
+        ("video", "a.mp4"),
+        ("audio", "a.wav"),
+        ("video", "b.mp4"),
+        ("reference_video", "b.mp4"),
+    ]
     assert [o.path.name for o in offers_for("image", offers)] == ["a.mp4", "b.mp4"]
     assert [o.role for o in offers_for("reference video", offers)][0] == "reference_video"
     assert offers_for("mask", offers) == []

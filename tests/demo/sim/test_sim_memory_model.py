@@ -42,8 +42,12 @@ NO_CHECKPOINTING = {"optimization.enable_gradient_checkpointing": False}
         ("rtx4090", LOW_VRAM, {}, False),
         ("a6000", LOW_VRAM, NO_QUANT, True),
         ("a6000", LOW_VRAM, {**NO_QUANT, "optimization.optimizer_type": "adamw"}, True),
-        ("a6000", LOW_VRAM, {**NO_QUANT, "optimization.optimizer_type": "adamw",
-                             "optimization.batch_size": 2}, False),
+        (
+            "a6000",
+            LOW_VRAM,
+            {**NO_QUANT, "optimization.optimizer_type": "adamw", "optimization.batch_size": 2},
+            False,
+        ),
         ("h100", STANDARD, {}, True),
         ("h100", STANDARD, NO_CHECKPOINTING, False),
         ("h200", STANDARD, NO_CHECKPOINTING, False),
@@ -73,7 +77,8 @@ def test_an_oom_reports_what_would_have_been_needed():
 def test_quantization_saves_memory_in_proportion_to_its_bits():
     sizes = [
         on("b200", config(STANDARD, **{"acceleration.quantization": q})).breakdown["weights_gb"]
-        for q in (None, "int8-quanto", "int4-quanto", "int2-quanto")]
+        for q in (None, "int8-quanto", "int4-quanto", "int2-quanto")
+    ]
     assert sizes == sorted(sizes, reverse=True)
     assert 40 < sizes[0] < 42  # 22e9 bf16 parameters
 

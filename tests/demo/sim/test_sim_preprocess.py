@@ -25,10 +25,21 @@ def run_sim(tmp_path, monkeypatch, capsys):
     def run(rows, buckets, *extra):
         dataset = tmp_path / "d" / "dataset.json"
         dataset.write_text(json.dumps(rows))
-        code = sim_main([str(dataset), "--model-path", "m", "--text-encoder-path", "g",
-                         "--resolution-buckets", buckets, *extra])
+        code = sim_main(
+            [
+                str(dataset),
+                "--model-path",
+                "m",
+                "--text-encoder-path",
+                "g",
+                "--resolution-buckets",
+                buckets,
+                *extra,
+            ]
+        )
         out, err = capsys.readouterr()
         return code, out + err, dataset.parent / ".precomputed"
+
     return run
 
 
@@ -72,8 +83,7 @@ def test_references_and_masks_get_the_shapes_the_trainer_writes(tmp_path, run_si
     write_clip(d / "target.mp4", frames=49, width=1024, height=576)
     write_clip(d / "ref.mp4", frames=49, width=1024, height=576, audio=False)
     write_clip(d / "mask.mp4", frames=49, width=1024, height=576, audio=False)
-    rows = [{"caption": "c", "video": "target.mp4", "reference_video": "ref.mp4",
-             "video_mask": "mask.mp4"}]
+    rows = [{"caption": "c", "video": "target.mp4", "reference_video": "ref.mp4", "video_mask": "mask.mp4"}]
     code, log, out = run_sim(rows, "1024x576x49", "--reference-downscale-factor", "2")
     assert code == 0, log
     assert _size(out / "reference_latents" / "target.pt") == (128, 7, 9, 16)

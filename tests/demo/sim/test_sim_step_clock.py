@@ -18,8 +18,11 @@ def test_a_process_stamps_its_step_lines_afresh_and_the_reader_finds_them(tmp_pa
     first.stamp(validated_moment(40), 150.5)
     reader = StepClockReader(path)
     assert [reader(step_moment(s)) for s in (20, 40, 60)] == [61.5, 123.25, None]
-    assert (reader(TRAINING_STARTED), reader(validated_moment(40)), reader(validated_moment(20))) \
-        == (12.0, 150.5, None)
+    assert (reader(TRAINING_STARTED), reader(validated_moment(40)), reader(validated_moment(20))) == (
+        12.0,
+        150.5,
+        None,
+    )
     StepStamps(str(path))  # the next trial's process: no time of the last one is read for it
     assert reader(step_moment(20)) is None
     assert StepClockReader(tmp_path / "missing")(step_moment(20)) is None
@@ -36,4 +39,3 @@ async def test_step_times_and_choices_do_not_depend_on_how_fast_the_simulator_sl
     # the validation pass the duration estimate counts is timed on the same clock
     assert confirmed[0] and confirmed[0] == confirmed[1]
     assert any(step for _, outcome, step, _ in runs[0] if outcome == "ok")
-

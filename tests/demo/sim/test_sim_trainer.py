@@ -56,11 +56,21 @@ def trial_config(tmp_path: Path, text: str = STANDARD_TEXT, *, samples: int = 1,
 
 
 def run_sim(config: Path, *, flags=("--disable-progress-bars",), **env_vars):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("LTX_") and k not in ("COLUMNS", "WORLD_SIZE", "LOCAL_RANK")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("LTX_") and k not in ("COLUMNS", "WORLD_SIZE", "LOCAL_RANK")
+    }
     env.update(PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", LTX_WIZARD_SIM_SPEED="0", **env_vars)
-    proc = subprocess.run([*MODULE, str(config), *flags], cwd=config.parent, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    proc = subprocess.run(
+        [*MODULE, str(config), *flags],
+        cwd=config.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=60,
+    )
     parser = TrainerLogParser()
     events = []
     for t, line in enumerate(proc.stdout.splitlines()):
@@ -113,8 +123,7 @@ def test_multi_process_lines_carry_the_rank(tmp_path):
 
 
 def test_relaxing_quantization_on_a_32gb_card_runs_out_of_memory(tmp_path):
-    config = trial_config(tmp_path, LOW_VRAM_TEXT,
-                          **{'quantization: "int8-quanto"': "quantization: null"})
+    config = trial_config(tmp_path, LOW_VRAM_TEXT, **{'quantization: "int8-quanto"': "quantization: null"})
     code, events, out = run_sim(config, LTX_WIZARD_SIM_GPU="rtx5090")
     assert code == 1
     assert of(events, OomError) and "total capacity of 31.36 GiB" in of(events, OomError)[0].line
@@ -129,8 +138,9 @@ def test_the_low_vram_config_fits_a_32gb_card(tmp_path):
 
 
 def test_checkpointing_off_on_an_h100_dies_at_the_first_training_step(tmp_path):
-    config = trial_config(tmp_path, **{"enable_gradient_checkpointing: true":
-                                       "enable_gradient_checkpointing: false"})
+    config = trial_config(
+        tmp_path, **{"enable_gradient_checkpointing: true": "enable_gradient_checkpointing: false"}
+    )
     code, events, _ = run_sim(config)
     assert code == 1
     assert [v.step for v in of(events, ValidationSaved)] == [0]  # validation still fit
@@ -165,20 +175,26 @@ def test_a_batch_larger_than_the_data_stops_the_dataloader(tmp_path):
 
 @pytest.mark.parametrize(
     ("replace", "words"),
-    [({"\nseed: 42\n": "\nseed: 42\nsteps: 50\n"}, "extra_forbidden"),
-     ({"  model_path: ": "  # model_path: "}, "model.model_path"),
-     # unknown keys in any section, named by the trainer's field path
-     ({"  video_cfg_scale: 3.0": "  cfg_scale: 4.0"}, "validation.cfg_scale\n  Extra inputs"),
-     ({"  video_cfg_scale: 3.0": "  guidance_scale: 4.0"}, "guidance_scale is deprecated"),
-     ({'  name: "flexible"': '  with_audio: false\n  name: "flexible"'},
-      "training_strategy.flexible.with_audio\n  Extra inputs"),
-     ({"    is_generated: true\n    latents_dir: \"latents\"":
-       "    is_generated: true\n    latents_dir: \"latents\"\n    frames: 9"},
-      "training_strategy.flexible.video.frames"),
-     ({"lora:\n  rank: 32": "lora:\n  rank: 32\n  scale: 1"}, "lora.scale"),
-     ({"  rank: 32\n  alpha: 32\n": "  rank: 32\n  alpha: 32.5\n"}, "lora.alpha"),
-     ({"is_generated: true": "is_generated: false"},
-      "At least one modality must have is_generated=true")],
+    [
+        ({"\nseed: 42\n": "\nseed: 42\nsteps: 50\n"}, "extra_forbidden"),
+        ({"  model_path: ": "  # model_path: "}, "model.model_path"),
+        # unknown keys in any section, named by the trainer's field path
+        ({"  video_cfg_scale: 3.0": "  cfg_scale: 4.0"}, "validation.cfg_scale\n  Extra inputs"),
+        ({"  video_cfg_scale: 3.0": "  guidance_scale: 4.0"}, "guidance_scale is deprecated"),
+        (
+            {'  name: "flexible"': '  with_audio: false\n  name: "flexible"'},
+            "training_strategy.flexible.with_audio\n  Extra inputs",
+        ),
+        (
+            {
+                '    is_generated: true\n    latents_dir: "latents"': '    is_generated: true\n    latents_dir: "latents"\n    frames: 9'
+            },
+            "training_strategy.flexible.video.frames",
+        ),
+        ({"lora:\n  rank: 32": "lora:\n  rank: 32\n  scale: 1"}, "lora.scale"),
+        ({"  rank: 32\n  alpha: 32\n": "  rank: 32\n  alpha: 32.5\n"}, "lora.alpha"),
+        ({"is_generated: true": "is_generated: false"}, "At least one modality must have is_generated=true"),
+    ],
 )
 def test_bad_configs_are_config_errors(tmp_path, replace, words):
     code, events, out = run_sim(trial_config(tmp_path, **replace))
@@ -192,14 +208,15 @@ def test_config_errors_go_to_stdout_as_the_trainers(tmp_path):
     config = trial_config(tmp_path, **{"  video_cfg_scale: 3.0": "  cfg_scale: 4.0"})
     env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
     env.update(PYTHONPATH=str(ROOT), LTX_WIZARD_SIM_SPEED="0")
-    proc = subprocess.run([*MODULE, str(config)], env=env, capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run([*MODULE, str(config)], env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and proc.stderr == ""
     assert proc.stdout.startswith(
         "Error: Invalid configuration data: 1 validation error for LtxTrainerConfig\n"
-        "validation.cfg_scale\n  Extra inputs are not permitted")
-    missing = subprocess.run([*MODULE, str(tmp_path / "nowhere.yaml")], env=env,
-                             capture_output=True, text=True, timeout=60)
+        "validation.cfg_scale\n  Extra inputs are not permitted"
+    )
+    missing = subprocess.run(
+        [*MODULE, str(tmp_path / "nowhere.yaml")], env=env, capture_output=True, text=True, timeout=60
+    )
     assert missing.returncode == 1 and missing.stderr == ""
     assert missing.stdout == f"Error: Configuration file {tmp_path / 'nowhere.yaml'} does not exist.\n"
 
@@ -218,10 +235,21 @@ def test_an_unknown_simulated_gpu_is_a_usage_error(tmp_path):
 def test_vram_file_follows_the_run_and_sigterm_stops_a_hung_trial(tmp_path):
     vram = tmp_path / "vram"
     env = {k: v for k, v in os.environ.items() if not k.startswith("LTX_")}
-    env.update(PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", LTX_WIZARD_SIM_SPEED="0",
-               LTX_WIZARD_SIM_FAULT="hang", LTX_WIZARD_SIM_VRAM_FILE=str(vram), COLUMNS="250")
-    proc = subprocess.Popen([*MODULE, str(trial_config(tmp_path)), "--disable-progress-bars"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+    env.update(
+        PYTHONPATH=str(ROOT),
+        PYTHONUNBUFFERED="1",
+        LTX_WIZARD_SIM_SPEED="0",
+        LTX_WIZARD_SIM_FAULT="hang",
+        LTX_WIZARD_SIM_VRAM_FILE=str(vram),
+        COLUMNS="250",
+    )
+    proc = subprocess.Popen(
+        [*MODULE, str(trial_config(tmp_path)), "--disable-progress-bars"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         for line in proc.stdout:  # blocks until the hang point is reached
             if "Step 20/50" in line:
@@ -252,6 +280,7 @@ def test_tracebacks_name_torch_and_accelerate_in_the_checkouts_venv_wherever_the
 
     checkout = Path("/home/user/LTX-2")
     assert site_packages(checkout / "packages" / "ltx-trainer") == (
-        checkout / ".venv" / "lib" / "python3.11" / "site-packages")
+        checkout / ".venv" / "lib" / "python3.11" / "site-packages"
+    )
     for shallow in (Path("/"), Path("/srv")):  # a wizard started there runs its trials there
         assert str(accelerate_backward(shallow)[0][0]).startswith(str(shallow))

@@ -17,8 +17,14 @@ from typing import Callable, Sequence
 
 from ltx_wizard.core.autotune.outputs.presenter import clock_text
 from ltx_wizard.core.autotune.events import (
-    AutotuneEvent, AutotuneFinished, ConfirmationFinished, ConfirmationStarted, TrialFinished,
-    TrialPhase, TrialProgress, TrialStarted,
+    AutotuneEvent,
+    AutotuneFinished,
+    ConfirmationFinished,
+    ConfirmationStarted,
+    TrialFinished,
+    TrialPhase,
+    TrialProgress,
+    TrialStarted,
 )
 
 ENDED = "ended"  # the process is gone, its result comes next (or after the trials before it)
@@ -84,8 +90,13 @@ class RunningRow:
 
     @property
     def parts(self) -> tuple[str, ...]:
-        words = (self.who, gpus_text(self.gpus), SHORT_PHASE.get(self.phase, self.phase),
-                 step_part(self.step, self.total), clock_text(self.elapsed_s))
+        words = (
+            self.who,
+            gpus_text(self.gpus),
+            SHORT_PHASE.get(self.phase, self.phase),
+            step_part(self.step, self.total),
+            clock_text(self.elapsed_s),
+        )
         return tuple(w for w in words if w)
 
     @property
@@ -125,13 +136,13 @@ class RunningTrials:
             for key, run in list(self._runs.items()):  # a done row gives its GPU's line up
                 if run.ended is not None and set(run.gpus) & set(gpus):
                     del self._runs[key]
-            self._runs[f"trial-{event.index}"] = _Run(event.index, False, gpus, self.clock(),
-                                                      total=event.total_steps)
+            self._runs[f"trial-{event.index}"] = _Run(
+                event.index, False, gpus, self.clock(), total=event.total_steps
+            )
         elif isinstance(event, ConfirmationStarted):
             gpus = tuple(range(max(event.gpus, 1)))  # the plan's own launch: every GPU
             # no winner: the runner numbers the planned config's run 0 (sweep/confirmation.py)
-            self._runs[f"confirm-{event.trial or 0}"] = _Run(event.trial or 0, True, gpus,
-                                                             self.clock())
+            self._runs[f"confirm-{event.trial or 0}"] = _Run(event.trial or 0, True, gpus, self.clock())
         elif isinstance(event, TrialProgress):
             found = self._runs.get(f"trial-{event.index}") or self._runs.get(f"confirm-{event.index}")
             if found is None or found.ended is not None:
@@ -165,15 +176,26 @@ class RunningTrials:
     def rows(self) -> list[RunningRow]:
         """The running trials, by GPU (a GPU's row stays where it was as its trials change)."""
         now = self.clock()
-        rows = [RunningRow(key, r.index, r.confirmation, r.gpus, r.phase, r.step, r.total,
-                           (now if r.ended is None else r.ended) - r.started)
-                for key, r in self._runs.items()]
+        rows = [
+            RunningRow(
+                key,
+                r.index,
+                r.confirmation,
+                r.gpus,
+                r.phase,
+                r.step,
+                r.total,
+                (now if r.ended is None else r.ended) - r.started,
+            )
+            for key, r in self._runs.items()
+        ]
         return sorted(rows, key=lambda row: (row.gpus, row.index))
 
     def _free_gpus(self) -> tuple[int, ...]:
         """The GPUs a trial starting now runs on; () when every slot is taken (never expected)."""
         if not self.slots:
             return tuple(range(max(self.launch_gpus, 1)))
-        busy = {g for run in self._runs.values() if run.ended is None and not run.confirmation
-                for g in run.gpus}
+        busy = {
+            g for run in self._runs.values() if run.ended is None and not run.confirmation for g in run.gpus
+        }
         return next(((s,) for s in self.slots if s not in busy), ())

@@ -11,11 +11,22 @@ from dataclasses import dataclass
 
 from ltx_wizard.core.base.units import UNIT, gib
 from ltx_wizard.core.tuning.result_text import (  # callers import some of these from here
-    amount, confirmation_line, outcome_label, peak_text, step_text,
+    amount,
+    confirmation_line,
+    outcome_label,
+    peak_text,
+    step_text,
 )
 from ltx_wizard.core.autotune.events import (
-    AutotuneEvent, AutotuneFinished, ConfirmationFinished, ConfirmationStarted, TrialFinished,
-    TrialPhase, TrialProgress, TrialStarted, VramUpdate,
+    AutotuneEvent,
+    AutotuneFinished,
+    ConfirmationFinished,
+    ConfirmationStarted,
+    TrialFinished,
+    TrialPhase,
+    TrialProgress,
+    TrialStarted,
+    VramUpdate,
 )
 from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation, TrialResult
 
@@ -46,7 +57,7 @@ def reason_cell(result: TrialResult) -> str:
     text = reason_text(result)
     for verdict in _VERDICTS:
         if text.startswith(verdict):
-            return text[len(verdict):]
+            return text[len(verdict) :]
     return text
 
 
@@ -72,10 +83,18 @@ def table_order(number_cell: str) -> tuple[int, int]:
 
 
 def trial_row(result: TrialResult) -> Row:
-    return Row(str(result.index), (
-        str(result.index), result.change, outcome_label(result.outcome),
-        amount(result.step_time_s, "s"), gib(result.peak_vram_gb), kept_cell(result),
-        reason_cell(result)))
+    return Row(
+        str(result.index),
+        (
+            str(result.index),
+            result.change,
+            outcome_label(result.outcome),
+            amount(result.step_time_s, "s"),
+            gib(result.peak_vram_gb),
+            kept_cell(result),
+            reason_cell(result),
+        ),
+    )
 
 
 def ahead_note(event: TrialStarted) -> str:
@@ -90,15 +109,15 @@ def started_text(event: TrialStarted) -> str:
 
 
 def running_row(event: TrialStarted) -> Row:
-    return Row(str(event.index), (str(event.index), event.change, "running…", "—", "—", "",
-                                  ahead_note(event)))
+    return Row(
+        str(event.index), (str(event.index), event.change, "running…", "—", "—", "", ahead_note(event))
+    )
 
 
 def dropped_row(started: TrialStarted, event: TrialPhase) -> Row:
     """A guess run ahead that its trial did not need: neither failed nor rejected."""
     reason = event.label.removeprefix("dropped: ")
-    return Row(str(event.index), (str(event.index), started.change, "dropped", "—", "—", "",
-                                  reason))
+    return Row(str(event.index), (str(event.index), started.change, "dropped", "—", "—", "", reason))
 
 
 def _confirm_what(trial: int | None, gpus: int) -> str:
@@ -106,14 +125,25 @@ def _confirm_what(trial: int | None, gpus: int) -> str:
 
 
 def confirmation_row(conf: Confirmation) -> Row:
-    return Row(f"confirm-{conf.trial}", (
-        CONFIRM_MARK, _confirm_what(conf.trial, conf.gpus), outcome_label(conf.outcome), "—",
-        gib(conf.peak_vram_gb), KEPT_MARK if conf.ok else REJECTED_MARK, conf.reason))
+    return Row(
+        f"confirm-{conf.trial}",
+        (
+            CONFIRM_MARK,
+            _confirm_what(conf.trial, conf.gpus),
+            outcome_label(conf.outcome),
+            "—",
+            gib(conf.peak_vram_gb),
+            KEPT_MARK if conf.ok else REJECTED_MARK,
+            conf.reason,
+        ),
+    )
 
 
 def confirming_row(event: ConfirmationStarted) -> Row:
-    return Row(f"confirm-{event.trial}", (
-        CONFIRM_MARK, _confirm_what(event.trial, event.gpus), "running…", "—", "—", "", ""))
+    return Row(
+        f"confirm-{event.trial}",
+        (CONFIRM_MARK, _confirm_what(event.trial, event.gpus), "running…", "—", "—", "", ""),
+    )
 
 
 def winner_of(summary: AutotuneSummary) -> TrialResult | None:
@@ -147,8 +177,10 @@ def cancel_promise(best: TrialResult | None) -> str:
     tail = " Resume autotune later goes on from there; finished trials are not run again."
     if best is None or not best.changes:
         return head + "No change has been kept yet, so config.yaml stays as planned." + tail
-    return (head + f"config.yaml gets the best so far, trial {best.index} ({best.change}), "
-            "without the confirmation run that would check its validation." + tail)
+    return (
+        head + f"config.yaml gets the best so far, trial {best.index} ({best.change}), "
+        "without the confirmation run that would check its validation." + tail
+    )
 
 
 def human_line(result: TrialResult) -> str:
@@ -196,6 +228,7 @@ def vram_readings(readings: dict[int, tuple[int | None, int | None]], event: Vra
         cells.append(f"GPU{gpu} {_vram_cell(used, total)}")
     if len(cells) <= VRAM_EACH_UP_TO:
         return "VRAM " + "  ".join(cells)
+
     # many GPUs: the fullest one, on one line (8 cells wrap at 80 columns, squeezing the log)
     def fullness(g: int) -> int:
         value = readings[g][0]
@@ -231,7 +264,8 @@ def progress_line(event: AutotuneEvent) -> str | None:
         return f"trial {event.index}: {event.change} ..." + (f" ({note})" if note else "")
     if isinstance(event, TrialProgress):
         return f"  step {event.step}/{event.total}" + (
-            "" if event.step_time_s is None else f", {event.step_time_s:.2f} s/step")
+            "" if event.step_time_s is None else f", {event.step_time_s:.2f} s/step"
+        )
     if isinstance(event, TrialFinished):
         return "  " + human_line(event.result)
     if isinstance(event, ConfirmationStarted):

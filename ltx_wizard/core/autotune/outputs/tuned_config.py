@@ -29,8 +29,9 @@ class TunedConfig:
     effective: tuple[int, int] = (1, 1)  # samples per optimizer step per GPU: planned, tuned
 
 
-def tuned_config(planned: str, winner_changes: Mapping[str, object], before: TrainSettings,
-                 after: TrainSettings) -> TunedConfig:
+def tuned_config(
+    planned: str, winner_changes: Mapping[str, object], before: TrainSettings, after: TrainSettings
+) -> TunedConfig:
     data = load_yaml(planned)
     changes = dict(winner_changes)
     steps = get_dotted(data, STEPS_KEY, None)
@@ -51,8 +52,7 @@ def tuned_config(planned: str, winner_changes: Mapping[str, object], before: Tra
         was = "absent" if old is _ABSENT else show_value(old)
         shown[key] = was
         if key == STEPS_KEY:
-            notes[key] = (f"autotune, samples seen kept at batch x accumulation "
-                          f"{effective(after)} (was {was})")
+            notes[key] = f"autotune, samples seen kept at batch x accumulation {effective(after)} (was {was})"
         elif key in INTERVAL_KEYS:
             notes[key] = f"autotune, rescaled with the steps (was {was})"
         else:

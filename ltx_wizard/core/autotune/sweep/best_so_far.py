@@ -28,8 +28,7 @@ def _record(folder: RunFolder) -> Path:
 
 def remember(folder: RunFolder, planned: str, written: str) -> None:
     """Before config.yaml is patched on a cancel: the plan it came from, and what replaces it."""
-    atomic_write_text(_record(folder), json.dumps({"planned": planned, "written": written}),
-                      root=folder.root)
+    atomic_write_text(_record(folder), json.dumps({"planned": planned, "written": written}), root=folder.root)
 
 
 def planned_text(folder: RunFolder, current: str) -> str | None:
@@ -47,8 +46,9 @@ def planned_text(folder: RunFolder, current: str) -> str | None:
     return planned if isinstance(planned, str) else None
 
 
-def keep_on_cancel(folder: RunFolder, tuner: Tuner, planned: str,
-                   patch: Callable[[Tuner, str], bool]) -> bool:
+def keep_on_cancel(
+    folder: RunFolder, tuner: Tuner, planned: str, patch: Callable[[Tuner, str], bool]
+) -> bool:
     """Patch the best so far with `patch` (the winner's path); True when config.yaml changed."""
     if not patch(tuner, planned):
         return False

@@ -32,8 +32,9 @@ def needs_confirmation(sweep: Sweep) -> bool:
     return sweep.tuner.winner is not None and has_validation_prompts(sweep.planned)
 
 
-async def confirm_winner(site: Site, sweep: Sweep, runner: TrialRunner, gpus: int,
-                         cancelled: Callable[[], bool]) -> list[Confirmation]:
+async def confirm_winner(
+    site: Site, sweep: Sweep, runner: TrialRunner, gpus: int, cancelled: Callable[[], bool]
+) -> list[Confirmation]:
     """Confirm the winner with its own validation on `runner` (the plan's launch on `gpus` GPUs);
     on failure fall back and confirm again."""
     tuner, logged = sweep.tuner, sweep.logged_confirmations
@@ -53,40 +54,57 @@ async def confirm_winner(site: Site, sweep: Sweep, runner: TrialRunner, gpus: in
             break
         failed = tuner.winner
         if tuner.fallback() is None:
-            tuner.stop_reason += (f"; the confirmation of trial {failed} failed ({conf.reason}) "
-                                  "and there is no earlier config to fall back to")
+            tuner.stop_reason += (
+                f"; the confirmation of trial {failed} failed ({conf.reason}) "
+                "and there is no earlier config to fall back to"
+            )
             tuner.best, tuner.winner_changes, tuner.settings = None, {}, tuner.base
             break
-        tuner.stop_reason += (f"; the confirmation of trial {failed} failed ({conf.reason}): "
-                              f"fell back to trial {tuner.winner}")
+        tuner.stop_reason += (
+            f"; the confirmation of trial {failed} failed ({conf.reason}): fell back to trial {tuner.winner}"
+        )
     return done
 
 
-async def _confirm_run(site: Site, sweep: Sweep, runner: TrialRunner, gpus: int,
-                       cancelled: Callable[[], bool]) -> Confirmation:
+async def _confirm_run(
+    site: Site, sweep: Sweep, runner: TrialRunner, gpus: int, cancelled: Callable[[], bool]
+) -> Confirmation:
     tuner, folder = sweep.tuner, site.folder
     winner = tuner.winner
     if cancelled():
-        return Confirmation(trial=winner, outcome="cancelled", reason="cancelled by the user",
-                            gpus=gpus, changes=dict(tuner.winner_changes))
+        return Confirmation(
+            trial=winner,
+            outcome="cancelled",
+            reason="cancelled by the user",
+            gpus=gpus,
+            changes=dict(tuner.winner_changes),
+        )
     # The confirmation uses every GPU: the sharded loader then needs batch x GPUs samples.
     refusal = subset_refusal(tuner.settings.batch_size, gpus, sweep.samples)
     if refusal:
-        return Confirmation(trial=winner, outcome="skipped", reason=refusal, gpus=gpus,
-                            changes=dict(tuner.winner_changes))
+        return Confirmation(
+            trial=winner, outcome="skipped", reason=refusal, gpus=gpus, changes=dict(tuner.winner_changes)
+        )
     site.on_event(ConfirmationStarted(trial=winner, gpus=gpus))
     output_dir = folder.overfit / f"confirm-{winner}"
     output_dir.mkdir(parents=True, exist_ok=True)
     config_path = output_dir / "config.yaml"
-    atomic_write_text(config_path, confirmation_config_text(
-        sweep.planned, tuner.winner_changes, sweep.subset, output_dir), root=folder.root)
-    cand = Candidate(winner or 0, "confirmation", f"confirm trial {winner}", {}, tuner.settings,
-                     dict(tuner.winner_changes))
+    atomic_write_text(
+        config_path,
+        confirmation_config_text(sweep.planned, tuner.winner_changes, sweep.subset, output_dir),
+        root=folder.root,
+    )
+    cand = Candidate(
+        winner or 0, "confirmation", f"confirm trial {winner}", {}, tuner.settings, dict(tuner.winner_changes)
+    )
     log_path = check_inside(folder.root, folder.logs / f"confirm-{winner}.log")
     await runner.run(cand, config_path, output_dir, log_path, kind="confirm")
     await asyncio.to_thread(stop_tagged, site.tag, 2.0)
-    raise_on_setup_failure(runner.before_step_one, load_yaml(config_path.read_text("utf-8")),
-                           f"the confirmation of trial {winner}")
+    raise_on_setup_failure(
+        runner.before_step_one,
+        load_yaml(config_path.read_text("utf-8")),
+        f"the confirmation of trial {winner}",
+    )
     conf = runner.last_confirmation
     assert conf is not None
     try:

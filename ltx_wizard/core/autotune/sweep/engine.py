@@ -32,7 +32,9 @@ from ltx_wizard.core.autotune.sweep.finishing import TunedOutputs, tuned_for
 from ltx_wizard.core.autotune.sweep.launching import TrialLaunch
 from ltx_wizard.core.autotune.sweep.planned_config import planned_model_size, read_planned
 from ltx_wizard.core.autotune.sweep.setup_stop import (
-    SetupStopped, record_setup_stop, require_readable_media,
+    SetupStopped,
+    record_setup_stop,
+    require_readable_media,
 )
 from ltx_wizard.core.autotune.sweep.state import Site, Sweep
 from ltx_wizard.core.autotune.sweep.trial_data import subset_refusal, trial_data
@@ -114,8 +116,9 @@ class AutotuneEngine:
             return await self._finish(site, sweep, launch)
         except SetupStopped as stop:  # nothing recorded: the next run resumes (setup_stop.py)
             reason = record_setup_stop(sweep.tuner, sweep.log, stop)
-            summary = self._summary(launch, sweep.tuner, False, []).model_copy(update={
-                "winner": None, "winner_changes": {}, "setup_failure": reason})
+            summary = self._summary(launch, sweep.tuner, False, []).model_copy(
+                update={"winner": None, "winner_changes": {}, "setup_failure": reason}
+            )
             self.on_event(AutotuneFinished(summary=summary))
             return summary
 
@@ -136,34 +139,72 @@ class AutotuneEngine:
     async def _prepare(self, site: Site) -> tuple[Sweep, TrialLaunch] | AutotuneSummary:
         """Read the planned config and the log, link the trial samples, size the schedule."""
         planned, data, data_root = self._read_plan()
-        launch = TrialLaunch(
-            self.folder, self.probe, self.assessment, self.trainer_cmd, self.stand_in,
-            self.trainer_root, str(get_dotted(data, "model.training_mode", "lora") or "lora"),
-            self.idle_timeout_s, self.grace_s)
+        launch = self._launch(str(get_dotted(data, "model.training_mode", "lora") or "lora"))
         log = ResultsLog(self.folder.autotune_log, root=self.folder.root)
         logged, summary = log.load()
         if summary is not None:
             return summary
         subset, samples = await asyncio.to_thread(
-            trial_data, self.folder.root, Path(data_root),
-            get_dotted(data, "training_strategy", None), self.assessment.num_gpus)
+            trial_data,
+            self.folder.root,
+            Path(data_root),
+            get_dotted(data, "training_strategy", None),
+            self.assessment.num_gpus,
+        )
         totals = [g.memory_total_mib for g in self.probe.gpus]
-        size = planned_model_size(self.folder.root, get_dotted(data, "model.model_path", None),
-                                  get_dotted(data, "lora.target_modules", None))
+        size = planned_model_size(
+            self.folder.root,
+            get_dotted(data, "model.model_path", None),
+            get_dotted(data, "lora.target_modules", None),
+        )
         slots = launch.slots(size.transformer_params if size else None, self.host_ram_gb)
-        ctx = Context(tier=self.assessment.tier, gpu_total_gb=self._gpu_total_gb(totals),
-                      transformer_params=size.transformer_params if size else None, model=size,
-                      subset_samples=samples, num_gpus=1 if slots else max(self.assessment.num_gpus, 1),
-                      max_trials=self.max_trials, allow_batch_change=self.allow_batch_change)
+        ctx = Context(
+            tier=self.assessment.tier,
+            gpu_total_gb=self._gpu_total_gb(totals),
+            transformer_params=size.transformer_params if size else None,
+            model=size,
+            subset_samples=samples,
+            num_gpus=1 if slots else max(self.assessment.num_gpus, 1),
+            max_trials=self.max_trials,
+            allow_batch_change=self.allow_batch_change,
+        )
         own: list[int | None] = [None]  # no slots: one runner on the plan's own launch
         self._runners = [launch.runner(site, slot, totals) for slot in (slots or own)]
-        sweep = Sweep(planned, subset, samples, log, logged, log.load_confirmations(), totals, ctx,
-                      bool(slots), Tuner(settings_from_config(planned), ctx), None)
+        sweep = Sweep(
+            planned,
+            subset,
+            samples,
+            log,
+            logged,
+            log.load_confirmations(),
+            totals,
+            ctx,
+            bool(slots),
+            Tuner(settings_from_config(planned), ctx),
+            None,
+        )
         if len(self._runners) > 1:
-            sweep.pool = TrialPool(list(self._runners), starter(site, sweep),
-                                   lambda cand, ahead_of: set_aside(site, cand, ahead_of))
+            sweep.pool = TrialPool(
+                list(self._runners),
+                starter(site, sweep),
+                lambda cand, ahead_of: set_aside(site, cand, ahead_of),
+            )
         log.session_started(self._describe(samples, resumed=bool(logged), parallel=len(self._runners)))
         return sweep, launch
+
+    def _launch(self, training_mode: str) -> TrialLaunch:
+        """How this sweep starts the trainer: commands, memory readers, runners."""
+        return TrialLaunch(
+            self.folder,
+            self.probe,
+            self.assessment,
+            self.trainer_cmd,
+            self.stand_in,
+            self.trainer_root,
+            training_mode,
+            self.idle_timeout_s,
+            self.grace_s,
+        )
 
     def _gpu_total_gb(self, totals: list[int | None]) -> float | None:
         known = [t for t in totals if t is not None]
@@ -185,17 +226,27 @@ class AutotuneEngine:
             return
         refusal = subset_refusal(cand.settings.batch_size, sweep.ctx.num_gpus, sweep.samples)
         if self._cancelled:
-            result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
-                                 outcome="cancelled", reason="cancelled by the user")
+            result = TrialResult(
+                index=cand.index,
+                change=cand.change,
+                changes=cand.changes,
+                outcome="cancelled",
+                reason="cancelled by the user",
+            )
         elif refusal:
-            result = TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
-                                 outcome="skipped", reason=refusal)
+            result = TrialResult(
+                index=cand.index, change=cand.change, changes=cand.changes, outcome="skipped", reason=refusal
+            )
         elif sweep.pool is not None:
             result = await sweep.pool.result(tuner, cand)
         else:
             # The last trial also validates (fused), unless its confirmation is already logged.
-            fused = (not sweep.side_by_side and cand.index not in sweep.logged_confirmations
-                     and has_validation_prompts(sweep.planned) and tuner.is_last(cand))
+            fused = (
+                not sweep.side_by_side
+                and cand.index not in sweep.logged_confirmations
+                and has_validation_prompts(sweep.planned)
+                and tuner.is_last(cand)
+            )
             result = await run_trial(site, sweep, self._runners[0], cand, fused=fused)
         recorded = tuner.record(result)
         sweep.log.trial(recorded)
@@ -211,8 +262,9 @@ class AutotuneEngine:
         if tuner.stop_reason != "cancelled" and needs_confirmation(sweep):
             runner = launch.runner(site, None, sweep.totals)  # every GPU, the real launch
             self._runners.append(runner)
-            confirmations = await confirm_winner(site, sweep, runner, max(1, self.assessment.num_gpus),
-                                                 lambda: self._cancelled)
+            confirmations = await confirm_winner(
+                site, sweep, runner, max(1, self.assessment.num_gpus), lambda: self._cancelled
+            )
         outputs = TunedOutputs(site, self._runners[0].command.time_scale, self.assessment.num_gpus)
 
         def summarize(patched: bool) -> AutotuneSummary:
@@ -235,27 +287,36 @@ class AutotuneEngine:
     # -- reports --------------------------------------------------------------------------------
     def _report_skips(self, sweep: Sweep, upto: int) -> None:
         """Skipped trials before `upto`, in order: logged (once) and reported."""
-        for result in sweep.tuner.results[sweep.reported:upto - 1]:
+        for result in sweep.tuner.results[sweep.reported : upto - 1]:
             if result.outcome == "skipped":
                 if result.index not in sweep.logged:
                     sweep.log.trial(result)
                 self.on_event(TrialFinished(result=result))
         sweep.reported = max(sweep.reported, upto - 1)
 
-    def _summary(self, launch: TrialLaunch, tuner: Tuner, patched: bool,
-                 confirmations: list[Confirmation]) -> AutotuneSummary:
+    def _summary(
+        self, launch: TrialLaunch, tuner: Tuner, patched: bool, confirmations: list[Confirmation]
+    ) -> AutotuneSummary:
         try:
             argv, line = launch.tuned_run()
         except Exception as exc:  # no checkout found: the summary still stands
             argv, line = [], f"(launch command unavailable: {exc})"
-        return AutotuneSummary(trials=list(tuner.results), winner=tuner.winner, config_patched=patched,
-                               winner_changes=dict(tuner.winner_changes), launch_command=argv,
-                               launch_line=line, stop_reason=tuner.stop_reason,
-                               confirmations=confirmations)
+        return AutotuneSummary(
+            trials=list(tuner.results),
+            winner=tuner.winner,
+            config_patched=patched,
+            winner_changes=dict(tuner.winner_changes),
+            launch_command=argv,
+            launch_line=line,
+            stop_reason=tuner.stop_reason,
+            confirmations=confirmations,
+        )
 
     def _describe(self, samples: int, resumed: bool, parallel: int) -> str:
         gpus = ", ".join(g.name for g in self.probe.gpus) or "no GPU"
         what = "resumed" if resumed else "new"
         side = f"; single-GPU trials, {parallel} side by side" if parallel > 1 else ""
-        return (f"{what}; {self.assessment.tier.display_name}; {gpus}; {samples} trial sample(s)"
-                f"{side}; pid {os.getpid()}")
+        return (
+            f"{what}; {self.assessment.tier.display_name}; {gpus}; {samples} trial sample(s)"
+            f"{side}; pid {os.getpid()}"
+        )

@@ -48,8 +48,9 @@ class TrialLaunch:
             prefix, env = stand_in.trial_command(scratch, slot, self.assessment.num_gpus)
             if device is not None:
                 env["CUDA_VISIBLE_DEVICES"] = device
-            return TrialCommand(prefix, None, env, time_scale=stand_in.time_scale,
-                                step_clock=stand_in.step_clock(env))
+            return TrialCommand(
+                prefix, None, env, time_scale=stand_in.time_scale, step_clock=stand_in.step_clock(env)
+            )
         if self.trainer_cmd:
             env = stand_in.memory_env(scratch, slot) if stand_in is not None else {}
             if device is not None:
@@ -66,9 +67,14 @@ class TrialLaunch:
         """The plan's launch of `config` with the user's trainer (accelerate form on several GPUs)."""
         root = self.trainer_root or self._checkout_root()
         accelerate = self.folder.accelerate_config
-        return build_launch(root, config, self.assessment.num_gpus, self.training_mode,
-                            self.probe.cuda_visible_devices,
-                            accelerate if accelerate.exists() else None)
+        return build_launch(
+            root,
+            config,
+            self.assessment.num_gpus,
+            self.training_mode,
+            self.probe.cuda_visible_devices,
+            accelerate if accelerate.exists() else None,
+        )
 
     def _checkout_root(self) -> Path:
         from ltx_wizard.core.inputs.checkout import find_checkout
@@ -81,8 +87,7 @@ class TrialLaunch:
         gpu = self.probe.gpus[slot]
         return gpu.uuid or str(gpu.index)
 
-    def _backend_factory(self, command: TrialCommand,
-                         slot: int | None = None) -> Callable[[], VramBackend]:
+    def _backend_factory(self, command: TrialCommand, slot: int | None = None) -> Callable[[], VramBackend]:
         gpus = list(self.probe.gpus)  # MIG instances are sampled through their own handle (UUID)
         if slot is not None:
             gpus = [gpus[slot]]
@@ -98,20 +103,27 @@ class TrialLaunch:
         """GPUs for single-GPU trials side by side ([]: the plan's own launch, one at a time)."""
         ram = host_ram_gb
         if ram is None:
-            ram = (self.stand_in.host_gb_per_gpu * len(self.probe.gpus) if self.stand_in is not None
-                   else host_available_gb())
-        return trial_slots(len(self.probe.gpus), self.assessment.num_gpus, self.training_mode,
-                           params, ram)
+            ram = (
+                self.stand_in.host_gb_per_gpu * len(self.probe.gpus)
+                if self.stand_in is not None
+                else host_available_gb()
+            )
+        return trial_slots(len(self.probe.gpus), self.assessment.num_gpus, self.training_mode, params, ram)
 
     def runner(self, site: Site, slot: int | None, totals: list[int | None]) -> TrialRunner:
         """A runner on GPU `slot` (None: the plan's own launch), its trials tagged for the reaper."""
         command = self.command(self.folder.config, slot)
         require_runnable(command.prefix, command.cwd, {**os.environ, **command.env})
         command.env[TAG_ENV] = site.tag
-        return TrialRunner(command, self._backend_factory(command, slot), site.on_event,
-                           idle_timeout_s=self.idle_timeout_s, grace_s=self.grace_s,
-                           total_mib=totals if slot is None else [totals[slot]],
-                           gpus=tuple(range(len(self.probe.gpus))) if slot is None else (slot,))
+        return TrialRunner(
+            command,
+            self._backend_factory(command, slot),
+            site.on_event,
+            idle_timeout_s=self.idle_timeout_s,
+            grace_s=self.grace_s,
+            total_mib=totals if slot is None else [totals[slot]],
+            gpus=tuple(range(len(self.probe.gpus))) if slot is None else (slot,),
+        )
 
     def tuned_run(self) -> tuple[list[str], str]:
         """The command that trains the tuned config: what the run's launch.sh runs (run.json's

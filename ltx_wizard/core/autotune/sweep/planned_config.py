@@ -24,8 +24,12 @@ _INT_RANGES = (
     ("optimization.gradient_accumulation_steps", 1, 65536),
     ("lora.rank", 1, 65536),
 )
-_STRINGS = ("data.preprocessed_data_root", "model.training_mode", "model.model_path",
-            "optimization.optimizer_type")
+_STRINGS = (
+    "data.preprocessed_data_root",
+    "model.training_mode",
+    "model.model_path",
+    "optimization.optimizer_type",
+)
 _OPTIONAL_STRINGS = ("acceleration.quantization",)
 _BOOLS = ("training_strategy.with_audio", "optimization.enable_gradient_checkpointing")
 
@@ -40,8 +44,9 @@ class PlannedConfig:
 def _refuse(path: Path, key: str, value: object, want: str) -> UsageError:
     shown = repr(value)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return UsageError(f"{path}: {key} is {shown}, expected {want}: fix it by hand, or run "
-                      "`ltx-wizard plan --force` again")
+    return UsageError(
+        f"{path}: {key} is {shown}, expected {want}: fix it by hand, or run `ltx-wizard plan --force` again"
+    )
 
 
 def read_planned(path: Path) -> PlannedConfig:
@@ -72,21 +77,25 @@ def read_planned(path: Path) -> PlannedConfig:
         value = get_dotted(data, key, None)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-                isinstance(value, float) and (not math.isfinite(value) or value != int(value))):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (isinstance(value, float) and (not math.isfinite(value) or value != int(value)))
+        ):
             raise _refuse(path, key, value, "a whole number")
         if not low <= value <= high:
             raise _refuse(path, key, value, f"a whole number from {low} to {high}")
     try:
         settings = settings_from_config(text)
     except (TypeError, ValueError, OverflowError) as exc:  # a shape the checks above missed
-        raise UsageError(f"{path}: a value autotune tunes is not usable ({exc}): fix it by hand, "
-                         "or run `ltx-wizard plan --force` again") from None
+        raise UsageError(
+            f"{path}: a value autotune tunes is not usable ({exc}): fix it by hand, "
+            "or run `ltx-wizard plan --force` again"
+        ) from None
     return PlannedConfig(text=text, data=data, settings=settings)
 
 
-def planned_model_size(run_dir: Path, checkpoint: str | None,
-                       target_modules: object) -> ModelSize | None:
+def planned_model_size(run_dir: Path, checkpoint: str | None, target_modules: object) -> ModelSize | None:
     """The headroom model's sizes: from the checkpoint facts the plan recorded (plan.json), so
     the file is not read again; from its header when the record is missing or names another
     file (config.yaml edited since)."""
@@ -97,8 +106,7 @@ def planned_model_size(run_dir: Path, checkpoint: str | None,
         from ltx_wizard.core.plan.record import read_record
 
         rec = read_record(run_dir)
-        if rec is not None and rec.checkpoint is not None and str(rec.checkpoint.path) == str(
-                checkpoint):
+        if rec is not None and rec.checkpoint is not None and str(rec.checkpoint.path) == str(checkpoint):
             return model_size(rec.checkpoint, targets)
     except Exception:  # a damaged record: the header below still gives the sizes
         pass

@@ -33,10 +33,18 @@ if TYPE_CHECKING:
 
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 _MISSING = ("No such file or directory", "does not exist")
-_UNREADABLE = ("cannot identify image file", "Invalid data found when processing input",
-               "Failed to open the input")
-_CODEC = ("DecoderNotFoundError", "Decoder not found", "Unknown codec", "codec not found",
-          "Couldn't find appropriate backend")
+_UNREADABLE = (
+    "cannot identify image file",
+    "Invalid data found when processing input",
+    "Failed to open the input",
+)
+_CODEC = (
+    "DecoderNotFoundError",
+    "Decoder not found",
+    "Unknown codec",
+    "codec not found",
+    "Couldn't find appropriate backend",
+)
 _DENIED = ("Permission denied", "Is a directory")
 _NO_SPACE = ("No space left on device", "Disk quota exceeded")  # ENOSPC, EDQUOT: any config
 RERUN = "then run autotune again: the finished trials are kept and not run again"
@@ -52,9 +60,11 @@ class SetupFailure:
     def message(self, what: str, finished: int) -> str:
         kept = f"{finished} finished trial{'s' if finished != 1 else ''} kept"
         named = f" ({self.where})" if self.where else ""
-        return (f"{what} failed before step 1 for a reason no trial's change causes: "
-                f"{self.cause}. File: {self.file or 'see the cause'}{named}. Fix: {self.fix}; "
-                f"{RERUN} ({kept}).")
+        return (
+            f"{what} failed before step 1 for a reason no trial's change causes: "
+            f"{self.cause}. File: {self.file or 'see the cause'}{named}. Fix: {self.fix}; "
+            f"{RERUN} ({kept})."
+        )
 
 
 class SetupStopped(Exception):
@@ -83,20 +93,38 @@ def classify(line: str | None, config: Mapping[str, Any]) -> SetupFailure | None
     if not line:
         return None
     if any(word in line for word in _NO_SPACE):
-        return SetupFailure(line, None, None, "free disk space where the run writes (the run "
-                            "folder's outputs/ and logs/) and the trainer's caches")
+        return SetupFailure(
+            line,
+            None,
+            None,
+            "free disk space where the run writes (the run "
+            "folder's outputs/ and logs/) and the trainer's caches",
+        )
     path = _file(line)
     where = _where(path, config)
     place = f"point {where} in config.yaml at a real file" if where else "correct the path"
     if any(word in line for word in _CODEC):
-        return SetupFailure(line, path, where, "install an FFmpeg build with that codec for PyAV "
-                            "and torchaudio, or convert the file (H.264 MP4, PNG, WAV)")
+        return SetupFailure(
+            line,
+            path,
+            where,
+            "install an FFmpeg build with that codec for PyAV "
+            "and torchaudio, or convert the file (H.264 MP4, PNG, WAV)",
+        )
     if any(word in line for word in _UNREADABLE):
-        return SetupFailure(line, path, where, f"replace it with a file its reader opens (PNG or "
-                            f"JPEG image, MP4 video, WAV audio), or {place}")
+        return SetupFailure(
+            line,
+            path,
+            where,
+            f"replace it with a file its reader opens (PNG or JPEG image, MP4 video, WAV audio), or {place}",
+        )
     if any(word in line for word in _MISSING) and ("Error" in line.split(":", 1)[0]):
-        return SetupFailure(line, path, where, f"put the file there, or {place} "
-                            "(`ltx-wizard plan --validation-media FILE` writes it)")
+        return SetupFailure(
+            line,
+            path,
+            where,
+            f"put the file there, or {place} (`ltx-wizard plan --validation-media FILE` writes it)",
+        )
     if any(word in line for word in _DENIED):
         return SetupFailure(line, path, where, f"make it a readable file, or {place}")
     return None
@@ -109,13 +137,14 @@ def require_readable_media(config: Mapping[str, Any], config_path: object) -> No
     if problems:
         slot, problem = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise UsageError(f"{config_path} {slot.where}: {problem}{more}: the trainer reads it before "
-                         f"step 1; point it at your {slot.kind} file (or re-plan with "
-                         "--validation-media FILE, or --no-validation-media), then run autotune again")
+        raise UsageError(
+            f"{config_path} {slot.where}: {problem}{more}: the trainer reads it before "
+            f"step 1; point it at your {slot.kind} file (or re-plan with "
+            "--validation-media FILE, or --no-validation-media), then run autotune again"
+        )
 
 
-def raise_on_setup_failure(before_step_one: str | None, config: Mapping[str, Any],
-                           what: str) -> None:
+def raise_on_setup_failure(before_step_one: str | None, config: Mapping[str, Any], what: str) -> None:
     """Stop the sweep (SetupStopped) when a run's exception line before step 1 (the runner's
     `before_step_one`) is a setup failure rather than the trial's own result."""
     failure = classify(before_step_one, config)

@@ -67,8 +67,10 @@ def remove_link_tree(target: Path) -> None:
     """
     st = os.lstat(target)
     if not stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode):
-        raise UsageError(f"{target} is not the trial-data folder autotune made: remove it "
-                         "yourself if it is not needed, then retry")
+        raise UsageError(
+            f"{target} is not the trial-data folder autotune made: remove it "
+            "yourself if it is not needed, then retry"
+        )
     links: list[str] = []
     dirs: list[str] = []
     for dirpath, dirnames, filenames in os.walk(target, followlinks=False):
@@ -81,8 +83,10 @@ def remove_link_tree(target: Path) -> None:
                 if name in dirnames:
                     dirnames.remove(name)  # a link to a folder: never walked into
             elif not stat.S_ISDIR(mode):
-                raise UsageError(f"{path} is a real file inside autotune's trial-data folder "
-                                 f"{target}: move it out, then retry (nothing was removed)")
+                raise UsageError(
+                    f"{path} is a real file inside autotune's trial-data folder "
+                    f"{target}: move it out, then retry (nothing was removed)"
+                )
     for path in links:
         os.unlink(path)
     for path in reversed(dirs):  # deepest first
@@ -125,8 +129,9 @@ def build_subset(
     return len(chosen)
 
 
-def trial_data(run_root: Path, data_root: Path, strategy: Mapping[str, Any] | None,
-               num_gpus: int) -> tuple[Path, int]:
+def trial_data(
+    run_root: Path, data_root: Path, strategy: Mapping[str, Any] | None, num_gpus: int
+) -> tuple[Path, int]:
     """(trial data root, usable samples): the one-sample preprocess of a run planned from a
     dataset file (the skill's order: autotune before the full preprocess), else a linked
     subset of the data root at <run>/overfit/.precomputed."""
@@ -135,13 +140,16 @@ def trial_data(run_root: Path, data_root: Path, strategy: Mapping[str, Any] | No
     state = read_state(run_root)
     if state is not None and not state.reused:
         if not state.one_sample_done:
-            raise UsageError("autotune trains on the one-sample preprocess, which has not run: "
-                             f"run `ltx-wizard preprocess {run_root} --one-sample`")
+            raise UsageError(
+                "autotune trains on the one-sample preprocess, which has not run: "
+                f"run `ltx-wizard preprocess {run_root} --one-sample`"
+            )
         root = one_sample_root(run_root)
         return root, inspect_data_root(root, strategy=strategy).sample_count
     subset = Path(run_root) / "overfit" / ".precomputed"
     # The planned config's strategy names the folders each sample needs (core/dataset/sources.py).
     return subset, build_subset(data_root, subset, num_gpus, strategy=strategy, run_root=run_root)
+
 
 def subset_refusal(batch_size: int, num_gpus: int, samples: int) -> str:
     """Why a trial with this batch cannot run on `samples` usable samples; "" when it can."""
@@ -149,6 +157,8 @@ def subset_refusal(batch_size: int, num_gpus: int, samples: int) -> str:
     if samples >= need:
         return ""
     gpus = max(num_gpus, 1)
-    return (f"refused: the trial data holds {samples} usable sample(s) and batch {batch_size} x "
-            f"{gpus} GPU(s) needs {need} (the trainer's loader drops an incomplete batch, so "
-            "the trial would stop with StopIteration); add samples or lower the batch size")
+    return (
+        f"refused: the trial data holds {samples} usable sample(s) and batch {batch_size} x "
+        f"{gpus} GPU(s) needs {need} (the trainer's loader drops an incomplete batch, so "
+        "the trial would stop with StopIteration); add samples or lower the batch size"
+    )

@@ -32,8 +32,11 @@ if TYPE_CHECKING:
 
 def dropped_label(ahead_of: int | None, set_aside: str | None) -> str:
     """What a person reads when a guess is dropped: why, and where its files went."""
-    why = f"run ahead in case trial {ahead_of} was kept; it was not" if ahead_of is not None \
+    why = (
+        f"run ahead in case trial {ahead_of} was kept; it was not"
+        if ahead_of is not None
         else "run ahead; no trial asked for it"
+    )
     where = f"; its files are in overfit/{set_aside}/" if set_aside else ""
     return f"{PHASE_LABEL['dropped']}: {why}{where}"
 
@@ -43,8 +46,14 @@ def starter(site: Site, sweep: Sweep) -> StartTrial:
     return lambda runner, cand, ahead_of: run_trial(site, sweep, runner, cand, ahead_of=ahead_of)
 
 
-async def run_trial(site: Site, sweep: Sweep, runner: TrialRunner, cand: Candidate,
-                    fused: bool = False, ahead_of: int | None = None) -> TrialResult:
+async def run_trial(
+    site: Site,
+    sweep: Sweep,
+    runner: TrialRunner,
+    cand: Candidate,
+    fused: bool = False,
+    ahead_of: int | None = None,
+) -> TrialResult:
     """One trial on `runner`: its config and log written, run, and a setup failure stopping the
     sweep (SetupStopped); a fused trial's confirmation is kept in `sweep.fused`."""
     if not runner.claim():  # dropped before it began: nothing is written for it
@@ -55,24 +64,26 @@ async def run_trial(site: Site, sweep: Sweep, runner: TrialRunner, cand: Candida
         runner.release()
 
 
-async def _claimed_run(site: Site, sweep: Sweep, runner: TrialRunner, cand: Candidate,
-                       fused: bool, ahead_of: int | None) -> TrialResult:
+async def _claimed_run(
+    site: Site, sweep: Sweep, runner: TrialRunner, cand: Candidate, fused: bool, ahead_of: int | None
+) -> TrialResult:
     folder = site.folder
     output_dir = folder.overfit / f"trial-{cand.index}"
     config_path = output_dir / "config.yaml"
     if fused:
-        text = confirmation_config_text(sweep.planned, cand.config_changes, sweep.subset,
-                                        output_dir, fused=True)
+        text = confirmation_config_text(
+            sweep.planned, cand.config_changes, sweep.subset, output_dir, fused=True
+        )
     else:
         text = trial_config_text(sweep.planned, cand.config_changes, sweep.subset, output_dir)
     atomic_write_text(config_path, text, root=folder.root)
     log_path = check_inside(folder.root, trial_log_path(folder.logs, cand.index))
-    result = await runner.run(cand, config_path, output_dir, log_path,
-                              kind="fused" if fused else "trial", ahead_of=ahead_of)
+    result = await runner.run(
+        cand, config_path, output_dir, log_path, kind="fused" if fused else "trial", ahead_of=ahead_of
+    )
     if sweep.pool is None:  # side by side, the session tag also marks the other trials
         await asyncio.to_thread(stop_tagged, site.tag, 2.0)  # a setsid grandchild left behind
-    raise_on_setup_failure(runner.before_step_one, load_yaml(text),
-                           f"trial {cand.index} ({cand.change})")
+    raise_on_setup_failure(runner.before_step_one, load_yaml(text), f"trial {cand.index} ({cand.change})")
     if fused and runner.last_confirmation is not None:
         sweep.fused[cand.index] = runner.last_confirmation
     return result
@@ -83,8 +94,7 @@ def prune_trial(site: Site, index: int) -> None:
     try:
         prune_trial_outputs(site.folder.overfit / f"trial-{index}", site.folder.root)
     except OSError as exc:  # the result is recorded; a leftover is worth a line, not a stop
-        site.on_event(LogLine(text=f"ltx-wizard: could not delete trial {index}'s "
-                                   f"checkpoints: {exc}"))
+        site.on_event(LogLine(text=f"ltx-wizard: could not delete trial {index}'s checkpoints: {exc}"))
 
 
 def set_aside(site: Site, cand: Candidate, ahead_of: int | None) -> None:
@@ -95,8 +105,9 @@ def set_aside(site: Site, cand: Candidate, ahead_of: int | None) -> None:
         name = set_aside_guess(folder.overfit, folder.logs, cand.index, folder.root)
     except OSError as exc:  # the real trial then writes over it: say so, do not stop
         name = None
-        site.on_event(LogLine(text=f"ltx-wizard: could not set aside the dropped guess of "
-                                   f"trial {cand.index}: {exc}"))
+        site.on_event(
+            LogLine(text=f"ltx-wizard: could not set aside the dropped guess of trial {cand.index}: {exc}")
+        )
     else:
         if name is None:
             return  # it never started: nothing was shown or written for it

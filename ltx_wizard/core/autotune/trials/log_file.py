@@ -60,8 +60,10 @@ class TrialLog:
         one line, once the trial's processes are stopped."""
         if self._tail:
             skipped = self._dropped
-            self._put(f"# ltx-wizard: log reached {self.max_bytes // (1024 * 1024)} MiB; "
-                      f"{skipped} line(s) left out, the last {len(self._tail)} follow\n")
+            self._put(
+                f"# ltx-wizard: log reached {self.max_bytes // (1024 * 1024)} MiB; "
+                f"{skipped} line(s) left out, the last {len(self._tail)} follow\n"
+            )
             for text in self._tail:
                 self._put(text + "\n")
             self._tail.clear()
@@ -85,7 +87,7 @@ class TrialLog:
         self._written += len(data)
         try:
             while data:
-                data = data[os.write(self._fd, data):]
+                data = data[os.write(self._fd, data) :]
         except OSError as exc:
             self._failed = exc
             self._close_fd()

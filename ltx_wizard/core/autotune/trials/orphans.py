@@ -69,7 +69,9 @@ class Reaper:
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "ltx_wizard.core.autotune.trials.orphans", tag],
-                stdin=read_fd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                stdin=read_fd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
                 start_new_session=True,  # a terminal's SIGINT/SIGHUP must not take it first
                 close_fds=True,
             )
@@ -119,8 +121,7 @@ def guarded_session(overfit: Path, root: Path) -> Iterator[str]:
 
 
 def record_session(overfit: Path, root: Path, tag: str) -> None:
-    write_text(overfit / RECORD_NAME, json.dumps({"tag": tag, "wizard_pid": os.getpid()}) + "\n",
-               root=root)
+    write_text(overfit / RECORD_NAME, json.dumps({"tag": tag, "wizard_pid": os.getpid()}) + "\n", root=root)
 
 
 def clear_session(overfit: Path) -> None:

@@ -12,7 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ltx_wizard.core.trainer_output.events import (
-    CheckpointSaved, Statistics, StepEvent, TrainerEvent, TrainerPhase, ValidationSaved,
+    CheckpointSaved,
+    Statistics,
+    StepEvent,
+    TrainerEvent,
+    TrainerPhase,
+    ValidationSaved,
 )
 from ltx_wizard.core.trainer_output.grammar import STEP_LINE_EVERY
 
@@ -80,8 +85,7 @@ class PhaseTracker:
 
     def _set(self, phase: str) -> str | None:
         label = PHASE_LABEL.get(phase, phase)
-        if phase == "validating" and self.validate_at is not None \
-                and self.validate_at - self.step > 1:
+        if phase == "validating" and self.validate_at is not None and self.validate_at - self.step > 1:
             label = f"training to step {self.validate_at}, then validating"
         if (phase, label) == (self.phase, self._label):
             return None

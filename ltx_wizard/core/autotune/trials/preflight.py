@@ -14,18 +14,22 @@ from typing import Mapping, Sequence
 
 from ltx_wizard.core.base.errors import UsageError
 
-UV_HINT = ("install uv (https://docs.astral.sh/uv/getting-started/installation/) and run "
-           "`uv sync` in your LTX-2 checkout, or pass --trainer-cmd")
+UV_HINT = (
+    "install uv (https://docs.astral.sh/uv/getting-started/installation/) and run "
+    "`uv sync` in your LTX-2 checkout, or pass --trainer-cmd"
+)
 
 
-def require_runnable(prefix: Sequence[str], cwd: Path | None = None,
-                     env: Mapping[str, str] | None = None) -> str:
+def require_runnable(
+    prefix: Sequence[str], cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> str:
     """The resolved program of `prefix`; UsageError when it cannot be started."""
     if not prefix:
         raise UsageError("the trainer command is empty: pass --trainer-cmd")
     if cwd is not None and not Path(cwd).is_dir():
-        raise UsageError(f"the trainer's folder {cwd} does not exist: pass --trainer-root with "
-                         "your LTX-2 checkout")
+        raise UsageError(
+            f"the trainer's folder {cwd} does not exist: pass --trainer-root with your LTX-2 checkout"
+        )
     program = str(prefix[0])
     search = (env or os.environ).get("PATH", os.defpath)
     if os.sep not in program:
@@ -43,6 +47,8 @@ def require_runnable(prefix: Sequence[str], cwd: Path | None = None,
     if not stat.S_ISREG(st.st_mode):
         raise UsageError(f"trainer command {program} is not a file: check --trainer-cmd")
     if not os.access(path, os.X_OK):
-        raise UsageError(f"trainer command {program} is not executable: `chmod +x {program}`, "
-                         "or put its interpreter first in --trainer-cmd")
+        raise UsageError(
+            f"trainer command {program} is not executable: `chmod +x {program}`, "
+            "or put its interpreter first in --trainer-cmd"
+        )
     return str(path)

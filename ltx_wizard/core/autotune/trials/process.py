@@ -46,6 +46,8 @@ def favour_ui(seconds: float = UI_PRIORITY_S) -> None:
     """A person just pressed a key: trial output waits more for the next `seconds`."""
     global _ui_priority_until
     _ui_priority_until = time.monotonic() + seconds
+
+
 _POLL_S = 0.05  # how often a dying group is re-checked
 _TRACK_S = 0.5  # how often a running trial's process tree is walked for new ranks
 # torchrun, on SIGTERM, signals its ranks and waits for them; a rank saving state or leaving NCCL
@@ -149,8 +151,13 @@ class TrialProcess:
         pipe = asyncio.subprocess.PIPE
         # Own session and process group: one killpg reaches dataloader workers and ranks too.
         self._proc = await asyncio.create_subprocess_exec(
-            *self.argv, cwd=self.cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=pipe, stderr=pipe, start_new_session=True,
+            *self.argv,
+            cwd=self.cwd,
+            env=self.env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=pipe,
+            stderr=pipe,
+            start_new_session=True,
         )
         self.ranks = RankTracker(self._proc.pid)
         _LIVE[self._proc.pid] = self
@@ -189,8 +196,13 @@ class TrialProcess:
 
     async def _kill_group(self) -> None:
         assert self._proc is not None and self.ranks is not None
-        await take_down(self.ranks, launcher_gone=self._proc.returncode is not None,
-                        grace_s=self.grace_s, kill_wait_s=_KILL_WAIT_S, poll_s=_POLL_S)
+        await take_down(
+            self.ranks,
+            launcher_gone=self._proc.returncode is not None,
+            grace_s=self.grace_s,
+            kill_wait_s=_KILL_WAIT_S,
+            poll_s=_POLL_S,
+        )
 
     async def _track_ranks(self) -> None:
         """Walk the trial's tree while it runs, so ranks are known before the launcher dies."""
@@ -203,8 +215,10 @@ class TrialProcess:
         proc = self._proc
         assert proc is not None and proc.stdout is not None and proc.stderr is not None
         queue: _Batches = asyncio.Queue(_QUEUE_BATCHES)
-        readers = [asyncio.ensure_future(self._read(proc.stdout, "stdout", queue)),
-                   asyncio.ensure_future(self._read(proc.stderr, "stderr", queue))]
+        readers = [
+            asyncio.ensure_future(self._read(proc.stdout, "stdout", queue)),
+            asyncio.ensure_future(self._read(proc.stderr, "stderr", queue)),
+        ]
         self._dispatcher = dispatcher = asyncio.ensure_future(self._dispatch(queue))
         watchdog = asyncio.ensure_future(self._watchdog())
         tracker = asyncio.ensure_future(self._track_ranks())

@@ -103,9 +103,15 @@ def _signal_group(pgid: int, sig: int) -> bool:
 ORPHAN_GRACE_S = 5.0
 
 
-async def take_down(tracker: RankTracker, *, launcher_gone: bool, grace_s: float,
-                    kill_wait_s: float, poll_s: float,
-                    orphan_grace_s: float = ORPHAN_GRACE_S) -> None:
+async def take_down(
+    tracker: RankTracker,
+    *,
+    launcher_gone: bool,
+    grace_s: float,
+    kill_wait_s: float,
+    poll_s: float,
+    orphan_grace_s: float = ORPHAN_GRACE_S,
+) -> None:
     """SIGTERM the launcher's group and give it `grace_s` to stop its ranks; survivors of a
     launcher that has ended get SIGTERM themselves and `orphan_grace_s`; then SIGKILL every
     survivor, in the group or not, until none is left (or `kill_wait_s` has passed)."""
@@ -125,8 +131,7 @@ async def take_down(tracker: RankTracker, *, launcher_gone: bool, grace_s: float
         await asyncio.sleep(poll_s)
 
 
-async def _until_gone(tracker: RankTracker, limit_s: float, poll_s: float,
-                      resend: int | None = None) -> bool:
+async def _until_gone(tracker: RankTracker, limit_s: float, poll_s: float, resend: int | None = None) -> bool:
     deadline = time.monotonic() + limit_s
     while tracker.alive():
         if resend is not None:  # a survivor found only now gets the signal too

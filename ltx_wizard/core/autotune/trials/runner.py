@@ -17,11 +17,19 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ltx_wizard.core.autotune.events import (
-    EventSink, LogLine, TrialPhase, TrialProgress, TrialStarted, VramUpdate,
+    EventSink,
+    LogLine,
+    TrialPhase,
+    TrialProgress,
+    TrialStarted,
+    VramUpdate,
 )
 from ltx_wizard.core.tuning.results import Confirmation, Outcome, TrialResult
 from ltx_wizard.core.autotune.trials.process import (
-    TEARDOWN_GRACE_S, OutputLine, ProcessResult, TrialProcess,
+    TEARDOWN_GRACE_S,
+    OutputLine,
+    ProcessResult,
+    TrialProcess,
 )
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
@@ -94,8 +102,7 @@ class TrialCommand:
 @dataclass
 class _Watch:
     # The latest step lines only: a trainer printing a step line per micro-batch must not grow this.
-    steps: deque[tuple[int, float, ev.StepEvent]] = field(
-        default_factory=lambda: deque(maxlen=STEP_HISTORY))
+    steps: deque[tuple[int, float, ev.StepEvent]] = field(default_factory=lambda: deque(maxlen=STEP_HISTORY))
     outcome: Outcome | None = None
     proof: str | None = None
     cause: FailureCause = field(default_factory=FailureCause)  # why a failure failed
@@ -173,12 +180,23 @@ class TrialRunner:
     def not_started(self, cand: Candidate) -> TrialResult:
         """The result of a run a cancel refused: no process, no log, no output."""
         self.before_step_one, self.last_confirmation = None, None
-        return TrialResult(index=cand.index, change=cand.change, changes=cand.changes,
-                           outcome="cancelled", reason=NOT_STARTED)
+        return TrialResult(
+            index=cand.index,
+            change=cand.change,
+            changes=cand.changes,
+            outcome="cancelled",
+            reason=NOT_STARTED,
+        )
 
-    async def run(self, cand: Candidate, config_path: Path, output_dir: Path,
-                  log_path: Path | None = None, kind: str = "trial",
-                  ahead_of: int | None = None) -> TrialResult:
+    async def run(
+        self,
+        cand: Candidate,
+        config_path: Path,
+        output_dir: Path,
+        log_path: Path | None = None,
+        kind: str = "trial",
+        ahead_of: int | None = None,
+    ) -> TrialResult:
         """Run one trial; its whole output goes to `log_path` (logs/trial-N.log) when given.
 
         kind: "trial" (training only), "confirm" (a few steps, then one validation video) or
@@ -198,25 +216,33 @@ class TrialRunner:
         self._claimed = self._cancelled = False
         self.process = None
 
-    async def _run(self, cand: Candidate, config_path: Path, output_dir: Path,
-                   log_path: Path | None, kind: str, ahead_of: int | None) -> TrialResult:
+    async def _run(
+        self,
+        cand: Candidate,
+        config_path: Path,
+        output_dir: Path,
+        log_path: Path | None,
+        kind: str,
+        ahead_of: int | None,
+    ) -> TrialResult:
         watch = _Watch()
         parser = TrainerLogParser()
         trial_log = TrialLog(log_path) if log_path is not None else None
         self.last_confirmation = None
         total = {"trial": TRIAL_STEPS, "confirm": CONFIRM_STEPS, "fused": FUSED_STEPS}[kind]
-        if kind != "confirm":
-            self.on_event(TrialStarted(index=cand.index, change=cand.change, total_steps=total,
-                                       config_path=str(config_path), ahead_of=ahead_of,
-                                       gpus=self.gpus))
+        if kind != "confirm":  # a confirmation is announced by the sweep (ConfirmationStarted)
+            self._announce(cand, config_path, total, ahead_of)
 
         # a confirmation or fused trial validates once, after its last step (tuning/trial_config.py)
         tracker = PhaseTracker(total, validate_at=None if kind == "trial" else total)
 
         def phase(changed: str | None) -> None:
             if changed is not None:
-                self.on_event(TrialPhase(index=cand.index, phase=changed, label=tracker.label,
-                                         confirmation=kind == "confirm"))
+                self.on_event(
+                    TrialPhase(
+                        index=cand.index, phase=changed, label=tracker.label, confirmation=kind == "confirm"
+                    )
+                )
 
         def handle(events: list[ev.TrainerEvent]) -> None:
             for event in events:
@@ -239,18 +265,37 @@ class TrialRunner:
         early = result.ended_by == "exit" and result.returncode != 0 and not watch.steps
         self.before_step_one = watch.cause.crash() if early and watch.outcome is None else None
         if kind != "trial":
-            self.last_confirmation = self._confirmation(cand, watch, result, output_dir, kind,
-                                                        trial_peak(reading, watch)[0], log_path)
+            self.last_confirmation = self._confirmation(
+                cand, watch, result, output_dir, kind, trial_peak(reading, watch)[0], log_path
+            )
         return self._trial_result(cand, watch, result, reading, output_dir, kind, log_path)
 
-    async def _watch_process(self, argv: list[str], on_line: Callable[[OutputLine], None],
-                             trial_log: TrialLog | None) -> tuple[ProcessResult, VramReading]:
+    def _announce(self, cand: Candidate, config_path: Path, total: int, ahead_of: int | None) -> None:
+        self.on_event(
+            TrialStarted(
+                index=cand.index,
+                change=cand.change,
+                total_steps=total,
+                config_path=str(config_path),
+                ahead_of=ahead_of,
+                gpus=self.gpus,
+            )
+        )
+
+    async def _watch_process(
+        self, argv: list[str], on_line: Callable[[OutputLine], None], trial_log: TrialLog | None
+    ) -> tuple[ProcessResult, VramReading]:
         """Start the trial's process with VRAM sampling around it; never leave it running."""
         sampler = VramSampler(self.backend_factory())
         await asyncio.to_thread(sampler.start)
-        self.process = TrialProcess(argv, cwd=self.command.cwd, env=self.command.env,
-                                    on_line=on_line, idle_timeout_s=self.idle_timeout_s,
-                                    grace_s=self.grace_s)
+        self.process = TrialProcess(
+            argv,
+            cwd=self.command.cwd,
+            env=self.command.env,
+            on_line=on_line,
+            idle_timeout_s=self.idle_timeout_s,
+            grace_s=self.grace_s,
+        )
         ticker = asyncio.ensure_future(self._vram_ticker(sampler))
         result = None
         try:
@@ -272,20 +317,33 @@ class TrialRunner:
                 trial_log.close(_footer(result))
         return result, reading
 
-    def _trial_result(self, cand: Candidate, watch: _Watch, result: ProcessResult,
-                      reading: VramReading, output_dir: Path, kind: str,
-                      log_path: Path | None) -> TrialResult:
+    def _trial_result(
+        self,
+        cand: Candidate,
+        watch: _Watch,
+        result: ProcessResult,
+        reading: VramReading,
+        output_dir: Path,
+        kind: str,
+        log_path: Path | None,
+    ) -> TrialResult:
         outcome, reason = self._classify(watch, result, output_dir, kind, log_path=log_path)
         step = steady_step_time(watch.steps)
         last = watch.steps[-1][2] if watch.steps else None
         peak, method = trial_peak(reading, watch)
         return TrialResult(
-            index=cand.index, change=cand.change, changes=cand.changes, outcome=outcome,
+            index=cand.index,
+            change=cand.change,
+            changes=cand.changes,
+            outcome=outcome,
             step_time_s=None if step is None or outcome != "ok" else round(step, 3),
-            peak_vram_gb=peak, vram_method=method,
+            peak_vram_gb=peak,
+            vram_method=method,
             trainer_peak_gb=watch.stats.peak_gpu_memory_gb if watch.stats else None,
             trainer_step_time_s=last.time_per_step_s if last else None,
-            wall_s=round(result.wall_s, 2), reason=reason, proof=watch.proof,
+            wall_s=round(result.wall_s, 2),
+            reason=reason,
+            proof=watch.proof,
         )
 
     def _stamp(self, event: ev.StepEvent) -> float:
@@ -304,9 +362,15 @@ class TrialRunner:
             if event.rank not in (None, 0):
                 return
             watch.steps.append((event.step, self._stamp(event), event))
-            self.on_event(TrialProgress(index=cand.index, step=event.step, total=event.total,
-                                        loss=None if math.isnan(event.loss) else event.loss,
-                                        step_time_s=event.time_per_step_s))
+            self.on_event(
+                TrialProgress(
+                    index=cand.index,
+                    step=event.step,
+                    total=event.total,
+                    loss=None if math.isnan(event.loss) else event.loss,
+                    step_time_s=event.time_per_step_s,
+                )
+            )
             if math.isnan(event.loss):
                 self._fail(watch, "nan", f"loss is NaN at step {event.step}")
         elif isinstance(event, ev.NanLoss):
@@ -330,29 +394,51 @@ class TrialRunner:
         if self.process is not None:  # stop now: an OOM teardown or NaN run is wasted GPU time
             asyncio.ensure_future(self.process.stop("oom"))
 
-    def _confirmation(self, cand: Candidate, watch: _Watch, result: ProcessResult,
-                      output_dir: Path, kind: str, peak_gb: float | None,
-                      log_path: Path | None = None) -> Confirmation:
+    def _confirmation(
+        self,
+        cand: Candidate,
+        watch: _Watch,
+        result: ProcessResult,
+        output_dir: Path,
+        kind: str,
+        peak_gb: float | None,
+        log_path: Path | None = None,
+    ) -> Confirmation:
         step = FUSED_STEPS if kind == "fused" else CONFIRM_STEPS
         trained = any(s == TRIAL_STEPS for s, _, _ in watch.steps)
         outcome: Outcome
         if kind == "fused" and not trained and watch.outcome is not None:
             outcome, reason = "skipped", "the trial itself failed before validating"
         else:
-            outcome, reason = self._classify(watch, result, output_dir, "confirm", step,
-                                                 log_path=log_path)
+            outcome, reason = self._classify(watch, result, output_dir, "confirm", step, log_path=log_path)
             if outcome == "oom":
                 reason = f"CUDA out of memory within {step} steps and the step-{step} validation"
-        since = (watch.validated_at - watch.trained_at
-                 if watch.validated_at is not None and watch.trained_at is not None else None)
-        return Confirmation(trial=cand.index, outcome=outcome, peak_vram_gb=peak_gb, reason=reason,
-                            proof=watch.proof, wall_s=round(result.wall_s, 2),
-                            fused=kind == "fused", changes=dict(cand.config_changes),
-                            trained_to_validated_s=None if since is None else round(since, 3))
+        since = (
+            watch.validated_at - watch.trained_at
+            if watch.validated_at is not None and watch.trained_at is not None
+            else None
+        )
+        return Confirmation(
+            trial=cand.index,
+            outcome=outcome,
+            peak_vram_gb=peak_gb,
+            reason=reason,
+            proof=watch.proof,
+            wall_s=round(result.wall_s, 2),
+            fused=kind == "fused",
+            changes=dict(cand.config_changes),
+            trained_to_validated_s=None if since is None else round(since, 3),
+        )
 
-    def _classify(self, watch: _Watch, result: ProcessResult, output_dir: Path, kind: str = "trial",
-                  validated_at: int = CONFIRM_STEPS,
-                  log_path: Path | None = None) -> tuple[Outcome, str]:
+    def _classify(
+        self,
+        watch: _Watch,
+        result: ProcessResult,
+        output_dir: Path,
+        kind: str = "trial",
+        validated_at: int = CONFIRM_STEPS,
+        log_path: Path | None = None,
+    ) -> tuple[Outcome, str]:
         if self._cancelled and watch.outcome is None:
             # a cancel holds even for a run that got to its end meanwhile (an OOM or NaN seen
             # before it is still that run's result)
@@ -387,5 +473,4 @@ class TrialRunner:
     async def _vram_ticker(self, sampler: VramSampler) -> None:
         while True:
             await asyncio.sleep(VRAM_UPDATE_S)
-            self.on_event(VramUpdate(used_mib=sampler.latest(), total_mib=self.total_mib,
-                                     gpus=self.gpus))
+            self.on_event(VramUpdate(used_mib=sampler.latest(), total_mib=self.total_mib, gpus=self.gpus))

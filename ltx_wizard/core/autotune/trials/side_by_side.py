@@ -37,8 +37,9 @@ def host_available_gb() -> float | None:
     return available / 1024**3 if available is not None else None
 
 
-def trial_slots(gpu_count: int, num_gpus: int, training_mode: str, params: float | None,
-                host_ram_gb: float | None) -> list[int]:
+def trial_slots(
+    gpu_count: int, num_gpus: int, training_mode: str, params: float | None, host_ram_gb: float | None
+) -> list[int]:
     """GPUs for single-GPU trials side by side ([]: the plan's own launch, one trial at a time).
 
     A LoRA only (a full fine-tune needs FSDP over every GPU); as many as host RAM holds, each trial
@@ -69,8 +70,7 @@ class _Run:
 
 
 class TrialPool:
-    def __init__(self, runners: list[TrialRunner], start: StartTrial,
-                 dropped: Dropped | None = None) -> None:
+    def __init__(self, runners: list[TrialRunner], start: StartTrial, dropped: Dropped | None = None) -> None:
         self.runners = runners
         self.start = start
         self.dropped = dropped or (lambda cand, ahead_of: None)
@@ -104,8 +104,7 @@ class TrialPool:
             busy = [run.task for run in self._runs.values() if not run.task.done()]
             await asyncio.wait(busy, return_when=asyncio.FIRST_COMPLETED)
         result = await self._runs.pop(key).task
-        return result.model_copy(update={"index": cand.index, "change": cand.change,
-                                         "changes": cand.changes})
+        return result.model_copy(update={"index": cand.index, "change": cand.change, "changes": cand.changes})
 
     async def _drop(self, keys: list[tuple[int, str]]) -> None:
         """Cancel these guesses, wait until each has ended, then set aside what each left."""

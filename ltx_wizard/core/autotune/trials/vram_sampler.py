@@ -242,8 +242,7 @@ class VramSampler:
             method, per_gpu = "per-process", list(self._proc_peak)
         else:
             per_gpu = [
-                None if p is None or b is None else max(p - b, 0)
-                for p, b in zip(self._peak, self._baseline)
+                None if p is None or b is None else max(p - b, 0) for p, b in zip(self._peak, self._baseline)
             ]
             method = "device-minus-baseline"
         known = [v for v in per_gpu if v is not None]
