@@ -57,3 +57,23 @@ def unread(path: Path, error: str, *, via: str = "pyav") -> ClipFacts:
         error=error,
         via=via,
     )
+
+
+def image_facts(path: Path, width: int | None, height: int | None, *, via: str = "pyav") -> ClipFacts:
+    """A still read whole: one frame, no rate, no sound (the trainer opens it with PIL)."""
+    return ClipFacts(
+        path=path,
+        kind="image",
+        width=width,
+        height=height,
+        rotation=0,
+        frames=1,
+        fps=None,
+        variable_fps=False,
+        duration_s=None,
+        has_audio=False,
+        audio_codec=None,
+        error=None,
+        frames_from="image",
+        via=via,
+    )

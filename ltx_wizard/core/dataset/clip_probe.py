@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Literal
 
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.dataset.clip_facts import IMAGE_SUFFIXES, ClipFacts, unread
+from ltx_wizard.core.dataset.clip_facts import IMAGE_SUFFIXES, ClipFacts, image_facts, unread
 from ltx_wizard.core.dataset.mp4_rotation import mp4_rotation
 
 if TYPE_CHECKING:  # PyAV is imported lazily (probe_clip), the cache where it is first used
@@ -117,22 +117,7 @@ def _read(container: InputContainer, path: Path) -> ClipFacts:
         # the trainer opens it with PIL, which reads the whole picture: decode it too (the
         # header alone reads as an image2 stream of any bytes)
         frame = next(container.decode(video=0))
-        width, height = frame.width, frame.height
-        return ClipFacts(
-            path=path,
-            kind="image",
-            width=width,
-            height=height,
-            rotation=0,
-            frames=1,
-            fps=None,
-            variable_fps=False,
-            duration_s=None,
-            has_audio=False,
-            audio_codec=None,
-            error=None,
-            frames_from="image",
-        )
+        return image_facts(path, frame.width, frame.height)
     rate = video.average_rate or video.base_rate
     frames, frames_from = _frames_from_header(video, rate)
     mov = "mov" in str(container.format.name).split(",")

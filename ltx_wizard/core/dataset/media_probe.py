@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
-from ltx_wizard.core.dataset.clip_facts import IMAGE_SUFFIXES, ClipFacts, unread
+from ltx_wizard.core.dataset.clip_facts import IMAGE_SUFFIXES, ClipFacts, image_facts, unread
 
 PROBE_TIMEOUT_S = 20.0
 ENTRIES = (
@@ -63,22 +63,7 @@ def probe_with_ffprobe(path: Path, ffprobe: str) -> ClipFacts:
     if path.suffix.lower() in IMAGE_SUFFIXES:
         if not width or not height:  # ffprobe names a stream for any bytes called .jpg
             return unread(path, "no picture in it ffprobe can size", via="ffprobe")
-        return ClipFacts(
-            path=path,
-            kind="image",
-            width=width,
-            height=height,
-            rotation=0,
-            frames=1,
-            fps=None,
-            variable_fps=False,
-            duration_s=None,
-            has_audio=False,
-            audio_codec=None,
-            error=None,
-            frames_from="image",
-            via="ffprobe",
-        )
+        return image_facts(path, width, height, via="ffprobe")
     average, base = _fraction(video.get("avg_frame_rate")), _fraction(video.get("r_frame_rate"))
     frames, frames_from = _frames(video, average or base)
     if frames is None:
