@@ -26,7 +26,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
@@ -34,8 +34,6 @@ from ruamel.yaml.error import YAMLError
 
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.stand_in import TRAINING_STARTED, step_moment, validated_moment
-from ltx_wizard.core.dataset.sources import primary_folder, required_folders
-from ltx_wizard.core.dataset.data_root import match_samples, pt_files_by_folder
 from ltx_wizard.core.gpu.presets import preset_gpus
 from ltx_wizard.core.validation.media import expected_reader, slot_problems
 from ltx_wizard.demo.sim import frames
@@ -48,20 +46,16 @@ from ltx_wizard.demo.tiny_video import render_sample
 from ltx_wizard.demo.sim.schema import LtxTrainerConfig
 from ltx_wizard.demo.sim.step_clock import STEP_CLOCK_ENV, StepStamps
 from ltx_wizard.demo.sim.vram_file import VramFile as _Vram
+from ltx_wizard.demo.sim.dataset_count import count_samples
+from ltx_wizard.demo.sim.trainer_output import TrainerExit, TrainerOutput
 from ltx_wizard.demo.sim.rich_format import (
     CHAINED,
     console_width,
-    format_record,
     oom_message,
     traceback_lines,
 )
 
 _ACTIVE: "SimTrainer | None" = None  # the running trainer, for the SIGTERM handler's ledger entry
-
-
-class _Exit(Exception):
-    def __init__(self, code: int) -> None:
-        self.code = code
 
 
 class SimTrainer:
@@ -87,22 +81,10 @@ class SimTrainer:
         self.out = Path(cfg.output_dir)
         self.saver = Saver(self.raw, self.out)
         self.lora: str | None = None  # the weights load_checkpoint loaded (renders show them)
+        self.output = TrainerOutput(self.world, self.rank, self.width, self.wait)
+        self.log, self.traceback = self.output.log, self.output.traceback
 
     # -- output -----------------------------------------------------------------------------
-
-    def log(self, message: str, line: int, source: str = "trainer.py", level: str = "INFO") -> None:
-        if self.world > 1:
-            message = f"[rank {self.rank}] {message}"
-        for text in format_record(level, message, f"{source}:{line}", self.width):
-            print(text)
-
-    def traceback(self, lines: list[str], teardown_s: float = 0.0) -> NoReturn:
-        """Die of an uncaught exception (stdout stays buffered, as in Python)."""
-        prefix = f"[rank{self.rank}]: " if self.world > 1 else ""
-        sys.stderr.write("".join(f"{prefix}{text}\n" for text in lines))
-        sys.stderr.flush()
-        self.wait(teardown_s)  # interpreter shutdown, dataloader workers, CUDA context release
-        raise _Exit(1)
 
     def write_ledger(self) -> None:
         if self.rank == 0:
@@ -122,7 +104,7 @@ class SimTrainer:
         self.wait(cost.start_s(self.world), process_age_s())
         self._load()
         initial = self._resume()
-        samples = self._count_samples()
+        samples = count_samples(self.cfg.data.preprocessed_data_root, raw["training_strategy"], self.output)
         steps, batch = self.cfg.optimization.steps, self.cfg.optimization.batch_size
         if self.rank == 0:
             self.saver.save_config()
@@ -249,53 +231,6 @@ class SimTrainer:
                 )
             )
 
-    def _count_samples(self) -> int:
-        # mirrors ltx_trainer/datasets.py PrecomputedDataset: the folders the strategy names
-        # (the config check already found them), a .precomputed child preferred, the samples
-        # those of the primary folder with a file in every other folder.
-        root = Path(self.cfg.data.preprocessed_data_root)
-        if (root / ".precomputed").exists():
-            root = root / ".precomputed"
-        sources = required_folders(self.raw["training_strategy"])
-        for folder in sources:
-            if not (root / folder).exists():
-                self.traceback(
-                    traceback_lines(
-                        frames.MISSING_FOLDER,
-                        f"FileNotFoundError: Required {folder} directory does not exist: {root / folder}",
-                        Path.cwd(),
-                    )
-                )
-        primary = primary_folder(sources)
-        per_folder = pt_files_by_folder(root, list(sources))
-        if not per_folder[primary]:
-            self.traceback(
-                traceback_lines(
-                    frames.NO_FILES, f"ValueError: No data files found in {root / primary}", Path.cwd()
-                )
-            )
-        samples, _lacking, _used = match_samples(per_folder, primary)
-        skipped = len(per_folder[primary]) - len(samples)
-        if skipped:  # datasets.py PrecomputedDataset._discover_samples, before _validate_setup
-            self.log(
-                f"Skipped {skipped} invalid samples from {len(per_folder[primary])} total", 220, "datasets.py"
-            )
-        if not samples:
-            counts = {key: 0 for key in sources.values()}  # per output key, as the trainer counts
-            self.traceback(
-                traceback_lines(
-                    frames.NO_SAMPLES,
-                    f"ValueError: No valid samples found in {root} - all "
-                    f"configured data sources ({list(sources)}) must have matching files (per-source "
-                    f"counts: {counts})",
-                    Path.cwd(),
-                )
-            )
-        self.log(  # trainer.py LtxvTrainer._init_dataloader: the strategy's folders, DEBUG
-            f"Loaded dataset with {len(samples):,} samples from sources: {list(sources)}", 682, level="DEBUG"
-        )
-        return len(samples)
-
     def _validate(self, step: int, fails: bool, level_gb: float) -> None:
         if fails:
             self._oom(self.est.breakdown["validation_phase_gb"], "validation")
@@ -408,7 +343,7 @@ def _load_config(path: Path) -> LtxTrainerConfig:
     # mirrors ltx_trainer scripts/train.py main: both messages go to stdout (typer.echo), exit 1
     if not path.exists():
         print(f"Error: Configuration file {path} does not exist.", flush=True)
-        raise _Exit(1)
+        raise TrainerExit(1)
     try:
         data: Any = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
     except YAMLError:
@@ -417,7 +352,7 @@ def _load_config(path: Path) -> LtxTrainerConfig:
         return LtxTrainerConfig(**data)
     except (TypeError, ValueError, ValidationError) as exc:
         print(f"Error: Invalid configuration data: {exc}", flush=True)
-        raise _Exit(1) from None
+        raise TrainerExit(1) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -441,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         _ACTIVE = SimTrainer(cfg, args.disable_progress_bars)
         _ACTIVE.config_path = Path(args.config)
         return _ACTIVE.run()
-    except _Exit as stop:
+    except TrainerExit as stop:
         return stop.code
     except WizardError as exc:
         print(f"simulated trainer: {exc.message}", file=sys.stderr)
