@@ -92,7 +92,7 @@ def _check_run_dir(path: str) -> Path:
 
 
 async def _run(engine) -> AutotuneSummary:
-    from ltx_wizard.core.autotune.trials.process import install_signal_handlers, kill_all_now
+    from ltx_wizard.core.autotune.trials.live_groups import install_signal_handlers, kill_all_now
     from ltx_wizard.core.io.terminal_watch import stream_fd, watch_terminal
 
     # SIGINT, SIGHUP (an SSH drop) and SIGTERM stop the trial's process group, then end autotune.
@@ -107,7 +107,7 @@ async def _run(engine) -> AutotuneSummary:
 
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
-    from ltx_wizard.core.autotune.trials.runner import split_trainer_cmd
+    from ltx_wizard.core.autotune.trials.command import split_trainer_cmd
 
     run_dir = _check_run_dir(args.run_dir)
     if not 1 <= args.max_trials <= 50:

@@ -87,7 +87,7 @@ class WizardApp(App[int]):
         self._unwatch_signals = watch_signals(self)
         if not self.is_headless:
             # A wizard stuck writing to a dead terminal still leaves (and frees the run lock).
-            from ltx_wizard.core.autotune.trials.process import kill_all_now
+            from ltx_wizard.core.autotune.trials.live_groups import kill_all_now
             from ltx_wizard.core.io.terminal_watch import stream_fd, watch_terminal
 
             watch_terminal(stream_fd(sys.__stdout__), before_exit=kill_all_now)
@@ -199,7 +199,7 @@ class WizardApp(App[int]):
 
         async def answered(yes: bool | None) -> None:
             if yes:  # stop the trial's whole process group before leaving: no orphan trainer
-                from ltx_wizard.core.autotune.trials.process import stop_all
+                from ltx_wizard.core.autotune.trials.live_groups import stop_all
 
                 self.autotune.cancel()
                 await stop_all("cancelled")

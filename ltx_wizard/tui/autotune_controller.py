@@ -87,7 +87,7 @@ class AutotuneController:
             factory = options.engine_factory
         else:
             from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine as factory
-        from ltx_wizard.core.autotune.trials.runner import split_trainer_cmd
+        from ltx_wizard.core.autotune.trials.command import split_trainer_cmd
         from ltx_wizard.demo.sim.stand_in import stand_in_for
 
         assert state.run_dir is not None and state.probe is not None

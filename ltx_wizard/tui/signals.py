@@ -18,7 +18,7 @@ LOG_CANCELLED_WAIT_S = 5.0  # the engine's moment to log the cancelled trial, fo
 def watch_signals(app: WizardApp) -> Callable[[], None] | None:
     """Install the handlers on the running loop; returns their uninstaller, or None where there
     are no signals (not the main thread)."""
-    from ltx_wizard.core.autotune.trials.process import install_signal_handlers
+    from ltx_wizard.core.autotune.trials.live_groups import install_signal_handlers
 
     async def leave(signum: int) -> None:
         # The trial groups are stopped by now; let the engine log the cancelled trial, so that a

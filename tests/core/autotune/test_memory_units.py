@@ -12,7 +12,7 @@ from ltx_wizard.cli import main
 from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.tuning.results import AutotuneSummary, TrialResult
 from ltx_wizard.core.trainer_output.oom_message import in_use_gib
-from ltx_wizard.core.autotune.trials.runner import _Watch, trial_peak
+from ltx_wizard.core.autotune.trials.trial_watch import TrialWatch, trial_peak
 from ltx_wizard.core.trainer_output.events import Statistics
 from ltx_wizard.core.autotune.trials.vram_sampler import VramReading
 from tests.core.autotune.test_autotune_engine import plan_run
@@ -70,11 +70,11 @@ def test_torch_oom_messages_give_the_memory_in_use_in_gib():
 
 def test_a_trials_peak_is_the_larger_of_the_sampler_and_the_trainers_report():
     stats = Statistics(t=0, total_time_min=1, steps_per_s=1, samples_per_s=1, peak_gpu_memory_gb=68.78)
-    watch = _Watch(stats=stats)
+    watch = TrialWatch(stats=stats)
     assert trial_peak(VramReading(64.8, "per-process", [66355], 9), watch) == (68.78, "trainer's report")
     assert trial_peak(VramReading(70.1, "per-process", [71782], 9), watch) == (70.1, "per-process")
     assert trial_peak(VramReading(None, "n/a", [None], 0), watch)[0] == 68.78
-    assert trial_peak(VramReading(64.8, "simulated", [66355], 9), _Watch())[0] == 64.8
+    assert trial_peak(VramReading(64.8, "simulated", [66355], 9), TrialWatch())[0] == 64.8
 
 
 def test_an_oom_trial_shows_the_memory_in_use_its_error_states(tmp_path, capsys):

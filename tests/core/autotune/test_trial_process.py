@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ltx_wizard.core.autotune.trials import live_groups
 from ltx_wizard.core.autotune.trials import process as tp
 from ltx_wizard.core.autotune.trials.process import OutputLine, TrialProcess
 
@@ -191,7 +192,7 @@ async def test_stop_kills_a_child_that_ignores_sigterm_and_its_grandchild(tmp_pa
     assert result.ended_by == "stopped" and result.stop_reason == "oom"
     assert result.returncode == -signal.SIGKILL  # SIGTERM was ignored; SIGKILL after grace
     assert not _alive(grandchild) and _group_members(result.pid) == []
-    assert tp.live_trials() == []
+    assert live_groups.live_trials() == []
     again = await trial.stop("cancelled")  # second stop: same result, no error
     assert again == result
 
@@ -287,7 +288,8 @@ def _driver(tmp_path: Path, child_argv: list[str], finish: str) -> subprocess.Po
         textwrap.dedent(
             f"""
             import asyncio, sys
-            from ltx_wizard.core.autotune.trials.process import TrialProcess, install_signal_handlers
+            from ltx_wizard.core.autotune.trials.live_groups import install_signal_handlers
+            from ltx_wizard.core.autotune.trials.process import TrialProcess
 
             async def main():
                 loop = asyncio.get_running_loop()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.autotune.trials import process as tp
+from ltx_wizard.core.autotune.trials import live_groups
 from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S, TrialProcess
 from ltx_wizard.core.autotune.trials.ranks import Proc, RankTracker
 from ltx_wizard.core.autotune.trials.runner import TrialRunner
@@ -107,11 +107,11 @@ def _launcher(tmp_path: Path, mode: str) -> list[str]:
 @pytest.fixture
 def lines():
     collected = Lines()
-    before = set(tp._LIVE)
+    before = set(live_groups._LIVE)
     yield collected
     collected.reap()
-    for pgid in set(tp._LIVE) - before:  # a failed test must not leave its trial to the next one
-        trial = tp._LIVE.pop(pgid)
+    for pgid in set(live_groups._LIVE) - before:  # a failed test must not leave its trial to the next one
+        trial = live_groups._LIVE.pop(pgid)
         trial._kill_now()
 
 
@@ -134,7 +134,7 @@ async def test_stop_sigkills_ranks_in_their_own_sessions_after_the_grace(tmp_pat
 
     assert result.ended_by == "cancelled"
     assert not any(_alive(pid) for pid in ranks)
-    assert tp.live_trials() == []
+    assert live_groups.live_trials() == []
 
 
 async def test_the_launcher_gets_its_grace_to_stop_its_ranks_itself(tmp_path, lines):

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Callable
 
 from ltx_wizard.core.autotune.trials.orphans import TAG_ENV
 from ltx_wizard.core.autotune.trials.preflight import require_runnable
-from ltx_wizard.core.autotune.trials.runner import TrialCommand, TrialRunner
+from ltx_wizard.core.autotune.trials.command import TrialCommand
+from ltx_wizard.core.autotune.trials.runner import TrialRunner
 from ltx_wizard.core.autotune.trials.side_by_side import host_available_gb, trial_slots
 from ltx_wizard.core.autotune.trials.vram_sampler import NullBackend, VramBackend, make_backend
 from ltx_wizard.core.io.run_meta import read_run_meta

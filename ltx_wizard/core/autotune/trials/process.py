@@ -3,8 +3,8 @@
 Lines reach the caller through the `on_line` callback (sync or async), one at a time and in
 arrival order across stdout and stderr, each stamped with `time.monotonic()` when its newline
 arrived: step times are measured from those stamps, not from what the trainer prints.
-Every live group sits in a module-level registry so that a signal to the wizard (SIGINT, SIGHUP
-from an SSH drop, SIGTERM) or interpreter exit takes the trial down with it. Ranks that torchrun
+Every live group sits in the registry of live_groups.py so that a signal to the wizard (SIGINT,
+SIGHUP from an SSH drop, SIGTERM) or interpreter exit takes the trial down with it. Ranks that torchrun
 put in sessions of their own are tracked as the trial's descendants (ranks.py) and taken down too:
 the launcher gets `grace_s` (30 s by default) after SIGTERM to stop them itself (once it has
 ended, what it left gets SIGTERM and a short grace), then every survivor, in the group or not, is
@@ -14,7 +14,6 @@ SIGKILLed.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import inspect
 import os
 import signal
@@ -22,6 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Mapping, Sequence, TypeAlias
 
+from ltx_wizard.core.autotune.trials import live_groups
 from ltx_wizard.core.autotune.trials.ranks import RankTracker, proc_rows, take_down
 
 Stream = Literal["stdout", "stderr"]
@@ -81,7 +81,6 @@ class ProcessResult:
 
 LineCallback = Callable[[OutputLine], "Awaitable[None] | None"]
 _ENDED_BY: dict[str, EndedBy] = {"timeout": "timeout", "cancelled": "cancelled", "oom": "stopped"}
-_LIVE: dict[int, "TrialProcess"] = {}  # pgid -> trial, until its whole group is gone
 
 
 def proc_table() -> list[tuple[int, int, int]]:
@@ -160,7 +159,7 @@ class TrialProcess:
             start_new_session=True,
         )
         self.ranks = RankTracker(self._proc.pid)
-        _LIVE[self._proc.pid] = self
+        live_groups.register(self._proc.pid, self)
         self._main_task = asyncio.ensure_future(self._supervise())
 
     async def run(self) -> ProcessResult:
@@ -240,7 +239,7 @@ class TrialProcess:
             await queue.put(None)
             await dispatcher
             if self.ranks is None or not self.ranks.alive():
-                _LIVE.pop(proc.pid, None)  # else atexit still has it to SIGKILL
+                live_groups.forget(proc.pid)  # else atexit still has it to SIGKILL
         reason = self._stop_reason
         ended_by = _ENDED_BY[reason] if reason else "exit"
         self._result = ProcessResult(
@@ -349,64 +348,3 @@ class TrialProcess:
         if self._proc is not None and self._proc.returncode is None:
             self._stop_reason = self._stop_reason or "timeout"
         self._kill()
-
-
-# -- the wizard's own exit: take every trial down with it ------------------------------------
-
-
-def live_trials() -> list[TrialProcess]:
-    return list(_LIVE.values())
-
-
-async def stop_all(reason: StopReason = "cancelled") -> None:
-    """Stop every live trial group and wait until each is gone."""
-    await asyncio.gather(*(t.stop(reason) for t in live_trials()), return_exceptions=True)
-
-
-def kill_all_now() -> None:
-    """SIGKILL every registered group at once: the last resort when there is no time to wait."""
-    for trial in list(_LIVE.values()):
-        trial._kill_now()
-
-
-atexit.register(kill_all_now)
-
-SignalCallback = Callable[[int], "Awaitable[None] | None"]
-
-
-def install_signal_handlers(
-    loop: asyncio.AbstractEventLoop, on_signal: SignalCallback | None = None
-) -> Callable[[], None]:
-    """On SIGINT, SIGHUP or SIGTERM: stop every trial group, then call on_signal(signum).
-
-    Without on_signal the wizard then dies of that same signal (default action), as a shell
-    expects. A second signal while stopping SIGKILLs every group at once. Returns an uninstaller.
-    """
-    sigs = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
-    pending: list[asyncio.Task[None]] = []
-
-    async def _shutdown(signum: int) -> None:
-        await stop_all("cancelled")
-        if on_signal is not None:
-            result = on_signal(signum)
-            if inspect.isawaitable(result):
-                await result
-            return
-        uninstall()
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-    def _handler(signum: int) -> None:
-        if pending and not pending[0].done():
-            kill_all_now()
-            return
-        pending[:] = [loop.create_task(_shutdown(signum))]
-
-    for sig in sigs:
-        loop.add_signal_handler(sig, _handler, sig)
-
-    def uninstall() -> None:
-        for sig in sigs:
-            loop.remove_signal_handler(sig)
-
-    return uninstall

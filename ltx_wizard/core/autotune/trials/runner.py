@@ -11,10 +11,8 @@ import asyncio
 import math
 import shlex
 import time
-from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 from ltx_wizard.core.autotune.events import (
     EventSink,
@@ -33,19 +31,17 @@ from ltx_wizard.core.autotune.trials.process import (
 )
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
+from ltx_wizard.core.autotune.trials.command import TrialCommand
 from ltx_wizard.core.autotune.trials.log_file import TrialLog
 from ltx_wizard.core.autotune.trials.phase import PhaseTracker
+from ltx_wizard.core.autotune.trials.trial_watch import TrialWatch, classify, steady_step_time, trial_peak
 from ltx_wizard.core.autotune.trials.vram_sampler import VramBackend, VramReading, VramSampler
-from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import TRAINING_STARTED, step_moment, validated_moment
 from ltx_wizard.core.trainer_output import events as ev
-from ltx_wizard.core.trainer_output.failure_cause import FailureCause
 from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
-from ltx_wizard.core.trainer_output.oom_message import in_use_gib
 
 VRAM_UPDATE_S = 0.5
 NOT_STARTED = "cancelled before it started"  # the reason of a run a cancel refused (claim)
-STEP_HISTORY = 1024  # step lines kept per trial (the step time needs the last two steps)
 
 
 def _footer(result: ProcessResult | None) -> str:
@@ -56,74 +52,6 @@ def _footer(result: ProcessResult | None) -> str:
     code = result.returncode
     how = f"exit code {code}" if code is None or code >= 0 else f"killed by signal {-code}"
     return f"ended ({result.ended_by}), {how}, after {result.wall_s:.1f} s"
-
-
-def trial_peak(reading: VramReading, watch: _Watch | None = None) -> tuple[float | None, str]:
-    """A run's peak in GiB and where it comes from: an OOM's own "this process has X GiB memory in
-    use" when torch stated it, else the larger of the sampler's reading and the trainer's
-    "Peak GPU memory" (each misses what the other sees: the sampler polls at 4 Hz, the trainer
-    reads nvidia-smi three times a run, whole-device)."""
-    if watch is not None and watch.outcome == "oom":
-        stated = [v for v in map(in_use_gib, watch.cause.ooms) if v is not None]
-        if stated:
-            return max(stated), "torch OOM message"
-    trainer = watch.stats.peak_gpu_memory_gb if watch is not None and watch.stats else None
-    if trainer is not None and (reading.peak_gb is None or trainer > reading.peak_gb):
-        return round(trainer, 2), "trainer's report"
-    return reading.peak_gb, reading.method
-
-
-def split_trainer_cmd(text: str) -> list[str]:
-    """`--trainer-cmd "…"` split like a shell (never run through one); bad quoting is bad input."""
-    try:
-        parts = shlex.split(text)
-    except ValueError as exc:
-        raise UsageError(f"--trainer-cmd cannot be split: {exc}") from None
-    if not parts:
-        raise UsageError("--trainer-cmd is empty")
-    return parts
-
-
-@dataclass
-class TrialCommand:
-    """How to start the trainer: argv before CONFIG, where, and extra environment."""
-
-    prefix: list[str]
-    cwd: Path | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    time_scale: float = 1.0  # a stand-in (base/stand_in.py) runs compressed; times are scaled back
-    # when a step line (or training's start, a validation saved) was printed, in the trainer's own
-    # seconds (a stand-in's clock, keyed as base/stand_in.py names the moments); None, or no
-    # answer for a moment: when the line arrived, scaled back
-    step_clock: Callable[[str], float | None] | None = None
-    quiet_flag: str = "--disable-progress-bars"
-
-
-@dataclass
-class _Watch:
-    # The latest step lines only: a trainer printing a step line per micro-batch must not grow this.
-    steps: deque[tuple[int, float, ev.StepEvent]] = field(default_factory=lambda: deque(maxlen=STEP_HISTORY))
-    outcome: Outcome | None = None
-    proof: str | None = None
-    cause: FailureCause = field(default_factory=FailureCause)  # why a failure failed
-    stats: ev.Statistics | None = None
-    validated: set[int] = field(default_factory=set)
-    # in the trainer's seconds (TrialRunner._at):
-    trained_at: float | None = None  # when rank 0 logged "Starting training" (loads all done)
-    validated_at: float | None = None  # when rank 0 logged its last validation samples saved
-
-
-def steady_step_time(steps: Iterable[tuple[int, float, ev.StepEvent]]) -> float | None:
-    """Seconds per step between the last two step lines (rank 0 / unranked only), stamped in
-    the trainer's seconds (TrialRunner._stamp)."""
-    seen: dict[int, float] = {}
-    for step, t, _ in steps:
-        seen.setdefault(step, t)
-    ordered = sorted(seen.items())
-    if len(ordered) < 2:
-        return None
-    (s1, t1), (s2, t2) = ordered[-2], ordered[-1]
-    return (t2 - t1) / (s2 - s1) if s2 > s1 else None
 
 
 class TrialRunner:
@@ -225,7 +153,7 @@ class TrialRunner:
         kind: str,
         ahead_of: int | None,
     ) -> TrialResult:
-        watch = _Watch()
+        watch = TrialWatch()
         parser = TrainerLogParser()
         trial_log = TrialLog(log_path) if log_path is not None else None
         self.last_confirmation = None
@@ -320,14 +248,22 @@ class TrialRunner:
     def _trial_result(
         self,
         cand: Candidate,
-        watch: _Watch,
+        watch: TrialWatch,
         result: ProcessResult,
         reading: VramReading,
         output_dir: Path,
         kind: str,
         log_path: Path | None,
     ) -> TrialResult:
-        outcome, reason = self._classify(watch, result, output_dir, kind, log_path=log_path)
+        outcome, reason = classify(
+            watch,
+            result,
+            output_dir,
+            cancelled=self._cancelled,
+            idle_timeout_s=self.idle_timeout_s,
+            kind=kind,
+            log_path=log_path,
+        )
         step = steady_step_time(watch.steps)
         last = watch.steps[-1][2] if watch.steps else None
         peak, method = trial_peak(reading, watch)
@@ -356,7 +292,7 @@ class TrialRunner:
         printed = clock(moment) if clock is not None else None
         return printed if printed is not None else arrived * self.command.time_scale
 
-    def _apply(self, cand: Candidate, watch: _Watch, event: ev.TrainerEvent) -> None:
+    def _apply(self, cand: Candidate, watch: TrialWatch, event: ev.TrainerEvent) -> None:
         watch.cause.feed(event)
         if isinstance(event, ev.StepEvent):
             if event.rank not in (None, 0):
@@ -387,7 +323,7 @@ class TrialRunner:
             if event.phase == "training" and event.rank in (None, 0) and watch.trained_at is None:
                 watch.trained_at = self._at(TRAINING_STARTED, event.t)
 
-    def _fail(self, watch: _Watch, outcome: Outcome, proof: str) -> None:
+    def _fail(self, watch: TrialWatch, outcome: Outcome, proof: str) -> None:
         if watch.outcome is not None:
             return
         watch.outcome, watch.proof = outcome, proof.strip()
@@ -397,7 +333,7 @@ class TrialRunner:
     def _confirmation(
         self,
         cand: Candidate,
-        watch: _Watch,
+        watch: TrialWatch,
         result: ProcessResult,
         output_dir: Path,
         kind: str,
@@ -410,7 +346,16 @@ class TrialRunner:
         if kind == "fused" and not trained and watch.outcome is not None:
             outcome, reason = "skipped", "the trial itself failed before validating"
         else:
-            outcome, reason = self._classify(watch, result, output_dir, "confirm", step, log_path=log_path)
+            outcome, reason = classify(
+                watch,
+                result,
+                output_dir,
+                cancelled=self._cancelled,
+                idle_timeout_s=self.idle_timeout_s,
+                kind="confirm",
+                validated_at=step,
+                log_path=log_path,
+            )
             if outcome == "oom":
                 reason = f"CUDA out of memory within {step} steps and the step-{step} validation"
         since = (
@@ -429,46 +374,6 @@ class TrialRunner:
             changes=dict(cand.config_changes),
             trained_to_validated_s=None if since is None else round(since, 3),
         )
-
-    def _classify(
-        self,
-        watch: _Watch,
-        result: ProcessResult,
-        output_dir: Path,
-        kind: str = "trial",
-        validated_at: int = CONFIRM_STEPS,
-        log_path: Path | None = None,
-    ) -> tuple[Outcome, str]:
-        if self._cancelled and watch.outcome is None:
-            # a cancel holds even for a run that got to its end meanwhile (an OOM or NaN seen
-            # before it is still that run's result)
-            return "cancelled", "cancelled by the user"
-        if kind == "fused":
-            if any(s == TRIAL_STEPS for s, _, _ in watch.steps) and watch.outcome != "nan":
-                return "ok", f"{TRIAL_STEPS} steps (then the confirmation's validation)"
-            kind = "trial"
-        if watch.outcome == "oom":
-            return "oom", watch.cause.oom()
-        if watch.outcome == "nan":
-            return "nan", watch.proof or "loss is NaN"
-        if self._cancelled or result.ended_by == "cancelled":
-            return "cancelled", "cancelled by the user"
-        if result.ended_by == "timeout":
-            return "timeout", f"no output for {self.idle_timeout_s:g} s"
-        if result.returncode != 0:
-            failure = watch.cause.crash()
-            watch.proof = watch.proof or failure
-            where = f" (the whole output is in logs/{log_path.name})" if log_path else ""
-            detail = failure or f"no error line printed{where}"
-            return "crash", f"exit code {result.returncode}: {detail}"
-        if kind == "trial":
-            if watch.stats is None:
-                return "crash", "exit code 0 but no statistics block (training did not finish)"
-            return "ok", f"{TRIAL_STEPS} steps, no validation (a trial measures training)"
-        samples = list((output_dir / "samples").glob(f"step_{validated_at:06d}_*"))
-        if validated_at not in watch.validated and not samples:
-            return "crash", f"exit code 0 but no step-{validated_at} validation sample"
-        return "ok", f"the step-{validated_at} validation video at the config's own video_dims"
 
     async def _vram_ticker(self, sampler: VramSampler) -> None:
         while True:
