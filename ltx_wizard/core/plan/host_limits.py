@@ -48,7 +48,7 @@ from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
-if TYPE_CHECKING:  # imported where the plan counts the latents (steps._latents)
+if TYPE_CHECKING:  # imported where the plan counts the latents (config_step._latents)
     from ltx_wizard.core.setup.latent_disk import LatentDisk
 
 GiB = 1024**3

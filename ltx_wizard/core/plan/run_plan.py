@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any, Mapping
 
 from ltx_wizard.core.plan import config_gen
-from ltx_wizard.core.plan import steps
+from ltx_wizard.core.plan import config_step, steps
 from ltx_wizard.core.plan.draft import PlanDraft, PlanRequest
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.gpu.assessment import Assessment
@@ -38,15 +38,15 @@ def prepare_plan(
     stand_in: StandIn | None = None,
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing. The named
-    steps (core/plan/steps.py) each hand on what they found: gate -> inspect -> workspace ->
-    config -> launch -> render.
+    steps (core/plan/steps.py; config in config_step.py) each hand on what they found: gate ->
+    inspect -> workspace -> config -> launch -> render.
     `host`: RAM/disk readings or a function of the run folder (default: /proc and statvfs)."""
     env = os.environ if env is None else env
     notes = steps.Notes()
     gpus = steps.gate(request, assessment, notes)
     found = steps.inspect(request, assessment, env, notes)
     folder = steps.workspace(request, found, env, now, notes)
-    configured = steps.configure(request, assessment, gpus, found, folder, notes, host)
+    configured = config_step.configure(request, assessment, gpus, found, folder, notes, host)
     launched = steps.launch(request, assessment, gpus, found, folder, configured, notes)
     return _render(request, assessment, gpus, found, folder, configured, launched, notes, simulate, stand_in)
 
@@ -57,7 +57,7 @@ def _render(
     gpus: steps.Gpus,
     found: steps.Inspected,
     folder: RunFolder,
-    configured: steps.Configured,
+    configured: config_step.Configured,
     launched: steps.Launched,
     notes: steps.Notes,
     simulate: str | None,
@@ -134,7 +134,7 @@ def _record(
     gpus: steps.Gpus,
     found: steps.Inspected,
     folder: RunFolder,
-    configured: steps.Configured,
+    configured: config_step.Configured,
     launched: steps.Launched,
     notes: steps.Notes,
     simulate: str | None,

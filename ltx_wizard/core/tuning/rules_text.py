@@ -17,9 +17,8 @@ from ltx_wizard.core.tuning.schedule import (  # the engine's own rules, not a c
     QUALITY,
     STAGES,
     Context,
-    _describe,
-    rule_skip,
 )
+from ltx_wizard.core.tuning.stage_rules import describe, rule_skip  # the engine's own rules
 from ltx_wizard.core.gpu.tiers import Tier, policy_for
 
 _DEFAULT = TrainSettings(
@@ -52,7 +51,7 @@ def tier_levers(tier: Tier, *, allow_batch_change: bool = False) -> list[tuple[s
     for stage in STAGES[1:]:
         if rule_skip(stage, settings, ctx, []):  # as the engine's _build skips it
             continue
-        change, changes = _describe(stage, settings, ctx)
+        change, changes = describe(stage, settings, ctx)
         levers.append((stage, change))
         settings = settings.with_changes(changes)
     return levers

@@ -1,4 +1,5 @@
 """The autotune rules: which trial comes next, and what a trial's outcome means (pure, no I/O).
+What each stage changes and when the rules alone skip it live in stage_rules.py.
 
 Order (each trial = the current best + one change): baseline; quantization -> null; optimizer
 adamw8bit -> adamw; batch 1 -> 2 -> 4 (gradient accumulation lowered to keep the effective batch;
@@ -41,8 +42,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ltx_wizard.core.tuning.batch_rule import batch_move
 from ltx_wizard.core.tuning.headroom import ModelSize, TrainSettings, predict
+from ltx_wizard.core.tuning.stage_rules import describe, rule_skip
 from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.base.units import gib
 
@@ -175,7 +176,7 @@ class Tuner:
     def _record_skip(self, stage: str, why: str) -> None:
         from ltx_wizard.core.tuning.results import TrialResult
 
-        change, changes = _describe(stage, self.settings, self.ctx)
+        change, changes = describe(stage, self.settings, self.ctx)
         self.results.append(
             TrialResult(
                 index=self._index(),
@@ -189,7 +190,7 @@ class Tuner:
 
     def _build(self, stage: str) -> Candidate | str:
         s = self.settings
-        change, changes = _describe(stage, s, self.ctx)
+        change, changes = describe(stage, s, self.ctx)
         if stage != "baseline":
             ruled_out = rule_skip(stage, s, self.ctx, self.results)
             if ruled_out:
@@ -347,59 +348,3 @@ def _assumed(tuner: Tuner, cand: Candidate, how: str) -> TrialResult:
         sec_per_sample=per_sample,
         peak_vram_gb=peak,
     )
-
-
-def _describe(stage: str, s: TrainSettings, ctx: Context) -> tuple[str, dict[str, object]]:
-    if stage == "baseline":
-        return "baseline", {}
-    # a lever already where it would go is named as such, not as a change to itself
-    if stage == "quantization":
-        label = (
-            f"quantization {s.quantization} -> null"
-            if s.quantization is not None
-            else "quantization off (already null)"
-        )
-        return label, {"acceleration.quantization": None}
-    if stage == "optimizer":
-        label = (
-            f"optimizer {s.optimizer_type} -> adamw"
-            if s.optimizer_type != "adamw"
-            else "optimizer adamw (already)"
-        )
-        return label, {"optimization.optimizer_type": "adamw"}
-    if stage.startswith("batch"):
-        move = batch_move(s, int(stage[-1]), ctx.allow_batch_change)
-        return move.label, move.changes
-    return "gradient checkpointing off", {"optimization.enable_gradient_checkpointing": False}
-
-
-def rule_skip(stage: str, s: TrainSettings, ctx: Context, results: list[TrialResult]) -> str:
-    """Why the rules alone (no measurement) leave `stage` out on these settings; '' when they
-    do not: a no-op, or a batch change the approved schedule refuses (batch_rule.py). The one
-    rule the engine and the screens' texts (rules_text.py) both use."""
-    # a batch that would change the schedule says so, even after a skipped batch 2
-    refusal = stage.startswith("batch") and batch_move(s, int(stage[-1]), ctx.allow_batch_change).refusal
-    noop = _noop_reason(stage, s, ctx, results)
-    if noop and not (refusal and s.batch_size < int(stage[-1])):
-        return noop
-    return refusal or ""
-
-
-def _noop_reason(stage: str, s: TrainSettings, ctx: Context, results: list[TrialResult]) -> str:
-    if stage == "quantization" and s.quantization is None:
-        return "no-op: quantization is already off"
-    if stage == "optimizer" and s.optimizer_type == "adamw":
-        return "no-op: the optimizer is already adamw"
-    if stage == "batch2" and s.batch_size >= 2:
-        return f"no-op: batch size is already {s.batch_size}"
-    if stage == "batch4":
-        if s.batch_size >= 4:
-            return f"no-op: batch size is already {s.batch_size}"
-        if s.batch_size < 2:
-            return "batch 2 did not win, so batch 4 is not tried"
-    if stage == "checkpointing":
-        if ctx.tier is not Tier.T80:
-            return "gradient checkpointing stays on below the 80GB+ tier"
-        if not s.gradient_checkpointing:
-            return "no-op: gradient checkpointing is already off"
-    return ""

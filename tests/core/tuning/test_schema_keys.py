@@ -17,7 +17,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from ltx_wizard.core.plan import config_gen
-from ltx_wizard.core.tuning import schedule
+from ltx_wizard.core.tuning import schedule, stage_rules
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.tuning.trial_config import trial_overrides
 from ltx_wizard.core.autotune.outputs.tuned_config import STEPS_KEY
@@ -185,7 +185,7 @@ def _written_by_autotune() -> set[str]:
     )
     ctx = schedule.Context(Tier.T40_60, 47.9, 22e9, subset_samples=4, allow_batch_change=True)
     for stage in schedule.STAGES:  # the winner is patched into config.yaml with the same keys
-        keys |= set(schedule._describe(stage, settings, ctx)[1])
+        keys |= set(stage_rules.describe(stage, settings, ctx)[1])
     keys.add(STEPS_KEY)  # an allowed batch change rescales the steps (autotune/outputs/tuned_config.py)
     return keys
 
