@@ -11,7 +11,7 @@ every field passes.
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -21,14 +21,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Header, Input, Select, Static, TextArea
 
-from ltx_wizard.core.plan.request import DEFAULT_RECIPE, PlanRequest, lenient_request
+from ltx_wizard.core.plan.request import DEFAULT_RECIPE, PlanRequest
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
 from ltx_wizard.tui.paths_fields import (
-    EMPTY_HINT,
     FIELDS,
     PATHS_HELP,
-    REQUIRED,
-    TEXT_FIELDS,
     VAE_FIELDS,
     VIDEO_ONLY_LABEL,
     VIDEO_ONLY_OPTION,
@@ -40,6 +37,13 @@ from ltx_wizard.tui.paths_checks import (
     form_text,
     validation_form_for,
 )
+from ltx_wizard.tui.paths_form import (
+    field_verdict,
+    form_request,
+    missing_models_note,
+    problem_fields,
+    recipe_label,
+)
 from ltx_wizard.tui.widgets.dataset_options import dataset_options, is_dataset
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.path_field import PathField
@@ -49,10 +53,6 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 
 if TYPE_CHECKING:
     from ltx_wizard.core.plan.model_checks import CheckItem
-
-
-def recipe_label(name: str, modes: str) -> str:
-    return f"{name} · {modes}" if modes else name
 
 
 class PathsScreen(WizardScreen):
@@ -140,17 +140,7 @@ class PathsScreen(WizardScreen):
     def _form(self, values: dict[str, str] | None = None) -> tuple[PlanRequest, dict[str, str]]:
         """(the draft, fields it could not hold with why: a URL typed for a file)."""
         values = self.values() if values is None else values
-        raw: dict[str, object] = {name: values[name] for name, _, _ in FIELDS}
-        raw.update({name: values[name] for name in TEXT_FIELDS})
-        raw.update(
-            training_mode=values["training_mode"],
-            recipe=values["recipe"],
-            video_only=values["video_only"],
-            validation_media=ValidationPanel.media(values),
-            validation_prompts=ValidationPanel.prompts(values),
-            validation=values["validation"],
-        )
-        return lenient_request({**asdict(self.app.state.request), **raw})
+        return form_request(values, self.app.state.request)
 
     def _show_vae_fields(self, split: bool) -> None:
         for name in VAE_FIELDS:
@@ -185,17 +175,9 @@ class PathsScreen(WizardScreen):
         best = next((c for c in by_kind.get("checkpoint", []) if c.usable), None)
         if best is not None and not self.values()["checkpoint"]:
             self._fill_from_checkpoint(best)
-        lacking = [
-            what
-            for what, kind in (("LTX checkpoint", "checkpoint"), ("Gemma text encoder", "text_encoder"))
-            if not by_kind.get(kind) and not self.values()[kind]
-        ]
-        if lacking:  # the skill's onboarding: offer the download, never start one unasked
-            self.notify(
-                f"No {' or '.join(lacking)} found on disk: F3 offers the files the "
-                "trainer's docs name (asking before each), as does `ltx-wizard models`.",
-                timeout=12,
-            )
+        note = missing_models_note(by_kind, self.values())
+        if note is not None:  # the skill's onboarding: offer the download, never start one unasked
+            self.notify(note, timeout=12)
 
     def _fill_from_checkpoint(self, cand) -> None:
         self.query_one("#field-checkpoint", PathField).set_value(str(cand.path))
@@ -323,18 +305,8 @@ class PathsScreen(WizardScreen):
         self._show_vae_fields(split)
         results = {item.name: item for item in message.items}
         for name, _, _ in FIELDS:
-            field = self.query_one(f"#field-{name}", PathField)
-            item = results.get(name)
-            empty = getattr(draft, name) is None and name not in problems
-            if empty and (name in REQUIRED or (item is not None and not item.ok)):
-                # The checks speak in CLI flags ("pass --checkpoint FILE"); here it is a field.
-                field.show_verdict(False, EMPTY_HINT[name])
-            elif item is not None:
-                field.show_verdict(
-                    item.ok, item.summary if item.ok else (item.error or "not usable"), item.warning
-                )
-            else:
-                field.show_verdict(None, "")
+            verdict = field_verdict(name, results.get(name), draft, problems)
+            self.query_one(f"#field-{name}", PathField).show_verdict(*verdict)
         self._offer_recipes(message.recipes)
         data = results.get("data_root")
         box = self.query_one("#video-only", Checkbox)
@@ -377,10 +349,7 @@ class PathsScreen(WizardScreen):
 
     def _problems(self) -> list[str]:
         draft = self._checked[0] if self._checked else PlanRequest()
-        bad = [n for n, item in self._results.items() if not item.ok]
-        bad += ["validation"] if self._validation_error else []
-        bad += [n for n in REQUIRED if getattr(draft, n) is None and n not in bad]
-        return bad
+        return problem_fields(draft, self._results, self._validation_error)
 
     # ----- navigation ------------------------------------------------------------------------
     def action_next(self) -> None:

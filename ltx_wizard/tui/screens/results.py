@@ -29,6 +29,7 @@ from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
 from ltx_wizard.tui.clip_access import no_player_text, player, scp_line
+from ltx_wizard.tui.results_help import RESULTS_HELP
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
 from ltx_wizard.tui.wizard_screen import WizardScreen
@@ -46,46 +47,6 @@ class Loaded(Message):
     setup: Any
     lines: list[str]
     error: str | None
-
-
-# This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
-RESULTS_HELP = (
-    "After training · evaluation renders",
-    """\
-**What it does.** Renders prompts with the trained LoRA and without it (the base model, same seed
-and settings), through the trainer's own validation (a validate-only run) and, where your checkout
-has `ltx-pipelines` with your mode's entry point and its files, through production inference too;
-then shows each render's keyframes here.
-
-**The prompts**, in three groups: in-distribution (3 of your training captions, seed 42),
-out-of-distribution (your own prompts, or three written with your trigger word), and held-out
-(`dataset/holdout.jsonl`, when one was kept aside; else it says it was skipped).
-
-**Production inference** runs the entry point of the run's mode, fed what the trainer's sample
-of the same prompt was fed: `ti2vid_one_stage` for text-to-video and image-to-video (`--image`:
-a clip's first frame saved as a PNG in `outputs/eval/inputs`), `ic_lora` for an IC-LoRA (the
-reference video; needs the distilled checkpoint and the spatial upscaler beside your
-checkpoint), `a2vid_two_stage` for audio-to-video (the audio; needs the distilled LoRA and the
-upscaler), `t2a_one_stage` for text-to-audio. Other modes say why none runs. Each render's label
-names the entry point; the line under the prompt says what it was fed.
-
-**The pictures.** Kitty graphics in kitty and Ghostty, Sixel in WezTerm, iTerm2, foot and mlterm,
-half-blocks everywhere else (plain SSH too), chosen from what the terminal says of itself;
-`--graphics kitty|sixel|halfblocks` (or `LTX_WIZARD_GRAPHICS`) sets it. In tmux, Kitty images need
-`set -g allow-passthrough on`; when a richer protocol draws them, or tmux blocks one, the line
-under the title says so and why.
-
-**Keys.** e edits the prompts, s starts the renders in the background (their own log and pid: they
-survive the wizard), x stops them; ↑↓ picks a prompt; p / b play its render with / without the
-LoRA where a terminal player is installed; c copies an `scp` line for the file.
-
-**What it does not do.** Judge: the renders are laid out side by side, the quantization they ran
-under beside them; deciding whether the LoRA learned is yours.
-
-**Files.** `outputs/eval/<group>/NN_<prompt>.mp4` (and `.base.mp4` without the LoRA,
-`.pipelines.mp4` through ltx-pipelines) with `prompts.json` naming each file's prompt, seed, path
-and entry point; `run-summary.md` lists them.""",
-)
 
 
 class ResultsScreen(WizardScreen):
