@@ -13,7 +13,7 @@ from ltx_wizard.core.dataset.data_root import match_samples, pt_files_by_folder
 from ltx_wizard.core.dataset.sources import primary_folder, required_folders
 from ltx_wizard.demo.sim import frames
 from ltx_wizard.demo.sim.rich_format import traceback_lines
-from ltx_wizard.demo.sim.trainer_output import TrainerOutput
+from ltx_wizard.demo.sim.console import TrainerOutput
 
 
 def count_samples(data_root: str, training_strategy: Any, output: TrainerOutput) -> int:

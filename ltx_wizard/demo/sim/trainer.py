@@ -47,7 +47,7 @@ from ltx_wizard.demo.sim.schema import LtxTrainerConfig
 from ltx_wizard.demo.sim.step_clock import STEP_CLOCK_ENV, StepStamps
 from ltx_wizard.demo.sim.vram_file import VramFile as _Vram
 from ltx_wizard.demo.sim.dataset_count import count_samples
-from ltx_wizard.demo.sim.trainer_output import TrainerExit, TrainerOutput
+from ltx_wizard.demo.sim.console import TrainerExit, TrainerOutput
 from ltx_wizard.demo.sim.rich_format import (
     CHAINED,
     console_width,
