@@ -1,18 +1,18 @@
 """The config step of `prepare_plan` (core/plan/run_plan.py): config.yaml from the shipped file,
 with the paths, batch, mode, W&B and validation settled, self-checked, and the memory it needs.
 
-Split from steps.py, whose gate -> inspect -> workspace steps hand it what they found and whose
-`launch` step reads what it returns (`Configured`).
+Split from steps.py, which holds the records the steps hand on (this one returns `Configured`):
+its gate -> inspect -> workspace steps hand this one what they found, and its `launch` reads what
+this returns.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ltx_wizard.core.plan import config_gen
 from ltx_wizard.core.gpu.assessment import Assessment
-from ltx_wizard.core.plan.memory_section import HostSource, PlanMemory, plan_memory
+from ltx_wizard.core.plan.memory_section import HostSource, plan_memory
 from ltx_wizard.core.plan.training_state import training_state
 from ltx_wizard.core.inputs.recipes import PlanBase, RecipeNotes, recipe_notes
 from ltx_wizard.core.gpu.tiers import launch_style
@@ -22,19 +22,10 @@ from ltx_wizard.core.io.workspace import RunFolder
 from ltx_wizard.core.dataset.loader_batches import starved_loader
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 from ltx_wizard.core.plan.request import PlanRequest
-from ltx_wizard.core.plan.steps import Gpus, Inspected, Notes
+from ltx_wizard.core.plan.steps import Configured, Gpus, Inspected, Notes
 
 if TYPE_CHECKING:  # imported where it is used
     from ltx_wizard.core.setup.latent_disk import LatentDisk
-
-
-@dataclass(frozen=True)
-class Configured:
-    changes: config_gen.ConfigChanges
-    config_text: str
-    batch: config_gen.BatchPlan
-    memory: PlanMemory  # GPU floor, host RAM and disk for this config
-    about: RecipeNotes  # what the recipe's file brings, and what the plan applied to it
 
 
 def configure(

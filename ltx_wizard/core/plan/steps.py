@@ -1,7 +1,8 @@
 """The named steps of `prepare_plan` (core/plan/run_plan.py): gate -> inspect -> workspace -> config
--> launch. The config step, the largest, lives in config_step.py. Each step validates its part and hands on what it found, so nothing is inspected
-twice (the checkpoint read in `inspect` is the one the draft carries). Notes for plan.md are
-collected in one `Notes`, in the order the steps run: plan.md lists them in that order.
+-> launch, and the records they hand on. The config step, the largest, lives in config_step.py.
+Each step validates its part and hands on what it found, so nothing is inspected twice (the
+checkpoint read in `inspect` is the one the draft carries). Notes for plan.md are collected in
+one `Notes`, in the order the steps run: plan.md lists them in that order.
 """
 
 from __future__ import annotations
@@ -49,9 +50,11 @@ from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 from ltx_wizard.core.plan.request import PlanRequest, require_complete
 
-if TYPE_CHECKING:  # imported where they are used; config_step imports this module at run time
+if TYPE_CHECKING:  # imported where they are used
+    from ltx_wizard.core.inputs.recipes import RecipeNotes
     from ltx_wizard.core.inputs.version_fit import Misfit
-    from ltx_wizard.core.plan.config_step import Configured
+    from ltx_wizard.core.plan.config_gen import BatchPlan, ConfigChanges
+    from ltx_wizard.core.plan.memory_section import PlanMemory
 
 
 @dataclass
@@ -87,6 +90,15 @@ class Inspected:
     data: DataRootInfo
     video_change: tuple[str, object] | None  # the one line --video-only changes, if any
     dataset: DatasetPlan | None = None  # planned from a dataset file: the preprocessing to run
+
+
+@dataclass(frozen=True)
+class Configured:
+    changes: ConfigChanges
+    config_text: str
+    batch: BatchPlan
+    memory: PlanMemory  # GPU floor, host RAM and disk for this config
+    about: RecipeNotes  # what the recipe's file brings, and what the plan applied to it
 
 
 @dataclass(frozen=True)

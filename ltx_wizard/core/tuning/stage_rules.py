@@ -7,15 +7,24 @@ Tuner so the screens' texts (rules_text.py) read the same rules without the engi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.tuning.batch_rule import batch_move
 from ltx_wizard.core.tuning.headroom import TrainSettings
 
-if TYPE_CHECKING:  # schedule.py imports this module at run time: its types are named only
+if TYPE_CHECKING:  # pydantic: the probe screen's levers sentence (rules_text) runs before it loads
     from ltx_wizard.core.tuning.results import TrialResult
-    from ltx_wizard.core.tuning.schedule import Context
+
+
+class Context(Protocol):
+    """What the rules read of schedule.py's Context (which imports this module: no circle back)."""
+
+    @property
+    def tier(self) -> Tier: ...
+
+    @property
+    def allow_batch_change(self) -> bool: ...
 
 
 def describe(stage: str, s: TrainSettings, ctx: Context) -> tuple[str, dict[str, object]]:

@@ -112,7 +112,7 @@ def lines():
     collected.reap()
     for pgid in set(live_groups._LIVE) - before:  # a failed test must not leave its trial to the next one
         trial = live_groups._LIVE.pop(pgid)
-        trial._kill_now()
+        trial.kill_now()
 
 
 async def _until_known(trial: TrialProcess, pids: list[int]) -> None:

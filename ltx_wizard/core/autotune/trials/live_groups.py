@@ -12,10 +12,18 @@ import atexit
 import inspect
 import os
 import signal
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import Awaitable, Callable, Literal, Protocol
 
-if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.trials.process import StopReason, TrialProcess
+StopReason = Literal["oom", "timeout", "cancelled"]
+
+
+class TrialProcess(Protocol):
+    """What the registry asks of process.py's TrialProcess (which imports this module)."""
+
+    async def stop(self, reason: StopReason = "cancelled") -> object: ...
+
+    def kill_now(self) -> None: ...
+
 
 _LIVE: dict[int, TrialProcess] = {}  # pgid -> trial, until its whole group is gone
 
@@ -40,7 +48,7 @@ async def stop_all(reason: StopReason = "cancelled") -> None:
 def kill_all_now() -> None:
     """SIGKILL every registered group at once: the last resort when there is no time to wait."""
     for trial in list(_LIVE.values()):
-        trial._kill_now()
+        trial.kill_now()
 
 
 atexit.register(kill_all_now)

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Mapping, Sequence, TypeAlias
 
 from ltx_wizard.core.autotune.trials import live_groups
+from ltx_wizard.core.autotune.trials.live_groups import StopReason
 from ltx_wizard.core.autotune.trials.ranks import RankTracker, proc_rows, take_down
 
 Stream = Literal["stdout", "stderr"]
 EndedBy = Literal["exit", "timeout", "cancelled", "stopped"]
-StopReason = Literal["oom", "timeout", "cancelled"]
 
 MAX_LINE_BYTES = 64 * 1024
 _CHUNK = 64 * 1024
@@ -228,7 +228,7 @@ class TrialProcess:
             await self._kill()
             await self._drain(readers)
         except asyncio.CancelledError:
-            self._kill_now()  # the loop is going away: no time for grace
+            self.kill_now()  # the loop is going away: no time for grace
             raise
         finally:
             watchdog.cancel()
@@ -247,7 +247,7 @@ class TrialProcess:
         )
         return self._result
 
-    def _kill_now(self) -> None:
+    def kill_now(self) -> None:
         """SIGKILL the group and every rank outside it, without waiting."""
         if self.ranks is not None:
             self.ranks.signal_all(signal.SIGKILL)
