@@ -11,6 +11,7 @@ import json
 import os
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 AUDIO_RATE = 16_000
 
@@ -32,7 +33,6 @@ def write_clip(
     """A real MP4 of `frames` frames at width x height (as stored; `rotation` sets the display
     matrix a phone writes for a clip shot upright), with a silent AAC track when `audio`."""
     import av
-    import numpy as np
 
     path = Path(path)
     if _same_clip(path, frames, width, height, audio, fps, rotation):
@@ -46,23 +46,30 @@ def write_clip(
         if rotation:
             video.set_display_rotation(rotation)
         sound = out.add_stream("aac", rate=AUDIO_RATE, layout="mono") if audio else None
-        frame = av.VideoFrame.from_ndarray(
-            np.full((height, width, 3), 96, np.uint8), format="rgb24"
-        ).reformat(format="yuv420p")
+        frame = _grey_frame(av, width, height).reformat(format="yuv420p")
         for index in range(frames):
             frame.pts = index
             out.mux(video.encode(frame))
         out.mux(video.encode(None))
         if sound is not None:
             samples = AUDIO_RATE * frames // fps
-            chunk = av.AudioFrame.from_ndarray(
-                np.zeros((1, samples), np.float32), format="fltp", layout="mono"
-            )
+            chunk = av.AudioFrame(format="fltp", layout="mono", samples=samples)
+            for plane in chunk.planes:
+                plane.update(bytes(plane.buffer_size))  # float zeros: silence
             chunk.sample_rate, chunk.pts, chunk.time_base = AUDIO_RATE, 0, Fraction(1, AUDIO_RATE)
             out.mux(sound.encode(chunk))
             out.mux(sound.encode(None))
     os.replace(tmp, path)
     return path
+
+
+def _grey_frame(av: Any, width: int, height: int) -> Any:
+    """One flat grey RGB frame, filled through PyAV's own plane buffer: no numpy, which the wizard
+    does not depend on (PyAV's ndarray helpers need it)."""
+    frame = av.VideoFrame(width, height, "rgb24")
+    plane = frame.planes[0]
+    plane.update(bytes([96]) * plane.buffer_size)
+    return frame
 
 
 def _same_clip(
@@ -86,7 +93,6 @@ def _same_clip(
 def write_image(path: Path, width: int = 1280, height: int = 720) -> Path:
     """A real PNG still (the trainer opens .png/.jpg/.jpeg as one frame)."""
     import av
-    import numpy as np
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,11 +100,7 @@ def write_image(path: Path, width: int = 1280, height: int = 720) -> Path:
     with av.open(str(tmp), "w", format="image2") as out:
         still = out.add_stream("png", rate=1)
         still.width, still.height, still.pix_fmt = width, height, "rgb24"
-        out.mux(
-            still.encode(
-                av.VideoFrame.from_ndarray(np.full((height, width, 3), 96, np.uint8), format="rgb24")
-            )
-        )
+        out.mux(still.encode(_grey_frame(av, width, height)))
         out.mux(still.encode(None))
     os.replace(tmp, path)
     return path
