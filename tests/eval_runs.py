@@ -96,10 +96,17 @@ def laid_out_run(root: Path) -> Path:
 
 
 def finished_recipe_run(
-    box, capsys, recipe: str, *, with_reference: bool = False, with_audio: bool = False
+    box,
+    capsys,
+    recipe: str,
+    *,
+    with_reference: bool = False,
+    with_audio: bool = False,
+    validation_media: bool = True,
 ) -> Path:
     """A planned run of one of the look-alike checkout's recipes (`plan --recipe`, its validation
-    media real tiny files), finished with its final checkpoint, whose dataset.json rows point at
+    media real tiny files; without them, as `plan` does by default, validation on the prompts
+    only, when `validation_media` is False), finished with its final checkpoint, whose dataset.json rows point at
     real tiny clips (and references or sounds) under dataset/clips, as the prepare step lays out."""
     from ltx_wizard.core.dataset.sources import required_folders
     from ltx_wizard.core.inputs.recipes import find_recipe
@@ -113,6 +120,7 @@ def finished_recipe_run(
     media = box.ws.parent / "media"
     names = media_names((configs / f"{recipe}.yaml").read_text("utf-8"))
     extra = [a for n in names for a in ("--validation-media", str(write_medium(media / n)))]
+    extra = extra if validation_media else []
     args = [
         "plan",
         "--trainer-root",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ltx_wizard.core.evaluation import pipeline_files
-from ltx_wizard.core.evaluation.eval_config import template_conditions
+from ltx_wizard.core.evaluation.eval_config import run_conditions
 from ltx_wizard.core.evaluation.job import Command, Production
 from ltx_wizard.core.evaluation.pipeline_modes import DISTILLED_CHECKPOINT, T2V, PipelineMode, mode_for
 from ltx_wizard.core.io.yaml_patch import get_dotted
@@ -141,7 +141,7 @@ def production(
         quantization,
         offload,
         kind=mode.kind,
-        conditions=template_conditions(config),
+        conditions=run_conditions(config),
         multiple=mode.multiple,
         ext=mode.ext,
         video=mode.video,
