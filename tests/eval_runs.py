@@ -103,11 +103,13 @@ def finished_recipe_run(
     with_reference: bool = False,
     with_audio: bool = False,
     validation_media: bool = True,
+    clip_sound: bool = False,
 ) -> Path:
     """A planned run of one of the look-alike checkout's recipes (`plan --recipe`, its validation
     media real tiny files; without them, as `plan` does by default, validation on the prompts
     only, when `validation_media` is False), finished with its final checkpoint, whose dataset.json rows point at
-    real tiny clips (and references or sounds) under dataset/clips, as the prepare step lays out."""
+    real tiny clips (and references or sounds) under dataset/clips, as the prepare step lays out;
+    `clip_sound`: each clip carries its own soundtrack (no audio column, as prepare writes it)."""
     from ltx_wizard.core.dataset.sources import required_folders
     from ltx_wizard.core.inputs.recipes import find_recipe
     from ltx_wizard.demo.lookalike_models import make_data_root
@@ -146,8 +148,12 @@ def finished_recipe_run(
     run = box.run
     clips = run / "dataset" / "clips"
     rows = []
+    from ltx_wizard.demo.lookalike_raw_clips import write_video
+
     for i, caption in enumerate(CAPTIONS[:3]):
-        row = {"caption": caption, "video": write_render(clips / f"c{i}.mp4", f"clip {i}", 7, None, 9).name}
+        clip = clips / f"c{i}.mp4"
+        made = write_video(clip, frames=24, colour=i) if clip_sound else write_render(clip, f"clip {i}", 7, None, 9)
+        row = {"caption": caption, "video": made.name}
         if with_reference:
             row["reference_video"] = write_render(clips / f"r{i}.mp4", f"ref {i}", 7, None, 9).name
         if with_audio:
