@@ -162,3 +162,34 @@ def finished_recipe_run(
     (run / "dataset" / "dataset.json").write_text(json.dumps(rows), encoding="utf-8")
     write_weights(final_checkpoint(run))
     return run
+
+
+def pipelines_uv(folder: Path) -> Path:
+    """A `uv` on PATH that runs `uv run python -m ltx_pipelines.X ARGS` as the simulated
+    ltx-pipelines does (demo/sim/pipelines.py: the checkout's look-alike parser, then a tiny
+    render), so a printed render line runs as printed from the look-alike checkout."""
+    import sys
+
+    folder.mkdir(parents=True, exist_ok=True)
+    uv = folder / "uv"
+    uv.write_text(
+        f"#!{sys.executable}\n"
+        "import os, sys\n"
+        "args = sys.argv[1:]\n"
+        "assert args[:3] == ['run', 'python', '-m'], args\n"
+        "os.execv(sys.executable, [sys.executable, '-m', 'ltx_wizard.demo.sim.pipelines', *args[3:]])\n",
+        encoding="utf-8",
+    )
+    uv.chmod(0o755)
+    return uv
+
+
+def run_as_printed(line: str, checkout: Path, bin_dir: Path):
+    """The printed command, split as a shell splits it, run from the checkout with the `uv` above."""
+    import os
+    import shlex
+    import subprocess
+
+    pipelines_uv(bin_dir)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run(shlex.split(line), cwd=checkout, env=env, capture_output=True, text=True, timeout=120)

@@ -6,6 +6,7 @@ sample, each render recording which entry point made it and what it was fed."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,9 @@ from ltx_wizard.cli import main
 from ltx_wizard.core.evaluation.keyframes import decode
 from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
 from ltx_wizard.core.io.yaml_patch import patch_yaml_text
-from tests.eval_runs import finished_recipe_run, write_weights
+from tests.eval_runs import CAPTIONS, finished_recipe_run, write_weights
+
+CAPTIONS_0 = CAPTIONS[0]
 
 
 @pytest.fixture(autouse=True)
@@ -243,3 +246,50 @@ def test_audio_to_video_feeds_each_prompt_its_own_clips_sound_not_the_runs_wav(m
     assert entry["conditioning"] == f"audio: {clips[1]} (the clip's own sound)"
     assert f"     fed audio: {clips[0]} (the clip's own sound)" in out
     assert "rain_1.wav" not in json.dumps([e["conditioning"] for n, e in made.items() if n.startswith("in-")])
+
+
+def _render_command(run) -> str:
+    """The command of run-summary.md's "Render with it" section (the renderer the summary calls)."""
+    from ltx_wizard.core.evaluation.render_line import render_lines
+    from ltx_wizard.core.io.yaml_patch import load_yaml
+    from tests.eval_runs import final_checkpoint
+
+    config = load_yaml((run / "config.yaml").read_text())
+    lines = render_lines(run, config, final_checkpoint(run))
+    return lines[lines.index("```bash") + 1]
+
+
+@pytest.mark.parametrize(
+    "recipe, module, flag",
+    [
+        ("v2v_ic_lora", "ltx_pipelines.ic_lora", "--video-conditioning"),
+        ("i2v_lora", "ltx_pipelines.ti2vid_one_stage", "--image"),
+    ],
+)
+def test_the_render_line_is_the_modes_own_with_its_inputs_and_runs_as_printed(
+    model_tree, capsys, tmp_path, recipe, module, flag
+):
+    import shlex
+
+    from ltx_wizard.demo.lookalike_pipelines import load_parser
+    from tests.eval_runs import run_as_printed
+
+    box = model_tree()
+    run = finished_recipe_run(box, capsys, recipe, with_reference=True, validation_media=False)
+    _release_files(
+        box.ckpt, "ltx-2.3-22b-distilled-1.1.safetensors", "ltx-2.3-spatial-upscaler-x2-1.1.safetensors"
+    )
+    line = _render_command(run)
+    argv = shlex.split(line)
+    assert argv[:5] == ["uv", "run", "python", "-m", module]
+    # the entry point's own parser (the look-alike checkout's copy of the real one) takes it
+    args = load_parser(box.checkout, module).parse_args(argv[5:])
+    assert args.prompt == CAPTIONS_0
+    if flag == "--video-conditioning":
+        assert args.video_conditioning == [(str(run / "dataset/clips/r0.mp4"), 1.0)]
+    else:
+        png = run / "outputs/eval/inputs/in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.first-frame.png"
+        assert args.images == [(str(png), 0, 1.0, None)] and png.is_file()
+    done = run_as_printed(line, box.checkout, tmp_path / "bin")
+    assert done.returncode == 0, done.stderr
+    assert Path(args.output_path).is_file()

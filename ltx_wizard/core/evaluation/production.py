@@ -90,16 +90,23 @@ def model_files(config: Mapping[str, Any]) -> dict[str, str]:
     return {"--checkpoint-path": path, "--gemma-root": encoder}
 
 
-def _model_args(config: Mapping[str, Any], mode: PipelineMode, extras: Mapping[str, Path]) -> list[str]:
+def model_args(
+    config: Mapping[str, Any], mode: PipelineMode, extras: Mapping[str, Path], *, placeholders: bool = False
+) -> list[str]:
+    """The entry point's model flags. `placeholders`: a file not found stands as `<role>` (a
+    command printed for the user, who downloads it first) instead of being required."""
+    found = dict(extras)
+    if placeholders:
+        found = {role: found.get(role, Path(f"<{role.replace('_', ' ')}>")) for role in mode.needs}
     files = model_files(config)
     if mode.distilled:  # the distilled checkpoint in the dev one's place (args.py, distilled=True)
-        distilled = str(extras[DISTILLED_CHECKPOINT])
+        distilled = str(found[DISTILLED_CHECKPOINT])
         if "--checkpoint-path" in files:
             files = {"--distilled-checkpoint-path": distilled, "--gemma-root": files["--gemma-root"]}
         else:
             files["--transformer-path"] = distilled
     args = [item for pair in files.items() for item in pair]
-    for role, path in extras.items():
+    for role, path in found.items():
         if role in pipeline_files.FLAGS:
             args += [pipeline_files.FLAGS[role], str(path)]
     return args
@@ -133,7 +140,7 @@ def production(
 ) -> Production:
     assert found.mode is not None
     mode = found.mode
-    args = _model_args(config, mode, found.extras) + settings_args(config, mode)
+    args = model_args(config, mode, found.extras) + settings_args(config, mode)
     return Production(
         mode.module,
         prefix,
