@@ -164,10 +164,11 @@ def finished_recipe_run(
     return run
 
 
-def pipelines_uv(folder: Path) -> Path:
-    """A `uv` on PATH that runs `uv run python -m ltx_pipelines.X ARGS` as the simulated
-    ltx-pipelines does (demo/sim/pipelines.py: the checkout's look-alike parser, then a tiny
-    render), so a printed render line runs as printed from the look-alike checkout."""
+def sim_uv(folder: Path) -> Path:
+    """A `uv` on PATH that runs what the user's `uv run python ...` would, on the simulator:
+    `-m ltx_pipelines.X ARGS` through the simulated ltx-pipelines (demo/sim/pipelines.py: the
+    checkout's look-alike parser, then a tiny render) and `scripts/train.py CONFIG ...` through
+    the simulated trainer, so a printed command runs as printed from the look-alike checkout."""
     import sys
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -176,20 +177,34 @@ def pipelines_uv(folder: Path) -> Path:
         f"#!{sys.executable}\n"
         "import os, sys\n"
         "args = sys.argv[1:]\n"
-        "assert args[:3] == ['run', 'python', '-m'], args\n"
-        "os.execv(sys.executable, [sys.executable, '-m', 'ltx_wizard.demo.sim.pipelines', *args[3:]])\n",
+        "assert args[:2] == ['run', 'python'], args\n"
+        "rest = args[2:]\n"
+        "if rest[:1] == ['-m']:\n"
+        "    module, rest = 'ltx_wizard.demo.sim.pipelines', rest[1:]\n"
+        "else:\n"
+        "    assert rest[0] == 'scripts/train.py', rest\n"
+        "    module, rest = 'ltx_wizard.demo.sim.trainer', rest[1:]\n"
+        "os.environ.setdefault('LTX_WIZARD_SIM_GPU', 'h100')\n"
+        "os.execv(sys.executable, [sys.executable, '-m', module, *rest])\n",
         encoding="utf-8",
     )
     uv.chmod(0o755)
     return uv
 
 
-def run_as_printed(line: str, checkout: Path, bin_dir: Path):
-    """The printed command, split as a shell splits it, run from the checkout with the `uv` above."""
+def sim_env(bin_dir: Path) -> dict[str, str]:
+    """This environment with the `uv` above first on PATH."""
     import os
+
+    sim_uv(bin_dir)
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def run_as_printed(line: str, cwd: Path, bin_dir: Path):
+    """The printed command, split as a shell splits it, run from `cwd` with the `uv` above."""
     import shlex
     import subprocess
 
-    pipelines_uv(bin_dir)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return subprocess.run(shlex.split(line), cwd=checkout, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        shlex.split(line), cwd=cwd, env=sim_env(bin_dir), capture_output=True, text=True, timeout=120
+    )
