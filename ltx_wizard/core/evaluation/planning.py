@@ -80,6 +80,8 @@ def setup(
         audio=audio_run(config),
         rows_for_ood=from_rows_only(config),
     )
+    note = rows_note(config)  # said wherever the prompts' notes are: eval's lines, the Results screen
+    prompts = PromptSet(prompts.prompts, prompts.notes + ((note,) if note else ()))
     checkout = read_run_meta(run).trainer_root
     return Setup(
         run,
@@ -126,12 +128,11 @@ def job(
 ) -> EvalJob:
     if not prompts.prompts:
         raise UsageError("no prompt to render: every category is empty")
-    note = rows_note(setup_.config)
     return EvalJob(
         str(setup_.choice.path),
         setup_.choice.note,
         list(prompts.prompts),
-        list(prompts.notes) + ([note] if note else []),
+        list(prompts.notes),
         video_dims(setup_.config),
         setup_.quantization,
         setup_.trainer,
