@@ -152,7 +152,11 @@ def finished_recipe_run(
 
     for i, caption in enumerate(CAPTIONS[:3]):
         clip = clips / f"c{i}.mp4"
-        made = write_video(clip, frames=24, colour=i) if clip_sound else write_render(clip, f"clip {i}", 7, None, 9)
+        made = (
+            write_video(clip, frames=24, colour=i)
+            if clip_sound
+            else write_render(clip, f"clip {i}", 7, None, 9)
+        )
         row = {"caption": caption, "video": made.name}
         if with_reference:
             row["reference_video"] = write_render(clips / f"r{i}.mp4", f"ref {i}", 7, None, 9).name

@@ -218,7 +218,9 @@ def test_image_to_video_planned_without_validation_media_is_fed_each_clips_first
     assert "each prompt is fed its own dataset row's first frame (frame 0 of its clip)" in out
     clip = run / "dataset/clips/c0.mp4"
     assert f"     fed first frame: {clip}" in out
-    assert _eval_config_samples(run)[0]["conditions"] == [{"type": "first_frame", "image_or_video": str(clip)}]
+    assert _eval_config_samples(run)[0]["conditions"] == [
+        {"type": "first_frame", "image_or_video": str(clip)}
+    ]
     first = _pipelines(run)["in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4"]
     png = (
         run / "outputs/eval/inputs/in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.first-frame.png"
@@ -288,7 +290,10 @@ def test_the_render_line_is_the_modes_own_with_its_inputs_and_runs_as_printed(
     if flag == "--video-conditioning":
         assert args.video_conditioning == [(str(run / "dataset/clips/r0.mp4"), 1.0)]
     else:
-        png = run / "outputs/eval/inputs/in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.first-frame.png"
+        png = (
+            run
+            / "outputs/eval/inputs/in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.first-frame.png"
+        )
         assert args.images == [(str(png), 0, 1.0, None)] and png.is_file()
     done = run_as_printed(line, box.checkout, tmp_path / "bin")
     assert done.returncode == 0, done.stderr

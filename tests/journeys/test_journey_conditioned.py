@@ -88,7 +88,12 @@ def _walk_to_a_finished_run(
     code, out, err = _cli(
         capsys,
         *("plan", "--trainer-root", str(box / "LTX-2"), "--simulate", "h100"),
-        *("--checkpoint", str(box / "models/ltx-2-19b.safetensors"), "--text-encoder", str(box / "models/gemma")),
+        *(
+            "--checkpoint",
+            str(box / "models/ltx-2-19b.safetensors"),
+            "--text-encoder",
+            str(box / "models/gemma"),
+        ),
         *prepared["plan_args"],
     )
     assert code == 0, err
@@ -99,7 +104,11 @@ def _walk_to_a_finished_run(
         code, out, err = _cli(capsys, step[0], str(run), *step[1:], "--simulate", "h100")
         assert code == 0, err
     done = subprocess.run(
-        ["bash", str(run / "launch.sh")], env=sim_env(box / "bin"), capture_output=True, text=True, timeout=600
+        ["bash", str(run / "launch.sh")],
+        env=sim_env(box / "bin"),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     code, out, err = _cli(capsys, "status", str(run), "--json")
@@ -154,7 +163,9 @@ def test_ic_lora_judged_through_ic_lora_with_each_rows_own_reference(box, capsys
         reference = str(run / "dataset" / _row_of(run, prompt)["reference_video"])
         assert samples[index]["conditions"] == [{"type": "reference", "video": reference}]
         assert f"{prompt['text']!r}  [{prompt['source']}]\n     fed reference video: {reference}\n" in out
-        made = [r for r in renders.values() if r["source"] == prompt["source"] and r["made_by"] == "ltx-pipelines"]
+        made = [
+            r for r in renders.values() if r["source"] == prompt["source"] and r["made_by"] == "ltx-pipelines"
+        ]
         assert made and {r["conditioning"] for r in made} == {f"reference video: {reference}"}
         assert {r["pipeline"] for r in made} == {"ltx_pipelines.ic_lora"}
         assert f"conditioning on reference video {reference}" in (run / "logs/eval.log").read_text()

@@ -155,7 +155,7 @@ def out_of_distribution(
             + (f" around the trigger word {trigger.strip()!r}" if trigger else "")
             + ": your own prompts (--prompt, or edit them here) make a stronger test."
         )
-    given = [_media(holdout, row) for row in rows] if holdout is not None else []
+    given: list[Mapping[str, str]] = [_media(holdout, row) for row in rows] if holdout is not None else []
     given = given or list(media)
     prompts = [
         EvalPrompt(OUT_DIST, text, source, media=given[i % len(given)] if given else {})

@@ -40,7 +40,9 @@ def test_a_conditioned_mode_planned_without_media_keeps_its_mode_and_its_rows_in
 
 def test_a_rows_own_audio_file_wins_over_its_clip_and_the_runs_own_wav():
     template = [{"type": "audio_to_video", "audio": "/media/rain_1.wav"}]
-    assert sample_conditions(template, {"video": "/d/c0.mp4"}) == [{"type": "audio_to_video", "audio": "/d/c0.mp4"}]
+    assert sample_conditions(template, {"video": "/d/c0.mp4"}) == [
+        {"type": "audio_to_video", "audio": "/d/c0.mp4"}
+    ]
     own = {"video": "/d/c0.mp4", "audio": "/d/a0.wav"}
     assert sample_conditions(template, own) == [{"type": "audio_to_video", "audio": "/d/a0.wav"}]
     assert sample_conditions(template, {}) == template  # a prompt without a row: the run's file
