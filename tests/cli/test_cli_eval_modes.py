@@ -261,15 +261,20 @@ def _render_command(run) -> str:
     return lines[lines.index("```bash") + 1]
 
 
+_IC_FILES = ("ltx-2.3-22b-distilled-1.1.safetensors", "ltx-2.3-spatial-upscaler-x2-1.1.safetensors")
+_A2V_FILES = ("ltx-2.3-22b-distilled-lora-384-1.1.safetensors", "ltx-2.3-spatial-upscaler-x2-1.1.safetensors")
+
+
 @pytest.mark.parametrize(
-    "recipe, module, flag",
+    "recipe, module, release",
     [
-        ("v2v_ic_lora", "ltx_pipelines.ic_lora", "--video-conditioning"),
-        ("i2v_lora", "ltx_pipelines.ti2vid_one_stage", "--image"),
+        ("v2v_ic_lora", "ltx_pipelines.ic_lora", _IC_FILES),
+        ("i2v_lora", "ltx_pipelines.ti2vid_one_stage", ()),
+        ("a2v_lora", "ltx_pipelines.a2vid_two_stage", _A2V_FILES),
     ],
 )
 def test_the_render_line_is_the_modes_own_with_its_inputs_and_runs_as_printed(
-    model_tree, capsys, tmp_path, recipe, module, flag
+    model_tree, capsys, tmp_path, recipe, module, release
 ):
     import shlex
 
@@ -277,24 +282,26 @@ def test_the_render_line_is_the_modes_own_with_its_inputs_and_runs_as_printed(
     from tests.eval_runs import run_as_printed
 
     box = model_tree()
-    run = finished_recipe_run(box, capsys, recipe, with_reference=True, validation_media=False)
-    _release_files(
-        box.ckpt, "ltx-2.3-22b-distilled-1.1.safetensors", "ltx-2.3-spatial-upscaler-x2-1.1.safetensors"
+    run = finished_recipe_run(
+        box, capsys, recipe, with_reference=True, validation_media=False, clip_sound=recipe == "a2v_lora"
     )
+    _release_files(box.ckpt, *release)
     line = _render_command(run)
     argv = shlex.split(line)
     assert argv[:5] == ["uv", "run", "python", "-m", module]
     # the entry point's own parser (the look-alike checkout's copy of the real one) takes it
     args = load_parser(box.checkout, module).parse_args(argv[5:])
     assert args.prompt == CAPTIONS_0
-    if flag == "--video-conditioning":
+    if recipe == "v2v_ic_lora":
         assert args.video_conditioning == [(str(run / "dataset/clips/r0.mp4"), 1.0)]
-    else:
+    elif recipe == "i2v_lora":
         png = (
             run
             / "outputs/eval/inputs/in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.first-frame.png"
         )
         assert args.images == [(str(png), 0, 1.0, None)] and png.is_file()
+    else:  # the clip's own sound
+        assert args.audio_path == str(run / "dataset/clips/c0.mp4") and args.images == []
     done = run_as_printed(line, box.checkout, tmp_path / "bin")
     assert done.returncode == 0, done.stderr
     assert Path(args.output_path).is_file()
