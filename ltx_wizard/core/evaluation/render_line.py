@@ -25,7 +25,9 @@ from ltx_wizard.core.evaluation.production import LORA_STRENGTH, model_args
 from ltx_wizard.core.evaluation.prompts import IN_DIST, EvalPrompt, collect, find_sources
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
-PREFIX = ("uv", "run", "python", "-m")  # from the checkout's root: its uv workspace
+# packages/ltx-pipelines/README.md "Running Pipelines": after `uv sync` at the repository root,
+# `python -m ltx_pipelines.<module>`; `uv run` runs it in that environment from the root
+PREFIX = ("uv", "run", "python", "-m")
 
 
 def _validation_prompt(config: Mapping[str, Any]) -> EvalPrompt:
@@ -65,6 +67,9 @@ def render_lines(run_dir: Path, config: Mapping[str, Any], checkpoint: Path) -> 
     extras, missing = pipeline_files.extras(config, mode)
     prompt = render_prompt(Path(run_dir), config)
     inputs, fed = _inputs(Path(run_dir), config, prompt)
+    # flags as the entry points' parsers name them (ltx_pipelines/utils/args.py basic_arg_parser:
+    # --lora PATH STRENGTH, --prompt, --output-path; the mode's own: ic_lora.py main()
+    # --video-conditioning, a2vid_two_stage.py build_a2vid_arg_parser --audio-path, --image)
     argv = [
         *PREFIX,
         mode.module,
