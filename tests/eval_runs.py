@@ -96,11 +96,20 @@ def laid_out_run(root: Path) -> Path:
 
 
 def finished_recipe_run(
-    box, capsys, recipe: str, *, with_reference: bool = False, with_audio: bool = False
+    box,
+    capsys,
+    recipe: str,
+    *,
+    with_reference: bool = False,
+    with_audio: bool = False,
+    validation_media: bool = True,
+    clip_sound: bool = False,
 ) -> Path:
     """A planned run of one of the look-alike checkout's recipes (`plan --recipe`, its validation
-    media real tiny files), finished with its final checkpoint, whose dataset.json rows point at
-    real tiny clips (and references or sounds) under dataset/clips, as the prepare step lays out."""
+    media real tiny files; without them, as `plan` does by default, validation on the prompts
+    only, when `validation_media` is False), finished with its final checkpoint, whose dataset.json rows point at
+    real tiny clips (and references or sounds) under dataset/clips, as the prepare step lays out;
+    `clip_sound`: each clip carries its own soundtrack (no audio column, as prepare writes it)."""
     from ltx_wizard.core.dataset.sources import required_folders
     from ltx_wizard.core.inputs.recipes import find_recipe
     from ltx_wizard.demo.lookalike_models import make_data_root
@@ -113,6 +122,7 @@ def finished_recipe_run(
     media = box.ws.parent / "media"
     names = media_names((configs / f"{recipe}.yaml").read_text("utf-8"))
     extra = [a for n in names for a in ("--validation-media", str(write_medium(media / n)))]
+    extra = extra if validation_media else []
     args = [
         "plan",
         "--trainer-root",
@@ -138,8 +148,16 @@ def finished_recipe_run(
     run = box.run
     clips = run / "dataset" / "clips"
     rows = []
+    from ltx_wizard.demo.lookalike_raw_clips import write_video
+
     for i, caption in enumerate(CAPTIONS[:3]):
-        row = {"caption": caption, "video": write_render(clips / f"c{i}.mp4", f"clip {i}", 7, None, 9).name}
+        clip = clips / f"c{i}.mp4"
+        made = (
+            write_video(clip, frames=24, colour=i)
+            if clip_sound
+            else write_render(clip, f"clip {i}", 7, None, 9)
+        )
+        row = {"caption": caption, "video": made.name}
         if with_reference:
             row["reference_video"] = write_render(clips / f"r{i}.mp4", f"ref {i}", 7, None, 9).name
         if with_audio:
@@ -148,3 +166,49 @@ def finished_recipe_run(
     (run / "dataset" / "dataset.json").write_text(json.dumps(rows), encoding="utf-8")
     write_weights(final_checkpoint(run))
     return run
+
+
+def sim_uv(folder: Path) -> Path:
+    """A `uv` on PATH that runs what the user's `uv run python ...` would, on the simulator:
+    `-m ltx_pipelines.X ARGS` through the simulated ltx-pipelines (demo/sim/pipelines.py: the
+    checkout's look-alike parser, then a tiny render) and `scripts/train.py CONFIG ...` through
+    the simulated trainer, so a printed command runs as printed from the look-alike checkout."""
+    import sys
+
+    folder.mkdir(parents=True, exist_ok=True)
+    uv = folder / "uv"
+    uv.write_text(
+        f"#!{sys.executable}\n"
+        "import os, sys\n"
+        "args = sys.argv[1:]\n"
+        "assert args[:2] == ['run', 'python'], args\n"
+        "rest = args[2:]\n"
+        "if rest[:1] == ['-m']:\n"
+        "    module, rest = 'ltx_wizard.demo.sim.pipelines', rest[1:]\n"
+        "else:\n"
+        "    assert rest[0] == 'scripts/train.py', rest\n"
+        "    module, rest = 'ltx_wizard.demo.sim.trainer', rest[1:]\n"
+        "os.environ.setdefault('LTX_WIZARD_SIM_GPU', 'h100')\n"
+        "os.execv(sys.executable, [sys.executable, '-m', module, *rest])\n",
+        encoding="utf-8",
+    )
+    uv.chmod(0o755)
+    return uv
+
+
+def sim_env(bin_dir: Path) -> dict[str, str]:
+    """This environment with the `uv` above first on PATH."""
+    import os
+
+    sim_uv(bin_dir)
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def run_as_printed(line: str, cwd: Path, bin_dir: Path):
+    """The printed command, split as a shell splits it, run from `cwd` with the `uv` above."""
+    import shlex
+    import subprocess
+
+    return subprocess.run(
+        shlex.split(line), cwd=cwd, env=sim_env(bin_dir), capture_output=True, text=True, timeout=120
+    )

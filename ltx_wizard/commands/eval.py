@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "settings, through a validate-only trainer run (RUN/eval-config.yaml) launched as the "
         "training was, and through the checkout's ltx-pipelines where it is there (the mode's "
         "entry point: ti2vid_one_stage for text- and image-to-video, ic_lora, a2vid_two_stage, "
-        "t2a_one_stage, fed the conditioning of the trainer's own samples). Outputs: "
+        "t2a_one_stage, fed each prompt's own dataset row's reference, first frame or sound, as the trainer's "
+        "samples are, even when the run was planned without validation media). Outputs: "
         "RUN/outputs/eval/<category>/NN_<slug>.mp4 and prompts.json. Exit 0 done, 1 failed, 2 bad "
         "input, 130 stopped.",
     )

@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.evaluation import memory
+from ltx_wizard.core.evaluation.conditioning import described
 from ltx_wizard.core.evaluation.job import Command, EvalJob, EvalState, Production
 from ltx_wizard.core.evaluation.layout import Manifest, eval_dir
 from ltx_wizard.core.evaluation.planning import Setup, job, memory_options, production_for, setup
@@ -111,14 +112,19 @@ def production_choice(
     return production_for(s, pipelines_prefix(s), chosen), lines
 
 
-def _prompt_lines(prompts: PromptSet) -> list[str]:
+def _prompt_lines(prompts: PromptSet, conditions: list[dict[str, Any]]) -> list[str]:
+    """Each prompt with where it came from and, for a conditioned mode, what it is fed (the
+    job's conditions filled from its own row, as the renders will be)."""
     lines = []
     for category in CATEGORIES:
         found = prompts.of(category)
         if not found and category == HELD_OUT:
             continue
         lines.append(f"{TITLES[category]} ({len(found)}):")
-        lines += [f"  {n}. {p.text!r}  [{p.source}]" for n, p in enumerate(found, start=1)]
+        for n, p in enumerate(found, start=1):
+            lines.append(f"  {n}. {p.text!r}  [{p.source}]")
+            fed = described(conditions, p)
+            lines += [f"     fed {fed}"] if fed else []
     return lines
 
 
@@ -129,7 +135,7 @@ def describe(s: Setup, job_: EvalJob, production_lines: list[str]) -> list[str]:
         f"Checkpoint: {s.choice.note}",
         f"Renders: the trainer's validation, {quantization_label(job_.quantization)} "
         f"(the training stack), {size}, seed 42{base}",
-        *_prompt_lines(s.prompts),
+        *_prompt_lines(PromptSet(tuple(job_.prompts)), job_.conditions),
         *production_lines,
     ]
     return lines + [f"Note: {n}" for n in job_.notes]

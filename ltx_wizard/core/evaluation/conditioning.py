@@ -7,7 +7,8 @@ entry point's flags.
   the trainer takes it (validation_runner.py _load_first_frame reads frame 0 with read_video,
   which, like this decode, applies no rotation);
 - a video `reference` -> `--video-conditioning PATH 1.0` (the trainer's strength, 1.0);
-- `audio_to_video` -> `--audio-path PATH`.
+- `audio_to_video` -> `--audio-path PATH` (the row's own audio file, else its clip, whose sound
+  the trainer trained on).
 """
 
 from __future__ import annotations
@@ -76,6 +77,28 @@ def _still(run_dir: Path, source: Path, stem: str) -> Path:
     return first_frame_png(source, target)
 
 
+def _audio_words(path: str, prompt: EvalPrompt) -> str:
+    own = not prompt.media.get("audio") and path == prompt.media.get("video")
+    return f"audio: {path}" + (" (the clip's own sound)" if own else "")
+
+
+def described(template: Sequence[dict[str, Any]], prompt: EvalPrompt) -> str:
+    """What a prompt's renders are fed, in words, before any first frame is decoded (the job's
+    plan as printed, and the trainer's own renders)."""
+    words = []
+    for cond in sample_conditions(template, prompt.media):
+        kind = cond.get("type")
+        if kind == "first_frame":
+            words.append(f"first frame: {cond['image_or_video']}")
+        elif kind == "reference" and cond.get("video"):
+            words.append(f"reference video: {cond['video']}")
+        elif kind == "audio_to_video":
+            words.append(_audio_words(str(cond["audio"]), prompt))
+        elif kind == "video_to_audio":
+            words.append(f"video: {cond['video']}")
+    return "; ".join(words)
+
+
 def inputs(
     run_dir: Path, template: Sequence[dict[str, Any]], prompt: EvalPrompt, stem: str
 ) -> tuple[list[str], str]:
@@ -94,5 +117,5 @@ def inputs(
             words.append(f"reference video: {cond['video']}")
         elif kind == "audio_to_video":
             args += ["--audio-path", str(cond["audio"])]
-            words.append(f"audio: {cond['audio']}")
+            words.append(_audio_words(str(cond["audio"]), prompt))
     return args, "; ".join(words)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ltx_wizard.core.evaluation.prompts import EvalPrompt
+from ltx_wizard.core.evaluation.strategy_conditions import BLANK, strategy_conditions
 from ltx_wizard.core.io.yaml_patch import YamlPatchError, get_dotted, load_yaml, patch_yaml_text
 from ltx_wizard.core.validation import patch as vp
 from ltx_wizard.core.base.errors import UsageError
@@ -42,6 +43,11 @@ _ROLE_FOR = {
     ("video_to_audio", "video"): "video",
     ("audio_to_video", "audio"): "audio",
 }
+# A row without its own audio file: the clip's own sound, read from the video as the trainer's
+# preprocessing reads it (scripts/process_videos.py MediaDataset._extract_audio of the video path;
+# validation_runner.py _encode_audio and ltx-pipelines' decode_audio_from_file read a video's
+# sound as well).
+_FALLBACK_ROLE = {"audio": "video"}
 
 
 def _mask_role(cond: Mapping[str, Any]) -> str:
@@ -67,11 +73,31 @@ def template_conditions(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
+def run_conditions(config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What the evaluation conditions each prompt with: the run's own validation conditions,
+    else (config.yaml validates without media) those its training strategy trains with, to be
+    filled from each prompt's own row (strategy_conditions.py)."""
+    return template_conditions(config) or strategy_conditions(config)
+
+
+def from_rows_only(config: Mapping[str, Any]) -> bool:
+    """The run has no conditioning file of its own: every condition comes from a dataset row."""
+    return not template_conditions(config) and bool(strategy_conditions(config))
+
+
+def _row_file(media: Mapping[str, str], role: str) -> str | None:
+    found = media.get(role)
+    if not found and role in _FALLBACK_ROLE:
+        found = media.get(_FALLBACK_ROLE[role])
+    return found or None
+
+
 def sample_conditions(
     template: Sequence[Mapping[str, Any]], media: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     """The template's conditions with each media key taken from the prompt's own row where it has
-    that column (the clip's first frame, its reference, its mask), else the run's own file."""
+    that column (the clip's first frame, its reference, its mask, its sound), else the run's own
+    file; a condition left without a file (no row, no file of the run's) is dropped."""
     out = []
     for shipped in template:
         cond = copy.deepcopy(dict(shipped))
@@ -80,20 +106,23 @@ def sample_conditions(
             if not isinstance(cond.get(key), str):
                 continue
             role = _mask_role(cond) if (kind, key) == ("mask", "mask") else _ROLE_FOR.get((kind, key))
-            if role and media.get(role):
-                cond[key] = media[role]
-        out.append(cond)
+            found = _row_file(media, role) if role else None
+            if found:
+                cond[key] = found
+        if BLANK not in (cond.get(k) for k in ("image_or_video", "video", "audio", "mask")):
+            out.append(cond)
     return out
 
 
 def samples(config: Mapping[str, Any], prompts: Sequence[EvalPrompt]) -> list[dict[str, Any]]:
     """validation.samples of the evaluation, in the order the renders are numbered."""
-    template = template_conditions(config)
+    template = run_conditions(config)
     out = []
     for prompt in prompts:
         sample: dict[str, Any] = {"prompt": prompt.text}
-        if template:
-            sample["conditions"] = sample_conditions(template, prompt.media)
+        conditions = sample_conditions(template, prompt.media)
+        if conditions:
+            sample["conditions"] = conditions
         sample["seed"] = prompt.seed
         out.append(sample)
     return out

@@ -63,6 +63,9 @@ class EvalJob:
     trainer: Command  # CONFIG stands where the config path goes
     like_for_like: bool = True
     production: Production | None = None
+    # what every render is conditioned with (eval_config.run_conditions), filled per prompt from
+    # its row: the trainer's validation samples and the production renders alike
+    conditions: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n"

@@ -23,7 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ltx_wizard.core.evaluation.eval_config import template_conditions
+from ltx_wizard.core.evaluation.eval_config import run_conditions
+from ltx_wizard.core.evaluation.strategy_conditions import strategy_kinds
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
 SPATIAL_UPSAMPLER, DISTILLED_LORA, DISTILLED_CHECKPOINT = (
@@ -105,9 +106,9 @@ def mode_for(config: Mapping[str, Any]) -> PipelineMode | str:
     """The run's production pipeline, or why there is none (one line)."""
     strategy = get_dotted(config, "training_strategy", None) or {}
     strategy = strategy if isinstance(strategy, Mapping) else {}
-    kinds = _kinds(template_conditions(config))
-    if strategy.get("name") == "video_to_video":
-        kinds.add("reference")  # the legacy IC-LoRA strategy: its validation has references
+    # the run's own validation conditions, else what its strategy trains with (a config planned
+    # without validation media still trains its mode: strategy_conditions.py)
+    kinds = _kinds(run_conditions(config)) | strategy_kinds(config)
     blocked = [words for kind, words in _NO_PIPELINE.items() if kind in kinds]
     if blocked:
         return (

@@ -14,7 +14,9 @@ from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.dataset.sources import audio_folder
 from ltx_wizard.core.evaluation import memory, production
 from ltx_wizard.core.evaluation.checkpoints import Choice, choose
-from ltx_wizard.core.evaluation.eval_config import video_dims
+from ltx_wizard.core.evaluation.eval_config import from_rows_only, run_conditions, video_dims
+from ltx_wizard.core.evaluation.pipeline_modes import PipelineMode, mode_for
+from ltx_wizard.core.evaluation.strategy_conditions import strategy_conditions
 from ltx_wizard.core.evaluation.job import Command, EvalJob, Production
 from ltx_wizard.core.evaluation.prompts import PromptSet, collect, find_sources
 from ltx_wizard.core.evaluation.trainer_command import trainer_command
@@ -72,7 +74,14 @@ def setup(
     config = read_run_config(run)
     choice = choose(run, config, checkpoint)
     trainer, simulated = trainer_command(run, stand_in)
-    prompts = collect(find_sources(run, dataset, trigger), user_prompts, audio=audio_run(config))
+    prompts = collect(
+        find_sources(run, dataset, trigger),
+        user_prompts,
+        audio=audio_run(config),
+        rows_for_ood=from_rows_only(config),
+    )
+    note = rows_note(config)  # said wherever the prompts' notes are: eval's lines, the Results screen
+    prompts = PromptSet(prompts.prompts, prompts.notes + ((note,) if note else ()))
     checkout = read_run_meta(run).trainer_root
     return Setup(
         run,
@@ -129,4 +138,28 @@ def job(
         setup_.trainer,
         like_for_like,
         production_path,
+        run_conditions(setup_.config),
+    )
+
+
+_FED = {
+    "first_frame": "first frame (frame 0 of its clip)",
+    "reference": "reference video",
+    "audio_to_video": "sound (its audio file, else its clip's own)",
+    "video_to_audio": "clip",
+}
+
+
+def rows_note(config: Mapping[str, Any]) -> str | None:
+    """What eval says when config.yaml validates without media but the mode is conditioned: each
+    render gets its own row's input, through the mode's own entry point."""
+    if not from_rows_only(config):
+        return None
+    fed = " and ".join(_FED[str(c["type"])] for c in strategy_conditions(config))
+    mode = mode_for(config)
+    through = f"; ltx-pipelines renders go through {mode.module}" if isinstance(mode, PipelineMode) else ""
+    return (
+        "config.yaml validates without conditioning media (planned without --validation-media), "
+        f"but the run trains {mode.title if isinstance(mode, PipelineMode) else 'a conditioned mode'}: "
+        f"each prompt is fed its own dataset row's {fed}, as the trainer trained on them{through}."
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ltx_wizard.core.evaluation import pipeline_files
-from ltx_wizard.core.evaluation.eval_config import template_conditions
+from ltx_wizard.core.evaluation.eval_config import run_conditions
 from ltx_wizard.core.evaluation.job import Command, Production
 from ltx_wizard.core.evaluation.pipeline_modes import DISTILLED_CHECKPOINT, T2V, PipelineMode, mode_for
 from ltx_wizard.core.io.yaml_patch import get_dotted
@@ -90,16 +90,23 @@ def model_files(config: Mapping[str, Any]) -> dict[str, str]:
     return {"--checkpoint-path": path, "--gemma-root": encoder}
 
 
-def _model_args(config: Mapping[str, Any], mode: PipelineMode, extras: Mapping[str, Path]) -> list[str]:
+def model_args(
+    config: Mapping[str, Any], mode: PipelineMode, extras: Mapping[str, Path], *, placeholders: bool = False
+) -> list[str]:
+    """The entry point's model flags. `placeholders`: a file not found stands as `<role>` (a
+    command printed for the user, who downloads it first) instead of being required."""
+    found = dict(extras)
+    if placeholders:
+        found = {role: found.get(role, Path(f"<{role.replace('_', ' ')}>")) for role in mode.needs}
     files = model_files(config)
     if mode.distilled:  # the distilled checkpoint in the dev one's place (args.py, distilled=True)
-        distilled = str(extras[DISTILLED_CHECKPOINT])
+        distilled = str(found[DISTILLED_CHECKPOINT])
         if "--checkpoint-path" in files:
             files = {"--distilled-checkpoint-path": distilled, "--gemma-root": files["--gemma-root"]}
         else:
             files["--transformer-path"] = distilled
     args = [item for pair in files.items() for item in pair]
-    for role, path in extras.items():
+    for role, path in found.items():
         if role in pipeline_files.FLAGS:
             args += [pipeline_files.FLAGS[role], str(path)]
     return args
@@ -133,7 +140,7 @@ def production(
 ) -> Production:
     assert found.mode is not None
     mode = found.mode
-    args = _model_args(config, mode, found.extras) + settings_args(config, mode)
+    args = model_args(config, mode, found.extras) + settings_args(config, mode)
     return Production(
         mode.module,
         prefix,
@@ -141,7 +148,7 @@ def production(
         quantization,
         offload,
         kind=mode.kind,
-        conditions=template_conditions(config),
+        conditions=run_conditions(config),
         multiple=mode.multiple,
         ext=mode.ext,
         video=mode.video,

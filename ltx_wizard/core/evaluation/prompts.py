@@ -1,6 +1,7 @@
 """The prompts of the evaluation, in the skill's three categories (phases/post-train-validate.md).
 
-- in-distribution: 3 captions of the training set, drawn with seed 42;
+- in-distribution: 3 captions of the clips the trainer trains on, drawn with seed 42 (a clip it
+  leaves out, e.g. a silent one under an audio recipe, is no training caption);
 - out-of-distribution: the user's own prompts verbatim, or three generic ones built around the
   trigger word (describing the sound when the run generates audio);
 - held-out: `dataset/holdout.jsonl` (written by the prepare step), all of it up to 5 rows, else 5
@@ -98,8 +99,11 @@ def _draw(rows: list[Row], count: int) -> list[Row]:
     return [rows[i] for i in picked]
 
 
-def _from_file(ds: DatasetFile, category: str, count: int, trigger: str | None) -> list[EvalPrompt]:
-    rows = _captioned(ds)
+def _from_file(
+    ds: DatasetFile, category: str, count: int, trigger: str | None, keep: frozenset[str] | None = None
+) -> list[EvalPrompt]:
+    """`keep`: the samples (.pt names) the trainer trains on; None keeps every captioned row."""
+    rows = [r for r in _captioned(ds) if keep is None or ds.output_rel(r) in keep]
     numbered = {id(row): n for n, row in enumerate(ds.rows, start=1)}
     out = []
     for row in _draw(rows, count):
@@ -124,11 +128,16 @@ def synthesised(trigger: str | None, audio: bool) -> list[str]:
 
 
 def out_of_distribution(
-    user: Sequence[str], trigger: str | None, audio: bool, holdout: DatasetFile | None
+    user: Sequence[str],
+    trigger: str | None,
+    audio: bool,
+    holdout: DatasetFile | None,
+    media: Sequence[Mapping[str, str]] = (),
 ) -> tuple[list[EvalPrompt], list[str]]:
     """The user's prompts verbatim, else the synthesised ones; conditioning media, where the mode
     needs some, come from the held-out rows (the skill: keep the out-of-distribution test out of
-    the training set)."""
+    the training set), else from `media` (the training rows', when the run has no file of its
+    own to condition on)."""
     rows = list(holdout.rows) if holdout is not None else []
     texts = [t.strip() for t in user if t.strip()]
     notes = []
@@ -146,13 +155,10 @@ def out_of_distribution(
             + (f" around the trigger word {trigger.strip()!r}" if trigger else "")
             + ": your own prompts (--prompt, or edit them here) make a stronger test."
         )
+    given: list[Mapping[str, str]] = [_media(holdout, row) for row in rows] if holdout is not None else []
+    given = given or list(media)
     prompts = [
-        EvalPrompt(
-            OUT_DIST,
-            text,
-            source,
-            media=_media(holdout, rows[i % len(rows)]) if holdout is not None and rows else {},
-        )
+        EvalPrompt(OUT_DIST, text, source, media=given[i % len(given)] if given else {})
         for i, text in enumerate(texts)
     ]
     return prompts, notes
@@ -165,6 +171,8 @@ class Sources:
     dataset: Path | None
     holdout: Path | None
     trigger: str | None
+    # the samples (.pt names) the trainer trains on, from preprocess.json; None: not recorded
+    trained: frozenset[str] | None = None
 
 
 def find_sources(run_dir: Path, dataset: Path | None = None, trigger: str | None = None) -> Sources:
@@ -179,11 +187,29 @@ def find_sources(run_dir: Path, dataset: Path | None = None, trigger: str | None
     if trigger is None and state is not None:
         trigger = state.spec.lora_trigger
     holdout = run_dir / HOLDOUT_REL
-    return Sources(dataset, holdout if holdout.is_file() else None, trigger)
+    return Sources(dataset, holdout if holdout.is_file() else None, trigger, _trained(run_dir, dataset))
 
 
-def collect(sources: Sources, user: Sequence[str] = (), *, audio: bool = False) -> PromptSet:
-    """The three categories. Raises UsageError when there is no training caption to draw from."""
+def _trained(run_dir: Path, dataset: Path | None) -> frozenset[str] | None:
+    """The samples of `dataset` the trainer trains on, as preprocess.json records them: each
+    kept row's sample less those without sound (no audio latents written), which the trainer
+    leaves out of an audio recipe (datasets.py PrecomputedDataset._discover_samples keeps a
+    sample only when every folder its strategy reads has its file); the plan records clips
+    without sound only for such a recipe. None when the run did not preprocess this file."""
+    from ltx_wizard.core.preprocess.state import read_state
+
+    state = read_state(run_dir)
+    if state is None or dataset is None or Path(state.dataset_file).resolve() != Path(dataset).resolve():
+        return None
+    return frozenset(state.samples) - frozenset(state.silent)
+
+
+def collect(
+    sources: Sources, user: Sequence[str] = (), *, audio: bool = False, rows_for_ood: bool = False
+) -> PromptSet:
+    """The three categories. Raises UsageError when there is no training caption to draw from.
+    `rows_for_ood`: the run has no conditioning file of its own, so out-of-distribution prompts
+    without a held-out row take the in-distribution rows' inputs (a reference, a first frame)."""
     if sources.dataset is None:
         raise UsageError(
             "no training captions found for this run (no dataset/dataset.json, no "
@@ -191,8 +217,14 @@ def collect(sources: Sources, user: Sequence[str] = (), *, audio: bool = False) 
         )
     ds = read_dataset_file(sources.dataset)
     holdout = read_dataset_file(sources.holdout) if sources.holdout is not None else None
-    prompts = _from_file(ds, IN_DIST, IN_DIST_COUNT, sources.trigger)
-    ood, notes = out_of_distribution(user, sources.trigger, audio, holdout)
+    prompts = _from_file(ds, IN_DIST, IN_DIST_COUNT, sources.trigger, sources.trained)
+    if not prompts and sources.trained is not None:
+        raise UsageError(
+            f"dataset file {ds.path}: none of its captioned clips is one the trainer trains on "
+            "(preprocess.json): pass the training dataset file with --dataset"
+        )
+    rows = [p.media for p in prompts] if rows_for_ood else []
+    ood, notes = out_of_distribution(user, sources.trigger, audio, holdout, rows)
     prompts += ood
     if holdout is None:
         notes.append(HELD_OUT_SKIPPED)

@@ -189,6 +189,7 @@ class EvalRunner:
                 quantization_label(self.job.quantization) + " (training stack)",
                 self.dims,
                 prompt.source,
+                conditioning=conditioning.described(self.job.conditions, prompt),
             )
         layout.remove_cruft(self.run_dir)
         layout.write_manifest(self.run_dir, self.manifest)

@@ -19,13 +19,14 @@ def _variant(render: Render) -> str:
 
 
 def _category(renders: list[Render]) -> list[str]:
-    by_prompt: dict[tuple[str, int], list[Render]] = {}
+    # grouped by the file's stem (`<category>/NN_<slug>`), not its text: two clips may share a caption
+    by_prompt: dict[str, list[Render]] = {}
     for render in renders:
-        by_prompt.setdefault((render.prompt, render.seed), []).append(render)
+        by_prompt.setdefault(render.file.split(".")[0], []).append(render)
     lines = []
-    for n, ((prompt, seed), made) in enumerate(by_prompt.items(), start=1):
-        flat = " ".join(prompt.split()).replace("`", "'")
-        lines.append(f'{n}. Seed {seed}: "{flat}"')
+    for n, (_, made) in enumerate(sorted(by_prompt.items()), start=1):
+        flat = " ".join(made[0].prompt.split()).replace("`", "'")
+        lines.append(f'{n}. Seed {made[0].seed}: "{flat}"')
         made.sort(key=lambda r: (r.made_by == PIPELINES, not r.lora))
         lines += [f"   - {_variant(r)}" for r in made]
     return lines
@@ -48,7 +49,8 @@ def evaluation_lines(run_dir: Path) -> list[str]:
         skipped = [n for n in manifest.notes if category == HELD_OUT and n.startswith("Held-out")]
         if not renders and not skipped:
             continue
-        lines.append(f"### {TITLES[category]} ({len({r.prompt for r in renders})} prompts)")
+        count = len({r.file.split(".")[0] for r in renders})
+        lines.append(f"### {TITLES[category]} ({count} prompt{'' if count == 1 else 's'})")
         lines += [""] + (_category(renders) if renders else skipped) + [""]
     others = [n for n in manifest.notes if not n.startswith("Held-out")]
     if others:

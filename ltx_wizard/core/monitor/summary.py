@@ -13,6 +13,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from ltx_wizard.core.evaluation.render_line import render_lines
 from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
 from ltx_wizard.core.launch.script import copy_line
 from ltx_wizard.core.monitor.run_config import read_config, value
@@ -42,31 +43,6 @@ def _duration(minutes: float | None, earlier: tuple[float | None, ...] = ()) -> 
             f"; {missing} launch{'es' if missing > 1 else ''} stopped before printing its time, not counted"
         )
     return text + ")"
-
-
-def _render_line(config: dict[str, Any], checkpoint: Path) -> str:
-    # ltx-pipelines' CLI (ltx_pipelines/utils/args.py basic_arg_parser, default_1_stage_arg_parser)
-    prompts = value(config, "validation.prompts") or []
-    prompt = prompts[0] if isinstance(prompts, list) and prompts else "<your prompt>"
-    argv = [
-        "uv",
-        "run",
-        "python",
-        "-m",
-        "ltx_pipelines.ti2vid_one_stage",
-        "--checkpoint-path",
-        str(value(config, "model.model_path", "<checkpoint>")),
-        "--gemma-root",
-        str(value(config, "model.text_encoder_path", "<gemma folder>")),
-        "--lora",
-        str(checkpoint),
-        "1.0",
-        "--prompt",
-        str(prompt),
-        "--output-path",
-        str(checkpoint.parent.parent / "render.mp4"),
-    ]
-    return shlex.join(argv)
 
 
 def _training_table(config: dict[str, Any]) -> list[str]:
@@ -160,17 +136,8 @@ def render_summary(status: RunStatus) -> str:
     ]
     lines += evaluation_lines(run)  # the post-training evaluation's renders, once it ran
     lines += _continue_section(status, config, usable)
-    if usable is not None:
-        lines += [
-            "## Render with it",
-            "",
-            "From your LTX-2 checkout (ltx-pipelines):",
-            "",
-            "```bash",
-            _render_line(config, usable.path),
-            "```",
-            "",
-        ]
+    if usable is not None:  # the mode's own entry point, with its inputs (evaluation/render_line.py)
+        lines += ["## Render with it", "", *render_lines(run, config, usable.path)]
     return "\n".join(lines)
 
 

@@ -98,3 +98,42 @@ def test_editing_a_category_keeps_the_others_and_drops_the_generic_note(tmp_path
     assert [p.text for p in changed.of(IN_DIST)] == [p.text for p in found.of(IN_DIST)]
     assert not any("generic" in n for n in changed.notes)
     assert [p.category for p in changed.prompts] == [IN_DIST] * 3 + [OUT_DIST] * 2
+
+
+def _preprocessed(run, dataset, samples, silent):
+    """preprocess.json as `plan --dataset` writes it: each kept row's sample, those without sound."""
+    from ltx_wizard.core.preprocess.command import PreprocessSpec
+    from ltx_wizard.core.preprocess.state import PreprocessState, write_state
+
+    spec = PreprocessSpec(buckets="576x576x89", model_path=run / "m", text_encoder_path=run / "g")
+    state = PreprocessState(
+        dataset_file=dataset,
+        data_root=run / ".precomputed",
+        spec=spec,
+        trainer_dir=run,
+        samples=tuple(samples),
+        silent=tuple(silent),
+    )
+    write_state(run, state)
+
+
+def test_in_distribution_captions_only_of_clips_the_trainer_trains_on(tmp_path):
+    # item 8a: a silent clip under an audio recipe gets no audio latents and the trainer leaves it
+    # out (datasets.py _discover_samples); its caption is no training caption
+    dataset = _dataset(tmp_path, ["kept 0", "silent 1", "kept 2", "dropped 3 too short"])
+    _preprocessed(tmp_path, dataset, ["clips/0.pt", "clips/1.pt", "clips/2.pt"], ["clips/1.pt"])
+    sources = find_sources(tmp_path)
+    assert sources.trained == frozenset({"clips/0.pt", "clips/2.pt"})
+    texts = [p.text for p in collect(sources).of(IN_DIST)]
+    assert texts == ["kept 0", "kept 2"]
+    # another dataset file than the one preprocessed: nothing recorded for it, every row counts
+    other = _dataset(tmp_path, ["a", "b"], name="other.json")
+    assert find_sources(tmp_path, other).trained is None
+
+
+def test_without_a_file_of_the_runs_own_out_of_distribution_prompts_take_the_training_rows_inputs(tmp_path):
+    sources = Sources(_dataset(tmp_path, ["a", "b"]), None, None)
+    ood = collect(sources, ["my prompt", "another", "third"], rows_for_ood=True).of(OUT_DIST)
+    clips = [str(tmp_path / "dataset" / "clips" / f"{i}.mp4") for i in (0, 1, 0)]
+    assert [p.media["video"] for p in ood] == clips
+    assert all(not p.media for p in collect(sources, ["my prompt"]).of(OUT_DIST))
