@@ -264,3 +264,18 @@ def test_discover_nothing_found_says_what_to_do(tmp_path, capsys):
 def test_discover_bad_models_dir_exits_2(tmp_path, capsys):
     assert main(["discover", "--models-dir", str(tmp_path / "nope")]) == 2
     assert "--models-dir" in capsys.readouterr().err
+
+
+def test_a_gemma_warning_is_the_items_warning_in_json_and_a_warn_line(tmp_path, capsys):
+    # ltx-core only warns here (encoder_configurator.py _check_gemma_version): a 2.5 checkpoint
+    # that declares no Gemma beside a Gemma that declares no version
+    ckpt = make_checkpoint(tmp_path / "ltx-2.5.safetensors", gemma_version=None, model_version="2.5.0")
+    te = make_gemma_dir(tmp_path / "gemma", gemma_version=None)
+    rc = main(["check", "--checkpoint", str(ckpt), "--text-encoder", str(te), "--json"])
+    item = json.loads(capsys.readouterr().out)["items"][1]
+    assert rc == 0 and item["name"] == "text_encoder" and item["ok"] is True
+    assert item["warning"] and "skips its version check" in item["warning"]
+    assert item["warning"] in item["summary"]
+    rc = main(["check", "--checkpoint", str(ckpt), "--text-encoder", str(te)])
+    line = capsys.readouterr().out.splitlines()[1]
+    assert rc == 0 and line.startswith("warn  text_encoder") and "skips its version check" in line

@@ -204,8 +204,8 @@ def _text_encoder_item(d: _Draft) -> CheckItem:
         d.te = te
         if d.ckpt is None:
             return te.describe(), None
-        if warning:
-            return f"{te.describe()}; warning: {warning}", None
+        if warning:  # usable, as ltx-core only warns: the item's warning, not just its summary
+            return f"{te.describe()}; warning: {warning}", warning
         return f"{te.describe()}; matches the checkpoint", None
 
     return _item("text_encoder", raw, read)
