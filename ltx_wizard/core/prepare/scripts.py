@@ -30,17 +30,23 @@ _GROUPS: set[int] = set()  # process groups started here and not yet seen to end
 
 @record
 class ScriptRunner:
-    """`prefix` runs a Python file in the checkout's environment: ("uv", "run", "python"), or
-    where the GPUs are simulated the wizard's own interpreter (the demo's look-alike scripts)."""
+    """`prefix` runs a Python file in the checkout's environment: ("uv", "run", "python"), or for
+    the demo's look-alike checkout the wizard's own interpreter. `stand_ins`: the scripts that need
+    a real GPU, replaced where the GPUs are simulated (script name -> the command run in its
+    place with the script's own arguments); every other script still runs in the checkout's
+    environment, as without --simulate."""
 
     trainer_dir: Path
     prefix: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
+    stand_ins: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def script(self, name: str) -> Path:
         return self.trainer_dir / "scripts" / name
 
     def argv(self, name: str, args: list[str]) -> list[str]:
+        if name in self.stand_ins:
+            return [*self.stand_ins[name], *args]
         return [*self.prefix, str(Path("scripts") / name), *args]
 
     def python(self, args: list[str]) -> list[str]:
