@@ -16,7 +16,6 @@ import pytest
 
 from ltx_wizard.cli import main
 from ltx_wizard.core.launch import accelerate_config
-from ltx_wizard.core.plan.record import read_record
 from ltx_wizard.core.preprocess.state import read_state
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
 from tests.prepare_kit import checkout, raw_folder, snapshot, uv_on_path
@@ -185,7 +184,7 @@ def test_the_printed_next_line_runs_as_printed(box, capsys, monkeypatch):
     state = read_state(run)
     assert state.spec.lora_trigger == "sks"
     assert state.dataset_file == Path(captured.out.strip())
-    assert read_record(run).simulate == "h100"
+    assert f"ltx-wizard preprocess {run} --one-sample --simulate h100" in done.stderr  # planned simulated
 
 
 def test_simulate_runs_the_checkouts_scripts_in_its_own_environment(box, capsys, tmp_path):
