@@ -15,6 +15,7 @@ import os
 import sys
 
 from ltx_wizard.commands.common import add_gpu_source_args, print_json
+from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
 
 YES_TOPICS = ("rotate", "scenes")  # the offers for scripts --yes answers
 
@@ -29,10 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(scripts/split_scenes.py), caption with scripts/caption_videos.py after a 3-caption "
         "spot check you approve, check references and masks, and keep a held-out set aside "
         "(dataset/holdout.jsonl). Then plan with the printed `ltx-wizard plan ...` line, which "
-        "runs as printed (it names the checkout, the GPU source and the models found). "
-        "With --simulate the GPUs are simulated and nothing else: the checkout's scripts run "
-        "in its own environment (uv run python), as without it; only the local captioner "
-        "server, which needs the GPU, is a stand-in (no model).",
+        "runs as printed (it names the checkout, the GPU source and the models found). " + SIMULATE_SAYS,
     )
     p.add_argument(
         "source",

@@ -9,6 +9,7 @@ import os
 from typing import Any, Callable
 
 from ltx_wizard.core.prepare.captioner import Knobs
+from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
 
 URL_FIELD = "Captioner server URL"
 CAPTIONS_FIELD = "Your captions file"
@@ -18,11 +19,7 @@ TUI_KNOBS = Knobs(
     gemini='Captioner "gemini_flash"',
     captions=f'the "{CAPTIONS_FIELD}" field',
 )
-SIMULATE_NOTE = (
-    "GPUs simulated: only the GPU is. The checkout's scripts run in its own environment (uv run "
-    "python), as without --simulate; the local captioner server, which needs the GPU, is a "
-    "stand-in (no model)."
-)
+SIMULATE_NOTE = SIMULATE_SAYS
 DEMO_NOTE = "Demo: the look-alike checkout's scripts run with the wizard's own Python."
 
 

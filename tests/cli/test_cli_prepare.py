@@ -205,3 +205,20 @@ def test_simulate_runs_the_checkouts_scripts_in_its_own_environment(box, capsys,
     assert ["run", "python", "scripts/caption_videos.py"] == calls[-1][:3]
     server_log = (box / "ws" / "run" / "logs" / "prepare-captioner-server.log").read_text()
     assert server_log.startswith(f"$ {sys.executable} -m ltx_wizard.demo.sim.captioner --host 127.0.0.1")
+
+
+def test_readme_help_and_screen_say_the_same_about_simulate(capsys):
+    """Issue 40 item 3: the README said --simulate reads your checkout, --help that the scripts
+    run with this Python. One sentence now, said by all three."""
+    from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
+    from ltx_wizard.tui.screens.prepare import PREPARE_HELP
+
+    with pytest.raises(SystemExit):
+        main(["prepare", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    help_text = " ".join(PREPARE_HELP[1].split())
+    for text in (said, readme, help_text):
+        assert SIMULATE_SAYS in text
+        assert "run with this Python" not in text
+    assert "uv run python" in SIMULATE_SAYS and "captioner server" in SIMULATE_SAYS

@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Header, Input, ProgressBar, RichLog, Select, Static
 
+from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
 from ltx_wizard.tui import prepare_choices as choices
 from ltx_wizard.tui.prepare_asker import PrepareEnded, PrepareLine, PrepareProgress, ScreenAsker
 from ltx_wizard.tui.widgets.footer import Footer
@@ -69,13 +70,12 @@ changed; everything made (scenes, upright copies, captions) stays in the run fol
 
 **The trigger word** is never written into the captions: preprocessing prepends it.
 
-**With --simulate** only the GPU is simulated: the checkout's scripts run in its own environment
-(`uv run python`), as without it; the local captioner server, which needs the GPU, is a stand-in
-(no model). With --demo the look-alike checkout's scripts run with the wizard's own Python.
+**Simulated GPUs.** @SIMULATE@ With --demo the look-alike checkout's scripts run with the
+wizard's own Python.
 
 **Keys.** ctrl+n prepares, then continues to the paths with the dataset file, its bucket and
 trigger word filled in. F4 skips (your data is ready: a dataset file or a `.precomputed` folder).
-Esc cancels a running step (what was made is kept), else goes back.""",
+Esc cancels a running step (what was made is kept), else goes back.""".replace("@SIMULATE@", SIMULATE_SAYS),
 )
 
 
