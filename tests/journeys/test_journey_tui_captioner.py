@@ -123,3 +123,24 @@ async def test_qwen_omni_without_a_url_on_a_small_card_names_the_screens_field(d
         assert 'give a server elsewhere (the "Captioner server URL" field)' in status
         assert 'or Captioner "gemini_flash" with GEMINI_API_KEY set' in status
         assert "--vllm-url" not in status and "--captioner" not in status
+
+
+async def test_ltx_wizard_vllm_url_fills_the_field_and_a_bad_one_stops_before_the_screen(
+    demo_root, server, monkeypatch, capsys
+):
+    from ltx_wizard.cli import build_parser, main
+
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    assert main(["--simulate", "rtx5090", "--vllm-url", "gpu-box:8001"]) == 2
+    assert (
+        "the captioner server URL 'gpu-box:8001' (--vllm-url URL) is not an http" in capsys.readouterr().err
+    )
+    _, url = server
+    args = build_parser(["--demo"]).parse_args(["--demo", "--simulate", "rtx5090", "--vllm-url", url])
+    app = make_app(demo_root, demo_data="raw", simulate="rtx5090", vllm_url=args.vllm_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _to_prepare(pilot, app)
+        assert app.screen.query_one("#prep-vllm-url").value == url
+        await wait_until(pilot, lambda: f"qwen_omni at {url}" in _auto(app.screen))
+        assert app.screen.request().vllm_url == url

@@ -125,6 +125,7 @@ class PrepareScreen(WizardScreen):
                 yield Checkbox("Split long videos into scenes", id="prep-split", compact=True)
                 yield Select(CAPTIONERS, value="auto", allow_blank=False, id="prep-captioner", compact=True)
             yield Input(
+                self.app.options.vllm_url or "",
                 placeholder=f"{choices.URL_FIELD} (optional: a Qwen3-Omni server elsewhere, http://host:8001/v1)",
                 id="prep-vllm-url",
                 compact=True,
