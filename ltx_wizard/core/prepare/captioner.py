@@ -146,6 +146,11 @@ def choose_captioner(
             notes=_server_notes(big, env),
             label=f"qwen_omni, GPU {big.index} ({_free(big):.0f} GiB free)",
         )
+    return _none_here(requested, big, knobs)
+
+
+def _none_here(requested: str | None, big: GpuFree | None, knobs: Knobs) -> CaptionerChoice:
+    """No key, no URL, no GPU with room: qwen_omni asked for is refused, else captions from a file."""
     seen = f"GPU {big.index} has {_free(big):.0f} GiB free" if big is not None else "no GPU"
     if requested == "qwen_omni":
         raise UsageError(
