@@ -101,39 +101,43 @@ def test_raw_clips_to_a_finished_run_on_the_command_line(box, server):
     planned = _run(next_argv, env, box)
     run = Path(planned.stdout.strip().splitlines()[0])
     assert run == dataset.parent.parent and (run / "plan.md").is_file() and (run / "config.yaml").is_file()
-    steps = _plan_steps(planned.stderr)
+    steps = _indented_after(planned.stderr, "in the trainer team's order:")
     assert [s[1] for s in steps[:3]] == ["preprocess", "autotune", "preprocess"]
     assert steps[-1] == ["bash", str(run / "launch.sh")]
     _walk(steps, env, box, run)
 
 
-def _plan_steps(err: str) -> list[list[str]]:
-    """The commands plan prints after `in the trainer team's order:`, one per indented line."""
-    lines = err.splitlines()
-    start = next(i for i, x in enumerate(lines) if x.endswith("in the trainer team's order:"))
-    steps = []
-    for line in lines[start + 1 :]:
-        if not line.startswith("  "):
-            break
-        steps.append(shlex.split(line.strip()))
-    return steps
-
-
 def _walk(steps: list[list[str]], env: dict[str, str], box: Path, run: Path) -> None:
-    one, tune, full, launch = steps[0], steps[1], steps[2], steps[-1]
+    one, tune = steps[0], steps[1]
     assert one == ["ltx-wizard", "preprocess", str(run), "--one-sample", "--simulate", PRESET]
     _run(one, env, box)
     state = json.loads((run / "preprocess.json").read_text())
     assert state["one_sample_done"] is True and state["full_done"] is False
     tuned = _run(tune, env, box)
-    assert (run / "autotune.log").is_file() and (run / "autotune.json").is_file()
-    assert str(run / "config.yaml") in tuned.stderr + tuned.stdout
+    summary = json.loads((run / "autotune.json").read_text())["summary"]
+    winner = summary["winner"]
+    assert f"Winner: trial {winner} " in tuned.stdout and (run / "autotune.log").is_file()
+    # what is left, as autotune prints it now: the full preprocess, then the launch
+    full, launch = _indented_after(tuned.stdout, "Next, in order:")[:2]
+    assert full == ["ltx-wizard", "preprocess", str(run), "--simulate", PRESET]
+    assert launch == ["bash", str(run / "launch.sh")]
     _run(full, env, box)
     state = json.loads((run / "preprocess.json").read_text())
     assert state["full_done"] is True
-    data_root = Path(state["data_root"])
-    assert sorted(p.name for p in (data_root / "latents" / "videos").glob("*.pt"))
+    latents = sorted(p.stem for p in (Path(state["data_root"]) / "latents").rglob("*.pt"))
+    assert latents == sorted(Path(s).stem for s in state["samples"])  # one per kept clip
     _launch_and_status(launch, env, box, run)
+
+
+def _indented_after(text: str, heading: str) -> list[list[str]]:
+    lines = text.splitlines()
+    start = next(i for i, x in enumerate(lines) if x.endswith(heading))
+    steps = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("  ") or line.strip().startswith("("):
+            break
+        steps.append(shlex.split(line.strip()))
+    return steps
 
 
 def _launch_and_status(launch: list[str], env: dict[str, str], box: Path, run: Path) -> None:
