@@ -65,9 +65,10 @@ CLI_KNOBS = Knobs()
 
 
 def check_server_url(text: str, *, knobs: Knobs = CLI_KNOBS) -> str:
-    """A captioner server's base URL as caption_videos.py's --vllm-url takes it (the OpenAI client
-    of vLLM appends /chat/completions): http(s)://host[:port][/path], no query. Returns it without
-    a trailing slash; a UsageError says what is wrong and what one looks like."""
+    """A captioner server's base URL as scripts/caption_videos.py's --vllm-url takes it (its default
+    http://127.0.0.1:8001/v1, serve_captioner.py's port; the chat completions route goes after it):
+    http(s)://host[:port][/path], no query. Returns it without a trailing slash; a UsageError says
+    what is wrong and what one looks like."""
     url = text.strip()
     said = f"the captioner server URL {url!r} ({knobs.url})"
     example = "its base URL, e.g. http://10.0.0.5:8001/v1"
