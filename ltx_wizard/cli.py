@@ -93,6 +93,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         help="how keyframes are drawn: auto (what the terminal says it draws), kitty, sixel or "
         "halfblocks; also $LTX_WIZARD_GRAPHICS",
     )
+    parser.add_argument(
+        "--vllm-url",
+        metavar="URL",
+        help="a Qwen3-Omni captioner server elsewhere (http://host:8001/v1): fills the Prepare "
+        "screen's Captioner server URL (as `prepare --vllm-url`)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     needed = _commands_needed(argv)
     for name in COMMANDS:
@@ -137,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"--run-dir {args.run_dir}: no such folder; pass a run folder that `plan` or "
                     "the wizard wrote, or leave --run-dir out to start a new run"
                 )
+            if args.vllm_url is not None:  # a bad URL is said before the screen opens
+                from ltx_wizard.core.prepare.captioner import check_server_url
+
+                args.vllm_url = check_server_url(args.vllm_url)
             if args.nodes is not None:  # checked before the screen opens, like --trainer-cmd
                 from ltx_wizard.core.launch.multinode import parse_nodes
 

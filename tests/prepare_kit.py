@@ -23,6 +23,18 @@ def python_runner(trainer_dir: Path, uv: str | None) -> ScriptRunner:
     return ScriptRunner(trainer_dir=trainer_dir, prefix=(sys.executable,))
 
 
+def uv_on_path(tmp_path: Path, monkeypatch) -> Path:
+    """The recorded stand-in uv (tests/setup_standins.py) first on PATH, its `uv run python` this
+    Python with this checkout of the wizard importable; returns its folder (uv_calls reads it)."""
+    from tests.setup_standins import write_uv
+
+    folder = tmp_path / "uv-bin"
+    write_uv(folder)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("STANDIN_PYTHONPATH", str(Path(__file__).resolve().parent.parent))
+    return folder
+
+
 def checkout(tmp_path: Path) -> Path:
     return make_checkout(tmp_path / "LTX-2")
 

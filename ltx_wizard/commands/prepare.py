@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 
 from ltx_wizard.commands.common import add_gpu_source_args, print_json
+from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
 
 YES_TOPICS = ("rotate", "scenes")  # the offers for scripts --yes answers
 
@@ -27,8 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "changed), audit every clip as the trainer reads it, split long videos into scenes "
         "(scripts/split_scenes.py), caption with scripts/caption_videos.py after a 3-caption "
         "spot check you approve, check references and masks, and keep a held-out set aside "
-        "(dataset/holdout.jsonl). Then plan with the printed `ltx-wizard plan --dataset ...`. "
-        "With --simulate the scripts run with this Python (the demo's look-alike checkout).",
+        "(dataset/holdout.jsonl). Then plan with the printed `ltx-wizard plan ...` line, which "
+        "runs as printed (it names the checkout, the GPU source and the models found). " + SIMULATE_SAYS,
     )
     p.add_argument(
         "source",
@@ -64,7 +66,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="default: gemini_flash with GEMINI_API_KEY set, else the local Qwen3-"
         "Omni server on a GPU with 40 GiB free, else none (captions from a file)",
     )
-    p.add_argument("--vllm-url", metavar="URL", help="a running Qwen3-Omni server (…/v1)")
+    p.add_argument(
+        "--vllm-url",
+        metavar="URL",
+        help="a running Qwen3-Omni server elsewhere, its base URL (http://host:port/v1): "
+        "captions with qwen_omni from it, no local server, whatever this GPU's free memory",
+    )
     p.add_argument(
         "--captions",
         metavar="FILE",
@@ -198,10 +205,12 @@ class TerminalAsker:
 
 
 def _runner(args: argparse.Namespace):
-    from ltx_wizard.core.prepare.scripts import ScriptRunner, uv_runner
+    from ltx_wizard.core.prepare.scripts import uv_runner
 
-    if getattr(args, "simulate", None):  # the demo's look-alike scripts, with this Python
-        return lambda trainer_dir, uv: ScriptRunner(trainer_dir=trainer_dir, prefix=(sys.executable,))
+    if getattr(args, "simulate", None):  # only the GPU is simulated: the captioner server
+        from ltx_wizard.demo.sim.captioner import simulated_gpu_runner
+
+        return simulated_gpu_runner
     return uv_runner
 
 
@@ -251,6 +260,7 @@ def run(args: argparse.Namespace) -> int:
     asker = TerminalAsker(args)
     session = PrepareSession(request_from(args), asker, gpus=_gpus(args), runner=_runner(args))
     result = asyncio.run(session.run())
+    line = _plan_line(args, result)
     if args.json:
         print_json(
             {
@@ -262,16 +272,38 @@ def run(args: argparse.Namespace) -> int:
                 "bucket": result.bucket,
                 "recipe": result.recipe,
                 "plan_args": result.plan_args(),
+                "next": list(line.argv),
+                "next_runnable": line.runnable,
             }
         )
         return 0
     print(result.dataset_file)
-    plan = " ".join(_quote(a) for a in result.plan_args())
-    print(f"Next: ltx-wizard plan --checkpoint FILE --text-encoder DIR {plan}", file=sys.stderr)
+    if not line.runnable:
+        print(f"Models: {line.why}", file=sys.stderr)
+    print(f"Next: {line.text()}", file=sys.stderr)
     return 0
 
 
-def _quote(text: str) -> str:
-    import shlex
+def _plan_line(args: argparse.Namespace, result):
+    from ltx_wizard.core.prepare.next_step import gpu_source_args, plan_line
 
-    return shlex.quote(text)
+    gpus = gpu_source_args(
+        getattr(args, "simulate", None), getattr(args, "from_csv", None), getattr(args, "vram_gb", None)
+    )
+    return plan_line(result, gpus, _models())
+
+
+def _models():
+    """The best checkpoint with its matching Gemma, found as `ltx-wizard discover` finds them."""
+    from ltx_wizard.core.inputs.discovery import discover
+    from ltx_wizard.core.prepare.next_step import Models
+
+    for found in discover(env=os.environ).candidates:
+        if found.kind == "checkpoint" and found.usable and found.text_encoder is not None:
+            return Models(
+                checkpoint=found.path,
+                text_encoder=found.text_encoder,
+                video_vae=found.video_vae,
+                audio_vae=found.audio_vae,
+            )
+    return None

@@ -29,6 +29,7 @@ class WizardOptions:
     trainer_cmd: str | None = None
     nodes: int = 1  # --nodes: the plan is for this many machines like this one (Slurm)
     graphics: str | None = None  # --graphics: kitty, sixel, halfblocks, auto (tui/images/choice.py)
+    vllm_url: str | None = None  # --vllm-url: the Prepare screen's captioner server URL, filled in
     # Injection points for tests and the screenshot script.
     now: Callable[[], datetime] = datetime.now
     clock: Callable[[], float] = time.monotonic  # the Autotune screen's elapsed times

@@ -6,6 +6,10 @@ trigger word changed after preprocessing."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,11 +18,14 @@ from ltx_wizard.cli import main
 from ltx_wizard.core.launch import accelerate_config
 from ltx_wizard.core.preprocess.state import read_state
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
-from tests.prepare_kit import checkout, raw_folder, snapshot
+from tests.prepare_kit import checkout, raw_folder, snapshot, uv_on_path
+from tests.setup_standins import uv_calls
 
 
 @pytest.fixture(autouse=True)
-def _box_env(monkeypatch):
+def _box_env(monkeypatch, tmp_path):
+    # --simulate runs the checkout's scripts in its environment (uv run python): a stand-in uv
+    uv_on_path(tmp_path, monkeypatch)
     monkeypatch.setattr(accelerate_config, "accelerate_available", lambda: False)
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
@@ -100,7 +107,10 @@ def test_the_cli_names_the_rotated_and_the_silent_clip_with_their_fixes(box, cap
     assert "fixed by the upright copy rotated/phone.mp4" in err
     assert "videos/quiet.mp4: no audio stream" in err and "plan --video-only" in err
     assert "Spot check: captions of 3 clips" in err and "Approved (--yes)" in err
-    assert "Next: ltx-wizard plan --checkpoint FILE --text-encoder DIR --dataset" in err
+    # no models in the usual folders: the line says where they go, and that it needs them
+    assert "Models: no LTX-2 checkpoint with a matching Gemma text encoder was found" in err
+    next_line = next(x for x in err.splitlines() if x.startswith("Next: "))
+    assert f"--trainer-root {box / 'LTX-2'} --simulate h100 --checkpoint FILE --text-encoder DIR" in next_line
 
 
 def test_without_a_terminal_the_spot_check_stops_after_the_samples(box, capsys):
@@ -151,3 +161,64 @@ def test_a_changed_trigger_word_reencodes_the_data_root_with_overwrite(box, caps
     assert main(["preprocess", str(run2), "--simulate", "h100"]) == 0
     last = (run2 / "logs" / "preprocess.log").read_text().splitlines()[0]
     assert last.startswith("$ ") and "--lora-trigger zxq" in last and "--overwrite" in last
+
+
+def _next_line(err: str) -> list[str]:
+    line = next(x for x in err.splitlines() if x.startswith("Next: "))
+    return shlex.split(line.removeprefix("Next: "))
+
+
+def test_the_printed_next_line_runs_as_printed(box, capsys, monkeypatch):
+    """Item 4 of issue 40: the line named no --simulate (\"no NVIDIA GPU found\") and FILE/DIR."""
+    monkeypatch.setenv("LTX_MODELS_DIR", str(box / "models"))  # found as `discover` finds them
+    raw = raw_folder(box)
+    assert prepare(box, raw, "--holdout", "0", "--yes", "--lora-trigger", "sks") == 0
+    captured = capsys.readouterr()
+    argv = _next_line(captured.err)
+    assert argv[:2] == ["ltx-wizard", "plan"] and "FILE" not in argv
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)  # no shell
+    assert done.returncode == 0, done.stderr
+    run = box / "ws" / "run"
+    assert done.stdout.strip().splitlines()[0] == str(run)  # the run folder prepare made
+    state = read_state(run)
+    assert state.spec.lora_trigger == "sks"
+    assert state.dataset_file == Path(captured.out.strip())
+    assert f"ltx-wizard preprocess {run} --one-sample --simulate h100" in done.stderr  # planned simulated
+
+
+def test_simulate_runs_the_checkouts_scripts_in_its_own_environment(box, capsys, tmp_path):
+    """Item 3 of issue 40: --simulate ran caption_videos.py with the wizard's Python, where the
+    checkout's own packages (typer, ltx_trainer) are missing. Here the checkout's script imports
+    a package only its environment has; the captioner server (the GPU part) is the stand-in."""
+    trainer = box / "LTX-2" / "packages" / "ltx-trainer"
+    own = trainer / "src" / "ltx_trainer_env_only"
+    own.mkdir(parents=True)
+    (own / "__init__.py").write_text("", encoding="utf-8")
+    script = trainer / "scripts" / "caption_videos.py"
+    script.write_text("import ltx_trainer_env_only  # noqa\n" + script.read_text(), encoding="utf-8")
+    raw = raw_folder(box)
+    assert prepare(box, raw, "--holdout", "0", "--yes") == 0, capsys.readouterr().err
+    rows = json.loads((box / "ws" / "run" / "dataset" / "dataset.json").read_text())
+    assert rows and all(r["caption"].startswith("A ") for r in rows)
+    calls = [c["argv"] for c in uv_calls(tmp_path / "uv-bin")]
+    assert ["run", "python", "scripts/caption_videos.py"] == calls[-1][:3]
+    server_log = (box / "ws" / "run" / "logs" / "prepare-captioner-server.log").read_text()
+    assert server_log.startswith(f"$ {sys.executable} -m ltx_wizard.demo.sim.captioner --host 127.0.0.1")
+
+
+def test_readme_help_and_screen_say_the_same_about_simulate(capsys):
+    """Issue 40 item 3: the README said --simulate reads your checkout, --help that the scripts
+    run with this Python. One sentence now, said by all three."""
+    from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
+    from ltx_wizard.tui.screens.prepare import PREPARE_HELP
+
+    with pytest.raises(SystemExit):
+        main(["prepare", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    help_text = " ".join(PREPARE_HELP[1].split())
+    for text in (said, readme, help_text):
+        assert SIMULATE_SAYS in text
+        assert "run with this Python" not in text
+    assert "uv run python" in SIMULATE_SAYS and "captioner server" in SIMULATE_SAYS

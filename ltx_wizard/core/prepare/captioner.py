@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import socket
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Callable, Mapping
@@ -51,6 +52,39 @@ class GpuFree:
 
 
 @record
+class Knobs:
+    """How the user sets each captioner input where they are, for the advice to name: the command
+    line's flags (these defaults), or the Prepare screen's fields (tui/prepare_choices.py)."""
+
+    url: str = "--vllm-url URL"
+    gemini: str = "--captioner gemini_flash"
+    captions: str = "--captions FILE"
+
+
+CLI_KNOBS = Knobs()
+
+
+def check_server_url(text: str, *, knobs: Knobs = CLI_KNOBS) -> str:
+    """A captioner server's base URL as scripts/caption_videos.py's --vllm-url takes it (its default
+    http://127.0.0.1:8001/v1, serve_captioner.py's port; the chat completions route goes after it):
+    http(s)://host[:port][/path], no query. Returns it without a trailing slash; a UsageError says
+    what is wrong and what one looks like."""
+    url = text.strip()
+    said = f"the captioner server URL {url!r} ({knobs.url})"
+    example = "its base URL, e.g. http://10.0.0.5:8001/v1"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        _ = parts.port  # raises on a port that is not a number in range
+    except ValueError as exc:
+        raise UsageError(f"{said} is not a URL ({exc}): give {example}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"{said} is not an http:// or https:// address with a host: give {example}")
+    if parts.query or parts.fragment or any(c.isspace() for c in url):
+        raise UsageError(f"{said} has spaces, a ? or a #: give {example}")
+    return url.rstrip("/")
+
+
+@record
 class CaptionerChoice:
     backend: str  # one of BACKENDS
     why: str
@@ -72,17 +106,21 @@ def choose_captioner(
     *,
     vllm_url: str | None = None,
     captions_file: bool = False,
+    knobs: Knobs = CLI_KNOBS,
 ) -> CaptionerChoice:
-    """The backend for this box; raises a UsageError for a choice the box cannot run."""
+    """The backend for this box; raises a UsageError for a choice the box cannot run. `knobs`:
+    how the advice names the settings (the flags, or the screen's fields)."""
     if requested is not None and requested not in BACKENDS:
         raise UsageError(f"--captioner {requested!r}: choose one of {', '.join(BACKENDS)}")
     key = has_key(env)
     big = _roomiest(gpus)
+    if vllm_url:  # checked whatever is chosen: a typo is said, not ignored
+        vllm_url = check_server_url(vllm_url, knobs=knobs)
     if requested == "none" or (requested is None and captions_file):
         return CaptionerChoice(
             backend="none", why="captions from your file", label="none: captions from your file"
         )
-    if requested == "gemini_flash" or (requested is None and key):
+    if requested == "gemini_flash" or (requested is None and key and not vllm_url):
         why = (
             f"{key} is set"
             if key
@@ -95,7 +133,7 @@ def choose_captioner(
     if vllm_url:
         return CaptionerChoice(
             backend="qwen_omni",
-            vllm_url=vllm_url.rstrip("/"),
+            vllm_url=vllm_url,
             why=f"the Qwen3-Omni server at {vllm_url}",
             label=f"qwen_omni at {vllm_url}",
         )
@@ -109,18 +147,24 @@ def choose_captioner(
             notes=_server_notes(big, env),
             label=f"qwen_omni, GPU {big.index} ({_free(big):.0f} GiB free)",
         )
+    return _none_here(requested, big, knobs)
+
+
+def _none_here(requested: str | None, big: GpuFree | None, knobs: Knobs) -> CaptionerChoice:
+    """No key, no URL, no GPU with room: qwen_omni asked for is refused, else captions from a file."""
     seen = f"GPU {big.index} has {_free(big):.0f} GiB free" if big is not None else "no GPU"
     if requested == "qwen_omni":
         raise UsageError(
             f"the local Qwen3-Omni server needs a GPU with {QWEN_MIN_FREE_GIB:.0f} "
-            f"GiB free ({seen}): pass --vllm-url of a server elsewhere, or "
-            "--captioner gemini_flash with GEMINI_API_KEY set"
+            f"GiB free ({seen}): give a server elsewhere ({knobs.url}), or "
+            f"{knobs.gemini} with GEMINI_API_KEY set"
         )
     return CaptionerChoice(
         backend="none",
         why=f"no captioner on this box: no GEMINI_API_KEY or GOOGLE_API_KEY, and {seen} (the "
         f"local Qwen3-Omni server needs {QWEN_MIN_FREE_GIB:.0f}); captions must come from a "
-        "file (--captions FILE), or set GEMINI_API_KEY (https://aistudio.google.com/apikey)",
+        f"file ({knobs.captions}), or a server elsewhere ({knobs.url}), or set GEMINI_API_KEY "
+        "(https://aistudio.google.com/apikey)",
         label="none here: captions from your file",
     )
 

@@ -71,6 +71,7 @@ async def finish(session: PrepareFlow, held: HoldoutPlan) -> PrepareResult:
         holdout_file=holdout,
         held_out=tuple(r[video] for r in out),
         lora_trigger=(session.request.lora_trigger or "").strip() or None,
+        trainer_root=session.trainer_root,
         all_silent=session.audio_trained
         and not any(session.facts[r[video]].has_audio for r in train if r[video] in session.facts),
     )

@@ -29,6 +29,7 @@ class PrepareFlow(Protocol):
     source: Source
     recipe: Recipe
     run_dir: Path
+    trainer_root: Path  # the checkout's root
     dataset_dir: Path
     holdout: int | str | None  # holdout.parse_holdout's answer
     choice: CaptionerChoice

@@ -13,6 +13,7 @@ from typing import Protocol
 from ltx_wizard.core.base.errors import GateStop
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.inputs.recipes import DEFAULT_RECIPE
+from ltx_wizard.core.prepare.captioner import CLI_KNOBS, Knobs
 
 
 @record
@@ -32,6 +33,7 @@ class PrepareRequest:
     instruction: str | None = None  # a caption instruction agreed after a spot check
     recaption: bool = False  # caption again clips that have captions
     canny: bool = False  # make Canny edge references (scripts/compute_reference.py)
+    knobs: Knobs = CLI_KNOBS  # how advice names the settings: the flags, or the screen's fields
 
 
 class Asker(Protocol):
@@ -68,6 +70,7 @@ class PrepareResult:
     held_out: tuple[str, ...] = ()
     lora_trigger: str | None = None
     all_silent: bool = False  # no clip has sound: train video only
+    trainer_root: Path | None = None  # the checkout whose recipe and scripts were used
     lines: tuple[str, ...] = ()  # the closing summary
 
     def plan_args(self) -> list[str]:

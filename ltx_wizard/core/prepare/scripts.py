@@ -23,6 +23,13 @@ from ltx_wizard.core.preprocess.command import script_options
 from ltx_wizard.core.preprocess.progress import PROGRESS_ENV
 from ltx_wizard.core.io.processes import group_alive
 
+# What --simulate does to these scripts, said in the same words by `prepare --help`, the Prepare
+# screen and the README (tests/cli/test_cli_prepare.py holds them together)
+SIMULATE_SAYS = (
+    "With --simulate the GPUs are simulated and nothing else: the checkout's scripts run in its "
+    "own environment (uv run python), as without it; only the local captioner server, which needs "
+    "the GPU, is a stand-in (no model)."
+)
 READ_CHUNK = 8192
 STOP_GRACE_S = 10.0
 _GROUPS: set[int] = set()  # process groups started here and not yet seen to end
@@ -30,17 +37,23 @@ _GROUPS: set[int] = set()  # process groups started here and not yet seen to end
 
 @record
 class ScriptRunner:
-    """`prefix` runs a Python file in the checkout's environment: ("uv", "run", "python"), or
-    where the GPUs are simulated the wizard's own interpreter (the demo's look-alike scripts)."""
+    """`prefix` runs a Python file in the checkout's environment: ("uv", "run", "python"), or for
+    the demo's look-alike checkout the wizard's own interpreter. `stand_ins`: the scripts that need
+    a real GPU, replaced where the GPUs are simulated (script name -> the command run in its
+    place with the script's own arguments); every other script still runs in the checkout's
+    environment, as without --simulate."""
 
     trainer_dir: Path
     prefix: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
+    stand_ins: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def script(self, name: str) -> Path:
         return self.trainer_dir / "scripts" / name
 
     def argv(self, name: str, args: list[str]) -> list[str]:
+        if name in self.stand_ins:
+            return [*self.stand_ins[name], *args]
         return [*self.prefix, str(Path("scripts") / name), *args]
 
     def python(self, args: list[str]) -> list[str]:

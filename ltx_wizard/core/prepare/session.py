@@ -77,6 +77,7 @@ class PrepareSession:
         self.strategy = self.recipe.strategy
         required_roles(self.strategy)  # an audio-only recipe is refused as plan refuses it
         self.runner = runner(checkout.trainer_dir, checkout.uv_path)
+        self.trainer_root = checkout.root
         root = choose_root(req.workspace, self.env)
         name = (
             validate_run_name(req.run_name)
@@ -93,7 +94,12 @@ class PrepareSession:
         self.dataset_dir = self.run_dir / "dataset"
         self.holdout = parse_holdout(req.holdout)
         self.choice = choose_captioner(
-            req.captioner, self.env, gpus(), vllm_url=req.vllm_url, captions_file=bool(req.captions_file)
+            req.captioner,
+            self.env,
+            gpus(),
+            vllm_url=req.vllm_url,
+            captions_file=bool(req.captions_file),
+            knobs=req.knobs,
         )
         if self.choice.backend == "none" and not req.captions_file and self.source.kind != "dataset":
             raise UsageError(self.choice.why)

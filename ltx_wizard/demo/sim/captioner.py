@@ -1,7 +1,9 @@
 """A stand-in for the vLLM server scripts/serve_captioner.py starts: the OpenAI-compatible routes
 caption_videos.py (and the wizard's health check) use, answering with a caption of what the clip
 really holds, read with PyAV (size, frames, rate, colour, sound). No model, no GPU, no network
-beyond 127.0.0.1. The look-alike checkout's serve_captioner.py runs it; tests start it in a thread.
+beyond 127.0.0.1. The look-alike checkout's serve_captioner.py runs it; under --simulate on a
+real checkout the wizard runs it in place of that script (`python -m ltx_wizard.demo.sim.captioner
+--host H --port P`, simulated_gpu_runner); tests start it in a thread.
 
 Routes: GET /health, GET /v1/models, POST /v1/chat/completions (the model must be the one
 served, as vLLM refuses another; a `file://` video or image URL in the message). A file whose
@@ -11,8 +13,10 @@ LTX_WIZARD_SIM_CAPTION_DELAY makes each caption take that many seconds.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -79,6 +83,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(404, {"error": {"message": f"no route {self.path}"}})
 
     def do_POST(self) -> None:
+        self.server.requests.append(self.path)  # type: ignore[attr-defined]
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._reply(404, {"error": {"message": f"no route {self.path}"}})
             return
@@ -126,8 +131,11 @@ def _parts(body: dict) -> tuple[Path | None, str]:
 
 
 def make_server(host: str = "127.0.0.1", port: int = 0, model: str = MODEL) -> ThreadingHTTPServer:
+    """`.requests` lists the path of every POST it was sent (a test counts the captions asked)."""
     handler = type("Handler", (_Handler,), {"model": model})
-    return ThreadingHTTPServer((host, port), handler)
+    server = ThreadingHTTPServer((host, port), handler)
+    server.requests = []  # type: ignore[attr-defined]
+    return server
 
 
 def start_in_thread(
@@ -147,3 +155,39 @@ def serve(host: str, port: int, model: str = MODEL) -> None:
     signal.signal(signal.SIGTERM, lambda *a: threading.Thread(target=server.shutdown).start())
     print(f"INFO:     Uvicorn running on http://{host}:{port} (sim)", flush=True)
     server.serve_forever()
+
+
+def simulated_gpu_runner(trainer_dir: Path, uv_path: str | None):
+    """--simulate on your checkout: its data scripts run in its own environment (`uv run
+    python`, as without --simulate); only scripts/serve_captioner.py, the one that needs the GPU
+    (vLLM), is replaced by this stand-in."""
+    from dataclasses import replace
+
+    from ltx_wizard.core.prepare.captioner import SERVER_SCRIPT
+    from ltx_wizard.core.prepare.scripts import uv_runner
+
+    runner = uv_runner(trainer_dir, uv_path)
+    return replace(runner, stand_ins={SERVER_SCRIPT: (sys.executable, "-m", __name__)})
+
+
+def lookalike_runner(trainer_dir: Path, uv_path: str | None):
+    """--demo: the look-alike checkout has no environment of its own; its scripts run with
+    this Python (they read clips with PyAV, as the wizard does)."""
+    from ltx_wizard.core.prepare.scripts import ScriptRunner
+
+    return ScriptRunner(trainer_dir=trainer_dir, prefix=(sys.executable,))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """In place of serve_captioner.py: its --host/--port/--model, the rest ignored."""
+    parser = argparse.ArgumentParser(prog="sim-captioner")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8001)
+    parser.add_argument("--model", default=MODEL)
+    args, _ = parser.parse_known_args(argv)
+    serve(args.host, args.port, args.model)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

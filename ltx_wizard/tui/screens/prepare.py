@@ -15,7 +15,6 @@ from typing import Any
 import asyncio
 from collections import deque
 import os
-import sys
 import threading
 from rich.text import Text
 from textual import on, work
@@ -24,6 +23,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Header, Input, ProgressBar, RichLog, Select, Static
 
+from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
+from ltx_wizard.tui import prepare_choices as choices
 from ltx_wizard.tui.prepare_asker import PrepareEnded, PrepareLine, PrepareProgress, ScreenAsker
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.path_field import PathField
@@ -37,7 +38,7 @@ ABOUT = (
 )
 CAPTIONERS = [
     ("Captioner: chosen from this box", "auto"),
-    ("qwen_omni (local server)", "qwen_omni"),
+    ("qwen_omni (local, or the server URL)", "qwen_omni"),
     ("gemini_flash (GEMINI_API_KEY)", "gemini_flash"),
     ("none: captions from a file", "none"),
 ]
@@ -59,18 +60,22 @@ changed; everything made (scenes, upright copies, captions) stays in the run fol
   environment can decode sound at all. A bucket is suggested from the clips.
 - *Scenes*: with the box ticked (or one video given), long videos go through the trainer's
   `scripts/split_scenes.py`; the scene count is shown before they replace the video.
-- *Captions*: `scripts/caption_videos.py` with Gemini (a GEMINI_API_KEY), else the local
-  Qwen3-Omni server on a GPU with 40 GiB free (started, then stopped before preprocessing), else
-  your captions file. Three captions come first, in full: approve them, give an instruction, or
-  stop. A clip the captioner fails on is named.
+- *Captions*: `scripts/caption_videos.py` with a Qwen3-Omni server elsewhere when you type its
+  *Captioner server URL* (`http://host:port/v1`: for a GPU with under 40 GiB free), else Gemini
+  (a GEMINI_API_KEY), else the local Qwen3-Omni server on a GPU with 40 GiB free (started, then
+  stopped before preprocessing), else your captions file. Three captions come first, in full:
+  approve them, give an instruction, or stop. A clip the captioner fails on is named.
 - *Held out*: about 10 % kept aside in `holdout.jsonl` for the evaluation after training (for a
   small set you choose 1, 2 or none), or your own held-out file or folder.
 
 **The trigger word** is never written into the captions: preprocessing prepends it.
 
+**Simulated GPUs.** @SIMULATE@ With --demo the look-alike checkout's scripts run with the
+wizard's own Python.
+
 **Keys.** ctrl+n prepares, then continues to the paths with the dataset file, its bucket and
 trigger word filled in. F4 skips (your data is ready: a dataset file or a `.precomputed` folder).
-Esc cancels a running step (what was made is kept), else goes back.""",
+Esc cancels a running step (what was made is kept), else goes back.""".replace("@SIMULATE@", SIMULATE_SAYS),
 )
 
 
@@ -96,7 +101,8 @@ class PrepareScreen(WizardScreen):
         yield StepBar(2, id="steps")
         with VerticalScroll(id="body"):
             yield Static(Text("Prepare your clips", style="bold"), id="prep-title")
-            yield Static(ABOUT, id="prep-about")
+            note = choices.run_note(self.app)
+            yield Static(f"{ABOUT}\n{note}" if note else ABOUT, id="prep-about")
             yield PathField(
                 "source", "Your clips (folder, video, or dataset file)", self._demo_source(), "~/clips"
             )
@@ -118,6 +124,13 @@ class PrepareScreen(WizardScreen):
             with Horizontal(classes="prep-row"):
                 yield Checkbox("Split long videos into scenes", id="prep-split", compact=True)
                 yield Select(CAPTIONERS, value="auto", allow_blank=False, id="prep-captioner", compact=True)
+            yield Input(
+                self.app.options.vllm_url or "",
+                placeholder=f"{choices.URL_FIELD} (optional: a Qwen3-Omni server elsewhere, http://host:8001/v1)",
+                id="prep-vllm-url",
+                compact=True,
+            )
+            yield Static("", id="prep-url-verdict")
             with Horizontal(classes="prep-row"):
                 yield Input(
                     request.lora_trigger or "",
@@ -132,7 +145,7 @@ class PrepareScreen(WizardScreen):
                 )
             yield PathField(
                 "captions",
-                "Your captions file (only without a captioner: CSV/JSON/"
+                f"{choices.CAPTIONS_FIELD} (only without a captioner: CSV/JSON/"
                 "JSONL with caption and video columns)",
                 "",
                 "",
@@ -167,7 +180,7 @@ class PrepareScreen(WizardScreen):
     # ----- the checkout's recipes and the captioner the box gives --------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="prep-read")
     def _read_checkout(self, trainer_root: str) -> None:
-        recipes, label = _recipes(trainer_root), _auto_captioner(self.app)
+        recipes, label = choices.recipes(trainer_root), choices.auto_captioner(self.app, self._url())
         demo = self.app.demo
         if demo is not None and not (demo.root / "raw-clips").is_dir():
             from ltx_wizard.demo.lookalike_raw_clips import write_raw_clips
@@ -188,6 +201,24 @@ class PrepareScreen(WizardScreen):
         # the same value: show its new label (Textual types the reactive loosely)
         captioner.mutate_reactive(Select.value)  # type: ignore[arg-type,misc]
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="prep-captioner")
+    def _read_captioner(self, url: str) -> None:
+        label = choices.auto_captioner(self.app, url)
+        self.app.call_from_thread(self._show_choices, [], label)
+
+    def _url(self) -> str:
+        return self.query_one("#prep-vllm-url", Input).value.strip()
+
+    @on(Input.Changed, "#prep-vllm-url")
+    def _url_typed(self, event: Input.Changed) -> None:
+        """Said at once under the field: a bad URL, else what `auto` now picks with it."""
+        problem = choices.url_problem(event.value)
+        verdict = self.query_one("#prep-url-verdict", Static)
+        verdict.update(Text(f"✗ {problem}", style="bold red") if problem else "")
+        verdict.set_class(problem is not None, "-shown")
+        if problem is None:
+            self._read_captioner(event.value.strip())
+
     @on(Input.Submitted, "#input-trainer")
     def _trainer_given(self, event: Input.Submitted) -> None:
         self._read_checkout(event.value.strip())
@@ -205,6 +236,8 @@ class PrepareScreen(WizardScreen):
             trainer_root=self.query_one("#field-trainer", PathField).value or None,
             recipe=str(self.query_one("#prep-recipe", Select).value),
             captioner=None if captioner == "auto" else captioner,
+            vllm_url=self._url() or None,
+            knobs=choices.TUI_KNOBS,
             captions_file=self.query_one("#field-captions", PathField).value or None,
             split_scenes=self.query_one("#prep-split", Checkbox).value,
             holdout=value("#prep-holdout") or None,
@@ -222,6 +255,10 @@ class PrepareScreen(WizardScreen):
                 False, "required: a folder of clips or images, one video, or a dataset file"
             )
             self.query_one("#input-source", Input).focus()
+            return
+        problem = choices.url_problem(self._url())
+        if problem is not None:  # said under the field already: the run does not start
+            self.query_one("#prep-vllm-url", Input).focus()
             return
         self.running = True
         self._cancel.clear()
@@ -243,8 +280,8 @@ class PrepareScreen(WizardScreen):
                 PrepareSession,
                 request,
                 ScreenAsker(self),
-                gpus=lambda: _gpus(self.app),
-                runner=_runner(self.app),
+                gpus=lambda: choices.gpus(self.app),
+                runner=choices.runner(self.app),
                 now=self.app.now(),
                 cancel=self._cancel,
             )
@@ -350,43 +387,3 @@ class PrepareScreen(WizardScreen):
         {"prepare": self.action_next, "skip": self.action_skip, "back": self.action_back}[
             event.button.id or "back"
         ]()
-
-
-def _recipes(trainer_root: str) -> list[str]:
-    if not trainer_root:
-        return []
-    from ltx_wizard.core.base.errors import WizardError
-    from ltx_wizard.core.inputs.checkout import find_checkout
-    from ltx_wizard.core.inputs.recipes import list_recipes
-
-    try:
-        checkout = find_checkout(trainer_root)
-    except (WizardError, OSError):
-        return []
-    return [r.name for r in list_recipes(checkout.trainer_dir / "configs")]
-
-
-def _gpus(app) -> list:
-    from ltx_wizard.core.prepare.gpu_free import free_memory
-
-    probe = app.state.probe
-    return free_memory(probe) if probe is not None else []
-
-
-def _auto_captioner(app) -> str:
-    from ltx_wizard.core.base.errors import WizardError
-    from ltx_wizard.core.prepare.captioner import choose_captioner
-
-    try:
-        choice = choose_captioner(None, os.environ, _gpus(app))
-    except WizardError as exc:
-        return exc.message
-    return choice.label
-
-
-def _runner(app):
-    from ltx_wizard.core.prepare.scripts import ScriptRunner, uv_runner
-
-    if app.simulate:  # the demo's look-alike scripts, with this Python
-        return lambda trainer_dir, uv: ScriptRunner(trainer_dir=trainer_dir, prefix=(sys.executable,))
-    return uv_runner
