@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.demo.sim.step_clock import STEP_CLOCK_ENV, StepClockReader
@@ -85,3 +85,10 @@ class SimulatedTrainer:
 def stand_in_for(preset: str | None, **kwargs) -> SimulatedTrainer | None:
     """The simulator for `--simulate PRESET` / `--demo`; None for real GPUs."""
     return SimulatedTrainer(preset, **kwargs) if preset else None
+
+
+def plan_simulation(preset: str | None) -> dict[str, Any]:
+    """What `prepare_plan` takes for the GPUs a plan is made on: the preset plan.json records and
+    the stand-in launch.sh runs, chosen here together, so that the CLI's `plan` and the TUI's
+    Summary write the same launch.sh (a simulated plan never runs `uv run python scripts/train.py`)."""
+    return {"simulate": preset or None, "stand_in": stand_in_for(preset)}
