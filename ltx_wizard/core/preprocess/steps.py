@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -46,7 +47,7 @@ from ltx_wizard.core.preprocess.state import (
 )
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import open_append, write_all
-from ltx_wizard.core.io.workspace import run_lock
+from ltx_wizard.core.io.workspace import RunFolder, run_lock
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 LOG_NAMES = {"one": "preprocess-one-sample.log", "full": "preprocess.log"}
@@ -96,14 +97,56 @@ async def run_step(
     env: Mapping[str, str] | None = None,
     on_progress: Callable[[ProgressParser], None] = lambda p: None,
     stand_in: StandIn | None = None,
+    skip_autotune: bool = False,
+    gpu_options: tuple[str, ...] = (),
 ) -> StepResult:
     """Run `step` unless it is done; verify what it wrote; mark it done. A run planned on
     simulated GPUs preprocesses with `stand_in` (the caller's, base/stand_in.py). Holds the run
-    lock throughout: a second preprocess, a plan --force or an autotune of this run waits."""
+    lock throughout: a second preprocess, a plan --force or an autotune of this run waits.
+    `skip_autotune`: the user chose to train untuned (the TUI's Approve, skip; the CLI's
+    --skip-autotune); else the full step waits for autotune. `gpu_options`: what the commands
+    a refusal names need to see this run's GPUs (`--simulate PRESET`)."""
     run_dir = Path(run_dir)
     require_state(run_dir)
     with run_lock(run_dir):
+        state = require_state(run_dir)  # read under the lock: another step may just have ended
+        refusal = order_refusal(run_dir, step, state, skip_autotune=skip_autotune, gpu_options=gpu_options)
+        if refusal is not None:
+            raise UsageError(refusal)
         return await _run_step_locked(run_dir, step, env, on_progress, stand_in)
+
+
+def order_refusal(
+    run_dir: Path,
+    step: Step,
+    state: PreprocessState,
+    *,
+    skip_autotune: bool = False,
+    gpu_options: tuple[str, ...] = (),
+) -> str | None:
+    """Why `step` may not run yet, in the skill's order, with the command that comes first; None
+    when it may. The full step waits for autotune: autotune's trials show in minutes, on the one
+    sample, whether this bucket trains on the GPU at all; a full preprocess before them could
+    spend hours encoding every clip at a bucket that is then planned again (its latents refused
+    for the new plan). Its output does not depend on autotune's winner, so a user who chooses to
+    train untuned may go on (`skip_autotune`)."""
+    if step != "full" or state.done(step):
+        return None
+    run = str(Path(run_dir))
+    if not state.one_sample_done:
+        return (
+            "the one-sample preprocess and autotune come first (the skill's order): run "
+            f"`{shlex.join(['ltx-wizard', 'preprocess', run, '--one-sample', *gpu_options])}`"
+        )
+    if skip_autotune or RunFolder(Path(run_dir)).autotune_record.is_file():
+        return None
+    autotune = shlex.join(["ltx-wizard", "autotune", run, *gpu_options])
+    skip = shlex.join(["ltx-wizard", "preprocess", run, "--skip-autotune", *gpu_options])
+    return (
+        "autotune comes before the full preprocess (the skill's order: its trials on the one "
+        "sample show in minutes whether this bucket trains on your GPU, before hours of "
+        f"encoding at it): run `{autotune}`; or, to train untuned, `{skip}`"
+    )
 
 
 async def _run_step_locked(
@@ -113,14 +156,9 @@ async def _run_step_locked(
     on_progress: Callable[[ProgressParser], None],
     stand_in: StandIn | None,
 ) -> StepResult:
-    state = require_state(run_dir)  # read under the lock: another step may just have ended
+    state = require_state(run_dir)
     if state.done(step):
         return StepResult(step, ran=False, verification=None)
-    if step == "full" and not state.one_sample_done:
-        raise UsageError(
-            "the one-sample preprocess and autotune come first (the skill's order): "
-            f"run `ltx-wizard preprocess {run_dir} --one-sample`"
-        )
     output = state.data_root if step == "full" else one_sample_root(run_dir)
     require_output_root(run_dir, output, one_sample=step == "one")
     ds = read_dataset_file(state.dataset_file)

@@ -100,6 +100,8 @@ class PreprocessScreen(WizardScreen):
                 on_progress=self._progress,
                 # used only where preprocess.json says the plan's GPUs were simulated
                 stand_in=SimulatedTrainer(self.app.simulate or "h100"),
+                # the full step opens from the Done step: after autotune, or the user's Approve, skip
+                skip_autotune=True,
             )
         except WizardError as exc:
             self._failed(exc.message)
