@@ -109,3 +109,32 @@ FAILURES = {
     "config": ("real_config_errors_cols80", "invalid config"),
     "missing_file": ("real_missing_config_cols80", "does not exist"),
 }
+
+
+H100_CSV = "name, memory.total [MiB]\nNVIDIA H100 80GB HBM3, 81559 MiB\n"
+
+
+def failed_launch(box) -> Path:
+    """A run planned for a real GPU (from a CSV), its launch.sh run by bash on a PATH without uv:
+    it dies at `exec uv ...` before the trainer's first line, leaving what bash printed in
+    train.log. `box`: a tests/model_tree.py ModelTree."""
+    import shutil
+
+    from ltx_wizard.cli import main
+
+    csv = box.ws.parent / "gpus.csv"
+    csv.write_text(H100_CSV)
+    assert main(box.args("--from-csv", str(csv), sim=None)) == 0
+    bin_dir = box.ws.parent / "bin-without-uv"  # bash alone: the real PATH may hold a uv
+    bin_dir.mkdir()
+    for tool in ("bash", "grep", "mkdir", "rm", "mv", "date", "tee", "cat"):
+        found = shutil.which(tool)
+        if found:
+            os.symlink(found, bin_dir / tool)
+    env = {**os.environ, "PATH": str(bin_dir)}
+    done = subprocess.run(
+        ["bash", str(box.run / "launch.sh")], env=env, capture_output=True, text=True, timeout=60
+    )
+    shown = done.stdout + done.stderr  # after its `exec > >(tee ...)`, bash's errors go to stdout
+    assert done.returncode == 127 and "exec: uv: not found" in shown, shown
+    return box.run
