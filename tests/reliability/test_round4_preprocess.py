@@ -97,7 +97,7 @@ def test_the_full_preprocess_refuses_a_precomputed_that_is_a_link(box, dataset_r
     elsewhere.mkdir()
     (dataset.parent / ".precomputed").symlink_to(elsewhere)
     outside_unchanged = box.freeze()
-    result = box.cli("preprocess", str(run), *PRESET)
+    result = box.cli("preprocess", str(run), "--skip-autotune", *PRESET)
     refused(result, 2, str(dataset.parent / ".precomputed"), "is a symlink", "--precomputed-dir")
     assert list(elsewhere.iterdir()) == []  # nothing written where the link leads
     outside_unchanged()
@@ -110,7 +110,7 @@ def test_the_full_preprocess_refuses_a_latents_folder_that_is_a_link(box, datase
     elsewhere.mkdir()
     (dataset.parent / ".precomputed").mkdir()
     (dataset.parent / ".precomputed" / "latents").symlink_to(elsewhere)
-    result = box.cli("preprocess", str(run), *PRESET)
+    result = box.cli("preprocess", str(run), "--skip-autotune", *PRESET)
     refused(result, 2, "latents is a symlink")
     assert list(elsewhere.iterdir()) == []
 
