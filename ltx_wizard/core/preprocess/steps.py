@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.dataset.buckets import parse_buckets
+from ltx_wizard.core.dataset.clip_probe import probe_clip
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.stand_in import StandIn
@@ -26,6 +27,7 @@ from ltx_wizard.core.dataset.precomputed_check import Verification, verify_preco
 from ltx_wizard.core.dataset.silent_clips import lacking_audio, silent_advice
 from ltx_wizard.core.dataset.sources import audio_folder
 from ltx_wizard.core.dataset.loader_batches import samples_needed
+from ltx_wizard.core.preprocess.audio_gate import AudioCheck, pass_audio_gate
 from ltx_wizard.core.preprocess.command import (
     SCRIPT_REL,
     command,
@@ -99,13 +101,17 @@ async def run_step(
     stand_in: StandIn | None = None,
     skip_autotune: bool = False,
     gpu_options: tuple[str, ...] = (),
+    audio_check: AudioCheck | None = None,
+    video_only: bool = False,
 ) -> StepResult:
     """Run `step` unless it is done; verify what it wrote; mark it done. A run planned on
     simulated GPUs preprocesses with `stand_in` (the caller's, base/stand_in.py). Holds the run
     lock throughout: a second preprocess, a plan --force or an autotune of this run waits.
     `skip_autotune`: the user chose to train untuned (the TUI's Approve, skip; the CLI's
     --skip-autotune); else the full step waits for autotune. `gpu_options`: what the commands
-    a refusal names need to see this run's GPUs (`--simulate PRESET`)."""
+    a refusal names need to see this run's GPUs (`--simulate PRESET`). `audio_check` decodes a
+    clip's sound in the trainer's environment for the audio gate (audio_gate.py), passed before
+    the first step; `video_only`: the user's consent to train without audio there."""
     run_dir = Path(run_dir)
     require_state(run_dir)
     with run_lock(run_dir):
@@ -113,6 +119,10 @@ async def run_step(
         refusal = order_refusal(run_dir, step, state, skip_autotune=skip_autotune, gpu_options=gpu_options)
         if refusal is not None:
             raise UsageError(refusal)
+        if not state.done(step):
+            await pass_audio_gate(
+                run_dir, state, step, audio_check, video_only=video_only, gpu_options=gpu_options
+            )
         return await _run_step_locked(run_dir, step, env, on_progress, stand_in)
 
 
@@ -276,9 +286,18 @@ def _require_sound(
     audio = audio_folder(strategy)
     if audio is None or [f for f, _ in check.missing] != [audio]:
         return
-    lacking = lacking_audio(read_dataset_file(state.dataset_file), output, audio, samples)
+    ds = read_dataset_file(state.dataset_file)
+    lacking = lacking_audio(ds, output, audio, samples)
     if not lacking:
         return
+    heard = [clip for clip, _ in lacking if probe_clip(ds.folder / clip).has_audio]
+    if heard:  # sound there, not decoded: never recorded as silent (the audio gate's own case)
+        raise WizardError(
+            f"the {STEP_TITLES[step]} wrote no audio latents for {len(heard)} clip(s) that have "
+            f"sound: {', '.join(heard[:3])}{' ...' if len(heard) > 3 else ''} (the trainer's "
+            f"environment did not decode it; {log}): take them out of {state.dataset_file}, or "
+            "train video only (plan the run again with --video-only)"
+        )
     silent = tuple(dict.fromkeys(state.silent + tuple(s for _, s in lacking)))
     write_state(run_dir, replace(state, silent=silent))
     rerun = (

@@ -22,6 +22,18 @@ PIPELINES_MODULE = "ltx_wizard.demo.sim.pipelines"
 GPU_ENV = "LTX_WIZARD_SIM_GPU"  # the preset the simulated trainer stands on
 SPEED_ENV = "LTX_WIZARD_SIM_SPEED"
 SCRIPT_ENV = "LTX_WIZARD_SIM_SCRIPT"  # the simulated preprocessor reads this script's parser
+# "0": the simulated trainer environment cannot decode sound (torchaudio 2.9 without torchcodec):
+# the audio gate's check fails as it would there, and the preprocessor writes no audio latents
+AUDIO_DECODE_ENV = "LTX_WIZARD_SIM_AUDIO_DECODE"
+# torchaudio 2.9's words where torchcodec is missing (torchaudio/_torchcodec.py load_with_torchcodec)
+NO_TORCHCODEC = {
+    "torchaudio": "2.9.0",
+    "torchcodec": None,
+    "ok": False,
+    "error": "torchaudio.load: ImportError: TorchCodec is required for load_with_torchcodec. "
+    "Please install torchcodec to use this function.",
+    "torchcodec_error": "ModuleNotFoundError: No module named 'torchcodec'",
+}
 TRIAL_SPEED = 100.0  # trials sleep 1/100 of the time they report: demo trials ~3 s
 # 128 GB of host RAM per simulated GPU (estimate: a DGX H100 carries 2 TB for 8 GPUs, cloud
 # 8-GPU nodes 1-2 TB), so host RAM does not limit how many trials run side by side.
@@ -77,6 +89,15 @@ class SimulatedTrainer:
 
     def preprocess(self, script: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
         return [sys.executable, "-m", PREPROCESS_MODULE, *args], {SCRIPT_ENV: str(script)}
+
+    async def audio_decode(self, clip: Path) -> Any:
+        """The audio gate's check (core/preprocess/audio_gate.py) in the simulated trainer
+        environment, judged as core/prepare/audio_env.py judges the real one's."""
+        from ltx_wizard.core.prepare.audio_env import judge
+
+        if {**os.environ, **self.env}.get(AUDIO_DECODE_ENV) == "0":
+            return judge(dict(NO_TORCHCODEC), clip.name)
+        return judge({"torchaudio": "2.9.0", "torchcodec": "0.8.0", "ok": True}, clip.name)
 
     def pipelines(self, module: str) -> tuple[list[str], dict[str, str]]:
         return [sys.executable, "-m", PIPELINES_MODULE, module], {GPU_ENV: self.preset, **self.env}
