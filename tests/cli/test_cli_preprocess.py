@@ -364,4 +364,7 @@ def test_full_preprocess_is_refused_before_autotune_and_runs_as_the_refusal_prin
     assert not data_root.exists() and not (run / "logs" / "preprocess.log").exists()
     assert main(shlex.split(skip)[1:]) == 0  # the untuned way on, run as printed
     assert "full preprocess: done, verified" in capsys.readouterr().out
-    assert sorted(p.name for p in (data_root / "latents" / "videos").iterdir()) == ["clip_00.pt", "clip_01.pt"]
+    assert sorted(p.name for p in (data_root / "latents" / "videos").iterdir()) == [
+        "clip_00.pt",
+        "clip_01.pt",
+    ]

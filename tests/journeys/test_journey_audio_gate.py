@@ -38,7 +38,11 @@ def planned(tmp_path, monkeypatch, capsys):
     make_gemma_dir(tmp_path / "models" / "gemma")
     dataset = make_clip_dataset(tmp_path / "cats", CLIPS)
     argv = ["plan", "--trainer-root", str(tmp_path / "LTX-2"), "--checkpoint"]
-    argv += [str(tmp_path / "models" / "ckpt.safetensors"), "--text-encoder", str(tmp_path / "models" / "gemma")]
+    argv += [
+        str(tmp_path / "models" / "ckpt.safetensors"),
+        "--text-encoder",
+        str(tmp_path / "models" / "gemma"),
+    ]
     argv += ["--dataset", str(dataset), "--workspace", str(tmp_path / "ws"), "--run-name", "run", *SIM]
     assert main(argv) == 0, capsys.readouterr().err
     capsys.readouterr()
@@ -101,7 +105,9 @@ def test_a_decoding_environment_passes_the_gate_once_and_trains_with_sound(plann
     run, _ = planned
     assert main(["preprocess", str(run), "--one-sample", *SIM]) == 0
     state = read_state(run)
-    assert state.audio_gate.startswith("decodes audio (torchaudio 2.9.0, torchcodec 0.8.0; checked on clip_00.mp4")
+    assert state.audio_gate.startswith(
+        "decodes audio (torchaudio 2.9.0, torchcodec 0.8.0; checked on clip_00.mp4"
+    )
     assert not state.video_only and state.silent == ("videos/clip_03.pt",)
     audio = run / "overfit" / ".precomputed" / "audio_latents" / "videos"
     assert [p.name for p in audio.iterdir()] == ["clip_00.pt"]

@@ -35,9 +35,7 @@ async def test_no_audio_decoder_stops_with_the_fix_and_v_trains_video_only(demo_
         )
         await pilot.press("a")
         status = lambda: str(app.screen.query_one("#pp-status").render())  # noqa: E731
-        await wait_until(
-            pilot, lambda: isinstance(app.screen, PreprocessScreen) and "Failed" in status()
-        )
+        await wait_until(pilot, lambda: isinstance(app.screen, PreprocessScreen) and "Failed" in status())
         shown = status()
         assert "cannot decode the clips' sound" in shown and "`uv sync`" in shown
         assert "v trains video only" in shown
