@@ -161,3 +161,16 @@ def test_a_launch_that_dies_before_the_trainer_says_why(model_tree, capsys):
     assert "exec: uv: not found" in out and "stopped (no trainer process)" not in out
     code, out, _ = status(capsys, run, "--json")
     assert json.loads(out)["diagnosis"]["kind"] == "launch"
+
+
+def test_a_launch_whose_trainer_folder_is_gone_says_why(model_tree, capsys):
+    """launch.sh's `cd` into the trainer folder fails (moved since the plan): the cause is named."""
+    box = model_tree(sim=None)
+    run = failed_launch(box, trainer_gone=True)
+    capsys.readouterr()
+    code, out, _ = status(capsys, run)
+    trainer = box.checkout.resolve() / "packages" / "ltx-trainer"
+    assert "Training: failed (launch.sh stopped before the trainer started)" in out
+    assert (
+        f"Failure (launch): launch.sh stopped before the trainer started: cd: {trainer}: No such file" in out
+    )
