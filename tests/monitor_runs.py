@@ -109,3 +109,39 @@ FAILURES = {
     "config": ("real_config_errors_cols80", "invalid config"),
     "missing_file": ("real_missing_config_cols80", "does not exist"),
 }
+
+
+H100_CSV = "name, memory.total [MiB]\nNVIDIA H100 80GB HBM3, 81559 MiB\n"
+
+
+def failed_launch(box, *, trainer_gone: bool = False) -> Path:
+    """A run planned for a real GPU (from a CSV) whose launch.sh, run by bash, dies before the
+    trainer's first line, leaving what bash printed in train.log: at `exec uv ...` on a PATH
+    without uv, or (`trainer_gone`) at its `cd` into a trainer folder moved away since the plan.
+    `box`: a tests/model_tree.py ModelTree."""
+    import shutil
+
+    from ltx_wizard.cli import main
+
+    csv = box.ws.parent / "gpus.csv"
+    csv.write_text(H100_CSV)
+    assert main(box.args("--from-csv", str(csv), sim=None)) == 0
+    env = dict(os.environ)
+    if trainer_gone:
+        trainer = box.checkout / "packages" / "ltx-trainer"
+        trainer.rename(trainer.with_name("ltx-trainer.moved"))
+    else:
+        bin_dir = box.ws.parent / "bin-without-uv"  # the tools launch.sh uses, and no uv
+        bin_dir.mkdir()
+        for tool in ("bash", "grep", "mkdir", "rm", "mv", "date", "tee", "cat"):
+            found = shutil.which(tool)
+            if found:
+                os.symlink(found, bin_dir / tool)
+        env["PATH"] = str(bin_dir)
+    done = subprocess.run(
+        ["bash", str(box.run / "launch.sh")], env=env, capture_output=True, text=True, timeout=60
+    )
+    shown = done.stdout + done.stderr  # after its `exec > >(tee ...)`, bash's errors go to stdout
+    expected = (1, "No such file or directory") if trainer_gone else (127, "exec: uv: not found")
+    assert done.returncode == expected[0] and expected[1] in shown, shown
+    return box.run

@@ -266,7 +266,10 @@ def run(args: argparse.Namespace) -> int:
         require_gpus_per_node(assessment.num_gpus)
     require_known_tier(assessment)
     request = request_from_args(args, nodes=nodes)
-    draft = prepare_plan(request, assessment)
+    from ltx_wizard.demo.sim.stand_in import plan_simulation
+
+    # the one launch.sh rule, shared with the TUI's Summary: simulated GPUs run the stand-in
+    draft = prepare_plan(request, assessment, **plan_simulation(getattr(args, "simulate", None)))
     from ltx_wizard.core.launch.script import copy_line, log_path, script_path
 
     if args.validate_with_trainer:

@@ -20,14 +20,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         "preprocess",
         help="encode the planned dataset: one sample first (for autotune), then all of it",
         description="Run the trainer's scripts/process_dataset.py with the arguments the plan "
-        "decided. --one-sample encodes the first usable clip into RUN_DIR/overfit/.precomputed "
-        "(autotune trains on it); without it, every clip is encoded into the data root (after "
-        "autotune). Outputs are verified; a step already done is not run again; an interrupted "
+        "decided, after the audio gate (before the first step: can the trainer's environment decode "
+        "the clips' sound? if not, it stops with the fix, or --video-only trains without it). "
+        "--one-sample encodes the first usable clip into RUN_DIR/overfit/.precomputed "
+        "(autotune trains on it); without it, every clip is encoded into the data root, after "
+        "autotune (refused before it, exit 2; --skip-autotune to train untuned). Outputs are verified; a step already done is not run again; an interrupted "
         "one resumes (the script skips what it wrote).",
     )
     p.add_argument("run_dir", metavar="RUN_DIR", help="a run folder planned with --dataset")
     p.add_argument(
         "--one-sample", action="store_true", help="only the one-sample preprocess (before autotune)"
+    )
+    p.add_argument(
+        "--skip-autotune",
+        action="store_true",
+        help="the full preprocess without autotune, to train the planned config untuned "
+        "(the wizard's Approve, skip); the one-sample preprocess still comes first",
+    )
+    p.add_argument(
+        "--video-only",
+        action="store_true",
+        help="where the trainer's environment cannot decode the clips' sound: train video only "
+        "(config.yaml's audio turned off before anything is encoded; asked once, before the "
+        "first step); otherwise that step stops with the fix (uv sync, torchcodec)",
     )
     add_gpu_source_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
@@ -103,8 +118,21 @@ def run(args: argparse.Namespace) -> int:
     # used only where the run was planned on simulated GPUs (preprocess.json says)
     stand_in = SimulatedTrainer(getattr(args, "simulate", None) or "h100")
     title = STEP_TITLES[step]
+    from ltx_wizard.commands.audio_gate import audio_check
+    from ltx_wizard.core.plan.next_steps import gpu_options
+
     result = _run_until_signal(
-        run_step(run_dir, step, on_progress=_progress_printer(), stand_in=stand_in), title
+        run_step(
+            run_dir,
+            step,
+            on_progress=_progress_printer(),
+            stand_in=stand_in,
+            skip_autotune=args.skip_autotune,
+            gpu_options=tuple(gpu_options(getattr(args, "simulate", None))),
+            audio_check=audio_check(run_dir, stand_in),
+            video_only=args.video_only,
+        ),
+        title,
     )
     after = read_state(run_dir)
     from ltx_wizard.core.plan.refresh import refresh_plan_md

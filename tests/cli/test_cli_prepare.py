@@ -146,7 +146,7 @@ def test_a_changed_trigger_word_reencodes_the_data_root_with_overwrite(box, caps
     from ltx_wizard.core.preprocess.state import mark_done
 
     mark_done(run, "one")
-    assert main(["preprocess", str(run), "--simulate", "h100"]) == 0
+    assert main(["preprocess", str(run), "--skip-autotune", "--simulate", "h100"]) == 0
     full_log = run / "logs" / "preprocess.log"
     assert "--overwrite" not in full_log.read_text()
     capsys.readouterr()
@@ -158,7 +158,7 @@ def test_a_changed_trigger_word_reencodes_the_data_root_with_overwrite(box, caps
     assert "encoded with 'sks', this plan uses 'zxq'" in plan_md and "--overwrite" in plan_md
     assert main(["preprocess", str(run2), "--one-sample", "--simulate", "h100"]) == 0
     mark_done(run2, "one")
-    assert main(["preprocess", str(run2), "--simulate", "h100"]) == 0
+    assert main(["preprocess", str(run2), "--skip-autotune", "--simulate", "h100"]) == 0
     last = (run2 / "logs" / "preprocess.log").read_text().splitlines()[0]
     assert last.startswith("$ ") and "--lora-trigger zxq" in last and "--overwrite" in last
 

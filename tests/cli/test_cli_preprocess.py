@@ -4,6 +4,7 @@ the dataset), the one-sample preprocess, autotune on it, the full preprocess, th
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -257,7 +258,7 @@ def test_partly_written_data_root_is_resumed_not_overwritten(box, capsys):
     assert code == 0, capsys.readouterr().err
     assert "partly written" in (run / "plan.md").read_text() and "resumes it" in (run / "plan.md").read_text()
     mark_done(run, "one")  # (autotune ran: its own tests cover it)
-    assert main(["preprocess", str(run), "--simulate", "a6000"]) == 0
+    assert main(["preprocess", str(run), "--skip-autotune", "--simulate", "a6000"]) == 0
     assert done.stat().st_mtime_ns == before  # the script skipped what was written
     assert len(list((root / "latents" / "videos").iterdir())) == 3
 
@@ -344,3 +345,26 @@ def test_plan_md_counts_clips_before_any_is_encoded_and_follows_the_preprocessin
     plan_md = (run / "plan.md").read_text()
     assert f"Preprocessed into `{dataset.parent / '.precomputed'}`: 2 samples" in plan_md
     assert "## Autotune results" in plan_md  # rendered from every record, autotune's too
+
+
+def test_full_preprocess_is_refused_before_autotune_and_runs_as_the_refusal_prints(box, capsys):
+    """The skill's order held: after the one sample, the full preprocess waits for autotune
+    (exit 2, nothing encoded); the refusal names both ways on, each runnable as printed."""
+    code, run, dataset = plan(box, 2)
+    assert code == 0, capsys.readouterr().err
+    assert main(["preprocess", str(run), "--one-sample", "--simulate", "a6000"]) == 0
+    capsys.readouterr()
+    assert main(["preprocess", str(run), "--simulate", "a6000"]) == 2
+    err = capsys.readouterr().err
+    assert "autotune comes before the full preprocess" in err
+    autotune = f"ltx-wizard autotune {run} --simulate a6000"
+    skip = f"ltx-wizard preprocess {run} --skip-autotune --simulate a6000"
+    assert f"`{autotune}`" in err and f"`{skip}`" in err
+    data_root = dataset.parent / ".precomputed"
+    assert not data_root.exists() and not (run / "logs" / "preprocess.log").exists()
+    assert main(shlex.split(skip)[1:]) == 0  # the untuned way on, run as printed
+    assert "full preprocess: done, verified" in capsys.readouterr().out
+    assert sorted(p.name for p in (data_root / "latents" / "videos").iterdir()) == [
+        "clip_00.pt",
+        "clip_01.pt",
+    ]

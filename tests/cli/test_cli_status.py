@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ltx_wizard.cli import main
-from tests.monitor_runs import FAILURES, end, make_run, sample_log, start_live
+from tests.monitor_runs import FAILURES, end, failed_launch, make_run, sample_log, start_live
 
 
 def status(capsys, *argv) -> tuple[int, str, str]:
@@ -148,3 +148,29 @@ def test_a_live_run_shows_plan_mds_estimate_beside_its_eta_and_what_each_counts(
         "and the load, from autotune's trials); the ETA counts what is left of this launch" in out
     )
     assert "ETA: ~16s (steady pace; validation and checkpoint pauses not counted)" in out
+
+
+def test_a_launch_that_dies_before_the_trainer_says_why(model_tree, capsys):
+    """launch.sh dies at `exec uv` (no uv on PATH): status names that, read from train.log."""
+    run = failed_launch(model_tree(sim=None))
+    capsys.readouterr()
+    code, out, _ = status(capsys, run)
+    assert code == 0
+    assert "Training: failed (launch.sh stopped before the trainer started)" in out
+    assert "Failure (launch): launch.sh could not start the trainer: `uv` is not on its PATH" in out
+    assert "exec: uv: not found" in out and "stopped (no trainer process)" not in out
+    code, out, _ = status(capsys, run, "--json")
+    assert json.loads(out)["diagnosis"]["kind"] == "launch"
+
+
+def test_a_launch_whose_trainer_folder_is_gone_says_why(model_tree, capsys):
+    """launch.sh's `cd` into the trainer folder fails (moved since the plan): the cause is named."""
+    box = model_tree(sim=None)
+    run = failed_launch(box, trainer_gone=True)
+    capsys.readouterr()
+    code, out, _ = status(capsys, run)
+    trainer = box.checkout.resolve() / "packages" / "ltx-trainer"
+    assert "Training: failed (launch.sh stopped before the trainer started)" in out
+    assert (
+        f"Failure (launch): launch.sh stopped before the trainer started: cd: {trainer}: No such file" in out
+    )

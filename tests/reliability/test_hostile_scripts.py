@@ -48,6 +48,23 @@ if [ "$1 $2" = "show hostnames" ]; then printf '%s\\n' node-a node-b; fi
 HOSTILE = "ws $(touch PWNED1) `touch PWNED2` ;touch PWNED3; 'q\" *&|<>\\ ${HOME} -x é"
 
 
+@pytest.fixture
+def box(box):
+    """The sandbox, planning for one real H100 read from a GPU CSV: these scripts run the planned
+    trainer command (under fake tools); simulated GPUs would launch the simulated trainer."""
+    csv = box.root / "gpus.csv"
+    csv.write_text("name, memory.total [MiB]\nNVIDIA H100 80GB HBM3, 81559 MiB\n")
+    simulated = box.plan_args
+
+    def plan_args(*extra: str, **override: str) -> list[str]:
+        args = simulated(*extra, **override)
+        at = args.index("--simulate")
+        return [*args[:at], "--from-csv", str(csv), *args[at + 2 :]]
+
+    box.plan_args = plan_args
+    return box
+
+
 def fake_path(tmp_path: Path, **extra: str) -> dict[str, str]:
     bin_dir = tmp_path / "fakebin"
     record = tmp_path / "record"

@@ -9,7 +9,7 @@ from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
 from ltx_wizard.tui.screens.monitor import MonitorScreen
-from tests.monitor_runs import FAILURES, end, make_run, sample_log, start_live
+from tests.monitor_runs import FAILURES, end, failed_launch, make_run, sample_log, start_live
 from tests.tui.helpers import make_app, settle, wait_until
 
 STOPPED = sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0]
@@ -177,3 +177,15 @@ async def test_the_resume_dialog_keeps_its_buttons_on_screen_at_80x24(tmp_path):
         await pilot.press("y")
         await settle(pilot)
         assert (run / "outputs/samples/kept-before-resume/step_000040_1.mp4").exists()
+
+
+async def test_a_launch_that_dies_before_the_trainer_shows_why(model_tree):
+    """The Monitor of a run whose launch.sh died at `exec uv`: its cause, not "no trainer process"."""
+    run = failed_launch(model_tree(sim=None))
+    app = make_app(run_dir=str(run))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _monitor(pilot)
+        assert "failed (launch.sh stopped before the trainer started)" in shown(app, "#monitor-head")
+        failure = shown(app, "#monitor-failure")
+        assert "Failure (launch)" in failure and "`uv` is not on its PATH" in failure
+        assert "exec: uv: not found" in failure

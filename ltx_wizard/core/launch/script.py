@@ -157,7 +157,6 @@ if held_by "$old_pid" "$old_start"; then
 elif [ -n "$old_pid" ] && [ "$old_pid" != "$$" ]; then
   printf 'launch.sh: logs/train.pid was stale (%s): replaced\n' "${old_pid//[^0-9-]/?}" >&2
 fi
-cd -- @CWD@
 @EXPORTS@export PYTHONUNBUFFERED=1  # step lines reach the log as they happen
 export COLUMNS=250  # through the pipe to tee, the trainer's log would wrap at 80 columns
 tmp=$pid_file.tmp.$$
@@ -165,6 +164,9 @@ rm -f -- "$tmp"
 (set -C; printf '%s %s\n' "$$" "$(start_of $$)" > "$tmp") && mv -f -- "$tmp" "$pid_file"
 echo "=== $(date -u +%Y-%m-%dT%H:%M:%SZ) launch.sh started, pid $$" >> "$log"
 exec > >(tee -a "$log") 2>&1
+# From here bash's own errors reach the log too (a trainer folder that is gone, a command not on
+# PATH): `ltx-wizard status` and the Monitor read the cause there (core/monitor/run_log.py).
+cd -- @CWD@
 exec @ARGV@
 """
 

@@ -41,6 +41,8 @@ class Attempt:
     # the latest step line's (step, projected seconds for this launch's steps): trainer.py
     # LtxvTrainer.train prints `Total Time` = elapsed / steps done * steps this launch runs
     projection: tuple[int, float] | None = None
+    # bash's or launch.sh's own line naming why the trainer never started (`exec: uv: not found`)
+    launch_error: str | None = None
 
     def ran(self) -> bool:
         return self.started is not None or self.last_step >= 0 or self.minutes is not None
@@ -60,6 +62,7 @@ class Attempt:
             "nan_step": self.nan_step,
             "minutes": self.minutes,
             "projection": list(self.projection) if self.projection else None,
+            "launch_error": self.launch_error,
         }
 
     @classmethod
@@ -80,6 +83,8 @@ class Attempt:
             projection=None
             if projection is None
             else (checked.count(projection[0]), checked.number(projection[1])),
+            # .get: a store written before this field was kept reads as none seen
+            launch_error=checked.optional(checked.text, doc.get("launch_error")),
         )
 
 

@@ -10,6 +10,7 @@ a change only after the user confirms it, and never restarts the run by itself.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
@@ -17,7 +18,16 @@ from ltx_wizard.core.monitor.run_config import value, whole_or
 from ltx_wizard.core.monitor.run_log import Attempt
 
 Kind = Literal[
-    "oom", "oom_validation", "nan", "config", "missing_file", "data", "no_cuda", "crash", "not_encoded"
+    "oom",
+    "oom_validation",
+    "nan",
+    "config",
+    "missing_file",
+    "data",
+    "no_cuda",
+    "crash",
+    "not_encoded",
+    "launch",
 ]
 
 ADVICE: dict[str, list[str]] = {  # the OOM kinds: OOM_REMEDIES, VALIDATION_REMEDIES
@@ -44,6 +54,11 @@ ADVICE: dict[str, list[str]] = {  # the OOM kinds: OOM_REMEDIES, VALIDATION_REME
         "check that the trainer's environment has a "
         "CUDA build of torch: `uv run python -c 'import torch; "
         "print(torch.cuda.is_available())'` in packages/ltx-trainer",
+    ],
+    "launch": [
+        "launch.sh stopped before the trainer's first line: fix what its line names (a command "
+        "not on PATH: install it, uv with `ltx-wizard setup`; a folder that is gone: plan the "
+        "run again), then run launch.sh again"
     ],
     "crash": [
         "read the traceback in the log tail; the trainer's docs/troubleshooting.md covers the common ones"
@@ -94,12 +109,22 @@ def not_encoded(diagnosis: Diagnosis | None, pending: str | None) -> Diagnosis |
     )
 
 
+def launch_cause(line: str) -> str:
+    """bash's line, said as what it means for the run."""
+    m = re.fullmatch(r"exec: (.{1,300}): not found", line)
+    if m:
+        return f"launch.sh could not start the trainer: `{m.group(1)}` is not on its PATH ({line})"
+    return f"launch.sh stopped before the trainer started: {line}"
+
+
 def diagnose(attempt: Attempt, config: dict[str, Any], *, exited: bool) -> Diagnosis | None:
     """The failure of this attempt (NaN also while it still runs: the trainer does not stop)."""
     cause = attempt.cause
     kind: Kind | None = None
     text = ""
-    if cause.config:
+    if exited and attempt.launch_error is not None and attempt.last_step < 0:
+        kind, text = "launch", launch_cause(attempt.launch_error)
+    elif cause.config:
         kind, text = "config", cause.config
     elif cause.missing_config:
         kind, text = "missing_file", cause.missing_config

@@ -41,6 +41,8 @@ def _loss(value: float) -> str:
 
 def process_line(status: RunStatus) -> str:
     proc = status.process
+    if proc is None and status.diagnosis is not None and status.diagnosis.kind == "launch":
+        return "failed (launch.sh stopped before the trainer started)"
     if proc is None:
         return {
             "finished": "finished",

@@ -48,6 +48,9 @@ CATCH_UP_BYTES = 2 * log_reader.TAIL_BYTES  # more new bytes than this: read the
 # core/launch/script.py render_script: `=== <UTC time> launch.sh started, pid <pid>` (digits
 # bounded before int(): a 5,000-digit pid is no pid)
 _LAUNCH = re.compile(r"^=== (\S+) launch\.sh started, pid (\d{1,20})\b")
+# What bash prints when a line of launch.sh fails before the trainer runs (`<path>/launch.sh: line
+# 95: exec: uv: not found`, a `cd` to a folder that is gone), and launch.sh's own `fail` lines.
+_LAUNCH_ERROR = re.compile(r"launch\.sh: (?:line \d{1,6}: )?(.{1,400})$")
 
 
 class RunLog:
@@ -219,6 +222,11 @@ class RunLog:
     def _extras(self, line: str) -> None:
         if self.startup.line(line):
             return
+        if "launch.sh: " in line and self.attempt.last_step < 0:
+            m = _LAUNCH_ERROR.search(line.rstrip())
+            if m and "was stale" not in line:
+                self.attempt.launch_error = m.group(1)
+                return
         if "Resuming training from step" in line:
             m = g.RESUMING.search(line)
             if m:

@@ -27,7 +27,7 @@ from ltx_wizard.core.io.safe_fs import check_run_dir
 State = Literal["live", "finished", "failed", "stopped", "not started"]
 MEASURING = "measuring step time"
 # A live run with these in its log has not failed yet; NaN and OOM lines are shown at once.
-_ONLY_AFTER_EXIT = ("config", "missing_file", "data", "no_cuda", "crash")
+_ONLY_AFTER_EXIT = ("config", "missing_file", "data", "no_cuda", "crash", "launch")
 GpuReader = Callable[[str | None], tuple[list[GpuUse], str | None]]
 
 

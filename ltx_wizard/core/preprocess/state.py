@@ -46,6 +46,9 @@ class PreprocessState:
     one_sample_done: bool = False
     full_done: bool = False
     reused: bool = False  # the data root was verified complete at plan time
+    # the audio gate (audio_gate.py), decided once before any step: what was found, or None
+    audio_gate: str | None = None
+    video_only: bool = False  # the user chose video only there: config.yaml trains no audio
 
     def done(self, step: Step) -> bool:
         # a verified, reused data root needs neither step: autotune links its samples

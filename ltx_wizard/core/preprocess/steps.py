@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any, Callable, Mapping
 
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.dataset.buckets import parse_buckets
+from ltx_wizard.core.dataset.clip_probe import probe_clip
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.stand_in import StandIn
@@ -25,6 +27,7 @@ from ltx_wizard.core.dataset.precomputed_check import Verification, verify_preco
 from ltx_wizard.core.dataset.silent_clips import lacking_audio, silent_advice
 from ltx_wizard.core.dataset.sources import audio_folder
 from ltx_wizard.core.dataset.loader_batches import samples_needed
+from ltx_wizard.core.preprocess.audio_gate import AudioCheck, pass_audio_gate
 from ltx_wizard.core.preprocess.command import (
     SCRIPT_REL,
     command,
@@ -46,7 +49,7 @@ from ltx_wizard.core.preprocess.state import (
 )
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import open_append, write_all
-from ltx_wizard.core.io.workspace import run_lock
+from ltx_wizard.core.io.workspace import RunFolder, run_lock
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
 LOG_NAMES = {"one": "preprocess-one-sample.log", "full": "preprocess.log"}
@@ -96,14 +99,64 @@ async def run_step(
     env: Mapping[str, str] | None = None,
     on_progress: Callable[[ProgressParser], None] = lambda p: None,
     stand_in: StandIn | None = None,
+    skip_autotune: bool = False,
+    gpu_options: tuple[str, ...] = (),
+    audio_check: AudioCheck | None = None,
+    video_only: bool = False,
 ) -> StepResult:
     """Run `step` unless it is done; verify what it wrote; mark it done. A run planned on
     simulated GPUs preprocesses with `stand_in` (the caller's, base/stand_in.py). Holds the run
-    lock throughout: a second preprocess, a plan --force or an autotune of this run waits."""
+    lock throughout: a second preprocess, a plan --force or an autotune of this run waits.
+    `skip_autotune`: the user chose to train untuned (the TUI's Approve, skip; the CLI's
+    --skip-autotune); else the full step waits for autotune. `gpu_options`: what the commands
+    a refusal names need to see this run's GPUs (`--simulate PRESET`). `audio_check` decodes a
+    clip's sound in the trainer's environment for the audio gate (audio_gate.py), passed before
+    the first step; `video_only`: the user's consent to train without audio there."""
     run_dir = Path(run_dir)
     require_state(run_dir)
     with run_lock(run_dir):
+        state = require_state(run_dir)  # read under the lock: another step may just have ended
+        refusal = order_refusal(run_dir, step, state, skip_autotune=skip_autotune, gpu_options=gpu_options)
+        if refusal is not None:
+            raise UsageError(refusal)
+        if not state.done(step):
+            await pass_audio_gate(
+                run_dir, state, step, audio_check, video_only=video_only, gpu_options=gpu_options
+            )
         return await _run_step_locked(run_dir, step, env, on_progress, stand_in)
+
+
+def order_refusal(
+    run_dir: Path,
+    step: Step,
+    state: PreprocessState,
+    *,
+    skip_autotune: bool = False,
+    gpu_options: tuple[str, ...] = (),
+) -> str | None:
+    """Why `step` may not run yet, in the skill's order, with the command that comes first; None
+    when it may. The full step waits for autotune: autotune's trials show in minutes, on the one
+    sample, whether this bucket trains on the GPU at all; a full preprocess before them could
+    spend hours encoding every clip at a bucket that is then planned again (its latents refused
+    for the new plan). Its output does not depend on autotune's winner, so a user who chooses to
+    train untuned may go on (`skip_autotune`)."""
+    if step != "full" or state.done(step):
+        return None
+    run = str(Path(run_dir))
+    if not state.one_sample_done:
+        return (
+            "the one-sample preprocess and autotune come first (the skill's order): run "
+            f"`{shlex.join(['ltx-wizard', 'preprocess', run, '--one-sample', *gpu_options])}`"
+        )
+    if skip_autotune or RunFolder(Path(run_dir)).autotune_record.is_file():
+        return None
+    autotune = shlex.join(["ltx-wizard", "autotune", run, *gpu_options])
+    skip = shlex.join(["ltx-wizard", "preprocess", run, "--skip-autotune", *gpu_options])
+    return (
+        "autotune comes before the full preprocess (the skill's order: its trials on the one "
+        "sample show in minutes whether this bucket trains on your GPU, before hours of "
+        f"encoding at it): run `{autotune}`; or, to train untuned, `{skip}`"
+    )
 
 
 async def _run_step_locked(
@@ -113,14 +166,9 @@ async def _run_step_locked(
     on_progress: Callable[[ProgressParser], None],
     stand_in: StandIn | None,
 ) -> StepResult:
-    state = require_state(run_dir)  # read under the lock: another step may just have ended
+    state = require_state(run_dir)
     if state.done(step):
         return StepResult(step, ran=False, verification=None)
-    if step == "full" and not state.one_sample_done:
-        raise UsageError(
-            "the one-sample preprocess and autotune come first (the skill's order): "
-            f"run `ltx-wizard preprocess {run_dir} --one-sample`"
-        )
     output = state.data_root if step == "full" else one_sample_root(run_dir)
     require_output_root(run_dir, output, one_sample=step == "one")
     ds = read_dataset_file(state.dataset_file)
@@ -238,9 +286,18 @@ def _require_sound(
     audio = audio_folder(strategy)
     if audio is None or [f for f, _ in check.missing] != [audio]:
         return
-    lacking = lacking_audio(read_dataset_file(state.dataset_file), output, audio, samples)
+    ds = read_dataset_file(state.dataset_file)
+    lacking = lacking_audio(ds, output, audio, samples)
     if not lacking:
         return
+    heard = [clip for clip, _ in lacking if probe_clip(ds.folder / clip).has_audio]
+    if heard:  # sound there, not decoded: never recorded as silent (the audio gate's own case)
+        raise WizardError(
+            f"the {STEP_TITLES[step]} wrote no audio latents for {len(heard)} clip(s) that have "
+            f"sound: {', '.join(heard[:3])}{' ...' if len(heard) > 3 else ''} (the trainer's "
+            f"environment did not decode it; {log}): take them out of {state.dataset_file}, or "
+            "train video only (plan the run again with --video-only)"
+        )
     silent = tuple(dict.fromkeys(state.silent + tuple(s for _, s in lacking)))
     write_state(run_dir, replace(state, silent=silent))
     rerun = (

@@ -26,7 +26,7 @@ from ltx_wizard.core.dataset.clip_probe import probe_clip
 from ltx_wizard.core.dataset.clip_problems import pick_bucket
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.demo.sim.stand_in import SCRIPT_ENV as SIM_SCRIPT_ENV
+from ltx_wizard.demo.sim.stand_in import AUDIO_DECODE_ENV, SCRIPT_ENV as SIM_SCRIPT_ENV
 from ltx_wizard.demo.lookalike_checkout import load_parser
 from ltx_wizard.demo.lookalike_latents import (
     audio_latents,
@@ -159,6 +159,7 @@ def _videos(ds, buckets, out: Path, args) -> None:
     kept = _kept_videos(ds, buckets)
     _log("INFO", f"Loaded {len(kept)} valid media files")
     auto_audio = not args.skip_audio and "audio" not in ds.roles
+    decodes = os.environ.get(AUDIO_DECODE_ENV) != "0"  # process_videos.py swallows a failed load
     with_audio = without = 0
     for i, (row, facts) in enumerate(kept):
         _bar("Processing videos", i, len(kept))
@@ -166,7 +167,7 @@ def _videos(ds, buckets, out: Path, args) -> None:
         b, fps = _bucket_of(buckets, facts)
         rel = ds.output_rel(row)
         _save(out / "latents" / rel, video_latents(b.frames, b.height, b.width, fps), args.overwrite)
-        if auto_audio and facts.has_audio:
+        if auto_audio and facts.has_audio and decodes:
             _save(out / "audio_latents" / rel, audio_latents(b.frames / fps), args.overwrite)
             with_audio += 1
         elif auto_audio:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.demo.sim.step_clock import STEP_CLOCK_ENV, StepClockReader
@@ -22,6 +22,18 @@ PIPELINES_MODULE = "ltx_wizard.demo.sim.pipelines"
 GPU_ENV = "LTX_WIZARD_SIM_GPU"  # the preset the simulated trainer stands on
 SPEED_ENV = "LTX_WIZARD_SIM_SPEED"
 SCRIPT_ENV = "LTX_WIZARD_SIM_SCRIPT"  # the simulated preprocessor reads this script's parser
+# "0": the simulated trainer environment cannot decode sound (torchaudio 2.9 without torchcodec):
+# the audio gate's check fails as it would there, and the preprocessor writes no audio latents
+AUDIO_DECODE_ENV = "LTX_WIZARD_SIM_AUDIO_DECODE"
+# torchaudio 2.9's words where torchcodec is missing (torchaudio/_torchcodec.py load_with_torchcodec)
+NO_TORCHCODEC = {
+    "torchaudio": "2.9.0",
+    "torchcodec": None,
+    "ok": False,
+    "error": "torchaudio.load: ImportError: TorchCodec is required for load_with_torchcodec. "
+    "Please install torchcodec to use this function.",
+    "torchcodec_error": "ModuleNotFoundError: No module named 'torchcodec'",
+}
 TRIAL_SPEED = 100.0  # trials sleep 1/100 of the time they report: demo trials ~3 s
 # 128 GB of host RAM per simulated GPU (estimate: a DGX H100 carries 2 TB for 8 GPUs, cloud
 # 8-GPU nodes 1-2 TB), so host RAM does not limit how many trials run side by side.
@@ -78,6 +90,15 @@ class SimulatedTrainer:
     def preprocess(self, script: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
         return [sys.executable, "-m", PREPROCESS_MODULE, *args], {SCRIPT_ENV: str(script)}
 
+    async def audio_decode(self, clip: Path) -> Any:
+        """The audio gate's check (core/preprocess/audio_gate.py) in the simulated trainer
+        environment, judged as core/prepare/audio_env.py judges the real one's."""
+        from ltx_wizard.core.prepare.audio_env import judge
+
+        if {**os.environ, **self.env}.get(AUDIO_DECODE_ENV) == "0":
+            return judge(dict(NO_TORCHCODEC), clip.name)
+        return judge({"torchaudio": "2.9.0", "torchcodec": "0.8.0", "ok": True}, clip.name)
+
     def pipelines(self, module: str) -> tuple[list[str], dict[str, str]]:
         return [sys.executable, "-m", PIPELINES_MODULE, module], {GPU_ENV: self.preset, **self.env}
 
@@ -85,3 +106,10 @@ class SimulatedTrainer:
 def stand_in_for(preset: str | None, **kwargs) -> SimulatedTrainer | None:
     """The simulator for `--simulate PRESET` / `--demo`; None for real GPUs."""
     return SimulatedTrainer(preset, **kwargs) if preset else None
+
+
+def plan_simulation(preset: str | None) -> dict[str, Any]:
+    """What `prepare_plan` takes for the GPUs a plan is made on: the preset plan.json records and
+    the stand-in launch.sh runs, chosen here together, so that the CLI's `plan` and the TUI's
+    Summary write the same launch.sh (a simulated plan never runs `uv run python scripts/train.py`)."""
+    return {"simulate": preset or None, "stand_in": stand_in_for(preset)}

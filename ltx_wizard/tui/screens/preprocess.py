@@ -47,7 +47,12 @@ autotune's trials run at your bucket in minutes; then, after autotune, every cli
 root. A step already done is not run again; an interrupted one resumes (the script skips what it
 wrote). An existing data root is never overwritten.
 
-**Keys.** r retries a failed step; Esc goes back (not while the script runs).""",
+**The audio gate.** Before the first step, one clip with sound is decoded in the trainer's
+environment. Where it cannot decode sound (no torchcodec), nothing is encoded: the screen names
+the fix (`uv sync` in the checkout), or v trains video only (config.yaml's audio turned off).
+
+**Keys.** r retries a failed step; v trains video only when the audio gate offers it; Esc goes
+back (not while the script runs).""",
 )
 
 
@@ -55,6 +60,7 @@ class PreprocessScreen(WizardScreen):
     F1_HELP = PREPROCESS_HELP
     BINDINGS = [
         Binding("r", "retry", "Retry"),
+        Binding("v", "video_only", "Video only", show=False),
         Binding("escape", "back", "Back"),
     ]
 
@@ -63,6 +69,8 @@ class PreprocessScreen(WizardScreen):
         self.step = step
         self.then = then
         self.running = False
+        self.video_only = False  # the user's consent, given at the audio gate
+        self.can_drop_audio = False  # the audio gate offered video only
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -89,18 +97,31 @@ class PreprocessScreen(WizardScreen):
 
     @work(exclusive=True, exit_on_error=False, group="preprocess")
     async def _run(self) -> None:
+        from ltx_wizard.commands.audio_gate import audio_check
         from ltx_wizard.core.base.errors import WizardError
+        from ltx_wizard.core.preprocess.audio_gate import AudioGateClosed
         from ltx_wizard.core.preprocess.steps import run_step
         from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
+        run_dir = self.app.state.run_dir
+        assert run_dir is not None  # set before this screen opens
+        # used only where preprocess.json says the plan's GPUs were simulated
+        stand_in = SimulatedTrainer(self.app.simulate or "h100", env=self.app.options.sim_env)
         try:
             result = await run_step(
-                self.app.state.run_dir,
-                self.step,  # type: ignore[arg-type]  # run_dir: set before this screen opens
+                run_dir,
+                self.step,  # type: ignore[arg-type]
                 on_progress=self._progress,
-                # used only where preprocess.json says the plan's GPUs were simulated
-                stand_in=SimulatedTrainer(self.app.simulate or "h100"),
+                stand_in=stand_in,
+                # the full step opens from the Done step: after autotune, or the user's Approve, skip
+                skip_autotune=True,
+                audio_check=await asyncio.to_thread(audio_check, run_dir, stand_in),
+                video_only=self.video_only,
             )
+        except AudioGateClosed as exc:
+            self.can_drop_audio = exc.video_only
+            self._failed(exc.message, video_only=exc.video_only)
+            return
         except WizardError as exc:
             self._failed(exc.message)
             return
@@ -127,16 +148,23 @@ class PreprocessScreen(WizardScreen):
             shown = "; ".join(f"skipped {p} ({n} frames)" for p, n in parser.skipped[-5:])
             self.query_one("#pp-log", Static).update(shown)
 
-    def _failed(self, message: str) -> None:
+    def _failed(self, message: str, *, video_only: bool = False) -> None:
         self.running = False
-        self.query_one("#pp-status", Static).update(
-            Text.assemble(
-                ("Failed: ", "bold"),
-                message,
-                "\nr retries (what was written is kept and skipped); Esc goes back.",
-            )
+        keys = (
+            "\nr retries once the fix is done; v trains video only (config.yaml's audio turned "
+            "off); Esc goes back."
+            if video_only
+            else "\nr retries (what was written is kept and skipped); Esc goes back."
         )
+        self.query_one("#pp-status", Static).update(Text.assemble(("Failed: ", "bold"), message, keys))
         self.query_one("#retry", Button).disabled = False
+
+    def action_video_only(self) -> None:
+        """The consent the audio gate asks for: video only, then the step again."""
+        if not self.running and self.can_drop_audio:
+            self.video_only = True
+            self.can_drop_audio = False
+            self._start()
 
     def action_retry(self) -> None:
         if not self.running:

@@ -112,7 +112,7 @@ class SummaryScreen(WizardScreen):
     def _prepare(self) -> None:
         from ltx_wizard.core.plan.run_plan import prepare_plan
         from ltx_wizard.core.setup.wandb_login import WandbUnknown
-        from ltx_wizard.demo.sim.stand_in import stand_in_for
+        from ltx_wizard.demo.sim.stand_in import plan_simulation
 
         app = self.app
         state = app.state
@@ -132,9 +132,8 @@ class SummaryScreen(WizardScreen):
                 request,
                 app.state.assessment,
                 now=app.now(),
-                simulate=app.simulate,
                 host=app.options.host_fn,
-                stand_in=stand_in_for(app.simulate),
+                **plan_simulation(app.simulate),  # the one launch.sh rule, shared with `plan`
             )
             error = None
         except WandbUnknown as exc:  # asked, never silently off (dialogs/wandb_ask.py)

@@ -34,7 +34,10 @@ def _no_accelerate(monkeypatch):
 
 @pytest.fixture
 def planned(tmp_path, capsys):
-    """A real `plan` run on two simulated GPUs, with spaces in every path."""
+    """A real `plan` run for two H100s read from a CSV (simulated GPUs would launch the simulated
+    trainer), with spaces in every path."""
+    csv = tmp_path / "gpus.csv"
+    csv.write_text("name, memory.total [MiB]\n" + "NVIDIA H100 80GB HBM3, 81559 MiB\n" * 2)
     checkout = make_checkout(tmp_path / "LTX 2")
     ckpt = make_checkpoint(tmp_path / "my models" / "ltx-2.safetensors")
     gemma = make_gemma_dir(tmp_path / "my models" / "gemma-3")
@@ -54,8 +57,8 @@ def planned(tmp_path, capsys):
             str(tmp_path / "work space"),
             "--run-name",
             "run",
-            "--simulate",
-            "2xh100",
+            "--from-csv",
+            str(csv),
         ]
     )
     assert code == 0, capsys.readouterr().err

@@ -158,7 +158,9 @@ def test_a_reopened_run_folder_submits_the_job(box, capsys, tmp_path):
 
     from ltx_wizard.core.io.run_meta import read_run_meta
 
-    plan_json(capsys, box.args("--nodes", "2"))
+    csv = tmp_path / "node.csv"  # the GPUs of a real node: simulated ones launch the stand-in
+    csv.write_text(H100_CSV)
+    plan_json(capsys, box.args("--nodes", "2", "--from-csv", str(csv), sim=None))
     spec = read_run_meta(box.run).launch
     assert (spec.argv, spec.cwd) == (["sbatch", str(box.run / "slurm.sbatch")], box.run)
     bin_dir = tmp_path / "bin"
