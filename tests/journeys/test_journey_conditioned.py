@@ -22,13 +22,16 @@ from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
 from ltx_wizard.demo.lookalike_pipelines import load_parser
 from ltx_wizard.demo.lookalike_raw_clips import write_video
 from tests.eval_runs import run_as_printed, sim_env, write_weights
-from tests.prepare_kit import checkout
+from tests.prepare_kit import checkout, uv_on_path
 
 RELEASE = ("ltx-2.3-22b-distilled-1.1.safetensors", "ltx-2.3-spatial-upscaler-x2-1.1.safetensors")
 
 
 @pytest.fixture(autouse=True)
-def _box_env(monkeypatch):
+def _box_env(monkeypatch, tmp_path):
+    # prepare --simulate runs the checkout's scripts in its own environment (`uv run python`), as
+    # the real flow does: the recorded stand-in uv runs them here
+    uv_on_path(tmp_path, monkeypatch)
     monkeypatch.setattr(accelerate_config, "accelerate_available", lambda: False)
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
