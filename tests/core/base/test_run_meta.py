@@ -202,7 +202,9 @@ STATE_TEXT = """{
   ],
   "one_sample_done": false,
   "full_done": false,
-  "reused": true
+  "reused": true,
+  "audio_gate": null,
+  "video_only": false
 }
 """
 
