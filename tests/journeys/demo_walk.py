@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from ltx_wizard.core.io.yaml_patch import load_yaml
-from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.dialogs.holdout_ask import HoldoutDialog
 from ltx_wizard.tui.dialogs.spot_check import SpotCheckDialog
@@ -122,7 +121,7 @@ async def prepare_raw_clips(pilot) -> tuple[list[str], str]:
         else:
             asked.append("confirm: " + screen.question)
             await pilot.press("y")
-        await wait_until(pilot, lambda: app.screen is not screen)
+        await wait_until(pilot, lambda shown=screen: app.screen is not shown)
     await settle(pilot)
     return asked, flat(shown(app, "#prep-status"))
 

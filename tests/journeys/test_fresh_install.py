@@ -27,7 +27,9 @@ import pytest
 from tests.project.test_readme import block
 
 ROOT = Path(__file__).resolve().parents[2]
-ESCAPES = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[()][A-Z0-9]|.)")
+ESCAPES = re.compile(
+    rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[()][A-Z0-9]|.)"
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("python3") is None, reason="the README's command runs python3")
 

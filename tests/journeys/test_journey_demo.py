@@ -16,6 +16,7 @@ first-run screens on (the intent question), as `ltx-wizard --demo` shows them.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -63,6 +64,14 @@ def _pid(run: Path) -> int | None:
     return int(text.split()[0]) if text.split() else None
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").is_dir() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+
+
 async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path, monkeypatch):
     demo_root = tmp_path / "demo"
     app = make_app(demo_root, demo_data="raw", first_run_screens=True)
@@ -83,33 +92,28 @@ async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path,
             dataset = Path(re.search(r"Saved to ?(\S+?dataset\.json)", status).group(1))
             run = dataset.parents[1]
             rows = read_json(dataset)
-            held = [
-                read_json_line
-                for read_json_line in (dataset.parent / "holdout.jsonl").read_text().splitlines()
-            ]
+            held = [json.loads(line) for line in (dataset.parent / "holdout.jsonl").read_text().splitlines()]
             assert f"Prepared {len(rows)} training samples (+ {len(held)} held out)" in status
             assert (len(rows), len(held)) == (4, 1)
-            held_id = re.search(r'"video": "([^"]+)"', held[0]).group(1)
-            assert f"Held-out IDs: {held_id}." in status
+            assert f"Held-out IDs: {held[0]['video']}." in status
             spot = asked[2].removeprefix("spot check: ").split(" | ")
-            captions = {row["caption"] for row in rows} | {
-                re.search(r'"caption": "([^"]+)"', held[0]).group(1)
-            }
+            captions = {row["caption"] for row in rows + held}
             assert spot and all(c in captions for c in spot)  # the spot check showed the captions kept
 
             # 3. paths → plan: the dataset prepared is the data the plan reads
             paths, head = await continue_to_paths_and_plan(pilot)
             assert str(dataset) in paths
-            plan_md = (run / "plan.md").read_text() if (run / "plan.md").is_file() else None
             assert f"Run folder: {run}" in head
-            silent = [r["video"] for r in rows if "in silence" in r["caption"]]
-            assert f"Data: {len(rows)} clips listed, {len(rows) - len(silent)} to train on" in head
 
             # 4. approve → one-sample preprocess → autotune: the table is autotune.json's
             at_status = await approve_and_autotune(pilot)
             plan = read_json(run / "plan.json")
             plan_md = (run / "plan.md").read_text()
             assert plan["run_dir"] == str(run) and plan["recipe"] == "t2v_lora"
+            # the clips without sound, as preprocessing recorded them: the plan leaves them out
+            silent = [str(Path(p).with_suffix(".mp4")) for p in read_json(run / "preprocess.json")["silent"]]
+            assert silent == ["videos/quiet.mp4"]
+            assert f"Data: {len(rows)} clips listed, {len(rows) - len(silent)} to train on" in head
             assert f"{len(rows)} clips listed; the trainer will train on {len(rows) - len(silent)}" in plan_md
             summary = read_json(run / "autotune.json")["summary"]
             winner = next(t for t in summary["trials"] if t["index"] == summary["winner"])
@@ -144,7 +148,7 @@ async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path,
             total = config(run)["optimization"]["steps"]
             first_ckpt = run / f"outputs/checkpoints/lora_weights_step_{every:05d}.safetensors"
             await wait_until(pilot, first_ckpt.is_file)
-            screen = await monitor_reads(pilot, lambda s: s.state == "live" and bool(s.checkpoints))
+            await monitor_reads(pilot, lambda s: s.state == "live" and bool(s.checkpoints))
             assert f"live: pid {first_pid}" in shown(app, "#monitor-head")
             assert first_ckpt.name in flat(shown(app, "#monitor-files"))
 
@@ -152,7 +156,8 @@ async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path,
             await pilot.press("s")
             stop = await answer(pilot, ConfirmDialog, "y")
             assert f"checkpoint of step {every} stays" in flat(stop.question)
-            screen = await monitor_reads(pilot, lambda s: s.state == "stopped")
+            await monitor_reads(pilot, lambda s: s.state == "stopped")
+            assert not _alive(first_pid)  # the Monitor said stopped: the trainer is gone
             before = steps_in(run / "logs/train.log")
             step, of, loss = before[-1]
             assert every <= step < total == of
@@ -173,7 +178,7 @@ async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path,
             await wait_until(
                 pilot, lambda: f"Resuming from step {every}" in (run / "logs/train.log").read_text()
             )
-            screen = await monitor_reads(pilot, lambda s: s.state == "finished", limit_s=240)
+            await monitor_reads(pilot, lambda s: s.state == "finished", limit_s=240)
             final = run / f"outputs/checkpoints/lora_weights_step_{total:05d}.safetensors"
             assert final.is_file()
             assert f"Step {total} / {total}" in shown(app, "#monitor-head")
@@ -204,7 +209,7 @@ async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path,
             assert manifest["checkpoint"] == f"{final.name} (the final checkpoint, step {total})"
             assert manifest["checkpoint"] in head
             sources = {r["source"] for r in renders.values()}
-            assert f"holdout.jsonl row 1" in sources  # the held-out clip prepare set aside
+            assert "holdout.jsonl row 1" in sources  # the held-out clip prepare set aside
             trained = {f"dataset.json row {i}" for i, r in enumerate(rows, 1) if r["video"] not in silent}
             assert {src for src in sources if src.startswith("dataset.json")} == trained  # not the silent one
             for render in renders.values():  # every prompt rendered is listed on the screen
