@@ -8,9 +8,8 @@ The simulated trainer runs as a real process (launch.sh in the background): the 
 its real progress (a checkpoint file, step lines in train.log), stops it with the Monitor's s,
 resumes it with r and evaluates with e, each behind its own dialog answered by key.
 
-Only keys reach the app. The run opens with the demo's raw clips (`demo_data="raw"`, an option the
-command line does not offer yet: `ltx-wizard --demo` starts from the demo's dataset.json) and the
-first-run screens on (the intent question), as `ltx-wizard --demo` shows them.
+Only keys reach the app, built as `ltx-wizard --demo --demo-data raw` builds it (the demo's folder of
+raw clips: the Prepare screen after the intent question).
 """
 
 from __future__ import annotations
@@ -24,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from ltx_wizard.cli import build_parser
+from ltx_wizard.cli import make_app as cli_make_app
 from ltx_wizard.core.evaluation.job import read_state
 from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
@@ -46,7 +47,7 @@ from tests.journeys.demo_walk import (
     start_training,
     steps_in,
 )
-from tests.tui.helpers import make_app, settle
+from tests.tui.helpers import FIXED_HOST, settle
 
 
 @pytest.fixture(autouse=True)
@@ -57,6 +58,9 @@ def _demo_env(monkeypatch):
     monkeypatch.setenv("LTX_WIZARD_GRAPHICS", "halfblocks")
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "TMUX", "SSH_CONNECTION"):
         monkeypatch.delenv(name, raising=False)
+
+
+ARGV = ["--demo", "--demo-data", "raw"]
 
 
 def _pid(run: Path) -> int | None:
@@ -74,7 +78,12 @@ def _alive(pid: int) -> bool:
 
 async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path, monkeypatch):
     demo_root = tmp_path / "demo"
-    app = make_app(demo_root, demo_data="raw", first_run_screens=True)
+    # As the user starts it (`ltx-wizard --demo --demo-data raw`), with the cursor still and the
+    # host's RAM and disk fixed (the Summary's host check reads this machine otherwise).
+    args = build_parser(ARGV).parse_args(ARGV)
+    app = cli_make_app(
+        args, demo_root=demo_root, cursor_blink=False, check_delay_s=0, host_fn=lambda run_dir: FIXED_HOST
+    )
     trainer_pids: list[int] = []
     try:
         async with app.run_test(size=(80, 24)) as pilot:
@@ -165,7 +174,7 @@ async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path,
             assert f"→ {loss:.4f} at step {step}" in shown(app, "#loss-title")
             assert not (run / f"outputs/checkpoints/lora_weights_step_{total:05d}.safetensors").exists()
 
-            monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "1000")
+            monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "2000")  # the resumed launch and eval: fast
             # 8. r → resume after yes, then start after yes: config.yaml loads the checkpoint shown
             await pilot.press("r")
             resume = await answer(pilot, ConfigChangeDialog, "y")
