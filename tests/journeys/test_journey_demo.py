@@ -52,8 +52,8 @@ from tests.tui.helpers import FIXED_HOST, settle
 
 @pytest.fixture(autouse=True)
 def _demo_env(monkeypatch):
-    # Fast simulated trainer, preprocessor and pipelines: 2000 planned steps of ~4.4 simulated
-    # seconds pass in ~20 s, so a checkpoint (every 250) lands well before the end.
+    # The simulated preprocessor, autotune trials and captioner fast (the launches set their own
+    # speed below); keyframes in half blocks whatever terminal runs the tests.
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "500")
     monkeypatch.setenv("LTX_WIZARD_GRAPHICS", "halfblocks")
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "TMUX", "SSH_CONNECTION"):
@@ -144,10 +144,11 @@ async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path,
             assert read_json(run / "preprocess.json")["full_done"] is True
 
             # 6. t → launch.sh in the background → Monitor; wait for a real checkpoint
-            # The first launch trains slowly (2000 steps of ~4.4 simulated s at speed 100: over a
-            # minute), so that it is surely live when s is pressed after its first checkpoint,
-            # however loaded the machine; the resumed launch finishes fast.
-            monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "100")
+            # The first launch trains slowly (speed 200: step 250's checkpoint after ~6 s, the
+            # other 1750 steps of ~4.4 simulated s take ~40 s more), so that it is surely live when
+            # s is pressed after that checkpoint, however loaded the machine (its pace is sleeps);
+            # the resumed launch finishes fast.
+            monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "200")
             question = await start_training(pilot)
             assert str(run / "logs/train.log") in question
             first_pid = _pid(run)
