@@ -232,7 +232,10 @@ async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path,
             summary_md = (run / "run-summary.md").read_text()
             assert f"**Final checkpoint:** `{final}` (step {total})" in summary_md
             assert f"**Steps:** {total} of {total}" in summary_md
-            assert "Run summary:" in flat(shown(app, "#monitor-files"))
+            assert f"Run summary: {run / 'run-summary.md'}" in flat(shown(app, "#monitor-files"))
+            evaluation = summary_md.split("## Post-training evaluation", 1)[1]
+            assert f"Checkpoint: {manifest['checkpoint']}." in evaluation
+            assert all(Path(name).name in evaluation for name in renders)  # each render listed
             assert f"--lora {final} 1.0" in summary_md.split("## Render with it", 1)[1]
     finally:
         for pid in trainer_pids:  # a failed walk leaves no simulated trainer behind
