@@ -80,6 +80,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="walk the whole flow on a simulated GPU with generated look-alike files",
     )
+    parser.add_argument(  # tui/options.py WizardOptions.demo_data
+        "--demo-data",
+        choices=("clips", "raw", "latents"),
+        help="what --demo starts from: its clips with their dataset.json (clips, the default), "
+        "a folder of raw clips for the Prepare screen (raw), or latents already preprocessed (latents)",
+    )
     parser.add_argument("--trainer-root", metavar="DIR", help="your LTX-2 checkout")
     parser.add_argument("--workspace", metavar="DIR", help="where run folders are created")
     parser.add_argument("--run-dir", metavar="DIR", help="open an existing run folder")
