@@ -196,6 +196,12 @@ class WizardApp(App[int]):
         facts = getattr(self.screen, "help_facts", None)
         self.push_screen(HelpDialog(type(self.screen), facts() if facts else None))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Escape is the panel's only while one is shown: the footer keeps the screen's own Escape
+        if action == "close_keys_panel":
+            return bool(self.screen.query("HelpPanel"))
+        return True
+
     def action_close_keys_panel(self) -> None:
         """Escape over the All keys panel closes it; without one, the key goes to the screen."""
         if not self.screen.query("HelpPanel"):

@@ -37,6 +37,7 @@ from ltx_wizard.tui.paths_checks import (
     form_text,
     validation_form_for,
 )
+from ltx_wizard.tui.paths_refusal import refuse_continue
 from ltx_wizard.tui.paths_form import (
     field_verdict,
     form_request,
@@ -117,6 +118,8 @@ class PathsScreen(WizardScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        # Room under the last field: its ✗ line scrolls up above the toast that names it (80x24).
+        self.query_one("#body").styles.padding = (0, 1, 3, 1)
         self._show_vae_fields(self.app.state.split_pack)
         self.query_one("#input-checkpoint", Input).focus()
         self._discover()
@@ -364,11 +367,8 @@ class PathsScreen(WizardScreen):
             return
         draft = form[0]
         problems = self._problems()
-        if problems:
-            names = ", ".join(p.replace("_", " ") for p in problems)
-            self.notify(f"Fix the fields marked ✗ first: {names}", severity="warning")
-            first = "#validation-media" if problems[0] == "validation" else f"#input-{problems[0]}"
-            self.query_one(first, Input).focus()
+        if problems:  # the first one focused, its ✗ line in view (paths_refusal.py)
+            refuse_continue(self, problems)
             return
         # validation is asked only while the recipe's samples read media (the panel is shown)
         shown = self.query_one(ValidationPanel).display
