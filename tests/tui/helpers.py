@@ -310,6 +310,38 @@ async def wait_until(pilot, condition, limit_s: float = 120.0) -> None:
         await pilot.pause(0.02)
 
 
+def shown_text(app) -> str:
+    """The screen as the terminal shows it now (dialogs over what is under them), as plain text:
+    what a snapshot compares, without its colours."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def until_shown(pilot, *texts: str, when=None, idle: bool = True, limit_s: float = 120.0) -> None:
+    """Wait for the state a snapshot shows (never for time, nor for a number of pauses, which a
+    loaded machine outruns): every one of `texts` on screen, `when()` true, and with `idle` no
+    worker of the app left running (idle=False where a worker waits on the user's answer).
+    Checked again after the messages then pending are handled, so that a late one that changed
+    the screen is waited for too."""
+    app = pilot.app
+
+    def there() -> bool:
+        if when is not None and not when():
+            return False
+        shown = shown_text(app)
+        return all(text in shown for text in texts)
+
+    def busy() -> bool:
+        return idle and any(worker.is_running for worker in app.workers)
+
+    while True:
+        await wait_until(pilot, there, limit_s)
+        if idle:
+            await wait_workers(app)
+        await pilot.pause()
+        if there() and not busy():
+            return
+
+
 async def to_held_trial(pilot, scripted) -> None:
     """Demo flow to the Autotune screen, until the scripted engine holds in its `hold_after` trial."""
     await to_summary(pilot)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.geometry import Size
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
@@ -56,6 +57,7 @@ class ConfigChangeDialog(ModalScreen[bool]):
     def __init__(self, title: str, sentence: str, diff: str, *, yes: str = "Apply") -> None:
         super().__init__()
         self.title_text, self.sentence, self.diff, self.yes_label = title, sentence, diff, yes
+        self.fitted_to: Size | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog config-change"):
@@ -86,6 +88,7 @@ class ConfigChangeDialog(ModalScreen[bool]):
         content = region.virtual_size.height
         region.styles.height = min(content, room) if content > room else "auto"
         self.query_one("#scroll-hint").display = content > room
+        self.fitted_to = self.size  # the screen size the text region is sized for now
 
     def action_scroll_text(self, how: str) -> None:
         region = self.query_one("#diff", VerticalScroll)

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 
 class PathsScreen(WizardScreen):
     F1_HELP = PATHS_HELP
+    DEFAULT_CSS = "PathsScreen #form-end { height: 3; }"
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("f2", "pick", "Pick found"),
@@ -112,14 +113,14 @@ class PathsScreen(WizardScreen):
                 compact=True,
             )
             yield ValidationPanel(request)
+            # Room under the last field: its ✗ line scrolls up above the toast that names it.
+            yield Static("", id="form-end")
         with Horizontal(classes="actions"):
             yield Button("Continue", id="continue", variant="primary")
             yield Button("Back", id="back")
         yield Footer()
 
     def on_mount(self) -> None:
-        # Room under the last field: its ✗ line scrolls up above the toast that names it (80x24).
-        self.query_one("#body").styles.padding = (0, 1, 3, 1)
         self._show_vae_fields(self.app.state.split_pack)
         self.query_one("#input-checkpoint", Input).focus()
         self._discover()
