@@ -45,6 +45,7 @@ CLI_FLAGS = {
     "run_dir": "--run-dir",
     "workspace": "--workspace",
     "trainer_root": "--trainer-root",
+    "trainer_repo": "--trainer-repo",
     "trainer_cmd": "--trainer-cmd",
     "from_csv": "--from-csv",
     "vram_gb": "--vram-gb",
