@@ -335,7 +335,14 @@ async def until_shown(pilot, *texts: str, when=None, idle: bool = True, limit_s:
         return idle and any(worker.is_running for worker in app.workers)
 
     while True:
-        await wait_until(pilot, there, limit_s)
+        try:
+            await wait_until(pilot, there, limit_s)
+        except AssertionError:  # say what was missing, and what the screen showed instead
+            held = when is None or bool(when())
+            raise AssertionError(
+                f"not shown: {[t for t in texts if t not in shown_text(app)]}, condition held: {held}, "
+                f"screen {type(app.screen).__name__}:\n{shown_text(app)}"
+            ) from None
         if idle:
             await wait_workers(app)
         await pilot.pause()

@@ -20,7 +20,12 @@ SIZES = [(80, 24), (120, 40)]
 
 
 def _at_end(log) -> bool:
-    return log.scroll_y == log.max_scroll_y
+    """The log at its last line; scrolled there again while lines still land under it (a scroll
+    asked for before they did leaves it above them)."""
+    if log.scroll_y >= log.max_scroll_y:
+        return True
+    log.scroll_end(animate=False)
+    return False
 
 
 async def _form(pilot):
