@@ -8,6 +8,7 @@ SHOWN_ROOT (see test_snapshots.py).
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 from datetime import datetime
 from pathlib import Path
@@ -312,9 +313,26 @@ async def wait_until(pilot, condition, limit_s: float = 120.0) -> None:
 
 
 def shown_text(app) -> str:
-    """The screen as the terminal shows it now (dialogs over what is under them), as plain text:
-    what a snapshot compares, without its colours."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    """The screen as a snapshot takes it now (App.export_screenshot's rendering: a dialog over
+    the screens under it), as plain text."""
+    from rich.console import Console
+
+    console = Console(
+        width=app.size.width,
+        height=app.size.height,
+        file=io.StringIO(),
+        record=True,
+        force_terminal=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
+# Every screen's header: under a dialog, it says that the screens below are drawn too (under load
+# a snapshot once caught a dialog over a blank screen).
+HEADER = "LTX-2 training wizard"
 
 
 async def until_shown(pilot, *texts: str, when=None, idle: bool = True, limit_s: float = 120.0) -> None:
@@ -329,7 +347,7 @@ async def until_shown(pilot, *texts: str, when=None, idle: bool = True, limit_s:
         if when is not None and not when():
             return False
         shown = shown_text(app)
-        return all(text in shown for text in texts)
+        return all(text in shown for text in (HEADER, *texts))
 
     def busy() -> bool:
         return idle and any(worker.is_running for worker in app.workers)
@@ -340,7 +358,7 @@ async def until_shown(pilot, *texts: str, when=None, idle: bool = True, limit_s:
         except AssertionError:  # say what was missing, and what the screen showed instead
             held = when is None or bool(when())
             raise AssertionError(
-                f"not shown: {[t for t in texts if t not in shown_text(app)]}, condition held: {held}, "
+                f"not shown: {[t for t in (HEADER, *texts) if t not in shown_text(app)]}, held: {held}, "
                 f"screen {type(app.screen).__name__}:\n{shown_text(app)}"
             ) from None
         if idle:
