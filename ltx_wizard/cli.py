@@ -87,6 +87,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "a folder of raw clips for the Prepare screen (raw), or latents already preprocessed (latents)",
     )
     parser.add_argument("--trainer-root", metavar="DIR", help="your LTX-2 checkout")
+    parser.add_argument(  # as `ltx-wizard setup --trainer-repo`: the Setup screen's clone
+        "--trainer-repo", metavar="URL", help="clone the trainer from this URL or path (a mirror), not GitHub"
+    )
     parser.add_argument("--workspace", metavar="DIR", help="where run folders are created")
     parser.add_argument("--run-dir", metavar="DIR", help="open an existing run folder")
     parser.add_argument("--trainer-cmd", metavar="CMD", help="replace the trainer command prefix (autotune)")

@@ -27,6 +27,18 @@ root = Path.cwd()
 while not (root / "packages").is_dir() and root.parent != root:
     root = root.parent
 if args[:1] == ["sync"]:
+    if os.environ.get("STANDIN_UV_FAIL") == "dns":  # no name server: uv's chain of causes
+        for line in ("Resolved 3 packages in 12ms",
+                     "error: Failed to fetch: `https://pypi.org/simple/torch/`",
+                     "  Caused by: Request failed after 3 retries",
+                     "  Caused by: error sending request for url (https://pypi.org/simple/torch/)",
+                     "  Caused by: client error (Connect)",
+                     "  Caused by: dns error: failed to lookup address information: "
+                     "Temporary failure in name resolution",
+                     "  Caused by: failed to lookup address information: "
+                     "Temporary failure in name resolution"):
+            print(line, file=sys.stderr)
+        sys.exit(2)
     if os.environ.get("STANDIN_UV_FAIL"):
         print("error: Failed to fetch: `https://pypi.org/simple/torch/`", file=sys.stderr)
         sys.exit(2)

@@ -31,7 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="where the checkout is or is cloned to (default ~/LTX-2)",
     )
     p.add_argument(
-        "--trainer-repo", metavar="URL", default=None, help="clone from this URL or path instead (a mirror)"
+        "--trainer-repo",
+        metavar="URL",
+        default=argparse.SUPPRESS,  # the wizard's own --trainer-repo, given before `setup`, stands
+        help="clone from this URL or path instead (a mirror)",
     )
     p.add_argument(
         "--checkpoint",
@@ -92,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.setup.survey import TRAINER_REPO, survey
 
     root = getattr(args, "trainer_root", None)
-    repo = args.trainer_repo or TRAINER_REPO
+    repo = getattr(args, "trainer_repo", None) or TRAINER_REPO
     misfits = _misfits(args)
     found = survey(root, repo=repo, misfits=misfits)
     for note in found.notes:

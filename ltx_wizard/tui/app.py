@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from textual import events
+from textual.actions import SkipAction
 from textual.app import App
 from textual.binding import Binding
 
@@ -36,7 +37,11 @@ class WizardApp(App[int]):
     ENABLE_COMMAND_PALETTE = False
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("f1", "screen_help", "Help"),
+        # priority: a dialog (a modal screen) keeps the App's plain bindings from its keys, and
+        # F1 there must open that dialog's own help
+        Binding("f1", "screen_help", "Help", priority=True),
+        # Escape closes the All keys panel and only that; with no panel it goes on as before
+        Binding("escape", "close_keys_panel", show=False, priority=True),
     ]
 
     def __init__(self, options: WizardOptions | None = None) -> None:
@@ -190,6 +195,18 @@ class WizardApp(App[int]):
             self.action_hide_help_panel()
         facts = getattr(self.screen, "help_facts", None)
         self.push_screen(HelpDialog(type(self.screen), facts() if facts else None))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Escape is the panel's only while one is shown: the footer keeps the screen's own Escape
+        if action == "close_keys_panel":
+            return bool(self.screen.query("HelpPanel"))
+        return True
+
+    def action_close_keys_panel(self) -> None:
+        """Escape over the All keys panel closes it; without one, the key goes to the screen."""
+        if not self.screen.query("HelpPanel"):
+            raise SkipAction()
+        self.action_hide_help_panel()
 
     async def action_quit(self) -> None:
         if not self.state.autotune_running:

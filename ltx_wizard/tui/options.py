@@ -24,6 +24,7 @@ class WizardOptions:
     vram_gb: float | None = None
     demo: bool = False
     trainer_root: str | None = None
+    trainer_repo: str | None = None  # --trainer-repo: where the Setup screen clones the trainer from
     workspace: str | None = None
     run_dir: str | None = None
     trainer_cmd: str | None = None

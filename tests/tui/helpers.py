@@ -8,6 +8,7 @@ SHOWN_ROOT (see test_snapshots.py).
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 from datetime import datetime
 from pathlib import Path
@@ -45,6 +46,7 @@ CLI_FLAGS = {
     "run_dir": "--run-dir",
     "workspace": "--workspace",
     "trainer_root": "--trainer-root",
+    "trainer_repo": "--trainer-repo",
     "trainer_cmd": "--trainer-cmd",
     "from_csv": "--from-csv",
     "vram_gb": "--vram-gb",
@@ -308,6 +310,62 @@ async def wait_until(pilot, condition, limit_s: float = 120.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition never became true")
         await pilot.pause(0.02)
+
+
+def shown_text(app) -> str:
+    """The screen as a snapshot takes it now (App.export_screenshot's rendering: a dialog over
+    the screens under it), as plain text."""
+    from rich.console import Console
+
+    console = Console(
+        width=app.size.width,
+        height=app.size.height,
+        file=io.StringIO(),
+        record=True,
+        force_terminal=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
+# Every screen's header: under a dialog, it says that the screens below are drawn too (under load
+# a snapshot once caught a dialog over a blank screen).
+HEADER = "LTX-2 training wizard"
+
+
+async def until_shown(pilot, *texts: str, when=None, idle: bool = True, limit_s: float = 120.0) -> None:
+    """Wait for the state a snapshot shows (never for time, nor for a number of pauses, which a
+    loaded machine outruns): every one of `texts` on screen, `when()` true, and with `idle` no
+    worker of the app left running (idle=False where a worker waits on the user's answer).
+    Checked again after the messages then pending are handled, so that a late one that changed
+    the screen is waited for too."""
+    app = pilot.app
+
+    def there() -> bool:
+        if when is not None and not when():
+            return False
+        shown = shown_text(app)
+        return all(text in shown for text in (HEADER, *texts))
+
+    def busy() -> bool:
+        return idle and any(worker.is_running for worker in app.workers)
+
+    while True:
+        try:
+            await wait_until(pilot, there, limit_s)
+        except AssertionError:  # say what was missing, and what the screen showed instead
+            held = when is None or bool(when())
+            raise AssertionError(
+                f"not shown: {[t for t in (HEADER, *texts) if t not in shown_text(app)]}, held: {held}, "
+                f"screen {type(app.screen).__name__}:\n{shown_text(app)}"
+            ) from None
+        if idle:
+            await wait_workers(app)
+        await pilot.pause()
+        if there() and not busy():
+            return
 
 
 async def to_held_trial(pilot, scripted) -> None:

@@ -18,92 +18,164 @@ from pathlib import Path
 import pytest
 import textual._doc
 
-from tests.tui.helpers import SHOWN_ROOT, ScriptedEngine, fake_probe, make_app, settle, to_summary, wait_until
+from tests.tui.helpers import (
+    SHOWN_ROOT,
+    ScriptedEngine,
+    fake_probe,
+    make_app,
+    to_summary,
+    until_shown,
+    wait_until,
+)
 
 SIZES = [(80, 24), (120, 40)]
 
+# Each scenario ends on until_shown (helpers.py): the texts its picture shows, and the state
+# behind them, waited for; the machine's load makes a test slower, never a picture early.
+
+
+def _is(name: str):
+    return lambda app: type(app.screen).__name__ == name
+
+
+def _paths_checked(app) -> bool:
+    """The Paths screen with every required field's verdict in and the checkout's recipes read."""
+    from ltx_wizard.tui.paths_fields import REQUIRED
+
+    if type(app.screen).__name__ != "PathsScreen" or len(app.screen.offered_recipes) < 2:
+        return False
+    verdicts = [str(app.screen.query_one(f"#field-{n} .field-status").render()) for n in REQUIRED]
+    return all(v and not v.startswith("…") for v in verdicts)
+
 
 async def _probe(pilot):
-    await settle(pilot)
+    await until_shown(pilot, "NVIDIA RTX A6000", "Base config:", when=lambda: _is("ProbeScreen")(pilot.app))
 
 
 async def _gate(pilot):
-    await settle(pilot)
+    await until_shown(pilot, "simulated machine", when=lambda: _is("ProbeScreen")(pilot.app))
     await pilot.press("ctrl+n")
-    await pilot.pause()
+    await until_shown(pilot, "Below the 32 GB minimum", "Try anyway (t)")
+
+
+async def _vram_ask(pilot):
+    await until_shown(pilot, "NVIDIA GB10", when=lambda: _is("ProbeScreen")(pilot.app))
+    await pilot.press("ctrl+n")  # the memory is asked for on Continue
+    await until_shown(
+        pilot, "GPU memory unknown", "Use it (Enter)", when=lambda: _is("VramAskDialog")(pilot.app)
+    )
 
 
 async def _paths(pilot):
-    await settle(pilot)
+    await _probe(pilot)
     await pilot.press("ctrl+n")
-    await settle(pilot)
+    await until_shown(pilot, "✓ 3 samples in", "1 found on disk", when=lambda: _paths_checked(pilot.app))
 
 
 async def _recipe_choice(pilot):
     await _paths(pilot)
-    await wait_until(pilot, lambda: len(pilot.app.screen.offered_recipes) > 1)
     pilot.app.screen.query_one("#recipe").focus()
     await pilot.press("enter")  # the list of the checkout's recipes, opened
-    await settle(pilot)
+    await until_shown(pilot, "a2v_lora · video generated", "video_inpainting_lora · video generated (mask)")
+
+
+def _summary_ready(app) -> bool:
+    return _is("SummaryScreen")(app) and getattr(app.screen, "draft", None) is not None
 
 
 async def _summary(pilot):
     await to_summary(pilot)
+    await until_shown(
+        pilot, "Key choices of the base config", "lora.rank", when=lambda: _summary_ready(pilot.app)
+    )
 
 
-async def _autotune_running(pilot):
+async def _held(pilot, clock: str, *texts: str):
+    """Autotune held in a trial (the scripted engine): its events drawn, then 1:05 on its clock."""
     await to_summary(pilot)
     await pilot.press("a")
     await wait_until(
         pilot, lambda: bool(ScriptedEngine.instances) and ScriptedEngine.instances[0].reached_hold.is_set()
     )
-    for _ in range(3):  # the held engine's last progress and VRAM messages land first
-        await pilot.pause()
+    # the held engine's last progress and VRAM messages drawn (its worker runs on: not idle)
+    await until_shown(pilot, *texts, idle=False)
     pilot.app.screen.flush_log()
     pilot.app.options.clock.now += 65  # trial 2 has run 1:05 (the clock is the test's)
     pilot.app.screen.query_one("#trial-phases").refresh_rows()
-    await pilot.pause()
+    await until_shown(pilot, clock, idle=False)
+
+
+async def _autotune_running(pilot):
+    await _held(
+        pilot, "step 40/50 · 1:05", "Trial 2  step 40/50", "VRAM GPU0 44.1/48 GiB", "step time 1.90 s"
+    )
+
+
+async def _autotune_side_by_side(pilot):
+    await _held(
+        pilot,
+        "GPU 1 · training · step 20/40 · 1:05",
+        "trial 2 · GPU 1 · training · step 20/40",
+        "step time 1.90 s",
+    )
 
 
 async def _autotune_done(pilot):
     await to_summary(pilot)
     await pilot.press("a")
-    await wait_until(pilot, lambda: not pilot.app.state.autotune_running)
-    await settle(pilot)
+    await until_shown(
+        pilot, "Done. Winner: trial 3", "step time 1.80 s", when=lambda: not pilot.app.state.autotune_running
+    )
 
 
 async def _done(pilot):
     await _autotune_done(pilot)
     await pilot.press("ctrl+n")
-    await settle(pilot)
+    await until_shown(pilot, "Start training with", "✓ launch.sh", "Autotune: winner trial 3")
 
 
 async def _existing(pilot):
-    await settle(pilot)
+    await until_shown(pilot, "This run folder already has a plan.", "Resume autotune")
+
+
+def _monitor_read(app) -> bool:
+    from ltx_wizard.tui.screens.monitor import MonitorScreen
+
+    return isinstance(app.screen, MonitorScreen) and app.screen.status is not None
 
 
 async def _monitor(pilot):
-    from ltx_wizard.tui.screens.monitor import MonitorScreen
-
-    await wait_until(
-        pilot, lambda: isinstance(pilot.app.screen, MonitorScreen) and pilot.app.screen.status is not None
+    await until_shown(
+        pilot, "Training: failed", "Proposed fix", "Loss over the run", when=lambda: _monitor_read(pilot.app)
     )
-    await settle(pilot)
+
+
+async def _resume(pilot):
+    from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
+
+    await until_shown(pilot, "Training: stopped", when=lambda: _monitor_read(pilot.app))
+    await pilot.press("r")
+    app = pilot.app
+    await until_shown(
+        pilot,
+        "Resume training",
+        "Patch config.yaml (y)",
+        when=lambda: isinstance(app.screen, ConfigChangeDialog) and app.screen.fitted_to == app.size,
+    )
 
 
 async def _intent(pilot):
-    await settle(pilot)
+    await _probe(pilot)
     await pilot.press("ctrl+n")
-    await settle(pilot)
+    await until_shown(pilot, "Add sound to a silent video", when=lambda: _is("IntentScreen")(pilot.app))
     await pilot.press("enter")  # a style/character/concept LoRA: how will it be used?
-    await settle(pilot)
+    await until_shown(pilot, "Got it: I'll train an image-to-video", "Confirm (ctrl+n)")
 
 
 async def _setup(pilot):
-    await settle(pilot)
+    await until_shown(pilot, "NVIDIA H100", when=lambda: _is("ProbeScreen")(pilot.app))
     await pilot.press("ctrl+n")
-    await wait_until(pilot, lambda: "Clone" in str(pilot.app.screen.query_one("#setup-offer").render()))
-    await settle(pilot)
+    await until_shown(pilot, "Clone the LTX-2 trainer", "Size: about", "Do it?")
 
 
 def _github_size(url: str) -> bytes:
@@ -114,17 +186,18 @@ def _github_size(url: str) -> bytes:
 SCENARIOS = {
     "probe": ({}, _probe),
     "gate": ({"simulate": "rtx4090"}, _gate),
-    "vram_ask": ({"demo": False, "probe_fn": fake_probe("NVIDIA GB10", None)}, _gate),
+    "vram_ask": ({"demo": False, "probe_fn": fake_probe("NVIDIA GB10", None)}, _vram_ask),
     "paths": ({}, _paths),
     "recipe_choice": ({}, _recipe_choice),
     # opened at the Summary screen (helpers.open_at): the walk there has its own snapshots
     "summary": ({"at": "summary"}, _summary),
     "autotune_running": ({"at": "summary"}, _autotune_running),
-    "autotune_side_by_side": ({"at": "summary", "simulate": "2xa6000"}, _autotune_running),  # two rows
+    "autotune_side_by_side": ({"at": "summary", "simulate": "2xa6000"}, _autotune_side_by_side),  # two rows
     "autotune_done": ({"at": "summary"}, _autotune_done),
     "done": ({"at": "summary"}, _done),
     "existing_run": ({}, _existing),
     "monitor": ({}, _monitor),
+    "resume": ({}, _resume),  # the Monitor's Resume dialog over a stopped run with checkpoints
     "intent": ({"first_run_screens": True}, _intent),
     "setup": (
         {
@@ -183,6 +256,14 @@ def test_screen(scenario, size, snap_compare, demo_root, scripted, fixed_path):
         crash = sample_log("oom_cols80")
         run = make_run(
             demo_root, steps + crash[crash.index("Traceback") :], gc=False, checkpoints=((40, True),)
+        )
+        overrides["run_dir"] = str(run)
+    if scenario == "resume":  # stopped at step 40 of 100, a checkpoint and a sample at 40
+        from tests.monitor_runs import make_run, sample_log
+
+        steps = sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0]
+        run = make_run(
+            demo_root, steps, steps=100, val_interval=20, checkpoints=((20, True), (40, True)), samples=(40,)
         )
         overrides["run_dir"] = str(run)
     if scenario == "setup":  # a bare box: git and a stand-in uv, no checkout yet

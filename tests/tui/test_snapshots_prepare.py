@@ -14,27 +14,41 @@ from pathlib import Path
 import pytest
 import textual._doc
 
-from tests.tui.helpers import SHOWN_ROOT, make_app, settle, wait_until
+from tests.tui.helpers import SHOWN_ROOT, make_app, until_shown, wait_until
 
 SIZES = [(80, 24), (120, 40)]
+
+
+def _at_end(log) -> bool:
+    """The log at its last line; scrolled there again while lines still land under it (a scroll
+    asked for before they did leaves it above them)."""
+    if log.scroll_y >= log.max_scroll_y:
+        return True
+    log.scroll_end(animate=False)
+    return False
 
 
 async def _form(pilot):
     from ltx_wizard.tui.screens.prepare import PrepareScreen
 
-    await settle(pilot)
+    app = pilot.app
+    await until_shown(pilot, "NVIDIA RTX A6000", when=lambda: type(app.screen).__name__ == "ProbeScreen")
     await pilot.press("ctrl+n")
-    await wait_until(
+    await until_shown(
         pilot,
-        lambda: (
-            isinstance(pilot.app.screen, PrepareScreen)
-            and (pilot.app.demo.root / "raw-clips" / "quiet.mp4").is_file()
+        "Prepare your clips",
+        "Captioner:",
+        when=lambda: (
+            isinstance(app.screen, PrepareScreen) and (app.demo.root / "raw-clips" / "quiet.mp4").is_file()
         ),
     )
-    await settle(pilot)
-    pilot.app.screen.query_one("#prep-split").value = True
-    pilot.app.screen.query_one("#prep-holdout").value = "1"
-    await settle(pilot)
+    app.screen.query_one("#prep-split").value = True
+    app.screen.query_one("#prep-holdout").value = "1"
+    screen = app.screen
+    await until_shown(
+        pilot,
+        when=lambda: screen.query_one("#prep-split").value and screen.query_one("#prep-holdout").value == "1",
+    )
 
 
 async def _spot_check(pilot):
@@ -51,20 +65,31 @@ async def _spot_check(pilot):
             ),
         )
         await pilot.press("y")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SpotCheckDialog))
-    for _ in range(3):  # drawn (its worker waits on the answer: settle() would wait forever)
-        await pilot.pause()
-    pilot.app.screen_stack[-2].query_one("#prep-log").scroll_end(animate=False)  # behind it
-    await pilot.pause()
+
+    # drawn, the screen behind it waiting with its log at its end (the worker waits on the
+    # answer: not idle)
+    def asked() -> bool:
+        if not isinstance(pilot.app.screen, SpotCheckDialog):
+            return False
+        status = pilot.app.screen_stack[-2].query_one("#prep-status")
+        return str(status.render()).startswith("waiting for your answer")
+
+    await until_shown(pilot, "Spot check: 3 captions", "Approve (a)", when=asked, idle=False)
+    log = pilot.app.screen_stack[-2].query_one("#prep-log")
+    log.scroll_end(animate=False)
+    await until_shown(pilot, "Approve (a)", when=lambda: _at_end(log), idle=False)
 
 
 async def _prepared(pilot):
     await _spot_check(pilot)
     await pilot.press("a")
-    await wait_until(pilot, lambda: getattr(pilot.app.screen, "result", None) is not None)
-    await settle(pilot)
-    pilot.app.screen.query_one("#prep-log").scroll_end(animate=False)
-    await pilot.pause()
+    app = pilot.app
+    await until_shown(
+        pilot, "Continue (ctrl+n) takes it", when=lambda: getattr(app.screen, "result", None) is not None
+    )
+    log = app.screen.query_one("#prep-log")
+    log.scroll_end(animate=False)
+    await until_shown(pilot, "Continue (ctrl+n) takes it", when=lambda: _at_end(log))
 
 
 SCENARIOS = {"prepare_form": _form, "prepare_spot_check": _spot_check, "prepare_done": _prepared}

@@ -17,7 +17,7 @@ from ltx_wizard.tui.screens.monitor import MonitorScreen
 from ltx_wizard.tui.screens.results import ResultsScreen
 from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
 from tests.eval_runs import laid_out_run
-from tests.tui.helpers import SHOWN_ROOT, make_app, settle, wait_until
+from tests.tui.helpers import SHOWN_ROOT, make_app, until_shown, wait_until
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -54,10 +54,12 @@ async def _results(pilot):
         pilot, lambda: isinstance(pilot.app.screen, MonitorScreen) and pilot.app.screen.status is not None
     )
     await pilot.press("e")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ResultsScreen))
-    await settle(pilot)
-    await wait_until(pilot, lambda: _decoded(pilot.app, 2))
-    await pilot.pause()
+    await until_shown(
+        pilot,
+        "Post-training evaluation:",
+        "In-distribution 1:",
+        when=lambda: isinstance(pilot.app.screen, ResultsScreen) and _decoded(pilot.app, 2),
+    )
 
 
 async def _samples(pilot):
@@ -65,9 +67,11 @@ async def _samples(pilot):
         pilot, lambda: isinstance(pilot.app.screen, MonitorScreen) and pilot.app.screen.status is not None
     )
     await pilot.press("v")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SamplesDialog))
-    await wait_until(pilot, lambda: _decoded(pilot.app, 2))
-    await pilot.pause()
+    await until_shown(
+        pilot,
+        "Validation samples of step 50 (2)",
+        when=lambda: isinstance(pilot.app.screen, SamplesDialog) and _decoded(pilot.app, 2),
+    )
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -6,6 +6,7 @@ handed to the caller line by line. A cancel stops the step's whole process group
 from __future__ import annotations
 
 import os
+import re
 import select
 import signal
 import subprocess
@@ -37,8 +38,19 @@ class StepResult:
         return self.returncode == 0 and not self.cancelled
 
     def reason(self) -> str:
-        last = next((t for t in reversed(self.tail) if t.strip()), "")
-        return f"exit {self.returncode}" + (f": {last.strip()[:200]}" if last else "")
+        """The exit and the last line said; with the address it was fetching when that line does
+        not name it (uv ends a network failure on its innermost cause, the DNS or TLS error:
+        `error: Failed to fetch: `URL`` and `error sending request for url (URL)` come before)."""
+        last = next((t.strip() for t in reversed(self.tail) if t.strip()), "")
+        said = f"exit {self.returncode}" + (f": {last[:200]}" if last else "")
+        if not last or _URL.search(last):
+            return said
+        url = next((m.group(0) for t in reversed(self.tail) if (m := _URL.search(t))), None)
+        return said + (f" (fetching {url})" if url else "")
+
+
+# An address in a tool's output: up to a space, a quote or the bracket around it.
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^\s`'\"()<>]+")
 
 
 OnLine = Callable[[StepProgress, str], None]

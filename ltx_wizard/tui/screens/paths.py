@@ -37,6 +37,7 @@ from ltx_wizard.tui.paths_checks import (
     form_text,
     validation_form_for,
 )
+from ltx_wizard.tui.paths_refusal import refuse_continue
 from ltx_wizard.tui.paths_form import (
     field_verdict,
     form_request,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 
 class PathsScreen(WizardScreen):
     F1_HELP = PATHS_HELP
+    DEFAULT_CSS = "PathsScreen #form-end { height: 3; }"
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
         Binding("f2", "pick", "Pick found"),
@@ -111,6 +113,8 @@ class PathsScreen(WizardScreen):
                 compact=True,
             )
             yield ValidationPanel(request)
+            # Room under the last field: its ✗ line scrolls up above the toast that names it.
+            yield Static("", id="form-end")
         with Horizontal(classes="actions"):
             yield Button("Continue", id="continue", variant="primary")
             yield Button("Back", id="back")
@@ -364,11 +368,8 @@ class PathsScreen(WizardScreen):
             return
         draft = form[0]
         problems = self._problems()
-        if problems:
-            names = ", ".join(p.replace("_", " ") for p in problems)
-            self.notify(f"Fix the fields marked ✗ first: {names}", severity="warning")
-            first = "#validation-media" if problems[0] == "validation" else f"#input-{problems[0]}"
-            self.query_one(first, Input).focus()
+        if problems:  # the first one focused, its ✗ line in view (paths_refusal.py)
+            refuse_continue(self, problems)
             return
         # validation is asked only while the recipe's samples read media (the panel is shown)
         shown = self.query_one(ValidationPanel).display

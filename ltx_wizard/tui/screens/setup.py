@@ -60,6 +60,9 @@ existing checkout is only touched by an offer you accept.
 **While it runs** the progress and the last lines show; the whole output is in the setup log
 named at the end. Esc stops a running step.
 
+The clone comes from GitHub (https://github.com/Lightricks/LTX-2) unless the wizard was started
+with `--trainer-repo URL` (a mirror, or a local git repository), as `ltx-wizard setup` takes it.
+
 **Next.** Continue (ctrl+n): what you want the model to learn. `ltx-wizard setup` offers the
 same on the command line (`--yes` for scripts).""",
 )
@@ -110,11 +113,13 @@ class SetupScreen(WizardScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="setup")
     def _survey(self) -> None:
-        from ltx_wizard.core.setup.survey import survey
+        from ltx_wizard.core.setup.survey import TRAINER_REPO, survey
 
         root = self.app.state.request.trainer_root or self.app.options.trainer_root or None
+        repo = self.app.options.trainer_repo or TRAINER_REPO  # `ltx-wizard --trainer-repo URL`
         try:
-            self.post_message(Surveyed(survey(root, **self.app.options.setup_survey), None))
+            keywords = {"repo": repo, **self.app.options.setup_survey}  # tests may name their own
+            self.post_message(Surveyed(survey(root, **keywords), None))
         except Exception as exc:  # noqa: BLE001 - shown, never raised into the UI
             self.post_message(Surveyed(None, f"{type(exc).__name__}: {exc}"))
 

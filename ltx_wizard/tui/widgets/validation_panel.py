@@ -1,5 +1,6 @@
 """The Paths screen's validation section: what the chosen recipe's validation samples read, the
-user's files for them (the dataset file's media offered on keys 1-9), their prompts, or
+user's files for them (the dataset file's media in a list one ↓ below the files box, where keys
+1-9 pick; typed in the box, digits are text), their prompts, or
 validation without media / none at all. Shown only for a recipe whose samples read media.
 
 The screen's check worker computes a ValidationForm (core/validation/form.py) and posts
@@ -61,6 +62,22 @@ class Offers(OptionList):
         self.action_take(event.option_index)
 
 
+class MediaBox(Input):
+    """The files box. Every key typed here is text (a path holds digits too); the dataset's media
+    are one ↓ away, in the list below, where 1-9 pick (said on screen by OFFERS_HINT)."""
+
+    BINDINGS = [Binding("down", "to_offers", "Pick below", show=False)]
+
+    def action_to_offers(self) -> None:
+        offers = self.screen.query_one("#validation-offers", Offers)
+        if offers.display:
+            offers.focus()
+
+
+# Over the numbered list: how it is reached, since digits typed in the box stay text.
+OFFERS_HINT = "From the dataset file: ↓ to this list, then 1-9 or Enter adds a file to the box"
+
+
 class ValidationPanel(Vertical):
     DEFAULT_CSS = """
     ValidationPanel { height: auto; }
@@ -79,14 +96,16 @@ class ValidationPanel(Vertical):
         yield Select(
             MODES, value=paths.validation or "media", allow_blank=False, id="validation-mode", compact=True
         )
-        yield Input(
+        yield MediaBox(
             f"{SEPARATOR} ".join(map(str, paths.validation_media)),
             id="validation-media",
             placeholder=f"files in sample order, '{SEPARATOR}' between",
             compact=True,
         )
+        hint = Static(OFFERS_HINT, id="validation-offers-hint", classes="dialog-hint")
         offers = Offers(id="validation-offers")
-        offers.display = False
+        hint.display = offers.display = False
+        yield hint
         yield offers
         yield Static(
             "Validation prompts (optional, one per line; they replace the shipped ones)",
@@ -138,6 +157,7 @@ class ValidationPanel(Vertical):
             ]
         )
         offers.display = bool(form.offers)
+        self.query_one("#validation-offers-hint", Static).display = offers.display
         status = self.query_one("#validation-status", Static)
         status.set_class(form.error is None, "-ok")
         status.set_class(form.error is not None, "-bad")
