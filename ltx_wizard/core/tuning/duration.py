@@ -95,6 +95,14 @@ class Duration:
             + saves * (self.save_s or 0.0)
         )
 
+    def validate_only_s(self, videos: int, runs: int) -> float | None:
+        """Validate-only trainer runs (eval's renders, core/evaluation/runner.py): each a load and
+        one pass of `videos` at the config's inference steps, stopped after its step-0 renders."""
+        video = self.config_video_s
+        if video is None or self.load_s is None:
+            return None
+        return runs * (self.load_s + videos * video)
+
     def lines(self) -> list[str]:
         return [
             f"Estimated duration: about {clock(self.total_s)} (load, {self.steps} steps, {self.passes} "
