@@ -187,4 +187,3 @@ def time_estimate(run_dir: Path, job_: EvalJob) -> str:
         f"{each}, {len(job_.prompts)} video(s) x ~{duration.config_video_s:.0f} s at "
         f"{duration.inference_steps} inference steps; autotune's estimate){production}"
     )
-

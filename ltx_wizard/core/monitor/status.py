@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Any, Callable, Literal
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.launch.script import launch_files
@@ -150,7 +150,7 @@ class RunMonitor:
         env = self.spec.env if self.spec is not None else {}
         return self.gpu_reader(env.get("CUDA_VISIBLE_DEVICES"))
 
-    def _estimated(self, speed: Pace, config: dict, initial: int, proc: TrainerProcess) -> Pace:
+    def _estimated(self, speed: Pace, config: dict[str, Any], initial: int, proc: TrainerProcess) -> Pace:
         """Before the first step line: the ETA from autotune's estimate (none without one)."""
         from ltx_wizard.core.tuning.tune_record import read_tune_record
 

@@ -207,7 +207,12 @@ def _measured_load(
     trials: Iterable[TrialResult], confirmation: Confirmation | None, step: float, time_scale: float
 ) -> tuple[float | None, bool]:
     """(load with the end, whether Gemma is in it): the confirmation's, else the trials' least."""
-    if confirmation is not None and confirmation.ok and confirmation.wall_s and confirmation.trained_to_validated_s:
+    if (
+        confirmation is not None
+        and confirmation.ok
+        and confirmation.wall_s
+        and confirmation.trained_to_validated_s
+    ):
         return max(confirmation.wall_s * time_scale - confirmation.trained_to_validated_s, 0.0), True
     loads = [
         t.wall_s * time_scale - TRIAL_STEPS * t.step_time_s
