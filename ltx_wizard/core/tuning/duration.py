@@ -204,7 +204,7 @@ def denoise_step_s(config: Mapping[str, Any], step_s: float) -> float:
 
 
 def _measured_load(
-    trials: Iterable[TrialResult], confirmation: Confirmation | None, step: float, time_scale: float
+    trials: Iterable[TrialResult], confirmation: Confirmation | None, time_scale: float
 ) -> tuple[float | None, bool]:
     """(load with the end, whether Gemma is in it): the confirmation's, else the trials' least."""
     if (
@@ -237,7 +237,7 @@ def estimate(
     if winner.step_time_s is None or not isinstance(steps, int):
         return None
     step = winner.step_time_s
-    load, with_gemma = _measured_load(trials, confirmation, step, time_scale)
+    load, with_gemma = _measured_load(trials, confirmation, time_scale)
     passes, videos = validation_passes(config, steps, gpus)
     video_s = None
     if confirmation is not None and confirmation.ok and confirmation.trained_to_validated_s:
