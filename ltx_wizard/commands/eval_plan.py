@@ -16,7 +16,14 @@ from ltx_wizard.core.evaluation import memory
 from ltx_wizard.core.evaluation.conditioning import described
 from ltx_wizard.core.evaluation.job import Command, EvalJob, EvalState, Production
 from ltx_wizard.core.evaluation.layout import Manifest, eval_dir
-from ltx_wizard.core.evaluation.planning import Setup, job, memory_options, production_for, setup
+from ltx_wizard.core.evaluation.planning import (
+    Setup,
+    job,
+    memory_options,
+    production_for,
+    setup,
+    time_estimate,
+)
 from ltx_wizard.core.evaluation.production import uv_prefix
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, HELD_OUT, TITLES, PromptSet
 from ltx_wizard.core.evaluation.runner import quantization_label
@@ -137,6 +144,7 @@ def describe(s: Setup, job_: EvalJob, production_lines: list[str]) -> list[str]:
         f"(the training stack), {size}, seed 42{base}",
         *_prompt_lines(PromptSet(tuple(job_.prompts)), job_.conditions),
         *production_lines,
+        time_estimate(s.run_dir, job_),
     ]
     return lines + [f"Note: {n}" for n in job_.notes]
 

@@ -193,3 +193,27 @@ def test_a_background_evaluation_is_stopped_with_its_trainer(model_tree, capsys,
     assert "evaluation stopped" in capsys.readouterr().out
     assert read_state(run).state == "stopped"
     assert subprocess.run(["kill", "-0", str(child)], capture_output=True).returncode != 0
+
+
+def test_eval_says_how_long_its_renders_take_from_the_runs_duration_estimate(model_tree, capsys):
+    # the same model as plan.md's estimate: each validate-only run a load and one pass of the prompts
+    from ltx_wizard.core.tuning.duration import Duration
+    from ltx_wizard.core.tuning.results import AutotuneSummary
+    from ltx_wizard.core.tuning.tune_record import TuneRecord, write_tune_record
+
+    run = finished_run(model_tree(), capsys, holdout=0)
+    code, out, _ = _eval(capsys, run, "--production", "no", "--no-base")
+    assert code == 0 and "Time: not estimated (autotune measured no validation video" in out
+    duration = Duration(2000, 2.0, 9, 2, 40.0, 120.0, 30, denoise_step_s=1.0, saves=8)
+    summary = AutotuneSummary(trials=[], winner=None, config_patched=False)
+    write_tune_record(run, TuneRecord(summary=summary, config_text="", duration=duration))
+    code, out, _ = _eval(capsys, run, "--production", "no")
+    assert code == 0
+    prompts = out.count("  [")  # one line per prompt, its source in brackets
+    assert prompts > 0
+    assert duration.validate_only_s(prompts, 2) == 2 * (120.0 + prompts * 66.0)
+    minutes = round(2 * (120.0 + prompts * 66.0) / 60)
+    assert (
+        f"Time: about {minutes} min for the trainer's renders (2 runs, a load each (with and without "
+        f"the LoRA), {prompts} video(s) x ~66 s at 30 inference steps; autotune's estimate)"
+    ) in out

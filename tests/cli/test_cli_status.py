@@ -144,10 +144,38 @@ def test_a_live_run_shows_plan_mds_estimate_beside_its_eta_and_what_each_counts(
     finally:
         end(proc)
     assert (
-        "Estimate in plan.md: about 3 min for the whole run (50 steps, 2 validation passes "
-        "and the load, from autotune's trials); the ETA counts what is left of this launch" in out
+        "Estimate in plan.md: about 3 min for the whole run (load, 50 steps, 2 validation passes, "
+        "0 checkpoint saves, from autotune's trials); the ETA counts what is left of this launch" in out
     )
     assert "ETA: ~16s (steady pace; validation and checkpoint pauses not counted)" in out
+
+
+def test_before_the_first_step_line_the_eta_is_plan_mds_estimate(tmp_path, capsys):
+    # it read "measuring step time" through the load and the first validation: the same
+    # estimate plan.md states (load, steps, validation passes, saves) gives it, less the time run
+    from ltx_wizard.core.tuning.duration import Duration
+    from ltx_wizard.core.tuning.results import AutotuneSummary
+    from ltx_wizard.core.tuning.tune_record import TuneRecord, write_tune_record
+
+    log = sample_log("ok_single_gpu_cols250").split("INFO     Step 20/50")[0]
+    run = make_run(tmp_path, log, steps=2000, ck_interval=250, val_interval=250)
+    duration = Duration(2000, 2.0, 9, 2, 60.0, 304.0, 30, denoise_step_s=0.0, saves=8)
+    assert duration.total_s == 5400.0  # 4000 + 9 x 2 x 60 + 8 x 2 + 304
+    summary = AutotuneSummary(trials=[], winner=None, config_patched=False)
+    write_tune_record(run, TuneRecord(summary=summary, config_text="", duration=duration))
+    proc = start_live(run)
+    try:
+        code, out, _ = status(capsys, run)
+    finally:
+        end(proc)
+    assert code == 0
+    assert (
+        "ETA: ~1h 30m (autotune's estimate, as in plan.md: load, steps, validation passes, "
+        "checkpoint saves)" in out
+    )
+    assert "Estimated duration: about 1 h 30 min (load, 2000 steps, 9 validation passes, 8 " in "\n".join(
+        duration.lines()
+    )
 
 
 def test_a_launch_that_dies_before_the_trainer_says_why(model_tree, capsys):

@@ -163,3 +163,27 @@ def rows_note(config: Mapping[str, Any]) -> str | None:
         f"but the run trains {mode.title if isinstance(mode, PipelineMode) else 'a conditioned mode'}: "
         f"each prompt is fed its own dataset row's {fed}, as the trainer trained on them{through}."
     )
+
+
+def time_estimate(run_dir: Path, job_: EvalJob) -> str:
+    """The trainer's renders, timed by the run's duration estimate (core/tuning/duration.py, the
+    one plan.md states): each validate-only run is a load and one pass of the prompts."""
+    from ltx_wizard.core.tuning.duration import clock
+    from ltx_wizard.core.tuning.tune_record import read_tune_record
+
+    try:
+        tuned = read_tune_record(run_dir)
+    except (UsageError, OSError):
+        tuned = None
+    duration = tuned.duration if tuned is not None else None
+    runs = 2 if job_.like_for_like else 1
+    seconds = duration.validate_only_s(len(job_.prompts), runs) if duration is not None else None
+    if duration is None or seconds is None:
+        return "Time: not estimated (autotune measured no validation video for this run)"
+    each = "a load" + (" each (with and without the LoRA)" if runs == 2 else "")
+    production = "; the production renders come on top" if job_.production is not None else ""
+    return (
+        f"Time: about {clock(seconds)} for the trainer's renders ({runs} run{'s' if runs != 1 else ''}, "
+        f"{each}, {len(job_.prompts)} video(s) x ~{duration.config_video_s:.0f} s at "
+        f"{duration.inference_steps} inference steps; autotune's estimate){production}"
+    )

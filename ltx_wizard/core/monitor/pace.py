@@ -9,6 +9,9 @@
   from the start of train(): validation passes and checkpoint saves included, the first
   validation and the optimizer set-up too. It is printed in whole minutes (rounded down), so it is
   taken as the middle of its minute and preferred only once that minute is a small share of it.
+- before the first step line (the load, the first validation): autotune's duration estimate
+  (core/tuning/duration.py, the one plan.md states) for what this launch has left, less the
+  time the process has run (a simulated run's compressed clock is not subtracted).
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ import statistics
 from dataclasses import dataclass
 
 from ltx_wizard.core.monitor.run_log import RunLog
+from ltx_wizard.core.tuning.duration import Duration
 
 MIN_STEADY = 2  # printed step times needed before the steady pace is given
 PROJECTION_TRUSTED_S = 600.0  # from 10 minutes on, the minute it is rounded to is under 10 %
 STEADY = "steady"
 TRAINER = "trainer"
+ESTIMATE = "estimate"
 
 
 @dataclass(frozen=True)
@@ -60,3 +65,12 @@ def pace(log: RunLog, total: int | None, live: bool) -> Pace:
         elif steady is not None:
             eta, eta_kind = steady * left, STEADY
     return Pace(per_step, per_kind, eta, eta_kind)
+
+
+def estimated_eta(
+    duration: Duration, initial: int, intervals: tuple[int | None, int | None], ran_s: float | None
+) -> float:
+    """Seconds left of a launch from `initial` before any step line: the estimate of that launch
+    (validation and checkpoint intervals as config.yaml has them) less what it has run."""
+    left = duration.remaining_s(initial, *intervals)
+    return max(0.0, left - (ran_s or 0.0))

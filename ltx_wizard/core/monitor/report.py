@@ -12,7 +12,7 @@ import math
 import re
 from typing import Any
 
-from ltx_wizard.core.monitor.pace import STEADY, TRAINER
+from ltx_wizard.core.monitor.pace import ESTIMATE, STEADY, TRAINER
 from ltx_wizard.core.monitor.status import RunStatus, eta_text
 from ltx_wizard.core.base.text_safety import clean_text
 
@@ -93,6 +93,8 @@ def pace_line(status: RunStatus) -> str:
         eta += " (the trainer's own projection)"
     elif status.eta_kind == STEADY:
         eta += " (steady pace; validation and checkpoint pauses not counted)"
+    elif status.eta_kind == ESTIMATE:
+        eta += " (autotune's estimate, as in plan.md: load, steps, validation passes, checkpoint saves)"
     return f"ETA: {eta}  |  {pace}"
 
 
@@ -110,9 +112,10 @@ def estimate_line(status: RunStatus) -> str | None:
         return None
     d = tuned.duration
     return (
-        f"Estimate in plan.md: about {clock(d.total_s)} for the whole run ({d.steps} steps, "
-        f"{d.passes} validation pass{'es' if d.passes != 1 else ''} and the load, from "
-        "autotune's trials); the ETA counts what is left of this launch"
+        f"Estimate in plan.md: about {clock(d.total_s)} for the whole run (load, {d.steps} steps, "
+        f"{d.passes} validation pass{'es' if d.passes != 1 else ''}, {d.saves} checkpoint "
+        f"save{'s' if d.saves != 1 else ''}, from autotune's trials); the ETA counts what is left "
+        "of this launch"
     )
 
 

@@ -7,8 +7,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Any, Callable, Literal
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.launch.script import launch_files
@@ -16,7 +17,7 @@ from ltx_wizard.core.monitor.cursor_store import CursorStore
 from ltx_wizard.core.monitor.diagnosis import Diagnosis, diagnose, not_encoded
 from ltx_wizard.core.plan.next_steps import pending_preprocess
 from ltx_wizard.core.monitor.gpu_use import GpuUse, read_gpu_use
-from ltx_wizard.core.monitor.pace import pace
+from ltx_wizard.core.monitor.pace import ESTIMATE, Pace, estimated_eta, pace
 from ltx_wizard.core.monitor.resume import SavedCheckpoint, saved_checkpoints
 from ltx_wizard.core.monitor.run_config import output_dir, read_config, whole_or
 from ltx_wizard.core.monitor.run_log import RunLog
@@ -149,6 +150,23 @@ class RunMonitor:
         env = self.spec.env if self.spec is not None else {}
         return self.gpu_reader(env.get("CUDA_VISIBLE_DEVICES"))
 
+    def _estimated(self, speed: Pace, config: dict[str, Any], initial: int, proc: TrainerProcess) -> Pace:
+        """Before the first step line: the ETA from autotune's estimate (none without one)."""
+        from ltx_wizard.core.tuning.tune_record import read_tune_record
+
+        try:
+            tuned = read_tune_record(self.run_dir)
+        except (UsageError, OSError):
+            return speed
+        if tuned is None or tuned.duration is None:
+            return speed
+        ran = None
+        if proc.started is not None and not (self.spec and self.spec.simulated):
+            ran = (datetime.now(timezone.utc) - proc.started).total_seconds()
+        intervals = (whole_or(config, "validation.interval"), whole_or(config, "checkpoints.interval"))
+        eta = estimated_eta(tuned.duration, initial, intervals, ran)
+        return Pace(speed.s_per_step, speed.s_per_step_kind, eta, ESTIMATE)
+
     def status(self, *, gpus: bool = True) -> RunStatus:
         """Raises log_reader.LogNotRegular when the log is a FIFO, a device or a socket."""
         self.refresh()
@@ -167,6 +185,8 @@ class RunMonitor:
         total = log.total or whole_or(config, "optimization.steps", 0) or None
         step = total if state == "finished" and total else log.step  # the last step has no line
         speed = pace(log, total, state == "live")
+        if state == "live" and log.step is None and proc is not None:
+            speed = self._estimated(speed, config, log.attempt.initial_step, proc)
         stats = log.attempt.statistics
         readings, note = self._gpus(state == "live") if gpus else ([], None)
         return RunStatus(

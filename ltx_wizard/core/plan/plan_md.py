@@ -254,7 +254,7 @@ def _cost(rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None) 
             "## Cost and time",
             "- Training duration: not measured yet; autotune estimates it from the step time "
             f"its trials measure x {steps if steps is not None else 'the'} steps, plus "
-            "validation passes and the model load.",
+            "validation passes, checkpoint saves and the model load.",
             f"- GPU time: that duration x {gpu_words}; the sanity check and autotune add a few minutes each.",
             "",
         ]

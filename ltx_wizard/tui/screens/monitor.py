@@ -51,7 +51,7 @@ start time) or finished, failed, stopped; step and progress; the recent loss and
 loss over the whole run (NaN said as NaN); the pace in s/step and an ETA, each saying its
 source: steady steps (no save or validation in them) or the trainer's own projection (its
 `Total Time`, saves and validation included; used when every printed step saved a checkpoint,
-and on long runs); memory and utilisation of the run's GPUs; the latest checkpoint and
+and on long runs) or, before the first step line, autotune's estimate as plan.md states it; memory and utilisation of the run's GPUs; the latest checkpoint and
 validation samples; the attention backend and the W&B URL when the log names them; the log's
 last lines. `ltx-wizard status RUN` prints the same (`--json`, `--watch`).
 
