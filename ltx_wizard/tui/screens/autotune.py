@@ -84,7 +84,8 @@ autotune goes on from there. Continue (ctrl+n) once it ends.
 
 **If the baseline runs out of memory**, the planned config does not fit this GPU: plan again
 with a smaller bucket (fewer pixels or frames). For your clips' dataset file that is the Paths
-screen's bucket, and the wizard preprocesses them again; for data you preprocessed yourself,
+screen's bucket with a new output folder (latents of another bucket are never overwritten), and
+the wizard preprocesses them into it; for data you preprocessed yourself,
 `process_dataset.py` with a smaller `--resolution-buckets` and `--overwrite`.
 
 **Next.** For a run planned from your clips, every clip is preprocessed first (the
