@@ -109,13 +109,13 @@ def test_the_key_reading_finds_a_missing_key():
 
 
 def _option_strings(parser) -> set[str]:
-    return {s for action in parser._actions for s in action.option_strings}  # noqa: SLF001 - argparse's own list
+    return {s for action in parser._actions for s in action.option_strings}
 
 
 def _parsers() -> tuple[set[str], dict[str, set[str]]]:
     parser = build_parser(None)
     top = _option_strings(parser)
-    subs = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")  # noqa: SLF001
+    subs = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     return top, {name: _option_strings(subs.choices[name]) for name in COMMANDS}
 
 

@@ -24,7 +24,9 @@ def test_the_transformer_stage_holds_its_activations_not_the_text_connectors():
 def test_activations_grow_with_the_render_size():
     small, _ = memory.need_gb(MODEL, 0, None, None, DEMO)
     big, _ = memory.need_gb(MODEL, 0, None, None, (3840, 2176, 121))
-    assert big - small == pytest.approx((120 * 68 * 16 - 18 * 18 * 12) * memory.ACTIVATION_BYTES_PER_TOKEN / GIB)
+    assert big - small == pytest.approx(
+        (120 * 68 * 16 - 18 * 18 * 12) * memory.ACTIVATION_BYTES_PER_TOKEN / GIB
+    )
 
 
 def test_a_larger_text_encoder_is_its_own_stage():
