@@ -17,8 +17,8 @@ On top, the headroom model's CUDA context and allocator slack (core/tuning/headr
 `--offload cpu|disk` streams the weights layer by layer: about 5 GB of GPU memory, with about
 36 GB of host RAM for `cpu` (ltx_pipelines/utils/types.py OffloadMode), plus the activations. The
 figure is compared with 97 % of the smallest GPU as autotune does; the options are offered
-cheapest first. The simulated pipelines (demo/sim/pipelines.py) run out of memory by this same
-rule, so the check and the render agree.
+cheapest first. A stand-in for ltx-pipelines may run out of memory by this same rule, so that the
+check and its render agree.
 """
 
 from __future__ import annotations
