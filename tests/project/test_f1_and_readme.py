@@ -197,3 +197,43 @@ def test_the_paths_f1_page_names_every_field_the_screen_shows():
     body = PATHS_HELP[1].lower()
     missing = [label for label in labels if label.split(" (")[0].split(" WxHxF")[0].lower() not in body]
     assert not missing, f"the Paths F1 page leaves out {missing}"
+
+
+# ----- README sentences read against the code ------------------------------------------------
+
+
+def test_the_readme_says_what_the_wandb_check_decides():
+    """A check answering "no key" turns W&B off; one that cannot answer (wandb 0.31 raises when
+    logged out) is asked: the README says both, and never that logged out turns it off."""
+    from ltx_wizard.core.setup.wandb_login import WandbLogin, WandbUnknown, decide
+
+    assert decide(True, None, WandbLogin(state="out"), "t2v_lora.yaml").disable
+    with pytest.raises(WandbUnknown):
+        decide(True, None, WandbLogin(state="error", detail="wandb.errors.UsageError"), "t2v_lora.yaml")
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    sentence = text[text.index("When a config enables W&B") :].split(".\n")[0][:600]
+    assert 'a check that answers "no key" turns it off' in sentence
+    assert "one that cannot answer is asked (`plan --wandb on|off`" in sentence
+    assert "logged out turns it off" not in text
+
+
+def _shots_outside_the_demo() -> set[str]:
+    """The screenshots scripts/make_screenshots.py takes off the demo's flow: with the demo off
+    (a real box's probe) or with no data given (the internal raw-clips start)."""
+    script = (ROOT / "scripts" / "make_screenshots.py").read_text(encoding="utf-8")
+    found = set()
+    for body in re.split(r"\nasync def ", script)[1:]:
+        if "demo=False" in body or 'demo_data="raw"' in body:
+            found |= set(re.findall(r'"(\d\d-[\w-]+\.svg)"', body))
+    return found
+
+
+def test_the_readmes_screens_off_the_demo_say_so():
+    outside = _shots_outside_the_demo()
+    assert {"14-setup.svg", "16-prepare.svg"} <= outside
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    for n, line in enumerate(lines):
+        shot = re.search(r"\(screenshots/([\w-]+\.svg)\)", line)
+        if shot and shot.group(1) in outside:
+            caption = next(lines[i] for i in range(n - 1, 0, -1) if lines[i].startswith("**"))
+            assert "not in the demo" in caption, (shot.group(1), caption)
