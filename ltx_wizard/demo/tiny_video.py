@@ -25,10 +25,12 @@ def _colour(*parts: str) -> tuple[int, int, int]:
     return 40 + digest[0] % 180, 40 + digest[1] % 180, 40 + digest[2] % 180
 
 
-def frame_rgb(index: int, prompt: str, seed: int, lora: str | None) -> bytes:
+def frame_rgb(index: int, prompt: str, seed: int, lora: str | None, mark: str = "") -> bytes:
     """One frame: the prompt's colour above, the seed's below, a bar sweeping left to right, and
-    with a LoRA a diagonal band in the LoRA's colour."""
+    with a LoRA a diagonal band in the LoRA's colour; `mark` (the program that rendered it, when
+    not the trainer) paints the bottom rows its own colour."""
     top, bottom = _colour("prompt", prompt), _colour("seed", str(seed))
+    marked = _colour("mark", mark) if mark else None
     band = _colour("lora", Path(lora).name) if lora else None  # the file, wherever it is
     bar = index * (WIDTH - 4) // max(FRAMES - 1, 1)
     rows = []
@@ -40,6 +42,8 @@ def frame_rgb(index: int, prompt: str, seed: int, lora: str | None) -> bytes:
                 pixel = (235, 235, 235)
             if band is not None and abs((x - 2 * y) % WIDTH) < 8:
                 pixel = band
+            if marked is not None and y >= HEIGHT - 6:
+                pixel = marked
             row += bytes(pixel)
         rows.append(bytes(row))
     return b"".join(rows)
@@ -100,8 +104,8 @@ def _encode(path: Path, images: list[bytes], codec: str, fmt: str) -> None:
             container.mux(packet)
 
 
-def _wav(path: Path, prompt: str, seed: int) -> None:
-    level = _colour("audio", prompt, str(seed))[0] * 64
+def _wav(path: Path, prompt: str, seed: int, mark: str = "") -> None:
+    level = _colour("audio", prompt, str(seed), mark)[0] * 64
     with wave.open(str(path), "wb") as out:
         out.setnchannels(1)
         out.setsampwidth(2)
@@ -110,19 +114,20 @@ def _wav(path: Path, prompt: str, seed: int) -> None:
 
 
 def write_render(
-    path: Path, prompt: str, seed: int, lora: str | None, frames: int, video: bool = True
+    path: Path, prompt: str, seed: int, lora: str | None, frames: int, video: bool = True, mark: str = ""
 ) -> Path:
     """Write the render the trainer would name `path` (its suffix changed for one frame or audio
-    only); through a temp file and a rename, as the trainer's files appear whole."""
+    only); through a temp file and a rename, as the trainer's files appear whole. `mark`: the
+    program that made it, when not the trainer (its picture or sound differs)."""
     suffix = ".wav" if not video else ".png" if frames == 1 else ".mp4"
     path = path.with_suffix(suffix)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{suffix}")
     try:
         if suffix == ".wav":
-            _wav(tmp, prompt, seed)
+            _wav(tmp, prompt, seed, mark)
         else:
-            images = [frame_rgb(i, prompt, seed, lora) for i in range(1 if frames == 1 else FRAMES)]
+            images = [frame_rgb(i, prompt, seed, lora, mark) for i in range(1 if frames == 1 else FRAMES)]
             if suffix == ".png":
                 _encode(tmp, images, "png", "image2")
             else:

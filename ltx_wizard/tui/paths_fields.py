@@ -46,15 +46,28 @@ PATHS_HELP = (
   `latents/` and `conditions/`; by default `.precomputed` beside your dataset file), or the
   dataset file itself (`dataset.json`, `.jsonl` or `.csv` with `caption` and `video` columns):
   its clips are checked now (frames, size, rotation and sound, read as the trainer reads them)
-  and encoded after approval, one sample before autotune and all of them after. Then give the
-  bucket (WxHxF) and an optional trigger word below it.
+  and encoded after approval, one sample before autotune and all of them after.
+- *Train video only*: offered under the data field when the data has no audio but the recipe
+  trains it; ticked, `config.yaml` gets `training_strategy.audio: null` (`plan --video-only`).
+- *Bucket, trigger word, output folder*: shown for a dataset file: the resolution bucket WxHxF
+  (sides multiples of 32, frames 8k+1; default 960x544x49), an optional trigger word
+  (preprocessing prepends it to every caption) and where the latents go (default: `.precomputed`
+  beside the dataset file).
 - *Trainer checkout*: your clone of LTX-2 (the monorepo root, where `uv sync` ran).
 - *Training mode*: LoRA, or a full fine-tune (2+ GPUs of the 80GB+ tier).
+- *Recipe*: the trainer's shipped configs your checkout has (t2v, i2v, IC-LoRA, audio modes...),
+  first the one your answer to "What should the model learn?" chose; the data root must hold the
+  folders it reads (`plan --recipe NAME`).
+- *Validation media*, shown only for a recipe whose validation samples read media (a first
+  frame, a reference video, a sound): use your files (typed in sample order, `;` between, or 1-9
+  to take one of the dataset file's media listed under the box), prompts only (validation
+  without conditioning media), or no validation. *Validation prompts*: one per line, replacing
+  the shipped ones (empty keeps them).
 
 **Keys.** Tab moves between fields, → accepts a path completion, F2 picks from the files found in
 `/models`, `~/models`, `$LTX_MODELS_DIR` and the Hugging Face cache. F3 offers the model files the
 trainer's docs name for download (size, free disk, gated terms, token), one at a time, each only
-after y.
+after y. Esc goes back.
 
 **Next.** Continue (ctrl+n) prepares the plan; nothing is written yet.""",
 )

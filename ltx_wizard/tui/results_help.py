@@ -27,9 +27,10 @@ half-blocks everywhere else (plain SSH too), chosen from what the terminal says 
 `set -g allow-passthrough on`; when a richer protocol draws them, or tmux blocks one, the line
 under the title says so and why.
 
-**Keys.** e edits the prompts, s starts the renders in the background (their own log and pid: they
-survive the wizard), x stops them; ↑↓ picks a prompt; p / b play its render with / without the
-LoRA where a terminal player is installed; c copies an `scp` line for the file.
+**Keys.** Edit prompts (e); Start (s) runs the renders in the background (their own log and pid:
+they survive the wizard), Stop (x) stops them; ↑↓ picks a prompt; Play (p) and Play base (b) play
+its render with and without the LoRA where a terminal player is installed; Copy scp line (c)
+copies an `scp` line for the file; Back (Esc).
 
 **What it does not do.** Judge: the renders are laid out side by side, the quantization they ran
 under beside them; deciding whether the LoRA learned is yours.

@@ -73,7 +73,7 @@ def test_image_to_video_is_fed_each_prompts_first_frame(model_tree, capsys):
     lines = "\n".join(evaluation_lines(run))  # run-summary.md's section
     assert (
         "01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4` (with the LoRA, "
-        "ltx-pipelines `ltx_pipelines.ti2vid_one_stage`, 576x576x89"
+        "ltx-pipelines `ltx_pipelines.ti2vid_one_stage`, 64x36x9 (asked for 576x576x89)"
     ) in lines
     assert f"; fed first frame: {clip} -> {png})" in lines
     # a prompt of the user's has no row: the run's own validation image, passed as it is
@@ -106,7 +106,7 @@ def test_ic_lora_renders_through_ic_lora_with_the_reference_on_the_distilled_mod
     entry = made["in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.pipelines.mp4"]
     assert entry["pipeline"] == "ltx_pipelines.ic_lora"
     assert entry["conditioning"] == f"reference video: {run / 'dataset/clips/r0.mp4'}"
-    assert entry["video_dims"] == [576, 512, 89]  # the two stages' steps of 64
+    assert entry["asked_dims"] == [576, 512, 89]  # the two stages' steps of 64
     ood = made["out-of-distribution/01_the-subject-walking-through-a-forest-at.pipelines.mp4"]
     assert ood["conditioning"] == f"reference video: {box.ws.parent / 'media/reference_1.mp4'}"
     job = json.loads((run / "logs/eval-job.json").read_text())["production"]
@@ -115,7 +115,7 @@ def test_ic_lora_renders_through_ic_lora_with_the_reference_on_the_distilled_mod
     trainer = json.loads((run / "outputs/eval/prompts.json").read_text())["renders"][
         "in-distribution/01_a-tabby-cat-number-0-naps-on-a-red-sofa.mp4"
     ]
-    assert trainer["video_dims"] == [608, 544, 89] and trainer["pipeline"] == ""
+    assert trainer["asked_dims"] == [608, 544, 89] and trainer["pipeline"] == ""
 
 
 def test_audio_to_video_gets_the_rows_audio_and_the_two_stage_files(model_tree, capsys):

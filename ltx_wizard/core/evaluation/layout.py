@@ -80,10 +80,36 @@ class Render:
     lora: bool
     made_by: str  # TRAINER or PIPELINES
     quantization: str  # in words: "int8-quanto (the training stack)", "none (bf16)", ...
-    video_dims: tuple[int, int, int]
+    video_dims: tuple[int, int, int]  # the file's own width, height, frames (file_dims)
     source: str = ""
     pipeline: str = ""  # the entry point that made it, e.g. ltx_pipelines.ic_lora
     conditioning: str = ""  # what it was fed besides the prompt, in words
+    asked_dims: tuple[int, int, int] | None = None  # the size asked for, where the file differs
+
+    def size_label(self) -> str:
+        """The file's size as read from it, and what was asked where that differs."""
+        if self.file.endswith(".wav"):
+            return "sound only"
+        size = "x".join(map(str, self.video_dims))
+        asked = f" (asked for {'x'.join(map(str, self.asked_dims))})" if self.asked_dims else ""
+        return size + asked
+
+
+Dims = tuple[int, int, int]
+
+
+def file_dims(path: Path, asked: Dims) -> tuple[Dims, Dims | None]:
+    """(the file's width, height and frames, the asked size where it differs), read from the
+    file as the trainer reads clips (core/dataset/clip_probe.py); the asked size alone where the
+    file cannot be read (no picture, no reader)."""
+    from ltx_wizard.core.dataset.clip_probe import probe_clip
+
+    asked = (int(asked[0]), int(asked[1]), int(asked[2]))
+    facts = probe_clip(path)
+    if not facts.readable or not (facts.width and facts.height and facts.frames):
+        return asked, None
+    found = (facts.width, facts.height, facts.frames)
+    return found, (None if found == asked else asked)
 
 
 @dataclass
@@ -114,7 +140,14 @@ def read_manifest(run_dir: Path) -> Manifest | None:
         if not isinstance(doc, dict):
             return None
         renders = {
-            name: Render(file=name, **{**entry, "video_dims": tuple(entry["video_dims"])})
+            name: Render(
+                file=name,
+                **{
+                    **entry,
+                    "video_dims": tuple(entry["video_dims"]),
+                    "asked_dims": tuple(entry["asked_dims"]) if entry.get("asked_dims") else None,
+                },
+            )
             for name, entry in doc["renders"].items()
         }
         return Manifest(str(doc["checkpoint"]), renders, [str(n) for n in doc.get("notes", [])])

@@ -109,7 +109,8 @@ def memory_options(
     except (UsageError, TypeError):
         size = ModelSize.estimate()  # a split pack's transformer file: the 22 B figure
     encoder = memory.text_encoder_bytes(get_dotted(setup_.config, "model.text_encoder_path", None))
-    return memory.options(size, encoder, gpu_total_gb, host_ram_gb)
+    dims = video_dims(setup_.config)  # the renders' size: the activations grow with it
+    return memory.options(size, encoder, gpu_total_gb, host_ram_gb, dims)
 
 
 def production_for(setup_: Setup, prefix: Command, option: memory.Option) -> Production:

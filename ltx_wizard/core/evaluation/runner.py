@@ -178,7 +178,7 @@ class EvalRunner:
         for index, (prompt, stem) in enumerate(zip(self.job.prompts, self.stems)):
             source = found[index]
             name = layout.file_name(stem, TRAINER, lora, source.suffix.lstrip("."))
-            layout.move_render(self.run_dir, source, name)
+            dims, asked = layout.file_dims(layout.move_render(self.run_dir, source, name), self.dims)
             self.manifest.renders[name] = Render(
                 name,
                 prompt.category,
@@ -187,9 +187,10 @@ class EvalRunner:
                 lora,
                 TRAINER,
                 quantization_label(self.job.quantization) + " (training stack)",
-                self.dims,
+                dims,
                 prompt.source,
                 conditioning=conditioning.described(self.job.conditions, prompt),
+                asked_dims=asked,
             )
         layout.remove_cruft(self.run_dir)
         layout.write_manifest(self.run_dir, self.manifest)
@@ -216,6 +217,7 @@ class EvalRunner:
                 break
             out.unlink(missing_ok=True)
             self._failed_run(outcome, attempt, f"ltx-pipelines ({prod.module})")
+        made, asked = layout.file_dims(out, dims)
         self.manifest.renders[name] = Render(
             name,
             prompt.category,
@@ -224,9 +226,10 @@ class EvalRunner:
             lora,
             PIPELINES,
             quantization_label(prod.quantization, prod.offload),
-            dims,
+            made,
             prompt.source,
             pipeline=prod.module,
             conditioning=fed,
+            asked_dims=asked,
         )
         layout.write_manifest(self.run_dir, self.manifest)

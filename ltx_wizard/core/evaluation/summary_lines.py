@@ -12,7 +12,7 @@ from ltx_wizard.core.evaluation.prompts import CATEGORIES, HELD_OUT, TITLES
 
 def _variant(render: Render) -> str:
     lora = "with the LoRA" if render.lora else "without the LoRA"
-    size = "x".join(map(str, render.video_dims))
+    size = render.size_label()
     made = f"{render.made_by} `{render.pipeline}`" if render.pipeline else render.made_by
     fed = f"; fed {render.conditioning}" if render.conditioning else ""
     return f"`{render.file}` ({lora}, {made}, {size}, {render.quantization}{fed})"

@@ -4,12 +4,15 @@ checkout's folder.
 Stands in for `python -m ltx_pipelines.<MODULE>` on a simulated GPU. Its command line is parsed by
 the checkout's own look-alike parser (demo/lookalike_pipelines.py, the real entry points' flags),
 so a flag the real entry point would refuse is refused here too (argparse, exit 2). Then: torch's
-out-of-memory error, exit 1, when the render would not fit (the transformer's weights in bf16,
-1 byte with fp8, half with nvfp4, or ~5 GB with offloading, ltx_pipelines/utils/types.py
-OffloadMode; activations growing with the size), else a tiny real render at `--output-path` (a
-.wav from t2a_one_stage). The conditioning it was given is printed, as the real pipelines log
-it. Environment: LTX_WIZARD_SIM_GPU (the preset), LTX_WIZARD_SIM_PARAMS (transformer
-parameters, as the simulated trainer reads them).
+out-of-memory error, exit 1, when the render would not fit, by the eval check's own stage rule
+(core/evaluation/memory.py need_gb, after ltx_pipelines/utils/blocks.py: each model alone on the
+GPU) on the checkpoint and Gemma it was given, as the real one loads them; else a tiny real render
+at `--output-path` (a .wav from t2a_one_stage), made by this program: its picture carries a mark
+of its own, so it is never the trainer's render of the same prompt. The conditioning it was given
+is printed, as the real pipelines log it. Environment: LTX_WIZARD_SIM_GPU (the preset),
+LTX_WIZARD_SIM_PARAMS (transformer parameters where no checkpoint header can be read),
+LTX_WIZARD_SIM_PIPELINES_UNMODELLED_GB (memory the check's estimate leaves out: a test's fault,
+to see the one retry of a render that ran out of memory all the same).
 """
 
 from __future__ import annotations
@@ -19,24 +22,44 @@ import os
 import sys
 from pathlib import Path
 
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.evaluation import memory
 from ltx_wizard.core.gpu.presets import preset_gpus
+from ltx_wizard.core.tuning.headroom import ModelSize
 from ltx_wizard.demo.lookalike_pipelines import MODULES, load_parser
-from ltx_wizard.demo.sim.memory_model import CTX_GB, REF_TOKENS, transformer_params
+from ltx_wizard.demo.sim.memory_model import transformer_params
 from ltx_wizard.demo.sim.rich_format import oom_message
 from ltx_wizard.demo.tiny_video import write_render
 
-ACT_GB_PER_REF = 8.0  # activations and VAE decode at 576x576x89 (REF_TOKENS)
-_BYTES = {None: 2.0, "fp8-cast": 1.0, "fp8-scaled-mm": 1.0, "nvfp4-cast": 0.5, "nvfp4-prequant": 0.5}
+UNMODELLED_ENV = "LTX_WIZARD_SIM_PIPELINES_UNMODELLED_GB"
+PIPELINES_MARK = "ltx-pipelines"  # what sets this program's renders apart from the trainer's
+
+
+def _model(args: argparse.Namespace) -> ModelSize:
+    """The transformer it was given, from the file's header (the real one loads those weights)."""
+    from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
+    from ltx_wizard.core.tuning.headroom import model_size
+
+    for name in ("checkpoint_path", "distilled_checkpoint_path", "transformer_path"):
+        path = getattr(args, name, None)
+        if path:
+            try:
+                return model_size(inspect_checkpoint(str(path)))
+            except (UsageError, TypeError):
+                break
+    return ModelSize.estimate(transformer_params())
 
 
 def need_gb(args: argparse.Namespace) -> float:
-    if args.offload_mode != "none":
-        return 5.0
+    """The largest stage at this render's size, by the eval check's own rule."""
+    offload = None if args.offload_mode == "none" else args.offload_mode
     width, height = getattr(args, "width", None) or 64, getattr(args, "height", None) or 64
-    frames = args.num_frames or 97
-    tokens = (width // 32) * (height // 32) * ((frames - 1) // 8 + 1)
-    weights = transformer_params() * _BYTES[args.quantization] / 1024**3
-    return CTX_GB + weights + ACT_GB_PER_REF * tokens / REF_TOKENS
+    dims = (width, height, args.num_frames or 97)
+    encoder = memory.text_encoder_bytes(
+        getattr(args, "gemma_root", None) or getattr(args, "text_encoder_path", None)
+    )
+    extra = float(os.environ.get(UNMODELLED_ENV) or 0)
+    return memory.need_gb(_model(args), encoder, args.quantization, offload, dims)[0] + extra
 
 
 def _fed(args: argparse.Namespace) -> list[str]:
@@ -72,7 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     lora = args.lora[0][0] if args.lora else None
     video = module != "t2a_one_stage"
     written = write_render(
-        Path(args.output_path), args.prompt, args.seed, lora, args.num_frames or 97, video=video
+        Path(args.output_path),
+        args.prompt,
+        args.seed,
+        lora,
+        args.num_frames or 97,
+        video=video,
+        mark=PIPELINES_MARK,
     )
     if written != Path(args.output_path):  # the real ones write where they are told
         os.replace(written, args.output_path)

@@ -32,7 +32,7 @@ CONFIG_CHANGE_HELP = (
     "A change to config.yaml",
     """\
 The diff shows exactly what would change in `config.yaml` (lines with - go, lines with + come).
-y writes it (the previous file is kept beside it); n or Esc leaves everything as it is. Starting
+Yes (y) writes it (the previous file is kept beside it); No (n or Esc) leaves everything as it is. Starting
 the run again is a question of its own.""",
 )
 

@@ -11,7 +11,7 @@ from ltx_wizard.tui.dialogs.once import OnceModal
 
 
 # This dialog's F1 help (dialogs/help.py shows it).
-CONFIRM_HELP = ("A question", "y answers yes, n or Esc answers no (the safe default).")
+CONFIRM_HELP = ("A question", "Yes (y); No (n or Esc), the safe default.")
 
 
 class ConfirmDialog(OnceModal[bool]):

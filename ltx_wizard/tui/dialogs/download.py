@@ -52,9 +52,9 @@ def _bytes_under(folder: Path) -> int:
 DOWNLOAD_HELP = (
     "Download models",
     """\
-5 or 3 picks the release; then each file is offered alone: y downloads it (resumable) into
-`$LTX_MODELS_DIR` or `~/models`, n skips it. A gated file needs its terms accepted on the model page
-and a token (`hf auth login` or `HF_TOKEN`); Esc closes (what was downloaded fills the fields).""",
+LTX-2.5 (5) or LTX-2.3 (3) picks the release; then each file is offered alone: Download (y)
+fetches it (resumable) into `$LTX_MODELS_DIR` or `~/models`, Skip (n) passes it. A gated file needs its terms accepted on the model page
+and a token (`hf auth login` or `HF_TOKEN`); Close (Esc): what was downloaded fills the fields.""",
 )
 
 

@@ -15,8 +15,8 @@ HOLDOUT_HELP = (
     "Held-out samples",
     """\
 A few samples kept out of training so the evaluation after it can test clips the model never
-saw. With tens of samples each one matters: 1 or 2 reserves that many, 0 skips (the evaluation
-then only shows in-distribution prompts).""",
+saw. With tens of samples each one matters: Reserve 1 (1) or Reserve 2 (2) keeps that
+many aside; Skip (0 or Esc) keeps none (the evaluation then only shows in-distribution prompts).""",
 )
 
 

@@ -17,8 +17,8 @@ SPOT_CHECK_HELP = (
     "The caption spot check",
     """\
 Three captions from the captioner's default prompt, in full, before the other clips are
-captioned. a approves; i asks for an instruction (what to change) and captions the same three
-again with it; Esc stops (only the samples were captioned).""",
+captioned. Approve (a) captions the rest the same way; New instruction (i) asks what to change
+and captions the same three again with it; Stop (Esc): the other clips are not captioned.""",
 )
 
 

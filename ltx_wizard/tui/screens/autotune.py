@@ -73,17 +73,23 @@ def autotune_help() -> tuple[str, str]:
         f"""\
 **What it does.** {rules_text.trials_sentence()} {rules_text.keep_rules()} It stops on
 out-of-memory, on no gain, or at the trial limit; the winner gets one confirmation run with its
-own validation and is patched into `config.yaml`. Every trial is logged in `autotune.log`; the
+own validation and is patched into `config.yaml`. A trial that can only be the last (nothing
+left to try after it) is its own confirmation: it validates once after its steps, loading the
+text encoder. Every trial is logged in `autotune.log`; the
 table's Reason column says why each was kept or rejected.
 
 **Choices.** Cancel (c or Esc) asks first, stops the running trial's whole process group and
 patches the best result so far into `config.yaml` (without its confirmation run); resuming
 autotune goes on from there. Continue (ctrl+n) once it ends.
 
-**If the baseline runs out of memory**, the planned config does not fit this GPU: preprocess
-smaller clips (`process_dataset.py` with smaller `--resolution-buckets`) and plan again.
+**If the baseline runs out of memory**, the planned config does not fit this GPU: plan again
+with a smaller bucket (fewer pixels or frames). For your clips' dataset file that is the Paths
+screen's bucket with a new output folder (latents of another bucket are never overwritten), and
+the wizard preprocesses them into it; for data you preprocessed yourself,
+`process_dataset.py` with a smaller `--resolution-buckets` and `--overwrite`.
 
-**Next.** The launch step.""",
+**Next.** For a run planned from your clips, every clip is preprocessed first (the
+preprocessing screen); then the launch step.""",
     )
 
 

@@ -42,6 +42,7 @@ EXISTING_RUN_HELP = (
   are not run again.
 - *View plan* (v): shows `plan.md` below.
 - *New run* (n): starts the wizard over and plans a new folder; this one is left as it is.
+- *Monitor training* (m): the Monitor of this folder's training run (its log, status, loss).
 
 To start training from this folder without the wizard: `bash <run>/launch.sh`.""",
 )

@@ -53,7 +53,7 @@ from a starting image, or both / not sure (`i2v_lora`: its first-frame condition
 
 **Next.** Confirm (ctrl+n) states the mode and goes on: to preparing your clips when no data
 is given yet, else to the paths, whose Recipe list can still change it; Skip (ctrl+s) keeps the
-Recipe list's default.""",
+Recipe list's default. Back (Esc): the screen before.""",
 )
 
 

@@ -63,7 +63,10 @@ raised): says what its training state restores, shows the change to `model.load_
 samples of the resume step moved aside), writes it only after yes (the old config kept as a
 numbered `config.before-resume.yaml`), then asks before starting. Apply fix (f), after a
 failure: the next of the trainer's fixes for that kind of failure that config.yaml does not
-have, as a diff; nothing restarts by itself.
+have, as a diff; nothing restarts by itself. Samples (v): the latest round of validation
+samples as keyframes, each with its prompt (v or Esc closes them). Evaluate (e): the evaluation
+screen, which renders prompts with a saved checkpoint's LoRA and without it. Back (Esc) returns to the
+screen you came from; q quits (the training goes on).
 
 **When it finishes.** `run-summary.md` is written into the run folder.""",
 )

@@ -51,8 +51,8 @@ wrote). An existing data root is never overwritten.
 environment. Where it cannot decode sound (no torchcodec), nothing is encoded: the screen names
 the fix (`uv sync` in the checkout), or v trains video only (config.yaml's audio turned off).
 
-**Keys.** r retries a failed step; v trains video only when the audio gate offers it; Esc goes
-back (not while the script runs).""",
+**Keys.** Retry (r) runs a failed step again; Video only (v), when the audio gate offers it,
+trains video only; Back (Esc) goes back (not while the script runs).""",
 )
 
 

@@ -40,7 +40,8 @@ and start the wizard again with the new value.
 `ltx-wizard probe --from-csv FILE`.
 
 **Next.** Below 32 GB a gate asks whether to go on at your own risk; unknown memory (GB10,
-MIG) is asked for; then the model paths.""",
+MIG) is asked for; on a real box where the trainer lacks something, the setup offers; then
+what the model should learn, and your clips (when no data was given yet) or the model paths.""",
 )
 
 

@@ -224,7 +224,7 @@ class ResultsScreen(WizardScreen):
         if not renders:
             return
         first = renders[0]
-        size = "x".join(map(str, first.video_dims))
+        size = first.size_label()
         title = f"{TITLES[first.category]}, seed {first.seed}, {size} ({first.source}): {prompt}"
         fed = next((r.conditioning for r in renders if r.conditioning), "")
         self.query_one("#sheet-title", Static).update(

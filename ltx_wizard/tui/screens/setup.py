@@ -53,7 +53,7 @@ SETUP_HELP = (
 LTX-2 checkout, its environment (`uv sync`), or an update of a checkout too old for your models.
 
 **Each offer** says what it will do, the commands it runs and how big it is; it runs only when
-you answer y (n skips it). uv is installed with pip into the wizard's own environment and used
+you answer Yes, do it (y); Skip it (n) leaves it. uv is installed with pip into the wizard's own environment and used
 by its path: no shell pipe, no new shell, no shell rc file or system setting changed. An
 existing checkout is only touched by an offer you accept.
 

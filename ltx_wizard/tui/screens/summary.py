@@ -42,13 +42,19 @@ command, any warnings, `plan.md` (p) and the diff against the shipped config (d)
 the arrow keys, PageUp/PageDown, Home/End.
 
 **Choices.**
-- *Approve + autotune* (a): writes the run folder, then runs a few short trials on your GPU.
+- *Approve + autotune* (a): writes the run folder, then runs a few short trials on your GPU
+  (for a run planned from your clips, after one clip is preprocessed for them).
 - *Approve, skip* (s): writes the run folder, runs what training still needs (for a run
   planned from your clips: their preprocessing), then opens the launch step.
 - *Back* (Esc): change the paths.
 
-**What gets written.** `plan.md`, `config.yaml` (the shipped file with only paths and the
-multi-GPU rules changed), `run.json`, `launch.sh`, and the folders `outputs/` and `logs/`.
+**What gets written.** `plan.md`, `plan.json` (the same decisions as data), `config.yaml` (the
+shipped file with only the changes the diff (d) lists: your paths and, where they apply, the
+multi-GPU and full fine-tune rules, the low-VRAM keys another recipe gets on the 32GB and
+40–60GB tiers, your validation, video-only and W&B choices), `run.json`, `launch.sh`
+(`accelerate.yaml` on several GPUs, `slurm.sbatch` on several machines), `preprocess.json` for a
+run planned from your clips, and the folders `dataset/`, `outputs/`, `logs/` and `overfit/`. The
+clips' latents go later into `.precomputed` beside your dataset file (or the folder you named).
 An existing plan is never overwritten without asking.""",
 )
 
