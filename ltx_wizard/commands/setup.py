@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     log = log_path()
     outcomes: list[Outcome] = []
     for offer in found.offers:
-        _say(f"\n{offer.title}\n  what:  {offer.does}\n  size:  {offer.size}")
+        _say(f"\n{offer.title}\n  what:  {offer.does}\n  size:  {offer.size_now()}")
         for line in offer.commands():
             _say(f"  runs:  {line}")
         reason = skip_reason(offer, outcomes)
@@ -122,8 +122,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _finish(after, outcomes, log) -> int:
+    from ltx_wizard.core.setup.session import headline
+
     if outcomes:
-        _say(f"\nSetup log: {log}")
+        _say(f"\n{headline(outcomes)}\nSetup log: {log}")
     if after.ready:
         _say(
             f"Ready: uv {after.uv}; trainer checkout {after.root} synced"

@@ -157,7 +157,7 @@ class SetupScreen(WizardScreen):
         offer = offers[self.index]
         text = Text()
         text.append(f"{offer.title}  ({self.index + 1} of {len(offers)})\n", style="bold")
-        text.append(f"What: {offer.does}\nSize: {offer.size}\n")
+        text.append(f"What: {offer.does}\nSize: {offer.size_now()}\n")
         for line in offer.commands():
             text.append(f"Runs: {line}\n", style="dim")
         text.append("Do it?", style="bold")
@@ -167,8 +167,10 @@ class SetupScreen(WizardScreen):
         self.query_one("#yes", Button).focus()
 
     def _finished(self) -> None:
+        from ltx_wizard.core.setup.session import headline
+
         lines = [f"{o.key}: {o.status}" + (f" ({o.detail})" if o.detail else "") for o in self.outcomes]
-        text = Text("Setup done.\n" if self.outcomes else "Nothing to run.\n", style="bold")
+        text = Text(headline(self.outcomes) + "\n", style="bold")
         text.append("\n".join(lines))
         if self.outcomes:
             text.append(f"\nSetup log: {self.log_file}")
@@ -178,10 +180,11 @@ class SetupScreen(WizardScreen):
         button = self.query_one("#continue", Button)
         button.disabled = False
         button.focus()
-        if (
-            self.survey is not None
-            and self.survey.checkout == "present"
-            or any(o.key == "clone" and o.status == "done" for o in self.outcomes)
+        done = {o.key for o in self.outcomes if o.status == "done"}
+        if self.survey is not None and (
+            self.survey.checkout == "present"
+            or "clone" in done
+            or (self.survey.checkout == "old" and "pull" in done)  # brought up to date
         ):
             self.app.state.edit_request(trainer_root=self.survey.root)
 
