@@ -5,6 +5,7 @@ touched without one; a checkout too old for the checkpoint is offered `git pull`
 from __future__ import annotations
 
 import io
+import shutil
 import sys
 
 import pytest
@@ -217,3 +218,18 @@ def test_a_failed_step_is_not_called_done(box, monkeypatch, capsys):
     assert main(["setup", "--trainer-repo", str(box / "no-such-repo"), "--yes"]) == 1
     err = capsys.readouterr().err
     assert "Setup not done: clone failed; sync skipped." in err and "Setup done." not in err
+
+
+def test_plan_says_which_of_uv_lock_and_venv_the_checkout_lacks(model_tree, capsys):
+    """Issue 41: `plan` warned "not synced (no .venv beside uv.lock)" of a checkout without uv.lock
+    (LTX-2 has shipped none since ltx-core 1.2.0; `uv sync` writes it)."""
+    box = model_tree()
+    shutil.rmtree(box.checkout / ".venv")
+    (box.checkout / "uv.lock").unlink()
+    assert main(box.args()) == 0
+    err = capsys.readouterr().err
+    words = "not synced (it has neither uv.lock nor .venv, which `uv sync` writes)"
+    assert f"{words}: run `uv sync` in {box.checkout}" in err
+    assert "beside uv.lock" not in err
+    plan_md = (box.run / "plan.md").read_text()
+    assert words in plan_md and "beside uv.lock" not in plan_md
