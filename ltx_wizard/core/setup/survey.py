@@ -1,6 +1,6 @@
 """What a bare box lacks for the trainer, and the offer that fixes each (the skill's onboarding
 reference, "Auto-Setup"): uv, the checkout (a clone), an update of a checkout too old for the
-checkpoint (`git pull --ff-only`), the checkout's environment (`uv sync`, then the trainer's import
+checkpoint or for the wizard (`git pull --ff-only`; core/inputs/checkout.py `older_layout`), the checkout's environment (`uv sync`, then the trainer's import
 checked). Each offer says what it will do and how big it is; nothing runs here.
 
 Never offered: shell rc files, system packages (git itself), anything in an existing folder that is

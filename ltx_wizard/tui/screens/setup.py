@@ -50,7 +50,8 @@ SETUP_HELP = (
     "Setting up the trainer",
     """\
 **What it does.** Shown after the probe when something the trainer needs is missing: uv, the
-LTX-2 checkout, its environment (`uv sync`), or an update of a checkout too old for your models.
+LTX-2 checkout, its environment (`uv sync`), or an update (`git pull`) of a checkout from before
+2026-06-17, whose trainer configs still have their old names.
 
 **Each offer** says what it will do, the commands it runs and how big it is; it runs only when
 you answer y (n skips it). uv is installed with pip into the wizard's own environment and used
