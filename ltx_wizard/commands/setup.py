@@ -3,7 +3,8 @@
 Each offer (install uv, clone the trainer, update a checkout too old for the checkpoint or from
 before 2026-06-17's config rename, uv sync and the trainer's import check) is shown with what it
 will do, its commands and its size, and runs only after `y` (or `--yes`). Every command's output
-goes to one setup log. stdout carries only the checkout's path once it is ready, so `ltx-wizard setup --yes && ...` scripts well.
+goes to one setup log. stdout carries only the checkout's path once it is ready, so
+`ltx-wizard setup --yes && ...` scripts well.
 """
 
 from __future__ import annotations
