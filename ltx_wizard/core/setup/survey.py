@@ -229,7 +229,7 @@ def _checkout_offers(
             if gap is None
             else f"the checkout is not synced ({gap})"
         )
-        if why is not None and uv is not None:
+        if why is not None and uv is not None and (state == "present" or offer is not None):
             offers.append(_sync_offer(root, uv, why, "pull" if offer is not None else uv_needs))
     return state, synced, offers
 
