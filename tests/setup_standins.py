@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ltx_wizard.core.inputs.checkout import CONFIGS_REL, OLD_TIER_CONFIGS, TIER_CONFIGS
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_layouts import write_layout
 
@@ -114,9 +115,18 @@ def git(*args: str, cwd: Path | None = None) -> str:
     return subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def make_remote(path: Path, layout: str = "1.2") -> Path:
-    """A git repository holding a look-alike checkout (unsynced: no .venv, as on GitHub)."""
-    make_checkout(path, synced=False, layout=layout)
+def make_remote(path: Path, layout: str = "1.2", *, before_rename: bool = False) -> Path:
+    """A git repository holding a look-alike checkout (unsynced: no .venv, as on GitHub; no
+    uv.lock where its release shipped none). `before_rename`: as LTX-2 was before 2026-06-17,
+    its tier configs under their old names and no per-mode recipe configs yet."""
+    from ltx_wizard.demo.lookalike_layouts import LAYOUTS
+
+    make_checkout(path, synced=False, layout=layout, recipes=not before_rename)
+    if not LAYOUTS[layout].ships_lock:  # ltx-core 1.2.0 took uv.lock out of the repository
+        (path / "uv.lock").unlink(missing_ok=True)
+    if before_rename:
+        for new, old in zip(TIER_CONFIGS, OLD_TIER_CONFIGS):
+            (path / CONFIGS_REL / new).rename(path / CONFIGS_REL / old)
     (path / ".gitignore").write_text(".venv\n", encoding="utf-8")
     git("init", "-q", str(path))
     git("add", "-A", cwd=path)
@@ -125,12 +135,16 @@ def make_remote(path: Path, layout: str = "1.2") -> Path:
 
 
 def advance_remote(path: Path, layout: str) -> None:
-    """A newer release lands on the remote (the user's clone is now behind)."""
+    """A newer release lands on the remote (the user's clone is now behind); tier configs under
+    their old names get the names they have had since 2026-06-17."""
     from ltx_wizard.demo.lookalike_layouts import LAYOUTS
 
     write_layout(path, layout, synced=False)
     if not LAYOUTS[layout].ships_lock:  # as ltx-core 1.2.0 did: uv.lock left the repository
         (path / "uv.lock").unlink(missing_ok=True)
+    for new, old in zip(TIER_CONFIGS, OLD_TIER_CONFIGS):
+        if (path / CONFIGS_REL / old).is_file():
+            git("mv", str(CONFIGS_REL / old), str(CONFIGS_REL / new), cwd=path)
     git("add", "-A", cwd=path)
     git("commit", "-q", "-m", f"ltx-core {layout}", cwd=path)
 

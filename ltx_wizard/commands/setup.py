@@ -1,9 +1,10 @@
 """`ltx-wizard setup`: make a bare GPU box ready for the trainer, one offer at a time.
 
-Each offer (install uv, clone the trainer, update a checkout too old for the checkpoint, uv sync
-and the trainer's import check) is shown with what it will do, its commands and its size, and runs
-only after `y` (or `--yes`). Every command's output goes to one setup log. stdout carries only the
-checkout's path once it is ready, so `ltx-wizard setup --yes && ...` scripts well.
+Each offer (install uv, clone the trainer, update a checkout too old for the checkpoint or from
+before 2026-06-17's config rename, uv sync and the trainer's import check) is shown with what it
+will do, its commands and its size, and runs only after `y` (or `--yes`). Every command's output
+goes to one setup log. stdout carries only the checkout's path once it is ready, so
+`ltx-wizard setup --yes && ...` scripts well.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Check for uv, the LTX-2 trainer checkout and its environment, and offer what "
         "is missing, one item at a time with what it does and how big it is: uv (pip-installed "
         "into the wizard's own environment, used by its path), a git clone of the trainer, "
-        "`git pull` when the checkout is too old for --checkpoint, `uv sync` and an import check. "
+        "`git pull` when the checkout is too old for --checkpoint or from before 2026-06-17 (the trainer "
+        "configs' old names), `uv sync` and an import check. "
         "Nothing runs without a yes; shell rc files and system packages are never touched.",
     )
     p.add_argument(
@@ -103,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     log = log_path()
     outcomes: list[Outcome] = []
     for offer in found.offers:
-        _say(f"\n{offer.title}\n  what:  {offer.does}\n  size:  {offer.size}")
+        _say(f"\n{offer.title}\n  what:  {offer.does}\n  size:  {offer.size_now()}")
         for line in offer.commands():
             _say(f"  runs:  {line}")
         reason = skip_reason(offer, outcomes)
@@ -122,8 +124,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _finish(after, outcomes, log) -> int:
+    from ltx_wizard.core.setup.session import headline
+
     if outcomes:
-        _say(f"\nSetup log: {log}")
+        _say(f"\n{headline(outcomes)}\nSetup log: {log}")
     if after.ready:
         _say(
             f"Ready: uv {after.uv}; trainer checkout {after.root} synced"

@@ -5,6 +5,7 @@ touched without one; a checkout too old for the checkpoint is offered `git pull`
 from __future__ import annotations
 
 import io
+import shutil
 import sys
 
 import pytest
@@ -85,7 +86,11 @@ def test_an_existing_unsynced_checkout_is_only_synced_after_a_yes(box, monkeypat
     _answer(monkeypatch, "n")
     assert main(["setup"]) == 1
     assert git("status", "--porcelain", "--ignored", cwd=checkout) == before  # untouched
-    assert "the checkout is not synced: uv sync in" in capsys.readouterr().err
+    assert not (checkout / "uv.lock").exists()  # ltx-core 1.2.0 ships none: the words say so
+    assert (
+        "the checkout is not synced (it has neither uv.lock nor .venv, which `uv sync` writes): uv sync in"
+        in capsys.readouterr().err
+    )
     _answer(monkeypatch, "y")
     assert main(["setup"]) == 0 and (checkout / ".venv").is_dir()
 
@@ -154,3 +159,77 @@ def test_git_missing_is_said_not_installed(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     assert main(["setup", "--yes"]) == 1
     assert "git is not installed: the wizard does not install system packages" in capsys.readouterr().err
+
+
+def _offer_block(err: str, title: str) -> str:
+    """One offer as printed: from its title to the next blank line."""
+    return err.split(f"\n{title}\n", 1)[1].split("\n\n", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("layout", "size"),
+    [
+        ("1.2", "not known: {checkout} has no uv.lock to read it from"),  # ltx-core 1.2.0: none shipped
+        ("1.1", "about 12 MB of wheels (from uv.lock)"),  # the look-alike lock's one wheel
+    ],
+)
+def test_the_sync_size_is_read_from_the_clone_when_shown(box, monkeypatch, capsys, layout, size):
+    """Issue 41: after the clone the sync offer said "known after the clone", the size still missing."""
+    remote = make_remote(box / "remote", layout=layout)
+    write_uv(box / "bin")
+    monkeypatch.setenv("PATH", path_with(box, box / "bin"))
+    checkout = box / "home" / "LTX-2"
+    assert main(["setup", "--trainer-repo", str(remote), "--yes"]) == 0
+    sync = _offer_block(capsys.readouterr().err, "Install the trainer's environment (uv sync)")
+    assert f"size:  {size.format(checkout=checkout)}" in sync
+    assert "known after the clone" not in sync
+    assert (remote / "uv.lock").exists() == (layout == "1.1")  # what the clone had when it was read
+
+
+def test_an_ltx2_checkout_from_before_the_config_rename_is_offered_git_pull(box, monkeypatch, capsys):
+    """Issue 41: a clone from before 2026-06-17 (tier configs named ltx2_av_lora*.yaml) was called
+    "not an LTX-2 checkout" and left alone; the README says git pull is offered."""
+    remote = make_remote(box / "remote", layout="1.0", before_rename=True)
+    checkout = box / "home" / "LTX-2"
+    git("clone", "-q", str(remote), str(checkout))
+    advance_remote(remote, "1.2")  # the rename (and later releases) land upstream
+    write_uv(box / "bin")
+    monkeypatch.setenv("PATH", path_with(box, box / "bin"))
+    _answer(monkeypatch, "n")
+    assert main(["setup"]) == 1
+    err = capsys.readouterr().err
+    assert "not an LTX-2 checkout" not in err
+    assert "Update the trainer checkout (git pull)" in err
+    assert f"{checkout} is an LTX-2 checkout from before 2026-06-17 (ltx-core 1.0.0)" in err
+    assert "(ltx2_av_lora.yaml, ltx2_av_lora_low_vram.yaml)" in err
+    assert not (checkout / "packages/ltx-trainer/configs/t2v_lora.yaml").exists()  # declined: untouched
+    assert main(["setup", "--yes"]) == 0
+    err = capsys.readouterr().err
+    assert "done: git pull in" in err and "Setup done." in err
+    assert (checkout / "packages/ltx-trainer/configs/t2v_lora.yaml").is_file()
+    assert git("rev-parse", "HEAD", cwd=checkout) == git("rev-parse", "HEAD", cwd=remote)
+    assert [c["argv"][0] for c in uv_calls(box / "bin")] == ["sync", "run"]
+
+
+def test_a_failed_step_is_not_called_done(box, monkeypatch, capsys):
+    """Issue 41: the summary's first line is read from the outcomes, not written beside them."""
+    write_uv(box / "bin")
+    monkeypatch.setenv("PATH", path_with(box, box / "bin"))
+    assert main(["setup", "--trainer-repo", str(box / "no-such-repo"), "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert "Setup not done: clone failed; sync skipped." in err and "Setup done." not in err
+
+
+def test_plan_says_which_of_uv_lock_and_venv_the_checkout_lacks(model_tree, capsys):
+    """Issue 41: `plan` warned "not synced (no .venv beside uv.lock)" of a checkout without uv.lock
+    (LTX-2 has shipped none since ltx-core 1.2.0; `uv sync` writes it)."""
+    box = model_tree()
+    shutil.rmtree(box.checkout / ".venv")
+    (box.checkout / "uv.lock").unlink()
+    assert main(box.args()) == 0
+    err = capsys.readouterr().err
+    words = "not synced (it has neither uv.lock nor .venv, which `uv sync` writes)"
+    assert f"{words}: run `uv sync` in {box.checkout}" in err
+    assert "beside uv.lock" not in err
+    plan_md = (box.run / "plan.md").read_text()
+    assert words in plan_md and "beside uv.lock" not in plan_md

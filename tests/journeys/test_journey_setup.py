@@ -16,7 +16,7 @@ import pytest
 
 from ltx_wizard.core.inputs import uv_tool
 from ltx_wizard.core.inputs.checkout_caps import read_caps
-from tests.setup_standins import git, make_remote, path_with, uv_calls, write_uv
+from tests.setup_standins import advance_remote, git, make_remote, path_with, uv_calls, write_uv
 from tests.tui.helpers import fake_probe, make_app, settle, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,6 +137,9 @@ async def test_tui_setup_from_a_local_repository(fresh, monkeypatch):
         await wait_until(pilot, lambda: "uv sync" in _offer(app))
         _assert_clone_of(checkout, remote)
         assert f"in {checkout}" in _offer(app)
+        # the size is read from the clone now there: it ships no uv.lock, and the offer says so
+        assert not (checkout / "uv.lock").exists()
+        assert f"Size: not known: {checkout} has no uv.lock to read it from" in _offer(app)
         await pilot.press("y")
         await wait_until(pilot, lambda: not app.screen.query_one("#continue").disabled)
         done = _offer(app)
@@ -149,3 +152,59 @@ async def test_tui_setup_from_a_local_repository(fresh, monkeypatch):
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "IntentScreen")
         assert app.state.request.trainer_root == checkout  # the next screens use this checkout
+
+
+def _setup_screen(fresh, monkeypatch, repo: Path):
+    """The wizard as `ltx-wizard --trainer-repo REPO` starts it, on its Setup screen."""
+    monkeypatch.setenv("HOME", str(fresh["home"]))
+    monkeypatch.setenv("PATH", fresh["path"])
+    monkeypatch.setattr(uv_tool, "own_scripts_dir", lambda: fresh["home"] / "no-wizard-env")
+    return make_app(
+        probe_fn=fake_probe("NVIDIA H100 80GB HBM3", 81559),
+        first_run_screens=True,
+        trainer_repo=str(repo),
+        setup_survey={"fetch": _offline},
+    )
+
+
+async def test_tui_a_failed_clone_is_not_called_done(fresh, monkeypatch, tmp_path):
+    """Issue 41: "Setup done." stood above "clone: failed … sync: skipped"."""
+    app = _setup_screen(fresh, monkeypatch, tmp_path / "no-such-repo")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: "Clone the LTX-2 trainer" in _offer(app))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not app.screen.query_one("#continue").disabled)
+        done = _offer(app)
+        assert "clone: failed" in done and "sync: skipped" in done
+        assert done.startswith("Setup not done: clone failed; sync skipped.")
+        assert "Setup done." not in done and not (fresh["home"] / "LTX-2").exists()
+
+
+async def test_tui_a_checkout_from_before_the_config_rename_is_offered_git_pull(fresh, monkeypatch, tmp_path):
+    """Issue 41: a clone from before 2026-06-17 was "not an LTX-2 checkout", no pull offered."""
+    remote = make_remote(tmp_path / "old-remote", layout="1.0", before_rename=True)
+    checkout = fresh["home"] / "LTX-2"
+    git("clone", "-q", str(remote), str(checkout))
+    advance_remote(remote, "1.2")
+    app = _setup_screen(fresh, monkeypatch, remote)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: "Update the trainer checkout (git pull)" in _offer(app))
+        found = str(app.screen.query_one("#setup-found").render())
+        assert "not an LTX-2 checkout" not in found
+        assert "is an LTX-2 checkout from before 2026-06-17 (ltx-core 1.0.0)" in _offer(app)
+        assert not (checkout / "packages/ltx-trainer/configs/t2v_lora.yaml").exists()  # before the yes
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "uv sync" in _offer(app))
+        assert _head(checkout) == _head(remote)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not app.screen.query_one("#continue").disabled)
+        done = _offer(app)
+        assert done.startswith("Setup done.") and "pull: done" in done and "sync: done" in done
+        assert (checkout / "packages/ltx-trainer/configs/t2v_lora.yaml").is_file()
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "IntentScreen")
+        assert app.state.request.trainer_root == checkout

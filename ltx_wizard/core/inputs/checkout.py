@@ -15,6 +15,7 @@ from typing import Mapping
 
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.inputs.checkout_caps import core_version
 from ltx_wizard.core.inputs.model_paths import resolve_user_path, stat_path
 from ltx_wizard.core.inputs.uv_tool import find_uv
 from ltx_wizard.core.gpu.tiers import LOW_VRAM_CONFIG, STANDARD_CONFIG
@@ -25,6 +26,12 @@ TRAINER_REL = Path("packages/ltx-trainer")
 TRAIN_SCRIPT_REL = TRAINER_REL / "scripts" / "train.py"
 CONFIGS_REL = TRAINER_REL / "configs"
 TIER_CONFIGS = (STANDARD_CONFIG, LOW_VRAM_CONFIG)
+# The same two configs before LTX-2's "Automated PR - 2026-06-17" (ltx-core 1.1.6) renamed them
+# (packages/ltx-trainer/configs/ltx2_av_lora.yaml -> t2v_lora.yaml, ltx2_av_lora_low_vram.yaml ->
+# t2v_lora_low_vram.yaml; train.py stayed where it was). A checkout holding these is an LTX-2
+# checkout too old for the wizard, which `git pull` brings up to date.
+OLD_TIER_CONFIGS = ("ltx2_av_lora.yaml", "ltx2_av_lora_low_vram.yaml")
+RENAMED_ON = "2026-06-17"
 ENV_VAR = "LTX_TRAINER_ROOT"
 
 
@@ -59,6 +66,40 @@ def missing_parts(root: Path) -> list[str]:
     return [str(rel) for rel in needed if not (root / rel).is_file()]
 
 
+def older_layout(root: Path) -> str | None:
+    """Why `root` is an LTX-2 checkout older than the layout the wizard reads (its train.py where
+    it always was, its tier configs under their names from before the rename), or None."""
+    if not (root / TRAIN_SCRIPT_REL).is_file() or not missing_parts(root):
+        return None
+    old = [name for name in OLD_TIER_CONFIGS if (root / CONFIGS_REL / name).is_file()]
+    if not old:
+        return None
+    version = core_version(root)
+    return (
+        f"{root} is an LTX-2 checkout from before {RENAMED_ON}"
+        + (f" (ltx-core {version})" if version else "")
+        + f": its trainer configs still have their old names ({', '.join(old)}), and the wizard "
+        f"reads {' and '.join(TIER_CONFIGS)}"
+    )
+
+
+def update_words(root: Path, older: str) -> str:
+    return f"{older}: update it with `git -C {root} pull` (or `ltx-wizard setup`)"
+
+
+def sync_gap(root: Path) -> str | None:
+    """None when `uv sync` has run here (uv.lock and .venv both there: LTX-2 shipped uv.lock up to
+    ltx-core 1.1.7, and `uv sync` writes one where none is); else what is missing, as on disk."""
+    lock, venv = (root / "uv.lock").is_file(), (root / ".venv").is_dir()
+    if lock and venv:
+        return None
+    if lock:
+        return "it has uv.lock but no .venv"
+    if venv:
+        return "it has a .venv but no uv.lock, which `uv sync` writes"
+    return "it has neither uv.lock nor .venv, which `uv sync` writes"
+
+
 def inspect_checkout(
     root: str | os.PathLike[str], *, env: Mapping[str, str] | None = None, found_via: str = "given"
 ) -> CheckoutInfo:
@@ -71,6 +112,9 @@ def inspect_checkout(
         raise UsageError(
             f"trainer checkout {path} is the trainer package: pass the monorepo root {path.parent.parent}"
         )
+    older = older_layout(path)
+    if older is not None:
+        raise UsageError(update_words(path, older))
     missing = missing_parts(path)
     if missing:
         raise UsageError(
@@ -79,7 +123,8 @@ def inspect_checkout(
         )
     uv = find_uv(env)  # core/inputs/uv_tool.py: PATH, the wizard's own environment, ~/.local/bin
     uv_path = uv.path if uv is not None else None
-    synced = (path / "uv.lock").is_file() and (path / ".venv").is_dir()
+    gap = sync_gap(path)
+    synced = gap is None
     is_linux = sys.platform.startswith("linux")
     notes = []
     if uv_path is None:
@@ -87,8 +132,8 @@ def inspect_checkout(
             "uv is not on PATH nor in the wizard's environment: `ltx-wizard setup` "
             "installs it (no shell pipe, nothing outside the wizard's environment)"
         )
-    if not synced:
-        notes.append(f"not synced (no .venv beside uv.lock): run `uv sync` in {path}")
+    if gap is not None:
+        notes.append(f"not synced ({gap}): run `uv sync` in {path}")
     if not is_linux:
         notes.append(f"this OS is {sys.platform}: the trainer runs on Linux only")
     trainer = path / TRAINER_REL
@@ -149,14 +194,19 @@ def find_checkout(
             )
         except UsageError as exc:
             raise UsageError(f"${ENV_VAR}: {exc.message}") from None
-    looked = []
+    looked: list[str] = []
+    older: tuple[Path, str] | None = None
     for root, label in candidate_roots(cwd=cwd, env=env):
         looked.append(str(root))
         try:
             if not missing_parts(root):
                 return inspect_checkout(root, env=env, found_via=label)
+            why = older_layout(root)
+            older = older or ((root, why) if why else None)
         except (OSError, UsageError):
             continue
+    if older is not None:  # found one, too old: say so rather than "none found"
+        raise UsageError(update_words(*older))
     shown = ", ".join(looked if len(looked) <= 5 else looked[:3] + ["..."] + looked[-2:])
     raise UsageError(
         f"no LTX-2 checkout found (looked in {shown}): clone https://github.com/Lightricks/LTX-2, "

@@ -80,6 +80,12 @@ def _read(path: Path, what: str, limit: int = MAX_FILE_BYTES) -> str | None:
         return None
 
 
+def core_version(root: Path) -> str | None:
+    """ltx-core's version, from its pyproject.toml (None when unreadable)."""
+    found = _VERSION.search(_read(Path(root) / CORE_REL / "pyproject.toml", "ltx-core pyproject.toml") or "")
+    return found.group(1) if found else None
+
+
 def installed_version(root: Path, package: str) -> str | None:
     """The version of `package` in the checkout's .venv, from its dist-info folder's name."""
     venv = Path(root) / ".venv"

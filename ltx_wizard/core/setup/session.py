@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Literal, Mapping
+from typing import Callable, Literal, Mapping, Sequence
 
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.setup.run_step import OnLine, run_step
@@ -20,6 +20,21 @@ class Outcome:
     key: str
     status: Literal["done", "declined", "failed", "skipped", "cancelled"]
     detail: str = ""
+
+
+def headline(outcomes: Sequence[Outcome]) -> str:
+    """The line above the steps' outcomes, read from them: "done" only when every step ran and
+    succeeded; otherwise which failed, were cancelled, skipped or declined."""
+    if not outcomes:
+        return "Nothing to run."
+    if all(o.status == "done" for o in outcomes):
+        return "Setup done."
+    said = [
+        f"{', '.join(o.key for o in outcomes if o.status == status)} {status}"
+        for status in ("failed", "cancelled", "skipped", "declined")
+        if any(o.status == status for o in outcomes)
+    ]
+    return f"Setup not done: {'; '.join(said)}."
 
 
 def log_path(env: Mapping[str, str] | None = None, now: datetime | None = None) -> Path:

@@ -5,8 +5,8 @@
 * the clone: a GitHub repository's size from its API (the packed size the clone fetches); a local
   path or file:// URL, the size of its files on disk;
 * `uv sync`: the sizes of the wheels uv.lock names (uv records each wheel's size) for this
-  platform; a checkout without uv.lock (LTX-2 since ltx-core 1.2.0) has no such list: the size is
-  known once uv has resolved, and is said so.
+  platform, read when the offer is shown (after the clone, from the clone); a checkout without
+  uv.lock (LTX-2 since ltx-core 1.2.0) has no such list, and the offer says so.
 Every network read has a short timeout, and `fetch` is injectable (tests never reach a network).
 """
 
@@ -103,16 +103,19 @@ _WHEEL = re.compile(r'\{[^{}]*url = "([^"]+\.whl)"[^{}]*size = (\d+)[^{}]*\}')
 
 
 def lock_download_size(root: Path) -> str:
-    """The wheels of uv.lock for this machine, summed (one per package: the first that fits)."""
-    if not (root / "uv.lock").exists() and not (root / "packages").is_dir():
-        return "known after the clone, from its uv.lock if it has one (with CUDA torch: several GB)"
+    """The wheels of uv.lock for this machine, summed (one per package: the first that fits),
+    read from the checkout as it is when asked: before the clone there is nothing to read."""
+    if not (root / "packages").is_dir():
+        return "known after the clone, from its uv.lock if it ships one (with CUDA torch: several GB)"
+    if not (root / "uv.lock").is_file():
+        return (
+            f"not known: {root} has no uv.lock to read it from (uv resolves the packages as it "
+            "syncs; with CUDA torch they come to several GB)"
+        )
     try:
         text = read_text(root / "uv.lock", what="uv.lock", limit=16 * 2**20)
-    except (WizardError, OSError):
-        return (
-            "size known once uv has resolved the environment (no uv.lock in the checkout; "
-            "the trainer's environment with CUDA torch is several GB)"
-        )
+    except (WizardError, OSError) as exc:
+        return f"not known: {root / 'uv.lock'} could not be read ({type(exc).__name__})"
     total = 0
     system = "manylinux" if sys.platform.startswith("linux") else "macosx"
     for block in text.split("[[package]]")[1:]:

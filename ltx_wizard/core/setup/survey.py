@@ -1,6 +1,6 @@
 """What a bare box lacks for the trainer, and the offer that fixes each (the skill's onboarding
 reference, "Auto-Setup"): uv, the checkout (a clone), an update of a checkout too old for the
-checkpoint (`git pull --ff-only`), the checkout's environment (`uv sync`, then the trainer's import
+checkpoint or for the wizard (`git pull --ff-only`; core/inputs/checkout.py `older_layout`), the checkout's environment (`uv sync`, then the trainer's import
 checked). Each offer says what it will do and how big it is; nothing runs here.
 
 Never offered: shell rc files, system packages (git itself), anything in an existing folder that is
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from ltx_wizard.core.base.records import record
-from ltx_wizard.core.inputs.checkout import TRAINER_REL, missing_parts
+from ltx_wizard.core.inputs.checkout import TRAINER_REL, missing_parts, older_layout, sync_gap
 from ltx_wizard.core.inputs.checkout_caps import CheckoutCaps, read_caps
 from ltx_wizard.core.inputs.uv_tool import find_git, find_uv, own_scripts_dir, pip_available, uv_install_argv
 from ltx_wizard.core.inputs.version_fit import Misfit
@@ -33,6 +33,12 @@ class Offer:
     size: str
     steps: tuple[Step, ...]
     needs: str | None = None  # an earlier offer this one cannot run without
+    lock_root: Path | None = None  # a sync's checkout: its size is read from there when shown
+
+    def size_now(self) -> str:
+        """The size as the disk says it when the offer is shown: a sync offered before the clone
+        reads the clone's uv.lock once the clone is there (or says it has none)."""
+        return sizes.lock_download_size(self.lock_root) if self.lock_root is not None else self.size
 
     def commands(self) -> tuple[str, ...]:
         return tuple(shown(s.argv) + (f"   (in {s.cwd})" if s.cwd else "") for s in self.steps)
@@ -43,7 +49,8 @@ class Survey:
     root: Path  # where the checkout is, or will be cloned
     uv: str | None  # the uv the wizard runs (a full path), None when missing
     uv_how: str = ""
-    checkout: str = "missing"  # missing | present | foreign (a folder that is no checkout)
+    # missing | present | old (an LTX-2 checkout older than the layout the wizard reads) | foreign
+    checkout: str = "missing"
     synced: bool = False
     caps: CheckoutCaps | None = None
     misfits: tuple[Misfit, ...] = ()
@@ -69,6 +76,8 @@ def _state(root: Path) -> str:
         return "missing"
     if root.is_dir() and not missing_parts(root):
         return "present"
+    if root.is_dir() and older_layout(root) is not None:
+        return "old"
     if root.is_dir() and not any(root.iterdir()):
         return "missing"  # an empty folder: git clones into it
     return "foreign"
@@ -134,6 +143,7 @@ def _sync_offer(root: Path, uv: str, why: str, needs: str | None) -> Offer:
             f"{root / '.venv'}, then checks that the trainer imports"
         ),
         size=sizes.lock_download_size(root),
+        lock_root=root,
         needs=needs,
         steps=(
             Step(argv=(uv, "sync"), cwd=root, label="uv sync", progress="uv-sync"),
@@ -142,21 +152,21 @@ def _sync_offer(root: Path, uv: str, why: str, needs: str | None) -> Offer:
     )
 
 
-def _pull_offer(root: Path, env: Mapping[str, str], misfit: Misfit, notes: list[str]) -> Offer | None:
+def _pull_offer(root: Path, env: Mapping[str, str], why: str, notes: list[str]) -> Offer | None:
+    """`why`: what is too old, in words (a misfit's message up to its fix, or older_layout's)."""
     git = find_git(env)
     if git is None or not (root / ".git").exists():
         notes.append(
-            f"{misfit.message} ({root} is not a git clone the wizard can update: "
-            "replace it with a fresh clone)"
+            f"{why} ({root} is not a git clone the wizard can update: replace it with a fresh clone)"
             if git
-            else misfit.message
+            else f"{why}: update it with git pull (git is not installed)"
         )
         return None
     return Offer(
         key="pull",
         title="Update the trainer checkout (git pull)",
         does=(
-            f"{misfit.message.split(': update it', 1)[0]}. git pull --ff-only in {root} "
+            f"{why}. git pull --ff-only in {root} "
             "brings its files up to date (local edits stop it rather than being lost)"
         ),
         size="the commits since your clone (git says how many as it runs)",
@@ -170,6 +180,16 @@ def _pull_offer(root: Path, env: Mapping[str, str], misfit: Misfit, notes: list[
     )
 
 
+def _update_offer(
+    root: Path, state: str, env: Mapping[str, str], misfits: tuple[Misfit, ...], notes: list[str]
+) -> Offer | None:
+    """`git pull` for a checkout too old for the wizard's reading of it, or for the checkpoint."""
+    if state == "old":
+        return _pull_offer(root, env, older_layout(root) or f"{root} is too old", notes)
+    pull = next((m for m in misfits if m.fix == "pull"), None)
+    return _pull_offer(root, env, pull.message.split(": update it", 1)[0], notes) if pull else None
+
+
 def _checkout_offers(
     root: Path,
     repo: str,
@@ -181,7 +201,8 @@ def _checkout_offers(
     fetch: sizes.Fetch,
 ) -> tuple[str, bool, list[Offer]]:
     state, offers = _state(root), []
-    synced = state == "present" and (root / "uv.lock").is_file() and (root / ".venv").is_dir()
+    gap = sync_gap(root) if state in ("present", "old") else None
+    synced = state == "present" and gap is None
     uv_needs = "uv" if uv_offer is not None else None
     if state == "foreign":
         notes.append(
@@ -195,9 +216,8 @@ def _checkout_offers(
             if uv is not None:
                 offers.append(_sync_offer(root, uv, "after the clone", "clone"))
     else:
-        notes.append(f"trainer checkout: {root}" + ("" if synced else " (not synced)"))
-        pull = next((m for m in misfits if m.fix == "pull"), None)
-        offer = _pull_offer(root, env, pull, notes) if pull is not None else None
+        notes.append(f"trainer checkout: {root}" + ("" if gap is None else f" (not synced: {gap})"))
+        offer = _update_offer(root, state, env, misfits, notes)
         offers += [offer] if offer is not None else []
         resync = next((m for m in misfits if m.fix == "sync"), None)
         why = (
@@ -206,10 +226,10 @@ def _checkout_offers(
             else resync.message.split(": run", 1)[0]
             if resync is not None
             else None
-            if synced
-            else "the checkout is not synced"
+            if gap is None
+            else f"the checkout is not synced ({gap})"
         )
-        if why is not None and uv is not None:
+        if why is not None and uv is not None and (state == "present" or offer is not None):
             offers.append(_sync_offer(root, uv, why, "pull" if offer is not None else uv_needs))
     return state, synced, offers
 
@@ -229,8 +249,10 @@ def survey(
     where = Path(root).expanduser().absolute() if root else default_root(env)
     notes: list[str] = []
     uv, uv_offer = _uv_offer(env, notes, fetch)
-    caps = read_caps(where) if _state(where) == "present" else None
-    found = tuple(misfits(caps)) if misfits is not None and caps is not None else ()
+    state = _state(where)
+    caps = read_caps(where) if state in ("present", "old") else None
+    # an old layout is offered its update whatever the checkpoint needs
+    found = tuple(misfits(caps)) if misfits is not None and caps is not None and state == "present" else ()
     state, synced, offers = _checkout_offers(where, repo, uv, uv_offer, env, found, notes, fetch)
     if caps is not None:
         notes.append(f"ltx-core there: {caps.describe()}")

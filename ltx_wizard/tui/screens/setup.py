@@ -50,7 +50,8 @@ SETUP_HELP = (
     "Setting up the trainer",
     """\
 **What it does.** Shown after the probe when something the trainer needs is missing: uv, the
-LTX-2 checkout, its environment (`uv sync`), or an update of a checkout too old for your models.
+LTX-2 checkout, its environment (`uv sync`), or an update (`git pull`) of a checkout from before
+2026-06-17, whose trainer configs still have their old names.
 
 **Each offer** says what it will do, the commands it runs and how big it is; it runs only when
 you answer Yes, do it (y); Skip it (n) leaves it. uv is installed with pip into the wizard's own environment and used
@@ -157,7 +158,7 @@ class SetupScreen(WizardScreen):
         offer = offers[self.index]
         text = Text()
         text.append(f"{offer.title}  ({self.index + 1} of {len(offers)})\n", style="bold")
-        text.append(f"What: {offer.does}\nSize: {offer.size}\n")
+        text.append(f"What: {offer.does}\nSize: {offer.size_now()}\n")
         for line in offer.commands():
             text.append(f"Runs: {line}\n", style="dim")
         text.append("Do it?", style="bold")
@@ -167,8 +168,10 @@ class SetupScreen(WizardScreen):
         self.query_one("#yes", Button).focus()
 
     def _finished(self) -> None:
+        from ltx_wizard.core.setup.session import headline
+
         lines = [f"{o.key}: {o.status}" + (f" ({o.detail})" if o.detail else "") for o in self.outcomes]
-        text = Text("Setup done.\n" if self.outcomes else "Nothing to run.\n", style="bold")
+        text = Text(headline(self.outcomes) + "\n", style="bold")
         text.append("\n".join(lines))
         if self.outcomes:
             text.append(f"\nSetup log: {self.log_file}")
@@ -178,10 +181,11 @@ class SetupScreen(WizardScreen):
         button = self.query_one("#continue", Button)
         button.disabled = False
         button.focus()
-        if (
-            self.survey is not None
-            and self.survey.checkout == "present"
-            or any(o.key == "clone" and o.status == "done" for o in self.outcomes)
+        done = {o.key for o in self.outcomes if o.status == "done"}
+        if self.survey is not None and (
+            self.survey.checkout == "present"
+            or "clone" in done
+            or (self.survey.checkout == "old" and "pull" in done)  # brought up to date
         ):
             self.app.state.edit_request(trainer_root=self.survey.root)
 
