@@ -217,23 +217,26 @@ def test_the_readme_says_what_the_wandb_check_decides():
     assert "logged out turns it off" not in text
 
 
-def _shots_outside_the_demo() -> set[str]:
-    """The screenshots scripts/make_screenshots.py takes off the demo's flow: with the demo off
-    (a real box's probe) or with no data given (the internal raw-clips start)."""
+def _shots_outside_the_demo() -> dict[str, str]:
+    """The screenshots scripts/make_screenshots.py takes off the demo's default flow, each with what
+    its README caption must say: with the demo off (a real box's probe) "not in the demo"; from raw
+    clips (the Prepare screens) the option that shows them, `--demo --demo-data raw`."""
     script = (ROOT / "scripts" / "make_screenshots.py").read_text(encoding="utf-8")
-    found = set()
+    found: dict[str, str] = {}
     for body in re.split(r"\nasync def ", script)[1:]:
-        if "demo=False" in body or 'demo_data="raw"' in body:
-            found |= set(re.findall(r'"(\d\d-[\w-]+\.svg)"', body))
+        if "demo=False" in body:
+            found |= dict.fromkeys(re.findall(r'"(\d\d-[\w-]+\.svg)"', body), "not in the demo")
+        elif 'demo_data="raw"' in body:
+            found |= dict.fromkeys(re.findall(r'"(\d\d-[\w-]+\.svg)"', body), "`--demo --demo-data raw`")
     return found
 
 
 def test_the_readmes_screens_off_the_demo_say_so():
     outside = _shots_outside_the_demo()
-    assert {"14-setup.svg", "16-prepare.svg"} <= outside
+    assert {"14-setup.svg", "16-prepare.svg"} <= set(outside)
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     for n, line in enumerate(lines):
         shot = re.search(r"\(screenshots/([\w-]+\.svg)\)", line)
         if shot and shot.group(1) in outside:
             caption = next(lines[i] for i in range(n - 1, 0, -1) if lines[i].startswith("**"))
-            assert "not in the demo" in caption, (shot.group(1), caption)
+            assert outside[shot.group(1)] in caption, (shot.group(1), caption)
