@@ -10,7 +10,8 @@ no-op and is skipped, never run; so is a trial the headroom model says cannot fi
 trial data cannot fill. At most `max_trials` trials run.
 
 Reverts and stops follow the skill's order: quantization-off OOM -> back to the baseline and
-stop (a quantization-off trial that provably cannot fit stops the same way, as its OOM would);
+stop (a quantization-off trial the headroom model says cannot fit is skipped, not run: nothing
+ran out of memory, so the optimizer lever is tried next, as the skill's "if headroom allows" says);
 optimizer OOM -> back to adamw8bit and go on to the batch trials; batch or checkpointing OOM ->
 revert and stop. Any other failure (NaN, crash, timeout) reverts and stops. A failed trial's
 change is never carried forward.
@@ -214,11 +215,8 @@ class Tuner:
                 num_gpus=self.ctx.num_gpus,
             )
             if not fit.fits:
-                if stage == "quantization":  # as its OOM would: back to the baseline and stop
-                    self.stop_reason = (
-                        f"quantization off cannot fit ({fit.reason}); the skill "
-                        "stops at the baseline after a trial-2 OOM"
-                    )
+                # skipped, not run: no OOM happened, so the skill's order goes on to the next lever
+                # (its trial-2 rule stops on an OOM; quantization -> null runs "if headroom allows")
                 return f"not enough headroom: {fit.reason}"
             limit = (self.ctx.gpu_total_gb or 0) * self.ctx.margin
             if stage in QUALITY and self.ctx.gpu_total_gb and fit.floor_gb and fit.floor_gb > limit:
