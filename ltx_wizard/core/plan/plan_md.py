@@ -102,7 +102,7 @@ def render_plan(
     lines += _host(rec.host_lines) + list(rec.multinode_lines)
     lines += [
         "## Sanity check and autotune",
-        *trial_checks(rec, config),
+        *trial_checks(rec, config, tuned),
         "",
         autotune_paragraph(Tier(rec.tier)),
         *_no_batch(rec),

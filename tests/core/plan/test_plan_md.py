@@ -118,3 +118,39 @@ def test_the_autotune_section_names_what_the_engine_runs_on_the_tier():
     assert "gradient checkpointing off (speed)" in section and "only real lever" not in section
     assert "only when you allow a batch change" in section
     assert "more than 3% faster per sample" in section and "at most 95% of the card" in section
+
+
+def _tuned(config: str, confirmations, trials):
+    from ltx_wizard.core.tuning.results import AutotuneSummary
+    from ltx_wizard.core.tuning.tune_record import TuneRecord
+
+    summary = AutotuneSummary(
+        trials=trials, winner=1, config_patched=False, stop_reason="x", confirmations=confirmations
+    )
+    return TuneRecord(summary=summary, config_text=config)
+
+
+def test_after_autotune_the_sanity_check_reads_what_ran_from_autotune_json():
+    # issue 41: on the 32 GB tier the baseline, the last trial, validated with the text encoder
+    # loaded, while plan.md said "with validation and the text encoder off" and named a
+    # logs/confirm-N.log that one GPU never writes
+    from ltx_wizard.core.tuning.results import Confirmation, TrialResult
+
+    trials = [
+        TrialResult(index=1, change="baseline", outcome="ok", step_time_s=2.8, wall_s=60.0, kept=True),
+        TrialResult(index=2, change="quantization int8-quanto -> null", outcome="skipped", reason="r"),
+    ]
+    fused = Confirmation(trial=1, outcome="ok", fused=True, peak_vram_gb=31.5)
+    rec = content(num_gpus=1, tier=Tier.T32)
+    text = render_plan(rec, _tuned(rec.config_text, [fused], trials))
+    section = text.split("## Sanity check and autotune")[1].split("Autotune then")[0]
+    assert "validation and the text encoder off" not in section
+    assert "went on to validate at step 41 with the text encoder loaded" in section
+    assert "trial 1 carried it" in section
+    assert "`logs/trial-1.log`" in section and "confirm-" not in section and "trial-2.log" not in section
+    # a confirmation run of its own (several GPUs) is named by the file it wrote
+    alone = Confirmation(trial=1, outcome="ok", gpus=2, wall_s=30.0)
+    text = render_plan(content(), _tuned(content().config_text, [alone], trials[:1]))
+    section = text.split("## Sanity check and autotune")[1].split("Autotune then")[0]
+    assert "validation and the text encoder off" in section
+    assert "`logs/trial-1.log`, `logs/confirm-1.log`" in section
