@@ -44,3 +44,16 @@ async def test_a_baseline_oom_on_a_clips_run_advises_a_smaller_bucket_not_the_tr
         assert "process_dataset.py" not in question
         assert "plan again with a smaller bucket" in question and "--resolution-buckets WxHxF" in question
         await pilot.press("n")
+
+
+async def test_the_breadcrumb_says_autotune_was_skipped_after_approve_skip(demo_root):
+    # it showed "4 Autotune ✓" after "Approve, skip": nothing was tuned (no autotune.json)
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_summary(pilot)
+        await pilot.press("s")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "DoneScreen")
+        await settle(pilot)
+        bar = str(app.screen.query_one("#steps").render())
+        assert "4 Autotune skipped" in bar and "Autotune ✓" not in bar and "3 Plan ✓" in bar
+        assert not (app.state.run_dir / "autotune.json").exists()
