@@ -57,3 +57,42 @@ async def test_the_breadcrumb_says_autotune_was_skipped_after_approve_skip(demo_
         bar = str(app.screen.query_one("#steps").render())
         assert "4 Autotune skipped" in bar and "Autotune ✓" not in bar and "3 Plan ✓" in bar
         assert not (app.state.run_dir / "autotune.json").exists()
+
+
+async def test_plan_f1_names_the_changed_keys_and_the_files_from_the_plan(demo_root):
+    # F1 said "only paths and the multi-GPU rules changed" beside 6-7 applied low-VRAM keys, and
+    # "What gets written" left out plan.json, preprocess.json, dataset/, overfit/ and the data root
+    from textual.widgets import Select
+
+    from ltx_wizard.core.plan.run_files import changed_keys
+    from ltx_wizard.core.plan.run_plan import write_plan
+    from ltx_wizard.tui.screens.paths import PathsScreen
+
+    app = make_app(demo_root, demo_data="clips")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen) and len(app.screen.offered_recipes) > 1)
+        app.screen.query_one("#recipe", Select).value = "i2v_lora"
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: getattr(app.screen, "draft", None) is not None)
+        draft = app.screen.draft
+        rec = draft.record
+        assert len(rec.applied) >= 5
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpDialog))
+        body = app.screen.body
+        assert "only paths and the" not in body
+        keys = changed_keys(rec.base_text, rec.config_text)
+        assert f"with {len(keys)} keys changed ({len(rec.applied)} of them the low-VRAM keys" in body
+        assert all(f"`{k}`" in body for k in keys) and "`acceleration.quantization`" in body
+        # every file the plan writes, and the data root the full preprocess writes beside dataset.json
+        folder = write_plan(draft)
+        on_disk = sorted(p.name for p in folder.root.iterdir())
+        for name in on_disk:
+            assert f"{folder.root}/{name}`" in body or f"{folder.root}/{name}/`" in body, name
+        assert f"`{rec.data.root}/`: the full preprocess's latents" in body
+        assert f"all {rec.data.listed} listed clips" in body
+        await pilot.press("f1")
+        await settle(pilot)

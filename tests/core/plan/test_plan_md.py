@@ -154,3 +154,20 @@ def test_after_autotune_the_sanity_check_reads_what_ran_from_autotune_json():
     section = text.split("## Sanity check and autotune")[1].split("Autotune then")[0]
     assert "validation and the text encoder off" in section
     assert "`logs/trial-1.log`, `logs/confirm-1.log`" in section
+
+
+def test_outputs_name_every_file_and_folder_the_plan_writes(model_tree, capsys):
+    # issue 41: "What gets written" left out plan.json, preprocess.json, dataset/ and overfit/
+    from ltx_wizard.cli import main
+    from ltx_wizard.core.plan.record import read_record
+
+    box = model_tree()
+    assert main(box.args(sim="2xh100")) == 0, capsys.readouterr().err
+    run = box.ws / "run"
+    text = (run / "plan.md").read_text()
+    outputs = text.split("## Outputs")[1].split("## Assumptions")[0]
+    on_disk = sorted(p.name for p in run.iterdir())
+    assert "plan.json" in on_disk and "overfit" in on_disk and "dataset" in on_disk
+    for name in on_disk:
+        assert f"`{run}/{name}`" in outputs or f"`{run}/{name}/`" in outputs, name
+    assert sorted(read_record(run).written) == sorted(p.name for p in run.iterdir() if p.is_file())
