@@ -46,7 +46,7 @@ def prepare_plan(
     env = os.environ if env is None else env
     notes = steps.Notes()
     gpus = steps.gate(request, assessment, notes)
-    found = steps.inspect(request, assessment, env, notes)
+    found = steps.inspect(request, assessment, env, notes, simulated=stand_in is not None)
     folder = steps.workspace(request, found, env, now, notes)
     configured = config_step.configure(request, assessment, gpus, found, folder, notes, host)
     launched = steps.launch(request, assessment, gpus, found, folder, configured, notes)

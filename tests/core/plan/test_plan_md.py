@@ -171,3 +171,24 @@ def test_outputs_name_every_file_and_folder_the_plan_writes(model_tree, capsys):
     for name in on_disk:
         assert f"`{run}/{name}`" in outputs or f"`{run}/{name}/`" in outputs, name
     assert sorted(read_record(run).written) == sorted(p.name for p in run.iterdir() if p.is_file())
+
+
+def test_a_simulated_plan_warns_of_no_uv_it_never_uses(model_tree, capsys, monkeypatch, tmp_path):
+    # issue 41: "Warning: uv is not on PATH" in the demo, whose launch.sh runs the simulated
+    # trainer; a plan for real GPUs (--from-csv) still says it
+    from ltx_wizard.cli import main
+    from ltx_wizard.core.inputs import checkout
+
+    monkeypatch.setattr(checkout, "find_uv", lambda env=None: None)
+    box = model_tree()
+    assert main(box.args(sim="rtx5090")) == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    text = (box.ws / "run" / "plan.md").read_text()
+    assert "ltx_wizard.demo.sim" in (box.ws / "run" / "launch.sh").read_text()
+    assert "uv is not on PATH" not in text and "uv is not on PATH" not in err
+    csv = tmp_path / "gpus.csv"
+    csv.write_text("name, memory.total [MiB]\nNVIDIA GeForce RTX 5090, 32607 MiB\n")
+    argv = box.args(sim=None)
+    argv[argv.index("--workspace") + 1] = str(tmp_path / "real")
+    assert main([*argv, "--from-csv", str(csv)]) == 0, capsys.readouterr().err
+    assert "Warning: uv is not on PATH" in (tmp_path / "real" / "run" / "plan.md").read_text()
