@@ -43,6 +43,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ltx_wizard.core.tuning.batch_rule import batch_move
 from ltx_wizard.core.tuning.headroom import ModelSize, TrainSettings, predict
 from ltx_wizard.core.tuning.stage_rules import describe, rule_skip
 from ltx_wizard.core.gpu.tiers import Tier
@@ -194,16 +195,13 @@ class Tuner:
         change, changes = describe(stage, s, self.ctx)
         if stage != "baseline":
             ruled_out = rule_skip(stage, s, self.ctx, self.results)
+            short = self._short_data(stage)
+            # a batch the trial data cannot fill is not run even when allowed: say that, not
+            # that --allow-batch-change would run it
+            if short and (not ruled_out or ruled_out == self._schedule_refusal(stage)):
+                return short
             if ruled_out:
                 return ruled_out
-            if stage.startswith("batch"):
-                size = int(stage[-1])
-                need = size * self.ctx.num_gpus
-                if self.ctx.subset_samples < need:
-                    return (
-                        f"the trial data holds {self.ctx.subset_samples} sample(s); batch "
-                        f"{size} on {self.ctx.num_gpus} GPU(s) needs {need}"
-                    )
             proposed = s.with_changes(changes)
             fit = predict(
                 s,
@@ -227,6 +225,22 @@ class Tuner:
         return Candidate(
             self._index(), stage, change, changes, s.with_changes(changes), {**self.winner_changes, **changes}
         )
+
+    def _short_data(self, stage: str) -> str:
+        """Why the trial data cannot fill a batch stage's batch ('' when it can, or not a batch)."""
+        if not stage.startswith("batch"):
+            return ""
+        size = int(stage[-1])
+        need = size * self.ctx.num_gpus
+        if self.ctx.subset_samples >= need:
+            return ""
+        return (
+            f"the trial data holds {self.ctx.subset_samples} sample(s); batch "
+            f"{size} on {self.ctx.num_gpus} GPU(s) needs {need}"
+        )
+
+    def _schedule_refusal(self, stage: str) -> str:
+        return batch_move(self.settings, int(stage[-1]), self.ctx.allow_batch_change).refusal
 
     # -- what an outcome means ------------------------------------------------------------------
     def record(self, result: TrialResult) -> TrialResult:

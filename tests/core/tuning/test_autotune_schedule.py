@@ -291,3 +291,18 @@ def test_each_trial_carries_the_rules_decision_that_the_reason_column_shows():
     assert got[b2].kept and got[b2].decision == "kept: 15% faster per sample"
     assert got[b4].decision == "not kept: 1% faster per sample, needs > 3%"
     assert all(r.decision for r in tuner.results)  # skipped ones say why they did not run
+
+
+def test_a_batch_the_trial_data_cannot_fill_does_not_say_the_flag_would_run_it():
+    # issue 41: rows 4-5 said "--allow-batch-change runs it" beside plan.md's "a larger batch
+    # cannot be tried on this run" (one clip preprocessed first: no batch of 2 either way)
+    tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, subset_samples=1))
+    drive(tuner, {"baseline": ("ok", 4.0, 30.0), "optimizer": ("ok", 4.0, 30.2)})
+    rows = [r for r in tuner.results if r.change.startswith("batch_size")]
+    assert len(rows) == 2 and all(r.outcome == "skipped" for r in rows)
+    assert all("--allow-batch-change" not in r.reason for r in rows)
+    assert rows[0].reason == "the trial data holds 1 sample(s); batch 2 on 1 GPU(s) needs 2"
+    # with data enough, the schedule's refusal still names the flag
+    tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, subset_samples=4))
+    drive(tuner, {"baseline": ("ok", 4.0, 30.0), "optimizer": ("ok", 4.0, 30.2)})
+    assert "--allow-batch-change runs it" in by_change(tuner)["batch_size 1 -> 2"].reason
