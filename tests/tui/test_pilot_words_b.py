@@ -72,7 +72,9 @@ async def test_plan_f1_names_the_changed_keys_and_the_files_from_the_plan(demo_r
     async with app.run_test(size=(120, 50)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen) and len(app.screen.offered_recipes) > 1)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PathsScreen) and len(app.screen.offered_recipes) > 1
+        )
         app.screen.query_one("#recipe", Select).value = "i2v_lora"
         await settle(pilot)
         await pilot.press("ctrl+n")

@@ -148,9 +148,7 @@ def logged_steps(accumulation: int) -> str:
     )
 
 
-def trial_checks(
-    rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None = None
-) -> list[str]:
+def trial_checks(rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None = None) -> list[str]:
     """The sanity-check paragraph (trial_words.py), read from autotune's record once it ended."""
     from ltx_wizard.core.plan.trial_words import trial_checks as paragraph
 

@@ -60,7 +60,9 @@ def _confirmation(summary: AutotuneSummary | None, validates: bool) -> str:
             "text encoder, in the same process."
         )
     if fused is not None:
-        return f"{rule}: trial {fused.trial} carried it, validating at step {FUSED_STEPS} in the same process."
+        return (
+            f"{rule}: trial {fused.trial} carried it, validating at step {FUSED_STEPS} in the same process."
+        )
     return f"{rule}."
 
 

@@ -245,7 +245,9 @@ class SummaryScreen(WizardScreen):
                 f"The data is preprocessed already ({data.samples} samples in `{data.root}`): "
                 "*Approve, skip* goes straight to the launch step."
             )
-        return "\n\n".join((first, config_claim(draft.record), "Written:\n" + "\n".join(written_lines(draft.record))))
+        return "\n\n".join(
+            (first, config_claim(draft.record), "Written:\n" + "\n".join(written_lines(draft.record)))
+        )
 
     def _offer_batch_change(self, draft) -> None:
         """The batch choice only where a batch trial can run on this plan's trial data."""

@@ -25,7 +25,8 @@ class StepBar(Static):
             return True
         from ltx_wizard.core.plan.next_steps import is_tuned
 
-        run_dir = getattr(self.screen, "run_dir", None) or self.app.state.run_dir
+        state = getattr(self.app, "state", None)  # the wizard's App (a widget names no App type)
+        run_dir = getattr(self.screen, "run_dir", None) or getattr(state, "run_dir", None)
         return run_dir is not None and is_tuned(run_dir)
 
     def render_steps(self, tuned: bool = True) -> Text:
