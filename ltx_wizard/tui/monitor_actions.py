@@ -19,23 +19,21 @@ if TYPE_CHECKING:  # for types only: the Monitor screen imports this module
 
 def ask_stop(screen: MonitorScreen) -> None:
     from ltx_wizard.core.monitor.trainer_process import stop_trainer
+    from ltx_wizard.core.monitor.training_state import kept_on_stop
     from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
     status = screen.status
     if status is None or status.process is None:
         screen.notify("No live training process to stop", severity="warning")
         return
-    proc = status.process
-    saved = (
-        f"The checkpoint of step {status.checkpoints[0].step} stays; the steps since then are lost."
-        if status.checkpoints
-        else "No checkpoint was saved yet, so every step trained so far is lost."
-    )
-    question = f"Stop the training run (pid {proc.pid}) and every rank it started? {saved}"
+    proc, out_dir = status.process, status.output_dir
+    # the checkpoints folder as it is now, not as the last refresh saw it: a save may have landed since
+    question = f"Stop the training run (pid {proc.pid}) and every rank it started? {kept_on_stop(out_dir)}"
 
     async def stop() -> None:
         await stop_trainer(proc)
-        screen.notify(f"Training pid {proc.pid} stopped")
+        # read again once stopped: a save may have landed while the dialog was open
+        screen.notify(f"Training pid {proc.pid} stopped. {kept_on_stop(out_dir, stopped=True)}", timeout=10)
         screen.refresh_status()
 
     def answered(yes: bool | None) -> None:

@@ -189,3 +189,30 @@ async def test_a_launch_that_dies_before_the_trainer_shows_why(model_tree):
         failure = shown(app, "#monitor-failure")
         assert "Failure (launch)" in failure and "`uv` is not on its PATH" in failure
         assert "exec: uv: not found" in failure
+
+
+async def test_the_stop_dialog_names_the_checkpoint_saved_since_the_last_refresh(tmp_path):
+    # issue 41: "The checkpoint of step 250 stays" when step 500's was written a moment before
+    run = make_run(tmp_path, STOPPED, checkpoints=((20, True),))
+    proc = start_live(run)
+    try:
+        app = make_app(run_dir=str(run))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await _monitor(pilot)
+            assert [c.step for c in screen.status.checkpoints] == [20]
+            folder = run / "outputs" / "checkpoints"
+            (folder / "lora_weights_step_00040.safetensors").write_bytes(b"weights 40")
+            await pilot.press("s")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            assert app.screen.question.endswith(
+                "The checkpoint of step 40 stays; the steps since then are lost."
+            )
+            (folder / "lora_weights_step_00060.safetensors").write_bytes(b"weights 60")
+            notes: list[str] = []
+            app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
+            await pilot.press("y")
+            await wait_until(pilot, lambda: any("stopped" in n for n in notes))
+            said = next(n for n in notes if "stopped" in n)
+            assert said.endswith("The latest checkpoint is step 60's (lora_weights_step_00060.safetensors).")
+    finally:
+        end(proc)

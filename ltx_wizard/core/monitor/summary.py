@@ -36,13 +36,16 @@ def _duration(minutes: float | None, earlier: tuple[float | None, ...] = ()) -> 
     known = [m for m in every if m is not None]
     if not known:
         return f"unknown over {len(every)} launches (the trainer's statistics were not in the log)"
-    text = f"{sum(known):.1f} minutes of training over {len(every)} launches (the trainer's figures"
     missing = len(every) - len(known)
-    if missing:
-        text += (
-            f"; {missing} launch{'es' if missing > 1 else ''} stopped before printing its time, not counted"
-        )
-    return text + ")"
+    if not missing:
+        return f"{sum(known):.1f} minutes of training over {len(every)} launches (the trainer's figures)"
+    # a launch stopped before its statistics: the sum is the others' alone, and says so
+    counted = "the last" if len(known) == 1 and minutes is not None else f"{len(known)}"
+    return (
+        f"{sum(known):.1f} minutes of training in {counted} of {len(every)} launches (the trainer's "
+        f"figure{'s' if len(known) > 1 else ''}); {missing} launch{'es' if missing > 1 else ''} stopped "
+        "before printing its time, not counted"
+    )
 
 
 def _training_table(config: dict[str, Any]) -> list[str]:

@@ -77,6 +77,20 @@ def saved_checkpoints(out_dir: Path) -> list[SavedCheckpoint]:
     return sorted(found, key=lambda c: (c.step, c.path.name), reverse=True)
 
 
+def kept_on_stop(out_dir: Path, *, stopped: bool = False) -> str:
+    """What a stop keeps, read from the checkpoints folder at the moment it is asked (the Stop
+    dialog, then again once stopped): the latest weights there, or none."""
+    found = saved_checkpoints(out_dir)
+    if not found:
+        if stopped:
+            return "No checkpoint was saved, so every step trained is lost."
+        return "No checkpoint was saved yet, so every step trained so far is lost."
+    latest = found[0]
+    if stopped:
+        return f"The latest checkpoint is step {latest.step}'s ({latest.path.name})."
+    return f"The checkpoint of step {latest.step} stays; the steps since then are lost."
+
+
 def saved_mode(config: dict[str, Any], out_dir: Path) -> str:
     saved = read_config(out_dir / "training_config.yaml")
     mode = value(saved, "checkpoints.save_training_state") if saved else None

@@ -87,3 +87,32 @@ def come_back(run_dir: Path, simulate: str | None = None) -> list[str]:
     """How to reopen the run in the wizard, and read its training's state."""
     run = str(Path(run_dir))
     return [_command(*gpu_options(simulate), "--run-dir", run), _command("status", run)]
+
+
+def after_autotune(run_dir: Path) -> str:
+    """What Continue runs once autotune has ended, from preprocess.json: the full preprocess
+    first while it has not run (a run planned from clips), then the launch step."""
+    done = _preprocessed(Path(run_dir))
+    if done is not None and not done[1]:
+        return (
+            "Continue first preprocesses every clip into the data root (the trainer's "
+            "`process_dataset.py`, run by the wizard: preprocess.json says it has not run yet), "
+            "then opens the launch step."
+        )
+    return "Continue opens the launch step: the data root is preprocessed already."
+
+
+def smaller_clips_advice(from_clips: bool) -> str:
+    """After a baseline OOM: how to train on fewer pixels. A run planned from a dataset file is
+    preprocessed by the wizard, so the bucket is given to the plan; a data root the user
+    preprocessed came from the trainer's own script."""
+    if from_clips:
+        return (
+            "Try smaller clips first: plan again with a smaller bucket (fewer pixels or frames: "
+            "the Paths screen's bucket field, or `ltx-wizard plan --resolution-buckets WxHxF`); "
+            "the wizard preprocesses the clips at that bucket"
+        )
+    return (
+        "Try smaller clips first: rerun the trainer's scripts/process_dataset.py with smaller "
+        "--resolution-buckets (fewer pixels or frames), then plan again"
+    )

@@ -102,7 +102,7 @@ def render_plan(
     lines += _host(rec.host_lines) + list(rec.multinode_lines)
     lines += [
         "## Sanity check and autotune",
-        *trial_checks(rec, config),
+        *trial_checks(rec, config, tuned),
         "",
         autotune_paragraph(Tier(rec.tier)),
         *_no_batch(rec),
@@ -110,7 +110,7 @@ def render_plan(
     ]
     if tuned is not None:
         lines += ["## Autotune results", *results_lines(tuned), ""]
-    lines += _outputs(clean_text(str(rec.run_dir)))
+    lines += _outputs(rec)
     lines += _notes(rec, tuned)
     lines += _cost(rec, config, tuned)
     diff = unified_diff(rec.base_text, text, rec.base_config, f"{rec.run_dir}/config.yaml")
@@ -219,17 +219,10 @@ def _host(lines: tuple[str, ...]) -> list[str]:
     return ["## Memory and disk", *[line if line.startswith("  ") else f"- {line}" for line in lines], ""]
 
 
-def _outputs(run_dir: str) -> list[str]:
-    return [
-        "## Outputs",
-        f"- `{run_dir}/config.yaml`: the config to train with",
-        f"- `{run_dir}/outputs/`: checkpoints (`checkpoints/`) and validation videos (`samples/`)",
-        f"- `{run_dir}/logs/`: trainer logs, and each trial's whole output (`trial-N.log`); "
-        "`autotune.log`: the trials",
-        f"- `{run_dir}/overfit/`: the samples the trials run on, and each trial's config (`trial-N/`)",
-        f"- `{run_dir}/plan.json`, `autotune.json`: what the plan and autotune decided, as data",
-        "",
-    ]
+def _outputs(rec: PlanRecord) -> list[str]:
+    from ltx_wizard.core.plan.run_files import written_lines
+
+    return ["## Outputs", *written_lines(rec), ""]
 
 
 def _notes(rec: PlanRecord, tuned: TuneRecord | None) -> list[str]:

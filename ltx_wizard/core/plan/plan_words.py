@@ -148,27 +148,12 @@ def logged_steps(accumulation: int) -> str:
     )
 
 
-def trial_checks(rec: PlanRecord, config: Mapping[str, Any]) -> list[str]:
-    """What the trials and the confirmation prove, limited to what the wizard reads from them."""
+def trial_checks(rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None = None) -> list[str]:
+    """The sanity-check paragraph (trial_words.py), read from autotune's record once it ended."""
+    from ltx_wizard.core.plan.trial_words import trial_checks as paragraph
+
     accumulation = _number(get_dotted(config, "optimization.gradient_accumulation_steps", 1)) or 1
-    where = (
-        "on the sample(s) preprocessed first into `overfit/.precomputed` (one full batch "
-        "per GPU, as the trainer's loader needs)"
-        if rec.data.from_clips
-        else "on a few samples linked from the data root into `overfit/` (one full batch per "
-        "GPU, as the trainer's loader needs)"
-    )
-    return [
-        f"First a sanity check, the baseline trial: a {TRIAL_STEPS}-step run of this config "
-        f"{where}, with validation and the text encoder off so that it measures training only. "
-        "It shows that training starts and runs to the end and that the loss is finite where the "
-        f"trainer prints it ({logged_steps(accumulation)}). Step time is measured between the "
-        "arrival of its step lines; peak memory is sampled from the GPU while the trial runs. "
-        "The winner then gets one confirmation run with this config's own validation (its "
-        "`video_dims`, one prompt, a few inference steps), proving that validation fits too. "
-        "Each run's whole output is kept in `logs/trial-N.log` (and `logs/confirm-N.log`); its "
-        "checkpoints are deleted once it is recorded.",
-    ]
+    return paragraph(rec, config, logged_steps(accumulation), tuned.summary if tuned is not None else None)
 
 
 def _cell(text: str) -> str:

@@ -91,6 +91,7 @@ class PlanRecord:
     warnings: tuple[str, ...] = ()
     checkpoint: CheckpointInfo | None = None
     simulate: str | None = None  # the GPUs were a named machine's (--simulate/--demo)
+    written: tuple[str, ...] = ()  # the files write_plan writes into the run folder (run_files.py)
 
 
 def record_path(run_dir: Path) -> Path:

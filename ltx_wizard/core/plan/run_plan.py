@@ -5,6 +5,7 @@ refuses overwrite).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from datetime import datetime
 from typing import Any, Mapping
@@ -18,6 +19,7 @@ from ltx_wizard.core.gpu.devices import GpuInfo
 from ltx_wizard.core.launch.multinode import plan_section
 from ltx_wizard.core.plan.plan_md import render_plan
 from ltx_wizard.core.plan.plan_words import video_only_note
+from ltx_wizard.core.plan.run_files import plan_files
 from ltx_wizard.core.plan.record import DataRecord, PlanRecord, Schedule
 from ltx_wizard.core.plan.memory_section import HostSource
 from ltx_wizard.core.plan.steps import gate_stop_message  # noqa: F401  (commands import it here)
@@ -44,7 +46,7 @@ def prepare_plan(
     env = os.environ if env is None else env
     notes = steps.Notes()
     gpus = steps.gate(request, assessment, notes)
-    found = steps.inspect(request, assessment, env, notes)
+    found = steps.inspect(request, assessment, env, notes, simulated=stand_in is not None)
     folder = steps.workspace(request, found, env, now, notes)
     configured = config_step.configure(request, assessment, gpus, found, folder, notes, host)
     launched = steps.launch(request, assessment, gpus, found, folder, configured, notes)
@@ -69,6 +71,14 @@ def _render(
         found.start.shipped_text, configured.config_text, f"{found.base_path}", f"{folder.config}"
     )
     rec = _record(request, assessment, gpus, found, folder, configured, launched, notes, simulate)
+    rec = dataclasses.replace(
+        rec,
+        written=plan_files(
+            accelerate=launched.accelerate.text is not None,
+            preprocess=found.dataset is not None,
+            sbatch=launched.multinode is not None and launched.slurm_text is not None,
+        ),
+    )
     return PlanDraft(
         record=rec,
         plan_text=render_plan(rec),

@@ -151,12 +151,20 @@ def _read_text(path: Path) -> str:
     return text
 
 
-def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str], notes: Notes) -> Inspected:
+def inspect(
+    request: PlanRequest,
+    assessment: Assessment,
+    env: Mapping[str, str],
+    notes: Notes,
+    *,
+    simulated: bool = False,
+) -> Inspected:
     """Read the checkout's shipped config, the models and the data, once each. The Paths
-    screen's and `check`'s live checks run these same steps on a draft (model_checks.py)."""
+    screen's and `check`'s live checks run these same steps on a draft (model_checks.py).
+    `simulated`: a stand-in runs in the trainer's place (launch.sh, autotune, preprocess)."""
     require_complete(request)
     checkout = find_checkout(request.trainer_root, env=env)
-    notes.warnings += list(checkout.notes)
+    notes.warnings += checkout_warnings(checkout, simulated)
     start = recipe_base(checkout, request, assessment.tier)
     base_name, base_path, base_text = start.base.source, start.shipped_path, start.base.text
     ckpt, te, video_vae, audio_vae = _inspect_models(request, base_text, notes)
@@ -184,6 +192,15 @@ def inspect(request: PlanRequest, assessment: Assessment, env: Mapping[str, str]
         video_change=video_change,
         dataset=dataset,
     )
+
+
+def checkout_warnings(checkout: CheckoutInfo, simulated: bool) -> list[str]:
+    """The checkout's notes worth a warning. On simulated GPUs the stand-in runs in the trainer's
+    place, so uv and the checkout's environment are never used: their notes would be untrue."""
+    if not simulated:
+        return list(checkout.notes)
+    unused = ("uv is not on PATH", "not synced")  # core/inputs/checkout.py's environment notes
+    return [n for n in checkout.notes if not n.startswith(unused)]
 
 
 def misfits(

@@ -91,9 +91,11 @@ def levers_sentence(tier: Tier) -> str:
 
 def trials_sentence() -> str:
     # trial_config loads ruamel: imported here, not for the probe screen's levers sentence
-    from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
+    from ltx_wizard.core.tuning.trial_config import FUSED_STEPS, TRIAL_STEPS
 
     return (
         f"Runs at most {MAX_TRIALS} short {TRIAL_STEPS}-step trials that measure training only "
-        "(no validation, no text encoder): the baseline, then the best so far plus one change."
+        "(no validation, no text encoder): the baseline, then the best so far plus one change. "
+        f"A trial that is certainly the last then validates at step {FUSED_STEPS}, loading the text "
+        "encoder: the winner's confirmation, in the same process."
     )

@@ -10,7 +10,8 @@ no-op and is skipped, never run; so is a trial the headroom model says cannot fi
 trial data cannot fill. At most `max_trials` trials run.
 
 Reverts and stops follow the skill's order: quantization-off OOM -> back to the baseline and
-stop (a quantization-off trial that provably cannot fit stops the same way, as its OOM would);
+stop (a quantization-off trial the headroom model says cannot fit is skipped, not run: nothing
+ran out of memory, so the optimizer lever is tried next, as the skill's "if headroom allows" says);
 optimizer OOM -> back to adamw8bit and go on to the batch trials; batch or checkpointing OOM ->
 revert and stop. Any other failure (NaN, crash, timeout) reverts and stops. A failed trial's
 change is never carried forward.
@@ -42,6 +43,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ltx_wizard.core.tuning.batch_rule import batch_move
 from ltx_wizard.core.tuning.headroom import ModelSize, TrainSettings, predict
 from ltx_wizard.core.tuning.stage_rules import describe, rule_skip
 from ltx_wizard.core.gpu.tiers import Tier
@@ -193,16 +195,13 @@ class Tuner:
         change, changes = describe(stage, s, self.ctx)
         if stage != "baseline":
             ruled_out = rule_skip(stage, s, self.ctx, self.results)
+            short = self._short_data(stage)
+            # a batch the trial data cannot fill is not run even when allowed: say that, not
+            # that --allow-batch-change would run it
+            if short and (not ruled_out or ruled_out == self._schedule_refusal(stage)):
+                return short
             if ruled_out:
                 return ruled_out
-            if stage.startswith("batch"):
-                size = int(stage[-1])
-                need = size * self.ctx.num_gpus
-                if self.ctx.subset_samples < need:
-                    return (
-                        f"the trial data holds {self.ctx.subset_samples} sample(s); batch "
-                        f"{size} on {self.ctx.num_gpus} GPU(s) needs {need}"
-                    )
             proposed = s.with_changes(changes)
             fit = predict(
                 s,
@@ -214,11 +213,8 @@ class Tuner:
                 num_gpus=self.ctx.num_gpus,
             )
             if not fit.fits:
-                if stage == "quantization":  # as its OOM would: back to the baseline and stop
-                    self.stop_reason = (
-                        f"quantization off cannot fit ({fit.reason}); the skill "
-                        "stops at the baseline after a trial-2 OOM"
-                    )
+                # skipped, not run: no OOM happened, so the skill's order goes on to the next lever
+                # (its trial-2 rule stops on an OOM; quantization -> null runs "if headroom allows")
                 return f"not enough headroom: {fit.reason}"
             limit = (self.ctx.gpu_total_gb or 0) * self.ctx.margin
             if stage in QUALITY and self.ctx.gpu_total_gb and fit.floor_gb and fit.floor_gb > limit:
@@ -229,6 +225,22 @@ class Tuner:
         return Candidate(
             self._index(), stage, change, changes, s.with_changes(changes), {**self.winner_changes, **changes}
         )
+
+    def _short_data(self, stage: str) -> str:
+        """Why the trial data cannot fill a batch stage's batch ('' when it can, or not a batch)."""
+        if not stage.startswith("batch"):
+            return ""
+        size = int(stage[-1])
+        need = size * self.ctx.num_gpus
+        if self.ctx.subset_samples >= need:
+            return ""
+        return (
+            f"the trial data holds {self.ctx.subset_samples} sample(s); batch "
+            f"{size} on {self.ctx.num_gpus} GPU(s) needs {need}"
+        )
+
+    def _schedule_refusal(self, stage: str) -> str:
+        return batch_move(self.settings, int(stage[-1]), self.ctx.allow_batch_change).refusal
 
     # -- what an outcome means ------------------------------------------------------------------
     def record(self, result: TrialResult) -> TrialResult:

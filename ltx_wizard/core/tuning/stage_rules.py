@@ -39,6 +39,7 @@ def describe(stage: str, s: TrainSettings, ctx: Context) -> tuple[str, dict[str,
         )
         return label, {"acceleration.quantization": None}
     if stage == "optimizer":
+        # ltx_trainer/config.py OptimizationConfig.optimizer_type: Literal["adamw", "adamw8bit"]
         label = (
             f"optimizer {s.optimizer_type} -> adamw"
             if s.optimizer_type != "adamw"

@@ -82,14 +82,13 @@ table's Reason column says why each was kept or rejected.
 patches the best result so far into `config.yaml` (without its confirmation run); resuming
 autotune goes on from there. Continue (ctrl+n) once it ends.
 
-**If the baseline runs out of memory**, the planned config does not fit this GPU: plan again
-with a smaller bucket (fewer pixels or frames). For your clips' dataset file that is the Paths
-screen's bucket with a new output folder (latents of another bucket are never overwritten), and
-the wizard preprocesses them into it; for data you preprocessed yourself,
-`process_dataset.py` with a smaller `--resolution-buckets` and `--overwrite`.
+**If the baseline runs out of memory**, the planned config does not fit this GPU: train on
+fewer pixels or frames. For a run planned from your clips, plan again with a smaller bucket
+(the wizard preprocesses them); for data you preprocessed yourself, rerun the trainer's
+`process_dataset.py` with smaller `--resolution-buckets`, then plan again.
 
-**Next.** For a run planned from your clips, every clip is preprocessed first (the
-preprocessing screen); then the launch step.""",
+**Next.** Continue runs what training still needs first (for a run planned from your clips: the
+preprocess of every clip), then opens the launch step.""",
     )
 
 
@@ -116,6 +115,13 @@ class AutotuneScreen(WizardScreen):
             yield Button("Continue", id="continue", variant="primary", disabled=True)
             yield Button("Cancel", id="cancel", variant="error")
         yield Footer()
+
+    def help_facts(self) -> str | None:
+        """F1's line for this run: what Continue runs next, read from preprocess.json."""
+        from ltx_wizard.core.plan.next_steps import after_autotune
+
+        run_dir = self.app.state.run_dir
+        return after_autotune(run_dir) if run_dir is not None else None
 
     def on_mount(self) -> None:
         table = self.query_one("#trials", DataTable)

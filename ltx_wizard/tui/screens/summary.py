@@ -48,14 +48,9 @@ the arrow keys, PageUp/PageDown, Home/End.
   planned from your clips: their preprocessing), then opens the launch step.
 - *Back* (Esc): change the paths.
 
-**What gets written.** `plan.md`, `plan.json` (the same decisions as data), `config.yaml` (the
-shipped file with only the changes the diff (d) lists: your paths and, where they apply, the
-multi-GPU and full fine-tune rules, the low-VRAM keys another recipe gets on the 32GB and
-40–60GB tiers, your validation, video-only and W&B choices), `run.json`, `launch.sh`
-(`accelerate.yaml` on several GPUs, `slurm.sbatch` on several machines), `preprocess.json` for a
-run planned from your clips, and the folders `dataset/`, `outputs/`, `logs/` and `overfit/`. The
-clips' latents go later into `.precomputed` beside your dataset file (or the folder you named).
-An existing plan is never overwritten without asking.""",
+**What gets written.** The run folder's files and folders, listed for this run below (and in
+plan.md's Outputs); `config.yaml` differs from the shipped file only by the keys the Config diff
+(d) shows, named below. An existing plan is never overwritten without asking.""",
 )
 
 
@@ -236,17 +231,23 @@ class SummaryScreen(WizardScreen):
         draft = getattr(self, "draft", None)
         if draft is None:
             return None
+        from ltx_wizard.core.plan.run_files import config_claim, written_lines
+
         data = draft.record.data
         if data.from_clips and not data.reused:
-            return (
+            first = (
                 f"Both approvals preprocess first: *Approve + autotune* encodes one sample "
-                f"for the trials, then after autotune all {data.samples} usable clips into "
-                f"`{data.root}`; *Approve, skip* runs both steps (the one sample, then all the "
-                "clips) before the launch step."
+                f"for the trials, then after autotune all {data.listed} listed clips into "
+                f"`{data.root}` (the trainer trains on {data.samples}); *Approve, skip* runs both steps (the one "
+                "sample, then all the clips) before the launch step."
             )
-        return (
-            f"The data is preprocessed already ({data.samples} samples in `{data.root}`): "
-            "*Approve, skip* goes straight to the launch step."
+        else:
+            first = (
+                f"The data is preprocessed already ({data.samples} samples in `{data.root}`): "
+                "*Approve, skip* goes straight to the launch step."
+            )
+        return "\n\n".join(
+            (first, config_claim(draft.record), "Written:\n" + "\n".join(written_lines(draft.record)))
         )
 
     def _offer_batch_change(self, draft) -> None:

@@ -67,14 +67,30 @@ def baseline_problem(state) -> str | None:
     if base is None or base.outcome == "ok":
         return None
     if base.outcome == "oom":
+        from ltx_wizard.core.plan.next_steps import smaller_clips_advice
+
+        from_clips = _from_clips(state)
         return (
             "The baseline trial ran out of GPU memory, so the full run with this config will "
-            "very likely fail the same way. Try smaller clips first: rerun the trainer's "
-            "scripts/process_dataset.py with smaller --resolution-buckets (fewer pixels or "
-            "frames), then plan again; or use a GPU with more memory."
+            f"very likely fail the same way. {smaller_clips_advice(from_clips)}; or use a GPU "
+            "with more memory."
         )
     return (
         f"The baseline trial ended with '{base.outcome}' ({base.reason or 'see autotune.log'}), "
         "so the full run will very likely fail too: read the trainer's error in autotune.log "
         "and fix it first."
     )
+
+
+def _from_clips(state) -> bool:
+    """The plan's record says who preprocesses the clips: this session's draft, else plan.json."""
+    if state.draft is not None:
+        return bool(state.draft.record.data.from_clips)
+    from ltx_wizard.core.base.errors import WizardError
+    from ltx_wizard.core.plan.record import read_record
+
+    try:
+        rec = read_record(state.run_dir) if state.run_dir is not None else None
+    except (WizardError, OSError):
+        return False
+    return rec is not None and rec.data.from_clips

@@ -293,3 +293,23 @@ def test_the_summary_is_written_once_the_run_finished(tmp_path):
     run = make_run(tmp_path, sample_log("nan_loss"), checkpoints=((20, True), (50, True)))
     written = ensure_summary(status_of(run))
     assert written == run / "run-summary.md" and "NaN" in written.read_text()
+
+
+def test_run_summary_duration_says_which_launches_its_minutes_come_from(tmp_path):
+    # issue 41: "165.4 minutes of training over 2 launches" was the second launch alone: the
+    # first was stopped before the trainer printed its statistics
+    from tests.monitor_runs import MARKER
+
+    finished = sample_log("ok_single_gpu_cols250")
+    stopped = finished.split("INFO     🎥 Validation samples for step 50")[0]
+    run = make_run(tmp_path, None, checkpoints=((50, True),))
+    log = MARKER.format(pid=1) + stopped + MARKER.format(pid=2) + finished
+    (run / "logs" / "train.log").write_text(log, encoding="utf-8")
+    status = RunMonitor(run).status(gpus=False)
+    assert status.earlier_minutes == (None,) and status.train_minutes == 1.9
+    text = render_summary(status)
+    duration = next(line for line in text.splitlines() if line.startswith("**Duration:**"))
+    assert duration == (
+        "**Duration:** 1.9 minutes of training in the last of 2 launches (the trainer's figure); "
+        "1 launch stopped before printing its time, not counted"
+    )

@@ -118,3 +118,77 @@ def test_the_autotune_section_names_what_the_engine_runs_on_the_tier():
     assert "gradient checkpointing off (speed)" in section and "only real lever" not in section
     assert "only when you allow a batch change" in section
     assert "more than 3% faster per sample" in section and "at most 95% of the card" in section
+
+
+def _tuned(config: str, confirmations, trials):
+    from ltx_wizard.core.tuning.results import AutotuneSummary
+    from ltx_wizard.core.tuning.tune_record import TuneRecord
+
+    summary = AutotuneSummary(
+        trials=trials, winner=1, config_patched=False, stop_reason="x", confirmations=confirmations
+    )
+    return TuneRecord(summary=summary, config_text=config)
+
+
+def test_after_autotune_the_sanity_check_reads_what_ran_from_autotune_json():
+    # issue 41: on the 32 GB tier the baseline, the last trial, validated with the text encoder
+    # loaded, while plan.md said "with validation and the text encoder off" and named a
+    # logs/confirm-N.log that one GPU never writes
+    from ltx_wizard.core.tuning.results import Confirmation, TrialResult
+
+    trials = [
+        TrialResult(index=1, change="baseline", outcome="ok", step_time_s=2.8, wall_s=60.0, kept=True),
+        TrialResult(index=2, change="quantization int8-quanto -> null", outcome="skipped", reason="r"),
+    ]
+    fused = Confirmation(trial=1, outcome="ok", fused=True, peak_vram_gb=31.5)
+    rec = content(num_gpus=1, tier=Tier.T32)
+    text = render_plan(rec, _tuned(rec.config_text, [fused], trials))
+    section = text.split("## Sanity check and autotune")[1].split("Autotune then")[0]
+    assert "validation and the text encoder off" not in section
+    assert "went on to validate at step 41 with the text encoder loaded" in section
+    assert "trial 1 carried it" in section
+    assert "`logs/trial-1.log`" in section and "confirm-" not in section and "trial-2.log" not in section
+    # a confirmation run of its own (several GPUs) is named by the file it wrote
+    alone = Confirmation(trial=1, outcome="ok", gpus=2, wall_s=30.0)
+    text = render_plan(content(), _tuned(content().config_text, [alone], trials[:1]))
+    section = text.split("## Sanity check and autotune")[1].split("Autotune then")[0]
+    assert "validation and the text encoder off" in section
+    assert "`logs/trial-1.log`, `logs/confirm-1.log`" in section
+
+
+def test_outputs_name_every_file_and_folder_the_plan_writes(model_tree, capsys):
+    # issue 41: "What gets written" left out plan.json, preprocess.json, dataset/ and overfit/
+    from ltx_wizard.cli import main
+    from ltx_wizard.core.plan.record import read_record
+
+    box = model_tree()
+    assert main(box.args(sim="2xh100")) == 0, capsys.readouterr().err
+    run = box.ws / "run"
+    text = (run / "plan.md").read_text()
+    outputs = text.split("## Outputs")[1].split("## Assumptions")[0]
+    on_disk = sorted(p.name for p in run.iterdir())
+    assert "plan.json" in on_disk and "overfit" in on_disk and "dataset" in on_disk
+    for name in on_disk:
+        assert f"`{run}/{name}`" in outputs or f"`{run}/{name}/`" in outputs, name
+    assert sorted(read_record(run).written) == sorted(p.name for p in run.iterdir() if p.is_file())
+
+
+def test_a_simulated_plan_warns_of_no_uv_it_never_uses(model_tree, capsys, monkeypatch, tmp_path):
+    # issue 41: "Warning: uv is not on PATH" in the demo, whose launch.sh runs the simulated
+    # trainer; a plan for real GPUs (--from-csv) still says it
+    from ltx_wizard.cli import main
+    from ltx_wizard.core.inputs import checkout
+
+    monkeypatch.setattr(checkout, "find_uv", lambda env=None: None)
+    box = model_tree()
+    assert main(box.args(sim="rtx5090")) == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    text = (box.ws / "run" / "plan.md").read_text()
+    assert "ltx_wizard.demo.sim" in (box.ws / "run" / "launch.sh").read_text()
+    assert "uv is not on PATH" not in text and "uv is not on PATH" not in err
+    csv = tmp_path / "gpus.csv"
+    csv.write_text("name, memory.total [MiB]\nNVIDIA GeForce RTX 5090, 32607 MiB\n")
+    argv = box.args(sim=None)
+    argv[argv.index("--workspace") + 1] = str(tmp_path / "real")
+    assert main([*argv, "--from-csv", str(csv)]) == 0, capsys.readouterr().err
+    assert "Warning: uv is not on PATH" in (tmp_path / "real" / "run" / "plan.md").read_text()

@@ -185,6 +185,6 @@ def test_a_launch_that_crashed_is_named_not_counted_even_far_before_the_tail(tmp
     assert len(log.encode()) > (300 << 10)
     status_json(run, capsys)
     assert _summary_duration(run) == (
-        "**Duration:** 8.6 minutes of training over 3 launches (the trainer's figures; "
-        "1 launch stopped before printing its time, not counted)"
+        "**Duration:** 8.6 minutes of training in 2 of 3 launches (the trainer's figures); "
+        "1 launch stopped before printing its time, not counted"
     )

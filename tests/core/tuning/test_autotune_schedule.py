@@ -41,16 +41,18 @@ def by_change(tuner):
     return found
 
 
-def test_32gb_tier_never_tries_bf16_weights_it_cannot_hold_and_stops_as_its_oom_would():
+def test_32gb_tier_never_tries_bf16_weights_it_cannot_hold_and_goes_on_to_the_optimizer():
+    # issue 41: a skipped trial 2 is no OOM; the skill's "quantization -> null (if headroom
+    # allows)" then "optimizer_type -> adamw": the lever announced on the Probe screen is tried
     tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, subset_samples=1))
-    ran = drive(tuner, {"baseline": ("ok", 4.0, 30.9)})
-    assert ran == ["baseline"]  # the skill: trial-2 OOM -> back to the baseline and stop
+    ran = drive(tuner, {"baseline": ("ok", 4.0, 30.0), "optimizer": ("ok", 4.0, 30.2)})
+    assert ran == ["baseline", "optimizer"]
     skipped = by_change(tuner)["quantization int8-quanto -> null"]
     assert skipped.outcome == "skipped"
     # bf16 weights 41.0 + LoRA in fp32 with grads and 8-bit AdamW state 1.2 + overhead 2.5
     assert "needs at least 44.6 GiB (weights 41.0" in skipped.reason and "30.8 GiB" in skipped.reason
-    assert "stops at the baseline" in tuner.stop_reason
-    assert tuner.winner == 1 and tuner.winner_changes == {}
+    assert "OOM" not in tuner.stop_reason and "out of memory" not in tuner.stop_reason
+    assert tuner.winner == 3 and tuner.winner_changes == {"optimization.optimizer_type": "adamw"}
 
 
 def test_quantization_oom_goes_back_to_the_baseline_and_stops():
@@ -125,7 +127,8 @@ def test_quality_lever_that_cannot_keep_the_margin_is_not_run():
 def test_looking_ahead_knows_the_last_trial_and_the_likely_path():
     tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, allow_batch_change=True, subset_samples=1))
     first = tuner.next()
-    assert tuner.is_last(first)  # quantization cannot fit: the baseline is all there is
+    assert not tuner.is_last(first)  # quantization cannot fit, the optimizer lever follows
+    assert [c.stage for c in tuner.likely_path(8)] == ["baseline", "optimizer"]
     tuner = Tuner(STD, Context(Tier.T80, H100, 22e9, allow_batch_change=True, subset_samples=4))
     first = tuner.next()
     assert not tuner.is_last(first)
@@ -288,3 +291,18 @@ def test_each_trial_carries_the_rules_decision_that_the_reason_column_shows():
     assert got[b2].kept and got[b2].decision == "kept: 15% faster per sample"
     assert got[b4].decision == "not kept: 1% faster per sample, needs > 3%"
     assert all(r.decision for r in tuner.results)  # skipped ones say why they did not run
+
+
+def test_a_batch_the_trial_data_cannot_fill_does_not_say_the_flag_would_run_it():
+    # issue 41: rows 4-5 said "--allow-batch-change runs it" beside plan.md's "a larger batch
+    # cannot be tried on this run" (one clip preprocessed first: no batch of 2 either way)
+    tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, subset_samples=1))
+    drive(tuner, {"baseline": ("ok", 4.0, 30.0), "optimizer": ("ok", 4.0, 30.2)})
+    rows = [r for r in tuner.results if r.change.startswith("batch_size")]
+    assert len(rows) == 2 and all(r.outcome == "skipped" for r in rows)
+    assert all("--allow-batch-change" not in r.reason for r in rows)
+    assert rows[0].reason == "the trial data holds 1 sample(s); batch 2 on 1 GPU(s) needs 2"
+    # with data enough, the schedule's refusal still names the flag
+    tuner = Tuner(LOW, Context(Tier.T32, RTX5090, 22e9, subset_samples=4))
+    drive(tuner, {"baseline": ("ok", 4.0, 30.0), "optimizer": ("ok", 4.0, 30.2)})
+    assert "--allow-batch-change runs it" in by_change(tuner)["batch_size 1 -> 2"].reason
