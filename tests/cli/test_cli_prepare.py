@@ -256,3 +256,34 @@ def test_under_simulate_prepare_says_what_the_simulated_preprocessing_then_does_
     written = list((run / "overfit" / ".precomputed" / "audio_latents").rglob("*.pt"))
     assert written  # what happened: the sound was decoded, as prepare said
     assert read_state(run).audio_gate.startswith("decodes audio")
+
+
+def test_plan_repeats_the_warning_of_a_trigger_word_already_in_the_captions(box, capsys):
+    """Issue 41: the word was found only at a caption's start (2 of 3 here), and plan said nothing."""
+    raw = raw_folder(box)
+    captions = box / "caps.csv"
+    said = {"beach": "sks on a beach", "long_take": "a long take of Sks walking", "phone": "a phone, sks."}
+    said["quiet"] = "a quiet room"
+    captions.write_text("caption,video\n" + "".join(f'"{c}",{n}.mp4\n' for n, c in said.items()))
+    assert (
+        prepare(
+            box,
+            raw,
+            "--holdout",
+            "0",
+            "--yes",
+            "--captions",
+            str(captions),
+            "--lora-trigger",
+            "sks",
+            "--json",
+        )
+        == 0
+    ), capsys.readouterr().err
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    warning = next(line for line in captured.err.splitlines() if "already contain the trigger word" in line)
+    assert warning.startswith("3 of 4 caption(s) already contain the trigger word 'sks'")
+    assert main(plan_argv(box, out["plan_args"])) == 0, capsys.readouterr().err
+    plan_md = (Path(out["run_dir"]) / "plan.md").read_text()
+    assert warning in " ".join(plan_md.split())

@@ -122,7 +122,7 @@ async def test_a_trigger_word_anywhere_in_a_caption_is_found(tmp_path):
     holding = sorted(r["video"] for r in rows if "sks" in r["caption"].lower().replace("sksx", ""))
     assert sorted(record["captions_with_trigger"]) == holding and len(holding) == 3
     assert any(
-        line.startswith(f"3 of 4 caption(s) already contain the trigger word 'sks'") for line in result.lines
+        line.startswith("3 of 4 caption(s) already contain the trigger word 'sks'") for line in result.lines
     )
 
 
