@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "changed), audit every clip as the trainer reads it, split long videos into scenes "
         "(scripts/split_scenes.py), caption with scripts/caption_videos.py after a 3-caption "
         "spot check you approve, check references and masks, and keep a held-out set aside "
-        "(dataset/holdout.jsonl). Then plan with the printed `ltx-wizard plan ...` line, which "
+        "(dataset/holdout.jsonl; samples of source videos nothing else came from first). Then plan with the printed `ltx-wizard plan ...` line, which "
         "runs as printed (it names the checkout, the GPU source and the models found). " + SIMULATE_SAYS,
     )
     p.add_argument(

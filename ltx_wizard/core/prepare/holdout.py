@@ -5,7 +5,9 @@ JSON object per line, the same columns as dataset.json) and removed from dataset
 A set the user supplied is used as it is. Otherwise about 10 % is reserved, at least one and at
 most MAX_AUTO (a handful is enough to judge generalisation); a dataset of tens of samples is the
 user's call (reserve 1-2, or skip), asked, never decided for them. The pick is seeded (42) so a
-rerun holds out the same samples.
+rerun holds out the same samples, and takes samples whose source video gave no other sample first
+(a scene of a video whose other scenes train is not unseen footage); where it must take such a
+scene, the held-out line and prepare.json say so.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ SPOT_CHECK_HELP = (
     """\
 Three captions from the captioner's default prompt, in full, before the other clips are
 captioned. a approves; i asks for an instruction (what to change) and captions the same three
-again with it; Esc stops (only the samples were captioned).""",
+again with it; Esc stops: no clip beyond these three is captioned (the stop says how many of
+the three were). Shown only when the captioner captioned at least one of them.""",
 )
 
 
