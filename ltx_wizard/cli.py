@@ -12,7 +12,7 @@ import os
 import sys
 
 from ltx_wizard import __version__
-from ltx_wizard.core.base.errors import EXIT_FAILURE, WizardError
+from ltx_wizard.core.base.errors import EXIT_FAILURE, EXIT_STOPPED, WizardError
 
 # argparse, pathlib and typing are imported where used: `ltx-wizard --version` needs none.
 TYPE_CHECKING = False
@@ -176,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("ltx-wizard: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_STOPPED
     except BrokenPipeError:  # `ltx-wizard probe | head`: the reader left; nothing to report
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -116,8 +116,10 @@ def _confirm(args: argparse.Namespace) -> None:
     if not sys.stdin.isatty():
         raise UsageError("eval asks before it starts the GPUs: pass --yes to start without asking")
     answer = input("Start the evaluation? [y/N] ").strip().lower()
-    if answer not in ("y", "yes"):
-        raise UsageError("not started")
+    if answer not in ("y", "yes"):  # your no: a stop by the user (130, the README's list)
+        from ltx_wizard.core.base.errors import UserStop
+
+        raise UserStop("not started: nothing was rendered")
 
 
 def _carry_out(run_dir: Path, job, args: argparse.Namespace) -> int:

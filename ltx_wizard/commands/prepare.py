@@ -2,7 +2,8 @@
 under `<workspace>/<run>/dataset/` (core/prepare/). Questions are asked on the terminal; with
 `--yes` the offers (rotated copies, scene splits) and the caption spot check are answered yes,
 the captions still printed in full. Without a terminal and without --yes the spot check stops
-the run (exit 3) after printing the samples: nothing beyond them is captioned unapproved.
+the run (exit 2: --yes is needed) after printing the samples: nothing beyond them is captioned
+unapproved. A no at the spot check is a stop by the user: exit 130.
 
 stdout carries only the dataset file's path (or the JSON), stderr the story and the next step.
 """
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "changed), audit every clip as the trainer reads it, split long videos into scenes "
         "(scripts/split_scenes.py), caption with scripts/caption_videos.py after a 3-caption "
         "spot check you approve, check references and masks, and keep a held-out set aside "
-        "(dataset/holdout.jsonl). Then plan with the printed `ltx-wizard plan ...` line, which "
+        "(dataset/holdout.jsonl; samples of source videos nothing else came from first). Then plan with the printed `ltx-wizard plan ...` line, which "
         "runs as printed (it names the checkout, the GPU source and the models found). " + SIMULATE_SAYS,
     )
     p.add_argument(
@@ -170,7 +171,7 @@ class TerminalAsker:
         answer = await asyncio.to_thread(self._ask, f"{question} [y/N]")
         return (answer or "").lower() in ("y", "yes")
 
-    async def approve_captions(self, shown: list[tuple[str, str]]) -> bool | str:
+    async def approve_captions(self, shown: list[tuple[str, str]]) -> bool | str | None:
         self.say("Spot check: captions of 3 clips with the captioner's default prompt, in full:")
         for clip, caption in shown:
             self.say(f"\n{clip}:\n{caption}")
@@ -183,8 +184,7 @@ class TerminalAsker:
             "to caption these 3 again with:",
         )
         if answer is None:
-            self.say("\nNo terminal to ask: review them, then run again with --yes to go on.")
-            return False
+            return None  # the flow says so, with where the samples' captions are (exit 2)
         return (
             True if answer.lower() in ("y", "yes") else False if answer.lower() in ("", "n", "no") else answer
         )
@@ -212,6 +212,23 @@ def _runner(args: argparse.Namespace):
 
         return simulated_gpu_runner
     return uv_runner
+
+
+def simulated_audio_probe(preset: str, env: dict[str, str] | None = None):
+    """Simulated GPUs: the preprocessing is the stand-in's (demo/sim/preprocess.py), and so is
+    the audio gate's check before it (commands/audio_gate.py); prepare asks the same one, so it
+    never says the sound cannot be decoded and then sees audio latents written for every clip."""
+    from dataclasses import replace
+
+    from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
+
+    stand_in = SimulatedTrainer(preset, env=env or {})
+
+    async def probe(clip, label, log):
+        found = await stand_in.audio_decode(clip)
+        return replace(found, clip=label, where="the simulated trainer's environment")
+
+    return probe
 
 
 def _gpus(args: argparse.Namespace):
@@ -258,7 +275,13 @@ def run(args: argparse.Namespace) -> int:
 
         parse_buckets(args.resolution_buckets)
     asker = TerminalAsker(args)
-    session = PrepareSession(request_from(args), asker, gpus=_gpus(args), runner=_runner(args))
+    session = PrepareSession(
+        request_from(args),
+        asker,
+        gpus=_gpus(args),
+        runner=_runner(args),
+        audio_probe=simulated_audio_probe(args.simulate) if getattr(args, "simulate", None) else None,
+    )
     result = asyncio.run(session.run())
     line = _plan_line(args, result)
     if args.json:

@@ -162,8 +162,8 @@ def run(args: argparse.Namespace) -> int:
                 else ""
             )
         )
-    else:
-        print(f"{title}: done, verified ({result.verification.describe() if result.verification else ''})")
+    else:  # what the step wrote and its check found, not the plan's verdict on the folder
+        print(result.done_text())
     from ltx_wizard.core.plan.next_steps import remaining_steps
 
     # what is left, in order, with the simulated GPUs this run was planned on

@@ -87,6 +87,16 @@ def runner(app: Any) -> Callable[..., Any]:
     return uv_runner
 
 
+def audio_probe(app: Any) -> Callable[..., Any] | None:
+    """The audio check prepare makes, as `ltx-wizard prepare` picks it: on simulated GPUs (the
+    demo too) the stand-in's, which the Preprocess screen's audio gate asks as well."""
+    if not app.simulate:
+        return None
+    from ltx_wizard.commands.prepare import simulated_audio_probe
+
+    return simulated_audio_probe(app.simulate, dict(app.options.sim_env))
+
+
 def run_note(app: Any) -> str:
     """How the scripts run here, for the screen to say (the same words as prepare --help)."""
     if app.options.demo:

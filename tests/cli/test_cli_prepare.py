@@ -115,7 +115,7 @@ def test_the_cli_names_the_rotated_and_the_silent_clip_with_their_fixes(box, cap
 
 def test_without_a_terminal_the_spot_check_stops_after_the_samples(box, capsys):
     raw = raw_folder(box)
-    assert prepare(box, raw, "--holdout", "0") == 3
+    assert prepare(box, raw, "--holdout", "0") == 2  # --yes is needed, as for the held-out count
     err = capsys.readouterr().err
     assert err.count("A ") >= 3 and "run again with --yes" in err
     assert "ltx-wizard: stopped at the caption spot check" in err
@@ -222,3 +222,68 @@ def test_readme_help_and_screen_say_the_same_about_simulate(capsys):
         assert SIMULATE_SAYS in text
         assert "run with this Python" not in text
     assert "uv run python" in SIMULATE_SAYS and "captioner server" in SIMULATE_SAYS
+
+
+def test_a_no_at_the_spot_check_exits_130_as_every_stop_by_the_user(box, capsys, monkeypatch):
+    """Issue 41 (Deliver 3): the stop exited 3, the code the README keeps for the VRAM gate."""
+    from ltx_wizard.commands.prepare import TerminalAsker
+
+    asked = []
+    monkeypatch.setattr(TerminalAsker, "_ask", lambda self, q: asked.append(q) or "n")
+    raw = raw_folder(box)
+    assert prepare(box, raw, "--holdout", "0") == 130
+    err = capsys.readouterr().err
+    assert asked and asked[-1].strip().startswith("Caption the rest like this?")
+    spot = box / "ws" / "run" / "dataset" / "preview-captions.json"
+    assert len(json.loads(spot.read_text())) == 3
+    assert f"ltx-wizard: stopped at the caption spot check: 3 of the 3 samples captioned, in {spot}" in err
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    assert "`130` stopped by you" in readme
+
+
+def test_under_simulate_prepare_says_what_the_simulated_preprocessing_then_does_with_sound(box, capsys):
+    """Issue 41: prepare --simulate said "the trainer's environment cannot decode audio ... run
+    `uv sync`", then the simulated preprocessing wrote audio latents for every clip with sound."""
+    raw = raw_folder(box)
+    assert prepare(box, raw, "--holdout", "0", "--yes", "--json") == 0, capsys.readouterr().err
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert "cannot decode audio" not in captured.err
+    assert "the simulated trainer's environment decodes audio" in captured.err
+    run = Path(out["run_dir"])
+    assert main(plan_argv(box, out["plan_args"])) == 0, capsys.readouterr().err
+    assert main(["preprocess", str(run), "--one-sample", "--simulate", "h100"]) == 0, capsys.readouterr().err
+    written = list((run / "overfit" / ".precomputed" / "audio_latents").rglob("*.pt"))
+    assert written  # what happened: the sound was decoded, as prepare said
+    assert read_state(run).audio_gate.startswith("decodes audio")
+
+
+def test_plan_repeats_the_warning_of_a_trigger_word_already_in_the_captions(box, capsys):
+    """Issue 41: the word was found only at a caption's start (2 of 3 here), and plan said nothing."""
+    raw = raw_folder(box)
+    captions = box / "caps.csv"
+    said = {"beach": "sks on a beach", "long_take": "a long take of Sks walking", "phone": "a phone, sks."}
+    said["quiet"] = "a quiet room"
+    captions.write_text("caption,video\n" + "".join(f'"{c}",{n}.mp4\n' for n, c in said.items()))
+    assert (
+        prepare(
+            box,
+            raw,
+            "--holdout",
+            "0",
+            "--yes",
+            "--captions",
+            str(captions),
+            "--lora-trigger",
+            "sks",
+            "--json",
+        )
+        == 0
+    ), capsys.readouterr().err
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    warning = next(line for line in captured.err.splitlines() if "already contain the trigger word" in line)
+    assert warning.startswith("3 of 4 caption(s) already contain the trigger word 'sks'")
+    assert main(plan_argv(box, out["plan_args"])) == 0, capsys.readouterr().err
+    plan_md = (Path(out["run_dir"]) / "plan.md").read_text()
+    assert warning in " ".join(plan_md.split())

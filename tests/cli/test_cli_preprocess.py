@@ -368,3 +368,26 @@ def test_full_preprocess_is_refused_before_autotune_and_runs_as_the_refusal_prin
         "clip_00.pt",
         "clip_01.pt",
     ]
+
+
+def test_the_first_full_preprocess_says_what_it_wrote_never_that_it_reused(box, capsys):
+    """Issue 41: the first full run printed "done, verified (... reused as it is)", the plan's
+    verdict on a folder that did not exist, when it had just written every file."""
+    code, run, dataset = plan(box, 3)
+    assert code == 0, capsys.readouterr().err
+    data_root = dataset.parent / ".precomputed"
+    assert main(["preprocess", str(run), "--one-sample", "--simulate", "a6000"]) == 0
+    capsys.readouterr()
+    assert not data_root.exists()
+    assert main(["preprocess", str(run), "--skip-autotune", "--simulate", "a6000"]) == 0
+    out = capsys.readouterr().out
+    written = sorted(p.name for p in (data_root / "latents" / "videos").iterdir())
+    assert len(written) == 3  # what happened: three samples encoded now
+    said = next(line for line in out.splitlines() if line.startswith("full preprocess:"))
+    assert said.startswith(
+        f"full preprocess: done, verified: {len(written)} sample(s) encoded into {data_root}"
+    )
+    assert "latents/, " in said and "audio_latents/" in said and "conditions/" in said
+    assert "reused" not in out
+    assert main(["preprocess", str(run), "--simulate", "a6000"]) == 0  # done: not run again
+    assert "full preprocess: already done" in capsys.readouterr().out

@@ -10,6 +10,7 @@ EXIT_OK = 0
 EXIT_FAILURE = 1  # runtime failure (driver, trainer, I/O)
 EXIT_USAGE = 2  # bad input or usage
 EXIT_GATED = 3  # stopped by the minimum-VRAM gate
+EXIT_STOPPED = 130  # stopped by the user (Ctrl-C, or a no where a command asks), as a shell says
 
 
 class WizardError(Exception):
@@ -32,3 +33,9 @@ class GateStop(WizardError):
     """The minimum-VRAM gate stopped a command that would have gone on."""
 
     exit_code = EXIT_GATED
+
+
+class UserStop(WizardError):
+    """The user stopped the command (answered no where it asks): exit 130, as Ctrl-C."""
+
+    exit_code = EXIT_STOPPED

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Awaitable, Callable, Mapping
 
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.prepare.scripts import ScriptRunner, run_script
@@ -52,11 +52,17 @@ class AudioDecode:
     clip: str
     detail: str  # versions, or what failed
     fix: str = ""
+    # whose environment was checked: the preprocessing's own (a simulated run's is the stand-in's)
+    where: str = "the trainer's environment"
 
     def describe(self) -> str:
         if self.ok:
-            return f"the trainer's environment decodes audio ({self.detail}; checked on {self.clip})"
-        return f"the trainer's environment cannot decode audio: {self.detail}: {self.fix}"
+            return f"{self.where} decodes audio ({self.detail}; checked on {self.clip})"
+        return f"{self.where} cannot decode audio: {self.detail}: {self.fix}"
+
+
+# The check prepare runs: (clip file, its name in the dataset, the check's log) -> the verdict
+AudioProbe = Callable[[Path, str, Path], Awaitable[AudioDecode]]
 
 
 async def check_audio_decode(

@@ -20,6 +20,7 @@ from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.prepare.captioner import CaptionerServer
 from ltx_wizard.core.prepare.captions import (
     CAPTIONS_FILE,
+    SPOT_FILE,
     CaptionRun,
     captions_from_file,
     queue_names,
@@ -87,8 +88,9 @@ async def caption_rows(session: PrepareFlow) -> list[Row]:
                 ),
             )
             session.say("Captioner server ready (its address is in the server log named above)")
-        instruction = await _spot_check(session, pending)
-        await _full_pass(session, pending, instruction)
+        instruction, go_on = await _spot_check(session, pending)
+        if go_on:
+            await _full_pass(session, pending, instruction)
     finally:
         if server is not None:
             await server.stop()
@@ -96,7 +98,8 @@ async def caption_rows(session: PrepareFlow) -> list[Row]:
     return await _settle_failures(session)
 
 
-async def _spot_check(session: PrepareFlow, pending: list[Row]) -> str | None:
+async def _spot_check(session: PrepareFlow, pending: list[Row]) -> tuple[str | None, bool]:
+    """(the instruction agreed, whether the full pass goes on)."""
     video, column = session.video_column, session.staged.caption_column
     chosen = spot_clips([r[video] for r in pending])
     names = queue_names(chosen)
@@ -114,15 +117,25 @@ async def _spot_check(session: PrepareFlow, pending: list[Row]) -> str | None:
             instruction=instruction,
             override=override,
         )
+        captioned = spot_captioned(session, chosen, run)
+        if not captioned and len(pending) > len(chosen):  # nothing to approve: never "like this"
+            raise WizardError(spot_failed_text(session, chosen, run))
+        if not captioned:  # these were all that was left (a rerun): named, left out only if asked
+            session.failed = [(rel, _why(rel, run)) for rel in chosen]
+            return None, False
         shown = [(rel, _caption_of(session, rel, run)) for rel in chosen]
         verdict = await session.asker.approve_captions(shown)
         if verdict is True:
             break
+        if verdict is None:  # no one to ask (no terminal): the command needs --yes
+            raise UsageError(
+                f"{spot_stop_text(session, chosen, captioned)}; no terminal to ask: review them, "
+                "then run again with --yes to go on"
+            )
         if verdict is False:
             raise SpotCheckStop(
-                "stopped at the caption spot check: only the samples were "
-                f"captioned ({session.dataset_dir / 'preview-captions.json'}); "
-                "run again to go on, with --instruction TEXT to change the prompt"
+                f"{spot_stop_text(session, chosen, captioned)}; run again to go on, with "
+                "--instruction TEXT to change the prompt"
             )
         instruction, override = _checked_instruction(session, str(verdict)), True
     approved = {
@@ -134,15 +147,38 @@ async def _spot_check(session: PrepareFlow, pending: list[Row]) -> str | None:
         if row[video] in approved:
             row[column] = approved[row[video]]
     _remember(session, approved)
-    return instruction
+    return instruction, True
+
+
+def spot_captioned(session: PrepareFlow, chosen: list[str], run: CaptionRun) -> list[str]:
+    """The spot check's clips its output file holds a caption for (read back from that file)."""
+    return [rel for rel in chosen if os.path.realpath(session.dataset_dir / rel) in run.captions]
+
+
+def spot_stop_text(session: PrepareFlow, chosen: list[str], captioned: list[str]) -> str:
+    """Where a stop at the spot check leaves the captions, from what its output file holds."""
+    spot = session.dataset_dir / SPOT_FILE
+    kept = f"{len(captioned)} of the {len(chosen)} samples captioned, in {spot}"
+    return f"stopped at the caption spot check: {kept}; no other clip was captioned"
+
+
+def spot_failed_text(session: PrepareFlow, chosen: list[str], run: CaptionRun) -> str:
+    log = run.log or session.log("captions-spot")
+    return (
+        f"the captioner captioned none of the {len(chosen)} spot-check clips "
+        f"({chosen[0]}: {_why(chosen[0], run)}), so there is nothing to approve and no clip was "
+        f"captioned; its output is in {log}: fix the captioner ({session.choice.backend}), "
+        "then run prepare again"
+    )
 
 
 def _caption_of(session: PrepareFlow, rel: str, run: CaptionRun) -> str:
     caption = run.captions.get(os.path.realpath(session.dataset_dir / rel))
-    if caption:
-        return caption
-    why = next((w for n, w in run.failed if n.endswith(Path(rel).name)), "no caption")
-    return f"(failed: {why})"
+    return caption or f"(failed: {_why(rel, run)})"
+
+
+def _why(rel: str, run: CaptionRun) -> str:
+    return next((w for n, w in run.failed if n.endswith(Path(rel).name)), "no caption")
 
 
 def _checked_instruction(session: PrepareFlow, text: str) -> str:

@@ -5,12 +5,15 @@ JSON object per line, the same columns as dataset.json) and removed from dataset
 A set the user supplied is used as it is. Otherwise about 10 % is reserved, at least one and at
 most MAX_AUTO (a handful is enough to judge generalisation); a dataset of tens of samples is the
 user's call (reserve 1-2, or skip), asked, never decided for them. The pick is seeded (42) so a
-rerun holds out the same samples.
+rerun holds out the same samples, and takes samples whose source video gave no other sample first
+(a scene of a video whose other scenes train is not unseen footage); where it must take such a
+scene, the held-out line and prepare.json say so.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
@@ -64,12 +67,45 @@ def small_question(total: int) -> str:
     )
 
 
-def pick(ids: list[str], count: int) -> list[str]:
-    """`count` ids chosen with seed 42, in dataset order."""
+def pick(ids: list[str], count: int, sources: dict[str, str] | None = None) -> list[str]:
+    """`count` ids chosen with seed 42, in dataset order. `sources`: a scene's source video
+    (scene -> the clip it was split from). A held-out sample is meant to be footage the model
+    never saw, so samples that share no source with another are taken first; scenes only when
+    there are too few of those (shared_sources says which, and with how many)."""
     if count <= 0:
         return []
-    chosen = set(random.Random(SEED).sample(range(len(ids)), count))
+    rng = random.Random(SEED)
+    share = Counter((sources or {}).get(i, i) for i in ids)
+    alone = [k for k, i in enumerate(ids) if share[(sources or {}).get(i, i)] == 1]
+    if len(alone) == len(ids):  # nothing split: the same pick as ever
+        chosen = set(rng.sample(range(len(ids)), count))
+    elif len(alone) >= count:
+        chosen = {alone[k] for k in rng.sample(range(len(alone)), count)}
+    else:
+        rest = [k for k in range(len(ids)) if k not in set(alone)]
+        chosen = set(alone) | {rest[k] for k in rng.sample(range(len(rest)), count - len(alone))}
     return [ids[i] for i in sorted(chosen)]
+
+
+def shared_sources(held: list[str], train: list[str], sources: dict[str, str]) -> list[dict[str, object]]:
+    """Each held-out scene whose source video also gave training samples: the record's
+    `held_out_shared_source` entries (sample, source, how many training samples share it)."""
+    out: list[dict[str, object]] = []
+    for sample in held:
+        source = sources.get(sample)
+        same = sum(sources.get(t) == source for t in train) if source else 0
+        if same:
+            out.append({"sample": sample, "source": source, "training_samples": same})
+    return out
+
+
+def shared_note(shared: list[dict[str, object]]) -> str:
+    """What the held-out line adds, read from the record's `held_out_shared_source`."""
+    said = "; ".join(
+        f"{s['sample']} is a scene of {s['source']}, as {s['training_samples']} training sample(s) are"
+        for s in shared
+    )
+    return f" Not unseen footage: {said} (no held-out choice from other source videos was left)."
 
 
 def skip_note() -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from ltx_wizard.core.base.errors import GateStop
+from ltx_wizard.core.base.errors import UserStop
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.inputs.recipes import DEFAULT_RECIPE
 from ltx_wizard.core.prepare.captioner import CLI_KNOBS, Knobs
@@ -40,9 +40,9 @@ class Asker(Protocol):
     async def confirm(self, question: str, *, topic: str) -> bool:
         """An offer (topic: rotate, scenes, leave-out): True to go ahead."""
 
-    async def approve_captions(self, shown: list[tuple[str, str]]) -> bool | str:
-        """The spot check, every caption in full: True approves, False stops, a text is a new
-        instruction to caption the same clips with."""
+    async def approve_captions(self, shown: list[tuple[str, str]]) -> bool | str | None:
+        """The spot check, every caption in full: True approves, False stops (the user's no), a
+        text is a new instruction to caption the same clips with; None: no one could be asked."""
 
     async def choose_holdout(self, question: str, total: int) -> int:
         """A small dataset's held-out count: 0 (skip), 1 or 2."""
@@ -54,9 +54,9 @@ class Asker(Protocol):
         """How far a long stage is (may be called from a worker thread)."""
 
 
-class SpotCheckStop(GateStop):
+class SpotCheckStop(UserStop):
     """The user stopped at the caption spot check (the skill's hard gate): nothing captioned
-    beyond the samples."""
+    beyond the samples. A stop by the user: exit 130 (the README's list), never the VRAM gate's 3."""
 
 
 @record

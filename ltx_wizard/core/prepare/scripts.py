@@ -26,9 +26,10 @@ from ltx_wizard.core.io.processes import group_alive
 # What --simulate does to these scripts, said in the same words by `prepare --help`, the Prepare
 # screen and the README (tests/cli/test_cli_prepare.py holds them together)
 SIMULATE_SAYS = (
-    "With --simulate the GPUs are simulated and nothing else: the checkout's scripts run in its "
-    "own environment (uv run python), as without it; only the local captioner server, which needs "
-    "the GPU, is a stand-in (no model)."
+    "With --simulate the GPUs are simulated, and what runs on them: the checkout's scripts run in "
+    "its own environment (uv run python), as without it; the local captioner server, which needs the "
+    "GPU, is a stand-in (no model), and the sound check asks the simulated preprocessing, which "
+    "preprocess --simulate runs."
 )
 READ_CHUNK = 8192
 STOP_GRACE_S = 10.0

@@ -24,7 +24,7 @@ from ltx_wizard.core.inputs.recipes import find_recipe
 from ltx_wizard.core.io.safe_fs import check_inside, check_run_dir
 from ltx_wizard.core.io.workspace import choose_root, default_run_name, run_lock, validate_run_name
 from ltx_wizard.core.prepare import conditioning, finish
-from ltx_wizard.core.prepare.audio_env import AudioDecode, check_audio_decode
+from ltx_wizard.core.prepare.audio_env import AudioDecode, AudioProbe, check_audio_decode
 from ltx_wizard.core.prepare.audit import AuditReport, audit, probe_staged
 from ltx_wizard.core.prepare.caption_step import caption_rows
 from ltx_wizard.core.prepare.captioner import GpuFree, choose_captioner
@@ -49,8 +49,12 @@ class PrepareSession:
         env: Mapping[str, str] | None = None,
         now: datetime | None = None,
         cancel: threading.Event | None = None,
+        audio_probe: AudioProbe | None = None,
     ) -> None:
+        """`audio_probe`: the check the preprocessing's audio gate will make (a simulated run's
+        is the stand-in's, commands/prepare.py); None: torchaudio.load in the checkout."""
         self.request, self.asker = request, asker
+        self.audio_probe = audio_probe
         self.env = dict(os.environ if env is None else env)
         self.cancel = cancel or threading.Event()
         # filled in as the flow goes (flow.PrepareFlow says what each is)
@@ -174,9 +178,10 @@ class PrepareSession:
             )
         if self.audio_trained and report.with_audio:
             clip = report.with_audio[0]
-            self.audio_check = await check_audio_decode(
-                self.runner, self.dataset_dir / clip, clip, self.log("audio-check"), self.env
+            probe = self.audio_probe or (
+                lambda path, label, log: check_audio_decode(self.runner, path, label, log, self.env)
             )
+            self.audio_check = await probe(self.dataset_dir / clip, clip, self.log("audio-check"))
             self.say(self.audio_check.describe())
         return report
 

@@ -19,12 +19,16 @@ from ltx_wizard.core.dataset.sources import audio_folder, primary_folder, requir
 from ltx_wizard.core.dataset.data_root import DataRootInfo
 from ltx_wizard.core.dataset.checks import DatasetReport, Progress, check_dataset
 from ltx_wizard.core.dataset.clip_probe import CancelFlag
-from ltx_wizard.core.dataset.rows import read_dataset_file
+from ltx_wizard.core.dataset.rows import DatasetFile, read_dataset_file
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.model_paths import resolve_user_path
 from ltx_wizard.core.dataset.precomputed_check import Verification, verify_precomputed
 from ltx_wizard.core.preprocess.command import PreprocessSpec
-from ltx_wizard.core.preprocess.trigger_record import trigger_change
+from ltx_wizard.core.preprocess.trigger_record import (
+    captions_with_trigger,
+    trigger_change,
+    trigger_doubled_text,
+)
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,8 @@ class DatasetPlan:
     spec: PreprocessSpec
     verification: Verification
     reencode: str = ""  # why every sample is encoded again (the trigger word changed)
+    trigger_in_captions: tuple[str, ...] = ()  # clips whose caption holds the trigger word already
+    captions: int = 0  # rows of the dataset file (the count that warning is out of)
 
     @property
     def reused(self) -> bool:
@@ -86,7 +92,16 @@ def plan_dataset(
         spec=spec,
         verification=verification,
         reencode=trigger_change(root, spec.lora_trigger) or "",
+        trigger_in_captions=tuple(_trigger_in_captions(ds, spec.lora_trigger)),
+        captions=len(ds.rows),
     )
+
+
+def _trigger_in_captions(ds: DatasetFile, word: str | None) -> list[str]:
+    caption, video = ds.roles.get("caption"), ds.roles.get("video") or ds.roles.get("audio")
+    if caption is None or video is None:
+        return []
+    return captions_with_trigger(((str(r[video]), str(r[caption])) for r in ds.rows), word)
 
 
 def planned_root_info(plan: DatasetPlan, strategy: Mapping[str, Any] | None) -> DataRootInfo:
@@ -123,4 +138,8 @@ def plan_notes(plan: DatasetPlan, given_buckets: str | None) -> tuple[list[str],
         warnings.append(plan.verification.describe())
     if plan.reencode:
         warnings.append(f"{plan.data_root}: {plan.reencode}")
+    if plan.trigger_in_captions and plan.spec.lora_trigger:  # prepare said it too (same words)
+        warnings.append(
+            trigger_doubled_text(plan.spec.lora_trigger, list(plan.trigger_in_captions), plan.captions)
+        )
     return assumptions, warnings

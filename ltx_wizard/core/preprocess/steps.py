@@ -25,7 +25,7 @@ from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.dataset.precomputed_check import Verification, verify_precomputed
 from ltx_wizard.core.dataset.silent_clips import lacking_audio, silent_advice
-from ltx_wizard.core.dataset.sources import audio_folder
+from ltx_wizard.core.dataset.sources import audio_folder, required_folders
 from ltx_wizard.core.dataset.loader_batches import samples_needed
 from ltx_wizard.core.preprocess.audio_gate import AudioCheck, pass_audio_gate
 from ltx_wizard.core.preprocess.command import (
@@ -63,6 +63,23 @@ class StepResult:
     verification: Verification | None
     warnings: tuple[str, ...] = ()
     log: Path | None = None
+    samples: tuple[str, ...] = ()  # the samples the step encoded and the check found complete
+    folders: tuple[str, ...] = ()  # the folders the recipe reads, each checked for every sample
+    silent: int = 0  # of the samples, those without sound (no audio latents expected)
+
+    def done_text(self) -> str:
+        """What the step did, from its check of what it wrote (never the plan-time verdict on a
+        folder that was there before: "reused as it is" is said only where nothing ran)."""
+        title = STEP_TITLES[self.step]
+        if not self.ran or self.verification is None:
+            return f"{title}: already done"
+        folders = ", ".join(f"{f}/" for f in self.folders) or "every folder the recipe reads"
+        quiet = f" ({self.silent} without sound: no audio latents)" if self.silent else ""
+        return (
+            f"{title}: done, verified: {len(self.samples)} sample(s) encoded into "
+            f"{self.verification.root}, each with its file in {folders}{quiet}; latents of the "
+            "bucket's shape"
+        )
 
 
 def require_state(run_dir: Path) -> PreprocessState:
@@ -207,7 +224,17 @@ async def _run_step_locked(
     if step == "full":  # the data root says which trigger word its embeddings carry
         record_trigger(output, state.spec.lora_trigger)
     mark_done(run_dir, step)
-    return StepResult(step, ran=True, verification=verification, warnings=tuple(_reconcile(parser)), log=log)
+    strategy = run_strategy(run_dir)
+    return StepResult(
+        step,
+        ran=True,
+        verification=verification,
+        warnings=tuple(_reconcile(parser)),
+        log=log,
+        samples=samples,
+        folders=tuple(required_folders(strategy)),
+        silent=sum(s in state.silent for s in samples) if audio_folder(strategy) else 0,
+    )
 
 
 async def _run(

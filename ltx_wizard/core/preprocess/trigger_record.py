@@ -10,7 +10,9 @@ trainer never reads), and a plan whose word differs re-encodes with --overwrite.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Iterable
 
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.safe_fs import write_text
@@ -52,3 +54,24 @@ def trigger_change(root: Path, wanted: str | None) -> str | None:
 
 def record_trigger(root: Path, word: str | None) -> None:
     write_text(Path(root) / RECORD, json.dumps({"lora_trigger": (word or "").strip() or None}) + "\n")
+
+
+def captions_with_trigger(captions: Iterable[tuple[str, str]], word: str | None) -> list[str]:
+    """The clips (of (clip, caption) pairs) whose caption already holds the trigger word, as a
+    whole word in any case and anywhere in it: process_captions.py CaptionsDataset prepends
+    `f"{lora_trigger.strip()} "` to every caption, so theirs would carry it twice."""
+    word = (word or "").strip()
+    if not word:
+        return []
+    found = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+    return [clip for clip, caption in captions if found.search(str(caption or ""))]
+
+
+def trigger_doubled_text(word: str, clips: list[str], total: int) -> str:
+    """The warning prepare and plan both give, from the clips captions_with_trigger found."""
+    names = ", ".join(clips[:3]) + (f" (+{len(clips) - 3} more)" if len(clips) > 3 else "")
+    return (
+        f"{len(clips)} of {total} caption(s) already contain the trigger word {word!r} ({names}): "
+        "--lora-trigger prepends it to every caption at preprocessing, so theirs would carry it "
+        "twice; take it out of those captions"
+    )

@@ -18,7 +18,9 @@ SPOT_CHECK_HELP = (
     """\
 Three captions from the captioner's default prompt, in full, before the other clips are
 captioned. Approve (a) captions the rest the same way; New instruction (i) asks what to change
-and captions the same three again with it; Stop (Esc): the other clips are not captioned.""",
+and captions the same three again with it; Stop (Esc): no clip beyond these three is captioned
+(the stop says how many of the three were). Shown only when the captioner captioned at least one
+of them.""",
 )
 
 

@@ -284,6 +284,7 @@ class PrepareScreen(WizardScreen):
                 runner=choices.runner(self.app),
                 now=self.app.now(),
                 cancel=self._cancel,
+                audio_probe=choices.audio_probe(self.app),
             )
             self.post_message(PrepareEnded(await session.run(), None))
         except WizardError as exc:
