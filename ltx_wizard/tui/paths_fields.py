@@ -24,8 +24,12 @@ EMPTY_HINT = {
     "audio_vae": "required for a split pack: type its audio VAE .safetensors, or F2",
 }
 VAE_FIELDS = ("video_vae", "audio_vae")
-# The choice offered when the data has no audio but the shipped config trains it (plan --video-only).
-VIDEO_ONLY_LABEL = "Train video only (this data has no audio): training_strategy.audio: null"
+# The choice offered when some or all clips have no sound but the shipped config trains audio
+# (plan --video-only).
+VIDEO_ONLY_LABEL = (
+    "Train video only (the recipe trains audio, and clips without sound are left out): "
+    "training_strategy.audio: null"
+)
 VIDEO_ONLY_OPTION = "the Video only box below"
 
 # The form's text fields: each holds one PlanRequest field as text.
@@ -47,8 +51,9 @@ PATHS_HELP = (
   dataset file itself (`dataset.json`, `.jsonl` or `.csv` with `caption` and `video` columns):
   its clips are checked now (frames, size, rotation and sound, read as the trainer reads them)
   and encoded after approval, one sample before autotune and all of them after.
-- *Train video only*: offered under the data field when the data has no audio but the recipe
-  trains it; ticked, `config.yaml` gets `training_strategy.audio: null` (`plan --video-only`).
+- *Train video only*: offered under the data field when some or all clips have no sound but the
+  recipe trains audio (the trainer leaves those clips out); ticked, every clip trains without
+  audio: `config.yaml` gets `training_strategy.audio: null` (`plan --video-only`).
 - *Bucket, trigger word, output folder*: shown for a dataset file: the resolution bucket WxHxF
   (sides multiples of 32, frames 8k+1; default 960x544x49), an optional trigger word
   (preprocessing prepends it to every caption) and where the latents go (default: `.precomputed`

@@ -111,3 +111,21 @@ async def test_a_mismatching_precomputed_is_refused_and_another_folder_chosen(
         )
         assert str(tmp_path / "fresh") in app.screen.draft.config_text
     assert stale.read_bytes() == before  # never overwritten
+
+
+async def test_some_silent_clips_offer_the_video_only_box_their_warning_advises(demo_root):
+    # the demo's dataset.json: 3 clips, clip_02 without sound, under t2v_lora (it trains audio)
+    from textual.widgets import Checkbox
+
+    app = make_app(demo_root, demo_data="clips")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PathsScreen) and app.screen._checked is not None
+        )
+        status = app.screen.query_one("#field-data_root").query_one(".field-status")
+        assert "leaves it out" in str(status.render())
+        box = app.screen.query_one("#video-only", Checkbox)
+        assert box.display and not box.value  # offered, not ticked for the user
+        assert "clips without sound" in str(box.label)

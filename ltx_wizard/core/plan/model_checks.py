@@ -265,7 +265,10 @@ def _data_item(
         "audio_vae": d.request.audio_vae,
     }
 
+    some_silent = False
+
     def read() -> tuple[str, str | None]:
+        nonlocal some_silent
         d.step()
         notes = steps.Notes()
         try:
@@ -283,12 +286,16 @@ def _data_item(
             raise Cancelled from None
         d.data = data
         if dataset is not None:  # clips: what the trainer keeps of them
+            some_silent = bool(dataset.report.silent_samples)
             warnings = list(notes.warnings)
             return "; ".join([dataset.report.describe(), *warnings]), "; ".join(warnings) or None
         video_only = " (video only)" if d.request.video_only else ""
         return data.describe() + video_only, "; ".join(notes.warnings) or None
 
-    return _item("data_root", d.request.data_root, read)
+    item = _item("data_root", d.request.data_root, read)
+    # Some clips without sound under a recipe that trains audio: usable, and the warning advises
+    # --video-only, so the screens offer it as they do for data with no sound at all.
+    return item.model_copy(update={"video_only_data": True}) if item.ok and some_silent else item
 
 
 def run_checks(
