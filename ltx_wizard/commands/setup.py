@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ltx_wizard.core.base.errors import EXIT_FAILURE, EXIT_OK
+from ltx_wizard.core.base.errors import EXIT_FAILURE, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "into the wizard's own environment, used by its path), a git clone of the trainer, "
         "`git pull` when the checkout is too old for --checkpoint or from before 2026-06-17 (the trainer "
         "configs' old names), `uv sync` and an import check. "
-        "Nothing runs without a yes; shell rc files and system packages are never touched.",
+        "Nothing runs without a yes; shell rc files and system packages are never touched. "
+        "Exit 0 ready, 1 a step failed, 2 no answer could be read (no terminal: pass --yes), "
+        "130 an offer answered no.",
     )
     p.add_argument(
         "--trainer-root",
@@ -52,7 +54,11 @@ def _say(text: str = "") -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _ask(question: str, yes: bool) -> bool:
+NO_ANSWER = "no answer"  # an offer declined because nothing could be read
+
+
+def _ask(question: str, yes: bool) -> bool | None:
+    """True or False as answered; None when nothing could be read (no terminal, no input)."""
     if yes:
         _say(f"{question} yes (--yes)")
         return True
@@ -63,6 +69,7 @@ def _ask(question: str, yes: bool) -> bool:
         answer = ""
     if not answer:
         _say("(no answer: nothing read from standard input; --yes accepts every offer)")
+        return None
     return answer.strip().lower() in ("y", "yes")
 
 
@@ -113,8 +120,11 @@ def run(args: argparse.Namespace) -> int:
             outcomes.append(Outcome(key=offer.key, status="skipped", detail=reason))
             _say(f"  skipped: {reason}")
             continue
-        if not _ask("  Do it? [y/N]", args.yes):
-            outcomes.append(Outcome(key=offer.key, status="declined"))
+        answer = _ask("  Do it? [y/N]", args.yes)
+        if not answer:
+            outcomes.append(
+                Outcome(key=offer.key, status="declined", detail="" if answer is False else NO_ANSWER)
+            )
             _say("  declined")
             continue
         outcome = run_offer(offer, log, on_line=_printer())
@@ -137,4 +147,17 @@ def _finish(after, outcomes, log) -> int:
         return EXIT_OK
     missing = [o.title for o in after.offers] or ["see the notes above"]
     _say(f"Not ready yet: {'; '.join(missing)}")
+    return _not_ready_code(outcomes)
+
+
+def _not_ready_code(outcomes) -> int:
+    """README's exit codes: a step that failed is 1; an offer no one could answer (no terminal) is
+    2, naming --yes; an offer answered no is a stop by the user, 130."""
+    if any(o.status == "failed" for o in outcomes):
+        return EXIT_FAILURE
+    if any(o.detail == NO_ANSWER for o in outcomes):
+        _say("ltx-wizard: setup asks before each step: answer on a terminal, or pass --yes")
+        return EXIT_USAGE
+    if any(o.status == "declined" for o in outcomes):
+        return EXIT_STOPPED
     return EXIT_FAILURE

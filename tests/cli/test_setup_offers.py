@@ -70,7 +70,9 @@ def test_nothing_runs_without_a_yes(box, monkeypatch, capsys):
     write_uv(box / "bin")
     monkeypatch.setenv("PATH", path_with(box, box / "bin"))
     _answer(monkeypatch, "n", "")
-    assert main(["setup", "--trainer-repo", str(remote)]) == 1
+    assert (
+        main(["setup", "--trainer-repo", str(remote)]) == 130
+    )  # declined: a stop by the user (README's exit codes)
     err = capsys.readouterr().err
     assert "declined" in err and "skipped: needs the clone step, which was declined" in err
     assert not (box / "home" / "LTX-2").exists() and uv_calls(box / "bin") == []
@@ -84,7 +86,7 @@ def test_an_existing_unsynced_checkout_is_only_synced_after_a_yes(box, monkeypat
     write_uv(box / "bin")
     monkeypatch.setenv("PATH", path_with(box, box / "bin"))
     _answer(monkeypatch, "n")
-    assert main(["setup"]) == 1
+    assert main(["setup"]) == 130  # declined: a stop by the user (README's exit codes)
     assert git("status", "--porcelain", "--ignored", cwd=checkout) == before  # untouched
     assert not (checkout / "uv.lock").exists()  # ltx-core 1.2.0 ships none: the words say so
     assert (
@@ -196,7 +198,7 @@ def test_an_ltx2_checkout_from_before_the_config_rename_is_offered_git_pull(box,
     write_uv(box / "bin")
     monkeypatch.setenv("PATH", path_with(box, box / "bin"))
     _answer(monkeypatch, "n")
-    assert main(["setup"]) == 1
+    assert main(["setup"]) == 130  # declined: a stop by the user (README's exit codes)
     err = capsys.readouterr().err
     assert "not an LTX-2 checkout" not in err
     assert "Update the trainer checkout (git pull)" in err
@@ -226,7 +228,10 @@ def test_plan_says_which_of_uv_lock_and_venv_the_checkout_lacks(model_tree, caps
     box = model_tree()
     shutil.rmtree(box.checkout / ".venv")
     (box.checkout / "uv.lock").unlink()
-    assert main(box.args()) == 0
+    # a plan for real GPUs (a simulated plan's trainer needs no checkout environment)
+    csv = box.ws.parent / "gpus.csv"
+    csv.write_text("name, memory.total [MiB]\nNVIDIA H100 80GB HBM3, 81559 MiB\n")
+    assert main([*box.args(sim=None), "--from-csv", str(csv)]) == 0, capsys.readouterr().err
     err = capsys.readouterr().err
     words = "not synced (it has neither uv.lock nor .venv, which `uv sync` writes)"
     assert f"{words}: run `uv sync` in {box.checkout}" in err

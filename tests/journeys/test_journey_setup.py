@@ -52,6 +52,14 @@ def _setup(fresh, *args: str, answers: str = "") -> subprocess.CompletedProcess[
     )
 
 
+def test_cli_setup_with_no_one_to_answer_names_yes_and_exits_2(fresh):
+    """The README's exit 2: an answer a command cannot ask for without a terminal names --yes."""
+    remote, checkout = fresh["remote"], fresh["home"] / "LTX-2"
+    asked = _setup(fresh, "--trainer-repo", str(remote), answers="")
+    assert asked.returncode == 2 and not checkout.exists()
+    assert "--yes" in asked.stderr.splitlines()[-1]
+
+
 def _head(repo: Path) -> str:
     return git("rev-parse", "HEAD", cwd=repo).strip()
 
@@ -65,7 +73,7 @@ def test_cli_setup_from_a_local_repository(fresh):
     remote, checkout = fresh["remote"], fresh["home"] / "LTX-2"
     # 1. Asked, answered no: nothing is written, and the clone's command is printed in full.
     asked = _setup(fresh, "--trainer-repo", str(remote), answers="n\n")
-    assert asked.returncode == 1 and asked.stdout == ""
+    assert asked.returncode == 130 and asked.stdout == ""  # a no is a stop by the user (README)
     assert f"git clones {remote} into {checkout}" in asked.stderr
     assert "size:  about" in asked.stderr and "(the repository on disk)" in asked.stderr
     assert "declined" in asked.stderr and not checkout.exists()
