@@ -204,33 +204,6 @@ class TerminalAsker:
         )
 
 
-def _runner(args: argparse.Namespace):
-    from ltx_wizard.core.prepare.scripts import uv_runner
-
-    if getattr(args, "simulate", None):  # only the GPU is simulated: the captioner server
-        from ltx_wizard.demo.sim.captioner import simulated_gpu_runner
-
-        return simulated_gpu_runner
-    return uv_runner
-
-
-def simulated_audio_probe(preset: str, env: dict[str, str] | None = None):
-    """Simulated GPUs: the preprocessing is the stand-in's (demo/sim/preprocess.py), and so is
-    the audio gate's check before it (commands/audio_gate.py); prepare asks the same one, so it
-    never says the sound cannot be decoded and then sees audio latents written for every clip."""
-    from dataclasses import replace
-
-    from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
-
-    stand_in = SimulatedTrainer(preset, env=env or {})
-
-    async def probe(clip, label, log):
-        found = await stand_in.audio_decode(clip)
-        return replace(found, clip=label, where="the simulated trainer's environment")
-
-    return probe
-
-
 def _gpus(args: argparse.Namespace):
     def read():
         from ltx_wizard.commands.common import probe_from_args
@@ -269,6 +242,7 @@ def request_from(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.prepare.session import PrepareSession
+    from ltx_wizard.demo.sim import prepare_runs
 
     if args.resolution_buckets:
         from ltx_wizard.core.dataset.buckets import parse_buckets
@@ -279,8 +253,8 @@ def run(args: argparse.Namespace) -> int:
         request_from(args),
         asker,
         gpus=_gpus(args),
-        runner=_runner(args),
-        audio_probe=simulated_audio_probe(args.simulate) if getattr(args, "simulate", None) else None,
+        runner=prepare_runs.scripts_runner(demo=False, simulate=getattr(args, "simulate", None)),
+        audio_probe=prepare_runs.audio_probe(getattr(args, "simulate", None)),
     )
     result = asyncio.run(session.run())
     line = _plan_line(args, result)

@@ -71,30 +71,17 @@ def url_problem(url: str) -> str | None:
 
 
 def runner(app: Any) -> Callable[..., Any]:
-    """The data scripts' runner, as `ltx-wizard prepare` picks it (commands/prepare.py _runner):
-    the checkout's environment; under --simulate the captioner server is the stand-in; the
-    demo's look-alike checkout runs with this Python."""
-    from ltx_wizard.core.prepare.scripts import uv_runner
+    """The data scripts' runner, as `ltx-wizard prepare` picks it (demo/sim/prepare_runs.py)."""
+    from ltx_wizard.demo.sim.prepare_runs import scripts_runner
 
-    if app.options.demo:
-        from ltx_wizard.demo.sim.captioner import lookalike_runner
-
-        return lookalike_runner
-    if app.simulate:
-        from ltx_wizard.demo.sim.captioner import simulated_gpu_runner
-
-        return simulated_gpu_runner
-    return uv_runner
+    return scripts_runner(demo=bool(app.options.demo), simulate=app.simulate)
 
 
 def audio_probe(app: Any) -> Callable[..., Any] | None:
-    """The audio check prepare makes, as `ltx-wizard prepare` picks it: on simulated GPUs (the
-    demo too) the stand-in's, which the Preprocess screen's audio gate asks as well."""
-    if not app.simulate:
-        return None
-    from ltx_wizard.commands.prepare import simulated_audio_probe
+    """The audio check prepare makes, as `ltx-wizard prepare` picks it (the demo's too)."""
+    from ltx_wizard.demo.sim.prepare_runs import audio_probe as simulated_probe
 
-    return simulated_audio_probe(app.simulate, dict(app.options.sim_env))
+    return simulated_probe(app.simulate, dict(app.options.sim_env))
 
 
 def run_note(app: Any) -> str:

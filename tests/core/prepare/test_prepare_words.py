@@ -88,7 +88,7 @@ async def test_the_count_says_how_many_the_trainer_trains_on_when_a_clip_is_sile
 async def test_the_sound_check_under_simulated_gpus_is_the_one_the_preprocessing_gate_makes(tmp_path):
     """Under --simulate prepare said the trainer's environment cannot decode audio (this Python
     has no torchaudio), then the stand-in preprocessing wrote audio latents for every clip."""
-    from ltx_wizard.commands.prepare import simulated_audio_probe
+    from ltx_wizard.demo.sim.prepare_runs import audio_probe as simulated_audio_probe
     from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
     checkout(tmp_path)
