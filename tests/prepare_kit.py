@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ltx_wizard.core.prepare.captioner import GpuFree
-from ltx_wizard.core.prepare.request import PrepareRequest
+from ltx_wizard.core.prepare.request import build_prepare_request
 from ltx_wizard.core.prepare.scripts import ScriptRunner
 from ltx_wizard.core.prepare.session import PrepareSession
 from ltx_wizard.demo.lookalike_checkout import make_checkout
@@ -95,17 +95,28 @@ class Asker:
 
 
 def session(
-    tmp_path: Path, source: Path, asker: Asker, *, gpus=H100, env: dict | None = None, **request
+    tmp_path: Path,
+    source: Path,
+    asker: Asker,
+    *,
+    gpus=H100,
+    env: dict | None = None,
+    audio_probe=None,
+    **request,
 ) -> PrepareSession:
     env = {
         **{k: v for k, v in os.environ.items() if k not in ("GEMINI_API_KEY", "GOOGLE_API_KEY")},
         **(env or {}),
     }
-    req = PrepareRequest(
-        source=str(source),
-        workspace=str(tmp_path / "ws"),
-        run_name=request.pop("run_name", "run"),
-        trainer_root=str(request.pop("trainer_root", tmp_path / "LTX-2")),
-        **request,
+    req = build_prepare_request(
+        {
+            "source": str(source),
+            "workspace": str(tmp_path / "ws"),
+            "run_name": request.pop("run_name", "run"),
+            "trainer_root": str(request.pop("trainer_root", tmp_path / "LTX-2")),
+            **request,
+        }
     )
-    return PrepareSession(req, asker, gpus=lambda: list(gpus), runner=python_runner, env=env)
+    return PrepareSession(
+        req, asker, gpus=lambda: list(gpus), runner=python_runner, env=env, audio_probe=audio_probe
+    )

@@ -218,46 +218,53 @@ def _gpus(args: argparse.Namespace):
     return read
 
 
-def request_from(args: argparse.Namespace):
-    from ltx_wizard.core.prepare.request import PrepareRequest
+# PrepareRequest's field for each option whose name differs
+_FIELDS = {"captions": "captions_file", "resolution_buckets": "buckets"}
+_OPTIONS = (
+    "source",
+    "workspace",
+    "run_name",
+    "trainer_root",
+    "recipe",
+    "captioner",
+    "vllm_url",
+    "captions",
+    "split_scenes",
+    "holdout",
+    "lora_trigger",
+    "resolution_buckets",
+    "instruction",
+    "recaption",
+    "canny",
+)
 
-    return PrepareRequest(
-        source=args.source,
-        workspace=getattr(args, "workspace", None),
-        run_name=args.run_name,
-        trainer_root=getattr(args, "trainer_root", None),
-        recipe=args.recipe,
-        captioner=args.captioner,
-        vllm_url=args.vllm_url,
-        captions_file=args.captions,
-        split_scenes=args.split_scenes,
-        holdout=args.holdout,
-        lora_trigger=args.lora_trigger,
-        buckets=args.resolution_buckets,
-        instruction=args.instruction,
-        recaption=args.recaption,
-        canny=args.canny,
+
+def request_from(args: argparse.Namespace):
+    """The command line's side of the one adapter (core/prepare/request.py build_prepare_request),
+    as the Prepare screen's request() is the screen's."""
+    from ltx_wizard.core.prepare.request import build_prepare_request
+
+    return build_prepare_request(
+        {_FIELDS.get(name, name): getattr(args, name) for name in _OPTIONS if hasattr(args, name)}
     )
 
 
 def run(args: argparse.Namespace) -> int:
+    from ltx_wizard.core.prepare.next_step import dataset_args
     from ltx_wizard.core.prepare.session import PrepareSession
     from ltx_wizard.demo.sim import prepare_runs
 
-    if args.resolution_buckets:
-        from ltx_wizard.core.dataset.buckets import parse_buckets
-
-        parse_buckets(args.resolution_buckets)
+    request = request_from(args)
     asker = TerminalAsker(args)
     session = PrepareSession(
-        request_from(args),
+        request,
         asker,
         gpus=_gpus(args),
         runner=prepare_runs.scripts_runner(demo=False, simulate=getattr(args, "simulate", None)),
         audio_probe=prepare_runs.audio_probe(getattr(args, "simulate", None)),
     )
     result = asyncio.run(session.run())
-    line = _plan_line(args, result)
+    line = _plan_line(args, result.plan)
     if args.json:
         print_json(
             {
@@ -268,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
                 "holdout": str(result.holdout_file) if result.holdout_file else None,
                 "bucket": result.bucket,
                 "recipe": result.recipe,
-                "plan_args": result.plan_args(),
+                "plan_args": dataset_args(result.plan),
                 "next": list(line.argv),
                 "next_runnable": line.runnable,
             }
@@ -281,13 +288,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plan_line(args: argparse.Namespace, result):
+def _plan_line(args: argparse.Namespace, inputs):
+    """The printed next step, rendered from the fields prepare hands the plan."""
     from ltx_wizard.core.prepare.next_step import gpu_source_args, plan_line
 
     gpus = gpu_source_args(
         getattr(args, "simulate", None), getattr(args, "from_csv", None), getattr(args, "vram_gb", None)
     )
-    return plan_line(result, gpus, _models())
+    return plan_line(inputs, gpus, _models())
 
 
 def _models():

@@ -28,13 +28,14 @@ from ltx_wizard.core.prepare.captions import (
     run_captions,
     spot_clips,
 )
-from ltx_wizard.core.prepare.flow import PrepareFlow, Row
+from ltx_wizard.core.prepare.context import PrepareContext
+from ltx_wizard.core.prepare.dataset_value import PrepData, Row
 from ltx_wizard.core.prepare.request import SpotCheckStop
 
 
-def _known(session: PrepareFlow) -> tuple[dict[str, str], dict[str, str]]:
-    req = session.request
-    known = {} if req.recaption else read_captions(session.dataset_dir / CAPTIONS_FILE)
+def _known(ctx: PrepareContext) -> tuple[dict[str, str], dict[str, str]]:
+    req = ctx.request
+    known = {} if req.recaption else read_captions(ctx.dataset_dir / CAPTIONS_FILE)
     by_name: dict[str, str] = {}
     if req.captions_file:
         mine, by_name = captions_from_file(req.captions_file)
@@ -42,138 +43,127 @@ def _known(session: PrepareFlow) -> tuple[dict[str, str], dict[str, str]]:
     return known, by_name
 
 
-def pending_rows(session: PrepareFlow) -> list[Row]:
-    """Rows still without a caption; the others get theirs from what is known."""
-    column, video = session.staged.caption_column, session.video_column
-    known, by_name = _known(session)
+def pending_rows(ctx: PrepareContext, data: PrepData) -> tuple[PrepData, list[str]]:
+    """The clips still without a caption; the others get theirs from what is known."""
+    known, by_name = _known(ctx)
+    found: dict[str, str] = {}
     pending = []
-    for row in session.rows + session.supplied:  # your held-out clips too
-        if str(row.get(column, "")).strip() and not session.request.recaption:
+    for row in data.rows + data.supplied:  # your held-out clips too
+        if row.captioned and not ctx.request.recaption:
             continue
-        real = os.path.realpath(session.dataset_dir / row[video])
-        caption = known.get(real) or by_name.get(Path(row[video]).name)
+        real = os.path.realpath(ctx.dataset_dir / row.video)
+        caption = known.get(real) or by_name.get(Path(row.video).name)
         if caption:
-            row[column] = caption
+            found[row.video] = caption
         else:
-            pending.append(row)
-    return pending
+            pending.append(row.video)
+    return data.with_captions(found), pending
 
 
-async def caption_rows(session: PrepareFlow) -> list[Row]:
-    pending = pending_rows(session)
+async def caption_rows(ctx: PrepareContext, data: PrepData) -> PrepData:
+    data, pending = pending_rows(ctx, data)
     if not pending:
-        total = len(session.rows) + len(session.supplied)
-        session.say(f"Captions: every clip has one ({total}); none made")
-        return session.rows
-    if session.choice.backend == "none":
-        first = pending[0][session.video_column]
+        ctx.say(f"Captions: every clip has one ({len(data.rows) + len(data.supplied)}); none made")
+        return data
+    if ctx.choice.backend == "none":
         raise UsageError(
-            f"{len(pending)} clip(s) have no caption (first: {first}) and no "
-            f"captioner runs here: {session.choice.why}"
+            f"{len(pending)} clip(s) have no caption (first: {pending[0]}) and no "
+            f"captioner runs here: {ctx.choice.why}"
         )
     server = None
     try:  # the server is stopped however this ends: a failed start, a cancel, a stop
-        if session.choice.start_server:
-            server = CaptionerServer(
-                session.runner, session.log("captioner-server"), session.env, gpu=session.choice.gpu
-            )
-            session.say(
+        if ctx.choice.start_server:
+            server = CaptionerServer(ctx.runner, ctx.log("captioner-server"), ctx.env, gpu=ctx.choice.gpu)
+            ctx.say(
                 f"Starting the Qwen3-Omni server (scripts/serve_captioner.py) on GPU "
-                f"{session.choice.gpu}; its output: {server.log}"
+                f"{ctx.choice.gpu}; its output: {server.log}"
             )
-            session.choice = replace(
-                session.choice,
-                vllm_url=await server.start(
-                    on_wait=lambda s: session.asker.progress("captioner server", int(s), 0)
-                ),
-            )
-            session.say("Captioner server ready (its address is in the server log named above)")
-        instruction, go_on = await _spot_check(session, pending)
+            url = await server.start(on_wait=lambda s: ctx.asker.progress("captioner server", int(s), 0))
+            ctx = replace(ctx, choice=replace(ctx.choice, vllm_url=url))  # this stage's own view
+            ctx.say("Captioner server ready (its address is in the server log named above)")
+        data, instruction, go_on = await _spot_check(ctx, data, pending)
         if go_on:
-            await _full_pass(session, pending, instruction)
+            data = await _full_pass(ctx, data, pending, instruction)
     finally:
         if server is not None:
             await server.stop()
-            session.say("Captioner server stopped (its GPU memory is free for preprocessing)")
-    return await _settle_failures(session)
+            ctx.say("Captioner server stopped (its GPU memory is free for preprocessing)")
+    return await _settle_failures(ctx, data)
 
 
-async def _spot_check(session: PrepareFlow, pending: list[Row]) -> tuple[str | None, bool]:
-    """(the instruction agreed, whether the full pass goes on)."""
-    video, column = session.video_column, session.staged.caption_column
-    chosen = spot_clips([r[video] for r in pending])
+async def _spot_check(
+    ctx: PrepareContext, data: PrepData, pending: list[str]
+) -> tuple[PrepData, str | None, bool]:
+    """(the value with the approved captions, the instruction agreed, whether the full pass goes on)."""
+    chosen = spot_clips(pending)
     names = queue_names(chosen)
-    instruction, override = session.request.instruction, session.request.recaption
+    instruction, override = ctx.request.instruction, ctx.request.recaption
     while True:
         run = await run_captions(
-            session.runner,
-            session.choice,
-            {n: session.dataset_dir / rel for n, rel in names.items()},
-            session.dataset_dir,
-            session.run_dir,
+            ctx.runner,
+            ctx.choice,
+            {n: ctx.dataset_dir / rel for n, rel in names.items()},
+            ctx.dataset_dir,
+            ctx.run_dir,
             spot=True,
-            log=session.log("captions-spot"),
-            env=session.env,
+            log=ctx.log("captions-spot"),
+            env=ctx.env,
             instruction=instruction,
             override=override,
         )
-        captioned = spot_captioned(session, chosen, run)
+        captioned = spot_captioned(ctx, chosen, run)
         if not captioned and len(pending) > len(chosen):  # nothing to approve: never "like this"
-            raise WizardError(spot_failed_text(session, chosen, run))
+            raise WizardError(spot_failed_text(ctx, chosen, run))
         if not captioned:  # these were all that was left (a rerun): named, left out only if asked
-            session.failed = [(rel, _why(rel, run)) for rel in chosen]
-            return None, False
-        shown = [(rel, _caption_of(session, rel, run)) for rel in chosen]
-        verdict = await session.asker.approve_captions(shown)
+            return replace(data, failed=tuple((rel, _why(rel, run)) for rel in chosen)), None, False
+        shown = [(rel, _caption_of(ctx, rel, run)) for rel in chosen]
+        verdict = await ctx.asker.approve_captions(shown)
         if verdict is True:
             break
         if verdict is None:  # no one to ask (no terminal): the command needs --yes
             raise UsageError(
-                f"{spot_stop_text(session, chosen, captioned)}; no terminal to ask: review them, "
+                f"{spot_stop_text(ctx, chosen, captioned)}; no terminal to ask: review them, "
                 "then run again with --yes to go on"
             )
         if verdict is False:
             raise SpotCheckStop(
-                f"{spot_stop_text(session, chosen, captioned)}; run again to go on, with "
+                f"{spot_stop_text(ctx, chosen, captioned)}; run again to go on, with "
                 "--instruction TEXT to change the prompt"
             )
-        instruction, override = _checked_instruction(session, str(verdict)), True
+        instruction, override = _checked_instruction(ctx, str(verdict)), True
     approved = {
-        rel: run.captions[os.path.realpath(session.dataset_dir / rel)]
+        rel: run.captions[os.path.realpath(ctx.dataset_dir / rel)]
         for rel in chosen
-        if os.path.realpath(session.dataset_dir / rel) in run.captions
+        if os.path.realpath(ctx.dataset_dir / rel) in run.captions
     }
-    for row in pending:
-        if row[video] in approved:
-            row[column] = approved[row[video]]
-    _remember(session, approved)
-    return instruction, True
+    _remember(ctx, approved)
+    return data.with_captions(approved), instruction, True
 
 
-def spot_captioned(session: PrepareFlow, chosen: list[str], run: CaptionRun) -> list[str]:
+def spot_captioned(ctx: PrepareContext, chosen: list[str], run: CaptionRun) -> list[str]:
     """The spot check's clips its output file holds a caption for (read back from that file)."""
-    return [rel for rel in chosen if os.path.realpath(session.dataset_dir / rel) in run.captions]
+    return [rel for rel in chosen if os.path.realpath(ctx.dataset_dir / rel) in run.captions]
 
 
-def spot_stop_text(session: PrepareFlow, chosen: list[str], captioned: list[str]) -> str:
+def spot_stop_text(ctx: PrepareContext, chosen: list[str], captioned: list[str]) -> str:
     """Where a stop at the spot check leaves the captions, from what its output file holds."""
-    spot = session.dataset_dir / SPOT_FILE
+    spot = ctx.dataset_dir / SPOT_FILE
     kept = f"{len(captioned)} of the {len(chosen)} samples captioned, in {spot}"
     return f"stopped at the caption spot check: {kept}; no other clip was captioned"
 
 
-def spot_failed_text(session: PrepareFlow, chosen: list[str], run: CaptionRun) -> str:
-    log = run.log or session.log("captions-spot")
+def spot_failed_text(ctx: PrepareContext, chosen: list[str], run: CaptionRun) -> str:
+    log = run.log or ctx.log("captions-spot")
     return (
         f"the captioner captioned none of the {len(chosen)} spot-check clips "
         f"({chosen[0]}: {_why(chosen[0], run)}), so there is nothing to approve and no clip was "
-        f"captioned; its output is in {log}: fix the captioner ({session.choice.backend}), "
+        f"captioned; its output is in {log}: fix the captioner ({ctx.choice.backend}), "
         "then run prepare again"
     )
 
 
-def _caption_of(session: PrepareFlow, rel: str, run: CaptionRun) -> str:
-    caption = run.captions.get(os.path.realpath(session.dataset_dir / rel))
+def _caption_of(ctx: PrepareContext, rel: str, run: CaptionRun) -> str:
+    caption = run.captions.get(os.path.realpath(ctx.dataset_dir / rel))
     return caption or f"(failed: {_why(rel, run)})"
 
 
@@ -181,8 +171,8 @@ def _why(rel: str, run: CaptionRun) -> str:
     return next((w for n, w in run.failed if n.endswith(Path(rel).name)), "no caption")
 
 
-def _checked_instruction(session: PrepareFlow, text: str) -> str:
-    trigger = (session.request.lora_trigger or "").strip()
+def _checked_instruction(ctx: PrepareContext, text: str) -> str:
+    trigger = (ctx.request.lora_trigger or "").strip()
     if trigger and trigger.lower() in text.lower():
         raise UsageError(
             f"the instruction names the trigger word {trigger!r}: it is prepended at "
@@ -191,71 +181,69 @@ def _checked_instruction(session: PrepareFlow, text: str) -> str:
     return text
 
 
-def _remember(session: PrepareFlow, captions: dict[str, str]) -> None:
+def _remember(ctx: PrepareContext, captions: dict[str, str]) -> None:
     """Approved captions into captions.json (caption_videos.py's format), so a rerun keeps them."""
-    path = session.dataset_dir / CAPTIONS_FILE
+    path = ctx.dataset_dir / CAPTIONS_FILE
     entries = []
     if path.is_file():
         entries = json.loads(read_text(path, what="captions file", limit=DATASET_MAX_BYTES))
     have = {os.path.realpath(path.parent / e.get("media_path", "")) for e in entries}
     for rel, caption in captions.items():
-        if os.path.realpath(session.dataset_dir / rel) not in have:
+        if os.path.realpath(ctx.dataset_dir / rel) not in have:
             entries.append({"caption": caption, "media_path": rel})
-    write_text(path, json.dumps(entries, indent=2, ensure_ascii=False), root=session.run_dir)
+    write_text(path, json.dumps(entries, indent=2, ensure_ascii=False), root=ctx.run_dir)
 
 
-async def _full_pass(session: PrepareFlow, pending: list[Row], instruction: str | None) -> None:
-    video, column = session.video_column, session.staged.caption_column
-    rest = [r for r in pending if not str(r.get(column, "")).strip()]
+async def _full_pass(
+    ctx: PrepareContext, data: PrepData, pending: list[str], instruction: str | None
+) -> PrepData:
+    now = {r.video: r for r in data.rows + data.supplied}
+    rest = [v for v in pending if not now[v].captioned]
     if not rest:
-        return
-    names = queue_names([r[video] for r in rest])
-    session.say(f"Captioning {len(rest)} clip(s) with {session.choice.backend}...")
+        return data
+    names = queue_names(rest)
+    ctx.say(f"Captioning {len(rest)} clip(s) with {ctx.choice.backend}...")
     run = await run_captions(
-        session.runner,
-        session.choice,
-        {n: session.dataset_dir / rel for n, rel in names.items()},
-        session.dataset_dir,
-        session.run_dir,
+        ctx.runner,
+        ctx.choice,
+        {n: ctx.dataset_dir / rel for n, rel in names.items()},
+        ctx.dataset_dir,
+        ctx.run_dir,
         spot=False,
-        log=session.log("captions"),
-        env=session.env,
+        log=ctx.log("captions"),
+        env=ctx.env,
         instruction=instruction,
-        override=session.request.recaption,
-        on_count=lambda d, t: session.asker.progress("captions", d, t),
+        override=ctx.request.recaption,
+        on_count=lambda d, t: ctx.asker.progress("captions", d, t),
     )
-    for row in rest:
-        caption = run.captions.get(os.path.realpath(session.dataset_dir / row[video]))
-        if caption:
-            row[column] = caption
-    session.failed = [(names[n], why) for n, why in run.failed if n in names]
+    got = {v: run.captions.get(os.path.realpath(ctx.dataset_dir / v)) for v in rest}
+    data = data.with_captions({v: c for v, c in got.items() if c})
+    return replace(data, failed=tuple((names[n], why) for n, why in run.failed if n in names))
 
 
-async def _settle_failures(session: PrepareFlow) -> list[Row]:
-    column, video = session.staged.caption_column, session.video_column
-
-    def has(row: Row) -> bool:
-        return bool(str(row.get(column, "")).strip())
-
-    supplied = session.supplied
-    missing = [r for r in session.rows + supplied if not has(r)]
+async def _settle_failures(ctx: PrepareContext, data: PrepData) -> PrepData:
+    """A clip left without a caption is named, and only left out when the user says so."""
+    missing: list[Row] = [r for r in data.rows + data.supplied if not r.captioned]
     if not missing:
-        return session.rows
-    why = dict(session.failed)
+        return data
+    why = dict(data.failed)
     for row in missing:
-        session.say(f"{row[video]}: no caption ({why.get(row[video], 'not captioned')})")
+        ctx.say(f"{row.video}: no caption ({why.get(row.video, 'not captioned')})")
     question = (
-        f"{len(missing)} of {len(session.rows) + len(supplied)} clip(s) have no caption "
+        f"{len(missing)} of {len(data.rows) + len(data.supplied)} clip(s) have no caption "
         "(named above). Leave them out of the dataset? (No stops here; a rerun captions "
         "only those.)"
     )
-    if not await session.asker.confirm(question, topic="leave-out"):
+    if not await ctx.asker.confirm(question, topic="leave-out"):
         raise WizardError(
-            f"{len(missing)} clip(s) have no caption (first: {missing[0][video]}: "
-            f"{why.get(missing[0][video], 'not captioned')}): run prepare again to "
+            f"{len(missing)} clip(s) have no caption (first: {missing[0].video}: "
+            f"{why.get(missing[0].video, 'not captioned')}): run prepare again to "
             "retry only those (the others' captions are kept), or answer yes to "
             "leave them out"
         )
-    session.say(f"Left out {len(missing)} clip(s) without a caption")
-    session.supplied = [r for r in supplied if has(r)]
-    return [r for r in session.rows if has(r)]
+    ctx.say(f"Left out {len(missing)} clip(s) without a caption")
+    return replace(
+        data,
+        rows=tuple(r for r in data.rows if r.captioned),
+        supplied=tuple(r for r in data.supplied if r.captioned),
+    )

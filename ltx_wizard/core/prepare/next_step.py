@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ltx_wizard.core.base.records import record
-from ltx_wizard.core.prepare.request import PrepareResult
+from ltx_wizard.core.prepare.request import PlanInputs
 
 PROGRAM = "ltx-wizard"  # as the other printed next steps name it (core/plan/next_steps.py)
 
@@ -34,11 +34,36 @@ class PlanLine:
         return shlex.join(self.argv)
 
 
-def plan_line(result: PrepareResult, gpu_args: Sequence[str], models: Models | None) -> PlanLine:
+# The plan's flag for each field prepare hands on, in the order the line gives them
+# (commands/plan.py: --dataset fills data_root; a test parses the line back into the same fields)
+DATASET_FLAGS = (
+    ("data_root", "--dataset"),
+    ("workspace", "--workspace"),
+    ("run_name", "--run-name"),
+    ("recipe", "--recipe"),
+    ("resolution_buckets", "--resolution-buckets"),
+    ("lora_trigger", "--lora-trigger"),
+    ("video_only", "--video-only"),
+)
+
+
+def dataset_args(inputs: PlanInputs) -> list[str]:
+    """The plan's arguments for this dataset, from its fields (models and checkout apart)."""
+    args: list[str] = []
+    for name, flag in DATASET_FLAGS:
+        value = getattr(inputs, name)
+        if value is True:
+            args.append(flag)
+        elif value not in (None, False, ""):
+            args += [flag, str(value)]
+    return args
+
+
+def plan_line(inputs: PlanInputs, gpu_args: Sequence[str], models: Models | None) -> PlanLine:
     """The plan's command for this prepared dataset."""
     argv = [PROGRAM, "plan"]
-    if result.trainer_root is not None:
-        argv += ["--trainer-root", str(result.trainer_root)]
+    if inputs.trainer_root is not None:
+        argv += ["--trainer-root", str(inputs.trainer_root)]
     argv += list(gpu_args)
     if models is not None:
         argv += ["--checkpoint", str(models.checkpoint), "--text-encoder", str(models.text_encoder)]
@@ -46,7 +71,7 @@ def plan_line(result: PrepareResult, gpu_args: Sequence[str], models: Models | N
             argv += [flag, str(vae)] if vae is not None else []
     else:
         argv += ["--checkpoint", "FILE", "--text-encoder", "DIR"]
-    argv += result.plan_args()
+    argv += dataset_args(inputs)
     if models is not None:
         return PlanLine(argv=tuple(argv), runnable=True)
     return PlanLine(

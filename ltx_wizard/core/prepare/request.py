@@ -7,13 +7,17 @@ The same flow serves the command line and the Prepare screen: questions go throu
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Mapping, Protocol
 
-from ltx_wizard.core.base.errors import UserStop
+from ltx_wizard.core.base.errors import UsageError, UserStop
 from ltx_wizard.core.base.records import record
+from ltx_wizard.core.dataset.buckets import parse_buckets
 from ltx_wizard.core.inputs.recipes import DEFAULT_RECIPE
-from ltx_wizard.core.prepare.captioner import CLI_KNOBS, Knobs
+from ltx_wizard.core.io.workspace import validate_run_name
+from ltx_wizard.core.prepare.captioner import CLI_KNOBS, Knobs, check_server_url
+from ltx_wizard.core.prepare.holdout import parse_holdout
 
 
 @record
@@ -73,22 +77,84 @@ class PrepareResult:
     trainer_root: Path | None = None  # the checkout whose recipe and scripts were used
     lines: tuple[str, ...] = ()  # the closing summary
 
-    def plan_args(self) -> list[str]:
-        """The plan's arguments for this dataset (models and checkout are the plan's own)."""
-        args = [
-            "--dataset",
-            str(self.dataset_file),
-            "--workspace",
-            str(self.run_dir.parent),
-            "--run-name",
-            self.run_dir.name,
-            "--recipe",
-            self.recipe,
-            "--resolution-buckets",
-            self.bucket,
-        ]
-        if self.lora_trigger:
-            args += ["--lora-trigger", self.lora_trigger]
-        if self.all_silent:
-            args.append("--video-only")
-        return args
+    @property
+    def plan(self) -> PlanInputs:
+        """What the plan takes from this dataset, as the plan request's fields."""
+        return PlanInputs(
+            data_root=self.dataset_file,
+            workspace=self.run_dir.parent,
+            run_name=self.run_dir.name,
+            recipe=self.recipe,
+            resolution_buckets=self.bucket,
+            lora_trigger=self.lora_trigger,
+            video_only=self.all_silent,
+            trainer_root=self.trainer_root,
+        )
+
+
+@record
+class PlanInputs:
+    """What prepare hands the plan, named as core/plan/request.py PlanRequest names its fields (a
+    test holds them to it): the Prepare screen puts them into its draft request, and the CLI's
+    printed `ltx-wizard plan` line is rendered from them (next_step.py), never the other way."""
+
+    data_root: Path  # the dataset file
+    workspace: Path
+    run_name: str
+    recipe: str
+    resolution_buckets: str
+    lora_trigger: str | None = None
+    video_only: bool = False  # no clip has sound: train video only
+    trainer_root: Path | None = None  # the checkout whose recipe and scripts were used
+
+    @property
+    def run_dir(self) -> Path:
+        return self.workspace / self.run_name
+
+
+# The adapter's raw inputs: what each becomes; `recipe` falls back to the default.
+_PATHS = ("source", "workspace", "trainer_root", "captions_file")  # "" is not given; kept as typed
+_TEXTS = ("run_name", "captioner", "vllm_url", "holdout", "lora_trigger", "buckets", "instruction")
+_FLAGS = ("split_scenes", "recaption", "canny")
+SOURCE_NEEDED = "the source is required: a folder of clips or images, one video, or a dataset file"
+
+
+def build_prepare_request(raw: Mapping[str, Any], *, knobs: Knobs = CLI_KNOBS) -> PrepareRequest:
+    """The one adapter, as core/plan/request.py build_request is the plan's: argparse's values or
+    the Prepare screen's fields -> a request. Texts are stripped and "" is not given, the
+    captioner "auto" is None; every check that needs nothing of the box is made here, so a bad
+    input gets the same words on both (`knobs`: how they name a setting). Unknown keys are a bug."""
+    unknown = set(raw) - (set(PrepareRequest.__dataclass_fields__) - {"knobs"})
+    if unknown:
+        raise TypeError(f"not fields of PrepareRequest: {', '.join(sorted(unknown))}")
+    values: dict[str, Any] = {}
+    for name, value in raw.items():
+        if name in _FLAGS:
+            values[name] = value in (True, "yes", "true", "1")
+        elif name in _PATHS:
+            values[name] = None if value is None or str(value) == "" else str(value)
+        elif name in _TEXTS or name == "recipe":
+            values[name] = None if value is None else (str(value).strip() or None)
+    if values.get("captioner") == "auto":
+        values["captioner"] = None
+    if not values.get("source"):
+        raise UsageError(SOURCE_NEEDED)
+    values["recipe"] = values.get("recipe") or DEFAULT_RECIPE
+    request = PrepareRequest(**values, knobs=knobs)
+    return replace(request, vllm_url=_checked(request))
+
+
+def _checked(request: PrepareRequest) -> str | None:
+    """The checks of what was typed; returns the server URL as the captioner takes it."""
+    if request.run_name is not None:
+        validate_run_name(request.run_name)
+    if request.buckets is not None:
+        parse_buckets(request.buckets)
+    parse_holdout(request.holdout)
+    trigger = (request.lora_trigger or "").strip()
+    if trigger and request.instruction and trigger.lower() in request.instruction.lower():
+        raise UsageError(
+            f"--instruction names the trigger word {trigger!r}: it is prepended "
+            "at preprocessing (--lora-trigger); keep it out of the captions"
+        )
+    return None if request.vllm_url is None else check_server_url(request.vllm_url, knobs=request.knobs)

@@ -225,23 +225,25 @@ class PrepareScreen(WizardScreen):
 
     # ----- running the flow ----------------------------------------------------------------------
     def request(self):
-        from ltx_wizard.core.prepare.request import PrepareRequest
+        """The screen's side of the one adapter (core/prepare/request.py build_prepare_request),
+        as commands/prepare.py request_from is the command line's: the fields as typed."""
+        from ltx_wizard.core.prepare.request import build_prepare_request
 
-        value = lambda wid: self.query_one(wid, Input).value.strip()  # noqa: E731 - a one-line reader
-        captioner = str(self.query_one("#prep-captioner", Select).value)
-        return PrepareRequest(
-            source=self.query_one("#field-source", PathField).value,
-            workspace=str(self.app.workspace) if self.app.workspace else None,
-            run_name=value("#prep-run-name") or None,
-            trainer_root=self.query_one("#field-trainer", PathField).value or None,
-            recipe=str(self.query_one("#prep-recipe", Select).value),
-            captioner=None if captioner == "auto" else captioner,
-            vllm_url=self._url() or None,
+        return build_prepare_request(
+            {
+                "source": self.query_one("#field-source", PathField).value,
+                "workspace": str(self.app.workspace) if self.app.workspace else None,
+                "run_name": self.query_one("#prep-run-name", Input).value,
+                "trainer_root": self.query_one("#field-trainer", PathField).value,
+                "recipe": str(self.query_one("#prep-recipe", Select).value),
+                "captioner": str(self.query_one("#prep-captioner", Select).value),
+                "vllm_url": self._url(),
+                "captions_file": self.query_one("#field-captions", PathField).value,
+                "split_scenes": self.query_one("#prep-split", Checkbox).value,
+                "holdout": self.query_one("#prep-holdout", Input).value,
+                "lora_trigger": self.query_one("#prep-trigger", Input).value,
+            },
             knobs=choices.TUI_KNOBS,
-            captions_file=self.query_one("#field-captions", PathField).value or None,
-            split_scenes=self.query_one("#prep-split", Checkbox).value,
-            holdout=value("#prep-holdout") or None,
-            lora_trigger=value("#prep-trigger") or None,
         )
 
     def action_next(self) -> None:
@@ -251,9 +253,9 @@ class PrepareScreen(WizardScreen):
             self._continue()
             return
         if not self.query_one("#field-source", PathField).value:
-            self.query_one("#field-source", PathField).show_verdict(
-                False, "required: a folder of clips or images, one video, or a dataset file"
-            )
+            from ltx_wizard.core.prepare.request import SOURCE_NEEDED
+
+            self.query_one("#field-source", PathField).show_verdict(False, SOURCE_NEEDED)
             self.query_one("#input-source", Input).focus()
             return
         problem = choices.url_problem(self._url())
@@ -268,7 +270,14 @@ class PrepareScreen(WizardScreen):
         self.set_class(False, "-failed")
         self.add_class("-running")
         self._status("Preparing…")
-        self._run(self.request())
+        from ltx_wizard.core.base.errors import WizardError
+
+        try:
+            request = self.request()
+        except WizardError as exc:  # a typed value the request refuses: said as the CLI says it
+            self.post_message(PrepareEnded(None, exc.message))
+            return
+        self._run(request)
 
     @work(exclusive=True, exit_on_error=False, group="prepare")
     async def _run(self, request) -> None:
@@ -350,18 +359,19 @@ class PrepareScreen(WizardScreen):
         self.query_one("#prep-status", Static).update(text)
 
     def _continue(self) -> None:
-        result, state = self.result, self.app.state
-        assert result is not None
-        # the prepared dataset into the draft request, through the one adapter
+        state = self.app.state
+        assert self.result is not None
+        plan = self.result.plan  # the fields prepare hands the plan (the CLI prints its line from them)
+        # into the draft request, through the one adapter; the run folder is the Summary's target
         state.edit_request(
-            data_root=result.dataset_file,
-            resolution_buckets=result.bucket,
-            lora_trigger=result.lora_trigger or None,
-            recipe=result.recipe,
-            video_only=state.request.video_only or result.all_silent,
+            data_root=plan.data_root,
+            resolution_buckets=plan.resolution_buckets,
+            lora_trigger=plan.lora_trigger,
+            recipe=plan.recipe,
+            video_only=state.request.video_only or plan.video_only,
             trainer_root=self.query_one("#field-trainer", PathField).value or state.request.trainer_root,
         )
-        self.app.target_run_dir = result.run_dir
+        self.app.target_run_dir = plan.run_dir
         self.app.nav.open_paths()
 
     def action_skip(self) -> None:

@@ -67,7 +67,7 @@ async def test_raw_folder_becomes_a_captioned_dataset_with_scenes_upright_copy_a
     record = json.loads((dataset / "prepare.json").read_text())
     assert record["lora_trigger"] == "sks" and record["held_out"] == list(result.held_out)
     assert record["split"] == {"videos/long_take.mp4": [c for c in clips if "Scene" in c]}
-    assert "--lora-trigger" in result.plan_args() and "sks" in result.plan_args()
+    assert result.plan.lora_trigger == "sks" and result.plan.data_root == result.dataset_file
 
 
 async def test_the_captioner_server_is_stopped_when_captioning_ends(tmp_path):

@@ -113,7 +113,9 @@ def _result(tmp_path: Path, **more) -> PrepareResult:
 
 def test_the_plan_line_carries_the_checkout_the_gpus_and_the_models(tmp_path):
     models = Models(checkpoint=tmp_path / "m" / "ltx.safetensors", text_encoder=tmp_path / "m" / "gemma")
-    line = plan_line(_result(tmp_path, lora_trigger="sks"), gpu_source_args("rtx5090", None, None), models)
+    line = plan_line(
+        _result(tmp_path, lora_trigger="sks").plan, gpu_source_args("rtx5090", None, None), models
+    )
     assert line.runnable and line.why == ""
     argv = shlex.split(line.text())  # quoted: the run folder's space survives
     assert argv[:4] == ["ltx-wizard", "plan", "--trainer-root", str(tmp_path / "LTX-2")]
@@ -124,7 +126,7 @@ def test_the_plan_line_carries_the_checkout_the_gpus_and_the_models(tmp_path):
 
 
 def test_without_models_the_line_says_what_goes_where(tmp_path):
-    line = plan_line(_result(tmp_path), gpu_source_args(None, "gpus.csv", 24.0), None)
+    line = plan_line(_result(tmp_path).plan, gpu_source_args(None, "gpus.csv", 24.0), None)
     assert not line.runnable and "FILE" in line.why and "DIR" in line.why
     assert line.argv[line.argv.index("--from-csv") + 1] == str(Path("gpus.csv").resolve())
     assert line.argv[line.argv.index("--vram-gb") + 1] == "24"
