@@ -53,11 +53,12 @@ async def audited(ctx: PrepareContext, data: PrepData) -> tuple[PrepData, AuditR
     return data, report
 
 
-async def check_pairs(ctx: PrepareContext, data: PrepData) -> None:
-    """References and masks checked against their clips; a bad pair stops here."""
+async def check_pairs(ctx: PrepareContext, data: PrepData) -> PrepData:
+    """References and masks checked against their clips; a bad pair stops here (a gate: the
+    value goes on as it came)."""
     roles = data.staged.roles
     if not any(r in roles for r in conditioning.CONDITIONING):
-        return
+        return data
     from ltx_wizard.core.dataset.buckets import min_frames, parse_buckets
 
     suggested = (await asyncio.to_thread(ctx.judge, data)).bucket
@@ -69,6 +70,7 @@ async def check_pairs(ctx: PrepareContext, data: PrepData) -> None:
     for pairing in pairs:
         ctx.say(pairing.describe())
     conditioning.require_pairs(pairs, str(ctx.source.path))
+    return data
 
 
 async def split(ctx: PrepareContext, data: PrepData, long: tuple[str, ...]) -> PrepData:

@@ -73,7 +73,7 @@ class PrepareSession:
             if gate:
                 raise UsageError(f"{ctx.recipe.name}: {gate[0]}; nothing is preprocessed until it is there")
             data, report = await clip_stages.audited(ctx, data)
-            await clip_stages.check_pairs(ctx, data)
+            data = await clip_stages.check_pairs(ctx, data)
             data = await clip_stages.split(ctx, data, report.long)
             data = await clip_stages.upright(ctx, data)
             data, held = await finish.holdout_count(ctx, data)

@@ -41,6 +41,7 @@ async def test_no_stage_changes_the_value_it_is_given(tmp_path, monkeypatch):
     seen: list[str] = []
     for module, name in (
         (clip_stages, "audited"),
+        (clip_stages, "check_pairs"),
         (clip_stages, "split"),
         (clip_stages, "upright"),
         (finish, "holdout_count"),
@@ -49,7 +50,7 @@ async def test_no_stage_changes_the_value_it_is_given(tmp_path, monkeypatch):
     ):
         monkeypatch.setattr(module, name, _guarded(getattr(module, name), seen))
     result = await session(tmp_path, raw, Asker(), split_scenes=True, holdout="1").run()
-    assert seen == ["audited", "split", "upright", "holdout_count", "caption_rows", "finish"]
+    assert seen == ["audited", "check_pairs", "split", "upright", "holdout_count", "caption_rows", "finish"]
     assert result.samples == 5 and len(result.held_out) == 1  # 3 scenes, upright phone, quiet, beach
 
 
