@@ -46,7 +46,7 @@ class PrepareSession:
     ) -> None:
         """Everything is checked here, before anything is written (context.open_context).
         `audio_probe`: the check the preprocessing's audio gate will make (a simulated run's
-        is the stand-in's, demo/sim/prepare_runs.py); None: torchaudio.load in the checkout."""
+        is the stand-in's, handed in by the CLI and the screen); None: torchaudio.load in the checkout."""
         self.context: PrepareContext = open_context(
             request,
             asker,
