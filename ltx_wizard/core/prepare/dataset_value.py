@@ -51,7 +51,7 @@ def row_of(values: Mapping[str, str], video_column: str, caption_column: str) ->
 
 @record
 class PrepData:
-    staged: Staged  # what was linked from where, and the columns' roles
+    staged: Staged  # what was linked from where, and the columns' roles (its rows are `rows`)
     rows: tuple[Row, ...]  # the training rows, in dataset order
     supplied: tuple[Row, ...] = ()  # your own held-out rows (--holdout FILE), under dataset/holdout/
     facts: Mapping[str, ClipFacts] = field(default_factory=dict)  # clip -> what the audit read of it
@@ -87,4 +87,4 @@ class PrepData:
 def initial(staged: Staged) -> PrepData:
     """The value the flow starts from: the staged rows, nothing found yet."""
     rows = tuple(row_of(r, staged.video_column, staged.caption_column) for r in staged.rows)
-    return PrepData(staged=staged, rows=rows)
+    return PrepData(staged=replace(staged, rows=()), rows=rows)  # the rows have one owner: `rows`
