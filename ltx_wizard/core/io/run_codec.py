@@ -35,23 +35,46 @@ DECLARED: dict[str, FileModel[Any]] = {}  # RunFile.rel -> its one declaration
 
 
 def _dec_hook(kind: type, value: Any) -> Any:
-    """Paths are text in the files (the only type msgspec does not know that the models use)."""
+    """Paths are text in the files; a pydantic model inside a file (autotune's summary, which
+    the live events carry too) is checked by its own schema, strictly."""
     if kind is Path and isinstance(value, str):
         return Path(value)
+    validate = getattr(kind, "model_validate", None)
+    if validate is not None and isinstance(value, dict):
+        try:
+            return validate(value, strict=True)
+        except ValueError as exc:  # pydantic's ValidationError: its first error, on one line
+            errors = getattr(exc, "errors", None)
+            first = errors()[0] if callable(errors) else {"msg": str(exc)[:80], "loc": ()}
+            raise ValueError(f"{first['msg']} at `{'.'.join(map(str, first['loc']))}`") from None
     raise TypeError(f"Expected `{getattr(kind, '__name__', kind)}`, got `{type(value).__name__}`")
 
 
 def _enc_hook(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        return dump(mode="json")
     raise NotImplementedError(f"{type(value).__name__} cannot be written")
+
+
+def _fields(info: mi.Type) -> dict[str, mi.Type] | None:
+    """The keys a record's JSON object may have, with their types; None for other types. A
+    pydantic model's come from its own field annotations."""
+    if isinstance(info, (mi.DataclassType, mi.StructType)):
+        return {f.encode_name: f.type for f in info.fields}
+    model_fields = getattr(info, "cls", None) and getattr(info.cls, "model_fields", None)  # type: ignore[attr-defined]
+    if isinstance(info, mi.CustomType) and isinstance(model_fields, dict):
+        return {name: mi.type_info(field.annotation) for name, field in model_fields.items()}
+    return None
 
 
 def _unknown(doc: Any, info: mi.Type, where: str) -> str | None:
     """The first key of `doc` that its declared type does not have, as `$.a.b`; msgspec refuses
     them itself in Structs declared with forbid_unknown_fields, and skips them in dataclasses."""
-    if isinstance(info, (mi.DataclassType, mi.StructType)) and isinstance(doc, dict):
-        fields = {f.encode_name: f.type for f in info.fields}
+    fields = _fields(info)
+    if fields is not None and isinstance(doc, dict):
         for key, value in doc.items():
             if key not in fields:
                 return f"{where}.{key}"
@@ -72,7 +95,7 @@ def _unknown(doc: Any, info: mi.Type, where: str) -> str | None:
                 return found
     elif isinstance(info, mi.UnionType):
         for kind in info.types:  # Optional[Record]: the record's keys
-            if isinstance(kind, (mi.DataclassType, mi.StructType)):
+            if _fields(kind) is not None:
                 return _unknown(doc, kind, where)
     return None
 

@@ -24,6 +24,7 @@ from ltx_wizard.core.prepare.holdout import (
 from ltx_wizard.core.preprocess.trigger_record import captions_with_trigger, trigger_doubled_text
 from ltx_wizard.core.prepare.flow import PrepareFlow, Row
 from ltx_wizard.core.prepare.request import PrepareResult
+from ltx_wizard.core.prepare.prepare_record import write_prepare_record
 from ltx_wizard.core.prepare.source import read_source
 from ltx_wizard.core.prepare.staging import stage
 
@@ -217,5 +218,5 @@ def _record(
         "findings": [{"clip": f.clip, "kind": f.kind, "text": f.text} for f in report.findings],
         "audio_decode": (session.audio_check.describe() if session.audio_check else None),
     }
-    outputs.write_record(session.run_dir, session.dataset_dir, rec)
+    write_prepare_record(session.run_dir, rec)
     return rec
