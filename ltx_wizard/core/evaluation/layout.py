@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.evaluation.eval_config import EVAL_OUTPUT_REL
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, EvalPrompt
 from ltx_wizard.core.io import run_folder

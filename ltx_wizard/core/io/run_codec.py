@@ -186,7 +186,9 @@ class FileModel(Generic[T]):
         return self.write_path(self.file.path(run_dir), value, root=Path(run_dir))
 
 
-def declare(file: RunFile, model: type[T], *, version: int = 1, upgrade: Upgrade | None = None) -> FileModel[T]:
+def declare(
+    file: RunFile, model: type[T], *, version: int = 1, upgrade: Upgrade | None = None
+) -> FileModel[T]:
     """The one declaration of `file`'s model; a second one for the same file is a bug."""
     if file.rel in DECLARED:
         raise RuntimeError(f"{file.rel} is declared twice")

@@ -45,7 +45,9 @@ EVAL_JOB = RunFile("logs/eval-job.json", "eval job", fix="start the evaluation a
 EVAL_STATE = RunFile("logs/eval-state.json", "eval state", fix="start the evaluation again")
 EVAL_MANIFEST = RunFile("outputs/eval/prompts.json", "eval manifest", fix="run the evaluation again")
 CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/cursor_store.py)
-STATUS_CURSOR = RunFile("logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start")
+STATUS_CURSOR = RunFile(
+    "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
+)
 CLIP_CACHE = RunFile("clip-facts-v1.jsonl", "clip-check cache", kind="jsonl", fix="the clip is read again")
 # the files that are not JSON records: named here so their paths are built once
 PLAN_MD = RunFile("plan.md", "plan", kind="text")

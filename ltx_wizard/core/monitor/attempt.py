@@ -7,7 +7,6 @@ only the tail's full parse gives (the failure cause, the statistics) are not.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from ltx_wizard.core.monitor.history_doc import AttemptDoc

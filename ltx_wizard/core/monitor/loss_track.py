@@ -12,6 +12,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 from ltx_wizard.core.monitor.history_doc import MAX_POINTS, LossDoc
+
 RECENT = 5
 Point = tuple[int, float]
 

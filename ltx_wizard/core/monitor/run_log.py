@@ -18,7 +18,7 @@ import re
 import time
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ltx_wizard.core.monitor import log_reader
 from ltx_wizard.core.monitor.attempt import Attempt, Checkpoint

@@ -7,7 +7,6 @@ its lines are gathered until a line that is not a continuation ends it.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ltx_wizard.core.monitor.history_doc import StartupDoc
 from ltx_wizard.core.trainer_output import grammar, history_scan
