@@ -38,6 +38,7 @@ class CacheLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     path: str
     key: Key
     facts: ClipFacts
+    version: int = 1
 
 
 LINE = declare(run_folder.CLIP_CACHE, CacheLine)

@@ -59,15 +59,43 @@ def _enc_hook(value: Any) -> Any:
     raise NotImplementedError(f"{type(value).__name__} cannot be written")
 
 
+_FIELDS: dict[int, tuple[mi.Type, dict[str, mi.Type] | None]] = {}  # id -> (the type kept alive, its keys)
+
+
 def _fields(info: mi.Type) -> dict[str, mi.Type] | None:
     """The keys a record's JSON object may have, with their types; None for other types. A
-    pydantic model's come from its own field annotations."""
+    pydantic model's come from its own field annotations. Worked out once per type."""
+    known = _FIELDS.get(id(info))
+    if known is not None:
+        return known[1]
+    fields: dict[str, mi.Type] | None = None
     if isinstance(info, (mi.DataclassType, mi.StructType)):
-        return {f.encode_name: f.type for f in info.fields}
+        fields = {f.encode_name: f.type for f in info.fields}
     model_fields = getattr(info, "cls", None) and getattr(info.cls, "model_fields", None)  # type: ignore[attr-defined]
     if isinstance(info, mi.CustomType) and isinstance(model_fields, dict):
-        return {name: mi.type_info(field.annotation) for name, field in model_fields.items()}
-    return None
+        fields = {name: mi.type_info(field.annotation) for name, field in model_fields.items()}
+    _FIELDS[id(info)] = (info, fields)
+    return fields
+
+
+def _strict(info: mi.Type) -> bool:
+    """msgspec itself refuses every unknown key of `info`: Structs declared with
+    forbid_unknown_fields all the way down, no dataclass or pydantic model inside."""
+    if isinstance(info, mi.StructType):
+        return info.forbid_unknown_fields and all(_strict(f.type) for f in info.fields)
+    if isinstance(info, mi.DataclassType):
+        return False
+    if isinstance(info, mi.CustomType):
+        return not hasattr(info.cls, "model_fields")
+    if isinstance(info, (mi.ListType, mi.VarTupleType, mi.SetType, mi.FrozenSetType)):
+        return _strict(info.item_type)
+    if isinstance(info, mi.TupleType):
+        return all(_strict(t) for t in info.item_types)
+    if isinstance(info, mi.DictType):
+        return _strict(info.value_type)
+    if isinstance(info, mi.UnionType):
+        return all(_strict(t) for t in info.types)
+    return True
 
 
 def _unknown(doc: Any, info: mi.Type, where: str) -> str | None:
@@ -118,11 +146,26 @@ class FileModel(Generic[T]):
         fields = info.fields if isinstance(info, (mi.DataclassType, mi.StructType)) else ()
         return any(f.encode_name == VERSION_KEY for f in fields)
 
+    @cached_property
+    def _decoder(self) -> msgspec.json.Decoder[T] | None:
+        """The typed decoder, where it alone refuses all a file may not hold (a Struct model with
+        its own version, no upgrade): the whole read in C."""
+        if self._versioned and self.upgrade is None and _strict(self._info):
+            return msgspec.json.Decoder(self.model, strict=True, dec_hook=_dec_hook)
+        return None
+
     def refusal(self, path: Path, why: str) -> UsageError:
         return UsageError(f"{self.file.what} {path} {why}: {self.file.fix}")
 
     def decode(self, data: bytes, path: Path) -> T:
         """The model from the file's bytes; a UsageError naming `path` for anything else."""
+        if self._decoder is not None:
+            try:
+                value = self._decoder.decode(data)
+                if getattr(value, VERSION_KEY) == self.version:
+                    return value
+            except (msgspec.DecodeError, RecursionError):
+                pass  # read again below, to name what is wrong as every file's refusal does
         try:
             doc = msgspec.json.decode(data)
         except (msgspec.DecodeError, RecursionError) as exc:

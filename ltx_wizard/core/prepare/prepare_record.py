@@ -31,6 +31,7 @@ class SharedSource(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class PrepareRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    version: int = 1
     source: str
     source_kind: str  # folder, video, dataset
     recipe: str
