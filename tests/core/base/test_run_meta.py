@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.base.records import json_text
 from ltx_wizard.core.io.run_meta import LaunchSpec, RunMeta, read_run_meta
 from ltx_wizard.core.launch.script import ensure_run_id, ensure_script
 from ltx_wizard.core.preprocess.command import PreprocessSpec
-from ltx_wizard.core.preprocess.state import PreprocessState, read_state, write_state
+from ltx_wizard.core.preprocess.state import STATE_FILE, PreprocessState, read_state, write_state
 
 LAUNCH = LaunchSpec(
     argv=["uv", "run", "a\nb", "tab\there", 'q"uote', "back\\slash", "\x1b[31m", "\N{GRINNING FACE}", "\x00"],
@@ -214,7 +213,7 @@ STATE_TEXT = """{
 
 
 def test_preprocess_json_is_written_as_before_and_reads_back_with_tuples(tmp_path):
-    assert json_text(STATE) == STATE_TEXT
+    assert STATE_FILE.encode(STATE) == _versioned(STATE_TEXT)
     write_state(tmp_path, STATE)
     assert (tmp_path / "preprocess.json").read_text(encoding="utf-8") == _versioned(STATE_TEXT)
     back = read_state(tmp_path)
