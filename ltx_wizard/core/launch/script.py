@@ -260,7 +260,11 @@ def ensure_script(run_dir: Path) -> Path:
     path = script_path(run_dir)
     if path.is_file():
         return path
-    spec = read_run_meta(Path(run_dir)).launch
+    try:  # a refused run.json is named with what is wrong in it, not read as "no launch"
+        meta = RUN_META_FILE.read(run_dir)
+    except UsageError as exc:
+        raise UsageError(f"{run_dir} has no launch.sh, and its {exc.message}") from None
+    spec = meta.launch if meta is not None else None
     if spec is None:
         raise UsageError(
             f"{run_dir} has no launch.sh and run.json records no launch: plan the run again "

@@ -143,11 +143,19 @@ def test_a_written_run_json_reads_back_the_same(tmp_path):
         json.dumps({"version": "1", **META.to_json()}),
     ],
 )
-def test_a_damaged_run_json_reads_as_nothing_recorded(tmp_path, text):
+def test_a_damaged_run_json_reads_as_nothing_recorded_and_launching_names_it(tmp_path, text):
     run = _run(tmp_path, text)
     assert read_run_meta(run) == RunMeta()
-    with pytest.raises(UsageError, match="run.json records no launch: plan the run again"):
+    with pytest.raises(UsageError) as caught:
         ensure_script(run)
+    said = caught.value.message
+    assert said.startswith(f"{run} has no launch.sh, and its run record {run / 'run.json'} ")
+    assert said.endswith(": plan the run again (ltx-wizard plan ... --force)") and "\n" not in said
+
+
+def test_a_run_json_without_a_launch_says_so(tmp_path):
+    with pytest.raises(UsageError, match="run.json records no launch: plan the run again"):
+        ensure_script(_run(tmp_path, json.dumps({"tier": "40-60GB"})))
 
 
 def test_an_old_run_json_without_the_newer_keys_reads_with_their_defaults(tmp_path):
