@@ -16,6 +16,7 @@ from ltx_wizard.core.evaluation import memory
 from ltx_wizard.core.evaluation.conditioning import described
 from ltx_wizard.core.evaluation.job import Command, EvalJob, EvalState, Production
 from ltx_wizard.core.evaluation.layout import Manifest, eval_dir
+from ltx_wizard.core.io.run_folder import EVAL_MANIFEST
 from ltx_wizard.core.evaluation.planning import (
     Setup,
     job,
@@ -180,7 +181,7 @@ def closing_block(run_dir: Path, manifest: Manifest, state: EvalState) -> list[s
             lines.append(skipped[0])
     lines += [
         "",
-        f"prompts.json: {eval_dir(run_dir) / 'prompts.json'} (each file's prompt, seed, "
+        f"prompts.json: {EVAL_MANIFEST.path(run_dir)} (each file's prompt, seed, "
         "LoRA on or off, path and quantization); run-summary.md lists them once written.",
     ]
     return lines

@@ -13,6 +13,7 @@ from typing import Any, Awaitable
 
 from ltx_wizard.commands.common import add_gpu_source_args, print_json
 from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.io import run_folder
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.plan.refresh import refresh_plan_md
 
     problem = refresh_plan_md(run_dir)  # plan.md's Dataset section says how far it has got
-    if problem is not None and (run_dir / "plan.json").is_file():
+    if problem is not None and run_folder.PLAN_RECORD.path(run_dir).is_file():
         print(f"warning: {problem}", file=sys.stderr)
     if args.json:
         print_json(

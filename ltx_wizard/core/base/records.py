@@ -5,13 +5,11 @@ replaces did (a str given for a Path field becomes a Path, a list for a tuple fi
 build the models' schemas) is kept for what really validates foreign input (trainer events,
 autotune records). Only the two lax conversions the wizard's own callers rely on are done here:
 argparse and the TUI hand strings for paths, and callers pass lists for tuples. Anything read
-from disk is checked by its reader (core/io/run_meta.py, core/preprocess/state.py), never by this.
-`json_text` writes a record as pydantic's model_dump_json(indent=2) did, byte for byte.
+from disk is checked by the run folder's codec (core/io/run_codec.py), never by this.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
@@ -88,11 +86,3 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
-
-
-def json_text(value: Any) -> str:
-    """The file's text, newline-ended; raises ValueError for a path that is not UTF-8 (as the
-    pydantic writer did) rather than writing it."""
-    text = json.dumps(plain(value), indent=2, ensure_ascii=False) + "\n"
-    text.encode("utf-8")
-    return text

@@ -5,24 +5,47 @@ JSON line per clip appended to `clip-facts-v1.jsonl` in the wizard's cache folde
 ($LTX_WIZARD_CACHE_DIR, else $XDG_CACHE_HOME/ltx-wizard, else ~/.cache/ltx-wizard), so `check`,
 `plan` and the screens share what any of them read. The file is only a cache: a line that does
 not parse is skipped, a folder that cannot be written is not used, and past MAX_FILE_BYTES it is
-rewritten with each clip's latest facts (temp file, then rename).
+rewritten with each clip's latest facts (temp file, then rename). Each line is declared once in the
+run folder's codec (core/io/run_codec.py): a line of another shape or version is skipped, as a
+torn one is; the file is opened as a regular file only (a planted FIFO must not hang a check).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Mapping
 
+import msgspec
+
+from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.dataset.clip_facts import ClipFacts
+from ltx_wizard.core.io import run_folder
+from ltx_wizard.core.io.bounded import open_regular
+from ltx_wizard.core.io.run_codec import declare
 
 CACHE_ENV = "LTX_WIZARD_CACHE_DIR"
-FILE_NAME = "clip-facts-v1.jsonl"
+FILE_NAME = run_folder.CLIP_CACHE.rel
 MAX_FILE_BYTES = 64 * 2**20  # ~200k clips; past it the file is compacted on the next load
 Key = tuple[int, int]  # (size, mtime_ns) of the resolved path
+
+
+class CacheLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One line: a clip's resolved path, its (size, mtime_ns), and what was read from it."""
+
+    path: str
+    key: Key
+    facts: ClipFacts
+    version: int = 1
+
+
+LINE = declare(run_folder.CLIP_CACHE, CacheLine)
+
+
+def _line(path: str, key: Key, item: ClipFacts) -> str:
+    return LINE.encode(CacheLine(path, key, item), indent=False) + "\n"
 
 
 def cache_folder(env: Mapping[str, str] | None = None) -> Path | None:
@@ -76,9 +99,7 @@ class FactsCache:
                 if stat is None or item.via == "none":  # gone, or nothing read: nothing to keep
                     continue
                 self._facts[stat[0]] = (stat[1], item)
-                lines.append(
-                    json.dumps({"path": stat[0], "key": list(stat[1]), "facts": item.as_json()}) + "\n"
-                )
+                lines.append(_line(stat[0], stat[1], item))
         folder = self.folder
         if lines and folder is not None:
             try:
@@ -97,29 +118,31 @@ class FactsCache:
             if file is None:  # not reached: a cache without a folder starts loaded
                 return
             try:
-                size = os.stat(file).st_size
-                with open(file, encoding="utf-8", errors="replace") as handle:
+                handle = open_regular(file, what=run_folder.CLIP_CACHE.what)
+                if handle is None:
+                    return
+                with handle:
+                    size = os.fstat(handle.fileno()).st_size
                     for line in handle:
-                        self._read_line(line)
-            except OSError:
+                        self._read_line(file, line)
+            except (OSError, WizardError):
                 return
             if size > MAX_FILE_BYTES:
                 self._compact(file)
 
-    def _read_line(self, line: str) -> None:
+    def _read_line(self, file: Path, line: bytes) -> None:
         try:
-            entry = json.loads(line)
-            key = (int(entry["key"][0]), int(entry["key"][1]))
-            self._facts[str(entry["path"])] = (key, ClipFacts.from_json(entry["facts"]))
-        except (ValueError, KeyError, TypeError, IndexError):
-            pass  # a torn or foreign line: that clip is read again
+            entry = LINE.decode(line, file)
+        except WizardError:
+            return  # a torn or foreign line: that clip is read again
+        self._facts[entry.path] = (entry.key, entry.facts)
 
     def _compact(self, file: Path) -> None:
         tmp = file.with_name(f"{FILE_NAME}.{os.getpid()}.tmp")
         try:
             with open(tmp, "w", encoding="utf-8") as out:
                 for path, (key, item) in self._facts.items():
-                    out.write(json.dumps({"path": path, "key": list(key), "facts": item.as_json()}) + "\n")
+                    out.write(_line(path, key, item))
             os.replace(tmp, file)
         except OSError:
             try:

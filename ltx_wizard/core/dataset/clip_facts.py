@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 # mirrors process_videos.py MediaDataset.__getitem__/_filter_valid_videos: these suffixes (lower
 # case) are stills, opened with PIL as one frame and never frame-counted
@@ -31,13 +30,6 @@ class ClipFacts:
     @property
     def readable(self) -> bool:
         return self.error is None and self.via != "none"
-
-    def as_json(self) -> dict[str, Any]:
-        return {**asdict(self), "path": str(self.path)}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "ClipFacts":
-        return cls(**{**data, "path": Path(data["path"])})
 
 
 def unread(path: Path, error: str, *, via: str = "pyav") -> ClipFacts:

@@ -3,26 +3,26 @@
 The front end (`ltx-wizard eval`, the Results screen) decides everything (checkpoint, prompts,
 commands, the production path's options) and writes the job; the job's own process only carries
 it out, so a detached evaluation runs exactly what the user saw. Both files are the run's logs,
-written through a temp file and a rename.
+written through a temp file and a rename. Both are declared once in the run folder's codec
+(core/io/run_codec.py): a damaged or unknown-shaped file is refused naming it.
 """
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.evaluation.prompts import EvalPrompt
-from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, loads_json, read_bytes
-from ltx_wizard.core.io.safe_fs import write_text
+from ltx_wizard.core.io import run_folder
+from ltx_wizard.core.io.run_codec import declare
 
-JOB_REL = Path("logs") / "eval-job.json"
-STATE_REL = Path("logs") / "eval-state.json"
-LOG_REL = Path("logs") / "eval.log"
-PID_REL = Path("logs") / "eval.pid"
+JOB_REL = Path(run_folder.EVAL_JOB.rel)
+STATE_REL = Path(run_folder.EVAL_STATE.rel)
+LOG_REL = Path(run_folder.EVAL_LOG.rel)
+PID_REL = Path(run_folder.EVAL_PID.rel)
 
 
 @dataclass(frozen=True)
@@ -68,37 +68,21 @@ class EvalJob:
     conditions: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n"
+        return JOB_FILE.encode(self)
 
 
-def _job_from(doc: dict[str, Any]) -> EvalJob:
-    production = doc.get("production")
-    if production is not None:
-        production = Production(**{**production, "prefix": Command(**production["prefix"])})
-    return EvalJob(
-        **{
-            **doc,
-            "prompts": [EvalPrompt(**p) for p in doc["prompts"]],
-            "dims": tuple(doc["dims"]),
-            "trainer": Command(**doc["trainer"]),
-            "production": production,
-        }
-    )
+JOB_FILE = declare(run_folder.EVAL_JOB, EvalJob)
 
 
 def write_job(run_dir: Path, job: EvalJob) -> Path:
-    return write_text(Path(run_dir) / JOB_REL, job.to_json(), root=Path(run_dir))
+    return JOB_FILE.write(run_dir, job)
 
 
 def read_job(run_dir: Path) -> EvalJob:
-    path = Path(run_dir) / JOB_REL
-    try:
-        doc = loads_json(read_bytes(path, what="eval job", limit=JSON_MAX_BYTES), what="eval job")
-        if not isinstance(doc, dict):
-            raise TypeError("not a JSON object")
-        return _job_from(doc)
-    except (KeyError, TypeError, ValueError):
-        raise UsageError(f"{path} is damaged: start the evaluation again") from None
+    job = JOB_FILE.read(run_dir)
+    if job is None:
+        raise UsageError(f"{JOB_FILE.file.path(run_dir)} is missing: {JOB_FILE.file.fix}")
+    return job
 
 
 @dataclass(frozen=True)
@@ -112,19 +96,16 @@ class EvalState:
     updated: float = 0.0
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n"
+        return STATE_FILE.encode(self)
+
+
+STATE_FILE = declare(run_folder.EVAL_STATE, EvalState)
 
 
 def write_state(run_dir: Path, state: EvalState) -> None:
-    state = replace(state, updated=time.time())
-    write_text(Path(run_dir) / STATE_REL, state.to_json(), root=Path(run_dir))
+    STATE_FILE.write(run_dir, replace(state, updated=time.time()))
 
 
 def read_state(run_dir: Path) -> EvalState | None:
-    try:
-        doc = loads_json(
-            read_bytes(Path(run_dir) / STATE_REL, what="eval state", limit=JSON_MAX_BYTES), what="eval state"
-        )
-        return EvalState(**doc) if isinstance(doc, dict) else None
-    except (UsageError, TypeError, ValueError):
-        return None
+    """The job's progress; None when there is none or it cannot be read (a progress note only)."""
+    return STATE_FILE.quietly(run_dir)

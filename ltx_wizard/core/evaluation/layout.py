@@ -13,22 +13,21 @@ link is followed.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import stat
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.evaluation.eval_config import EVAL_OUTPUT_REL
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, EvalPrompt
-from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, loads_json, read_bytes
-from ltx_wizard.core.io.safe_fs import check_inside, write_text
+from ltx_wizard.core.io import run_folder
+from ltx_wizard.core.io.run_codec import declare
+from ltx_wizard.core.io.safe_fs import check_inside
 
-MANIFEST = "prompts.json"
+MANIFEST = run_folder.EVAL_MANIFEST.name
 TRAINER, PIPELINES = "trainer validation", "ltx-pipelines"
 # the file name's variant, per (path, LoRA on)
 _VARIANT = {
@@ -119,44 +118,32 @@ class Manifest:
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
-        doc = {
-            "checkpoint": self.checkpoint,
-            "notes": self.notes,
-            "renders": {
-                name: {k: v for k, v in asdict(r).items() if k != "file"} for name, r in self.renders.items()
-            },
-        }
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return MANIFEST_FILE.encode(self)
 
     def of(self, category: str) -> list[Render]:
         return [r for r in self.renders.values() if r.category == category]
 
 
+def _named(doc: dict[str, Any]) -> dict[str, Any]:
+    """A manifest written before each render carried its own name: the name is its key."""
+    renders = doc.get("renders")
+    if isinstance(renders, dict):
+        for name, entry in renders.items():
+            if isinstance(entry, dict):
+                entry.setdefault("file", name)
+    return doc
+
+
+MANIFEST_FILE = declare(run_folder.EVAL_MANIFEST, Manifest, upgrade=_named)
+
+
 def read_manifest(run_dir: Path) -> Manifest | None:
     """prompts.json as written; None when absent or not one of ours."""
-    path = eval_dir(run_dir) / MANIFEST
-    try:
-        doc = loads_json(read_bytes(path, what=MANIFEST, limit=JSON_MAX_BYTES), what=MANIFEST)
-        if not isinstance(doc, dict):
-            return None
-        renders = {
-            name: Render(
-                file=name,
-                **{
-                    **entry,
-                    "video_dims": tuple(entry["video_dims"]),
-                    "asked_dims": tuple(entry["asked_dims"]) if entry.get("asked_dims") else None,
-                },
-            )
-            for name, entry in doc["renders"].items()
-        }
-        return Manifest(str(doc["checkpoint"]), renders, [str(n) for n in doc.get("notes", [])])
-    except (UsageError, KeyError, TypeError, ValueError, AttributeError):
-        return None
+    return MANIFEST_FILE.quietly(run_dir)
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> Path:
-    return write_text(eval_dir(run_dir) / MANIFEST, manifest.to_json(), root=Path(run_dir))
+    return MANIFEST_FILE.write(run_dir, manifest)
 
 
 def trainer_samples(run_dir: Path, step: int = 0) -> dict[int, Path]:

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
-from ltx_wizard.core.io import safe_fs
+from ltx_wizard.core.io import run_folder, safe_fs
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.io.processes import PidRecord, read_record, record_text
 from ltx_wizard.core.io.safe_fs import create_run_dir
@@ -116,29 +116,29 @@ class RunFolder:
 
     @property
     def plan(self) -> Path:
-        return self.root / "plan.md"
+        return run_folder.PLAN_MD.path(self.root)
 
     @property
     def config(self) -> Path:
-        return self.root / "config.yaml"
+        return run_folder.CONFIG.path(self.root)
 
     @property
     def autotune_log(self) -> Path:
-        return self.root / "autotune.log"
+        return run_folder.AUTOTUNE_LOG.path(self.root)
 
     @property
     def plan_record(self) -> Path:
         """What plan decided, as data (core/plan/record.py)."""
-        return self.root / "plan.json"
+        return run_folder.PLAN_RECORD.path(self.root)
 
     @property
     def autotune_record(self) -> Path:
         """What autotune decided, as data (core/tuning/tune_record.py)."""
-        return self.root / "autotune.json"
+        return run_folder.AUTOTUNE_RECORD.path(self.root)
 
     @property
     def accelerate_config(self) -> Path:
-        return self.root / "accelerate.yaml"
+        return run_folder.ACCELERATE.path(self.root)
 
     @property
     def dataset(self) -> Path:

@@ -13,13 +13,14 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.launch.command import QUIET_FLAG, TRAIN_SCRIPT
 from ltx_wizard.core.gpu.tiers import LaunchStyle, launch_style
 
 MAX_NODES = 1024
 DEFAULT_MAIN_PORT = 29500
-SBATCH_NAME = "slurm.sbatch"
+SBATCH_NAME = run_folder.SBATCH.rel
 RESUME_CONFIG_NAME = "config.resume.yaml"
 # Shell variables the per-node line leaves for the node to fill (see slurm.py).
 NODE_RANK_VAR = '"$SLURM_NODEID"'

@@ -18,14 +18,15 @@ from typing import Any
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.launch.command import QUIET_FLAG, LaunchPlan
-from ltx_wizard.core.io.run_meta import LaunchSpec, new_run_id, read_run_meta
+from ltx_wizard.core.io import run_folder
+from ltx_wizard.core.io.run_meta import RUN_META_FILE, LaunchSpec, new_run_id, read_run_meta
 from ltx_wizard.core.io.safe_fs import create_run_dir
 from ltx_wizard.core.base.text_safety import require_plain_path
 from ltx_wizard.core.io.workspace import atomic_write_text
 
-SCRIPT_NAME = "launch.sh"
-LOG_REL = Path("logs") / "train.log"
-PID_REL = Path("logs") / "train.pid"
+SCRIPT_NAME = run_folder.LAUNCH_SCRIPT.rel
+LOG_REL = Path(run_folder.TRAIN_LOG.rel)
+PID_REL = Path(run_folder.TRAIN_PID.rel)
 
 
 def _spec(run_dir: Path, **fields: Any) -> LaunchSpec:
@@ -250,7 +251,7 @@ def ensure_run_id(run_dir: Path, spec: LaunchSpec) -> str:
         return meta.run_id
     run_id = new_run_id()
     meta = replace(meta, run_id=run_id, run_dir=Path(run_dir).resolve(), launch=meta.launch or spec)
-    atomic_write_text(Path(run_dir) / "run.json", meta.json_text(), root=Path(run_dir))
+    RUN_META_FILE.write(run_dir, meta)
     return run_id
 
 
@@ -259,7 +260,11 @@ def ensure_script(run_dir: Path) -> Path:
     path = script_path(run_dir)
     if path.is_file():
         return path
-    spec = read_run_meta(Path(run_dir)).launch
+    try:  # a refused run.json is named with what is wrong in it, not read as "no launch"
+        meta = RUN_META_FILE.read(run_dir)
+    except UsageError as exc:
+        raise UsageError(f"{run_dir} has no launch.sh, and its {exc.message}") from None
+    spec = meta.launch if meta is not None else None
     if spec is None:
         raise UsageError(
             f"{run_dir} has no launch.sh and run.json records no launch: plan the run again "

@@ -7,14 +7,11 @@ only the tail's full parse gives (the failure cause, the statistics) are not.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
 
+from ltx_wizard.core.monitor.history_doc import AttemptDoc
 from ltx_wizard.core.trainer_output.events import Statistics
 from ltx_wizard.core.trainer_output.failure_cause import FailureCause
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -52,63 +49,30 @@ class Attempt:
         """The step this launch counts from (trainer.py: the resumed state's global step)."""
         return self.resumed_from or 0
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "started": self.started,
-            "pid": self.pid,
-            "resumed_from": self.resumed_from,
-            "last_step": self.last_step,
-            "validation_steps": self.validation_steps,
-            "nan_step": self.nan_step,
-            "minutes": self.minutes,
-            "projection": list(self.projection) if self.projection else None,
-            "launch_error": self.launch_error,
-        }
-
-    @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> Attempt:
-        """Raises ValueError/TypeError/KeyError on anything to_json would not have written."""
-        projection = doc["projection"]
-        last = doc["last_step"]
-        if type(last) is not int or last < -1:
-            raise ValueError("last_step")
-        return cls(
-            started=checked.optional(checked.text, doc["started"]),
-            pid=checked.optional(checked.count, doc["pid"]),
-            resumed_from=checked.optional(checked.count, doc["resumed_from"]),
-            last_step=last,
-            validation_steps=[checked.count(s) for s in doc["validation_steps"]][-20:],
-            nan_step=checked.optional(checked.count, doc["nan_step"]),
-            minutes=checked.optional(checked.number, doc["minutes"]),
-            projection=None
-            if projection is None
-            else (checked.count(projection[0]), checked.number(projection[1])),
-            # .get: a store written before this field was kept reads as none seen
-            launch_error=checked.optional(checked.text, doc.get("launch_error")),
+    def to_doc(self) -> AttemptDoc:
+        return AttemptDoc(
+            started=self.started,
+            pid=self.pid,
+            resumed_from=self.resumed_from,
+            last_step=self.last_step,
+            validation_steps=list(self.validation_steps),
+            nan_step=self.nan_step,
+            minutes=self.minutes,
+            projection=self.projection,
+            launch_error=self.launch_error,
         )
 
-
-class checked:
-    """Each returns its value when it is what the writer writes, else raises ValueError."""
-
-    @staticmethod
-    def count(value: object) -> int:
-        if type(value) is not int or not 0 <= value < 10**40:
-            raise ValueError("not a count")
-        return value
-
-    @staticmethod
-    def number(value: object) -> float:
-        if not (type(value) is int or type(value) is float) or not math.isfinite(value):
-            raise ValueError("not a finite number")
-        return float(value)
-
-    @staticmethod
-    def text(value: object) -> str:
-        if type(value) is not str or len(value) > 4096:
-            raise ValueError("not a short text")
-        return value
-
-    @staticmethod
-    def optional(check: Callable[[object], T], value: object) -> T | None:
-        return None if value is None else check(value)
+    @classmethod
+    def from_doc(cls, doc: AttemptDoc) -> Attempt:
+        """The attempt `to_doc` kept (checked by the codec as the cursor was read)."""
+        return cls(
+            started=doc.started,
+            pid=doc.pid,
+            resumed_from=doc.resumed_from,
+            last_step=doc.last_step,
+            validation_steps=list(doc.validation_steps[-20:]),
+            nan_step=doc.nan_step,
+            minutes=doc.minutes,
+            projection=doc.projection,
+            launch_error=doc.launch_error,
+        )

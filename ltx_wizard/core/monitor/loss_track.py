@@ -11,12 +11,8 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from ltx_wizard.core.monitor.history_doc import MAX_POINTS, LossDoc
 
-from ltx_wizard.core.monitor.attempt import checked
-
-_count, _finite = checked.count, checked.number
-MAX_POINTS = 2048  # loss points kept for the plot (thinned evenly beyond that)
 RECENT = 5
 Point = tuple[int, float]
 
@@ -91,33 +87,22 @@ class LossTrack:
 
     # -- kept between calls (core/monitor/cursor_store.py) --------------------------------
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "points": self.points,
-            "stride": self.stride,
-            "skipped": self.skipped,
-            "first": self.first,
-            "last_finite": self.last_finite,
-            "nan_step": self.nan_step,
-            "recent": [(s, None if math.isnan(v) else v) for s, v in self.recent],
-        }
+    def to_doc(self) -> LossDoc:
+        return LossDoc(
+            points=list(self.points),
+            stride=self.stride,
+            skipped=self.skipped,
+            first=self.first,
+            last_finite=self.last_finite,
+            nan_step=self.nan_step,
+            recent=[(s, None if math.isnan(v) else v) for s, v in self.recent],
+        )
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> LossTrack:
-        """Raises ValueError/TypeError/KeyError on anything not written by to_json."""
-        points = [_point(p) for p in doc["points"]]
-        if len(points) > MAX_POINTS:
-            raise ValueError("too many points")
-        track = cls(
-            points,
-            _count(doc["stride"]),
-            _count(doc["skipped"]),
-            _point(doc["first"]) if doc["first"] is not None else None,
-            _point(doc["last_finite"]) if doc["last_finite"] is not None else None,
-            _count(doc["nan_step"]) if doc["nan_step"] is not None else None,
-        )
-        recent = [(_count(s), math.nan if v is None else _finite(v)) for s, v in doc["recent"]]
-        track.recent.extend(recent[-RECENT:])
+    def from_doc(cls, doc: LossDoc) -> LossTrack:
+        """The track `to_doc` kept (checked by the codec as the cursor was read)."""
+        track = cls(list(doc.points), doc.stride, doc.skipped, doc.first, doc.last_finite, doc.nan_step)
+        track.recent.extend((s, math.nan if v is None else v) for s, v in doc.recent[-RECENT:])
         return track
 
 
@@ -139,10 +124,3 @@ def counted_steps(steps: list[bytes], losses: list[bytes], last: int) -> list[tu
     while skip < len(items) and items[skip][0] <= floor:
         skip += 1
     return items[skip:]
-
-
-def _point(value: object) -> Point:
-    if not isinstance(value, (list, tuple)) or len(value) != 2:  # to_json writes (step, loss)
-        raise ValueError("not a loss point")
-    step, loss = value
-    return _count(step), _finite(loss)

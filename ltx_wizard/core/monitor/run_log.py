@@ -18,10 +18,11 @@ import re
 import time
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ltx_wizard.core.monitor import log_reader
 from ltx_wizard.core.monitor.attempt import Attempt, Checkpoint
+from ltx_wizard.core.monitor.history_doc import HistoryDoc
 from ltx_wizard.core.monitor.log_reader import LogCursor, open_log
 from ltx_wizard.core.monitor.loss_track import LossTrack, counted_steps
 from ltx_wizard.core.monitor.startup_lines import StartupLines
@@ -322,52 +323,31 @@ class RunLog:
 
     # -- kept between processes (cursor_store.py) -----------------------------------------
 
-    def history_json(self) -> dict[str, Any]:
-        """What the history scan has built, as plain data (nothing of the tail's parse)."""
-        return {
-            "loss": self.loss.to_json(),
-            "steady": list(self.steady),
-            "step": self.step,
-            "total": self.total,
-            "checkpoints": [(c.step, c.path) for c in self.checkpoints],
-            "attempt": self.attempt.to_json(),
-            "attempts": self.attempts,
-            "earlier_minutes": self.earlier_minutes,
-            "startup": self.startup.to_json(),
-            "lines": self.lines,
-            "busy_step": self._busy_step,
-            "window_end": self.scan.window_end,
-        }
-
-    def restore_history(self, doc: dict[str, Any]) -> None:
-        """The state `history_json` wrote. Raises ValueError/TypeError/KeyError on anything else
-        (the caller then reads the log from its start)."""
-        from ltx_wizard.core.monitor.attempt import checked
-
-        loss = LossTrack.from_json(doc["loss"])
-        steady = [checked.number(v) for v in doc["steady"]][-STEADY_WINDOW:]
-        checkpoints = [Checkpoint(checked.count(s), checked.text(p)) for s, p in doc["checkpoints"]]
-        attempt = Attempt.from_json(doc["attempt"])
-        startup = StartupLines.from_json(doc["startup"])
-        values = (
-            checked.optional(checked.count, doc["step"]),
-            checked.optional(checked.count, doc["total"]),
-            checked.count(doc["attempts"]),
-            [checked.optional(checked.number, m) for m in doc["earlier_minutes"]][-100:],
-            checked.count(doc["lines"]),
-            checked.optional(checked.count, doc["busy_step"]),
-            checked.count(doc["window_end"]),
+    def history_doc(self) -> HistoryDoc:
+        """What the history scan has built, as a typed value (nothing of the tail's parse)."""
+        return HistoryDoc(
+            loss=self.loss.to_doc(),
+            steady=list(self.steady),
+            step=self.step,
+            total=self.total,
+            checkpoints=[(c.step, c.path) for c in self.checkpoints],
+            attempt=self.attempt.to_doc(),
+            attempts=self.attempts,
+            earlier_minutes=list(self.earlier_minutes),
+            startup=self.startup.to_doc(),
+            lines=self.lines,
+            busy_step=self._busy_step,
+            window_end=self.scan.window_end,
         )
+
+    def restore_history(self, doc: HistoryDoc) -> None:
+        """The state `history_doc` kept (the codec checked every value as it read the cursor)."""
         self._reset()
-        self.loss, self.attempt, self.startup = loss, attempt, startup
-        self.steady.extend(steady)
-        self.checkpoints.extend(checkpoints[-20:])
-        (
-            self.step,
-            self.total,
-            self.attempts,
-            self.earlier_minutes,
-            self.lines,
-            self._busy_step,
-            self.scan.window_end,
-        ) = values
+        self.loss = LossTrack.from_doc(doc.loss)
+        self.attempt = Attempt.from_doc(doc.attempt)
+        self.startup = StartupLines.from_doc(doc.startup)
+        self.steady.extend(doc.steady[-STEADY_WINDOW:])
+        self.checkpoints.extend(Checkpoint(s, p) for s, p in doc.checkpoints[-20:])
+        self.step, self.total, self.attempts = doc.step, doc.total, doc.attempts
+        self.earlier_minutes = list(doc.earlier_minutes[-100:])
+        self.lines, self._busy_step, self.scan.window_end = doc.lines, doc.busy_step, doc.window_end

@@ -7,9 +7,8 @@ its lines are gathered until a line that is not a continuation ends it.
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from ltx_wizard.core.monitor.attempt import checked
+from ltx_wizard.core.monitor.history_doc import StartupDoc
 from ltx_wizard.core.trainer_output import grammar, history_scan
 
 # wandb prints `wandb: 🚀 View run <name> at: https://wandb.ai/<entity>/<project>/runs/<id>`
@@ -58,16 +57,12 @@ class StartupLines:
             return True
         return False
 
-    def to_json(self) -> dict[str, Any]:
-        return {"wandb_url": self.wandb_url, "attention": self.attention, "pending": self.pending}
+    def to_doc(self) -> StartupDoc:
+        return StartupDoc(wandb_url=self.wandb_url, attention=self.attention, pending=self.pending)
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> StartupLines:
+    def from_doc(cls, doc: StartupDoc) -> StartupLines:
         found = cls()
-        found.wandb_url = checked.optional(checked.text, doc["wandb_url"])
-        found.attention = checked.optional(checked.text, doc["attention"])
-        pending = doc["pending"]
-        found.pending = (
-            None if pending is None else [checked.text(x) for x in pending][: history_scan.FOLD_LINES]
-        )
+        found.wandb_url, found.attention = doc.wandb_url, doc.attention
+        found.pending = None if doc.pending is None else list(doc.pending[: history_scan.FOLD_LINES])
         return found

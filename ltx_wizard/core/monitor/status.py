@@ -22,6 +22,7 @@ from ltx_wizard.core.monitor.resume import SavedCheckpoint, saved_checkpoints
 from ltx_wizard.core.monitor.run_config import output_dir, read_config, whole_or
 from ltx_wizard.core.monitor.run_log import RunLog
 from ltx_wizard.core.monitor.trainer_process import TrainerProcess, trainer_process
+from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import check_run_dir
 
@@ -113,7 +114,9 @@ def check_run(run_dir: Path) -> None:
     check_run_dir(run_dir)
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir}: no such folder; pass a run folder the wizard or `plan` wrote")
-    if not any((run_dir / name).exists() for name in ("config.yaml", "run.json", "logs")):
+    if not any(
+        (run_dir / name).exists() for name in (run_folder.CONFIG.rel, run_folder.RUN_META.rel, "logs")
+    ):
         raise UsageError(
             f"{run_dir} is not a run folder (no config.yaml, run.json or logs/): "
             "pass the folder `plan` or the wizard wrote"

@@ -6,26 +6,20 @@ PlanRequest), the tier, the recipe and its shipped text, the planned config text
 its counts, the schedule, the launch and every note, plus the checkpoint facts read at plan time
 (autotune's memory model needs them and does not open the checkpoint again).
 
-Written as JSON by hand (plan's path imports no pydantic); read back through pydantic's checks,
-which only readers pay for. A record of another version is refused with the fix (plan again).
+Declared once in the run folder's codec (core/io/run_codec.py: msgspec, strict, unknown fields
+refused, a few ms to import: plan's path imports no pydantic). A record of another version is
+refused with the fix (plan again).
 """
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.base.records import json_text, record
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
-from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, read_text
-from ltx_wizard.core.io.workspace import RunFolder
+from ltx_wizard.core.io import run_folder
+from ltx_wizard.core.io.run_codec import declare
 from ltx_wizard.core.plan.request import PlanRequest
-
-if TYPE_CHECKING:  # pydantic is imported where a record is read
-    from pydantic import TypeAdapter
 
 RECORD_VERSION = 1
 
@@ -94,44 +88,17 @@ class PlanRecord:
     written: tuple[str, ...] = ()  # the files write_plan writes into the run folder (run_files.py)
 
 
+RECORD_FILE = declare(run_folder.PLAN_RECORD, PlanRecord, version=RECORD_VERSION)
+
+
 def record_path(run_dir: Path) -> Path:
-    return RunFolder(Path(run_dir)).plan_record
+    return run_folder.PLAN_RECORD.path(run_dir)
 
 
 def record_text(rec: PlanRecord) -> str:
-    return json_text(rec)
-
-
-@cache
-def _schema() -> TypeAdapter[PlanRecord]:
-    from pydantic import TypeAdapter
-
-    return TypeAdapter(PlanRecord)
+    return RECORD_FILE.encode(rec)
 
 
 def read_record(run_dir: Path) -> PlanRecord | None:
     """None for a run folder planned before plan.json existed; a damaged one is refused."""
-    path = record_path(run_dir)
-    if not path.is_file():
-        return None
-    text = read_text(path, what="the plan record", limit=JSON_MAX_BYTES)
-    version = _version(text)
-    if version != RECORD_VERSION:
-        raise UsageError(
-            f"{path} is of version {version}, this ltx-wizard reads version "
-            f"{RECORD_VERSION}: plan the run again (ltx-wizard plan ... --force)"
-        )
-    from pydantic import ValidationError
-
-    try:
-        return _schema().validate_json(text)
-    except ValidationError as exc:
-        raise UsageError(f"{path} is damaged ({exc.errors()[0]['msg']}): plan the run again") from None
-
-
-def _version(text: str) -> Any:
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return "unknown"
-    return data.get("version", "unknown") if isinstance(data, dict) else "unknown"
+    return RECORD_FILE.read(run_dir)

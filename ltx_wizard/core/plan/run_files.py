@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 from ltx_wizard.core.base.text_safety import clean_text
+from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.workspace import SUBFOLDERS
 from ltx_wizard.core.launch.multinode import SBATCH_NAME
 from ltx_wizard.core.launch.script import SCRIPT_NAME
@@ -17,14 +18,14 @@ if TYPE_CHECKING:
 
 # what each file the plan writes holds, in the order the writer writes them (plan.md last)
 _WHAT = {
-    "config.yaml": "the config to train with",
-    "accelerate.yaml": "the multi-GPU launch settings",
-    "run.json": "how launch.sh starts and logs the run",
-    "plan.json": "what the plan decided, as data",
+    run_folder.CONFIG.rel: "the config to train with",
+    run_folder.ACCELERATE.rel: "the multi-GPU launch settings",
+    run_folder.RUN_META.rel: "how launch.sh starts and logs the run",
+    run_folder.PLAN_RECORD.rel: "what the plan decided, as data",
     STATE_NAME: "the preprocessing to run and how far it got",
     SBATCH_NAME: "the Slurm job for several nodes",
     SCRIPT_NAME: "the launch script",
-    "plan.md": "this plan",
+    run_folder.PLAN_MD.rel: "this plan",
 }
 _FOLDERS = {
     "dataset": "the prepared clips and dataset.json, when prepared here",
@@ -36,7 +37,7 @@ _FOLDERS = {
 
 def plan_files(*, accelerate: bool, preprocess: bool, sbatch: bool) -> tuple[str, ...]:
     """The files `write_plan` writes, in its order (plan.md last: its presence means planned)."""
-    wanted = {"accelerate.yaml": accelerate, STATE_NAME: preprocess, SBATCH_NAME: sbatch}
+    wanted = {run_folder.ACCELERATE.rel: accelerate, STATE_NAME: preprocess, SBATCH_NAME: sbatch}
     return tuple(name for name in _WHAT if wanted.get(name, True))
 
 

@@ -103,8 +103,7 @@ def _render(
 def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None:
     if found.dataset is None:
         return None
-    from ltx_wizard.core.base.records import json_text
-    from ltx_wizard.core.preprocess.state import PreprocessState
+    from ltx_wizard.core.preprocess.state import STATE_FILE, PreprocessState
 
     plan = found.dataset
     state = PreprocessState(
@@ -117,7 +116,7 @@ def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None
         silent=plan.report.silent_samples,
         reused=plan.reused,
     )
-    return json_text(state)
+    return STATE_FILE.encode(state)
 
 
 def _data_record(found: steps.Inspected) -> DataRecord:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.launch.script import script_path, write_script
+from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.safe_fs import remove_quietly
 from ltx_wizard.core.io.workspace import SUBFOLDERS, RunFolder, atomic_write_text, run_lock
 from ltx_wizard.core.plan.record import record_path, record_text
@@ -56,10 +57,10 @@ def _write_locked(
         files = [(folder.config, draft.config_text)]
         if draft.accelerate_text is not None:
             files.append((folder.accelerate_config, draft.accelerate_text))
-        files.append((folder.root / "run.json", draft.run_meta()))
+        files.append((run_folder.RUN_META.path(folder.root), draft.run_meta()))
         files.append((record_path(folder.root), record_text(draft.record)))
         if draft.preprocess_text is not None:  # planned from a dataset file
-            files.append((folder.root / "preprocess.json", draft.preprocess_text))
+            files.append((run_folder.PREPROCESS_STATE.path(folder.root), draft.preprocess_text))
         if draft.multinode is not None and draft.slurm_text is not None:
             files.append((draft.multinode.sbatch_path, draft.slurm_text))
         created = [path for path, _ in files if not os.path.lexists(path)]

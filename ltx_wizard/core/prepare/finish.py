@@ -26,6 +26,7 @@ from ltx_wizard.core.preprocess.trigger_record import captions_with_trigger, tri
 from ltx_wizard.core.prepare.context import PrepareContext
 from ltx_wizard.core.prepare.dataset_value import PrepData, row_of
 from ltx_wizard.core.prepare.request import PrepareResult
+from ltx_wizard.core.prepare.prepare_record import write_prepare_record
 from ltx_wizard.core.prepare.source import read_source
 from ltx_wizard.core.prepare.staging import stage
 
@@ -218,5 +219,5 @@ def _record(
         "findings": [{"clip": f.clip, "kind": f.kind, "text": f.text} for f in report.findings],
         "audio_decode": (data.audio_check.describe() if data.audio_check else None),
     }
-    outputs.write_record(ctx.run_dir, ctx.dataset_dir, rec)
+    write_prepare_record(ctx.run_dir, rec)
     return rec

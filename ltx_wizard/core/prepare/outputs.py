@@ -1,7 +1,7 @@
 """What prepare leaves in `<run>/dataset/`: dataset.json (the rows the trainer's preprocessing
 reads, media paths relative to it), holdout.jsonl (the held-out rows, same columns, one JSON
 object per line) and prepare.json (what was staged from where, and each decision, so a rerun
-and the screens say what happened). Each written atomically inside the run folder.
+and the screens say what happened: prepare_record.py). Each written atomically inside the run folder.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.prepare.holdout import HOLDOUT_FILE
 
 DATASET_FILE = "dataset.json"  # the skill's name
-RECORD_FILE = "prepare.json"
 
 
 def columns_of(rows: list[dict[str, str]], first: tuple[str, ...]) -> list[str]:
@@ -52,19 +51,3 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
         raise UsageError(f"{path} is not a list of entries: run prepare again")
     return data
-
-
-def write_record(run_dir: Path, dataset_dir: Path, record: dict[str, Any]) -> Path:
-    text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-    return write_text(dataset_dir / RECORD_FILE, text, root=run_dir)
-
-
-def read_record(dataset_dir: Path) -> dict[str, Any] | None:
-    path = dataset_dir / RECORD_FILE
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(read_text(path, what="prepare record", limit=DATASET_MAX_BYTES))
-    except (ValueError, UsageError):
-        return None
-    return data if isinstance(data, dict) else None

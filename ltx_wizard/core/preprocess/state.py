@@ -5,29 +5,26 @@ the one-sample preprocess into `<run>/overfit/.precomputed` (autotune's trial da
 full one into the data root. Each step is marked done only after its output was verified, so an
 interrupted step is simply run again (the script skips samples it already wrote).
 
-A frozen dataclass: `plan` writes the file and must not pay for pydantic (about 0.1 s); only the
-reader loads it, to check the file exactly as before and name what is wrong the same way.
+A frozen record, declared once in the run folder's codec (core/io/run_codec.py: msgspec, a few ms
+to import, so `plan`, which writes it, pays for no pydantic): strict types, unknown fields refused.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from ltx_wizard.core.base.records import json_text, record
-from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, read_text
+from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.rows import DatasetFile
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.io import run_folder
+from ltx_wizard.core.io.run_codec import declare
 from ltx_wizard.core.preprocess.command import PreprocessSpec
 from ltx_wizard.core.io.safe_fs import write_text
 
-if TYPE_CHECKING:  # pydantic is imported where a state is read
-    from pydantic import TypeAdapter
-
-STATE_NAME = "preprocess.json"
+STATE_NAME = run_folder.PREPROCESS_STATE.rel
 # The skill's one-sample metadata file: beside dataset.json, so the media paths stay relative
 # and the outputs are named as in the full run (phases/preprocess-dataset.md, One-Sample).
 ONE_SAMPLE_NAME = "_one_sample.json"
@@ -57,38 +54,24 @@ class PreprocessState:
         return self.one_sample_done if step == "one" else self.full_done
 
 
+STATE_FILE = declare(run_folder.PREPROCESS_STATE, PreprocessState)
+
+
 def state_path(run_dir: Path) -> Path:
-    return Path(run_dir) / STATE_NAME
+    return run_folder.PREPROCESS_STATE.path(run_dir)
 
 
 def one_sample_root(run_dir: Path) -> Path:
     return Path(run_dir) / "overfit" / ".precomputed"
 
 
-@cache
-def _schema() -> TypeAdapter[PreprocessState]:
-    # pydantic checks the file as it checked the model: the same lax conversions, the same
-    # message for the first thing wrong
-    from pydantic import TypeAdapter
-
-    return TypeAdapter(PreprocessState)
-
-
 def read_state(run_dir: Path) -> PreprocessState | None:
-    """None for a run planned from a preprocessed data root."""
-    path = state_path(run_dir)
-    if not path.is_file():
-        return None
-    from pydantic import ValidationError  # the reader only: `plan` never reads the file
-
-    try:
-        return _schema().validate_json(read_text(path, what="preprocess state", limit=JSON_MAX_BYTES))
-    except ValidationError as exc:
-        raise UsageError(f"{path} is damaged ({exc.errors()[0]['msg']}): plan the run again") from None
+    """None for a run planned from a preprocessed data root; a refused one names the file."""
+    return STATE_FILE.read(run_dir)
 
 
 def write_state(run_dir: Path, state: PreprocessState) -> Path:
-    return write_text(state_path(run_dir), json_text(state), root=run_dir)
+    return STATE_FILE.write(run_dir, state)
 
 
 def mark_done(run_dir: Path, step: Step) -> PreprocessState:

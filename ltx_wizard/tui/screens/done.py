@@ -19,6 +19,7 @@ from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.launch.background import running_pid, start_training
 from ltx_wizard.core.launch.script import copy_line, launch_files
+from ltx_wizard.core.io import run_folder as rf
 from ltx_wizard.core.io.run_meta import LaunchSpec, read_run_meta
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import baseline_problem
@@ -93,7 +94,7 @@ class DoneScreen(WizardScreen):
         run_dir: Path = self.app.state.run_dir
         files = Text("Run folder: ", style="bold")
         files.append(f"{run_dir}\n", style="not bold")
-        for name in ("plan.md", "config.yaml", "launch.sh", "autotune.log", "slurm.sbatch"):
+        for name in (f.rel for f in (rf.PLAN_MD, rf.CONFIG, rf.LAUNCH_SCRIPT, rf.AUTOTUNE_LOG, rf.SBATCH)):
             if (run_dir / name).exists():
                 files.append(f"  ✓ {name}\n")
         return files

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Header, Markdown, Static
 
+from ltx_wizard.core.io import run_folder as rf
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.launch.script import copy_line
@@ -75,7 +76,7 @@ class ExistingRunScreen(WizardScreen):
     def on_mount(self) -> None:
         text = Text("This run folder already has a plan.\n", style="bold")
         text.append(f"{self.run_dir}\n", style="not bold")
-        for name in ("plan.md", "config.yaml", "launch.sh", "autotune.log", "logs/train.log"):
+        for name in (f.rel for f in (rf.PLAN_MD, rf.CONFIG, rf.LAUNCH_SCRIPT, rf.AUTOTUNE_LOG, rf.TRAIN_LOG)):
             mark = "✓" if (self.run_dir / name).exists() else "·"
             text.append(f"  {mark} {name}\n", style="not bold")
         text.append(

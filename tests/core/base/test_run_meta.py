@@ -1,5 +1,6 @@
-"""run.json and preprocess.json: what the plan writes (byte for byte what the pydantic models
-wrote before they became dataclasses) and what later commands read back from them."""
+"""run.json and preprocess.json: what the plan writes (its version, then byte for byte what the
+pydantic models wrote before they became dataclasses), what later commands read back from them,
+and that a folder written before the codec (no version) still reads."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.base.records import json_text
 from ltx_wizard.core.io.run_meta import LaunchSpec, RunMeta, read_run_meta
 from ltx_wizard.core.launch.script import ensure_run_id, ensure_script
 from ltx_wizard.core.preprocess.command import PreprocessSpec
-from ltx_wizard.core.preprocess.state import PreprocessState, read_state, write_state
+from ltx_wizard.core.preprocess.state import STATE_FILE, PreprocessState, read_state, write_state
 
 LAUNCH = LaunchSpec(
     argv=["uv", "run", "a\nb", "tab\there", 'q"uote', "back\\slash", "\x1b[31m", "\N{GRINNING FACE}", "\x00"],
@@ -92,9 +92,17 @@ def _run(tmp_path: Path, text: str) -> Path:
     return run
 
 
-def test_run_json_is_written_as_the_pydantic_model_wrote_it():
-    assert META.json_text() == META_TEXT
-    assert RunMeta().json_text() == EMPTY_TEXT
+def _versioned(text: str) -> str:
+    return '{\n  "version": 1,\n' + text[2:]
+
+
+def test_run_json_is_written_as_the_pydantic_model_wrote_it_after_its_version():
+    assert META.json_text() == _versioned(META_TEXT)
+    assert RunMeta().json_text() == _versioned(EMPTY_TEXT)
+
+
+def test_a_run_json_written_before_the_codec_reads_as_version_1(tmp_path):
+    assert read_run_meta(_run(tmp_path, META_TEXT)) == META
 
 
 def test_a_written_run_json_reads_back_the_same(tmp_path):
@@ -121,30 +129,33 @@ def test_a_written_run_json_reads_back_the_same(tmp_path):
         json.dumps({**META.to_json(), "launch": {"argv": ["uv", 3], "cwd": "/c"}}),
         json.dumps({**META.to_json(), "launch": {"argv": "uv run", "cwd": "/c"}}),
         json.dumps({**META.to_json(), "launch": {"argv": ["uv"], "cwd": "/c", "env": {"A": 1}}}),
+        # the pydantic models' lax values, no longer read
+        json.dumps({**META.to_json(), "num_gpus": "2"}),
+        json.dumps({**META.to_json(), "nodes": 3.0}),
+        json.dumps({**META.to_json(), "accepted_risk": "yes"}),
+        json.dumps({**META.to_json(), "launch": {**LAUNCH.to_json(), "simulated": 0}}),
+        json.dumps({**META.to_json(), "num_gpus": 0}),
+        json.dumps({**META.to_json(), "nodes": 10**100}),
+        # fields this wizard does not know, another version
+        json.dumps({**META.to_json(), "gpu_model": "H100"}),
+        json.dumps({**META.to_json(), "launch": {**LAUNCH.to_json(), "nice": 5}}),
+        json.dumps({"version": 2, **META.to_json()}),
+        json.dumps({"version": "1", **META.to_json()}),
     ],
 )
-def test_a_damaged_run_json_reads_as_nothing_recorded(tmp_path, text):
+def test_a_damaged_run_json_reads_as_nothing_recorded_and_launching_names_it(tmp_path, text):
     run = _run(tmp_path, text)
     assert read_run_meta(run) == RunMeta()
-    with pytest.raises(UsageError, match="run.json records no launch: plan the run again"):
+    with pytest.raises(UsageError) as caught:
         ensure_script(run)
+    said = caught.value.message
+    assert said.startswith(f"{run} has no launch.sh, and its run record {run / 'run.json'} ")
+    assert said.endswith(": plan the run again (ltx-wizard plan ... --force)") and "\n" not in said
 
 
-def test_values_the_models_accepted_loosely_are_still_accepted(tmp_path):
-    doc = {
-        **META.to_json(),
-        "num_gpus": "2",
-        "nodes": 3.0,
-        "accepted_risk": "yes",
-        "launch": {**LAUNCH.to_json(), "simulated": 0},
-    }
-    meta = read_run_meta(_run(tmp_path, json.dumps(doc)))
-    assert (meta.num_gpus, meta.nodes, meta.accepted_risk, meta.launch.simulated) == (2, 3, True, False)
-
-
-def test_fields_a_newer_wizard_adds_are_ignored_and_the_rest_is_read(tmp_path):
-    doc = {**META.to_json(), "gpu_model": "H100", "launch": {**LAUNCH.to_json(), "nice": 5}}
-    assert read_run_meta(_run(tmp_path, json.dumps(doc))) == META
+def test_a_run_json_without_a_launch_says_so(tmp_path):
+    with pytest.raises(UsageError, match="run.json records no launch: plan the run again"):
+        ensure_script(_run(tmp_path, json.dumps({"tier": "40-60GB"})))
 
 
 def test_an_old_run_json_without_the_newer_keys_reads_with_their_defaults(tmp_path):
@@ -210,23 +221,33 @@ STATE_TEXT = """{
 
 
 def test_preprocess_json_is_written_as_before_and_reads_back_with_tuples(tmp_path):
-    assert json_text(STATE) == STATE_TEXT
+    assert STATE_FILE.encode(STATE) == _versioned(STATE_TEXT)
     write_state(tmp_path, STATE)
+    assert (tmp_path / "preprocess.json").read_text(encoding="utf-8") == _versioned(STATE_TEXT)
     back = read_state(tmp_path)
     assert back == STATE and type(back.samples) is tuple and hash(back.samples) == hash(STATE.samples)
+
+
+def test_a_preprocess_json_written_before_the_codec_reads_as_version_1(tmp_path):
+    (tmp_path / "preprocess.json").write_text(STATE_TEXT, encoding="utf-8")
+    assert read_state(tmp_path) == STATE
 
 
 @pytest.mark.parametrize(
     ("change", "why"),
     [
-        ({"samples": "videos/a.pt"}, "Input should be a valid array"),
-        ({"simulate": 2}, "Input should be a valid boolean, unable to interpret input"),
-        ({"spec": None}, "Input should be an object"),
-        ({"trainer_dir": 3}, "Input is not a valid path for <class 'pathlib.Path'>"),
+        ({"samples": "videos/a.pt"}, "is damaged (Expected `array`, got `str` - at `$.samples`)"),
+        ({"simulate": 2}, "is damaged (Expected `bool`, got `int` - at `$.simulate`)"),
+        ({"spec": None}, "is damaged (Expected `object`, got `null` - at `$.spec`)"),
+        ({"trainer_dir": 3}, "is damaged (Expected `Path`, got `int` - at `$.trainer_dir`)"),
+        ({"spec": {"buckets": "1x1x1", "nice": 1}}, "is damaged (unknown field `$.spec.nice`)"),
+        ({"version": 2}, "is of version 2, written by a newer ltx-wizard; this one reads 1"),
     ],
 )
-def test_a_damaged_preprocess_json_is_named_as_before(tmp_path, change, why):
+def test_a_damaged_preprocess_json_is_refused_naming_it(tmp_path, change, why):
     (tmp_path / "preprocess.json").write_text(json.dumps({**json.loads(STATE_TEXT), **change}))
     with pytest.raises(UsageError) as caught:
         read_state(tmp_path)
-    assert caught.value.message == (f"{tmp_path / 'preprocess.json'} is damaged ({why}): plan the run again")
+    assert caught.value.message == (
+        f"preprocess state {tmp_path / 'preprocess.json'} {why}: plan the run again (ltx-wizard plan ... --force)"
+    )

@@ -1,0 +1,85 @@
+"""The run folder's table: every file the wizard writes into a run folder and reads back, by name and
+place, and for each JSON file the fix a refused one needs. Every module that builds one of these
+paths takes it from here; the JSON files' models are declared once each, beside their owner, through
+core/io/run_codec.py (a test checks that every JSON entry here has exactly one declaration).
+
+The clip-check cache is not in a run folder (it is the wizard's cache folder's, shared by every
+run) but is listed here too, so the one place that names the wizard's files names it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+Kind = Literal["json", "jsonl", "text"]
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """One file: its path relative to the run folder, what it holds (the word a refusal names it
+    by), and for a JSON file what to do when it is refused."""
+
+    rel: str
+    what: str
+    kind: Kind = "json"
+    fix: str = ""
+
+    @property
+    def name(self) -> str:
+        return Path(self.rel).name
+
+    def path(self, run_dir: str | Path) -> Path:
+        return Path(run_dir) / self.rel
+
+
+_PLAN_AGAIN = "plan the run again (ltx-wizard plan ... --force)"
+
+RUN_META = RunFile("run.json", "run record", fix=_PLAN_AGAIN)
+PLAN_RECORD = RunFile("plan.json", "plan record", fix=_PLAN_AGAIN)
+PREPROCESS_STATE = RunFile("preprocess.json", "preprocess state", fix=_PLAN_AGAIN)
+AUTOTUNE_RECORD = RunFile("autotune.json", "autotune record", fix="run `ltx-wizard autotune RUN_DIR` again")
+PREPARE_RECORD = RunFile("dataset/prepare.json", "prepare record", fix="run prepare again")
+EVAL_JOB = RunFile("logs/eval-job.json", "eval job", fix="start the evaluation again")
+EVAL_STATE = RunFile("logs/eval-state.json", "eval state", fix="start the evaluation again")
+EVAL_MANIFEST = RunFile("outputs/eval/prompts.json", "eval manifest", fix="run the evaluation again")
+CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/cursor_store.py)
+STATUS_CURSOR = RunFile(
+    "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
+)
+CLIP_CACHE = RunFile("clip-facts-v1.jsonl", "clip-check cache", kind="jsonl", fix="the clip is read again")
+# the files that are not JSON records: named here so their paths are built once
+PLAN_MD = RunFile("plan.md", "plan", kind="text")
+CONFIG = RunFile("config.yaml", "training config", kind="text")
+ACCELERATE = RunFile("accelerate.yaml", "accelerate config", kind="text")
+LAUNCH_SCRIPT = RunFile("launch.sh", "launch script", kind="text")
+SBATCH = RunFile("slurm.sbatch", "Slurm job", kind="text")
+AUTOTUNE_LOG = RunFile("autotune.log", "autotune log", kind="text")
+TRAIN_LOG = RunFile("logs/train.log", "training log", kind="text")
+TRAIN_PID = RunFile("logs/train.pid", "train.pid", kind="text")
+EVAL_LOG = RunFile("logs/eval.log", "eval log", kind="text")
+EVAL_PID = RunFile("logs/eval.pid", "eval.pid", kind="text")
+
+TABLE: tuple[RunFile, ...] = (
+    RUN_META,
+    PLAN_RECORD,
+    PREPROCESS_STATE,
+    AUTOTUNE_RECORD,
+    PREPARE_RECORD,
+    EVAL_JOB,
+    EVAL_STATE,
+    EVAL_MANIFEST,
+    STATUS_CURSOR,
+    CLIP_CACHE,
+    PLAN_MD,
+    CONFIG,
+    ACCELERATE,
+    LAUNCH_SCRIPT,
+    SBATCH,
+    AUTOTUNE_LOG,
+    TRAIN_LOG,
+    TRAIN_PID,
+    EVAL_LOG,
+    EVAL_PID,
+)
