@@ -29,11 +29,14 @@ from ltx_wizard.core.preprocess.state import PreprocessState, Step, write_state
 
 
 class Decode(Protocol):
-    """What a check found (core/prepare/audio_env.py AudioDecode has these)."""
+    """What a check found (core/prepare/audio_env.py AudioDecode has these, read-only)."""
 
-    ok: bool
-    detail: str
-    fix: str
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def detail(self) -> str: ...
+    @property
+    def fix(self) -> str: ...
 
 
 AudioCheck = Callable[[Path], Awaitable[Decode]]
