@@ -119,8 +119,21 @@ SECTIONS = tuple(f for f in TrainerConfig.__struct_fields__ if f not in ("traini
 def trainer_config(config: Mapping[str, Any], what: str = "config.yaml") -> TrainerConfig:
     """The view of a loaded trainer YAML. A section set to null reads as empty (as the trainer's
     None for `lora`); UsageError naming `what` and the key where a value has the wrong type."""
-    plain = {k: v for k, v in config.items() if not (k in SECTIONS and v is None)}
+    plain = {k: _builtin(v) for k, v in config.items() if not (k in SECTIONS and v is None)}
     try:
         return msgspec.convert(plain, TrainerConfig, strict=False)
     except msgspec.ValidationError as exc:
         raise UsageError(f"{what}: {exc}") from None
+
+
+def _builtin(value: Any) -> Any:
+    """ruamel's round-trip scalars (ScalarFloat, ScalarInt, ...) as the builtins they extend: the
+    decoder takes builtins only."""
+    if isinstance(value, Mapping):
+        return {str(k): _builtin(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_builtin(v) for v in value]
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value

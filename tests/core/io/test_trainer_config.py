@@ -170,3 +170,14 @@ def test_a_wrong_type_is_refused_with_the_file_and_the_key():
     with pytest.raises(UsageError) as err:
         trainer_config(load_yaml("optimization:\n  steps: many\n"), "RUN/config.yaml")
     assert "RUN/config.yaml" in err.value.message and "optimization.steps" in err.value.message
+
+
+def test_the_round_trip_loaders_scalars_read_as_numbers():
+    """The plan reads config.yaml through ruamel's round-trip loader: its floats are ScalarFloat."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    data = YAML().load(io.StringIO("validation:\n  frame_rate: 25.0\n  interval: 250\nlora: {rank: 32}\n"))
+    keys = trainer_config(data)
+    assert (keys.validation.frame_rate, keys.validation.interval, keys.lora.rank) == (25.0, 250, 32)
