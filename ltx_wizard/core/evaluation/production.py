@@ -26,7 +26,7 @@ PIPELINES_REL = Path("packages/ltx-pipelines")
 LORA_STRENGTH = "1.0"
 # flag <- validation.* key, per parser family: guidance of video and audio
 # (default_1_stage_arg_parser), audio only (default_1_stage_t2a_arg_parser).
-_Setting = tuple[str, Callable[[ValidationKeys], float | str | None]]
+_Setting = tuple[str, Callable[[ValidationKeys], int | float | str | None]]
 _VIDEO_GUIDANCE: tuple[_Setting, ...] = (
     ("--video-cfg-guidance-scale", lambda v: v.video_cfg_scale),
     ("--video-stg-guidance-scale", lambda v: v.video_stg_scale),
@@ -127,9 +127,8 @@ def settings_args(config: Mapping[str, Any], mode: PipelineMode = T2V) -> list[s
     args: list[str] = []
     for flag, read in pairs:
         value = read(validation)
-        if value is not None:  # 25, not 25.0: as the YAML most often writes it
-            whole = isinstance(value, float) and value.is_integer()
-            args += [flag, str(int(value)) if whole else str(value)]
+        if value is not None:
+            args += [flag, str(value)]
     return args
 
 

@@ -68,14 +68,15 @@ class ValidationKeys(_Section, frozen=True, kw_only=True):  # ValidationConfig
     images: list[str] | None = None
     reference_videos: list[str] | None = None
     video_dims: list[int] | None = None  # [W, H, F]; its shape is checked where it is used
-    frame_rate: float | None = None
+    # numbers as the YAML writes them (25 or 25.0): ltx-pipelines is passed them as written
+    frame_rate: int | float | None = None
     inference_steps: int | None = None
     negative_prompt: str | None = None
-    video_cfg_scale: float | None = None
-    video_stg_scale: float | None = None
-    guidance_rescale: float | None = None
-    audio_cfg_scale: float | None = None
-    audio_stg_scale: float | None = None
+    video_cfg_scale: int | float | None = None
+    video_stg_scale: int | float | None = None
+    guidance_rescale: int | float | None = None
+    audio_cfg_scale: int | float | None = None
+    audio_stg_scale: int | float | None = None
     # the trainer's default where the YAML leaves it out; null there is "validation off" (None)
     interval: int | None = VALIDATION_INTERVAL
     generate_audio: bool | None = None
