@@ -32,7 +32,7 @@ from ltx_wizard.core.plan.run_plan import PlanRequest, prepare_plan, write_plan
 from ltx_wizard.core.tuning.tune_record import read_tune_record
 from ltx_wizard.demo import DEMO_PRESET
 from ltx_wizard.demo.builder import build_demo
-from ltx_wizard.demo.sim.stand_in import SimulatedTrainer, plan_simulation
+from ltx_wizard.demo.sim.stand_in import SimulatedTrainer, choose_stand_ins, plan_simulation
 
 # case -> (preset, recipe; None: the plan's default for the tier)
 CASES = {
@@ -56,7 +56,7 @@ def plan_and_tune(root: Path, preset: str, recipe: str | None) -> Path:
         **({"recipe": recipe} if recipe else {}),
     )
     probe = simulated_probe(preset)
-    run = write_plan(prepare_plan(request, assess(probe), **plan_simulation(preset))).root
+    run = write_plan(prepare_plan(request, assess(probe), **plan_simulation(choose_stand_ins(preset)))).root
     engine = AutotuneEngine(
         run, probe=probe, assessment=assess(probe), stand_in=SimulatedTrainer(preset), grace_s=2.0
     )

@@ -168,6 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in err:
                 print(line, file=sys.stderr)
             return int(result) if isinstance(result, int) else (app.return_code or 0)
+        from ltx_wizard.demo.sim.stand_in import choose_stand_ins
+
+        # the one choice of the stand-in for a command, handed down (the App's start makes the TUI's)
+        args.stand_ins = choose_stand_ins(getattr(args, "simulate", None))
         return int(args.func(args))
     except WizardError as exc:
         from ltx_wizard.core.base.text_safety import clean_text

@@ -125,7 +125,6 @@ def run(args: argparse.Namespace) -> int:
     if assessment.gate_blocked and not (args.accept_risk or read_run_meta(run_dir).accepted_risk):
         raise GateStop(gate_stop_message(assessment.gate_message))
     from ltx_wizard.commands.progress import autotune_progress
-    from ltx_wizard.demo.sim.stand_in import stand_in_for
 
     progress = autotune_progress(json_mode=args.json)  # live on a terminal, plain lines otherwise
     try:
@@ -134,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
             probe=assessment.probe,
             assessment=assessment,
             trainer_cmd=trainer_cmd,
-            stand_in=stand_in_for(getattr(args, "simulate", None)),
+            stand_in=args.stand_ins.chosen,
             max_trials=args.max_trials,
             trainer_root=Path(args.trainer_root).expanduser() if args.trainer_root else None,
             on_event=progress,

@@ -88,11 +88,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.job:
         return _carry_out(run_dir, read_job(run_dir), args)
-    from ltx_wizard.commands.eval_plan import build_job
+    from ltx_wizard.core.evaluation.request import plan_evaluation
 
-    job, lines = build_job(run_dir, args)
+    planned = plan_evaluation(run_dir, args.stand_ins, _request(args))
+    job = planned.job
     if not args.json:
-        print("\n".join(lines))
+        print("\n".join(planned.lines))
     _confirm(args)
     job_process.check_free(run_dir)
     from ltx_wizard.core.evaluation.job import write_job
@@ -108,6 +109,22 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     return _carry_out(run_dir, job, args)
+
+
+def _request(args: argparse.Namespace):
+    """The options as the core's request: the core decides everything from it."""
+    from ltx_wizard.core.evaluation.request import EvalRequest
+
+    return EvalRequest(
+        checkpoint=Path(args.checkpoint) if args.checkpoint else None,
+        prompts=tuple(args.prompt),
+        dataset=Path(args.dataset) if args.dataset else None,
+        trigger=args.trigger,
+        like_for_like=not args.no_base,
+        production=args.production,
+        quantization=args.quantization,
+        offload=args.offload,
+    )
 
 
 def _confirm(args: argparse.Namespace) -> None:
@@ -158,7 +175,7 @@ def _carry_out(run_dir: Path, job, args: argparse.Namespace) -> int:
             )
         )
     elif not args.job:
-        from ltx_wizard.commands.eval_plan import closing_block
+        from ltx_wizard.core.evaluation.eval_lines import closing_block
 
         print("\n".join(closing_block(run_dir, runner.manifest, state)))
     return {"done": 0, "stopped": EXIT_STOPPED}.get(state.state, 1)

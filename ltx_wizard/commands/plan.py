@@ -269,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.demo.sim.stand_in import plan_simulation
 
     # the one launch.sh rule, shared with the TUI's Summary: simulated GPUs run the stand-in
-    draft = prepare_plan(request, assessment, **plan_simulation(getattr(args, "simulate", None)))
+    draft = prepare_plan(request, assessment, **plan_simulation(args.stand_ins))
     from ltx_wizard.core.launch.script import copy_line, log_path, script_path
 
     if args.validate_with_trainer:

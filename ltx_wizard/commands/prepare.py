@@ -261,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
         asker,
         gpus=_gpus(args),
         runner=prepare_runs.scripts_runner(demo=False, simulate=getattr(args, "simulate", None)),
-        audio_probe=prepare_runs.audio_probe(getattr(args, "simulate", None)),
+        audio_probe=prepare_runs.audio_probe(args.stand_ins.chosen),
     )
     result = asyncio.run(session.run())
     line = _plan_line(args, result.plan)

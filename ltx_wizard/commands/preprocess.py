@@ -114,12 +114,10 @@ def run(args: argparse.Namespace) -> int:
         state = replace(state, simulate=True)  # simulated GPUs: no real script
         write_state(run_dir, state)
     step: Step = "one" if args.one_sample else "full"
-    from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
-
     # used only where the run was planned on simulated GPUs (preprocess.json says)
-    stand_in = SimulatedTrainer(getattr(args, "simulate", None) or "h100")
+    stand_in = args.stand_ins.for_simulated_run()
     title = STEP_TITLES[step]
-    from ltx_wizard.commands.audio_gate import audio_check
+    from ltx_wizard.core.prepare.audio_gate_check import audio_check
     from ltx_wizard.core.plan.next_steps import gpu_options
 
     result = _run_until_signal(

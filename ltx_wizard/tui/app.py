@@ -27,6 +27,7 @@ from ltx_wizard.tui.options import WizardOptions
 from ltx_wizard.tui.state import WizardState
 
 if TYPE_CHECKING:
+    from ltx_wizard.core.base.stand_in import StandIns
     from ltx_wizard.demo.builder import DemoSetup
     from ltx_wizard.tui.autotune_controller import AutotuneController
 
@@ -55,6 +56,10 @@ class WizardApp(App[int]):
         self._unwatch_signals: Callable[[], None] | None = None
         self.target_run_dir: Path | None = None
         self.exit_errors: list[str] = []  # one-line `ltx-wizard: ...` messages printed on exit
+        from ltx_wizard.demo.sim.stand_in import choose_stand_ins
+
+        # the one choice of the TUI's stand-in (cli.py makes a command's), handed to every phase
+        self.stand_ins: StandIns = choose_stand_ins(self.simulate, env=self.options.sim_env)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown)) and not event.is_forwarded:

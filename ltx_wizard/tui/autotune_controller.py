@@ -88,7 +88,6 @@ class AutotuneController:
         else:
             from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine as factory
         from ltx_wizard.core.autotune.trials.command import split_trainer_cmd
-        from ltx_wizard.demo.sim.stand_in import stand_in_for
 
         assert state.run_dir is not None and state.probe is not None
         trainer_root = state.request.trainer_root
@@ -97,7 +96,7 @@ class AutotuneController:
             probe=state.probe,
             assessment=state.assessment,
             trainer_cmd=split_trainer_cmd(options.trainer_cmd) if options.trainer_cmd else None,
-            stand_in=stand_in_for(app.simulate, env=options.sim_env),
+            stand_in=app.stand_ins.chosen,
             trainer_root=trainer_root,
             on_event=self.on_event,
             allow_batch_change=state.allow_batch_change,

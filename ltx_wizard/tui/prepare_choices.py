@@ -81,7 +81,7 @@ def audio_probe(app: Any) -> Callable[..., Any] | None:
     """The audio check prepare makes, as `ltx-wizard prepare` picks it (the demo's too)."""
     from ltx_wizard.demo.sim.prepare_runs import audio_probe as simulated_probe
 
-    return simulated_probe(app.simulate, dict(app.options.sim_env))
+    return simulated_probe(app.stand_ins.chosen)
 
 
 def run_note(app: Any) -> str:

@@ -229,6 +229,10 @@ async def test_the_demo_by_keyboard_at_80x24_shows_what_its_files_hold(tmp_path,
             await pilot.press("escape")
             await wait_until(pilot, lambda: isinstance(app.screen, MonitorScreen))
             await settle(pilot)
+            # the evaluation's process refreshes run-summary.md just after it writes "done"
+            await wait_until(
+                pilot, lambda: "## Post-training evaluation" in (run / "run-summary.md").read_text()
+            )
             summary_md = (run / "run-summary.md").read_text()
             assert f"**Final checkpoint:** `{final}` (step {total})" in summary_md
             assert f"**Steps:** {total} of {total}" in summary_md

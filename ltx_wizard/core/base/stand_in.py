@@ -1,12 +1,14 @@
 """A stand-in for the trainer where the GPUs are not real (`StandIn`), handed to the core from
 outside: the core runs the commands it is given and reads memory through it, and knows nothing
 else of it. The wizard's own is the demo package's simulator, which the CLI and the TUI inject
-for `--simulate` and `--demo`.
+for `--simulate` and `--demo`, chosen once at start-up (`StandIns`: cli.py for a command, the App's
+start for the TUI) and handed down as a value; nothing below chooses one.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol
 
 
@@ -28,6 +30,8 @@ class StandIn(Protocol):
     time_scale: float
     # host RAM to assume per GPU, where the host's own says nothing about the machine planned for
     host_gb_per_gpu: float
+    # the simulated machine (core/gpu/presets.py): its GPUs' memory is what renders are checked against
+    preset: str
 
     def trial_command(
         self, scratch: Path, slot: int | None, num_gpus: int
@@ -53,6 +57,30 @@ class StandIn(Protocol):
     def preprocess(self, script: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
         """The preprocessing command in place of the checkout's `script`, and its environment."""
 
+    async def audio_decode(self, clip: Path) -> Any:
+        """The audio gate's decode of `clip` (core/preprocess/audio_gate.py's check) in the
+        stand-in's trainer environment: a core/prepare/audio_env.py AudioDecode."""
+
     def pipelines(self, module: str) -> tuple[list[str], dict[str, str]]:
         """The argv (up to and including the module) and environment standing in for
         `python -m <module>` of the checkout's ltx-pipelines."""
+
+
+@dataclass(frozen=True)
+class StandIns:
+    """The stand-in chosen once at start-up, handed down to whatever runs a trainer command.
+    `chosen`: for --simulate / --demo (None: real GPUs). `recorded`: the same simulator for a run
+    the run folder records as planned on simulated GPUs, from its recorded launch environment
+    (such a run is simulated again without --simulate: its launch.sh runs the simulator)."""
+
+    chosen: StandIn | None = None
+    recorded: Callable[[Mapping[str, str]], StandIn] | None = None
+
+    def for_simulated_run(self, launch_env: Mapping[str, str] | None = None) -> StandIn | None:
+        """The stand-in for a run recorded as simulated: the one chosen, else the recorded one."""
+        if self.chosen is not None or self.recorded is None:
+            return self.chosen
+        return self.recorded(launch_env or {})
+
+
+NO_STAND_IN = StandIns()  # real GPUs, and no simulator to resume a simulated run with

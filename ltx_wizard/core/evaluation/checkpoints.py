@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.run_meta import read_run_meta
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 
 _WEIGHTS = re.compile(r"(lora|model)_weights_step_(\d+)\.safetensors")
 
@@ -31,7 +31,7 @@ def output_dir(run_dir: Path, config: Mapping[str, Any]) -> Path:
     """The trainer's output_dir: relative paths resolve against the trainer's working directory
     (ltx_trainer/config.py LtxTrainerConfig.expand_output_path; launch.sh cds to the recorded
     cwd)."""
-    raw = Path(str(get_dotted(config, "output_dir", None) or "outputs")).expanduser()
+    raw = Path(trainer_config(config).output_dir or "outputs").expanduser()
     if raw.is_absolute():
         return raw
     spec = read_run_meta(run_dir).launch
@@ -54,8 +54,7 @@ def saved(run_dir: Path, config: Mapping[str, Any]) -> list[Saved]:
 
 
 def final_step(config: Mapping[str, Any]) -> int | None:
-    steps = get_dotted(config, "optimization.steps", None)
-    return steps if isinstance(steps, int) and not isinstance(steps, bool) else None
+    return trainer_config(config).optimization.steps
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from typing import Any, Mapping, Sequence
 
 from ltx_wizard.core.evaluation.prompts import EvalPrompt
 from ltx_wizard.core.evaluation.strategy_conditions import BLANK, strategy_conditions
-from ltx_wizard.core.io.yaml_patch import YamlPatchError, get_dotted, load_yaml, patch_yaml_text
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import YamlPatchError, load_yaml, patch_yaml_text
 from ltx_wizard.core.validation import patch as vp
 from ltx_wizard.core.base.errors import UsageError
 
@@ -58,17 +59,17 @@ def template_conditions(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The conditions the run validates with: the first sample's that has any (the shape the plan
     wrote for the mode), else the legacy `images` / `reference_videos` lists as the trainer
     converts them (config.py ValidationConfig.convert_legacy_format)."""
-    samples = get_dotted(config, "validation.samples", None)
-    for sample in samples if isinstance(samples, list) else []:
-        conditions = sample.get("conditions") if isinstance(sample, Mapping) else None
+    validation = trainer_config(config).validation
+    for sample in validation.samples or []:
+        conditions = sample.get("conditions")
         if isinstance(conditions, list) and conditions:
             return [dict(c) for c in conditions if isinstance(c, Mapping)]
     found: list[dict[str, Any]] = []
-    images = get_dotted(config, "validation.images", None)
-    if isinstance(images, list) and images:
+    images = validation.images
+    if images:
         found.append({"type": "first_frame", "image_or_video": str(images[0])})
-    references = get_dotted(config, "validation.reference_videos", None)
-    if isinstance(references, list) and references:
+    references = validation.reference_videos
+    if references:
         found.append({"type": "reference", "video": str(references[0])})
     return found
 
@@ -161,7 +162,7 @@ def render(
         wanted = samples(config, prompts)
         # the scalars first: they make the validation section when config.yaml has none
         text = vp.flow_samples(patch_yaml_text(config_text, changes(run_dir, checkpoint, dims)), wanted)
-        written = get_dotted(load_yaml(text), "validation.samples", None)
+        written = trainer_config(load_yaml(text), EVAL_CONFIG).validation.samples
     except YamlPatchError as exc:
         raise UsageError(f"config.yaml cannot be made into {EVAL_CONFIG}: {exc}") from None
     if written != wanted:
@@ -174,8 +175,8 @@ def render(
 
 def video_dims(config: Mapping[str, Any]) -> tuple[int, int, int]:
     """The renders' size: the run's validation.video_dims, else the trainer's default."""
-    dims = get_dotted(config, "validation.video_dims", None)
-    if isinstance(dims, (list, tuple)) and len(dims) == 3 and all(isinstance(d, int) for d in dims):
+    dims = trainer_config(config).validation.video_dims
+    if dims is not None and len(dims) == 3:
         return int(dims[0]), int(dims[1]), int(dims[2])
     return 960, 544, 89  # ltx_trainer/config.py ValidationConfig.video_dims default
 

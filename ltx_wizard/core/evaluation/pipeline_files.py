@@ -22,7 +22,7 @@ from ltx_wizard.core.evaluation.pipeline_modes import (
     SPATIAL_UPSAMPLER,
     PipelineMode,
 )
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 
 FLAGS = {SPATIAL_UPSAMPLER: "--spatial-upsampler-path", DISTILLED_LORA: "--distilled-lora"}
 _SUBFOLDERS = ("diffusion_models", "latent_upscale_models", "loras")
@@ -78,8 +78,9 @@ def _version_order(path: Path) -> list[Any]:
 
 def extras(config: Mapping[str, Any], mode: PipelineMode) -> tuple[dict[str, Path], str | None]:
     """{role: file} for the mode's needs, or (found so far, why the rest is missing)."""
-    model = Path(str(get_dotted(config, "model.model_path", "") or ""))
-    split = bool(get_dotted(config, "model.video_vae_path", None))
+    keys = trainer_config(config).model
+    model = Path(keys.model_path or "")
+    split = bool(keys.video_vae_path)
     found: dict[str, Path] = {}
     missing = []
     for role in mode.needs:

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 from ltx_wizard.core.evaluation.eval_config import run_conditions
 from ltx_wizard.core.evaluation.strategy_conditions import strategy_kinds
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 
 SPATIAL_UPSAMPLER, DISTILLED_LORA, DISTILLED_CHECKPOINT = (
     "spatial_upsampler",
@@ -104,8 +104,7 @@ def _generates_video(strategy: Mapping[str, Any]) -> bool:
 
 def mode_for(config: Mapping[str, Any]) -> PipelineMode | str:
     """The run's production pipeline, or why there is none (one line)."""
-    strategy = get_dotted(config, "training_strategy", None) or {}
-    strategy = strategy if isinstance(strategy, Mapping) else {}
+    strategy = trainer_config(config).training_strategy or {}
     # the run's own validation conditions, else what its strategy trains with (a config planned
     # without validation media still trains its mode: strategy_conditions.py)
     kinds = _kinds(run_conditions(config)) | strategy_kinds(config)

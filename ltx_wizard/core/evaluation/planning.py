@@ -22,7 +22,8 @@ from ltx_wizard.core.evaluation.prompts import PromptSet, collect, find_sources
 from ltx_wizard.core.evaluation.trainer_command import trainer_command
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.run_meta import read_run_meta
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.io.trainer_config import TrainerConfig, trainer_config
+from ltx_wizard.core.io.yaml_patch import load_yaml
 
 
 @dataclass(frozen=True)
@@ -38,9 +39,12 @@ class Setup:
     stand_in: StandIn | None = None
 
     @property
+    def keys(self) -> TrainerConfig:
+        return trainer_config(self.config)
+
+    @property
     def quantization(self) -> str | None:
-        value = get_dotted(self.config, "acceleration.quantization", None)
-        return str(value) if value else None
+        return self.keys.acceleration.quantization or None
 
 
 def read_run_config(run_dir: Path) -> dict[str, Any]:
@@ -55,9 +59,9 @@ def read_run_config(run_dir: Path) -> dict[str, Any]:
 
 def audio_run(config: Mapping[str, Any]) -> bool:
     """The renders carry generated sound: the strategy trains audio and validation makes it."""
-    strategy = get_dotted(config, "training_strategy", None)
-    trains = audio_folder(strategy if isinstance(strategy, Mapping) else None) is not None
-    return trains and get_dotted(config, "validation.generate_audio", True) is not False
+    keys = trainer_config(config)
+    trains = audio_folder(keys.training_strategy) is not None
+    return trains and keys.validation.generate_audio is not False
 
 
 def setup(
@@ -103,12 +107,12 @@ def memory_options(
     from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
     from ltx_wizard.core.tuning.headroom import ModelSize, model_size
 
-    model_path = get_dotted(setup_.config, "model.model_path", None)
+    model = setup_.keys.model
     try:
-        size = model_size(inspect_checkpoint(str(model_path)))
+        size = model_size(inspect_checkpoint(str(model.model_path)))
     except (UsageError, TypeError):
         size = ModelSize.estimate()  # a split pack's transformer file: the 22 B figure
-    encoder = memory.text_encoder_bytes(get_dotted(setup_.config, "model.text_encoder_path", None))
+    encoder = memory.text_encoder_bytes(model.text_encoder_path)
     dims = video_dims(setup_.config)  # the renders' size: the activations grow with it
     return memory.options(size, encoder, gpu_total_gb, host_ram_gb, dims)
 

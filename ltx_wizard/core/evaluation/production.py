@@ -14,26 +14,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ltx_wizard.core.evaluation import pipeline_files
 from ltx_wizard.core.evaluation.eval_config import run_conditions
 from ltx_wizard.core.evaluation.job import Command, Production
 from ltx_wizard.core.evaluation.pipeline_modes import DISTILLED_CHECKPOINT, T2V, PipelineMode, mode_for
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import ValidationKeys, trainer_config
 
 PIPELINES_REL = Path("packages/ltx-pipelines")
 LORA_STRENGTH = "1.0"
-# validation.* key -> flag, per parser family: guidance of video and audio
+# flag <- validation.* key, per parser family: guidance of video and audio
 # (default_1_stage_arg_parser), audio only (default_1_stage_t2a_arg_parser).
-_VIDEO_GUIDANCE = (
-    ("--video-cfg-guidance-scale", "validation.video_cfg_scale"),
-    ("--video-stg-guidance-scale", "validation.video_stg_scale"),
-    ("--video-rescale-scale", "validation.guidance_rescale"),
+_Setting = tuple[str, Callable[[ValidationKeys], int | float | str | None]]
+_VIDEO_GUIDANCE: tuple[_Setting, ...] = (
+    ("--video-cfg-guidance-scale", lambda v: v.video_cfg_scale),
+    ("--video-stg-guidance-scale", lambda v: v.video_stg_scale),
+    ("--video-rescale-scale", lambda v: v.guidance_rescale),
 )
-_AUDIO_GUIDANCE = (
-    ("--audio-cfg-guidance-scale", "validation.audio_cfg_scale"),
-    ("--audio-stg-guidance-scale", "validation.audio_stg_scale"),
+_AUDIO_GUIDANCE: tuple[_Setting, ...] = (
+    ("--audio-cfg-guidance-scale", lambda v: v.audio_cfg_scale),
+    ("--audio-stg-guidance-scale", lambda v: v.audio_stg_scale),
 )
 
 
@@ -76,16 +77,16 @@ def offer(checkout: Path | None, config: Mapping[str, Any]) -> Offer:
 def model_files(config: Mapping[str, Any]) -> dict[str, str]:
     """The pipeline's model flags from config.yaml's model section: a unified checkpoint with its
     Gemma folder, or a split pack's files (args.py: split flags)."""
-    model = get_dotted(config, "model", None) or {}
-    path, encoder = str(model.get("model_path", "")), str(model.get("text_encoder_path") or "")
-    if model.get("video_vae_path"):
+    model = trainer_config(config).model
+    path, encoder = model.model_path or "", model.text_encoder_path or ""
+    if model.video_vae_path:
         files = {
             "--transformer-path": path,
             "--text-encoder-path": encoder,
-            "--video-vae-path": str(model["video_vae_path"]),
+            "--video-vae-path": model.video_vae_path,
         }
-        if model.get("audio_vae_path"):
-            files["--audio-vae-path"] = str(model["audio_vae_path"])
+        if model.audio_vae_path:
+            files["--audio-vae-path"] = model.audio_vae_path
         return files
     return {"--checkpoint-path": path, "--gemma-root": encoder}
 
@@ -115,17 +116,18 @@ def model_args(
 def settings_args(config: Mapping[str, Any], mode: PipelineMode = T2V) -> list[str]:
     """The validation settings the renders share with the trainer's, as far as the mode's parser
     takes them: steps, frame rate, the negative prompt and the guidance scales."""
-    pairs: tuple[tuple[str, str], ...] = (("--frame-rate", "validation.frame_rate"),)
+    pairs: tuple[_Setting, ...] = (("--frame-rate", lambda v: v.frame_rate),)
     if not mode.distilled:
         pairs += (
-            ("--num-inference-steps", "validation.inference_steps"),
-            ("--negative-prompt", "validation.negative_prompt"),
+            ("--num-inference-steps", lambda v: v.inference_steps),
+            ("--negative-prompt", lambda v: v.negative_prompt),
         )
         pairs += (_VIDEO_GUIDANCE if mode.video else ()) + _AUDIO_GUIDANCE
+    validation = trainer_config(config).validation
     args: list[str] = []
-    for flag, key in pairs:
-        value = get_dotted(config, key, None)
-        if value is not None and not isinstance(value, bool):
+    for flag, read in pairs:
+        value = read(validation)
+        if value is not None:
             args += [flag, str(value)]
     return args
 

@@ -23,7 +23,7 @@ from ltx_wizard.core.evaluation.layout import stems
 from ltx_wizard.core.evaluation.pipeline_modes import PipelineMode, mode_for
 from ltx_wizard.core.evaluation.production import LORA_STRENGTH, model_args
 from ltx_wizard.core.evaluation.prompts import IN_DIST, EvalPrompt, collect, find_sources
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 
 # packages/ltx-pipelines/README.md "Running Pipelines": after `uv sync` at the repository root,
 # `python -m ltx_pipelines.<module>`; `uv run` runs it in that environment from the root
@@ -31,10 +31,8 @@ PREFIX = ("uv", "run", "python", "-m")
 
 
 def _validation_prompt(config: Mapping[str, Any]) -> EvalPrompt:
-    samples = get_dotted(config, "validation.samples", None)
-    first = samples[0] if isinstance(samples, list) and samples and isinstance(samples[0], Mapping) else {}
-    prompts = get_dotted(config, "validation.prompts", None)
-    text = first.get("prompt") or (prompts[0] if isinstance(prompts, list) and prompts else None)
+    samples = trainer_config(config).validation.sample_list()
+    text = samples[0].get("prompt") if samples else None
     return EvalPrompt(IN_DIST, str(text or "<your prompt>"), "config.yaml")
 
 

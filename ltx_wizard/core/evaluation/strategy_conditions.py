@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 
 BLANK = ""  # a media key the prompt's own row fills
 # The training reference's geometry keys the validation reference takes too: config.py's
@@ -36,8 +36,7 @@ _REFERENCE_KEYS = (
 
 
 def _strategy(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    strategy = get_dotted(config, "training_strategy", None)
-    return strategy if isinstance(strategy, Mapping) else {}
+    return trainer_config(config).training_strategy or {}
 
 
 def _modality(strategy: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:

@@ -19,6 +19,7 @@ from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.inputs.recipe_checks import DEFAULT_RECIPE, check_recipe_name, require_sections
 from ltx_wizard.core.gpu.tiers import LOW_VRAM_CONFIG, STANDARD_CONFIG, Tier
+from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import YamlPatchError, get_dotted, load_yaml, patch_yaml_text
 
 MAX_CONFIG_BYTES = 1 << 20  # the shipped configs are ~15 KB; anything near 1 MB is not one
@@ -298,10 +299,9 @@ def _short_clip_warnings(config: Mapping[str, Any], applied: Mapping[str, Any]) 
     dims = applied.get("validation.video_dims")
     if not (isinstance(dims, list) and len(dims) == 3 and isinstance(dims[2], int)):
         return []
-    samples = get_dotted(config, "validation.samples", None)
     out = []
-    for i, sample in enumerate(samples if isinstance(samples, list) else []):
-        if not isinstance(sample, Mapping) or sample.get("video_dims") is not None:
+    for i, sample in enumerate(trainer_config(config).validation.samples or []):
+        if sample.get("video_dims") is not None:
             continue  # a sample's own dims are not the applied ones
         for j, cond in enumerate(sample.get("conditions") or []):
             frames = cond.get("num_frames") if isinstance(cond, Mapping) else None

@@ -20,21 +20,20 @@ from typing import Any, Mapping
 
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo, inspect_vae
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 
 # mirrors validation_runner.py _cond_needs_audio_encoder: condition types that carry audio
 _AUDIO_CARRYING = ("prefix", "suffix", "mask", "reference")
 
 
 def _samples(config: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    samples = get_dotted(config, "validation.samples", None)
-    return [s for s in samples if isinstance(s, Mapping)] if isinstance(samples, list) else []
+    return list(trainer_config(config).validation.samples or [])
 
 
 def audio_vae_reason(config: Mapping[str, Any]) -> str | None:
     """Why the trainer would load the audio VAE with this config, or None when it never does."""
     # ValidationConfig.generate_audio defaults to True (ltx_trainer/config.py)
-    if get_dotted(config, "validation.generate_audio", True) is not False:
+    if trainer_config(config).validation.generate_audio is not False:
         return "validation.generate_audio is on, so validation decodes audio with it"
     for sample in _samples(config):
         for cond in sample.get("conditions") or []:

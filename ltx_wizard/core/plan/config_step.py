@@ -20,7 +20,8 @@ from ltx_wizard.core.validation.form import offered_media
 from ltx_wizard.core.validation.plan import plan_validation
 from ltx_wizard.core.io.workspace import RunFolder
 from ltx_wizard.core.dataset.loader_batches import starved_loader
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import load_yaml
 from ltx_wizard.core.plan.request import PlanRequest
 from ltx_wizard.core.plan.steps import Configured, Gpus, Inspected, Notes
 
@@ -128,7 +129,7 @@ def _wandb(request: PlanRequest, found: Inspected, changes: dict[str, object], n
     """A config that enables W&B: the login read as wandb reads it (core/setup/wandb_login.py)."""
     from ltx_wizard.core.setup.wandb_login import check_login, decide
 
-    enabled = get_dotted(load_yaml(found.base_text), "wandb.enabled", False)
+    enabled = trainer_config(load_yaml(found.base_text)).wandb.enabled
     login = None
     if enabled is True and request.wandb is None:
         login = check_login(found.checkout.uv_path, found.checkout.trainer_dir)

@@ -46,7 +46,7 @@ from ltx_wizard.core.io.bounded import read_bytes
 from ltx_wizard.core.base import units
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 
 if TYPE_CHECKING:  # imported where the plan counts the latents (config_step._latents)
     from ltx_wizard.core.setup.latent_disk import LatentDisk
@@ -176,12 +176,13 @@ def _ram(
     config: Mapping[str, Any], ckpt: CheckpointInfo, te_params: int, processes: int
 ) -> tuple[int, int, list[str]]:
     """(bytes every process allocates at once, bytes read through the shared page cache, items)."""
-    full = get_dotted(config, "model.training_mode", "lora") == "full"
+    keys = trainer_config(config)
+    full = keys.model.training_mode == "full"
     params = ckpt.transformer_param_count
     dtypes = getattr(ckpt, "dtype_counts", None) or {"BF16": 1}
     stored = max(dtypes, key=lambda name: dtypes[name])
     file_bytes = params * DTYPE_BYTES.get(stored, 2)
-    quant = get_dotted(config, "acceleration.quantization", None)
+    quant = keys.acceleration.quantization
     if full:
         transformer, how = params * 4, "cast to fp32 on the CPU (full fine-tune)"
     elif quant:
@@ -192,8 +193,8 @@ def _ram(
         transformer, how = 0, "mapped from the bf16 file, no copy"
     items = [f"transformer {how}: {gib(transformer)} per process"]
     gemma = 0
-    prompts = get_dotted(config, "validation.prompts", None) or get_dotted(config, "validation.samples", None)
-    if get_dotted(config, "acceleration.load_text_encoder_in_8bit", False) is True and prompts:
+    prompts = keys.validation.sample_list()
+    if keys.acceleration.load_text_encoder_in_8bit is True and prompts:
         gemma = te_params * 2 if te_params else int(GEMMA_8BIT_DOC_BYTES)
         items.append(f"Gemma copied to fp16 on the CPU before 8-bit quantisation: {gib(gemma)} per process")
     per_rank = max(transformer, gemma)
@@ -204,21 +205,23 @@ def _ram(
 
 
 def _disk(config: Mapping[str, Any], ckpt: CheckpointInfo) -> tuple[int, list[str]]:
-    full = get_dotted(config, "model.training_mode", "lora") == "full"
-    size = model_size(ckpt, get_dotted(config, "lora.target_modules", None))
-    rank = int(get_dotted(config, "lora.rank", 64) or 64)
+    keys = trainer_config(config)
+    full = keys.model.training_mode == "full"
+    size = model_size(ckpt, keys.lora.target_modules)
+    rank = keys.lora.rank or 64
     trained = size.transformer_params if full else rank * size.lora_params_per_rank
-    precision = 4 if get_dotted(config, "checkpoints.precision", "bfloat16") == "float32" else 2
+    checkpoints = keys.checkpoints
+    precision = 4 if checkpoints.precision == "float32" else 2
     one = int(trained * precision)
-    steps = int(get_dotted(config, "optimization.steps", 0) or 0)
-    interval = get_dotted(config, "checkpoints.interval", None)
-    saves = math.ceil(steps / int(interval)) if interval and steps else 1  # plus the final save
-    keep = int(get_dotted(config, "checkpoints.keep_last_n", 1))
+    steps = keys.optimization.steps or 0
+    interval = checkpoints.interval
+    saves = math.ceil(steps / interval) if interval and steps else 1  # plus the final save
+    keep = checkpoints.keep_last_n if checkpoints.keep_last_n is not None else 1
     kept = saves if keep < 0 else min(saves, keep + (1 if saves > keep else 0))  # save, then prune
     items = [f"{kept} checkpoint(s) of {gib(one)}"]
     total = kept * one + OUTPUT_ALLOWANCE
-    if get_dotted(config, "checkpoints.save_training_state", "minimal") == "full":
-        opt = OPTIMIZER_BYTES.get(str(get_dotted(config, "optimization.optimizer_type", "adamw")), 8.0)
+    if checkpoints.save_training_state == "full":
+        opt = OPTIMIZER_BYTES.get(keys.optimization.optimizer_type or "adamw", 8.0)
         state = int(trained * opt)
         total += kept * state
         items.append(f"{kept} optimizer state file(s) of {gib(state)} (save_training_state: full)")
@@ -235,16 +238,13 @@ def _disk(config: Mapping[str, Any], ckpt: CheckpointInfo) -> tuple[int, list[st
 def validation_videos(config: Mapping[str, Any]) -> int:
     """Validation passes (every validation.interval steps, and at step 0 unless skipped:
     trainer.py `train`) x the prompts of validation.samples."""
-    samples = (
-        get_dotted(config, "validation.samples", None) or get_dotted(config, "validation.prompts", None) or []
-    )
-    interval = get_dotted(config, "validation.interval", None)
-    steps = int(get_dotted(config, "optimization.steps", 0) or 0)
-    if not samples or not isinstance(interval, int) or interval <= 0:
+    keys = trainer_config(config)
+    samples = keys.validation.sample_list()
+    interval = keys.validation.interval
+    steps = keys.optimization.steps or 0
+    if not samples or interval is None or interval <= 0:
         return 0
-    passes = steps // interval + (
-        0 if get_dotted(config, "validation.skip_initial_validation", False) is True else 1
-    )
+    passes = steps // interval + (0 if keys.validation.skip_initial_validation is True else 1)
     return passes * len(samples)
 
 

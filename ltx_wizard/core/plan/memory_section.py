@@ -19,7 +19,8 @@ from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.plan.host_limits import HostCheck, HostReadings, check_host, read_host
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.inputs.text_encoder import TextEncoderInfo
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import load_yaml
 
 if TYPE_CHECKING:  # imported where the plan counts the latents (config_step._latents)
     from ltx_wizard.core.setup.latent_disk import LatentDisk
@@ -59,7 +60,7 @@ def plan_memory(
     )
     if checked.refusal:
         raise UsageError(checked.refusal)
-    size = model_size(ckpt, get_dotted(config, "lora.target_modules", None))
+    size = model_size(ckpt, trainer_config(config).lora.target_modules)
     known = [g.memory_total_bytes for g in assessment.probe.gpus if g.memory_total_bytes]
     gpu_gb = (
         min(known) / 1024**3

@@ -25,7 +25,8 @@ from ltx_wizard.core.inputs.checkpoint import CheckpointInfo, inspect_checkpoint
 from ltx_wizard.core.inputs.model_paths import resolve_user_path
 from ltx_wizard.core.inputs.split_pack import audio_vae_reason as audio_reason_of
 from ltx_wizard.core.inputs.text_encoder import TextEncoderInfo
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import load_yaml
 from ltx_wizard.core.plan import steps
 from ltx_wizard.core.plan.request import PlanRequest, lenient_request
 
@@ -341,5 +342,4 @@ def recipe_strategy(
 
 
 def config_strategy(text: str) -> Mapping[str, Any] | None:
-    strategy: Mapping[str, Any] | None = get_dotted(load_yaml(text), "training_strategy", None)
-    return strategy
+    return trainer_config(load_yaml(text)).training_strategy

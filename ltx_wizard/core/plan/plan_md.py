@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.inputs.recipes import show_value
+from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, unified_diff
 from ltx_wizard.core.plan.plan_words import (
     autotune_paragraph,
@@ -71,8 +72,8 @@ def _int(value: object, default: int = 1) -> int:
 def effective_batch(config: Mapping[str, Any], num_gpus: int) -> int:
     """batch x accumulation x every GPU, as the config now says."""
     return (
-        _int(get_dotted(config, "optimization.batch_size", 1))
-        * _int(get_dotted(config, "optimization.gradient_accumulation_steps", 1))
+        _int(trainer_config(config).optimization.batch_size)
+        * _int(trainer_config(config).optimization.gradient_accumulation_steps)
         * num_gpus
     )
 
@@ -242,7 +243,7 @@ def _cost(rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None) 
     gpus = rec.schedule.num_gpus
     gpu_words = f"{gpus} GPU{'s' if gpus != 1 else ''}"
     if tuned is None:
-        steps = get_dotted(config, "optimization.steps", None)
+        steps = trainer_config(config).optimization.steps
         return [
             "## Cost and time",
             "- Training duration: not measured yet; autotune estimates it from the step time "

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.gpu.tiers import Tier
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
 
 if TYPE_CHECKING:
@@ -34,29 +34,26 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _number(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def saves_words(config: Mapping[str, Any]) -> str:
     """What the run leaves along the way, as the config says (trainer.py LtxvTrainer.train:
     a checkpoint every checkpoints.interval steps and at the end; validation videos every
     validation.interval steps when there are samples)."""
-    every = _number(get_dotted(config, "checkpoints.interval", None))
+    keys = trainer_config(config)
+    every = keys.checkpoints.interval
     saves = (
         f"saving a checkpoint every {every} steps and at the end"
         if every and every > 0
         else "saving the weights at the end"
     )
-    interval = _number(get_dotted(config, "validation.interval", None))
-    samples = get_dotted(config, "validation.samples", None) or get_dotted(config, "validation.prompts", None)
+    interval = keys.validation.interval
+    samples = keys.validation.sample_list()
     if interval and interval > 0 and samples:
         return f"{saves}, and validation videos every {interval} steps"
     return f"{saves}, without validation videos"
 
 
 def goal_words(rec: PlanRecord, kind: str, config: Mapping[str, Any]) -> str:
-    steps = _number(get_dotted(config, "optimization.steps", None))
+    steps = trainer_config(config).optimization.steps
     goal = "a text-to-video" if rec.recipe == "t2v_lora" else f"a `{rec.recipe}`"
     length = f"for {steps} steps" if steps is not None else "for the base file's steps"
     return (
@@ -152,7 +149,7 @@ def trial_checks(rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord |
     """The sanity-check paragraph (trial_words.py), read from autotune's record once it ended."""
     from ltx_wizard.core.plan.trial_words import trial_checks as paragraph
 
-    accumulation = _number(get_dotted(config, "optimization.gradient_accumulation_steps", 1)) or 1
+    accumulation = trainer_config(config).optimization.gradient_accumulation_steps or 1
     return paragraph(rec, config, logged_steps(accumulation), tuned.summary if tuned is not None else None)
 
 
@@ -202,7 +199,7 @@ def video_only_note(
     if change is None:
         return None
     key, value = change
-    targets = get_dotted(config, "lora.target_modules", None)
+    targets = trainer_config(config).lora.target_modules
     shown = "null" if value is None else str(value).lower()
     text = (
         f"Video only: `{key}: {shown}` (the one line changed for it), so the trainer reads no "

@@ -26,7 +26,8 @@ from ltx_wizard.core.plan.steps import gate_stop_message  # noqa: F401  (command
 from ltx_wizard.core.plan.writer import write_plan  # noqa: F401  (callers import it from here)
 from ltx_wizard.core.gpu.tiers import nominal_gb
 from ltx_wizard.core.io.workspace import RunFolder, dataset_name
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import load_yaml
 
 
 def prepare_plan(
@@ -151,7 +152,7 @@ def _record(
     multi, launch = launched.multinode, launched.launch
     config = load_yaml(configured.config_text)
     batch = configured.batch
-    steps_value = get_dotted(config, "optimization.steps", None)
+    keys = trainer_config(config)
     return PlanRecord(
         run_name=folder.root.name,
         run_dir=folder.root,
@@ -171,7 +172,7 @@ def _record(
         skipped=configured.about.skipped,
         data=_data_record(found),
         schedule=Schedule(
-            steps=steps_value if isinstance(steps_value, int) and not isinstance(steps_value, bool) else None,
+            steps=keys.optimization.steps,
             batch_size=batch.batch_size,
             accumulation=batch.accumulation,
             effective_batch=batch.achieved,
@@ -183,7 +184,7 @@ def _record(
         multinode_lines=tuple(
             plan_section(
                 multi,
-                checkpoint_every=get_dotted(config, "checkpoints.interval", None),
+                checkpoint_every=keys.checkpoints.interval,
             )
         )
         if multi

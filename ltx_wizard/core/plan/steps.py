@@ -46,7 +46,8 @@ from ltx_wizard.core.io.workspace import (
     default_run_name,
     validate_run_name,
 )
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import load_yaml
 
 from ltx_wizard.core.plan.request import PlanRequest, require_complete
 
@@ -263,14 +264,14 @@ def inspect_data(
     """(the data as the config will read it, the video-only change, the dataset's plan);
     `base`: the recipe's shipped config, as loaded."""
     # The shipped file's strategy names the data folders (core/dataset/sources.py, the trainer's rule).
-    strategy = get_dotted(base, "training_strategy", None)
+    strategy = trainer_config(base).training_strategy
     video_change = video_only_change(strategy) if request.video_only else None
     if request.video_only and video_change is None:
         notes.warnings.append(
             f"video only: {base_name} trains no audio (or only audio), so nothing was changed for it"
         )
     dropped = audio_folder(strategy) if video_change is not None else None
-    if video_change is not None:
+    if video_change is not None and strategy is not None:
         strategy = video_only(strategy)
     root = request.data_root
     assert root is not None
@@ -298,7 +299,7 @@ def _plan_dataset(
     cancelled: CancelFlag = None,
 ) -> DatasetPlan:
     # the skill: --load-text-encoder-in-8bit as the tier's shipped config loads Gemma
-    eight_bit = get_dotted(base, "acceleration.load_text_encoder_in_8bit", False)
+    eight_bit = trainer_config(base).acceleration.load_text_encoder_in_8bit or False
     assert request.data_root is not None  # a dataset file, by the caller's test
     plan = plan_dataset(
         request.data_root,

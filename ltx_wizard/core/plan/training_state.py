@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 
 KEY = "checkpoints.save_training_state"
 FLAG = "--full-training-state"
@@ -20,7 +20,7 @@ FLAG = "--full-training-state"
 
 def training_state(base: Mapping[str, Any], full: bool, style: str) -> tuple[dict[str, object], str]:
     """(the config change, plan.md's sentence) for the training state each checkpoint keeps."""
-    shipped = get_dotted(base, KEY, "minimal") or "minimal"
+    shipped = trainer_config(base).checkpoints.save_training_state or "minimal"
     if full and style == "fsdp":
         return {}, (
             f"Training state: `{shipped}`. {FLAG} was asked, but under FSDP the trainer "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.tuning.trial_config import FUSED_STEPS, TRIAL_STEPS
 
 if TYPE_CHECKING:
@@ -96,9 +96,7 @@ def trial_checks(
 ) -> list[str]:
     """What the trials and the confirmation prove, limited to what the wizard reads from them;
     `summary`: autotune's, once it has ended (what ran, not what would)."""
-    validates = bool(
-        get_dotted(config, "validation.samples", None) or get_dotted(config, "validation.prompts", None)
-    )
+    validates = bool(trainer_config(config).validation.sample_list())
     return [
         " ".join(
             (

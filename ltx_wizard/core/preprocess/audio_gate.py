@@ -24,16 +24,20 @@ from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.dataset.sources import audio_folder, video_only_change
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.workspace import atomic_write_text
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, patch_yaml_text
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text
 from ltx_wizard.core.preprocess.state import PreprocessState, Step, write_state
 
 
 class Decode(Protocol):
-    """What a check found (core/prepare/audio_env.py AudioDecode has these)."""
+    """What a check found (core/prepare/audio_env.py AudioDecode has these, read-only)."""
 
-    ok: bool
-    detail: str
-    fix: str
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def detail(self) -> str: ...
+    @property
+    def fix(self) -> str: ...
 
 
 AudioCheck = Callable[[Path], Awaitable[Decode]]
@@ -50,8 +54,7 @@ class AudioGateClosed(WizardError):
 
 def _config(run_dir: Path) -> tuple[str, Mapping[str, Any] | None]:
     text = read_text(Path(run_dir) / "config.yaml", what="run config")
-    strategy = get_dotted(load_yaml(text), "training_strategy", None)
-    return text, strategy if isinstance(strategy, Mapping) else None
+    return text, trainer_config(load_yaml(text)).training_strategy
 
 
 def gate_clip(run_dir: Path, state: PreprocessState) -> Path | None:

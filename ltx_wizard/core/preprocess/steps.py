@@ -50,7 +50,8 @@ from ltx_wizard.core.preprocess.state import (
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import open_append, write_all
 from ltx_wizard.core.io.workspace import RunFolder, run_lock
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import load_yaml
 
 LOG_NAMES = {"one": "preprocess-one-sample.log", "full": "preprocess.log"}
 STEP_TITLES = {"one": "one-sample preprocess", "full": "full preprocess"}
@@ -97,16 +98,15 @@ def first_samples(run_dir: Path) -> int:
     planned batch for each, so that autotune's confirmation on every GPU gets a batch at all
     (core/dataset/loader_batches.py: the trainer's loader yields nothing to fewer)."""
     text = read_text(Path(run_dir) / "config.yaml", what="run config")
-    batch = get_dotted(load_yaml(text), "optimization.batch_size", 1)
-    batch = batch if isinstance(batch, int) and not isinstance(batch, bool) and batch > 0 else 1
+    batch = trainer_config(load_yaml(text)).optimization.batch_size
+    batch = batch if batch is not None and batch > 0 else 1
     gpus = read_run_meta(run_dir).num_gpus or 1
     return 1 if gpus <= 1 else samples_needed(batch, gpus)
 
 
 def run_strategy(run_dir: Path) -> Mapping[str, Any] | None:
     text = read_text(Path(run_dir) / "config.yaml", what="run config")
-    strategy: Mapping[str, Any] | None = get_dotted(load_yaml(text), "training_strategy", None)
-    return strategy
+    return trainer_config(load_yaml(text)).training_strategy
 
 
 async def run_step(

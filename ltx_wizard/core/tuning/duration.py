@@ -32,10 +32,11 @@ from ltx_wizard.core.tuning.trial_config import (
     FUSED_STEPS,
     TRIAL_STEPS,
 )
+from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import get_dotted
 
-# mirrors ltx_trainer/config.py ValidationConfig: the defaults of an absent key
-DEFAULT_INTERVAL = 100
+# mirrors ltx_trainer/config.py ValidationConfig: the default of an absent key (the interval's is
+# the view's own, core/io/trainer_config.py)
 DEFAULT_INFERENCE_STEPS = 50
 # A LoRA checkpoint is tens to hundreds of MB with its metadata: ~2 s to local disk (an
 # estimate, the same figure as the simulated trainer's cost model; not measured by autotune).
@@ -160,35 +161,38 @@ def validation_passes(config: Mapping[str, Any], steps: int, gpus: int = 1) -> t
     LtxvTrainer.train: one pass before step 1 unless skip_initial_validation, then one each time
     global_step hits a multiple of validation.interval; none without an interval or samples.
     _run_distributed_validation deals the videos round-robin over the ranks."""
-    val = get_dotted(config, "validation", None) or {}
-    samples = len(val.get("samples") or val.get("prompts") or [])
-    interval = val.get("interval", DEFAULT_INTERVAL)
+    val = trainer_config(config).validation  # its interval: the trainer's 100 where absent
+    samples = len(val.sample_list())
+    interval = val.interval
     if not samples or not interval:
         return 0, 0
-    passes = steps // int(interval) + (0 if val.get("skip_initial_validation", False) else 1)
-    videos = samples * int(val.get("videos_per_prompt") or 1)
+    passes = steps // interval + (0 if val.skip_initial_validation else 1)
+    # a key of older trainers, not LtxTrainerConfig's: read raw, as the view names none such
+    videos = samples * int(get_dotted(config, "validation.videos_per_prompt", None) or 1)
     return passes, -(-videos // max(1, gpus))
 
 
 def checkpoint_saves(config: Mapping[str, Any], steps: int) -> int:
     """mirrors trainer.py LtxvTrainer.train: a save each time global_step hits a multiple of
     checkpoints.interval; the save after the loop (always) is the load's end."""
-    interval = get_dotted(config, "checkpoints.interval", None)
-    return steps // int(interval) if isinstance(interval, int) and interval > 0 else 0
+    interval = trainer_config(config).checkpoints.interval
+    return steps // interval if interval is not None and interval > 0 else 0
 
 
 def guidance_branches(config: Mapping[str, Any]) -> int:
     """Transformer calls per inference step (ltx-core MultiModalGuider, as the validation
     sampler builds it): the positive prompt, the negative one when a CFG scale is not 1, the
     STG-perturbed one when STG blocks are named with a non-zero STG scale."""
-    val = get_dotted(config, "validation", None) or {}
-    cfg = any(float(val.get(k, 3.0 if k == "video_cfg_scale" else 7.0)) != 1.0 for k in _CFG)
-    stg = bool(val.get("stg_blocks")) and any(float(val.get(k, 1.0)) != 0.0 for k in _STG)
+    val = trainer_config(config).validation
+    cfg = _or(val.video_cfg_scale, 3.0) != 1.0 or _or(val.audio_cfg_scale, 7.0) != 1.0
+    stg = bool(val.stg_blocks) and (
+        _or(val.video_stg_scale, 1.0) != 0.0 or _or(val.audio_stg_scale, 1.0) != 0.0
+    )
     return 1 + int(cfg) + int(stg)
 
 
-_CFG = ("video_cfg_scale", "audio_cfg_scale")
-_STG = ("video_stg_scale", "audio_stg_scale")
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
 
 
 def denoise_step_s(config: Mapping[str, Any], step_s: float) -> float:
@@ -196,9 +200,10 @@ def denoise_step_s(config: Mapping[str, Any], step_s: float) -> float:
     being a quarter of a training step per sample with gradient checkpointing, a third without.
     The validation video_dims are taken as the training size (the step time is not split by
     resolution)."""
-    batch = int(get_dotted(config, "optimization.batch_size", 1) or 1)
-    accumulation = int(get_dotted(config, "optimization.gradient_accumulation_steps", 1) or 1)
-    checkpointing = get_dotted(config, "optimization.enable_gradient_checkpointing", True)
+    optimization = trainer_config(config).optimization
+    batch = optimization.batch_size or 1
+    accumulation = optimization.gradient_accumulation_steps or 1
+    checkpointing = optimization.enable_gradient_checkpointing
     forwards = 4 if checkpointing is not False else 3
     return guidance_branches(config) * step_s / (batch * accumulation * forwards)
 
@@ -233,8 +238,9 @@ def estimate(
     time_scale: float = 1.0,
     gpus: int = 1,
 ) -> Duration | None:
-    steps = get_dotted(config, "optimization.steps", None)
-    if winner.step_time_s is None or not isinstance(steps, int):
+    keys = trainer_config(config)
+    steps = keys.optimization.steps
+    if winner.step_time_s is None or steps is None:
         return None
     step = winner.step_time_s
     load, with_gemma = _measured_load(trials, confirmation, time_scale)
@@ -244,10 +250,8 @@ def estimate(
         # measured from the training's start: no model load, quantization or Gemma inside it
         trained = (FUSED_STEPS if confirmation.fused else CONFIRM_STEPS) * step
         video_s = max(confirmation.trained_to_validated_s - trained, 0.0)
-    inference = int(
-        get_dotted(config, "validation.inference_steps", DEFAULT_INFERENCE_STEPS) or DEFAULT_INFERENCE_STEPS
-    )
-    full = get_dotted(config, "model.training_mode", "lora") == "full"
+    inference = keys.validation.inference_steps or DEFAULT_INFERENCE_STEPS
+    full = keys.model.training_mode == "full"
     return Duration(
         steps,
         step,

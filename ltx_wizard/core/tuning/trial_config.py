@@ -38,6 +38,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.io.yaml_guard import yaml_json
+from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import YamlPatchError, get_dotted, load_yaml, patch_yaml_text
 
 TRIAL_STEPS = 40
@@ -97,20 +98,21 @@ def confirmation_config_text(
         },
     )
     data = load_yaml(text)
-    samples = list(get_dotted(data, "validation.samples", None) or [])
+    validation = trainer_config(data).validation
+    samples = list(validation.samples or [])
     if samples:
         text = set_list(text, "validation.samples", [_plain(samples[0])])
-    prompts = list(get_dotted(data, "validation.prompts", None) or [])
+    prompts = list(validation.prompts or [])
     if prompts and not samples:
         text = set_list(text, "validation.prompts", [str(prompts[0])])
+    # a key of older trainers, not LtxTrainerConfig's: read raw, as the view names none such
     if get_dotted(data, "validation.videos_per_prompt", None) is not None:
         text = patch_yaml_text(text, {"validation.videos_per_prompt": 1})
     return text
 
 
 def has_validation_prompts(text: str) -> bool:
-    data = load_yaml(text)
-    return bool(get_dotted(data, "validation.samples", None) or get_dotted(data, "validation.prompts", None))
+    return bool(trainer_config(load_yaml(text)).validation.sample_list())
 
 
 def _plain(value: object) -> object:
@@ -179,18 +181,19 @@ def _leaf_end(node: Node) -> int:
 
 def settings_from_config(text: str) -> TrainSettings:
     """The autotune levers as the planned config sets them."""
-    data = load_yaml(text)
-
-    def value(path: str, default: object) -> Any:
-        found = get_dotted(data, path, default)
-        return default if found is None and default is not None else found
-
+    keys = trainer_config(load_yaml(text))
+    optimization = keys.optimization
+    checkpointing = optimization.enable_gradient_checkpointing
     return TrainSettings(
-        quantization=get_dotted(data, "acceleration.quantization", None),
-        optimizer_type=str(value("optimization.optimizer_type", "adamw")),
-        batch_size=int(value("optimization.batch_size", 1)),
-        gradient_accumulation_steps=int(value("optimization.gradient_accumulation_steps", 1)),
-        gradient_checkpointing=bool(value("optimization.enable_gradient_checkpointing", True)),
-        training_mode=str(value("model.training_mode", "lora")),
-        lora_rank=int(value("lora.rank", 16) or 16),
+        quantization=keys.acceleration.quantization,
+        optimizer_type=optimization.optimizer_type or "adamw",
+        batch_size=optimization.batch_size if optimization.batch_size is not None else 1,
+        gradient_accumulation_steps=(
+            optimization.gradient_accumulation_steps
+            if optimization.gradient_accumulation_steps is not None
+            else 1
+        ),
+        gradient_checkpointing=checkpointing if checkpointing is not None else True,
+        training_mode=keys.model.training_mode or "lora",
+        lora_rank=keys.lora.rank or 16,
     )

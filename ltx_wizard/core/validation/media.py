@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 
 PLACEHOLDER = "/path/to/"  # how every shipped config spells a path the user must fill in
 # The media keys of a validation condition (ltx_trainer/config.py, the ValidationCondition types).
@@ -68,10 +68,9 @@ def _kind(cond: Mapping[str, Any], key: str) -> str:
 
 def media_slots(config: Mapping[str, Any]) -> list[MediaSlot]:
     """Every media path of every validation sample, in sample order."""
-    samples = get_dotted(config, "validation.samples", None)
     slots = []
-    for i, sample in enumerate(samples if isinstance(samples, list) else []):
-        conditions = sample.get("conditions") if isinstance(sample, Mapping) else None
+    for i, sample in enumerate(trainer_config(config).validation.samples or []):
+        conditions = sample.get("conditions")
         for j, cond in enumerate(conditions if isinstance(conditions, list) else []):
             if not isinstance(cond, Mapping):
                 continue

@@ -34,7 +34,8 @@ from ltx_wizard.core.validation.media import (
     media_slots,
     slot_problems,
 )
-from ltx_wizard.core.io.yaml_patch import YamlPatchError, get_dotted, load_yaml, patch_yaml_text
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import YamlPatchError, load_yaml, patch_yaml_text
 
 Mode = Literal["media", "prompts-only", "off"]
 MEDIA_FLAG, PROMPT_FLAG = "--validation-media", "--validation-prompt"
@@ -230,7 +231,7 @@ def plan_validation(
     data = load_yaml(text)
     slots = media_slots(data)
     chosen = _mode(slots, media, prompts, mode, not slot_problems(data))
-    shipped = _plain(get_dotted(data, "validation.samples", None) or [])
+    shipped = _plain(trainer_config(data).validation.samples or [])
     target = target_samples(shipped, slots, media, prompts, chosen)
     out = ValidationPlan(write_samples(text, shipped, target), chosen)
     if chosen == "off":

@@ -2,7 +2,7 @@
 Prepare screen alike: the checkout's own environment (`uv run python`); on simulated GPUs the same,
 with only the GPU-bound captioner server replaced by the stand-in; the demo's look-alike checkout
 with this Python. On simulated GPUs the audio check is the stand-in's too, the one the
-preprocessing gate asks (commands/audio_gate.py), so prepare never says the sound cannot be
+preprocessing gate asks (core/prepare/audio_gate_check.py), so prepare never says the sound cannot be
 decoded and then sees audio latents written for every clip."""
 
 from __future__ import annotations
@@ -25,13 +25,11 @@ def scripts_runner(*, demo: bool, simulate: str | None) -> Callable[..., Any]:
     return uv_runner
 
 
-def audio_probe(simulate: str | None, env: dict[str, str] | None = None) -> Callable[..., Any] | None:
-    """The stand-in's audio check on simulated GPUs; None (the real check) otherwise."""
-    if not simulate:
+def audio_probe(stand_in: Any) -> Callable[..., Any] | None:
+    """The stand-in's audio check on simulated GPUs (the one chosen at start-up, handed down);
+    None (the real check) otherwise."""
+    if stand_in is None:
         return None
-    from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
-
-    stand_in = SimulatedTrainer(simulate, env=env or {})
 
     async def probe(clip: Any, label: str, log: Any) -> Any:
         found = await stand_in.audio_decode(clip)

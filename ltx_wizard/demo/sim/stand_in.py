@@ -1,8 +1,9 @@
 """The simulator as the core's `StandIn` (core/base/stand_in.py): the simulated trainer and
 preprocessor run by module name, and the memory file the trainer keeps, read back as NVML would.
 
-The CLI and the TUI hand one to the core for `--simulate` and `--demo`; the core knows nothing of
-the names, variables and files here.
+`choose_stand_ins` is the one place one is chosen: cli.py calls it for a command and the App's
+start for the TUI, and both hand the value down; the core knows nothing of the names, variables
+and files here.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.stand_in import StandIn, StandIns
 from ltx_wizard.demo.sim.step_clock import STEP_CLOCK_ENV, StepClockReader
 from ltx_wizard.demo.sim.vram_file import VRAM_FILE_ENV, VramFileReader
 
@@ -21,6 +23,7 @@ PREPROCESS_MODULE = "ltx_wizard.demo.sim.preprocess"
 PIPELINES_MODULE = "ltx_wizard.demo.sim.pipelines"
 GPU_ENV = "LTX_WIZARD_SIM_GPU"  # the preset the simulated trainer stands on
 SPEED_ENV = "LTX_WIZARD_SIM_SPEED"
+DEFAULT_PRESET = "h100"  # a simulated run whose launch recorded no preset
 SCRIPT_ENV = "LTX_WIZARD_SIM_SCRIPT"  # the simulated preprocessor reads this script's parser
 # "0": the simulated trainer environment cannot decode sound (torchaudio 2.9 without torchcodec):
 # the audio gate's check fails as it would there, and the preprocessor writes no audio latents
@@ -103,13 +106,24 @@ class SimulatedTrainer:
         return [sys.executable, "-m", PIPELINES_MODULE, module], {GPU_ENV: self.preset, **self.env}
 
 
-def stand_in_for(preset: str | None, **kwargs) -> SimulatedTrainer | None:
-    """The simulator for `--simulate PRESET` / `--demo`; None for real GPUs."""
-    return SimulatedTrainer(preset, **kwargs) if preset else None
+def choose_stand_ins(preset: str | None, *, env: Mapping[str, str] | None = None) -> StandIns:
+    """The one choice of the stand-in, made at start-up by cli.py (a command) and by the App's
+    start (the TUI) from the same inputs: the simulator for `--simulate PRESET` / `--demo` (None
+    on real GPUs), and for a run recorded as planned on simulated GPUs, the simulator on the preset
+    its launch recorded (h100 where it recorded none). `env`: more variables for every simulated
+    process (the tests' faults and speeds)."""
+    extra = dict(env or {})
+
+    def recorded(launch_env: Mapping[str, str]) -> StandIn:
+        return SimulatedTrainer(launch_env.get(GPU_ENV) or DEFAULT_PRESET, env=extra)
+
+    chosen = SimulatedTrainer(preset, env=extra) if preset else None
+    return StandIns(chosen, recorded)
 
 
-def plan_simulation(preset: str | None) -> dict[str, Any]:
+def plan_simulation(stand_ins: StandIns) -> dict[str, Any]:
     """What `prepare_plan` takes for the GPUs a plan is made on: the preset plan.json records and
-    the stand-in launch.sh runs, chosen here together, so that the CLI's `plan` and the TUI's
-    Summary write the same launch.sh (a simulated plan never runs `uv run python scripts/train.py`)."""
-    return {"simulate": preset or None, "stand_in": stand_in_for(preset)}
+    the stand-in launch.sh runs, read together from the one chosen, so that the CLI's `plan` and the
+    TUI's Summary write the same launch.sh (a simulated plan never runs `uv run python scripts/train.py`)."""
+    chosen = stand_ins.chosen
+    return {"simulate": chosen.preset if chosen is not None else None, "stand_in": chosen}

@@ -18,7 +18,7 @@ from textual.widgets import Static
 from ltx_wizard.core.evaluation.checkpoints import output_dir
 from ltx_wizard.core.evaluation.planning import read_run_config
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.tui.dialogs.once import OnceModal
 from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
 
@@ -41,9 +41,7 @@ def latest_round(run_dir: Path) -> tuple[int | None, list[tuple[str, Path]]]:
     if not found:
         return None, []
     step = max(found)
-    samples = get_dotted(config, "validation.samples", None) or [
-        {"prompt": p} for p in get_dotted(config, "validation.prompts", None) or []
-    ]
+    samples = trainer_config(config).validation.sample_list()
     out = []
     for index, path in sorted(found[step].items())[:MAX_SHOWN]:
         sample = samples[index - 1] if 0 < index <= len(samples) else {}

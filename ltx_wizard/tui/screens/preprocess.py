@@ -97,16 +97,15 @@ class PreprocessScreen(WizardScreen):
 
     @work(exclusive=True, exit_on_error=False, group="preprocess")
     async def _run(self) -> None:
-        from ltx_wizard.commands.audio_gate import audio_check
+        from ltx_wizard.core.prepare.audio_gate_check import audio_check
         from ltx_wizard.core.base.errors import WizardError
         from ltx_wizard.core.preprocess.audio_gate import AudioGateClosed
         from ltx_wizard.core.preprocess.steps import run_step
-        from ltx_wizard.demo.sim.stand_in import SimulatedTrainer
 
         run_dir = self.app.state.run_dir
         assert run_dir is not None  # set before this screen opens
         # used only where preprocess.json says the plan's GPUs were simulated
-        stand_in = SimulatedTrainer(self.app.simulate or "h100", env=self.app.options.sim_env)
+        stand_in = self.app.stand_ins.for_simulated_run()
         try:
             result = await run_step(
                 run_dir,

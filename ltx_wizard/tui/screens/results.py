@@ -106,12 +106,10 @@ class ResultsScreen(WizardScreen):
         self.post_message(Loaded(manifest, state, setup, lines, error))
 
     def _setup(self):
-        from ltx_wizard.commands.eval_plan import production_choice, stand_in
-        from ltx_wizard.core.evaluation.planning import setup
+        from ltx_wizard.core.evaluation.request import preview
 
-        found = setup(self.run_dir, stand_in=stand_in(self.run_dir, self.app.simulate))
-        production, lines = production_choice(found, "auto", None, None)
-        return (found, production), lines
+        seen = preview(self.run_dir, self.app.stand_ins)  # the core decides; this screen shows it
+        return (seen.setup, seen.production.production), seen.production.lines
 
     def _tick(self) -> None:
         from ltx_wizard.core.evaluation.job import read_state
@@ -153,15 +151,9 @@ class ResultsScreen(WizardScreen):
             text.append(f"Cannot evaluate yet: {self._error}\n", style="bold")
         state = self.state
         if state is not None:
-            line = {
-                "running": f"Running: {state.stage} ({state.done + 1} of {state.total})",
-                "done": "Done: the renders below",
-                "stopped": "Stopped by you",
-                "failed": f"Failed: {state.error}",
-            }.get(state.state, state.state)
-            if lost and state.state == "running":
-                line = "The evaluation process is gone (killed?): its log is logs/eval.log"
-            text.append(line + "  (log: logs/eval.log)\n")
+            from ltx_wizard.core.evaluation.eval_lines import state_line
+
+            text.append(state_line(state, lost) + "  (log: logs/eval.log)\n")
         elif found is not None:
             text.append("Not run yet: s starts it in the background (e edits the prompts)\n")
         if self.graphics is not None and self.graphics.note:  # a richer protocol, or why not

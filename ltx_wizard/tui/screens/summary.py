@@ -134,7 +134,7 @@ class SummaryScreen(WizardScreen):
                 app.state.assessment,
                 now=app.now(),
                 host=app.options.host_fn,
-                **plan_simulation(app.simulate),  # the one launch.sh rule, shared with `plan`
+                **plan_simulation(app.stand_ins),  # the one launch.sh rule, shared with `plan`
             )
             error = None
         except WandbUnknown as exc:  # asked, never silently off (dialogs/wandb_ask.py)

@@ -93,7 +93,9 @@ async def test_the_sound_check_under_simulated_gpus_is_the_one_the_preprocessing
 
     checkout(tmp_path)
     raw = raw_folder(tmp_path)
-    made = session(tmp_path, raw, Asker(), holdout="0", audio_probe=simulated_audio_probe("h100"))
+    made = session(
+        tmp_path, raw, Asker(), holdout="0", audio_probe=simulated_audio_probe(SimulatedTrainer("h100"))
+    )
     result = await made.run()
     gate = await SimulatedTrainer("h100").audio_decode(raw / "beach.mp4")  # what preprocess asks
     assert gate.ok

@@ -48,7 +48,8 @@ from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.gpu.assessment import Assessment
 from ltx_wizard.core.gpu.devices import ProbeResult
 from ltx_wizard.core.io.workspace import RunFolder, run_lock
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import load_yaml
 from ltx_wizard.core.autotune.events import AutotuneFinished, EventSink, TrialFinished
 from ltx_wizard.core.tuning.results import AutotuneSummary, Confirmation, TrialResult
 from ltx_wizard.core.tuning.schedule import Candidate, Context, Tuner
@@ -131,7 +132,7 @@ class AutotuneEngine:
         if before_cancel is not None:
             planned, data = before_cancel, load_yaml(before_cancel)
         require_readable_media(data, self.folder.config)  # before any trial (setup_stop.py)
-        data_root = get_dotted(data, "data.preprocessed_data_root", None)
+        data_root = trainer_config(data).data.preprocessed_data_root
         if not data_root:
             raise UsageError(f"{self.folder.config} has no data.preprocessed_data_root")
         return planned, data, str(data_root)
@@ -139,7 +140,8 @@ class AutotuneEngine:
     async def _prepare(self, site: Site) -> tuple[Sweep, TrialLaunch] | AutotuneSummary:
         """Read the planned config and the log, link the trial samples, size the schedule."""
         planned, data, data_root = self._read_plan()
-        launch = self._launch(str(get_dotted(data, "model.training_mode", "lora") or "lora"))
+        keys = trainer_config(data)
+        launch = self._launch(keys.model.training_mode or "lora")
         log = ResultsLog(self.folder.autotune_log, root=self.folder.root)
         logged, summary = log.load()
         if summary is not None:
@@ -148,14 +150,14 @@ class AutotuneEngine:
             trial_data,
             self.folder.root,
             Path(data_root),
-            get_dotted(data, "training_strategy", None),
+            keys.training_strategy,
             self.assessment.num_gpus,
         )
         totals = [g.memory_total_mib for g in self.probe.gpus]
         size = planned_model_size(
             self.folder.root,
-            get_dotted(data, "model.model_path", None),
-            get_dotted(data, "lora.target_modules", None),
+            keys.model.model_path,
+            keys.lora.target_modules,
         )
         slots = launch.slots(size.transformer_params if size else None, self.host_ram_gb)
         ctx = Context(

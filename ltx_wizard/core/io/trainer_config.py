@@ -1,0 +1,140 @@
+"""A typed view of the trainer config keys the wizard reads (`TrainerConfig`), in place of
+string-key reads such as `get_dotted(config, "validation.samples")`.
+
+It mirrors the trainer's own declaration: `LtxTrainerConfig` and its sections in
+packages/ltx-trainer/src/ltx_trainer/config.py (Lightricks/LTX-2; field names checked by
+tests/core/io/test_trainer_config.py). Only the keys the wizard reads are named, nested as the
+trainer nests them; every other key is allowed and passed over (the trainer's `extra="forbid"` is
+the trainer's own check, and the user's config may come from a newer trainer).
+
+A view, never a writer: config.yaml is changed only through the byte-preserving YAML patcher. A
+field is None where the YAML leaves it out (or sets it to null): the reader says which default it
+takes, as the trainer would; only validation.interval, whose null means "off", takes the
+trainer's default here. Built on msgspec `Struct`s, the house's model system for the files the
+wizard reads (light enough for start-up, where pydantic is kept off the first screen); frozen.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import msgspec
+
+from ltx_wizard.core.base.errors import UsageError
+
+
+VALIDATION_INTERVAL = 100  # ltx_trainer/config.py ValidationConfig.interval's default
+
+
+class _Section(msgspec.Struct, frozen=True, kw_only=True):
+    pass
+
+
+class ModelKeys(_Section, frozen=True, kw_only=True):  # the trainer's ModelConfig
+    model_path: str | None = None
+    text_encoder_path: str | None = None
+    video_vae_path: str | None = None  # with audio_vae_path: a split pack's files
+    audio_vae_path: str | None = None
+    training_mode: str | None = None  # lora | full (the trainer's default: lora)
+
+
+class LoraKeys(_Section, frozen=True, kw_only=True):  # LoraConfig
+    rank: int | None = None
+    target_modules: list[str] | None = None
+
+
+class OptimizationKeys(_Section, frozen=True, kw_only=True):  # OptimizationConfig
+    steps: int | None = None
+    batch_size: int | None = None
+    gradient_accumulation_steps: int | None = None
+    optimizer_type: str | None = None
+    enable_gradient_checkpointing: bool | None = None
+
+
+class AccelerationKeys(_Section, frozen=True, kw_only=True):  # AccelerationConfig
+    quantization: str | None = None
+    load_text_encoder_in_8bit: bool | None = None
+
+
+class DataKeys(_Section, frozen=True, kw_only=True):  # DataConfig
+    preprocessed_data_root: str | None = None
+
+
+class ValidationKeys(_Section, frozen=True, kw_only=True):  # ValidationConfig
+    # the trainer's ValidationSample items, kept as the YAML's own mappings: the wizard splices
+    # them back into config.yaml through the patcher (core/validation)
+    samples: list[dict[str, Any]] | None = None
+    prompts: list[str] | None = None  # the legacy form, converted to samples by the trainer
+    images: list[str] | None = None
+    reference_videos: list[str] | None = None
+    video_dims: list[int] | None = None  # [W, H, F]; its shape is checked where it is used
+    # numbers as the YAML writes them (25 or 25.0): ltx-pipelines is passed them as written
+    frame_rate: int | float | None = None
+    inference_steps: int | None = None
+    negative_prompt: str | None = None
+    video_cfg_scale: int | float | None = None
+    video_stg_scale: int | float | None = None
+    guidance_rescale: int | float | None = None
+    audio_cfg_scale: int | float | None = None
+    audio_stg_scale: int | float | None = None
+    # the trainer's default where the YAML leaves it out; null there is "validation off" (None)
+    interval: int | None = VALIDATION_INTERVAL
+    generate_audio: bool | None = None
+    skip_initial_validation: bool | None = None
+    stg_blocks: list[int] | None = None
+
+    def sample_list(self) -> list[dict[str, Any]]:
+        """The samples, else the legacy prompts as samples (the trainer's convert_legacy_format)."""
+        return list(self.samples or []) or [{"prompt": p} for p in self.prompts or []]
+
+
+class CheckpointsKeys(_Section, frozen=True, kw_only=True):  # CheckpointsConfig
+    interval: int | None = None
+    keep_last_n: int | None = None
+    precision: str | None = None
+    save_training_state: str | None = None
+
+
+class WandbKeys(_Section, frozen=True, kw_only=True):  # WandbConfig
+    enabled: bool | None = None
+
+
+class TrainerConfig(_Section, frozen=True, kw_only=True):  # LtxTrainerConfig
+    model: ModelKeys = msgspec.field(default_factory=ModelKeys)
+    lora: LoraKeys = msgspec.field(default_factory=LoraKeys)
+    # a discriminated union in the trainer (text_to_video, video_to_video, flexible, ...): read
+    # whole, as its own mapping, by core/dataset/sources.py and the conditions' readers
+    training_strategy: dict[str, Any] | None = None
+    optimization: OptimizationKeys = msgspec.field(default_factory=OptimizationKeys)
+    acceleration: AccelerationKeys = msgspec.field(default_factory=AccelerationKeys)
+    data: DataKeys = msgspec.field(default_factory=DataKeys)
+    validation: ValidationKeys = msgspec.field(default_factory=ValidationKeys)
+    checkpoints: CheckpointsKeys = msgspec.field(default_factory=CheckpointsKeys)
+    wandb: WandbKeys = msgspec.field(default_factory=WandbKeys)
+    output_dir: str | None = None
+
+
+SECTIONS = tuple(f for f in TrainerConfig.__struct_fields__ if f not in ("training_strategy", "output_dir"))
+
+
+def trainer_config(config: Mapping[str, Any], what: str = "config.yaml") -> TrainerConfig:
+    """The view of a loaded trainer YAML. A section set to null reads as empty (as the trainer's
+    None for `lora`); UsageError naming `what` and the key where a value has the wrong type."""
+    plain = {k: _builtin(v) for k, v in config.items() if not (k in SECTIONS and v is None)}
+    try:
+        return msgspec.convert(plain, TrainerConfig, strict=False)
+    except msgspec.ValidationError as exc:
+        raise UsageError(f"{what}: {exc}") from None
+
+
+def _builtin(value: Any) -> Any:
+    """ruamel's round-trip scalars (ScalarFloat, ScalarInt, ...) as the builtins they extend: the
+    decoder takes builtins only."""
+    if isinstance(value, Mapping):
+        return {str(k): _builtin(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_builtin(v) for v in value]
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value
