@@ -126,6 +126,27 @@ def make_app(args: argparse.Namespace | None = None, **overrides) -> "WizardApp"
     return WizardApp(options)
 
 
+def _command(args: argparse.Namespace) -> int:
+    """A headless command under core/proc's one signal handler: SIGINT, SIGTERM or SIGHUP stop
+    every child it started, then it leaves with 128 + the signal."""
+    from ltx_wizard.core.proc.signals import install_blocking
+
+    uninstall = install_blocking()
+    try:
+        return int(args.func(args))
+    finally:
+        uninstall()
+
+
+def reap_orphans() -> None:
+    """An earlier wizard killed by SIGKILL left children running: stop them, and say so."""
+    from ltx_wizard.core.proc.orphans import reap_orphans as reap
+
+    said = reap()
+    if said:
+        print(f"ltx-wizard: {said}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # answered before argparse and the option modules are imported
@@ -134,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
+        reap_orphans()
         if args.command is None:
             if args.trainer_cmd is not None:  # bad quoting is refused before the screen opens
                 from ltx_wizard.core.autotune.trials.command import split_trainer_cmd
@@ -168,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in err:
                 print(line, file=sys.stderr)
             return int(result) if isinstance(result, int) else (app.return_code or 0)
-        return int(args.func(args))
+        return _command(args)
     except WizardError as exc:
         from ltx_wizard.core.base.text_safety import clean_text
 

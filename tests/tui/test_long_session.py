@@ -1,6 +1,6 @@
 """Long sessions stay quick: dialogs leave no widgets behind, what lives all run is kept out of
 full garbage collections, and a key press gets the loop ahead of trial output
-(tui/widgets/footer.py, tui/heap.py, core/autotune/trials/process.py favour_ui)."""
+(tui/widgets/footer.py, tui/heap.py, core/proc/child.py favour_ui)."""
 
 from __future__ import annotations
 
