@@ -88,4 +88,5 @@ class Child:
         """The stop rule on the group (`grace_s` after SIGTERM), ranks that left it too."""
         self.child.graces = self.child.graces.with_term(grace_s)
         self.child.stop_blocking()
+        self.proc.wait()
         self._reader.join(timeout=5.0)

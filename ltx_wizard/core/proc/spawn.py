@@ -67,7 +67,9 @@ class Spawned(Owned):
 
     def stop_blocking(self) -> None:
         super().stop_blocking()
-        self.popen.wait()
+        # Reaped without waiting: a signal handler may run this while the code it interrupted
+        # is inside popen.wait(), holding the lock a second wait() would block on for ever.
+        self.popen.poll()
 
 
 class AsyncSpawned(Owned):

@@ -30,7 +30,7 @@ class RankTracker:
         self.tag = tag  # the child's own tag (tags.py): what the last sweep looks for
         self.read_rows = read_rows
         self.known: dict[int, int] = {}  # pid -> start time, of every process seen in the tree
-        self._lock = threading.Lock()  # the periodic walk runs in a thread, take-down on the loop
+        self._lock = threading.RLock()  # a walk in a thread, take-down on the loop or in a signal handler
 
     def refresh(self, rows: list[Proc] | None = None) -> list[Proc]:
         """Remember every process now in the group or below one already known; returns the rows.
