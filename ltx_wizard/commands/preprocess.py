@@ -74,9 +74,9 @@ class Stopped(WizardError):
 
 
 def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
-    """asyncio.run(step), where SIGINT, SIGTERM and SIGHUP first stop the preprocessor (core/proc's
-    one handler), then cancel the step, instead of the wizard dying and leaving it to run on in
-    its own session."""
+    """asyncio.run(step), where SIGINT, SIGTERM and SIGHUP (core/proc's one handler) cancel the
+    step, whose cleanup stops the preprocessor by the one stop rule, instead of the wizard dying
+    and leaving it to run on in its own session."""
     from ltx_wizard.core.proc.signals import install_on_loop
 
     async def main() -> Any:
@@ -87,7 +87,7 @@ def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
             got.append(sig)
             task.cancel()
 
-        uninstall = install_on_loop(loop, stop)
+        uninstall = install_on_loop(loop, stop, notify_first=True)
         try:
             return await step
         except asyncio.CancelledError:

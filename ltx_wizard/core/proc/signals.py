@@ -78,27 +78,37 @@ def install_blocking(on_signal: Callable[[int], None] | None = None) -> Callable
     return _restorer(previous)
 
 
+async def _call(on_signal: SignalCallback, signum: int) -> None:
+    result = on_signal(signum)
+    if inspect.isawaitable(result):
+        await result
+
+
 def install_on_loop(
-    loop: asyncio.AbstractEventLoop, on_signal: SignalCallback | None = None
+    loop: asyncio.AbstractEventLoop, on_signal: SignalCallback | None = None, *, notify_first: bool = False
 ) -> Callable[[], None]:
     """Handlers on the running loop: stop every live child (stop_all, side by side), then
     on_signal(signum), awaited when it is a coroutine; without it the wizard dies of that same
     signal (the default action: a shell says 128 + signum). Returns an uninstaller that puts the
     previous handlers back. Raises NotImplementedError, RuntimeError or ValueError where there
-    are no signals (no main thread)."""
+    are no signals (no main thread). `notify_first`: on_signal runs before the children are
+    stopped (it cancels work whose own cleanup stops its child by the same rule, so the work
+    ends as stopped, not as a child that failed)."""
     pending: list[asyncio.Task[None]] = []
     previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
 
     async def shutdown(signum: int) -> None:
+        if notify_first and on_signal is not None:
+            await _call(on_signal, signum)
+            await registry.stop_all()
+            return
         await registry.stop_all()
         if on_signal is None:  # die of the same signal, as a shell expects (it says 128 + signum)
             uninstall()
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return
-        result = on_signal(signum)
-        if inspect.isawaitable(result):
-            await result
+        await _call(on_signal, signum)
 
     def handler(signum: int) -> None:
         if pending and not pending[0].done():
