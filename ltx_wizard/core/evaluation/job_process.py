@@ -81,7 +81,7 @@ async def stop_job(run_dir: Path, *, grace_s: float = 40.0) -> bool:
     if state is not None and state.child_pid and process_start_time(state.child_pid):
         tracker.known[state.child_pid] = int(process_start_time(state.child_pid) or 0)
     tracker.refresh()
-    await take_down(tracker, graces=replace(TRAINER_GRACES, term_s=grace_s, poll_s=0.2))
+    await take_down(tracker, graces=replace(TRAINER_GRACES.with_term(grace_s), poll_s=0.2))
     return True
 
 

@@ -65,4 +65,4 @@ async def stop_trainer(proc: TrainerProcess, *, grace_s: float = 30.0, poll_s: f
     if pgid != proc.pid:
         tracker.known = {proc.pid: int(process_start_time(proc.pid) or 0)}
     tracker.refresh()
-    await take_down(tracker, graces=replace(TRAINER_GRACES, term_s=grace_s, poll_s=poll_s))
+    await take_down(tracker, graces=replace(TRAINER_GRACES.with_term(grace_s), poll_s=poll_s))

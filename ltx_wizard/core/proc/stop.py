@@ -36,7 +36,9 @@ class Graces:
     poll_s: float = 0.05  # how often a dying child is looked at again
 
     def with_term(self, term_s: float) -> Graces:
-        return replace(self, term_s=term_s)
+        """`term_s` after SIGTERM, and no longer than that after SIGINT either (a caller that
+        asks for a short stop gets one, whichever signal the child heeds)."""
+        return replace(self, interrupt_s=min(self.interrupt_s, term_s), term_s=term_s)
 
 
 DEFAULT_GRACES = Graces()
