@@ -126,6 +126,30 @@ def make_app(args: argparse.Namespace | None = None, **overrides) -> "WizardApp"
     return WizardApp(options)
 
 
+def _command(args: argparse.Namespace) -> int:
+    """A headless command under core/proc's one signal handler: SIGINT, SIGTERM or SIGHUP stop
+    every child it started, then it leaves with 128 + the signal."""
+    from ltx_wizard.core.proc.signals import install_blocking
+
+    try:
+        uninstall = install_blocking()
+    except ValueError:  # not the main thread (a test driving main() from one): no signals here
+        return int(args.func(args))
+    try:
+        return int(args.func(args))
+    finally:
+        uninstall()
+
+
+def reap_orphans() -> None:
+    """An earlier wizard killed by SIGKILL left children running: stop them, and say so."""
+    from ltx_wizard.core.proc.orphans import reap_orphans as reap
+
+    said = reap()
+    if said:
+        print(f"ltx-wizard: {said}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # answered before argparse and the option modules are imported
@@ -134,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
+        reap_orphans()
         if args.command is None:
             if args.trainer_cmd is not None:  # bad quoting is refused before the screen opens
                 from ltx_wizard.core.autotune.trials.command import split_trainer_cmd
@@ -172,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         # the one choice of the stand-in for a command, handed down (the App's start makes the TUI's)
         args.stand_ins = choose_stand_ins(getattr(args, "simulate", None))
-        return int(args.func(args))
+        return _command(args)
     except WizardError as exc:
         from ltx_wizard.core.base.text_safety import clean_text
 

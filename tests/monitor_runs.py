@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ltx_wizard.core.io.processes import record_text
+from ltx_wizard.core.io.pid_records import record_text
 
 LOGS = Path(__file__).parent / "data" / "trainer_logs"
 MARKER = "=== 2026-01-02T03:04:00Z launch.sh started, pid {pid}\n"

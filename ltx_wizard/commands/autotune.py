@@ -17,7 +17,7 @@ from ltx_wizard.core.tuning.batch_rule import ALLOW_FLAG
 from ltx_wizard.core.tuning.results import AutotuneSummary
 from ltx_wizard.core.tuning.schedule import MAX_TRIALS
 from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
-from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S
+from ltx_wizard.core.proc.child import TEARDOWN_GRACE_S
 from ltx_wizard.core.autotune.outputs.presenter import (
     confirmation_line,
     human_line,
@@ -92,11 +92,12 @@ def _check_run_dir(path: str) -> Path:
 
 
 async def _run(engine) -> AutotuneSummary:
-    from ltx_wizard.core.autotune.trials.live_groups import install_signal_handlers, kill_all_now
     from ltx_wizard.core.io.terminal_watch import stream_fd, watch_terminal
+    from ltx_wizard.core.proc.registry import kill_all_now
+    from ltx_wizard.core.proc.signals import install_on_loop
 
     # SIGINT, SIGHUP (an SSH drop) and SIGTERM stop the trial's process group, then end autotune.
-    uninstall = install_signal_handlers(asyncio.get_running_loop(), lambda signum: engine.cancel())
+    uninstall = install_on_loop(asyncio.get_running_loop(), lambda signum: engine.cancel())
     # A wizard stuck writing progress to a terminal that is gone still leaves (and frees the lock).
     watch_terminal(stream_fd(sys.stderr), grace_s=30.0, before_exit=kill_all_now)
     try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import threading
 from pathlib import Path
@@ -147,9 +146,12 @@ def _carry_out(run_dir: Path, job, args: argparse.Namespace) -> int:
 
     job_process.check_free(run_dir)
     job_process.record_self(run_dir)
+    from ltx_wizard.core.proc.signals import install_blocking
+
     stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda *_: stop.set())
+    # SIGINT, SIGTERM, SIGHUP: the running render is stopped (core/proc's one handler), then
+    # the runner records the evaluation as stopped
+    install_blocking(on_signal=lambda signum: stop.set())
     quiet = args.job or args.json
     with open_append(run_dir / LOG_REL, root=run_dir) as log:
         runner = EvalRunner(

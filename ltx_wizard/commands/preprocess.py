@@ -75,9 +75,10 @@ class Stopped(WizardError):
 
 
 def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
-    """asyncio.run(step), where SIGTERM and SIGHUP cancel it as Ctrl-C does: the cancel reaches
-    the preprocessor's group at once (core/preprocess/run.py), instead of the wizard dying and
-    leaving it to run on in its own session."""
+    """asyncio.run(step), where SIGINT, SIGTERM and SIGHUP (core/proc's one handler) cancel the
+    step, whose cleanup stops the preprocessor by the one stop rule, instead of the wizard dying
+    and leaving it to run on in its own session."""
+    from ltx_wizard.core.proc.signals import install_on_loop
 
     async def main() -> Any:
         loop, task, got = asyncio.get_running_loop(), asyncio.current_task(), []
@@ -87,17 +88,17 @@ def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
             got.append(sig)
             task.cancel()
 
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(sig, stop, sig)
+        uninstall = install_on_loop(loop, stop, notify_first=True)
         try:
             return await step
         except asyncio.CancelledError:
-            if got:
+            if not got:
+                raise
+            if got[0] != signal.SIGINT:
                 raise Stopped(got[0], title) from None
-            raise  # Ctrl-C: asyncio.run turns it into KeyboardInterrupt ("interrupted", 130)
+            raise KeyboardInterrupt from None  # Ctrl-C: "interrupted", 130
         finally:
-            for sig in (signal.SIGTERM, signal.SIGHUP):
-                loop.remove_signal_handler(sig)
+            uninstall()
 
     return asyncio.run(main())
 

@@ -64,7 +64,7 @@ class WizardApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown)) and not event.is_forwarded:
             # What the key opens takes many turns of the loop: trial output waits more meanwhile.
-            from ltx_wizard.core.autotune.trials.process import favour_ui
+            from ltx_wizard.core.proc.child import favour_ui
 
             favour_ui()
         await super().on_event(event)
@@ -97,7 +97,7 @@ class WizardApp(App[int]):
         self._unwatch_signals = watch_signals(self)
         if not self.is_headless:
             # A wizard stuck writing to a dead terminal still leaves (and frees the run lock).
-            from ltx_wizard.core.autotune.trials.live_groups import kill_all_now
+            from ltx_wizard.core.proc.registry import kill_all_now
             from ltx_wizard.core.io.terminal_watch import stream_fd, watch_terminal
 
             watch_terminal(stream_fd(sys.__stdout__), before_exit=kill_all_now)
@@ -221,10 +221,10 @@ class WizardApp(App[int]):
 
         async def answered(yes: bool | None) -> None:
             if yes:  # stop the trial's whole process group before leaving: no orphan trainer
-                from ltx_wizard.core.autotune.trials.live_groups import stop_all
+                from ltx_wizard.core.proc.registry import stop_all
 
                 self.autotune.cancel()
-                await stop_all("cancelled")
+                await stop_all()
                 self.exit(0, return_code=0)
 
         self.push_screen(

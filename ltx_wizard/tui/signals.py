@@ -1,6 +1,8 @@
-"""The App's signal role: SIGHUP (the SSH connection dropped), SIGTERM and SIGINT stop every
-trial's process group first, then the wizard leaves. Without this, a hang-up would kill the
-wizard and orphan the trainer, which runs in a session of its own."""
+"""The App's signal role: the one handler of core/proc/signals.py, on the App's loop. SIGHUP (the
+SSH connection dropped), SIGTERM and SIGINT stop every live child (trials, prepare's scripts and
+captioner server, preprocessing, setup's steps) first, then the wizard leaves with 128 + the
+signal. Without this, a hang-up would kill the wizard and orphan its children, each in a session
+of its own."""
 
 from __future__ import annotations
 
@@ -18,10 +20,10 @@ LOG_CANCELLED_WAIT_S = 5.0  # the engine's moment to log the cancelled trial, fo
 def watch_signals(app: WizardApp) -> Callable[[], None] | None:
     """Install the handlers on the running loop; returns their uninstaller, or None where there
     are no signals (not the main thread)."""
-    from ltx_wizard.core.autotune.trials.live_groups import install_signal_handlers
+    from ltx_wizard.core.proc.signals import exit_code, install_on_loop
 
     async def leave(signum: int) -> None:
-        # The trial groups are stopped by now; let the engine log the cancelled trial, so that a
+        # Every child is stopped by now; let the engine log the cancelled trial, so that a
         # resume knows where it stood (its worker's end is the event waited for, bounded).
         app.autotune.cancel()
         await app.autotune.stopped(LOG_CANCELLED_WAIT_S)
@@ -29,10 +31,10 @@ def watch_signals(app: WizardApp) -> Callable[[], None] | None:
             # The terminal is gone: Textual's orderly shutdown would block forever writing the
             # terminal reset to it. Everything of ours is already stopped and flushed.
             app.remove_demo_folder()
-            os._exit(128 + signum)
-        app.exit(return_code=128 + signum)
+            os._exit(exit_code(signum))
+        app.exit(return_code=exit_code(signum))
 
     try:
-        return install_signal_handlers(asyncio.get_running_loop(), leave)
+        return install_on_loop(asyncio.get_running_loop(), leave)
     except (NotImplementedError, RuntimeError, ValueError):  # no signals here (not main thread)
         return None

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.autotune.trials.orphans import RECORD_NAME, TAG_ENV, new_tag
+from ltx_wizard.core.autotune.trials.session_record import RECORD_NAME
+from ltx_wizard.core.proc.tags import TAG_ENV, new_tag
 from ltx_wizard.core.gpu.smi_source import SMI_MAX_BYTES, SmiUnavailable, probe_nvidia_smi
 from ltx_wizard.core.io.workspace import LOCK_NAME
 

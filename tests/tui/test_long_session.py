@@ -1,6 +1,6 @@
 """Long sessions stay quick: dialogs leave no widgets behind, what lives all run is kept out of
 full garbage collections, and a key press gets the loop ahead of trial output
-(tui/widgets/footer.py, tui/heap.py, core/autotune/trials/process.py favour_ui)."""
+(tui/widgets/footer.py, tui/heap.py, core/proc/child.py favour_ui)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_every_screen_uses_the_footer_that_drops_its_old_keys():
 async def test_a_key_press_gives_the_screen_priority_over_trial_output(demo_root):
     import time
 
-    from ltx_wizard.core.autotune.trials import process
+    from ltx_wizard.core.proc import child as process
 
     app = make_app(demo_root)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -7,8 +7,8 @@ import signal
 
 import pytest
 
-from ltx_wizard.core.autotune.trials.live_groups import live_trials
-from ltx_wizard.core.autotune.trials.process import group_alive
+from ltx_wizard.core.proc.registry import live as live_trials
+from ltx_wizard.core.proc.table import group_alive
 from tests.tui.helpers import make_app, to_summary, wait_until
 
 HANG = {"sim_env": {"LTX_WIZARD_SIM_SPEED": "500", "LTX_WIZARD_SIM_FAULT": "hang"}}

@@ -5,7 +5,7 @@ outputs apart, both below the sweep), over the live events all three share:
 
     sweep/    the search: the engine, each trial step, the winner's confirmation, a setup stop,
               the finish (the tuned config written, or the best so far on a cancel)
-    trials/   the trainer run as a trial: its process group and ranks, orphans, VRAM sampling,
+    trials/   the trainer run as a trial (a child of core/proc): its session's guards, VRAM sampling,
               its log file, one runner per GPU slot, trials side by side, what a trial leaves
     outputs/  what the user reads: autotune.log, the words of a result, the tuned config's text,
               the rows of the trials running now

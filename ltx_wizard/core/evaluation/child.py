@@ -1,12 +1,11 @@
-"""One process of the evaluation (a validate-only trainer run, or one pipeline render): started in
-its own session as training is, its output appended to `logs/eval.log` as it comes and read for
-the few things the job acts on (out of memory, the step-0 renders saved, the failure's line), and
-taken down with every rank it started (core/autotune/trials/ranks.py, as autotune stops a trial).
+"""One process of the evaluation (a validate-only trainer run, or one pipeline render): a child of
+core/proc (its own session, tagged, registered), its output appended to `logs/eval.log` as it
+comes and read for the few things the job acts on (out of memory, the step-0 renders saved, the
+failure's line), and taken down with every rank it started by the one stop rule.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import subprocess
@@ -14,8 +13,8 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Mapping, Sequence
 
-from ltx_wizard.core.autotune.trials.ranks import RankTracker, take_down
-from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.proc.spawn import spawn
+from ltx_wizard.core.proc.stop import TRAINER_GRACES
 from ltx_wizard.core.trainer_output.grammar import OOM  # torch's and CUDA's own words
 
 # ltx_trainer/validation_runner.py ValidationRunner.run, once a round's renders are written
@@ -23,7 +22,7 @@ STEP0_SAVED = re.compile(r"Validation samples for step 0 saved")
 # scripts/train.py main's refusal, or the last exception line of a traceback
 _FAILURE = re.compile(r"^(?:\[rank\d+\]:\s*)?(Error: .+|[\w.]*(?:Error|Exception): .+)$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-GRACE_S = 30.0  # as autotune gives a launcher to stop its ranks
+GRACE_S = TRAINER_GRACES.term_s  # as autotune gives a launcher to stop its ranks
 
 
 @dataclass
@@ -38,24 +37,19 @@ class Child:
     def __init__(self, argv: Sequence[str], cwd: str, env: Mapping[str, str], log: IO[str]) -> None:
         self.outcome = Outcome()
         self._log = log
-        try:
-            self.proc = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env={**os.environ, **env},
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                close_fds=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                bufsize=1,
-            )
-        except OSError as exc:
-            raise WizardError(f"could not start {argv[0]}: {exc.strerror or exc}") from None
-        self.tracker = RankTracker(self.proc.pid)
+        self.child = spawn(  # WizardError when it cannot start
+            argv,
+            env={**os.environ, **env},
+            graces=TRAINER_GRACES,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            bufsize=1,
+        )
+        self.proc = self.child.popen
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -85,20 +79,14 @@ class Child:
         if code is not None:
             self._reader.join(timeout=5.0)  # the last lines are read before the outcome is
             self.outcome.code = code
+            self.child.release()  # out of the registry once nothing of it is left
         else:
-            self.tracker.refresh()  # ranks that leave the group are remembered while it runs
+            self.child.track()  # ranks that leave the group are remembered while it runs
         return code
 
     def stop(self, grace_s: float = GRACE_S) -> None:
-        """SIGTERM the group, SIGKILL what is left after `grace_s`; ranks that left it too."""
-        asyncio.run(
-            take_down(
-                self.tracker,
-                launcher_gone=self.proc.poll() is not None,
-                grace_s=grace_s,
-                kill_wait_s=10.0,
-                poll_s=0.2,
-            )
-        )
+        """The stop rule on the group (`grace_s` after SIGTERM), ranks that left it too."""
+        self.child.graces = self.child.graces.with_term(grace_s)
+        self.child.stop_blocking()
         self.proc.wait()
         self._reader.join(timeout=5.0)

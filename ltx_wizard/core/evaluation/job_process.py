@@ -1,5 +1,6 @@
-"""The evaluation's own process: started in the background like training (its own session, so it
-survives the wizard and an SSH drop), recorded in `logs/eval.pid`, and stopped on request.
+"""The evaluation's own process: started in the background like training (a detached child of
+core/proc: its own session, so it survives the wizard and an SSH drop, and tagged "detached", so
+no reaper takes it), recorded in `logs/eval.pid`, and stopped on request by the one stop rule.
 
 The process is `ltx-wizard eval RUN --job` (the front end passes the argv): it reads the job the
 front end wrote and carries it out. One evaluation at a time per run folder, and none while the
@@ -11,15 +12,19 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from ltx_wizard.core.autotune.trials.ranks import RankTracker, take_down
-from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.evaluation.job import LOG_REL, PID_REL, read_state
-from ltx_wizard.core.io.processes import process_start_time, read_record, record_text
+from ltx_wizard.core.io.pid_records import read_record, record_text
 from ltx_wizard.core.io.safe_fs import check_inside, write_text
 from ltx_wizard.core.launch.background import running_pid
+from ltx_wizard.core.proc.spawn import spawn
+from ltx_wizard.core.proc.stop import TRAINER_GRACES, take_down
+from ltx_wizard.core.proc.table import process_start_time
+from ltx_wizard.core.proc.tree import RankTracker
 
 _started: list[subprocess.Popen[bytes]] = []  # evaluations this process started: reaped, no zombies
 
@@ -55,28 +60,17 @@ def start_job(run_dir: Path, argv: Sequence[str]) -> tuple[int, Path]:
     run = Path(run_dir)
     check_free(run)
     log = check_inside(run, run / LOG_REL)
-    try:
-        with open(log, "a", encoding="utf-8") as handle:
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=run,
-                stdin=subprocess.DEVNULL,
-                stdout=handle,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                close_fds=True,
-            )
-    except OSError as exc:
-        raise WizardError(f"could not start the evaluation: {exc.strerror or exc}") from None
+    with open(log, "a", encoding="utf-8") as handle:  # WizardError when it cannot start
+        proc = spawn(argv, kind="detached", cwd=run, stdout=handle, stderr=subprocess.STDOUT).popen
     _started.append(proc)
     write_text(run / PID_REL, record_text(proc.pid), root=run)
     return proc.pid, log
 
 
 async def stop_job(run_dir: Path, *, grace_s: float = 40.0) -> bool:
-    """SIGTERM the evaluation (it takes its running process down itself, ranks included), then
-    SIGKILL it and what it was running if it is still there after `grace_s`. False when none
-    ran."""
+    """The stop rule on the evaluation (it takes its running process down itself, ranks
+    included, on SIGINT or SIGTERM), and on what it was running if it is still there after
+    `grace_s`. False when none ran."""
     pid = eval_pid(run_dir)
     if pid is None:
         return False
@@ -87,7 +81,7 @@ async def stop_job(run_dir: Path, *, grace_s: float = 40.0) -> bool:
     if state is not None and state.child_pid and process_start_time(state.child_pid):
         tracker.known[state.child_pid] = int(process_start_time(state.child_pid) or 0)
     tracker.refresh()
-    await take_down(tracker, launcher_gone=False, grace_s=grace_s, kill_wait_s=10.0, poll_s=0.2)
+    await take_down(tracker, graces=replace(TRAINER_GRACES.with_term(grace_s), poll_s=0.2))
     return True
 
 

@@ -130,6 +130,8 @@ class EvalRunner:
                 child.outcome.code = 0
                 break
             self.stop.wait(self.poll_s)
+        if self.stop.is_set():  # a signal's handler stopped the child (core/proc), then asked us
+            raise Stopped()
         return child.outcome
 
     # -- the trainer's validation -------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Iterator, Mapping, Sequence
 
 from ltx_wizard.core.io import run_folder, safe_fs
 from ltx_wizard.core.base.errors import UsageError, WizardError
-from ltx_wizard.core.io.processes import PidRecord, read_record, record_text
+from ltx_wizard.core.io.pid_records import PidRecord, read_record, record_text
 from ltx_wizard.core.io.safe_fs import create_run_dir
 from ltx_wizard.core.base.text_safety import require_plain_path
 

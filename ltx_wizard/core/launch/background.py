@@ -1,4 +1,5 @@
-"""Start the real training run detached from the wizard: it survives the wizard and the SSH session.
+"""Start the real training run detached from the wizard: it survives the wizard and the SSH session
+(a "detached" child of core/proc: its own session, tagged so that no reaper ever stops it).
 
 What runs is the run folder's `launch.sh` (core/launch/script.py), the same script the Done screen
 tells the user to run by hand: it appends to `<run>/logs/train.log` and writes the trainer's pid
@@ -12,10 +13,11 @@ from pathlib import Path
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.launch.script import ensure_script, launch_files
-from ltx_wizard.core.io.processes import PidRecord, read_record, record_text
+from ltx_wizard.core.io.pid_records import PidRecord, read_record, record_text
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import check_inside, create_run_dir
 from ltx_wizard.core.io.workspace import atomic_write_text
+from ltx_wizard.core.proc.spawn import spawn
 
 
 _started: list[subprocess.Popen[bytes]] = []  # trainings this process started (their parent: us)
@@ -29,7 +31,7 @@ def poll_started() -> None:
 
 def running_pid(run_dir: Path) -> int | None:
     """The pid of a training already started from this run folder, if it still runs: the record
-    in train.pid (pid and start time, core/io/processes.py) names a live process that started when
+    in train.pid (pid and start time, core/io/pid_records.py) names a live process that started when
     the record says. A stale, damaged or implausible record (0, -1, 1, 20 digits, a FIFO) is no
     training: it is never named as something to stop."""
     poll_started()
@@ -64,18 +66,14 @@ def start_training(run_dir: Path) -> tuple[int, Path]:
     script = ensure_script(run_dir)
     log, pid_file = launch_files(run_dir)  # as the plan recorded them in run.json
     log = check_inside(run_dir, log)  # its folder made, no planted link followed
-    try:
-        proc = subprocess.Popen(
-            ["bash", str(script)],
-            cwd=run_dir,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,  # launch.sh appends to the log itself
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # no SIGHUP when the SSH session or the wizard ends
-            close_fds=True,
-        )
-    except OSError as exc:
-        raise WizardError(f"could not start bash {script}: {exc.strerror or exc}") from None
+    # detached: its own session (no SIGHUP when the SSH session or the wizard ends), never reaped
+    proc = spawn(
+        ["bash", str(script)],
+        kind="detached",
+        cwd=run_dir,
+        stdout=subprocess.DEVNULL,  # launch.sh appends to the log itself
+        stderr=subprocess.DEVNULL,
+    ).popen
     _started.append(proc)  # reaped by poll_started(): a stopped run leaves no zombie behind
     # launch.sh writes the same pid (it execs the trainer); writing it here too means the
     # file is there the moment this returns.

@@ -140,7 +140,7 @@ start_of() {  # the kernel's start time of pid $1 (field 22 of /proc/<pid>/stat)
   if read -r stat 2>/dev/null < "/proc/$1/stat"; then read -r -a f <<< "${stat##*) }"; fi
   printf '%s' "${f[19]:--}"
 }
-held_by() {  # true when "<pid> <start>" names a live process other than us (core/io/processes.py)
+held_by() {  # true when "<pid> <start>" names a live process other than us (core/io/pid_records.py)
   [[ $1 =~ ^[0-9]{1,7}$ ]] && (( 10#$1 >= 2 && 10#$1 <= 4194304 )) || return 1
   [ "$1" != "$$" ] || return 1  # the wizard wrote our own pid: not a second start
   if [ -d /proc/self ]; then  # start times readable: a record must carry the matching one

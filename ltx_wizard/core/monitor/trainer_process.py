@@ -2,19 +2,20 @@
 
 launch.sh writes its pid and start time (it then execs the trainer) to the pid file; the wizard's
 background start uses a new session, so that pid also leads the process group. A pid the kernel
-has since given to another program is told apart by the recorded start time (core/io/processes.py).
+has since given to another program is told apart by the recorded start time (core/proc/table.py).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ltx_wizard.core.autotune.trials.ranks import RankTracker, take_down
 from ltx_wizard.core.launch.background import running_pid
-from ltx_wizard.core.io.processes import process_start_time
+from ltx_wizard.core.proc.stop import TRAINER_GRACES, take_down
+from ltx_wizard.core.proc.table import process_start_time
+from ltx_wizard.core.proc.tree import RankTracker
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,8 @@ def trainer_process(run_dir: Path) -> TrainerProcess | None:
 
 
 async def stop_trainer(proc: TrainerProcess, *, grace_s: float = 30.0, poll_s: float = 0.2) -> None:
-    """SIGTERM the trainer's group and every rank that left it (as autotune stops a trial), then
-    SIGKILL what is left after `grace_s`. A trainer that does not lead its own group (launch.sh
+    """The stop rule (core/proc/stop.py) on the trainer's group and every rank that left it, as
+    on any child: SIGINT, SIGTERM (then `grace_s` for its ranks), SIGKILL. A trainer that does not lead its own group (launch.sh
     started by hand from a script) is stopped as a process tree: its group may hold the script."""
     try:
         pgid = os.getpgid(proc.pid)
@@ -64,4 +65,4 @@ async def stop_trainer(proc: TrainerProcess, *, grace_s: float = 30.0, poll_s: f
     if pgid != proc.pid:
         tracker.known = {proc.pid: int(process_start_time(proc.pid) or 0)}
     tracker.refresh()
-    await take_down(tracker, launcher_gone=False, grace_s=grace_s, kill_wait_s=10.0, poll_s=poll_s)
+    await take_down(tracker, graces=replace(TRAINER_GRACES.with_term(grace_s), poll_s=poll_s))

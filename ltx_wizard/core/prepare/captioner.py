@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
 import socket
 import urllib.parse
 import urllib.request
@@ -24,13 +23,9 @@ from typing import Callable, Mapping
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.records import record
-from ltx_wizard.core.prepare.scripts import (
-    ScriptRunner,
-    group_alive,
-    require_options,
-    track,
-    untrack,
-)
+from ltx_wizard.core.prepare.scripts import ScriptRunner, require_options
+from ltx_wizard.core.proc.spawn import AsyncSpawned, spawn_async
+from ltx_wizard.core.proc.stop import Graces
 
 BACKENDS = ("qwen_omni", "gemini_flash", "none")
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # caption_videos.py --api-key envvar
@@ -41,6 +36,9 @@ DEFAULT_PORT = 8001  # serve_captioner.py --port default
 SERVER_SCRIPT = "serve_captioner.py"
 START_TIMEOUT_S = 1800.0  # the first start downloads ~65 GiB
 POLL_S = 2.0
+# vLLM and its workers leave on SIGINT or SIGTERM; the GPU memory it reserved must be free again
+# before preprocessing starts, so what is left after these is SIGKILLed.
+SERVER_GRACES = Graces(interrupt_s=10.0, term_s=30.0)
 
 
 @record
@@ -221,7 +219,7 @@ def server_ready(url: str, timeout_s: float = 5.0) -> bool:
 
 
 class CaptionerServer:
-    """scripts/serve_captioner.py started in its own process group, its output in `log`."""
+    """scripts/serve_captioner.py started as a child of core/proc, its output in `log`."""
 
     def __init__(
         self,
@@ -237,6 +235,7 @@ class CaptionerServer:
         self.gpu = gpu
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.proc: asyncio.subprocess.Process | None = None
+        self._child: AsyncSpawned | None = None
 
     def args(self) -> list[str]:
         return ["--host", "127.0.0.1", "--port", str(self.port)]
@@ -254,16 +253,16 @@ class CaptionerServer:
             sink.write(("$ " + " ".join(argv) + "\n").encode())
             sink.write(f"# ltx-wizard: serving on {self.url} (a free port)\n".encode())
             sink.flush()
-            self.proc = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=str(self.runner.trainer_dir),
+            # registered: a wizard leaving mid-way (a signal, the app quitting) leaves no server
+            self._child = await spawn_async(
+                argv,
                 env=env,
-                stdin=asyncio.subprocess.DEVNULL,
+                graces=SERVER_GRACES,
+                cwd=str(self.runner.trainer_dir),
                 stdout=sink,
                 stderr=sink,
-                start_new_session=True,
             )
-        track(self.proc.pid)  # a wizard leaving mid-way leaves no server (scripts.kill_now)
+        self.proc = self._child.proc
         waited = 0.0
         while waited < timeout_s:
             if await asyncio.to_thread(server_ready, self.url, POLL_S):
@@ -283,20 +282,7 @@ class CaptionerServer:
         )
 
     async def stop(self) -> None:
-        """SIGTERM to its process group (vLLM and its workers), SIGKILL to what is left after
-        30 s: the GPU memory it reserved is free again before preprocessing starts."""
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return
-        for sig, wait in ((signal.SIGTERM, 30.0), (signal.SIGKILL, 5.0)):
-            if not group_alive(proc.pid):
-                break
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, sig)
-            waited = 0.0
-            while waited < wait and group_alive(proc.pid):
-                await asyncio.sleep(0.1)
-                waited += 0.1
-        untrack(proc.pid)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(proc.wait(), 5.0)
+        """The stop rule (core/proc/stop.py) on the server and its workers (SERVER_GRACES)."""
+        child, self._child, self.proc = self._child, None, None
+        if child is not None:
+            await child.stop()

@@ -8,11 +8,6 @@ handed on as they arrive (rich redraws its bars with a carriage return: each is 
 from __future__ import annotations
 
 import asyncio
-import atexit
-import contextlib
-import os
-import signal
-import time
 from dataclasses import field
 from pathlib import Path
 from typing import Callable, Mapping
@@ -21,7 +16,8 @@ from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.preprocess.command import script_options
 from ltx_wizard.core.preprocess.progress import PROGRESS_ENV
-from ltx_wizard.core.io.processes import group_alive
+from ltx_wizard.core.proc.spawn import spawn_async
+from ltx_wizard.core.proc.stop import Graces
 
 # What --simulate does to these scripts, said in the same words by `prepare --help`, the Prepare
 # screen and the README (tests/cli/test_cli_prepare.py holds them together)
@@ -32,8 +28,7 @@ SIMULATE_SAYS = (
     "preprocess --simulate runs."
 )
 READ_CHUNK = 8192
-STOP_GRACE_S = 10.0
-_GROUPS: set[int] = set()  # process groups started here and not yet seen to end
+GRACES = Graces(interrupt_s=5.0, term_s=10.0)
 
 
 @record
@@ -97,74 +92,40 @@ async def run_script(
     log: Path,
     on_line: Callable[[str], None] = lambda line: None,
 ) -> int:
-    """Run `argv` (never through a shell) in its own process group, its output appended to
-    `log` and handed to `on_line` line by line; cancelling stops the whole group."""
+    """Run `argv` (never through a shell) as a child of core/proc (its own session, tagged,
+    registered), its output appended to `log` and handed to `on_line` line by line; cancelling
+    stops it by the one stop rule."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as head:  # the exact command first: the log says what ran
         head.write(("$ " + " ".join(argv) + "\n").encode())
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=str(cwd),
+    child = await spawn_async(
+        argv,
         env={**env, **PROGRESS_ENV},
-        stdin=asyncio.subprocess.DEVNULL,
+        graces=GRACES,
+        cwd=str(cwd),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
     )
-    track(proc.pid)
-    pending = ""
     try:
-        with open(log, "ab") as sink:
-            assert proc.stdout is not None
-            while chunk := await proc.stdout.read(READ_CHUNK):
-                sink.write(chunk)
-                sink.flush()
-                pending += chunk.decode("utf-8", "replace")
-                *lines, pending = pending.replace("\r", "\n").split("\n")
-                for line in lines:
-                    on_line(line)
-        if pending:
-            on_line(pending)
-        code = await proc.wait()
-        _GROUPS.discard(proc.pid)
-        return code
+        assert child.proc.stdout is not None
+        await _copy_lines(child.proc.stdout, log, on_line)
+        code = await child.proc.wait()
     except BaseException:
-        await stop_group(proc)
+        await asyncio.shield(child.stop())
         raise
+    await child.stop()  # the leader is gone: what it left behind goes too
+    return code
 
 
-async def stop_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM to the process group, SIGKILL after the grace period."""
-    for sig, wait in ((signal.SIGTERM, STOP_GRACE_S), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        with contextlib.suppress(asyncio.TimeoutError, Exception):
-            await asyncio.wait_for(asyncio.shield(proc.wait()), wait)
-            break
-    _GROUPS.discard(proc.pid)
-
-
-def track(pgid: int) -> None:
-    """A process group to stop if the wizard leaves while it runs (kill_now, and at exit)."""
-    if not _GROUPS:
-        atexit.register(kill_now)
-    _GROUPS.add(pgid)
-
-
-def untrack(pgid: int) -> None:
-    _GROUPS.discard(pgid)
-
-
-def kill_now(grace_s: float = 2.0) -> None:
-    """Without an event loop (the app leaving, the interpreter exiting): every script or
-    captioner server still running gets SIGTERM, and SIGKILL after `grace_s`."""
-    for pgid in list(_GROUPS):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while any(group_alive(p) for p in _GROUPS) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    for pgid in list(_GROUPS):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
-        _GROUPS.discard(pgid)
+async def _copy_lines(stream: asyncio.StreamReader, log: Path, on_line: Callable[[str], None]) -> None:
+    pending = ""
+    with open(log, "ab") as sink:
+        while chunk := await stream.read(READ_CHUNK):
+            sink.write(chunk)
+            sink.flush()
+            pending += chunk.decode("utf-8", "replace")
+            *lines, pending = pending.replace("\r", "\n").split("\n")
+            for line in lines:
+                on_line(line)
+    if pending:
+        on_line(pending)

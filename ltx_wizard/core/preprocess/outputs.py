@@ -19,7 +19,7 @@ from pathlib import Path
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.dataset.rows import FOLDER_ROLE
 from ltx_wizard.core.io.bounded import read_tail
-from ltx_wizard.core.io.processes import pid_alive
+from ltx_wizard.core.proc.table import pid_alive
 from ltx_wizard.core.io.safe_fs import check_inside
 
 # process_dataset.py writes these under its output folder (its module docstring's table)

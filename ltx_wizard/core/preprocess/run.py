@@ -1,27 +1,24 @@
 """Run one preprocessing step as a child process, its output logged and its bars parsed.
 
-asyncio subprocess (argument lists, never a shell), in its own process group so a cancel stops
-the script and its data-loader workers together: SIGTERM to the group, then SIGKILL to whatever
-is left after a short grace, so nothing runs on after the wizard.
+Started through core/proc (argument lists, never a shell; its own session, tagged, registered),
+so a cancel or a signal to the wizard stops the script and its data-loader workers together by
+the one stop rule, and nothing runs on after the wizard.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import signal
 import time
 from pathlib import Path
 from typing import Callable, Mapping
 
-from ltx_wizard.core.io.processes import group_alive
 from ltx_wizard.core.io.safe_fs import open_append, write_all
 from ltx_wizard.core.preprocess.progress import PROGRESS_ENV, ProgressParser
+from ltx_wizard.core.proc.spawn import spawn_async
+from ltx_wizard.core.proc.stop import Graces
 
 READ_CHUNK = 8192
-STOP_GRACE_S = 5.0  # after SIGTERM: the script's loaders end in well under this
-KILL_WAIT_S = 5.0  # after SIGKILL: the kernel clears the group
+GRACES = Graces(interrupt_s=5.0, term_s=5.0)  # the script's loaders end in well under this
 
 
 async def run_logged(
@@ -39,18 +36,18 @@ async def run_logged(
     parser = ProgressParser()
     sink = open_append(log, root=root, binary=True)  # written through its fd, unbuffered
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=str(cwd),
+        child = await spawn_async(
+            argv,
             env={**env, **PROGRESS_ENV},
-            stdin=asyncio.subprocess.DEVNULL,
+            graces=GRACES,
+            cwd=str(cwd),
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
         )
     except BaseException:
         sink.close()
         raise
+    proc = child.proc
     try:
         with sink:
             assert proc.stdout is not None
@@ -58,20 +55,9 @@ async def run_logged(
                 write_all(sink.fileno(), chunk, log)
                 if parser.feed(chunk.decode("utf-8", "replace"), time.monotonic()):
                     on_progress(parser)
-        return await proc.wait(), parser
+        code = await proc.wait()
     except BaseException:
-        await stop_group(proc)
+        await asyncio.shield(child.stop())  # a cancel waits for the stop, which it cannot cut short
         raise
-
-
-async def stop_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the script's group; SIGKILL it if anything is left after the grace."""
-    for sig, wait_s in ((signal.SIGTERM, STOP_GRACE_S), (signal.SIGKILL, KILL_WAIT_S)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        try:
-            await asyncio.shield(asyncio.wait_for(proc.wait(), wait_s))
-            if not group_alive(proc.pid):
-                return
-        except (asyncio.TimeoutError, asyncio.CancelledError):
-            continue
+    await child.stop()  # the leader is gone: what it left behind goes too
+    return code, parser

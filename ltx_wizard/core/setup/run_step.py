@@ -1,6 +1,7 @@
 """Run one setup step (git, uv, pip) as a process of its own: no shell, its output kept in the
 setup log as it arrives (each step headed by its command), fed to the step's progress reader, and
-handed to the caller line by line. A cancel stops the step's whole process group.
+handed to the caller line by line. It is a child of core/proc (its own session, tagged,
+registered): a cancel, or a signal to the wizard, stops it and all it started by the one rule.
 """
 
 from __future__ import annotations
@@ -8,14 +9,15 @@ from __future__ import annotations
 import os
 import re
 import select
-import signal
 import subprocess
 import time
 from pathlib import Path
 from typing import IO, Callable, Iterator, Mapping
 
+from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.base.text_safety import clean_text
+from ltx_wizard.core.proc.spawn import Spawned, spawn
 from ltx_wizard.core.setup.progress import StepProgress, progress_for
 
 
@@ -63,25 +65,14 @@ def shown(argv: tuple[str, ...]) -> str:
     return " ".join(shlex.quote(a) for a in argv)
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
-    except (ProcessLookupError, PermissionError):
-        return
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
-def _lines(proc: subprocess.Popen[bytes], out: IO[str], cancelled: Callable[[], bool]) -> Iterator[str]:
+def _lines(child: Spawned, out: IO[str], cancelled: Callable[[], bool]) -> Iterator[str]:
     """The process's output lines as they arrive (also written to `out`); stops the process and
     returns when `cancelled()` turns true, checked at least twice a second."""
-    assert proc.stdout is not None
-    fd, buffer = proc.stdout.fileno(), b""
+    assert child.popen.stdout is not None
+    fd, buffer = child.popen.stdout.fileno(), b""
     while True:
         if cancelled():
-            _stop(proc)
+            child.stop_blocking()
             return
         ready, _, _ = select.select([fd], [], [], 0.5)
         if not ready:
@@ -114,27 +105,24 @@ def run_step(
         out.write(f"\n$ {shown(step.argv)}" + (f"    (in {step.cwd})" if step.cwd else "") + "\n")
         out.flush()
         try:
-            proc = subprocess.Popen(
+            child = spawn(
                 step.argv,
-                cwd=step.cwd,
                 env=dict(env or os.environ),
-                stdin=subprocess.DEVNULL,
+                cwd=step.cwd,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
             )
-        except OSError as exc:
-            out.write(f"could not start: {exc}\n")
-            return StepResult(
-                returncode=127, tail=(f"could not start {step.argv[0]}: {exc.strerror or exc}",)
-            )
-        with proc:
-            for line in _lines(proc, out, cancelled):
+        except WizardError as exc:
+            out.write(f"{exc.message}\n")
+            return StepResult(returncode=127, tail=(exc.message,))
+        with child.popen:
+            for line in _lines(child, out, cancelled):
                 progress.feed(line)
                 tail[:] = (tail + [line])[-20:]
                 if on_line is not None:
                     on_line(progress, line)
-            code = proc.wait()
+            code = child.popen.wait()
+            child.stop_blocking()  # the step is over: nothing it started runs on
         if cancelled():
             out.write("\n(cancelled)\n")
             return StepResult(returncode=code, tail=tuple(tail), cancelled=True)

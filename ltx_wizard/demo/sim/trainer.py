@@ -363,14 +363,17 @@ def main(argv: list[str] | None = None) -> int:
     global _ACTIVE
     vram = _Vram(os.environ.get("LTX_WIZARD_SIM_VRAM_FILE"))
 
-    def on_sigterm(signum, frame):  # the GPU frees its memory, then die as Python would
+    def on_stop(signum, frame):  # the GPU frees its memory, then die of it as Python would
         vram.set(0)
         if _ACTIVE is not None:
             _ACTIVE.write_ledger()
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
 
-    signal.signal(signal.SIGTERM, on_sigterm)
+    # SIGINT as SIGTERM: the wizard's stop rule says SIGINT first (core/proc/stop.py), which
+    # torchrun passes on to the ranks as it does SIGTERM
+    signal.signal(signal.SIGTERM, on_stop)
+    signal.signal(signal.SIGINT, on_stop)
     try:
         cfg = _load_config(Path(args.config))
         _ACTIVE = SimTrainer(cfg, args.disable_progress_bars)

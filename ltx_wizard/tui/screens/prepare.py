@@ -169,9 +169,9 @@ class PrepareScreen(WizardScreen):
         captioner server it started are stopped now: its worker may not get to its cleanup."""
         self._cancel.set()
         if self.running:
-            from ltx_wizard.core.prepare.scripts import kill_now
+            from ltx_wizard.core.proc.registry import stop_all_blocking
 
-            kill_now()
+            stop_all_blocking()
 
     def on_mount(self) -> None:
         self.query_one("#input-source", Input).focus()

@@ -13,7 +13,7 @@ import pytest
 from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
 from ltx_wizard.core.autotune.events import LogLine, TrialStarted
-from ltx_wizard.core.autotune.trials.process import OutputLine
+from ltx_wizard.core.proc.child import OutputLine
 from ltx_wizard.core.autotune.trials.log_file import TrialLog
 from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs
 from ltx_wizard.core.base.errors import UsageError

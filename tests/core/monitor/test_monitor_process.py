@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 
-from ltx_wizard.core.io.processes import record_text
+from ltx_wizard.core.io.pid_records import record_text
 from ltx_wizard.core.monitor.trainer_process import (
     TrainerProcess,
     started_at,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 from ltx_wizard.core.autotune.sweep.setup_stop import raise_on_setup_failure
 from ltx_wizard.core.autotune.sweep.trial_data import subset_refusal
 from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs
-from ltx_wizard.core.autotune.trials.orphans import stop_tagged
+from ltx_wizard.core.proc.reaper import stop_tagged
 from ltx_wizard.core.io.safe_fs import check_inside
 from ltx_wizard.core.io.workspace import atomic_write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml

@@ -39,8 +39,9 @@ from ltx_wizard.core.autotune.sweep.setup_stop import (
 from ltx_wizard.core.autotune.sweep.state import Site, Sweep
 from ltx_wizard.core.autotune.sweep.trial_data import subset_refusal, trial_data
 from ltx_wizard.core.autotune.sweep.trial_steps import prune_trial, run_trial, set_aside, starter
-from ltx_wizard.core.autotune.trials.orphans import guarded_session, stop_tagged
-from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S
+from ltx_wizard.core.autotune.trials.session_record import guarded_session
+from ltx_wizard.core.proc.child import TEARDOWN_GRACE_S
+from ltx_wizard.core.proc.reaper import stop_tagged
 from ltx_wizard.core.autotune.trials.runner import TrialRunner
 from ltx_wizard.core.autotune.trials.side_by_side import TrialPool
 from ltx_wizard.core.base.errors import UsageError

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ltx_wizard.core.autotune.trials.orphans import TAG_ENV
 from ltx_wizard.core.autotune.trials.preflight import require_runnable
 from ltx_wizard.core.autotune.trials.command import TrialCommand
 from ltx_wizard.core.autotune.trials.runner import TrialRunner
@@ -115,7 +114,6 @@ class TrialLaunch:
         """A runner on GPU `slot` (None: the plan's own launch), its trials tagged for the reaper."""
         command = self.command(self.folder.config, slot)
         require_runnable(command.prefix, command.cwd, {**os.environ, **command.env})
-        command.env[TAG_ENV] = site.tag
         return TrialRunner(
             command,
             self._backend_factory(command, slot),
@@ -124,6 +122,7 @@ class TrialLaunch:
             grace_s=self.grace_s,
             total_mib=totals if slot is None else [totals[slot]],
             gpus=tuple(range(len(self.probe.gpus))) if slot is None else (slot,),
+            session=site.tag,
         )
 
     def tuned_run(self) -> tuple[list[str], str]:

@@ -24,7 +24,7 @@ class Site:
 
     folder: RunFolder
     on_event: EventSink
-    tag: str  # the trial session tag (trials/orphans.py): every trial process carries it
+    tag: str  # the trial session tag (trials/session_record.py): every trial process carries it
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from ltx_wizard.core.autotune.trials.orphans import stop_tagged
+from ltx_wizard.core.proc.reaper import stop_tagged
 from ltx_wizard.core.autotune.trials.log_file import trial_log_path
 from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs, set_aside_guess
 from ltx_wizard.core.autotune.trials.phase import PHASE_LABEL

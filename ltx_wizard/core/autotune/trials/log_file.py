@@ -14,7 +14,7 @@ import time
 from collections import deque
 from pathlib import Path
 
-from ltx_wizard.core.autotune.trials.process import OutputLine
+from ltx_wizard.core.proc.child import OutputLine
 from ltx_wizard.core.io.safe_fs import os_failure
 
 MAX_BYTES = 64 * 1024 * 1024  # a 50-step trial prints well under 1 MB; this only stops a flood

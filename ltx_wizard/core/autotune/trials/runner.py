@@ -23,12 +23,7 @@ from ltx_wizard.core.autotune.events import (
     VramUpdate,
 )
 from ltx_wizard.core.tuning.results import Confirmation, Outcome, TrialResult
-from ltx_wizard.core.autotune.trials.process import (
-    TEARDOWN_GRACE_S,
-    OutputLine,
-    ProcessResult,
-    TrialProcess,
-)
+from ltx_wizard.core.proc.child import TEARDOWN_GRACE_S, ChildProcess, OutputLine, ProcessResult
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
 from ltx_wizard.core.autotune.trials.command import TrialCommand
@@ -65,15 +60,17 @@ class TrialRunner:
         grace_s: float = TEARDOWN_GRACE_S,
         total_mib: list[int | None] | None = None,
         gpus: tuple[int, ...] = (),
+        session: str | None = None,
     ) -> None:
         self.command = command
+        self.session = session  # the autotune session's tag (core/proc/tags.py)
         self.backend_factory = backend_factory
         self.on_event = on_event
         self.idle_timeout_s = idle_timeout_s
         self.grace_s = grace_s
         self.total_mib = total_mib or []
         self.gpus = tuple(gpus)  # which of the probe's GPUs its runs use (events say so)
-        self.process: TrialProcess | None = None  # the current run's, None between runs
+        self.process: ChildProcess | None = None  # the current run's, None between runs
         # One run at a time holds the runner (claim); a cancel requested before its process
         # exists still holds: that run never starts it. Both reset when the run ends.
         self._claimed = False
@@ -216,8 +213,9 @@ class TrialRunner:
         """Start the trial's process with VRAM sampling around it; never leave it running."""
         sampler = VramSampler(self.backend_factory())
         await asyncio.to_thread(sampler.start)
-        self.process = TrialProcess(
+        self.process = ChildProcess(
             argv,
+            session=self.session,
             cwd=self.command.cwd,
             env=self.command.env,
             on_line=on_line,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from ltx_wizard.core.autotune.trials.process import ProcessResult
+from ltx_wizard.core.proc.child import ProcessResult
 from ltx_wizard.core.autotune.trials.vram_sampler import VramReading
 from ltx_wizard.core.trainer_output import events as ev
 from ltx_wizard.core.trainer_output.failure_cause import FailureCause

@@ -10,12 +10,11 @@ baseline. Any sampling failure is an N/A sample, never an exception in the threa
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 from typing import Literal, Protocol, Sequence, cast
 
-from ltx_wizard.core.autotune.trials.process import proc_table
+from ltx_wizard.core.proc.table import has_proc, proc_rows
 from ltx_wizard.core.gpu.devices import GpuInfo
 
 MIB = 1024 * 1024
@@ -155,7 +154,7 @@ def make_backend(probe_source: str, gpu_indices: Sequence[int | GpuInfo]) -> Vra
 
 def trial_pids(pgid: int) -> set[int]:
     """Pids in process group `pgid` plus every descendant of its leader (which may have moved)."""
-    table = proc_table() if os.path.isdir("/proc/self") else []
+    table = [(row.pid, row.ppid, row.pgrp) for row in proc_rows()] if has_proc() else []
     found = {pgid} | {pid for pid, _, pgrp in table if pgrp == pgid}
     while True:  # walk down the tree until no new child appears
         more = {pid for pid, ppid, _ in table if ppid in found} - found

@@ -1,4 +1,5 @@
-"""core/io/processes.py: the one reader of processes (table, environments, pid records)."""
+"""core/proc/table.py, the one reader of processes (table, environments), and the pid records
+read through it (core/io/pid_records.py)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,9 @@ import uuid
 
 import pytest
 
-from ltx_wizard.core.io import processes
-from ltx_wizard.core.io.processes import (
-    PidRecord,
-    parse_record,
-    pids_with_env,
-    proc_rows,
-    process_start_time,
-    read_record,
-    record_text,
-)
+from ltx_wizard.core.io.pid_records import PidRecord, parse_record, read_record, record_text
+from ltx_wizard.core.proc import table
+from ltx_wizard.core.proc.table import pids_with_env, proc_rows, process_start_time
 
 
 @pytest.mark.parametrize(
@@ -51,7 +45,7 @@ def test_the_table_knows_this_process_and_its_parent():
 
 
 def test_the_table_without_proc_comes_from_psutil():
-    rows = {row.pid: row for row in processes._psutil_rows()}
+    rows = {row.pid: row for row in table.psutil_rows()}
     me = rows[os.getpid()]
     assert me.ppid == os.getppid() and me.pgrp == os.getpgid(0) and me.start > 0
 
@@ -82,7 +76,7 @@ def test_a_zombie_is_not_alive(tmp_path):
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
     try:
-        assert not processes.pid_alive(child.pid)
-        assert not processes.PidRecord(child.pid, processes.process_start_time(child.pid)).alive()
+        assert not table.pid_alive(child.pid)
+        assert not PidRecord(child.pid, table.process_start_time(child.pid)).alive()
     finally:
         child.wait()

@@ -1,4 +1,4 @@
-"""TrialProcess: output arrives line by line, and no process of a trial ever outlives it."""
+"""ChildProcess: output arrives line by line, and no process of a trial ever outlives it."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.autotune.trials import live_groups
-from ltx_wizard.core.autotune.trials import process as tp
-from ltx_wizard.core.autotune.trials.process import OutputLine, TrialProcess
+from ltx_wizard.core.proc import child as tp
+from ltx_wizard.core.proc import registry
+from ltx_wizard.core.proc.child import ChildProcess, OutputLine
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 BOUND_S = 60  # generous upper bound for any wait; tests finish on events, not on this
@@ -95,7 +95,7 @@ async def test_lines_from_both_streams_with_env_and_exit_code(tmp_path):
         """,
     )
     out = Collector()
-    trial = TrialProcess(argv, cwd=tmp_path, env={"EXTRA": "yes"}, on_line=out)
+    trial = ChildProcess(argv, cwd=tmp_path, env={"EXTRA": "yes"}, on_line=out)
     result = await asyncio.wait_for(trial.run(), BOUND_S)
 
     assert out.texts("stdout") == [
@@ -124,7 +124,7 @@ async def test_overlong_line_is_capped_and_the_next_line_survives(tmp_path):
         """,
     )
     out = Collector()
-    await asyncio.wait_for(TrialProcess(argv, on_line=out, max_line_bytes=1000).run(), BOUND_S)
+    await asyncio.wait_for(ChildProcess(argv, on_line=out, max_line_bytes=1000).run(), BOUND_S)
 
     assert [len(t) for t in out.texts()] == [1000, 5]
     assert out.lines[0].truncated and out.lines[1].text == "after"
@@ -148,7 +148,7 @@ async def test_flood_delivers_every_line_and_other_tasks_keep_running(tmp_path):
         nonlocal count
         count += 1
 
-    trial = TrialProcess(argv, on_line=on_line)
+    trial = ChildProcess(argv, on_line=on_line)
 
     async def ticker() -> None:
         nonlocal ticks_during_flood
@@ -166,22 +166,24 @@ async def test_flood_delivers_every_line_and_other_tasks_keep_running(tmp_path):
     assert ticks_during_flood > 10
 
 
-async def test_stop_kills_a_child_that_ignores_sigterm_and_its_grandchild(tmp_path):
+async def test_stop_kills_a_child_that_ignores_sigint_and_sigterm_and_its_grandchild(tmp_path):
     argv = _script(
         tmp_path,
         "stubborn.py",
         """
         import signal, subprocess, sys, time
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         grandchild = subprocess.Popen([sys.executable, "-c",
-            "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(3600)"])
+            "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(3600)"])
         print("grandchild", grandchild.pid, flush=True)
         print("torch.OutOfMemoryError: CUDA out of memory.", file=sys.stderr, flush=True)
         time.sleep(3600)
         """,
     )
     out = Collector()
-    trial = TrialProcess(argv, on_line=out, grace_s=0.5)
+    trial = ChildProcess(argv, on_line=out, grace_s=0.5)
     await trial.start()
     grandchild = int((await out.wait_for("grandchild")).text.split()[1])
     await out.wait_for("OutOfMemoryError")
@@ -190,9 +192,9 @@ async def test_stop_kills_a_child_that_ignores_sigterm_and_its_grandchild(tmp_pa
     result = await asyncio.wait_for(trial.stop("oom"), BOUND_S)
 
     assert result.ended_by == "stopped" and result.stop_reason == "oom"
-    assert result.returncode == -signal.SIGKILL  # SIGTERM was ignored; SIGKILL after grace
+    assert result.returncode == -signal.SIGKILL  # SIGINT and SIGTERM ignored; SIGKILL after grace
     assert not _alive(grandchild) and _group_members(result.pid) == []
-    assert live_groups.live_trials() == []
+    assert registry.live() == []
     again = await trial.stop("cancelled")  # second stop: same result, no error
     assert again == result
 
@@ -209,7 +211,7 @@ async def test_grandchild_left_behind_by_a_clean_exit_is_cleaned_up(tmp_path):
         """,
     )
     out = Collector()
-    trial = TrialProcess(argv, on_line=out, grace_s=5)
+    trial = ChildProcess(argv, on_line=out, grace_s=5)
     result = await asyncio.wait_for(trial.run(), BOUND_S)
     grandchild = int((await out.wait_for("grandchild")).text.split()[1])
 
@@ -229,11 +231,12 @@ async def test_silent_child_ends_as_timeout(tmp_path):
         """,
     )
     out = Collector()
-    trial = TrialProcess(argv, on_line=out, idle_timeout_s=1.0, grace_s=5)
+    trial = ChildProcess(argv, on_line=out, idle_timeout_s=1.0, grace_s=5)
     result = await asyncio.wait_for(trial.run(), BOUND_S)
 
-    assert out.texts() == ["loading model"]
-    assert result.ended_by == "timeout" and result.returncode == -signal.SIGTERM
+    assert out.texts()[0] == "loading model" and out.texts()[-1] == "KeyboardInterrupt"
+    # the stop rule's first word: Python dies of an unhandled KeyboardInterrupt by SIGINT itself
+    assert result.ended_by == "timeout" and result.returncode == -signal.SIGINT
     assert _group_members(result.pid) == []
 
 
@@ -248,7 +251,7 @@ async def test_chatty_child_still_stops_at_max_wall(tmp_path):
             time.sleep(0.05)
         """,
     )
-    trial = TrialProcess(argv, idle_timeout_s=30, max_wall_s=1.0)
+    trial = ChildProcess(argv, idle_timeout_s=30, max_wall_s=1.0)
     result = await asyncio.wait_for(trial.run(), BOUND_S)
     assert result.ended_by == "timeout" and _group_members(result.pid) == []
 
@@ -264,7 +267,7 @@ async def test_cancel_and_a_failing_callback_both_end_the_trial(tmp_path):
         """,
     )
     out = Collector()
-    trial = TrialProcess(argv, on_line=out)
+    trial = ChildProcess(argv, on_line=out)
     await trial.start()
     await out.wait_for("started")
     await asyncio.gather(trial.stop("cancelled"), trial.stop("cancelled"))
@@ -274,7 +277,7 @@ async def test_cancel_and_a_failing_callback_both_end_the_trial(tmp_path):
     def broken(line: OutputLine) -> None:
         raise KeyError("consumer bug")
 
-    trial = TrialProcess(argv, on_line=broken)
+    trial = ChildProcess(argv, on_line=broken)
     await trial.start()
     with pytest.raises(KeyError):
         await asyncio.wait_for(trial.wait(), BOUND_S)
@@ -288,14 +291,14 @@ def _driver(tmp_path: Path, child_argv: list[str], finish: str) -> subprocess.Po
         textwrap.dedent(
             f"""
             import asyncio, sys
-            from ltx_wizard.core.autotune.trials.live_groups import install_signal_handlers
-            from ltx_wizard.core.autotune.trials.process import TrialProcess
+            from ltx_wizard.core.proc.signals import install_on_loop
+            from ltx_wizard.core.proc.child import ChildProcess
 
             async def main():
                 loop = asyncio.get_running_loop()
-                install_signal_handlers(loop)
+                install_on_loop(loop)
                 ready = asyncio.Event()
-                trial = TrialProcess({child_argv!r}, grace_s=1.0,
+                trial = ChildProcess({child_argv!r}, grace_s=1.0,
                                      on_line=lambda line: ready.set())
                 await trial.start()
                 await ready.wait()
@@ -375,10 +378,12 @@ async def test_on_line_may_await_stop_on_an_oom_line(tmp_path):
         if "OutOfMemoryError" in line.text:
             assert await trial.stop("oom") is None  # no deadlock: returns, the stop goes on
 
-    trial = TrialProcess(argv, on_line=on_line, grace_s=5)
+    trial = ChildProcess(argv, on_line=on_line, grace_s=5)
     result = await asyncio.wait_for(trial.run(), BOUND_S)
     assert result.ended_by == "stopped" and result.stop_reason == "oom"
-    assert len(seen) == 2 and _group_members(result.pid) == []
+    assert seen[:2] == ["Step 20/50 - Loss: 0.1", "torch.OutOfMemoryError: CUDA out of memory."]
+    assert seen[-1] == "KeyboardInterrupt"  # stopped by the rule's SIGINT, as Ctrl-C would
+    assert _group_members(result.pid) == []
 
 
 async def test_right_after_a_key_the_flood_stands_aside_longer(tmp_path, monkeypatch):
@@ -413,7 +418,7 @@ async def test_right_after_a_key_the_flood_stands_aside_longer(tmp_path, monkeyp
             tp.favour_ui(3600)
 
     try:
-        await asyncio.wait_for(TrialProcess(argv, on_line=on_line).run(), BOUND_S)
+        await asyncio.wait_for(ChildProcess(argv, on_line=on_line).run(), BOUND_S)
     finally:
         tp.favour_ui(0)
     assert count == 100_000

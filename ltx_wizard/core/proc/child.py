@@ -1,14 +1,13 @@
-"""Run one trainer trial as a child process group, stream its output, and never leave it behind.
+"""A child whose output the wizard reads line by line (a trainer trial, a render): started through
+the service (spawn.py), its lines streamed, stopped by the one rule, never left behind.
 
 Lines reach the caller through the `on_line` callback (sync or async), one at a time and in
 arrival order across stdout and stderr, each stamped with `time.monotonic()` when its newline
 arrived: step times are measured from those stamps, not from what the trainer prints.
-Every live group sits in the registry of live_groups.py so that a signal to the wizard (SIGINT,
-SIGHUP from an SSH drop, SIGTERM) or interpreter exit takes the trial down with it. Ranks that torchrun
-put in sessions of their own are tracked as the trial's descendants (ranks.py) and taken down too:
-the launcher gets `grace_s` (30 s by default) after SIGTERM to stop them itself (once it has
-ended, what it left gets SIGTERM and a short grace), then every survivor, in the group or not, is
-SIGKILLed.
+Every live child sits in the registry (registry.py) so that a signal to the wizard (SIGINT,
+SIGHUP from an SSH drop, SIGTERM) or interpreter exit takes it down with it. Ranks that torchrun
+put in sessions of their own are tracked as the child's descendants (tree.py) and taken down too
+(stop.py: the launcher gets `grace_s`, 30 s by default, after SIGTERM to stop them itself).
 """
 
 from __future__ import annotations
@@ -16,15 +15,16 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
-import signal
 import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Mapping, Sequence, TypeAlias
 
-from ltx_wizard.core.autotune.trials import live_groups
-from ltx_wizard.core.autotune.trials.live_groups import StopReason
-from ltx_wizard.core.autotune.trials.ranks import RankTracker, proc_rows, take_down
+from ltx_wizard.core.proc import registry
+from ltx_wizard.core.proc.spawn import spawn_async
+from ltx_wizard.core.proc.stop import TRAINER_GRACES, kill_now, take_down, take_down_blocking
+from ltx_wizard.core.proc.tree import RankTracker
 
+StopReason = Literal["oom", "timeout", "cancelled"]
 Stream = Literal["stdout", "stderr"]
 EndedBy = Literal["exit", "timeout", "cancelled", "stopped"]
 
@@ -48,12 +48,9 @@ def favour_ui(seconds: float = UI_PRIORITY_S) -> None:
     _ui_priority_until = time.monotonic() + seconds
 
 
-_POLL_S = 0.05  # how often a dying group is re-checked
-_TRACK_S = 0.5  # how often a running trial's process tree is walked for new ranks
-# torchrun, on SIGTERM, signals its ranks and waits for them; a rank saving state or leaving NCCL
-# needs seconds, so the launcher gets this long before anything is SIGKILLed.
-TEARDOWN_GRACE_S = 30.0
-_KILL_WAIT_S = 10.0  # after SIGKILL, the longest we wait for the kernel to clear the group
+_POLL_S = 0.05  # how often a dying leader is re-checked
+_TRACK_S = 0.5  # how often a running child's process tree is walked for new ranks
+TEARDOWN_GRACE_S = TRAINER_GRACES.term_s
 _DRAIN_WAIT_S = 2.0  # after the group is gone, the longest we wait for pipes to reach EOF
 _FORCED_ENV = {"PYTHONUNBUFFERED": "1", "COLUMNS": "250"}  # live lines, no rich wrapping at 80
 
@@ -83,24 +80,8 @@ LineCallback = Callable[[OutputLine], "Awaitable[None] | None"]
 _ENDED_BY: dict[str, EndedBy] = {"timeout": "timeout", "cancelled": "cancelled", "oom": "stopped"}
 
 
-def proc_table() -> list[tuple[int, int, int]]:
-    """(pid, ppid, pgrp) of every live process, from /proc. Zombies are left out: reparented
-    children linger as zombies in containers whose PID 1 does not reap, holding nothing."""
-    return [(row.pid, row.ppid, row.pgrp) for row in proc_rows()]
-
-
-def group_alive(pgid: int) -> bool:
-    if os.path.isdir("/proc/self"):
-        return any(pgrp == pgid for _, _, pgrp in proc_table())
-    try:  # no /proc (macOS): the kernel's answer, zombies included
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-class TrialProcess:
-    """One trial: `await start()`, then `await wait()`; `await stop(reason)` from anywhere."""
+class ChildProcess:
+    """One child: `await start()`, then `await wait()`; `await stop(reason)` from anywhere."""
 
     def __init__(
         self,
@@ -113,14 +94,16 @@ class TrialProcess:
         max_wall_s: float | None = None,
         grace_s: float = TEARDOWN_GRACE_S,
         max_line_bytes: int = MAX_LINE_BYTES,
+        session: str | None = None,
     ) -> None:
         self.argv = [str(a) for a in argv]
         self.cwd = cwd
         self.env = {**os.environ, **(env or {}), **_FORCED_ENV}
+        self.session = session  # tags.py: the session whose reaper and sweeps find it
         self.on_line = on_line
         self.idle_timeout_s = idle_timeout_s
         self.max_wall_s = max_wall_s
-        self.grace_s = grace_s
+        self.graces = TRAINER_GRACES.with_term(grace_s)
         self.max_line_bytes = max_line_bytes
         self.last_output_t: float | None = None  # monotonic time of the last byte read
         self.callback_error: BaseException | None = None
@@ -144,22 +127,21 @@ class TrialProcess:
 
     async def start(self) -> None:
         if self._proc is not None:
-            raise RuntimeError("a TrialProcess starts only once")
+            raise RuntimeError("a ChildProcess starts only once")
         self._started_at = time.time()
         self._t0 = self.last_output_t = time.monotonic()
         pipe = asyncio.subprocess.PIPE
-        # Own session and process group: one killpg reaches dataloader workers and ranks too.
-        self._proc = await asyncio.create_subprocess_exec(
-            *self.argv,
-            cwd=self.cwd,
+        spawned = await spawn_async(
+            self.argv,
             env=self.env,
-            stdin=asyncio.subprocess.DEVNULL,
+            session=self.session,
+            register=False,
+            cwd=self.cwd,
             stdout=pipe,
             stderr=pipe,
-            start_new_session=True,
         )
-        self.ranks = RankTracker(self._proc.pid)
-        live_groups.register(self._proc.pid, self)
+        self._proc, self.ranks = spawned.proc, spawned.tree
+        registry.register(self)
         self._main_task = asyncio.ensure_future(self._supervise())
 
     async def run(self) -> ProcessResult:
@@ -168,15 +150,14 @@ class TrialProcess:
 
     async def wait(self) -> ProcessResult:
         if self._main_task is None:
-            raise RuntimeError("TrialProcess.wait() before start()")
+            raise RuntimeError("ChildProcess.wait() before start()")
         result = await asyncio.shield(self._main_task)
         if self.callback_error is not None:
             raise self.callback_error
         return result
 
     async def stop(self, reason: StopReason = "cancelled") -> ProcessResult | None:
-        """SIGTERM the launcher's group, SIGKILL every survivor (ranks outside the group too)
-        after grace_s; idempotent. None if never started, or when called from on_line (the stop
+        """The stop rule (stop.py) on the child, ranks outside its group too; idempotent. None if never started, or when called from on_line (the stop
         goes on; wait() has the result)."""
         if self._proc is None:
             return None
@@ -195,16 +176,18 @@ class TrialProcess:
 
     async def _kill_group(self) -> None:
         assert self._proc is not None and self.ranks is not None
-        await take_down(
-            self.ranks,
-            launcher_gone=self._proc.returncode is not None,
-            grace_s=self.grace_s,
-            kill_wait_s=_KILL_WAIT_S,
-            poll_s=_POLL_S,
-        )
+        await take_down(self.ranks, launcher_gone=self._proc.returncode is not None, graces=self.graces)
+
+    def stop_blocking(self) -> None:
+        """The stop rule from a thread with no event loop (registry.stop_all_blocking)."""
+        if self._proc is not None and self.ranks is not None:
+            self._stop_reason = self._stop_reason or "cancelled"
+            take_down_blocking(
+                self.ranks, launcher_gone=self._proc.returncode is not None, graces=self.graces
+            )
 
     async def _track_ranks(self) -> None:
-        """Walk the trial's tree while it runs, so ranks are known before the launcher dies."""
+        """Walk the child's tree while it runs, so ranks are known before the launcher dies."""
         assert self.ranks is not None
         while True:
             await asyncio.to_thread(self.ranks.refresh)
@@ -239,7 +222,7 @@ class TrialProcess:
             await queue.put(None)
             await dispatcher
             if self.ranks is None or not self.ranks.alive():
-                live_groups.forget(proc.pid)  # else atexit still has it to SIGKILL
+                registry.forget(self)  # else atexit still has it to SIGKILL
         reason = self._stop_reason
         ended_by = _ENDED_BY[reason] if reason else "exit"
         self._result = ProcessResult(
@@ -250,7 +233,7 @@ class TrialProcess:
     def kill_now(self) -> None:
         """SIGKILL the group and every rank outside it, without waiting."""
         if self.ranks is not None:
-            self.ranks.signal_all(signal.SIGKILL)
+            kill_now(self.ranks)
 
     @staticmethod
     async def _leader_exit(proc: asyncio.subprocess.Process) -> int:
@@ -327,7 +310,7 @@ class TrialProcess:
                     result = self.on_line(line)
                     if inspect.isawaitable(result):
                         await result
-                except Exception as exc:  # a bug in the consumer must not leave the trial running
+                except Exception as exc:  # a bug in the consumer must not leave the child running
                     self.callback_error = exc
                     self._stop_reason = self._stop_reason or "cancelled"
                     self._kill()

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.autotune.trials import live_groups
-from ltx_wizard.core.autotune.trials.process import TEARDOWN_GRACE_S, TrialProcess
-from ltx_wizard.core.autotune.trials.ranks import Proc, RankTracker
+from ltx_wizard.core.proc import registry
+from ltx_wizard.core.proc.child import TEARDOWN_GRACE_S, ChildProcess
+from ltx_wizard.core.proc.table import Proc
+from ltx_wizard.core.proc.tree import RankTracker
 from ltx_wizard.core.autotune.trials.runner import TrialRunner
 
 BOUND_S = 60
@@ -25,12 +26,14 @@ os.setsid()
 mode = sys.argv[1]
 if mode == "stubborn":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 elif mode == "polite":
     def bye(signum, frame):
         time.sleep(0.2)  # a rank's teardown takes a moment
         open(os.path.join(sys.argv[2], f"rank-{os.getpid()}.term"), "w").close()
         sys.exit(0)
     signal.signal(signal.SIGTERM, bye)
+    signal.signal(signal.SIGINT, bye)
 # One write per line: with PYTHONUNBUFFERED (the trial forces it) print() writes each word on its
 # own, and two ranks and the launcher sharing the pipe would interleave their words.
 os.write(1, f"rank {os.getpid()} {os.getsid(0)}\\n".encode())
@@ -38,21 +41,25 @@ while True:
     time.sleep(3600)
 """
 
-# A launcher: starts two ranks; `mode` says what it does on SIGTERM (or on SIGUSR1: exit):
-# polite passes it on and waits, stubborn and abandon just die of it.
+# A launcher: starts two ranks; `mode` says what it does on SIGINT or SIGTERM (or on SIGUSR1:
+# exit): polite passes it on and waits, stubborn and abandon just die of it. torchrun's elastic
+# agent treats SIGINT as SIGTERM (torch/distributed/elastic/agent/server/api.py: both raise its
+# SignalException and the workers get that signal), and so do these stand-ins.
 LAUNCHER = """
 import os, signal, subprocess, sys, time
+signal.signal(signal.SIGINT, signal.SIG_DFL)  # die of it, as of SIGTERM
 rank_py, mode, marks = sys.argv[1:4]
 rank_mode = "polite" if mode == "abandon" else mode  # abandon: polite ranks, no forwarding
 ranks = [subprocess.Popen([sys.executable, rank_py, rank_mode, marks]) for _ in range(2)]
-def forward(signum, frame):  # torchrun's way: pass SIGTERM on, wait for the ranks
+def forward(signum, frame):  # torchrun's way: pass the signal on, wait for the ranks
     for rank in ranks:
-        rank.send_signal(signal.SIGTERM)
+        rank.send_signal(signum)
     for rank in ranks:
         rank.wait()
     sys.exit(0)
 if mode == "polite":
     signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
 signal.signal(signal.SIGUSR1, lambda s, f: os._exit(0))
 os.write(1, f"launcher {os.getpid()}\\n".encode())  # one write: see RANK
 while True:
@@ -107,15 +114,16 @@ def _launcher(tmp_path: Path, mode: str) -> list[str]:
 @pytest.fixture
 def lines():
     collected = Lines()
-    before = set(live_groups._LIVE)
+    before = {id(child) for child in registry.live()}
     yield collected
     collected.reap()
-    for pgid in set(live_groups._LIVE) - before:  # a failed test must not leave its trial to the next one
-        trial = live_groups._LIVE.pop(pgid)
-        trial.kill_now()
+    for child in registry.live():  # a failed test must not leave its trial to the next one
+        if id(child) not in before:
+            registry.forget(child)
+            child.kill_now()
 
 
-async def _until_known(trial: TrialProcess, pids: list[int]) -> None:
+async def _until_known(trial: ChildProcess, pids: list[int]) -> None:
     """Wait for the trial's periodic tree walk to have seen every rank (an event, bounded)."""
 
     async def seen() -> None:
@@ -126,7 +134,7 @@ async def _until_known(trial: TrialProcess, pids: list[int]) -> None:
 
 
 async def test_stop_sigkills_ranks_in_their_own_sessions_after_the_grace(tmp_path, lines):
-    trial = TrialProcess(_launcher(tmp_path, "stubborn"), on_line=lines, grace_s=0.5)
+    trial = ChildProcess(_launcher(tmp_path, "stubborn"), on_line=lines, grace_s=0.5)
     await trial.start()
     ranks = await lines.ranks()
     assert all(os.getpgid(pid) != trial.pid for pid in ranks)  # out of reach of killpg
@@ -134,11 +142,11 @@ async def test_stop_sigkills_ranks_in_their_own_sessions_after_the_grace(tmp_pat
 
     assert result.ended_by == "cancelled"
     assert not any(_alive(pid) for pid in ranks)
-    assert live_groups.live_trials() == []
+    assert registry.live() == []
 
 
 async def test_the_launcher_gets_its_grace_to_stop_its_ranks_itself(tmp_path, lines):
-    trial = TrialProcess(_launcher(tmp_path, "polite"), on_line=lines, grace_s=BOUND_S)
+    trial = ChildProcess(_launcher(tmp_path, "polite"), on_line=lines, grace_s=BOUND_S)
     await trial.start()
     ranks = await lines.ranks()
     result = await asyncio.wait_for(trial.stop("cancelled"), BOUND_S)
@@ -151,19 +159,20 @@ async def test_the_launcher_gets_its_grace_to_stop_its_ranks_itself(tmp_path, li
 
 
 async def test_ranks_a_dead_launcher_left_get_sigterm_without_waiting_out_its_grace(tmp_path, lines):
-    trial = TrialProcess(_launcher(tmp_path, "abandon"), on_line=lines, grace_s=4 * BOUND_S)
+    trial = ChildProcess(_launcher(tmp_path, "abandon"), on_line=lines, grace_s=4 * BOUND_S)
     await trial.start()
     ranks = await lines.ranks()
-    # the launcher dies of SIGTERM at once; its teardown is over, so its ranks are told directly
+    # the launcher dies of SIGINT (the rule's first word) at once; its teardown is over, so its
+    # ranks are told directly
     result = await asyncio.wait_for(trial.stop("cancelled"), BOUND_S)
 
-    assert result.returncode == -signal.SIGTERM
+    assert result.returncode == -signal.SIGINT
     assert sorted(p.name for p in tmp_path.glob("rank-*.term")) == sorted(f"rank-{pid}.term" for pid in ranks)
     assert not any(_alive(pid) for pid in ranks)
 
 
 async def test_ranks_left_by_a_launcher_that_exits_are_taken_down(tmp_path, lines):
-    trial = TrialProcess(_launcher(tmp_path, "stubborn"), on_line=lines, grace_s=0.5)
+    trial = ChildProcess(_launcher(tmp_path, "stubborn"), on_line=lines, grace_s=0.5)
     await trial.start()
     ranks = await lines.ranks()
     await _until_known(trial, ranks)
@@ -176,7 +185,7 @@ async def test_ranks_left_by_a_launcher_that_exits_are_taken_down(tmp_path, line
 
 def test_the_default_teardown_grace_is_at_least_30_s():
     assert TEARDOWN_GRACE_S >= 30
-    assert TrialProcess(["true"]).grace_s == TEARDOWN_GRACE_S
+    assert ChildProcess(["true"]).graces.term_s == TEARDOWN_GRACE_S
     assert TrialRunner(None, lambda: None, lambda e: None).grace_s == TEARDOWN_GRACE_S
 
 
