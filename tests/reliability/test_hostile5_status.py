@@ -43,3 +43,22 @@ def test_a_log_rewritten_in_place_and_grown_is_read_again(tmp_path, monkeypatch)
     monitor = RunMonitor(run, gpu_reader=lambda visible: ([], None))
     monitor.status()
     assert monitor.log.wandb_url is not None and monitor.log.wandb_url.endswith("r44")
+
+
+def test_the_final_block_names_the_last_step_written(tmp_path, monkeypatch):
+    """The writer wrote on between status's read of the log and its exit (57 MB/s in the issue):
+    the block made once it is gone names its last step, not the one the first read reached."""
+    from ltx_wizard.core.monitor import status as status_module
+    from tests.core.monitor.test_monitor_log import step_line
+
+    monkeypatch.setattr(log_reader, "TAIL_BYTES", 16 << 10)
+    run = _run(tmp_path, attempt(20, 8_000, 100_000, pid=45))
+    log = run / "logs" / "train.log"
+
+    def writer_ends(run_dir):
+        with log.open("a") as fh:  # its last lines, then it exits
+            fh.write("".join(step_line(s, total=100_000) for s in range(8_020, 9_001, 20)))
+        return None
+
+    monkeypatch.setattr(status_module, "trainer_process", writer_ends)
+    assert RunMonitor(run, gpu_reader=lambda visible: ([], None)).status().step == 9_000
