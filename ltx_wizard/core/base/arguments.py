@@ -44,14 +44,14 @@ def check_path(value: str, option: str) -> str:
     shown = clip(clean_text(value), 60)
     if len(data) >= PATH_MAX:
         raise UsageError(
-            f"{option} {shown}: the path is {len(data):,} bytes, over the {PATH_MAX - 1:,} a path "
-            "may have: give a shorter one"
+            f"{option} {shown}: the path is too long, {len(data)} bytes long, over the "
+            f"{PATH_MAX - 1} a path may have: shorten it"
         )
     longest = max(data.split(b"/"), key=len)
     if len(longest) > NAME_MAX:
         raise UsageError(
-            f"{option} {shown}: one name in the path is {len(longest):,} bytes, over the "
-            f"{NAME_MAX} a file or folder name may have: rename it shorter"
+            f"{option} {shown}: a name in the path is too long, {len(longest)} bytes long, over "
+            f"the {NAME_MAX} a file or folder name may have: shorten it"
         )
     return value
 

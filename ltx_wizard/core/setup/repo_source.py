@@ -32,7 +32,7 @@ def check_repo_source(value: str) -> str:
         )
     if len(value) >= PATH_MAX:
         raise UsageError(
-            f"{OPTION} {shown}: {len(value):,} characters, over the {PATH_MAX - 1:,} it may have"
+            f"{OPTION} {shown}: too long, {len(value)} characters long, over the {PATH_MAX - 1} it may have"
         )
     if _URL.match(value):
         if value.startswith("file://"):  # a local folder after all: the same bounds as one

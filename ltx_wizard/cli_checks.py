@@ -1,6 +1,9 @@
 """Every command-line value checked as argparse reads it (cli.py's parser adds these to each
 option): text in UTF-8, a path of a length the system takes, --trainer-repo one of the forms
-git clones from safely. A refusal is argparse's one line naming the option, exit 2."""
+git clones from safely. A refusal is argparse's one line naming the option, exit 2.
+
+Beside cli.py, not under commands/: parsing the wizard's own options imports no command module.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +13,10 @@ from typing import Any
 
 # metavars that name a file or a folder (a positional's too): their values are paths
 PATH_METAVARS = frozenset({"DIR", "FILE", "PATH", "SOURCE", "RUN", "RUN_DIR"})
+# checked later by their own code, with more to say: plan's validation prompts and media (the
+# prompt's index, the byte), and `check`, which reports each path as an item of its table
+OWN_CHECKS = frozenset({"--validation-prompt", "--validation-media"})
+OWN_COMMANDS = frozenset({"ltx-wizard check"})
 _NO_VALUE = frozenset(
     {"store_true", "store_false", "store_const", "append_const", "count", "help", "version"}
 )
@@ -44,9 +51,11 @@ def _option(names: tuple[str, ...], metavar: object) -> str:
     return next((n for n in names if n.startswith("--")), str(metavar or (names or ("value",))[0]))
 
 
-def checked(names: tuple[str, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+def checked(prog: str, names: tuple[str, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     """add_argument's keywords with the value's check put before its own type."""
     if kwargs.get("action") in _NO_VALUE or not isinstance(kwargs.get("action", "store"), str):
+        return kwargs
+    if prog in OWN_COMMANDS or OWN_CHECKS.intersection(names):
         return kwargs
     check, option = _checker(names, kwargs.get("metavar")), _option(names, kwargs.get("metavar"))
     then = kwargs.get("type") or str
