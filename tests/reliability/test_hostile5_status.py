@@ -62,3 +62,25 @@ def test_the_final_block_names_the_last_step_written(tmp_path, monkeypatch):
 
     monkeypatch.setattr(status_module, "trainer_process", writer_ends)
     assert RunMonitor(run, gpu_reader=lambda visible: ([], None)).status().step == 9_000
+
+
+def test_a_watch_refresh_under_a_fast_writer_reads_a_bounded_part_and_the_last_step(tmp_path, monkeypatch):
+    """`status --watch` against a writer faster than the history skim: each refresh skims at
+    most SKIM_MAX_BYTES of what was added and still names the last step written."""
+    from ltx_wizard.core.monitor import run_log
+    from tests.core.monitor.test_monitor_log import step_line
+    from tests.core.monitor.test_status_cursor import _scans
+
+    monkeypatch.setattr(log_reader, "TAIL_BYTES", 16 << 10)
+    monkeypatch.setattr(run_log, "CATCH_UP_BYTES", 32 << 10)
+    monkeypatch.setattr(run_log, "SKIM_MAX_BYTES", 256 << 10)
+    run = _run(tmp_path, attempt(20, 2_000, 10_000_000, pid=47))
+    log = run / "logs" / "train.log"
+    monitor = RunMonitor(run, gpu_reader=lambda visible: ([], None))
+    monitor.refresh()
+    with log.open("a") as fh:  # megabytes between two refreshes
+        fh.write("".join(step_line(s, total=10_000_000) for s in range(2_020, 60_001, 4)))
+    scans = _scans(monkeypatch)
+    monitor.refresh()
+    assert monitor.log.step == 60_000
+    assert sum(end - start for start, end in scans) <= 256 << 10, scans
