@@ -81,7 +81,7 @@ class ResultsScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(Text(f"Reading {self.run_dir} ..."), id="results-head")
+        yield Static(Text(f"Reading {clean_text(self.run_dir)} ..."), id="results-head")
         yield OptionList(id="results-list")
         with VerticalScroll(id="results-sheet"):
             yield Static("", id="sheet-title")
