@@ -59,6 +59,12 @@ def _wizard_parser() -> type[argparse.ArgumentParser]:
 
             self.exit(2, f"ltx-wizard: {clean_text(message)} (see `{self.prog} --help`)\n")
 
+        def add_argument(self, *names, **kwargs):
+            """Each value is checked before use (cli_checks.py): UTF-8, a path's length."""
+            from ltx_wizard.cli_checks import checked
+
+            return super().add_argument(*names, **checked(self.prog, names, kwargs))
+
     return WizardParser
 
 

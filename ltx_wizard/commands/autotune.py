@@ -25,6 +25,7 @@ from ltx_wizard.core.autotune.outputs.presenter import (
     winner_brief,
 )
 from ltx_wizard.core.base.errors import EXIT_FAILURE, GateStop, UsageError
+from ltx_wizard.core.base.text_safety import clean_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -153,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
             print("  " + human_line(trial))
         for conf in summary.confirmations:
             print("  " + confirmation_line(conf))
-        print(f"Stopped: {summary.stop_reason}")
+        print(f"Stopped: {clean_text(summary.stop_reason)}")
         if summary.schedule_note:
             print(f"Schedule: {summary.schedule_note}")
         if summary.winner is not None:
@@ -172,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     if summary.stop_reason == "cancelled":
         return 130
     if summary.setup_failure:
-        print(f"ltx-wizard: autotune stopped: {summary.setup_failure}", file=sys.stderr)
+        print(f"ltx-wizard: autotune stopped: {clean_text(summary.setup_failure)}", file=sys.stderr)
         return EXIT_FAILURE
     if summary.winner is None:
         print(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ltx_wizard.commands.common import add_gpu_source_args
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.text_safety import clean_block
 
 EXIT_STOPPED = 130
 
@@ -179,7 +180,7 @@ def _carry_out(run_dir: Path, job, args: argparse.Namespace) -> int:
     elif not args.job:
         from ltx_wizard.core.evaluation.eval_lines import closing_block
 
-        print("\n".join(closing_block(run_dir, runner.manifest, state)))
+        print(clean_block("\n".join(closing_block(run_dir, runner.manifest, state))))
     return {"done": 0, "stopped": EXIT_STOPPED}.get(state.state, 1)
 
 

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         print(offer.line(), file=sys.stderr)
         if offer.refusal:
             refused.append(offer.refusal_code)
-            print(f"  not offered: {offer.refusal}", file=sys.stderr)
+            print(f"  not offered: {clean_text(offer.refusal)}", file=sys.stderr)
             continue
         if not _ask(f"  Download {offer.file.label()}? [y/N]"):
             print("  skipped", file=sys.stderr)
@@ -115,4 +115,7 @@ def _check(got: dict[str, str]) -> None:
         if item.path is None:
             continue  # not downloaded now: nothing to check
         verdict = item.summary if item.ok else item.error
-        print(f"  {'ok' if item.ok else 'FAIL'}  {item.name}: {verdict}", file=sys.stderr)
+        print(
+            f"  {'ok' if item.ok else 'FAIL'}  {clean_text(item.name)}: {clean_text(verdict)}",
+            file=sys.stderr,
+        )

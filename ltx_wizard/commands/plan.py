@@ -21,6 +21,7 @@ from ltx_wizard.core.inputs.recipes import DEFAULT_RECIPE
 from ltx_wizard.core.launch.multinode import parse_nodes, require_gpus_per_node
 from ltx_wizard.core.plan.run_plan import PlanDraft, prepare_plan, write_plan
 from ltx_wizard.core.launch.slurm import MAX_SLURM_CPUS
+from ltx_wizard.core.base.text_safety import clean_block, clean_text
 
 
 def _positive_int(text: str) -> int:
@@ -324,9 +325,9 @@ def run(args: argparse.Namespace) -> int:
     for line in draft.applied:
         print(f"applied: {line}", file=err)
     for warning in warnings:
-        print(f"warning: {warning}", file=err)
+        print(f"warning: {clean_text(warning)}", file=err)
     print("Config changes vs the shipped file:", file=err)
-    print(draft.diff.rstrip("\n") or "(none)", file=err)
+    print(clean_block(draft.diff.rstrip("\n")) or "(none)", file=err)
     if multi is not None:
         print(
             f"{multi.nodes} nodes x {multi.gpus_per_node} GPUs = {multi.total_gpus} GPUs; "
@@ -369,7 +370,7 @@ def _schema_check(draft: PlanDraft) -> None:
         )
     check = validate_with_trainer(draft.trainer_dir, draft.config_text, uv=draft.uv_path)
     if not check.ok:
-        print(check.output, file=sys.stderr)
+        print(clean_block(check.output), file=sys.stderr)
         raise WizardError(
             "the trainer's schema rejected config.yaml (its text is above); nothing was written"
         )

@@ -16,6 +16,7 @@ import os
 import sys
 
 from ltx_wizard.commands.common import add_gpu_source_args, print_json
+from ltx_wizard.core.base.text_safety import clean_block, clean_text
 from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
 
 YES_TOPICS = ("rotate", "scenes")  # the offers for scripts --yes answers
@@ -135,8 +136,10 @@ class TerminalAsker:
         self._last = ""
 
     def say(self, line: str) -> None:
+        """Every line prepare shows: captions, file names and the captioner's words are foreign
+        text, so each goes through the one sanitiser (its newlines kept: a caption is a block)."""
         self._end_progress()
-        print(line, file=sys.stderr, flush=True)
+        print(clean_block(line), file=sys.stderr, flush=True)
 
     def progress(self, stage: str, done: int, total: int) -> None:
         text = f"{stage}: {done:,}/{total:,}" if total else f"{stage}: working"
@@ -157,7 +160,7 @@ class TerminalAsker:
             return None
         self._end_progress()
         try:
-            return input(f"{question} ").strip()
+            return input(f"{clean_block(question)} ").strip()
         except EOFError:
             return None
 
@@ -281,10 +284,10 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(result.dataset_file)
+    print(clean_text(result.dataset_file))
     if not line.runnable:
-        print(f"Models: {line.why}", file=sys.stderr)
-    print(f"Next: {line.text()}", file=sys.stderr)
+        print(f"Models: {clean_text(line.why)}", file=sys.stderr)
+    print(f"Next: {clean_text(line.text())}", file=sys.stderr)
     return 0
 
 

@@ -13,6 +13,7 @@ from typing import Any, Awaitable
 
 from ltx_wizard.commands.common import add_gpu_source_args, print_json
 from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.io import run_folder
 
 
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {clean_text(warning)}", file=sys.stderr)
     if not result.ran:
         print(
             f"{title}: already done"

@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from ltx_wizard.core.base.errors import EXIT_FAILURE, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
+from ltx_wizard.core.base.text_safety import clean_block, clean_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _say(text: str = "") -> None:
-    print(text, file=sys.stderr, flush=True)
+    """Every line setup shows: git's, uv's and the hub's words in it are foreign text."""
+    print(clean_block(text), file=sys.stderr, flush=True)
 
 
 NO_ANSWER = "no answer"  # an offer declined because nothing could be read
@@ -143,7 +145,7 @@ def _finish(after, outcomes, log) -> int:
             f"Ready: uv {after.uv}; trainer checkout {after.root} synced"
             + (f" ({after.caps.loads()})" if after.caps else "")
         )
-        print(after.root)
+        print(clean_text(after.root))
         return EXIT_OK
     missing = [o.title for o in after.offers] or ["see the notes above"]
     _say(f"Not ready yet: {'; '.join(missing)}")

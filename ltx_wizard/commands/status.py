@@ -7,6 +7,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from ltx_wizard.core.base.text_safety import clean_text
 
 
 def _interval(text: str) -> float:
@@ -69,7 +70,7 @@ def _unreadable_while_watching(run_dir: Path, exc, said: set[str]) -> bool:
 
     if exc.message not in said:
         said.add(exc.message)
-        print(f"ltx-wizard: {exc.message}", file=sys.stderr, flush=True)
+        print(f"ltx-wizard: {clean_text(exc.message)}", file=sys.stderr, flush=True)
     return trainer_process(run_dir) is not None
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
+from ltx_wizard.tui.widgets.formatting import safe_markup
 
 if TYPE_CHECKING:  # for types only: the Monitor screen imports this module
     from ltx_wizard.tui.screens.monitor import MonitorScreen
@@ -54,14 +55,14 @@ def ask_start(screen: MonitorScreen, why: str) -> None:
         if not yes:
             screen.notify(
                 "config.yaml is patched; start training again whenever you are ready: "
-                f"bash {screen.run_dir / 'launch.sh'}",
+                f"bash {safe_markup(screen.run_dir / 'launch.sh')}",
                 timeout=10,
             )
             return
         try:
             pid, _log = start_training(screen.run_dir)
         except WizardError as exc:
-            screen.notify(exc.message, severity="error", timeout=10)
+            screen.notify(safe_markup(exc.message), severity="error", timeout=10)
             return
         screen.notify(f"Training runs in the background again: pid {pid}")
         screen.refresh_status()

@@ -2,8 +2,11 @@
 
 A GPU name, a safetensors metadata value or a path can carry escape sequences that would move
 the cursor or retitle the terminal. `clean_text` drops C0/C1 control characters (keeping tab),
-turning newlines into a visible `⏎` so one value never splits a line. The TUI adds Textual
-markup escaping on top (tui/widgets/formatting.py `safe_markup`); core stays free of Textual.
+turning newlines into a visible `⏎` so one value never splits a line; `clean_block` is the same
+for a block meant to span lines (a caption, a prompt, a log excerpt), keeping its newlines. These
+two are the one sanitiser for text the wizard did not write, on screens and on stdout/stderr
+alike. The TUI adds Textual markup escaping on top (tui/widgets/formatting.py `safe_markup`);
+core stays free of Textual.
 """
 
 from __future__ import annotations
@@ -22,6 +25,14 @@ def clean_text(text: object) -> str:
     value = _ANSI.sub("", value)
     value = value.replace("\r\n", "\n").replace("\n", "⏎").replace("\r", "⏎")
     return _CONTROL.sub("", value)
+
+
+def clean_block(text: object) -> str:
+    """Display-safe lines: as `clean_text`, but a newline (or a carriage return, which would
+    let a line overwrite the one shown before it) stays a line break."""
+    value = _ANSI.sub("", str(text))
+    lines = value.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(_CONTROL.sub("", line) for line in lines)
 
 
 def clip(text: object, limit: int = 80) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.io.run_folder import EVAL_MANIFEST
 from ltx_wizard.core.evaluation.conditioning import described
 from ltx_wizard.core.evaluation.job import EvalJob, EvalState
@@ -75,8 +76,8 @@ def state_line(state: EvalState, lost: bool = False) -> str:
     if lost and state.state == "running":
         return "The evaluation process is gone (killed?): its log is logs/eval.log"
     return {
-        "running": f"Running: {state.stage} ({state.done + 1} of {state.total})",
+        "running": f"Running: {clean_text(state.stage)} ({state.done + 1} of {state.total})",
         "done": "Done: the renders below",
         "stopped": "Stopped by you",
-        "failed": f"Failed: {state.error}",
+        "failed": f"Failed: {clean_text(state.error)}",
     }.get(state.state, state.state)

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 TAIL_LINES = 200
 STEADY_WINDOW = 10  # recent steady steps the step time is the median of
 CATCH_UP_BYTES = 2 * log_reader.TAIL_BYTES  # more new bytes than this: read them as a history
+# a refresh skims at most this much of what was added (about a second's read): a writer faster
+# than the skim (57 MB/s in issue 43) leaves a gap in the loss history, never a stale step
+SKIM_MAX_BYTES = 64 << 20
 # core/launch/script.py render_script: `=== <UTC time> launch.sh started, pid <pid>` (digits
 # bounded before int(): a 5,000-digit pid is no pid)
 _LAUNCH = re.compile(r"^=== (\S+) launch\.sh started, pid (\d{1,20})\b")
@@ -115,6 +118,8 @@ class RunLog:
             for event in self.parser.finish():
                 self._event(event, time.time())
             start = self.cursor.offset - len(self.cursor.partial)
+            if size - start > SKIM_MAX_BYTES:  # the newest part only: the tail is what is shown
+                start = self.cursor.skip_to(size - SKIM_MAX_BYTES)
             return self._look(start, size)
         lines, _ = self.cursor.read_new()
         return self._feed_all(lines)

@@ -177,6 +177,9 @@ class RunMonitor:
         config = read_config(self.run_dir / "config.yaml")
         proc = trainer_process(self.run_dir)
         if proc is None:
+            # the writer may have written on between the read above and its exit: read to the
+            # end now that nobody writes, so a final block names the last step written
+            self.refresh()
             log.finish()  # nobody writes any more: what the parser holds is complete
         diagnosis = not_encoded(
             diagnose(log.attempt, config, exited=proc is None), pending_preprocess(self.run_dir)

@@ -8,6 +8,7 @@ left out when the user says so.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from dataclasses import replace
@@ -17,7 +18,7 @@ from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.dataset.rows import DATASET_MAX_BYTES
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.safe_fs import write_text
-from ltx_wizard.core.prepare.captioner import CaptionerServer
+from ltx_wizard.core.prepare.captioner import CaptionerServer, server_ready
 from ltx_wizard.core.prepare.captions import (
     CAPTIONS_FILE,
     SPOT_FILE,
@@ -31,6 +32,8 @@ from ltx_wizard.core.prepare.captions import (
 from ltx_wizard.core.prepare.context import PrepareContext
 from ltx_wizard.core.prepare.dataset_value import PrepData, Row
 from ltx_wizard.core.prepare.request import SpotCheckStop
+
+ANSWER_S = 20.0  # a captioner server given by URL: how long its first answer is waited for
 
 
 def _known(ctx: PrepareContext) -> tuple[dict[str, str], dict[str, str]]:
@@ -81,6 +84,8 @@ async def caption_rows(ctx: PrepareContext, data: PrepData) -> PrepData:
             url = await server.start(on_wait=lambda s: ctx.asker.progress("captioner server", int(s), 0))
             ctx = replace(ctx, choice=replace(ctx.choice, vllm_url=url))  # this stage's own view
             ctx.say("Captioner server ready (its address is in the server log named above)")
+        elif ctx.choice.backend == "qwen_omni" and ctx.choice.vllm_url:
+            await _answers(ctx, ctx.choice.vllm_url)
         data, instruction, go_on = await _spot_check(ctx, data, pending)
         if go_on:
             data = await _full_pass(ctx, data, pending, instruction)
@@ -89,6 +94,19 @@ async def caption_rows(ctx: PrepareContext, data: PrepData) -> PrepData:
             await server.stop()
             ctx.say("Captioner server stopped (its GPU memory is free for preprocessing)")
     return await _settle_failures(ctx, data)
+
+
+async def _answers(ctx: PrepareContext, url: str) -> None:
+    """A server given by its URL answers before a clip is sent to it: one that never does is
+    named, with its URL, instead of a wait with nothing shown (urlopen's timeout bounds each
+    socket wait; a server that answers this but hangs on a caption is the script run's bound)."""
+    ctx.say(f"Asking the captioner server at {url} (GET /models, up to {ANSWER_S:.0f} s)")
+    if not await asyncio.to_thread(server_ready, url, ANSWER_S):
+        raise WizardError(
+            f"the captioner server at {url} did not answer GET {url}/models within {ANSWER_S:.0f} s: "
+            "check that it runs and its address (--vllm-url), or caption with --captioner "
+            "gemini_flash or --captions FILE"
+        )
 
 
 async def _spot_check(

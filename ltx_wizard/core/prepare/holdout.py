@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from ltx_wizard.core.base.arguments import count_or_path
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
 
@@ -23,6 +24,7 @@ FRACTION = 0.10
 MAX_AUTO = 10
 SMALL = 50  # fewer samples: ask (the skill: "tens of samples or fewer")
 HOLDOUT_FILE = "holdout.jsonl"
+MAX_HOLDOUT = 1_000_000
 
 
 @record
@@ -35,8 +37,8 @@ def parse_holdout(text: str | None) -> int | str | None:
     """--holdout: a count (0 skips), or a file/folder of your own held-out samples."""
     if text is None:
         return None
-    stripped = text.strip()
-    if stripped.isdigit():
+    stripped = count_or_path(text, "--holdout", most=MAX_HOLDOUT).strip()
+    if stripped.isdigit():  # ASCII digits under the bound, once count_or_path let it through
         return int(stripped)
     if not stripped:
         raise UsageError("--holdout: give a count (0 skips) or your held-out file or folder")

@@ -19,6 +19,7 @@ from ltx_wizard.core.inputs.checkout_caps import CheckoutCaps, read_caps
 from ltx_wizard.core.inputs.uv_tool import find_git, find_uv, own_scripts_dir, pip_available, uv_install_argv
 from ltx_wizard.core.inputs.version_fit import Misfit
 from ltx_wizard.core.setup import sizes
+from ltx_wizard.core.setup.interrupted_clone import finish_argvs, interrupted_clone, remove_line
 from ltx_wizard.core.setup.run_step import Step, shown
 
 TRAINER_REPO = "https://github.com/Lightricks/LTX-2"
@@ -50,6 +51,7 @@ class Survey:
     uv: str | None  # the uv the wizard runs (a full path), None when missing
     uv_how: str = ""
     # missing | present | old (an LTX-2 checkout older than the layout the wizard reads) | foreign
+    # | interrupted (a clone stopped before its checkout: interrupted_clone.py)
     checkout: str = "missing"
     synced: bool = False
     caps: CheckoutCaps | None = None
@@ -80,7 +82,7 @@ def _state(root: Path) -> str:
         return "old"
     if root.is_dir() and not any(root.iterdir()):
         return "missing"  # an empty folder: git clones into it
-    return "foreign"
+    return "interrupted" if root.is_dir() and interrupted_clone(root) else "foreign"
 
 
 def _uv_offer(
@@ -132,6 +134,30 @@ def _clone_offer(
             ),
         ),
     )
+
+
+def _finish_offers(root: Path, uv: str | None, env: Mapping[str, str], notes: list[str]) -> list[Offer]:
+    """An interrupted clone: finishing it offered, removing it said (interrupted_clone.py)."""
+    notes.append(
+        f"{root} holds a git clone that was interrupted before its files were checked out: "
+        f"finish it (offered below), or remove it with `{remove_line(root)}` and run setup again"
+    )
+    git = find_git(env)
+    if git is None:
+        notes.append("git is not installed: the wizard does not install system packages (apt install git)")
+        return []
+    fetch, *rest = finish_argvs(git, root)
+    steps = (Step(argv=fetch, label=f"git fetch into {root}", progress="git"),) + tuple(
+        Step(argv=argv, label=f"git {argv[3]} in {root}") for argv in rest
+    )
+    finish = Offer(
+        key="finish-clone",
+        title="Finish the interrupted clone of the LTX-2 trainer",
+        does=f"git fetches the rest into {root} and checks out the remote's default branch there",
+        size="what the interrupted clone had left to fetch",
+        steps=steps,
+    )
+    return [finish] + ([_sync_offer(root, uv, "after the clone is finished", "finish-clone")] if uv else [])
 
 
 def _sync_offer(root: Path, uv: str, why: str, needs: str | None) -> Offer:
@@ -209,6 +235,8 @@ def _checkout_offers(
             f"{root} exists and is not an LTX-2 checkout: the wizard leaves it alone; "
             "pass --trainer-root NEW_FOLDER to clone elsewhere"
         )
+    elif state == "interrupted":
+        offers += _finish_offers(root, uv, env, notes)
     elif state == "missing":
         clone = _clone_offer(root, repo, env, notes, fetch)
         if clone is not None:

@@ -25,6 +25,7 @@ from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
+from ltx_wizard.tui.widgets.formatting import safe_markup
 
 UV_INSTALL = "curl -LsSf https://astral.sh/uv/install.sh | sh"
 
@@ -189,7 +190,7 @@ class DoneScreen(WizardScreen):
         try:
             pid, log = start_training(run_dir)
         except WizardError as exc:
-            self.notify(exc.message, severity="error", timeout=10)
+            self.notify(safe_markup(exc.message), severity="error", timeout=10)
             return
         self._show_started(pid, log)
         self.app.nav.open_monitor(run_dir)  # step 6 watches the run it started

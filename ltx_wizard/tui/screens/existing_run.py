@@ -22,6 +22,7 @@ from ltx_wizard.core.launch.script import copy_line
 from ltx_wizard.tui.messages import ProbeFinished
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.wizard_screen import WizardScreen
+from ltx_wizard.tui.widgets.formatting import safe_markup
 
 
 def has_training(run_dir: Path) -> bool:
@@ -106,7 +107,7 @@ class ExistingRunScreen(WizardScreen):
         try:
             view.update(read_text(self.run_dir / "plan.md", what="plan"))
         except UsageError as exc:  # missing, not a file, too big, not UTF-8
-            self.notify(exc.message, severity="error")
+            self.notify(safe_markup(exc.message), severity="error")
             return
         view.display = True
         body = self.query_one("#body", VerticalScroll)
@@ -136,7 +137,7 @@ class ExistingRunScreen(WizardScreen):
     def _probed(self, message: ProbeFinished) -> None:
         self.query_one("#resume", Button).disabled = False
         if message.error is not None:
-            self.notify(message.error, severity="error", timeout=10)
+            self.notify(safe_markup(message.error), severity="error", timeout=10)
             return
         assessment = self.app.nav.set_probe(message.result)
         if assessment.per_gpu_vram_gb is None or assessment.gate_blocked:

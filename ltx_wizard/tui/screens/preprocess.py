@@ -23,6 +23,7 @@ from textual.widgets import Button, Header, ProgressBar, Static
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
+from ltx_wizard.tui.widgets.formatting import safe_markup
 
 ABOUT = {
     "one": "Before autotune, one clip is encoded at your planned bucket into "
@@ -129,7 +130,7 @@ class PreprocessScreen(WizardScreen):
             return
         self.running = False
         if result.warnings:
-            self.notify("; ".join(result.warnings)[:300], severity="warning", timeout=10)
+            self.notify(safe_markup("; ".join(result.warnings)[:300]), severity="warning", timeout=10)
         from ltx_wizard.core.plan.refresh import refresh_plan_md
 
         # plan.md's Dataset section from the records: how far the preprocessing has got

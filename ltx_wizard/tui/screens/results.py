@@ -26,11 +26,13 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
 from ltx_wizard.tui.clip_access import no_player_text, player, scp_line
 from ltx_wizard.tui.results_help import RESULTS_HELP
 from ltx_wizard.tui.widgets.footer import Footer
+from ltx_wizard.tui.widgets.formatting import plain, safe_markup
 from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
@@ -79,7 +81,7 @@ class ResultsScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(Text(f"Reading {self.run_dir} ..."), id="results-head")
+        yield Static(Text(f"Reading {clean_text(self.run_dir)} ..."), id="results-head")
         yield OptionList(id="results-list")
         with VerticalScroll(id="results-sheet"):
             yield Static("", id="sheet-title")
@@ -142,13 +144,13 @@ class ResultsScreen(WizardScreen):
         text = Text("Post-training evaluation: ", style="bold")
         found = self.setup[0] if self.setup else None
         if self.manifest is not None:
-            text.append(f"{self.manifest.checkpoint}\n", style="not bold")
+            text.append(f"{clean_text(self.manifest.checkpoint)}\n", style="not bold")
         elif found is not None:
-            text.append(f"{found.choice.note}\n", style="not bold")
+            text.append(f"{clean_text(found.choice.note)}\n", style="not bold")
         else:
             text.append("\n")
         if getattr(self, "_error", None) and self.manifest is None:
-            text.append(f"Cannot evaluate yet: {self._error}\n", style="bold")
+            text.append(f"Cannot evaluate yet: {clean_text(self._error)}\n", style="bold")
         state = self.state
         if state is not None:
             from ltx_wizard.core.evaluation.eval_lines import state_line
@@ -174,7 +176,9 @@ class ResultsScreen(WizardScreen):
                     if render.prompt not in seen:
                         seen.append(render.prompt)
                         options.add_option(
-                            Option(f"{TITLES[category]} {len(seen)}: {render.prompt}", id=render.prompt)
+                            Option(
+                                plain(f"{TITLES[category]} {len(seen)}: {render.prompt}"), id=render.prompt
+                            )
                         )
             options.highlighted = highlighted if highlighted is not None else 0
             return
@@ -186,10 +190,10 @@ class ResultsScreen(WizardScreen):
         for category in CATEGORIES:
             for n, prompt in enumerate(self.prompts.of(category), start=1):
                 options.add_option(
-                    Option(f"{TITLES[category]} {n}: {prompt.text}  [{prompt.source}]", disabled=True)
+                    Option(plain(f"{TITLES[category]} {n}: {prompt.text}  [{prompt.source}]"), disabled=True)
                 )
         for line in self.production_lines + [f"Note: {n}" for n in self.prompts.notes]:
-            options.add_option(Option(line, disabled=True))
+            options.add_option(Option(plain(line), disabled=True))
 
     @on(KeyframeStrip.Drawn)
     def _drawn(self, message: KeyframeStrip.Drawn) -> None:
@@ -217,10 +221,10 @@ class ResultsScreen(WizardScreen):
             return
         first = renders[0]
         size = first.size_label()
-        title = f"{TITLES[first.category]}, seed {first.seed}, {size} ({first.source}): {prompt}"
+        title = clean_text(f"{TITLES[first.category]}, seed {first.seed}, {size} ({first.source}): {prompt}")
         fed = next((r.conditioning for r in renders if r.conditioning), "")
         self.query_one("#sheet-title", Static).update(
-            Text(title + (f"\nltx-pipelines fed {fed}" if fed else ""))
+            Text(title + (f"\nltx-pipelines fed {clean_text(fed)}" if fed else ""))
         )
         width = sheet.size.width or self.app.size.width - 2
         cells = max(20, (width - 4) // 2)
@@ -243,7 +247,7 @@ class ResultsScreen(WizardScreen):
             sheet.mount(row)
         self.query_one("#results-copy", Static).update(
             Text(
-                "c copies: " + scp_line(eval_dir(self.run_dir) / first.file),
+                "c copies: " + clean_text(scp_line(eval_dir(self.run_dir) / first.file)),
                 style="dim",
                 no_wrap=True,
                 overflow="ellipsis",
@@ -288,14 +292,16 @@ class ResultsScreen(WizardScreen):
             return
         line = scp_line(eval_dir(self.run_dir) / render.file)
         self.app.copy_to_clipboard(line)
-        self.notify(f"Sent to the clipboard (OSC 52; tmux needs set-clipboard on): {line}")
+        self.notify(f"Sent to the clipboard (OSC 52; tmux needs set-clipboard on): {safe_markup(line)}")
 
     def action_edit(self) -> None:
         from ltx_wizard.core.evaluation.prompts import edited
         from ltx_wizard.tui.dialogs.eval_prompts import EvalPromptsDialog
 
         if self.prompts is None:
-            self.notify(getattr(self, "_error", None) or "Reading the run...", severity="warning")
+            self.notify(
+                safe_markup(getattr(self, "_error", None) or "Reading the run..."), severity="warning"
+            )
             return
 
         def answered(found: dict[str, list[str]] | None) -> None:
@@ -314,7 +320,9 @@ class ResultsScreen(WizardScreen):
         from ltx_wizard.core.evaluation.planning import job
 
         if self.setup is None or self.prompts is None:
-            self.notify(getattr(self, "_error", None) or "Reading the run...", severity="warning")
+            self.notify(
+                safe_markup(getattr(self, "_error", None) or "Reading the run..."), severity="warning"
+            )
             return
         try:
             write_job(self.run_dir, job(self.setup[0], self.prompts, production_path=self.setup[1]))
@@ -322,7 +330,7 @@ class ResultsScreen(WizardScreen):
                 self.run_dir, [sys.executable, "-m", "ltx_wizard", "eval", str(self.run_dir), "--job"]
             )
         except WizardError as exc:
-            self.notify(exc.message, severity="error", timeout=10)
+            self.notify(safe_markup(exc.message), severity="error", timeout=10)
             return
         self.notify(f"Evaluation runs in the background: pid {pid}")
 
@@ -354,4 +362,4 @@ def _label(render: Render) -> str:
     made = render.made_by
     if render.pipeline:  # which entry point: ltx_pipelines.ic_lora -> ic_lora
         made += f" {render.pipeline.rpartition('.')[2]}"
-    return f"{lora} · {made} · {render.quantization}"
+    return clean_text(f"{lora} · {made} · {render.quantization}")

@@ -185,6 +185,7 @@ class SetupScreen(WizardScreen):
         if self.survey is not None and (
             self.survey.checkout == "present"
             or "clone" in done
+            or "finish-clone" in done  # an interrupted clone, finished
             or (self.survey.checkout == "old" and "pull" in done)  # brought up to date
         ):
             self.app.state.edit_request(trainer_root=self.survey.root)

@@ -31,6 +31,7 @@ from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import gpu_row, yaml_value
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
+from ltx_wizard.tui.widgets.formatting import safe_markup
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
@@ -289,7 +290,7 @@ class SummaryScreen(WizardScreen):
         try:
             folder = write_plan(draft, force=force, on_note=lambda note: self.notify(note))
         except WizardError as exc:
-            self.notify(exc.message, severity="error", timeout=10)
+            self.notify(safe_markup(exc.message), severity="error", timeout=10)
             return
         state = self.app.state
         state.draft = draft
@@ -324,7 +325,7 @@ class SummaryScreen(WizardScreen):
                 self.draft = None  # the approvals wait for the plan of the new folder
                 for button in ("#approve", "#skip"):
                     self.query_one(button, Button).disabled = True
-                self.notify(f"Planned again into {fresh.name}: approve to write it.", timeout=8)
+                self.notify(f"Planned again into {safe_markup(fresh.name)}: approve to write it.", timeout=8)
                 self._prepare()
 
         self.app.push_screen(
