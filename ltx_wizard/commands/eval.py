@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     planned = plan_evaluation(run_dir, args.stand_ins, _request(args))
     job = planned.job
     if not args.json:
-        print("\n".join(planned.lines))
+        print(clean_block("\n".join(planned.lines)))
     _confirm(args)
     job_process.check_free(run_dir)
     from ltx_wizard.core.evaluation.job import write_job
