@@ -112,7 +112,7 @@ class SummaryScreen(WizardScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def _prepare(self) -> None:
         from ltx_wizard.core.plan.run_plan import prepare_plan
-        from ltx_wizard.core.setup.wandb_login import WandbUnknown
+        from ltx_wizard.core.inputs.wandb_login import WandbUnknown
         from ltx_wizard.demo.sim.stand_in import plan_simulation
 
         app = self.app
