@@ -199,7 +199,9 @@ class WizardApp(App[int]):
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
         facts = getattr(self.screen, "help_facts", None)
-        self.push_screen(HelpDialog(type(self.screen), facts() if facts else None))
+        phase = getattr(self.screen, "phase", None)
+        title = phase.f1_title if phase is not None else None
+        self.push_screen(HelpDialog(type(self.screen), facts() if facts else None, title))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Escape is the panel's only while one is shown: the footer keeps the screen's own Escape

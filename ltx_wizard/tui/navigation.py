@@ -1,27 +1,55 @@
-"""The flow between the wizard's phases (probe -> gate -> paths -> summary -> autotune -> done ->
-monitor), including the dialogs that stand between them.
+"""The flow between the wizard's phases, in the order of the phase model (core/base/phases.py):
+probe -> setup (where something is missing) -> intent -> prepare (no data given yet) -> paths ->
+plan -> preprocess one clip -> autotune -> preprocess every clip -> done -> monitor -> results,
+an existing run folder offered at start-up instead; and the dialogs that stand between them.
 
 An object the App holds as `app.nav`: screens call `self.app.nav.open_summary()` and the like.
 It keeps no state of its own: where the run stands is the App's state, read through `app`.
+`SCREENS` names each phase's screen, so that every phase of the model has one and each screen
+draws its step bar and F1 title from the phase it shows.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.core.base.errors import EXIT_GATED, WizardError
 from ltx_wizard.tui import messages
 
 if TYPE_CHECKING:  # imported when a probe is shown (set_probe), not with the app
     from collections.abc import Callable
 
-    from textual.screen import Screen
-
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.gpu.devices import ProbeResult
     from ltx_wizard.core.preprocess.state import Step
     from ltx_wizard.tui.app import WizardApp  # for types only: the App imports this module
+    from ltx_wizard.tui.wizard_screen import WizardScreen
+
+# Each phase's screen (module, class), imported when first opened: start-up loads none of them.
+SCREENS: dict[str, tuple[str, str]] = {
+    phases.PROBE.id: ("probe", "ProbeScreen"),
+    phases.SETUP.id: ("setup", "SetupScreen"),
+    phases.INTENT.id: ("intent", "IntentScreen"),
+    phases.PREPARE.id: ("prepare", "PrepareScreen"),
+    phases.PATHS.id: ("paths", "PathsScreen"),
+    phases.PLAN.id: ("summary", "SummaryScreen"),
+    phases.EXISTING_RUN.id: ("existing_run", "ExistingRunScreen"),
+    phases.PREPROCESS_ONE.id: ("preprocess", "PreprocessScreen"),
+    phases.AUTOTUNE.id: ("autotune", "AutotuneScreen"),
+    phases.PREPROCESS_FULL.id: ("preprocess", "PreprocessScreen"),
+    phases.DONE.id: ("done", "DoneScreen"),
+    phases.MONITOR.id: ("monitor", "MonitorScreen"),
+    phases.RESULTS.id: ("results", "ResultsScreen"),
+}
+
+
+def screen_class(phase: phases.Phase) -> type[WizardScreen]:
+    module, name = SCREENS[phase.id]
+    found: type[WizardScreen] = getattr(importlib.import_module(f"ltx_wizard.tui.screens.{module}"), name)
+    return found
 
 
 def _failure(exc: Exception) -> str:
@@ -145,9 +173,10 @@ class PhaseNavigation:
             if isinstance(screen, ProbeScreen):
                 screen.show_assessment()
 
-    def _open_phase(self, screen_type: type[Screen[Any]]) -> None:
+    def _open_phase(self, phase: phases.Phase) -> None:
         """Push the next phase once: a burst (two presses of Continue queued before the first
         was handled) must not stack a second copy of the same screen."""
+        screen_type = screen_class(phase)
         if not isinstance(self.app.screen, screen_type):
             self.app.push_screen(screen_type())
 
@@ -159,33 +188,23 @@ class PhaseNavigation:
             self.open_prepare()
 
     def open_prepare(self) -> None:
-        from ltx_wizard.tui.screens.prepare import PrepareScreen
-
-        self._open_phase(PrepareScreen)
+        self._open_phase(phases.PREPARE)
 
     def open_paths(self) -> None:
-        from ltx_wizard.tui.screens.paths import PathsScreen
-
-        self._open_phase(PathsScreen)
+        self._open_phase(phases.PATHS)
 
     def open_summary(self) -> None:
-        from ltx_wizard.tui.screens.summary import SummaryScreen
-
-        self._open_phase(SummaryScreen)
+        self._open_phase(phases.PLAN)
 
     def open_autotune(self) -> None:
         if self._preprocess_first(("one",), self.open_autotune):
             return
-        from ltx_wizard.tui.screens.autotune import AutotuneScreen
-
-        self._open_phase(AutotuneScreen)
+        self._open_phase(phases.AUTOTUNE)
 
     def open_done(self) -> None:
         if self._preprocess_first(("one", "full"), self.open_done):
             return
-        from ltx_wizard.tui.screens.done import DoneScreen
-
-        self._open_phase(DoneScreen)
+        self._open_phase(phases.DONE)
 
     def open_monitor(self, run_dir: Path) -> None:
         from ltx_wizard.tui.screens.monitor import MonitorScreen

@@ -3,6 +3,8 @@ and the screen's F1 help (here beside its fields: paths.py is at the size limit)
 
 from __future__ import annotations
 
+from ltx_wizard.core.base import phases
+
 FIELDS = (
     ("checkpoint", "LTX-2 checkpoint (.safetensors)", "/models/ltx-2.safetensors"),
     ("text_encoder", "Gemma text encoder (folder, or packed .safetensors for a split pack)", "/models/gemma"),
@@ -37,7 +39,7 @@ TEXT_FIELDS = ("resolution_buckets", "lora_trigger", "precomputed_dir")
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
 PATHS_HELP = (
-    "Step 2 · Model, data and trainer paths",
+    phases.PATHS.f1_title,
     """\
 **What it does.** Checks each path as you type, reading file headers only (milliseconds).
 

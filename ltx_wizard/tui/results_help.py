@@ -1,8 +1,10 @@
 """The Results screen's F1 help (dialogs/help.py shows it): what the post-training evaluation
 does, what it renders and how, its keys, and the files it writes."""
 
+from ltx_wizard.core.base import phases
+
 RESULTS_HELP = (
-    "After training · evaluation renders",
+    phases.RESULTS.f1_title,
     """\
 **What it does.** Renders prompts with the trained LoRA and without it (the base model, same seed
 and settings), through the trainer's own validation (a validate-only run) and, where your checkout

@@ -4,19 +4,29 @@ it imports the screens, not the reverse (pyproject.toml's `tui-app-on-top` contr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.screen import Screen
+
+from ltx_wizard.core.base.phases import Phase
 
 if TYPE_CHECKING:
     from ltx_wizard.tui.app import WizardApp
 
 
 class WizardScreen(Screen):
+    # The phase this screen shows (core/base/phases.py): its step bar and F1 title are drawn from it.
+    PHASE: ClassVar[Phase]
+
     if TYPE_CHECKING:
 
         @property
         def app(self) -> WizardApp: ...  # type: ignore[override]  # Textual's App, narrowed to the wizard's
+
+    @property
+    def phase(self) -> Phase:
+        """The phase on screen now; a screen that serves two phases says which (Preprocess)."""
+        return self.PHASE
 
     def leave(self) -> None:
         """Back to the screen below, once: a burst of Escapes pops this screen, not the ones

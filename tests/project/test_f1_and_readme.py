@@ -205,7 +205,7 @@ def test_the_paths_f1_page_names_every_field_the_screen_shows():
 def test_the_readme_says_what_the_wandb_check_decides():
     """A check answering "no key" turns W&B off; one that cannot answer (wandb 0.31 raises when
     logged out) is asked: the README says both, and never that logged out turns it off."""
-    from ltx_wizard.core.setup.wandb_login import WandbLogin, WandbUnknown, decide
+    from ltx_wizard.core.inputs.wandb_login import WandbLogin, WandbUnknown, decide
 
     assert decide(True, None, WandbLogin(state="out"), "t2v_lora.yaml").disable
     with pytest.raises(WandbUnknown):

@@ -26,7 +26,7 @@ from ltx_wizard.core.plan.request import PlanRequest
 from ltx_wizard.core.plan.steps import Configured, Gpus, Inspected, Notes
 
 if TYPE_CHECKING:  # imported where it is used
-    from ltx_wizard.core.setup.latent_disk import LatentDisk
+    from ltx_wizard.core.preprocess.latent_disk import LatentDisk
 
 
 def configure(
@@ -106,13 +106,13 @@ def _with_validation(request: PlanRequest, found: Inspected, config_text: str, n
 
 
 def _latents(found: Inspected) -> LatentDisk | None:
-    """The preprocessing still to run, as disk it will write (core/setup/latent_disk.py)."""
+    """The preprocessing still to run, as disk it will write (core/preprocess/latent_disk.py)."""
     plan = found.dataset
     if plan is None or plan.reused:
         return None
     from ltx_wizard.core.dataset.buckets import parse_buckets
     from ltx_wizard.core.inputs.version_fit import checkpoint_needs, gemma_hidden_size
-    from ltx_wizard.core.setup.latent_disk import latent_disk
+    from ltx_wizard.core.preprocess.latent_disk import latent_disk
 
     needs = checkpoint_needs(found.checkpoint, gemma_hidden_size(found.text_encoder))
     return latent_disk(
@@ -126,8 +126,8 @@ def _latents(found: Inspected) -> LatentDisk | None:
 
 
 def _wandb(request: PlanRequest, found: Inspected, changes: dict[str, object], notes: Notes) -> None:
-    """A config that enables W&B: the login read as wandb reads it (core/setup/wandb_login.py)."""
-    from ltx_wizard.core.setup.wandb_login import check_login, decide
+    """A config that enables W&B: the login read as wandb reads it (core/inputs/wandb_login.py)."""
+    from ltx_wizard.core.inputs.wandb_login import check_login, decide
 
     enabled = trainer_config(load_yaml(found.base_text)).wandb.enabled
     login = None

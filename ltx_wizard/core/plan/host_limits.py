@@ -49,7 +49,7 @@ from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.io.trainer_config import trainer_config
 
 if TYPE_CHECKING:  # imported where the plan counts the latents (config_step._latents)
-    from ltx_wizard.core.setup.latent_disk import LatentDisk
+    from ltx_wizard.core.preprocess.latent_disk import LatentDisk
 
 GiB = 1024**3
 GEMMA_8BIT_DOC_BYTES = 26e9  # docs/troubleshooting.md, when the Gemma header cannot be read
@@ -259,7 +259,7 @@ def check_host(
     latents: LatentDisk | None = None,
 ) -> HostCheck:
     """RAM and disk the run needs against what the host has. `enforce=False` (simulated GPUs)
-    turns a refusal into a warning. `latents`: core/setup/latent_disk.py LatentDisk, the
+    turns a refusal into a warning. `latents`: core/preprocess/latent_disk.py LatentDisk, the
     preprocessing still to run."""
     ram_need, cached, ram_items = _ram(config, ckpt, te_params, processes)
     disk_need, disk_items = _disk(config, ckpt)

@@ -23,7 +23,7 @@ from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import load_yaml
 
 if TYPE_CHECKING:  # imported where the plan counts the latents (config_step._latents)
-    from ltx_wizard.core.setup.latent_disk import LatentDisk
+    from ltx_wizard.core.preprocess.latent_disk import LatentDisk
 
 HostSource = HostReadings | Callable[[Path], HostReadings] | None
 

@@ -54,7 +54,7 @@ class PlanRequest:
     # checkpoints.save_training_state: full (optimizer and scheduler kept for an exact resume)
     full_training_state: bool = False
     # a config that enables W&B: the user's answer when the login cannot be read
-    # (core/setup/wandb_login.py)
+    # (core/inputs/wandb_login.py)
     wandb: Literal["on", "off"] | None = None
 
 

@@ -207,9 +207,9 @@ def checkout_warnings(checkout: CheckoutInfo, simulated: bool) -> list[str]:
 def misfits(
     checkout: CheckoutInfo, ckpt: CheckpointInfo, te: TextEncoderInfo | None, data: DataRootInfo | None
 ) -> list[Misfit]:
-    """Checkout, models and latents that do not fit together (core/setup/fit_gate.py): plan
+    """Checkout, models and latents that do not fit together (core/plan/fit_gate.py): plan
     stops on them, the live checks show each under its field."""
-    from ltx_wizard.core.setup.fit_gate import misfits as fit_misfits
+    from ltx_wizard.core.plan.fit_gate import misfits as fit_misfits
 
     samples = data.samples if data is not None else ()
     return fit_misfits(

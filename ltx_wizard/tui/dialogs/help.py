@@ -34,10 +34,12 @@ class HelpDialog(OnceModal[None]):
         Binding("k", "keys", "All keys"),
     ]
 
-    def __init__(self, screen_type: type[Any], facts: str | None = None) -> None:
+    def __init__(self, screen_type: type[Any], facts: str | None = None, title: str | None = None) -> None:
         super().__init__()
         self.screen_name = screen_type.__name__
         self.title_text, self.body = help_for_class(screen_type)
+        if title:  # the phase on screen, where its class serves two (core/base/phases.py)
+            self.title_text = title
         if facts:  # what the screen knows of this run, drawn from its records
             self.body += f"\n\n**For this run.** {facts}"
 

@@ -1,5 +1,5 @@
 """W&B enabled in the config, and the login could not be read in the trainer's environment: ask
-whether to keep it on (core/setup/wandb_login.py). Never turned off silently."""
+whether to keep it on (core/inputs/wandb_login.py). Never turned off silently."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Step 4: the autotune sweep, live: trial table, step progress, VRAM per GPU, a bounded log.
+"""The autotune sweep, live: trial table, step progress, VRAM per GPU, a bounded log.
 
 The engine runs in a worker owned by the App; this screen only renders what it reports. Log lines
 arrive through the App's bounded buffer and are drained here in batches on a timer, so a flood of
@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Button, DataTable, Header, ProgressBar, Static
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.widgets.footer import Footer
@@ -69,7 +70,7 @@ def autotune_help() -> tuple[str, str]:
     from ltx_wizard.core.tuning import rules_text
 
     return (
-        "Step 4 · Autotune",
+        phases.AUTOTUNE.f1_title,
         f"""\
 **What it does.** {rules_text.trials_sentence()} {rules_text.keep_rules()} It stops on
 out-of-memory, on no gain, or at the trial limit; the winner gets one confirmation run with its
@@ -93,6 +94,7 @@ preprocess of every clip), then opens the launch step.""",
 
 
 class AutotuneScreen(WizardScreen):
+    PHASE = phases.AUTOTUNE
     F1_HELP = staticmethod(autotune_help)
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
@@ -101,7 +103,7 @@ class AutotuneScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield StepBar(4, id="steps")
+        yield StepBar(self.phase, id="steps")
         with Vertical(id="body"):
             yield Static("Starting autotune…", id="at-status")
             yield DataTable(id="trials", cursor_type="none", show_cursor=False)

@@ -1,4 +1,4 @@
-"""Step 5: what was written, the winner, how to start training (`bash <run>/launch.sh`), and a
+"""What was written, the winner, how to start training (`bash <run>/launch.sh`), and a
 background start of that same script.
 """
 
@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Header, Static
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.launch.background import running_pid, start_training
@@ -32,7 +33,7 @@ UV_INSTALL = "curl -LsSf https://astral.sh/uv/install.sh | sh"
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
 DONE_HELP = (
-    "Step 5 · Start training",
+    phases.DONE.f1_title,
     """\
 **What it shows.** The run folder and `bash <run>/launch.sh`, the one command that starts the
 full run: it changes to the trainer folder, sets the environment, appends output to
@@ -53,6 +54,7 @@ Starting it opens the Monitor (step 6), which also resumes a stopped run.""",
 
 
 class DoneScreen(WizardScreen):
+    PHASE = phases.DONE
     F1_HELP = DONE_HELP
     BINDINGS = [
         Binding("c", "copy", "Copy command"),
@@ -65,7 +67,7 @@ class DoneScreen(WizardScreen):
         # Filled here, not in on_mount: under key mashing the screen can be popped before its
         # Mount event is handled, and a query of a removed child raised NoMatches.
         yield Header()
-        yield StepBar(5, id="steps")
+        yield StepBar(self.phase, id="steps")
         with VerticalScroll(id="body"):
             yield Static(self._files_text(), id="files")
             yield Static(self._winner_text(), id="winner")

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Header, Markdown, Static
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.core.io import run_folder as rf
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.base.errors import UsageError
@@ -35,7 +36,7 @@ def has_training(run_dir: Path) -> bool:
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
 EXISTING_RUN_HELP = (
-    "An existing run folder",
+    phases.EXISTING_RUN.f1_title,
     """\
 **What it does.** This folder already holds a plan; nothing here writes.
 
@@ -51,6 +52,7 @@ To start training from this folder without the wizard: `bash <run>/launch.sh`.""
 
 
 class ExistingRunScreen(WizardScreen):
+    PHASE = phases.EXISTING_RUN
     F1_HELP = EXISTING_RUN_HELP
     BINDINGS = [
         Binding("r", "resume", "Resume autotune"),

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.core.setup.intent import (
     ANSWERS,
     QUESTION,
@@ -40,7 +41,7 @@ EXAMPLES = (
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
 INTENT_HELP = (
-    "What should the model learn?",
+    phases.INTENT.f1_title,
     """\
 **What it does.** Maps what you want, in plain words, to one of the trainer's shipped configs
 (the trainer team's mode selector). Pick an answer, or type your own words and press Enter.
@@ -58,6 +59,7 @@ Recipe list's default. Back (Esc): the screen before.""",
 
 
 class IntentScreen(WizardScreen):
+    PHASE = phases.INTENT
     F1_HELP = INTENT_HELP
     CSS_PATH = "intent.tcss"
     BINDINGS = [
@@ -74,7 +76,7 @@ class IntentScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield StepBar(2, id="steps")
+        yield StepBar(self.phase, id="steps")
         with VerticalScroll(id="body"):
             yield Static(Text(QUESTION, style="bold"), id="intent-question")
             yield Static(EXAMPLES, id="intent-examples")

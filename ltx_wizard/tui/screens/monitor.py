@@ -1,4 +1,4 @@
-"""Step 6: the training run after launch: progress, loss, ETA, GPUs, files, failure, resume.
+"""The training run after launch: progress, loss, ETA, GPUs, files, failure, resume.
 
 The status is read in a thread worker every REFRESH_S (the log incrementally from its last
 offset, the process, the files, NVML) and posted as one message; widgets change only on the
@@ -23,6 +23,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Header, ProgressBar, Sparkline, Static
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.monitor import report
 from ltx_wizard.core.monitor.status import RunMonitor, RunStatus
@@ -44,7 +45,7 @@ class StatusRead(Message):
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
 MONITOR_HELP = (
-    "Step 6 · Monitor",
+    phases.MONITOR.f1_title,
     """\
 **What it shows.** The training run of this folder, read again every 2 seconds: live (pid and
 start time) or finished, failed, stopped; step and progress; the recent loss and a plot of the
@@ -73,6 +74,7 @@ screen you came from; q quits (the training goes on).
 
 
 class MonitorScreen(WizardScreen):
+    PHASE = phases.MONITOR
     F1_HELP = MONITOR_HELP
     BINDINGS = [
         Binding("y", "copy", "Copy checkpoint path"),
@@ -97,7 +99,7 @@ class MonitorScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield StepBar(6, id="steps")
+        yield StepBar(self.phase, id="steps")
         with VerticalScroll(id="body"):
             yield Static("", id="monitor-head")
             yield ProgressBar(total=None, show_eta=False, id="monitor-progress")

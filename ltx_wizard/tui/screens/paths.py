@@ -1,4 +1,4 @@
-"""Step 2: model, data and trainer paths, each checked live as the user types.
+"""Model, data and trainer paths, each checked live as the user types.
 
 The form edits a draft PlanRequest (core/plan/request.py, built by the one adapter the CLI uses
 too) and its checks run the plan's own inspect steps on it (core/plan/model_checks.py). They read
@@ -21,6 +21,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Header, Input, Select, Static, TextArea
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.core.plan.request import DEFAULT_RECIPE, PlanRequest
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
 from ltx_wizard.tui.paths_fields import (
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 
 
 class PathsScreen(WizardScreen):
+    PHASE = phases.PATHS
     F1_HELP = PATHS_HELP
     DEFAULT_CSS = "PathsScreen #form-end { height: 3; }"
     BINDINGS = [
@@ -84,7 +86,7 @@ class PathsScreen(WizardScreen):
     def compose(self) -> ComposeResult:
         request = self.app.state.request
         yield Header()
-        yield StepBar(2, id="steps")
+        yield StepBar(self.phase, id="steps")
         with VerticalScroll(id="body"):
             for name, label, placeholder in FIELDS:
                 yield PathField(name, label, form_text(getattr(request, name)), placeholder)

@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Header, Input, ProgressBar, RichLog, Select, Static
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
 from ltx_wizard.tui import prepare_choices as choices
 from ltx_wizard.tui.prepare_asker import PrepareEnded, PrepareLine, PrepareProgress, ScreenAsker
@@ -47,7 +48,7 @@ LOG_LINES = 500
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
 PREPARE_HELP = (
-    "Step 2 · Prepare your clips",
+    phases.PREPARE.f1_title,
     """\
 **What it does.** Makes your raw clips into the dataset file the trainer's preprocessing reads,
 in a run folder: `<run>/dataset/dataset.json`. Your files are linked there, never moved or
@@ -80,6 +81,7 @@ Esc cancels a running step (what was made is kept), else goes back.""".replace("
 
 
 class PrepareScreen(WizardScreen):
+    PHASE = phases.PREPARE
     F1_HELP = PREPARE_HELP
     CSS_PATH = "prepare.tcss"
     BINDINGS = [
@@ -98,7 +100,7 @@ class PrepareScreen(WizardScreen):
     def compose(self) -> ComposeResult:
         request = self.app.state.request
         yield Header()
-        yield StepBar(2, id="steps")
+        yield StepBar(self.phase, id="steps")
         with VerticalScroll(id="body"):
             yield Static(Text("Prepare your clips", style="bold"), id="prep-title")
             note = choices.run_note(self.app)

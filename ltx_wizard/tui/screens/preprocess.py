@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Header, ProgressBar, Static
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
@@ -38,7 +39,7 @@ TITLES = {"one": "Preprocess one sample", "full": "Preprocess the dataset"}
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
 PREPROCESS_HELP = (
-    "Preprocessing your clips",
+    phases.PREPROCESS_FULL.f1_title,
     """\
 **What it does.** Runs the trainer's `scripts/process_dataset.py` with the arguments the plan
 decided (checkpoint, Gemma, VAEs, bucket, trigger word), and checks what it wrote.
@@ -58,6 +59,7 @@ trains video only; Back (Esc) goes back (not while the script runs).""",
 
 
 class PreprocessScreen(WizardScreen):
+    PHASE = phases.PREPROCESS_FULL
     F1_HELP = PREPROCESS_HELP
     BINDINGS = [
         Binding("r", "retry", "Retry"),
@@ -73,9 +75,13 @@ class PreprocessScreen(WizardScreen):
         self.video_only = False  # the user's consent, given at the audio gate
         self.can_drop_audio = False  # the audio gate offered video only
 
+    @property
+    def phase(self) -> phases.Phase:
+        return phases.PREPROCESS_ONE if self.step == "one" else phases.PREPROCESS_FULL
+
     def compose(self) -> ComposeResult:
         yield Header()
-        yield StepBar(4 if self.step == "one" else 5, id="steps")
+        yield StepBar(self.phase, id="steps")
         with VerticalScroll(id="body"):
             yield Static(Text(TITLES[self.step], style="bold"), id="pp-title")
             yield Static(ABOUT[self.step], id="pp-about")

@@ -1,4 +1,4 @@
-"""Step 1: which GPUs training will see, what tier that makes, and anything odd about them."""
+"""Which GPUs training will see, what tier that makes, and anything odd about them."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Header, Static
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.tui.messages import DemoReady, ProbeFinished
 from ltx_wizard.tui.heap import settle_heap
 from ltx_wizard.tui.widgets.footer import Footer
@@ -19,7 +20,7 @@ from ltx_wizard.tui.wizard_screen import WizardScreen
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
 PROBE_HELP = (
-    "Step 1 · GPUs",
+    phases.PROBE.f1_title,
     """\
 **What it does.** Reads the GPUs training will see (NVML, else `nvidia-smi`), honouring
 `CUDA_VISIBLE_DEVICES` as CUDA does, and picks the tier of the *smallest* one.
@@ -67,6 +68,7 @@ def probe_help() -> tuple[str, str]:
 
 
 class ProbeScreen(WizardScreen):
+    PHASE = phases.PROBE
     F1_HELP = staticmethod(probe_help)
     BINDINGS = [
         Binding("ctrl+n", "next", "Continue"),
@@ -75,7 +77,7 @@ class ProbeScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield StepBar(1, id="steps")
+        yield StepBar(self.phase, id="steps")
         with VerticalScroll(id="body"):
             yield Static("Probing GPUs…", id="probe-status")
             yield DataTable(id="gpus", cursor_type="none", show_cursor=False)

@@ -25,6 +25,7 @@ from textual.message import Message
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
@@ -52,6 +53,7 @@ class Loaded(Message):
 
 
 class ResultsScreen(WizardScreen):
+    PHASE = phases.RESULTS
     F1_HELP = RESULTS_HELP
     CSS_PATH = "results.tcss"
     BINDINGS = [

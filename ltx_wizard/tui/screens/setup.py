@@ -18,6 +18,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Header, ProgressBar, Static
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.widgets.tail_log import TailLog
@@ -47,7 +48,7 @@ class OfferDone(Message):
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
 SETUP_HELP = (
-    "Setting up the trainer",
+    phases.SETUP.f1_title,
     """\
 **What it does.** Shown after the probe when something the trainer needs is missing: uv, the
 LTX-2 checkout, its environment (`uv sync`), or an update (`git pull`) of a checkout from before
@@ -70,6 +71,7 @@ same on the command line (`--yes` for scripts).""",
 
 
 class SetupScreen(WizardScreen):
+    PHASE = phases.SETUP
     F1_HELP = SETUP_HELP
     CSS_PATH = "setup.tcss"
     BINDINGS = [
@@ -91,7 +93,7 @@ class SetupScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield StepBar(1, id="steps")
+        yield StepBar(self.phase, id="steps")
         with VerticalScroll(id="body"):
             yield Static("Checking what the trainer needs…", id="setup-found")
             yield Static("", id="setup-offer")

@@ -1,4 +1,4 @@
-"""Step 3: the plan for approval: tier, base config, key choices, GPUs, launch line, warnings,
+"""The plan for approval: tier, base config, key choices, GPUs, launch line, warnings,
 plan.md and the config diff. Approve writes the run folder (never over an existing one silently).
 """
 
@@ -24,6 +24,7 @@ from textual.widgets import (
     TabPane,
 )
 
+from ltx_wizard.core.base import phases
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.tui.messages import PlanPrepared
 from ltx_wizard.tui.heap import settle_heap
@@ -36,7 +37,7 @@ from ltx_wizard.tui.widgets.formatting import safe_markup
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
 SUMMARY_HELP = (
-    "Step 3 · The plan",
+    phases.PLAN.f1_title,
     """\
 **What it shows.** The tier, the base config and its key choices, the run folder, the launch
 command, any warnings, `plan.md` (p) and the diff against the shipped config (d). Scroll with
@@ -56,6 +57,7 @@ plan.md's Outputs); `config.yaml` differs from the shipped file only by the keys
 
 
 class SummaryScreen(WizardScreen):
+    PHASE = phases.PLAN
     F1_HELP = SUMMARY_HELP
     BINDINGS = [
         Binding("a", "approve(True)", "Approve"),
@@ -75,7 +77,7 @@ class SummaryScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield StepBar(3, id="steps")
+        yield StepBar(self.phase, id="steps")
         with VerticalScroll(id="body"):
             yield Static("Preparing the plan…", id="summary-head")
             yield Static("Key choices of the base config", classes="section-title")
@@ -113,7 +115,7 @@ class SummaryScreen(WizardScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def _prepare(self) -> None:
         from ltx_wizard.core.plan.run_plan import prepare_plan
-        from ltx_wizard.core.setup.wandb_login import WandbUnknown
+        from ltx_wizard.core.inputs.wandb_login import WandbUnknown
         from ltx_wizard.demo.sim.stand_in import plan_simulation
 
         app = self.app

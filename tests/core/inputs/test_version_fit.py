@@ -14,7 +14,7 @@ from ltx_wizard.core.inputs.checkpoint import inspect_checkpoint
 from ltx_wizard.core.inputs.text_encoder import inspect_text_encoder
 from ltx_wizard.core.inputs.version_fit import check_fit
 from ltx_wizard.core.inputs.version_spec import satisfies
-from ltx_wizard.core.setup.data_fit import data_misfits
+from ltx_wizard.core.dataset.data_fit import data_misfits
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_latents import write_pt
 from ltx_wizard.demo.lookalike_layouts import write_venv_package

@@ -282,7 +282,7 @@ def test_validation_videos_are_counted_per_pass_and_prompt():
 
 def test_latents_still_to_preprocess_count_on_their_disk(tmp_path):
     from ltx_wizard.core.dataset.buckets import parse_buckets
-    from ltx_wizard.core.setup.latent_disk import LatentDisk, latent_disk, per_sample_bytes
+    from ltx_wizard.core.preprocess.latent_disk import LatentDisk, latent_disk, per_sample_bytes
 
     (bucket,) = parse_buckets("960x544x49")
     # 128 x 7 x 17 x 30 bf16 video latents + 1024 tokens x (4096 + 2048) bf16 + mask + audio

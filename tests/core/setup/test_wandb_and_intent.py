@@ -7,7 +7,7 @@ import pytest
 
 from ltx_wizard.cli import main
 from ltx_wizard.core.setup.intent import ANSWERS, follow_up, match_answer, statement
-from ltx_wizard.core.setup.wandb_login import WandbUnknown, check_login, decide
+from ltx_wizard.core.inputs.wandb_login import WandbUnknown, check_login, decide
 from tests.setup_standins import fake_wandb, write_uv
 
 
@@ -35,7 +35,7 @@ def test_login_is_read_through_uv_in_the_trainer_environment(trainer_env, monkey
 
 
 def test_decisions_never_turn_wandb_off_on_a_guess():
-    from ltx_wizard.core.setup.wandb_login import WandbLogin
+    from ltx_wizard.core.inputs.wandb_login import WandbLogin
 
     assert decide(False, None, None, "t2v_lora.yaml").note == ""
     out = decide(True, None, WandbLogin(state="out"), "t2v_lora.yaml")

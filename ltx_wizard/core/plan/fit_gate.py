@@ -12,7 +12,7 @@ from ltx_wizard.core.inputs.checkout_caps import read_caps
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.inputs.text_encoder import TextEncoderInfo
 from ltx_wizard.core.inputs.version_fit import Misfit, check_fit, gemma_hidden_size
-from ltx_wizard.core.setup.data_fit import data_misfits
+from ltx_wizard.core.dataset.data_fit import data_misfits
 
 
 def misfits(
