@@ -298,11 +298,13 @@ REAPED_WORDS = re.compile(r"orphan|left (?:running|behind)|still running from|re
 
 def next_start_reaps(first: Wizard, argv: Sequence[str], *, env: dict[str, str], cwd: Path) -> None:
     """SIGKILL the wizard (no handler runs: what the OOM killer does); whatever of its children
-    it left must be gone once the wizard starts next, and that start must say so (the words of
-    REAPED_WORDS, or an orphan's pid)."""
+    still runs 5 s later must be gone once the wizard starts next (`argv`), and that start must
+    say so (the words of REAPED_WORDS, or an orphan's pid)."""
     first.send(signal.SIGKILL)
     first.wait_gone()
-    orphans = [p for p in first.recorded if alive(p)]
+    # a watchdog of its own (autotune's reaper) may stop them as promptly as a handler would:
+    # what still runs after that grace is an orphan nobody but the next start will stop
+    orphans = first.left_alive()
     with Wizard(argv, env=env, cwd=cwd) as second:
         wait_for(
             lambda: not any(alive(p) for p in orphans),
@@ -317,3 +319,19 @@ def next_start_reaps(first: Wizard, argv: Sequence[str], *, env: dict[str, str],
                 NEXT_START_S,
                 f"the next start saying it stopped {len(orphans)} orphans (said: {second.output[-2000:]!r})",
             )
+
+
+def wait_logged(folder: Path, pattern: str, text: str, timeout_s: float = UP_WITHIN_S) -> Path:
+    """Wait until a file under `folder` matching `pattern` holds `text` (a child's log line: it
+    is past its start-up and in the long part of its work); returns that file."""
+
+    def found() -> Path | None:
+        for path in sorted(folder.glob(pattern)):
+            with contextlib.suppress(OSError):
+                if text in path.read_text(errors="replace"):
+                    return path
+        return None
+
+    hit = wait_for(found, timeout_s, f"{text!r} in {folder}/{pattern}")
+    assert hit is not None
+    return hit

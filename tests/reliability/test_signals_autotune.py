@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .children import Wizard, next_start_reaps, signals, wizard_env
+from .children import Wizard, next_start_reaps, signals, wait_logged, wizard_env
 
 HANG = {"LTX_WIZARD_SIM_SPEED": "500", "LTX_WIZARD_SIM_FAULT": "hang"}
 TRAINER = "ltx_wizard.demo.sim"
@@ -17,6 +17,7 @@ def test_a_signal_to_autotune_stops_the_trial(box, sig):
     argv = ["autotune", str(run), "--simulate", "h100", "--max-trials", "1"]
     with Wizard(argv, env=wizard_env(**HANG), cwd=box.root) as wizard:
         wizard.child_up(TRAINER)
+        wait_logged(run / "logs", "trial-*.log", "Step 20/")  # silent from here: the hang
         wizard.assert_leaves_nothing(sig)
 
 
@@ -26,4 +27,5 @@ def test_autotune_killed_leaves_nothing_after_the_next_start(box):
     env = wizard_env(**HANG)
     with Wizard(argv, env=env, cwd=box.root) as wizard:
         wizard.child_up(TRAINER)
+        wait_logged(run / "logs", "trial-*.log", "Step 20/")  # silent from here: the hang
         next_start_reaps(wizard, argv, env=env, cwd=box.root)

@@ -15,7 +15,7 @@ import pytest
 from ltx_wizard.demo.lookalike_raw_clips import write_video
 from tests.prepare_kit import checkout, uv_on_path
 
-from .children import Wizard, next_start_reaps, signals, wait_for, wizard_env
+from .children import Wizard, next_start_reaps, signals, wait_for, wait_logged, wizard_env
 
 SERVER = "ltx_wizard.demo.sim.captioner"
 SCRIPT = "caption_videos.py"
@@ -33,6 +33,13 @@ def raw(tmp_path, monkeypatch):
     write_video(folder / "beach.mp4", frames=30, colour=2)
     write_video(folder / "quiet.mp4", frames=30, audio=False, colour=1)
     return folder
+
+
+def captions_running(tmp_path, wizard: Wizard) -> None:
+    """caption_videos.py past its start-up, waiting on the (slowed) server for the spot check."""
+    wizard.child_up(SCRIPT)
+    wait_logged(tmp_path / "ws" / "run" / "logs", "prepare-caption*.log", "media files to process")
+    wizard.record()
 
 
 def prepare_argv(tmp_path, raw, *extra: str) -> list[str]:
@@ -67,7 +74,7 @@ def test_a_signal_to_prepare_stops_the_captioner_server(box, tmp_path, raw, sig)
     argv = prepare_argv(tmp_path, raw, "--captioner", "qwen_omni")
     with Wizard(argv, env=wizard_env(**SLOW), cwd=tmp_path) as wizard:
         wizard.child_up(SERVER)
-        wizard.child_up(SCRIPT)  # the server answered the health check: the captions run
+        captions_running(tmp_path, wizard)
         wizard.assert_leaves_nothing(sig)
 
 
@@ -103,12 +110,17 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.mark.parametrize("sig", signals())
+@pytest.mark.parametrize(
+    "sig",
+    signals(
+        {"HUP": "caption_videos.py outlives the wizard", "TERM": "caption_videos.py outlives the wizard"}
+    ),
+)
 def test_a_signal_to_prepare_stops_the_caption_script(box, tmp_path, raw, remote_server, sig):
     server, url = remote_server
     argv = prepare_argv(tmp_path, raw, "--captioner", "qwen_omni", "--vllm-url", url)
     with Wizard(argv, env=wizard_env(**SLOW), cwd=tmp_path) as wizard:
-        wizard.child_up(SCRIPT)
+        captions_running(tmp_path, wizard)
         wizard.assert_leaves_nothing(sig)
     assert server.poll() is None  # the user's own server is left alone
 
@@ -119,5 +131,5 @@ def test_prepare_killed_leaves_orphans_the_next_start_reaps(box, tmp_path, raw):
     env = wizard_env(**SLOW)
     with Wizard(argv, env=env, cwd=tmp_path) as wizard:
         wizard.child_up(SERVER)
-        wizard.child_up(SCRIPT)
+        captions_running(tmp_path, wizard)
         next_start_reaps(wizard, argv, env=env, cwd=tmp_path)
