@@ -40,6 +40,7 @@ SIGNALS = [signal.SIGHUP, signal.SIGTERM, signal.SIGINT]
 SIGNAL_IDS = ["HUP", "TERM", "INT"]
 
 T = TypeVar("T")
+_ESCAPES = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|[()][AB0]|[=>]|\][^\x07]*\x07)")
 
 
 @dataclass(frozen=True)
@@ -195,9 +196,24 @@ class Wizard:
         for key in keys:
             os.write(self._master, key.encode())
 
-    def wait_output(self, text: str, timeout_s: float = UP_WITHIN_S) -> None:
-        wait_for(lambda: text in self.output or self._ended(), timeout_s, f"{text!r} on the wizard's output")
-        assert text in self.output, f"the wizard ended before {text!r}:\n{self.output[-3000:]}"
+    @property
+    def shown(self) -> str:
+        """The pty's text, escape sequences out and blanks folded: what a screen says."""
+        text = _ESCAPES.sub(" ", self.output)
+        return re.sub(r"\s+", " ", text)
+
+    def key_to(self, key: str, text: str, timeout_s: float = UP_WITHIN_S) -> None:
+        """Press `key`, then wait until the screen it leads to shows `text` (drawn after the key)."""
+        before = len(self.shown)
+        self.press(key)
+        self.wait_shown(text, timeout_s, after=max(0, before - len(text)))
+
+    def wait_shown(self, text: str, timeout_s: float = UP_WITHIN_S, after: int = 0) -> None:
+        def seen() -> bool:
+            return text in self.shown[after:] or self._ended()
+
+        wait_for(seen, timeout_s, f"{text!r} on the wizard's screen (shown: {self.shown[-1500:]!r})")
+        assert text in self.shown[after:], f"the wizard ended before {text!r}:\n{self.shown[-3000:]}"
 
     def _ended(self) -> bool:
         return self.proc.poll() is not None
