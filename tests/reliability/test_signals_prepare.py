@@ -5,7 +5,6 @@ The captions are slowed (LTX_WIZARD_SIM_CAPTION_DELAY) so both are up when the s
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import urllib.request
