@@ -213,7 +213,7 @@ class Wizard:
         not show when): pressed again after a while, until `text` shows."""
         for _ in range(tries - 1):
             with contextlib.suppress(AssertionError):
-                self.key_to(key, text, timeout_s=5)
+                self.key_to(key, text, timeout_s=8)
                 return
         self.key_to(key, text)
 

@@ -14,7 +14,7 @@ TRIAL_LOGS = "ltx-wizard-demo-*/ltx-trainings/*/logs/trial-*.log"
 
 def walk_to_a_running_trial(wizard: Wizard, tmp_path) -> None:
     walk_to_the_recipe(wizard, tmp_path)
-    wizard.key_to(CTRL_N, "LTX-2 trainer checkout")  # Paths, the demo's files filled in
+    wizard.key_until(CTRL_N, "your clips' dataset file")  # Paths, the demo's files filled in
     wizard.key_to(CTRL_N, "Skip autotune")  # the Summary screen
     wizard.press("a")
     wizard.child_up("ltx_wizard.demo.sim.trainer")
