@@ -144,14 +144,22 @@ class Wizard:
     """`python -m ltx_wizard ARGV` in a session of its own (a terminal's signals reach only what
     the test sends), its output to files (a pipe nobody reads would block it), or to a pty."""
 
-    def __init__(self, argv: Sequence[str], *, env: dict[str, str], cwd: Path, tty: bool = False) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: dict[str, str],
+        cwd: Path,
+        tty: bool = False,
+        program: Sequence[str] = (sys.executable, "-m", "ltx_wizard"),
+    ) -> None:
         self.mark = uuid.uuid4().hex
         self.out = cwd / f"wizard-{self.mark[:8]}.out"
         self.recorded: list[Proc] = []
         self._screen = bytearray()
         self._master: int | None = None
         full_env = {**env, MARK_ENV: self.mark}
-        argv = [sys.executable, "-m", "ltx_wizard", *argv]
+        argv = [*program, *argv]
         if tty:
             master, slave = pty.openpty()
             ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
