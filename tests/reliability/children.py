@@ -368,24 +368,3 @@ def wait_logged(folder: Path, pattern: str, text: str, timeout_s: float = UP_WIT
     hit = wait_for(found, timeout_s, f"{text!r} in {folder}/{pattern}")
     assert hit is not None
     return hit
-
-
-CTRL_N = "\x0e"
-
-
-def tui(tmp_path: Path, demo_data: str, **env: str) -> Wizard:
-    """`ltx-wizard --demo --demo-data DATA` in a pty at 80x24, its demo folder (tempfile) inside
-    the test's own, so that nothing is left in /tmp."""
-    argv = ["--demo", "--demo-data", demo_data]
-    return Wizard(argv, env=wizard_env(TMPDIR=str(tmp_path), **env), cwd=tmp_path, tty=True)
-
-
-def walk_to_the_recipe(wizard: Wizard, tmp_path: Path) -> None:
-    """Probe, then the intent question answered with its first choice and its follow-up
-    confirmed: what a new user presses before the data screens."""
-    wizard.wait_shown("^n Continue ^r Re-probe")  # the Probe screen, its probe done
-    # Continue waits for the demo's files (a worker writes them, the clips last); the screen does
-    # not say when it is enabled, so a press it ignored is pressed again after a while
-    wait_for(lambda: list(tmp_path.glob("ltx-wizard-demo-*/clips/demo-cats/*.json")), 60, "the demo's files")
-    wizard.key_until(CTRL_N, "What do you want the model to learn")
-    wizard.key_to("\r", "Will you generate from text alone")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from .children import CTRL_N, Wizard, signals, tui, wait_for, wait_logged, walk_to_the_recipe
+from .children import Wizard, signals, wait_for, wait_logged
+from .tui_walk import CTRL_N, tui, walk_to_the_recipe
 
 SLOW = {"LTX_WIZARD_SIM_CAPTION_DELAY": "120"}
 LOGS = "ltx-wizard-demo-*/ltx-trainings/*/logs/prepare-caption*.log"
@@ -15,7 +16,7 @@ LOGS = "ltx-wizard-demo-*/ltx-trainings/*/logs/prepare-caption*.log"
 
 def walk_to_the_captions(wizard: Wizard, tmp_path) -> None:
     walk_to_the_recipe(wizard, tmp_path)
-    wizard.key_to(CTRL_N, "Prepare your clips")
+    wizard.key_until(CTRL_N, "Prepare your clips")
     wizard.wait_shown("Captioner: qwen_omni")  # the stand-in server fits the simulated GPU
     # the demo's raw clips are written by a worker: Prepare waits for them
     wait_for(lambda: list(tmp_path.glob("ltx-wizard-demo-*/raw-clips/quiet.mp4")), 60, "the raw clips")

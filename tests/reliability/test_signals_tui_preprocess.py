@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from .children import CTRL_N, Wizard, signals, tui, wait_logged, walk_to_the_recipe
+from .children import Wizard, signals, wait_logged
+from .tui_walk import CTRL_N, tui, walk_to_the_recipe
 
 SLOW = {"LTX_WIZARD_SIM_SPEED": "0.02"}
 LOGS = "ltx-wizard-demo-*/ltx-trainings/*/logs/preprocess*.log"

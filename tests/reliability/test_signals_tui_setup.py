@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from .children import CTRL_N, Wizard, signals, wait_for, wizard_env
+from .children import Wizard, signals, wait_for, wizard_env
+from .tui_walk import CTRL_N
 from .test_signals_setup import setup_argv  # noqa: F401 (the fixture: HOME, PATH, the remote)
 
 GPUS_CSV = "name, memory.total [MiB]\nNVIDIA H100 80GB HBM3, 81559 MiB\n"
