@@ -312,18 +312,9 @@ class Wizard:
         self.close()
 
 
-def signals(failing: dict[str, str] | None = None) -> list:
-    """SIGHUP, SIGTERM and SIGINT as test parameters; those `failing` on today's code (id ->
-    why) marked xfail(strict), so that the mark comes off when core/proc lands (issue 42)."""
-    failing = failing or {}
-    return [
-        pytest.param(
-            sig, id=name, marks=[pytest.mark.xfail(strict=True, reason=f"issue 42: {failing[name]}")]
-        )
-        if name in failing
-        else pytest.param(sig, id=name)
-        for sig, name in zip(SIGNALS, SIGNAL_IDS)
-    ]
+def signals() -> list:
+    """SIGHUP, SIGTERM and SIGINT as test parameters (ids HUP, TERM, INT)."""
+    return [pytest.param(sig, id=name) for sig, name in zip(SIGNALS, SIGNAL_IDS)]
 
 
 REAPED_WORDS = re.compile(r"orphan|left (?:running|behind)|still running from|reaped|stopped \d+ ", re.I)

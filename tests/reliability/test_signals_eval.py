@@ -50,7 +50,6 @@ def test_a_signal_to_eval_stops_its_render(tmp_path, eval_argv, sig):
         wizard.assert_leaves_nothing(sig)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 42: no tag on eval's renders, no reaping at start-up")
 def test_eval_killed_leaves_nothing_after_the_next_start(tmp_path, eval_argv):
     run, argv = eval_argv
     env = wizard_env(**SLOW)

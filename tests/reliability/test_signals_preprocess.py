@@ -31,7 +31,6 @@ def test_a_signal_to_preprocess_stops_the_script(box, planned, sig):
         wizard.assert_leaves_nothing(sig)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 42: no tag on preprocess's script, no reaping at start-up")
 def test_preprocess_killed_leaves_nothing_after_the_next_start(box, planned):
     env = wizard_env(**SLOW)
     with Wizard(planned, env=env, cwd=box.root) as wizard:

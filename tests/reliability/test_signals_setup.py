@@ -50,14 +50,13 @@ def syncing(tmp_path, wizard: Wizard) -> None:
     wizard.record()
 
 
-@pytest.mark.parametrize("sig", signals(dict.fromkeys(["HUP", "TERM", "INT"], "uv sync outlives the wizard")))
+@pytest.mark.parametrize("sig", signals())
 def test_a_signal_to_setup_stops_uv_sync(box, tmp_path, setup_argv, sig):
     with Wizard(setup_argv, env=wizard_env(), cwd=tmp_path) as wizard:
         syncing(tmp_path, wizard)
         wizard.assert_leaves_nothing(sig)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 42: no tag on setup's uv sync, no reaping at start-up")
 def test_setup_killed_leaves_nothing_after_the_next_start(box, tmp_path, setup_argv):
     env = wizard_env()
     with Wizard(setup_argv, env=env, cwd=tmp_path) as wizard:

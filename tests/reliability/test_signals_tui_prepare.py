@@ -29,7 +29,7 @@ def walk_to_the_captions(wizard: Wizard, tmp_path) -> None:
     wizard.record()
 
 
-@pytest.mark.parametrize("sig", signals({"HUP": "tui/signals.py stops autotune's registry only"}))
+@pytest.mark.parametrize("sig", signals())
 def test_a_signal_to_the_tui_stops_the_captioner_and_its_script(tmp_path, sig):
     with tui(tmp_path, "raw", **SLOW) as wizard:
         walk_to_the_captions(wizard, tmp_path)

@@ -24,7 +24,7 @@ def walk_to_the_preprocessing(wizard: Wizard, tmp_path) -> None:
     wizard.record()
 
 
-@pytest.mark.parametrize("sig", signals({"HUP": "tui/signals.py stops autotune's registry only"}))
+@pytest.mark.parametrize("sig", signals())
 def test_a_signal_to_the_tui_stops_the_preprocessing(tmp_path, sig):
     with tui(tmp_path, "clips", **SLOW) as wizard:
         walk_to_the_preprocessing(wizard, tmp_path)

@@ -17,13 +17,7 @@ GPUS_CSV = "name, memory.total [MiB]\nNVIDIA H100 80GB HBM3, 81559 MiB\n"
 
 @pytest.mark.parametrize(
     "sig",
-    signals(
-        {
-            "HUP": "uv sync outlives the wizard",
-            "TERM": "the wizard waits on uv sync and does not end",
-            "INT": "the wizard waits on uv sync and does not end",
-        }
-    ),
+    signals(),
 )
 def test_a_signal_to_the_tui_stops_uv_sync(tmp_path, setup_argv, sig):  # noqa: F811
     gpus = tmp_path / "gpus.csv"
