@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,23 @@ def _isolated_env(monkeypatch, tmp_path):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home").mkdir()
+    # Nor may a test's wizard install anything for real: `setup --yes` on a box without uv accepts
+    # "Install uv", which pip-installs uv into the wizard's own environment (the test venv). With no
+    # index and no config file, that pip fails at once; the offer's failure is what such a test sees.
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _wizard_env_untouched():
+    """No test leaves a uv in the wizard's own environment (tests that find uv there would then
+    pass or fail by the order they ran in)."""
+    from ltx_wizard.core.inputs.uv_tool import own_scripts_dir
+
+    uv = own_scripts_dir() / "uv"
+    before = uv.exists()
+    yield
+    assert before or not uv.exists(), f"a test installed {uv} into the wizard's environment"
 
 
 @pytest.fixture

@@ -90,6 +90,8 @@ def test_the_readme_run_command_reaches_the_gpu_table_on_a_clean_box(tmp_path):
     box = tmp_path / "clone"
     _copy_tree(box)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
+    for name in ("PIP_NO_INDEX", "PIP_CONFIG_FILE"):  # conftest's guard: this test installs for real
+        env.pop(name, None)
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if ".venv" not in p)
     for step in steps[:-1]:  # the venv, the install: as printed, in the clone
         done = subprocess.run(step, cwd=box, env=env, capture_output=True, text=True, timeout=900)
