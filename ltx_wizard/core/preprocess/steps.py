@@ -48,7 +48,6 @@ from ltx_wizard.core.preprocess.state import (
     write_state,
 )
 from ltx_wizard.core.io.run_meta import read_run_meta
-from ltx_wizard.core.io.safe_fs import open_append, write_all
 from ltx_wizard.core.io.workspace import RunFolder, run_lock
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import load_yaml
@@ -261,8 +260,6 @@ async def _run(
         state.trainer_dir, args, uv=shutil.which("uv"), stand_in=stand_in if state.simulate else None
     )
     child_env = {**(os.environ if env is None else env), **extra}
-    with open_append(log, root=run_dir, binary=True) as head:  # the command first: what ran
-        write_all(head.fileno(), ("$ " + " ".join(argv) + "\n").encode(), log)
     return await run_logged(
         argv, cwd=state.trainer_dir, env=child_env, log=log, on_progress=on_progress, root=run_dir
     )
