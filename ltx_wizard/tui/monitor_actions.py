@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ltx_wizard.core.io.run_folder import LAUNCH_SCRIPT
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 
@@ -54,7 +55,7 @@ def ask_start(screen: MonitorScreen, why: str) -> None:
         if not yes:
             screen.notify(
                 "config.yaml is patched; start training again whenever you are ready: "
-                f"bash {screen.run_dir / 'launch.sh'}",
+                f"bash {LAUNCH_SCRIPT.path(screen.run_dir)}",
                 timeout=10,
             )
             return

@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 import msgspec
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import UsageError
 
 
@@ -117,7 +118,7 @@ class TrainerConfig(_Section, frozen=True, kw_only=True):  # LtxTrainerConfig
 SECTIONS = tuple(f for f in TrainerConfig.__struct_fields__ if f not in ("training_strategy", "output_dir"))
 
 
-def trainer_config(config: Mapping[str, Any], what: str = "config.yaml") -> TrainerConfig:
+def trainer_config(config: Mapping[str, Any], what: str = CONFIG.name) -> TrainerConfig:
     """The view of a loaded trainer YAML. A section set to null reads as empty (as the trainer's
     None for `lora`); UsageError naming `what` and the key where a value has the wrong type."""
     plain = {k: _builtin(v) for k, v in config.items() if not (k in SECTIONS and v is None)}

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.safe_fs import write_text
@@ -38,7 +39,7 @@ class FixPlan:
 def plan_fix(run_dir: Path, changes: dict[str, object]) -> FixPlan:
     """config.yaml with `changes` (and what a shape change needs). Raises WizardError."""
     run_dir = Path(run_dir)
-    before = read_text(run_dir / "config.yaml", what="config")
+    before = read_text(CONFIG.path(run_dir), what="config")
     config = load_yaml(before)
     changes = dict(changes)
     notes = []
@@ -57,15 +58,15 @@ def plan_fix(run_dir: Path, changes: dict[str, object]) -> FixPlan:
             notes.append(f"The earlier checkpoints stay in {out_dir}: the new run writes to {fresh}.")
     after = patch_yaml_text(before, changes)
     return FixPlan(
-        changes, before, after, unified_diff(before, after, "config.yaml", "config.yaml (fixed)"), notes
+        changes, before, after, unified_diff(before, after, CONFIG.name, f"{CONFIG.name} (fixed)"), notes
     )
 
 
 def apply_fix(run_dir: Path, plan: FixPlan) -> Path:
     """Write the patched config.yaml after keeping the old one; returns the backup's path."""
     run_dir = Path(run_dir)
-    if read_text(run_dir / "config.yaml", what="config") != plan.before:
+    if read_text(CONFIG.path(run_dir), what="config") != plan.before:
         raise UsageError("config.yaml changed meanwhile: look again (f)")
     backup = keep_copy(run_dir, "config.before-fix", plan.before)
-    write_text(run_dir / "config.yaml", plan.after, root=run_dir)
+    write_text(CONFIG.path(run_dir), plan.after, root=run_dir)
     return backup

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.text_safety import clip
 from ltx_wizard.core.io.bounded import read_text
@@ -196,7 +197,7 @@ def plan_resume(run_dir: Path, *, upto_step: int | None = None) -> ResumePlan:
     """What resuming from the latest checkpoint (at or before `upto_step`: the last one saved
     while the loss was finite) would change. Raises UsageError when it cannot resume."""
     run_dir = Path(run_dir)
-    text = read_text(run_dir / "config.yaml", what="config")
+    text = read_text(CONFIG.path(run_dir), what="config")
     try:
         config = load_yaml(text)
     except WizardError as exc:
@@ -224,7 +225,7 @@ def plan_resume(run_dir: Path, *, upto_step: int | None = None) -> ResumePlan:
     else:
         plan.samples_aside = _samples_written_over(config, out_dir, start, total)
     plan.new_text = patch_yaml_text(text, plan.changes)
-    plan.diff = unified_diff(text, plan.new_text, "config.yaml", "config.yaml (resume)")
+    plan.diff = unified_diff(text, plan.new_text, CONFIG.name, f"{CONFIG.name} (resume)")
     return plan
 
 
@@ -247,7 +248,7 @@ def apply_resume(run_dir: Path, plan: ResumePlan) -> tuple[Path, Path | None]:
     write over aside, write the patched config.yaml (temp file, then rename). Returns (the
     backup, the folder the samples went to or None)."""
     run_dir = Path(run_dir)
-    config_path = run_dir / "config.yaml"
+    config_path = CONFIG.path(run_dir)
     current = read_text(config_path, what="config")
     if patch_yaml_text(current, plan.changes) != plan.new_text:
         raise UsageError("config.yaml changed since the resume was planned: look again")

@@ -174,7 +174,7 @@ class RunMonitor:
         """Raises log_reader.LogNotRegular when the log is a FIFO, a device or a socket."""
         self.refresh()
         log = self.log
-        config = read_config(self.run_dir / "config.yaml")
+        config = read_config(run_folder.CONFIG.path(self.run_dir))
         proc = trainer_process(self.run_dir)
         if proc is None:
             log.finish()  # nobody writes any more: what the parser holds is complete

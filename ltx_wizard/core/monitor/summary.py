@@ -13,6 +13,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from ltx_wizard.core.io.run_folder import CONFIG, PLAN_MD, RUN_SUMMARY
 from ltx_wizard.core.evaluation.render_line import render_lines
 from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
 from ltx_wizard.core.launch.script import copy_line
@@ -23,7 +24,7 @@ from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.base.units import gib
 
-SUMMARY_NAME = "run-summary.md"
+SUMMARY_NAME = RUN_SUMMARY.rel
 
 
 def _duration(minutes: float | None, earlier: tuple[float | None, ...] = ()) -> str:
@@ -101,7 +102,7 @@ def _checkpoint_lines(status: RunStatus, usable: SavedCheckpoint | None) -> list
 
 def render_summary(status: RunStatus) -> str:
     run, peak_gb = status.run_dir, status.peak_gb
-    config = read_config(run / "config.yaml")
+    config = read_config(CONFIG.path(run))
     meta = read_run_meta(run)
     usable = status.usable_checkpoint
     lines = [f"# {run.name}", "", *_checkpoint_lines(status, usable)]
@@ -127,7 +128,7 @@ def render_summary(status: RunStatus) -> str:
         "",
         *_training_table(config),
         "",
-        f"Full config: `{run / 'config.yaml'}`; the plan: `{run / 'plan.md'}`",
+        f"Full config: `{CONFIG.path(run)}`; the plan: `{PLAN_MD.path(run)}`",
         "",
         "## Outputs",
         "",

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ltx_wizard.core.io.run_folder import PLAN_MD
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.rows import required_roles
@@ -131,7 +132,7 @@ def _run_dir(
     )
     run_dir = root / name
     check_run_dir(run_dir)
-    if (run_dir / "plan.md").exists():
+    if PLAN_MD.path(run_dir).exists():
         raise UsageError(
             f"{run_dir} is planned already: prepare into a new run "
             "(another --run-name), or plan again from its dataset file"

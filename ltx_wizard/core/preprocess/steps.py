@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.dataset.buckets import parse_buckets
 from ltx_wizard.core.dataset.clip_probe import probe_clip
@@ -96,7 +97,7 @@ def first_samples(run_dir: Path) -> int:
     """How many clips the first preprocess encodes: one (the skill's), or on several GPUs one
     planned batch for each, so that autotune's confirmation on every GPU gets a batch at all
     (core/dataset/loader_batches.py: the trainer's loader yields nothing to fewer)."""
-    text = read_text(Path(run_dir) / "config.yaml", what="run config")
+    text = read_text(CONFIG.path(run_dir), what="run config")
     batch = trainer_config(load_yaml(text)).optimization.batch_size
     batch = batch if batch is not None and batch > 0 else 1
     gpus = read_run_meta(run_dir).num_gpus or 1
@@ -104,7 +105,7 @@ def first_samples(run_dir: Path) -> int:
 
 
 def run_strategy(run_dir: Path) -> Mapping[str, Any] | None:
-    text = read_text(Path(run_dir) / "config.yaml", what="run config")
+    text = read_text(CONFIG.path(run_dir), what="run config")
     return trainer_config(load_yaml(text)).training_strategy
 
 
