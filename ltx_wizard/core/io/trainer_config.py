@@ -37,24 +37,30 @@ class ModelKeys(_Section, frozen=True, kw_only=True):  # the trainer's ModelConf
     video_vae_path: str | None = None  # with audio_vae_path: a split pack's files
     audio_vae_path: str | None = None
     training_mode: str | None = None  # lora | full (the trainer's default: lora)
+    load_checkpoint: str | None = None
 
 
 class LoraKeys(_Section, frozen=True, kw_only=True):  # LoraConfig
     rank: int | None = None
+    alpha: int | None = None
     target_modules: list[str] | None = None
 
 
 class OptimizationKeys(_Section, frozen=True, kw_only=True):  # OptimizationConfig
+    learning_rate: float | None = None
     steps: int | None = None
     batch_size: int | None = None
     gradient_accumulation_steps: int | None = None
     optimizer_type: str | None = None
+    scheduler_type: str | None = None
     enable_gradient_checkpointing: bool | None = None
 
 
 class AccelerationKeys(_Section, frozen=True, kw_only=True):  # AccelerationConfig
+    mixed_precision_mode: str | None = None
     quantization: str | None = None
     load_text_encoder_in_8bit: bool | None = None
+    offload_optimizer_during_validation: bool | None = None
 
 
 class DataKeys(_Section, frozen=True, kw_only=True):  # DataConfig
@@ -93,6 +99,7 @@ class CheckpointsKeys(_Section, frozen=True, kw_only=True):  # CheckpointsConfig
     interval: int | None = None
     keep_last_n: int | None = None
     precision: str | None = None
+    no_resume: bool | None = None
     save_training_state: str | None = None
 
 
@@ -112,10 +119,13 @@ class TrainerConfig(_Section, frozen=True, kw_only=True):  # LtxTrainerConfig
     validation: ValidationKeys = msgspec.field(default_factory=ValidationKeys)
     checkpoints: CheckpointsKeys = msgspec.field(default_factory=CheckpointsKeys)
     wandb: WandbKeys = msgspec.field(default_factory=WandbKeys)
+    seed: int | None = None
     output_dir: str | None = None
 
 
-SECTIONS = tuple(f for f in TrainerConfig.__struct_fields__ if f not in ("training_strategy", "output_dir"))
+SECTIONS = tuple(
+    f for f in TrainerConfig.__struct_fields__ if f not in ("training_strategy", "seed", "output_dir")
+)
 
 
 def trainer_config(config: Mapping[str, Any], what: str = CONFIG.name) -> TrainerConfig:

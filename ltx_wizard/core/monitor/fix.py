@@ -21,7 +21,7 @@ from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text, unified_diff
 from ltx_wizard.core.monitor.backups import keep_copy
 from ltx_wizard.core.monitor.resume import fresh_output_dir
-from ltx_wizard.core.monitor.run_config import output_dir, value, whole_or
+from ltx_wizard.core.monitor.run_config import config_view, output_dir
 from ltx_wizard.core.monitor.training_state import saved_checkpoints
 
 SHAPE_KEYS = ("lora.rank", "model.training_mode")
@@ -44,12 +44,13 @@ def plan_fix(run_dir: Path, changes: dict[str, object]) -> FixPlan:
     changes = dict(changes)
     notes = []
     if any(key in changes for key in SHAPE_KEYS):
-        old = whole_or(config, "lora.rank", None)
+        keys = config_view(config).keys
+        old = keys.lora.rank
         notes.append(
             f"A LoRA of rank {changes.get('lora.rank', old)} cannot load the checkpoints "
             f"trained at rank {old}: training starts again from step 0."
         )
-        if value(config, "model.load_checkpoint"):
+        if keys.model.load_checkpoint:
             changes["model.load_checkpoint"] = None
         out_dir = output_dir(run_dir, config)
         if saved_checkpoints(out_dir):

@@ -19,7 +19,7 @@ from ltx_wizard.core.plan.next_steps import pending_preprocess
 from ltx_wizard.core.monitor.gpu_use import GpuUse, read_gpu_use
 from ltx_wizard.core.monitor.pace import ESTIMATE, Pace, estimated_eta, pace
 from ltx_wizard.core.monitor.resume import SavedCheckpoint, saved_checkpoints
-from ltx_wizard.core.monitor.run_config import output_dir, read_config, whole_or
+from ltx_wizard.core.monitor.run_config import config_view, output_dir, read_config
 from ltx_wizard.core.monitor.run_log import RunLog
 from ltx_wizard.core.monitor.trainer_process import TrainerProcess, trainer_process
 from ltx_wizard.core.io import run_folder
@@ -166,7 +166,8 @@ class RunMonitor:
         ran = None
         if proc.started is not None and not (self.spec and self.spec.simulated):
             ran = (datetime.now(timezone.utc) - proc.started).total_seconds()
-        intervals = (whole_or(config, "validation.interval"), whole_or(config, "checkpoints.interval"))
+        keys = config_view(config).keys
+        intervals = (keys.validation.interval, keys.checkpoints.interval)
         eta = estimated_eta(tuned.duration, initial, intervals, ran)
         return Pace(speed.s_per_step, speed.s_per_step_kind, eta, ESTIMATE)
 
@@ -185,7 +186,7 @@ class RunMonitor:
             diagnosis = None
         state = self._state(proc, diagnosis)
         out_dir = output_dir(self.run_dir, config)
-        total = log.total or whole_or(config, "optimization.steps", 0) or None
+        total = log.total or config_view(config).keys.optimization.steps or None
         step = total if state == "finished" and total else log.step  # the last step has no line
         speed = pace(log, total, state == "live")
         if state == "live" and log.step is None and proc is not None:
