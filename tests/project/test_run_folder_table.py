@@ -37,3 +37,28 @@ def test_no_module_but_the_table_names_a_run_folder_text_file():
         f.rel for f in texts
     }
     assert _spelled_by_hand(texts) == []
+
+
+def _joins_by_hand(names: set[str]) -> list[str]:
+    """Paths built from a folder's name: `x / "logs"` or `Path("logs")`."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == TABLE_MODULE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+                parts = [node.left, node.right]
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Path":
+                parts = list(node.args)
+            else:
+                continue
+            for part in parts:
+                if isinstance(part, ast.Constant) and part.value in names:
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {part.value!r}")
+    return found
+
+
+def test_no_module_but_the_table_builds_a_run_folder_subfolder_path():
+    folders = {f.rel for f in run_folder.TABLE if f.kind == "folder"}
+    assert folders == {"dataset", "outputs", "logs", "overfit"}
+    assert _joins_by_hand(folders) == []

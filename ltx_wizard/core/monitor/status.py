@@ -115,7 +115,8 @@ def check_run(run_dir: Path) -> None:
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir}: no such folder; pass a run folder the wizard or `plan` wrote")
     if not any(
-        (run_dir / name).exists() for name in (run_folder.CONFIG.rel, run_folder.RUN_META.rel, "logs")
+        (run_dir / name).exists()
+        for name in (run_folder.CONFIG.rel, run_folder.RUN_META.rel, run_folder.LOGS_DIR.rel)
     ):
         raise UsageError(
             f"{run_dir} is not a run folder (no config.yaml, run.json or logs/): "

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ltx_wizard.core.io.run_folder import CONFIG
+from ltx_wizard.core.io.run_folder import CONFIG, LOGS_DIR
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.dataset.buckets import parse_buckets
 from ltx_wizard.core.dataset.clip_probe import probe_clip
@@ -196,7 +196,7 @@ async def _run_step_locked(
     if step == "one":
         dataset, samples = write_one_sample_file(ds, choices, first_samples(run_dir))
         scratch = dataset
-    log = run_dir / "logs" / LOG_NAMES[step]
+    log = LOGS_DIR.path(run_dir) / LOG_NAMES[step]
     code = None
     try:
         # a changed trigger word re-encodes the data root (core/preprocess/trigger_record.py)
