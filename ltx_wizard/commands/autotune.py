@@ -7,6 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.commands.common import (
     add_gpu_source_args,
     assessment_from_args,
@@ -87,7 +88,7 @@ def _check_run_dir(path: str) -> Path:
     run_dir = Path(path).expanduser().resolve()
     if not run_dir.is_dir():
         raise UsageError(f"run folder {run_dir} does not exist: run `ltx-wizard plan` first")
-    if not (run_dir / "config.yaml").is_file():
+    if not (run_dir / CONFIG.rel).is_file():
         raise UsageError(f"{run_dir} has no config.yaml: it is not a run folder written by `ltx-wizard plan`")
     return run_dir
 

@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.commands.common import add_gpu_source_args
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.text_safety import clean_block
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.evaluation.job import read_job
 
     run_dir = Path(args.run).expanduser().absolute()
-    if not (run_dir / "config.yaml").is_file():
+    if not (run_dir / CONFIG.rel).is_file():
         raise UsageError(
             f"{run_dir} is not a run folder (no config.yaml): pass the folder that "
             "`ltx-wizard plan` or the wizard wrote"

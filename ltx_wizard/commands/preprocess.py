@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Awaitable
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.commands.common import add_gpu_source_args, print_json
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.text_safety import clean_text
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.preprocess.steps import STEP_TITLES, require_state, run_step
 
     run_dir = Path(args.run_dir).expanduser().resolve()
-    if not (run_dir / "config.yaml").is_file():
+    if not (run_dir / CONFIG.rel).is_file():
         raise UsageError(f"{run_dir} is not a run folder written by `ltx-wizard plan`")
     state = require_state(run_dir)
     if getattr(args, "simulate", None) and not state.simulate:

@@ -22,6 +22,7 @@ from textual.actions import SkipAction
 from textual.app import App
 from textual.binding import Binding
 
+from ltx_wizard.core.io.run_folder import CONFIG, PLAN_MD
 from ltx_wizard.tui.navigation import PhaseNavigation
 from ltx_wizard.tui.options import WizardOptions
 from ltx_wizard.tui.state import WizardState
@@ -106,7 +107,7 @@ class WizardApp(App[int]):
         if self.options.demo:
             self.sub_title = "demo"
         run_dir = Path(self.options.run_dir).expanduser() if self.options.run_dir else None
-        if run_dir is not None and any((run_dir / n).exists() for n in ("plan.md", "config.yaml")):
+        if run_dir is not None and any((run_dir / n).exists() for n in (PLAN_MD.rel, CONFIG.rel)):
             from ltx_wizard.tui.screens.existing_run import ExistingRunScreen, has_training
 
             self.build_demo()

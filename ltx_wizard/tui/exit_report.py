@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from typing import TYPE_CHECKING
 
+from ltx_wizard.core.io.run_folder import PLAN_MD
 from ltx_wizard.core.launch.background import running_pid
 from ltx_wizard.core.launch.script import launch_files
 
@@ -36,7 +37,7 @@ def exit_report(app: WizardApp) -> tuple[list[str], list[str]]:
     run_dir = app.state.run_dir
     pid = running_pid(run_dir) if run_dir is not None else None
     note = remove_demo_folder(app)  # first: a removed demo run folder is not reported
-    if run_dir is not None and (run_dir / "plan.md").exists():
+    if run_dir is not None and PLAN_MD.path(run_dir).exists():
         from ltx_wizard.core.plan.next_steps import come_back, is_tuned, remaining_steps
 
         out.append(f"Run folder: {run_dir}")
@@ -53,7 +54,7 @@ def exit_report(app: WizardApp) -> tuple[list[str], list[str]]:
             out.append(
                 f"Training runs as pid {pid}: tail -f {launch_files(run_dir)[0]}; stop it with kill -- -{pid}"
             )
-    if run_dir is not None and (run_dir / "plan.md").exists():
+    if run_dir is not None and PLAN_MD.path(run_dir).exists():
         out.append("Come back to it: " + " or ".join(come_back(run_dir, app.simulate)))
     if note:
         out.append(note)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ltx_wizard.core.io.run_folder import LAUNCH_SCRIPT
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.tui.widgets.formatting import safe_markup
@@ -55,7 +56,7 @@ def ask_start(screen: MonitorScreen, why: str) -> None:
         if not yes:
             screen.notify(
                 "config.yaml is patched; start training again whenever you are ready: "
-                f"bash {safe_markup(screen.run_dir / 'launch.sh')}",
+                f"bash {safe_markup(LAUNCH_SCRIPT.path(screen.run_dir))}",
                 timeout=10,
             )
             return

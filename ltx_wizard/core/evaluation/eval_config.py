@@ -18,6 +18,7 @@ import copy
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ltx_wizard.core.io.run_folder import OUTPUTS_DIR
 from ltx_wizard.core.evaluation.prompts import EvalPrompt
 from ltx_wizard.core.evaluation.strategy_conditions import BLANK, strategy_conditions
 from ltx_wizard.core.io.trainer_config import trainer_config
@@ -27,7 +28,7 @@ from ltx_wizard.core.base.errors import UsageError
 
 EVAL_CONFIG = "eval-config.yaml"
 BASE_CONFIG = "eval-config.base.yaml"  # the same without the LoRA
-EVAL_OUTPUT_REL = Path("outputs") / "eval"
+EVAL_OUTPUT_REL = Path(OUTPUTS_DIR.rel) / "eval"
 # Which dataset column fills which media key of a condition (ltx_trainer/config.py, the
 # ValidationCondition types; the columns are process_dataset.py's roles).
 _ROLE_FOR = {

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
+from ltx_wizard.core.io.run_folder import EVAL_PID
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.evaluation.job import LOG_REL, PID_REL, read_state
 from ltx_wizard.core.io.pid_records import read_record, record_text
@@ -32,7 +33,7 @@ _started: list[subprocess.Popen[bytes]] = []  # evaluations this process started
 def eval_pid(run_dir: Path) -> int | None:
     """The live evaluation of this run folder (its record checked against the start time)."""
     _started[:] = [p for p in _started if p.poll() is None]
-    record = read_record(Path(run_dir) / PID_REL, what="eval.pid")
+    record = read_record(Path(run_dir) / PID_REL, what=EVAL_PID.what)
     return record.pid if record.alive(verified=True) else None
 
 

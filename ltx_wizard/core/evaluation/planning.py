@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.dataset.sources import audio_folder
@@ -48,7 +49,7 @@ class Setup:
 
 
 def read_run_config(run_dir: Path) -> dict[str, Any]:
-    path = Path(run_dir) / "config.yaml"
+    path = CONFIG.path(run_dir)
     if not path.is_file():
         raise UsageError(
             f"{run_dir} is not a run folder (no config.yaml): pass the folder that "

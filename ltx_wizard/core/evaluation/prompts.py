@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence, TypeVar
 
+from ltx_wizard.core.io.run_folder import DATASET_DIR
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.dataset.rows import MEDIA_ROLES, DatasetFile, read_dataset_file
 
@@ -28,8 +29,8 @@ CATEGORIES = (IN_DIST, OUT_DIST, HELD_OUT)
 TITLES = {IN_DIST: "In-distribution", OUT_DIST: "Out-of-distribution", HELD_OUT: "Held-out"}
 SEED = 42  # the skill's seed, for drawing the captions and for every render
 IN_DIST_COUNT, HELD_OUT_MAX = 3, 5
-HOLDOUT_REL = Path("dataset") / "holdout.jsonl"
-DATASET_REL = Path("dataset") / "dataset.json"
+HOLDOUT_REL = Path(DATASET_DIR.rel) / "holdout.jsonl"
+DATASET_REL = Path(DATASET_DIR.rel) / "dataset.json"
 _GENERIC_NOTE = "Out-of-distribution prompts are generic scenes"
 HELD_OUT_SKIPPED = (
     "Held-out evaluation skipped: no held-out set was reserved for this run "

@@ -15,6 +15,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Mapping
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.evaluation import conditioning, pipeline_files
 from ltx_wizard.core.evaluation.eval_config import run_conditions
@@ -33,7 +34,7 @@ PREFIX = ("uv", "run", "python", "-m")
 def _validation_prompt(config: Mapping[str, Any]) -> EvalPrompt:
     samples = trainer_config(config).validation.sample_list()
     text = samples[0].get("prompt") if samples else None
-    return EvalPrompt(IN_DIST, str(text or "<your prompt>"), "config.yaml")
+    return EvalPrompt(IN_DIST, str(text or "<your prompt>"), CONFIG.name)
 
 
 def render_prompt(run_dir: Path, config: Mapping[str, Any]) -> EvalPrompt:

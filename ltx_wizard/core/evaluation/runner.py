@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Callable
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.evaluation import conditioning, eval_config, layout
 from ltx_wizard.core.evaluation.child import Child, Outcome
@@ -140,7 +141,7 @@ class EvalRunner:
         name = eval_config.EVAL_CONFIG if lora else eval_config.BASE_CONFIG
         path = self.run_dir / name
         checkpoint = Path(self.job.checkpoint) if lora else None
-        base_text = read_text(self.run_dir / "config.yaml", what="config")
+        base_text = read_text(CONFIG.path(self.run_dir), what="config")
         stage = self.stages[self.done][0]
         for attempt in (1, 2):
             dims = self.dims if self.dims != tuple(self.job.dims) else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.evaluation.job import Command
@@ -40,7 +41,7 @@ def trainer_command(run_dir: Path, stand_in: StandIn | None = None) -> tuple[Com
             "starts the trainer on this machine only: render with ltx-pipelines by "
             "hand (run-summary.md's render command)"
         )
-    config = str(run / "config.yaml")
+    config = str(run_folder.CONFIG.path(run))
     argv = [CONFIG if arg == config else arg for arg in spec.argv]
     if CONFIG not in argv:
         raise UsageError(f"the launch in {run}/run.json does not run {config}: plan the run again")

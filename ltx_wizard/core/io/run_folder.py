@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-Kind = Literal["json", "jsonl", "text"]
+Kind = Literal["json", "jsonl", "text", "folder"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,12 @@ TRAIN_LOG = RunFile("logs/train.log", "training log", kind="text")
 TRAIN_PID = RunFile("logs/train.pid", "train.pid", kind="text")
 EVAL_LOG = RunFile("logs/eval.log", "eval log", kind="text")
 EVAL_PID = RunFile("logs/eval.pid", "eval.pid", kind="text")
+RUN_SUMMARY = RunFile("run-summary.md", "run summary", kind="text")
+# the run folder's sub-folders, made with it (core/io/workspace.py)
+DATASET_DIR = RunFile("dataset", "dataset folder", kind="folder")
+OUTPUTS_DIR = RunFile("outputs", "outputs folder", kind="folder")
+LOGS_DIR = RunFile("logs", "logs folder", kind="folder")
+OVERFIT_DIR = RunFile("overfit", "overfit folder", kind="folder")
 
 TABLE: tuple[RunFile, ...] = (
     RUN_META,
@@ -82,4 +88,9 @@ TABLE: tuple[RunFile, ...] = (
     TRAIN_PID,
     EVAL_LOG,
     EVAL_PID,
+    RUN_SUMMARY,
+    DATASET_DIR,
+    OUTPUTS_DIR,
+    LOGS_DIR,
+    OVERFIT_DIR,
 )

@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 import msgspec
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import UsageError
 
 
@@ -36,24 +37,30 @@ class ModelKeys(_Section, frozen=True, kw_only=True):  # the trainer's ModelConf
     video_vae_path: str | None = None  # with audio_vae_path: a split pack's files
     audio_vae_path: str | None = None
     training_mode: str | None = None  # lora | full (the trainer's default: lora)
+    load_checkpoint: str | None = None
 
 
 class LoraKeys(_Section, frozen=True, kw_only=True):  # LoraConfig
     rank: int | None = None
+    alpha: int | None = None
     target_modules: list[str] | None = None
 
 
 class OptimizationKeys(_Section, frozen=True, kw_only=True):  # OptimizationConfig
+    learning_rate: float | None = None
     steps: int | None = None
     batch_size: int | None = None
     gradient_accumulation_steps: int | None = None
     optimizer_type: str | None = None
+    scheduler_type: str | None = None
     enable_gradient_checkpointing: bool | None = None
 
 
 class AccelerationKeys(_Section, frozen=True, kw_only=True):  # AccelerationConfig
+    mixed_precision_mode: str | None = None
     quantization: str | None = None
     load_text_encoder_in_8bit: bool | None = None
+    offload_optimizer_during_validation: bool | None = None
 
 
 class DataKeys(_Section, frozen=True, kw_only=True):  # DataConfig
@@ -92,6 +99,7 @@ class CheckpointsKeys(_Section, frozen=True, kw_only=True):  # CheckpointsConfig
     interval: int | None = None
     keep_last_n: int | None = None
     precision: str | None = None
+    no_resume: bool | None = None
     save_training_state: str | None = None
 
 
@@ -111,13 +119,16 @@ class TrainerConfig(_Section, frozen=True, kw_only=True):  # LtxTrainerConfig
     validation: ValidationKeys = msgspec.field(default_factory=ValidationKeys)
     checkpoints: CheckpointsKeys = msgspec.field(default_factory=CheckpointsKeys)
     wandb: WandbKeys = msgspec.field(default_factory=WandbKeys)
+    seed: int | None = None
     output_dir: str | None = None
 
 
-SECTIONS = tuple(f for f in TrainerConfig.__struct_fields__ if f not in ("training_strategy", "output_dir"))
+SECTIONS = tuple(
+    f for f in TrainerConfig.__struct_fields__ if f not in ("training_strategy", "seed", "output_dir")
+)
 
 
-def trainer_config(config: Mapping[str, Any], what: str = "config.yaml") -> TrainerConfig:
+def trainer_config(config: Mapping[str, Any], what: str = CONFIG.name) -> TrainerConfig:
     """The view of a loaded trainer YAML. A section set to null reads as empty (as the trainer's
     None for `lora`); UsageError naming `what` and the key where a value has the wrong type."""
     plain = {k: _builtin(v) for k, v in config.items() if not (k in SECTIONS and v is None)}

@@ -26,7 +26,10 @@ ENV_VAR = "LTX_TRAININGS_DIR"
 SYSTEM_ROOTS = (Path("/data/ltx-trainings"), Path("/workspace/ltx-trainings"))
 LOCAL_ROOT = "projects"
 LOCK_NAME = ".ltx-wizard.lock"
-SUBFOLDERS = ("dataset", "outputs", "logs", "overfit")
+SUBFOLDERS = tuple(
+    f.rel
+    for f in (run_folder.DATASET_DIR, run_folder.OUTPUTS_DIR, run_folder.LOGS_DIR, run_folder.OVERFIT_DIR)
+)
 
 
 def _writable(path: Path) -> bool:
@@ -142,19 +145,19 @@ class RunFolder:
 
     @property
     def dataset(self) -> Path:
-        return self.root / "dataset"
+        return run_folder.DATASET_DIR.path(self.root)
 
     @property
     def outputs(self) -> Path:
-        return self.root / "outputs"
+        return run_folder.OUTPUTS_DIR.path(self.root)
 
     @property
     def logs(self) -> Path:
-        return self.root / "logs"
+        return run_folder.LOGS_DIR.path(self.root)
 
     @property
     def overfit(self) -> Path:
-        return self.root / "overfit"
+        return run_folder.OVERFIT_DIR.path(self.root)
 
     @property
     def lock_file(self) -> Path:

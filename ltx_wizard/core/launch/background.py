@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from ltx_wizard.core.io.run_folder import TRAIN_PID
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.launch.script import ensure_script, launch_files
 from ltx_wizard.core.io.pid_records import PidRecord, read_record, record_text
@@ -40,7 +41,7 @@ def running_pid(run_dir: Path) -> int | None:
 
 
 def _record(run_dir: Path) -> PidRecord:
-    return read_record(launch_files(run_dir)[1], what="train.pid")
+    return read_record(launch_files(run_dir)[1], what=TRAIN_PID.what)
 
 
 def check_not_moved(run_dir: Path) -> None:

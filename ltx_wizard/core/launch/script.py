@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.launch.command import QUIET_FLAG, LaunchPlan
@@ -47,7 +48,7 @@ def sbatch_spec(run_dir: Path, sbatch: Path) -> LaunchSpec:
 def stand_in_spec(run_dir: Path, stand_in: StandIn) -> LaunchSpec:
     """No real GPU: the stand-in the caller gave runs the planned config (what --demo can show)."""
     run = Path(run_dir).resolve()
-    argv, env = stand_in.launch(run, run / "config.yaml", QUIET_FLAG)
+    argv, env = stand_in.launch(run, CONFIG.path(run), QUIET_FLAG)
     return _spec(run_dir, argv=argv, cwd=run, env=env, simulated=True)
 
 

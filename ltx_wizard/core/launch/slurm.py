@@ -12,6 +12,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from ltx_wizard.core.io.run_folder import LOGS_DIR
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.text_safety import require_plain_path
 from ltx_wizard.core.launch.multinode import (
@@ -74,7 +75,7 @@ def render_sbatch(plan: MultiNodePlan, options: SlurmOptions, job_name: str, run
 def _sbatch_head(plan: MultiNodePlan, options: SlurmOptions, job_name: str, cpus: int) -> list[str]:
     """The #SBATCH lines: what Slurm reads before the script runs."""
     name = job_name if _SAFE.fullmatch(job_name) and len(job_name) <= 64 else "ltx-train"
-    logs = plan.run_dir / "logs"
+    logs = LOGS_DIR.path(plan.run_dir)
     head = [
         "#!/bin/bash",
         f"# Written by ltx-wizard: {plan.nodes} nodes x {plan.gpus_per_node} GPUs "

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from ltx_wizard.core.monitor.run_config import value, whole_or
+from ltx_wizard.core.io.trainer_config import TrainerConfig
+from ltx_wizard.core.monitor.run_config import config_view
 from ltx_wizard.core.monitor.run_log import Attempt
 
 Kind = Literal[
@@ -155,34 +156,34 @@ def diagnose(attempt: Attempt, config: dict[str, Any], *, exited: bool) -> Diagn
 # The advice names the ones config.yaml has already, then the ones left; the proposed change is
 # the first one left that is a config edit.
 Remedy = tuple[
-    Callable[[dict[str, Any]], str],
-    Callable[[dict[str, Any]], bool],
-    Callable[[dict[str, Any]], "dict[str, object] | None"],
+    Callable[[TrainerConfig], str],
+    Callable[[TrainerConfig], bool],
+    Callable[[TrainerConfig], "dict[str, object] | None"],
 ]
 
 
-def _batch(config: dict[str, Any]) -> int:
-    return whole_or(config, "optimization.batch_size", 1) or 1
+def _batch(config: TrainerConfig) -> int:
+    return config.optimization.batch_size or 1
 
 
-def _rank(config: dict[str, Any]) -> int | None:
+def _rank(config: TrainerConfig) -> int | None:
     """lora.rank of a LoRA run (None for a full fine-tune or an unreadable rank)."""
-    if value(config, "model.training_mode", "lora") != "lora":
+    if (config.model.training_mode or "lora") != "lora":
         return None
-    return whole_or(config, "lora.rank", None)
+    return config.lora.rank
 
 
-def _rank_at_floor(config: dict[str, Any]) -> bool:
+def _rank_at_floor(config: TrainerConfig) -> bool:
     rank = _rank(config)
     return rank is None or rank <= MIN_RANK
 
 
-def _smaller_rank(config: dict[str, Any]) -> dict[str, object] | None:
+def _smaller_rank(config: TrainerConfig) -> dict[str, object] | None:
     rank = _rank(config)
     if rank is None or rank <= MIN_RANK:
         return None
     new = max(MIN_RANK, rank // 2)
-    alpha = whole_or(config, "lora.alpha", None)
+    alpha = config.lora.alpha
     change: dict[str, object] = {"lora.rank": new}
     if alpha is not None:  # "alpha follows rank": the same ratio
         change["lora.alpha"] = max(1, alpha * new // rank)
@@ -192,22 +193,18 @@ def _smaller_rank(config: dict[str, Any]) -> dict[str, object] | None:
 MIN_RANK = 8  # troubleshooting.md: "Reduce lora.rank (32 → 16 → 8)"
 
 
-def _rank_label(config: dict[str, Any]) -> str:
+def _rank_label(config: TrainerConfig) -> str:
     change = _smaller_rank(config)
     if not change:
         return f"a smaller lora.rank (32 → 16 → {MIN_RANK}; alpha follows)"
-    alpha = (
-        f", lora.alpha {whole_or(config, 'lora.alpha')} → {change['lora.alpha']}"
-        if "lora.alpha" in change
-        else ""
-    )
+    alpha = f", lora.alpha {config.lora.alpha} → {change['lora.alpha']}" if "lora.alpha" in change else ""
     return f"lora.rank {_rank(config)} → {change['lora.rank']}{alpha}"
 
 
 OOM_REMEDIES: list[Remedy] = [
     (
         lambda c: "gradient checkpointing on",
-        lambda c: value(c, "optimization.enable_gradient_checkpointing", False) is True,
+        lambda c: c.optimization.enable_gradient_checkpointing is True,
         lambda c: {"optimization.enable_gradient_checkpointing": True},
     ),
     (
@@ -215,20 +212,18 @@ OOM_REMEDIES: list[Remedy] = [
         lambda c: _batch(c) <= 1,
         lambda c: {
             "optimization.batch_size": 1,
-            "optimization.gradient_accumulation_steps": (
-                whole_or(c, "optimization.gradient_accumulation_steps", 1) or 1
-            )
+            "optimization.gradient_accumulation_steps": (c.optimization.gradient_accumulation_steps or 1)
             * _batch(c),
         },
     ),
     (
         lambda c: "optimizer adamw8bit",
-        lambda c: value(c, "optimization.optimizer_type") == "adamw8bit",
+        lambda c: c.optimization.optimizer_type == "adamw8bit",
         lambda c: {"optimization.optimizer_type": "adamw8bit"},
     ),
     (
         lambda c: "quantization int8-quanto",
-        lambda c: bool(value(c, "acceleration.quantization")),
+        lambda c: bool(c.acceleration.quantization),
         lambda c: {"acceleration.quantization": "int8-quanto"},
     ),
     (_rank_label, _rank_at_floor, _smaller_rank),
@@ -243,7 +238,7 @@ OOM_REMEDIES: list[Remedy] = [
 ]
 
 
-def _from_state(remedies: list[Remedy], config: dict[str, Any]) -> tuple[list[str], dict[str, object]]:
+def _from_state(remedies: list[Remedy], config: TrainerConfig) -> tuple[list[str], dict[str, object]]:
     """(advice: what is left, cheapest first, then what config.yaml has already; the first
     config edit left)."""
     have = [label(config) for label, done, _ in remedies if done(config)]
@@ -272,43 +267,43 @@ def _smaller_dims(dims: object) -> list[int] | None:
 VALIDATION_REMEDIES: list[Remedy] = [
     (
         lambda c: "acceleration.load_text_encoder_in_8bit",
-        lambda c: value(c, "acceleration.load_text_encoder_in_8bit", False) is True,
+        lambda c: c.acceleration.load_text_encoder_in_8bit is True,
         lambda c: {"acceleration.load_text_encoder_in_8bit": True},
     ),
     (
         lambda c: "acceleration.offload_optimizer_during_validation",
-        lambda c: value(c, "acceleration.offload_optimizer_during_validation", False) is True,
+        lambda c: c.acceleration.offload_optimizer_during_validation is True,
         lambda c: {"acceleration.offload_optimizer_during_validation": True},
     ),
     (
         lambda c: "smaller validation.video_dims",
         lambda c: False,
-        lambda c: (
-            {"validation.video_dims": d} if (d := _smaller_dims(value(c, "validation.video_dims"))) else None
-        ),
+        lambda c: {"validation.video_dims": d} if (d := _smaller_dims(c.validation.video_dims)) else None,
     ),
     (lambda c: "fewer validation.inference_steps", lambda c: False, lambda c: None),
     (lambda c: "a longer validation.interval", lambda c: False, lambda c: None),
 ]
 
 
-def _nan(config: dict[str, Any]) -> dict[str, object]:
-    if value(config, "acceleration.mixed_precision_mode") == "fp16":
+def _nan(config: TrainerConfig) -> dict[str, object]:
+    if config.acceleration.mixed_precision_mode == "fp16":
         return {"acceleration.mixed_precision_mode": "bf16"}
-    lr = value(config, "optimization.learning_rate")
-    if type(lr) not in (int, float) or not 0 < lr < 1e6:
+    lr = config.optimization.learning_rate
+    if lr is None or not 0 < lr < 1e6:
         return {}
     return {"optimization.learning_rate": float(f"{lr / 5:.3g}")}
 
 
 def advice_and_changes(kind: str, config: dict[str, Any]) -> tuple[list[str], dict[str, object]]:
-    """The advice for `kind` given what config.yaml holds, and the one change proposed."""
+    """The advice for `kind` given what config.yaml holds (a value of the wrong type read as
+    unknown), and the one change proposed."""
+    keys = config_view(config).keys
     if kind == "oom":
-        return _from_state(OOM_REMEDIES, config)
+        return _from_state(OOM_REMEDIES, keys)
     if kind == "oom_validation":
-        return _from_state(VALIDATION_REMEDIES, config)
+        return _from_state(VALIDATION_REMEDIES, keys)
     if kind == "nan":
-        return ADVICE[kind], _nan(config)
+        return ADVICE[kind], _nan(keys)
     return ADVICE[kind], {}
 
 

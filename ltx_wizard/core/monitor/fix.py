@@ -14,13 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text, unified_diff
 from ltx_wizard.core.monitor.backups import keep_copy
 from ltx_wizard.core.monitor.resume import fresh_output_dir
-from ltx_wizard.core.monitor.run_config import output_dir, value, whole_or
+from ltx_wizard.core.monitor.run_config import config_view, output_dir
 from ltx_wizard.core.monitor.training_state import saved_checkpoints
 
 SHAPE_KEYS = ("lora.rank", "model.training_mode")
@@ -38,17 +39,18 @@ class FixPlan:
 def plan_fix(run_dir: Path, changes: dict[str, object]) -> FixPlan:
     """config.yaml with `changes` (and what a shape change needs). Raises WizardError."""
     run_dir = Path(run_dir)
-    before = read_text(run_dir / "config.yaml", what="config")
+    before = read_text(CONFIG.path(run_dir), what="config")
     config = load_yaml(before)
     changes = dict(changes)
     notes = []
     if any(key in changes for key in SHAPE_KEYS):
-        old = whole_or(config, "lora.rank", None)
+        keys = config_view(config).keys
+        old = keys.lora.rank
         notes.append(
             f"A LoRA of rank {changes.get('lora.rank', old)} cannot load the checkpoints "
             f"trained at rank {old}: training starts again from step 0."
         )
-        if value(config, "model.load_checkpoint"):
+        if keys.model.load_checkpoint:
             changes["model.load_checkpoint"] = None
         out_dir = output_dir(run_dir, config)
         if saved_checkpoints(out_dir):
@@ -57,15 +59,15 @@ def plan_fix(run_dir: Path, changes: dict[str, object]) -> FixPlan:
             notes.append(f"The earlier checkpoints stay in {out_dir}: the new run writes to {fresh}.")
     after = patch_yaml_text(before, changes)
     return FixPlan(
-        changes, before, after, unified_diff(before, after, "config.yaml", "config.yaml (fixed)"), notes
+        changes, before, after, unified_diff(before, after, CONFIG.name, f"{CONFIG.name} (fixed)"), notes
     )
 
 
 def apply_fix(run_dir: Path, plan: FixPlan) -> Path:
     """Write the patched config.yaml after keeping the old one; returns the backup's path."""
     run_dir = Path(run_dir)
-    if read_text(run_dir / "config.yaml", what="config") != plan.before:
+    if read_text(CONFIG.path(run_dir), what="config") != plan.before:
         raise UsageError("config.yaml changed meanwhile: look again (f)")
     backup = keep_copy(run_dir, "config.before-fix", plan.before)
-    write_text(run_dir / "config.yaml", plan.after, root=run_dir)
+    write_text(CONFIG.path(run_dir), plan.after, root=run_dir)
     return backup

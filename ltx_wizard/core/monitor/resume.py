@@ -25,15 +25,17 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from ltx_wizard.core.io.run_folder import CONFIG
+from ltx_wizard.core.io.trainer_config import TrainerConfig
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.text_safety import clip
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.safe_fs import os_failure, write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text, unified_diff
 from ltx_wizard.core.monitor.backups import keep_copy, new_folder
-from ltx_wizard.core.monitor.run_config import output_dir, value, whole
+from ltx_wizard.core.monitor.run_config import config_view, output_dir
 from ltx_wizard.core.monitor.training_state import (
     STATE,
     WEIGHTS,
@@ -45,16 +47,15 @@ from ltx_wizard.core.monitor.training_state import (
 
 __all__ = ["ResumePlan", "SavedCheckpoint", "apply_resume", "plan_resume", "saved_checkpoints", "writes_step"]
 
-_FINGERPRINT = (
-    "optimization.optimizer_type",
-    "optimization.scheduler_type",
-    "model.training_mode",
-    "lora.rank",
+_FINGERPRINT: tuple[tuple[str, Callable[[TrainerConfig], object]], ...] = (
+    ("optimization.optimizer_type", lambda k: k.optimization.optimizer_type),
+    ("optimization.scheduler_type", lambda k: k.optimization.scheduler_type),
+    ("model.training_mode", lambda k: k.model.training_mode),
+    ("lora.rank", lambda k: k.lora.rank),
 )
 _SAMPLE = re.compile(r"step_(\d{1,40})_\d{1,12}\.\w{1,8}")  # validation_runner.py ValidationRunner.run
 MAX_SAMPLES = 10_000  # sample names looked at
 ASIDE = "kept-before-resume"
-_TRUE = (True, "true", "True", "yes", "on", "1")  # pydantic's lax bool, the true side
 
 
 @dataclass
@@ -103,22 +104,26 @@ def _fingerprint_mismatch(config: dict[str, Any], out_dir: Path) -> list[str]:
     from ltx_wizard.core.monitor.run_config import read_config
 
     saved = read_config(out_dir / "training_config.yaml")
-    diffs = []
-    for key in _FINGERPRINT if saved else ():
-        before, now = value(saved, key), value(config, key)
+    diffs: list[str] = []
+    if not saved:
+        return diffs
+    then, keys = config_view(saved).keys, config_view(config).keys
+    for key, read in _FINGERPRINT:
+        before, now = read(then), read(keys)
         if before is not None and now is not None and before != now:
             diffs.append(f"{key}: {before} → {now}")
     return diffs
 
 
 def _weights_only_reason(config: dict[str, Any], ck: SavedCheckpoint, out_dir: Path) -> str | None:
-    if value(config, "checkpoints.no_resume", False) in _TRUE:
+    keys = config_view(config).keys
+    if keys.checkpoints.no_resume is True:
         return "checkpoints.no_resume is true"
     if ck.state is None:
         return f"no training_state_step_{ck.step:05d}.pt beside it"
     mismatch = _fingerprint_mismatch(config, out_dir)
     rank = [m for m in mismatch if m.startswith("lora.rank")]
-    if rank and value(config, "model.training_mode", "lora") == "lora":
+    if rank and (keys.model.training_mode or "lora") == "lora":
         # trainer.py _load_checkpoint: the weights go into a LoRA of the configured rank (peft's
         # set_peft_model_state_dict): another rank's tensors do not fit and the start fails
         raise UsageError(
@@ -142,16 +147,17 @@ def writes_step(step: int, start: int, total: int, interval: int | None) -> bool
 def validates_step(step: int, start: int, total: int, config: dict[str, Any]) -> bool:
     """Whether that run writes validation samples of `step` (train(): first at `start` unless
     skip_initial_validation, then every validation.interval steps)."""
-    interval = whole(config, "validation.interval", None)
+    validation = config_view(config).keys.validation
+    interval = validation.interval
     if not interval or interval <= 0:
         return False
     if step == start:
-        return value(config, "validation.skip_initial_validation", False) not in _TRUE
+        return validation.skip_initial_validation is not True
     return start < step <= total and step % interval == 0
 
 
 def _clashes(config: dict[str, Any], out_dir: Path, start: int, total: int) -> list[str]:
-    interval = whole(config, "checkpoints.interval", None)
+    interval = config_view(config).keys.checkpoints.interval
     names = []
     for name in checkpoint_names(out_dir / "checkpoints"):
         m = WEIGHTS.fullmatch(name) or STATE.fullmatch(name)
@@ -196,7 +202,7 @@ def plan_resume(run_dir: Path, *, upto_step: int | None = None) -> ResumePlan:
     """What resuming from the latest checkpoint (at or before `upto_step`: the last one saved
     while the loss was finite) would change. Raises UsageError when it cannot resume."""
     run_dir = Path(run_dir)
-    text = read_text(run_dir / "config.yaml", what="config")
+    text = read_text(CONFIG.path(run_dir), what="config")
     try:
         config = load_yaml(text)
     except WizardError as exc:
@@ -207,7 +213,10 @@ def plan_resume(run_dir: Path, *, upto_step: int | None = None) -> ResumePlan:
         raise UsageError("config.yaml is not a mapping of settings: fix it, then resume")
     out_dir = output_dir(run_dir, config)
     ck = _pick(saved_checkpoints(out_dir), upto_step, out_dir)
-    total = whole(config, "optimization.steps", 3000)  # config.py OptimizationConfig default
+    view = config_view(config)
+    view.require("optimization.steps", "checkpoints.interval", "validation.interval")
+    steps = view.keys.optimization.steps
+    total = 3000 if steps is None else steps  # config.py OptimizationConfig default
     reason = _weights_only_reason(config, ck, out_dir)
     start = 0 if reason else ck.step
     if start >= total:  # trainer.py train(): "No remaining training steps" (ValueError)
@@ -224,7 +233,7 @@ def plan_resume(run_dir: Path, *, upto_step: int | None = None) -> ResumePlan:
     else:
         plan.samples_aside = _samples_written_over(config, out_dir, start, total)
     plan.new_text = patch_yaml_text(text, plan.changes)
-    plan.diff = unified_diff(text, plan.new_text, "config.yaml", "config.yaml (resume)")
+    plan.diff = unified_diff(text, plan.new_text, CONFIG.name, f"{CONFIG.name} (resume)")
     return plan
 
 
@@ -247,7 +256,7 @@ def apply_resume(run_dir: Path, plan: ResumePlan) -> tuple[Path, Path | None]:
     write over aside, write the patched config.yaml (temp file, then rename). Returns (the
     backup, the folder the samples went to or None)."""
     run_dir = Path(run_dir)
-    config_path = run_dir / "config.yaml"
+    config_path = CONFIG.path(run_dir)
     current = read_text(config_path, what="config")
     if patch_yaml_text(current, plan.changes) != plan.new_text:
         raise UsageError("config.yaml changed since the resume was planned: look again")

@@ -19,7 +19,7 @@ from ltx_wizard.core.plan.next_steps import pending_preprocess
 from ltx_wizard.core.monitor.gpu_use import GpuUse, read_gpu_use
 from ltx_wizard.core.monitor.pace import ESTIMATE, Pace, estimated_eta, pace
 from ltx_wizard.core.monitor.resume import SavedCheckpoint, saved_checkpoints
-from ltx_wizard.core.monitor.run_config import output_dir, read_config, whole_or
+from ltx_wizard.core.monitor.run_config import config_view, output_dir, read_config
 from ltx_wizard.core.monitor.run_log import RunLog
 from ltx_wizard.core.monitor.trainer_process import TrainerProcess, trainer_process
 from ltx_wizard.core.io import run_folder
@@ -115,7 +115,8 @@ def check_run(run_dir: Path) -> None:
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir}: no such folder; pass a run folder the wizard or `plan` wrote")
     if not any(
-        (run_dir / name).exists() for name in (run_folder.CONFIG.rel, run_folder.RUN_META.rel, "logs")
+        (run_dir / name).exists()
+        for name in (run_folder.CONFIG.rel, run_folder.RUN_META.rel, run_folder.LOGS_DIR.rel)
     ):
         raise UsageError(
             f"{run_dir} is not a run folder (no config.yaml, run.json or logs/): "
@@ -166,7 +167,8 @@ class RunMonitor:
         ran = None
         if proc.started is not None and not (self.spec and self.spec.simulated):
             ran = (datetime.now(timezone.utc) - proc.started).total_seconds()
-        intervals = (whole_or(config, "validation.interval"), whole_or(config, "checkpoints.interval"))
+        keys = config_view(config).keys
+        intervals = (keys.validation.interval, keys.checkpoints.interval)
         eta = estimated_eta(tuned.duration, initial, intervals, ran)
         return Pace(speed.s_per_step, speed.s_per_step_kind, eta, ESTIMATE)
 
@@ -174,7 +176,7 @@ class RunMonitor:
         """Raises log_reader.LogNotRegular when the log is a FIFO, a device or a socket."""
         self.refresh()
         log = self.log
-        config = read_config(self.run_dir / "config.yaml")
+        config = read_config(run_folder.CONFIG.path(self.run_dir))
         proc = trainer_process(self.run_dir)
         if proc is None:
             # the writer may have written on between the read above and its exit: read to the
@@ -188,7 +190,7 @@ class RunMonitor:
             diagnosis = None
         state = self._state(proc, diagnosis)
         out_dir = output_dir(self.run_dir, config)
-        total = log.total or whole_or(config, "optimization.steps", 0) or None
+        total = log.total or config_view(config).keys.optimization.steps or None
         step = total if state == "finished" and total else log.step  # the last step has no line
         speed = pace(log, total, state == "live")
         if state == "live" and log.step is None and proc is not None:

@@ -13,17 +13,18 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from ltx_wizard.core.io.run_folder import CONFIG, PLAN_MD, RUN_SUMMARY
 from ltx_wizard.core.evaluation.render_line import render_lines
 from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
 from ltx_wizard.core.launch.script import copy_line
-from ltx_wizard.core.monitor.run_config import read_config, value
+from ltx_wizard.core.monitor.run_config import ConfigView, config_view, read_config
 from ltx_wizard.core.monitor.status import RunStatus
 from ltx_wizard.core.monitor.training_state import SavedCheckpoint, restores
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.base.units import gib
 
-SUMMARY_NAME = "run-summary.md"
+SUMMARY_NAME = RUN_SUMMARY.rel
 
 
 def _duration(minutes: float | None, earlier: tuple[float | None, ...] = ()) -> str:
@@ -48,24 +49,40 @@ def _duration(minutes: float | None, earlier: tuple[float | None, ...] = ()) -> 
     )
 
 
-def _training_table(config: dict[str, Any]) -> list[str]:
-    rows = [
-        ("Training mode", "model.training_mode"),
-        ("Steps", "optimization.steps"),
-        ("Batch size", "optimization.batch_size"),
-        ("Gradient accumulation", "optimization.gradient_accumulation_steps"),
-        ("Learning rate", "optimization.learning_rate"),
-        ("Optimizer", "optimization.optimizer_type"),
-        ("Gradient checkpointing", "optimization.enable_gradient_checkpointing"),
-        ("Mixed precision", "acceleration.mixed_precision_mode"),
-        ("Quantization", "acceleration.quantization"),
-        ("LoRA rank", "lora.rank"),
-        ("Seed", "seed"),
+def _training_table(view: ConfigView) -> list[str]:
+    k = view.keys
+    rows: list[tuple[str, str, object]] = [
+        ("Training mode", "model.training_mode", k.model.training_mode),
+        ("Steps", "optimization.steps", k.optimization.steps),
+        ("Batch size", "optimization.batch_size", k.optimization.batch_size),
+        (
+            "Gradient accumulation",
+            "optimization.gradient_accumulation_steps",
+            k.optimization.gradient_accumulation_steps,
+        ),
+        ("Learning rate", "optimization.learning_rate", k.optimization.learning_rate),
+        ("Optimizer", "optimization.optimizer_type", k.optimization.optimizer_type),
+        (
+            "Gradient checkpointing",
+            "optimization.enable_gradient_checkpointing",
+            k.optimization.enable_gradient_checkpointing,
+        ),
+        ("Mixed precision", "acceleration.mixed_precision_mode", k.acceleration.mixed_precision_mode),
+        ("Quantization", "acceleration.quantization", k.acceleration.quantization),
+        ("LoRA rank", "lora.rank", k.lora.rank),
+        ("Seed", "seed", k.seed),
     ]
     lines = ["| Field | Value |", "|-------|-------|"]
-    for label, key in rows:
-        lines.append(f"| {label} | {str(value(config, key, '-')).replace('|', '/')} |")
+    for label, key, got in rows:
+        lines.append(f"| {label} | {_shown(view, key, got).replace('|', '/')} |")
     return lines
+
+
+def _shown(view: ConfigView, key: str, got: object) -> str:
+    """A setting as the summary shows it: `-` when unset, `?` when its value has the wrong type."""
+    if key in view.refused or key.split(".")[0] in view.refused:
+        return "?"
+    return "-" if got is None else str(got)
 
 
 def _loss_line(status: RunStatus) -> str:
@@ -101,7 +118,8 @@ def _checkpoint_lines(status: RunStatus, usable: SavedCheckpoint | None) -> list
 
 def render_summary(status: RunStatus) -> str:
     run, peak_gb = status.run_dir, status.peak_gb
-    config = read_config(run / "config.yaml")
+    config = read_config(CONFIG.path(run))
+    view = config_view(config)
     meta = read_run_meta(run)
     usable = status.usable_checkpoint
     lines = [f"# {run.name}", "", *_checkpoint_lines(status, usable)]
@@ -119,15 +137,16 @@ def render_summary(status: RunStatus) -> str:
         "",
         f"- Recipe: {meta.recipe or '-'}; GPUs: {meta.num_gpus or '?'} x {meta.nodes} node(s)"
         f"{' (simulated)' if status.simulated else ''}",
-        f"- Model: `{value(config, 'model.model_path', '-')}`",
-        f"- Text encoder: `{value(config, 'model.text_encoder_path', '-')}`",
-        f"- Data: `{value(config, 'data.preprocessed_data_root', '-')}`{_planned_data(run)}",
+        f"- Model: `{_shown(view, 'model.model_path', view.keys.model.model_path)}`",
+        f"- Text encoder: `{_shown(view, 'model.text_encoder_path', view.keys.model.text_encoder_path)}`",
+        f"- Data: `{_shown(view, 'data.preprocessed_data_root', view.keys.data.preprocessed_data_root)}`"
+        f"{_planned_data(run)}",
         "",
         "## Training config",
         "",
-        *_training_table(config),
+        *_training_table(view),
         "",
-        f"Full config: `{run / 'config.yaml'}`; the plan: `{run / 'plan.md'}`",
+        f"Full config: `{CONFIG.path(run)}`; the plan: `{PLAN_MD.path(run)}`",
         "",
         "## Outputs",
         "",

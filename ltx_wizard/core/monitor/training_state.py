@@ -23,7 +23,7 @@ from typing import Any
 
 from ltx_wizard.core.gpu.tiers import launch_style
 from ltx_wizard.core.io.run_meta import read_run_meta
-from ltx_wizard.core.monitor.run_config import read_config, value
+from ltx_wizard.core.monitor.run_config import config_view, read_config
 
 # fullmatch: a name ending in a newline (or anything else) is no checkpoint of the trainer's
 WEIGHTS = re.compile(r"(lora|model)_weights_step_(\d{1,40})\.safetensors")
@@ -93,8 +93,8 @@ def kept_on_stop(out_dir: Path, *, stopped: bool = False) -> str:
 
 def saved_mode(config: dict[str, Any], out_dir: Path) -> str:
     saved = read_config(out_dir / "training_config.yaml")
-    mode = value(saved, "checkpoints.save_training_state") if saved else None
-    mode = mode or value(config, "checkpoints.save_training_state", "minimal")
+    mode = config_view(saved).keys.checkpoints.save_training_state if saved else None
+    mode = mode or config_view(config).keys.checkpoints.save_training_state or "minimal"
     return mode if mode in ("full", "minimal", "off") else "minimal"
 
 
@@ -107,8 +107,9 @@ def restores(run_dir: Path, config: dict[str, Any], out_dir: Path) -> str:
     """What a resume from a training state of this run gives back, in one sentence."""
     processes = _processes(Path(run_dir))
     mode_key = saved_mode(config, out_dir)
-    fsdp = launch_style(processes, str(value(config, "model.training_mode", "lora"))) == "fsdp"
-    scheduler = str(value(config, "optimization.scheduler_type", "linear"))
+    keys = config_view(config).keys
+    fsdp = launch_style(processes, keys.model.training_mode or "lora") == "fsdp"
+    scheduler = keys.optimization.scheduler_type or "linear"
     kept = ["the step count"]
     if scheduler not in ("constant", "None"):
         kept.append("the learning-rate scheduler's position")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.dataset.sources import required_folders
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.gpu.tiers import Tier
@@ -188,7 +189,7 @@ def _dims_problems(dims: Any) -> list[str]:
     return out
 
 
-def require_self_check(config_text: str, where: str = "config.yaml", *, data_pending: bool = False) -> None:
+def require_self_check(config_text: str, where: str = CONFIG.name, *, data_pending: bool = False) -> None:
     problems = self_check(config_text, data_pending=data_pending)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -196,7 +197,7 @@ def require_self_check(config_text: str, where: str = "config.yaml", *, data_pen
 
 
 def config_diff(
-    base_text: str, written_text: str, base_name: str = "shipped", written_name: str = "config.yaml"
+    base_text: str, written_text: str, base_name: str = "shipped", written_name: str = CONFIG.name
 ) -> str:
     """Printable diff of the shipped file vs config.yaml, for review before approval."""
     return unified_diff(base_text, written_text, base_name, written_name)

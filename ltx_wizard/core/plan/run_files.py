@@ -28,10 +28,10 @@ _WHAT = {
     run_folder.PLAN_MD.rel: "this plan",
 }
 _FOLDERS = {
-    "dataset": "the prepared clips and dataset.json, when prepared here",
-    "outputs": "checkpoints (`checkpoints/`) and validation videos (`samples/`)",
-    "logs": "the trainer's log and each trial's whole output",
-    "overfit": "the samples the trials run on, and each trial's config",
+    run_folder.DATASET_DIR.rel: "the prepared clips and dataset.json, when prepared here",
+    run_folder.OUTPUTS_DIR.rel: "checkpoints (`checkpoints/`) and validation videos (`samples/`)",
+    run_folder.LOGS_DIR.rel: "the trainer's log and each trial's whole output",
+    run_folder.OVERFIT_DIR.rel: "the samples the trials run on, and each trial's config",
 }
 
 

@@ -10,6 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
+from ltx_wizard.core.io.run_folder import LOGS_DIR
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.prepare.audio_env import check_audio_decode
 from ltx_wizard.core.prepare.scripts import uv_runner
@@ -28,7 +29,7 @@ def audio_check(run_dir: Path, stand_in: StandIn | None) -> AudioCheck | None:
 
     async def decode(clip: Path) -> Decode:
         runner = uv_runner(trainer_dir, shutil.which("uv"))
-        log = Path(run_dir) / "logs" / "audio-check.log"
+        log = LOGS_DIR.path(run_dir) / "audio-check.log"
         return await check_audio_decode(runner, clip, clip.name, log, os.environ)
 
     return decode

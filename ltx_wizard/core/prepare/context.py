@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ltx_wizard.core.io.run_folder import DATASET_DIR, LOGS_DIR, PLAN_MD
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.rows import required_roles
@@ -47,7 +48,7 @@ class PrepareContext:
 
     @property
     def dataset_dir(self) -> Path:
-        return self.run_dir / "dataset"
+        return DATASET_DIR.path(self.run_dir)
 
     @property
     def strategy(self) -> Any:
@@ -57,7 +58,7 @@ class PrepareContext:
         self.asker.say(line)
 
     def log(self, name: str) -> Path:
-        return self.run_dir / "logs" / f"prepare-{name}.log"
+        return LOGS_DIR.path(self.run_dir) / f"prepare-{name}.log"
 
     def audio_trained(self, staged: Staged) -> bool:
         """The recipe trains sound and the dataset gives no audio column of its own."""
@@ -131,7 +132,7 @@ def _run_dir(
     )
     run_dir = root / name
     check_run_dir(run_dir)
-    if (run_dir / "plan.md").exists():
+    if PLAN_MD.path(run_dir).exists():
         raise UsageError(
             f"{run_dir} is planned already: prepare into a new run "
             "(another --run-name), or plan again from its dataset file"

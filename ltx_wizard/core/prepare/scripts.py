@@ -7,16 +7,16 @@ handed on as they arrive (rich redraws its bars with a carriage return: each is 
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import field
 from pathlib import Path
 from typing import Callable, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
+from ltx_wizard.core.io.safe_fs import open_append, write_all
 from ltx_wizard.core.preprocess.command import script_options
 from ltx_wizard.core.preprocess.progress import PROGRESS_ENV
-from ltx_wizard.core.proc.spawn import spawn_async
+from ltx_wizard.core.proc.lines import run_logged
 from ltx_wizard.core.proc.stop import Graces
 
 # What --simulate does to these scripts, said in the same words by `prepare --help`, the Prepare
@@ -27,7 +27,6 @@ SIMULATE_SAYS = (
     "GPU, is a stand-in (no model), and the sound check asks the simulated preprocessing, which "
     "preprocess --simulate runs."
 )
-READ_CHUNK = 8192
 GRACES = Graces(interrupt_s=5.0, term_s=10.0)
 
 
@@ -92,40 +91,16 @@ async def run_script(
     log: Path,
     on_line: Callable[[str], None] = lambda line: None,
 ) -> int:
-    """Run `argv` (never through a shell) as a child of core/proc (its own session, tagged,
-    registered), its output appended to `log` and handed to `on_line` line by line; cancelling
-    stops it by the one stop rule."""
+    """Run `argv` through core/proc's line streaming (its own session, tagged, registered): the
+    command and its output appended to `log`, its lines handed to `on_line`; cancelling stops it
+    by the one stop rule."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as head:  # the exact command first: the log says what ran
-        head.write(("$ " + " ".join(argv) + "\n").encode())
-    child = await spawn_async(
-        argv,
-        env={**env, **PROGRESS_ENV},
-        graces=GRACES,
-        cwd=str(cwd),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    try:
-        assert child.proc.stdout is not None
-        await _copy_lines(child.proc.stdout, log, on_line)
-        code = await child.proc.wait()
-    except BaseException:
-        await asyncio.shield(child.stop())
-        raise
-    await child.stop()  # the leader is gone: what it left behind goes too
-    return code
-
-
-async def _copy_lines(stream: asyncio.StreamReader, log: Path, on_line: Callable[[str], None]) -> None:
-    pending = ""
-    with open(log, "ab") as sink:
-        while chunk := await stream.read(READ_CHUNK):
-            sink.write(chunk)
-            sink.flush()
-            pending += chunk.decode("utf-8", "replace")
-            *lines, pending = pending.replace("\r", "\n").split("\n")
-            for line in lines:
-                on_line(line)
-    if pending:
-        on_line(pending)
+    with open_append(log, binary=True) as sink:  # written through its fd, unbuffered
+        return await run_logged(
+            argv,
+            cwd=cwd,
+            env={**env, **PROGRESS_ENV},
+            write=lambda data: write_all(sink.fileno(), data, log),
+            on_line=on_line,
+            graces=GRACES,
+        )

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Protocol
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.dataset.clip_probe import probe_clip
 from ltx_wizard.core.dataset.rows import read_dataset_file
@@ -53,7 +54,7 @@ class AudioGateClosed(WizardError):
 
 
 def _config(run_dir: Path) -> tuple[str, Mapping[str, Any] | None]:
-    text = read_text(Path(run_dir) / "config.yaml", what="run config")
+    text = read_text(CONFIG.path(run_dir), what="run config")
     return text, trainer_config(load_yaml(text)).training_strategy
 
 
@@ -105,7 +106,7 @@ async def pass_audio_gate(
     if change is None:
         raise UsageError("this recipe cannot train without audio (sound is its only target or an input)")
     # the user's consent: config.yaml trains video only; the script is told to skip audio
-    atomic_write_text(Path(run_dir) / "config.yaml", patch_yaml_text(text, dict([change])), root=run_dir)
+    atomic_write_text(CONFIG.path(run_dir), patch_yaml_text(text, dict([change])), root=run_dir)
     state = replace(
         state,
         audio_gate=f"video only, by your choice ({change[0]}: {change[1]!r} in config.yaml)",

@@ -51,6 +51,10 @@ class ProgressParser:
             moved |= self._line(_ANSI.sub("", raw), now)
         return moved
 
+    def feed_line(self, line: str, now: float) -> bool:
+        """Take one whole line (core/proc/lines.py cut it); True when a bar moved."""
+        return self._line(_ANSI.sub("", line), now)
+
     def _line(self, line: str, now: float) -> bool:
         if (m := _SKIP.search(line)) is not None:
             self.skipped.append((m.group(1), int(m.group(2))))

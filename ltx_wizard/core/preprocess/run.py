@@ -7,17 +7,15 @@ the one stop rule, and nothing runs on after the wizard.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 from typing import Callable, Mapping
 
 from ltx_wizard.core.io.safe_fs import open_append, write_all
 from ltx_wizard.core.preprocess.progress import PROGRESS_ENV, ProgressParser
-from ltx_wizard.core.proc.spawn import spawn_async
+from ltx_wizard.core.proc.lines import run_logged as streamed
 from ltx_wizard.core.proc.stop import Graces
 
-READ_CHUNK = 8192
 GRACES = Graces(interrupt_s=5.0, term_s=5.0)  # the script's loaders end in well under this
 
 
@@ -30,34 +28,23 @@ async def run_logged(
     on_progress: Callable[[ProgressParser], None],
     root: Path | None = None,
 ) -> tuple[int, ProgressParser]:
-    """Run `argv`; returns (exit code, what was parsed). Cancelling stops the process group.
-    `log` is appended to without following a link (checked inside `root`, the run folder); a
-    write that fails (a full disk) stops the script and is one WizardError naming the log."""
+    """Run `argv` through core/proc's line streaming; returns (exit code, what was parsed).
+    Cancelling stops the process group. The command and its output are appended to `log` without
+    following a link (checked inside `root`, the run folder); a write that fails (a full disk)
+    stops the script and is one WizardError naming the log."""
     parser = ProgressParser()
-    sink = open_append(log, root=root, binary=True)  # written through its fd, unbuffered
-    try:
-        child = await spawn_async(
+
+    def on_line(line: str) -> None:
+        if parser.feed_line(line, time.monotonic()):
+            on_progress(parser)
+
+    with open_append(log, root=root, binary=True) as sink:  # written through its fd, unbuffered
+        code = await streamed(
             argv,
+            cwd=cwd,
             env={**env, **PROGRESS_ENV},
+            write=lambda data: write_all(sink.fileno(), data, log),
+            on_line=on_line,
             graces=GRACES,
-            cwd=str(cwd),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
         )
-    except BaseException:
-        sink.close()
-        raise
-    proc = child.proc
-    try:
-        with sink:
-            assert proc.stdout is not None
-            while chunk := await proc.stdout.read(READ_CHUNK):
-                write_all(sink.fileno(), chunk, log)
-                if parser.feed(chunk.decode("utf-8", "replace"), time.monotonic()):
-                    on_progress(parser)
-        code = await proc.wait()
-    except BaseException:
-        await asyncio.shield(child.stop())  # a cancel waits for the stop, which it cannot cut short
-        raise
-    await child.stop()  # the leader is gone: what it left behind goes too
     return code, parser

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
+from ltx_wizard.core.io.run_folder import OVERFIT_DIR
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.rows import DatasetFile
 from ltx_wizard.core.base.errors import UsageError
@@ -62,7 +63,7 @@ def state_path(run_dir: Path) -> Path:
 
 
 def one_sample_root(run_dir: Path) -> Path:
-    return Path(run_dir) / "overfit" / ".precomputed"
+    return OVERFIT_DIR.path(run_dir) / ".precomputed"
 
 
 def read_state(run_dir: Path) -> PreprocessState | None:

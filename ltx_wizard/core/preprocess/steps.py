@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ltx_wizard.core.io.run_folder import CONFIG, LOGS_DIR
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.dataset.buckets import parse_buckets
 from ltx_wizard.core.dataset.clip_probe import probe_clip
@@ -48,7 +49,6 @@ from ltx_wizard.core.preprocess.state import (
     write_state,
 )
 from ltx_wizard.core.io.run_meta import read_run_meta
-from ltx_wizard.core.io.safe_fs import open_append, write_all
 from ltx_wizard.core.io.workspace import RunFolder, run_lock
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import load_yaml
@@ -97,7 +97,7 @@ def first_samples(run_dir: Path) -> int:
     """How many clips the first preprocess encodes: one (the skill's), or on several GPUs one
     planned batch for each, so that autotune's confirmation on every GPU gets a batch at all
     (core/dataset/loader_batches.py: the trainer's loader yields nothing to fewer)."""
-    text = read_text(Path(run_dir) / "config.yaml", what="run config")
+    text = read_text(CONFIG.path(run_dir), what="run config")
     batch = trainer_config(load_yaml(text)).optimization.batch_size
     batch = batch if batch is not None and batch > 0 else 1
     gpus = read_run_meta(run_dir).num_gpus or 1
@@ -105,7 +105,7 @@ def first_samples(run_dir: Path) -> int:
 
 
 def run_strategy(run_dir: Path) -> Mapping[str, Any] | None:
-    text = read_text(Path(run_dir) / "config.yaml", what="run config")
+    text = read_text(CONFIG.path(run_dir), what="run config")
     return trainer_config(load_yaml(text)).training_strategy
 
 
@@ -196,7 +196,7 @@ async def _run_step_locked(
     if step == "one":
         dataset, samples = write_one_sample_file(ds, choices, first_samples(run_dir))
         scratch = dataset
-    log = run_dir / "logs" / LOG_NAMES[step]
+    log = LOGS_DIR.path(run_dir) / LOG_NAMES[step]
     code = None
     try:
         # a changed trigger word re-encodes the data root (core/preprocess/trigger_record.py)
@@ -261,8 +261,6 @@ async def _run(
         state.trainer_dir, args, uv=shutil.which("uv"), stand_in=stand_in if state.simulate else None
     )
     child_env = {**(os.environ if env is None else env), **extra}
-    with open_append(log, root=run_dir, binary=True) as head:  # the command first: what ran
-        write_all(head.fileno(), ("$ " + " ".join(argv) + "\n").encode(), log)
     return await run_logged(
         argv, cwd=state.trainer_dir, env=child_env, log=log, on_progress=on_progress, root=run_dir
     )

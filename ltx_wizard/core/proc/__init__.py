@@ -7,6 +7,7 @@ session of its own, signals a process group, or installs a signal handler.
     stop.py      the one stop rule: SIGINT, SIGTERM, SIGKILL, each after a grace (Graces)
     registry.py  the one registry of live children; exit SIGKILLs what is left
     spawn.py     start a child (Popen or asyncio) in its own session, tagged and registered
+    lines.py     line streaming: output cut into capped lines, to a log writer and a callback
     child.py     a child whose lines are streamed to a callback (trials, and what reads lines)
     signals.py   the one handler for SIGINT, SIGTERM and SIGHUP, for the commands and the TUI
     reaper.py    a session's watchdog process, for a wizard killed by SIGKILL

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Mapping, Sequence, TypeAlias
 
 from ltx_wizard.core.proc import registry
+from ltx_wizard.core.proc.lines import MAX_LINE_BYTES, LineSplitter, decode_line
 from ltx_wizard.core.proc.spawn import spawn_async
 from ltx_wizard.core.proc.stop import TRAINER_GRACES, kill_now, take_down, take_down_blocking
 from ltx_wizard.core.proc.tree import RankTracker
@@ -28,7 +29,6 @@ StopReason = Literal["oom", "timeout", "cancelled"]
 Stream = Literal["stdout", "stderr"]
 EndedBy = Literal["exit", "timeout", "cancelled", "stopped"]
 
-MAX_LINE_BYTES = 64 * 1024
 _CHUNK = 64 * 1024
 # Lines travel in one batch per read (a queue operation per line cost more than parsing it).
 # Bounded: a consumer that falls behind back-pressures the child instead of filling our memory.
@@ -258,36 +258,24 @@ class ChildProcess:
                 return
 
     async def _read(self, reader: asyncio.StreamReader, stream: Stream, queue: _Batches) -> None:
-        cap = self.max_line_bytes
-        buf = bytearray()
-        dropped = False  # the current line went over the cap; skip bytes until its newline
+        split = LineSplitter(self.max_line_bytes)  # lines.py: the one way output becomes lines
         while True:
             chunk = await reader.read(_CHUNK)
             now = time.monotonic()
             if not chunk:
                 break
             self.last_output_t = now
-            parts = chunk.split(b"\n")
-            batch: list[OutputLine] = []
-            for i, part in enumerate(parts):
-                room = cap - len(buf)
-                if len(part) > room:
-                    part, dropped = part[: max(room, 0)], True
-                buf += part
-                if i < len(parts) - 1:  # a newline closed this line
-                    batch.append(self._line(buf, stream, now, dropped))
-                    buf, dropped = bytearray(), False
+            batch = [self._line(raw, stream, now, cut) for raw, cut in split.feed(chunk)]
             if batch:
                 await queue.put(batch)
             # Reading a full pipe never suspends; yield so keys and timers still get their turn.
             await asyncio.sleep(0)
-        if buf or dropped:
-            await queue.put([self._line(buf, stream, time.monotonic(), dropped)])
+        if (rest := split.end()) is not None:
+            await queue.put([self._line(rest[0], stream, time.monotonic(), rest[1])])
 
     @staticmethod
-    def _line(buf: bytearray, stream: Stream, t: float, truncated: bool) -> OutputLine:
-        text = bytes(buf).decode("utf-8", "replace").rstrip("\r")
-        return OutputLine(text=text, stream=stream, t=t, truncated=truncated)
+    def _line(raw: bytes, stream: Stream, t: float, truncated: bool) -> OutputLine:
+        return OutputLine(text=decode_line(raw), stream=stream, t=t, truncated=truncated)
 
     async def _dispatch(self, queue: _Batches) -> None:
         # queue.get() never suspends while lines are waiting: during a flood this loop would keep

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Header, Static
 
 from ltx_wizard.core.base import phases
+from ltx_wizard.core.io.run_folder import LAUNCH_SCRIPT
 from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.launch.background import running_pid, start_training
@@ -178,7 +179,7 @@ class DoneScreen(WizardScreen):
 
         self.app.push_screen(
             ConfirmDialog(
-                f"{warning}Start the full training run in the background (bash {run_dir / 'launch.sh'})? "
+                f"{warning}Start the full training run in the background (bash {LAUNCH_SCRIPT.path(run_dir)})? "
                 f"It keeps running after you quit; output goes to {launch_files(run_dir, self._spec())[0]}{simulated}.",
                 yes="Start anyway" if problem else "Start training",
                 no="Not now",

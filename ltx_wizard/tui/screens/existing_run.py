@@ -16,6 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Header, Markdown, Static
 
 from ltx_wizard.core.base import phases
+from ltx_wizard.core.io.run_folder import CONFIG, PLAN_MD
 from ltx_wizard.core.io import run_folder as rf
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.base.errors import UsageError
@@ -107,7 +108,7 @@ class ExistingRunScreen(WizardScreen):
             view.display = False
             return
         try:
-            view.update(read_text(self.run_dir / "plan.md", what="plan"))
+            view.update(read_text(PLAN_MD.path(self.run_dir), what="plan"))
         except UsageError as exc:  # missing, not a file, too big, not UTF-8
             self.notify(safe_markup(exc.message), severity="error")
             return
@@ -124,7 +125,7 @@ class ExistingRunScreen(WizardScreen):
         self.app.nav.start_probe_screen()
 
     def action_resume(self) -> None:
-        if not (self.run_dir / "config.yaml").exists():
+        if not CONFIG.path(self.run_dir).exists():
             self.notify(f"{self.run_dir} has no config.yaml to tune: start a new run (n)", severity="error")
             return
         self.query_one("#resume", Button).disabled = True

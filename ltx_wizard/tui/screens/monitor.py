@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.widgets import Button, Header, ProgressBar, Sparkline, Static
 
 from ltx_wizard.core.base import phases
+from ltx_wizard.core.io.run_folder import RUN_SUMMARY
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.monitor import report
 from ltx_wizard.core.monitor.status import RunMonitor, RunStatus
@@ -203,8 +204,8 @@ class MonitorScreen(WizardScreen):
         if len(status.checkpoints) > 1:
             older = ", ".join(f"step {c.step}" for c in status.checkpoints[1:4])
             text.append(f"\nOlder checkpoints: {older}", style="dim")
-        if self.summary_path is not None or (self.run_dir / "run-summary.md").exists():
-            text.append(f"\nRun summary: {self.run_dir / 'run-summary.md'}", style="bold")
+        if self.summary_path is not None or RUN_SUMMARY.path(self.run_dir).exists():
+            text.append(f"\nRun summary: {RUN_SUMMARY.path(self.run_dir)}", style="bold")
         return text
 
     def _failure(self, status: RunStatus) -> Text:

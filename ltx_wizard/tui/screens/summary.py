@@ -25,6 +25,7 @@ from textual.widgets import (
 )
 
 from ltx_wizard.core.base import phases
+from ltx_wizard.core.io.run_folder import CONFIG, PLAN_MD
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.tui.messages import PlanPrepared
 from ltx_wizard.tui.heap import settle_heap
@@ -286,7 +287,7 @@ class SummaryScreen(WizardScreen):
         from ltx_wizard.core.plan.run_plan import write_plan
 
         draft = self.draft
-        if not force and any((draft.run_dir / n).exists() for n in ("plan.md", "config.yaml")):
+        if not force and any((draft.run_dir / n).exists() for n in (PLAN_MD.rel, CONFIG.rel)):
             self._ask_existing(autotune)
             return
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Callable
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.autotune.sweep.setup_stop import raise_on_setup_failure
 from ltx_wizard.core.autotune.sweep.trial_data import subset_refusal
 from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs
@@ -88,7 +89,7 @@ async def _confirm_run(
     site.on_event(ConfirmationStarted(trial=winner, gpus=gpus))
     output_dir = folder.overfit / f"confirm-{winner}"
     output_dir.mkdir(parents=True, exist_ok=True)
-    config_path = output_dir / "config.yaml"
+    config_path = output_dir / CONFIG.name  # named as the run's own
     atomic_write_text(
         config_path,
         confirmation_config_text(sweep.planned, tuner.winner_changes, sweep.subset, output_dir),

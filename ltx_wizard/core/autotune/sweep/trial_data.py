@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
+from ltx_wizard.core.io.run_folder import OVERFIT_DIR
 from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY
 from ltx_wizard.core.dataset.data_root import inspect_data_root
 from ltx_wizard.core.dataset.loader_batches import samples_needed
@@ -146,7 +147,7 @@ def trial_data(
             )
         root = one_sample_root(run_root)
         return root, inspect_data_root(root, strategy=strategy).sample_count
-    subset = Path(run_root) / "overfit" / ".precomputed"
+    subset = OVERFIT_DIR.path(run_root) / ".precomputed"
     # The planned config's strategy names the folders each sample needs (core/dataset/sources.py).
     return subset, build_subset(data_root, subset, num_gpus, strategy=strategy, run_root=run_root)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.proc.reaper import stop_tagged
 from ltx_wizard.core.autotune.trials.log_file import trial_log_path
 from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs, set_aside_guess
@@ -69,7 +70,7 @@ async def _claimed_run(
 ) -> TrialResult:
     folder = site.folder
     output_dir = folder.overfit / f"trial-{cand.index}"
-    config_path = output_dir / "config.yaml"
+    config_path = output_dir / CONFIG.name  # named as the run's own
     if fused:
         text = confirmation_config_text(
             sweep.planned, cand.config_changes, sweep.subset, output_dir, fused=True
