@@ -60,6 +60,7 @@ TRAIN_LOG = RunFile("logs/train.log", "training log", kind="text")
 TRAIN_PID = RunFile("logs/train.pid", "train.pid", kind="text")
 EVAL_LOG = RunFile("logs/eval.log", "eval log", kind="text")
 EVAL_PID = RunFile("logs/eval.pid", "eval.pid", kind="text")
+EVAL_LOCK = RunFile("logs/eval.lock", "evaluation lock", kind="text")
 
 TABLE: tuple[RunFile, ...] = (
     RUN_META,
@@ -82,4 +83,5 @@ TABLE: tuple[RunFile, ...] = (
     TRAIN_PID,
     EVAL_LOG,
     EVAL_PID,
+    EVAL_LOCK,
 )
