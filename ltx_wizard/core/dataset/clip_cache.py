@@ -31,11 +31,11 @@ from ltx_wizard.core.io.run_codec import declare
 
 CACHE_ENV = "LTX_WIZARD_CACHE_DIR"
 FILE_NAME = run_folder.CLIP_CACHE.rel
-# 10x the clips a check reads in full (checks.READ_ALL_MAX); ~450 bytes a line. Loading the capped
+# 5x the clips a check reads in full (checks.READ_ALL_MAX); ~450 bytes a line. Loading the capped
 # file takes about a second (benchmarks/bench_clip_cache.py); a prune keeps PRUNE_TO of each cap so
 # that the next few runs append without rewriting it.
-MAX_ENTRIES = 100_000
-MAX_FILE_BYTES = 64 * 2**20
+MAX_ENTRIES = 50_000
+MAX_FILE_BYTES = 32 * 2**20
 PRUNE_TO = 0.75
 # (inode, size, mtime_ns, ctime_ns) of the resolved path; a line written before ctime was kept holds
 # two numbers and never matches: that clip is read once again.
@@ -76,30 +76,32 @@ def _stat_key(path: Path) -> tuple[str, Key] | None:
     return resolved, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _parse(file: Path, lines: list[bytes]) -> Entries:
-    """The entries of `lines`, oldest first (a clip seen again moves to the end); a line that does
-    not decode is skipped."""
+def _parse(file: Path, lines: list[bytes]) -> tuple[Entries, dict[str, bytes]]:
+    """The entries of the newest MAX_ENTRIES `lines`, oldest first (a clip seen again moves to the
+    end), and each one's line as read (a prune writes it back as is); a line that does not decode
+    is skipped."""
     entries: Entries = {}
-    for line in lines:
+    raw: dict[str, bytes] = {}
+    for line in lines[-MAX_ENTRIES:]:
         try:
             entry = LINE.decode(line, file)
         except WizardError:
             continue  # a torn, foreign or too deeply nested line: that clip is read again
         entries.pop(entry.path, None)
         entries[entry.path] = (entry.key, entry.facts)
-    return entries
+        raw[entry.path] = line
+    return entries, raw
 
 
-def _newest(entries: Entries) -> list[str]:
+def _newest(entries: Entries, raw: dict[str, bytes]) -> list[bytes]:
     """The lines of the newest entries that fit PRUNE_TO of both caps, oldest first."""
-    kept: list[str] = []
+    kept: list[bytes] = []
     room = int(MAX_FILE_BYTES * PRUNE_TO)
-    for path, (key, item) in reversed(entries.items()):
-        line = _line(path, key, item)
-        room -= len(line.encode("utf-8"))
+    for path in reversed(entries):
+        room -= len(raw[path]) + 1
         if room < 0 or len(kept) >= int(MAX_ENTRIES * PRUNE_TO):
             break
-        kept.append(line)
+        kept.append(raw[path] + b"\n")
     kept.reverse()
     return kept
 
@@ -164,21 +166,23 @@ class FactsCache:
             if file is None or folder is None:  # not reached: a cache without a folder starts loaded
                 return
             lines, size = clip_cache_file.read_lines(file, MAX_FILE_BYTES)
-            self._facts, self._lines = _parse(file, lines), len(lines)
             if size > MAX_FILE_BYTES or len(lines) > MAX_ENTRIES:
                 with clip_cache_file.locked(folder, FILE_NAME) as held:
-                    if held:
-                        self._prune(file)
-            if len(self._facts) > MAX_ENTRIES:
-                self._facts = dict(list(self._facts.items())[-MAX_ENTRIES:])
+                    if held:  # read again under the lock, then pruned from that one read
+                        self._facts = self._prune(file)
+                        return
+            self._facts, self._lines = _parse(file, lines)[0], len(lines)
 
-    def _prune(self, file: Path) -> None:
-        """Rewrites the file with its newest entries. Under the file's lock: it is read again
-        first, so what another process appended since this one loaded is kept."""
+    def _prune(self, file: Path) -> Entries:
+        """Rewrites the file with its newest entries; returns the entries it read. Under the
+        file's lock: it is read again first, so what another process appended since this one
+        loaded is kept."""
         lines, _ = clip_cache_file.read_lines(file, MAX_FILE_BYTES)
-        kept = _newest(_parse(file, lines))
+        entries, raw = _parse(file, lines)
+        kept = _newest(entries, raw)
         if clip_cache_file.replace_with(file, kept):
             self._lines = len(kept)
+        return entries
 
 
 _SHARED: dict[Path | None, FactsCache] = {}

@@ -119,7 +119,7 @@ def append(path: Path, text: str) -> int:
         os.close(fd)
 
 
-def replace_with(path: Path, lines: list[str]) -> bool:
+def replace_with(path: Path, lines: list[bytes]) -> bool:
     """Rewrites `path` with `lines` (temp file made new, then rename). Call under `locked`."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
@@ -132,8 +132,8 @@ def replace_with(path: Path, lines: list[str]) -> bool:
     except OSError:
         return False
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write("".join(lines))
+        with os.fdopen(fd, "wb") as out:
+            out.write(b"".join(lines))
         os.replace(tmp, path)
         return True
     except OSError:
