@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -59,6 +60,16 @@ def _wait(condition, limit_s: float, what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"{what}: not within {limit_s} s"
         time.sleep(0.05)
+
+
+def _bounded(fn, limit_s: float):
+    """fn on a thread; fails when it is still running after limit_s (a hang, not a wait)."""
+    out: list[object] = []
+    worker = threading.Thread(target=lambda: out.append(fn()), daemon=True)
+    worker.start()
+    worker.join(limit_s)
+    assert not worker.is_alive(), f"still running after {limit_s} s"
+    return out[0]
 
 
 def _standin(folder: Path, name: str, text: str, pids: Path) -> None:
@@ -127,18 +138,15 @@ def test_a_hung_uv_sync_ends_with_setup(tmp_path, sig):
 def test_a_git_step_never_waits_on_stdin_or_a_prompt(tmp_path):
     env = step_env()
     assert env["GIT_TERMINAL_PROMPT"] == "0"
+    # a step's stdin is /dev/null: reading it ends at once, whatever the wizard's stdin is
+    reader = Step(argv=(sys.executable, "-c", "import sys; print(repr(sys.stdin.read()))"))
+    assert run_step(reader, tmp_path / "setup.log", env=env).tail == ("''",)
+    # `fd::17` reads a descriptor nobody writes: without the allowed transports git waits forever
     step = Step(argv=("git", "clone", "fd::17", str(tmp_path / "dest")), label="git clone", progress="git")
-    read, write = os.pipe()  # the wizard's stdin: a pipe nobody writes to
-    saved = os.dup(0)
-    os.dup2(read, 0)
-    try:
-        start = time.monotonic()
-        result = run_step(step, tmp_path / "setup.log", env=env)
-    finally:
-        os.dup2(saved, 0)
-        for fd in (read, write, saved):
-            os.close(fd)
+    start = time.monotonic()
+    result = _bounded(lambda: run_step(step, tmp_path / "setup.log", env=env), 60)
     assert result.returncode != 0 and time.monotonic() - start < 60
+    assert "transport 'fd' not allowed" in " ".join(result.tail)
 
 
 def test_a_quiet_step_says_what_it_waits_on(tmp_path, monkeypatch):

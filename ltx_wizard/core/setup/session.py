@@ -54,6 +54,9 @@ def step_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     out.pop("VIRTUAL_ENV", None)
     out["GIT_TERMINAL_PROMPT"] = "0"
     out["GCM_INTERACTIVE"] = "never"  # Git Credential Manager's own prompt
+    # only transports that end on their own: `fd::17` reads a descriptor nobody writes (forever),
+    # `ext::` runs a command; what --trainer-repo may name (issue 43) needs none of them
+    out.setdefault("GIT_ALLOW_PROTOCOL", "file:git:http:https:ssh")
     if "GIT_SSH_COMMAND" not in out and "GIT_SSH" not in out:
         out["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
     return out
