@@ -10,7 +10,7 @@ clips through core/dataset/clip_cache.py FactsCache:
 - first: the first check on that file (reads only its newest MAX_FILE_BYTES, then prunes it);
 - pruned: every later check (the file at most PRUNE_TO of its caps).
 
-Ratios are against `unpruned`. Target: `pruned` under 3 s and under 1/10 of `unpruned` at 1.1M.
+Ratios are against `unpruned`. Target: `pruned` under 1 s and under 1/10 of `unpruned` at 1.1M.
 """
 
 from __future__ import annotations

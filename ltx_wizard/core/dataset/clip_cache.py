@@ -32,7 +32,7 @@ from ltx_wizard.core.io.run_codec import declare
 CACHE_ENV = "LTX_WIZARD_CACHE_DIR"
 FILE_NAME = run_folder.CLIP_CACHE.rel
 # 5x the clips a check reads in full (checks.READ_ALL_MAX); ~450 bytes a line. Loading the capped
-# file takes about a second (benchmarks/bench_clip_cache.py); a prune keeps PRUNE_TO of each cap so
+# file takes under half a second (benchmarks/bench_clip_cache.py); a prune keeps PRUNE_TO of each cap so
 # that the next few runs append without rewriting it.
 MAX_ENTRIES = 50_000
 MAX_FILE_BYTES = 32 * 2**20
