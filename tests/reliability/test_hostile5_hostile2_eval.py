@@ -84,3 +84,17 @@ def test_two_starts_at_once_give_one_evaluation(tmp_path):
         for proc in job_process._started:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty"])
+def test_a_damaged_lora_is_refused_before_any_render(model_tree, capsys, damage):
+    from tests.eval_runs import final_checkpoint, finished_run
+
+    run = finished_run(model_tree(), capsys)
+    lora = final_checkpoint(run)
+    lora.write_bytes(lora.read_bytes()[:40] if damage == "truncated" else b"")
+    capsys.readouterr()
+    code = main(["eval", str(run), "--production", "no", "--no-base", "--yes"])
+    err = capsys.readouterr().err
+    assert code == 2 and str(lora) in err, err
+    assert not (run / "outputs" / "eval").exists()  # nothing rendered
