@@ -52,9 +52,7 @@ def _check_weights(path: Path) -> None:
     foreign file is refused here with its problem named, not by the trainer minutes later."""
     from ltx_wizard.core.inputs.safetensors_header import read_header
 
-    header = read_header(path)
-    if not header.tensors:
-        raise UsageError(f"{path}: holds no tensors: it is no trained LoRA; name a saved checkpoint")
+    read_header(path)  # UsageError naming the file and what is wrong with it
 
 
 def read_run_config(run_dir: Path) -> dict[str, Any]:
