@@ -146,8 +146,9 @@ def _carry_out(run_dir: Path, job, args: argparse.Namespace) -> int:
     from ltx_wizard.core.evaluation.runner import EvalRunner
     from ltx_wizard.core.io.safe_fs import open_append
 
-    job_process.check_free(run_dir)
-    job_process.record_self(run_dir)
+    with job_process.claimed(run_dir):  # one evaluation per run: a second start waits, then is refused
+        job_process.check_free(run_dir)
+        job_process.record_self(run_dir)
     from ltx_wizard.core.proc.signals import install_blocking
 
     stop = threading.Event()

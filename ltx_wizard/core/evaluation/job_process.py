@@ -4,27 +4,32 @@ no reaper takes it), recorded in `logs/eval.pid`, and stopped on request by the 
 
 The process is `ltx-wizard eval RUN --job` (the front end passes the argv): it reads the job the
 front end wrote and carries it out. One evaluation at a time per run folder, and none while the
-run's training is live (both would want the same GPUs).
+run's training is live (both would want the same GPUs): the check and the pid record are made
+under one flock (`logs/eval.lock`), so two starts at once cannot both pass it. A pid record is
+believed only when its process is this run's evaluation (its command line is `... eval RUN`):
+`--stop` never signals a process that took a recycled pid, or one a planted record names.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ltx_wizard.core.io.run_folder import EVAL_PID
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.evaluation.job import LOG_REL, PID_REL, read_state
+from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.pid_records import read_record, record_text
 from ltx_wizard.core.io.safe_fs import check_inside, write_text
 from ltx_wizard.core.launch.background import running_pid
 from ltx_wizard.core.proc.spawn import spawn
 from ltx_wizard.core.proc.stop import TRAINER_GRACES, take_down
-from ltx_wizard.core.proc.table import process_start_time
+from ltx_wizard.core.proc.table import has_proc, process_start_time
 from ltx_wizard.core.proc.tree import RankTracker
 
 _started: list[subprocess.Popen[bytes]] = []  # evaluations this process started: reaped, no zombies
@@ -34,7 +39,50 @@ def eval_pid(run_dir: Path) -> int | None:
     """The live evaluation of this run folder (its record checked against the start time)."""
     _started[:] = [p for p in _started if p.poll() is None]
     record = read_record(Path(run_dir) / PID_REL, what=EVAL_PID.what)
-    return record.pid if record.alive(verified=True) else None
+    if record.pid is None or not record.alive(verified=True):
+        return None
+    return record.pid if is_evaluation(record.pid, Path(run_dir)) else None
+
+
+def is_evaluation(pid: int, run_dir: Path) -> bool:
+    """`pid` runs `... eval RUN` for this run folder (an argument after `eval`, read against the
+    process's own folder, is `run_dir`). Without /proc the start-time check is all there is."""
+    if pid == os.getpid() or not has_proc():
+        return True
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            args = [a.decode("utf-8", "surrogateescape") for a in handle.read(256 * 1024).split(b"\0")]
+    except OSError:
+        return False
+    if "eval" not in args:
+        return False
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        cwd = "/"  # another user's process: only an absolute argument can name the run
+    want = os.path.realpath(run_dir)
+    after = args[args.index("eval") + 1 :]
+    return any(a and os.path.realpath(os.path.join(cwd, a)) == want for a in after)
+
+
+@contextlib.contextmanager
+def claimed(run_dir: Path) -> Iterator[None]:
+    """Holds the run's evaluation lock (flock on logs/eval.lock, released by the kernel when its
+    holder dies) while an evaluation is checked for and recorded."""
+    import fcntl
+
+    path = check_inside(Path(run_dir), Path(run_dir) / run_folder.EVAL_LOCK.rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o600)
+    except OSError as exc:
+        raise UsageError(f"evaluation lock {path} cannot be opened ({exc.strerror}): remove it") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def check_free(run_dir: Path) -> None:
@@ -59,12 +107,13 @@ def record_self(run_dir: Path) -> None:
 def start_job(run_dir: Path, argv: Sequence[str]) -> tuple[int, Path]:
     """Start `argv` (the job's process) detached; returns (pid, its log)."""
     run = Path(run_dir)
-    check_free(run)
-    log = check_inside(run, run / LOG_REL)
-    with open(log, "a", encoding="utf-8") as handle:  # WizardError when it cannot start
-        proc = spawn(argv, kind="detached", cwd=run, stdout=handle, stderr=subprocess.STDOUT).popen
-    _started.append(proc)
-    write_text(run / PID_REL, record_text(proc.pid), root=run)
+    with claimed(run):
+        check_free(run)
+        log = check_inside(run, run / LOG_REL)
+        with open(log, "a", encoding="utf-8") as handle:  # WizardError when it cannot start
+            proc = spawn(argv, kind="detached", cwd=run, stdout=handle, stderr=subprocess.STDOUT).popen
+        _started.append(proc)
+        write_text(run / PID_REL, record_text(proc.pid), root=run)
     return proc.pid, log
 
 

@@ -48,6 +48,14 @@ class Setup:
         return self.keys.acceleration.quantization or None
 
 
+def _check_weights(path: Path) -> None:
+    """The LoRA file's header, read and checked before any render (issue 43): a truncated or
+    foreign file is refused here with its problem named, not by the trainer minutes later."""
+    from ltx_wizard.core.inputs.safetensors_header import read_header
+
+    read_header(path)  # UsageError naming the file and what is wrong with it
+
+
 def read_run_config(run_dir: Path) -> dict[str, Any]:
     path = CONFIG.path(run_dir)
     if not path.is_file():
@@ -78,6 +86,7 @@ def setup(
     run = Path(run_dir).resolve()
     config = read_run_config(run)
     choice = choose(run, config, checkpoint)
+    _check_weights(choice.path)
     trainer, simulated = trainer_command(run, stand_in)
     prompts = collect(
         find_sources(run, dataset, trigger),

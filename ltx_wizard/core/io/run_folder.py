@@ -60,6 +60,7 @@ TRAIN_LOG = RunFile("logs/train.log", "training log", kind="text")
 TRAIN_PID = RunFile("logs/train.pid", "train.pid", kind="text")
 EVAL_LOG = RunFile("logs/eval.log", "eval log", kind="text")
 EVAL_PID = RunFile("logs/eval.pid", "eval.pid", kind="text")
+EVAL_LOCK = RunFile("logs/eval.lock", "evaluation lock", kind="text")
 RUN_SUMMARY = RunFile("run-summary.md", "run summary", kind="text")
 # the run folder's sub-folders, made with it (core/io/workspace.py)
 DATASET_DIR = RunFile("dataset", "dataset folder", kind="folder")
@@ -88,6 +89,7 @@ TABLE: tuple[RunFile, ...] = (
     TRAIN_PID,
     EVAL_LOG,
     EVAL_PID,
+    EVAL_LOCK,
     RUN_SUMMARY,
     DATASET_DIR,
     OUTPUTS_DIR,

@@ -2,6 +2,8 @@
 setup log as it arrives (each step headed by its command), fed to the step's progress reader, and
 handed to the caller line by line. It is a child of core/proc (its own session, tagged,
 registered): a cancel, or a signal to the wizard, stops it and all it started by the one rule.
+A step silent for QUIET_S says what it waits on (its address, or uv's index or a build), in the
+log and to the caller, so a stalled clone or sync never looks like a hung wizard.
 """
 
 from __future__ import annotations
@@ -53,6 +55,23 @@ class StepResult:
 
 # An address in a tool's output: up to a space, a quote or the bracket around it.
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://[^\s`'\"()<>]+")
+_SCP = re.compile(r"[\w.-]+@[\w.-]+:\S+")  # git@host:path
+QUIET_S = 30.0  # git and uv print progress every second while data flows
+
+
+def waiting_on(step: Step) -> str:
+    """What a silent step waits on, in the user's words."""
+    address = next((a for a in step.argv if _URL.match(a) or _SCP.fullmatch(a)), None)
+    if address is not None:
+        return f"the network ({address})"
+    if step.progress == "uv-sync":
+        return "the package index or a package build"
+    return "its own work"
+
+
+def _quiet_note(step: Step, quiet_s: float) -> str:
+    label = step.label or shown(step.argv)
+    return f"(no output from {label} for {quiet_s:.0f} s: it waits on {waiting_on(step)}; Ctrl-C stops it)"
 
 
 OnLine = Callable[[StepProgress, str], None]
@@ -65,18 +84,27 @@ def shown(argv: tuple[str, ...]) -> str:
     return " ".join(shlex.quote(a) for a in argv)
 
 
-def _lines(child: Spawned, out: IO[str], cancelled: Callable[[], bool]) -> Iterator[str]:
+def _lines(step: Step, child: Spawned, out: IO[str], cancelled: Callable[[], bool]) -> Iterator[str]:
     """The process's output lines as they arrive (also written to `out`); stops the process and
-    returns when `cancelled()` turns true, checked at least twice a second."""
+    returns when `cancelled()` turns true, checked at least twice a second. A note for each
+    QUIET_S without output."""
     assert child.popen.stdout is not None
     fd, buffer = child.popen.stdout.fileno(), b""
+    heard = time.monotonic()
     while True:
         if cancelled():
             child.stop_blocking()
             return
-        ready, _, _ = select.select([fd], [], [], 0.5)
+        ready, _, _ = select.select([fd], [], [], min(0.5, QUIET_S))
         if not ready:
+            if time.monotonic() - heard >= QUIET_S:
+                note = clean_text(_quiet_note(step, time.monotonic() - heard))
+                out.write(note + "\n")
+                out.flush()
+                heard = time.monotonic()
+                yield note
             continue
+        heard = time.monotonic()
         chunk = os.read(fd, 65536)
         if not chunk:
             break
@@ -116,7 +144,7 @@ def run_step(
             out.write(f"{exc.message}\n")
             return StepResult(returncode=127, tail=(exc.message,))
         with child.popen:
-            for line in _lines(child, out, cancelled):
+            for line in _lines(step, child, out, cancelled):
                 progress.feed(line)
                 tail[:] = (tail + [line])[-20:]
                 if on_line is not None:

@@ -47,9 +47,18 @@ def log_path(env: Mapping[str, str] | None = None, now: datetime | None = None) 
 
 def step_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment steps run in: the wizard's own virtualenv is not the trainer's (uv would
-    warn that VIRTUAL_ENV does not match the checkout's .venv)."""
+    warn that VIRTUAL_ENV does not match the checkout's .venv). Git never prompts: its stdin is
+    /dev/null (core/proc spawn) and a credential or host-key question fails at once instead of
+    waiting on a terminal the user cannot see."""
     out = dict(os.environ if env is None else env)
     out.pop("VIRTUAL_ENV", None)
+    out["GIT_TERMINAL_PROMPT"] = "0"
+    out["GCM_INTERACTIVE"] = "never"  # Git Credential Manager's own prompt
+    # only transports that end on their own: `fd::17` reads a descriptor nobody writes (forever),
+    # `ext::` runs a command; what --trainer-repo may name (issue 43) needs none of them
+    out.setdefault("GIT_ALLOW_PROTOCOL", "file:git:http:https:ssh")
+    if "GIT_SSH_COMMAND" not in out and "GIT_SSH" not in out:
+        out["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
     return out
 
 
