@@ -45,7 +45,7 @@ class Counter:
 
     def install(self) -> None:
         from ltx_wizard.core.dataset import clip_probe
-        from ltx_wizard.core.plan import steps
+        from ltx_wizard.core.plan import plan_steps as steps
 
         real_probe, real_data = clip_probe.probe_clip, steps.inspect_data
 

@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         reap_orphans()
         if args.command is None:
             if args.trainer_cmd is not None:  # bad quoting is refused before the screen opens
-                from ltx_wizard.core.autotune.trials.command import split_trainer_cmd
+                from ltx_wizard.core.autotune.trials.trial_command import split_trainer_cmd
 
                 split_trainer_cmd(args.trainer_cmd)
             if args.run_dir is not None:  # a file or a planted link is refused before the screen

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 from ltx_wizard.core.prepare.captioner import GpuFree
-from ltx_wizard.core.prepare.request import build_prepare_request
+from ltx_wizard.core.prepare.prepare_request import build_prepare_request
 from ltx_wizard.core.prepare.scripts import ScriptRunner
-from ltx_wizard.core.prepare.session import PrepareSession
+from ltx_wizard.core.prepare.prepare_session import PrepareSession
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_raw_clips import write_video
 

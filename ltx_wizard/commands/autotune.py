@@ -110,7 +110,7 @@ async def _run(engine) -> AutotuneSummary:
 
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
-    from ltx_wizard.core.autotune.trials.command import split_trainer_cmd
+    from ltx_wizard.core.autotune.trials.trial_command import split_trainer_cmd
 
     run_dir = _check_run_dir(args.run_dir)
     if not 1 <= args.max_trials <= 50:

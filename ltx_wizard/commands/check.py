@@ -9,7 +9,7 @@ from ltx_wizard.commands.common import print_json
 from ltx_wizard.core.dataset.checks import READ_ALL_MAX
 from ltx_wizard.core.base.errors import EXIT_OK, EXIT_USAGE
 from ltx_wizard.core.plan.model_checks import CheckItem, all_ok, check_request
-from ltx_wizard.core.plan.request import DEFAULT_RECIPE
+from ltx_wizard.core.plan.plan_request import DEFAULT_RECIPE
 from ltx_wizard.core.base.text_safety import clean_text
 
 
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
 
         # an unknown recipe is bad input (exit 2, naming the recipes found), not a failed item
         strategy = recipe_strategy(getattr(args, "trainer_root", None), args.recipe)
-    from ltx_wizard.core.plan.request import lenient_request
+    from ltx_wizard.core.plan.plan_request import lenient_request
 
     # the same request `plan` builds (its flags here are a subset), checked by plan's own steps
     request, problems = lenient_request(

@@ -143,7 +143,7 @@ def _confirm(args: argparse.Namespace) -> None:
 def _carry_out(run_dir: Path, job, args: argparse.Namespace) -> int:
     from ltx_wizard.core.evaluation import job_process
     from ltx_wizard.core.evaluation.job import LOG_REL
-    from ltx_wizard.core.evaluation.runner import EvalRunner
+    from ltx_wizard.core.evaluation.job_runner import EvalRunner
     from ltx_wizard.core.io.safe_fs import open_append
 
     with job_process.claimed(run_dir):  # one evaluation per run: a second start waits, then is refused

@@ -213,7 +213,7 @@ def add_nodes_arg(parser: argparse.ArgumentParser, default: object = None) -> No
 
 
 def add_validation_args(p: argparse.ArgumentParser) -> None:
-    """What the recipe's validation samples read (core/validation/plan.py)."""
+    """What the recipe's validation samples read (core/validation/validation_choice.py)."""
     # kept as typed (type=str): a Path would turn https://x into https:/x before it is refused
     p.add_argument(
         "--validation-media",
@@ -248,9 +248,9 @@ def add_validation_args(p: argparse.ArgumentParser) -> None:
 
 
 def request_from_args(args: argparse.Namespace, **fixed: object):
-    """The CLI's side of the one adapter (core/plan/request.py build_request): the options of
+    """The CLI's side of the one adapter (core/plan/plan_request.py build_request): the options of
     `plan` (and those `check` shares) as a PlanRequest."""
-    from ltx_wizard.core.plan.request import PlanRequest, build_request
+    from ltx_wizard.core.plan.plan_request import PlanRequest, build_request
 
     names = set(PlanRequest.__dataclass_fields__)
     raw = {name: getattr(args, name) for name in names if hasattr(args, name)}

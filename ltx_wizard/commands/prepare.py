@@ -243,9 +243,9 @@ _OPTIONS = (
 
 
 def request_from(args: argparse.Namespace):
-    """The command line's side of the one adapter (core/prepare/request.py build_prepare_request),
+    """The command line's side of the one adapter (core/prepare/prepare_request.py build_prepare_request),
     as the Prepare screen's request() is the screen's."""
-    from ltx_wizard.core.prepare.request import build_prepare_request
+    from ltx_wizard.core.prepare.prepare_request import build_prepare_request
 
     return build_prepare_request(
         {_FIELDS.get(name, name): getattr(args, name) for name in _OPTIONS if hasattr(args, name)}
@@ -254,7 +254,7 @@ def request_from(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.prepare.next_step import dataset_args
-    from ltx_wizard.core.prepare.session import PrepareSession
+    from ltx_wizard.core.prepare.prepare_session import PrepareSession
     from ltx_wizard.demo.sim import prepare_runs
 
     request = request_from(args)

@@ -106,8 +106,8 @@ def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ltx_wizard.core.preprocess.state import Step, read_state, write_state
-    from ltx_wizard.core.preprocess.steps import STEP_TITLES, require_state, run_step
+    from ltx_wizard.core.preprocess.preprocess_state import Step, read_state, write_state
+    from ltx_wizard.core.preprocess.preprocess_steps import STEP_TITLES, require_state, run_step
 
     run_dir = Path(args.run_dir).expanduser().resolve()
     if not (run_dir / CONFIG.rel).is_file():

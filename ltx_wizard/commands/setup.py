@@ -102,7 +102,7 @@ def _printer():
 
 
 def run(args: argparse.Namespace) -> int:
-    from ltx_wizard.core.setup.session import Outcome, log_path, run_offer, skip_reason
+    from ltx_wizard.core.setup.offer_session import Outcome, log_path, run_offer, skip_reason
     from ltx_wizard.core.setup.survey import TRAINER_REPO, survey
 
     root = getattr(args, "trainer_root", None)
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _finish(after, outcomes, log) -> int:
-    from ltx_wizard.core.setup.session import headline
+    from ltx_wizard.core.setup.offer_session import headline
 
     if outcomes:
         _say(f"\n{headline(outcomes)}\nSetup log: {log}")

@@ -87,7 +87,7 @@ class AutotuneController:
             factory = options.engine_factory
         else:
             from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine as factory
-        from ltx_wizard.core.autotune.trials.command import split_trainer_cmd
+        from ltx_wizard.core.autotune.trials.trial_command import split_trainer_cmd
 
         assert state.run_dir is not None and state.probe is not None
         trainer_root = state.request.trainer_root

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # imported when a probe is shown (set_probe), not with the ap
 
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.gpu.devices import ProbeResult
-    from ltx_wizard.core.preprocess.state import Step
+    from ltx_wizard.core.preprocess.preprocess_state import Step
     from ltx_wizard.tui.app import WizardApp  # for types only: the App imports this module
     from ltx_wizard.tui.wizard_screen import WizardScreen
 
@@ -215,7 +215,7 @@ class PhaseNavigation:
     def _preprocess_first(self, steps: tuple[Step, ...], then: Callable[[], None]) -> bool:
         """A run planned from a dataset file: its pending preprocessing step comes first (the
         skill's order: one sample before autotune, every clip before training)."""
-        from ltx_wizard.core.preprocess.state import read_state
+        from ltx_wizard.core.preprocess.preprocess_state import read_state
 
         run_dir = self.app.state.run_dir
         try:

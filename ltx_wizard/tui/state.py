@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ltx_wizard.core.plan.request import PlanRequest
+from ltx_wizard.core.plan.plan_request import PlanRequest
 
 if TYPE_CHECKING:  # core models (the plan and autotune ones pydantic): imported where used
     from ltx_wizard.core.gpu.assessment import Assessment
@@ -32,10 +32,10 @@ class WizardState:
 
     def edit_request(self, **fields: object) -> PlanRequest:
         """The draft request with these inputs replaced, through the one adapter the Paths
-        screen and the CLI use (core/plan/request.py build_request)."""
+        screen and the CLI use (core/plan/plan_request.py build_request)."""
         from dataclasses import asdict
 
-        from ltx_wizard.core.plan.request import build_request
+        from ltx_wizard.core.plan.plan_request import build_request
 
         self.request = build_request({**asdict(self.request), **fields})
         return self.request

@@ -16,7 +16,7 @@ import pytest
 
 from ltx_wizard.cli import main
 from ltx_wizard.core.launch import accelerate_config
-from ltx_wizard.core.preprocess.state import read_state
+from ltx_wizard.core.preprocess.preprocess_state import read_state
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
 from tests.prepare_kit import checkout, raw_folder, snapshot, uv_on_path
 from tests.setup_standins import uv_calls
@@ -143,7 +143,7 @@ def test_a_changed_trigger_word_reencodes_the_data_root_with_overwrite(box, caps
     run = Path(out["run_dir"])
     assert main(plan_argv(box, out["plan_args"])) == 0
     assert main(["preprocess", str(run), "--one-sample", "--simulate", "h100"]) == 0
-    from ltx_wizard.core.preprocess.state import mark_done
+    from ltx_wizard.core.preprocess.preprocess_state import mark_done
 
     mark_done(run, "one")
     assert main(["preprocess", str(run), "--skip-autotune", "--simulate", "h100"]) == 0

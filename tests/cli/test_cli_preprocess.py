@@ -11,7 +11,7 @@ import pytest
 
 from ltx_wizard.cli import main
 from ltx_wizard.core.launch import accelerate_config
-from ltx_wizard.core.preprocess.command import preprocess_args, script_options, PreprocessSpec
+from ltx_wizard.core.preprocess.preprocess_command import preprocess_args, script_options, PreprocessSpec
 from ltx_wizard.core.dataset.pt_shapes import latent_size
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 from ltx_wizard.demo.lookalike_checkout import load_parser, make_checkout
@@ -247,7 +247,7 @@ def test_check_reads_a_dataset_file(box, capsys):
 
 
 def test_partly_written_data_root_is_resumed_not_overwritten(box, capsys):
-    from ltx_wizard.core.preprocess.state import mark_done
+    from ltx_wizard.core.preprocess.preprocess_state import mark_done
 
     dataset = make_clip_dataset(box / "cats", 3)
     root = dataset.parent / ".precomputed"

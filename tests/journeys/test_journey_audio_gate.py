@@ -18,7 +18,7 @@ from ltx_wizard.cli import main
 from ltx_wizard.core.dataset.sources import audio_folder
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 from ltx_wizard.core.launch import accelerate_config
-from ltx_wizard.core.preprocess.state import read_state
+from ltx_wizard.core.preprocess.preprocess_state import read_state
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_media import make_clip_dataset
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir

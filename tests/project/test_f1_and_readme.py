@@ -186,9 +186,13 @@ def test_the_readme_reading_finds_options():
 def test_the_paths_f1_page_names_every_field_the_screen_shows():
     """The Paths screen's field labels (its own, the dataset options' and the validation
     section's), each by its words before any bracket, are named on its F1 page."""
-    from ltx_wizard.tui.paths_fields import PATHS_HELP, VIDEO_ONLY_LABEL
+    from ltx_wizard.tui.screens.paths.fields import PATHS_HELP, VIDEO_ONLY_LABEL
 
-    sources = ("tui/screens/paths.py", "tui/widgets/dataset_options.py", "tui/widgets/validation_panel.py")
+    sources = (
+        "tui/screens/paths/__init__.py",
+        "tui/widgets/dataset_options.py",
+        "tui/widgets/validation_panel.py",
+    )
     labels = [VIDEO_ONLY_LABEL]
     for source in sources:
         text = (ROOT / "ltx_wizard" / source).read_text(encoding="utf-8")

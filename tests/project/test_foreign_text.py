@@ -23,8 +23,8 @@ SANITISERS = {"clean_text", "clean_block", "safe_markup", "plain", "dumps"}  # j
 
 # (module, field expression): the wizard's own words or numbers
 WIZARDS_OWN = {
-    ("tui/monitor_actions.py", "proc.pid"),
-    ("tui/screens/results.py", "Path(command[0]).name"),  # the player the wizard found on PATH
+    ("tui/screens/monitor/actions.py", "proc.pid"),
+    ("tui/screens/results/__init__.py", "Path(command[0]).name"),  # the player the wizard found on PATH
     ("tui/screens/summary.py", "box.value"),
     ("tui/screens/summary.py", "box.label"),
     ("tui/screens/intent.py", "c.label"),

@@ -19,7 +19,7 @@ import pytest
 from ltx_wizard.core.proc.table import pid_alive
 from ltx_wizard.core.setup import run_step as run_step_module
 from ltx_wizard.core.setup.run_step import Step, run_step
-from ltx_wizard.core.setup.session import step_env
+from ltx_wizard.core.setup.offer_session import step_env
 from tests.setup_standins import make_remote, path_with
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.dataset.media import dataset_offers
+from ltx_wizard.core.dataset.dataset_media import dataset_offers
 from ltx_wizard.core.dataset.rows import read_dataset_file
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 from ltx_wizard.demo.lookalike_media import write_clip

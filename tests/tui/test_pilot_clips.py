@@ -4,7 +4,7 @@ after it, then the Done screen."""
 
 from __future__ import annotations
 
-from ltx_wizard.core.preprocess.state import read_state
+from ltx_wizard.core.preprocess.preprocess_state import read_state
 from ltx_wizard.tui.screens.autotune import AutotuneScreen
 from ltx_wizard.tui.screens.done import DoneScreen
 from ltx_wizard.tui.screens.paths import PathsScreen

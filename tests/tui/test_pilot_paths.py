@@ -247,7 +247,7 @@ async def test_the_mouse_continues_and_goes_back(demo_root):
 
 async def test_a_dataset_files_reading_shows_its_progress_under_the_field(demo_root):
     # the check reads every clip; the field says how far it has got, then gives the verdict
-    from ltx_wizard.tui.paths_checks import ClipsProgress
+    from ltx_wizard.tui.screens.paths.checks import ClipsProgress
     from tests.tui.helpers import wait_until
 
     seen: list[str] = []

@@ -1,5 +1,5 @@
 """The Prepare screen and `ltx-wizard prepare` build their request through the one adapter
-(core/prepare/request.py build_prepare_request): the same inputs give the same request, and a
+(core/prepare/prepare_request.py build_prepare_request): the same inputs give the same request, and a
 bad one the same words on both."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import dataclasses
 
 from ltx_wizard.cli import build_parser, main
 from ltx_wizard.commands.prepare import request_from
-from ltx_wizard.tui.prepare_choices import TUI_KNOBS
+from ltx_wizard.tui.screens.prepare.choices import TUI_KNOBS
 from ltx_wizard.tui.screens.prepare import PrepareScreen
 from tests.tui.helpers import make_app, settle, wait_until
 

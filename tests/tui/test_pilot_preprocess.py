@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ltx_wizard.core.dataset.sources import audio_folder
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
-from ltx_wizard.core.preprocess.state import read_state
+from ltx_wizard.core.preprocess.preprocess_state import read_state
 from ltx_wizard.demo.sim.stand_in import AUDIO_DECODE_ENV
 from ltx_wizard.tui.screens.autotune import AutotuneScreen
 from ltx_wizard.tui.screens.paths import PathsScreen

@@ -10,7 +10,7 @@ import pytest
 
 from ltx_wizard.core.evaluation.job import read_state
 from ltx_wizard.demo.tiny_video import write_render
-from ltx_wizard.tui.clip_access import player, scp_line
+from ltx_wizard.tui.screens.results.clip_access import player, scp_line
 from ltx_wizard.tui.dialogs.eval_prompts import EvalPromptsDialog
 from ltx_wizard.tui.dialogs.samples import SamplesDialog
 from ltx_wizard.tui.screens.monitor import MonitorScreen

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ltx_wizard.core.autotune.outputs.live_rows import RunningTrials
 from ltx_wizard.core.autotune.events import TrialStarted
-from ltx_wizard.core.autotune.trials import runner
+from ltx_wizard.core.autotune.trials import trial_runner as runner
 from ltx_wizard.tui.screens.autotune import AutotuneScreen
 from ltx_wizard.tui.widgets.trial_phases import TrialPhases, row_budget, shown_lines
 from tests.tui.helpers import (

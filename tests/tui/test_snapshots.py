@@ -40,7 +40,7 @@ def _is(name: str):
 
 def _paths_checked(app) -> bool:
     """The Paths screen with every required field's verdict in and the checkout's recipes read."""
-    from ltx_wizard.tui.paths_fields import REQUIRED
+    from ltx_wizard.tui.screens.paths.fields import REQUIRED
 
     if type(app.screen).__name__ != "PathsScreen" or len(app.screen.offered_recipes) < 2:
         return False

@@ -34,7 +34,7 @@ READ_ALL_MAX = 10_000
 FILES_STEP = 20_000  # at most this many rows between progress reports (and cancel checks)
 Progress = Callable[[str, int, int], None]  # (what is being done, done, total)
 
-DatasetReport = DatasetFacts  # its former name (core/preprocess/planning.py, core/plan/run_plan.py)
+DatasetReport = DatasetFacts  # its former name (core/preprocess/dataset_planning.py, core/plan/run_plan.py)
 
 
 def check_dataset(

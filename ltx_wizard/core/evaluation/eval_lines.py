@@ -10,12 +10,12 @@ from typing import Any
 
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.io.run_folder import EVAL_MANIFEST
-from ltx_wizard.core.evaluation.conditioning import described
+from ltx_wizard.core.evaluation.render_conditioning import described
 from ltx_wizard.core.evaluation.job import EvalJob, EvalState
 from ltx_wizard.core.evaluation.layout import Manifest, eval_dir
-from ltx_wizard.core.evaluation.planning import Setup, time_estimate
+from ltx_wizard.core.evaluation.job_planning import Setup, time_estimate
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, HELD_OUT, TITLES, PromptSet
-from ltx_wizard.core.evaluation.runner import quantization_label
+from ltx_wizard.core.evaluation.job_runner import quantization_label
 
 
 def prompt_lines(prompts: PromptSet, conditions: list[dict[str, Any]]) -> list[str]:

@@ -7,7 +7,7 @@ Renders are moved (never copied) into the category folders, then the validate-on
 removed (`samples/`, the forced final `checkpoints/`, `training_config.yaml`). One manifest,
 `prompts.json`, says for every file its prompt, category, seed, whether the LoRA was on, which
 path made it (and which entry point), what it was conditioned on and the quantization it ran
-under. The production renders' first frames are written to `inputs/` (conditioning.py). Nothing is written outside `outputs/eval`, and no
+under. The production renders' first frames are written to `inputs/` (render_conditioning.py). Nothing is written outside `outputs/eval`, and no
 link is followed.
 """
 
@@ -37,7 +37,7 @@ _VARIANT = {
     (PIPELINES, False): ".pipelines-base",
 }
 CRUFT = ("samples", "checkpoints", "training_config.yaml")
-INPUTS = "inputs"  # the first frames fed to ltx-pipelines (conditioning.py)
+INPUTS = "inputs"  # the first frames fed to ltx-pipelines (render_conditioning.py)
 _SAMPLE = re.compile(r"step_(\d{6})_(\d+)\.(mp4|png|wav)")
 
 

@@ -4,7 +4,7 @@ Training-time samples come from the quantized training stack and can look far wo
 same LoRA in production inference (ai-toolkit#635, musubi#73); where the user's checkout has
 `packages/ltx-pipelines`, the entry point of the run's mode (pipeline_modes.py) and the model
 files it reads, each prompt is also rendered through it, fed the conditioning of the trainer's
-own validation sample (conditioning.py). Flags are those of the entry points' parsers
+own validation sample (render_conditioning.py). Flags are those of the entry points' parsers
 (ltx_pipelines/utils/args.py basic_arg_parser and the parsers built on it): `--lora PATH
 STRENGTH`, `--seed`, `--quantization`, `--offload`, size, frame rate, and the validation's steps
 and guidance where the parser has them (the distilled ones have neither).

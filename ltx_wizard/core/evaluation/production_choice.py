@@ -14,7 +14,7 @@ from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.units import GIB
 from ltx_wizard.core.evaluation import memory
 from ltx_wizard.core.evaluation.job import Command, Production
-from ltx_wizard.core.evaluation.planning import Setup, memory_options, production_for
+from ltx_wizard.core.evaluation.job_planning import Setup, memory_options, production_for
 from ltx_wizard.core.evaluation.production import uv_prefix
 
 ProductionMode = Literal["auto", "yes", "no"]  # `eval --production`; the Results screen asks auto

@@ -179,7 +179,7 @@ class Sources:
 def find_sources(run_dir: Path, dataset: Path | None = None, trigger: str | None = None) -> Sources:
     """The run's dataset file: the one given, else the prepared `dataset/dataset.json`, else the
     one the plan preprocessed (preprocess.json); the trigger word likewise."""
-    from ltx_wizard.core.preprocess.state import read_state
+    from ltx_wizard.core.preprocess.preprocess_state import read_state
 
     state = read_state(run_dir) if dataset is None or trigger is None else None
     if dataset is None:
@@ -197,7 +197,7 @@ def _trained(run_dir: Path, dataset: Path | None) -> frozenset[str] | None:
     leaves out of an audio recipe (datasets.py PrecomputedDataset._discover_samples keeps a
     sample only when every folder its strategy reads has its file); the plan records clips
     without sound only for such a recipe. None when the run did not preprocess this file."""
-    from ltx_wizard.core.preprocess.state import read_state
+    from ltx_wizard.core.preprocess.preprocess_state import read_state
 
     state = read_state(run_dir)
     if state is None or dataset is None or Path(state.dataset_file).resolve() != Path(dataset).resolve():

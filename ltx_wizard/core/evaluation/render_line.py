@@ -2,7 +2,7 @@
 the inputs that mode takes, as a command that runs from the user's LTX-2 checkout.
 
 The same decisions as the evaluation's production renders (pipeline_modes.mode_for, the model
-files of production.py and pipeline_files.py, the conditioning flags of conditioning.py), for one
+files of production.py and pipeline_files.py, the conditioning flags of render_conditioning.py), for one
 prompt: the first in-distribution prompt of the evaluation's job when it ran (its first frame, its
 reference, its sound), else the first training caption of the clips the trainer trains on, with
 that row's own inputs, else the run's own validation sample. An image-to-video render takes a
@@ -17,7 +17,8 @@ from typing import Any, Mapping
 
 from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.evaluation import conditioning, pipeline_files
+from ltx_wizard.core.evaluation import pipeline_files
+from ltx_wizard.core.evaluation import render_conditioning as conditioning
 from ltx_wizard.core.evaluation.eval_config import run_conditions
 from ltx_wizard.core.evaluation.job import read_job
 from ltx_wizard.core.evaluation.layout import stems

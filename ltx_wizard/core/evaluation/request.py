@@ -12,7 +12,7 @@ from pathlib import Path
 from ltx_wizard.core.base.stand_in import StandIn, StandIns
 from ltx_wizard.core.evaluation.eval_lines import describe
 from ltx_wizard.core.evaluation.job import EvalJob
-from ltx_wizard.core.evaluation.planning import Setup, job, setup
+from ltx_wizard.core.evaluation.job_planning import Setup, job, setup
 from ltx_wizard.core.evaluation.production_choice import ProductionChoice, ProductionMode, production_choice
 from ltx_wizard.core.io.run_meta import read_run_meta
 

@@ -1,6 +1,6 @@
 """The conditions a run's mode is trained with, read off its `training_strategy`, for an evaluation
 whose config.yaml validates without media (the plan's default when no --validation-media is given:
-each sample's `conditions` removed, core/validation/plan.py).
+each sample's `conditions` removed, core/validation/validation_choice.py).
 
 The trainer trains a conditioned mode on each sample's own inputs: frame 0 of its clip
 (`first_frame`), its reference latents (`reference`), its own sound kept clean (audio not

@@ -25,7 +25,7 @@ def trainer_command(run_dir: Path, stand_in: StandIn | None = None) -> tuple[Com
     stand-in given (simulated GPUs) runs in the trainer's place, as launch.sh's would."""
     run = Path(run_dir).resolve()
     if stand_in is not None:
-        from ltx_wizard.core.launch.command import QUIET_FLAG
+        from ltx_wizard.core.launch.launch_command import QUIET_FLAG
 
         argv, env = stand_in.launch(run, Path(CONFIG), QUIET_FLAG)
         return Command(argv, str(run), {**env, **LOG_ENV}), True

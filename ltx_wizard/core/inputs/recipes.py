@@ -345,7 +345,7 @@ def recipe_notes(start: PlanBase, tier: Tier, overridden: Iterable[str] = ()) ->
             "40–60GB tier: no tested config exists, so the low-VRAM choices are "
             "used unchanged and autotune relaxes them on measured headroom."
         )
-    # validation media: the plan writes the user's files or none (core/validation/plan.py)
+    # validation media: the plan writes the user's files or none (core/validation/validation_choice.py)
     warnings += _short_clip_warnings(load_yaml(base.text), base.applied)
     again = [key for key in base.applied if key in later]
     if again:

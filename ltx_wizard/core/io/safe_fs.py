@@ -1,7 +1,7 @@
 """Writes that stay inside the run folder: no symlink followed, nothing half-written.
 
 The wizard creates no symlinks of its own on the write path (the trial subset's links are only
-ever removed by core/autotune/sweep/trial_data.py, never written through), so any link met between the run folder and a
+ever removed by core/autotune/sweep/trial_subset.py, never written through), so any link met between the run folder and a
 file it writes was planted by someone else: writing through it could land anywhere (as root,
 in /etc). Every write therefore checks each component below the run folder with lstat(), opens
 the final component with O_NOFOLLOW, checks realpath() stays under the run folder, and goes

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.launch.command import QUIET_FLAG, TRAIN_SCRIPT
+from ltx_wizard.core.launch.launch_command import QUIET_FLAG, TRAIN_SCRIPT
 from ltx_wizard.core.gpu.tiers import LaunchStyle, launch_style
 
 MAX_NODES = 1024
@@ -158,7 +158,7 @@ def plan_multinode(
     style = launch_style(total, training_mode)
     if style == "single":  # one node with one GPU is not a multi-node plan; callers skip it
         raise UsageError("a multi-node plan needs 2 or more GPUs in all")
-    # The same rule as one machine (core/launch/command.py): the trainer's own accelerate file, by path.
+    # The same rule as one machine (core/launch/launch_command.py): the trainer's own accelerate file, by path.
     return MultiNodePlan(
         nodes=nodes,
         gpus_per_node=gpus_per_node,

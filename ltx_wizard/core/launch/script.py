@@ -18,7 +18,7 @@ from typing import Any
 from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn
-from ltx_wizard.core.launch.command import QUIET_FLAG, LaunchPlan
+from ltx_wizard.core.launch.launch_command import QUIET_FLAG, LaunchPlan
 from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.run_meta import RUN_META_FILE, LaunchSpec, new_run_id, read_run_meta
 from ltx_wizard.core.io.safe_fs import create_run_dir

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ltx_wizard.core.monitor.history_doc import AttemptDoc
-from ltx_wizard.core.trainer_output.events import Statistics
+from ltx_wizard.core.trainer_output.line_events import Statistics
 from ltx_wizard.core.trainer_output.failure_cause import FailureCause
 
 

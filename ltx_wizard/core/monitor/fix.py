@@ -22,7 +22,7 @@ from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text, unified_di
 from ltx_wizard.core.monitor.backups import keep_copy
 from ltx_wizard.core.monitor.resume import fresh_output_dir
 from ltx_wizard.core.monitor.run_config import config_view, output_dir
-from ltx_wizard.core.monitor.training_state import saved_checkpoints
+from ltx_wizard.core.monitor.saved_checkpoints import saved_checkpoints
 
 SHAPE_KEYS = ("lora.rank", "model.training_mode")
 

@@ -4,7 +4,7 @@ What the trainer does today (ltx_trainer/trainer.py), mirrored here:
 - `_load_checkpoint` / `_find_checkpoint`: weights come only from `model.load_checkpoint` (a file,
   or the highest `*step_*.safetensors` under a folder); nothing is picked up from output_dir.
 - `_resolve_resume_state` / `_load_training_state`: the step counter (and what else the state
-  holds: training_state.py) come from `training_state_step_<same digits>.pt` beside that file,
+  holds: saved_checkpoints.py) come from `training_state_step_<same digits>.pt` beside that file,
   unless `checkpoints.no_resume`, the file is absent or unreadable, or the config fingerprint
   (optimizer_type, scheduler_type, training_mode, lora.rank) differs from the state's; in all
   those cases training restarts at step 0 with the loaded weights.
@@ -36,7 +36,7 @@ from ltx_wizard.core.io.safe_fs import os_failure, write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text, unified_diff
 from ltx_wizard.core.monitor.backups import keep_copy, new_folder
 from ltx_wizard.core.monitor.run_config import config_view, output_dir
-from ltx_wizard.core.monitor.training_state import (
+from ltx_wizard.core.monitor.saved_checkpoints import (
     STATE,
     WEIGHTS,
     SavedCheckpoint,

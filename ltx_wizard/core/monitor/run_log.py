@@ -28,7 +28,7 @@ from ltx_wizard.core.monitor.loss_track import LossTrack, counted_steps
 from ltx_wizard.core.monitor.startup_lines import StartupLines
 from ltx_wizard.core.trainer_output import grammar as g
 from ltx_wizard.core.trainer_output import history_scan
-from ltx_wizard.core.trainer_output.events import (
+from ltx_wizard.core.trainer_output.line_events import (
     CheckpointSaved,
     OomError,
     Statistics,

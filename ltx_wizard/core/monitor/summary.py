@@ -19,7 +19,7 @@ from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
 from ltx_wizard.core.launch.script import copy_line
 from ltx_wizard.core.monitor.run_config import ConfigView, config_view, read_config
 from ltx_wizard.core.monitor.status import RunStatus
-from ltx_wizard.core.monitor.training_state import SavedCheckpoint, restores
+from ltx_wizard.core.monitor.saved_checkpoints import SavedCheckpoint, restores
 from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.io.safe_fs import write_text
 from ltx_wizard.core.base.units import gib

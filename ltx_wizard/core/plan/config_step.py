@@ -1,7 +1,7 @@
 """The config step of `prepare_plan` (core/plan/run_plan.py): config.yaml from the shipped file,
 with the paths, batch, mode, W&B and validation settled, self-checked, and the memory it needs.
 
-Split from steps.py, which holds the records the steps hand on (this one returns `Configured`):
+Split from plan_steps.py, which holds the records the steps hand on (this one returns `Configured`):
 its gate -> inspect -> workspace steps hand this one what they found, and its `launch` reads what
 this returns.
 """
@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING
 from ltx_wizard.core.plan import config_gen
 from ltx_wizard.core.gpu.assessment import Assessment
 from ltx_wizard.core.plan.memory_section import HostSource, plan_memory
-from ltx_wizard.core.plan.training_state import training_state
+from ltx_wizard.core.plan.training_state_note import training_state
 from ltx_wizard.core.inputs.recipes import PlanBase, RecipeNotes, recipe_notes
 from ltx_wizard.core.gpu.tiers import launch_style
 from ltx_wizard.core.validation.form import offered_media
-from ltx_wizard.core.validation.plan import plan_validation
+from ltx_wizard.core.validation.validation_choice import plan_validation
 from ltx_wizard.core.io.workspace import RunFolder
 from ltx_wizard.core.dataset.loader_batches import starved_loader
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import load_yaml
-from ltx_wizard.core.plan.request import PlanRequest
-from ltx_wizard.core.plan.steps import Configured, Gpus, Inspected, Notes
+from ltx_wizard.core.plan.plan_request import PlanRequest
+from ltx_wizard.core.plan.plan_steps import Configured, Gpus, Inspected, Notes
 
 if TYPE_CHECKING:  # imported where it is used
     from ltx_wizard.core.preprocess.latent_disk import LatentDisk
@@ -91,7 +91,7 @@ def configure(
 
 
 def _with_validation(request: PlanRequest, found: Inspected, config_text: str, notes: Notes) -> str:
-    """The recipe's validation samples read files: the user's, or none (core/validation/plan.py)."""
+    """The recipe's validation samples read files: the user's, or none (core/validation/validation_choice.py)."""
     validation = plan_validation(
         config_text,
         request.validation_media,

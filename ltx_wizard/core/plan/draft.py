@@ -1,8 +1,8 @@
 """What `prepare_plan` computed (`PlanDraft`), before anything is written: the plan's record
 (plan.json), plan.md rendered from it, and what the writer and the screens need besides.
 
-The user's inputs are a `PlanRequest` (request.py), imported here for the callers that name both.
-Kept apart from run_plan.py so its steps (steps.py) and the writer (writer.py) can name them
+The user's inputs are a `PlanRequest` (plan_request.py), imported here for the callers that name both.
+Kept apart from run_plan.py so its steps (plan_steps.py) and the writer (writer.py) can name them
 without importing the module that drives them.
 """
 
@@ -17,12 +17,12 @@ from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.io.run_meta import LaunchSpec, RunMeta, new_run_id
 from ltx_wizard.core.io.workspace import RunFolder
-from ltx_wizard.core.launch.command import LaunchPlan
+from ltx_wizard.core.launch.launch_command import LaunchPlan
 from ltx_wizard.core.launch.multinode import MultiNodePlan
 from ltx_wizard.core.launch.script import sbatch_spec, spec_of, stand_in_spec
 from ltx_wizard.core.plan.memory_section import HostCheck
 from ltx_wizard.core.plan.record import PlanRecord
-from ltx_wizard.core.plan.request import PlanRequest  # noqa: F401  (callers import it here)
+from ltx_wizard.core.plan.plan_request import PlanRequest  # noqa: F401  (callers import it here)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The live checks of a draft request: one item per input, bad input never raises.
 
 Shared by `ltx-wizard check` and the Paths screen. Each item runs the same step `plan` runs for
-that input (core/plan/steps.py: the checkout, the recipe's shipped file, the checkpoint, the
+that input (core/plan/plan_steps.py: the checkout, the recipe's shipped file, the checkpoint, the
 Gemma, the split pack's VAEs, the data as that recipe reads it), so what the form accepts, plan
 accepts. A failed item carries the step's one-line error instead of an exception.
 """
@@ -27,8 +27,8 @@ from ltx_wizard.core.inputs.split_pack import audio_vae_reason as audio_reason_o
 from ltx_wizard.core.inputs.text_encoder import TextEncoderInfo
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import load_yaml
-from ltx_wizard.core.plan import steps
-from ltx_wizard.core.plan.request import PlanRequest, lenient_request
+from ltx_wizard.core.plan import plan_steps as steps
+from ltx_wizard.core.plan.plan_request import PlanRequest, lenient_request
 
 PathLike = str | os.PathLike[str]
 
@@ -126,7 +126,7 @@ def check_request(
     without a checkout, as the shipped t2v configs do. `audio_vae_reason`: why a split pack needs
     its audio VAE (default: from the recipe's file). `cancel`: set by a newer draft; the checks
     stop between items and inside the clip reading (raises Cancelled). `problems`: fields the
-    request could not hold (core/plan/request.py lenient_request), each reported as that
+    request could not hold (core/plan/plan_request.py lenient_request), each reported as that
     field's failure. `on_progress(what, done, total)`: a dataset file's clips as they are read."""
     d = _Draft(request, tier or Tier.T80, env, cancel)
     d.on_progress = on_progress

@@ -32,7 +32,7 @@ def _preprocessed(run_dir: Path) -> tuple[bool, bool] | None:
     was preprocessed already. Read as plain JSON: `plan` prints these and imports no pydantic
     (preprocess commands check the file whole, and name what is wrong)."""
     from ltx_wizard.core.io.bounded import JSON_MAX_BYTES, loads_json, read_bytes
-    from ltx_wizard.core.preprocess.state import state_path
+    from ltx_wizard.core.preprocess.preprocess_state import state_path
 
     path = state_path(run_dir)
     if not path.is_file():

@@ -29,7 +29,7 @@ from ltx_wizard.core.plan.plan_words import (
 
 if TYPE_CHECKING:  # loaded only by the readers that have these records
     from ltx_wizard.core.plan.record import PlanRecord
-    from ltx_wizard.core.preprocess.state import PreprocessState
+    from ltx_wizard.core.preprocess.preprocess_state import PreprocessState
     from ltx_wizard.core.tuning.tune_record import TuneRecord
 
 # The rows of the training config table: (dotted key, label).
@@ -153,7 +153,7 @@ def _about(
 
 
 def _no_batch(rec: PlanRecord) -> list[str]:
-    from ltx_wizard.core.plan.trial_data import batch_change_refusal
+    from ltx_wizard.core.plan.trial_sample_count import batch_change_refusal
 
     refusal = batch_change_refusal(rec)
     return ["", f"A larger batch cannot be tried on this run: {refusal}."] if refusal else []

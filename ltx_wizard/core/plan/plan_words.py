@@ -11,7 +11,7 @@ from ltx_wizard.core.tuning.trial_config import TRIAL_STEPS
 
 if TYPE_CHECKING:
     from ltx_wizard.core.plan.record import DataRecord, PlanRecord
-    from ltx_wizard.core.preprocess.state import PreprocessState
+    from ltx_wizard.core.preprocess.preprocess_state import PreprocessState
     from ltx_wizard.core.tuning.tune_record import TuneRecord
 
 # mirrors ltx_trainer/trainer.py LtxvTrainer.train: with --disable-progress-bars the step line

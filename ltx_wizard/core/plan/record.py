@@ -19,7 +19,7 @@ from ltx_wizard.core.base.records import record
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.run_codec import declare
-from ltx_wizard.core.plan.request import PlanRequest
+from ltx_wizard.core.plan.plan_request import PlanRequest
 
 RECORD_VERSION = 1
 

@@ -13,7 +13,7 @@ from ltx_wizard.core.plan.record import read_record
 
 def render_run(run_dir: Path) -> str | None:
     """plan.md as the records now say; None for a run folder planned before plan.json existed."""
-    from ltx_wizard.core.preprocess.state import read_state
+    from ltx_wizard.core.preprocess.preprocess_state import read_state
     from ltx_wizard.core.tuning.tune_record import read_tune_record
 
     rec = read_record(run_dir)

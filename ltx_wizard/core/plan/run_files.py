@@ -11,7 +11,7 @@ from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.workspace import SUBFOLDERS
 from ltx_wizard.core.launch.multinode import SBATCH_NAME
 from ltx_wizard.core.launch.script import SCRIPT_NAME
-from ltx_wizard.core.preprocess.state import STATE_NAME
+from ltx_wizard.core.preprocess.preprocess_state import STATE_NAME
 
 if TYPE_CHECKING:
     from ltx_wizard.core.plan.record import PlanRecord

@@ -11,7 +11,8 @@ from datetime import datetime
 from typing import Any, Mapping
 
 from ltx_wizard.core.plan import config_gen
-from ltx_wizard.core.plan import config_step, steps
+from ltx_wizard.core.plan import config_step
+from ltx_wizard.core.plan import plan_steps as steps
 from ltx_wizard.core.plan.draft import PlanDraft, PlanRequest
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.gpu.assessment import Assessment
@@ -22,7 +23,7 @@ from ltx_wizard.core.plan.plan_words import video_only_note
 from ltx_wizard.core.plan.run_files import plan_files
 from ltx_wizard.core.plan.record import DataRecord, PlanRecord, Schedule
 from ltx_wizard.core.plan.memory_section import HostSource
-from ltx_wizard.core.plan.steps import gate_stop_message  # noqa: F401  (commands import it here)
+from ltx_wizard.core.plan.plan_steps import gate_stop_message  # noqa: F401  (commands import it here)
 from ltx_wizard.core.plan.writer import write_plan  # noqa: F401  (callers import it from here)
 from ltx_wizard.core.gpu.tiers import nominal_gb
 from ltx_wizard.core.io.workspace import RunFolder, dataset_name
@@ -41,7 +42,7 @@ def prepare_plan(
     stand_in: StandIn | None = None,
 ) -> PlanDraft:
     """Validate every input and compute the run folder's contents; writes nothing. The named
-    steps (core/plan/steps.py; config in config_step.py) each hand on what they found: gate ->
+    steps (core/plan/plan_steps.py; config in config_step.py) each hand on what they found: gate ->
     inspect -> workspace -> config -> launch -> render.
     `host`: RAM/disk readings or a function of the run folder (default: /proc and statvfs)."""
     env = os.environ if env is None else env
@@ -104,7 +105,7 @@ def _render(
 def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None:
     if found.dataset is None:
         return None
-    from ltx_wizard.core.preprocess.state import STATE_FILE, PreprocessState
+    from ltx_wizard.core.preprocess.preprocess_state import STATE_FILE, PreprocessState
 
     plan = found.dataset
     state = PreprocessState(

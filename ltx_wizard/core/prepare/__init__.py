@@ -8,6 +8,6 @@ checks and records. The user's files are never moved or changed.
 
 The flow is values: the request from one adapter (request.build_prepare_request) for the command
 line and the screen, a frozen context (context.py) and a frozen dataset value with typed rows
-(dataset_value.py) that each stage takes and returns, the session (session.py) only sequencing
+(dataset_value.py) that each stage takes and returns, the session (prepare_session.py) only sequencing
 them, and the result handed to the plan as the plan request's fields (request.PlanInputs).
 """

@@ -15,7 +15,7 @@ from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.prepare.audio_env import check_audio_decode
 from ltx_wizard.core.prepare.scripts import uv_runner
 from ltx_wizard.core.preprocess.audio_gate import AudioCheck, Decode
-from ltx_wizard.core.preprocess.state import read_state
+from ltx_wizard.core.preprocess.preprocess_state import read_state
 
 
 def audio_check(run_dir: Path, stand_in: StandIn | None) -> AudioCheck | None:

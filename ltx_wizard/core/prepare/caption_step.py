@@ -31,7 +31,7 @@ from ltx_wizard.core.prepare.captions import (
 )
 from ltx_wizard.core.prepare.context import PrepareContext
 from ltx_wizard.core.prepare.dataset_value import PrepData, Row
-from ltx_wizard.core.prepare.request import SpotCheckStop
+from ltx_wizard.core.prepare.prepare_request import SpotCheckStop
 
 ANSWER_S = 20.0  # a captioner server given by URL: how long its first answer is waited for
 

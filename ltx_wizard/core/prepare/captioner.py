@@ -52,7 +52,7 @@ class GpuFree:
 @record
 class Knobs:
     """How the user sets each captioner input where they are, for the advice to name: the command
-    line's flags (these defaults), or the Prepare screen's fields (tui/prepare_choices.py)."""
+    line's flags (these defaults), or the Prepare screen's fields (tui/screens/prepare/choices.py)."""
 
     url: str = "--vllm-url URL"
     gemini: str = "--captioner gemini_flash"

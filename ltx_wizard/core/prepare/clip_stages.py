@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.dataset.clip_probe import probe_clip
-from ltx_wizard.core.prepare import conditioning
+from ltx_wizard.core.prepare import conditioning_inputs as conditioning
 from ltx_wizard.core.prepare.audio_env import check_audio_decode
 from ltx_wizard.core.prepare.audit import AuditReport, probe_staged
 from ltx_wizard.core.prepare.context import PrepareContext

@@ -25,7 +25,7 @@ from ltx_wizard.core.prepare.audit import AuditReport, audit
 from ltx_wizard.core.prepare.captioner import CaptionerChoice, GpuFree, choose_captioner
 from ltx_wizard.core.prepare.dataset_value import PrepData
 from ltx_wizard.core.prepare.holdout import parse_holdout
-from ltx_wizard.core.prepare.request import Asker, PrepareRequest
+from ltx_wizard.core.prepare.prepare_request import Asker, PrepareRequest
 from ltx_wizard.core.prepare.scripts import ScriptRunner
 from ltx_wizard.core.prepare.source import Source, read_source
 from ltx_wizard.core.prepare.staging import Staged

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.prepare import conditioning, outputs
+from ltx_wizard.core.prepare import conditioning_inputs as conditioning
+from ltx_wizard.core.prepare import dataset_files as outputs
 from ltx_wizard.core.prepare.audit import AuditReport
 from ltx_wizard.core.prepare.holdout import (
     HoldoutPlan,
@@ -25,7 +26,7 @@ from ltx_wizard.core.prepare.holdout import (
 from ltx_wizard.core.preprocess.trigger_record import captions_with_trigger, trigger_doubled_text
 from ltx_wizard.core.prepare.context import PrepareContext
 from ltx_wizard.core.prepare.dataset_value import PrepData, row_of
-from ltx_wizard.core.prepare.request import PrepareResult
+from ltx_wizard.core.prepare.prepare_request import PrepareResult
 from ltx_wizard.core.prepare.prepare_record import write_prepare_record
 from ltx_wizard.core.prepare.source import read_source
 from ltx_wizard.core.prepare.staging import stage

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ltx_wizard.core.base.records import record
-from ltx_wizard.core.prepare.request import PlanInputs
+from ltx_wizard.core.prepare.prepare_request import PlanInputs
 
 PROGRAM = "ltx-wizard"  # as the other printed next steps name it (core/plan/next_steps.py)
 

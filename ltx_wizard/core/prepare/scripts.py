@@ -1,6 +1,6 @@
 """The trainer's data scripts, run as the skill runs them: `uv run python scripts/<name>.py` in
 the checkout's packages/ltx-trainer folder, each argument checked against the options the
-user's copy of the script declares (read without running it, core/preprocess/command.py), so an
+user's copy of the script declares (read without running it, core/preprocess/preprocess_command.py), so an
 older checkout is refused before anything runs. Output goes to a log in the run folder; lines are
 handed on as they arrive (rich redraws its bars with a carriage return: each is a line here).
 """
@@ -14,8 +14,8 @@ from typing import Callable, Mapping
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.io.safe_fs import open_append, write_all
-from ltx_wizard.core.preprocess.command import script_options
-from ltx_wizard.core.preprocess.progress import PROGRESS_ENV
+from ltx_wizard.core.preprocess.preprocess_command import script_options
+from ltx_wizard.core.preprocess.preprocess_progress import PROGRESS_ENV
 from ltx_wizard.core.proc.lines import run_logged
 from ltx_wizard.core.proc.stop import Graces
 

@@ -27,7 +27,7 @@ from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.workspace import atomic_write_text
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text
-from ltx_wizard.core.preprocess.state import PreprocessState, Step, write_state
+from ltx_wizard.core.preprocess.preprocess_state import PreprocessState, Step, write_state
 
 
 class Decode(Protocol):

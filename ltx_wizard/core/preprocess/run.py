@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from ltx_wizard.core.io.safe_fs import open_append, write_all
-from ltx_wizard.core.preprocess.progress import PROGRESS_ENV, ProgressParser
+from ltx_wizard.core.preprocess.preprocess_progress import PROGRESS_ENV, ProgressParser
 from ltx_wizard.core.proc.lines import run_logged as streamed
 from ltx_wizard.core.proc.stop import Graces
 

@@ -20,7 +20,7 @@ from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.proc.spawn import Spawned, spawn
-from ltx_wizard.core.setup.progress import StepProgress, progress_for
+from ltx_wizard.core.setup.setup_progress import StepProgress, progress_for
 
 
 @record
@@ -28,7 +28,7 @@ class Step:
     argv: tuple[str, ...]
     cwd: Path | None = None
     label: str = ""  # what the user reads, e.g. "uv sync in ~/LTX-2"
-    progress: str = "plain"  # "uv-sync", "git" or "plain" (progress.py)
+    progress: str = "plain"  # "uv-sync", "git" or "plain" (setup_progress.py)
 
 
 @record

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ltx_wizard.core.trainer_output import events as ev
+from ltx_wizard.core.trainer_output import line_events as ev
 from ltx_wizard.core.trainer_output.grammar import CONFIG_ERROR
 
 MAX_CHARS = 300  # a reason is one line in autotune.log and the TUI; the log file has the rest

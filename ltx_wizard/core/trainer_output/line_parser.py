@@ -21,7 +21,7 @@ from typing import Any
 
 from ltx_wizard.core.base.text_cells import cell_width
 from ltx_wizard.core.trainer_output import grammar as g
-from ltx_wizard.core.trainer_output.events import (
+from ltx_wizard.core.trainer_output.line_events import (
     CheckpointSaved,
     ConfigError,
     MissingConfig,

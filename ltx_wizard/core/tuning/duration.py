@@ -97,7 +97,7 @@ class Duration:
         )
 
     def validate_only_s(self, videos: int, runs: int) -> float | None:
-        """Validate-only trainer runs (eval's renders, core/evaluation/runner.py): each a load and
+        """Validate-only trainer runs (eval's renders, core/evaluation/job_runner.py): each a load and
         one pass of `videos` at the config's inference steps, stopped after its step-0 renders."""
         video = self.config_video_s
         if video is None or self.load_s is None:

@@ -1,4 +1,4 @@
-"""What the Paths screen asks about validation, computed off the event loop (core/validation/plan.py
+"""What the Paths screen asks about validation, computed off the event loop (core/validation/validation_choice.py
 decides; this reads the recipe's shipped samples and the dataset file's media for the screen)."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ltx_wizard.core.dataset.media import MAX_OFFERS, Offer, dataset_offers, offers_for
+from ltx_wizard.core.dataset.dataset_media import MAX_OFFERS, Offer, dataset_offers, offers_for
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.validation.media import MediaSlot, media_slots, slot_problems
-from ltx_wizard.core.validation.plan import MEDIA_FLAG, Mode, describe_slots, plan_validation
+from ltx_wizard.core.validation.validation_media import MediaSlot, media_slots, slot_problems
+from ltx_wizard.core.validation.validation_choice import MEDIA_FLAG, Mode, describe_slots, plan_validation
 from ltx_wizard.core.io.yaml_patch import load_yaml
 
 

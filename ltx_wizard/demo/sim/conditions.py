@@ -61,7 +61,7 @@ TrainCondition = Annotated[
 
 
 # Validation conditions: mirrors ltx_trainer/config.py (the ValidationCondition union); media
-# paths are read when the trainer starts (core/validation/media.py slot_problems).
+# paths are read when the trainer starts (core/validation/validation_media.py slot_problems).
 class _OneModality(Strict):
     # mirrors the trainer's validate_exactly_one_modality (prefix, suffix, mask, reference)
     if TYPE_CHECKING:  # each condition declares its own fields

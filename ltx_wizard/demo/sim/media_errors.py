@@ -2,7 +2,7 @@
 
 mirrors ltx_trainer/validation_runner.py ValidationRunner._encode_conditioning_media: every
 sample's condition media are read when the trainer starts, each with the reader its condition
-(and, for first frames and masks, the suffix) picks; core/validation/media.py says which. The
+(and, for first frames and masks, the suffix) picks; core/validation/validation_media.py says which. The
 lines are those the readers print: PIL (`open_image_as_srgb`), PyAV (video_utils.read_video),
 torchaudio (`_encode_audio`) and torch.load (`_load_audio_mask`).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ltx_wizard.core.validation.media import AUDIO, IMAGE, TORCH, VIDEO
+from ltx_wizard.core.validation.validation_media import AUDIO, IMAGE, TORCH, VIDEO
 
 
 def media_error(reader: str, path: str) -> str:

@@ -230,14 +230,14 @@ def preprocess(args) -> None:
 
 def _parser(script: Path):
     """The look-alike's own parser; for a real checkout's typer script (--simulate on a real
-    box), one built from the options core/preprocess/command.py reads from it: the same flags, the same
+    box), one built from the options core/preprocess/preprocess_command.py reads from it: the same flags, the same
     required ones, nothing the script would not take."""
     import argparse
 
     try:
         return load_parser(script)
     except Exception:  # noqa: BLE001 - the real script imports typer and the trainer
-        from ltx_wizard.core.preprocess.command import script_options
+        from ltx_wizard.core.preprocess.preprocess_command import script_options
 
         options = script_options(script)
         parser = argparse.ArgumentParser(prog="process_dataset.py")

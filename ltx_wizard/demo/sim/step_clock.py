@@ -33,7 +33,7 @@ class StepStamps:
 
 
 class StepClockReader:
-    """The wizard's side (a core step clock, autotune/trials/command.py TrialCommand): the simulated
+    """The wizard's side (a core step clock, autotune/trials/trial_command.py TrialCommand): the simulated
     seconds at which the trainer reached `moment` (printed its line), or None when it has not."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

@@ -35,7 +35,7 @@ from ruamel.yaml.error import YAMLError
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.stand_in import TRAINING_STARTED, step_moment, validated_moment
 from ltx_wizard.core.gpu.presets import preset_gpus
-from ltx_wizard.core.validation.media import expected_reader, slot_problems
+from ltx_wizard.core.validation.validation_media import expected_reader, slot_problems
 from ltx_wizard.demo.sim import frames
 from ltx_wizard.demo.sim.media_errors import media_error
 from ltx_wizard.demo.sim import cost_model as cost
@@ -135,7 +135,7 @@ class SimTrainer:
         if interval and not validation.get("skip_initial_validation", False):
             self._validate(initial, val_fail, b["validation_phase_gb"] + cached)
         # trainer.py _init_dataloader: DataLoader(drop_last=True) sharded by accelerate, which
-        # hands out a batch only once every process has a full one (core/autotune/sweep/trial_data.py)
+        # hands out a batch only once every process has a full one (core/autotune/sweep/trial_subset.py)
         if batch * self.world > samples:  # the first batch is fetched before memory is touched
             self._stop_iteration()
         if train_fail:

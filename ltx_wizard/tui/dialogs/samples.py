@@ -16,7 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ltx_wizard.core.evaluation.checkpoints import output_dir
-from ltx_wizard.core.evaluation.planning import read_run_config
+from ltx_wizard.core.evaluation.job_planning import read_run_config
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.tui.dialogs.once import OnceModal

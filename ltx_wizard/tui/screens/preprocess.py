@@ -107,7 +107,7 @@ class PreprocessScreen(WizardScreen):
         from ltx_wizard.core.prepare.audio_gate_check import audio_check
         from ltx_wizard.core.base.errors import WizardError
         from ltx_wizard.core.preprocess.audio_gate import AudioGateClosed
-        from ltx_wizard.core.preprocess.steps import run_step
+        from ltx_wizard.core.preprocess.preprocess_steps import run_step
 
         run_dir = self.app.state.run_dir
         assert run_dir is not None  # set before this screen opens

@@ -107,7 +107,7 @@ class SetupScreen(WizardScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        from ltx_wizard.core.setup.session import log_path
+        from ltx_wizard.core.setup.offer_session import log_path
 
         self.log_file = log_path()
         self.query_one("#setup-progress").display = False
@@ -145,7 +145,7 @@ class SetupScreen(WizardScreen):
         self._show_offer()
 
     def _show_offer(self) -> None:
-        from ltx_wizard.core.setup.session import Outcome, skip_reason
+        from ltx_wizard.core.setup.offer_session import Outcome, skip_reason
 
         offers = self.survey.offers if self.survey is not None else ()
         while self.index < len(offers):
@@ -170,7 +170,7 @@ class SetupScreen(WizardScreen):
         self.query_one("#yes", Button).focus()
 
     def _finished(self) -> None:
-        from ltx_wizard.core.setup.session import headline
+        from ltx_wizard.core.setup.offer_session import headline
 
         lines = [f"{o.key}: {o.status}" + (f" ({o.detail})" if o.detail else "") for o in self.outcomes]
         text = Text(headline(self.outcomes) + "\n", style="bold")
@@ -206,7 +206,7 @@ class SetupScreen(WizardScreen):
     def action_no(self) -> None:
         if self.running or self.survey is None or self.index >= len(self.survey.offers):
             return
-        from ltx_wizard.core.setup.session import Outcome
+        from ltx_wizard.core.setup.offer_session import Outcome
 
         self.outcomes.append(Outcome(key=self.survey.offers[self.index].key, status="declined"))
         self.index += 1
@@ -214,7 +214,7 @@ class SetupScreen(WizardScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="setup-run")
     def _run(self, offer) -> None:
-        from ltx_wizard.core.setup.session import run_offer
+        from ltx_wizard.core.setup.offer_session import run_offer
 
         def on_line(progress, line: str) -> None:
             self.post_message(StepOutput(progress.line(), progress.fraction, line))

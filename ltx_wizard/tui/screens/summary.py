@@ -256,7 +256,7 @@ class SummaryScreen(WizardScreen):
 
     def _offer_batch_change(self, draft) -> None:
         """The batch choice only where a batch trial can run on this plan's trial data."""
-        from ltx_wizard.core.plan.trial_data import batch_change_refusal
+        from ltx_wizard.core.plan.trial_sample_count import batch_change_refusal
 
         refusal = batch_change_refusal(draft.record)
         box = self.query_one("#allow-batch", Checkbox)

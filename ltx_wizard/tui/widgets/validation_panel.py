@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.plan.request import PlanRequest
+    from ltx_wizard.core.plan.plan_request import PlanRequest
 
 MODES = [
     ("Use these files (or the config's own, when readable)", "media"),

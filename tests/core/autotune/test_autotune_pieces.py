@@ -10,7 +10,7 @@ import pytest
 
 from ltx_wizard.core.tuning.results import AutotuneSummary, TrialResult
 from ltx_wizard.core.autotune.outputs.results_log import ResultsLog
-from ltx_wizard.core.autotune.sweep.trial_data import build_subset, subset_size
+from ltx_wizard.core.autotune.sweep.trial_subset import build_subset, subset_size
 from ltx_wizard.core.tuning.trial_config import settings_from_config, trial_config_text
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.demo.lookalike_models import make_data_root

@@ -13,7 +13,7 @@ from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.tuning.results import AutotuneSummary, TrialResult
 from ltx_wizard.core.trainer_output.oom_message import in_use_gib
 from ltx_wizard.core.autotune.trials.trial_watch import TrialWatch, trial_peak
-from ltx_wizard.core.trainer_output.events import Statistics
+from ltx_wizard.core.trainer_output.line_events import Statistics
 from ltx_wizard.core.autotune.trials.vram_sampler import VramReading
 from tests.core.autotune.test_autotune_engine import plan_run
 

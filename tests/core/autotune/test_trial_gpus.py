@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from ltx_wizard.core.autotune.outputs import presenter
-from ltx_wizard.core.autotune.trials import runner
+from ltx_wizard.core.autotune.trials import trial_runner as runner
 from ltx_wizard.core.autotune.events import TrialPhase, TrialStarted, VramUpdate
 from tests.core.autotune.test_autotune_engine import plan_run
 from tests.core.autotune.test_trial_once import BOUND_S, _engine

@@ -14,8 +14,8 @@ import textwrap
 from pathlib import Path
 
 from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
-from ltx_wizard.core.autotune.trials.command import TrialCommand
-from ltx_wizard.core.autotune.trials.runner import TrialRunner
+from ltx_wizard.core.autotune.trials.trial_command import TrialCommand
+from ltx_wizard.core.autotune.trials.trial_runner import TrialRunner
 from ltx_wizard.core.autotune.trials.vram_sampler import NullBackend
 from ltx_wizard.core.gpu.assessment import assess
 from ltx_wizard.core.gpu.presets import simulated_probe

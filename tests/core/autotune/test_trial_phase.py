@@ -4,7 +4,7 @@ turns them (and the step, validation and checkpoint lines) into the phase a pers
 from __future__ import annotations
 
 from ltx_wizard.core.autotune.trials.phase import PhaseTracker
-from ltx_wizard.core.trainer_output.events import (
+from ltx_wizard.core.trainer_output.line_events import (
     CheckpointSaved,
     Statistics,
     StepEvent,

@@ -12,8 +12,8 @@ import pytest
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.run_meta import LaunchSpec, RunMeta, read_run_meta
 from ltx_wizard.core.launch.script import ensure_run_id, ensure_script
-from ltx_wizard.core.preprocess.command import PreprocessSpec
-from ltx_wizard.core.preprocess.state import STATE_FILE, PreprocessState, read_state, write_state
+from ltx_wizard.core.preprocess.preprocess_command import PreprocessSpec
+from ltx_wizard.core.preprocess.preprocess_state import STATE_FILE, PreprocessState, read_state, write_state
 
 LAUNCH = LaunchSpec(
     argv=["uv", "run", "a\nb", "tab\there", 'q"uote', "back\\slash", "\x1b[31m", "\N{GRINNING FACE}", "\x00"],

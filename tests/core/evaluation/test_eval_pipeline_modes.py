@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.evaluation import conditioning, pipeline_files, production
+from ltx_wizard.core.evaluation import pipeline_files, production
+from ltx_wizard.core.evaluation import render_conditioning as conditioning
 from ltx_wizard.core.evaluation.pipeline_modes import A2V, I2V, IC_LORA, T2A, T2V, mode_for
 from ltx_wizard.core.evaluation.prompts import EvalPrompt
 from ltx_wizard.core.io.yaml_patch import load_yaml

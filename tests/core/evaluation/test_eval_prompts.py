@@ -102,8 +102,8 @@ def test_editing_a_category_keeps_the_others_and_drops_the_generic_note(tmp_path
 
 def _preprocessed(run, dataset, samples, silent):
     """preprocess.json as `plan --dataset` writes it: each kept row's sample, those without sound."""
-    from ltx_wizard.core.preprocess.command import PreprocessSpec
-    from ltx_wizard.core.preprocess.state import PreprocessState, write_state
+    from ltx_wizard.core.preprocess.preprocess_command import PreprocessSpec
+    from ltx_wizard.core.preprocess.preprocess_state import PreprocessState, write_state
 
     spec = PreprocessSpec(buckets="576x576x89", model_path=run / "m", text_encoder_path=run / "g")
     state = PreprocessState(

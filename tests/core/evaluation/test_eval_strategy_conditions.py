@@ -9,7 +9,7 @@ from ltx_wizard.core.evaluation.eval_config import run_conditions, sample_condit
 from ltx_wizard.core.evaluation.pipeline_modes import A2V, I2V, IC_LORA, mode_for
 from ltx_wizard.core.evaluation.prompts import EvalPrompt
 from ltx_wizard.core.io.yaml_patch import load_yaml
-from ltx_wizard.core.validation.plan import plan_validation
+from ltx_wizard.core.validation.validation_choice import plan_validation
 from ltx_wizard.demo.lookalike_recipes import RECIPES, recipe_text
 
 RECIPE = {r.name: r for r in RECIPES}

@@ -268,7 +268,7 @@ def test_plan_base_diffs_a_recipe_against_its_own_file_and_t2v_against_its_twin(
 
 def test_too_long_prefixes_are_warned_and_media_are_left_to_the_plan(configs: Path):
     # The shipped media are no longer warned about here: the plan writes the user's files or
-    # none into config.yaml (core/validation/plan.py), so a placeholder never reaches the trainer.
+    # none into config.yaml (core/validation/validation_choice.py), so a placeholder never reaches the trainer.
     start = _start(configs, "video_extend_lora", EXTEND, Tier.T32)
     (frames,) = recipe_notes(start, Tier.T32).warnings
     # Only the sample that inherits the applied 49 frames is warned about.

@@ -10,7 +10,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from ltx_wizard.core.launch import accelerate_config
-from ltx_wizard.core.launch.command import build_launch
+from ltx_wizard.core.launch.launch_command import build_launch
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ltx_wizard.demo.lookalike_checkout import LOW_VRAM_TEXT, STANDARD_TEXT
 from ltx_wizard.core.plan.plan_md import render_plan
 from ltx_wizard.core.plan.record import DataRecord, PlanRecord, Schedule
-from ltx_wizard.core.plan.request import PlanRequest
+from ltx_wizard.core.plan.plan_request import PlanRequest
 from ltx_wizard.core.gpu.tiers import Tier
 
 SECTIONS = [

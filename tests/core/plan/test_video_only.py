@@ -16,7 +16,7 @@ import pytest
 
 from ltx_wizard.cli import main
 from ltx_wizard.core.launch import accelerate_config
-from ltx_wizard.core.autotune.sweep.trial_data import build_subset
+from ltx_wizard.core.autotune.sweep.trial_subset import build_subset
 from ltx_wizard.demo.lookalike_models import make_data_root
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 

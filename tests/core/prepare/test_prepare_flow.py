@@ -14,7 +14,7 @@ import pytest
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.dataset.clip_probe import probe_clip
-from ltx_wizard.core.prepare.request import SpotCheckStop
+from ltx_wizard.core.prepare.prepare_request import SpotCheckStop
 from tests.prepare_kit import SMALL_GPU, Asker, checkout, raw_folder, session, snapshot
 
 

@@ -15,10 +15,10 @@ import pytest
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.prepare import captioner
 from ltx_wizard.core.prepare.next_step import Models, gpu_source_args, plan_line
-from ltx_wizard.core.prepare.request import PrepareResult
+from ltx_wizard.core.prepare.prepare_request import PrepareResult
 from ltx_wizard.core.prepare.scripts import uv_runner
 from ltx_wizard.demo.sim.captioner import lookalike_runner, simulated_gpu_runner
-from ltx_wizard.tui.prepare_choices import TUI_KNOBS
+from ltx_wizard.tui.screens.prepare.choices import TUI_KNOBS
 from tests.prepare_kit import H100, SMALL_GPU
 
 

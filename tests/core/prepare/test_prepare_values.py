@@ -13,11 +13,12 @@ import pytest
 from ltx_wizard.cli import build_parser
 from ltx_wizard.commands.plan import request_from_args
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.plan.request import PlanRequest
-from ltx_wizard.core.prepare import clip_stages, finish, session as session_module
+from ltx_wizard.core.plan.plan_request import PlanRequest
+from ltx_wizard.core.prepare import clip_stages, finish
+from ltx_wizard.core.prepare import prepare_session as session_module
 from ltx_wizard.core.prepare.dataset_value import PrepData, Row, row_of
 from ltx_wizard.core.prepare.next_step import dataset_args, plan_line
-from ltx_wizard.core.prepare.request import PlanInputs, PrepareResult, build_prepare_request
+from ltx_wizard.core.prepare.prepare_request import PlanInputs, PrepareResult, build_prepare_request
 from tests.prepare_kit import Asker, checkout, raw_folder, session
 
 

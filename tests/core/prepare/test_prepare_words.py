@@ -11,7 +11,7 @@ import pytest
 
 from ltx_wizard.core.base.errors import EXIT_STOPPED, UsageError, WizardError
 from ltx_wizard.core.dataset.clip_probe import probe_clip
-from ltx_wizard.core.prepare.request import SpotCheckStop
+from ltx_wizard.core.prepare.prepare_request import SpotCheckStop
 from ltx_wizard.demo.lookalike_raw_clips import write_video
 from tests.prepare_kit import SMALL_GPU, Asker, checkout, raw_folder, session
 

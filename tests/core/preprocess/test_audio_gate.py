@@ -10,8 +10,8 @@ import pytest
 
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.preprocess.audio_gate import gate_clip
-from ltx_wizard.core.preprocess.state import read_state
-from ltx_wizard.core.preprocess.steps import run_step
+from ltx_wizard.core.preprocess.preprocess_state import read_state
+from ltx_wizard.core.preprocess.preprocess_steps import run_step
 from ltx_wizard.demo.sim.stand_in import AUDIO_DECODE_ENV, SimulatedTrainer
 from tests.journeys.test_journey_audio_gate import planned  # noqa: F401  (the fixture)
 

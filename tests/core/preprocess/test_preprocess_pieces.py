@@ -8,8 +8,8 @@ from pathlib import Path
 from ltx_wizard.core.dataset.buckets import parse_buckets
 from ltx_wizard.core.dataset.sources import SHIPPED_T2V_STRATEGY
 from ltx_wizard.core.dataset.precomputed_check import verify_precomputed
-from ltx_wizard.core.preprocess.command import script_options
-from ltx_wizard.core.preprocess.progress import ProgressParser
+from ltx_wizard.core.preprocess.preprocess_command import script_options
+from ltx_wizard.core.preprocess.preprocess_progress import ProgressParser
 from ltx_wizard.demo.lookalike_latents import (
     audio_latents,
     condition_embeddings,

@@ -15,7 +15,7 @@ from ltx_wizard.core.proc import registry
 from ltx_wizard.core.proc.child import TEARDOWN_GRACE_S, ChildProcess
 from ltx_wizard.core.proc.table import Proc
 from ltx_wizard.core.proc.tree import RankTracker
-from ltx_wizard.core.autotune.trials.runner import TrialRunner
+from ltx_wizard.core.autotune.trials.trial_runner import TrialRunner
 
 BOUND_S = 60
 

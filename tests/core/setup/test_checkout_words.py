@@ -15,7 +15,7 @@ import pytest
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.checkout import find_checkout, inspect_checkout
 from ltx_wizard.core.setup import sizes
-from ltx_wizard.core.setup.session import Outcome, headline
+from ltx_wizard.core.setup.offer_session import Outcome, headline
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from tests.setup_standins import advance_remote, git, make_remote
 

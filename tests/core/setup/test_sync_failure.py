@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from ltx_wizard.core.setup.run_step import StepResult
-from ltx_wizard.core.setup.session import run_offer
+from ltx_wizard.core.setup.offer_session import run_offer
 from ltx_wizard.core.setup.survey import survey
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from tests.setup_standins import path_with, write_uv

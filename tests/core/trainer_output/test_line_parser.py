@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.trainer_output.events import (
+from ltx_wizard.core.trainer_output.line_events import (
     CheckpointSaved,
     ConfigError,
     MissingConfig,

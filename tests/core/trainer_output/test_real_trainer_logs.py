@@ -13,7 +13,7 @@ import json
 import pytest
 
 from ltx_wizard.cli import main
-from ltx_wizard.core.trainer_output.events import (
+from ltx_wizard.core.trainer_output.line_events import (
     CheckpointSaved,
     ConfigError,
     MissingConfig,

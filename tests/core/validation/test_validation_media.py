@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ltx_wizard.core.dataset.media import dataset_offers, offers_for
+from ltx_wizard.core.dataset.dataset_media import dataset_offers, offers_for
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.validation.media import check_medium, expected_reader, media_slots
-from ltx_wizard.core.validation.plan import plan_validation
+from ltx_wizard.core.validation.validation_media import check_medium, expected_reader, media_slots
+from ltx_wizard.core.validation.validation_choice import plan_validation
 from ltx_wizard.core.io.yaml_patch import load_yaml
 from ltx_wizard.demo.lookalike_recipes import write_medium
 

@@ -1,7 +1,7 @@
 """The winner's confirmation: one run of its config with its own validation, on every GPU of
 the plan; when it fails, fall back to the previous winner and confirm that instead.
 
-The engine hands over the sweep (state.py), the runner on the plan's own launch, and how to tell
+The engine hands over the sweep (sweep_state.py), the runner on the plan's own launch, and how to tell
 that the user cancelled.
 """
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.autotune.sweep.setup_stop import raise_on_setup_failure
-from ltx_wizard.core.autotune.sweep.trial_data import subset_refusal
+from ltx_wizard.core.autotune.sweep.trial_subset import subset_refusal
 from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs
 from ltx_wizard.core.proc.reaper import stop_tagged
 from ltx_wizard.core.io.safe_fs import check_inside
@@ -24,8 +24,8 @@ from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import confirmation_config_text, has_validation_prompts
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.sweep.state import Site, Sweep
-    from ltx_wizard.core.autotune.trials.runner import TrialRunner
+    from ltx_wizard.core.autotune.sweep.sweep_state import Site, Sweep
+    from ltx_wizard.core.autotune.trials.trial_runner import TrialRunner
 
 
 def needs_confirmation(sweep: Sweep) -> bool:

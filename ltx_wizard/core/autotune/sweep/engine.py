@@ -6,7 +6,7 @@ outputs, checkpoints deleted once the trial is recorded), logs/trial-N.log and l
 (each run's whole output), autotune.log, and config.yaml patched with the winner's changes only.
 
 The engine holds its settings and the runners it can cancel; what one run works from is a Sweep
-(state.py), handed with its Site to each step: trial_steps.py, confirmation.py, finishing.py,
+(sweep_state.py), handed with its Site to each step: trial_steps.py, confirmation.py, finishing.py,
 setup_stop.py; launching.py says how the trainer is started.
 
 Trials measure training only (no validation, no text encoder; see trial_config). The winner then
@@ -36,13 +36,13 @@ from ltx_wizard.core.autotune.sweep.setup_stop import (
     record_setup_stop,
     require_readable_media,
 )
-from ltx_wizard.core.autotune.sweep.state import Site, Sweep
-from ltx_wizard.core.autotune.sweep.trial_data import subset_refusal, trial_data
+from ltx_wizard.core.autotune.sweep.sweep_state import Site, Sweep
+from ltx_wizard.core.autotune.sweep.trial_subset import subset_refusal, trial_data
 from ltx_wizard.core.autotune.sweep.trial_steps import prune_trial, run_trial, set_aside, starter
 from ltx_wizard.core.autotune.trials.session_record import guarded_session
 from ltx_wizard.core.proc.child import TEARDOWN_GRACE_S
 from ltx_wizard.core.proc.reaper import stop_tagged
-from ltx_wizard.core.autotune.trials.runner import TrialRunner
+from ltx_wizard.core.autotune.trials.trial_runner import TrialRunner
 from ltx_wizard.core.autotune.trials.side_by_side import TrialPool
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn

@@ -26,7 +26,7 @@ from ltx_wizard.core.io.workspace import atomic_write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.sweep.state import Site
+    from ltx_wizard.core.autotune.sweep.sweep_state import Site
     from ltx_wizard.core.tuning.duration import Duration
     from ltx_wizard.core.tuning.schedule import Tuner
 

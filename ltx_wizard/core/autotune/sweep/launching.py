@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ltx_wizard.core.autotune.trials.preflight import require_runnable
-from ltx_wizard.core.autotune.trials.command import TrialCommand
-from ltx_wizard.core.autotune.trials.runner import TrialRunner
+from ltx_wizard.core.autotune.trials.trial_command import TrialCommand
+from ltx_wizard.core.autotune.trials.trial_runner import TrialRunner
 from ltx_wizard.core.autotune.trials.side_by_side import host_available_gb, trial_slots
 from ltx_wizard.core.autotune.trials.vram_sampler import NullBackend, VramBackend, make_backend
 from ltx_wizard.core.io.run_meta import read_run_meta
-from ltx_wizard.core.launch.command import LaunchPlan, build_launch, join_args
+from ltx_wizard.core.launch.launch_command import LaunchPlan, build_launch, join_args
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.sweep.state import Site
+    from ltx_wizard.core.autotune.sweep.sweep_state import Site
     from ltx_wizard.core.base.stand_in import StandIn
     from ltx_wizard.core.gpu.assessment import Assessment
     from ltx_wizard.core.gpu.devices import ProbeResult

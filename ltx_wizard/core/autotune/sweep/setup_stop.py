@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.validation.media import media_slots, slot_problems
+from ltx_wizard.core.validation.validation_media import media_slots, slot_problems
 
 if TYPE_CHECKING:
     from ltx_wizard.core.autotune.outputs.results_log import ResultsLog

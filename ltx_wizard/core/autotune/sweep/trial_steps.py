@@ -2,7 +2,7 @@
 dropped guess set aside (side by side, trials/side_by_side.py) so that the trial taking its number
 has files of its own.
 
-The engine calls these with the sweep's Site and Sweep (state.py); the side-by-side pool starts
+The engine calls these with the sweep's Site and Sweep (sweep_state.py); the side-by-side pool starts
 its trials and guesses through `starter`.
 """
 
@@ -17,7 +17,7 @@ from ltx_wizard.core.autotune.trials.log_file import trial_log_path
 from ltx_wizard.core.autotune.trials.leftovers import prune_trial_outputs, set_aside_guess
 from ltx_wizard.core.autotune.trials.phase import PHASE_LABEL
 from ltx_wizard.core.autotune.sweep.setup_stop import raise_on_setup_failure
-from ltx_wizard.core.autotune.trials.runner import TrialRunner
+from ltx_wizard.core.autotune.trials.trial_runner import TrialRunner
 from ltx_wizard.core.io.safe_fs import check_inside
 from ltx_wizard.core.io.workspace import atomic_write_text
 from ltx_wizard.core.io.yaml_patch import load_yaml
@@ -27,7 +27,7 @@ from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import confirmation_config_text, trial_config_text
 
 if TYPE_CHECKING:
-    from ltx_wizard.core.autotune.sweep.state import Site, Sweep
+    from ltx_wizard.core.autotune.sweep.sweep_state import Site, Sweep
     from ltx_wizard.core.autotune.trials.side_by_side import StartTrial
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ltx_wizard.core.trainer_output.events import (
+from ltx_wizard.core.trainer_output.line_events import (
     CheckpointSaved,
     Statistics,
     StepEvent,

@@ -4,7 +4,7 @@ Each trial depends on the outcome of the one before (it is the best so far plus 
 running them side by side means guessing: the pool runs the next trials the tuner would ask for
 if every one were kept (Tuner.likely_path), one per free GPU. The tuner still decides strictly in
 order, one result at a time. A guess that leaves the path (running or finished) is dropped: its
-run is cancelled (a cancel before its process starts holds, runner.py) and awaited until
+run is cancelled (a cancel before its process starts holds, trial_runner.py) and awaited until
 its process is reaped and its log closed, then what it left is set aside, all before any run
 takes its trial number again. A trial number's files are then only the trial's own.
 """
@@ -18,7 +18,7 @@ from typing import Awaitable, Callable
 
 from ltx_wizard.core.tuning.results import TrialResult
 from ltx_wizard.core.tuning.schedule import Candidate, Tuner
-from ltx_wizard.core.autotune.trials.runner import NOT_STARTED, TrialRunner
+from ltx_wizard.core.autotune.trials.trial_runner import NOT_STARTED, TrialRunner
 from ltx_wizard.core.plan.host_limits import read_meminfo
 
 # (runner, candidate, ahead_of): ahead_of is the trial a guess assumes kept (None: not a guess)

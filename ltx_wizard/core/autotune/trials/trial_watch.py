@@ -10,7 +10,7 @@ from typing import Iterable
 
 from ltx_wizard.core.proc.child import ProcessResult
 from ltx_wizard.core.autotune.trials.vram_sampler import VramReading
-from ltx_wizard.core.trainer_output import events as ev
+from ltx_wizard.core.trainer_output import line_events as ev
 from ltx_wizard.core.trainer_output.failure_cause import FailureCause
 from ltx_wizard.core.trainer_output.oom_message import in_use_gib
 from ltx_wizard.core.tuning.results import Outcome
@@ -30,14 +30,14 @@ class TrialWatch:
     cause: FailureCause = field(default_factory=FailureCause)  # why a failure failed
     stats: ev.Statistics | None = None
     validated: set[int] = field(default_factory=set)
-    # in the trainer's seconds (runner.py TrialRunner._at):
+    # in the trainer's seconds (trial_runner.py TrialRunner._at):
     trained_at: float | None = None  # when rank 0 logged "Starting training" (loads all done)
     validated_at: float | None = None  # when rank 0 logged its last validation samples saved
 
 
 def steady_step_time(steps: Iterable[tuple[int, float, ev.StepEvent]]) -> float | None:
     """Seconds per step between the last two step lines (rank 0 / unranked only), stamped in
-    the trainer's seconds (runner.py TrialRunner._stamp)."""
+    the trainer's seconds (trial_runner.py TrialRunner._stamp)."""
     seen: dict[int, float] = {}
     for step, t, _ in steps:
         seen.setdefault(step, t)

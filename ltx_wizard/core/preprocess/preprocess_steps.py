@@ -29,17 +29,17 @@ from ltx_wizard.core.dataset.silent_clips import lacking_audio, silent_advice
 from ltx_wizard.core.dataset.sources import audio_folder, required_folders
 from ltx_wizard.core.dataset.loader_batches import samples_needed
 from ltx_wizard.core.preprocess.audio_gate import AudioCheck, pass_audio_gate
-from ltx_wizard.core.preprocess.command import (
+from ltx_wizard.core.preprocess.preprocess_command import (
     SCRIPT_REL,
     command,
     preprocess_args,
     script_options,
 )
-from ltx_wizard.core.preprocess.progress import ProgressParser
-from ltx_wizard.core.preprocess.outputs import failure, remove_orphans, require_output_root
+from ltx_wizard.core.preprocess.preprocess_progress import ProgressParser
+from ltx_wizard.core.preprocess.output_dirs import failure, remove_orphans, require_output_root
 from ltx_wizard.core.preprocess.run import run_logged
 from ltx_wizard.core.preprocess.trigger_record import record_trigger, trigger_change
-from ltx_wizard.core.preprocess.state import (
+from ltx_wizard.core.preprocess.preprocess_state import (
     PreprocessState,
     Step,
     mark_done,

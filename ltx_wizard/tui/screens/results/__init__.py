@@ -30,8 +30,8 @@ from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
-from ltx_wizard.tui.clip_access import no_player_text, player, scp_line
-from ltx_wizard.tui.results_help import RESULTS_HELP
+from ltx_wizard.tui.screens.results.clip_access import no_player_text, player, scp_line
+from ltx_wizard.tui.screens.results.f1_help import RESULTS_HELP
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import plain, safe_markup
 from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
@@ -319,7 +319,7 @@ class ResultsScreen(WizardScreen):
     def action_start(self) -> None:
         from ltx_wizard.core.evaluation.job import write_job
         from ltx_wizard.core.evaluation.job_process import start_job
-        from ltx_wizard.core.evaluation.planning import job
+        from ltx_wizard.core.evaluation.job_planning import job
 
         if self.setup is None or self.prompts is None:
             self.notify(

@@ -1,5 +1,5 @@
 """The prepare flow's questions as dialogs and its lines and progress as messages, for the
-Prepare screen (screens/prepare.py): the flow (core/prepare/session.py) runs in the screen's
+Prepare screen (screens/prepare/__init__.py): the flow (core/prepare/prepare_session.py) runs in the screen's
 worker, where each dialog is awaited; lines and progress may come from a probe thread, so they
 travel as messages (progress coalesced: only the latest waits).
 """

@@ -23,7 +23,7 @@ from ltx_wizard.core.dataset.rows import DatasetFile, read_dataset_file
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.model_paths import resolve_user_path
 from ltx_wizard.core.dataset.precomputed_check import Verification, verify_precomputed
-from ltx_wizard.core.preprocess.command import PreprocessSpec
+from ltx_wizard.core.preprocess.preprocess_command import PreprocessSpec
 from ltx_wizard.core.preprocess.trigger_record import (
     captions_with_trigger,
     trigger_change,

@@ -25,8 +25,8 @@ from textual.widgets import Button, Checkbox, Header, Input, ProgressBar, RichLo
 
 from ltx_wizard.core.base import phases
 from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
-from ltx_wizard.tui import prepare_choices as choices
-from ltx_wizard.tui.prepare_asker import PrepareEnded, PrepareLine, PrepareProgress, ScreenAsker
+from ltx_wizard.tui.screens.prepare import choices
+from ltx_wizard.tui.screens.prepare.asker import PrepareEnded, PrepareLine, PrepareProgress, ScreenAsker
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.path_field import PathField
 from ltx_wizard.tui.widgets.steps import StepBar
@@ -227,9 +227,9 @@ class PrepareScreen(WizardScreen):
 
     # ----- running the flow ----------------------------------------------------------------------
     def request(self):
-        """The screen's side of the one adapter (core/prepare/request.py build_prepare_request),
+        """The screen's side of the one adapter (core/prepare/prepare_request.py build_prepare_request),
         as commands/prepare.py request_from is the command line's: the fields as typed."""
-        from ltx_wizard.core.prepare.request import build_prepare_request
+        from ltx_wizard.core.prepare.prepare_request import build_prepare_request
 
         return build_prepare_request(
             {
@@ -255,7 +255,7 @@ class PrepareScreen(WizardScreen):
             self._continue()
             return
         if not self.query_one("#field-source", PathField).value:
-            from ltx_wizard.core.prepare.request import SOURCE_NEEDED
+            from ltx_wizard.core.prepare.prepare_request import SOURCE_NEEDED
 
             self.query_one("#field-source", PathField).show_verdict(False, SOURCE_NEEDED)
             self.query_one("#input-source", Input).focus()
@@ -284,7 +284,7 @@ class PrepareScreen(WizardScreen):
     @work(exclusive=True, exit_on_error=False, group="prepare")
     async def _run(self, request) -> None:
         from ltx_wizard.core.base.errors import WizardError
-        from ltx_wizard.core.prepare.session import PrepareSession
+        from ltx_wizard.core.prepare.prepare_session import PrepareSession
 
         try:
             session = await asyncio.to_thread(

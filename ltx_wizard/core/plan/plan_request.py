@@ -42,12 +42,12 @@ class PlanRequest:
     slurm_time: str | None = None
     slurm_partition: str | None = None
     slurm_cpus: int | None = None
-    # core/validation/plan.py: the user's files for the recipe's validation samples, their
+    # core/validation/validation_choice.py: the user's files for the recipe's validation samples, their
     # prompts, and the validation asked for (None: media when given, else prompts only)
     validation_media: tuple[Path, ...] = ()
     validation_prompts: tuple[str, ...] = ()
     validation: Validation | None = None
-    # when data_root is a dataset file (core/preprocess/planning.py): the preprocessing's choices
+    # when data_root is a dataset file (core/preprocess/dataset_planning.py): the preprocessing's choices
     resolution_buckets: str | None = None
     lora_trigger: str | None = None
     precomputed_dir: Path | None = None

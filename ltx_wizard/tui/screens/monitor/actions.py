@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # for types only: the Monitor screen imports this module
 
 def ask_stop(screen: MonitorScreen) -> None:
     from ltx_wizard.core.monitor.trainer_process import stop_trainer
-    from ltx_wizard.core.monitor.training_state import kept_on_stop
+    from ltx_wizard.core.monitor.saved_checkpoints import kept_on_stop
     from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 
     status = screen.status

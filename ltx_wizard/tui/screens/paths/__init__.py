@@ -1,6 +1,6 @@
 """Model, data and trainer paths, each checked live as the user types.
 
-The form edits a draft PlanRequest (core/plan/request.py, built by the one adapter the CLI uses
+The form edits a draft PlanRequest (core/plan/plan_request.py, built by the one adapter the CLI uses
 too) and its checks run the plan's own inspect steps on it (core/plan/model_checks.py). They read
 safetensors headers and walk folders, so they run in a thread worker, debounced, once per changed
 draft (a widget re-posting an unchanged value starts nothing; a newer draft cancels the older
@@ -22,24 +22,24 @@ from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Header, Input, Select, Static, TextArea
 
 from ltx_wizard.core.base import phases
-from ltx_wizard.core.plan.request import DEFAULT_RECIPE, PlanRequest
+from ltx_wizard.core.plan.plan_request import DEFAULT_RECIPE, PlanRequest
 from ltx_wizard.tui.messages import ChecksFinished, DiscoveryFinished
-from ltx_wizard.tui.paths_fields import (
+from ltx_wizard.tui.screens.paths.fields import (
     FIELDS,
     PATHS_HELP,
     VAE_FIELDS,
     VIDEO_ONLY_LABEL,
     VIDEO_ONLY_OPTION,
 )
-from ltx_wizard.tui.paths_checks import (
+from ltx_wizard.tui.screens.paths.checks import (
     ClipsProgress,
     ClipsProgressReporter,
     checkout_recipes,
     form_text,
     validation_form_for,
 )
-from ltx_wizard.tui.paths_refusal import refuse_continue
-from ltx_wizard.tui.paths_form import (
+from ltx_wizard.tui.screens.paths.refusal import refuse_continue
+from ltx_wizard.tui.screens.paths.form import (
     field_verdict,
     form_request,
     missing_models_note,
@@ -370,7 +370,7 @@ class PathsScreen(WizardScreen):
             return
         draft = form[0]
         problems = self._problems()
-        if problems:  # the first one focused, its ✗ line in view (paths_refusal.py)
+        if problems:  # the first one focused, its ✗ line in view (screens/paths/refusal.py)
             refuse_continue(self, problems)
             return
         # validation is asked only while the recipe's samples read media (the panel is shown)

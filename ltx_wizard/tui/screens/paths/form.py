@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from ltx_wizard.core.plan.request import PlanRequest, lenient_request
-from ltx_wizard.tui.paths_fields import EMPTY_HINT, FIELDS, REQUIRED, TEXT_FIELDS
+from ltx_wizard.core.plan.plan_request import PlanRequest, lenient_request
+from ltx_wizard.tui.screens.paths.fields import EMPTY_HINT, FIELDS, REQUIRED, TEXT_FIELDS
 from ltx_wizard.tui.widgets.validation_panel import ValidationPanel
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """The Paths screen's fields: their names, labels, placeholders and the hints an empty one shows;
-and the screen's F1 help (here beside its fields: paths.py is at the size limit)."""
+and the screen's F1 help (here beside its fields: paths/__init__.py is at the size limit)."""
 
 from __future__ import annotations
 

@@ -23,9 +23,14 @@ from ltx_wizard.core.dataset.data_root import VIDEO_ONLY_FLAG, DataRootInfo, ins
 from ltx_wizard.core.dataset.checks import Progress
 from ltx_wizard.core.dataset.clip_probe import CancelFlag
 from ltx_wizard.core.dataset.rows import is_dataset_file
-from ltx_wizard.core.preprocess.planning import DatasetPlan, plan_dataset, plan_notes, planned_root_info
+from ltx_wizard.core.preprocess.dataset_planning import (
+    DatasetPlan,
+    plan_dataset,
+    plan_notes,
+    planned_root_info,
+)
 from ltx_wizard.core.base.errors import GateStop, UsageError, WizardError
-from ltx_wizard.core.launch.command import LaunchPlan, build_launch
+from ltx_wizard.core.launch.launch_command import LaunchPlan, build_launch
 from ltx_wizard.core.launch.multinode import (
     MultiNodePlan,
     parse_nodes,
@@ -49,7 +54,7 @@ from ltx_wizard.core.io.workspace import (
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import load_yaml
 
-from ltx_wizard.core.plan.request import PlanRequest, require_complete
+from ltx_wizard.core.plan.plan_request import PlanRequest, require_complete
 
 if TYPE_CHECKING:  # imported where they are used
     from ltx_wizard.core.inputs.recipes import RecipeNotes
@@ -275,7 +280,7 @@ def inspect_data(
         strategy = video_only(strategy)
     root = request.data_root
     assert root is not None
-    if is_dataset_file(root):  # clips, not latents: core/preprocess/planning.py
+    if is_dataset_file(root):  # clips, not latents: core/preprocess/dataset_planning.py
         dataset = _plan_dataset(request, base, strategy, notes, models, on_progress, cancelled)
         return planned_root_info(dataset, strategy), video_change, dataset
     data = inspect_data_root(root, strategy=strategy, option=option)
@@ -348,7 +353,7 @@ def launch(
     configured: Configured,
     notes: Notes,
 ) -> Launched:
-    """How the run starts: the one launch plan (core/launch/command.py), plus slurm.sbatch for nodes."""
+    """How the run starts: the one launch plan (core/launch/launch_command.py), plus slurm.sbatch for nodes."""
     checkout = found.checkout
     style = launch_style(gpus.per_node, request.training_mode)
     accel = render_accelerate_yaml(style, gpus.per_node, checkout.config_path(f"accelerate/{style}.yaml"))

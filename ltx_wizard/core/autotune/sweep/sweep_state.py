@@ -33,7 +33,7 @@ class Sweep:
     recorded, the tuner that decides, and what the run has found so far."""
 
     planned: str  # the planned config's text
-    subset: Path  # the linked trial samples (trial_data.py)
+    subset: Path  # the linked trial samples (trial_subset.py)
     samples: int  # usable samples in `subset`
     log: ResultsLog
     logged: dict[int, TrialResult]  # trials an interrupted run already ended

@@ -1,6 +1,6 @@
 """What config.yaml validates with: the user's media and prompts, prompts only, or nothing.
 
-The recipe's shipped `validation.samples` say what each sample reads (media.py). The
+The recipe's shipped `validation.samples` say what each sample reads (validation_media.py). The
 plan then writes one of three validations, each stated in plan.md:
 - media: the user's files fill the samples' media slots in order (checked as the trainer will
   read them); samples left without media are dropped;
@@ -27,7 +27,7 @@ from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.text_safety import clean_text, clip
 from ltx_wizard.core.inputs.model_paths import is_url
 from ltx_wizard.core.io.bounded import path_length_problem
-from ltx_wizard.core.validation.media import (
+from ltx_wizard.core.validation.validation_media import (
     MediaSlot,
     check_medium,
     expected_reader,

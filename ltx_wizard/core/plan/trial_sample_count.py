@@ -14,9 +14,9 @@ BATCH_TRIAL = 2  # the smaller batch a batch trial tries (tuning/schedule.py bat
 
 
 def trial_samples(rec: PlanRecord) -> int:
-    """Clips: what the first preprocess encodes (core/preprocess/steps.py first_samples: one, or
+    """Clips: what the first preprocess encodes (core/preprocess/preprocess_steps.py first_samples: one, or
     one planned batch per GPU); preprocessed data: the subset autotune links
-    (core/autotune/sweep/trial_data.py: up to a batch of 4 per GPU, when the data has that many)."""
+    (core/autotune/sweep/trial_subset.py: up to a batch of 4 per GPU, when the data has that many)."""
     gpus, batch = rec.schedule.num_gpus // max(rec.schedule.nodes, 1), rec.schedule.batch_size
     if rec.data.from_clips and not rec.data.reused:
         return 1 if gpus <= 1 else samples_needed(batch, gpus)

@@ -20,13 +20,14 @@ from typing import Callable, Mapping
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.safe_fs import check_inside
 from ltx_wizard.core.io.workspace import run_lock
-from ltx_wizard.core.prepare import clip_stages, conditioning, finish
+from ltx_wizard.core.prepare import clip_stages, finish
+from ltx_wizard.core.prepare import conditioning_inputs as conditioning
 from ltx_wizard.core.prepare.audio_env import AudioProbe
 from ltx_wizard.core.prepare.caption_step import caption_rows
 from ltx_wizard.core.prepare.captioner import GpuFree
 from ltx_wizard.core.prepare.context import PrepareContext, open_context
 from ltx_wizard.core.prepare.dataset_value import initial
-from ltx_wizard.core.prepare.request import Asker, PrepareRequest, PrepareResult
+from ltx_wizard.core.prepare.prepare_request import Asker, PrepareRequest, PrepareResult
 from ltx_wizard.core.prepare.scripts import ScriptRunner
 from ltx_wizard.core.prepare.staging import stage
 

@@ -136,7 +136,7 @@ def trial_data(
     """(trial data root, usable samples): the one-sample preprocess of a run planned from a
     dataset file (the skill's order: autotune before the full preprocess), else a linked
     subset of the data root at <run>/overfit/.precomputed."""
-    from ltx_wizard.core.preprocess.state import one_sample_root, read_state
+    from ltx_wizard.core.preprocess.preprocess_state import one_sample_root, read_state
 
     state = read_state(run_root)
     if state is not None and not state.reused:

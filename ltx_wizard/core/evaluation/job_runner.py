@@ -17,8 +17,9 @@ from typing import IO, Callable
 
 from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.evaluation import conditioning, eval_config, layout
-from ltx_wizard.core.evaluation.child import Child, Outcome
+from ltx_wizard.core.evaluation import eval_config, layout
+from ltx_wizard.core.evaluation import render_conditioning as conditioning
+from ltx_wizard.core.evaluation.command_run import Child, Outcome
 from ltx_wizard.core.evaluation.job import EvalJob, EvalState, write_state
 from ltx_wizard.core.evaluation.layout import PIPELINES, TRAINER, Manifest, Render
 from ltx_wizard.core.evaluation.production import fit_dims, render_argv

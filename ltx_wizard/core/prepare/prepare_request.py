@@ -94,7 +94,7 @@ class PrepareResult:
 
 @record
 class PlanInputs:
-    """What prepare hands the plan, named as core/plan/request.py PlanRequest names its fields (a
+    """What prepare hands the plan, named as core/plan/plan_request.py PlanRequest names its fields (a
     test holds them to it): the Prepare screen puts them into its draft request, and the CLI's
     printed `ltx-wizard plan` line is rendered from them (next_step.py), never the other way."""
 
@@ -120,7 +120,7 @@ SOURCE_NEEDED = "the source is required: a folder of clips or images, one video,
 
 
 def build_prepare_request(raw: Mapping[str, Any], *, knobs: Knobs = CLI_KNOBS) -> PrepareRequest:
-    """The one adapter, as core/plan/request.py build_request is the plan's: argparse's values or
+    """The one adapter, as core/plan/plan_request.py build_request is the plan's: argparse's values or
     the Prepare screen's fields -> a request. Texts are stripped and "" is not given, the
     captioner "auto" is None; every check that needs nothing of the box is made here, so a bad
     input gets the same words on both (`knobs`: how they name a setting). Unknown keys are a bug."""

@@ -22,7 +22,7 @@ from ltx_wizard.core.dataset.rows import DatasetFile
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.run_codec import declare
-from ltx_wizard.core.preprocess.command import PreprocessSpec
+from ltx_wizard.core.preprocess.preprocess_command import PreprocessSpec
 from ltx_wizard.core.io.safe_fs import write_text
 
 STATE_NAME = run_folder.PREPROCESS_STATE.rel
@@ -88,7 +88,7 @@ def write_one_sample_file(
 ) -> tuple[Path, tuple[str, ...]]:
     """The first `count` rows the trainer keeps (file order), copied verbatim into
     `_one_sample.json` beside the dataset file; returns the file and the samples' .pt names.
-    One row, as the skill has it; on several GPUs one batch for each (preprocess/steps.py)."""
+    One row, as the skill has it; on several GPUs one batch for each (preprocess/preprocess_steps.py)."""
     wanted = set(samples)
     rows = [r for r in ds.rows if ds.output_rel(r) in wanted][: max(count, 1)]
     if not rows:

@@ -83,7 +83,7 @@ class MonitorScreen(WizardScreen):
         Binding("r", "resume", "Resume"),
         Binding("f", "fix", "Apply fix"),
         Binding("v", "samples", "Samples"),  # the validation samples (tui/dialogs/samples.py)
-        Binding("e", "results", "Evaluate"),  # the post-training evaluation (screens/results.py)
+        Binding("e", "results", "Evaluate"),  # the post-training evaluation (screens/results/__init__.py)
         Binding("escape", "back", "Back"),
         Binding("q", "quit_app", "Quit", show=False),
     ]
@@ -262,17 +262,17 @@ class MonitorScreen(WizardScreen):
         self.notify(f"Sent {path} to the clipboard (OSC 52; tmux needs set-clipboard on)")
 
     def action_stop(self) -> None:
-        from ltx_wizard.tui.monitor_actions import ask_stop
+        from ltx_wizard.tui.screens.monitor.actions import ask_stop
 
         ask_stop(self)
 
     def action_resume(self) -> None:
-        from ltx_wizard.tui.monitor_actions import ask_resume
+        from ltx_wizard.tui.screens.monitor.actions import ask_resume
 
         ask_resume(self)
 
     def action_fix(self) -> None:
-        from ltx_wizard.tui.monitor_actions import ask_fix
+        from ltx_wizard.tui.screens.monitor.actions import ask_fix
 
         ask_fix(self)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from ltx_wizard.core.plan.request import PlanRequest
+from ltx_wizard.core.plan.plan_request import PlanRequest
 
 
 def form_text(value: object) -> str:

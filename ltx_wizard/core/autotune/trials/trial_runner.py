@@ -26,13 +26,13 @@ from ltx_wizard.core.tuning.results import Confirmation, Outcome, TrialResult
 from ltx_wizard.core.proc.child import TEARDOWN_GRACE_S, ChildProcess, OutputLine, ProcessResult
 from ltx_wizard.core.tuning.schedule import Candidate
 from ltx_wizard.core.tuning.trial_config import CONFIRM_STEPS, FUSED_STEPS, TRIAL_STEPS
-from ltx_wizard.core.autotune.trials.command import TrialCommand
+from ltx_wizard.core.autotune.trials.trial_command import TrialCommand
 from ltx_wizard.core.autotune.trials.log_file import TrialLog
 from ltx_wizard.core.autotune.trials.phase import PhaseTracker
 from ltx_wizard.core.autotune.trials.trial_watch import TrialWatch, classify, steady_step_time, trial_peak
 from ltx_wizard.core.autotune.trials.vram_sampler import VramBackend, VramReading, VramSampler
 from ltx_wizard.core.base.stand_in import TRAINING_STARTED, step_moment, validated_moment
-from ltx_wizard.core.trainer_output import events as ev
+from ltx_wizard.core.trainer_output import line_events as ev
 from ltx_wizard.core.trainer_output.line_parser import TrainerLogParser
 
 VRAM_UPDATE_S = 0.5

@@ -1,4 +1,4 @@
-"""What the Prepare screen (screens/prepare.py) reads off the box for its choices: the checkout's
+"""What the Prepare screen (screens/prepare/__init__.py) reads off the box for its choices: the checkout's
 recipes, each GPU's free memory, the captioner `auto` picks (with a server URL typed or not),
 the runner of the checkout's data scripts, and how the core's advice names the screen's fields.
 """

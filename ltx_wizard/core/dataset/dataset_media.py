@@ -20,7 +20,7 @@ DATASET_MAX_BYTES = 8 * 2**20
 MAX_OFFERS = 9  # one key each: 1-9
 # process_dataset.py _LEGACY_ALIASES
 ALIASES = {"media_path": "video", "ref_media_path": "reference_video"}
-# Which dataset roles fit which slot kind (core/validation/media.py MediaSlot.kind), best first.
+# Which dataset roles fit which slot kind (core/validation/validation_media.py MediaSlot.kind), best first.
 FITS = {
     "image": ("video",),  # first_frame takes an image, or a video's first frame
     "video": ("video",),
