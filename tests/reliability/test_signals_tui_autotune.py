@@ -17,7 +17,8 @@ def walk_to_a_running_trial(wizard: Wizard, tmp_path) -> None:
     walk_to_the_recipe(wizard, tmp_path)
     wizard.key_until(CTRL_N, "your clips' dataset file")  # Paths, the demo's files filled in
     wizard.key_to(CTRL_N, "Skip autotune")  # the Summary screen
-    wizard.press("a")
+    # Approve is ignored until the screen's draft is built (a worker; the footer shows before it)
+    wizard.key_until("a", "Cancel autotune")  # the Autotune screen's footer
     wizard.child_up("ltx_wizard.demo.sim.trainer")
     wait_logged(tmp_path, TRIAL_LOGS, "Step 20/")  # silent from here: the hang
     wizard.record()

@@ -4,14 +4,16 @@
 - LTX_WIZARD_TAG=<session>/<child>: whose child it is. A session (autotune's, or the wizard's
   own) groups children; `tagged_pids(session)` finds every process of one, `tagged_pids(tag)`
   every process of one child.
-- LTX_WIZARD_OWNER=<pid>:<start time>:<kind>: the wizard process that started it, so that a next
-  wizard can tell a child whose owner is dead (an orphan, orphans.py) from one whose owner lives;
-  kind "owned" (stopped with the wizard) or "detached" (a training the user started on purpose:
-  never reaped).
+- LTX_WIZARD_OWNER=<pid>:<start time>:<kind>:<scope>: the wizard process that started it, so
+  that a next wizard can tell a child whose owner is dead (an orphan, orphans.py) from one whose
+  owner lives; kind "owned" (stopped with the wizard) or "detached" (a training the user started
+  on purpose: never reaped); scope, a short hash of the owner's home folder: a wizard reaps only
+  the orphans of wizards of the same home (one user's, on a shared box; one test's, in the suite).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
 from dataclasses import dataclass
@@ -41,8 +43,14 @@ def child_tag(session: str | None = None) -> str:
     return f"{session or default_session()}/{uuid.uuid4().hex[:8]}"
 
 
+def home_scope() -> str:
+    """This wizard's scope: a short hash of its home folder ($HOME, as the shell gives it)."""
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    return hashlib.sha256(home.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
 def owner_token(kind: Kind = "owned") -> str:
-    return f"{os.getpid()}:{process_start_time(os.getpid()) or '-'}:{kind}"
+    return f"{os.getpid()}:{process_start_time(os.getpid()) or '-'}:{kind}:{home_scope()}"
 
 
 def tag_env(tag: str, kind: Kind = "owned") -> dict[str, str]:
@@ -64,6 +72,7 @@ class Owner:
     pid: int
     started: str | None
     kind: str
+    scope: str
 
     def alive(self) -> bool:
         """The owning wizard still runs (same pid and start time: a recycled pid is no owner)."""
@@ -74,6 +83,6 @@ class Owner:
 
 def parse_owner(value: str) -> Owner | None:
     parts = value.split(":")
-    if len(parts) != 3 or not parts[0].isdigit() or len(parts[0]) > 7:
+    if len(parts) != 4 or not parts[0].isdigit() or len(parts[0]) > 7:
         return None
-    return Owner(int(parts[0]), None if parts[1] == "-" else parts[1], parts[2])
+    return Owner(int(parts[0]), None if parts[1] == "-" else parts[1], parts[2], parts[3])

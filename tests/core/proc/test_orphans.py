@@ -1,6 +1,7 @@
 """A wizard killed by SIGKILL runs no handler: its children run on under PID 1. The next start
 finds the tagged ones whose owner is dead, stops them, and says so in one line; a detached child
-(a training the user started on purpose) is never touched."""
+(a training the user started on purpose) is never touched, nor an orphan of a wizard run from
+another home (another user's; another test's, in this suite)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,6 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-
-import pytest
 
 from ltx_wizard.cli import main
 from ltx_wizard.core.proc.tags import OWNER_ENV
@@ -39,10 +38,11 @@ def _until(check, what: str) -> None:
         time.sleep(0.05)
 
 
-@pytest.mark.serial  # any start of the wizard beside it (another worker's test) would reap first
-def test_the_next_start_reaps_a_killed_wizards_children_but_not_a_detached_one(tmp_path, capsys):
+def test_the_next_start_reaps_a_killed_wizards_children_but_not_a_detached_one(tmp_path, capsys, monkeypatch):
     (tmp_path / "driver.py").write_text(textwrap.dedent(DRIVER))
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    home = tmp_path / "driver-home"  # the killed wizard's home: only a wizard of that home reaps
+    home.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HOME": str(home)}
     driver = subprocess.Popen([sys.executable, str(tmp_path / "driver.py")], stdout=subprocess.PIPE, env=env)
     owned, detached = map(int, driver.stdout.readline().split())
     try:
@@ -52,6 +52,11 @@ def test_the_next_start_reaps_a_killed_wizards_children_but_not_a_detached_one(t
         driver.wait(BOUND_S)
         assert pid_alive(owned) and pid_alive(detached)  # orphans now, under PID 1
 
+        assert main(["probe", "--simulate", "h100"]) == 0  # a wizard of another home
+        assert "earlier wizard" not in capsys.readouterr().err
+        assert pid_alive(owned) and pid_alive(detached)
+
+        monkeypatch.setenv("HOME", str(home))
         assert main(["probe", "--simulate", "h100"]) == 0
         said = [line for line in capsys.readouterr().err.splitlines() if "earlier wizard" in line]
         assert said == [
