@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.io.bounded import open_regular
 
 MAX_DECODE = 2000  # frames walked at most (a render has ~100): a huge file stays bounded
 
@@ -96,6 +99,19 @@ def _scaled(frame: Any, width: int, height: int) -> bytes:
     return b"".join(data[y * stride : y * stride + width * 3] for y in range(height))
 
 
+def _regular(path: Path) -> BinaryIO:
+    """The render opened as a regular file for PyAV to read: a FIFO, a device or a folder in a
+    render's place (a run folder is foreign input) is refused at once instead of blocking the
+    reader, and the screen that shows it, forever. OSError for PyAV's callers to report."""
+    try:
+        handle = open_regular(path, what="render")
+    except WizardError as exc:
+        raise OSError(exc.message) from None
+    if handle is None:
+        raise FileNotFoundError(f"render {path} does not exist")
+    return handle
+
+
 def video_size(path: Path) -> tuple[int, int] | None:
     """The first video stream's width and height as stored; None when there is none to read."""
     try:
@@ -103,7 +119,7 @@ def video_size(path: Path) -> tuple[int, int] | None:
     except ImportError:
         return None
     try:
-        with av.open(str(path)) as container:
+        with _regular(path) as handle, av.open(handle) as container:
             if not container.streams.video:
                 return None
             codec = container.streams.video[0].codec_context
@@ -115,7 +131,7 @@ def video_size(path: Path) -> tuple[int, int] | None:
 def _count(path: Path) -> int:
     import av
 
-    with av.open(str(path)) as container:
+    with _regular(path) as handle, av.open(handle) as container:
         return sum(1 for _ in container.decode(video=0))
 
 
@@ -130,7 +146,7 @@ def decode(
     except ImportError:
         return Keyframes(Path(path), error="PyAV (av) is not installed: pip install av")
     try:
-        with av.open(str(path)) as container:
+        with _regular(path) as handle, av.open(handle) as container:
             if not container.streams.video:
                 return Keyframes(Path(path), error="no video stream (an audio-only render)")
             stream = container.streams.video[0]
