@@ -211,7 +211,7 @@ def test_readme_help_and_screen_say_the_same_about_simulate(capsys):
     """Issue 40 item 3: the README said --simulate reads your checkout, --help that the scripts
     run with this Python. One sentence now, said by all three."""
     from ltx_wizard.core.prepare.scripts import SIMULATE_SAYS
-    from ltx_wizard.tui.screens.prepare import PREPARE_HELP
+    from ltx_wizard.tui.screens.prepare.help import PREPARE_HELP
 
     with pytest.raises(SystemExit):
         main(["prepare", "--help"])
