@@ -10,8 +10,18 @@ import pytest
 from tests.model_tree import ModelTree
 
 
+@pytest.fixture(scope="session")
+def _demo_media_cache(tmp_path_factory) -> Path:
+    """One demo media cache (demo/media_cache.py) for the whole run, every xdist worker included
+    (the parent of a worker's base folder is the run's): the demo's clips and renders are encoded
+    once, not in every test that builds a demo. Its entries appear whole (temp file, rename)."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if base.name.startswith("popen-gw") else base
+    return root / "demo-media"
+
+
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch, tmp_path):
+def _isolated_env(monkeypatch, tmp_path, _demo_media_cache):
     # Tests must never see the developer's GPUs, model folders or trainer checkout.
     for name in (
         "CUDA_VISIBLE_DEVICES",
@@ -24,6 +34,7 @@ def _isolated_env(monkeypatch, tmp_path):
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("LTX_WIZARD_DEMO_CACHE", str(_demo_media_cache))
     (tmp_path / "home").mkdir()
     # Nor may a test's wizard install anything for real: `setup --yes` on a box without uv accepts
     # "Install uv", which pip-installs uv into the wizard's own environment (the test venv). With no
@@ -82,3 +93,25 @@ def _demo_folders_once():
 
 # Every test may ask for `ffprobe_mode` (ffprobe on PATH, or hidden): tests/ffprobe_modes.py
 from tests.ffprobe_modes import ffprobe_mode  # noqa: E402,F401 - a fixture, found by its name
+
+
+# The long tests first: pytest-xdist hands the first quarter of the list out round-robin, so long
+# walks that come last in file order (tests/tui, the signal walks) leave one worker finishing
+# alone while the others idle. Ordering changes only when a test runs, never what it checks.
+_LONG_FIRST = (
+    "tests/journeys/",
+    "tests/reliability/test_signals_tui",
+    "tests/e2e/",
+    "tests/reliability/test_signals_",
+    "tests/tui/",
+    "tests/cli/",
+)
+
+
+def _rank(item: pytest.Item) -> int:
+    path = item.nodeid
+    return next((i for i, prefix in enumerate(_LONG_FIRST) if path.startswith(prefix)), len(_LONG_FIRST))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=_rank)  # stable: file order within each rank

@@ -31,13 +31,25 @@ def write_clip(
     rotation: int = 0,
 ) -> Path:
     """A real MP4 of `frames` frames at width x height (as stored; `rotation` sets the display
-    matrix a phone writes for a clip shot upright), with a silent AAC track when `audio`."""
-    import av
+    matrix a phone writes for a clip shot upright), with a silent AAC track when `audio`; encoded
+    once per set of arguments (demo/media_cache.py)."""
+    from ltx_wizard.demo.media_cache import cached
 
     path = Path(path)
     if _same_clip(path, frames, width, height, audio, fps, rotation):
         return path  # a rebuild keeps the file (and its cached facts)
     path.parent.mkdir(parents=True, exist_ok=True)
+    parts = ("clip", frames, width, height, audio, fps, rotation)
+    return cached(
+        path, parts, lambda target: _encode_clip(target, frames, width, height, audio, fps, rotation)
+    )
+
+
+def _encode_clip(
+    path: Path, frames: int, width: int, height: int, audio: bool, fps: int, rotation: int
+) -> Path:
+    import av
+
     tmp = _tmp(path)
     with av.open(str(tmp), "w", format="mp4") as out:
         video = out.add_stream("libx264", rate=fps)
@@ -92,10 +104,16 @@ def _same_clip(
 
 def write_image(path: Path, width: int = 1280, height: int = 720) -> Path:
     """A real PNG still (the trainer opens .png/.jpg/.jpeg as one frame)."""
-    import av
+    from ltx_wizard.demo.media_cache import cached
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    return cached(path, ("image", width, height), lambda target: _encode_image(target, width, height))
+
+
+def _encode_image(path: Path, width: int, height: int) -> Path:
+    import av
+
     tmp = _tmp(path)
     with av.open(str(tmp), "w", format="image2") as out:
         still = out.add_stream("png", rate=1)

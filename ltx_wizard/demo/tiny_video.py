@@ -118,10 +118,23 @@ def write_render(
 ) -> Path:
     """Write the render the trainer would name `path` (its suffix changed for one frame or audio
     only); through a temp file and a rename, as the trainer's files appear whole. `mark`: the
-    program that made it, when not the trainer (its picture or sound differs)."""
+    program that made it, when not the trainer (its picture or sound differs). Drawn once per set
+    of arguments (demo/media_cache.py): the picture depends on the LoRA's file name only."""
+    from ltx_wizard.demo.media_cache import cached
+
     suffix = ".wav" if not video else ".png" if frames == 1 else ".mp4"
     path = path.with_suffix(suffix)
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import av  # noqa: F401 - without it the placeholder is written, and never cached
+    except ImportError:
+        return _draw(path, prompt, seed, lora, frames, mark)
+    parts = ("render", prompt, seed, Path(lora).name if lora else None, frames, suffix, mark)
+    return cached(path, parts, lambda target: _draw(target, prompt, seed, lora, frames, mark))
+
+
+def _draw(path: Path, prompt: str, seed: int, lora: str | None, frames: int, mark: str) -> Path:
+    suffix = path.suffix
     tmp = path.with_name(f".{path.name}.tmp{suffix}")
     try:
         if suffix == ".wav":
