@@ -12,11 +12,18 @@ field is None where the YAML leaves it out (or sets it to null): the reader says
 takes, as the trainer would; only validation.interval, whose null means "off", takes the
 trainer's default here. Built on msgspec `Struct`s, the house's model system for the files the
 wizard reads (light enough for start-up, where pydantic is kept off the first screen); frozen.
+
+Every read of a named key goes through it (tests/project/test_named_config_keys.py): a wrong type
+is refused in one line naming the file, the key, the value and what the key wants. Beside it: the
+strategy's named keys (`StrategyKeys`), keys only older trainers read (`OlderTrainerKeys`, kept
+apart so `TrainerConfig` stays today's), and which keys a file sets (`written_keys`: plan.md's
+table shows a key set to null, and not one left out).
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import re
+from typing import Any, Mapping, TypeVar
 
 import msgspec
 
@@ -47,7 +54,7 @@ class LoraKeys(_Section, frozen=True, kw_only=True):  # LoraConfig
 
 
 class OptimizationKeys(_Section, frozen=True, kw_only=True):  # OptimizationConfig
-    learning_rate: float | None = None
+    learning_rate: int | float | None = None  # as the YAML writes it (1 stays 1 in plan.md)
     steps: int | None = None
     batch_size: int | None = None
     gradient_accumulation_steps: int | None = None
@@ -87,6 +94,7 @@ class ValidationKeys(_Section, frozen=True, kw_only=True):  # ValidationConfig
     # the trainer's default where the YAML leaves it out; null there is "validation off" (None)
     interval: int | None = VALIDATION_INTERVAL
     generate_audio: bool | None = None
+    generate_video: bool | None = None
     skip_initial_validation: bool | None = None
     stg_blocks: list[int] | None = None
 
@@ -107,6 +115,15 @@ class WandbKeys(_Section, frozen=True, kw_only=True):  # WandbConfig
     enabled: bool | None = None
 
 
+class StrategyKeys(_Section, frozen=True, kw_only=True):
+    """The strategy keys the wizard reads by name, typed: `name` from
+    training_strategies/base_strategy.py TrainingStrategyConfigBase, `with_audio` from
+    training_strategies/text_to_video.py TextToVideoConfig (the other strategies have none)."""
+
+    name: str | None = None
+    with_audio: bool | None = None
+
+
 class TrainerConfig(_Section, frozen=True, kw_only=True):  # LtxTrainerConfig
     model: ModelKeys = msgspec.field(default_factory=ModelKeys)
     lora: LoraKeys = msgspec.field(default_factory=LoraKeys)
@@ -122,6 +139,21 @@ class TrainerConfig(_Section, frozen=True, kw_only=True):  # LtxTrainerConfig
     seed: int | None = None
     output_dir: str | None = None
 
+    def strategy(self) -> StrategyKeys:
+        """The strategy's named keys (checked by `trainer_config`, so this never fails)."""
+        return msgspec.convert(self.training_strategy or {}, StrategyKeys, strict=False)
+
+
+class OlderValidationKeys(_Section, frozen=True, kw_only=True):
+    videos_per_prompt: int | None = None  # an older trainer's ValidationConfig key, gone from today's
+
+
+class OlderTrainerKeys(_Section, frozen=True, kw_only=True):
+    """Keys of older trainers that a user's config may still carry, typed apart from
+    `TrainerConfig` (whose every field is today's LtxTrainerConfig's)."""
+
+    validation: OlderValidationKeys = msgspec.field(default_factory=OlderValidationKeys)
+
 
 SECTIONS = tuple(
     f for f in TrainerConfig.__struct_fields__ if f not in ("training_strategy", "seed", "output_dir")
@@ -131,11 +163,67 @@ SECTIONS = tuple(
 def trainer_config(config: Mapping[str, Any], what: str = CONFIG.name) -> TrainerConfig:
     """The view of a loaded trainer YAML. A section set to null reads as empty (as the trainer's
     None for `lora`); UsageError naming `what` and the key where a value has the wrong type."""
+    view = _decode(config, TrainerConfig, what)
+    _decode({"training_strategy": view.training_strategy or {}}, _StrategyCheck, what)
+    return view
+
+
+def older_trainer_keys(config: Mapping[str, Any], what: str = CONFIG.name) -> OlderTrainerKeys:
+    """The view of the keys only older trainers read; refused as `trainer_config` refuses."""
+    return _decode(config, OlderTrainerKeys, what)
+
+
+class _StrategyCheck(_Section, frozen=True, kw_only=True):
+    training_strategy: StrategyKeys  # so a refusal names training_strategy.<key>
+
+
+_View = TypeVar("_View", bound=_Section)
+
+
+def _decode(config: Mapping[str, Any], kind: type[_View], what: str) -> _View:
     plain = {k: _builtin(v) for k, v in config.items() if not (k in SECTIONS and v is None)}
     try:
-        return msgspec.convert(plain, TrainerConfig, strict=False)
+        return msgspec.convert(plain, kind, strict=False)
     except msgspec.ValidationError as exc:
-        raise UsageError(f"{what}: {exc}") from None
+        raise UsageError(_refusal(what, plain, str(exc))) from None
+
+
+# msgspec's names for the expected types, in the words the wizard's refusals use
+_WANTS = {
+    "int": "a whole number",
+    "int | null": "a whole number",
+    "str": "a string",
+    "int | float | null": "a number",
+    "str | null": "a string or null",
+    "bool | null": "true or false",
+    "array | null": "a list",
+    "object": "a section of keys",
+    "object | null": "a section of keys",
+}
+
+
+def _refusal(what: str, plain: Mapping[str, Any], error: str) -> str:
+    """`config.yaml: optimization.batch_size is 'lots', expected a whole number` from msgspec's
+    `Expected `int | null`, got `str` - at `$.optimization.batch_size``."""
+    reason, _, where = error.partition(" - at `$")
+    key = where.rstrip("`").lstrip(".")
+    if not key:
+        return f"{what}: {error}"
+    expected = reason.partition("Expected `")[2].partition("`")[0]
+    want = f"expected {_WANTS[expected]}" if expected in _WANTS else reason[:1].lower() + reason[1:]
+    shown = repr(_at(plain, key))
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"{what}: {key} is {shown}, {want}"
+
+
+def _at(plain: Any, key: str) -> Any:
+    """The value at msgspec's error path (`a.b[2].c`) in the decoded mapping."""
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", key):
+        if part.startswith("[") and isinstance(plain, list):
+            plain = plain[int(part[1:-1])]
+        elif isinstance(plain, Mapping):
+            plain = plain.get(part)
+    return plain
 
 
 def _builtin(value: Any) -> Any:
@@ -148,4 +236,25 @@ def _builtin(value: Any) -> Any:
     for kind in (bool, int, float, str):
         if isinstance(value, kind):
             return kind(value)
+    return value
+
+
+def written_keys(config: Mapping[str, Any]) -> frozenset[str]:
+    """The view's keys the YAML itself sets, null included, as `section.key`: in the view an absent
+    key and a null read alike (plan.md's table shows what the file sets, and only that)."""
+    found = set()
+    for field in msgspec.structs.fields(TrainerConfig):
+        section, kind = config.get(field.name), field.type
+        if field.name in config:
+            found.add(field.name)
+        if isinstance(section, Mapping) and isinstance(kind, type) and issubclass(kind, _Section):
+            found.update(f"{field.name}.{key}" for key in kind.__struct_fields__ if key in section)
+    return frozenset(found)
+
+
+def value_at(view: TrainerConfig, key: str) -> Any:
+    """The view's typed value of `section.key`; AttributeError for a key the view does not name."""
+    value: Any = view
+    for part in key.split("."):
+        value = getattr(value, part)
     return value

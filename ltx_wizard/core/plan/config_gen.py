@@ -10,12 +10,13 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.dataset.sources import required_folders
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.gpu.tiers import Tier
+from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, patch_yaml_text, unified_diff
 
 FULL_FT_KEYS = {
@@ -99,9 +100,11 @@ def compute_changes(
     training_mode: str = "lora",
     num_gpus: int = 1,
     effective_batch: int | None = None,
+    base_name: str = "the shipped config",
 ) -> ConfigChanges:
     """The keys config.yaml changes relative to the shipped file (absolute paths only)."""
     base = load_yaml(base_text)
+    keys = trainer_config(base, base_name).optimization
     out = ConfigChanges()
     out.changes["model.model_path"] = str(Path(model_path).resolve())
     out.changes["model.text_encoder_path"] = str(Path(text_encoder_path).resolve())
@@ -113,15 +116,16 @@ def compute_changes(
     out.changes["output_dir"] = str(Path(output_dir).resolve())
     if training_mode == "full":
         out.changes.update(FULL_FT_KEYS)
-    batch_size = _int_key(base, "optimization.batch_size", 1)
-    accumulation = _int_key(base, "optimization.gradient_accumulation_steps", 1)
+    batch_size = keys.batch_size if keys.batch_size is not None else 1
+    accumulation = keys.gradient_accumulation_steps if keys.gradient_accumulation_steps is not None else 1
     wanted = effective_batch if effective_batch is not None else batch_size * accumulation
     out.batch = plan_batch(wanted, batch_size, num_gpus)
     if out.batch.accumulation != accumulation:
         out.changes["optimization.gradient_accumulation_steps"] = out.batch.accumulation
     if out.batch.message:
         out.warnings.append(out.batch.message)
-    # Keep only real changes, so the diff shows nothing that reads the same as before.
+    # Keep only real changes, so the diff shows nothing that reads the same as before (a generic
+    # diff over the patch's own keys: they are data here, not named reads).
     out.changes = {k: v for k, v in out.changes.items() if not _same(get_dotted(base, k, _ABSENT), v)}
     return out
 
@@ -136,50 +140,41 @@ def _same(old: object, new: object) -> bool:
     return old == new and all(isinstance(old, k) == isinstance(new, k) for k in kinds)
 
 
-def _int_key(data: Mapping[str, Any], key: str, default: int) -> int:
-    value = get_dotted(data, key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError(f"base config {key} is {value!r}, not a whole number: fix the shipped file")
-    return value
-
-
 def build_config(base_text: str, changes: Mapping[str, object]) -> str:
     return patch_yaml_text(base_text, changes)
 
 
-def self_check(config_text: str, *, data_pending: bool = False) -> list[str]:
+def self_check(config_text: str, *, data_pending: bool = False, where: str = CONFIG.name) -> list[str]:
     """What the trainer would reject at start-up; an empty list when the config is fine.
-    `data_pending`: the data root is written later by the planned preprocessing."""
-    data = load_yaml(config_text)
+    `data_pending`: the data root is written later by the planned preprocessing. A wrongly typed
+    value is refused at once (UsageError naming `where` and the key)."""
+    keys = trainer_config(load_yaml(config_text), where)
     problems: list[str] = []
-    keys = ("model.model_path", "model.text_encoder_path", "model.video_vae_path", "model.audio_vae_path") + (
-        () if data_pending else ("data.preprocessed_data_root",)
-    )
-    for key in keys:
-        value = get_dotted(data, key, None)
+    paths = [
+        ("model.model_path", keys.model.model_path),
+        ("model.text_encoder_path", keys.model.text_encoder_path),
+        ("model.video_vae_path", keys.model.video_vae_path),  # a split pack's; else left out
+        ("model.audio_vae_path", keys.model.audio_vae_path),
+    ]
+    root = keys.data.preprocessed_data_root
+    paths += [] if data_pending else [("data.preprocessed_data_root", root)]
+    for key, value in paths:
         if value is None and key in ("model.video_vae_path", "model.audio_vae_path"):
             continue
-        if not isinstance(value, str) or not Path(value).exists():
+        if value is None or not Path(value).exists():
             problems.append(f"{key} {value!r} does not exist")
-    root = get_dotted(data, "data.preprocessed_data_root", None)
-    if isinstance(root, str) and Path(root).is_dir() and not data_pending:
+    if root is not None and Path(root).is_dir() and not data_pending:
         # mirrors ltx_trainer/config.py LtxTrainerConfig._validate_data_dirs_exist
-        folders = required_folders(get_dotted(data, "training_strategy", None))
+        folders = required_folders(keys.training_strategy)
         problems += [f"{root} has no {f}/ folder" for f in folders if not (Path(root) / f).is_dir()]
-    dims = get_dotted(data, "validation.video_dims", None)
-    if dims is not None:
-        problems += _dims_problems(dims)
+    if keys.validation.video_dims is not None:
+        problems += _dims_problems(keys.validation.video_dims)
     return problems
 
 
-def _dims_problems(dims: Any) -> list[str]:
-    if not (isinstance(dims, list) and len(dims) == 3 and all(type(d) is int for d in dims)):
-        return [
-            f"validation.video_dims {list(dims) if isinstance(dims, list) else dims!r} is not "
-            "[width, height, frames]"
-        ]
+def _dims_problems(dims: list[int]) -> list[str]:
+    if len(dims) != 3:  # the view has checked each is a whole number
+        return [f"validation.video_dims {dims} is not [width, height, frames]"]
     width, height, frames = dims
     out = []
     if width % 32 or height % 32:
@@ -190,7 +185,7 @@ def _dims_problems(dims: Any) -> list[str]:
 
 
 def require_self_check(config_text: str, where: str = CONFIG.name, *, data_pending: bool = False) -> None:
-    problems = self_check(config_text, data_pending=data_pending)
+    problems = self_check(config_text, data_pending=data_pending, where=where)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise UsageError(f"{where} would fail in the trainer: {problems[0]}{more}")

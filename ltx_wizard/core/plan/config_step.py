@@ -50,6 +50,7 @@ def configure(
         training_mode=request.training_mode,
         num_gpus=gpus.total,
         effective_batch=request.effective_batch,
+        base_name=str(found.base_path),
     )
     notes.warnings += changes.warnings
     _wandb(request, found, changes.changes, notes)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.inputs.recipes import show_value
-from ltx_wizard.core.io.trainer_config import trainer_config
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, unified_diff
+from ltx_wizard.core.io.trainer_config import trainer_config, value_at, written_keys
+from ltx_wizard.core.io.yaml_patch import load_yaml, unified_diff
 from ltx_wizard.core.plan.plan_words import (
     autotune_paragraph,
     dataset_lines,
@@ -32,7 +32,8 @@ if TYPE_CHECKING:  # loaded only by the readers that have these records
     from ltx_wizard.core.preprocess.preprocess_state import PreprocessState
     from ltx_wizard.core.tuning.tune_record import TuneRecord
 
-# The rows of the training config table: (dotted key, label).
+# The rows of the training config table: (the view's key, label); a row shows where the file sets
+# the key (null included), with the view's typed value.
 TABLE_KEYS = (
     ("model.training_mode", "Training mode"),
     ("lora.rank", "LoRA rank"),
@@ -58,7 +59,6 @@ TABLE_KEYS = (
     ("data.preprocessed_data_root", "Data root"),
     ("output_dir", "Output folder"),
 )
-_ABSENT = object()
 
 
 def _fmt(value: Any) -> str:
@@ -71,19 +71,16 @@ def _int(value: object, default: int = 1) -> int:
 
 def effective_batch(config: Mapping[str, Any], num_gpus: int) -> int:
     """batch x accumulation x every GPU, as the config now says."""
-    return (
-        _int(trainer_config(config).optimization.batch_size)
-        * _int(trainer_config(config).optimization.gradient_accumulation_steps)
-        * num_gpus
-    )
+    keys = trainer_config(config).optimization
+    return _int(keys.batch_size) * _int(keys.gradient_accumulation_steps) * num_gpus
 
 
 def config_table(config: Mapping[str, Any], num_gpus: int) -> list[str]:
     rows = ["| Setting | Value |", "|---|---|"]
+    keys, written = trainer_config(config), written_keys(config)
     for key, label in TABLE_KEYS:
-        value = get_dotted(config, key, _ABSENT)
-        if value is not _ABSENT:
-            rows.append(f"| {label} | `{_fmt(value)}` |")
+        if key in written:
+            rows.append(f"| {label} | `{_fmt(value_at(keys, key))}` |")
     gpus = f"{num_gpus} GPU{'s' if num_gpus != 1 else ''}"
     rows.append(f"| Effective batch | {effective_batch(config, num_gpus)} (batch x accumulation x {gpus}) |")
     return rows

@@ -32,8 +32,7 @@ from ltx_wizard.core.tuning.trial_config import (
     FUSED_STEPS,
     TRIAL_STEPS,
 )
-from ltx_wizard.core.io.trainer_config import trainer_config
-from ltx_wizard.core.io.yaml_patch import get_dotted
+from ltx_wizard.core.io.trainer_config import older_trainer_keys, trainer_config
 
 # mirrors ltx_trainer/config.py ValidationConfig: the default of an absent key (the interval's is
 # the view's own, core/io/trainer_config.py)
@@ -167,8 +166,8 @@ def validation_passes(config: Mapping[str, Any], steps: int, gpus: int = 1) -> t
     if not samples or not interval:
         return 0, 0
     passes = steps // interval + (0 if val.skip_initial_validation else 1)
-    # a key of older trainers, not LtxTrainerConfig's: read raw, as the view names none such
-    videos = samples * int(get_dotted(config, "validation.videos_per_prompt", None) or 1)
+    # a key of older trainers, not LtxTrainerConfig's: typed apart from today's keys
+    videos = samples * (older_trainer_keys(config).validation.videos_per_prompt or 1)
     return passes, -(-videos // max(1, gpus))
 
 

@@ -38,8 +38,8 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.io.yaml_guard import yaml_json
-from ltx_wizard.core.io.trainer_config import trainer_config
-from ltx_wizard.core.io.yaml_patch import YamlPatchError, get_dotted, load_yaml, patch_yaml_text
+from ltx_wizard.core.io.trainer_config import older_trainer_keys, trainer_config
+from ltx_wizard.core.io.yaml_patch import YamlPatchError, load_yaml, patch_yaml_text
 
 TRIAL_STEPS = 40
 CONFIRM_STEPS = 2
@@ -105,8 +105,8 @@ def confirmation_config_text(
     prompts = list(validation.prompts or [])
     if prompts and not samples:
         text = set_list(text, "validation.prompts", [str(prompts[0])])
-    # a key of older trainers, not LtxTrainerConfig's: read raw, as the view names none such
-    if get_dotted(data, "validation.videos_per_prompt", None) is not None:
+    # a key of older trainers, not LtxTrainerConfig's: typed apart from today's keys
+    if older_trainer_keys(data).validation.videos_per_prompt is not None:
         text = patch_yaml_text(text, {"validation.videos_per_prompt": 1})
     return text
 

@@ -17,7 +17,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ltx_wizard.core.io.yaml_guard import yaml_json
-from ltx_wizard.core.io.yaml_patch import YamlPatchError, get_dotted
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import YamlPatchError
 
 Path_ = Sequence[str | int]
 
@@ -138,8 +139,9 @@ def _plain(text: str) -> Any:
 def checked(before: str, after: str, samples: list[dict[str, Any]]) -> bool:
     """`after` = `before` with exactly these validation samples."""
     old, new = _plain(before), _plain(after)
-    if get_dotted(new, "validation.samples", None) != samples:
+    if trainer_config(new).validation.samples != samples:
         return False
+    # the rest must read the same: the splice's own target taken out of both
     old.get("validation", {}).pop("samples", None)
     new.get("validation", {}).pop("samples", None)
     return bool(old == new)

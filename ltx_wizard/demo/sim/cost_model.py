@@ -31,7 +31,8 @@ Public calibration points (trainer-facts.md, "Memory and cost facts"):
 
 from __future__ import annotations
 
-from ltx_wizard.demo.sim.memory_model import DEFAULT_PARAMS, _get, gpu_speed_factor
+from ltx_wizard.core.io.trainer_config import older_trainer_keys, trainer_config
+from ltx_wizard.demo.sim.memory_model import DEFAULT_PARAMS, gpu_speed_factor
 
 # 1. Imports and CUDA init of one process (estimate: torch + ltx_core + accelerate ~8 s cold).
 PROCESS_START_S = 8.0
@@ -68,9 +69,7 @@ OOM_TEARDOWN_S = 20.0
 def validation_prompts(config: dict) -> int:
     """Prompts the trainer encodes: `samples`, else the deprecated `prompts` (config.py
     ValidationConfig.convert_legacy_format turns prompts into samples when samples is empty)."""
-    samples = _get(config, "validation.samples", None) or []
-    prompts = _get(config, "validation.prompts", None) or []
-    return len(samples) if samples else len(prompts)
+    return len(trainer_config(config).validation.sample_list())
 
 
 def start_s(world: int) -> float:
@@ -82,12 +81,13 @@ def text_encoder_s(config: dict) -> float:
     prompts = validation_prompts(config)
     if not prompts:
         return 0.0
-    eight_bit = bool(_get(config, "acceleration.load_text_encoder_in_8bit", False))
+    eight_bit = bool(trainer_config(config).acceleration.load_text_encoder_in_8bit)
     return TEXT_ENCODER_LOAD_S[eight_bit] + PROMPT_ENCODE_S * (prompts + 1)
 
 
 def vae_decoder_s(config: dict) -> float:
-    return VAE_DECODER_LOAD_S if _get(config, "validation.generate_video", True) else 0.0
+    # the trainer's ValidationConfig.generate_video defaults to True
+    return VAE_DECODER_LOAD_S if trainer_config(config).validation.generate_video is not False else 0.0
 
 
 def transformer_load_s(params: float = DEFAULT_PARAMS) -> float:
@@ -95,20 +95,21 @@ def transformer_load_s(params: float = DEFAULT_PARAMS) -> float:
 
 
 def quantization_s(config: dict, params: float = DEFAULT_PARAMS) -> float:
-    if not _get(config, "acceleration.quantization", None):
+    if not trainer_config(config).acceleration.quantization:
         return 0.0
     return QUANTIZE_S * params / DEFAULT_PARAMS
 
 
 def validation_video_s(config: dict, gpu_name: str) -> float:
     """One validation video at the config's own video_dims and inference_steps."""
-    dims = _get(config, "validation.video_dims", [960, 544, 89])  # the trainer's default
+    validation = trainer_config(config).validation
+    dims = validation.video_dims or [960, 544, 89]  # the trainer's default
     try:
         width, height, frames = (int(v) for v in dims)
     except (TypeError, ValueError):
         width, height, frames = 960, 544, 89
     tokens = max(1, (width // 32) * (height // 32) * ((frames - 1) // 8 + 1))
-    steps = int(_get(config, "validation.inference_steps", 30))
+    steps = validation.inference_steps if validation.inference_steps is not None else 30
     denoise = VALIDATION_DENOISE_S * steps / VALIDATION_REF_STEPS
     return (denoise + VALIDATION_DECODE_S) * tokens / VALIDATION_REF_TOKENS * gpu_speed_factor(gpu_name)
 
@@ -116,12 +117,12 @@ def validation_video_s(config: dict, gpu_name: str) -> float:
 def validation_round_s(config: dict, gpu_name: str, world: int) -> float:
     """One validation round: the samples go round-robin over the ranks (trainer.py
     LtxvTrainer._run_validation), so the slowest rank makes ceil(videos / world) of them."""
-    videos = validation_prompts(config) * int(_get(config, "validation.videos_per_prompt", 1) or 1)
+    videos = validation_prompts(config) * (older_trainer_keys(config).validation.videos_per_prompt or 1)
     per_rank = -(-videos // max(1, world))
     return per_rank * validation_video_s(config, gpu_name)
 
 
 def checkpoint_save_s(config: dict, params: float = DEFAULT_PARAMS) -> float:
-    if _get(config, "model.training_mode", "lora") == "full":
+    if trainer_config(config).model.training_mode == "full":
         return params * 2 / 1024**3 / FULL_SAVE_GB_PER_S
     return LORA_SAVE_S

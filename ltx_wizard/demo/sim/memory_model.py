@@ -46,6 +46,8 @@ import os
 
 from pydantic import BaseModel, ConfigDict
 
+from ltx_wizard.core.io.trainer_config import trainer_config
+
 GIB = 1024**3
 DEFAULT_PARAMS = 22e9
 REF_TOKENS = 3888  # 576x576x89 -> 18 x 18 x 12 latent tokens
@@ -99,15 +101,6 @@ class MemoryEstimate(BaseModel):
     breakdown: dict[str, float]
 
 
-def _get(config: dict, dotted: str, default):
-    node = config
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or node.get(part) is None:
-            return default
-        node = node[part]
-    return node
-
-
 def transformer_params() -> float:
     raw = os.environ.get("LTX_WIZARD_SIM_PARAMS", "")
     try:
@@ -117,7 +110,7 @@ def transformer_params() -> float:
 
 
 def latent_tokens(config: dict) -> int:
-    dims = _get(config, "validation.video_dims", [576, 576, 89])
+    dims = trainer_config(config).validation.video_dims or [576, 576, 89]
     try:
         width, height, frames = (int(v) for v in dims)
     except (TypeError, ValueError):
@@ -138,21 +131,19 @@ def estimate(
 ) -> MemoryEstimate:
     """Per-GPU peak memory, whether it fits, and the step time of `config` on one card."""
     params = transformer_params()
-    quant = _get(config, "acceleration.quantization", None)
-    optimizer = _get(config, "optimization.optimizer_type", "adamw")
-    batch = max(1, int(_get(config, "optimization.batch_size", 1)))
-    checkpointing = bool(_get(config, "optimization.enable_gradient_checkpointing", True))
-    full = _get(config, "model.training_mode", "lora") == "full"
-    offload = bool(_get(config, "acceleration.offload_optimizer_during_validation", False))
-    te_8bit = bool(_get(config, "acceleration.load_text_encoder_in_8bit", False))
+    keys = trainer_config(config)
+    quant = keys.acceleration.quantization
+    optimizer = keys.optimization.optimizer_type or "adamw"
+    batch = max(1, keys.optimization.batch_size or 1)
+    checkpointing = keys.optimization.enable_gradient_checkpointing is not False  # the trainer's True
+    full = keys.model.training_mode == "full"
+    offload = bool(keys.acceleration.offload_optimizer_during_validation)
+    te_8bit = bool(keys.acceleration.load_text_encoder_in_8bit)
     tokens = latent_tokens(config)
     # No validation prompts: the trainer neither validates nor loads Gemma at all
     # (validation_runner.py ValidationRunner._cache_prompt_embeddings, trainer.py _run_validation).
-    prompts = bool(_get(config, "validation.samples", None) or _get(config, "validation.prompts", None))
-    validates = prompts and (
-        not _get(config, "validation.skip_initial_validation", False)
-        or bool(_get(config, "validation.interval", None))
-    )
+    prompts = bool(keys.validation.sample_list())
+    validates = prompts and (not keys.validation.skip_initial_validation or bool(keys.validation.interval))
 
     bpw = _BYTES_PER_WEIGHT.get(quant, 1.0)
     weights = params * (0.95 * bpw + 0.05 * 2.0 if quant else bpw) / GIB
@@ -163,7 +154,7 @@ def estimate(
         lora_params, grads = 0.0, params * 2.0 / GIB / shards
         opt_states = params * opt_bytes / GIB / shards
     else:
-        trainable = int(_get(config, "lora.rank", 32)) * 2.5e6 * params / DEFAULT_PARAMS
+        trainable = (keys.lora.rank if keys.lora.rank is not None else 32) * 2.5e6 * params / DEFAULT_PARAMS
         lora_params = grads = trainable * 4.0 / GIB
         opt_states = trainable * opt_bytes / GIB
     act_factor = 1.0 if checkpointing else NO_CHECKPOINTING_FACTOR

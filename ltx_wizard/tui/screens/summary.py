@@ -220,15 +220,16 @@ class SummaryScreen(WizardScreen):
 
     def _show_choices(self, draft) -> None:
         """The tier's keys as config.yaml sets them (a recipe may ship other values)."""
-        from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+        from ltx_wizard.core.io.trainer_config import trainer_config, value_at, written_keys
+        from ltx_wizard.core.io.yaml_patch import load_yaml
 
-        written = load_yaml(draft.config_text)
+        config = load_yaml(draft.config_text)  # the plan has read it through the view already
+        keys, written = trainer_config(config), written_keys(config)
         table = self.query_one("#choices", DataTable)
         table.clear()
-        absent = object()
         for choice in self.app.state.assessment.policy.key_choices:
-            value = get_dotted(written, choice.key, absent)
-            table.add_row(choice.key, "(not in the recipe)" if value is absent else yaml_value(value))
+            shown = yaml_value(value_at(keys, choice.key)) if choice.key in written else "(not in the recipe)"
+            table.add_row(choice.key, shown)
 
     def help_facts(self) -> str | None:
         """F1's lines for this plan: what each approve runs before the next screen."""

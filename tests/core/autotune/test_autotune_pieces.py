@@ -135,3 +135,36 @@ def test_tuned_config_keeps_steps_unless_the_effective_batch_moved_and_marks_eac
     assert grew.steps == (2000, 1000)  # 1000 steps x 2 samples = the planned 2000 samples
     assert "steps: 1000  # how long  # ltx-wizard: autotune" in grew.text and "(was 2000)" in grew.text
     assert "gradient_accumulation_steps: 1\n" in grew.text  # unchanged: no mark
+
+
+def test_a_wrongly_typed_planned_key_is_refused_with_the_file_and_the_key(tmp_path):
+    from ltx_wizard.core.autotune.sweep.planned_config import read_planned
+    from ltx_wizard.core.base.errors import UsageError
+
+    path = tmp_path / "config.yaml"
+    path.write_text(STANDARD_TEXT.replace("interval: 250", "interval: soon", 1))
+    assert "interval: soon" in path.read_text()
+    with pytest.raises(UsageError) as err:
+        read_planned(path)
+    assert err.value.message.startswith(f"{path}: validation.interval is 'soon', expected a whole number")
+    assert err.value.message.endswith("run `ltx-wizard plan --force` again")
+
+
+def test_tuned_config_refuses_wrongly_typed_steps_and_rescales_only_the_intervals_it_sets():
+    from ltx_wizard.core.base.errors import UsageError
+    from ltx_wizard.core.tuning.headroom import TrainSettings
+    from ltx_wizard.core.autotune.outputs.tuned_config import tuned_config
+
+    before, after = TrainSettings(None, "adamw", 1, 1, True), TrainSettings(None, "adamw", 2, 1, True)
+    planned = "optimization:\n  steps: 2000\n  batch_size: 1\ncheckpoints:\n  interval: 500\n"
+    tuned = tuned_config(planned, {"optimization.batch_size": 2}, before, after)
+    # validation.interval is absent (the trainer's 100): left absent, not written as 50
+    assert tuned.changes == {
+        "optimization.batch_size": 2,
+        "optimization.steps": 1000,
+        "checkpoints.interval": 250,
+    }
+    with pytest.raises(
+        UsageError, match=r"^config.yaml: optimization.steps is 'many', expected a whole number"
+    ):
+        tuned_config(planned.replace("2000", "many"), {"optimization.batch_size": 2}, before, after)

@@ -13,7 +13,14 @@ import msgspec
 import pytest
 
 from ltx_wizard.core.base.errors import UsageError
-from ltx_wizard.core.io.trainer_config import TrainerConfig, trainer_config
+from ltx_wizard.core.io.trainer_config import (
+    StrategyKeys,
+    TrainerConfig,
+    older_trainer_keys,
+    trainer_config,
+    value_at,
+    written_keys,
+)
 from ltx_wizard.core.io.yaml_patch import load_yaml
 
 # The trainer's field names, read off Lightricks/LTX-2 packages/ltx-trainer/src/ltx_trainer/config.py
@@ -181,3 +188,62 @@ def test_the_round_trip_loaders_scalars_read_as_numbers():
     data = YAML().load(io.StringIO("validation:\n  frame_rate: 25.0\n  interval: 250\nlora: {rank: 32}\n"))
     keys = trainer_config(data)
     assert (keys.validation.frame_rate, keys.validation.interval, keys.lora.rank) == (25.0, 250, 32)
+
+
+@pytest.mark.parametrize(
+    ("yaml", "words"),
+    [
+        ("optimization:\n  batch_size: lots\n", "optimization.batch_size is 'lots', expected a whole number"),
+        ("validation:\n  video_dims: [960, wide, 97]\n", "validation.video_dims[1] is 'wide'"),
+        ("data:\n  preprocessed_data_root: [a, b]\n", "data.preprocessed_data_root is ['a', 'b'], expected a string"),
+        ("training_strategy:\n  with_audio: maybe\n", "training_strategy.with_audio is 'maybe', expected true or false"),
+        ("training_strategy: [t2v]\n", "training_strategy is ['t2v'], expected a section of keys"),
+        ("validation: 5\n", "validation is 5, expected a section of keys"),
+    ],
+)  # fmt: skip
+def test_a_refusal_names_the_file_the_key_the_value_and_what_it_wants(yaml, words):
+    with pytest.raises(UsageError) as err:
+        trainer_config(load_yaml(yaml), "RUN/config.yaml")
+    assert err.value.message.startswith(f"RUN/config.yaml: {words}")
+
+
+def test_an_older_trainers_key_is_typed_apart_from_todays():
+    config = load_yaml("validation:\n  videos_per_prompt: 2\n  interval: 50\n")
+    assert older_trainer_keys(config).validation.videos_per_prompt == 2
+    assert "videos_per_prompt" not in TrainerConfig.__struct_fields__
+    with pytest.raises(UsageError, match=r"^RUN/config.yaml: validation.videos_per_prompt is 'two'"):
+        older_trainer_keys(load_yaml("validation: {videos_per_prompt: two}\n"), "RUN/config.yaml")
+
+
+def test_the_keys_a_file_writes_null_included_and_their_typed_values():
+    config = load_yaml("lora: {rank: 8}\nacceleration:\n  quantization: null\noutput_dir: out\n")
+    assert written_keys(config) == {
+        "lora",
+        "lora.rank",
+        "acceleration",
+        "acceleration.quantization",
+        "output_dir",
+    }
+    keys = trainer_config(config)
+    assert value_at(keys, "lora.rank") == 8 and value_at(keys, "acceleration.quantization") is None
+    with pytest.raises(AttributeError):
+        value_at(keys, "lora.ranks")
+
+
+def test_every_key_the_plan_table_and_the_tiers_show_is_one_the_view_names():
+    from ltx_wizard.core.gpu.tiers import Tier, policy_for
+    from ltx_wizard.core.plan.plan_md import TABLE_KEYS
+
+    keys = trainer_config({})
+    shown = [key for key, _ in TABLE_KEYS] + [c.key for t in Tier for c in policy_for(t).key_choices]
+    for key in shown:
+        value_at(keys, key)  # AttributeError for a key the view does not name
+
+
+def test_the_strategy_keys_are_the_trainers():
+    """StrategyKeys' fields, read off the trainer's training_strategies/ (TRAINER_COMMIT):
+    base_strategy.py TrainingStrategyConfigBase.name, text_to_video.py TextToVideoConfig.with_audio."""
+    assert set(StrategyKeys.__struct_fields__) == {"name", "with_audio"}
+    keys = trainer_config(load_yaml("training_strategy: {name: text_to_video, with_audio: true, x: 1}\n"))
+    assert keys.strategy() == StrategyKeys(name="text_to_video", with_audio=True)
+    assert keys.training_strategy == {"name": "text_to_video", "with_audio": True, "x": 1}  # whole

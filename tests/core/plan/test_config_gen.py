@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -198,3 +199,23 @@ def test_trainer_schema_error_is_shown_verbatim(tmp_path):
 def test_trainer_schema_check_without_uv(tmp_path):
     got = config_gen.validate_with_trainer(tmp_path, "a: 1\n", uv=str(tmp_path / "no-uv"))
     assert not got.ok and "not found" in got.output
+
+
+def test_a_wrongly_typed_shipped_key_is_refused_naming_the_file_and_the_key(tmp_path):
+    base = STANDARD_TEXT.replace("batch_size: 1", "batch_size: one", 1)
+    assert base != STANDARD_TEXT
+    with pytest.raises(UsageError, match=r"^configs/t2v_lora.yaml: optimization.batch_size is 'one'"):
+        config_gen.compute_changes(base, **_paths(tmp_path), base_name="configs/t2v_lora.yaml")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("[576, 576, 89]", "[576, wide, 89]", "validation.video_dims[1] is 'wide'"),
+        ("[576, 576, 89]", "576x576", "validation.video_dims is '576x576', expected a list"),
+    ],
+)
+def test_self_check_refuses_a_wrong_type_with_the_file_and_the_key(tmp_path, old, new, words):
+    text = _good_config(tmp_path).replace(old, new, 1)
+    with pytest.raises(UsageError, match="^" + re.escape(f"RUN/config.yaml: {words}")):
+        config_gen.require_self_check(text, "RUN/config.yaml")

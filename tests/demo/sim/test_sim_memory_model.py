@@ -104,3 +104,14 @@ def test_more_processes_cost_a_little_memory_and_time():
     one, two = on("h100", STANDARD), on("h100", STANDARD, num_processes=2)
     assert two.breakdown["required_gb"] > one.breakdown["required_gb"]
     assert two.step_time_s > one.step_time_s
+
+
+def test_a_wrongly_typed_key_is_refused_with_its_name_not_a_value_error():
+    from ltx_wizard.core.base.errors import UsageError
+    from ltx_wizard.demo.sim import cost_model
+
+    with pytest.raises(UsageError, match=r"^config.yaml: lora.rank is 'big', expected a whole number"):
+        on("h100", config(LOW_VRAM, **{"lora.rank": "big"}))
+    older = config(LOW_VRAM, **{"validation.videos_per_prompt": "two"})
+    with pytest.raises(UsageError, match=r"^config.yaml: validation.videos_per_prompt is 'two'"):
+        cost_model.validation_round_s(older, "NVIDIA H100 80GB HBM3", 1)

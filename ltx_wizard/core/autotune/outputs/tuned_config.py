@@ -11,6 +11,7 @@ from ltx_wizard.core.tuning.batch_rule import effective, rescaled_steps
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.inputs.recipes import show_value
 from ltx_wizard.core.io.yaml_marks import mark_changed
+from ltx_wizard.core.io.trainer_config import trainer_config, written_keys
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, patch_yaml_text
 
 STEPS_KEY = "optimization.steps"
@@ -33,19 +34,22 @@ def tuned_config(
     planned: str, winner_changes: Mapping[str, object], before: TrainSettings, after: TrainSettings
 ) -> TunedConfig:
     data = load_yaml(planned)
+    keys = trainer_config(data)
     changes = dict(winner_changes)
-    steps = get_dotted(data, STEPS_KEY, None)
+    steps = keys.optimization.steps
     moved = None
-    if effective(before) != effective(after) and isinstance(steps, int) and not isinstance(steps, bool):
+    if effective(before) != effective(after) and steps is not None:
         moved = (steps, rescaled_steps(steps, before, after))
         changes[STEPS_KEY] = moved[1]
-        for key in INTERVAL_KEYS:
-            interval = get_dotted(data, key, None)
-            if isinstance(interval, int) and not isinstance(interval, bool) and interval > 0:
+        # only an interval the YAML sets: an absent one (the trainer's 100) is left absent
+        written = written_keys(data)
+        intervals = (keys.validation.interval, keys.checkpoints.interval)
+        for key, interval in zip(INTERVAL_KEYS, intervals):
+            if key in written and interval is not None and interval > 0:
                 changes[key] = rescaled_steps(interval, before, after)
     notes: dict[str, str] = {}
     shown: dict[str, str] = {}
-    for key, value in changes.items():
+    for key, value in changes.items():  # a generic diff over the changes' own keys (data here)
         old = get_dotted(data, key, _ABSENT)
         if old is not _ABSENT and type(old) is type(value) and old == value:
             continue  # not a change: no mark

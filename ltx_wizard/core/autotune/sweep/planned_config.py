@@ -7,7 +7,6 @@ with the key and what to do, before any trial starts (exit 2), instead of a trac
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -16,22 +15,10 @@ from ltx_wizard.core.tuning.headroom import ModelSize, TrainSettings, model_size
 from ltx_wizard.core.tuning.trial_config import settings_from_config
 from ltx_wizard.core.io.bounded import CONFIG_MAX_BYTES, read_text
 from ltx_wizard.core.base.errors import UsageError, WizardError
-from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.io.yaml_patch import load_yaml
 
-# (key, lowest, highest): far outside these no real run exists; inside, the trainer decides.
-_INT_RANGES = (
-    ("optimization.batch_size", 1, 1024),
-    ("optimization.gradient_accumulation_steps", 1, 65536),
-    ("lora.rank", 1, 65536),
-)
-_STRINGS = (
-    "data.preprocessed_data_root",
-    "model.training_mode",
-    "model.model_path",
-    "optimization.optimizer_type",
-)
-_OPTIONAL_STRINGS = ("acceleration.quantization",)
-_BOOLS = ("training_strategy.with_audio", "optimization.enable_gradient_checkpointing")
+_FIX = "fix it by hand, or run `ltx-wizard plan --force` again"
 
 
 @dataclass(frozen=True)
@@ -44,9 +31,7 @@ class PlannedConfig:
 def _refuse(path: Path, key: str, value: object, want: str) -> UsageError:
     shown = repr(value)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return UsageError(
-        f"{path}: {key} is {shown}, expected {want}: fix it by hand, or run `ltx-wizard plan --force` again"
-    )
+    return UsageError(f"{path}: {key} is {shown}, expected {want}: {_FIX}")
 
 
 def read_planned(path: Path) -> PlannedConfig:
@@ -58,40 +43,22 @@ def read_planned(path: Path) -> PlannedConfig:
         data = load_yaml(text)
     except WizardError as exc:
         raise UsageError(f"{path}: {exc.message}") from None
-    strategy = get_dotted(data, "training_strategy", None)
-    if strategy is not None and not isinstance(strategy, dict):
-        raise _refuse(path, "training_strategy", strategy, "a section of keys")
-    for key in _STRINGS:
-        value = get_dotted(data, key, None)
-        if value is not None and not isinstance(value, str):
-            raise _refuse(path, key, value, "a string")
-    for key in _OPTIONAL_STRINGS:
-        value = get_dotted(data, key, None)
-        if value is not None and not isinstance(value, str):
-            raise _refuse(path, key, value, "a string or null")
-    for key in _BOOLS:
-        value = get_dotted(data, key, None)
-        if value is not None and not isinstance(value, bool):
-            raise _refuse(path, key, value, "true or false")
-    for key, low, high in _INT_RANGES:
-        value = get_dotted(data, key, None)
-        if value is None:
-            continue
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or (isinstance(value, float) and (not math.isfinite(value) or value != int(value)))
-        ):
-            raise _refuse(path, key, value, "a whole number")
-        if not low <= value <= high:
+    try:
+        keys = trainer_config(data, str(path))
+    except UsageError as exc:  # a wrong type, named with the key by the view
+        raise UsageError(f"{exc.message}: {_FIX}") from None
+    # (key, value, lowest, highest): far outside these no real run exists; inside, the trainer decides
+    for key, value, low, high in (
+        ("optimization.batch_size", keys.optimization.batch_size, 1, 1024),
+        ("optimization.gradient_accumulation_steps", keys.optimization.gradient_accumulation_steps, 1, 65536),
+        ("lora.rank", keys.lora.rank, 1, 65536),
+    ):
+        if value is not None and not low <= value <= high:
             raise _refuse(path, key, value, f"a whole number from {low} to {high}")
     try:
         settings = settings_from_config(text)
     except (TypeError, ValueError, OverflowError) as exc:  # a shape the checks above missed
-        raise UsageError(
-            f"{path}: a value autotune tunes is not usable ({exc}): fix it by hand, "
-            "or run `ltx-wizard plan --force` again"
-        ) from None
+        raise UsageError(f"{path}: a value autotune tunes is not usable ({exc}): {_FIX}") from None
     return PlannedConfig(text=text, data=data, settings=settings)
 
 
