@@ -147,13 +147,44 @@ def _command(args: argparse.Namespace) -> int:
         uninstall()
 
 
-def reap_orphans() -> None:
-    """An earlier wizard killed by SIGKILL left children running: stop them, and say so."""
+def reap_orphans() -> str | None:
+    """An earlier wizard killed by SIGKILL left children running: stop them; the line that says
+    so (None: there were none). A command prints it at once; the TUI shows it on its first screen
+    and prints it again on the way out (printed before the app takes the terminal, it was drawn
+    over at once and never seen)."""
     from ltx_wizard.core.proc.orphans import reap_orphans as reap
 
     said = reap()
-    if said:
-        print(f"ltx-wizard: {said}", file=sys.stderr)
+    return f"ltx-wizard: {said}" if said else None
+
+
+def _check_wizard_args(args: argparse.Namespace) -> None:
+    """The wizard's options that are refused (or normalised) before the screen opens."""
+    if args.trainer_cmd is not None:  # bad quoting is refused before the screen opens
+        from ltx_wizard.core.autotune.trials.trial_command import split_trainer_cmd
+
+        split_trainer_cmd(args.trainer_cmd)
+    if args.run_dir is not None:  # a file or a planted link is refused before the screen
+        from ltx_wizard.core.io.safe_fs import check_run_dir
+
+        from pathlib import Path
+
+        check_run_dir(Path(args.run_dir).expanduser().absolute())
+    if args.run_dir is not None and not os.path.isdir(os.path.expanduser(args.run_dir)):
+        from ltx_wizard.core.base.errors import UsageError
+
+        raise UsageError(
+            f"--run-dir {args.run_dir}: no such folder; pass a run folder that `plan` or "
+            "the wizard wrote, or leave --run-dir out to start a new run"
+        )
+    if args.vllm_url is not None:  # a bad URL is said before the screen opens
+        from ltx_wizard.core.prepare.captioner import check_server_url
+
+        args.vllm_url = check_server_url(args.vllm_url)
+    if args.nodes is not None:  # checked before the screen opens, like --trainer-cmd
+        from ltx_wizard.core.launch.multinode import parse_nodes
+
+        args.nodes = parse_nodes(args.nodes)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -164,34 +195,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
-        reap_orphans()
         if args.command is None:
-            if args.trainer_cmd is not None:  # bad quoting is refused before the screen opens
-                from ltx_wizard.core.autotune.trials.trial_command import split_trainer_cmd
-
-                split_trainer_cmd(args.trainer_cmd)
-            if args.run_dir is not None:  # a file or a planted link is refused before the screen
-                from ltx_wizard.core.io.safe_fs import check_run_dir
-
-                from pathlib import Path
-
-                check_run_dir(Path(args.run_dir).expanduser().absolute())
-            if args.run_dir is not None and not os.path.isdir(os.path.expanduser(args.run_dir)):
-                from ltx_wizard.core.base.errors import UsageError
-
-                raise UsageError(
-                    f"--run-dir {args.run_dir}: no such folder; pass a run folder that `plan` or "
-                    "the wizard wrote, or leave --run-dir out to start a new run"
-                )
-            if args.vllm_url is not None:  # a bad URL is said before the screen opens
-                from ltx_wizard.core.prepare.captioner import check_server_url
-
-                args.vllm_url = check_server_url(args.vllm_url)
-            if args.nodes is not None:  # checked before the screen opens, like --trainer-cmd
-                from ltx_wizard.core.launch.multinode import parse_nodes
-
-                args.nodes = parse_nodes(args.nodes)
-            app = make_app(args)
+            _check_wizard_args(args)  # a refused option stops this start before it reaps
+            app = make_app(args, orphans_reaped=reap_orphans())
             result = app.run()
             out, err = app.after_exit()  # the terminal is restored: plain prints from here on
             for line in out:
@@ -199,6 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in err:
                 print(line, file=sys.stderr)
             return int(result) if isinstance(result, int) else (app.return_code or 0)
+        if said := reap_orphans():
+            print(said, file=sys.stderr)
         from ltx_wizard.demo.sim.stand_in import choose_stand_ins
 
         # the one choice of the stand-in for a command, handed down (the App's start makes the TUI's)

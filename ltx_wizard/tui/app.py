@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from ltx_wizard.tui.autotune_controller import AutotuneController
 
 
+ORPHANS_NOTE_S = 30.0  # the start-up's line on orphans it stopped: long enough to read it twice
+
+
 class WizardApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "LTX-2 training wizard"
@@ -104,6 +107,10 @@ class WizardApp(App[int]):
             watch_terminal(stream_fd(sys.__stdout__), before_exit=kill_all_now)
         if self.options.trainer_root:
             self.state.edit_request(trainer_root=self.options.trainer_root)
+        if self.options.orphans_reaped:  # the start stopped what a killed wizard left running
+            self.notify(
+                self.options.orphans_reaped, title="At start-up", severity="warning", timeout=ORPHANS_NOTE_S
+            )
         if self.options.demo:
             self.sub_title = "demo"
         run_dir = Path(self.options.run_dir).expanduser() if self.options.run_dir else None

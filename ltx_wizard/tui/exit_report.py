@@ -33,7 +33,9 @@ def remove_demo_folder(app: WizardApp) -> str | None:
 def exit_report(app: WizardApp) -> tuple[list[str], list[str]]:
     """(lines for stdout, lines for stderr), printed once the terminal is restored."""
     out: list[str] = []
-    err = list(app.exit_errors)
+    # the orphans this start stopped (cli.py): said on the first screen, and here where it stays
+    err = [app.options.orphans_reaped] if app.options.orphans_reaped else []
+    err += app.exit_errors
     run_dir = app.state.run_dir
     pid = running_pid(run_dir) if run_dir is not None else None
     note = remove_demo_folder(app)  # first: a removed demo run folder is not reported

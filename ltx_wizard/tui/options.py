@@ -31,6 +31,9 @@ class WizardOptions:
     nodes: int = 1  # --nodes: the plan is for this many machines like this one (Slurm)
     graphics: str | None = None  # --graphics: kitty, sixel, halfblocks, auto (tui/images/choice.py)
     vllm_url: str | None = None  # --vllm-url: the Prepare screen's captioner server URL, filled in
+    # cli.py's start-up line on the orphans of a wizard killed by SIGKILL that it stopped: shown on
+    # the first screen and printed again on the way out (exit_report.py)
+    orphans_reaped: str | None = None
     # Injection points for tests and the screenshot script.
     now: Callable[[], datetime] = datetime.now
     clock: Callable[[], float] = time.monotonic  # the Autotune screen's elapsed times

@@ -13,10 +13,9 @@ from typing import Callable, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
-from ltx_wizard.core.io.safe_fs import open_append, write_all
+from ltx_wizard.core.io.child_log import run_to_log
 from ltx_wizard.core.preprocess.preprocess_command import script_options
 from ltx_wizard.core.preprocess.preprocess_progress import PROGRESS_ENV
-from ltx_wizard.core.proc.lines import run_logged
 from ltx_wizard.core.proc.stop import Graces
 
 # What --simulate does to these scripts, said in the same words by `prepare --help`, the Prepare
@@ -95,12 +94,6 @@ async def run_script(
     command and its output appended to `log`, its lines handed to `on_line`; cancelling stops it
     by the one stop rule."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    with open_append(log, binary=True) as sink:  # written through its fd, unbuffered
-        return await run_logged(
-            argv,
-            cwd=cwd,
-            env={**env, **PROGRESS_ENV},
-            write=lambda data: write_all(sink.fileno(), data, log),
-            on_line=on_line,
-            graces=GRACES,
-        )
+    return await run_to_log(
+        argv, cwd=cwd, env={**env, **PROGRESS_ENV}, log=log, on_line=on_line, graces=GRACES
+    )

@@ -11,9 +11,8 @@ import time
 from pathlib import Path
 from typing import Callable, Mapping
 
-from ltx_wizard.core.io.safe_fs import open_append, write_all
+from ltx_wizard.core.io.child_log import run_to_log
 from ltx_wizard.core.preprocess.preprocess_progress import PROGRESS_ENV, ProgressParser
-from ltx_wizard.core.proc.lines import run_logged as streamed
 from ltx_wizard.core.proc.stop import Graces
 
 GRACES = Graces(interrupt_s=5.0, term_s=5.0)  # the script's loaders end in well under this
@@ -38,13 +37,6 @@ async def run_logged(
         if parser.feed_line(line, time.monotonic()):
             on_progress(parser)
 
-    with open_append(log, root=root, binary=True) as sink:  # written through its fd, unbuffered
-        code = await streamed(
-            argv,
-            cwd=cwd,
-            env={**env, **PROGRESS_ENV},
-            write=lambda data: write_all(sink.fileno(), data, log),
-            on_line=on_line,
-            graces=GRACES,
-        )
+    env = {**env, **PROGRESS_ENV}
+    code = await run_to_log(argv, cwd=cwd, env=env, log=log, on_line=on_line, graces=GRACES, root=root)
     return code, parser
