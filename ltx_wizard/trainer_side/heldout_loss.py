@@ -202,17 +202,14 @@ class Samples:
     batches: list[dict[str, Any]]
 
 
-def _samples(run: Run, root: Path, count: int, seed: int | None) -> Samples:
-    """`count` samples of the trainer's own dataset at `root`: the first ones in its (sorted)
-    order, or with `seed` a seeded choice."""
+def _samples(run: Run, root: Path, count: int, seed: int) -> Samples:
+    """A seeded choice of `count` samples of the trainer's own dataset at `root` (sorted order)."""
     from ltx_trainer.datasets import PrecomputedDataset
     from torch.utils.data import default_collate
 
     # ltx_trainer/trainer.py LtxvTrainer._init_dataloader: the strategy's data sources
     dataset = PrecomputedDataset(str(root), data_sources=run.config.training_strategy.get_data_sources())
-    chosen = range(min(count, len(dataset)))
-    if seed is not None:
-        chosen = sorted(random.Random(seed).sample(range(len(dataset)), min(count, len(dataset))))
+    chosen = sorted(random.Random(seed).sample(range(len(dataset)), min(count, len(dataset))))
     files = next(iter(dataset.sample_files.values()))
     names = [str(files[i]) for i in chosen]
     batches = [_embedded(run, _to(default_collate([dataset[i]]), run.device)) for i in chosen]
@@ -296,7 +293,7 @@ def _grid(
             for k, sigma in enumerate(sigmas):
                 inputs = _inputs(run, batch, sigma, _pass_seed(seed, set_id, pos, k))
                 off = _base(run, cache, (set_id, pos, k), inputs) if set_id == 0 or not lora else None
-                pred = _forward(run, inputs) if lora else off
+                pred = _forward(run, inputs) if lora or off is None else off
                 row.append(_loss(run, pred, inputs))
                 if lora and off is not None:
                     effects.append(_relative_change(pred, off))

@@ -18,7 +18,9 @@ LOOKALIKE = Path(__file__).parent / "lookalike"
 SCRIPT = Path(ltx_wizard.__file__).parent / "trainer_side" / "heldout_loss.py"  # run by path, never imported
 CHANNELS, CONTEXT, TOKENS = 8, 16, 6  # lookalike/ltx_trainer/model_loader.py
 TARGETS = ("to_q", "to_k", "to_out")  # the video attention's, and the audio attention's of the same names
-LORA_LAYERS = [f"transformer_blocks.{b}.{a}.{m}" for b in (0, 1) for a in ("attn1", "audio_attn1") for m in TARGETS]
+LORA_LAYERS = [
+    f"transformer_blocks.{b}.{a}.{m}" for b in (0, 1) for a in ("attn1", "audio_attn1") for m in TARGETS
+]
 
 
 def _sizes(module: str) -> tuple[int, int]:
@@ -58,11 +60,18 @@ def write_latents(root: Path, count: int, seed: int) -> Path:
     for i in range(count):
         for sub in ("latents", "conditions"):
             (root / sub).mkdir(parents=True, exist_ok=True)
-        latent = {"latents": torch.randn(CHANNELS, 2, 1, TOKENS // 2, generator=gen), "num_frames": 2,
-                  "height": 1, "width": TOKENS // 2, "fps": 24.0}
-        cond = {"video_prompt_embeds": torch.randn(4, CONTEXT, generator=gen),
-                "audio_prompt_embeds": torch.randn(4, CONTEXT, generator=gen),
-                "prompt_attention_mask": torch.tensor([True, True, True, False])}
+        latent = {
+            "latents": torch.randn(CHANNELS, 2, 1, TOKENS // 2, generator=gen),
+            "num_frames": 2,
+            "height": 1,
+            "width": TOKENS // 2,
+            "fps": 24.0,
+        }
+        cond = {
+            "video_prompt_embeds": torch.randn(4, CONTEXT, generator=gen),
+            "audio_prompt_embeds": torch.randn(4, CONTEXT, generator=gen),
+            "prompt_attention_mask": torch.tensor([True, True, True, False]),
+        }
         torch.save(latent, root / "latents" / f"clip{i:03d}.pt")
         torch.save(cond, root / "conditions" / f"clip{i:03d}.pt")
     return root

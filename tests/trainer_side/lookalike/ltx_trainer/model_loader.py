@@ -55,7 +55,7 @@ class Embeddings(nn.Module):
 
 
 def _weights(path: str | Path, prefix: str) -> dict[str, torch.Tensor]:
-    return {k[len(prefix):]: v for k, v in load_file(str(path)).items() if k.startswith(prefix)}
+    return {k[len(prefix) :]: v for k, v in load_file(str(path)).items() if k.startswith(prefix)}
 
 
 def load_transformer(checkpoint_path, device="cpu", dtype=torch.bfloat16) -> TinyTransformer:

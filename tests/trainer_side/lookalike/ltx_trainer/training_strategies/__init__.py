@@ -85,8 +85,15 @@ class FlexibleStrategy:
             timesteps = (1 - first) * timesteps
             loss_mask = loss_mask & (first == 0)
         conditions = batch["conditions"]
-        video = Modality(True, noisy, sigmas, timesteps, None, conditions["video_prompt_embeds"],
-                         conditions["prompt_attention_mask"])
+        video = Modality(
+            True,
+            noisy,
+            sigmas,
+            timesteps,
+            None,
+            conditions["video_prompt_embeds"],
+            conditions["prompt_attention_mask"],
+        )
         return ModelInputs(video, None, targets, None, loss_mask, None)
 
     def compute_loss(self, video_pred: Tensor, audio_pred: Tensor | None, inputs: ModelInputs) -> Tensor:
