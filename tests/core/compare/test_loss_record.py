@@ -43,7 +43,9 @@ def test_a_checkpoints_line_shows_its_losses_gap_and_effect_with_fixed_digits():
     # past the printed digits, two evaluations print the same text
     assert loss_line(_record(effect=0.142490001)) == loss_line(_record())
     base = _record(checkpoint=None, step=None, effect=None)
-    assert loss_line(base) == "base model: held-out loss 0.1132 (2 clips), train 0.1021 (2 clips, gap +0.0112)"
+    assert (
+        loss_line(base) == "base model: held-out loss 0.1132 (2 clips), train 0.1021 (2 clips, gap +0.0112)"
+    )
 
 
 def test_a_not_finite_loss_is_said_so():
