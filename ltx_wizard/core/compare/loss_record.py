@@ -77,7 +77,7 @@ def loss_text(value: float | None) -> str:
 
 
 def effect_text(effect: float | None) -> str:
-    return "not finite" if effect is None or not math.isfinite(effect) else f"{effect * 100:.1f} %"
+    return "not finite" if effect is None or not math.isfinite(effect) else f"{effect * 100:.2f} %"
 
 
 def gap(record: LossRecord) -> float | None:
@@ -88,7 +88,7 @@ def gap(record: LossRecord) -> float | None:
 
 def loss_line(record: LossRecord) -> str:
     """One line, from the record alone: "step 1,400: held-out loss 0.1132 (4 clips), train 0.1021
-    (4 clips, gap +0.0111); effect 14.2 % against base"."""
+    (4 clips, gap +0.0111); effect 14.25 % against base"."""
     who = (
         "base model"
         if record.checkpoint is None

@@ -38,7 +38,7 @@ def _record(**changes) -> LossRecord:
 def test_a_checkpoints_line_shows_its_losses_gap_and_effect_with_fixed_digits():
     assert loss_line(_record()) == (
         "step 1,400: held-out loss 0.1132 (2 clips), train 0.1021 (2 clips, gap +0.0112); "
-        "effect 14.2 % against base"
+        "effect 14.25 % against base"
     )
     # past the printed digits, two evaluations print the same text
     assert loss_line(_record(effect=0.142490001)) == loss_line(_record())
