@@ -19,7 +19,8 @@ CHECKPOINTS = ("lora_weights_step_00100", "lora_weights_step_00200", "lora_weigh
 
 @pytest.fixture(scope="module")
 def evaluated(tmp_path_factory) -> tuple[Path, Path, Path]:
-    """One run, its checkpoints (trained, all zeros, NaN) evaluated twice with --base."""
+    """One run, its checkpoints (trained, all zeros, NaN) evaluated twice with --base, and the
+    trained one once alone."""
     run = write_run(tmp_path_factory.mktemp("heldout") / "run")
     write_lora(run / f"{CHECKPOINTS[0]}.safetensors", seed=5)
     write_lora(run / f"{CHECKPOINTS[1]}.safetensors", seed=6, scale=0.0)
@@ -38,6 +39,16 @@ def evaluated(tmp_path_factory) -> tuple[Path, Path, Path]:
         )
         assert done.returncode == 0, done.stderr[-2000:]
         outs.append(run / name)
+    alone = run / "alone" / "outputs" / "compare"  # the trained one alone: no base pass cached before it
+    done = run_program(
+        run,
+        "--held-out",
+        str(run / "dataset" / "heldout" / ".precomputed"),
+        "--out-dir",
+        str(alone),
+        str(run / f"{CHECKPOINTS[0]}.safetensors"),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
     return run, outs[0], outs[1]
 
 
@@ -70,6 +81,10 @@ def test_a_trained_lora_moves_the_prediction_and_an_all_zero_one_does_not(evalua
     assert trained.effect is not None and trained.effect > 0.001
     assert trained.held_out.loss != base.held_out.loss
     assert zeros.effect == 0.0
+    # evaluated alone, the trained one has the same numbers: the base's passes ran with the LoRA off
+    alone = read_loss_record(loss_file(run / "alone", run / f"{CHECKPOINTS[0]}.safetensors"))
+    assert (alone.effect, alone.held_out, alone.train) == (trained.effect, trained.held_out, trained.train)
+    assert alone.forward_passes == 45  # 15 held-out passes with the LoRA, 15 without, 15 training ones
     assert (zeros.held_out, zeros.train) == (base.held_out, base.train)
 
 
