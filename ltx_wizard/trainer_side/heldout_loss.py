@@ -32,7 +32,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 DEFAULT_SIGMAS = (0.1, 0.3, 0.5, 0.7, 0.9)
 VERSION = 1  # ltx_wizard/core/compare/loss_record.py LOSS_VERSION
@@ -62,6 +62,9 @@ def _checked(args: argparse.Namespace) -> tuple[float, ...]:
     for path in (args.config, *args.checkpoints):
         if not path.is_file():
             _fail(f"{path} does not exist")
+    for path in args.checkpoints:  # LtxvTrainer._find_checkpoint's rule for a checkpoint file
+        if path.suffix != ".safetensors":
+            _fail(f"checkpoint file must have a .safetensors extension: {path}")
     if not args.checkpoints and not args.base:
         _fail("name at least one checkpoint, or --base")
     try:
@@ -75,7 +78,7 @@ def _checked(args: argparse.Namespace) -> tuple[float, ...]:
     return sigmas
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     print(f"heldout_loss: {message}", file=sys.stderr)
     raise SystemExit(2)
 
@@ -102,9 +105,8 @@ class Run:
 
 
 def _load(config_path: Path, device_name: str | None) -> Run:
-    os.environ.setdefault(
-        "CUBLAS_WORKSPACE_CONFIG", ":4096:8"
-    )  # deterministic cuBLAS, set before CUDA starts
+    # deterministic cuBLAS: set before CUDA starts
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     import torch
     import yaml
     from ltx_trainer.config import LtxTrainerConfig
@@ -168,16 +170,22 @@ def _with_lora(model: Any, config: Any) -> Any:
 
 
 def _load_lora(run: Run, checkpoint: Path) -> None:
+    import torch
     from peft import set_peft_model_state_dict
     from safetensors.torch import load_file
 
+    with torch.no_grad():  # no leftovers of the previous checkpoint in a layer this one lacks
+        for name, param in run.model.named_parameters():
+            if "lora_" in name:
+                param.zero_()
     # ltx_trainer/trainer.py LtxvTrainer._load_lora_checkpoint: ComfyUI names back to PEFT's
     state = {k.replace("diffusion_model.", "", 1): v for k, v in load_file(checkpoint).items()}
     set_peft_model_state_dict(run.model.get_base_model(), state)
 
 
 class FixedSigma:
-    """The trainer's TimestepSampler interface (sample_for), returning one sigma for the batch."""
+    """The trainer's TimestepSampler as the strategies call it (sample_for, in flexible.py's
+    _initialize_noisy_target), returning one sigma for the batch."""
 
     def __init__(self, sigma: float) -> None:
         self.sigma = sigma
@@ -186,11 +194,6 @@ class FixedSigma:
         import torch
 
         return torch.full((batch.shape[0],), self.sigma, device=batch.device, dtype=torch.float32)
-
-    def sample(self, batch_size: int, seq_length: int | None = None, device: Any = None) -> Any:
-        import torch
-
-        return torch.full((batch_size,), self.sigma, device=device, dtype=torch.float32)
 
 
 @dataclass
@@ -319,12 +322,8 @@ def _mean(values: list[float]) -> float | None:
 
 def _loss_set(samples: Samples, grid: list[list[float]], count: int) -> dict[str, Any]:
     per_sigma = [_mean([row[k] for row in grid]) for k in range(count)]
-    return {
-        "root": str(samples.root),
-        "samples": samples.names,
-        "loss": _mean([v for row in grid for v in row]),
-        "loss_per_sigma": per_sigma,
-    }
+    loss = _mean([v for row in grid for v in row])
+    return {"root": str(samples.root), "samples": samples.names, "loss": loss, "loss_per_sigma": per_sigma}
 
 
 def _write(path: Path, record: dict[str, Any]) -> None:
@@ -345,7 +344,7 @@ def _write(path: Path, record: dict[str, Any]) -> None:
 def _evaluate(
     run: Run, checkpoint: Path | None, sets: list[Samples], args: argparse.Namespace, cache: dict
 ) -> dict:
-    sigmas = _checked(args)
+    sigmas = args.sigma_grid
     start, passes = time.perf_counter(), run.passes
     if checkpoint is not None:
         _load_lora(run, checkpoint)
@@ -378,7 +377,7 @@ def _sets(run: Run, args: argparse.Namespace) -> list[Samples]:
 
 def main(argv: list[str] | None = None) -> int:
     args = _args(sys.argv[1:] if argv is None else argv)
-    _checked(args)
+    args.sigma_grid = _checked(args)
     run = _load(args.config, args.device)
     sets = _sets(run, args)
     args.out_dir.mkdir(parents=True, exist_ok=True)
