@@ -44,6 +44,11 @@ PREPARE_RECORD = RunFile("dataset/prepare.json", "prepare record", fix="run prep
 EVAL_JOB = RunFile("logs/eval-job.json", "eval job", fix="start the evaluation again")
 EVAL_STATE = RunFile("logs/eval-state.json", "eval state", fix="start the evaluation again")
 EVAL_MANIFEST = RunFile("outputs/eval/prompts.json", "eval manifest", fix="run the evaluation again")
+# the held-out loss of the base model, written by trainer_side/heldout_loss.py; one per kept checkpoint
+# beside it, named by core/compare/loss_record.py's loss_file (issue 44)
+HELDOUT_LOSS = RunFile(
+    "outputs/compare/heldout-loss-base.json", "held-out loss record", fix="run the held-out loss again"
+)
 CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/cursor_store.py)
 STATUS_CURSOR = RunFile(
     "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
@@ -77,6 +82,7 @@ TABLE: tuple[RunFile, ...] = (
     EVAL_JOB,
     EVAL_STATE,
     EVAL_MANIFEST,
+    HELDOUT_LOSS,
     STATUS_CURSOR,
     CLIP_CACHE,
     PLAN_MD,
