@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ltx_wizard.core.base import phases
 from ltx_wizard.core.base.errors import EXIT_GATED, WizardError
@@ -194,7 +194,7 @@ class PhaseNavigation:
             if isinstance(screen, ProbeScreen):
                 screen.show_assessment()
 
-    def _open_phase(self, phase: phases.Phase, *args: object, **kwargs: object) -> None:
+    def _open_phase(self, phase: phases.Phase, *args: Any, **kwargs: Any) -> None:
         """Push the phase's screen once: a burst (two presses of Continue queued before the first
         was handled) must not stack a second copy. The phase, not the class, is compared: one
         Preprocess screen serves two phases, and the full step opens above the one-clip step."""
