@@ -115,14 +115,10 @@ class WizardApp(App[int]):
             self.sub_title = "demo"
         run_dir = Path(self.options.run_dir).expanduser() if self.options.run_dir else None
         if run_dir is not None and any((run_dir / n).exists() for n in (PLAN_MD.rel, CONFIG.rel)):
-            from ltx_wizard.tui.screens.existing_run import ExistingRunScreen, has_training
-
             self.build_demo()
             self.show_demo_title()
             self.state.run_dir = run_dir
-            self.push_screen(ExistingRunScreen(run_dir))
-            if has_training(run_dir):  # a run that trains or trained: watch it (Esc: the folder)
-                self.nav.open_monitor(run_dir)
+            self.nav.open_existing_run(run_dir)
         else:
             # The demo files are written by a worker: the first screen is drawn at once.
             self.target_run_dir = run_dir  # a new run goes exactly there, when given

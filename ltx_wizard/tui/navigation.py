@@ -6,14 +6,16 @@ an existing run folder offered at start-up instead; and the dialogs that stand b
 An object the App holds as `app.nav`: screens call `self.app.nav.open_summary()` and the like.
 It keeps no state of its own: where the run stands is the App's state, read through `app`.
 `SCREENS` names each phase's screen, so that every phase of the model has one and each screen
-draws its step bar and F1 title from the phase it shows.
+draws its step bar and F1 title from the phase it shows. Every phase screen is opened here, and
+only here, through `_open_phase` (tests/project/test_phase_navigation.py): a screen that needs
+arguments (a run folder, a step) gets them through its `open_*` method. Dialogs are not phases.
 """
 
 from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ltx_wizard.core.base import phases
 from ltx_wizard.core.base.errors import EXIT_GATED, WizardError
@@ -66,9 +68,16 @@ class PhaseNavigation:
         self.app = app
 
     def start_probe_screen(self) -> None:
-        from ltx_wizard.tui.screens.probe import ProbeScreen
+        self._open_phase(phases.PROBE)
 
-        self.app.push_screen(ProbeScreen())
+    def open_existing_run(self, run_dir: Path) -> None:
+        """A run folder with a plan, given at start-up; a run that trains or trained is watched
+        at once (the Monitor above it; Esc: the folder)."""
+        from ltx_wizard.tui.screens.existing_run import has_training
+
+        self._open_phase(phases.EXISTING_RUN, run_dir)
+        if has_training(run_dir):
+            self.open_monitor(run_dir)
 
     def probe_finished(self) -> messages.ProbeFinished:
         """Blocking, for thread workers only: the probe's result or its one-line failure."""
@@ -161,10 +170,22 @@ class PhaseNavigation:
         self.after_probe()
 
     def after_probe(self) -> None:
-        """Setup offers where something is missing, the intent question, then Paths (#33)."""
-        from ltx_wizard.tui.screens.intent import after_probe
+        """Setup offers where something is missing, the intent question, then Paths (#33). No setup
+        for --demo or simulated GPUs (their trainer is the simulated one); `first_run_screens=False`
+        goes straight to the data step."""
+        if not self.app.options.first_run_screens:
+            self.open_data_step()
+        elif self.app.options.demo or self.app.simulate:
+            self.open_intent()
+        else:
+            self.open_setup(then=self.open_intent)
 
-        after_probe(self.app)
+    def open_setup(self, then: Callable[[], None] | None = None) -> None:
+        """The setup offers; `then` is what its Continue opens (after it leaves)."""
+        self._open_phase(phases.SETUP, then=then)
+
+    def open_intent(self) -> None:
+        self._open_phase(phases.INTENT)
 
     def refresh_probe_screen(self) -> None:
         from ltx_wizard.tui.screens.probe import ProbeScreen
@@ -173,12 +194,12 @@ class PhaseNavigation:
             if isinstance(screen, ProbeScreen):
                 screen.show_assessment()
 
-    def _open_phase(self, phase: phases.Phase) -> None:
-        """Push the next phase once: a burst (two presses of Continue queued before the first
-        was handled) must not stack a second copy of the same screen."""
-        screen_type = screen_class(phase)
-        if not isinstance(self.app.screen, screen_type):
-            self.app.push_screen(screen_type())
+    def _open_phase(self, phase: phases.Phase, *args: Any, **kwargs: Any) -> None:
+        """Push the phase's screen once: a burst (two presses of Continue queued before the first
+        was handled) must not stack a second copy. The phase, not the class, is compared: one
+        Preprocess screen serves two phases, and the full step opens above the one-clip step."""
+        if getattr(self.app.screen, "phase", None) is not phase:
+            self.app.push_screen(screen_class(phase)(*args, **kwargs))
 
     def open_data_step(self) -> None:
         """No data given yet: the Prepare screen (raw clips to a dataset file) comes first."""
@@ -207,10 +228,10 @@ class PhaseNavigation:
         self._open_phase(phases.DONE)
 
     def open_monitor(self, run_dir: Path) -> None:
-        from ltx_wizard.tui.screens.monitor import MonitorScreen
+        self._open_phase(phases.MONITOR, run_dir)  # a burst of Start presses opens it once
 
-        if not isinstance(self.app.screen, MonitorScreen):  # a burst of Start presses opens it once
-            self.app.push_screen(MonitorScreen(run_dir))
+    def open_results(self, run_dir: Path) -> None:
+        self._open_phase(phases.RESULTS, run_dir)
 
     def _preprocess_first(self, steps: tuple[Step, ...], then: Callable[[], None]) -> bool:
         """A run planned from a dataset file: its pending preprocessing step comes first (the
@@ -225,7 +246,5 @@ class PhaseNavigation:
         step = next((s for s in steps if state is not None and not state.done(s)), None)
         if step is None:
             return False
-        from ltx_wizard.tui.screens.preprocess import PreprocessScreen
-
-        self.app.push_screen(PreprocessScreen(step, then))
+        self._open_phase(phases.PREPROCESS_ONE if step == "one" else phases.PREPROCESS_FULL, step, then)
         return True

@@ -6,8 +6,6 @@ screen (`state.request.recipe`), whose Recipe list stays for those who know.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -29,9 +27,6 @@ from ltx_wizard.core.setup.intent import (
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
-
-if TYPE_CHECKING:
-    from ltx_wizard.tui.app import WizardApp  # for types only: the App imports the screens
 
 EXAMPLES = (
     'Pick one (↑↓ Enter), or say it in your own words below, e.g. "a LoRA of my '
@@ -192,24 +187,3 @@ class IntentScreen(WizardScreen):
         {"confirm": self.action_next, "skip": self.action_skip, "back": self.action_back}[
             event.button.id or "back"
         ]()
-
-
-def after_probe(app: WizardApp) -> None:
-    """What follows the probe (navigation.py's after_probe): the setup offers where something is missing
-    (screens/setup.py; not for --demo or simulated GPUs, whose trainer is the simulated one), then
-    this question, then Paths. `first_run_screens=False` goes straight to Paths."""
-    if not app.options.first_run_screens:
-        app.nav.open_data_step()
-        return
-
-    def ask() -> None:
-        if not isinstance(app.screen, IntentScreen):
-            app.push_screen(IntentScreen())
-
-    if app.options.demo or app.simulate:
-        ask()
-        return
-    from ltx_wizard.tui.screens.setup import SetupScreen
-
-    if not isinstance(app.screen, SetupScreen):
-        app.push_screen(SetupScreen(then=ask))

@@ -282,9 +282,7 @@ class MonitorScreen(WizardScreen):
         self.app.push_screen(SamplesDialog(self.run_dir))
 
     def action_results(self) -> None:
-        from ltx_wizard.tui.screens.results import ResultsScreen
-
-        self.app.push_screen(ResultsScreen(self.run_dir))
+        self.app.nav.open_results(self.run_dir)
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:
