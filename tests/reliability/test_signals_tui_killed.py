@@ -70,7 +70,9 @@ def test_the_tui_killed_leaves_orphans_its_next_start_stops_and_shows(tmp_path):
         walk_to_the_captions(first, tmp_path)
         first.send(signal.SIGKILL)
         first.wait_gone()
-        orphans = first.left_alive(0)  # no handler ran: what runs now runs on (the next start's line names each)
+        orphans = first.left_alive(
+            0
+        )  # no handler ran: what runs now runs on (the next start's line names each)
         for word in ("serve_captioner.py", "caption_videos.py"):
             assert any(word in p.cmdline for p in orphans), (word, [str(p) for p in orphans])
         line = expected_line(first, orphans)
