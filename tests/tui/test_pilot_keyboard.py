@@ -39,15 +39,19 @@ async def test_every_paths_field_is_reached_by_tab_and_shown_at_80x24(demo_root)
             for w in screen.query("Input, Select, Checkbox, TextArea")
             if w.display and w.id and all(a.display for a in w.ancestors_with_self if hasattr(a, "display"))
         }
-        reached = set()
-        for _ in range(60):
+        reached: list[str] = []
+        for _ in range(60):  # once round the focus chain: until it comes back to where it began
             await pilot.press("tab")
             await pilot.pause()
             focused = app.focused
             if focused is None or not focused.id:
                 continue
-            reached.add(focused.id)
+            if reached and focused.id == reached[0]:
+                break
+            reached.append(focused.id)
             assert _visible(app, focused), f"{focused.id} has the focus but is off screen"
+        else:
+            raise AssertionError(f"tab never came back round: {reached}")
         for name in ("input-checkpoint", "input-data_root", "buckets", "trigger", "mode", "recipe"):
             assert name in wanted and name in reached, name
 
