@@ -44,6 +44,9 @@ PREPARE_RECORD = RunFile("dataset/prepare.json", "prepare record", fix="run prep
 EVAL_JOB = RunFile("logs/eval-job.json", "eval job", fix="start the evaluation again")
 EVAL_STATE = RunFile("logs/eval-state.json", "eval state", fix="start the evaluation again")
 EVAL_MANIFEST = RunFile("outputs/eval/prompts.json", "eval manifest", fix="run the evaluation again")
+LORA_HEALTH = RunFile(
+    "outputs/compare/lora-health.json", "LoRA health record", fix="run the LoRA health check again"
+)
 CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/cursor_store.py)
 STATUS_CURSOR = RunFile(
     "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
@@ -77,6 +80,7 @@ TABLE: tuple[RunFile, ...] = (
     EVAL_JOB,
     EVAL_STATE,
     EVAL_MANIFEST,
+    LORA_HEALTH,
     STATUS_CURSOR,
     CLIP_CACHE,
     PLAN_MD,

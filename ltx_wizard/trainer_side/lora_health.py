@@ -1,0 +1,212 @@
+"""The LoRA health check's reader: run with the trainer environment's python, never imported by the
+wizard (it needs torch, which the wizard never loads).
+
+    python lora_health.py --out OUT.json CHECKPOINT [CHECKPOINT ...]
+
+For each LoRA checkpoint the trainer saved, it reads the tensors one by one (a LoRA file can be
+GBs: at most one A/B pair is in memory at once) and writes one JSON record of facts per module:
+its rank, its NaN and Inf counts, whether its B matrix is all zero, and the Frobenius norms of A,
+B and of the weight update B @ A. It decides nothing: the wizard's core reads the record back
+(core/compare/health_record.py) and groups, matches against the config's targets and judges
+(core/compare/health_verdict.py), so every rule is typed and tested there.
+
+The file layout mirrored: ltx_trainer/trainer.py `LtxvTrainer._save_checkpoint` saves PEFT's
+`get_peft_model_state_dict` with "base_model.model." removed and "diffusion_model." added, so a
+module's two tensors are `diffusion_model.<module>.lora_A.weight` (rank x in) and
+`...lora_B.weight` (out x rank), in checkpoints.precision (bfloat16 by default). Any other tensor
+is recorded on its own (NaN and Inf still count).
+
+Exit 0 with the record written atomically (a temporary file beside it, then a rename); exit 2 with
+one line naming the file for a path that is not a regular file (a FIFO is refused before any read,
+never waited on), not a safetensors file, or truncated; no record is written then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import stat
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import torch
+
+VERSION = 1  # core/compare/health_record.py reads this version
+PREFIX = "diffusion_model."  # trainer.py _save_checkpoint: the ComfyUI-compatible prefix
+A_SUFFIX, B_SUFFIX = ".lora_A.weight", ".lora_B.weight"  # PEFT's names, adapter name removed
+HEADER_MAX_BYTES = 100_000_000  # safetensors' own limit on the JSON header
+ITEM_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1}
+ITEM_BYTES |= {"BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
+
+
+class Unreadable(Exception):
+    """A checkpoint that cannot be read as the trainer's safetensors file: one line, naming it."""
+
+
+def _kind(mode: int) -> str | None:
+    """What a path that is not a regular file is, in words; None for a regular file."""
+    for test, words in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a device")):
+        if test(mode):
+            return words
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def read_header(path: Path) -> tuple[dict[str, Any], int]:
+    """The tensors' entries and the file's size, checked against the bytes present (a truncated
+    file is named here, before a tensor is read). O_NONBLOCK: a FIFO must not block the open."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise Unreadable(f"cannot be opened ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        kind = _kind(info.st_mode)
+        if kind is not None:
+            raise Unreadable(f"is {kind}, not a checkpoint file")
+        size = info.st_size
+        head = os.pread(fd, 8, 0)
+        length = int.from_bytes(head, "little") if len(head) == 8 else -1
+        if length < 2 or length > HEADER_MAX_BYTES or 8 + length > size:
+            raise Unreadable(f"is not a safetensors file (its {size} bytes hold no header)")
+        raw = os.pread(fd, length, 8)
+    finally:
+        os.close(fd)
+    try:
+        header = json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        raise Unreadable("is not a safetensors file (its header is not JSON)") from None
+    if not isinstance(header, dict):
+        raise Unreadable("is not a safetensors file (its header is not a table of tensors)")
+    header.pop("__metadata__", None)
+    _check_extents(header, size - 8 - length)
+    return header, size
+
+
+def _check_extents(header: dict[str, Any], data_bytes: int) -> None:
+    end = 0
+    for name, entry in header.items():
+        try:
+            start, stop = entry["data_offsets"]
+            want = math.prod(entry["shape"]) * ITEM_BYTES[entry["dtype"]]
+        except (TypeError, KeyError, ValueError):
+            raise Unreadable(f"is not a safetensors file (tensor {name[:80]} is described wrongly)") from None
+        if stop - start != want:
+            raise Unreadable(f"is damaged (tensor {name[:80]} has {stop - start} bytes, its shape needs {want})")
+        end = max(end, stop)
+    if end > data_bytes:
+        raise Unreadable(f"is truncated: its tensors need {end} bytes of data, it holds {data_bytes}")
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _counts(tensor: torch.Tensor) -> tuple[int, int]:
+    import torch
+
+    return int(torch.isnan(tensor).sum()), int(torch.isinf(tensor).sum())
+
+
+def module_facts(name: str, a: torch.Tensor, b: torch.Tensor) -> dict[str, object]:
+    """One module's facts. ||B @ A||_F from the two rank x rank Gram matrices (trace((B'B)(AA'))),
+    never the out x in product itself: 32 x 32 instead of 4096 x 16384 per feed-forward module."""
+    import torch
+    a64, b64 = a.to(torch.float64), b.to(torch.float64)
+    a_nan, a_inf = _counts(a64)
+    b_nan, b_inf = _counts(b64)
+    delta_sq = float(((b64.T @ b64) * (a64 @ a64.T)).sum())
+    return {
+        "name": name,
+        "rank": int(a.shape[0]),
+        "nan": a_nan + b_nan,
+        "inf": a_inf + b_inf,
+        "b_zero": bool((b64 == 0).all()),
+        "a_norm": _finite(float(torch.linalg.vector_norm(a64))),
+        "b_norm": _finite(float(torch.linalg.vector_norm(b64))),
+        "delta_norm": _finite(math.sqrt(max(delta_sq, 0.0))) if math.isfinite(delta_sq) else None,
+    }
+
+
+def other_facts(name: str, tensor: torch.Tensor) -> dict[str, object]:
+    import torch
+
+    t64 = tensor.to(torch.float64)
+    nan, inf = _counts(t64)
+    return {"name": name, "nan": nan, "inf": inf, "norm": _finite(float(torch.linalg.vector_norm(t64)))}
+
+
+def check(path: Path, header: dict[str, Any], size: int) -> dict[str, object]:
+    """One checkpoint's facts, reading one A/B pair at a time."""
+    from safetensors import safe_open
+
+    started = time.perf_counter()
+    pairs = {k[: -len(A_SUFFIX)] for k in header if k.endswith(A_SUFFIX)}
+    pairs &= {k[: -len(B_SUFFIX)] for k in header if k.endswith(B_SUFFIX)}
+    paired = {m + s for m in pairs for s in (A_SUFFIX, B_SUFFIX)}
+    dtypes = sorted({str(e.get("dtype")) for e in header.values()})
+    try:
+        with safe_open(str(path), framework="pt", device="cpu") as f:
+            modules = [module_facts(m, f.get_tensor(m + A_SUFFIX), f.get_tensor(m + B_SUFFIX)) for m in sorted(pairs)]
+            others = [other_facts(k, f.get_tensor(k)) for k in sorted(header) if k not in paired]
+    except Exception as exc:  # noqa: BLE001 - safetensors' own refusal (SafetensorError): one line
+        raise Unreadable(f"could not be read by safetensors ({str(exc).splitlines()[0][:120]})") from None
+    return {
+        "path": str(path),
+        "file_bytes": size,
+        "dtypes": dtypes,
+        "seconds": round(time.perf_counter() - started, 3),
+        "modules": modules,
+        "others": others,
+    }
+
+
+def write_atomically(out: Path, record: dict[str, object]) -> None:
+    """A temporary file in the same folder, then a rename: a reader sees the old record or the new
+    one, never half of one. allow_nan=False: every non-finite norm is already None."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(record, handle, indent=1, allow_nan=False)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Facts of LoRA checkpoints for the wizard's health check")
+    parser.add_argument("--out", type=Path, required=True, help="the JSON record to write")
+    parser.add_argument("checkpoints", type=Path, nargs="+", help="LoRA .safetensors files the trainer saved")
+    args = parser.parse_args(argv)
+    headers = []
+    for path in args.checkpoints:  # every file checked before torch is loaded (seconds): a bad one fails fast
+        try:
+            headers.append(read_header(path))
+        except Unreadable as exc:
+            print(f"lora_health: {path} {exc}", file=sys.stderr)
+            return 2
+    import torch
+
+    facts = []
+    for path, (header, size) in zip(args.checkpoints, headers):
+        try:
+            facts.append(check(path, header, size))
+        except Unreadable as exc:
+            print(f"lora_health: {path} {exc}", file=sys.stderr)
+            return 2
+    write_atomically(args.out, {"version": VERSION, "torch": torch.__version__, "checkpoints": facts})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
