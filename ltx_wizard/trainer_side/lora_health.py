@@ -97,7 +97,9 @@ def _check_extents(header: dict[str, Any], data_bytes: int) -> None:
         except (TypeError, KeyError, ValueError):
             raise Unreadable(f"is not a safetensors file (tensor {name[:80]} is described wrongly)") from None
         if stop - start != want:
-            raise Unreadable(f"is damaged (tensor {name[:80]} has {stop - start} bytes, its shape needs {want})")
+            raise Unreadable(
+                f"is damaged (tensor {name[:80]} has {stop - start} bytes, its shape needs {want})"
+            )
         end = max(end, stop)
     if end > data_bytes:
         raise Unreadable(f"is truncated: its tensors need {end} bytes of data, it holds {data_bytes}")
@@ -117,6 +119,7 @@ def module_facts(name: str, a: torch.Tensor, b: torch.Tensor) -> dict[str, objec
     """One module's facts. ||B @ A||_F from the two rank x rank Gram matrices (trace((B'B)(AA'))),
     never the out x in product itself: 32 x 32 instead of 4096 x 16384 per feed-forward module."""
     import torch
+
     a64, b64 = a.to(torch.float64), b.to(torch.float64)
     a_nan, a_inf = _counts(a64)
     b_nan, b_inf = _counts(b64)
@@ -152,7 +155,9 @@ def check(path: Path, header: dict[str, Any], size: int) -> dict[str, object]:
     dtypes = sorted({str(e.get("dtype")) for e in header.values()})
     try:
         with safe_open(str(path), framework="pt", device="cpu") as f:
-            modules = [module_facts(m, f.get_tensor(m + A_SUFFIX), f.get_tensor(m + B_SUFFIX)) for m in sorted(pairs)]
+            modules = [
+                module_facts(m, f.get_tensor(m + A_SUFFIX), f.get_tensor(m + B_SUFFIX)) for m in sorted(pairs)
+            ]
             others = [other_facts(k, f.get_tensor(k)) for k in sorted(header) if k not in paired]
     except Exception as exc:  # noqa: BLE001 - safetensors' own refusal (SafetensorError): one line
         raise Unreadable(f"could not be read by safetensors ({str(exc).splitlines()[0][:120]})") from None

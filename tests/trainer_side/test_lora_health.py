@@ -57,7 +57,9 @@ def test_a_nan_in_a_float32_lora_and_the_norms_match_torch(run_dir, tmp_path):
     import torch
     from safetensors.torch import load_file
 
-    path = write_lora(tmp_path / "f32.safetensors", dtype=torch.float32, nan_in="transformer_blocks.1.attn2.to_q")
+    path = write_lora(
+        tmp_path / "f32.safetensors", dtype=torch.float32, nan_in="transformer_blocks.1.attn2.to_q"
+    )
     assert _run(health_argv(sys.executable, run_dir, (path,))).returncode == 0
     facts = read_health(run_dir).checkpoints[0]
     tensors = load_file(str(path))
@@ -69,7 +71,9 @@ def test_a_nan_in_a_float32_lora_and_the_norms_match_torch(run_dir, tmp_path):
     assert facts.dtypes == ("F32",)
     hit = next(m for m in facts.modules if m.name.endswith("blocks.1.attn2.to_q"))
     assert (hit.nan, hit.delta_norm, hit.b_norm) == (1, None, None)
-    assert verdict(facts, Trained()).problems[0] == "video attention: 1 NaN and 0 Inf values in 1 of 32 modules"
+    assert (
+        verdict(facts, Trained()).problems[0] == "video attention: 1 NaN and 0 Inf values in 1 of 32 modules"
+    )
 
 
 def _not_safetensors(path: Path) -> None:
@@ -112,7 +116,9 @@ def test_an_unreadable_checkpoint_is_named_in_one_line_and_nothing_is_written(ru
     done = _run(health_argv(sys.executable, run_dir, (good, bad)))
     assert done.returncode == 2
     assert done.stderr.startswith(f"lora_health: {bad} {said}") and done.stderr.count("\n") == 1
-    assert out.read_text() == "the earlier record" and sorted(p.name for p in out.parent.iterdir()) == [out.name]
+    assert out.read_text() == "the earlier record" and sorted(p.name for p in out.parent.iterdir()) == [
+        out.name
+    ]
 
 
 def test_the_script_is_a_file_of_the_package_and_is_never_imported():

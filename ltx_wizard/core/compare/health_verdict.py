@@ -123,7 +123,10 @@ def _block_ranges(facts: CheckpointFacts) -> tuple[GroupNorm, ...]:
     ranges: dict[int, list[ModuleFacts]] = {}
     for block, module in blocks:
         ranges.setdefault(block // width, []).append(module)
-    return tuple(GroupNorm(_range_name(i, width), len(ms), _norm(m.delta_norm for m in ms)) for i, ms in sorted(ranges.items()))
+    return tuple(
+        GroupNorm(_range_name(i, width), len(ms), _norm(m.delta_norm for m in ms))
+        for i, ms in sorted(ranges.items())
+    )
 
 
 def _range_name(index: int, width: int) -> str:
@@ -137,7 +140,9 @@ def _nan_problems(groups: dict[str, list[ModuleFacts]], facts: CheckpointFacts) 
         bad = [m for m in modules if m.nan or m.inf]
         if bad:
             nan, inf = sum(m.nan for m in bad), sum(m.inf for m in bad)
-            found.append(f"{group}: {nan:,} NaN and {inf:,} Inf values in {len(bad)} of {len(modules)} modules")
+            found.append(
+                f"{group}: {nan:,} NaN and {inf:,} Inf values in {len(bad)} of {len(modules)} modules"
+            )
     bad_others = [t for t in facts.others if t.nan or t.inf]
     if bad_others:
         nan, inf = sum(t.nan for t in bad_others), sum(t.inf for t in bad_others)

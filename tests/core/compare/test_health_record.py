@@ -39,9 +39,15 @@ def test_no_record_reads_as_none(tmp_path):
 @pytest.mark.parametrize(
     ("change", "said"),
     [
-        (lambda d: d["checkpoints"][0]["modules"][0].update(surprise=1), "unknown field `$.checkpoints[0].modules[0].surprise`"),
+        (
+            lambda d: d["checkpoints"][0]["modules"][0].update(surprise=1),
+            "unknown field `$.checkpoints[0].modules[0].surprise`",
+        ),
         (lambda d: d["checkpoints"][0]["modules"][0].update(nan="0"), "Expected `int`, got `str`"),
-        (lambda d: d["checkpoints"][0]["modules"][0].update(delta_norm="NaN"), "Expected `float | null`, got `str`"),
+        (
+            lambda d: d["checkpoints"][0]["modules"][0].update(delta_norm="NaN"),
+            "Expected `float | null`, got `str`",
+        ),
     ],
 )
 def test_a_record_damaged_inside_is_refused_naming_the_file(run_dir, change, said):
@@ -56,7 +62,9 @@ def test_a_record_damaged_inside_is_refused_naming_the_file(run_dir, change, sai
 
 
 def test_the_command_line_runs_the_program_as_a_file(tmp_path):
-    argv = health_argv("/trainer/.venv/bin/python", tmp_path, (Path("/c/a.safetensors"), Path("/c/b.safetensors")))
+    argv = health_argv(
+        "/trainer/.venv/bin/python", tmp_path, (Path("/c/a.safetensors"), Path("/c/b.safetensors"))
+    )
     assert argv == [
         "/trainer/.venv/bin/python",
         str(SCRIPT),

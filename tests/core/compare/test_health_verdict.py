@@ -57,7 +57,9 @@ def test_a_healthy_video_only_lora_is_ok_and_its_audio_modules_at_zero_are_expec
 
 
 def test_a_nan_is_never_ok_and_its_sentence_names_the_group_and_the_count():
-    result = verdict(_facts(change=lambda n: {"nan": 3} if n == "transformer_blocks.2.attn2.to_v" else {}), VIDEO_ONLY)
+    result = verdict(
+        _facts(change=lambda n: {"nan": 3} if n == "transformer_blocks.2.attn2.to_v" else {}), VIDEO_ONLY
+    )
     assert not result.ok
     assert result.problems == ("video attention: 3 NaN and 0 Inf values in 1 of 32 modules",)
     assert {g.name: g.norm for g in result.groups}["video attention"] is None
@@ -71,7 +73,9 @@ def test_an_inf_in_an_audio_module_is_a_problem_even_where_audio_is_expected_at_
 
 
 def test_a_nan_outside_the_lora_pairs_is_a_problem():
-    other = OtherTensor(name="diffusion_model.transformer_blocks.0.attn1.to_k.lora_A.weight", nan=1, inf=0, norm=None)
+    other = OtherTensor(
+        name="diffusion_model.transformer_blocks.0.attn1.to_k.lora_A.weight", nan=1, inf=0, norm=None
+    )
     result = verdict(_facts(others=(other,)), VIDEO_ONLY)
     assert not result.ok
     assert result.problems == (
@@ -147,7 +151,10 @@ def test_places_follow_the_blocks_submodules():
 def test_what_the_config_trains_is_read_from_its_strategy_and_lora_keys():
     video = {"training_strategy": {"name": "text_to_video", "with_audio": False}, "lora": {"rank": 8}}
     assert Trained.from_config(video) == Trained(DEFAULT_TARGETS, audio=False)
-    av = {"training_strategy": {"name": "text_to_video", "with_audio": True}, "lora": {"target_modules": ["to_q"]}}
+    av = {
+        "training_strategy": {"name": "text_to_video", "with_audio": True},
+        "lora": {"target_modules": ["to_q"]},
+    }
     assert Trained.from_config(av) == Trained(("to_q",), audio=True)
     flexible = {"training_strategy": {"name": "flexible", "video": {}, "audio": None}}
     assert Trained.from_config(flexible).audio is False
