@@ -66,7 +66,9 @@ def test_a_nan_in_a_float32_lora_and_the_norms_match_torch(run_dir, tmp_path):
     name = "diffusion_model.transformer_blocks.0.attn2.to_k"
     a, b = tensors[name + ".lora_A.weight"].double(), tensors[name + ".lora_B.weight"].double()
     module = next(m for m in facts.modules if m.name == name)
-    assert module.delta_norm == pytest.approx(float(torch.linalg.matrix_norm(b @ a)), rel=1e-6)  # float32 sums
+    assert module.delta_norm == pytest.approx(
+        float(torch.linalg.matrix_norm(b @ a)), rel=1e-6
+    )  # float32 sums
     assert module.a_norm == pytest.approx(float(a.norm())) and module.rank == 4
     assert facts.dtypes == ("F32",)
     hit = next(m for m in facts.modules if m.name.endswith("blocks.1.attn2.to_q"))
