@@ -94,9 +94,12 @@ def _check_extents(header: dict[str, Any], data_bytes: int) -> None:
     for name, entry in header.items():
         try:
             start, stop = entry["data_offsets"]
-            want = math.prod(entry["shape"]) * ITEM_BYTES[entry["dtype"]]
+            shape = entry["shape"]
+            want = math.prod(shape) * ITEM_BYTES[entry["dtype"]]
         except (TypeError, KeyError, ValueError):
             raise Unreadable(f"is not a safetensors file (tensor {name[:80]} is described wrongly)") from None
+        if not all(type(n) is int and n >= 0 for n in (start, stop, *shape)):
+            raise Unreadable(f"is not a safetensors file (tensor {name[:80]} is described wrongly)")
         if stop - start != want:
             raise Unreadable(
                 f"is damaged (tensor {name[:80]} has {stop - start} bytes, its shape needs {want})"
@@ -177,6 +180,10 @@ def check(path: Path, header: dict[str, Any], size: int, base: int) -> dict[str,
     started = time.perf_counter()
     pairs = {k[: -len(A_SUFFIX)] for k in header if k.endswith(A_SUFFIX)}
     pairs &= {k[: -len(B_SUFFIX)] for k in header if k.endswith(B_SUFFIX)}
+    for module in pairs:  # A is rank x in, B is out x rank (PEFT's Linear LoRA)
+        a, b = header[module + A_SUFFIX]["shape"], header[module + B_SUFFIX]["shape"]
+        if len(a) != 2 or len(b) != 2 or a[0] != b[1]:
+            raise Unreadable(f"is damaged (module {module[:80]}: A is {a}, B is {b}, not a LoRA pair)")
     paired = {m + s for m in pairs for s in (A_SUFFIX, B_SUFFIX)}
     dtypes = sorted({str(e.get("dtype")) for e in header.values()})
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)

@@ -29,25 +29,43 @@ def run_dir(tmp_path: Path) -> Path:
     return tmp_path / "run"
 
 
+def _with_a_lone_tensor(path: Path) -> Path:
+    """A healthy LoRA plus an A matrix without its B, holding an Inf."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    tensors = load_file(str(write_lora(path)))
+    tensors["diffusion_model.proj_out.lora_A.weight"] = torch.tensor(
+        [[float("inf"), 1.0]], dtype=torch.bfloat16
+    )
+    save_file(tensors, str(path))
+    return path
+
+
 def test_healthy_nan_zero_and_audio_loras_through_the_script_and_the_verdict(run_dir, tmp_path):
     files = (
         write_lora(tmp_path / "lora_weights_step_00100.safetensors"),
         write_lora(tmp_path / "nan.safetensors", nan_in="transformer_blocks.2.attn1.to_v"),
         write_lora(tmp_path / "zero.safetensors", zero_b=True),
         write_lora(tmp_path / "audio.safetensors", audio_trained=True),
+        _with_a_lone_tensor(tmp_path / "lone.safetensors"),
     )
     done = _run(health_argv(sys.executable, run_dir, (*files, files[0])))
     assert done.returncode == 0, done.stderr
     record = read_health(run_dir)
     assert record is not None and [c.path for c in record.checkpoints] == [str(f) for f in (*files, files[0])]
     video_only = Trained(DEFAULT_TARGETS, audio=False)
-    healthy, nan, zero, audio, again = (verdict(c, video_only) for c in record.checkpoints)
+    healthy, nan, zero, audio, lone, again = (verdict(c, video_only) for c in record.checkpoints)
     assert healthy.ok and healthy.problems == ()
     assert not nan.ok and nan.problems == ("video attention: 1 NaN and 0 Inf values in 1 of 32 modules",)
     assert zero.problems == ("nothing learned: all 32 B matrices of the trained modules are zero",)
     assert not audio.ok and len(audio.problems) == 2
     assert audio.problems[0].startswith("audio attention: 32 of 32 modules trained on a video-only run")
     assert verdict(record.checkpoints[3], Trained(DEFAULT_TARGETS, audio=True)).ok
+    assert lone.problems == (
+        "0 NaN and 1 Inf values in 1 tensors outside the LoRA pairs (first: diffusion_model.proj_out.lora_A.weight)",
+    )
+    assert record.checkpoints[4].others[0].inf == 1 and len(record.checkpoints[4].modules) == 96
     assert record.checkpoints[0].dtypes == ("BF16",)
     assert record.checkpoints[-1].modules == record.checkpoints[0].modules  # same file, same facts
     assert again == healthy
@@ -88,6 +106,21 @@ def _truncated(path: Path) -> None:
     path.write_bytes(data[: len(data) - 100])
 
 
+def _mismatched_pair(path: Path) -> None:
+    import torch
+    from safetensors.torch import save_file
+
+    name = "diffusion_model.transformer_blocks.0.attn1.to_k"
+    save_file(
+        {f"{name}.lora_A.weight": torch.ones(4, 16), f"{name}.lora_B.weight": torch.ones(16, 2)}, str(path)
+    )
+
+
+def _negative_offsets(path: Path) -> None:
+    header = b'{"t":{"dtype":"F32","shape":[2],"data_offsets":[-8,0]}}'
+    path.write_bytes(len(header).to_bytes(8, "little") + header + bytes(8))
+
+
 def _fifo(path: Path) -> None:
     os.mkfifo(path)
 
@@ -102,11 +135,25 @@ def _empty(path: Path) -> None:
         (_not_safetensors, "is not a safetensors file (its 64 bytes hold no header)"),
         (_truncated, "is truncated: its tensors need"),
         (_fifo, "is a FIFO, not a checkpoint file"),
+        (
+            _mismatched_pair,
+            "is damaged (module diffusion_model.transformer_blocks.0.attn1.to_k: A is [4, 16], B is [16, 2]",
+        ),
+        (_negative_offsets, "is not a safetensors file (tensor t is described wrongly)"),
         (_empty, "is not a safetensors file (its 0 bytes hold no header)"),
         (lambda p: p.mkdir(), "is a directory, not a checkpoint file"),
         (lambda p: None, "cannot be opened (No such file or directory)"),
     ],
-    ids=["not-safetensors", "truncated", "fifo", "empty", "directory", "missing"],
+    ids=[
+        "not-safetensors",
+        "truncated",
+        "fifo",
+        "mismatched-pair",
+        "negative-offsets",
+        "empty",
+        "directory",
+        "missing",
+    ],
 )
 def test_an_unreadable_checkpoint_is_named_in_one_line_and_nothing_is_written(run_dir, tmp_path, make, said):
     good = write_lora(tmp_path / "good.safetensors")
