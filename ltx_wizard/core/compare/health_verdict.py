@@ -155,15 +155,16 @@ def _nan_problems(groups: dict[str, list[ModuleFacts]], facts: CheckpointFacts) 
 
 def _learning_problems(groups: dict[str, list[ModuleFacts]], trained: Trained) -> list[str]:
     """B matrices left at zero where the run should have moved them; trained ones where it could not."""
-    found, expected = [], []
+    found, expected, idle = [], [], 0
     for group, modules in groups.items():
         audio_side = place(modules[0].name).branch in AUDIO_BRANCHES
         ours = [m for m in modules if targeted(m.name, trained.targets)]
         if audio_side and not trained.audio:
             moved = [m for m in ours if not m.b_zero]
+            idle += len(ours)
             if moved:
                 found.append(
-                    f"{group}: {len(moved)} of {len(modules)} modules trained on a video-only run "
+                    f"{group}: {len(moved)} of {len(ours)} modules trained on a video-only run "
                     "(the config gives the model no audio)"
                 )
             continue
@@ -173,6 +174,10 @@ def _learning_problems(groups: dict[str, list[ModuleFacts]], trained: Trained) -
             found.append(f"{group}: {zero} of {len(ours)} B matrices are all zero (nothing learned there)")
     if expected and all(m.b_zero for m in expected):
         found = [f"nothing learned: all {len(expected)} B matrices of the trained modules are zero", *found]
+    if idle and not expected:  # an audio-only target list on a video-only run
+        found.append(
+            f"nothing to learn: all {idle} targeted modules are audio ones and the config gives no audio"
+        )
     return found
 
 

@@ -158,3 +158,12 @@ def test_what_the_config_trains_is_read_from_its_strategy_and_lora_keys():
     assert Trained.from_config(av) == Trained(("to_q",), audio=True)
     flexible = {"training_strategy": {"name": "flexible", "video": {}, "audio": None}}
     assert Trained.from_config(flexible).audio is False
+
+
+def test_audio_only_targets_on_a_video_only_run_have_nothing_to_learn():
+    audio_targets = ("audio_attn1.to_k", "audio_attn1.to_q")
+    result = verdict(_facts(audio_targets), Trained(audio_targets, audio=False))
+    assert result.problems == (
+        "nothing to learn: all 8 targeted modules are audio ones and the config gives no audio",
+    )
+    assert verdict(_facts(audio_targets, audio_learned=True), Trained(audio_targets, audio=True)).ok
