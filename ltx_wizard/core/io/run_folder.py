@@ -49,6 +49,9 @@ EVAL_MANIFEST = RunFile("outputs/eval/prompts.json", "eval manifest", fix="run t
 HELDOUT_LOSS = RunFile(
     "outputs/compare/heldout-loss-base.json", "held-out loss record", fix="run the held-out loss again"
 )
+LORA_HEALTH = RunFile(
+    "outputs/compare/lora-health.json", "LoRA health record", fix="run the LoRA health check again"
+)
 CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/cursor_store.py)
 STATUS_CURSOR = RunFile(
     "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
@@ -83,6 +86,7 @@ TABLE: tuple[RunFile, ...] = (
     EVAL_STATE,
     EVAL_MANIFEST,
     HELDOUT_LOSS,
+    LORA_HEALTH,
     STATUS_CURSOR,
     CLIP_CACHE,
     PLAN_MD,
