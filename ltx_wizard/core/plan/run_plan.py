@@ -197,6 +197,7 @@ def _record(
         warnings=tuple(notes.warnings),
         checkpoint=found.checkpoint,
         simulate=simulate,
+        keep=configured.keep,
     )
 
 

@@ -10,6 +10,7 @@ from typing import Mapping
 from ltx_wizard.core.tuning.batch_rule import effective, rescaled_steps
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.inputs.recipes import show_value
+from ltx_wizard.core.plan.checkpoint_saves import keep_every_save
 from ltx_wizard.core.io.yaml_marks import mark_changed
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, patch_yaml_text
 
@@ -18,7 +19,23 @@ STEPS_KEY = "optimization.steps"
 # when step % validation.interval == 0, a checkpoint when step % checkpoints.interval == 0): they
 # are rescaled with the steps, so the run validates and saves as often as planned.
 INTERVAL_KEYS = ("validation.interval", "checkpoints.interval")
+KEEP_KEY = "checkpoints.keep_last_n"
 _ABSENT = object()
+
+
+def _keep_every_save(
+    data: Mapping[str, object], steps: int, new_steps: int, changes: Mapping[str, object]
+) -> dict[str, object]:
+    """A plan that keeps every save (core/plan/checkpoint_keep.py) keeps every save at the new
+    steps too: keep_last_n counts the saves, the last step's twice when the interval hits it."""
+    interval, keep = get_dotted(data, INTERVAL_KEYS[1], None), get_dotted(data, KEEP_KEY, None)
+    new = changes.get(INTERVAL_KEYS[1])
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (interval, keep, new)):
+        return {}
+    assert isinstance(interval, int) and isinstance(new, int)
+    if keep != keep_every_save(steps, interval):
+        return {}
+    return {KEEP_KEY: keep_every_save(new_steps, new)}
 
 
 @dataclass(frozen=True)
@@ -43,6 +60,7 @@ def tuned_config(
             interval = get_dotted(data, key, None)
             if isinstance(interval, int) and not isinstance(interval, bool) and interval > 0:
                 changes[key] = rescaled_steps(interval, before, after)
+        changes.update(_keep_every_save(data, steps, moved[1], changes))
     notes: dict[str, str] = {}
     shown: dict[str, str] = {}
     for key, value in changes.items():
@@ -53,7 +71,7 @@ def tuned_config(
         shown[key] = was
         if key == STEPS_KEY:
             notes[key] = f"autotune, samples seen kept at batch x accumulation {effective(after)} (was {was})"
-        elif key in INTERVAL_KEYS:
+        elif key in INTERVAL_KEYS or key == KEEP_KEY:
             notes[key] = f"autotune, rescaled with the steps (was {was})"
         else:
             notes[key] = f"autotune (was {was})"
