@@ -10,7 +10,8 @@ from typing import Mapping
 from ltx_wizard.core.tuning.batch_rule import effective, rescaled_steps
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.inputs.recipes import show_value
-from ltx_wizard.core.plan.checkpoint_saves import keep_every_save
+from ltx_wizard.core.plan.checkpoint_keep import spread
+from ltx_wizard.core.plan.checkpoint_saves import keep_every_save, kept_saves
 from ltx_wizard.core.io.yaml_marks import mark_changed
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, patch_yaml_text
 
@@ -23,19 +24,18 @@ KEEP_KEY = "checkpoints.keep_last_n"
 _ABSENT = object()
 
 
-def _keep_every_save(
-    data: Mapping[str, object], steps: int, new_steps: int, changes: Mapping[str, object]
-) -> dict[str, object]:
-    """A plan that keeps every save (core/plan/checkpoint_keep.py) keeps every save at the new
-    steps too: keep_last_n counts the saves, the last step's twice when the interval hits it."""
+def _keep_every_save(data: Mapping[str, object], steps: int, new_steps: int) -> dict[str, object]:
+    """A plan that keeps every save (core/plan/checkpoint_keep.py) keeps as many, spread over the
+    new steps: a rescaled interval alone could leave one more, two steps before the last."""
     interval, keep = get_dotted(data, INTERVAL_KEYS[1], None), get_dotted(data, KEEP_KEY, None)
-    new = changes.get(INTERVAL_KEYS[1])
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (interval, keep, new)):
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (interval, keep)):
         return {}
-    assert isinstance(interval, int) and isinstance(new, int)
+    assert isinstance(interval, int) and isinstance(keep, int)
     if keep != keep_every_save(steps, interval):
         return {}
-    return {KEEP_KEY: keep_every_save(new_steps, new)}
+    count = len(kept_saves(steps, interval, keep).steps)
+    new_interval, new_keep = spread(new_steps, count, fits=count)
+    return {INTERVAL_KEYS[1]: new_interval, KEEP_KEY: new_keep}
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def tuned_config(
             interval = get_dotted(data, key, None)
             if isinstance(interval, int) and not isinstance(interval, bool) and interval > 0:
                 changes[key] = rescaled_steps(interval, before, after)
-        changes.update(_keep_every_save(data, steps, moved[1], changes))
+        changes.update(_keep_every_save(data, steps, moved[1]))
     notes: dict[str, str] = {}
     shown: dict[str, str] = {}
     for key, value in changes.items():
