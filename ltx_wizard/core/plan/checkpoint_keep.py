@@ -108,7 +108,9 @@ def keep_lines(config: Mapping[str, Any], keep: CheckpointKeep) -> list[str]:
             "interval and after the loop) and counts both."
         )
     if keep.state_bytes:
-        lines.append(f"- Each with its optimizer state ({gib(keep.state_bytes)}): save_training_state is full.")
+        lines.append(
+            f"- Each with its optimizer state ({gib(keep.state_bytes)}): save_training_state is full."
+        )
     if len(kept) < COMPARE_KEEP:
         lines.append(f"- {_fewer(keep, len(kept), steps)}")
     return lines
@@ -126,7 +128,9 @@ def _fewer(keep: CheckpointKeep, count: int, steps: int) -> str:
         )
     if steps < COMPARE_KEEP:
         return f"Fewer than {COMPARE_KEEP} to compare: the run has {steps} step{'s' if steps != 1 else ''}."
-    return f"Fewer than {COMPARE_KEEP} to compare: config.yaml's checkpoints keys were changed after the plan."
+    return (
+        f"Fewer than {COMPARE_KEEP} to compare: config.yaml's checkpoints keys were changed after the plan."
+    )
 
 
 def keep_warning(keep: CheckpointKeep) -> str | None:
