@@ -40,10 +40,15 @@ def test_the_plan_keeps_five_spread_and_plan_md_says_which(box, capsys):
     keys = trainer_config(load_yaml((run / "config.yaml").read_text("utf-8")))
     assert (keys.checkpoints.interval, keys.checkpoints.keep_last_n) == (400, 6)
     rec = read_record(run)
-    assert rec is not None and rec.keep is not None and rec.keep.changes == {
-        "checkpoints.interval": 400,
-        "checkpoints.keep_last_n": 6,
-    }
+    assert (
+        rec is not None
+        and rec.keep is not None
+        and rec.keep.changes
+        == {
+            "checkpoints.interval": 400,
+            "checkpoints.keep_last_n": 6,
+        }
+    )
     plan = (run / "plan.md").read_text("utf-8")
     kept = kept_saves(2000, 400, 6).steps
     each = rec.keep.weights_bytes

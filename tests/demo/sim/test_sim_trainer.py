@@ -294,7 +294,9 @@ def test_a_planned_spread_of_checkpoints_is_what_the_run_leaves(tmp_path, keep, 
     from ltx_wizard.core.plan.checkpoint_keep import spread
 
     assert spread(50, 5) == (10, 6)
-    config = trial_config(tmp_path, **{"interval: null\n  keep_last_n: -1": f"interval: 10\n  keep_last_n: {keep}"})
+    config = trial_config(
+        tmp_path, **{"interval: null\n  keep_last_n: -1": f"interval: 10\n  keep_last_n: {keep}"}
+    )
     code, events, _ = run_sim(config)
     assert code == 0
     assert [c.step for c in of(events, CheckpointSaved)] == [10, 20, 30, 40, 50, 50]
