@@ -3,6 +3,9 @@ against the free disk, the spread kept through autotune's rescaled steps."""
 
 from __future__ import annotations
 
+import ast
+import os
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -122,3 +125,50 @@ def test_autotunes_rescaled_steps_keep_five_spread(batch, steps):
     kept = kept_saves(steps, keys.checkpoints.interval, keys.checkpoints.keep_last_n).steps
     assert len(kept) == COMPARE_KEEP and kept[-1] == steps and kept[0] <= steps // 4
     assert "keep_last_n" in tuned.text.split("checkpoints:")[1].split("validation:")[0]
+
+
+REAL = os.environ.get("LTX_WIZARD_REAL_CHECKOUT")
+
+
+def _real_method(checkout: Path, name: str):
+    """LtxvTrainer's own method, its source read from the real trainer.py and compiled alone
+    (the module imports wandb, peft and the models, none of which the rule needs)."""
+    source = (checkout / "packages/ltx-trainer/src/ltx_trainer/trainer.py").read_text("utf-8")
+    tree = ast.parse(source)
+    trainer = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "LtxvTrainer")
+    method = next(n for n in trainer.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    method.decorator_list = []
+    namespace = {"Path": Path, "logger": SimpleNamespace(info=lambda *a: None, debug=lambda *a: None)}
+    exec(compile(ast.Module(body=[method], type_ignores=[]), "trainer.py", "exec"), namespace)
+    return namespace[name]
+
+
+def _left_by_real_cleanup(folder: Path, steps: int, interval: int, keep: int) -> tuple[int, ...]:
+    cleanup = _real_method(Path(str(REAL)), "_cleanup_checkpoints")
+    me = SimpleNamespace(
+        _config=SimpleNamespace(checkpoints=SimpleNamespace(keep_last_n=keep)), _checkpoint_paths=[]
+    )
+    saves = [s for s in range(1, steps + 1) if s % interval == 0] + [steps]  # the loop, then the end
+    folder.mkdir()
+    for step in saves:  # _save_checkpoint: write, append, clean up
+        path = folder / f"lora_weights_step_{step:05d}.safetensors"
+        path.write_bytes(b"w")
+        me._checkpoint_paths.append(path)
+        cleanup(me)
+    return tuple(sorted(int(p.stem.rsplit("_", 1)[1]) for p in folder.iterdir()))
+
+
+@pytest.mark.skipif(not REAL, reason="set LTX_WIZARD_REAL_CHECKOUT to a real LTX-2 checkout")
+@pytest.mark.parametrize("steps, count", [(2000, 5), (2001, 5), (3000, 5), (13, 5), (2000, 3)])
+def test_the_real_trainers_cleanup_leaves_the_planned_checkpoints(tmp_path, steps, count):
+    """The real `_cleanup_checkpoints` over the real loop's save sequence (trainer.py `train`:
+    every interval, then once more after the loop) leaves what kept_saves says."""
+    interval, keep = spread(steps, count)
+    left = _left_by_real_cleanup(tmp_path / "checkpoints", steps, interval, keep)
+    assert left == kept_saves(steps, interval, keep).steps and len(left) == count
+
+
+@pytest.mark.skipif(not REAL, reason="set LTX_WIZARD_REAL_CHECKOUT to a real LTX-2 checkout")
+def test_the_real_trainers_keep_last_n_counts_the_last_step_twice(tmp_path):
+    left = _left_by_real_cleanup(tmp_path / "checkpoints", 2000, 400, 5)
+    assert left == (800, 1200, 1600, 2000) == kept_saves(2000, 400, 5).steps
