@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         if result.held_out is not None:  # encoded now, the training data done before
-            print(held_out_words(result.held_out))
+            print(clean_text(held_out_words(result.held_out) or ""))
     else:  # what the step wrote and its check found, not the plan's verdict on the folder
         print(result.done_text())
     from ltx_wizard.core.plan.next_steps import remaining_steps

@@ -68,11 +68,7 @@ def configure(
     config_text = _with_validation(
         request, found, config_gen.build_config(found.base_text, changes.changes), notes
     )
-    readings, latents = host_readings(host, folder.root), _latents(found)
-    keep = _keep(config_text, found, readings, latents, notes)
-    if keep.changes:  # through the one patch path, so plan.md's diff shows them
-        changes.changes.update(keep.changes)
-        config_text = patch_yaml_text(config_text, keep.changes)
+    config_text, keep, (readings, latents) = _keep(config_text, found, host, folder, notes, changes)
     config_gen.require_self_check(
         config_text, str(folder.config), data_pending=found.dataset is not None and not found.dataset.reused
     )
@@ -95,24 +91,32 @@ def configure(
     )
     notes.warnings += memory.warnings
     about = _config_notes(request, assessment, found.start, changes, notes)
-    return Configured(
-        changes=changes, config_text=config_text, batch=batch, memory=memory, about=about, keep=keep
-    )
+    return Configured(changes, config_text, batch, memory, about, keep)
 
 
 def _keep(
-    config_text: str, found: Inspected, readings: HostReadings, latents: LatentDisk | None, notes: Notes
-) -> CheckpointKeep:
+    config_text: str,
+    found: Inspected,
+    host: HostSource,
+    folder: RunFolder,
+    notes: Notes,
+    changes: config_gen.ConfigChanges,
+) -> tuple[str, CheckpointKeep, tuple[HostReadings, LatentDisk | None]]:
     """The checkpoints kept for comparison, against the free disk of the run folder (less the
-    latents still to write there: host_limits.py counts them on the same disk)."""
-    config = load_yaml(config_text)
+    latents still to write there: host_limits.py counts them on the same disk); their keys
+    patched through the one patch path, so plan.md's diff shows them. The host is read once
+    here, for plan_memory too."""
+    config, readings, latents = load_yaml(config_text), host_readings(host, folder.root), _latents(found)
     same_disk = latents is not None and latents.device is not None and latents.device == readings.disk_device
     other = latents.total if same_disk and latents is not None else 0
     keep = plan_keep(config, checkpoint_bytes(config, found.checkpoint), readings.disk_free, other)
     said = keep_warning(keep)
     if said:
         notes.warnings.append(said)
-    return keep
+    if keep.changes:
+        changes.changes.update(keep.changes)
+        config_text = patch_yaml_text(config_text, keep.changes)
+    return config_text, keep, (readings, latents)  # the host as read once, for plan_memory
 
 
 def _with_validation(request: PlanRequest, found: Inspected, config_text: str, notes: Notes) -> str:

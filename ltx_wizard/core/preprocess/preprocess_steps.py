@@ -181,10 +181,24 @@ async def _run_step_locked(
     stand_in: StandIn | None,
 ) -> StepResult:
     state = require_state(run_dir)
-    if state.done(step):  # the held-out clips may be left, from a run planned before or a failure
-        return await _with_held_out(
-            run_dir, step, StepResult(step, ran=False, verification=None), env, on_progress, stand_in
-        )
+    result = (
+        StepResult(step, ran=False, verification=None)
+        if state.done(step)
+        else await _encode(run_dir, step, state, env, on_progress, stand_in)
+    )
+    # the held-out clips after the full step (or left by a run planned before them, or a failure)
+    return await _with_held_out(run_dir, step, result, env, on_progress, stand_in)
+
+
+async def _encode(
+    run_dir: Path,
+    step: Step,
+    state: PreprocessState,
+    env: Mapping[str, str] | None,
+    on_progress: Callable[[ProgressParser], None],
+    stand_in: StandIn | None,
+) -> StepResult:
+    """The step's script on its clips, its output verified, the step marked done."""
     output = state.data_root if step == "full" else one_sample_root(run_dir)
     require_output_root(run_dir, output, one_sample=step == "one")
     ds = read_dataset_file(state.dataset_file)
@@ -224,7 +238,7 @@ async def _run_step_locked(
         record_trigger(output, state.spec.lora_trigger)
     mark_done(run_dir, step)
     strategy = run_strategy(run_dir)
-    done = StepResult(
+    return StepResult(
         step,
         ran=True,
         verification=verification,
@@ -234,7 +248,6 @@ async def _run_step_locked(
         folders=tuple(required_folders(strategy)),
         silent=sum(s in state.silent for s in samples) if audio_folder(strategy) else 0,
     )
-    return await _with_held_out(run_dir, step, done, env, on_progress, stand_in)
 
 
 async def _with_held_out(
