@@ -156,3 +156,21 @@ def test_a_data_root_over_the_held_out_folder_is_refused_at_plan_time(box, capsy
 
 def test_the_file_name_is_prepares():
     assert held_out.HOLDOUT_FILE == HOLDOUT_FILE
+
+
+def test_a_held_out_clip_the_script_skips_is_said_and_training_goes_on(box, capsys):
+    dataset = make_clip_dataset(box / "cats", [{}, {}, {}, {"frames": 20}])  # too short for any bucket
+    rows = json.loads(dataset.read_text("utf-8"))
+    dataset.write_text(json.dumps(rows[:3], indent=2) + "\n", "utf-8")
+    (dataset.parent / HOLDOUT_FILE).write_text(json.dumps(rows[3]) + "\n", "utf-8")
+    run = _plan(box, dataset)
+    assert main(["preprocess", str(run), "--one-sample", *SIM]) == 0
+    capsys.readouterr()
+    assert main(["preprocess", str(run), "--skip-autotune", *SIM]) == 0
+    out, err = capsys.readouterr()
+    assert "full preprocess: done, verified: 3 sample(s)" in out
+    assert "warning: held-out clips: 1 of 1 held-out clip(s) not encoded (videos/clip_03.pt)" in err
+    state = read_state(run)
+    assert state is not None and state.full_done and state.held_out is not None
+    assert state.held_out.done and state.held_out.encoded == ()
+    assert "Held-out clips: 0 of 1 preprocessed into" in (run / "plan.md").read_text("utf-8")
