@@ -79,8 +79,10 @@ def test_a_disk_for_two_keeps_two_and_plan_md_says_so(box, capsys, monkeypatch):
     fits = rec.keep.fits
     assert fits == 2
     keys = trainer_config(load_yaml((box.run / "config.yaml").read_text("utf-8")))
+    # two, spread: one halfway and the last (keep_last_n 3: step 2,000 is saved twice)
+    assert (keys.checkpoints.interval, keys.checkpoints.keep_last_n) == (1000, 3)
     kept = kept_saves(2000, keys.checkpoints.interval, keys.checkpoints.keep_last_n).steps
-    assert len(kept) == fits and kept[-1] == 2000
+    assert kept == (1000, 2000)
     lines = _section((box.run / "plan.md").read_text("utf-8"))
     assert lines[0].startswith(f"- {fits} checkpoint")
     assert f"the free disk holds {fits} checkpoint" in lines[-1]
