@@ -9,13 +9,16 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Awaitable
+from typing import TYPE_CHECKING, Any, Awaitable
 
 from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.commands.common import add_gpu_source_args, print_json
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.io import run_folder
+
+if TYPE_CHECKING:  # the record --json prints
+    from ltx_wizard.core.preprocess.held_out import HeldOut
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -105,8 +108,23 @@ def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
     return asyncio.run(main())
 
 
+def _held_out_json(held: HeldOut | None) -> dict[str, object] | None:
+    """preprocess.json's held-out record as --json prints it (None: planned before it existed)."""
+    if held is None:
+        return None
+    return {
+        "file": str(held.file) if held.file else None,
+        "root": str(held.root) if held.root else None,
+        "samples": list(held.samples),
+        "encoded": list(held.encoded),
+        "done": held.done,
+        "note": held.note,
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.preprocess.preprocess_state import Step, read_state, write_state
+    from ltx_wizard.core.preprocess.held_out import held_out_words
     from ltx_wizard.core.preprocess.preprocess_steps import STEP_TITLES, require_state, run_step
 
     run_dir = Path(args.run_dir).expanduser().resolve()
@@ -150,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
                 "warnings": list(result.warnings),
                 "log": str(result.log) if result.log else None,
                 "data_root": str(after.data_root) if after else None,
+                "held_out": _held_out_json(after.held_out if after else None),
             }
         )
         return 0
@@ -164,6 +183,8 @@ def run(args: argparse.Namespace) -> int:
                 else ""
             )
         )
+        if result.held_out is not None:  # encoded now, the training data done before
+            print(clean_text(held_out_words(result.held_out) or ""))
     else:  # what the step wrote and its check found, not the plan's verdict on the folder
         print(result.done_text())
     from ltx_wizard.core.plan.next_steps import remaining_steps

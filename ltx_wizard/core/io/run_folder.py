@@ -75,6 +75,8 @@ DATASET_DIR = RunFile("dataset", "dataset folder", kind="folder")
 OUTPUTS_DIR = RunFile("outputs", "outputs folder", kind="folder")
 LOGS_DIR = RunFile("logs", "logs folder", kind="folder")
 OVERFIT_DIR = RunFile("overfit", "overfit folder", kind="folder")
+# the held-out clips' latents (core/preprocess/held_out.py), never the training data root
+HOLDOUT_DIR = RunFile("holdout", "held-out latents folder", kind="folder")
 
 TABLE: tuple[RunFile, ...] = (
     RUN_META,
@@ -105,4 +107,5 @@ TABLE: tuple[RunFile, ...] = (
     OUTPUTS_DIR,
     LOGS_DIR,
     OVERFIT_DIR,
+    HOLDOUT_DIR,
 )

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING
 
 from ltx_wizard.core.plan import config_gen
 from ltx_wizard.core.gpu.assessment import Assessment
-from ltx_wizard.core.plan.memory_section import HostSource, plan_memory
+from ltx_wizard.core.plan.checkpoint_keep import CheckpointKeep, keep_warning, plan_keep
+from ltx_wizard.core.plan.checkpoint_saves import checkpoint_bytes
+from ltx_wizard.core.plan.host_limits import HostReadings
+from ltx_wizard.core.plan.memory_section import HostSource, host_readings, plan_memory
 from ltx_wizard.core.plan.training_state_note import training_state
 from ltx_wizard.core.inputs.recipes import PlanBase, RecipeNotes, recipe_notes
 from ltx_wizard.core.gpu.tiers import launch_style
@@ -21,7 +24,7 @@ from ltx_wizard.core.validation.validation_choice import plan_validation
 from ltx_wizard.core.io.workspace import RunFolder
 from ltx_wizard.core.dataset.loader_batches import starved_loader
 from ltx_wizard.core.io.trainer_config import trainer_config
-from ltx_wizard.core.io.yaml_patch import load_yaml
+from ltx_wizard.core.io.yaml_patch import load_yaml, patch_yaml_text
 from ltx_wizard.core.plan.plan_request import PlanRequest
 from ltx_wizard.core.plan.plan_steps import Configured, Gpus, Inspected, Notes
 
@@ -66,6 +69,7 @@ def configure(
     config_text = _with_validation(
         request, found, config_gen.build_config(found.base_text, changes.changes), notes
     )
+    config_text, keep, (readings, latents) = _keep(config_text, found, host, folder, notes, changes)
     config_gen.require_self_check(
         config_text, str(folder.config), data_pending=found.dataset is not None and not found.dataset.reused
     )
@@ -83,12 +87,37 @@ def configure(
         gpus.total,
         folder.root,
         assessment,
-        host,
-        _latents(found),
+        readings,
+        latents,
     )
     notes.warnings += memory.warnings
     about = _config_notes(request, assessment, found.start, changes, notes)
-    return Configured(changes=changes, config_text=config_text, batch=batch, memory=memory, about=about)
+    return Configured(changes, config_text, batch, memory, about, keep)
+
+
+def _keep(
+    config_text: str,
+    found: Inspected,
+    host: HostSource,
+    folder: RunFolder,
+    notes: Notes,
+    changes: config_gen.ConfigChanges,
+) -> tuple[str, CheckpointKeep, tuple[HostReadings, LatentDisk | None]]:
+    """The checkpoints kept for comparison, against the free disk of the run folder (less the
+    latents still to write there: host_limits.py counts them on the same disk); their keys
+    patched through the one patch path, so plan.md's diff shows them. The host is read once
+    here, for plan_memory too."""
+    config, readings, latents = load_yaml(config_text), host_readings(host, folder.root), _latents(found)
+    same_disk = latents is not None and latents.device is not None and latents.device == readings.disk_device
+    other = latents.total if same_disk and latents is not None else 0
+    keep = plan_keep(config, checkpoint_bytes(config, found.checkpoint), readings.disk_free, other)
+    said = keep_warning(keep)
+    if said:
+        notes.warnings.append(said)
+    if keep.changes:
+        changes.changes.update(keep.changes)
+        config_text = patch_yaml_text(config_text, keep.changes)
+    return config_text, keep, (readings, latents)  # the host as read once, for plan_memory
 
 
 def _with_validation(request: PlanRequest, found: Inspected, config_text: str, notes: Notes) -> str:

@@ -34,14 +34,14 @@ limit; disk: more than is free); "tight" where it fits only if other programs gi
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
-from ltx_wizard.core.tuning.headroom import BYTES_PER_WEIGHT, OPTIMIZER_BYTES, model_size
+from ltx_wizard.core.tuning.headroom import BYTES_PER_WEIGHT
+from ltx_wizard.core.plan.checkpoint_saves import checkpoint_bytes, kept_saves
 from ltx_wizard.core.io.bounded import read_bytes
 from ltx_wizard.core.base import units
 from ltx_wizard.core.base.errors import UsageError
@@ -206,25 +206,14 @@ def _ram(
 
 def _disk(config: Mapping[str, Any], ckpt: CheckpointInfo) -> tuple[int, list[str]]:
     keys = trainer_config(config)
-    full = keys.model.training_mode == "full"
-    size = model_size(ckpt, keys.lora.target_modules)
-    rank = keys.lora.rank or 64
-    trained = size.transformer_params if full else rank * size.lora_params_per_rank
-    checkpoints = keys.checkpoints
-    precision = 4 if checkpoints.precision == "float32" else 2
-    one = int(trained * precision)
-    steps = keys.optimization.steps or 0
-    interval = checkpoints.interval
-    saves = math.ceil(steps / interval) if interval and steps else 1  # plus the final save
-    keep = checkpoints.keep_last_n if checkpoints.keep_last_n is not None else 1
-    kept = saves if keep < 0 else min(saves, keep + (1 if saves > keep else 0))  # save, then prune
-    items = [f"{kept} checkpoint(s) of {gib(one)}"]
-    total = kept * one + OUTPUT_ALLOWANCE
-    if checkpoints.save_training_state == "full":
-        opt = OPTIMIZER_BYTES.get(keys.optimization.optimizer_type or "adamw", 8.0)
-        state = int(trained * opt)
-        total += kept * state
-        items.append(f"{kept} optimizer state file(s) of {gib(state)} (save_training_state: full)")
+    size = checkpoint_bytes(config, ckpt)
+    # every checkpoint the trainer leaves, and the one written before the oldest is deleted
+    kept = kept_saves(keys.optimization.steps or 0, keys.checkpoints.interval, keys.checkpoints.keep_last_n)
+    items = [f"{kept.peak} checkpoint(s) of {gib(size.weights)}"]
+    total = kept.peak * size.weights + OUTPUT_ALLOWANCE
+    if size.state:
+        total += kept.peak * size.state
+        items.append(f"{kept.peak} optimizer state file(s) of {gib(size.state)} (save_training_state: full)")
     videos = validation_videos(config)
     if videos:
         total += videos * VIDEO_ALLOWANCE

@@ -35,6 +35,12 @@ class PlanMemory:
     host: HostCheck
 
 
+def host_readings(host: HostSource, run_root: Path) -> HostReadings:
+    """The host as read once for the plan (`read_host` is looked up here at call time, so tests
+    can replace it on this module)."""
+    return host if isinstance(host, HostReadings) else (host or read_host)(run_root)
+
+
 def plan_memory(
     config_text: str,
     ckpt: CheckpointInfo,
@@ -47,8 +53,7 @@ def plan_memory(
     latents: LatentDisk | None = None,
 ) -> PlanMemory:
     config = load_yaml(config_text)
-    # `read_host` is looked up here at call time, so tests can replace it on this module.
-    readings = host if isinstance(host, HostReadings) else (host or read_host)(run_root)
+    readings = host_readings(host, run_root)
     checked = check_host(
         config,
         ckpt,

@@ -51,6 +51,7 @@ TABLE_KEYS = (
     ("validation.video_dims", "Validation video (W, H, frames)"),
     ("validation.interval", "Validation every (steps)"),
     ("checkpoints.interval", "Checkpoint every (steps)"),
+    ("checkpoints.keep_last_n", "Checkpoints kept (keep_last_n)"),
     ("checkpoints.save_training_state", "Training state saved"),
     ("model.model_path", "Checkpoint"),
     ("model.text_encoder_path", "Text encoder"),
@@ -96,6 +97,7 @@ def render_plan(
     if rec.risks:
         lines += ["> **At your own risk:** " + " ".join(rec.risks), ""]
     lines += _about(rec, config, tuned, preprocess)
+    lines += _kept(rec, config)
     lines += _hardware(rec)
     lines += _host(rec.host_lines) + list(rec.multinode_lines)
     lines += [
@@ -147,6 +149,15 @@ def _about(
         *config_table(config, rec.schedule.num_gpus),
         "",
     ]
+
+
+def _kept(rec: PlanRecord, config: Mapping[str, Any]) -> list[str]:
+    """How many checkpoints stay for comparison, at which steps, their size (checkpoint_keep.py)."""
+    if rec.keep is None:  # planned before the wizard kept checkpoints for comparison
+        return []
+    from ltx_wizard.core.plan.checkpoint_keep import keep_lines
+
+    return ["## Checkpoints kept for comparison", *keep_lines(config, rec.keep), ""]
 
 
 def _no_batch(rec: PlanRecord) -> list[str]:

@@ -59,6 +59,7 @@ from ltx_wizard.core.plan.plan_request import PlanRequest, require_complete
 if TYPE_CHECKING:  # imported where they are used
     from ltx_wizard.core.inputs.recipes import RecipeNotes
     from ltx_wizard.core.inputs.version_fit import Misfit
+    from ltx_wizard.core.plan.checkpoint_keep import CheckpointKeep
     from ltx_wizard.core.plan.config_gen import BatchPlan, ConfigChanges
     from ltx_wizard.core.plan.memory_section import PlanMemory
 
@@ -105,6 +106,7 @@ class Configured:
     batch: BatchPlan
     memory: PlanMemory  # GPU floor, host RAM and disk for this config
     about: RecipeNotes  # what the recipe's file brings, and what the plan applied to it
+    keep: CheckpointKeep  # the checkpoints kept for comparison (checkpoint_keep.py)
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,15 @@ def dataset_lines(data: DataRecord, state: PreprocessState | None) -> list[str]:
             f"Nothing is preprocessed yet: after you approve, one sample goes into "
             f"`overfit/.precomputed` for autotune, then every clip into `{root}`. {reads}"
         )
-    return lines
+    return lines + _held_out(state)
+
+
+def _held_out(state: PreprocessState | None) -> list[str]:
+    """The held-out clips' own latents (core/preprocess/held_out.py), from preprocess.json."""
+    from ltx_wizard.core.preprocess.held_out import held_out_words
+
+    said = held_out_words(state.held_out) if state is not None else None
+    return ["", clean_text(said)] if said else []
 
 
 def style_words(style: str, num_gpus: int, nodes: int = 1) -> str:

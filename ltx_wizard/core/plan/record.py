@@ -19,6 +19,7 @@ from ltx_wizard.core.base.records import record
 from ltx_wizard.core.inputs.checkpoint import CheckpointInfo
 from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.run_codec import declare
+from ltx_wizard.core.plan.checkpoint_keep import CheckpointKeep
 from ltx_wizard.core.plan.plan_request import PlanRequest
 
 RECORD_VERSION = 1
@@ -86,6 +87,7 @@ class PlanRecord:
     checkpoint: CheckpointInfo | None = None
     simulate: str | None = None  # the GPUs were a named machine's (--simulate/--demo)
     written: tuple[str, ...] = ()  # the files write_plan writes into the run folder (run_files.py)
+    keep: CheckpointKeep | None = None  # the checkpoints kept for comparison (checkpoint_keep.py)
 
 
 RECORD_FILE = declare(run_folder.PLAN_RECORD, PlanRecord, version=RECORD_VERSION)

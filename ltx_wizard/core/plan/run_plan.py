@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Mapping
 
 from ltx_wizard.core.plan import config_gen
@@ -29,6 +30,7 @@ from ltx_wizard.core.gpu.tiers import nominal_gb
 from ltx_wizard.core.io.workspace import RunFolder, dataset_name
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import load_yaml
+from ltx_wizard.core.preprocess.preprocess_state import STATE_FILE, PreprocessState
 
 
 def prepare_plan(
@@ -81,9 +83,10 @@ def _render(
             sbatch=launched.multinode is not None and launched.slurm_text is not None,
         ),
     )
+    state = _preprocess_state(found, simulate, folder.root)
     return PlanDraft(
         record=rec,
-        plan_text=render_plan(rec),
+        plan_text=render_plan(rec, None, state),  # the state says where the held-out clips go
         diff=diff,
         changes=dict(configured.changes.changes),
         launch=launched.launch,
@@ -98,14 +101,14 @@ def _render(
         slurm_text=launched.slurm_text,
         stand_in=stand_in,
         run_id=launched.run_id,
-        preprocess_text=_preprocess_text(found, simulate),
+        preprocess_text=None if state is None else STATE_FILE.encode(state),
     )
 
 
-def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None:
+def _preprocess_state(found: steps.Inspected, simulate: str | None, run_dir: Path) -> PreprocessState | None:
     if found.dataset is None:
         return None
-    from ltx_wizard.core.preprocess.preprocess_state import STATE_FILE, PreprocessState
+    from ltx_wizard.core.preprocess.held_out import plan_held_out
 
     plan = found.dataset
     state = PreprocessState(
@@ -117,8 +120,9 @@ def _preprocess_text(found: steps.Inspected, simulate: str | None) -> str | None
         samples=plan.report.kept,
         silent=plan.report.silent_samples,
         reused=plan.reused,
+        held_out=plan_held_out(run_dir, plan.report.dataset, plan.data_root),
     )
-    return STATE_FILE.encode(state)
+    return state
 
 
 def _data_record(found: steps.Inspected) -> DataRecord:
@@ -197,6 +201,7 @@ def _record(
         warnings=tuple(notes.warnings),
         checkpoint=found.checkpoint,
         simulate=simulate,
+        keep=configured.keep,
     )
 
 

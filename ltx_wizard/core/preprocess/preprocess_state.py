@@ -22,6 +22,7 @@ from ltx_wizard.core.dataset.rows import DatasetFile
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.run_codec import declare
+from ltx_wizard.core.preprocess.held_out import HeldOut
 from ltx_wizard.core.preprocess.preprocess_command import PreprocessSpec
 from ltx_wizard.core.io.safe_fs import write_text
 
@@ -47,6 +48,8 @@ class PreprocessState:
     # the audio gate (audio_gate.py), decided once before any step: what was found, or None
     audio_gate: str | None = None
     video_only: bool = False  # the user chose video only there: config.yaml trains no audio
+    # the held-out clips' own latents (held_out.py); None: planned before they were preprocessed
+    held_out: HeldOut | None = None
 
     def done(self, step: Step) -> bool:
         # a verified, reused data root needs neither step: autotune links its samples

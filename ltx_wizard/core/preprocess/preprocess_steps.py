@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -29,15 +28,11 @@ from ltx_wizard.core.dataset.silent_clips import lacking_audio, silent_advice
 from ltx_wizard.core.dataset.sources import audio_folder, required_folders
 from ltx_wizard.core.dataset.loader_batches import samples_needed
 from ltx_wizard.core.preprocess.audio_gate import AudioCheck, pass_audio_gate
-from ltx_wizard.core.preprocess.preprocess_command import (
-    SCRIPT_REL,
-    command,
-    preprocess_args,
-    script_options,
-)
 from ltx_wizard.core.preprocess.preprocess_progress import ProgressParser
 from ltx_wizard.core.preprocess.output_dirs import failure, remove_orphans, require_output_root
-from ltx_wizard.core.preprocess.run import run_logged
+from ltx_wizard.core.preprocess.run import run_script
+from ltx_wizard.core.preprocess.held_out import HeldOut, held_out_words, pending
+from ltx_wizard.core.preprocess.held_out_step import held_out_warning, run_held_out
 from ltx_wizard.core.preprocess.trigger_record import record_trigger, trigger_change
 from ltx_wizard.core.preprocess.preprocess_state import (
     PreprocessState,
@@ -67,19 +62,21 @@ class StepResult:
     samples: tuple[str, ...] = ()  # the samples the step encoded and the check found complete
     folders: tuple[str, ...] = ()  # the folders the recipe reads, each checked for every sample
     silent: int = 0  # of the samples, those without sound (no audio latents expected)
+    held_out: HeldOut | None = None  # the held-out clips, when the full step encoded them now
 
     def done_text(self) -> str:
         """What the step did, from its check of what it wrote (never the plan-time verdict on a
         folder that was there before: "reused as it is" is said only where nothing ran)."""
         title = STEP_TITLES[self.step]
+        held = f"\n{held_out_words(self.held_out)}" if self.held_out is not None else ""
         if not self.ran or self.verification is None:
-            return f"{title}: already done"
+            return f"{title}: already done{held}"
         folders = ", ".join(f"{f}/" for f in self.folders) or "every folder the recipe reads"
         quiet = f" ({self.silent} without sound: no audio latents)" if self.silent else ""
         return (
             f"{title}: done, verified: {len(self.samples)} sample(s) encoded into "
             f"{self.verification.root}, each with its file in {folders}{quiet}; latents of the "
-            "bucket's shape"
+            f"bucket's shape{held}"
         )
 
 
@@ -184,8 +181,24 @@ async def _run_step_locked(
     stand_in: StandIn | None,
 ) -> StepResult:
     state = require_state(run_dir)
-    if state.done(step):
-        return StepResult(step, ran=False, verification=None)
+    result = (
+        StepResult(step, ran=False, verification=None)
+        if state.done(step)
+        else await _encode(run_dir, step, state, env, on_progress, stand_in)
+    )
+    # the held-out clips after the full step (or left by a run planned before them, or a failure)
+    return await _with_held_out(run_dir, step, result, env, on_progress, stand_in)
+
+
+async def _encode(
+    run_dir: Path,
+    step: Step,
+    state: PreprocessState,
+    env: Mapping[str, str] | None,
+    on_progress: Callable[[ProgressParser], None],
+    stand_in: StandIn | None,
+) -> StepResult:
+    """The step's script on its clips, its output verified, the step marked done."""
     output = state.data_root if step == "full" else one_sample_root(run_dir)
     require_output_root(run_dir, output, one_sample=step == "one")
     ds = read_dataset_file(state.dataset_file)
@@ -201,7 +214,7 @@ async def _run_step_locked(
     try:
         # a changed trigger word re-encodes the data root (core/preprocess/trigger_record.py)
         again = step == "full" and trigger_change(output, state.spec.lora_trigger) is not None
-        code, parser = await _run(
+        code, parser = await run_script(
             run_dir,
             state,
             dataset,
@@ -237,33 +250,21 @@ async def _run_step_locked(
     )
 
 
-async def _run(
+async def _with_held_out(
     run_dir: Path,
-    state: PreprocessState,
-    dataset: Path,
-    output: Path,
-    log: Path,
+    step: Step,
+    result: StepResult,
     env: Mapping[str, str] | None,
     on_progress: Callable[[ProgressParser], None],
-    *,
-    overwrite: bool,
     stand_in: StandIn | None,
-) -> tuple[int, ProgressParser]:
-    """`overwrite` only for the one sample: <run>/overfit is the run's own scratch, which the
-    skill regenerates rather than trusts (a re-plan may have changed the bucket)."""
-    script = state.trainer_dir / SCRIPT_REL
-    args = preprocess_args(state.spec, dataset, output, script_options(script), overwrite=overwrite)
-    if state.simulate and stand_in is None:
-        raise UsageError(
-            "this run was planned for simulated GPUs: its preprocessing runs only with --simulate PRESET"
-        )
-    argv, extra = command(
-        state.trainer_dir, args, uv=shutil.which("uv"), stand_in=stand_in if state.simulate else None
-    )
-    child_env = {**(os.environ if env is None else env), **extra}
-    return await run_logged(
-        argv, cwd=state.trainer_dir, env=child_env, log=log, on_progress=on_progress, root=run_dir
-    )
+) -> StepResult:
+    """After the full step: the held-out clips into their own folder (held_out_step.py)."""
+    state = require_state(run_dir)
+    if step != "full" or not pending(state.held_out):
+        return result
+    held = await run_held_out(run_dir, run_strategy(run_dir), env, on_progress, stand_in)
+    said = held_out_warning(held)
+    return replace(result, held_out=held, warnings=result.warnings + ((said,) if said else ()))
 
 
 def _verify(

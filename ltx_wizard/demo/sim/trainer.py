@@ -158,9 +158,12 @@ class SimTrainer:
             if interval and step % interval == 0:
                 self._validate(step, val_fail, b["validation_phase_gb"] + cached)
             ckpt = raw["checkpoints"].get("interval")
-            if self.rank == 0 and (step == steps or (ckpt and step % ckpt == 0)):
+            if self.rank == 0 and ckpt and step % ckpt == 0:
                 self._checkpoint(step)
         if self.rank == 0:
+            # trainer.py LtxvTrainer.train: the save after the loop, always, even when the last
+            # step was just saved (its path is counted twice by keep_last_n)
+            self._checkpoint(steps)
             self._statistics(steps, batch, self.clock.now - train_start)
         self.wait(cost.TEARDOWN_S)
         return 0

@@ -284,3 +284,21 @@ def test_tracebacks_name_torch_and_accelerate_in_the_checkouts_venv_wherever_the
     )
     for shallow in (Path("/"), Path("/srv")):  # a wizard started there runs its trials there
         assert str(accelerate_backward(shallow)[0][0]).startswith(str(shallow))
+
+
+@pytest.mark.parametrize("keep, files", [(6, [10, 20, 30, 40, 50]), (5, [20, 30, 40, 50])])
+def test_a_planned_spread_of_checkpoints_is_what_the_run_leaves(tmp_path, keep, files):
+    """The plan's five checkpoints (core/plan/checkpoint_keep.py spread: every 10 of 50 steps,
+    keep_last_n 6) all stay; keep_last_n 5 leaves four, as in the real trainer, whose save after
+    the loop repeats step 50 and is counted twice (trainer.py `_save_checkpoint`)."""
+    from ltx_wizard.core.plan.checkpoint_keep import spread
+
+    assert spread(50, 5) == (10, 6)
+    config = trial_config(
+        tmp_path, **{"interval: null\n  keep_last_n: -1": f"interval: 10\n  keep_last_n: {keep}"}
+    )
+    code, events, _ = run_sim(config)
+    assert code == 0
+    assert [c.step for c in of(events, CheckpointSaved)] == [10, 20, 30, 40, 50, 50]
+    left = sorted((tmp_path / "out" / "checkpoints").glob("lora_weights_step_*.safetensors"))
+    assert [int(p.stem.rsplit("_", 1)[1]) for p in left] == files

@@ -10,6 +10,8 @@ from typing import Mapping
 from ltx_wizard.core.tuning.batch_rule import effective, rescaled_steps
 from ltx_wizard.core.tuning.headroom import TrainSettings
 from ltx_wizard.core.inputs.recipes import show_value
+from ltx_wizard.core.plan.checkpoint_keep import spread
+from ltx_wizard.core.plan.checkpoint_saves import keep_every_save, kept_saves
 from ltx_wizard.core.io.yaml_marks import mark_changed
 from ltx_wizard.core.io.trainer_config import trainer_config, written_keys
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, patch_yaml_text
@@ -19,7 +21,22 @@ STEPS_KEY = "optimization.steps"
 # when step % validation.interval == 0, a checkpoint when step % checkpoints.interval == 0): they
 # are rescaled with the steps, so the run validates and saves as often as planned.
 INTERVAL_KEYS = ("validation.interval", "checkpoints.interval")
+KEEP_KEY = "checkpoints.keep_last_n"
 _ABSENT = object()
+
+
+def _keep_every_save(data: Mapping[str, object], steps: int, new_steps: int) -> dict[str, object]:
+    """A plan that keeps every save (core/plan/checkpoint_keep.py) keeps as many, spread over the
+    new steps: a rescaled interval alone could leave one more, two steps before the last."""
+    interval, keep = get_dotted(data, INTERVAL_KEYS[1], None), get_dotted(data, KEEP_KEY, None)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (interval, keep)):
+        return {}
+    assert isinstance(interval, int) and isinstance(keep, int)
+    if keep != keep_every_save(steps, interval):
+        return {}
+    count = len(kept_saves(steps, interval, keep).steps)
+    new_interval, new_keep = spread(new_steps, count, fits=count)
+    return {INTERVAL_KEYS[1]: new_interval, KEEP_KEY: new_keep}
 
 
 @dataclass(frozen=True)
@@ -47,6 +64,7 @@ def tuned_config(
         for key, interval in zip(INTERVAL_KEYS, intervals):
             if key in written and interval is not None and interval > 0:
                 changes[key] = rescaled_steps(interval, before, after)
+        changes.update(_keep_every_save(data, steps, moved[1]))
     notes: dict[str, str] = {}
     shown: dict[str, str] = {}
     for key, value in changes.items():  # a generic diff over the changes' own keys (data here)
@@ -57,7 +75,7 @@ def tuned_config(
         shown[key] = was
         if key == STEPS_KEY:
             notes[key] = f"autotune, samples seen kept at batch x accumulation {effective(after)} (was {was})"
-        elif key in INTERVAL_KEYS:
+        elif key in INTERVAL_KEYS or key == KEEP_KEY:
             notes[key] = f"autotune, rescaled with the steps (was {was})"
         else:
             notes[key] = f"autotune (was {was})"
