@@ -73,12 +73,7 @@ def configure(
     config_gen.require_self_check(
         config_text, str(folder.config), data_pending=found.dataset is not None and not found.dataset.reused
     )
-    batch = changes.batch
-    assert batch is not None
-    # trainer.py LtxvTrainer._init_dataloader: one full batch on every process, or none at all
-    starved = starved_loader(found.data.sample_count, batch.batch_size, gpus.total)
-    if starved:
-        notes.warnings.append(starved)
+    batch = _fed_batch(changes, found, gpus, notes)
     memory = plan_memory(
         config_text,
         found.checkpoint,
@@ -93,6 +88,19 @@ def configure(
     notes.warnings += memory.warnings
     about = _config_notes(request, assessment, found.start, changes, notes)
     return Configured(changes, config_text, batch, memory, about, keep)
+
+
+def _fed_batch(
+    changes: config_gen.ConfigChanges, found: Inspected, gpus: Gpus, notes: Notes
+) -> config_gen.BatchPlan:
+    """The planned batch; a warning where the loader would starve (trainer.py
+    LtxvTrainer._init_dataloader: one full batch on every process, or none at all)."""
+    batch = changes.batch
+    assert batch is not None
+    starved = starved_loader(found.data.sample_count, batch.batch_size, gpus.total)
+    if starved:
+        notes.warnings.append(starved)
+    return batch
 
 
 def _keep(

@@ -13,7 +13,7 @@ from ltx_wizard.core.inputs.recipes import show_value
 from ltx_wizard.core.plan.checkpoint_keep import spread
 from ltx_wizard.core.plan.checkpoint_saves import keep_every_save, kept_saves
 from ltx_wizard.core.io.yaml_marks import mark_changed
-from ltx_wizard.core.io.trainer_config import trainer_config, written_keys
+from ltx_wizard.core.io.trainer_config import TrainerConfig, trainer_config, written_keys
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, patch_yaml_text
 
 STEPS_KEY = "optimization.steps"
@@ -25,13 +25,12 @@ KEEP_KEY = "checkpoints.keep_last_n"
 _ABSENT = object()
 
 
-def _keep_every_save(data: Mapping[str, object], steps: int, new_steps: int) -> dict[str, object]:
+def _keep_every_save(keys: TrainerConfig, steps: int, new_steps: int) -> dict[str, object]:
     """A plan that keeps every save (core/plan/checkpoint_keep.py) keeps as many, spread over the
     new steps: a rescaled interval alone could leave one more, two steps before the last."""
-    interval, keep = get_dotted(data, INTERVAL_KEYS[1], None), get_dotted(data, KEEP_KEY, None)
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (interval, keep)):
+    interval, keep = keys.checkpoints.interval, keys.checkpoints.keep_last_n
+    if interval is None or keep is None or interval <= 0 or keep <= 0:
         return {}
-    assert isinstance(interval, int) and isinstance(keep, int)
     if keep != keep_every_save(steps, interval):
         return {}
     count = len(kept_saves(steps, interval, keep).steps)
@@ -64,7 +63,7 @@ def tuned_config(
         for key, interval in zip(INTERVAL_KEYS, intervals):
             if key in written and interval is not None and interval > 0:
                 changes[key] = rescaled_steps(interval, before, after)
-        changes.update(_keep_every_save(data, steps, moved[1]))
+        changes.update(_keep_every_save(keys, steps, moved[1]))
     notes: dict[str, str] = {}
     shown: dict[str, str] = {}
     for key, value in changes.items():  # a generic diff over the changes' own keys (data here)
