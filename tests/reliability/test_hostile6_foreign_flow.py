@@ -1,0 +1,48 @@
+"""Foreign text the extended structure rule (tests/project/test_foreign_text.py, following names
+and self fields) found shown raw: each now reaches the terminal without its escapes."""
+
+from __future__ import annotations
+
+from textual.widgets import OptionList
+
+from ltx_wizard.commands.autotune import trial_lines
+from ltx_wizard.core.inputs.discovery_rank import Candidate
+from ltx_wizard.core.tuning.results import AutotuneSummary
+from ltx_wizard.tui.dialogs.pick import PickDialog
+from tests.tui.helpers import _result, fake_probe, make_app, settle, wait_until
+
+TITLE = "\x1b]0;PWNTITLE\x07"  # retitles the terminal
+CLIPBOARD = "\x1b]52;c;cHduZWQ=\x07"  # writes the clipboard
+CONTROLS = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+async def test_pick_dialog_shows_a_found_file_without_its_escapes(tmp_path):
+    """Discovery lists files on disk: a model file named with escapes is shown without them."""
+    path = tmp_path / f"ltx-2{TITLE}.safetensors"
+    found = Candidate(
+        kind="checkpoint",
+        path=path,
+        usable=True,
+        summary=f"19.0 B params{CLIPBOARD}",
+        reason="newest\x9b\u202e",
+    )
+    app = make_app(probe_fn=fake_probe(mib=81559))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await settle(pilot)
+        app.push_screen(PickDialog("Found on disk: checkpoint", [found]))
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PickDialog) and bool(app.screen.query(OptionList))
+        )
+        option = app.screen.query_one(OptionList).get_option_at_index(0)
+        shown = option.prompt.plain
+        assert "ltx-2.safetensors" in shown and "19.0 B params" in shown and "newest" in shown
+        assert not any(c in shown for c in CONTROLS), repr(shown)
+        assert option.id == str(path)  # what is picked is the file itself, as it is named
+
+
+def test_autotune_report_lines_drop_the_escapes_a_trial_reason_quotes():
+    """A trial's reason quotes the trainer's output: printed by `autotune` without escapes."""
+    crashed = _result(1, "baseline", "crash", None, None, False, reason=f"exit 1: {TITLE}boom{CLIPBOARD}")
+    lines = trial_lines(AutotuneSummary(trials=[crashed], winner=None, config_patched=False))
+    assert len(lines) == 1 and "exit 1: boom" in lines[0]
+    assert not any(c in lines[0] for c in CONTROLS), repr(lines[0])
