@@ -6,7 +6,8 @@ The rule, read from the source of `tui/` and `commands/`: every argument of `pri
 `clean_block` (core/base/text_safety.py), `safe_markup` or `plain` (tui/widgets/formatting.py),
 or is on WIZARDS_OWN below: a field the wizard wrote itself (a number, a label, a path the plan
 already refused control characters in). The line-printing helpers the commands share
-(prepare's TerminalAsker.say, setup's _say) sanitise whatever they are given.
+(prepare's TerminalAsker.say and the Prepare screen's ScreenAsker.say, setup's _say) sanitise
+whatever they are given.
 
 A plain name is followed back to what its function assigned it (`caption = row.caption;
 print(caption)`), and `self.x` to what the class's methods assigned it (a field read from a file in
@@ -70,7 +71,12 @@ def test_every_screen_and_print_takes_foreign_text_through_the_sanitiser():
 
 
 def test_the_line_helpers_sanitise_what_they_are_given():
-    for module, helper in (("commands/prepare.py", "say"), ("commands/setup.py", "_say")):
+    helpers = (
+        ("commands/prepare.py", "say"),
+        ("commands/setup.py", "_say"),
+        ("tui/screens/prepare/asker.py", "say"),
+    )
+    for module, helper in helpers:
         tree = ast.parse((PACKAGE / module).read_text(encoding="utf-8"))
         body = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == helper)
         calls = {name_of(c.func) for c in ast.walk(body) if isinstance(c, ast.Call)}

@@ -9,6 +9,8 @@ from ltx_wizard.commands.autotune import trial_lines
 from ltx_wizard.core.inputs.discovery_rank import Candidate
 from ltx_wizard.core.tuning.results import AutotuneSummary
 from ltx_wizard.tui.dialogs.pick import PickDialog
+from ltx_wizard.tui.dialogs.spot_check import SpotCheckDialog
+from ltx_wizard.tui.screens.prepare.asker import PrepareLine, ScreenAsker
 from tests.tui.helpers import _result, fake_probe, make_app, settle, wait_until
 
 TITLE = "\x1b]0;PWNTITLE\x07"  # retitles the terminal
@@ -46,3 +48,36 @@ def test_autotune_report_lines_drop_the_escapes_a_trial_reason_quotes():
     lines = trial_lines(AutotuneSummary(trials=[crashed], winner=None, config_patched=False))
     assert len(lines) == 1 and "exit 1: boom" in lines[0]
     assert not any(c in lines[0] for c in CONTROLS), repr(lines[0])
+
+
+async def test_spot_check_dialog_shows_the_captions_without_their_escapes():
+    """The captioner's answers, shown in full for the spot check: without escapes."""
+    app = make_app(probe_fn=fake_probe(mib=81559))
+    async with app.run_test(size=(110, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(
+            SpotCheckDialog([(f"clips/a{TITLE}.mp4", f"A cat{CLIPBOARD} on a sofa.\nIt sleeps.")])
+        )
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, SpotCheckDialog) and bool(app.screen.query(".spot-caption"))
+        )
+        clip = str(app.screen.query_one(".spot-clip").render())
+        caption = str(app.screen.query_one(".spot-caption").render())
+        assert "clips/a.mp4" in clip and "A cat on a sofa." in caption and "It sleeps." in caption
+        assert not any(c in clip + caption for c in CONTROLS), repr(clip + caption)
+
+
+def test_the_prepare_screens_lines_are_cleaned_as_the_command_lines_are():
+    """The Prepare screen's log quotes each spot-check caption: its say cleans it (a newline kept)."""
+
+    class Screen:
+        def __init__(self) -> None:
+            self.posted: list = []
+
+        def post_message(self, message) -> None:
+            self.posted.append(message)
+
+    screen = Screen()
+    ScreenAsker(screen).say(f"spot check, a.mp4: A cat{TITLE}{CLIPBOARD}\nsleeps\u202e.")  # type: ignore[arg-type]
+    [line] = screen.posted
+    assert isinstance(line, PrepareLine) and line.text == "spot check, a.mp4: A cat\nsleeps."
