@@ -188,3 +188,17 @@ async def test_the_spot_check_instruction_must_be_utf8():
         await pilot.press("enter")
         await wait_until(pilot, lambda: bool(got))
         assert got == ["less background"]
+
+
+@pytest.mark.parametrize(
+    "typed", ["9" * 5000 + "x544x49", "٩٦٠x544x49", "²x544x49"], ids=["5000-digits", "arabic", "superscript"]
+)
+def test_the_bucket_fields_numbers_are_ascii_digits_under_a_bound(typed):
+    """The Paths form's bucket field (and --resolution-buckets) reads its numbers through
+    core/dataset/buckets.py parse_buckets: ASCII digits under MOST_SIDE, refused in one short line."""
+    from ltx_wizard.core.base.errors import UsageError
+    from ltx_wizard.core.dataset.buckets import parse_buckets
+
+    with pytest.raises(UsageError) as refused:
+        parse_buckets(typed)
+    _one_line(refused.value.message, "resolution bucket", "65,536")
