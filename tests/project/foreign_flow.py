@@ -8,6 +8,9 @@ import ast
 from dataclasses import dataclass, field
 
 SINKS = {"print", "Option", "Static", "notify"}
+# a widget's update and a log's write: followed for what a name or a `self` field brings them
+# (`caption = row.caption; label.update(caption)`); a field read inline there is not checked yet
+FLOW_SINKS = {"update", "write"}
 SANITISERS = {"clean_text", "clean_block", "safe_markup", "plain", "dumps"}  # json.dumps escapes controls
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 # calls that hand their text on (a value followed back through them is the same text); any other
@@ -50,6 +53,10 @@ def name_of(func: ast.expr) -> str | None:
 
 def _targets(target: ast.expr, value: ast.expr | None) -> list[tuple[ast.expr, ast.expr | None]]:
     """(target, its value) for each name or attribute a (tuple) assignment binds."""
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.IfExp):
+        return _targets(target, value.body) + _targets(
+            target, value.orelse
+        )  # `a, b = (x, y) if c else (z, w)`
     if isinstance(target, (ast.Tuple, ast.List)):
         values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
         if values is not None and len(values) == len(target.elts):
@@ -93,7 +100,7 @@ def _scope_of(function: ast.AST, fields: dict[str, list[tuple[ast.expr, Scope]]]
     return scope
 
 
-def unsanitised_fields(node: ast.AST, scope: Scope | None = None) -> list[str]:
+def unsanitised_fields(node: ast.AST, scope: Scope | None = None, *, flows_only: bool = False) -> list[str]:
     """The field reads `node` shows that no sanitiser call wraps, followed through the names and
     `self` fields of `scope` (`caption <- row.caption`)."""
     found: list[str] = []
@@ -117,6 +124,10 @@ def unsanitised_fields(node: ast.AST, scope: Scope | None = None) -> list[str]:
                     walk(child, sc, via)
             return
         if isinstance(n, FUNCTIONS):
+            return
+        if isinstance(n, ast.IfExp):  # the condition picks a value; only the values are shown
+            walk(n.body, sc, via)
+            walk(n.orelse, sc, via)
             return
         if isinstance(n, ast.Name):
             if sc is not None and n.id in sc.names:
@@ -142,7 +153,7 @@ def unsanitised_fields(node: ast.AST, scope: Scope | None = None) -> list[str]:
             walk(child, sc, via)
 
     walk(node, scope, "")
-    return found
+    return [f for f in found if " <- " in f] if flows_only else found
 
 
 def _scopes(tree: ast.AST) -> dict[ast.AST, Scope]:
@@ -172,9 +183,11 @@ def sink_reads(source: str) -> list[tuple[int, str]]:
             scope_of.setdefault(id(node), scope)
     reads = []
     for node in ast.walk(tree):  # a sink outside any function: no names to follow
-        if isinstance(node, ast.Call) and name_of(node.func) in SINKS and node.args:
+        sink = name_of(node.func) if isinstance(node, ast.Call) else None
+        if isinstance(node, ast.Call) and sink in SINKS | FLOW_SINKS and node.args:
             scope = scope_of.get(id(node))
-            reads += [(node.lineno, f) for f in unsanitised_fields(node.args[0], scope)]
+            found = unsanitised_fields(node.args[0], scope, flows_only=sink in FLOW_SINKS)
+            reads += [(node.lineno, f) for f in found]
     return sorted(set(reads))
 
 

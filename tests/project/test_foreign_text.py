@@ -56,6 +56,13 @@ WIZARDS_OWN = {
     # core/monitor/saved_checkpoints.py WEIGHTS (digits only)
     ("tui/screens/monitor/actions.py", "status.output_dir"),
     ("tui/screens/monitor/__init__.py", "usable.path"),
+    ("tui/screens/monitor/__init__.py", "message.status"),  # handed to helpers that clean its text
+    ("tui/screens/monitor/__init__.py", "status.points"),  # (step, loss) numbers
+    ("tui/screens/monitor/__init__.py", "status.nan_step"),
+    ("tui/dialogs/download.py", "offer.size_bytes"),
+    ("tui/screens/autotune.py", "message.event"),  # the presenter's words for an event's numbers
+    ("tui/screens/summary.py", "message.draft"),  # the launch line: paths refused with controls
+    ("tui/screens/summary.py", "draft.memory_lines"),  # the host's numbers in the wizard's words
 }
 
 
@@ -98,6 +105,8 @@ def test_the_rule_follows_a_plain_name_back_to_a_field():
     assert [field for _, field in sink_reads(loop)] == ["line <- row.caption"]
     clean = "def show(row):\n    caption = clean_text(row.caption)\n    print(caption)\n"
     assert sink_reads(clean) == []
+    widget = "def show(row, label):\n    caption = row.caption\n    label.update(caption)\n"
+    assert [field for _, field in sink_reads(widget)] == ["caption <- row.caption"]
     computed = "def show(row):\n    size = measure(row.path)\n    print(size)\n"
     assert sink_reads(computed) == []  # a value the wizard computed, not the text itself
 

@@ -8,9 +8,12 @@ from textual.widgets import OptionList
 from ltx_wizard.commands.autotune import trial_lines
 from ltx_wizard.core.inputs.discovery_rank import Candidate
 from ltx_wizard.core.tuning.results import AutotuneSummary
+from ltx_wizard.core.validation.form import ValidationForm
+from ltx_wizard.core.validation.validation_media import MediaSlot
 from ltx_wizard.tui.dialogs.pick import PickDialog
 from ltx_wizard.tui.dialogs.spot_check import SpotCheckDialog
 from ltx_wizard.tui.screens.prepare.asker import PrepareLine, ScreenAsker
+from ltx_wizard.tui.widgets.validation_panel import ValidationPanel
 from tests.tui.helpers import _result, fake_probe, make_app, settle, wait_until
 
 TITLE = "\x1b]0;PWNTITLE\x07"  # retitles the terminal
@@ -81,3 +84,22 @@ def test_the_prepare_screens_lines_are_cleaned_as_the_command_lines_are():
     ScreenAsker(screen).say(f"spot check, a.mp4: A cat{TITLE}{CLIPBOARD}\nsleeps\u202e.")  # type: ignore[arg-type]
     [line] = screen.posted
     assert isinstance(line, PrepareLine) and line.text == "spot check, a.mp4: A cat\nsleeps."
+
+
+async def test_the_validation_sections_verdict_is_shown_without_escapes(tmp_path):
+    """The section's verdict may quote the recipe's YAML (plan's words): shown without escapes."""
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    app = make_app(demo)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "PathsScreen")
+        await settle(pilot)
+        slot = MediaSlot(sample=0, condition=0, key="video", kind="reference video", value="ref.mp4")
+        panel = app.screen.query_one(ValidationPanel)
+        panel.show(ValidationForm(slots=(slot,), error=f"validation.samples[0]: {TITLE}bad{CLIPBOARD} path"))
+        await pilot.pause()
+        shown = str(app.screen.query_one("#validation-status").render())
+        assert "validation.samples[0]: bad path" in shown
+        assert not any(c in shown for c in CONTROLS), repr(shown)

@@ -27,6 +27,7 @@ from textual.widgets import (
 from ltx_wizard.core.base import phases
 from ltx_wizard.core.io.run_folder import CONFIG, PLAN_MD
 from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.base.text_safety import clean_block
 from ltx_wizard.tui.messages import PlanPrepared
 from ltx_wizard.tui.heap import settle_heap
 from ltx_wizard.tui.widgets.footer import Footer
@@ -213,7 +214,9 @@ class SummaryScreen(WizardScreen):
         self.query_one("#host", Static).update(Text("\n".join(lines)))
         self.query_one("#plan-preview", Markdown).update(draft.plan_text)
         diff = draft.diff or "(no changes: the config is the shipped file)"
-        self.query_one("#config-diff", Static).update(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True))
+        # the diff quotes the checkout's shipped config: cleaned, as `plan` prints it
+        shown = Syntax(clean_block(diff), "diff", theme="ansi_dark", word_wrap=True)
+        self.query_one("#config-diff", Static).update(shown)
         for button in ("#approve", "#skip"):
             self.query_one(button, Button).disabled = False
         self.query_one("#approve", Button).focus()
