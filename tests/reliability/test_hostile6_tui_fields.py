@@ -118,6 +118,16 @@ async def test_prepare_fields_name_the_field_and_what_is_wrong(demo_root, monkey
             assert not screen.running and app.is_running
             field.value = before
         assert screen.query_one("#input-source").value == source
+        url = screen.query_one("#prep-vllm-url")
+        for value in ("http://" + "h" * 5000 + "/v1", "http://host:" + "9" * 5000 + "/v1"):
+            url.value = value  # said under the field as it is typed; Prepare does not start
+            await wait_until(pilot, lambda: "✗" in str(screen.query_one("#prep-url-verdict").render()))
+            _one_line(str(screen.query_one("#prep-url-verdict").render()), "captioner server URL", "http://")
+            await pilot.press("ctrl+n")
+            await settle(pilot)
+            assert not screen.running and app.is_running
+            url.value = ""
+            await wait_until(pilot, lambda: "✗" not in str(screen.query_one("#prep-url-verdict").render()))
 
 
 async def test_the_gpu_memory_question_takes_ascii_digits_under_its_bound():

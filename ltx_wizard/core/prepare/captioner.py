@@ -61,6 +61,7 @@ class Knobs:
 
 
 CLI_KNOBS = Knobs()
+MAX_URL, MAX_HOST = 2048, 253  # a longer URL or host name is no server's address
 
 
 def check_server_url(text: str, *, knobs: Knobs = CLI_KNOBS) -> str:
@@ -76,6 +77,8 @@ def check_server_url(text: str, *, knobs: Knobs = CLI_KNOBS) -> str:
         _ = parts.port  # raises on a port that is not a number in range
     except ValueError as exc:
         raise UsageError(f"{said} is not a URL ({clip(exc, 80)}): give {example}") from None
+    if len(url) > MAX_URL or len(parts.hostname or "") > MAX_HOST:  # DNS: 253 at most
+        raise UsageError(f"{said} is too long ({len(url):,} characters): give {example}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"{said} is not an http:// or https:// address with a host: give {example}")
     if parts.query or parts.fragment or any(c.isspace() for c in url):
