@@ -14,7 +14,7 @@ from ltx_wizard.tui.dialogs.pick import PickDialog
 from ltx_wizard.tui.dialogs.spot_check import SpotCheckDialog
 from ltx_wizard.tui.screens.prepare.asker import PrepareLine, ScreenAsker
 from ltx_wizard.tui.widgets.validation_panel import ValidationPanel
-from tests.tui.helpers import _result, fake_probe, make_app, settle, wait_until
+from tests.tui.helpers import _result, fake_probe, make_app, settle, to_summary, wait_until
 
 TITLE = "\x1b]0;PWNTITLE\x07"  # retitles the terminal
 CLIPBOARD = "\x1b]52;c;cHduZWQ=\x07"  # writes the clipboard
@@ -103,3 +103,30 @@ async def test_the_validation_sections_verdict_is_shown_without_escapes(tmp_path
         shown = str(app.screen.query_one("#validation-status").render())
         assert "validation.samples[0]: bad path" in shown
         assert not any(c in shown for c in CONTROLS), repr(shown)
+
+
+async def test_the_summary_shows_the_config_diff_and_a_refusal_without_escapes(tmp_path):
+    """The diff quotes the checkout's shipped config, a refusal may quote a file: both cleaned."""
+    from dataclasses import replace
+
+    from ltx_wizard.tui.messages import PlanPrepared
+
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    app = make_app(demo, at="summary")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_summary(pilot)
+        screen = app.screen
+        draft = replace(screen.draft, diff=f"-  name: shipped{TITLE}\n+  name: ours{CLIPBOARD}\n")
+        screen.post_message(PlanPrepared(draft, None))
+
+        def shown_diff() -> str:  # the Syntax the Static holds: its code as it will be drawn
+            return getattr(screen.query_one("#config-diff").content, "code", "")
+
+        await wait_until(pilot, lambda: "ours" in shown_diff())
+        diff = shown_diff()
+        assert "name: shipped" in diff and not any(c in diff for c in CONTROLS), repr(diff)
+        screen.post_message(PlanPrepared(None, f"recipe t2v.yaml: bad key {TITLE}x{CLIPBOARD}"))
+        await wait_until(pilot, lambda: "Cannot plan" in str(screen.query_one("#summary-head").render()))
+        head = str(screen.query_one("#summary-head").render())
+        assert "bad key x" in head and not any(c in head for c in CONTROLS), repr(head)

@@ -27,7 +27,7 @@ from textual.widgets import (
 from ltx_wizard.core.base import phases
 from ltx_wizard.core.io.run_folder import CONFIG, PLAN_MD
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.base.text_safety import clean_block
+from ltx_wizard.core.base.text_safety import clean_block, clean_text
 from ltx_wizard.tui.messages import PlanPrepared
 from ltx_wizard.tui.heap import settle_heap
 from ltx_wizard.tui.widgets.footer import Footer
@@ -165,7 +165,8 @@ class SummaryScreen(WizardScreen):
     def _prepared(self, message: PlanPrepared) -> None:
         head = self.query_one("#summary-head", Static)
         if message.error is not None:
-            head.update(Text.assemble(("Cannot plan: ", "bold"), message.error, "\nEsc goes back to fix it."))
+            said = clean_text(message.error)  # the plan's refusal may quote a file it read
+            head.update(Text.assemble(("Cannot plan: ", "bold"), said, "\nEsc goes back to fix it."))
             return
         from ltx_wizard.core.plan.plan_words import data_words
 
