@@ -130,3 +130,27 @@ async def test_the_summary_shows_the_config_diff_and_a_refusal_without_escapes(t
         await wait_until(pilot, lambda: "Cannot plan" in str(screen.query_one("#summary-head").render()))
         head = str(screen.query_one("#summary-head").render())
         assert "bad key x" in head and not any(c in head for c in CONTROLS), repr(head)
+
+
+async def test_the_download_dialog_shows_the_hubs_refusal_without_escapes():
+    """Why the Hub refuses a file is the Hub's words: shown without escapes."""
+    from ltx_wizard.tui.dialogs.download import DownloadDialog, OffersReady
+
+    class Offer:  # what the dialog reads of a core/inputs/model_download.py offer
+        refusal = f"gated: {TITLE}accept the terms{CLIPBOARD} first"
+        size_bytes = 5000
+
+        def line(self) -> str:
+            return "ltx-2.3-22b-dev.safetensors (5 kB)"
+
+    app = make_app(probe_fn=fake_probe(mib=81559))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        dialog = DownloadDialog()
+        app.push_screen(dialog)
+        await wait_until(pilot, lambda: app.screen is dialog and bool(dialog.query("#dl-body")))
+        dialog.post_message(OffersReady([Offer()], None))
+        await wait_until(pilot, lambda: dialog.index == 0)
+        body = str(dialog.query_one("#dl-body").render())
+        assert "Not offered: gated: accept the terms first" in body
+        assert not any(c in body for c in CONTROLS), repr(body)
