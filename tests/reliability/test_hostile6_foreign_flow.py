@@ -154,3 +154,34 @@ async def test_the_download_dialog_shows_the_hubs_refusal_without_escapes():
         body = str(dialog.query_one("#dl-body").render())
         assert "Not offered: gated: accept the terms first" in body
         assert not any(c in body for c in CONTROLS), repr(body)
+
+
+def test_the_preprocess_screens_skipped_samples_are_shown_without_escapes():
+    """The trainer's output names each sample it skipped: the screen shows them cleaned."""
+    from ltx_wizard.tui.screens.preprocess import PreprocessScreen
+
+    class Widget:
+        def __init__(self) -> None:
+            self.shown: list = []
+
+        def update(self, *args, **kwargs) -> None:
+            self.shown.append(args[0] if args else kwargs)
+
+    widgets: dict[str, Widget] = {}
+
+    class Screen:  # what _progress reads of its screen: its widgets by id
+        def query_one(self, selector, _kind=None):
+            return widgets.setdefault(selector, Widget())
+
+    class Parser:  # what _progress reads of the trainer's output parser
+        current = None
+        skipped = [(f"clips/a{TITLE}.mp4", 12), (f"clips/b{CLIPBOARD}\u202e.mp4", 3)]
+
+        def line(self) -> str:
+            return "encoding"
+
+    PreprocessScreen._progress(Screen(), Parser())  # type: ignore[arg-type]
+    [shown] = widgets["#pp-log"].shown
+    text = str(getattr(shown, "plain", shown))
+    assert "skipped clips/a.mp4 (12 frames)" in text and "skipped clips/b.mp4 (3 frames)" in text
+    assert not any(c in text for c in CONTROLS), repr(text)
