@@ -164,7 +164,7 @@ async def test_evaluation_prompts_that_are_not_utf8_are_refused_naming_the_box_a
             pilot, lambda: isinstance(app.screen, EvalPromptsDialog) and bool(app.screen.query(TextArea))
         )
         box = app.screen.query_one(f"#prompts-{OUT_DIST}", TextArea)
-        box.text = "a dog\ncaf\udce9 at night"
+        box.text = "a dog\n[/] caf\udce9 at night"  # markup in it too: shown as typed, never parsed
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, EvalPromptsDialog) and got == []

@@ -6,10 +6,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from rich.text import Text
 from textual.widgets import Button, Static, TextArea
 
 from ltx_wizard.core.base.arguments import check_text
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
 from ltx_wizard.tui.dialogs.once import OnceModal
 
@@ -47,7 +49,8 @@ class EvalPromptsDialog(OnceModal[dict[str, list[str]] | None]):
                 for number, line in enumerate(lines, 1):
                     check_text(line, f"{TITLES[category]}, line {number}:")
         except UsageError as exc:
-            self.query_one("#prompts-error", Static).update(exc.message)
+            # the message quotes the prompt: as text, never read as markup (`[/]` would raise)
+            self.query_one("#prompts-error", Static).update(Text(clean_text(exc.message)))
             return
         self.dismiss(found)
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from rich.text import Text
 from textual.widgets import Button, Input, Static
 
 from ltx_wizard.core.base.arguments import parse_count
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.tui.dialogs.once import OnceModal
 
 MOST_GB = 4096  # as --vram-gb takes it
@@ -61,7 +63,7 @@ class VramAskDialog(OnceModal["int | None"]):
             gb = parse_count(value, "GB per GPU", most=MOST_GB)
         except UsageError as exc:
             self.query_one("#gb-error", Static).update(
-                exc.message if value.strip() else "enter a number of GB"
+                Text(clean_text(exc.message)) if value.strip() else "enter a number of GB"
             )
             return
         if gb < 1:
