@@ -108,6 +108,12 @@ async def _run(engine) -> AutotuneSummary:
         uninstall()
 
 
+def trial_lines(summary: AutotuneSummary) -> list[str]:
+    """A line per trial and per confirmation: a trial's reason can quote the trainer's output."""
+    lines = [human_line(trial) for trial in summary.trials]
+    return [clean_text(line) for line in lines + [confirmation_line(c) for c in summary.confirmations]]
+
+
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.autotune.sweep.engine import AutotuneEngine
     from ltx_wizard.core.autotune.trials.trial_command import split_trainer_cmd
@@ -151,10 +157,8 @@ def run(args: argparse.Namespace) -> int:
         print_json(summary.contract_json())
     else:
         print(f"Autotune of {run_dir}:")
-        for trial in summary.trials:
-            print("  " + human_line(trial))
-        for conf in summary.confirmations:
-            print("  " + confirmation_line(conf))
+        for line in trial_lines(summary):
+            print("  " + line)
         print(f"Stopped: {clean_text(summary.stop_reason)}")
         if summary.schedule_note:
             print(f"Schedule: {summary.schedule_note}")

@@ -6,10 +6,14 @@ The rule, read from the source of `tui/` and `commands/`: every argument of `pri
 `clean_block` (core/base/text_safety.py), `safe_markup` or `plain` (tui/widgets/formatting.py),
 or is on WIZARDS_OWN below: a field the wizard wrote itself (a number, a label, a path the plan
 already refused control characters in). The line-printing helpers the commands share
-(prepare's TerminalAsker.say, setup's _say) sanitise whatever they are given.
+(prepare's TerminalAsker.say and the Prepare screen's ScreenAsker.say, setup's _say) sanitise
+whatever they are given.
 
-A plain name (`print(line)`) is not followed back to where it came from: the sanitisers sit at
-the helpers above and at the screens' record fields, which is where foreign text comes in.
+A plain name is followed back to what its function assigned it (`caption = row.caption;
+print(caption)`), and `self.x` to what the class's methods assigned it (a field read from a file in
+one method, drawn in another): tests/project/foreign_flow.py. A name assigned from a call other than
+a text pass-through (`str`, `join`, `strip`, `Text`...) holds a value the wizard computed; a
+function's parameters are not followed (the line helpers above sanitise what they are given).
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.project.foreign_flow import name_of, origin, sink_reads
+
 PACKAGE = Path(__file__).resolve().parents[2] / "ltx_wizard"
-SINKS = {"print", "Option", "Static", "notify"}
-SANITISERS = {"clean_text", "clean_block", "safe_markup", "plain", "dumps"}  # json.dumps escapes controls
 
 # (module, field expression): the wizard's own words or numbers
 WIZARDS_OWN = {
@@ -42,49 +46,24 @@ WIZARDS_OWN = {
     ("commands/plan.py", "multi.total_gpus"),
     ("commands/plan.py", "multi.sbatch_path"),
     ("commands/models.py", "item.ok"),
+    ("commands/plan.py", "draft.applied"),  # the config changes the plan applied, in its own words
+    ("commands/plan.py", "draft.multinode"),  # node and GPU counts, the sbatch path it wrote
+    ("commands/preprocess.py", "args.one_sample"),  # a flag: picks the step's title
+    ("tui/dialogs/pick.py", "c.usable"),  # a flag: picks the style
+    ("tui/screens/paths/__init__.py", "focused.id"),  # a widget id of the form's own
+    ("tui/screens/monitor/actions.py", "backup.name"),  # the backup the wizard named
+    # the output folder the plan refused control characters in, and checkpoint names matched by
+    # core/monitor/saved_checkpoints.py WEIGHTS (digits only)
+    ("tui/screens/monitor/actions.py", "status.output_dir"),
+    ("tui/screens/monitor/__init__.py", "usable.path"),
+    ("tui/screens/monitor/__init__.py", "message.status"),  # handed to helpers that clean its text
+    ("tui/screens/monitor/__init__.py", "status.points"),  # (step, loss) numbers
+    ("tui/screens/monitor/__init__.py", "status.nan_step"),
+    ("tui/dialogs/download.py", "offer.size_bytes"),
+    ("tui/screens/autotune.py", "message.event"),  # the presenter's words for an event's numbers
+    ("tui/screens/summary.py", "message.draft"),  # the launch line: paths refused with controls
+    ("tui/screens/summary.py", "draft.memory_lines"),  # the host's numbers in the wizard's words
 }
-
-
-def _name(func: ast.expr) -> str | None:
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-
-
-def unsanitised_fields(node: ast.AST) -> list[str]:
-    """The field reads in `node` that no sanitiser call wraps."""
-    found: list[str] = []
-
-    def walk(n: ast.AST) -> None:
-        if isinstance(n, ast.Call):
-            if _name(n.func) in SANITISERS:
-                return
-            # a method call reads its receiver: `draft.diff.rstrip()` reads draft.diff
-            receiver = n.func.value if isinstance(n.func, ast.Attribute) else None
-            for child in [receiver, *n.args, *(k.value for k in n.keywords)]:
-                if child is not None:
-                    walk(child)
-            return
-        if isinstance(n, ast.Attribute):
-            root: ast.expr = n
-            while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
-                root = root.func if isinstance(root, ast.Call) else root.value
-            if not (isinstance(root, ast.Name) and root.id in ("self", "sys", "os")):
-                if not isinstance(root, ast.Constant):
-                    found.append(ast.unparse(n))
-                return
-        for child in ast.iter_child_nodes(n):
-            walk(child)
-
-    walk(node)
-    return found
-
-
-def sink_reads(source: str) -> list[tuple[int, str]]:
-    """(line, field) for each field a sink takes unsanitised, in one module's source."""
-    reads = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and _name(node.func) in SINKS and node.args:
-            reads += [(node.lineno, field) for field in unsanitised_fields(node.args[0])]
-    return reads
 
 
 def test_every_screen_and_print_takes_foreign_text_through_the_sanitiser():
@@ -93,16 +72,21 @@ def test_every_screen_and_print_takes_foreign_text_through_the_sanitiser():
         for path in sorted((PACKAGE / folder).rglob("*.py")):
             module = str(path.relative_to(PACKAGE))
             for line, field in sink_reads(path.read_text(encoding="utf-8")):
-                if (module, field) not in WIZARDS_OWN:
+                if (module, origin(field)) not in WIZARDS_OWN:
                     bad.append(f"{module}:{line}: {field}")
     assert not bad, "foreign text shown without clean_text/clean_block/safe_markup/plain:\n" + "\n".join(bad)
 
 
 def test_the_line_helpers_sanitise_what_they_are_given():
-    for module, helper in (("commands/prepare.py", "say"), ("commands/setup.py", "_say")):
+    helpers = (
+        ("commands/prepare.py", "say"),
+        ("commands/setup.py", "_say"),
+        ("tui/screens/prepare/asker.py", "say"),
+    )
+    for module, helper in helpers:
         tree = ast.parse((PACKAGE / module).read_text(encoding="utf-8"))
         body = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == helper)
-        calls = {_name(c.func) for c in ast.walk(body) if isinstance(c, ast.Call)}
+        calls = {name_of(c.func) for c in ast.walk(body) if isinstance(c, ast.Call)}
         assert "clean_block" in calls, f"{module} {helper} prints without clean_block"
 
 
@@ -111,3 +95,31 @@ def test_the_rule_catches_a_raw_field():
     old = 'Option(f"{TITLES[category]} {len(seen)}: {render.prompt}", id=render.prompt)'
     assert [field for _, field in sink_reads(old)] == ["render.prompt"]
     assert sink_reads('Option(plain(f"{n}: {render.prompt}"))') == []
+
+
+def test_the_rule_follows_a_plain_name_back_to_a_field():
+    """A caption put in a local name first, then shown: caught; sanitised where assigned: not."""
+    raw = "def show(row, label):\n    caption = row.caption\n    text = caption.strip()\n    print(text)\n"
+    assert [field for _, field in sink_reads(raw)] == ["text <- caption <- row.caption"]
+    loop = "def show(rows):\n    for row in rows:\n        line = f'{row.caption}'\n        print(line)\n"
+    assert [field for _, field in sink_reads(loop)] == ["line <- row.caption"]
+    clean = "def show(row):\n    caption = clean_text(row.caption)\n    print(caption)\n"
+    assert sink_reads(clean) == []
+    widget = "def show(row, label):\n    caption = row.caption\n    label.update(caption)\n"
+    assert [field for _, field in sink_reads(widget)] == ["caption <- row.caption"]
+    computed = "def show(row):\n    size = measure(row.path)\n    print(size)\n"
+    assert sink_reads(computed) == []  # a value the wizard computed, not the text itself
+
+
+def test_the_rule_follows_a_self_field_across_methods():
+    """A field set from a file in one method and drawn in another: caught."""
+    raw = (
+        "class Screen:\n"
+        "    def load(self, found):\n        self.prompt = found.text\n"
+        "    def compose(self):\n        yield Static(f'Prompt: {self.prompt}')\n"
+    )
+    assert [field for _, field in sink_reads(raw)] == ["self.prompt <- found.text"]
+    clean = raw.replace("found.text", "clean_block(found.text)")
+    assert sink_reads(clean) == []
+    own = raw.replace("found.text", "'the wizard\\'s words'")
+    assert sink_reads(own) == []

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ltx_wizard.core.base.arguments import parse_count
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.text_safety import clean_text, clip
 
 SPATIAL = 32  # ltx_trainer video VAE spatial factor (VIDEO_SCALE_FACTORS in ltx-core)
 TEMPORAL = 8  # its temporal factor
 DEFAULT_BUCKETS = "960x544x49"  # the trainer docs' and the skill's proposed default
+# a bound on each number typed (ASCII digits only): 5,000 digits are refused, not parsed
+MOST_SIDE = 65_536
 
 
 class Bucket(NamedTuple):
@@ -33,11 +37,11 @@ def parse_buckets(text: str) -> tuple[Bucket, ...]:
     out: list[Bucket] = []
     for part in str(text).strip().split(";"):
         try:
-            w, h, f = (int(v) for v in part.strip().split("x"))
-        except ValueError:
+            w, h, f = (parse_count(v, "", most=MOST_SIDE) for v in part.strip().split("x"))
+        except (ValueError, UsageError):
             raise UsageError(
-                f"resolution bucket {part.strip()!r} is not WxHxF (e.g. "
-                f"{DEFAULT_BUCKETS}): fix --resolution-buckets"
+                f"resolution bucket {clip(clean_text(part.strip()), 40)!r} is not WxHxF in whole "
+                f"numbers up to {MOST_SIDE:,} (e.g. {DEFAULT_BUCKETS}): fix --resolution-buckets"
             ) from None
         if w <= 0 or h <= 0 or f <= 0 or w % SPATIAL or h % SPATIAL:
             raise UsageError(

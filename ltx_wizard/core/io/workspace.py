@@ -20,7 +20,7 @@ from ltx_wizard.core.io import run_folder, safe_fs
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.io.pid_records import PidRecord, read_record, record_text
 from ltx_wizard.core.io.safe_fs import create_run_dir
-from ltx_wizard.core.base.text_safety import require_plain_path
+from ltx_wizard.core.base.text_safety import clean_text, clip, require_plain_path
 
 ENV_VAR = "LTX_TRAININGS_DIR"
 SYSTEM_ROOTS = (Path("/data/ltx-trainings"), Path("/workspace/ltx-trainings"))
@@ -104,10 +104,12 @@ def validate_run_name(name: str) -> str:
         bad = "contains '..'"
     elif any(ord(c) < 32 or ord(c) == 127 for c in name):
         bad = "contains a control character"
-    elif len(name.encode("utf-8")) > 200:
+    elif len(name.encode("utf-8", "surrogateescape")) > 200:
         bad = "is longer than 200 bytes"
-    if bad:
-        raise UsageError(f"run name {name!r} {bad}: use letters, digits, '-', '_' and '.'")
+    if bad:  # the name cut and cleaned: a 5,000-character one is not printed whole
+        raise UsageError(
+            f"run name {clip(clean_text(name), 60)!r} {bad}: use letters, digits, '-', '_' and '.'"
+        )
     return name
 
 

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
+from ltx_wizard.core.base.arguments import check_path, check_text
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.inputs.model_paths import is_url, resolve_user_path
@@ -91,6 +92,10 @@ def _path(value: Any, field: str = "path") -> Path | None:
         return None
     text = os.fspath(value)
     text = text if isinstance(text, str) else os.fsdecode(text)
+    try:  # the command line's own checks (argparse ran them there): a form's field gets them here
+        check_path(text, field.replace("_", " "))
+    except UsageError as exc:
+        raise InputError(field, exc.message) from None
     if is_url(text):  # a Path would fold its "//": refuse it here, with the words of the checks
         try:
             resolve_user_path(text, what=field.replace("_", " "))
@@ -99,10 +104,14 @@ def _path(value: Any, field: str = "path") -> Path | None:
     return Path(os.path.expanduser(text))
 
 
-def _text(value: Any) -> str | None:
+def _text(value: Any, field: str = "text") -> str | None:
     if value is None:
         return None
     text = str(value).strip()
+    try:  # bytes that are not UTF-8 could be neither written to config.yaml nor shown
+        check_text(text, field.replace("_", " "))
+    except UsageError as exc:
+        raise InputError(field, exc.message) from None
     return text or None
 
 
@@ -120,7 +129,7 @@ def build_request(raw: Mapping[str, Any]) -> PlanRequest:
         if name in _PATHS:
             values[name] = _path(value, name)
         elif name in _TEXTS:
-            values[name] = _text(value)
+            values[name] = _text(value, name)
         elif name in _FLAGS:
             values[name] = value in (True, "yes", "true", "1")
         elif name == "validation_media":

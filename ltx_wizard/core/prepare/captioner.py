@@ -23,6 +23,7 @@ from typing import Callable, Mapping
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.records import record
+from ltx_wizard.core.base.text_safety import clean_text, clip
 from ltx_wizard.core.prepare.scripts import ScriptRunner, require_options
 from ltx_wizard.core.proc.spawn import AsyncSpawned, spawn_async
 from ltx_wizard.core.proc.stop import Graces
@@ -60,6 +61,7 @@ class Knobs:
 
 
 CLI_KNOBS = Knobs()
+MAX_URL, MAX_HOST = 2048, 253  # a longer URL or host name is no server's address
 
 
 def check_server_url(text: str, *, knobs: Knobs = CLI_KNOBS) -> str:
@@ -68,13 +70,15 @@ def check_server_url(text: str, *, knobs: Knobs = CLI_KNOBS) -> str:
     http(s)://host[:port][/path], no query. Returns it without a trailing slash; a UsageError says
     what is wrong and what one looks like."""
     url = text.strip()
-    said = f"the captioner server URL {url!r} ({knobs.url})"
+    said = f"the captioner server URL {clip(clean_text(url), 80)!r} ({knobs.url})"
     example = "its base URL, e.g. http://10.0.0.5:8001/v1"
     try:
         parts = urllib.parse.urlsplit(url)
         _ = parts.port  # raises on a port that is not a number in range
     except ValueError as exc:
-        raise UsageError(f"{said} is not a URL ({exc}): give {example}") from None
+        raise UsageError(f"{said} is not a URL ({clip(exc, 80)}): give {example}") from None
+    if len(url) > MAX_URL or len(parts.hostname or "") > MAX_HOST:  # DNS: 253 at most
+        raise UsageError(f"{said} is too long ({len(url):,} characters): give {example}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"{said} is not an http:// or https:// address with a host: give {example}")
     if parts.query or parts.fragment or any(c.isspace() for c in url):

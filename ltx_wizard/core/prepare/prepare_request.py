@@ -11,13 +11,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping, Protocol
 
+from ltx_wizard.core.base.arguments import check_path, check_text, count_or_path
 from ltx_wizard.core.base.errors import UsageError, UserStop
 from ltx_wizard.core.base.records import record
 from ltx_wizard.core.dataset.buckets import parse_buckets
 from ltx_wizard.core.inputs.recipes import DEFAULT_RECIPE
 from ltx_wizard.core.io.workspace import validate_run_name
 from ltx_wizard.core.prepare.captioner import CLI_KNOBS, Knobs, check_server_url
-from ltx_wizard.core.prepare.holdout import parse_holdout
+from ltx_wizard.core.prepare.holdout import MAX_HOLDOUT, parse_holdout
 
 
 @record
@@ -119,11 +120,14 @@ _FLAGS = ("split_scenes", "recaption", "canny")
 SOURCE_NEEDED = "the source is required: a folder of clips or images, one video, or a dataset file"
 
 
-def build_prepare_request(raw: Mapping[str, Any], *, knobs: Knobs = CLI_KNOBS) -> PrepareRequest:
+def build_prepare_request(
+    raw: Mapping[str, Any], *, knobs: Knobs = CLI_KNOBS, names: Mapping[str, str] | None = None
+) -> PrepareRequest:
     """The one adapter, as core/plan/plan_request.py build_request is the plan's: argparse's values or
     the Prepare screen's fields -> a request. Texts are stripped and "" is not given, the
     captioner "auto" is None; every check that needs nothing of the box is made here, so a bad
-    input gets the same words on both (`knobs`: how they name a setting). Unknown keys are a bug."""
+    input gets the same words on both (`knobs`: how they name a setting; `names`: how a refused
+    value's field is named, else its name). Unknown keys are a bug."""
     unknown = set(raw) - (set(PrepareRequest.__dataclass_fields__) - {"knobs"})
     if unknown:
         raise TypeError(f"not fields of PrepareRequest: {', '.join(sorted(unknown))}")
@@ -135,6 +139,7 @@ def build_prepare_request(raw: Mapping[str, Any], *, knobs: Knobs = CLI_KNOBS) -
             values[name] = None if value is None or str(value) == "" else str(value)
         elif name in _TEXTS or name == "recipe":
             values[name] = None if value is None else (str(value).strip() or None)
+    _typed(values, names or {})
     if values.get("captioner") == "auto":
         values["captioner"] = None
     if not values.get("source"):
@@ -142,6 +147,22 @@ def build_prepare_request(raw: Mapping[str, Any], *, knobs: Knobs = CLI_KNOBS) -
     values["recipe"] = values.get("recipe") or DEFAULT_RECIPE
     request = PrepareRequest(**values, knobs=knobs)
     return replace(request, vllm_url=_checked(request))
+
+
+def _typed(values: Mapping[str, Any], names: Mapping[str, str]) -> None:
+    """Each typed value checked as the command line's options are (core/base/arguments.py; argparse
+    ran the same checks there): a path the system can open for its length, UTF-8 text, a held-out
+    count in ASCII digits under its bound. A refusal names the field (`names`) it was typed in."""
+    for name, value in values.items():
+        if not isinstance(value, str):
+            continue
+        said = names.get(name, name.replace("_", " "))
+        if name == "holdout":
+            count_or_path(value, said, most=MAX_HOLDOUT)
+        elif name in _PATHS:
+            check_path(value, said)
+        else:
+            check_text(value, said)
 
 
 def _checked(request: PrepareRequest) -> str | None:

@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 from rich.text import Text
 from textual.widgets import Static
 
-from ltx_wizard.core.base.text_safety import clean_text
+from ltx_wizard.core.base.text_safety import clean_block, clean_text
 
 
 @dataclass
@@ -131,7 +131,8 @@ class DownloadDialog(ModalScreen[dict | None]):
             body += f"\n\nNot offered: {offer.refusal}\nn goes on."
         else:
             body += "\n\ny downloads it (resumable), n skips it."
-        self.query_one("#dl-body", Static).update(Text(body))  # the Hub's words: never markup
+        # the Hub's words: never markup, never an escape
+        self.query_one("#dl-body", Static).update(Text(clean_block(body)))
         self.query_one("#dl-status", Static).update("")
 
     def action_answer(self, yes: bool) -> None:

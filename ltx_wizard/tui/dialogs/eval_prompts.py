@@ -6,8 +6,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from rich.text import Text
 from textual.widgets import Button, Static, TextArea
 
+from ltx_wizard.core.base.arguments import check_text
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
 from ltx_wizard.tui.dialogs.once import OnceModal
 
@@ -33,12 +37,22 @@ class EvalPromptsDialog(OnceModal[dict[str, list[str]] | None]):
                     soft_wrap=True,
                     show_line_numbers=False,
                 )
+            yield Static("", id="prompts-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Keep (ctrl+s)", id="keep", variant="primary")
                 yield Button("Cancel (esc)", id="drop")
 
     def action_keep(self) -> None:
-        self.dismiss({c: self.query_one(f"#prompts-{c}", TextArea).text.splitlines() for c in CATEGORIES})
+        found = {c: self.query_one(f"#prompts-{c}", TextArea).text.splitlines() for c in CATEGORIES}
+        try:  # as `eval --prompt` is checked (core/base/arguments.py): a prompt is written to a file
+            for category, lines in found.items():
+                for number, line in enumerate(lines, 1):
+                    check_text(line, f"{TITLES[category]}, line {number}:")
+        except UsageError as exc:
+            # the message quotes the prompt: as text, never read as markup (`[/]` would raise)
+            self.query_one("#prompts-error", Static).update(Text(clean_text(exc.message)))
+            return
+        self.dismiss(found)
 
     def action_drop(self) -> None:
         self.dismiss(None)

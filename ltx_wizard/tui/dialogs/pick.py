@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.tui.dialogs.once import OnceModal
 
 
@@ -43,9 +44,10 @@ class PickDialog(OnceModal["str | None"]):
                 )
             options = []
             for c in self.candidates:
-                label = Text(str(c.path), style="bold" if c.usable else "dim")
-                label.append(f"\n  {c.summary}", style="")
-                label.append(f"\n  {c.reason}", style="italic")
+                # a file name on disk and a header's words are foreign: no escape reaches the terminal
+                label = Text(clean_text(c.path), style="bold" if c.usable else "dim")
+                label.append(f"\n  {clean_text(c.summary)}", style="")
+                label.append(f"\n  {clean_text(c.reason)}", style="italic")
                 options.append(Option(label, id=str(c.path), disabled=not c.usable))
             yield OptionList(*options, id="pick-list")
             yield Static("Enter picks · Esc cancels", classes="dialog-hint")

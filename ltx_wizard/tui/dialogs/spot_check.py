@@ -9,7 +9,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Static
 
+from ltx_wizard.core.base.arguments import check_text
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.text_safety import clean_block, clean_text
 from ltx_wizard.tui.dialogs.once import OnceModal
+from ltx_wizard.tui.widgets.formatting import safe_markup
 
 
 # This dialog's F1 help (dialogs/help.py shows it).
@@ -53,9 +57,9 @@ class SpotCheckDialog(OnceModal["bool | str"]):
                 classes="dialog-hint",
             )
             with VerticalScroll(id="spot-captions"):
-                for clip, caption in self.shown:
-                    yield Static(Text(clip), classes="spot-clip")
-                    yield Static(Text(caption), classes="spot-caption")
+                for clip, caption in self.shown:  # the captioner's answer: foreign text
+                    yield Static(Text(clean_text(clip)), classes="spot-clip")
+                    yield Static(Text(clean_block(caption)), classes="spot-caption")
             yield Input(
                 placeholder="what to change, e.g. less about the background; Enter captions the three again",
                 id="spot-instruction",
@@ -90,5 +94,10 @@ class SpotCheckDialog(OnceModal["bool | str"]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
+        try:  # the instruction goes to the captioner's command line: UTF-8, as --instruction is
+            check_text(text, "the instruction")
+        except UsageError as exc:
+            self.notify(safe_markup(exc.message), severity="error")
+            return
         if text:
             self.dismiss(text)

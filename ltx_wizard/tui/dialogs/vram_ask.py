@@ -5,10 +5,15 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.validation import Integer
+from rich.text import Text
 from textual.widgets import Button, Input, Static
 
+from ltx_wizard.core.base.arguments import parse_count
+from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.tui.dialogs.once import OnceModal
+
+MOST_GB = 4096  # as --vram-gb takes it
 
 
 # This dialog's F1 help (dialogs/help.py shows it).
@@ -38,14 +43,7 @@ class VramAskDialog(OnceModal["int | None"]):
                 f"{self.gpu_name} does not report its memory. How many GB per GPU can training use?",
                 classes="dialog-body",
             )
-            yield Input(
-                placeholder="GB per GPU, e.g. 48",
-                id="gb",
-                type="integer",
-                validators=[
-                    Integer(minimum=1, maximum=4096, failure_description="a whole number of GB, 1 to 4096")
-                ],
-            )
+            yield Input(placeholder="GB per GPU, e.g. 48", id="gb", type="integer")
             yield Static("", id="gb-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Use it (Enter)", id="ok", variant="primary")
@@ -60,13 +58,20 @@ class VramAskDialog(OnceModal["int | None"]):
     def _submit(self) -> None:
         if self.answered:  # Enters after the answer: its widgets may be gone already
             return
-        field = self.query_one("#gb", Input)
-        result = field.validate(field.value)
-        if field.value and result is not None and result.is_valid:
-            self.dismiss(int(field.value))
+        value = self.query_one("#gb", Input).value
+        try:  # ASCII digits under a bound, as the command line's counts (core/base/arguments.py)
+            gb = parse_count(value, "GB per GPU", most=MOST_GB)
+        except UsageError as exc:
+            self.query_one("#gb-error", Static).update(
+                Text(clean_text(exc.message)) if value.strip() else "enter a number of GB"
+            )
             return
-        reason = "; ".join(result.failure_descriptions) if result else "enter a number of GB"
-        self.query_one("#gb-error", Static).update(reason or "enter a number of GB")
+        if gb < 1:
+            self.query_one("#gb-error", Static).update(
+                f"GB per GPU {gb}: give a whole number from 1 to {MOST_GB}"
+            )
+            return
+        self.dismiss(gb)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self._submit()

@@ -21,6 +21,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Header, ProgressBar, Static
 
 from ltx_wizard.core.base import phases
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
@@ -152,7 +153,8 @@ class PreprocessScreen(WizardScreen):
         self.query_one("#pp-status", Static).update(parser.line())
         if parser.skipped:
             shown = "; ".join(f"skipped {p} ({n} frames)" for p, n in parser.skipped[-5:])
-            self.query_one("#pp-log", Static).update(shown)
+            # the trainer's own output names the samples: cleaned, and never read as markup
+            self.query_one("#pp-log", Static).update(Text(clean_text(shown)))
 
     def _failed(self, message: str, *, video_only: bool = False) -> None:
         self.running = False

@@ -27,6 +27,7 @@ from textual.widgets import (
 from ltx_wizard.core.base import phases
 from ltx_wizard.core.io.run_folder import CONFIG, PLAN_MD
 from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.base.text_safety import clean_block, clean_text
 from ltx_wizard.tui.messages import PlanPrepared
 from ltx_wizard.tui.heap import settle_heap
 from ltx_wizard.tui.widgets.footer import Footer
@@ -164,7 +165,8 @@ class SummaryScreen(WizardScreen):
     def _prepared(self, message: PlanPrepared) -> None:
         head = self.query_one("#summary-head", Static)
         if message.error is not None:
-            head.update(Text.assemble(("Cannot plan: ", "bold"), message.error, "\nEsc goes back to fix it."))
+            said = clean_text(message.error)  # the plan's refusal may quote a file it read
+            head.update(Text.assemble(("Cannot plan: ", "bold"), said, "\nEsc goes back to fix it."))
             return
         from ltx_wizard.core.plan.plan_words import data_words
 
@@ -213,7 +215,9 @@ class SummaryScreen(WizardScreen):
         self.query_one("#host", Static).update(Text("\n".join(lines)))
         self.query_one("#plan-preview", Markdown).update(draft.plan_text)
         diff = draft.diff or "(no changes: the config is the shipped file)"
-        self.query_one("#config-diff", Static).update(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True))
+        # the diff quotes the checkout's shipped config: cleaned, as `plan` prints it
+        shown = Syntax(clean_block(diff), "diff", theme="ansi_dark", word_wrap=True)
+        self.query_one("#config-diff", Static).update(shown)
         for button in ("#approve", "#skip"):
             self.query_one(button, Button).disabled = False
         self.query_one("#approve", Button).focus()

@@ -20,6 +20,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
+from ltx_wizard.core.base.text_safety import clean_text
+
 if TYPE_CHECKING:
     from ltx_wizard.core.plan.plan_request import PlanRequest
 
@@ -162,7 +164,7 @@ class ValidationPanel(Vertical):
         status.set_class(form.error is None, "-ok")
         status.set_class(form.error is not None, "-bad")
         mark, text = ("✗ ", form.error) if form.error else ("✓ ", form.note or "")
-        status.update(Text.assemble((mark, "bold"), text))
+        status.update(Text.assemble((mark, "bold"), clean_text(text)))  # may quote the recipe
 
     @on(Offers.Taken)
     def _take(self, event: Offers.Taken) -> None:

@@ -52,7 +52,11 @@ def missing_models_note(by_kind: dict[str, list], values: dict[str, str]) -> str
 def field_verdict(
     name: str, item: CheckItem | None, draft: PlanRequest, problems: dict[str, str]
 ) -> tuple[bool | None, str, str | None]:
-    """(ok, text, warning) under one field, from its check."""
+    """(ok, text, warning) under one field, from its check. The dataset options under the data
+    field have no line of their own: a value they cannot hold is said under the data field."""
+    option = next((problems[n] for n in TEXT_FIELDS if n in problems), None)
+    if name == "data_root" and option is not None:
+        return False, option, None
     empty = getattr(draft, name) is None and name not in problems
     if empty and (name in REQUIRED or (item is not None and not item.ok)):
         # The checks speak in CLI flags ("pass --checkpoint FILE"); here it is a field.

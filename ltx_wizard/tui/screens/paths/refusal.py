@@ -12,14 +12,24 @@ from textual.widgets import Input
 
 # What the form scrolls into view for a field: from the input to the line that says why.
 _VALIDATION = ("#validation-media", "#validation-status")
+# the dataset options' inputs, whose ✗ is said under the data field above them (form.py)
+OPTION_INPUTS = {
+    "resolution_buckets": "#buckets",
+    "lora_trigger": "#trigger",
+    "precomputed_dir": "#precomputed-dir",
+}
 
 
 def refuse_continue(screen: Screen, problems: list[str]) -> None:
     """Say which fields keep Continue refused, and show the first one with its ✗ line."""
     names = ", ".join(p.replace("_", " ") for p in problems)
     screen.notify(f"Fix the fields marked ✗ first: {names}", severity="warning")
-    first, last = _VALIDATION if problems[0] == "validation" else (f"#field-{problems[0]}",) * 2
-    entry = "#validation-media" if problems[0] == "validation" else f"#input-{problems[0]}"
+    first, last = (f"#field-{problems[0]}",) * 2
+    entry = f"#input-{problems[0]}"
+    if problems[0] in ("validation", "validation_media"):
+        (first, last), entry = _VALIDATION, "#validation-media"
+    elif problems[0] in OPTION_INPUTS:
+        first, last, entry = "#field-data_root", "#dataset-options", OPTION_INPUTS[problems[0]]
     screen.query_one(entry, Input).focus(scroll_visible=False)
     body = screen.query_one("#body", VerticalScroll)
     # after the next layout: the checks that refused may have shown or hidden rows above

@@ -212,6 +212,7 @@ class PrepareScreen(WizardScreen):
                 "lora_trigger": self.query_one("#prep-trigger", Input).value,
             },
             knobs=choices.TUI_KNOBS,
+            names=choices.FIELD_NAMES,
         )
 
     def action_next(self) -> None:

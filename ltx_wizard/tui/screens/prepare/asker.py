@@ -77,7 +77,10 @@ class ScreenAsker:
         )
 
     def say(self, line: str) -> None:
-        self.screen.post_message(PrepareLine(line))
+        """Cleaned as the command line's say is (commands/prepare.py): a line may quote a caption."""
+        from ltx_wizard.core.base.text_safety import clean_block
+
+        self.screen.post_message(PrepareLine(clean_block(line)))
 
     def progress(self, stage: str, done: int, total: int) -> None:
         self.screen.post_message(PrepareProgress(stage, done, total))

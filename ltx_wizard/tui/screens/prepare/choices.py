@@ -19,6 +19,17 @@ TUI_KNOBS = Knobs(
     gemini='Captioner "gemini_flash"',
     captions=f'the "{CAPTIONS_FIELD}" field',
 )
+# how a refused value names the field it was typed in (core/prepare/prepare_request.py _typed)
+FIELD_NAMES = {
+    "source": '"Your clips"',
+    "trainer_root": '"LTX-2 trainer checkout"',
+    "captions_file": f'"{CAPTIONS_FIELD}"',
+    "run_name": '"run name"',
+    "holdout": '"held out"',
+    "vllm_url": f'"{URL_FIELD}"',
+    "lora_trigger": '"trigger word"',
+    "workspace": "the workspace",
+}
 SIMULATE_NOTE = SIMULATE_SAYS
 DEMO_NOTE = "Demo: the look-alike checkout's scripts run with the wizard's own Python."
 
