@@ -124,5 +124,5 @@ def compare_line(record: CompareRecord) -> str:
     count = len(record.checkpoints)
     compared = f"{count} checkpoint{'s' if count != 1 else ''} compared"
     if record.recommended.step is None:
-        return f"{compared}, none recommended: {record.recommended.reason}"
+        return f"{compared}: {record.recommended.reason}"
     return f"{compared}, recommended {record.recommended.reason}"

@@ -155,9 +155,8 @@ def recommend(results: Sequence[CheckpointResult], held_out_note: str | None) ->
         if not ordered:
             return Recommendation(None, "no checkpoint to compare")
         each = "; ".join(f"{_step(r.step)}: {_first_problem(r)}" for r in ordered)
-        return Recommendation(
-            None, f"no checkpoint can be recommended: all {len(ordered)} are unhealthy ({each})"
-        )
+        which = "the one checkpoint is" if len(ordered) == 1 else f"all {len(ordered)} are"
+        return Recommendation(None, f"no checkpoint can be recommended: {which} unhealthy ({each})")
     candidates = [r for r in healthy if not _tiny(r)] or healthy
     with_loss = [r for r in candidates if r.held_out_loss is not None]
     pick, reason = _by_loss(with_loss) if with_loss else _without_loss(candidates, held_out_note)
