@@ -11,7 +11,8 @@ The rules, in order (tests/core/compare/test_recommend.py holds one test each):
    recommended over one that has an effect; if every healthy one is under the floor, the pick says so.
 3. With held-out losses: the lowest held-out loss among the remaining ones; losses equal to the
    printed digits (loss_record.py's LOSS_DECIMALS) are a tie, and a tie goes to the earlier step.
-   The reason gives the held-out loss, the training loss and their gap, and the effect.
+   The reason gives the held-out loss, the training loss and their gap, and the effect, and names
+   the healthy checkpoints that have no held-out loss.
 4. Over-fitting: when the held-out loss rises at each of the last OVERFIT_RISES kept checkpoints (or
    more) while the training loss falls over the same span, the reason names the step after which the
    held-out loss rises.
@@ -114,18 +115,21 @@ def overfit_step(results: Sequence[CheckpointResult]) -> int | None:
 
 
 def _passed_over(results: Sequence[CheckpointResult], pick: CheckpointResult) -> list[str]:
-    """What the reason says of the others: a lower loss left for a tiny effect, the unhealthy ones."""
+    """What the reason says of the others: a lower loss left for a tiny effect, healthy ones without
+    a held-out loss when the pick rests on one, the unhealthy ones."""
     said = []
-    if pick.held_out_loss is not None and not _tiny(pick):
-        for other in results:
-            lower = other.held_out_loss is not None and _printed(other.held_out_loss) < _printed(
-                pick.held_out_loss
+    held = pick.held_out_loss
+    for other in results:
+        loss = other.held_out_loss
+        if held is None or not _healthy(other) or other is pick:
+            continue
+        if loss is None:
+            said.append(f"{_step(other.step)} has no held-out loss")
+        elif _tiny(other) and not _tiny(pick) and _printed(loss) < _printed(held):
+            said.append(
+                f"{_step(other.step)} has a lower held-out loss ({loss_text(loss)}) "
+                f"but changes almost nothing (effect {effect_text(other.effect)})"
             )
-            if _healthy(other) and _tiny(other) and lower:
-                said.append(
-                    f"{_step(other.step)} has a lower held-out loss ({loss_text(other.held_out_loss)}) "
-                    f"but changes almost nothing (effect {effect_text(other.effect)})"
-                )
     unhealthy = [r for r in results if not _healthy(r)]
     if unhealthy:
         steps = ", ".join(_step(r.step) for r in unhealthy)

@@ -104,6 +104,12 @@ def test_a_tiny_effect_is_not_recommended_over_one_that_has_an_effect():
     )
 
 
+def test_a_healthy_one_without_a_held_out_loss_is_named_when_the_pick_rests_on_one():
+    rec = recommend([_ckpt(500, 0.1000, 0.1, 0.1), _ckpt(1000, None, None, None)], None)
+    assert rec.step == 500
+    assert rec.reason.endswith("effect 10.00 % against base; step 1,000 has no held-out loss")
+
+
 def test_when_every_healthy_one_changes_almost_nothing_the_pick_says_so():
     rec = recommend([_ckpt(500, 0.1000, 0.1, 0.004), _ckpt(1000, 0.0990, 0.1, 0.006)], None)
     assert rec.step == 1000
