@@ -52,6 +52,10 @@ HELDOUT_LOSS = RunFile(
 LORA_HEALTH = RunFile(
     "outputs/compare/lora-health.json", "LoRA health record", fix="run the LoRA health check again"
 )
+# the checkpoints compared and the one recommended (core/compare/compare_record.py), for `compare --json`
+COMPARE_RECORD = RunFile(
+    "outputs/compare/compare.json", "compare record", fix="run `ltx-wizard compare RUN_DIR` again"
+)
 CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/cursor_store.py)
 STATUS_CURSOR = RunFile(
     "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
@@ -89,6 +93,7 @@ TABLE: tuple[RunFile, ...] = (
     EVAL_MANIFEST,
     HELDOUT_LOSS,
     LORA_HEALTH,
+    COMPARE_RECORD,
     STATUS_CURSOR,
     CLIP_CACHE,
     PLAN_MD,
