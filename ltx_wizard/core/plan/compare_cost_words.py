@@ -36,8 +36,9 @@ def _loss_line(cost: CompareCost) -> str:
         f"- held-out loss: 2 x {cost.samples} samples x {cost.sigmas} sigmas x {cost.checkpoints} "
         f"checkpoint{'s' if cost.checkpoints != 1 else ''} + {grid} for the base = {cost.passes} forward "
         f"passes x ~{cost.forward_s:.2f} s (no-grad: a quarter of a training step per sample with "
-        "gradient checkpointing, a third without, as a backward pass costs about two forwards) + one "
-        f"model load {clock(cost.load_s)} = {clock(cost.loss_s())}, {pct(cost.share(cost.loss_s()))} "
+        "gradient checkpointing, a third without, as a backward pass costs about two forwards: an "
+        f"estimate) + one model load {clock(cost.load_s)} (the training run's, an upper bound) = "
+        f"{clock(cost.loss_s())}, {pct(cost.share(cost.loss_s()))} "
         f"of the training GPU time (target <= {pct(LOSS_TARGET)})"
     )
 
