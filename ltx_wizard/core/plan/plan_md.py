@@ -113,6 +113,7 @@ def render_plan(
     lines += _outputs(rec)
     lines += _notes(rec, tuned)
     lines += _cost(rec, config, tuned)
+    lines += _compare_cost(rec, config, tuned, preprocess)
     diff = unified_diff(rec.base_text, text, rec.base_config, f"{rec.run_dir}/config.yaml")
     lines += [
         "## Config changes vs the shipped file",
@@ -266,3 +267,31 @@ def _cost(rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None) 
         else ["Estimated duration: not measured (no trial measured a step time)."]
     )
     return ["## Cost and time", "", *lines, f"- GPU time: that duration x {gpu_words}.", ""]
+
+
+def _compare_cost(
+    rec: PlanRecord, config: Mapping[str, Any], tuned: TuneRecord | None, preprocess: PreprocessState | None
+) -> list[str]:
+    """What comparing the kept checkpoints costs (compare_cost.py), once autotune priced a step."""
+    if rec.keep is None or rec.training_mode != "lora":  # planned before issue 44, or no LoRA to compare
+        return []
+    duration = tuned.duration if tuned is not None else None
+    if duration is None:
+        return [
+            "Comparing the kept checkpoints (held-out loss and tournament renders): priced once "
+            "autotune has measured the step time.",
+            "",
+        ]
+    from ltx_wizard.core.plan.compare_cost import compare_cost
+    from ltx_wizard.core.plan.compare_cost_words import compare_cost_lines
+
+    cost = compare_cost(config, duration, _held_out_count(preprocess), rec.schedule.num_gpus)
+    return [*compare_cost_lines(cost, duration.steps, duration.step_s, rec.schedule.num_gpus), ""]
+
+
+def _held_out_count(preprocess: PreprocessState | None) -> int:
+    """The held-out clips whose latents the loss reads: those encoded, else those to encode."""
+    held = preprocess.held_out if preprocess is not None else None
+    if held is None or held.file is None:
+        return 0
+    return len(held.encoded) if held.done else len(held.samples)

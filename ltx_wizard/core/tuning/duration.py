@@ -195,16 +195,20 @@ def _or(value: float | None, default: float) -> float:
 
 
 def denoise_step_s(config: Mapping[str, Any], step_s: float) -> float:
-    """One inference step of one video: guidance branches x one forward pass, a forward pass
-    being a quarter of a training step per sample with gradient checkpointing, a third without.
-    The validation video_dims are taken as the training size (the step time is not split by
-    resolution)."""
+    """One inference step of one video: guidance branches x one forward pass. The validation
+    video_dims are taken as the training size (the step time is not split by resolution)."""
+    return guidance_branches(config) * forward_s(config, step_s)
+
+
+def forward_s(config: Mapping[str, Any], step_s: float) -> float:
+    """One no-grad forward pass of one training-sized sample: a quarter of a training step per
+    sample with gradient checkpointing (forward, recomputed forward, backward ~ two forwards), a
+    third without. An estimate from the usual FLOP count of a backward pass, not measured."""
     optimization = trainer_config(config).optimization
     batch = optimization.batch_size or 1
     accumulation = optimization.gradient_accumulation_steps or 1
-    checkpointing = optimization.enable_gradient_checkpointing
-    forwards = 4 if checkpointing is not False else 3
-    return guidance_branches(config) * step_s / (batch * accumulation * forwards)
+    forwards = 4 if optimization.enable_gradient_checkpointing is not False else 3
+    return step_s / (batch * accumulation * forwards)
 
 
 def _measured_load(

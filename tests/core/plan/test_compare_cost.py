@@ -1,0 +1,163 @@
+"""What comparing the kept checkpoints costs, as plan.md states it before launch (issue 44, Deliver 8):
+core/plan/compare_cost.py's arithmetic, its mirrored counts against their owners, and plan.md's
+words against the numbers for planned and autotuned demo runs (rtx5090, a6000, h100)."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from ltx_wizard.core.evaluation import prompts
+from ltx_wizard.core.plan import compare_cost as cc
+from ltx_wizard.core.plan.compare_cost_words import compare_cost_lines, pct
+from ltx_wizard.core.plan.plan_md import _held_out_count
+from ltx_wizard.core.tuning.duration import Duration, clock
+
+ROOT = Path(__file__).resolve().parents[3]
+BENCH = ROOT / "benchmarks" / "bench_compare_cost.py"
+
+
+def _config(checkpointing: bool = True, interval: int = 400) -> dict:
+    return {
+        "model": {"training_mode": "lora"},
+        "optimization": {"steps": 2000, "batch_size": 1, "enable_gradient_checkpointing": checkpointing},
+        "checkpoints": {"interval": interval, "keep_last_n": -1},
+        "validation": {"samples": [{"prompt": "a"}], "interval": 250, "inference_steps": 30},
+    }
+
+
+def _duration(step_s: float = 2.0, load_s: float = 120.0) -> Duration:
+    # one video at the config's 30 steps: 40 - 4 x 1 + 30 x 1 = 66 s
+    return Duration(2000, step_s, 9, 1, 40.0, load_s, 30, denoise_step_s=1.0, saves=5)
+
+
+def test_the_passes_and_seconds_follow_the_loss_programs_grid():
+    cost = cc.compare_cost(_config(), _duration(), held_out=7, gpus=1)
+    # every 400 of 2,000 steps, every save kept: 400 ... 2,000
+    assert (cost.checkpoints, cost.samples, cost.sigmas) == (5, 4, 5)
+    assert cost.passes == 2 * 4 * 5 * 5 + 4 * 5  # per checkpoint held-out and train, the base once
+    assert cost.forward_s == pytest.approx(2.0 / 4)  # gradient checkpointing: a quarter of a step
+    assert cost.loss_s() == pytest.approx(120.0 + 220 * 0.5)
+    assert cost.prompts == 3 + 3 + 5  # held-out prompts at most five
+    assert cost.render_s() == pytest.approx(6 * (120.0 + 11 * 66.0))
+    assert cost.share(cost.loss_s()) == pytest.approx(230.0 / 4000.0)
+    assert cc.compare_cost(_config(checkpointing=False), _duration(), 7, 1).forward_s == pytest.approx(
+        2.0 / 3
+    )
+    # four GPUs train four times the GPU seconds
+    assert cc.compare_cost(_config(), _duration(), 7, 4).train_gpu_s == pytest.approx(4 * 4000.0)
+
+
+def test_the_mirrored_counts_match_their_owners():
+    assert (cc.IN_DIST_PROMPTS, cc.HELD_OUT_PROMPTS) == (prompts.IN_DIST_COUNT, prompts.HELD_OUT_MAX)
+    assert cc.OUT_DIST_PROMPTS == len(prompts.synthesised("tok", audio=False))
+    source = (ROOT / "ltx_wizard" / "trainer_side" / "heldout_loss.py").read_text("utf-8")
+    tree = ast.parse(source)
+    sigmas = next(
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "DEFAULT_SIGMAS"
+    )
+    assert len(ast.literal_eval(sigmas)) == cc.LOSS_SIGMAS
+    sample = next(
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and ast.unparse(n).startswith("p.add_argument('--sample'")
+    )
+    assert next(k.value.value for k in sample.keywords if k.arg == "default") == cc.LOSS_SAMPLE
+
+
+def _text(cost: cc.CompareCost) -> str:
+    return "\n".join(compare_cost_lines(cost, 2000, 2.0, 1))
+
+
+def test_within_the_targets_no_excess_is_said():
+    cost = cc.compare_cost(_config(interval=400), _duration(step_s=60.0, load_s=60.0), 4, 1)
+    text = _text(cost)
+    assert f"= {cost.passes} forward passes x ~15.00 s" in text
+    assert f"{pct(cost.share(cost.loss_s()))} of the training GPU time (target <= 5.0 %)" in text
+    assert f"whole comparison: {clock(cost.total_s())}, {pct(cost.share(cost.total_s()))}" in text
+    assert cost.share(cost.total_s()) <= cc.TOURNAMENT_TARGET and "Over target" not in text
+
+
+def test_an_excess_is_said_with_a_fix_that_brings_it_under():
+    cost = cc.compare_cost(_config(interval=200), _duration(step_s=12.0, load_s=60.0), 4, 1)
+    text = _text(cost)
+    loss_share = cost.share(cost.loss_s())
+    assert loss_share is not None and loss_share > cc.LOSS_TARGET
+    samples, keep = cost.most_samples(), cost.most_checkpoints(cc.LOSS_TARGET, whole=False)
+    assert 0 < samples < 4 and 0 < keep < cost.checkpoints
+    assert (
+        f"- Over target: the held-out loss is {pct(loss_share)}; {samples} held-out samples instead of 4 or "
+        f"keeping {keep} checkpoints would bring it under" in text
+    )
+    # the fix, priced by the same arithmetic, is under the target; one more is not
+    assert (
+        cost.share(cost.loss_s(samples=samples))
+        <= cc.LOSS_TARGET
+        < cost.share(cost.loss_s(samples=samples + 1))
+    )
+    assert cost.share(cost.loss_s(keep)) <= cc.LOSS_TARGET < cost.share(cost.loss_s(keep + 1))
+    whole = cost.most_checkpoints(cc.TOURNAMENT_TARGET, whole=True)
+    assert f"the whole comparison is {pct(cost.share(cost.total_s()))}; " in text
+    if whole:
+        assert f"keeping {whole} checkpoint" in text
+    else:
+        assert "`--no-render` (held-out loss and health check only:" in text
+
+
+def test_a_load_longer_than_the_target_says_the_run_is_too_short():
+    cost = cc.compare_cost(_config(), _duration(step_s=0.1, load_s=60.0), 4, 1)  # 200 s of training
+    assert "the model load alone is 30.0 %: a run this short cannot compare" in _text(cost)
+
+
+def test_without_held_out_clips_there_is_no_loss_and_the_renders_lose_that_category():
+    cost = cc.compare_cost(_config(), _duration(), 0, 1)
+    text = _text(cost)
+    assert cost.loss_s() == 0.0 and cost.prompts == 6
+    assert "- held-out loss: not run, no clips were held out" in text
+    assert "(the health check only)" in text  # the renders alone exceed the target here
+
+
+def test_the_held_out_count_is_read_from_preprocess_json():
+    def state(**held):
+        return SimpleNamespace(held_out=SimpleNamespace(**held))
+
+    assert _held_out_count(None) == 0
+    assert _held_out_count(state(file=None, done=False, samples=(), encoded=())) == 0
+    assert _held_out_count(state(file=Path("h"), done=False, samples=("a", "b", "c"), encoded=())) == 3
+    assert _held_out_count(state(file=Path("h"), done=True, samples=("a", "b", "c"), encoded=("a",))) == 1
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_compare_cost", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("case", ["rtx5090", "a6000", "h100"])
+def test_plan_md_states_the_cost_of_comparing_an_autotuned_demo_run(tmp_path, case):
+    """plan.md, rendered again by autotune, holds the lines of the cost the benchmark prices."""
+    bench = _bench()
+    run = bench.plan_and_tune(tmp_path / case, *bench.CASES[case])
+    cost = bench.priced(run, 0)  # the demo holds no clips out
+    tuned = bench.read_tune_record(run)
+    plan = (run / "plan.md").read_text("utf-8")
+    lines = compare_cost_lines(cost, tuned.duration.steps, tuned.duration.step_s, 1)
+    assert "\n".join(lines) in plan
+    assert cost.checkpoints == 8 and cost.prompts == 6
+    renders = cost.render_s()
+    assert renders is not None and renders > 0
+    assert f"+ 9 model loads = {clock(renders)}, {pct(cost.share(renders))} of the training GPU time" in plan
+    # with four clips held out, the benchmark's row is the same arithmetic
+    row = bench.measure_run(run, 4)
+    assert row["forward_passes"] == 2 * 4 * 5 * 8 + 20
+    assert row["loss_share"] == round(bench.priced(run, 4).share(bench.priced(run, 4).loss_s()), 4)
