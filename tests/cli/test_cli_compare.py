@@ -1,0 +1,172 @@
+"""`ltx-wizard compare RUN` (issue 44, Deliver 6 and 7) on a simulated run that kept five
+checkpoints and preprocessed its held-out clips: the health check and the held-out loss run as
+children (the simulated trainer environment's stand-ins), their records are read back, and the
+checkpoints and the recommendation are printed, or the JSON object with --json."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ltx_wizard.cli import main
+from ltx_wizard.core.launch import accelerate_config
+from ltx_wizard.core.prepare.holdout import HOLDOUT_FILE
+from ltx_wizard.demo.lookalike_checkout import make_checkout
+from ltx_wizard.demo.lookalike_media import make_clip_dataset
+from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
+from tests.cli import compare_stub
+
+SIM = ("--simulate", "a6000")
+KEYS = {"step", "path", "held_out_loss", "train_loss", "effect", "health"}
+
+
+@pytest.fixture(autouse=True)
+def _box_env(monkeypatch, tmp_path):
+    monkeypatch.setattr(accelerate_config, "accelerate_available", lambda: False)
+    monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
+    compare_stub.install(monkeypatch, tmp_path / "stub")
+
+
+def build_run(box: Path, *, held: int = 2) -> Path:
+    """Plan (video only, five checkpoints kept), preprocess (training and held-out clips), train (launch.sh,
+    the simulated trainer): the run folder `compare` reads."""
+    make_checkout(box / "LTX-2")
+    make_checkpoint(box / "models" / "ltx-2-19b.safetensors", params_b=22)
+    make_gemma_dir(box / "models" / "gemma")
+    dataset = make_clip_dataset(box / "cats", [{}] * (3 + held))
+    rows = json.loads(dataset.read_text("utf-8"))
+    dataset.write_text(json.dumps(rows[: len(rows) - held], indent=2) + "\n", "utf-8")
+    if held:
+        text = "".join(json.dumps(r) + "\n" for r in rows[len(rows) - held :])
+        (dataset.parent / HOLDOUT_FILE).write_text(text, "utf-8")
+    argv = ["plan", "--trainer-root", str(box / "LTX-2"), "--checkpoint", str(box / "models" / "ltx-2-19b.safetensors")]
+    argv += ["--text-encoder", str(box / "models" / "gemma"), "--dataset", str(dataset)]
+    assert main([*argv, "--workspace", str(box / "ws"), "--run-name", "run", "--video-only", *SIM]) == 0
+    run = box / "ws" / "run"
+    assert main(["preprocess", str(run), "--one-sample", *SIM]) == 0
+    assert main(["preprocess", str(run), "--skip-autotune", *SIM]) == 0
+    env = {**os.environ, "LTX_WIZARD_SIM_SPEED": "0"}
+    done = subprocess.run(["bash", str(run / "launch.sh")], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return run
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    box = tmp_path_factory.mktemp("compare")
+    mp.setattr(accelerate_config, "accelerate_available", lambda: False)
+    mp.setenv("LTX_WIZARD_SIM_SPEED", "0")
+    try:
+        yield build_run(box)
+    finally:
+        mp.undo()
+
+
+def checkpoints(run: Path) -> list[Path]:
+    return sorted((run / "outputs" / "checkpoints").glob("lora_weights_step_*.safetensors"))
+
+
+def compare_json(run: Path, capsys, *extra: str) -> dict:
+    capsys.readouterr()
+    assert main(["compare", str(run), "--yes", "--json", *extra]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_compare_twice_gives_the_same_held_out_losses_and_the_json_keys(built, capsys):
+    first = compare_json(built, capsys)
+    second = compare_json(built, capsys)
+    kept = checkpoints(built)
+    assert len(kept) >= 5
+    assert set(first) == {"checkpoints", "recommended", "held_out_note"}
+    assert [set(c) for c in first["checkpoints"]] == [KEYS] * len(kept)
+    assert [c["path"] for c in first["checkpoints"]] == [str(p) for p in kept]
+    assert all(set(c["health"]) == {"ok", "problems"} for c in first["checkpoints"])
+    losses = [c["held_out_loss"] for c in first["checkpoints"]]
+    assert all(isinstance(x, float) for x in losses)
+    assert losses == [c["held_out_loss"] for c in second["checkpoints"]]
+    assert first["held_out_note"] is None
+    # the numbers are the records' (the program wrote them; the command only read them)
+    from ltx_wizard.core.compare.loss_record import loss_file, read_loss_record
+
+    for entry, path in zip(first["checkpoints"], kept):
+        record = read_loss_record(loss_file(built, path))
+        assert record is not None and record.held_out.loss == entry["held_out_loss"]
+        assert (record.train.loss, record.effect) == (entry["train_loss"], entry["effect"])
+    assert read_loss_record(loss_file(built, None)) is not None  # the base model's too
+    picked = first["recommended"]
+    assert picked["step"] in [c["step"] for c in first["checkpoints"]] and picked["reason"]
+    assert f"step {picked['step']:,}" in picked["reason"]
+    logs = sorted(p.name for p in (built / "logs").glob("compare-*.log"))
+    assert logs == ["compare-heldout-loss.log", "compare-lora-health.log"]
+
+
+def test_the_table_and_the_cost_line(built, capsys):
+    capsys.readouterr()
+    assert main(["compare", str(built), "--yes", "--checkpoints", "all"]) == 0
+    out = capsys.readouterr().out
+    kept = checkpoints(built)
+    n = len(kept)
+    assert f"= {(n + 1) * 2 * 2 * 5:,} transformer forward passes" in out  # 2 held-out clips, 2 training
+    assert "2 program(s)" in out
+    assert "renders are not part of this version" in out.replace("(base model and every checkpoint at the same seeds) ", "")
+    assert "recommended: step " in out
+
+
+def test_a_nan_lora_and_an_audio_module_on_a_video_only_run_are_flagged(built, capsys):
+    from tests.lora_files import write_lora
+
+    assert "  audio: null" in (built / "config.yaml").read_text("utf-8")  # a video-only run
+    kept = checkpoints(built)
+    saved = {p: p.read_bytes() for p in kept[:2]}
+    try:
+        write_lora(kept[0], nan_in="transformer_blocks.1.attn1.to_q")
+        write_lora(kept[1], audio_trained=True)
+        out = compare_json(built, capsys)
+    finally:
+        for path, data in saved.items():
+            path.write_bytes(data)
+    nan, audio = out["checkpoints"][0]["health"], out["checkpoints"][1]["health"]
+    assert not nan["ok"] and any("NaN" in p for p in nan["problems"]), nan
+    assert not audio["ok"] and any("trained on a video-only run" in p for p in audio["problems"]), audio
+    assert all(c["health"]["ok"] for c in out["checkpoints"][2:])
+    assert out["recommended"]["step"] not in (out["checkpoints"][0]["step"], out["checkpoints"][1]["step"])
+
+
+def test_some_steps_only(built, capsys):
+    kept = checkpoints(built)
+    steps = [int(p.stem.rsplit("_", 1)[1]) for p in kept]
+    out = compare_json(built, capsys, "--checkpoints", f"{steps[-1]},{steps[0]}", "--no-render")
+    assert [c["step"] for c in out["checkpoints"]] == [steps[0], steps[-1]]
+
+
+@pytest.mark.parametrize(
+    ("wanted", "said"),
+    [("7,abc", "'abc' is not a step"), ("99999", "no checkpoint of step 99999"), ("", "'' is not a step")],
+)
+def test_a_bad_checkpoints_list_is_one_line_exit_2(built, capsys, wanted, said):
+    capsys.readouterr()
+    assert main(["compare", str(built), "--yes", "--checkpoints", wanted]) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1
+
+
+def test_no_terminal_and_no_yes_names_yes(built, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", open(os.devnull))
+    assert main(["compare", str(built), "--json"]) == 2
+    assert "--yes" in capsys.readouterr().err
+
+
+def test_a_run_without_checkpoints_is_refused(built, capsys, tmp_path):
+    run = tmp_path / "empty"
+    run.mkdir()
+    (run / "config.yaml").write_text((built / "config.yaml").read_text("utf-8").replace(
+        str(built / "outputs"), str(tmp_path / "no-outputs")), "utf-8")
+    capsys.readouterr()
+    code = main(["compare", str(run), "--yes", *SIM])
+    err = capsys.readouterr().err
+    assert code == 2 and "kept no checkpoint" in err, err
