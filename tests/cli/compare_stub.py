@@ -47,7 +47,10 @@ NAME = "ltx_wizard.core.compare.recommend"
 
 
 def needed() -> bool:
-    return importlib.util.find_spec(NAME) is None
+    try:
+        return importlib.util.find_spec(NAME) is None
+    except ValueError:  # the stand-in itself, in sys.modules without a spec
+        return True
 
 
 def install(monkeypatch, folder: Path) -> str | None:

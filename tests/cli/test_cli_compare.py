@@ -170,3 +170,35 @@ def test_a_run_without_checkpoints_is_refused(built, capsys, tmp_path):
     code = main(["compare", str(run), "--yes", *SIM])
     err = capsys.readouterr().err
     assert code == 2 and "kept no checkpoint" in err, err
+
+
+def test_without_held_out_clips_the_loss_is_null_and_the_note_says_why(tmp_path, capsys):
+    run = build_run(tmp_path / "box", held=0)
+    capsys.readouterr()
+    assert main(["compare", str(run), "--yes", "--json", "--no-render"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["held_out_note"].startswith("no clips were held out")
+    assert all(c[k] is None for c in out["checkpoints"] for k in ("held_out_loss", "train_loss", "effect"))
+    assert all(c["health"]["ok"] for c in out["checkpoints"])
+    assert out["recommended"]["step"] is not None
+    assert "held-out loss: not run: no clips were held out" in captured.err and "1 program(s)" in captured.err
+    assert not list((run / "outputs" / "compare").glob("heldout-loss-*.json"))
+    assert [p.name for p in (run / "logs").glob("compare-*.log")] == ["compare-lora-health.log"]
+
+
+def test_a_program_that_fails_is_exit_1_naming_its_log_and_last_lines(built, capsys):
+    latents = built / "holdout" / ".precomputed" / "latents"
+    latents.rename(latents.with_name("moved"))
+    try:
+        capsys.readouterr()
+        code = main(["compare", str(built), "--yes", "--json"])
+    finally:
+        latents.with_name("moved").rename(latents)
+    captured = capsys.readouterr()
+    log = built / "logs" / "compare-heldout-loss.log"
+    assert code == 1 and captured.out == ""
+    said = captured.err.splitlines()[-1]  # above it, what compare said it would run
+    assert said.startswith(f"ltx-wizard: the held-out loss failed (exit 2); the last lines of {log}:")
+    assert said.endswith(f"heldout_loss: no latents under {built / 'holdout' / '.precomputed'}")
+    assert not list((built / "outputs" / "compare").glob("heldout-loss-*.json"))  # none stale

@@ -23,10 +23,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,9 @@ from ruamel.yaml import YAML
 
 from ltx_wizard.demo.sim.resume import write_file
 
+# seconds each record waits before it is written, standing in for the model's time (the signal
+# tests need a program still running when the signal comes); unset: none
+WAIT_ENV = "LTX_WIZARD_SIM_COMPARE_WAIT"
 HEALTH_SCRIPT = Path(__file__).resolve().parents[2] / "trainer_side" / "lora_health.py"
 _STEP = re.compile(r"step_(\d+)")
 BLOCKS = 2
@@ -109,6 +114,7 @@ def heldout_loss(argv: list[str]) -> int:
             "device": "simulated",
         }
         name = "base" if ckpt is None else ckpt.stem
+        time.sleep(float(os.environ.get(WAIT_ENV) or 0))
         _write_json(args.out_dir / f"heldout-loss-{name}.json", record)
         print(f"heldout_loss: {name}: held-out {record['held_out']['loss']}", flush=True)
     return 0
@@ -167,6 +173,7 @@ def lora_health(argv: list[str]) -> int:
     if isinstance(read, int):
         return read
     found, torch = read
+    time.sleep(float(os.environ.get(WAIT_ENV) or 0))
     facts = [found[str(c)] if c in real else _simulated_facts(c, raw) for c in args.checkpoints]
     _write_json(args.out, {"version": 1, "torch": torch, "checkpoints": facts})
     print(f"lora_health: {len(facts)} checkpoint(s) read", flush=True)
