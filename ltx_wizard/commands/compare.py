@@ -94,7 +94,9 @@ def _confirm(args: argparse.Namespace) -> None:
     if args.yes:
         return
     if not sys.stdin.isatty():
-        raise UsageError("compare asks before it starts the trainer's environment: pass --yes to start without asking")
+        raise UsageError(
+            "compare asks before it starts the trainer's environment: pass --yes to start without asking"
+        )
     if input("Start the comparison? [y/N] ").strip().lower() not in ("y", "yes"):
         from ltx_wizard.core.base.errors import UserStop
 

@@ -11,7 +11,7 @@ import sys
 import types
 from pathlib import Path
 
-SOURCE = '''
+SOURCE = """
 from dataclasses import dataclass
 
 
@@ -42,7 +42,7 @@ def recommend(results, held_out_note):
         return Recommendation(best.step, f"step {best.step:,}: lowest held-out loss ({best.held_out_loss:.4f})")
     best = max(healthy, key=lambda r: r.step)
     return Recommendation(best.step, f"step {best.step:,}: the latest healthy checkpoint ({held_out_note})")
-'''
+"""
 NAME = "ltx_wizard.core.compare.recommend"
 
 

@@ -43,14 +43,22 @@ def build_run(box: Path, *, held: int = 2) -> Path:
     if held:
         text = "".join(json.dumps(r) + "\n" for r in rows[len(rows) - held :])
         (dataset.parent / HOLDOUT_FILE).write_text(text, "utf-8")
-    argv = ["plan", "--trainer-root", str(box / "LTX-2"), "--checkpoint", str(box / "models" / "ltx-2-19b.safetensors")]
+    argv = [
+        "plan",
+        "--trainer-root",
+        str(box / "LTX-2"),
+        "--checkpoint",
+        str(box / "models" / "ltx-2-19b.safetensors"),
+    ]
     argv += ["--text-encoder", str(box / "models" / "gemma"), "--dataset", str(dataset)]
     assert main([*argv, "--workspace", str(box / "ws"), "--run-name", "run", "--video-only", *SIM]) == 0
     run = box / "ws" / "run"
     assert main(["preprocess", str(run), "--one-sample", *SIM]) == 0
     assert main(["preprocess", str(run), "--skip-autotune", *SIM]) == 0
     env = {**os.environ, "LTX_WIZARD_SIM_SPEED": "0"}
-    done = subprocess.run(["bash", str(run / "launch.sh")], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        ["bash", str(run / "launch.sh")], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return run
 
@@ -113,7 +121,9 @@ def test_the_table_and_the_cost_line(built, capsys):
     n = len(kept)
     assert f"= {(n + 1) * 2 * 2 * 5:,} transformer forward passes" in out  # 2 held-out clips, 2 training
     assert "2 program(s)" in out
-    assert "renders are not part of this version" in out.replace("(base model and every checkpoint at the same seeds) ", "")
+    assert "renders are not part of this version" in out.replace(
+        "(base model and every checkpoint at the same seeds) ", ""
+    )
     assert "recommended: step " in out
 
 
@@ -164,8 +174,12 @@ def test_no_terminal_and_no_yes_names_yes(built, capsys, monkeypatch):
 def test_a_run_without_checkpoints_is_refused(built, capsys, tmp_path):
     run = tmp_path / "empty"
     run.mkdir()
-    (run / "config.yaml").write_text((built / "config.yaml").read_text("utf-8").replace(
-        str(built / "outputs"), str(tmp_path / "no-outputs")), "utf-8")
+    (run / "config.yaml").write_text(
+        (built / "config.yaml")
+        .read_text("utf-8")
+        .replace(str(built / "outputs"), str(tmp_path / "no-outputs")),
+        "utf-8",
+    )
     capsys.readouterr()
     code = main(["compare", str(run), "--yes", *SIM])
     err = capsys.readouterr().err

@@ -74,7 +74,9 @@ def pick(kept: Sequence[Kept], wanted: str) -> tuple[Kept, ...]:
     words = [word.strip() for word in wanted.split(",")]
     for word in words:  # every word a step before any is looked up: one refusal names the typo
         if not word.isdigit() or not word.isascii():
-            raise UsageError(f"--checkpoints {wanted!r}: {word!r} is not a step: give all, or steps like 200,400")
+            raise UsageError(
+                f"--checkpoints {wanted!r}: {word!r} is not a step: give all, or steps like 200,400"
+            )
     by_step = {k.step: k for k in ordered}
     chosen: dict[int, Kept] = {}
     for step in map(int, words):

@@ -139,7 +139,11 @@ def _module(name: str, rank: int, step: int) -> dict[str, Any]:
 
 def _simulated_facts(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
     lora = raw.get("lora") or {}
-    targets, rank, step = lora.get("target_modules") or DEFAULT_TARGETS, int(lora.get("rank") or 32), _step(path) or 0
+    targets, rank, step = (
+        lora.get("target_modules") or DEFAULT_TARGETS,
+        int(lora.get("rank") or 32),
+        _step(path) or 0,
+    )
     names = [
         f"diffusion_model.transformer_blocks.{b}.{part}.{t}"
         for b in range(BLOCKS)
@@ -155,7 +159,9 @@ def _real_facts(paths: list[Path]) -> tuple[dict[str, dict[str, Any]], str] | in
     """The real program on the files that are not the simulator's: (facts by path, torch) or its exit code."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "health.json"
-        code = subprocess.run([sys.executable, str(HEALTH_SCRIPT), "--out", str(out), *map(str, paths)]).returncode
+        code = subprocess.run(
+            [sys.executable, str(HEALTH_SCRIPT), "--out", str(out), *map(str, paths)]
+        ).returncode
         if code != 0:
             return code
         record = json.loads(out.read_text(encoding="utf-8"))
