@@ -34,6 +34,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
+from ltx_wizard.core.io.run_folder import CONFIG, LORA_HEALTH
 from ltx_wizard.demo.sim.resume import write_file
 
 # seconds each record waits before it is written, standing in for the model's time (the signal
@@ -173,7 +174,8 @@ def lora_health(argv: list[str]) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("checkpoints", type=Path, nargs="+")
     args = p.parse_args(argv)
-    raw = _config(args.out.parents[2] / "config.yaml")  # RUN/outputs/compare/lora-health.json
+    run = args.out.parents[len(Path(LORA_HEALTH.rel).parts) - 1]  # --out is RUN/<LORA_HEALTH.rel>
+    raw = _config(CONFIG.path(run))
     real = [c for c in args.checkpoints if not _simulated(c)]
     read = _real_facts(real) if real else ({}, "simulated")
     if isinstance(read, int):
