@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ltx_wizard.commands.common import add_gpu_source_args
+from ltx_wizard.commands.common import add_gpu_source_args, run_until_signal
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.text_safety import clean_block
 from ltx_wizard.core.io.run_folder import CONFIG
@@ -22,6 +22,11 @@ from ltx_wizard.core.io.run_folder import CONFIG
 NO_RENDERS = (
     "compare: the tournament's renders (base model and every checkpoint at the same seeds) are not "
     "part of this version: only the health check, the held-out loss and the recommendation run"
+)
+
+# what a signal's one line says (commands/common.py run_until_signal)
+STOPPED_WORDS = (
+    "its program was stopped with it; run compare again (the records of this run are not complete)"
 )
 
 
@@ -53,7 +58,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ltx_wizard.commands.preprocess import _run_until_signal
     from ltx_wizard.core.compare.compare_plan import Kept, plan_compare
     from ltx_wizard.core.compare.compare_run import results, run_programs
     from ltx_wizard.core.compare.recommend import recommend
@@ -76,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         print(NO_RENDERS, file=shown)
     print(clean_block("\n".join(plan.lines)), file=shown, flush=True)
     _confirm(args)
-    _run_until_signal(run_programs(plan, _say(args.json)), "compare")
+    run_until_signal(run_programs(plan, _say(args.json)), "compare", STOPPED_WORDS)
     found = results(plan, config)
     picked = recommend(found, plan.held_out_note)
     if args.json:

@@ -4,6 +4,8 @@ the wizard is gone."""
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 from tests.cli import compare_stub
@@ -21,4 +23,7 @@ def test_a_signal_during_compare_leaves_no_child(built, tmp_path, sig):  # noqa:
     with Wizard(["compare", str(built), "--yes"], env=env, cwd=tmp_path) as wizard:
         wizard.child_up(PROGRAM)  # the health check, waiting before it writes its record
         code = wizard.assert_leaves_nothing(sig)
-    assert code != 0
+        said = wizard.output
+    assert code == 128 + sig
+    if sig != signal.SIGINT:  # Ctrl-C is "interrupted", as Python says it
+        assert f"compare stopped by {signal.Signals(sig).name}: its program was stopped with it" in said, said
