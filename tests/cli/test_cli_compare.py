@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ltx_wizard.cli import main
+from ltx_wizard.core.compare import compare_plan
 from ltx_wizard.core.launch import accelerate_config
 from ltx_wizard.core.prepare.holdout import HOLDOUT_FILE
 from ltx_wizard.demo.lookalike_checkout import make_checkout
@@ -216,3 +217,55 @@ def test_a_program_that_fails_is_exit_1_naming_its_log_and_last_lines(built, cap
     assert said.startswith(f"ltx-wizard: the held-out loss failed (exit 2); the last lines of {log}:")
     assert said.endswith(f"heldout_loss: no latents under {built / 'holdout' / '.precomputed'}")
     assert not list((built / "outputs" / "compare").glob("heldout-loss-*.json"))  # none stale
+
+
+def fake_uv(folder: Path, trainer_dir: Path) -> Path:
+    """A `uv` on PATH standing in for the trainer environment's: `uv run python PROGRAM ARGS`,
+    from the trainer's folder, runs PROGRAM with this python (torch here) as the real one would."""
+    import sys
+
+    folder.mkdir(parents=True, exist_ok=True)
+    uv = folder / "uv"
+    uv.write_text(
+        f"#!{sys.executable}\n"
+        "import os, sys\n"
+        "assert sys.argv[1:3] == ['run', 'python'], sys.argv\n"
+        f"assert os.getcwd() == {str(trainer_dir)!r}, os.getcwd()\n"
+        "os.execv(sys.executable, [sys.executable, *sys.argv[3:]])\n",
+        encoding="utf-8",
+    )
+    uv.chmod(0o755)
+    return folder
+
+
+def test_a_real_run_runs_the_real_health_program_in_the_trainer_environment(
+    model_tree, capsys, tmp_path, monkeypatch
+):
+    pytest.importorskip("torch")
+    from tests.lora_files import write_lora
+
+    box = model_tree()
+    csv = tmp_path / "gpus.csv"
+    csv.write_text("name, memory.total [MiB]\nNVIDIA H100 80GB HBM3, 81559 MiB\n", "utf-8")
+    assert main(box.args("--from-csv", str(csv), sim=None)) == 0
+    run = box.run
+    out_dir = Path(str(yaml_value(run, "output_dir")))
+    (out_dir / "checkpoints").mkdir(parents=True)
+    for step in (100, 200):
+        write_lora(out_dir / "checkpoints" / f"lora_weights_step_{step:05d}.safetensors", seed=step)
+    trainer = box.checkout / "packages" / "ltx-trainer"
+    monkeypatch.setenv("PATH", f"{fake_uv(tmp_path / 'bin', trainer)}{os.pathsep}{os.environ['PATH']}")
+    capsys.readouterr()
+    assert main(["compare", str(run), "--yes", "--json", "--no-render"]) == 0, capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)
+    assert [c["step"] for c in out["checkpoints"]] == [100, 200]
+    assert all(c["health"] == {"ok": True, "problems": []} for c in out["checkpoints"]), out
+    assert out["held_out_note"] == compare_plan.NO_PREPROCESS_NOTE and out["recommended"]["step"] == 200
+    record = json.loads((run / "outputs" / "compare" / "lora-health.json").read_text("utf-8"))
+    assert record["torch"] != "simulated"  # the real program measured them
+
+
+def yaml_value(run: Path, key: str) -> object:
+    from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
+
+    return get_dotted(load_yaml((run / "config.yaml").read_text("utf-8")), key)

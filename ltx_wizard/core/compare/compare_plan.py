@@ -22,6 +22,7 @@ from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.compare import health_record
 from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.preprocess.held_out import HeldOut
+from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.preprocess.preprocess_state import read_state
 
 HELDOUT_SCRIPT = health_record.SCRIPT.with_name("heldout_loss.py")
@@ -29,6 +30,7 @@ SAMPLE = 4  # heldout_loss.py --sample: held-out clips used, and as many trainin
 SIGMAS = (0.1, 0.3, 0.5, 0.7, 0.9)  # heldout_loss.py DEFAULT_SIGMAS, passed so the count is ours
 SEED = 42  # heldout_loss.py --seed's default, passed so the record names the one we chose
 ALL = "all"
+NO_PREPROCESS_NOTE = "no clips were held out (the run was planned on an already preprocessed data root)"
 
 
 @dataclass(frozen=True)
@@ -106,20 +108,33 @@ def plan_compare(
     """Everything `compare` will run, or a UsageError (exit 2) for what must change first."""
     run = Path(run_dir)
     chosen = pick(kept, wanted)
-    state = read_state(run)
-    if state is None:
-        raise UsageError(f"{run} has no preprocess.json: plan the run first (ltx-wizard plan)")
-    if state.simulate and stand_in is None:
+    trainer_dir, simulated, held = _recorded(run)
+    if simulated and stand_in is None:
         raise UsageError("this run was planned for simulated GPUs: compare it with --simulate PRESET")
-    root, note, clips = held_out_source(state.held_out)
-    programs = [_program(run, "LoRA health check", health_args(run, chosen), state.trainer_dir, stand_in, uv)]
+    root, note, clips = held_out_source(held)
+    programs = [_program(run, "LoRA health check", health_args(run, chosen), trainer_dir, stand_in, uv)]
     if root is not None:
         args = heldout_args(run, root, chosen)
-        programs.append(_program(run, "held-out loss", args, state.trainer_dir, stand_in, uv))
+        programs.append(_program(run, "held-out loss", args, trainer_dir, stand_in, uv))
     passes = (len(chosen) + 1) * 2 * clips * len(SIGMAS)
     return ComparePlan(
         run, chosen, root, note, clips, passes, tuple(programs), tuple(_lines(chosen, note, clips, programs))
     )
+
+
+def _recorded(run: Path) -> tuple[Path, bool, HeldOut | None]:
+    """(the trainer's folder, simulated?, the held-out clips' record) as the run folder records
+    them: preprocess.json where the wizard preprocesses, else run.json's launch (a run planned on
+    an already preprocessed data root has no preprocess.json, and no held-out clips)."""
+    state = read_state(run)
+    if state is not None:
+        return state.trainer_dir, state.simulate, state.held_out
+    launch = read_run_meta(run).launch
+    if launch is None:
+        raise UsageError(
+            f"{run}/run.json records no launch: plan the run again (ltx-wizard plan ... --force)"
+        )
+    return launch.cwd, launch.simulated, HeldOut(note=NO_PREPROCESS_NOTE)
 
 
 def health_args(run: Path, chosen: Sequence[Kept]) -> list[str]:
