@@ -269,3 +269,8 @@ def yaml_value(run: Path, key: str) -> object:
     from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml
 
     return get_dotted(load_yaml((run / "config.yaml").read_text("utf-8")), key)
+
+
+def test_a_folder_that_is_no_run_is_refused(tmp_path, capsys):
+    assert main(["compare", str(tmp_path), "--yes"]) == 2
+    assert "is not a run folder (no config.yaml)" in capsys.readouterr().err
