@@ -34,6 +34,7 @@ COMMANDS = (
     "models",
     "setup",
     "eval",
+    "compare",
 )
 
 

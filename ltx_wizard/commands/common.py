@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Awaitable
 
-from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError, WizardError
 
 if TYPE_CHECKING:  # `ltx-wizard --version` and the wizard's start never need these modules
     from ltx_wizard.core.gpu.assessment import Assessment
@@ -72,3 +72,45 @@ def require_known_tier(assessment: Assessment) -> None:
     """Commands that go on need a tier: unknown memory must be stated first."""
     if assessment.per_gpu_vram_gb is None:
         raise UsageError("per-GPU memory is unknown (the driver does not report it): pass --vram-gb N")
+
+
+class Stopped(WizardError):
+    """SIGTERM or SIGHUP (an SSH drop) stopped the step: exit 128 + the signal, as a shell says."""
+
+    def __init__(self, signum: int, title: str, words: str) -> None:
+        import signal
+
+        super().__init__(f"{title} stopped by {signal.Signals(signum).name}: {words}")
+        self.exit_code = 128 + signum
+
+
+def run_until_signal(step: Awaitable[Any], title: str, words: str) -> Any:
+    """asyncio.run(step), where SIGINT, SIGTERM and SIGHUP (core/proc's one handler) cancel the
+    step, whose cleanup stops its child by the one stop rule, instead of the wizard dying and
+    leaving it to run on in its own session. `words`: what the one line says of the child."""
+    import asyncio
+    import signal
+
+    from ltx_wizard.core.proc.signals import install_on_loop
+
+    async def main() -> Any:
+        loop, task, got = asyncio.get_running_loop(), asyncio.current_task(), []
+        assert task is not None  # main() runs as asyncio.run's task
+
+        def stop(sig: int) -> None:
+            got.append(sig)
+            task.cancel()
+
+        uninstall = install_on_loop(loop, stop, notify_first=True)
+        try:
+            return await step
+        except asyncio.CancelledError:
+            if not got:
+                raise
+            if got[0] != signal.SIGINT:
+                raise Stopped(got[0], title, words) from None
+            raise KeyboardInterrupt from None  # Ctrl-C: "interrupted", 130
+        finally:
+            uninstall()
+
+    return asyncio.run(main())

@@ -4,16 +4,14 @@ from a dataset file, in the skill's order (one sample, autotune, then everything
 from __future__ import annotations
 
 import argparse
-import asyncio
-import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable
+from typing import TYPE_CHECKING
 
 from ltx_wizard.core.io.run_folder import CONFIG
-from ltx_wizard.commands.common import add_gpu_source_args, print_json
-from ltx_wizard.core.base.errors import UsageError, WizardError
+from ltx_wizard.commands.common import add_gpu_source_args, print_json, run_until_signal
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.io import run_folder
 
@@ -67,45 +65,8 @@ def _progress_printer():
     return show
 
 
-class Stopped(WizardError):
-    """SIGTERM or SIGHUP (an SSH drop) stopped the step: exit 128 + the signal, as a shell says."""
-
-    def __init__(self, signum: int, title: str) -> None:
-        name = signal.Signals(signum).name
-        super().__init__(
-            f"{title} stopped by {name}: the preprocessor was stopped with it; what "
-            "it wrote is kept, and the same command resumes"
-        )
-        self.exit_code = 128 + signum
-
-
-def _run_until_signal(step: Awaitable[Any], title: str) -> Any:
-    """asyncio.run(step), where SIGINT, SIGTERM and SIGHUP (core/proc's one handler) cancel the
-    step, whose cleanup stops the preprocessor by the one stop rule, instead of the wizard dying
-    and leaving it to run on in its own session."""
-    from ltx_wizard.core.proc.signals import install_on_loop
-
-    async def main() -> Any:
-        loop, task, got = asyncio.get_running_loop(), asyncio.current_task(), []
-        assert task is not None  # main() runs as asyncio.run's task
-
-        def stop(sig: int) -> None:
-            got.append(sig)
-            task.cancel()
-
-        uninstall = install_on_loop(loop, stop, notify_first=True)
-        try:
-            return await step
-        except asyncio.CancelledError:
-            if not got:
-                raise
-            if got[0] != signal.SIGINT:
-                raise Stopped(got[0], title) from None
-            raise KeyboardInterrupt from None  # Ctrl-C: "interrupted", 130
-        finally:
-            uninstall()
-
-    return asyncio.run(main())
+# what a signal's one line says of the preprocessor (commands/common.py run_until_signal)
+STOPPED_WORDS = "the preprocessor was stopped with it; what it wrote is kept, and the same command resumes"
 
 
 def _held_out_json(held: HeldOut | None) -> dict[str, object] | None:
@@ -141,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.prepare.audio_gate_check import audio_check
     from ltx_wizard.core.plan.next_steps import gpu_options
 
-    result = _run_until_signal(
+    result = run_until_signal(
         run_step(
             run_dir,
             step,
@@ -153,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
             video_only=args.video_only,
         ),
         title,
+        STOPPED_WORDS,
     )
     after = read_state(run_dir)
     from ltx_wizard.core.plan.refresh import refresh_plan_md

@@ -65,6 +65,10 @@ class StandIn(Protocol):
         """The argv (up to and including the module) and environment standing in for
         `python -m <module>` of the checkout's ltx-pipelines."""
 
+    def compare(self, program: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
+        """The argv and environment standing in for `uv run python <program> <args>`, a program of
+        trainer_side/ (the held-out loss, the LoRA health check), writing the same records."""
+
 
 @dataclass(frozen=True)
 class StandIns:

@@ -21,6 +21,7 @@ from ltx_wizard.demo.sim.vram_file import VRAM_FILE_ENV, VramFileReader
 TRAINER_MODULE = "ltx_wizard.demo.sim.trainer"
 PREPROCESS_MODULE = "ltx_wizard.demo.sim.preprocess"
 PIPELINES_MODULE = "ltx_wizard.demo.sim.pipelines"
+COMPARE_MODULE = "ltx_wizard.demo.sim.compare_programs"
 GPU_ENV = "LTX_WIZARD_SIM_GPU"  # the preset the simulated trainer stands on
 SPEED_ENV = "LTX_WIZARD_SIM_SPEED"
 DEFAULT_PRESET = "h100"  # a simulated run whose launch recorded no preset
@@ -104,6 +105,9 @@ class SimulatedTrainer:
 
     def pipelines(self, module: str) -> tuple[list[str], dict[str, str]]:
         return [sys.executable, "-m", PIPELINES_MODULE, module], {GPU_ENV: self.preset, **self.env}
+
+    def compare(self, program: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
+        return [sys.executable, "-m", COMPARE_MODULE, program.stem, *args], {GPU_ENV: self.preset, **self.env}
 
 
 def choose_stand_ins(preset: str | None, *, env: Mapping[str, str] | None = None) -> StandIns:

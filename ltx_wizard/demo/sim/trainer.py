@@ -37,6 +37,7 @@ from ltx_wizard.core.base.stand_in import TRAINING_STARTED, step_moment, validat
 from ltx_wizard.core.gpu.presets import preset_gpus
 from ltx_wizard.core.validation.validation_media import expected_reader, slot_problems
 from ltx_wizard.demo.sim import frames
+from ltx_wizard.demo.sim.compare_programs import mean_loss
 from ltx_wizard.demo.sim.media_errors import media_error
 from ltx_wizard.demo.sim import cost_model as cost
 from ltx_wizard.demo.sim.clock import SimClock, float_env, int_env, process_age_s
@@ -264,7 +265,7 @@ class SimTrainer:
         if self.fault == "nan" and step >= 40:
             loss = "nan"
         else:
-            loss = f"{0.11 + 0.25 * math.exp(-step / 30) + abs(self.rng.gauss(0, 0.01)):.4f}"
+            loss = f"{mean_loss(step) + abs(self.rng.gauss(0, 0.01)):.4f}"
         # trainer.py LtxvTrainer.train: "calculating..." only before any step is done
         if step - initial <= 0:
             projection = "calculating..."

@@ -1,0 +1,29 @@
+"""A signal to `ltx-wizard compare RUN --yes` while one of its programs runs (the simulated
+trainer environment's held-out loss, held up by its wait knob) leaves nothing of it alive once
+the wizard is gone."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from tests.cli import compare_stub
+from tests.cli.test_cli_compare import _box_env, built  # noqa: F401 (fixtures)
+from tests.reliability.children import Wizard, signals, wizard_env
+
+PROGRAM = "ltx_wizard.demo.sim.compare_programs"
+
+
+@pytest.mark.parametrize("sig", signals())
+def test_a_signal_during_compare_leaves_no_child(built, tmp_path, sig):  # noqa: F811
+    env = wizard_env(LTX_WIZARD_SIM_COMPARE_WAIT="600")
+    if compare_stub.needed():  # the folder _box_env wrote the stand-in's sitecustomize.py into
+        env["PYTHONPATH"] = f"{tmp_path / 'stub'}:{env['PYTHONPATH']}"
+    with Wizard(["compare", str(built), "--yes"], env=env, cwd=tmp_path) as wizard:
+        wizard.child_up(PROGRAM)  # the health check, waiting before it writes its record
+        code = wizard.assert_leaves_nothing(sig)
+        said = wizard.output
+    assert code == 128 + sig
+    if sig != signal.SIGINT:  # Ctrl-C is "interrupted", as Python says it
+        assert f"compare stopped by {signal.Signals(sig).name}: its program was stopped with it" in said, said
