@@ -12,7 +12,6 @@ import json
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
 from ltx_wizard.commands.common import add_gpu_source_args, run_until_signal
 from ltx_wizard.core.base.errors import UsageError
@@ -59,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.compare.compare_plan import Kept, plan_compare
+    from ltx_wizard.core.compare.compare_record import compare_json, compare_record, write_compare
     from ltx_wizard.core.compare.compare_run import results, run_programs
     from ltx_wizard.core.compare.recommend import recommend
     from ltx_wizard.core.evaluation.checkpoints import saved
@@ -83,8 +83,10 @@ def run(args: argparse.Namespace) -> int:
     run_until_signal(run_programs(plan, _say(args.json)), "compare", STOPPED_WORDS)
     found = results(plan, config)
     picked = recommend(found, plan.held_out_note)
+    record = compare_record(found, plan.held_out_note, picked)
+    write_compare(run_dir, record)  # outputs/compare/compare.json: what status and run-summary read
     if args.json:
-        print(json.dumps(_json(found, picked, plan.held_out_note), indent=2, ensure_ascii=False))
+        print(json.dumps(compare_json(record), indent=2, ensure_ascii=False))
     else:
         print(clean_block("\n".join(_table(found, picked, plan.held_out_note))))
     return 0
@@ -105,25 +107,6 @@ def _confirm(args: argparse.Namespace) -> None:
         from ltx_wizard.core.base.errors import UserStop
 
         raise UserStop("not started: nothing was run")
-
-
-def _json(found, picked, note: str | None) -> dict[str, Any]:
-    """issue 44 Deliver 6's keys."""
-    return {
-        "checkpoints": [
-            {
-                "step": r.step,
-                "path": r.path,
-                "held_out_loss": r.held_out_loss,
-                "train_loss": r.train_loss,
-                "effect": r.effect,
-                "health": {"ok": r.health_ok, "problems": list(r.problems)},
-            }
-            for r in found
-        ],
-        "recommended": {"step": picked.step, "reason": picked.reason},
-        "held_out_note": note,
-    }
 
 
 def _table(found, picked, note: str | None) -> list[str]:

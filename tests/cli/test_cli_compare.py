@@ -19,7 +19,6 @@ from ltx_wizard.core.prepare.holdout import HOLDOUT_FILE
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_media import make_clip_dataset
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
-from tests.cli import compare_stub
 
 SIM = ("--simulate", "a6000")
 KEYS = {"step", "path", "held_out_loss", "train_loss", "effect", "health"}
@@ -29,7 +28,6 @@ KEYS = {"step", "path", "held_out_loss", "train_loss", "effect", "health"}
 def _box_env(monkeypatch, tmp_path):
     monkeypatch.setattr(accelerate_config, "accelerate_available", lambda: False)
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
-    compare_stub.install(monkeypatch, tmp_path / "stub")
 
 
 def build_run(box: Path, *, held: int = 2) -> Path:
@@ -112,6 +110,11 @@ def test_compare_twice_gives_the_same_held_out_losses_and_the_json_keys(built, c
     assert f"step {picked['step']:,}" in picked["reason"]
     logs = sorted(p.name for p in (built / "logs").glob("compare-*.log"))
     assert logs == ["compare-heldout-loss.log", "compare-lora-health.log"]
+    # what was printed is the record status and run-summary.md read later
+    from ltx_wizard.core.compare import compare_record
+
+    written = compare_record.read_compare(built)
+    assert written is not None and compare_record.compare_json(written) == second
 
 
 def test_the_table_and_the_cost_line(built, capsys):

@@ -8,7 +8,6 @@ import signal
 
 import pytest
 
-from tests.cli import compare_stub
 from tests.cli.test_cli_compare import _box_env, built  # noqa: F401 (fixtures)
 from tests.reliability.children import Wizard, signals, wizard_env
 
@@ -18,8 +17,6 @@ PROGRAM = "ltx_wizard.demo.sim.compare_programs"
 @pytest.mark.parametrize("sig", signals())
 def test_a_signal_during_compare_leaves_no_child(built, tmp_path, sig):  # noqa: F811
     env = wizard_env(LTX_WIZARD_SIM_COMPARE_WAIT="600")
-    if compare_stub.needed():  # the folder _box_env wrote the stand-in's sitecustomize.py into
-        env["PYTHONPATH"] = f"{tmp_path / 'stub'}:{env['PYTHONPATH']}"
     with Wizard(["compare", str(built), "--yes"], env=env, cwd=tmp_path) as wizard:
         wizard.child_up(PROGRAM)  # the health check, waiting before it writes its record
         code = wizard.assert_leaves_nothing(sig)
