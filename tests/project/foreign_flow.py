@@ -8,8 +8,8 @@ import ast
 from dataclasses import dataclass, field
 
 SINKS = {"print", "Option", "Static", "notify"}
-# a widget's update and a log's write: followed for what a name or a `self` field brings them
-# (`caption = row.caption; label.update(caption)`); a field read inline there is not checked yet
+# a widget's update and a log's write: a field read inline there, and what a name or a `self`
+# field brings them (`caption = row.caption; label.update(caption)`)
 FLOW_SINKS = {"update", "write"}
 SANITISERS = {"clean_text", "clean_block", "safe_markup", "plain", "dumps"}  # json.dumps escapes controls
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -100,7 +100,7 @@ def _scope_of(function: ast.AST, fields: dict[str, list[tuple[ast.expr, Scope]]]
     return scope
 
 
-def unsanitised_fields(node: ast.AST, scope: Scope | None = None, *, flows_only: bool = False) -> list[str]:
+def unsanitised_fields(node: ast.AST, scope: Scope | None = None) -> list[str]:
     """The field reads `node` shows that no sanitiser call wraps, followed through the names and
     `self` fields of `scope` (`caption <- row.caption`)."""
     found: list[str] = []
@@ -153,7 +153,7 @@ def unsanitised_fields(node: ast.AST, scope: Scope | None = None, *, flows_only:
             walk(child, sc, via)
 
     walk(node, scope, "")
-    return [f for f in found if " <- " in f] if flows_only else found
+    return found
 
 
 def _scopes(tree: ast.AST) -> dict[ast.AST, Scope]:
@@ -186,7 +186,7 @@ def sink_reads(source: str) -> list[tuple[int, str]]:
         sink = name_of(node.func) if isinstance(node, ast.Call) else None
         if isinstance(node, ast.Call) and sink in SINKS | FLOW_SINKS and node.args:
             scope = scope_of.get(id(node))
-            found = unsanitised_fields(node.args[0], scope, flows_only=sink in FLOW_SINKS)
+            found = unsanitised_fields(node.args[0], scope)
             reads += [(node.lineno, f) for f in found]
     return sorted(set(reads))
 

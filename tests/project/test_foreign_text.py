@@ -27,6 +27,19 @@ PACKAGE = Path(__file__).resolve().parents[2] / "ltx_wizard"
 
 # (module, field expression): the wizard's own words or numbers
 WIZARDS_OWN = {
+    ("tui/dialogs/samples.py", "message.graphics"),  # the terminal graphics kind it chose
+    ("tui/screens/intent.py", "question.question"),  # core/inputs' own follow-up questions
+    ("tui/widgets/keyframes.py", "found.frames"),  # pixels, drawn as half blocks
+    # the autotune engine's own counters and its outcome words
+    ("tui/screens/autotune.py", "event.index"),
+    ("tui/screens/autotune.py", "event.total_steps"),
+    ("tui/screens/autotune.py", "event.step"),
+    ("tui/screens/autotune.py", "event.total"),
+    ("tui/screens/autotune.py", "event.trial"),
+    ("tui/screens/autotune.py", "result.index"),
+    ("tui/screens/autotune.py", "result.outcome"),
+    ("tui/screens/setup.py", "message.outcome.key"),  # the offer's key and status words
+    ("tui/screens/setup.py", "message.outcome.status"),
     ("tui/screens/monitor/actions.py", "proc.pid"),
     ("tui/screens/results/__init__.py", "Path(command[0]).name"),  # the player the wizard found on PATH
     ("tui/screens/summary.py", "box.value"),
@@ -95,6 +108,10 @@ def test_the_rule_catches_a_raw_field():
     old = 'Option(f"{TITLES[category]} {len(seen)}: {render.prompt}", id=render.prompt)'
     assert [field for _, field in sink_reads(old)] == ["render.prompt"]
     assert sink_reads('Option(plain(f"{n}: {render.prompt}"))') == []
+    # a field read inline in a widget's update or a log's write (setup's old error line)
+    old_update = 'status.update(f"Could not check: {message.error}")'
+    assert [field for _, field in sink_reads(old_update)] == ["message.error"]
+    assert sink_reads('status.update(f"Could not check: {clean_text(message.error)}")') == []
 
 
 def test_the_rule_follows_a_plain_name_back_to_a_field():

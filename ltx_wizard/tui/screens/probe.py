@@ -16,6 +16,7 @@ from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import gpu_row
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
+from ltx_wizard.core.base.text_safety import clean_text
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
@@ -158,7 +159,7 @@ class ProbeScreen(WizardScreen):
         probe = assessment.probe
         count = len(probe.gpus)
         self.query_one("#probe-status", Static).update(
-            f"{count} GPU{'s' if count != 1 else ''} visible to training (source: {probe.source})"
+            f"{count} GPU{'s' if count != 1 else ''} visible to training (source: {clean_text(probe.source)})"
         )
         table = self.query_one("#gpus", DataTable)
         table.clear()

@@ -23,6 +23,7 @@ from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.widgets.tail_log import TailLog
 from ltx_wizard.tui.wizard_screen import WizardScreen
+from ltx_wizard.core.base.text_safety import clean_text
 
 if TYPE_CHECKING:
     from ltx_wizard.core.setup.survey import Survey
@@ -129,7 +130,7 @@ class SetupScreen(WizardScreen):
     @on(Surveyed)
     def _surveyed(self, message: Surveyed) -> None:
         if message.error is not None:
-            self.query_one("#setup-found", Static).update(f"Could not check: {message.error}")
+            self.query_one("#setup-found", Static).update(f"Could not check: {clean_text(message.error)}")
             self.query_one("#continue", Button).disabled = False
             return
         self.survey = message.survey
@@ -228,7 +229,7 @@ class SetupScreen(WizardScreen):
         bar.update(
             total=100 if message.fraction is not None else None, progress=(message.fraction or 0) * 100
         )
-        self.query_one("#setup-status", Static).update(message.phase)
+        self.query_one("#setup-status", Static).update(clean_text(message.phase))
         self.query_one("#setup-log", TailLog).write_tail([message.line])
 
     @on(OfferDone)
@@ -236,7 +237,7 @@ class SetupScreen(WizardScreen):
         self.running = False
         self.outcomes.append(message.outcome)
         self.query_one("#setup-status", Static).update(
-            f"{message.outcome.key}: {message.outcome.status}. {message.outcome.detail}"
+            f"{message.outcome.key}: {message.outcome.status}. {clean_text(message.outcome.detail)}"
         )
         self.index += 1
         self._show_offer()

@@ -213,7 +213,7 @@ class SummaryScreen(WizardScreen):
         self.query_one("#warnings", Static).update(warnings)
         lines = draft.memory_lines or ("(not checked)",)
         self.query_one("#host", Static).update(Text("\n".join(lines)))
-        self.query_one("#plan-preview", Markdown).update(draft.plan_text)
+        self.query_one("#plan-preview", Markdown).update(clean_block(draft.plan_text))  # it names files
         diff = draft.diff or "(no changes: the config is the shipped file)"
         # the diff quotes the checkout's shipped config: cleaned, as `plan` prints it
         shown = Syntax(clean_block(diff), "diff", theme="ansi_dark", word_wrap=True)

@@ -31,6 +31,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from ltx_wizard.core.evaluation.keyframes import Frame, Keyframes, decode
+from ltx_wizard.core.base.text_safety import clean_text
 
 HALF = "▀"
 FRAMES = 4
@@ -136,7 +137,7 @@ class KeyframeStrip(Static):
         drawing, self.graphics = message.drawing, message.graphics
         self.post_message(self.Drawn(self.graphics))
         if found.error:
-            self.update(head + Text(f"\n{found.error}", style="italic"))
+            self.update(head + Text(f"\n{clean_text(found.error)}", style="italic"))
             return
         if drawing is None:
             self.update(head + Text("\n") + halfblocks(found.frames))

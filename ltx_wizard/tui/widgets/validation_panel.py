@@ -148,7 +148,7 @@ class ValidationPanel(Vertical):
             return
         needs = self.query_one("#validation-needs", Static)
         own = " (the config's own files are readable)" if form.shipped_ok else ""
-        needs.update(f"Validation media: the recipe's samples read: {form.needs}{own}")
+        needs.update(f"Validation media: the recipe's samples read: {clean_text(form.needs)}{own}")
         offers = self.query_one("#validation-offers", Offers)
         offers.paths = [str(o.path) for o in form.offers]
         offers.clear_options()

@@ -31,6 +31,7 @@ from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.path_field import PathField
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
+from ltx_wizard.core.base.text_safety import clean_block
 
 ABOUT = (
     "Point at your raw clips: a folder of clips or images, one long video, or a dataset "
@@ -280,7 +281,7 @@ class PrepareScreen(WizardScreen):
     @on(PrepareLine)
     def _line(self, message: PrepareLine) -> None:
         self.said.append(message.text)
-        self.query_one("#prep-log", RichLog).write(Text(message.text))
+        self.query_one("#prep-log", RichLog).write(Text(clean_block(message.text)))
 
     @on(PrepareProgress)
     def _progress(self, message: PrepareProgress) -> None:
