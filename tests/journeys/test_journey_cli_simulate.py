@@ -149,3 +149,23 @@ def _launch_and_status(launch: list[str], env: dict[str, str], box: Path, run: P
     assert found["state"] == "finished", found
     assert found["step"] == found["total_steps"] and Path(found["log"]).is_file()
     assert found["checkpoints"] and all(Path(c["path"]).is_file() for c in found["checkpoints"])
+    _compare(env, box, run, found)
+
+
+def _compare(env: dict[str, str], box: Path, run: Path, status: dict) -> None:
+    """Which checkpoint (issue 44), asked as a user asks it; prepare held out no clips here
+    (--holdout 0), so there is no held-out loss and the recommendation says what it rests on."""
+    argv = ["ltx-wizard", "compare", str(run), "--yes", "--json", "--no-render"]
+    found = json.loads(_run(argv, env, box).stdout)
+    steps = [c["step"] for c in found["checkpoints"]]
+    assert len(steps) >= 5 and steps == sorted(steps)
+    assert [Path(c["path"]) for c in found["checkpoints"]] == sorted(
+        (Path(c["path"]) for c in status["checkpoints"]), key=lambda p: p.name
+    )
+    assert all(c["held_out_loss"] is None and c["health"]["ok"] for c in found["checkpoints"])
+    note = found["held_out_note"]
+    picked = found["recommended"]
+    assert note and picked["step"] in steps and note in picked["reason"], found
+    assert f"step {picked['step']:,}" in picked["reason"]
+    written = json.loads((run / "outputs" / "compare" / "compare.json").read_text())
+    assert written["recommended"] == picked and written["held_out_note"] == note
