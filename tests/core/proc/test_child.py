@@ -49,9 +49,16 @@ def _group_members(pgid: int) -> list[int]:
     return members
 
 
+# A child inherits an ignored SIGINT (a runner started in the background by a non-interactive shell
+# ignores it, and so the test process); the wizard's own handler (core/proc/signals.py) replaces
+# the ignore, so its children start with the default. These children are started without it: they
+# take Python's default themselves, as the wizard's children have it.
+_DEFAULT_SIGINT = "import signal as _s; _s.signal(_s.SIGINT, _s.default_int_handler)\n"
+
+
 def _script(tmp_path: Path, name: str, body: str) -> list[str]:
     path = tmp_path / name
-    path.write_text(textwrap.dedent(body))
+    path.write_text(_DEFAULT_SIGINT + textwrap.dedent(body))
     return [sys.executable, str(path)]
 
 
