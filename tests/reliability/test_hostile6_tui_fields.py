@@ -20,16 +20,29 @@ from ltx_wizard.tui.screens.paths import PathsScreen
 from ltx_wizard.tui.screens.prepare import PrepareScreen
 from tests.tui.helpers import FAST_SIM, fake_probe, make_app, settle, wait_until
 
-LONG = "/tmp/" + "a" * 5000  # over PATH_MAX
-NAME_300 = "/tmp/" + "b" * 300 + "/model.safetensors"  # one name over NAME_MAX
-NOT_UTF8 = "/tmp/caf\udce9.safetensors"  # b"caf\xe9" typed on a Latin-1 terminal, as Python reads it
-CONTROL = "/tmp/x\x1b]0;PWN\x07y"
-SAID = {  # what each message must say, beside the field's name
-    LONG: ("the path is too long", "4095"),
-    NAME_300: ("a name in the path is too long", "255"),
-    NOT_UTF8: ("not UTF-8",),
-    CONTROL: ("control character",),
+
+class Typed:
+    """The hostile paths, under the test's own folder (each is refused before anything opens it)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = f"{root}/"
+        self.long = self.root + "a" * 5000  # over PATH_MAX
+        self.name_300 = self.root + "b" * 300 + "/model.safetensors"  # one name over NAME_MAX
+        self.not_utf8 = self.root + "caf\udce9.safetensors"  # b"caf\xe9" typed on a Latin-1 terminal
+        self.control = self.root + "x\x1b]0;PWN\x07y"
+
+
+SAID = {  # what each kind of message must say, beside the field's name
+    "long": ("the path is too long", "4095"),
+    "name_300": ("a name in the path is too long", "255"),
+    "not_utf8": ("not UTF-8",),
+    "control": ("control character",),
 }
+
+
+@pytest.fixture
+def typed(tmp_path: Path) -> Typed:
+    return Typed(tmp_path / "typed")
 
 
 @pytest.fixture
@@ -50,12 +63,12 @@ def _one_line(text: str, *words: str) -> None:
     assert not any(c in text for c in "\x1b\x07\udce9"), repr(text)
 
 
-async def test_paths_fields_name_the_field_and_what_is_wrong(demo_root):
+async def test_paths_fields_name_the_field_and_what_is_wrong(demo_root, typed):
     given = {
-        "checkpoint": (LONG, "checkpoint"),
-        "text_encoder": (NAME_300, "text encoder"),
-        "data_root": (NOT_UTF8, "data root"),
-        "trainer_root": (CONTROL, "trainer-root"),
+        "checkpoint": ("long", "checkpoint"),
+        "text_encoder": ("name_300", "text encoder"),
+        "data_root": ("not_utf8", "data root"),
+        "trainer_root": ("control", "trainer-root"),
     }
     app = make_app(demo_root)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -63,19 +76,19 @@ async def test_paths_fields_name_the_field_and_what_is_wrong(demo_root):
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen))
         await settle(pilot)
-        for name, (value, _) in given.items():
-            app.screen.query_one(f"#field-{name}").set_value(value)
+        for name, (kind, _) in given.items():
+            app.screen.query_one(f"#field-{name}").set_value(getattr(typed, kind))
         app.screen.query_one("#trigger").value = "caf\udce9"  # a dataset option: said under the data
         await wait_until(
             pilot, lambda: app.screen._checked is not None and app.screen._checked == app.screen._form()
         )
-        for name, (value, named) in given.items():
+        for name, (kind, named) in given.items():
             verdict = _verdict(app, name)
             assert verdict.startswith("✗"), (name, verdict)
             if name != "data_root":
-                _one_line(verdict, named, *SAID[value])
+                _one_line(verdict, named, *SAID[kind])
         _one_line(_verdict(app, "data_root"), "lora trigger", "not UTF-8")
-        app.screen.query_one("#field-data_root").set_value(NOT_UTF8)
+        app.screen.query_one("#field-data_root").set_value(typed.not_utf8)
         app.screen.query_one("#trigger").value = ""
         await wait_until(pilot, lambda: app.screen._checked == app.screen._form())
         _one_line(_verdict(app, "data_root"), "data root", "not UTF-8")
@@ -84,19 +97,19 @@ async def test_paths_fields_name_the_field_and_what_is_wrong(demo_root):
         assert isinstance(app.screen, PathsScreen) and app.is_running
 
 
-async def test_prepare_fields_name_the_field_and_what_is_wrong(demo_root, monkeypatch):
+async def test_prepare_fields_name_the_field_and_what_is_wrong(demo_root, typed, monkeypatch):
     monkeypatch.setenv("LTX_WIZARD_SIM_SPEED", "0")
     cases = [
-        ("#input-source", LONG, '"Your clips"', SAID[LONG]),
-        ("#input-source", "/tmp/" + "c" * 300, '"Your clips"', SAID[NAME_300]),
-        ("#input-trainer", NAME_300, '"LTX-2 trainer checkout"', SAID[NAME_300]),
-        ("#input-captions", NOT_UTF8, '"Your captions file"', SAID[NOT_UTF8]),
-        ("#prep-run-name", "caf\udce9", '"run name"', SAID[NOT_UTF8]),
+        ("#input-source", typed.long, '"Your clips"', SAID["long"]),
+        ("#input-source", typed.root + "c" * 300, '"Your clips"', SAID["name_300"]),
+        ("#input-trainer", typed.name_300, '"LTX-2 trainer checkout"', SAID["name_300"]),
+        ("#input-captions", typed.not_utf8, '"Your captions file"', SAID["not_utf8"]),
+        ("#prep-run-name", "caf\udce9", '"run name"', SAID["not_utf8"]),
         ("#prep-run-name", "r" * 5000, "run name", ("longer than 200 bytes",)),
         ("#prep-holdout", "²", '"held out"', ("whole number from 0 to 1,000,000",)),
         ("#prep-holdout", "9" * 5000, '"held out"', ("at most 1,000,000",)),
-        ("#prep-holdout", "/tmp/" + "d" * 300, '"held out"', SAID[NAME_300]),
-        ("#prep-trigger", "caf\udce9", '"trigger word"', SAID[NOT_UTF8]),
+        ("#prep-holdout", typed.root + "d" * 300, '"held out"', SAID["name_300"]),
+        ("#prep-trigger", "caf\udce9", '"trigger word"', SAID["not_utf8"]),
     ]
     app = make_app(demo_root, demo_data="raw", **FAST_SIM)
     async with app.run_test(size=(120, 40)) as pilot:
