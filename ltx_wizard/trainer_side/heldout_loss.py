@@ -23,6 +23,7 @@ so the LoRA dropout the trainer trains with is off.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -81,6 +82,19 @@ def _checked(args: argparse.Namespace) -> tuple[float, ...]:
 def _fail(message: str) -> NoReturn:
     print(f"heldout_loss: {message}", file=sys.stderr)
     raise SystemExit(2)
+
+
+# What this program imports from the trainer's environment (never the wizard's own dependencies).
+TRAINER_MODULES = ("torch", "yaml", "safetensors", "peft", "ltx_trainer", "ltx_core")
+
+
+def _need_trainer_environment() -> None:
+    missing = [m for m in TRAINER_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        _fail(
+            f"{', '.join(missing)} cannot be imported here: run it inside the LTX-2 trainer's environment, "
+            "as `ltx-wizard compare RUN` does (uv run python ... in the checkout's packages/ltx-trainer)"
+        )
 
 
 def _step(checkpoint: Path) -> int | None:
@@ -378,6 +392,7 @@ def _sets(run: Run, args: argparse.Namespace) -> list[Samples]:
 def main(argv: list[str] | None = None) -> int:
     args = _args(sys.argv[1:] if argv is None else argv)
     args.sigma_grid = _checked(args)
+    _need_trainer_environment()
     run = _load(args.config, args.device)
     sets = _sets(run, args)
     args.out_dir.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import importlib.util
 import os
 import stat
 import sys
@@ -234,6 +235,13 @@ def main(argv: list[str] | None = None) -> int:
         except Unreadable as exc:
             print(f"lora_health: {path} {exc}", file=sys.stderr)
             return 2
+    if importlib.util.find_spec("torch") is None:  # the trainer's environment has it; the wizard's need not
+        print(
+            "lora_health: torch cannot be imported here: run it inside the LTX-2 trainer's environment, as "
+            "`ltx-wizard compare RUN` does (uv run python ... in the checkout's packages/ltx-trainer)",
+            file=sys.stderr,
+        )
+        return 2
     import torch
 
     # One thread: the tensors are small (a rank-32 A is 32 x 4096), and torch's worker threads

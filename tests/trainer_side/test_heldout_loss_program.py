@@ -108,3 +108,19 @@ def test_a_missing_held_out_folder_is_named_and_exits_non_zero(tmp_path):
         f"heldout_loss: the held-out latents folder {missing} does not exist: preprocess the held-out clips first"
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_outside_the_trainers_environment_it_names_what_is_missing_and_how_to_run_it(tmp_path):
+    run = write_run(tmp_path / "run", train=2, held=1)
+    empty = tmp_path / "no-trainer"  # the wizard's own environment: no ltx_trainer, peft, ltx_core
+    empty.mkdir()
+    held = str(run / "dataset" / "heldout" / ".precomputed")
+    done = run_program(
+        run, "--held-out", held, "--out-dir", str(tmp_path / "out"), "--base", extra_path=empty
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    said = done.stderr.strip()
+    assert said.startswith("heldout_loss: ") and "\n" not in said
+    assert "peft, ltx_trainer, ltx_core cannot be imported here" in said
+    assert "LTX-2 trainer's environment" in said and "ltx-wizard compare RUN" in said
+    assert not (tmp_path / "out").exists()
