@@ -16,7 +16,7 @@ from pathlib import Path
 from ltx_wizard.commands.common import add_gpu_source_args, run_until_signal
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.text_safety import clean_block
-from ltx_wizard.core.io.run_folder import CONFIG
+from ltx_wizard.core.io.run_folder import require_config
 
 NO_RENDERS = (
     "compare: the tournament's renders (base model and every checkpoint at the same seeds) are not "
@@ -66,12 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.monitor.run_config import read_config
 
     run_dir = Path(args.run).expanduser().absolute()
-    if not (run_dir / CONFIG.rel).is_file():
-        raise UsageError(
-            f"{run_dir} is not a run folder (no config.yaml): pass the folder that "
-            "`ltx-wizard plan` or the wizard wrote"
-        )
-    config = read_config(run_dir / CONFIG.rel)
+    config = read_config(require_config(run_dir))
     kept = [Kept(s.step, s.path) for s in saved(run_dir, config)]
     stand_in = stand_in_for_run(run_dir, args.stand_ins)
     plan = plan_compare(run_dir, kept, args.checkpoints, stand_in=stand_in, uv=shutil.which("uv"))

@@ -11,7 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ltx_wizard.core.io.run_folder import CONFIG
+from ltx_wizard.core.io.run_folder import require_config
 from ltx_wizard.commands.common import add_gpu_source_args
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.text_safety import clean_block
@@ -78,11 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.evaluation.job import read_job
 
     run_dir = Path(args.run).expanduser().absolute()
-    if not (run_dir / CONFIG.rel).is_file():
-        raise UsageError(
-            f"{run_dir} is not a run folder (no config.yaml): pass the folder that "
-            "`ltx-wizard plan` or the wizard wrote"
-        )
+    require_config(run_dir)
     if args.stop:
         stopped = job_process.stop_job_now(run_dir)
         print("evaluation stopped" if stopped else f"no evaluation of {run_dir} is running")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ltx_wizard.core.io.run_folder import CONFIG
+from ltx_wizard.core.io.run_folder import require_config
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.dataset.sources import audio_folder
@@ -57,13 +57,7 @@ def _check_weights(path: Path) -> None:
 
 
 def read_run_config(run_dir: Path) -> dict[str, Any]:
-    path = CONFIG.path(run_dir)
-    if not path.is_file():
-        raise UsageError(
-            f"{run_dir} is not a run folder (no config.yaml): pass the folder that "
-            "`ltx-wizard plan` or the wizard wrote"
-        )
-    return dict(load_yaml(read_text(path, what="config")))
+    return dict(load_yaml(read_text(require_config(run_dir), what="config")))
 
 
 def audio_run(config: Mapping[str, Any]) -> bool:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ltx_wizard.core.base.errors import UsageError
+
 Kind = Literal["json", "jsonl", "text", "folder"]
 
 
@@ -64,6 +66,19 @@ CLIP_CACHE = RunFile("clip-facts-v1.jsonl", "clip-check cache", kind="jsonl", fi
 # the files that are not JSON records: named here so their paths are built once
 PLAN_MD = RunFile("plan.md", "plan", kind="text")
 CONFIG = RunFile("config.yaml", "training config", kind="text")
+
+
+def require_config(run_dir: str | Path) -> Path:
+    """RUN/config.yaml, which every run folder has; a UsageError naming the folder where there is none."""
+    path = CONFIG.path(run_dir)
+    if not path.is_file():
+        raise UsageError(
+            f"{run_dir} is not a run folder (no config.yaml): pass the folder that "
+            "`ltx-wizard plan` or the wizard wrote"
+        )
+    return path
+
+
 ACCELERATE = RunFile("accelerate.yaml", "accelerate config", kind="text")
 LAUNCH_SCRIPT = RunFile("launch.sh", "launch script", kind="text")
 SBATCH = RunFile("slurm.sbatch", "Slurm job", kind="text")
