@@ -63,7 +63,7 @@ class AutotuneController:
         self.log_buffer.clear()
         self._held.clear()
         self.trials = RunningTrials(clock=self.app.options.clock)
-        settle_heap()  # before the trials' output: later full collections skip all that lives now
+        settle_heap(self.app)  # before the trials' output: later full collections skip all that lives now
         self.app.run_worker(self._run(), group="autotune", exclusive=True, exit_on_error=False)
 
     def cancel(self) -> None:

@@ -62,6 +62,10 @@ def build_run(box: Path, *, held: int = 2) -> Path:
     return run
 
 
+# One worker runs this module (`--dist loadgroup`), so its costly module fixture runs once.
+pytestmark = pytest.mark.xdist_group("cli_compare")
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     mp = pytest.MonkeyPatch()
