@@ -120,3 +120,15 @@ def read_grid(run_dir: str | Path) -> GridRecord | None:
     """The grid, None before the first comparison with renders; a UsageError naming the file for a
     damaged one."""
     return GRID_FILE.read(run_dir)
+
+
+def grid_cell(
+    run_dir: str | Path, index: int, render: Path | None, keyframes: Sequence[Path], missing: str | None
+) -> GridCell:
+    """A cell from the files the renders left under the run folder (absolute paths), or why none."""
+    return GridCell(
+        prompt=index,
+        render=None if render is None else relative(run_dir, render),
+        keyframes=tuple(relative(run_dir, k) for k in keyframes),
+        missing=missing,
+    )
