@@ -290,3 +290,35 @@ def yaml_value(run: Path, key: str) -> object:
 def test_a_folder_that_is_no_run_is_refused(tmp_path, capsys):
     assert main(["compare", str(tmp_path), "--yes"]) == 2
     assert "is not a run folder (no config.yaml)" in capsys.readouterr().err
+
+
+def test_the_tournament_renders_every_model_at_the_same_prompts(built, capsys):
+    """Deliver 4: the grid, keyframes decoded from real renders, the contact sheet, the page."""
+    from tests.tournament_checks import check_tournament
+
+    capsys.readouterr()
+    assert main(["compare", str(built), "--yes", "--json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    check_tournament(built, doc, captured.err)
+    from ltx_wizard.core.compare.grid_record import read_grid
+
+    grid = read_grid(built)
+    assert grid is not None and [p.category for p in grid.prompts] == [
+        "in-distribution",
+        "out-of-distribution",
+        "held-out",
+    ]
+    assert grid.settings.startswith("17 frames at ") and "15 inference steps, seed 42" in grid.settings
+    # the validate-only runs asked for the short clips (the trainer's config keys)
+    text = (built / "compare-config.yaml").read_text("utf-8")
+    assert "inference_steps: 15" in text and ", 17]" in text.replace("\n", " ")
+
+
+def test_no_render_leaves_no_grid_and_says_null(built, capsys):
+    from ltx_wizard.core.compare.grid_record import grid_path
+
+    grid_path(built).unlink(missing_ok=True)
+    out = compare_json(built, capsys, "--no-render")
+    assert out["grid"] is None and out["contact_sheet"] is None
+    assert not grid_path(built).exists()
