@@ -15,6 +15,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from ltx_wizard.commands.common import add_gpu_source_args, run_until_signal
 from ltx_wizard.core.base.errors import UsageError
@@ -111,65 +112,76 @@ def _plan_tournament(run_dir: Path, config, plan, stand_in):
 
 def _tournament(run_dir: Path, plan, tournament, record, quiet: bool) -> tuple[Path, Path, Path]:
     """The renders, then grid.json, the contact sheet and the page: (their paths, the folder)."""
-    import threading
-
     from ltx_wizard.core.compare import grid_record as grid
     from ltx_wizard.core.compare.compare_page import write_page
     from ltx_wizard.core.compare.compare_record import compare_line
     from ltx_wizard.core.compare.contact_sheet import write_sheet
-    from ltx_wizard.core.evaluation.trainer_pass import Stopped as RenderStopped
-    from ltx_wizard.core.evaluation.tournament import Contender, render_tournament
-    from ltx_wizard.core.io.safe_fs import open_append
-    from ltx_wizard.core.proc.signals import install_blocking
+    from ltx_wizard.core.evaluation.tournament import Contender
 
-    contenders = [Contender(grid.row_name(None), None)]
-    contenders += [Contender(grid.row_name(k.step), k.path) for k in plan.checkpoints]
-    stop, got = threading.Event(), []
-    # SIGINT, SIGTERM, SIGHUP: the running render is stopped (core/proc's one handler), then
-    # the tournament ends as the held-out loss does under run_until_signal
-    uninstall = install_blocking(on_signal=lambda signum: (got.append(signum), stop.set()))
-    say = _say(quiet)
-    try:
-        with open_append(tournament.log, root=run_dir) as log:
-            rows = render_tournament(
-                run_dir,
-                tournament.trainer,
-                contenders,
-                tournament.prompts,
-                tournament.settings,
-                grid.renders_dir(run_dir),
-                log,
-                log_rel=grid.relative(run_dir, tournament.log),
-                stop=stop,
-                note=lambda text: (log.write(f"=== compare: {text}\n"), log.flush(), say(text)),
-            )
-    except RenderStopped:
-        _stopped(got)
-    finally:
-        uninstall()
-    steps = {grid.row_name(k.step): (k.step, k.path) for k in plan.checkpoints}
-    record_rows = [
-        grid.GridRow(
-            name=row.name,
-            step=steps[row.name][0] if row.name in steps else None,
-            checkpoint=str(steps[row.name][1]) if row.name in steps else None,
-            cells=tuple(
-                grid.grid_cell(run_dir, i, c.render, c.keyframes, c.missing) for i, c in enumerate(row.cells)
-            ),
-        )
-        for row in rows
-    ]
-    prompts = [
-        grid.GridPrompt(index=i, category=p.category, text=p.text) for i, p in enumerate(tournament.prompts)
-    ]
-    made = grid.grid_record(tournament.settings.words(), tournament.prompts[0].seed, prompts, record_rows)
+    contenders = [Contender(grid.row_name(None), None, None)]
+    contenders += [Contender(grid.row_name(k.step), k.step, k.path) for k in plan.checkpoints]
+    rows = _render(run_dir, tournament, contenders, grid.renders_dir(run_dir), quiet)
+    cells = [[(c.render, c.keyframes, c.missing) for c in row.cells] for row in rows]
+    made = grid.grid_record(
+        tournament.settings.words(),
+        tournament.prompts[0].seed,
+        [
+            grid.GridPrompt(index=i, category=p.category, text=p.text)
+            for i, p in enumerate(tournament.prompts)
+        ],
+        [grid.grid_row(run_dir, r.contender.step, r.contender.checkpoint, c) for r, c in zip(rows, cells)],
+    )
     path = grid.write_grid(run_dir, made)
     sheet = write_sheet(run_dir, made)
     write_page(run_dir, made, compare_line(record))
     return path, sheet, path.parent
 
 
-def _stopped(got: list[int]):
+def _render(run_dir: Path, tournament, contenders, renders_dir: Path, quiet: bool):
+    """render_tournament under the one signal handler: SIGINT, SIGTERM, SIGHUP stop the running
+    render (core/proc), then end compare as they end the held-out loss under run_until_signal."""
+    import threading
+
+    from ltx_wizard.core.evaluation.tournament import render_tournament
+    from ltx_wizard.core.evaluation.trainer_pass import Stopped as RenderStopped
+    from ltx_wizard.core.io.safe_fs import open_append
+    from ltx_wizard.core.proc.signals import install_blocking
+
+    stop, got = threading.Event(), []
+
+    def on_signal(signum: int) -> None:
+        got.append(signum)
+        stop.set()
+
+    uninstall = install_blocking(on_signal=on_signal)
+    say = _say(quiet)
+    try:
+        with open_append(tournament.log, root=run_dir) as log:
+
+            def note(text: str) -> None:
+                log.write(f"=== compare: {text}\n")
+                log.flush()
+                say(text)
+
+            return render_tournament(
+                run_dir,
+                tournament.trainer,
+                contenders,
+                tournament.prompts,
+                tournament.settings,
+                renders_dir,
+                log,
+                log_rel=tournament.log.relative_to(run_dir).as_posix(),
+                stop=stop,
+                note=note,
+            )
+    except RenderStopped:
+        _stopped(got)
+    finally:
+        uninstall()
+
+
+def _stopped(got: list[int]) -> NoReturn:
     import signal
 
     from ltx_wizard.commands.common import Stopped

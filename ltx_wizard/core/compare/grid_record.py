@@ -132,3 +132,18 @@ def grid_cell(
         keyframes=tuple(relative(run_dir, k) for k in keyframes),
         missing=missing,
     )
+
+
+CellFiles = tuple[Path | None, Sequence[Path], str | None]  # (render, keyframes, why missing)
+
+
+def grid_row(
+    run_dir: str | Path, step: int | None, checkpoint: Path | None, cells: Sequence[CellFiles]
+) -> GridRow:
+    """A row from what its renders left under the run folder, one cell per prompt in order."""
+    return GridRow(
+        name=row_name(step),
+        step=step,
+        checkpoint=None if checkpoint is None else str(checkpoint),
+        cells=tuple(grid_cell(run_dir, i, *cell) for i, cell in enumerate(cells)),
+    )

@@ -79,9 +79,11 @@ def tournament_prompts(prompts: PromptSet) -> tuple[EvalPrompt, ...]:
 
 @dataclass(frozen=True)
 class Contender:
-    """A row: its name (its renders' folder) and the LoRA it renders with (None: the base)."""
+    """A row: its name (its renders' folder), its step and the LoRA it renders with (None, None:
+    the base model)."""
 
     name: str
+    step: int | None
     checkpoint: Path | None
 
 
@@ -94,7 +96,7 @@ class Cell:
 
 @dataclass(frozen=True)
 class RowRenders:
-    name: str
+    contender: Contender
     cells: tuple[Cell, ...]  # one per prompt, in order
 
 
@@ -180,9 +182,9 @@ def render_tournament(
             found, _dims = passes.render(trainer, request, settings.dims, settings.run_dims)
         except Failed as exc:
             layout.remove_cruft(run, out_dir)
-            rows.append(RowRenders(contender.name, tuple(Cell(None, (), exc.message) for _ in prompts)))
+            rows.append(RowRenders(contender, tuple(Cell(None, (), exc.message) for _ in prompts)))
             continue
-        rows.append(RowRenders(contender.name, _lay_out(run, out_dir, found, len(prompts))))
+        rows.append(RowRenders(contender, _lay_out(run, out_dir, found, len(prompts))))
     return rows
 
 
