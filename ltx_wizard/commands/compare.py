@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if made is not None:  # the last line: the folder home
         from ltx_wizard.core.base.scp_line import scp_line
 
-        print(f"copy it home: {scp_line(made[2], folder=True)}", file=shown)
+        print(clean_block(f"copy it home: {scp_line(made[2], folder=True)}"), file=shown)
     return 0
 
 
