@@ -36,7 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     outputs.add_argument("--bucket", metavar="NAME", help="keep outputs/ on this bucket (created if new)")
     outputs.add_argument("--volume", metavar="NAME", help="keep outputs/ on this SkyPilot volume")
     p.add_argument(
-        "--accelerator", metavar="NAME", help="the GPU to rent, as `sky show-gpus` names it (default: the plan's)"
+        "--accelerator",
+        metavar="NAME",
+        help="the GPU to rent, as `sky show-gpus` names it (default: the plan's)",
     )
     p.set_defaults(func=run)
 
@@ -72,5 +74,8 @@ def run(args: argparse.Namespace) -> int:
     order = cmds.three() if args.smoke else [cmds.train, cmds.logs]
     for argv in order:
         print(clean_text(shlex.join(argv)))
-    print(f"(how it stops paying, and what costs money after: {run_folder.SKY_README.path(req.run_dir)})", file=sys.stderr)
+    print(
+        f"(how it stops paying, and what costs money after: {clean_text(str(run_folder.SKY_README.path(req.run_dir)))})",
+        file=sys.stderr,
+    )
     return EXIT_OK

@@ -64,7 +64,9 @@ def test_it_prints_the_readmes_commands_and_skypilot_accepts_them(tmp_path, caps
     assert main(["launch", str(run), "--target", "skypilot", "--smoke", "--spot", "--bucket", "ltx-out"]) == 0
     out, err = capsys.readouterr()
     printed = out.splitlines()
-    assert printed[0].startswith("sky jobs launch -n ltx-run-smoke ") and printed[0].endswith("sky/smoke.yaml")
+    assert printed[0].startswith("sky jobs launch -n ltx-run-smoke ") and printed[0].endswith(
+        "sky/smoke.yaml"
+    )
     assert printed[1].endswith("sky/task.yaml") and printed[2] == "sky jobs logs -n ltx-run"
     readme = run_folder.SKY_README.path(run).read_text()
     shown = [line.strip() for line in readme.splitlines() if line.strip().startswith("sky ")]

@@ -60,7 +60,11 @@ def head_commit(checkout: Path) -> str:
             f"{checkout} is not a git clone: the rented machine clones the trainer at the commit the "
             "plan used, so plan with a git clone of https://github.com/Lightricks/LTX-2"
         )
-    head = read_text(git_dir / "HEAD", what="git HEAD", limit=4096).strip() if (git_dir / "HEAD").is_file() else ""
+    head = (
+        read_text(git_dir / "HEAD", what="git HEAD", limit=4096).strip()
+        if (git_dir / "HEAD").is_file()
+        else ""
+    )
     if _SHA.fullmatch(head):
         return head
     match = _REF.fullmatch(head)

@@ -14,17 +14,24 @@ from pathlib import Path, PurePosixPath
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.inputs.checkout import TRAINER_REL
 from ltx_wizard.core.inputs.model_download import RELEASES
+from ltx_wizard.core.io import run_folder
 
 ROOT = PurePosixPath("/ltx")
 RUN = ROOT / "run"  # the run folder, copied up (config, dataset, sky/)
-OUTPUTS = ROOT / "outputs"  # the bucket or volume: checkpoints outlive the node
+OUTPUTS = ROOT / run_folder.OUTPUTS_DIR.rel  # the bucket or volume: checkpoints outlive the node
 SMOKE_OUTPUTS = OUTPUTS / "smoke"  # the smoke task's own: the real run never resumes from it
 DATA = ROOT / "data"  # the data root, when it lies outside the run folder
 MODELS = ROOT / "models"
 MEDIA = ROOT / "media"  # validation media named by absolute path
 CHECKOUT = ROOT / "LTX-2"
 TRAINER_DIR = CHECKOUT / TRAINER_REL.as_posix()
-LOG_REL = "logs/train.log"  # under the outputs: a local copy of them is read by `status`
+LOG_REL = run_folder.TRAIN_LOG.rel  # under the outputs: a local copy of them is read by `status`
+
+
+def on_node(entry: run_folder.RunFile) -> PurePosixPath:
+    """A file of the run folder, in the node's copy of it."""
+    return RUN / entry.rel
+
 
 # nvidia-smi's names to SkyPilot's accelerator names (`sky show-gpus`); the first match wins.
 _ACCELERATORS = (

@@ -79,9 +79,7 @@ def find_sky_python(env: Mapping[str, str] | None = None) -> str | None:
 def check_with_skypilot(python: str, tasks: list[Path], commands: list[list[str]]) -> list[str]:
     """What SkyPilot's own code refuses, one line each ([] when it accepts everything)."""
     job = json.dumps({"tasks": [str(t) for t in tasks], "commands": commands})
-    child = spawn(
-        [python, "-c", _CHECK, job], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    child = spawn([python, "-c", _CHECK, job], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = child.popen.communicate(timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:

@@ -17,13 +17,13 @@ from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.cloud import sky_layout as at
 from ltx_wizard.core.cloud.git_head import head_commit
 from ltx_wizard.core.cloud.sky_layout import ModelSource, accelerator_name, model_source
+from ltx_wizard.core.inputs.checkout import TRAINER_REPO
 from ltx_wizard.core.io.bounded import read_text
 from ltx_wizard.core.io.run_folder import ACCELERATE, CONFIG, require_config
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import load_yaml
 from ltx_wizard.core.plan.host_limits import output_disk_need
 from ltx_wizard.core.plan.record import PlanRecord, read_record
-from ltx_wizard.core.setup.survey import TRAINER_REPO
 
 GB = 10**9
 ENV_ALLOWANCE_GB = 60  # the image, uv's cache and the trainer's environment (torch, CUDA libraries)
@@ -182,7 +182,9 @@ def build_request(run_dir: Path, options: SkyOptions) -> SkyRequest:
     warnings = _outputs_checks(nodes, options, _validation_on(config))
     data = Path(rec.data.root)
     if not data.is_dir():
-        raise UsageError(f"the data root {data} is not here: preprocess first (ltx-wizard preprocess {run_dir})")
+        raise UsageError(
+            f"the data root {data} is not here: preprocess first (ltx-wizard preprocess {run_dir})"
+        )
     inside = data.resolve().is_relative_to(run_dir.resolve())
     remote = at.RUN / data.resolve().relative_to(run_dir.resolve()).as_posix() if inside else at.DATA
     trainer_root = rec.request.trainer_root

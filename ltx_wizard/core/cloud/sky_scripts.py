@@ -13,10 +13,11 @@ accelerate words on several, their rank, main address and counts from SkyPilot's
 from __future__ import annotations
 
 import shlex
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from ltx_wizard.core.cloud import sky_layout as at
 from ltx_wizard.core.cloud.sky_request import SkyRequest
+from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.launch.launch_command import build_launch
 from ltx_wizard.core.launch.multinode import plan_multinode
 
@@ -27,7 +28,7 @@ MAIN_IP = '"$MAIN_IP"'
 NUM_NODES = '"$NUM_NODES"'
 TOTAL_GPUS = '"$TOTAL_GPUS"'
 _RAW = {TRAIN_CONFIG, NODE_RANK, MAIN_IP, NUM_NODES, TOTAL_GPUS}
-_SENTINEL = at.RUN / "sky" / "config.yaml"  # the config word, before run.sh's own
+_SENTINEL = at.on_node(run_folder.SKY_CONFIG)  # the config word, before run.sh's own
 
 
 def _word(word: str) -> str:
@@ -64,7 +65,7 @@ def launch_words(req: SkyRequest) -> list[str]:
         argv = multi.node_argv(NODE_RANK, MAIN_IP, TRAIN_CONFIG)
         argv = _fill(argv, "--num_machines", NUM_NODES)
     else:
-        accelerate = at.RUN / "accelerate.yaml" if req.run_accelerate else None
+        accelerate = at.on_node(run_folder.ACCELERATE) if req.run_accelerate else None
         plan = build_launch(
             Path(at.CHECKOUT),
             Path(_SENTINEL),
@@ -101,7 +102,7 @@ set -euo pipefail
 ROOT=${{LTX_SKY_ROOT:-{at.ROOT}}}
 REPO={shlex.quote(req.repo)}
 COMMIT={req.commit}
-CHECKOUT="$ROOT"/LTX-2
+CHECKOUT={_word(str(at.CHECKOUT))}
 export PATH="$HOME/.local/bin:$PATH"
 fail() {{ printf 'setup.sh (node %s): %s\\n' "${{SKYPILOT_NODE_RANK:-0}}" "$*" >&2; exit 1; }}
 if [ ! -w "$ROOT" ]; then sudo mkdir -p "$ROOT" && sudo chown "$(id -u):$(id -g)" "$ROOT"; fi
@@ -137,8 +138,8 @@ PLANNED_GPUS={req.gpus_per_node}
 export PATH="$HOME/.local/bin:$PATH"
 fail() {{ printf 'run.sh (node %s): %s\\n' "${{SKYPILOT_NODE_RANK:-0}}" "$*" >&2; exit 1; }}
 case ${{1:-task}} in
-  task) CONFIG="$ROOT"/run/sky/config.yaml; OUT="$ROOT"/outputs ;;
-  smoke) CONFIG="$ROOT"/run/sky/smoke-config.yaml; OUT="$ROOT"/outputs/smoke ;;
+  task) CONFIG={_word(str(_SENTINEL))}; OUT={_word(str(at.OUTPUTS))} ;;
+  smoke) CONFIG={_word(str(at.on_node(run_folder.SKY_SMOKE_CONFIG)))}; OUT={_word(str(at.SMOKE_OUTPUTS))} ;;
   *) fail "usage: run.sh task|smoke" ;;
 esac
 SKYPILOT_NODE_RANK=${{SKYPILOT_NODE_RANK:-0}}
@@ -149,11 +150,11 @@ if [ "$NUM_NODES" != "$PLANNED_NODES" ] || [ "$GPUS" != "$PLANNED_GPUS" ]; then
   fail "got $NUM_NODES node(s) x $GPUS GPU(s), the plan has $PLANNED_NODES x $PLANNED_GPUS: the effective batch would change; plan again"
 fi
 TOTAL_GPUS=$((NUM_NODES * GPUS))
-at=$(git -C "$ROOT"/LTX-2 rev-parse HEAD)
+at=$(git -C {_word(str(at.CHECKOUT))} rev-parse HEAD)
 [ "$at" = "$COMMIT" ] || fail "the checkout is at $at, the plan used $COMMIT"
 MAIN_IP=$(printf '%s\\n' "${{SKYPILOT_NODE_IPS:-127.0.0.1}}" | head -n1)
 mkdir -p "$OUT"/logs
-cd "$ROOT"/LTX-2/{at.TRAINER_DIR.relative_to(at.CHECKOUT)}
+cd {_word(str(at.TRAINER_DIR))}
 {_resume(req)}
 echo "run.sh: node $SKYPILOT_NODE_RANK of $NUM_NODES, main $MAIN_IP, config $TRAIN_CONFIG"
 LAUNCH=({words})
@@ -171,8 +172,8 @@ SMOKE_NOTE = "20 steps into outputs/smoke/ (never resumed from)"
 def _resume(req: SkyRequest) -> str:
     """The node's config: the planned one, or a copy that resumes from the newest checkpoint in the
     mounted outputs (the same rule as core/launch/slurm.py's requeue)."""
-    resume = PurePosixPath("sky") / "resume.yaml"
-    return f"""TRAIN_CONFIG=$(uv run --no-sync python - "$CONFIG" "$OUT" "$ROOT"/run/{resume} <<'PY'
+    resume = _word(str(at.on_node(run_folder.SKY_RESUME)))
+    return f"""TRAIN_CONFIG=$(uv run --no-sync python - "$CONFIG" "$OUT" {resume} <<'PY'
 import sys
 from pathlib import Path
 

@@ -72,8 +72,10 @@ def task_doc(req: SkyRequest, smoke: bool) -> dict[str, Any]:
         doc["volumes"] = {str(at.OUTPUTS): req.options.volume}
     if any(m.download for m in req.models):
         doc["secrets"] = {"HF_TOKEN": None}  # from `--secret HF_TOKEN`: the gated repos need it
-    doc["setup"] = LiteralScalarString(f"bash {at.RUN}/sky/setup.sh\n")
-    doc["run"] = LiteralScalarString(f"bash {at.RUN}/sky/run.sh {'smoke' if smoke else 'task'}\n")
+    doc["setup"] = LiteralScalarString(f"bash {at.on_node(run_folder.SKY_SETUP)}\n")
+    doc["run"] = LiteralScalarString(
+        f"bash {at.on_node(run_folder.SKY_RUN)} {'smoke' if smoke else 'task'}\n"
+    )
     return doc
 
 

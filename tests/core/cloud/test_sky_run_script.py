@@ -42,7 +42,10 @@ def _node(tmp_path: Path, run: Path, rank: int, *, nodes: int, gpus: int, mode: 
     bin_dir, record = tmp_path / "bin", tmp_path / "record"
     bin_dir.mkdir(exist_ok=True)
     record.mkdir(exist_ok=True)
-    for name, text in (("uv", FAKE_UV.format(python=sys.executable)), ("git", FAKE_GIT.format(commit=COMMIT))):
+    for name, text in (
+        ("uv", FAKE_UV.format(python=sys.executable)),
+        ("git", FAKE_GIT.format(commit=COMMIT)),
+    ):
         (bin_dir / name).write_text(text)
         (bin_dir / name).chmod(0o755)
     env = {
@@ -89,7 +92,11 @@ def test_two_nodes_get_the_accelerate_arguments_of_one_launch(tmp_path):
         assert _flag(argv, "--machine_rank") == str(rank)
         assert _flag(argv, "--main_process_ip") == "10.0.0.7"  # the first line of SKYPILOT_NODE_IPS
         assert _flag(argv, "--config_file") == f"{trainer}/configs/accelerate/ddp.yaml"
-        assert argv[-3:] == ["scripts/train.py", str(root / "run" / "sky" / "config.yaml"), "--disable-progress-bars"]
+        assert argv[-3:] == [
+            "scripts/train.py",
+            str(root / "run" / "sky" / "config.yaml"),
+            "--disable-progress-bars",
+        ]
     # the words other than the rank are the same on both nodes
     strip = [a for a in seen[0][1:] if a != "0"], [a for a in seen[1][1:] if a != "1"]
     assert strip[0] == strip[1]
@@ -134,5 +141,10 @@ def test_one_node_runs_the_plans_own_command(tmp_path):
     proc, argv, root = _node(tmp_path, run, 0, nodes=1, gpus=1)
     assert proc.returncode == 0, proc.stderr
     cwd, *words = argv
-    assert words == ["python", "scripts/train.py", str(root / "run" / "sky" / "config.yaml"), "--disable-progress-bars"]
+    assert words == [
+        "python",
+        "scripts/train.py",
+        str(root / "run" / "sky" / "config.yaml"),
+        "--disable-progress-bars",
+    ]
     assert subprocess.run([BASH, "-n", str(run_folder.SKY_SETUP.path(run))]).returncode == 0

@@ -38,7 +38,9 @@ def test_skypilot_accepts_each_task_file(tmp_path, nodes, spot):
     write_sky_files(req)
     task, smoke = run_folder.SKY_TASK.path(run), run_folder.SKY_SMOKE.path(run)
     assert check_with_skypilot(python, [task, smoke], commands(req).every()) == []
-    read = subprocess.run([python, "-c", _READ, str(task), str(smoke)], capture_output=True, text=True, check=True)
+    read = subprocess.run(
+        [python, "-c", _READ, str(task), str(smoke)], capture_output=True, text=True, check=True
+    )
     got = json.loads(read.stdout.strip().splitlines()[-1])
     gpus = 2 if nodes > 1 else 1
     for doc, mode in zip(got, ("task", "smoke")):
