@@ -13,7 +13,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from ltx_wizard.core.base.errors import EXIT_OK, UsageError, WizardError
+from ltx_wizard.core.base.errors import EXIT_OK
 from ltx_wizard.core.base.text_safety import clean_text
 
 
@@ -44,11 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ltx_wizard.core.cloud.sky_python import INSTALL_HINT, check_with_skypilot, find_sky_python
-    from ltx_wizard.core.cloud.sky_readme import commands
-    from ltx_wizard.core.cloud.sky_request import SkyOptions, build_request, check_name
-    from ltx_wizard.core.cloud.sky_task import write_sky_files
-    from ltx_wizard.core.io import run_folder
+    from ltx_wizard.core.cloud.sky_launch import launch_sky
+    from ltx_wizard.core.cloud.sky_request import SkyOptions, check_name
 
     options = SkyOptions(
         spot=args.spot,
@@ -56,26 +53,17 @@ def run(args: argparse.Namespace) -> int:
         volume=check_name(args.volume, "--volume") if args.volume else None,
         accelerator=args.accelerator,
     )
-    req = build_request(Path(args.run).expanduser(), options)
-    python = find_sky_python()
-    if python is None:
-        raise UsageError(INSTALL_HINT)
-    written = write_sky_files(req)
-    cmds = commands(req)
-    tasks = [run_folder.SKY_TASK.path(req.run_dir), run_folder.SKY_SMOKE.path(req.run_dir)]
-    problems = check_with_skypilot(python, tasks, cmds.every())
-    if problems:
-        raise WizardError("SkyPilot refused what was written: " + "; ".join(problems))
-    for path in written:
+    done = launch_sky(Path(args.run).expanduser(), options)
+    for path in done.written:
         print(f"wrote {clean_text(str(path))}", file=sys.stderr)
-    for line in req.warnings:
+    for line in done.request.warnings:
         print(f"note: {clean_text(line)}", file=sys.stderr)
-    print("SkyPilot accepts both task files; run:", file=sys.stderr)
-    order = cmds.three() if args.smoke else [cmds.train, cmds.logs]
-    for argv in order:
+    print("SkyPilot accepts both task files and the README's commands; run:", file=sys.stderr)
+    cmds = done.commands
+    for argv in cmds.three() if args.smoke else [cmds.train, cmds.logs]:
         print(clean_text(shlex.join(argv)))
     print(
-        f"(how it stops paying, and what costs money after: {clean_text(str(run_folder.SKY_README.path(req.run_dir)))})",
+        f"(how it stops paying, and what costs money after: {clean_text(str(done.readme))})",
         file=sys.stderr,
     )
     return EXIT_OK

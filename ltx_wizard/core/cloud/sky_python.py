@@ -56,7 +56,10 @@ print(json.dumps(problems))
 
 
 def _shebang_python(program: str) -> str | None:
-    head = read_bytes(program, what="the sky program", limit=1 << 20)[:512]
+    try:
+        head = read_bytes(program, what="the sky program", limit=1 << 20)[:512]
+    except WizardError:  # not a small regular file: no script to read an interpreter from
+        return None
     first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
     if first.startswith("#!"):
         words = first[2:].split()
@@ -76,10 +79,19 @@ def find_sky_python(env: Mapping[str, str] | None = None) -> str | None:
     return _shebang_python(program) if program else None
 
 
-def check_with_skypilot(python: str, tasks: list[Path], commands: list[list[str]]) -> list[str]:
-    """What SkyPilot's own code refuses, one line each ([] when it accepts everything)."""
+def check_with_skypilot(
+    python: str, tasks: list[Path], commands: list[list[str]], overlay: Mapping[str, str] | None = None
+) -> list[str]:
+    """What SkyPilot's own code refuses, one line each ([] when it accepts everything). `overlay`:
+    variables the commands read that the README tells the user to export first."""
     job = json.dumps({"tasks": [str(t) for t in tasks], "commands": commands})
-    child = spawn([python, "-c", _CHECK, job], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = spawn(
+        [python, "-c", _CHECK, job],
+        env={**os.environ, **(overlay or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         out, err = child.popen.communicate(timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:

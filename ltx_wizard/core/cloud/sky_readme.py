@@ -11,7 +11,7 @@ import shlex
 from dataclasses import dataclass
 
 from ltx_wizard.core.cloud import sky_layout as at
-from ltx_wizard.core.cloud.sky_request import SMOKE_STEPS, SkyRequest
+from ltx_wizard.core.cloud.sky_request import HF_TOKEN, SMOKE_STEPS, SkyRequest
 from ltx_wizard.core.io import run_folder
 
 
@@ -32,7 +32,7 @@ class SkyCommands:
 
 
 def commands(req: SkyRequest) -> SkyCommands:
-    secret = ["--secret", "HF_TOKEN"] if any(m.download for m in req.models) else []
+    secret = ["--secret", HF_TOKEN] if req.token_needed else []
     smoke = run_folder.SKY_SMOKE.path(req.run_dir)
     task = run_folder.SKY_TASK.path(req.run_dir)
     delete = None
@@ -69,7 +69,7 @@ def _costs(req: SkyRequest, cmds: SkyCommands) -> list[str]:
 
 def render_readme(req: SkyRequest) -> str:
     cmds = commands(req)
-    token = any(m.download for m in req.models)
+    token = req.token_needed
     lines = [
         f"# Run {req.run_name} on rented GPUs (SkyPilot)",
         "",

@@ -8,10 +8,11 @@ A refusal is a UsageError (exit 2) naming the fix; what only needs knowing is a 
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Mapping
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.cloud import sky_layout as at
@@ -29,6 +30,7 @@ GB = 10**9
 ENV_ALLOWANCE_GB = 60  # the image, uv's cache and the trainer's environment (torch, CUDA libraries)
 MIN_DISK_GB = 100
 SMOKE_STEPS = 20
+HF_TOKEN = "HF_TOKEN"  # handed to the nodes with `sky jobs launch --secret HF_TOKEN`
 _NAME = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")  # a bucket name every store accepts
 _MODEL_KEYS = ("model.model_path", "model.text_encoder_path", "model.video_vae_path", "model.audio_vae_path")
 
@@ -63,6 +65,11 @@ class SkyRequest:
     run_accelerate: bool  # the run folder has its own accelerate.yaml (one node, several GPUs)
     options: SkyOptions
     warnings: tuple[str, ...]
+
+    @property
+    def token_needed(self) -> bool:
+        """A model file is downloaded from the Hub (the LTX-2 files are gated: a token is needed)."""
+        return any(m.download for m in self.models)
 
     @property
     def task_name(self) -> str:
@@ -170,7 +177,7 @@ def _models(config: Any) -> tuple[ModelSource, ...]:
     return tuple(found)
 
 
-def build_request(run_dir: Path, options: SkyOptions) -> SkyRequest:
+def build_request(run_dir: Path, options: SkyOptions, env: Mapping[str, str] | None = None) -> SkyRequest:
     """The task's inputs, every check made; UsageError on the first refusal."""
     run_dir = Path(run_dir).absolute()
     config_path = require_config(run_dir)
@@ -191,6 +198,11 @@ def build_request(run_dir: Path, options: SkyOptions) -> SkyRequest:
     if trainer_root is None:
         raise UsageError(f"{run_dir}/plan.json names no trainer checkout: plan the run again")
     models = _models(config)
+    if any(m.download for m in models) and HF_TOKEN not in (os.environ if env is None else env):
+        warnings.append(
+            f"export {HF_TOKEN}=<your Hugging Face token> before the sky commands: `--secret {HF_TOKEN}` "
+            "reads it from your environment, and the nodes download gated model files with it"
+        )
     return SkyRequest(
         run_dir=run_dir,
         run_name=rec.run_name,

@@ -19,7 +19,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 
 from ltx_wizard.core.cloud import sky_layout as at
 from ltx_wizard.core.cloud.sky_readme import render_readme
-from ltx_wizard.core.cloud.sky_request import SMOKE_STEPS, SkyRequest
+from ltx_wizard.core.cloud.sky_request import HF_TOKEN, SMOKE_STEPS, SkyRequest
 from ltx_wizard.core.cloud.sky_scripts import render_run, render_setup
 from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.workspace import atomic_write_text
@@ -70,8 +70,8 @@ def task_doc(req: SkyRequest, smoke: bool) -> dict[str, Any]:
     doc["file_mounts"] = _mounts(req)
     if req.options.volume:
         doc["volumes"] = {str(at.OUTPUTS): req.options.volume}
-    if any(m.download for m in req.models):
-        doc["secrets"] = {"HF_TOKEN": None}  # from `--secret HF_TOKEN`: the gated repos need it
+    if req.token_needed:
+        doc["secrets"] = {HF_TOKEN: None}  # from `--secret HF_TOKEN`: the gated repos need it
     doc["setup"] = LiteralScalarString(f"bash {at.on_node(run_folder.SKY_SETUP)}\n")
     doc["run"] = LiteralScalarString(
         f"bash {at.on_node(run_folder.SKY_RUN)} {'smoke' if smoke else 'task'}\n"
