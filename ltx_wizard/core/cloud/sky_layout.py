@@ -79,6 +79,7 @@ class ModelSource:
     remote: PurePosixPath
     repo: str | None = None  # a Hub download: repo id, and file (None: the whole repository)
     filename: str | None = None
+    local_dir: PurePosixPath | None = None  # hf download's --local-dir: the file lands at its repo path below
 
     @property
     def download(self) -> bool:
@@ -92,7 +93,9 @@ def model_source(key: str, local: Path) -> ModelSource:
     for files in RELEASES.values():
         for f in files:
             if f.filename is not None and posix.endswith("/" + f.filename):
-                return ModelSource(key, local, MODELS / f.folder / f.filename, f.repo, f.filename)
+                # as `ltx-wizard models` downloads it (model_download.py: local_dir=<models>/<folder>)
+                folder = MODELS / f.folder
+                return ModelSource(key, local, folder / f.filename, f.repo, f.filename, folder)
             if f.filename is None and local.is_dir() and local.name == f.folder:
-                return ModelSource(key, local, MODELS / f.folder, f.repo, None)
+                return ModelSource(key, local, MODELS / f.folder, f.repo, None, MODELS / f.folder)
     return ModelSource(key, local, MODELS / "upload" / key.rsplit(".", 1)[-1] / local.name)

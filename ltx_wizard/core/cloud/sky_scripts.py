@@ -81,9 +81,9 @@ def launch_words(req: SkyRequest) -> list[str]:
 def _download_lines(req: SkyRequest) -> list[str]:
     lines = []
     for m in req.models:
-        if m.repo is None:
+        if m.repo is None or m.local_dir is None:
             continue
-        folder = m.remote.parent if m.filename else m.remote
+        folder = m.local_dir
         files = f" {shlex.quote(m.filename)}" if m.filename else ""
         lines.append(
             f"uvx --from huggingface_hub hf download {shlex.quote(m.repo)}{files} "
