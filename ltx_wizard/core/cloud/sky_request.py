@@ -113,7 +113,10 @@ def _validation_on(config: Any) -> bool:
 
 
 def _outputs_checks(nodes: int, options: SkyOptions, validates: bool) -> list[str]:
-    """Several nodes need one outputs folder they all see; one node needs it to survive itself."""
+    """Several nodes need one outputs folder they all see; one node needs it to survive itself.
+    Mirrors ltx_trainer/trainer.py LtxvTrainer._run_distributed_validation: each rank saves its share
+    of the samples under output_dir/samples (validation_runner.py ValidationRunner.run) and only their
+    paths are gathered (gather_object) for the main process's W&B log and Hub push."""
     if options.bucket or options.volume:
         if nodes > 1 and options.volume:
             return [
