@@ -39,7 +39,9 @@ async def test_rented_gpus_writes_the_task_and_shows_the_three_commands(demo_roo
         await _done(pilot)
         _as_git_clone(run)
         await pilot.press("r")
-        await wait_until(pilot, lambda: "SkyPilot accepts" in _sky_text(app) or "!" in _sky_text(app), limit_s=240)
+        await wait_until(
+            pilot, lambda: "SkyPilot accepts" in _sky_text(app) or "!" in _sky_text(app), limit_s=240
+        )
         assert "!" not in _sky_text(app), _sky_text(app)
         shown = _sky_text(app)
         readme = run_folder.SKY_README.path(run).read_text()
