@@ -67,10 +67,10 @@ def _costs(req: SkyRequest, cmds: SkyCommands) -> list[str]:
     ]
 
 
-def render_readme(req: SkyRequest) -> str:
-    cmds = commands(req)
+def _head(req: SkyRequest) -> list[str]:
     token = req.token_needed
-    lines = [
+    volume = req.options.volume
+    return [
         f"# Run {req.run_name} on rented GPUs (SkyPilot)",
         "",
         f"{req.nodes} node(s) x {req.gpus_per_node} {req.accelerator}, {req.disk_gb} GB disk"
@@ -79,7 +79,19 @@ def render_readme(req: SkyRequest) -> str:
         "",
         "Once, before the first: `sky check` says which clouds your credentials reach"
         + (" (and `export HF_TOKEN=...`: the model files are gated downloads)." if token else "."),
-        "",
+        *(
+            [
+                f"The volume `{volume}` must exist before the task starts: create it with "
+                "`sky volumes apply` (its --infra, --type and --size are your infrastructure's)."
+            ]
+            if volume
+            else []
+        ),
+    ]
+
+
+def _three(cmds: SkyCommands) -> list[str]:
+    return [
         "## The three commands",
         "",
         f"1. A {SMOKE_STEPS}-step smoke run first (a few minutes of GPU time): it sets up a node, "
@@ -94,6 +106,30 @@ def render_readme(req: SkyRequest) -> str:
         "3. Its log, as it trains (Ctrl-C stops watching, not the job):",
         "",
         f"       {shlex.join(cmds.logs)}",
+    ]
+
+
+def _home(req: SkyRequest) -> list[str]:
+    run = shlex.quote(str(req.run_dir))
+    store = "bucket" if req.options.bucket else "volume" if req.options.volume else "outputs"
+    return [
+        "## Bringing results home",
+        "",
+        f"The node writes the trainer's log to outputs/{at.LOG_REL}. Copy the {store}'s contents into "
+        f"`{run_folder.OUTPUTS_DIR.path(req.run_dir)}` (with your cloud's storage tool; `sky storage ls` "
+        "names the bucket's store); then, as for a local run:",
+        "",
+        f"- `ltx-wizard status {run}` reads that log and the checkpoints;",
+        f"- `ltx-wizard eval {run}` and `ltx-wizard compare {run}` run on that copy (on this machine's GPU).",
+    ]
+
+
+def render_readme(req: SkyRequest) -> str:
+    cmds = commands(req)
+    lines = [
+        *_head(req),
+        "",
+        *_three(cmds),
         "",
         "## How it stops paying",
         "",
@@ -106,16 +142,7 @@ def render_readme(req: SkyRequest) -> str:
         "",
         *_costs(req, cmds),
         "",
-        "## Bringing results home",
-        "",
-        f"The node writes the trainer's log to outputs/{at.LOG_REL}. Copy the "
-        f"{'bucket' if req.options.bucket else 'volume' if req.options.volume else 'outputs'}'s "
-        f"contents into `{run_folder.OUTPUTS_DIR.path(req.run_dir)}` (with your cloud's storage tool; "
-        "`sky storage ls` names the bucket's store); then, as for a local run:",
-        "",
-        f"- `ltx-wizard status {shlex.quote(str(req.run_dir))}` reads that log and the checkpoints;",
-        f"- `ltx-wizard eval {shlex.quote(str(req.run_dir))}` and `ltx-wizard compare "
-        f"{shlex.quote(str(req.run_dir))}` run on that copy (on this machine's GPU).",
+        *_home(req),
         "",
         *(f"Note: {w}" for w in req.warnings),
     ]

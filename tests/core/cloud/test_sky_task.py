@@ -72,3 +72,5 @@ def test_volume_goes_to_volumes_and_the_configs_name_node_paths(tmp_path):
     assert 'output_dir: "/ltx/outputs"' in config and str(tmp_path) not in config
     assert 'output_dir: "/ltx/outputs/smoke"' in smoke and "steps: 20\n" in smoke
     assert "steps: 2000\n" in config
+    readme = run_folder.SKY_README.path(run).read_text()
+    assert "The volume `ltx-vol` must exist" in readme and "sky volumes delete ltx-vol" in readme
