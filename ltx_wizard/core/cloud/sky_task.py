@@ -108,6 +108,17 @@ def config_text(req: SkyRequest, smoke: bool) -> str:
     return _dump(doc)
 
 
+# What the run folder's upload leaves out: the task's outputs live on the bucket or volume, and the
+# local runs' outputs, logs, overfit check and held-out latents are no use on the node.
+NOT_UPLOADED = (run_folder.OUTPUTS_DIR, run_folder.LOGS_DIR, run_folder.OVERFIT_DIR, run_folder.HOLDOUT_DIR)
+
+
+def ignore_text() -> str:
+    """<run>/.skyignore (rsync patterns; a leading / is the run folder: sky/data/storage_utils.py)."""
+    head = "# Written by ltx-wizard (launch --target skypilot): what the task does not upload\n"
+    return head + "".join(f"/{entry.rel}\n" for entry in NOT_UPLOADED)
+
+
 def sky_files(req: SkyRequest) -> dict[run_folder.RunFile, str]:
     """Every file of <run>/sky/ and its text."""
     return {
@@ -118,6 +129,7 @@ def sky_files(req: SkyRequest) -> dict[run_folder.RunFile, str]:
         run_folder.SKY_SETUP: render_setup(req),
         run_folder.SKY_RUN: render_run(req),
         run_folder.SKY_README: render_readme(req),
+        run_folder.SKY_IGNORE: ignore_text(),
     }
 
 

@@ -92,6 +92,7 @@ SKY_SMOKE_CONFIG = RunFile("sky/smoke-config.yaml", "smoke config on the node", 
 SKY_SETUP = RunFile("sky/setup.sh", "SkyPilot setup script", kind="text")
 SKY_RUN = RunFile("sky/run.sh", "SkyPilot run script", kind="text")
 SKY_README = RunFile("sky/README.md", "SkyPilot instructions", kind="text")
+SKY_IGNORE = RunFile(".skyignore", "SkyPilot upload exclusions", kind="text")  # read by SkyPilot's upload
 SKY_RESUME = RunFile("sky/resume.yaml", "resume config on the node", kind="text")  # run.sh writes it there
 # the node's training log, in the mounted outputs: `status` reads it from a local copy of them
 SKY_LOG = RunFile("outputs/logs/train.log", "training log (SkyPilot)", kind="text")
@@ -138,6 +139,7 @@ TABLE: tuple[RunFile, ...] = (
     SKY_SETUP,
     SKY_RUN,
     SKY_README,
+    SKY_IGNORE,
     SKY_RESUME,
     SKY_LOG,
     TRAIN_LOG,

@@ -72,5 +72,22 @@ def test_volume_goes_to_volumes_and_the_configs_name_node_paths(tmp_path):
     assert 'output_dir: "/ltx/outputs"' in config and str(tmp_path) not in config
     assert 'output_dir: "/ltx/outputs/smoke"' in smoke and "steps: 20\n" in smoke
     assert "steps: 2000\n" in config
+    ignored = run_folder.SKY_IGNORE.path(run).read_text().splitlines()
+    assert {"/outputs", "/logs", "/overfit", "/holdout"} <= set(ignored) and "/dataset" not in ignored
     readme = run_folder.SKY_README.path(run).read_text()
     assert "The volume `ltx-vol` must exist" in readme and "sky volumes delete ltx-vol" in readme
+
+
+def test_skypilots_upload_leaves_out_the_local_outputs_and_logs(tmp_path):
+    """Read by SkyPilot's own upload rule (sky/data/storage_utils.py get_excluded_files)."""
+    python = sky_python()
+    run = planned_run(tmp_path)
+    write_sky_files(build_request(run, SkyOptions(bucket="ltx-out")))
+    (run / "outputs" / "checkpoints").mkdir(parents=True)
+    (run / "outputs" / "checkpoints" / "lora_weights_step_00100.safetensors").write_bytes(b"x")
+    (run / "logs" / "train.log").write_text("local run\n")
+    code = "import json, sys; from sky.data import storage_utils as s; print(json.dumps(s.get_excluded_files(sys.argv[1])))"
+    out = subprocess.run([python, "-c", code, str(run)], capture_output=True, text=True, check=True).stdout
+    excluded = set(json.loads(out.strip().splitlines()[-1]))
+    assert {"outputs", "logs"} <= excluded
+    assert not excluded & {"sky", "config.yaml", "dataset", "plan.json"}
