@@ -135,7 +135,8 @@ def render_readme(req: SkyRequest) -> str:
         "",
         "- A managed job (`sky jobs launch`) ends when training ends, and SkyPilot takes the "
         "cluster down then; a preempted spot node is replaced and the job resumes from the newest "
-        "checkpoint in outputs/ (its step count kept). To stop early: "
+        "checkpoint in outputs/ (its step count kept; its optimizer state too only when planned with "
+        "--full-training-state: trainer.py _save_training_state). To stop early: "
         f"`{shlex.join(cmds.cancel)}`.",
         "",
         "What still costs money after the end:",
