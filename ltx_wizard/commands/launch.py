@@ -45,13 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.cloud.sky_launch import launch_sky
-    from ltx_wizard.core.cloud.sky_request import SkyOptions, check_name
+    from ltx_wizard.core.cloud.sky_request import SkyOptions, check_accelerator, check_name
 
     options = SkyOptions(
         spot=args.spot,
         bucket=check_name(args.bucket, "--bucket") if args.bucket else None,
         volume=check_name(args.volume, "--volume") if args.volume else None,
-        accelerator=args.accelerator,
+        accelerator=check_accelerator(args.accelerator) if args.accelerator else None,
     )
     done = launch_sky(Path(args.run).expanduser(), options)
     for path in done.written:

@@ -54,6 +54,8 @@ def test_a_bad_bucket_name_is_refused(tmp_path, capsys):
     capsys.readouterr()
     assert main(["launch", str(run), "--target", "skypilot", "--bucket", "My_Bucket"]) == 2
     assert "--bucket 'My_Bucket' is not a name" in capsys.readouterr().err
+    assert main(["launch", str(run), "--target", "skypilot", "--accelerator", "H100:8"]) == 2
+    assert "--accelerator 'H100:8' is not a GPU name" in capsys.readouterr().err
 
 
 def test_it_prints_the_readmes_commands_and_skypilot_accepts_them(tmp_path, capsys, monkeypatch):

@@ -77,6 +77,17 @@ class SkyRequest:
         return f"ltx-{slug}"
 
 
+_ACCELERATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+
+
+def check_accelerator(value: str) -> str:
+    if not _ACCELERATOR.fullmatch(value):
+        raise UsageError(
+            f"--accelerator {value!r} is not a GPU name: give one `sky show-gpus` lists (H100, A100-80GB, L40S)"
+        )
+    return value
+
+
 def check_name(value: str, flag: str) -> str:
     if not _NAME.fullmatch(value):
         raise UsageError(
