@@ -91,3 +91,22 @@ def test_status_reads_a_skypilot_runs_log_from_a_copy_of_its_outputs(tmp_path, c
     assert "Training: finished" in out and "Step 50 / 50 (100%)" in out
     assert "lora_weights_step_00050.safetensors" in out
     assert os.path.exists(run / "run-summary.md")
+
+
+def test_a_run_planned_from_clips_is_preprocessed_here_first(tmp_path, capsys):
+    from ltx_wizard.demo.lookalike_media import make_clip_dataset
+    from tests.sky_kit import COMMIT
+    from tests.model_tree import ModelTree
+
+    tree = ModelTree(tmp_path, sim="h100")
+    (tree.checkout / ".git").mkdir()
+    (tree.checkout / ".git" / "HEAD").write_text(COMMIT + "\n")
+    dataset = make_clip_dataset(tmp_path / "clips", [{}, {}])
+    args = tree.args()
+    args[args.index("--data-root") : args.index("--data-root") + 2] = ["--dataset", str(dataset)]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(["launch", str(tree.run), "--target", "skypilot"]) == 2
+    err = capsys.readouterr().err
+    assert "is not written yet" in err and f"ltx-wizard preprocess {tree.run}" in err
+    assert not run_folder.SKY_DIR.path(tree.run).exists()

@@ -24,6 +24,7 @@ from ltx_wizard.core.io.run_folder import ACCELERATE, CONFIG, require_config
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.io.yaml_patch import load_yaml
 from ltx_wizard.core.plan.host_limits import output_disk_need
+from ltx_wizard.core.plan.next_steps import pending_preprocess
 from ltx_wizard.core.plan.record import PlanRecord, read_record
 
 GB = 10**9
@@ -202,9 +203,11 @@ def build_request(run_dir: Path, options: SkyOptions, env: Mapping[str, str] | N
     nodes = rec.schedule.nodes
     warnings = _outputs_checks(nodes, options, _validation_on(config))
     data = Path(rec.data.root)
-    if not data.is_dir():
+    pending = pending_preprocess(run_dir)
+    if pending is not None or not data.is_dir():
         raise UsageError(
-            f"the data root {data} is not here: preprocess first (ltx-wizard preprocess {run_dir})"
+            f"the data root {data} is not written yet: the nodes train on the preprocessed latents, "
+            f"so preprocess here first ({pending or f'ltx-wizard preprocess {run_dir}'})"
         )
     inside = data.resolve().is_relative_to(run_dir.resolve())
     remote = at.RUN / data.resolve().relative_to(run_dir.resolve()).as_posix() if inside else at.DATA
