@@ -91,6 +91,20 @@ ACCELERATE = RunFile("accelerate.yaml", "accelerate config", kind="text")
 LAUNCH_SCRIPT = RunFile("launch.sh", "launch script", kind="text")
 SBATCH = RunFile("slurm.sbatch", "Slurm job", kind="text")
 AUTOTUNE_LOG = RunFile("autotune.log", "autotune log", kind="text")
+# `ltx-wizard launch RUN --target skypilot` (core/cloud/): the task files and what the node runs
+SKY_DIR = RunFile("sky", "SkyPilot folder", kind="folder")
+SKY_TASK = RunFile("sky/task.yaml", "SkyPilot task", kind="text")
+SKY_SMOKE = RunFile("sky/smoke.yaml", "SkyPilot smoke task", kind="text")
+SKY_CONFIG = RunFile("sky/config.yaml", "training config on the node", kind="text")
+SKY_SMOKE_CONFIG = RunFile("sky/smoke-config.yaml", "smoke config on the node", kind="text")
+SKY_SETUP = RunFile("sky/setup.sh", "SkyPilot setup script", kind="text")
+SKY_RUN = RunFile("sky/run.sh", "SkyPilot run script", kind="text")
+SKY_README = RunFile("sky/README.md", "SkyPilot instructions", kind="text")
+SKY_IGNORE = RunFile(".skyignore", "SkyPilot upload exclusions", kind="text")  # read by SkyPilot's upload
+SKY_RESUME = RunFile("sky/resume.yaml", "resume config on the node", kind="text")  # run.sh writes it there
+# the node's training log, in the mounted outputs: `status` reads it from a local copy of them
+SKY_LOG = RunFile("outputs/logs/train.log", "training log (SkyPilot)", kind="text")
+
 TRAIN_LOG = RunFile("logs/train.log", "training log", kind="text")
 TRAIN_PID = RunFile("logs/train.pid", "train.pid", kind="text")
 EVAL_LOG = RunFile("logs/eval.log", "eval log", kind="text")
@@ -126,6 +140,17 @@ TABLE: tuple[RunFile, ...] = (
     LAUNCH_SCRIPT,
     SBATCH,
     AUTOTUNE_LOG,
+    SKY_DIR,
+    SKY_TASK,
+    SKY_SMOKE,
+    SKY_CONFIG,
+    SKY_SMOKE_CONFIG,
+    SKY_SETUP,
+    SKY_RUN,
+    SKY_README,
+    SKY_IGNORE,
+    SKY_RESUME,
+    SKY_LOG,
     TRAIN_LOG,
     TRAIN_PID,
     EVAL_LOG,

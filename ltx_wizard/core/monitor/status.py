@@ -124,11 +124,20 @@ def check_run(run_dir: Path) -> None:
         )
 
 
+def _log_of(run_dir: Path, local: Path) -> Path:
+    """The local run's log, else a SkyPilot run's: the node wrote it into the mounted outputs, and a
+    local copy of them holds it (core/cloud/sky_scripts.py run.sh) beside the checkpoints."""
+    sky = run_folder.SKY_LOG.path(run_dir)
+    if not local.exists() and run_folder.SKY_TASK.path(run_dir).is_file() and sky.is_file():
+        return sky
+    return local
+
+
 class RunMonitor:
     def __init__(self, run_dir: Path, gpu_reader: GpuReader = read_gpu_use) -> None:
         self.run_dir = Path(run_dir)
         self.spec = read_run_meta(self.run_dir).launch
-        self.log_path = launch_files(self.run_dir, self.spec)[0]
+        self.log_path = _log_of(self.run_dir, launch_files(self.run_dir, self.spec)[0])
         self.log = RunLog(self.log_path, CursorStore(self.log_path, self.run_dir))
         self.gpu_reader = gpu_reader
 
