@@ -47,16 +47,16 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode("utf-8")).decode("ascii")
 
 
-def _kitty(title: str, body: str) -> str:
+def _kitty(title: str, body: str) -> list[str]:
     """OSC 99 (kitty's desktop notifications): the title (d=0: more to come), then the body."""
-    return f"{ESC}]99;i=ltxw:d=0:e=1;{_b64(title)}{ST}{ESC}]99;i=ltxw:d=1:p=body:e=1;{_b64(body)}{ST}"
+    return [f"{ESC}]99;i=ltxw:d=0:e=1;{_b64(title)}{ST}", f"{ESC}]99;i=ltxw:d=1:p=body:e=1;{_b64(body)}{ST}"]
 
 
 def sequences(body: str, env: Mapping[str, str], title: str = TITLE) -> str:
     """Everything written for one notification, for the terminal `env` describes."""
     title, body = safe_field(title), safe_field(body)
     if is_kitty(env):
-        parts = [_kitty(title, body)]
+        parts = _kitty(title, body)
     else:  # OSC 9 has no title: the body says whose it is
         parts = [f"{ESC}]777;notify;{title};{body}{ST}", f"{ESC}]9;{title}: {body}{ST}"]
     if env.get("TMUX"):
