@@ -92,7 +92,9 @@ def _text(cause: Cause, status: RunStatus, run: str, loss: float | None) -> str:
         return f"{run}: failed, out of GPU memory {where} {at}{tail}"
     if cause == "failed-nan":
         ended = "finished" if status.state == "finished" else "ended"
-        return f"{run}: failed, the loss is NaN from step {status.nan_step:,}; the trainer {ended} {at}{tail}"
+        return (
+            f"{run}: failed, the loss is NaN from step {status.nan_step:,} (the trainer {ended} {at}){tail}"
+        )
     if cause == "crashed":
         why = f" ({d.kind}): {clip(clean_text(d.cause).strip(), 90)}" if d is not None else ""
         return f"{run}: the trainer crashed {at}{why}"

@@ -33,7 +33,11 @@ CASES = [
     ("ok_single_gpu_cols250", "done", "run: training done at step 50 of 50, last loss 0.1904"),
     ("oom_cols80", "failed-oom", "run: failed, out of GPU memory in training"),
     ("oom_validation_cols80", "failed-oom", "out of GPU memory in a validation pass"),
-    ("nan_loss", "failed-nan", "the loss is NaN from step 40; the trainer finished at step 50, last loss 0.2437"),
+    (
+        "nan_loss",
+        "failed-nan",
+        "the loss is NaN from step 40 (the trainer finished at step 50), last loss 0.2437",
+    ),
     ("real_config_errors_cols80", "crashed", "run: the trainer crashed before its first step line (config)"),
     ("real_validation_crash_cols250", "crashed", "run: the trainer crashed"),
 ]
@@ -44,6 +48,7 @@ def test_each_ending_has_its_cause_and_line(tmp_path, sample, cause, words):
     ending = run_ending(_status(make_run(tmp_path, sample_log(sample))))
     assert ending is not None and ending.cause == cause, ending
     assert words in ending.text and ending.run == "run"
+    assert cause == "crashed" or ";" not in ending.text  # ours never needs the `;` an OSC 777 field loses
     assert ending.key.startswith(f"{cause}@1:2026-01-02T03:04:00Z:4321")
     json.dumps(ending.as_json(), allow_nan=False)  # what --notify-url posts is strict JSON
 
@@ -61,7 +66,10 @@ def test_a_log_that_just_stops_is_stopped_and_a_live_one_is_no_ending(tmp_path):
     run = make_run(tmp_path, STOPPED)
     ending = run_ending(_status(run))
     assert ending is not None and ending.cause == "stopped"
-    assert ending.text == "run: training stopped at step 40 with no error in its log (stopped, or killed), last loss 0.1904"
+    assert (
+        ending.text
+        == "run: training stopped at step 40 with no error in its log (stopped, or killed), last loss 0.1904"
+    )
     proc = start_live(run)
     try:
         assert run_ending(_status(run)) is None
@@ -125,8 +133,14 @@ def _trial(index: int, outcome: str = "ok", step_time_s: float | None = 2.5) -> 
 
 def test_autotune_endings(tmp_path):
     won = AutotuneSummary(trials=[_trial(1), _trial(2, step_time_s=1.75)], winner=2, config_patched=True)
-    assert autotune_ending(tmp_path / "r", won, None).text == "r: autotune finished, trial 2 wins, 1.75 s/step"
-    none = AutotuneSummary(trials=[_trial(1, "oom")], winner=None, config_patched=False, stop_reason="all OOM")
-    assert autotune_ending(tmp_path / "r", none, None).text == "r: autotune finished without a winner: all OOM"
+    assert (
+        autotune_ending(tmp_path / "r", won, None).text == "r: autotune finished, trial 2 wins, 1.75 s/step"
+    )
+    none = AutotuneSummary(
+        trials=[_trial(1, "oom")], winner=None, config_patched=False, stop_reason="all OOM"
+    )
+    assert (
+        autotune_ending(tmp_path / "r", none, None).text == "r: autotune finished without a winner: all OOM"
+    )
     failed = autotune_ending(tmp_path / "r", None, "the trainer\x1b[31m is gone")
     assert failed.text == "r: autotune stopped: the trainer is gone" and failed.cause == "autotune-finished"
