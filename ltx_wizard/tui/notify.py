@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.monitor.notify_ending import Ending
 from ltx_wizard.core.monitor.notify_escape import sequences
 
@@ -20,4 +21,4 @@ def send_ping(app: App, ending: Ending) -> None:
     """On the event loop. The headless driver of a test writes nowhere (a pilot test captures)."""
     driver = app._driver
     if driver is not None:
-        driver.write(sequences(ending.text, os.environ))
+        driver.write(sequences(clean_text(ending.text), os.environ))  # made safe again inside

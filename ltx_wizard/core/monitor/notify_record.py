@@ -32,6 +32,7 @@ class Sent(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
 
 
 class NotifiedRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    updated: str = ""  # UTC, ISO 8601: the last ending recorded
     sent: tuple[Sent, ...] = ()
 
 
@@ -51,7 +52,7 @@ def claim(run_dir: Path, ending: Ending) -> bool:
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     entry = Sent(key=ending.key, cause=ending.cause, step=ending.step, at=now, text=ending.text)
     try:
-        NOTIFIED_FILE.write(run_dir, NotifiedRecord(sent=(*record.sent, entry)[-KEEP:]))
+        NOTIFIED_FILE.write(run_dir, NotifiedRecord(updated=now, sent=(*record.sent, entry)[-KEEP:]))
     except WizardError:
         pass  # not remembered: a later watcher may ping again, which beats no ping now
     return True
