@@ -28,7 +28,7 @@ from ltx_wizard.core.launch import accelerate_config
 from ltx_wizard.core.monitor.trainer_process import trainer_process
 from ltx_wizard.demo.lookalike_checkout import make_checkout
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_data_root, make_gemma_dir
-from tests.monitor_runs import make_run, sample_log
+from tests.monitor_runs import end, make_run, sample_log, start_live
 
 HERE = Path(__file__).resolve().parents[2]  # this checkout of the wizard
 WIZARD = str(Path(sys.executable).parent / "ltx-wizard")
@@ -277,3 +277,22 @@ def test_notify_url_takes_only_http_and_https(tmp_path, capsys, url):
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "is not an http:// or https:// URL" in err and err.count("\n") == 1
     assert not (run / "logs" / "notified.json").exists()
+
+
+def test_a_watch_started_on_a_trainer_silent_for_long_says_stalled(tmp_path, capsys):
+    """A live trainer whose log was last written an hour ago, at 1.56 s/step: five step-line
+    intervals (156 s) passed long ago. The watch says so at once, exit 6; the trainer still runs."""
+    run = make_run(
+        tmp_path, sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0]
+    )
+    hour_ago = time.time() - 3600
+    os.utime(run / "logs" / "train.log", (hour_ago, hour_ago))
+    proc = start_live(run)
+    try:
+        code = main(["status", str(run), "--notify"])
+        out, err = capsys.readouterr()
+        assert proc.poll() is None
+    finally:
+        end(proc)
+    assert code == 6, err
+    assert "Notified: run: stalled at step 40: no step line for 5 step-line intervals, ~1.6 s/step" in out

@@ -127,8 +127,9 @@ def _mtime(path: Path) -> float | None:
 
 class StallWatch:
     """A live run whose step does not move and whose log is not written for STALL_INTERVALS
-    step-line intervals of its measured pace: stalled. The clock starts when the step was first
-    seen, or at the log's last write if that is later (a restarted watcher counts from it too)."""
+    step-line intervals of its measured pace: stalled. Quiet since the later of the step's change
+    (as seen here; on the first look, the log's last write: a restarted watcher counts from it too)
+    and the log's last write."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.clock = clock
@@ -145,10 +146,13 @@ class StallWatch:
         if status.state != "live":
             self.step = self.seen = None
             return None
-        if self.seen is None or status.step != self.step:
+        written = _mtime(status.log)
+        if self.seen is None:  # first look: the step was last seen moving at the log's last write
+            self.step, self.seen = status.step, min(now, written or now)
+        elif status.step != self.step:
             self.step, self.seen = status.step, now
         limit = self.limit_s(status)
-        quiet_since = max(self.seen, _mtime(status.log) or self.seen)
+        quiet_since = max(self.seen, written or self.seen)
         if limit is None or status.step is None or now - quiet_since <= limit:
             return None
         return _ending("stalled", status)

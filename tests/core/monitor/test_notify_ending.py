@@ -87,16 +87,20 @@ def test_a_live_run_without_a_new_step_for_five_step_line_intervals_is_stalled(t
         now = [1_000_000.0]
         os.utime(run / "logs" / "train.log", (now[0] - 10, now[0] - 10))
         watch = StallWatch(clock=lambda: now[0])
-        assert watch.observe(status) is None  # first look: the clock starts
-        now[0] += limit - 1
+        assert watch.observe(status) is None  # first look: quiet since the log's last write
+        now[0] += limit - 11
         assert watch.observe(status) is None
-        os.utime(run / "logs" / "train.log", (now[0], now[0]))  # the trainer wrote a line
+        wrote = now[0]
+        os.utime(run / "logs" / "train.log", (wrote, wrote))  # the trainer wrote a line
         now[0] += limit - 1
         assert watch.observe(status) is None
         now[0] += 2
         stalled = watch.observe(status)
         assert stalled is not None and stalled.cause == "stalled"
         assert stalled.text.startswith("run: stalled at step 40: no step line for 5 step-line intervals")
+        # a watcher started again counts from the log's last write
+        assert StallWatch(clock=lambda: wrote + limit - 1).observe(status) is None
+        assert StallWatch(clock=lambda: wrote + limit + 1).observe(status) is not None
     finally:
         end(proc)
 
