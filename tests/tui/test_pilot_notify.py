@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.screens.monitor import MonitorScreen
 from tests.monitor_runs import end, make_run, sample_log, start_live
 from tests.tui.helpers import make_app, settle, to_summary, wait_until
@@ -69,14 +70,35 @@ async def test_the_monitor_notifies_the_end_of_the_run_it_watches_once(tmp_path)
                 "\x1b]9;ltx-wizard: run: training done at step 50 of 50, last loss 0.1904\x1b\\\x07"
             )
             await wait_until(pilot, lambda: screen.status.state == "finished")
-            reads = screen._pings.seen_live
             screen.refresh_status()  # a later refresh of the same ending sends nothing
             await settle(pilot)
-            assert reads and len(_sent(writes)) == 1
+            assert len(_sent(writes)) == 1
             assert "Training: finished" in str(screen.query_one("#monitor-head").render())
     finally:
         end(proc)
     assert '"cause": "done"' in (run / "logs" / "notified.json").read_text()
+
+
+async def test_a_run_stopped_from_the_monitor_sends_nothing(tmp_path):
+    run = make_run(tmp_path, STOPPED)
+    proc = start_live(run)
+    try:
+        app = make_app(run_dir=str(run))
+        async with app.run_test(size=(120, 40)) as pilot:
+            writes = _capture(app)
+            screen = await _monitor(pilot)
+            await wait_until(pilot, lambda: screen.status.state == "live")
+            await pilot.press("s")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("y")
+            await wait_until(pilot, lambda: proc.poll() is not None)
+            await wait_until(pilot, lambda: screen.status.state == "stopped")
+            screen.refresh_status()
+            await settle(pilot)
+            assert screen.status.state == "stopped" and not _sent(writes)
+    finally:
+        end(proc)
+    assert not (run / "logs" / "notified.json").exists()
 
 
 async def test_a_monitor_opened_on_an_ended_run_sends_nothing(tmp_path):

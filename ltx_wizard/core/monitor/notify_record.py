@@ -67,14 +67,20 @@ class PingWatch:
         self.run_dir = run_dir
         self.stall = stall or StallWatch()
         self.seen_live = False
+        self.hushed = False
         self.sent: set[str] = set()
+
+    def hush(self) -> None:
+        """The user stops the run from this screen: its ending needs no ping."""
+        self.hushed = True
 
     def due(self, status: RunStatus) -> Ending | None:
         ending = self.stall.observe(status)
         if status.state == "live":
             self.seen_live = True
         elif self.seen_live:
-            ending = run_ending(status)
+            ending = None if self.hushed else run_ending(status)
+            self.seen_live = self.hushed = False
         if ending is None or ending.key in self.sent:
             return None
         self.sent.add(ending.key)

@@ -100,7 +100,7 @@ class MonitorScreen(WizardScreen):
         self.summary_path: Path | None = None
         self._tail_seen: list[str] = []
         self._reading = threading.Lock()
-        self._pings = PingWatch(self.run_dir)  # the run's ending, notified once (tui/notify.py)
+        self.pings = PingWatch(self.run_dir)  # the run's ending, notified once (tui/notify.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -142,7 +142,7 @@ class MonitorScreen(WizardScreen):
                 self.monitor = RunMonitor(self.run_dir)
             status = self.monitor.status()
             summary = ensure_summary(status)
-            ping = self._pings.due(status)
+            ping = self.pings.due(status)
         except WizardError as exc:
             self.post_message(StatusRead(None, exc.message, None))
             return
