@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=_interval,
         default=5.0,
         metavar="S",
-        help="seconds between refreshes with --watch (default 5)",
+        help="seconds between refreshes with --watch (default 5; at most 10 with --notify or "
+        "--notify-url: the ping comes within one refresh of the trainer's exit)",
     )
     parser.add_argument(
         "--notify",

@@ -296,3 +296,14 @@ def test_a_watch_started_on_a_trainer_silent_for_long_says_stalled(tmp_path, cap
         end(proc)
     assert code == 6, err
     assert "Notified: run: stalled at step 40: no step line for 5 step-line intervals, ~1.6 s/step" in out
+
+
+def test_with_json_the_last_object_carries_the_ending(tmp_path, capsys, hook):
+    _, url = hook
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250"))
+    code = main(["status", str(run), "--notify-url", url, "--json"])
+    out, err = capsys.readouterr()
+    last = json.loads(out.strip().splitlines()[-1])
+    assert code == 0 and err == "" and last["state"] == "finished"
+    assert last["ending"]["cause"] == "done" and last["ending"]["step"] == 50
+    assert "Notified" not in out  # stdout stays one status object per line
