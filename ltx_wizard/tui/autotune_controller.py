@@ -121,6 +121,11 @@ class AutotuneController:
         state.autotune_error = error
         self.flush_held()
         self.post(messages.AutotuneStopped(summary, error))
+        if state.run_dir is not None:  # a desktop notification: autotune takes a while
+            from ltx_wizard.core.monitor.notify_ending import autotune_ending
+            from ltx_wizard.tui.notify import send_ping
+
+            send_ping(self.app, autotune_ending(state.run_dir, summary, error))
 
     def on_event(self, event: events.AutotuneEvent) -> None:
         """The engine's sink, called on the event loop."""

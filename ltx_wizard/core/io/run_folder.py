@@ -70,6 +70,10 @@ CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/c
 STATUS_CURSOR = RunFile(
     "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
 )
+# the endings a desktop notification was sent for (core/monitor/notify_record.py), once each
+NOTIFIED = RunFile(
+    "logs/notified.json", "notification record", fix="remove it: the next ending is sent again"
+)
 CLIP_CACHE = RunFile("clip-facts-v1.jsonl", "clip-check cache", kind="jsonl", fix="the clip is read again")
 # the files that are not JSON records: named here so their paths are built once
 PLAN_MD = RunFile("plan.md", "plan", kind="text")
@@ -133,6 +137,7 @@ TABLE: tuple[RunFile, ...] = (
     COMPARE_RECORD,
     COMPARE_GRID,
     STATUS_CURSOR,
+    NOTIFIED,
     CLIP_CACHE,
     PLAN_MD,
     CONFIG,

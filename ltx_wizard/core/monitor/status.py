@@ -63,6 +63,7 @@ class RunStatus:
     eta_kind: str | None = None
     nan_step: int | None = None  # the loss is NaN since this step (None: the last loss is finite)
     last_finite: tuple[int, float] | None = None  # (step, loss) of the last finite loss
+    attempt_id: str = ""  # which launch of the run this is (its count, launch.sh's time and pid)
 
     @property
     def nan(self) -> bool:
@@ -235,4 +236,5 @@ class RunMonitor:
             eta_kind=speed.eta_kind,
             nan_step=log.loss.nan_step,
             last_finite=log.loss.last_finite,
+            attempt_id=f"{log.attempts}:{log.attempt.started}:{log.attempt.pid}",
         )
