@@ -1,4 +1,4 @@
-"""LtxTrainerConfig: the sections the held-out loss reads, extra="forbid" in them as in the real one."""
+"""LtxTrainerConfig: the sections the held-out loss and the tournament renders read, extra="forbid" in them as in the real one."""
 
 from typing import Literal
 
@@ -37,6 +37,24 @@ class DataConfig(_Strict):
     num_dataloader_workers: int = 0
 
 
+class ValidationSample(_Strict):
+    prompt: str
+    conditions: list = []
+    video_dims: tuple[int, int, int] | None = None
+    seed: int | None = None
+
+
+class ValidationConfig(BaseModel):
+    model_config = ConfigDict(extra="allow")  # the fields the look-alike runner does not read
+
+    samples: list[ValidationSample] = []
+    negative_prompt: str = ""
+    video_dims: tuple[int, int, int] = (960, 544, 97)
+    frame_rate: float = 25.0
+    seed: int = 42
+    inference_steps: int = 30
+
+
 class LtxTrainerConfig(BaseModel):
     model_config = ConfigDict(extra="allow")  # the sections the program does not read
 
@@ -45,3 +63,4 @@ class LtxTrainerConfig(BaseModel):
     training_strategy: FlexibleStrategyConfig
     acceleration: AccelerationConfig = AccelerationConfig()
     data: DataConfig
+    validation: ValidationConfig = ValidationConfig()
