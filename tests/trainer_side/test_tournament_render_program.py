@@ -38,7 +38,10 @@ def rendered(tmp_path_factory) -> tuple[Path, list]:
     write_lora(run / "lora_weights_step_00100.safetensors", seed=5, scale=0.5)
     write_lora(run / "lora_weights_step_00200.safetensors", seed=6, scale=0.0)
     # a layer the model does not have: loading it fails, as a checkpoint of another run would
-    save_file({"diffusion_model.nowhere.lora_A.weight": torch.zeros(2, 8)}, str(run / "lora_weights_step_00300.safetensors"))
+    save_file(
+        {"diffusion_model.nowhere.lora_A.weight": torch.zeros(2, 8)},
+        str(run / "lora_weights_step_00300.safetensors"),
+    )
     done = []
     for name in ("first", "second"):
         done.append(run_tournament(run, "--out-dir", str(run / name), *_rows(run)))

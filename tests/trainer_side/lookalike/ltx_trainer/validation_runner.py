@@ -28,7 +28,9 @@ class ValidationRunner:
         for i, sample in enumerate(config.samples):  # _validate_sample_geometry
             width, height, frames = sample.video_dims or config.video_dims
             if width % SPATIAL or height % SPATIAL or (frames - 1) % TEMPORAL:
-                raise ValueError(f"Validation sample {i}: dimensions {width}x{height}x{frames} do not fit the VAE")
+                raise ValueError(
+                    f"Validation sample {i}: dimensions {width}x{height}x{frames} do not fit the VAE"
+                )
 
     @torch.no_grad()
     def run(self, transformer, step, output_dir, device, progress, wandb_run=None, work_items=None):
