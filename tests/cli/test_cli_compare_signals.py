@@ -26,7 +26,6 @@ def test_a_signal_during_compare_leaves_no_child(built, tmp_path, sig):  # noqa:
         assert f"compare stopped by {signal.Signals(sig).name}: its program was stopped with it" in said, said
 
 
-
 @pytest.mark.parametrize("sig", signals())
 def test_a_signal_during_the_tournaments_renders_leaves_no_child(built, tmp_path, sig):  # noqa: F811
     """The renders run after the programs, in one process (the stand-in of tournament_render.py,
