@@ -49,7 +49,7 @@ def _rows(args: argparse.Namespace) -> list[Row]:
     """Refuse what cannot run before torch is imported (seconds): one line, exit 2."""
     if not args.config.is_file():
         _fail(f"{args.config} does not exist")
-    rows = []
+    rows: list[Row] = []
     for text in args.rows:
         name, _, path = text.partition("=")
         if not name or not set(name) <= ROW_NAME_CHARS or name in {r.name for r in rows}:
