@@ -1,6 +1,6 @@
 """The one process that renders the whole tournament (issue 44, Deliver 8): trainer_side/
 tournament_render.py in the trainer's environment, which loads the model once and renders every row
-through the trainer's own validation; on a simulated run, its stand-in (demo/sim/compare_programs.py).
+through the trainer's own validation; on simulated GPUs, the stand-in the StandIn names.
 Here: its command, its arguments, and the reasons it gives for a row it could not render."""
 
 from __future__ import annotations
