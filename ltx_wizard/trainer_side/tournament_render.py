@@ -110,7 +110,7 @@ def _load(config_path: Path, device_name: str | None) -> Renderer:
         text_encoder_path=config.model.text_encoder_path,
         video_vae_path=config.model.video_vae_path,
         audio_vae_path=config.model.audio_vae_path,
-        load_text_encoder_in_8bit=getattr(config.acceleration, "load_text_encoder_in_8bit", False),
+        load_text_encoder_in_8bit=config.acceleration.load_text_encoder_in_8bit,
     )
     # LtxvTrainer._load_models: the transformer in bf16 (LoRA mode), quantized as the run trained it
     model = load_transformer(checkpoint_path=config.model.model_path, device="cpu", dtype=torch.bfloat16)

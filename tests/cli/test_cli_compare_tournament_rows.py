@@ -50,3 +50,59 @@ def test_a_row_that_fails_leaves_its_cells_missing_with_the_reason_and_the_other
     assert [c.missing for c in rows[1].cells] == [why] * len(plan.prompts)
     assert not (renders / "step-999").exists() or not any((renders / "step-999").iterdir())
     assert plan.log.read_text("utf-8").count("=== compare: renders of ") == 1  # one process
+
+
+def test_out_of_memory_renders_every_row_again_once_at_half_the_size(built, tmp_path):  # noqa: F811
+    """The program's first try runs out of memory with no row rendered: compare-config.yaml is
+    written again at half the width and height and the one process runs once more."""
+    import sys
+
+    from ltx_wizard.core.evaluation.job import Command
+
+    stand_in = choose_stand_ins("a6000").chosen
+    plan = plan_tournament(built, read_config(built / "config.yaml"), 1, stand_in)
+    marker = tmp_path / "tried"
+    wrapper = tmp_path / "oom_once.py"
+    wrapper.write_text(
+        "import os, sys\n"
+        f"marker = {str(marker)!r}\n"
+        "if not os.path.exists(marker):\n"
+        "    open(marker, 'w').close()\n"
+        "    print('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB', flush=True)\n"
+        "    raise SystemExit(1)\n"
+        "from ltx_wizard.demo.sim.compare_programs import main\n"
+        "raise SystemExit(main(['tournament_render', *sys.argv[1:]]))\n",
+        encoding="utf-8",
+    )
+    program = Command([sys.executable, str(wrapper)], plan.program.cwd, plan.program.env)
+    contenders = [Contender("base", None, None), Contender("step-1", 1, checkpoints(built)[0])]
+    renders = built / "outputs" / "compare" / "renders-oom"
+    plan.log.unlink(missing_ok=True)
+    with plan.log.open("a", encoding="utf-8") as log:
+        notes: list[str] = []
+
+        def note(text: str) -> None:
+            notes.append(text)
+            log.write(f"=== compare: {text}\n")
+            log.flush()
+
+        rows = render_tournament(
+            built,
+            program,
+            contenders,
+            plan.prompts,
+            plan.settings,
+            renders,
+            log,
+            log_rel=plan.log.relative_to(built).as_posix(),
+            stop=threading.Event(),
+            note=note,
+        )
+    width, height, frames = plan.settings.dims
+    smaller = f"{max(32, width // 2 // 32 * 32)}x{max(32, height // 2 // 32 * 32)}x{frames}"
+    assert any(
+        n.startswith(f"out of memory at {width}x{height}x{frames}: retrying once at {smaller}") for n in notes
+    )
+    assert all(c.missing is None and c.render is not None for row in rows for c in row.cells)
+    text = (built / "compare-config.yaml").read_text("utf-8").replace("\n", " ")
+    assert f"{smaller.split('x')[0]}, {smaller.split('x')[1]}, {frames}]" in text

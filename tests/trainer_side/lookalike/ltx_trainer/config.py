@@ -30,6 +30,7 @@ class LoraConfig(_Strict):
 class AccelerationConfig(_Strict):
     mixed_precision_mode: Literal["no", "fp16", "bf16"] = "bf16"
     quantization: str | None = None
+    load_text_encoder_in_8bit: bool = False
 
 
 class DataConfig(_Strict):
