@@ -166,7 +166,7 @@ def _render(run_dir: Path, tournament, contenders, renders_dir: Path, quiet: boo
 
             return render_tournament(
                 run_dir,
-                tournament.trainer,
+                tournament.program,
                 contenders,
                 tournament.prompts,
                 tournament.settings,

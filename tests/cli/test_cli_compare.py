@@ -139,7 +139,7 @@ def test_the_table_and_the_cost_line(built, capsys, monkeypatch):
     assert f"= {(n + 1) * 2 * 2 * 5:,} transformer forward passes" in out  # 2 held-out clips, 2 training
     assert "2 program(s)" in out
     assert f"- tournament renders: the base and {n} checkpoint(s) x 3 prompt(s)" in out
-    assert f"{n + 1} validate-only trainer runs, one model load each" in out
+    assert "one process in the trainer's environment, one model load for every row" in out
     assert "recommended: step " in out
     folder = built / "outputs" / "compare"
     said, line = out.splitlines()[-1].split(": ", 1)
@@ -301,10 +301,18 @@ def test_the_tournament_renders_every_model_at_the_same_prompts(built, capsys):
     from tests.tournament_checks import check_tournament
 
     capsys.readouterr()
+    (built / "logs" / "compare-renders.log").unlink(missing_ok=True)  # an earlier test's lines
     assert main(["compare", str(built), "--yes", "--json"]) == 0
     captured = capsys.readouterr()
     doc = json.loads(captured.out)
     check_tournament(built, doc, captured.err)
+    # Deliver 8: one process rendered every row (one model load), each row named in its output
+    log = (built / "logs" / "compare-renders.log").read_text("utf-8")
+    rows = ["base", *(f"step-{c['step']}" for c in doc["checkpoints"])]
+    assert log.count("=== compare: renders of ") == 1 and f"renders of {', '.join(rows)}: " in log
+    assert [
+        line.split(":")[1].strip() for line in log.splitlines() if line.startswith("tournament_render: ")
+    ] == rows
     from ltx_wizard.core.compare.grid_record import read_grid
 
     grid = read_grid(built)

@@ -1,20 +1,21 @@
 """The tournament's renders (issue 44, Deliver 4): the base model and each compared checkpoint at
-the same seed and prompts, through trainer_pass.py (the evaluation's render machinery), laid out
-as RUN/outputs/compare/renders/<row>/prompt-NN.<ext> with their keyframes beside them as PNGs
-(keyframes.py's pixels, core/base/png.py's encoder).
+the same seed and prompts, laid out as RUN/outputs/compare/renders/<row>/prompt-NN.<ext> with their
+keyframes beside them as PNGs (keyframes.py's pixels, core/base/png.py's encoder).
 
 Sized to be cheap (issue 44, Deliver 8):
-- one validate-only trainer run per row: one model load renders all its prompts. ltx-pipelines'
-  entry points take one `--prompt` each (ltx_pipelines/utils/args.py basic_arg_parser), so every
-  production render is a model load of its own: the tournament stays on the trainer's path, as
-  eval's first renders do;
+- one process for every row (tournament_program.py: trainer_side/tournament_render.py in the
+  trainer's environment): the model is loaded once, each checkpoint's LoRA swapped in place, and
+  the trainer's own validation renders every prompt of every row. ltx-pipelines' entry points take
+  one `--prompt` each (ltx_pipelines/utils/args.py basic_arg_parser), a model load per render, so
+  the tournament stays on the trainer's path;
 - one prompt per category of eval's three (prompts.py: the first of each), not all of them;
 - short clips: TOURNAMENT_FRAMES frames ((F - 1) % 8 == 0, ltx_trainer/validation_runner.py
   _validate_sample_geometry) at half the run's width and height (eval_config.smaller_dims,
   divisible by 32), at most TOURNAMENT_STEPS inference steps (validation.inference_steps,
   ltx_trainer/config.py ValidationConfig).
-The rows render one after the other; a row that fails leaves its cells missing with the reason,
-and the others still render. A stop request ends the running process and the tournament.
+A row that fails leaves its cells missing with the program's reason, and the others still render;
+out of memory with a row unrendered, every row renders again once at half the size (the skill's
+one retry). A stop request ends the running process and the tournament.
 """
 
 from __future__ import annotations
@@ -29,14 +30,17 @@ from typing import IO, Any, Callable, Mapping, Sequence
 
 from ltx_wizard.core.base.png import Image, encode
 from ltx_wizard.core.base.stand_in import StandIn
-from ltx_wizard.core.evaluation import layout
+from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.evaluation import eval_config, layout
 from ltx_wizard.core.evaluation.eval_config import smaller_dims, video_dims
 from ltx_wizard.core.evaluation.job import Command
 from ltx_wizard.core.evaluation.keyframes import decode, video_size
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, SEED, EvalPrompt, PromptSet
-from ltx_wizard.core.evaluation.trainer_pass import Failed, PassRequest, TrainerPass
-from ltx_wizard.core.io.run_folder import LOGS_DIR
-from ltx_wizard.core.io.safe_fs import check_inside, write_bytes
+from ltx_wizard.core.evaluation.tournament_program import program_argv, program_command, row_failures
+from ltx_wizard.core.evaluation.trainer_pass import TrainerPass
+from ltx_wizard.core.io.bounded import read_text
+from ltx_wizard.core.io.run_folder import CONFIG, LOGS_DIR
+from ltx_wizard.core.io.safe_fs import check_inside, write_bytes, write_text
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.tuning.duration import DEFAULT_INFERENCE_STEPS
 
@@ -60,7 +64,7 @@ class Settings:
         width, height, frames = self.dims
         return (
             f"{frames} frames at {width}x{height}, {self.inference_steps} inference steps, seed {SEED}, "
-            "through the trainer's validation (one model load per row)"
+            "through the trainer's validation (one model load for every row)"
         )
 
 
@@ -148,7 +152,7 @@ def _lay_out(run_dir: Path, out_dir: Path, found: dict[int, Path], count: int) -
 
 def render_tournament(
     run_dir: Path,
-    trainer: Command,
+    program: Command,
     contenders: Sequence[Contender],
     prompts: Sequence[EvalPrompt],
     settings: Settings,
@@ -159,38 +163,80 @@ def render_tournament(
     stop: threading.Event,
     note: Callable[[str], None],
 ) -> list[RowRenders]:
-    """Each row in turn, the trainer's output going to `log` (`log_rel` in the run folder);
-    Stopped (trainer_pass.py) when the user stops it."""
+    """Every row in one process (tournament_program.py), its output going to `log` (`log_rel` in
+    the run folder); Stopped (trainer_pass.py) when the user stops it."""
     run = Path(run_dir)
     clear_renders(run, renders_dir)
+    for contender in contenders:
+        check_inside(run, renders_dir / contender.name / "x")
     passes = TrainerPass(run, log, note, stop=stop, log_rel=log_rel)
-    rows = []
-    for number, contender in enumerate(contenders, start=1):
-        note(f"renders of {contender.name} ({number} of {len(contenders)})")
-        out_dir = renders_dir / contender.name
-        check_inside(run, out_dir / "x")
-        request = PassRequest(
-            CONFIG_NAME,
-            contender.checkpoint,
-            tuple(prompts),
-            out_rel=out_dir.relative_to(run),
-            inference_steps=settings.inference_steps,
+    names = ", ".join(c.name for c in contenders)
+    dims = settings.dims
+    for attempt in (1, 2):
+        note(f"renders of {names}: {len(contenders)} rows, one model load")
+        outcome = passes.child(
+            _argv(run, program, contenders, prompts, settings, dims, renders_dir), program.cwd, program.env
         )
-        try:
-            found, _dims = passes.render(trainer, request, settings.dims, settings.run_dims)
-        except Failed as exc:
+        found = {c.name: layout.trainer_samples(run, out_dir=renders_dir / c.name) for c in contenders}
+        if attempt == 2 or not outcome.oom or all(len(f) >= len(prompts) for f in found.values()):
+            break
+        dims = passes.retry_dims(outcome, attempt, "the tournament's renders", dims)
+    why = row_failures(_since_last_note(run / log_rel))
+    fallback = outcome.failure or f"exit status {outcome.code}"
+    rows = []
+    for contender in contenders:
+        out_dir = renders_dir / contender.name
+        if not found[contender.name]:
             layout.remove_cruft(run, out_dir)
-            rows.append(RowRenders(contender, tuple(Cell(None, (), exc.message) for _ in prompts)))
+            reason = why.get(contender.name) or f"the render program ended without its renders: {fallback}"
+            missing = f"{reason} ({log_rel} has its output)"
+            rows.append(RowRenders(contender, tuple(Cell(None, (), missing) for _ in prompts)))
             continue
-        rows.append(RowRenders(contender, _lay_out(run, out_dir, found, len(prompts))))
+        rows.append(RowRenders(contender, _lay_out(run, out_dir, found[contender.name], len(prompts))))
     return rows
+
+
+def _argv(
+    run: Path,
+    program: Command,
+    contenders: Sequence[Contender],
+    prompts: Sequence[EvalPrompt],
+    settings: Settings,
+    dims: tuple[int, int, int],
+    renders_dir: Path,
+) -> list[str]:
+    """compare-config.yaml written (the run's config cut down to the tournament's prompts, size and
+    steps, as the per-row validate-only runs had it), each row's folder cleared, the argv."""
+    text = eval_config.render(
+        read_text(CONFIG.path(run), what="config"),
+        run,
+        None,
+        prompts,
+        dims if dims != settings.run_dims else None,
+        out_rel=renders_dir.relative_to(run),
+        inference_steps=settings.inference_steps,
+    )
+    path = run / CONFIG_NAME
+    write_text(path, text, root=run)
+    for contender in contenders:
+        layout.remove_cruft(run, renders_dir / contender.name)
+    return program_argv(program, path, renders_dir, [(c.name, c.checkpoint) for c in contenders])
+
+
+def _since_last_note(log: Path) -> str:
+    """The log from this attempt's note on: the program's words about this run, not an earlier's."""
+    try:
+        text = read_text(log, what="log")
+    except WizardError:
+        return ""
+    return text[text.rfind("=== compare: renders of ") :]
 
 
 @dataclass(frozen=True)
 class TournamentPlan:
     prompts: tuple[EvalPrompt, ...]
     settings: Settings
-    trainer: Command
+    program: Command  # tournament_program.py: up to the program's arguments
     log: Path
     lines: tuple[str, ...]  # what compare prints before it asks
 
@@ -203,7 +249,6 @@ def plan_tournament(
     from ltx_wizard.core.evaluation.job_planning import audio_run
     from ltx_wizard.core.evaluation.prompts import collect, find_sources
     from ltx_wizard.core.evaluation.eval_config import from_rows_only
-    from ltx_wizard.core.evaluation.trainer_command import trainer_command
 
     run = Path(run_dir)
     sources = find_sources(run)
@@ -211,10 +256,10 @@ def plan_tournament(
         sources = replace(sources, holdout=_held_out_rows(run))
     found = collect(sources, audio=audio_run(config), rows_for_ood=from_rows_only(config))
     prompts = tournament_prompts(found)
-    trainer, _simulated = trainer_command(run, stand_in)
+    program = program_command(run, stand_in)
     settings = tournament_settings(config)
     log = LOGS_DIR.path(run) / "compare-renders.log"
-    return TournamentPlan(prompts, settings, trainer, log, tuple(_lines(prompts, settings, checkpoints, log)))
+    return TournamentPlan(prompts, settings, program, log, tuple(_lines(prompts, settings, checkpoints, log)))
 
 
 def _held_out_rows(run: Path) -> Path | None:
@@ -236,9 +281,9 @@ def _lines(prompts: Sequence[EvalPrompt], settings: Settings, checkpoints: int, 
         f"(the first of each category: {categories}) at seed {SEED} = "
         f"{(checkpoints + 1) * len(prompts)} short clips of {frames} frames at {width}x{height}, "
         f"{settings.inference_steps} inference steps (the run validates {run_f} frames at "
-        f"{run_w}x{run_h}, {settings.run_steps} steps): {checkpoints + 1} validate-only trainer runs, "
-        "one model load each (ltx-pipelines loads the model once per prompt, so the tournament "
-        f"stays on the trainer's path); log: {log}"
+        f"{run_w}x{run_h}, {settings.run_steps} steps): one process in the trainer's environment, "
+        "one model load for every row, each checkpoint's LoRA swapped in place, rendered by the "
+        f"trainer's own validation; log: {log}"
     ]
     if len(prompts) < len(CATEGORIES):
         lines.append("  (no held-out clips: the held-out column is left out)")

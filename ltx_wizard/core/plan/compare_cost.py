@@ -12,8 +12,8 @@ and evaluation in the layers, so the counts those read are mirrored here (a test
   loss), plus one model load. A forward pass is duration.py's forward_s: an estimate.
 - tournament renders (core/evaluation/tournament.py): the base and each kept checkpoint x one prompt
   per eval category (in- and out-of-distribution, held-out where clips were held out) x one short
-  clip each, each model a validate-only trainer run with its own load (Duration.validate_only_s's
-  shape). A clip is the measured validation video split as duration.py splits it: its denoising
+  clip each, all rendered by one process (trainer_side/tournament_render.py) with one model load,
+  each checkpoint's LoRA swapped in place (a LoRA file: seconds, not priced). A clip is the measured validation video split as duration.py splits it: its denoising
   loop at the tournament's steps (at most 15) and share of the video tokens (half the width and
   height, 17 frames: 3 latent frames of the run's), linear in the tokens where attention is worse
   than linear (an upper estimate), and the rest (decode, save) at its share of the pixels.
@@ -75,7 +75,8 @@ class CompareCost:
         if self.video_s is None:
             return None
         n = self.checkpoints if checkpoints is None else checkpoints
-        return (1 + n) * (self.load_s + self.prompts * self.video_s) if n else 0.0
+        # one model load for the whole tournament (tournament_program.py), then every clip
+        return self.load_s + (1 + n) * self.prompts * self.video_s if n else 0.0
 
     def total_s(self, checkpoints: int | None = None) -> float | None:
         render = self.render_s(checkpoints)

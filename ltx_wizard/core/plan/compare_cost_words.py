@@ -47,7 +47,6 @@ def _render_line(cost: CompareCost) -> str:
     render = cost.render_s()
     if render is None or cost.video_s is None:
         return "- tournament renders: not estimated (autotune measured no validation video)"
-    runs = 1 + cost.checkpoints
     width, height, frames = cost.clip
     run_w, run_h, run_f = cost.run_dims
     whole = f" ~{cost.run_video_s:.0f} s" if cost.run_video_s is not None else ""
@@ -55,7 +54,8 @@ def _render_line(cost: CompareCost) -> str:
         f"- tournament renders: (base + {cost.checkpoints}) x {cost.prompts} prompts (one per eval "
         f"category) x ~{cost.video_s:.1f} s a short clip ({frames} frames at {width}x{height}, "
         f"{cost.clip_steps} inference steps; the run's validation video, {run_f} frames at "
-        f"{run_w}x{run_h},{whole}), one validate-only trainer run per model, + {runs} model loads = "
+        f"{run_w}x{run_h},{whole}), all in one process (each checkpoint's LoRA swapped in place), "
+        f"+ one model load {clock(cost.load_s)} = "
         f"{clock(render)}, {pct(cost.share(render))} of the training GPU time"
     )
 
@@ -82,8 +82,8 @@ def _over(cost: CompareCost) -> list[str]:
         fix = (
             f"keeping {keep} checkpoint{'s' if keep != 1 else ''} would bring it under"
             if keep
-            else "even the base and one checkpoint exceed it (their two model loads alone are "
-            f"{pct(cost.share(2 * cost.load_s))}): compare with `--no-render` ({_without_renders(cost)})"
+            else "even the base and one checkpoint exceed it (the renders' one model load alone is "
+            f"{pct(cost.share(cost.load_s))}): compare with `--no-render` ({_without_renders(cost)})"
         )
         out.append(f"- Over target: the whole comparison is {pct(total)}; {fix}")
     return out

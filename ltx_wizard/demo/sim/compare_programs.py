@@ -1,4 +1,4 @@
-"""The simulated trainer environment's stand-ins for trainer_side/'s two programs (`compare` on a
+"""The simulated trainer environment's stand-ins for trainer_side/'s programs (`compare` on a
 --simulate / --demo run), run as `python -m ltx_wizard.demo.sim.compare_programs <program> ARGS`
 with the real program's arguments, writing the records the real ones write
 (core/compare/loss_record.py, health_record.py), deterministically.
@@ -40,6 +40,7 @@ from ltx_wizard.demo.sim.resume import write_file
 # seconds each record waits before it is written, standing in for the model's time (the signal
 # tests need a program still running when the signal comes); unset: none
 WAIT_ENV = "LTX_WIZARD_SIM_COMPARE_WAIT"
+RENDER_WAIT_ENV = "LTX_WIZARD_SIM_RENDER_WAIT"  # seconds before each tournament row; unset: none
 HEALTH_SCRIPT = Path(__file__).resolve().parents[2] / "trainer_side" / "lora_health.py"
 _STEP = re.compile(r"step_(\d+)")
 BLOCKS = 2
@@ -188,7 +189,39 @@ def lora_health(argv: list[str]) -> int:
     return 0
 
 
-PROGRAMS = {"heldout_loss": heldout_loss, "lora_health": lora_health}
+def tournament_render(argv: list[str]) -> int:
+    """Every row in this one process, as tournament_render.py does, each render the one the
+    simulated trainer's validation draws for the same sample and LoRA (demo/tiny_video.py), where
+    the trainer writes its step-0 samples: OUT_DIR/NAME/samples/step_000000_<sample + 1>.mp4. A
+    checkpoint that is not a file fails its row alone, in the real program's words."""
+    from ltx_wizard.demo.tiny_video import render_sample
+
+    p = argparse.ArgumentParser(prog="tournament_render.py (simulated)")
+    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--out-dir", type=Path, required=True)
+    p.add_argument("--device")
+    p.add_argument("rows", nargs="+")
+    args = p.parse_args(argv)
+    raw = _config(args.config)
+    count = len((raw.get("validation") or {}).get("samples") or [])
+    rendered = 0
+    for text in args.rows:
+        name, _, lora = text.partition("=")
+        time.sleep(float(os.environ.get(RENDER_WAIT_ENV) or 0))
+        if lora and not Path(lora).is_file():
+            print(
+                f"tournament_render: {name}: failed: FileNotFoundError: {lora}", file=sys.stderr, flush=True
+            )
+            continue
+        samples = args.out_dir / name / "samples"
+        for index in range(count):
+            render_sample(raw, index, lora or None, samples / f"step_000000_{index + 1}.mp4")
+        rendered += 1
+        print(f"tournament_render: {name}: {count} render(s)", flush=True)
+    return 0 if rendered else 1
+
+
+PROGRAMS = {"heldout_loss": heldout_loss, "lora_health": lora_health, "tournament_render": tournament_render}
 
 
 def main(argv: list[str] | None = None) -> int:

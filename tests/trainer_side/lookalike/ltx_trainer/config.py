@@ -1,4 +1,4 @@
-"""LtxTrainerConfig: the sections the held-out loss reads, extra="forbid" in them as in the real one."""
+"""LtxTrainerConfig: the sections the held-out loss and the tournament renders read, extra="forbid" in them as in the real one."""
 
 from typing import Literal
 
@@ -30,11 +30,30 @@ class LoraConfig(_Strict):
 class AccelerationConfig(_Strict):
     mixed_precision_mode: Literal["no", "fp16", "bf16"] = "bf16"
     quantization: str | None = None
+    load_text_encoder_in_8bit: bool = False
 
 
 class DataConfig(_Strict):
     preprocessed_data_root: str
     num_dataloader_workers: int = 0
+
+
+class ValidationSample(_Strict):
+    prompt: str
+    conditions: list = []
+    video_dims: tuple[int, int, int] | None = None
+    seed: int | None = None
+
+
+class ValidationConfig(BaseModel):
+    model_config = ConfigDict(extra="allow")  # the fields the look-alike runner does not read
+
+    samples: list[ValidationSample] = []
+    negative_prompt: str = ""
+    video_dims: tuple[int, int, int] = (960, 544, 97)
+    frame_rate: float = 25.0
+    seed: int = 42
+    inference_steps: int = 30
 
 
 class LtxTrainerConfig(BaseModel):
@@ -45,3 +64,4 @@ class LtxTrainerConfig(BaseModel):
     training_strategy: FlexibleStrategyConfig
     acceleration: AccelerationConfig = AccelerationConfig()
     data: DataConfig
+    validation: ValidationConfig = ValidationConfig()
