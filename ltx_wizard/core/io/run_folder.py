@@ -62,6 +62,10 @@ CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/c
 STATUS_CURSOR = RunFile(
     "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
 )
+# every command the wizard ran for the run (core/proc/command_log.py), two lines each: start, end
+COMMANDS_LOG = RunFile(
+    "logs/commands.jsonl", "command log", kind="jsonl", fix="move it aside: the wizard starts a new one"
+)
 CLIP_CACHE = RunFile("clip-facts-v1.jsonl", "clip-check cache", kind="jsonl", fix="the clip is read again")
 # the files that are not JSON records: named here so their paths are built once
 PLAN_MD = RunFile("plan.md", "plan", kind="text")
@@ -110,6 +114,7 @@ TABLE: tuple[RunFile, ...] = (
     LORA_HEALTH,
     COMPARE_RECORD,
     STATUS_CURSOR,
+    COMMANDS_LOG,
     CLIP_CACHE,
     PLAN_MD,
     CONFIG,
