@@ -183,3 +183,26 @@ async def spawn_async(
     protocol.command_id = command_log.started(argv, cwd=kwargs.get("cwd"), env=full_env, pid=proc.pid)
     protocol.record_end()  # a child that ended before this line: its end now
     return AsyncSpawned(proc, tag, graces, register)
+
+
+def run_captured(
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    stdin_text: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """subprocess.run(argv, capture_output=True, text=True) as a child of the service (recorded,
+    registered, in its own session): a short question to another program (the trainer's schema, W&B's
+    login). WizardError when it cannot start; subprocess.TimeoutExpired once it is stopped."""
+    stdin = subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL
+    out = subprocess.PIPE
+    child = spawn(argv, env=env, cwd=cwd, stdin=stdin, stdout=out, stderr=out, text=True)
+    try:
+        stdout, stderr = child.popen.communicate(stdin_text, timeout=timeout_s)
+    except BaseException:
+        child.stop_blocking()  # a timeout or an interrupt: nothing of it runs on
+        raise
+    child.release()
+    return subprocess.CompletedProcess(list(argv), child.popen.returncode, stdout, stderr)
