@@ -12,6 +12,11 @@ current run folder, a command's the RUN it was given; core/io/commands_file.py m
 package sits below the run folder's table). With no resolver (a library call, a test), nothing is
 recorded. A child started while the session has no run folder yet (setup's uv and git before the
 plan) is kept in memory and written into the first run folder the session opens.
+
+Left out, as no step of the run: the wizard's quick looks that do not go through spawn.py
+(ffprobe on a clip, nvidia-smi, the terminal's graphics, a video player the user asked for) and
+core/proc's own watchdog (reaper.py). tests/journeys/test_journey_cmdlog.py holds a CLI run to
+this, against every process start an audit hook sees.
 """
 
 from __future__ import annotations
