@@ -111,3 +111,15 @@ async def test_a_second_wizard_on_a_held_run_is_read_only_and_names_the_holder(t
         assert app.screen.query_one("#resume", Button).display
         await pilot.press("r")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfigChangeDialog))
+
+
+async def test_the_wizard_records_what_it_starts_in_the_run_it_shows_and_stops_when_it_leaves(tmp_path):
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250"))
+    app = make_app(run_dir=str(run))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen))
+        spawn(["sh", "-c", "exit 3"]).popen.wait()  # as a phase of this wizard starts a child
+    spawn(["true"]).popen.wait()  # the wizard has left: nothing records
+    assert [(c.start.argv, c.outcome, c.start.run) for c in read_commands(run)] == [
+        (("sh", "-c", "exit 3"), "exit 3", str(run.absolute()))
+    ]
