@@ -19,6 +19,19 @@ from tests.monitor_runs import make_run, sample_log
 from tests.tui.helpers import make_app, settle, wait_until
 
 
+def _toasts(app) -> list[str]:
+    """Every toast the app shows from now on (kept: a toast on screen expires on a slow machine)."""
+    said: list[str] = []
+    notify = app.notify
+
+    def keep(message, **kwargs):
+        said.append(str(message))
+        notify(message, **kwargs)
+
+    app.notify = keep
+    return said
+
+
 def _ran(run) -> None:
     """Three commands the wizard ran for `run`: a success, a failure, a killed one."""
     undo = record_into(lambda: run)
@@ -37,6 +50,7 @@ async def test_at_lists_the_runs_commands_newest_last_coloured_and_copies_one(tm
     _ran(run)
     commands = read_commands(run)
     app = make_app(run_dir=str(run))
+    said = _toasts(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen))
         await pilot.press("at")
@@ -55,7 +69,7 @@ async def test_at_lists_the_runs_commands_newest_last_coloured_and_copies_one(tm
         await pilot.press("up", "c")
         await settle(pilot)
         assert app.clipboard == commands[1].line
-        assert any("clipboard" in n.message for n in app._notifications)
+        assert any("Sent the command line to the clipboard" in m for m in said)
         await pilot.press("enter")  # Enter copies too
         await settle(pilot)
         assert app.clipboard == commands[1].line
@@ -83,13 +97,14 @@ async def test_a_second_wizard_on_a_held_run_is_read_only_and_names_the_holder(t
     config.write_text(config.read_text().replace("steps: 50", "steps: 80"))  # resumable
     with lock_held_elsewhere(run) as first:
         app = make_app(run_dir=str(run), open_monitor=True)
+        said = _toasts(app)
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(
                 pilot, lambda: isinstance(app.screen, MonitorScreen) and app.screen.status is not None
             )
             screen = app.screen
-            said = str(screen.query_one("#monitor-readonly").render())
-            assert f"another ltx-wizard holds this run (pid {first.pid}, started " in said
+            banner = str(screen.query_one("#monitor-readonly").render())
+            assert f"another ltx-wizard holds this run (pid {first.pid}, started " in banner
             assert screen.status.resumable  # what a holder would be offered
             for name in ("stop", "resume", "fix"):
                 assert not screen.query_one(f"#{name}", Button).display
@@ -101,7 +116,7 @@ async def test_a_second_wizard_on_a_held_run_is_read_only_and_names_the_holder(t
             screen.action_resume()  # forced, as a palette or a script would: refused, said
             await settle(pilot)
             assert not isinstance(app.screen, (ConfigChangeDialog, ConfirmDialog))
-            assert any("Read-only" in n.message for n in app._notifications)
+            assert any(m.startswith("Read-only: another ltx-wizard holds this run") for m in said)
     # the first wizard gone: a new Monitor holds the run and offers Resume again
     app = make_app(run_dir=str(run), open_monitor=True)
     async with app.run_test(size=(80, 24)) as pilot:
