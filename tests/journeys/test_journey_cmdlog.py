@@ -28,6 +28,7 @@ WATCHDOG = "ltx_wizard.core.proc.reaper"
 def _recordable(argv: list[str]) -> bool:
     return Path(argv[0]).name not in PROBES and WATCHDOG not in argv
 
+
 _SITE = """
 import json, os, sys
 

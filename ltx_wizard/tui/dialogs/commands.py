@@ -34,7 +34,25 @@ def _outcome(command: Command) -> Text:
     return Text(command.outcome, style=style)
 
 
+# This dialog's F1 help (dialogs/help.py shows it).
+COMMANDS_HELP = (
+    "Commands run",
+    """\
+**What it shows.** Every external command the wizard started for this run (uv, git, the trainer's
+scripts, accelerate, the pipelines, the captioner server, compare's programs), from
+`logs/commands.jsonl`, oldest first: when it started, how it ended (exit 0 in green, another exit
+or a signal in red, no end seen in yellow) and its program. Below the table, the selected command
+as one shell line, `cd DIR && env K=V ... argv`, that reruns it by hand; a secret's value (a name
+with TOKEN, KEY or SECRET) is read from your own environment (`HF_TOKEN="$HF_TOKEN"`).
+
+**Choices.** Copy line (c), or Enter: the selected line to your clipboard (OSC 52; under tmux,
+`set-clipboard on`); where the terminal does not take it, select the line shown. Close (Esc).
+`ltx-wizard commands RUN` prints the same lines.""",
+)
+
+
 class CommandsDialog(OnceModal[None]):
+    F1_HELP = COMMANDS_HELP
     DEFAULT_CSS = """
     #commands-dialog { width: 100%; height: 100%; max-height: 100%; max-width: 100%; padding: 0 1; }
     #commands-table { height: 1fr; }

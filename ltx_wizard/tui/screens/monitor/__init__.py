@@ -71,6 +71,11 @@ samples as keyframes, each with its prompt (v or Esc closes them). Evaluate (e):
 screen, which renders prompts with a saved checkpoint's LoRA and without it. Back (Esc) returns to the
 screen you came from; q quits (the training goes on).
 
+**Read-only.** While its Monitor is open this wizard holds the run (its lock). A second wizard
+opened on the same run (`ltx-wizard monitor RUN`, from another SSH session) shows everything but
+offers no Stop, Resume or Apply fix, and says which wizard holds the run (pid, start time);
+`--read-only` makes it so in any case. The commands the wizard ran for this run are one key away (@).
+
 **When it finishes.** `run-summary.md` is written into the run folder.""",
 )
 
