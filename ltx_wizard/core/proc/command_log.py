@@ -37,6 +37,9 @@ from ltx_wizard.core.proc.tags import OWNER_ENV, TAG_ENV
 Event = Literal["start", "end"]
 # Values of names like these are never written: the rendered line reads them from the user's shell.
 _SECRET = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+# a password in a URL (`git clone https://user:TOKEN@host/...`): never written (the line then
+# asks for it where it stands, as `***`)
+_URL_PASSWORD = re.compile(r"(://[^/@:\s]+):[^/@\s]+@")
 _OWN = {TAG_ENV, OWNER_ENV}  # the service's own tags: a rerun by hand must not look like our child
 _PENDING_MAX = 500
 
@@ -166,7 +169,7 @@ def started(
         id=command_id,
         event="start",
         at=time.time(),
-        argv=tuple(str(a) for a in argv),
+        argv=tuple(_URL_PASSWORD.sub(r"\1:***@", str(a)) for a in argv),
         cwd=str(where),
         env=changed,
         masked=masked,

@@ -147,3 +147,14 @@ def test_asyncio_run_is_usable(run):  # the asyncio path outside pytest's loop t
 
     assert asyncio.run(main()) == 5
     assert read_commands(run)[0].outcome == "exit 5"
+
+
+def test_a_password_in_a_url_is_never_written(run):
+    url = "https://me:ghp_secret@github.com/Lightricks/LTX-2.git"
+    spawn(["echo", url, "https://github.com/x"]).popen.wait()
+    (command,) = read_commands(run)
+    assert command.start.argv[1:] == (
+        "https://me:***@github.com/Lightricks/LTX-2.git",
+        "https://github.com/x",
+    )
+    assert "ghp_secret" not in COMMANDS_LOG.path(run).read_text()
