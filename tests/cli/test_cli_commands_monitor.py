@@ -6,7 +6,7 @@ from __future__ import annotations
 from ltx_wizard import cli
 from ltx_wizard.cli import main
 from ltx_wizard.core.io.commands_file import read_commands, record_into
-from ltx_wizard.core.proc.spawn import spawn
+from tests.ran_children import ran
 from tests.monitor_runs import make_run, sample_log
 
 
@@ -16,7 +16,7 @@ def test_commands_prints_each_command_under_a_comment_line(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("# no commands recorded in ")
     undo = record_into(lambda: run)
     try:
-        spawn(["sh", "-c", "exit 7"], cwd=run).popen.wait()
+        ran(["sh", "-c", "exit 7"], cwd=run)
     finally:
         undo()
     (command,) = read_commands(run)

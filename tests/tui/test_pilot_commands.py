@@ -10,6 +10,7 @@ from textual.widgets import Button, DataTable
 
 from ltx_wizard.core.io.commands_file import read_commands, record_into
 from ltx_wizard.core.proc.spawn import spawn
+from tests.ran_children import let_go, ran
 from ltx_wizard.tui.dialogs.commands import CommandsDialog
 from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
@@ -36,11 +37,12 @@ def _ran(run) -> None:
     """Three commands the wizard ran for `run`: a success, a failure, a killed one."""
     undo = record_into(lambda: run)
     try:
-        spawn([sys.executable, "-c", "pass"], cwd=run).popen.wait()
-        spawn(["sh", "-c", "exit 2"], cwd=run).popen.wait()
+        ran([sys.executable, "-c", "pass"], cwd=run)
+        ran(["sh", "-c", "exit 2"], cwd=run)
         child = spawn(["sleep", "30"], cwd=run)
         child.popen.kill()
         child.popen.wait()
+        let_go(child)
     finally:
         undo()
 
@@ -133,8 +135,8 @@ async def test_the_wizard_records_what_it_starts_in_the_run_it_shows_and_stops_w
     app = make_app(run_dir=str(run))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, MonitorScreen))
-        spawn(["sh", "-c", "exit 3"]).popen.wait()  # as a phase of this wizard starts a child
-    spawn(["true"]).popen.wait()  # the wizard has left: nothing records
+        ran(["sh", "-c", "exit 3"])  # as a phase of this wizard starts a child
+    ran(["true"])  # the wizard has left: nothing records
     assert [(c.start.argv, c.outcome, c.start.run) for c in read_commands(run)] == [
         (("sh", "-c", "exit 3"), "exit 3", str(run.absolute()))
     ]

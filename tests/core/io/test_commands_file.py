@@ -14,7 +14,7 @@ import pytest
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.io.commands_file import quote, read_commands, record_into
 from ltx_wizard.core.io.run_folder import COMMANDS_LOG
-from ltx_wizard.core.proc.spawn import spawn
+from tests.ran_children import ran
 
 # writes what it was given (its folder, an environment entry, a secret, its arguments) to a file
 _SCRIPT = (
@@ -40,7 +40,7 @@ def test_the_rendered_line_reruns_the_command_with_the_same_effect(tmp_path, mon
     argv = [sys.executable, "-c", _SCRIPT, "a b", "it's", "$(echo no)", "\x1b[31mred"]
     undo = record_into(lambda: run)
     try:
-        assert spawn(argv, env=env, cwd=work).popen.wait() == 0
+        assert ran(argv, env=env, cwd=work) == 0
     finally:
         undo()
     first = (work / "effect.json").read_text()
@@ -68,7 +68,7 @@ def test_a_torn_last_line_is_skipped_and_a_damaged_one_refused(tmp_path):
     (run / "logs").mkdir(parents=True)
     undo = record_into(lambda: run)
     try:
-        spawn(["true"]).popen.wait()
+        ran(["true"])
     finally:
         undo()
     path = COMMANDS_LOG.path(run)

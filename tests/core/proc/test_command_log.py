@@ -17,6 +17,7 @@ from ltx_wizard.core.io.commands_file import read_commands, record_into
 from ltx_wizard.core.io.run_folder import COMMANDS_LOG
 from ltx_wizard.core.proc.child import ChildProcess
 from ltx_wizard.core.proc.spawn import run_captured, spawn, spawn_async
+from tests.ran_children import let_go, ran
 
 
 @pytest.fixture
@@ -39,6 +40,7 @@ def test_a_popen_child_is_recorded_with_only_what_the_wizard_set_and_its_exit(ru
     env |= {"LTX_X": "a b", "HF_TOKEN": "hf_secret", "KEPT": "as is"}
     child = spawn(["sh", "-c", "exit 3"], env=env, cwd=tmp_path)
     assert child.popen.wait() == 3
+    let_go(child)
     start, end = _lines(run)
     assert start["event"] == "start" and end == {
         "version": 1,
@@ -58,9 +60,11 @@ def test_a_popen_child_is_recorded_with_only_what_the_wizard_set_and_its_exit(ru
 async def test_asyncio_children_are_recorded_even_when_they_end_at_once_or_by_a_signal(run):
     quick = await spawn_async(["true"])
     await quick.proc.wait()
+    let_go(quick)
     slow = await spawn_async(["sleep", "30"])
     slow.proc.terminate()
     await slow.proc.wait()
+    let_go(slow)
     commands = read_commands(run)
     assert [(c.start.argv, c.outcome) for c in commands] == [
         (("true",), "exit 0"),
@@ -90,7 +94,7 @@ def test_a_short_question_is_recorded_too(run):
 
 def test_outside_a_session_nothing_is_recorded(tmp_path):
     (tmp_path / "logs").mkdir()
-    spawn(["true"], cwd=tmp_path).popen.wait()
+    ran(["true"], cwd=tmp_path)
     assert not COMMANDS_LOG.path(tmp_path).exists()
 
 
@@ -98,11 +102,11 @@ def test_a_child_before_the_run_folder_lands_in_the_first_one_the_session_opens(
     folder: list[Path] = []
     undo = record_into(lambda: folder[0] if folder else None)
     try:
-        spawn(["git", "--version"]).popen.wait()  # setup's git, before any plan
+        ran(["git", "--version"])  # setup's git, before any plan
         run = tmp_path / "run"
         (run / "logs").mkdir(parents=True)
         folder.append(run)
-        spawn(["true"]).popen.wait()
+        ran(["true"])
     finally:
         undo()
     commands = read_commands(run)
@@ -113,12 +117,12 @@ def test_a_child_before_the_run_folder_lands_in_the_first_one_the_session_opens(
 def test_a_log_that_cannot_be_written_never_stops_the_child(run):
     path = COMMANDS_LOG.path(run)
     path.mkdir()  # a folder where the file goes: every write fails
-    assert spawn(["sh", "-c", "exit 4"]).popen.wait() == 4
+    assert ran(["sh", "-c", "exit 4"]) == 4
 
 
 @pytest.mark.parametrize("name", ["WANDB_API_KEY", "HF_TOKEN", "MY_SECRET", "AWS_SECRET_ACCESS_KEY"])
 def test_secret_looking_names_are_masked(run, name):
-    spawn(["true"], env={**os.environ, name: "s3cr3t"}).popen.wait()
+    ran(["true"], env={**os.environ, name: "s3cr3t"})
     (command,) = read_commands(run)
     assert command.start.masked == (name,) and command.start.env[name] == ""
     assert f'{name}="${name}"' in command.line
@@ -129,7 +133,7 @@ def test_two_threads_never_interleave_their_lines(run):
 
     def starts() -> None:
         for _ in range(20):
-            spawn(["true"]).popen.wait()
+            ran(["true"])
 
     threads = [threading.Thread(target=starts) for _ in range(4)]
     for t in threads:
@@ -143,7 +147,9 @@ def test_two_threads_never_interleave_their_lines(run):
 def test_asyncio_run_is_usable(run):  # the asyncio path outside pytest's loop too
     async def main() -> int | None:
         child = await spawn_async(["sh", "-c", "exit 5"])
-        return await child.proc.wait()
+        code = await child.proc.wait()
+        let_go(child)
+        return code
 
     assert asyncio.run(main()) == 5
     assert read_commands(run)[0].outcome == "exit 5"
@@ -151,10 +157,16 @@ def test_asyncio_run_is_usable(run):  # the asyncio path outside pytest's loop t
 
 def test_a_password_in_a_url_is_never_written(run):
     url = "https://me:ghp_secret@github.com/Lightricks/LTX-2.git"
-    spawn(["echo", url, "https://github.com/x"]).popen.wait()
+    ran(["echo", url, "https://github.com/x"])
     (command,) = read_commands(run)
     assert command.start.argv[1:] == (
         "https://me:***@github.com/Lightricks/LTX-2.git",
         "https://github.com/x",
     )
     assert "ghp_secret" not in COMMANDS_LOG.path(run).read_text()
+
+
+def test_these_tests_leave_no_child_in_the_registry():
+    from ltx_wizard.core.proc import registry
+
+    assert registry.live() == []
