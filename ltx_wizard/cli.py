@@ -36,6 +36,8 @@ COMMANDS = (
     "eval",
     "compare",
     "launch",
+    "commands",
+    "monitor",
 )
 
 
@@ -139,14 +141,30 @@ def _command(args: argparse.Namespace) -> int:
     every child it started, then it leaves with 128 + the signal."""
     from ltx_wizard.core.proc.signals import install_blocking
 
+    unrecord = _record_commands(args)
     try:
-        uninstall = install_blocking()
-    except ValueError:  # not the main thread (a test driving main() from one): no signals here
-        return int(args.func(args))
-    try:
-        return int(args.func(args))
+        try:
+            uninstall = install_blocking()
+        except ValueError:  # not the main thread (a test driving main() from one): no signals here
+            return int(args.func(args))
+        try:
+            return int(args.func(args))
+        finally:
+            uninstall()
     finally:
-        uninstall()
+        unrecord()
+
+
+def _record_commands(args: argparse.Namespace):  # -> the undo
+    """A command given a run folder (RUN, RUN_DIR) records what it starts in its
+    logs/commands.jsonl (core/proc/command_log.py); other commands record nothing."""
+    from pathlib import Path
+
+    from ltx_wizard.core.io.commands_file import record_into
+
+    run = getattr(args, "run_dir", None) or getattr(args, "run", None)
+    folder = Path(run).expanduser() if isinstance(run, str) else None
+    return record_into(lambda: folder)
 
 
 def reap_orphans() -> str | None:
@@ -197,6 +215,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
+        if args.command == "monitor":  # the wizard itself, opened on RUN's Monitor
+            from ltx_wizard.core.io.run_folder import require_config
+
+            require_config(os.path.expanduser(args.run))
+            args.run_dir, args.open_monitor, args.command = args.run, True, None
         if args.command is None:
             _check_wizard_args(args)  # a refused option stops this start before it reaps
             app = make_app(args, orphans_reaped=reap_orphans())

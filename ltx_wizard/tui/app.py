@@ -47,6 +47,8 @@ class WizardApp(App[int]):
         Binding("f1", "screen_help", "Help", priority=True),
         # Escape closes the All keys panel and only that; with no panel it goes on as before
         Binding("escape", "close_keys_panel", show=False, priority=True),
+        # what the wizard ran for this run (tui/dialogs/commands.py), wherever a run folder is known
+        Binding("at", "show_commands", "Commands", show=False),
     ]
 
     def __init__(self, options: WizardOptions | None = None) -> None:
@@ -58,6 +60,7 @@ class WizardApp(App[int]):
         self._demo_lock = threading.Lock()
         self._autotune: AutotuneController | None = None
         self._unwatch_signals: Callable[[], None] | None = None
+        self._unrecord: Callable[[], None] | None = None
         self.target_run_dir: Path | None = None
         self.exit_errors: list[str] = []  # one-line `ltx-wizard: ...` messages printed on exit
         from ltx_wizard.demo.sim.stand_in import choose_stand_ins
@@ -99,6 +102,10 @@ class WizardApp(App[int]):
         from ltx_wizard.tui.signals import watch_signals
 
         self._unwatch_signals = watch_signals(self)
+        from ltx_wizard.core.io.commands_file import record_into
+
+        # every child is recorded in the run folder of the moment (core/proc/command_log.py)
+        self._unrecord = record_into(lambda: self.state.run_dir)
         if not self.is_headless:
             # A wizard stuck writing to a dead terminal still leaves (and frees the run lock).
             from ltx_wizard.core.proc.registry import kill_all_now
@@ -158,6 +165,8 @@ class WizardApp(App[int]):
         from ltx_wizard.tui.heap import release_heap
 
         release_heap()
+        if self._unrecord is not None:
+            self._unrecord()
         if self._unwatch_signals is not None:
             self._unwatch_signals()
 
@@ -211,7 +220,21 @@ class WizardApp(App[int]):
         # Escape is the panel's only while one is shown: the footer keeps the screen's own Escape
         if action == "close_keys_panel":
             return bool(self.screen.query("HelpPanel"))
+        if action == "show_commands":
+            return self.known_run_dir() is not None
         return True
+
+    def known_run_dir(self) -> Path | None:
+        """The run folder of the screen shown, else the run's: where `@` reads its commands."""
+        return getattr(self.screen, "run_dir", None) or self.state.run_dir
+
+    def action_show_commands(self) -> None:
+        """@ (and the palette's command): the commands the wizard ran for this run."""
+        from ltx_wizard.tui.dialogs.commands import CommandsDialog
+
+        run_dir = self.known_run_dir()
+        if run_dir is not None and not isinstance(self.screen, CommandsDialog):
+            self.push_screen(CommandsDialog(run_dir))
 
     def action_close_keys_panel(self) -> None:
         """Escape over the All keys panel closes it; without one, the key goes to the screen."""

@@ -76,7 +76,7 @@ class PhaseNavigation:
         from ltx_wizard.tui.screens.existing_run import has_training
 
         self._open_phase(phases.EXISTING_RUN, run_dir)
-        if has_training(run_dir):
+        if self.app.options.open_monitor or has_training(run_dir):  # `ltx-wizard monitor RUN`
             self.open_monitor(run_dir)
 
     def probe_finished(self) -> messages.ProbeFinished:

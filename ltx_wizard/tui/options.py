@@ -34,6 +34,9 @@ class WizardOptions:
     # cli.py's start-up line on the orphans of a wizard killed by SIGKILL that it stopped: shown on
     # the first screen and printed again on the way out (exit_report.py)
     orphans_reaped: str | None = None
+    # `ltx-wizard monitor RUN [--read-only]`: the Monitor at once; read-only even when the lock is free
+    open_monitor: bool = False
+    read_only: bool = False
     # Injection points for tests and the screenshot script.
     now: Callable[[], datetime] = datetime.now
     clock: Callable[[], float] = time.monotonic  # the Autotune screen's elapsed times

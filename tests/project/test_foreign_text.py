@@ -58,6 +58,11 @@ WIZARDS_OWN = {
     ("commands/plan.py", "multi.gpus_per_node"),
     ("commands/plan.py", "multi.total_gpus"),
     ("commands/plan.py", "multi.sbatch_path"),
+    # a command run as printed: control characters quoted as $'\x1b' (core/io/commands_file.py quote)
+    ("commands/commands.py", "command.line"),
+    ("commands/commands.py", "command.outcome"),  # exit N, a signal's name: the wizard's words
+    ("commands/commands.py", "command.when"),  # a time it formatted
+    ("commands/commands.py", "command.took"),
     ("commands/models.py", "item.ok"),
     ("commands/plan.py", "draft.applied"),  # the config changes the plan applied, in its own words
     ("commands/plan.py", "draft.multinode"),  # node and GPU counts, the sbatch path it wrote

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ltx_wizard.tui.dialogs.commands import CommandsDialog
 from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.dialogs.download import DownloadDialog
@@ -31,6 +32,7 @@ class _Found:
 
 # One way to open each dialog that has its own F1 help, with the arguments a screen gives it.
 OPENERS = {
+    "CommandsDialog": lambda: CommandsDialog(Path("/no-such-run")),  # @: the run's commands (none here)
     "ConfigChangeDialog": lambda: ConfigChangeDialog("Change", "One setting changes.", "- a: 1\n+ a: 2"),
     "ConfirmDialog": lambda: ConfirmDialog("Go on?"),
     "DownloadDialog": lambda: DownloadDialog(),

@@ -14,8 +14,9 @@ import subprocess
 from pathlib import Path
 from typing import Literal, Mapping
 
-from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.records import record
+from ltx_wizard.core.proc.spawn import run_captured
 
 CHECK = "import wandb; print('ltx-wizard-wandb', bool(wandb.Api().api_key))"
 TIMEOUT_S = 120.0
@@ -40,16 +41,12 @@ def check_login(
         )
     argv = [uv, "run", "--no-sync", "python", "-c", CHECK]
     try:
-        done = subprocess.run(
-            argv,
-            cwd=trainer_dir,
-            env=None if env is None else dict(env),
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            stdin=subprocess.DEVNULL,
+        done = run_captured(
+            argv, cwd=trainer_dir, env=None if env is None else dict(env), timeout_s=timeout_s
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except WizardError as exc:
+        return WandbLogin(state="error", detail=exc.message)
+    except subprocess.TimeoutExpired as exc:
         return WandbLogin(state="error", detail=f"{type(exc).__name__}: {exc}")
     for line in done.stdout.splitlines():
         if line.startswith("ltx-wizard-wandb "):

@@ -74,6 +74,10 @@ STATUS_CURSOR = RunFile(
 NOTIFIED = RunFile(
     "logs/notified.json", "notification record", fix="remove it: the next ending is sent again"
 )
+# every command the wizard ran for the run (core/proc/command_log.py), two lines each: start, end
+COMMANDS_LOG = RunFile(
+    "logs/commands.jsonl", "command log", kind="jsonl", fix="move it aside: the wizard starts a new one"
+)
 CLIP_CACHE = RunFile("clip-facts-v1.jsonl", "clip-check cache", kind="jsonl", fix="the clip is read again")
 # the files that are not JSON records: named here so their paths are built once
 PLAN_MD = RunFile("plan.md", "plan", kind="text")
@@ -138,6 +142,7 @@ TABLE: tuple[RunFile, ...] = (
     COMPARE_GRID,
     STATUS_CURSOR,
     NOTIFIED,
+    COMMANDS_LOG,
     CLIP_CACHE,
     PLAN_MD,
     CONFIG,

@@ -274,31 +274,54 @@ def run_lock(run_dir: str | os.PathLike[str]) -> Iterator[RunLock]:
     pid = os.getpid()
     content = record_text(pid)
     note = None
+    nested = False
     if not _link_lock(run_dir, path, content):
         with _guard(run_dir):
             holder = _holder(path)
-            if holder.alive():
-                raise WizardError(
-                    f"run folder {run_dir} is in use by another ltx-wizard (pid {holder.pid}): "
-                    f"wait for it to finish, or remove {path} if that process is not a wizard"
-                )
-            # Stale (or released meanwhile): only a guard holder removes a lock, so nobody can
-            # have replaced it between the check above and this unlink.
-            if _remove_stale(run_dir, path):
-                gone = f"pid {holder.pid} is gone" if holder.pid else holder.problem or "damaged"
-                note = f"took over a stale lock in {run_dir} ({gone})"
-            if not _link_lock(run_dir, path, content):  # a fresh starter got in first
-                raise WizardError(
-                    f"run folder {run_dir} is in use by another ltx-wizard: wait for it to finish"
-                )
+            # this wizard holds it already (its Monitor, then autotune again): one wizard, one lock
+            nested = holder.pid == pid and holder.alive()
+            if not nested:
+                note = _take_over(run_dir, path, holder, content)
     lock = RunLock(path=path, pid=pid, note=note)
     try:
         yield lock
     finally:
-        with _guard(run_dir):
-            if _holder(path).pid == lock.pid:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path)
+        if not nested:  # the outer hold releases it
+            _release(run_dir, path, lock)
+
+
+def _take_over(run_dir: Path, path: Path, holder: PidRecord, content: str) -> str | None:
+    """Under the guard: refuse a live holder's lock, take over a stale one (the note says so)."""
+    if holder.alive():
+        raise WizardError(
+            f"run folder {run_dir} is in use by another ltx-wizard (pid {holder.pid}): "
+            f"wait for it to finish, or remove {path} if that process is not a wizard"
+        )
+    note = None
+    # Stale (or released meanwhile): only a guard holder removes a lock, so nobody can
+    # have replaced it between the check above and this unlink.
+    if _remove_stale(run_dir, path):
+        gone = f"pid {holder.pid} is gone" if holder.pid else holder.problem or "damaged"
+        note = f"took over a stale lock in {run_dir} ({gone})"
+    if not _link_lock(run_dir, path, content):  # a fresh starter got in first
+        raise WizardError(f"run folder {run_dir} is in use by another ltx-wizard: wait for it to finish")
+    return note
+
+
+def _release(run_dir: Path, path: Path, lock: RunLock) -> None:
+    with _guard(run_dir):
+        if _holder(path).pid == lock.pid:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+
+
+def lock_holder(run_dir: str | os.PathLike[str]) -> PidRecord | None:
+    """The live process other than this one that holds the run's lock (pid, start time); None
+    when the lock is free, stale or ours."""
+    holder = _holder(Path(run_dir) / LOCK_NAME)
+    if holder.pid is None or holder.pid == os.getpid() or not holder.alive():
+        return None
+    return holder
 
 
 def atomic_write_text(

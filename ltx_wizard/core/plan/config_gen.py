@@ -14,9 +14,10 @@ from typing import Mapping
 
 from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.dataset.sources import required_folders
-from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.gpu.tiers import Tier
 from ltx_wizard.core.io.trainer_config import trainer_config
+from ltx_wizard.core.proc.spawn import run_captured
 from ltx_wizard.core.io.yaml_patch import get_dotted, load_yaml, patch_yaml_text, unified_diff
 
 FULL_FT_KEYS = {
@@ -224,17 +225,9 @@ def validate_with_trainer(
     Blocking (the first `uv run` may sync): the TUI calls it from a thread worker.
     """
     argv = [uv, "run", "python", "-c", _SCHEMA_CHECK]
-    try:
-        proc = subprocess.run(
-            argv,
-            cwd=trainer_dir,
-            input=config_text,
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            check=False,
-        )
-    except FileNotFoundError:
+    try:  # through core/proc: recorded in logs/commands.jsonl like every child
+        proc = run_captured(argv, cwd=trainer_dir, stdin_text=config_text, timeout_s=timeout_s)
+    except WizardError:
         return SchemaCheck(False, f"{uv} not found: install uv to validate with the trainer")
     except subprocess.TimeoutExpired:
         return SchemaCheck(False, f"the trainer's schema check took over {timeout_s:.0f}s")

@@ -6,6 +6,10 @@ lines on top of the latter.
 
 kind "detached": a training the user started on purpose, which must outlive the wizard and an
 SSH drop: its own session, tagged so that no reaper ever takes it, and never registered.
+
+Every start is recorded (command_log.py: argv, cwd, the environment the wizard set), and every
+end once the child is reaped: a Popen's by its poll() or wait(), an asyncio child's by its
+protocol's process_exited (the moment it is reaped, before its pipes close).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import subprocess
 from typing import Any, Mapping, Sequence
 
 from ltx_wizard.core.base.errors import WizardError
-from ltx_wizard.core.proc import registry
+from ltx_wizard.core.proc import command_log, registry
 from ltx_wizard.core.proc.stop import DEFAULT_GRACES, Graces, kill_now, take_down, take_down_blocking
 from ltx_wizard.core.proc.tags import Kind, child_tag, tag_env
 from ltx_wizard.core.proc.tree import RankTracker
@@ -86,6 +90,43 @@ class AsyncSpawned(Owned):
         return None
 
 
+class _RecordedPopen(subprocess.Popen):  # type: ignore[type-arg]  # bytes or text, as asked
+    """A Popen whose end is recorded the first time poll() or wait() sees it."""
+
+    command_id: str | None = None
+
+    def poll(self) -> int | None:
+        return self._ended(super().poll())
+
+    def wait(self, timeout: float | None = None) -> int:
+        code: int = super().wait(timeout)
+        self._ended(code)
+        return code
+
+    def _ended(self, code: int | None) -> int | None:
+        if code is not None and self.command_id is not None:
+            command_id, self.command_id = self.command_id, None
+            command_log.ended(command_id, code)
+        return code
+
+
+class _RecordedProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's own protocol, which also records the child's end when it is reaped."""
+
+    command_id: str | None = None
+    transport: asyncio.SubprocessTransport | None = None
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self.record_end()
+
+    def record_end(self) -> None:
+        code = self.transport.get_returncode() if self.transport is not None else None
+        if code is not None and self.command_id is not None:
+            command_id, self.command_id = self.command_id, None
+            command_log.ended(command_id, code)
+
+
 def child_env(
     env: Mapping[str, str] | None, tag: str, kind: Kind, overlay: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -106,12 +147,14 @@ def spawn(
     said; raises WizardError naming the program when it cannot start."""
     tag = child_tag(session)
     popen.setdefault("stdin", subprocess.DEVNULL)
+    full_env = child_env(env, tag, kind)
     try:
-        proc = subprocess.Popen(
-            list(argv), env=child_env(env, tag, kind), start_new_session=True, close_fds=True, **popen
-        )
+        proc = _RecordedPopen(list(argv), env=full_env, start_new_session=True, close_fds=True, **popen)
     except OSError as exc:
         raise WizardError(f"could not start {argv[0]}: {exc.strerror or exc}") from None
+    proc.command_id = command_log.started(
+        argv, cwd=popen.get("cwd"), env=full_env, pid=proc.pid, detached=kind == "detached"
+    )
     return Spawned(proc, tag, graces, kind)
 
 
@@ -128,7 +171,38 @@ async def spawn_async(
     register=False: the caller registers itself (child.py)."""
     tag = child_tag(session)
     kwargs.setdefault("stdin", asyncio.subprocess.DEVNULL)
-    proc = await asyncio.create_subprocess_exec(
-        *argv, env=child_env(env, tag, "owned"), start_new_session=True, **kwargs
+    full_env = child_env(env, tag, "owned")
+    # asyncio.create_subprocess_exec, spelled out so that the protocol sees the child reaped
+    loop = asyncio.get_running_loop()
+    protocol = _RecordedProtocol(limit=kwargs.pop("limit", 2**16), loop=loop)
+    transport, _ = await loop.subprocess_exec(
+        lambda: protocol, *argv, env=full_env, start_new_session=True, **kwargs
     )
+    protocol.transport = transport
+    proc = asyncio.subprocess.Process(transport, protocol, loop)
+    protocol.command_id = command_log.started(argv, cwd=kwargs.get("cwd"), env=full_env, pid=proc.pid)
+    protocol.record_end()  # a child that ended before this line: its end now
     return AsyncSpawned(proc, tag, graces, register)
+
+
+def run_captured(
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    stdin_text: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """subprocess.run(argv, capture_output=True, text=True) as a child of the service (recorded,
+    registered, in its own session): a short question to another program (the trainer's schema, W&B's
+    login). WizardError when it cannot start; subprocess.TimeoutExpired once it is stopped."""
+    stdin = subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL
+    out = subprocess.PIPE
+    child = spawn(argv, env=env, cwd=cwd, stdin=stdin, stdout=out, stderr=out, text=True)
+    try:
+        stdout, stderr = child.popen.communicate(stdin_text, timeout=timeout_s)
+    except BaseException:
+        child.stop_blocking()  # a timeout or an interrupt: nothing of it runs on
+        raise
+    child.release()
+    return subprocess.CompletedProcess(list(argv), child.popen.returncode, stdout, stderr)

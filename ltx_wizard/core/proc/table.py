@@ -82,6 +82,19 @@ def process_start_time(pid: int) -> str | None:
         return None
 
 
+def start_wall_time(ticks: str | None) -> float | None:
+    """A start time as process_start_time gives it, as seconds since the epoch (the boot time in
+    /proc/stat plus the ticks); None off Linux or when unknown."""
+    if ticks is None or not ticks.isdigit():
+        return None
+    try:
+        with open("/proc/stat", "rb") as fh:
+            boot = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
+        return boot + int(ticks) / os.sysconf("SC_CLK_TCK")
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+
+
 @dataclass(frozen=True)
 class Proc:
     pid: int

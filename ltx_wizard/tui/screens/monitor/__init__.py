@@ -28,6 +28,7 @@ from ltx_wizard.core.io.run_folder import RUN_SUMMARY
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.monitor import report
 from ltx_wizard.core.monitor.notify_record import PingWatch
+from ltx_wizard.core.monitor.attach import Attachment
 from ltx_wizard.core.monitor.status import RunMonitor, RunStatus
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.tui.widgets.footer import Footer
@@ -73,6 +74,11 @@ samples as keyframes, each with its prompt (v or Esc closes them). Evaluate (e):
 screen, which renders prompts with a saved checkpoint's LoRA and without it. Back (Esc) returns to the
 screen you came from; q quits (the training goes on).
 
+**Read-only.** While its Monitor is open this wizard holds the run (its lock). A second wizard
+opened on the same run (`ltx-wizard monitor RUN`, from another SSH session) shows everything but
+offers no Stop, Resume or Apply fix, and says which wizard holds the run (pid, start time);
+`--read-only` makes it so in any case. The commands the wizard ran for this run are one key away (@).
+
 **When it finishes.** `run-summary.md` is written into the run folder.""",
 )
 
@@ -101,11 +107,13 @@ class MonitorScreen(WizardScreen):
         self._tail_seen: list[str] = []
         self._reading = threading.Lock()
         self.pings = PingWatch(self.run_dir)  # the run's ending, notified once (tui/notify.py)
+        self.attachment: Attachment | None = None  # the run's lock held, or read-only (attach.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield StepBar(self.phase, id="steps")
         with VerticalScroll(id="body"):
+            yield Static("", id="monitor-readonly")  # who holds the run, when not this wizard
             yield Static("", id="monitor-head")
             yield ProgressBar(total=None, show_eta=False, id="monitor-progress")
             yield Static("", id="monitor-pace")
@@ -123,9 +131,31 @@ class MonitorScreen(WizardScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        from ltx_wizard.core.monitor.attach import attach
+
+        self.attachment = attach(self.run_dir, read_only=self.app.options.read_only)
+        said = self.query_one("#monitor-readonly", Static)
+        said.update(Text(self.attachment.line(), style="bold"))
+        said.display = self.attachment.read_only
+        for name in ("stop", "resume", "fix"):  # a read-only Monitor offers none of them
+            self.query_one(f"#{name}", Button).display = not self.attachment.refuses(name)
         self.query_one("#monitor-head", Static).update(Text(f"Reading {self.run_dir} ..."))
         self.refresh_status()
         self.set_interval(self.refresh_s, self.refresh_status)
+
+    def on_unmount(self) -> None:
+        if self.attachment is not None:
+            self.attachment.release()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.attachment is not None and self.attachment.refuses(action))
+
+    def _refused(self, action: str) -> bool:
+        """A read-only Monitor's Stop, Resume or Apply fix, forced (a palette, a script): refused."""
+        if self.attachment is None or not self.attachment.refuses(action):
+            return False
+        self.notify(self.attachment.line(), severity="warning")
+        return True
 
     # -- reading -------------------------------------------------------------------------
 
@@ -273,17 +303,20 @@ class MonitorScreen(WizardScreen):
     def action_stop(self) -> None:
         from ltx_wizard.tui.screens.monitor.actions import ask_stop
 
-        ask_stop(self)
+        if not self._refused("stop"):
+            ask_stop(self)
 
     def action_resume(self) -> None:
         from ltx_wizard.tui.screens.monitor.actions import ask_resume
 
-        ask_resume(self)
+        if not self._refused("resume"):
+            ask_resume(self)
 
     def action_fix(self) -> None:
         from ltx_wizard.tui.screens.monitor.actions import ask_fix
 
-        ask_fix(self)
+        if not self._refused("fix"):
+            ask_fix(self)
 
     def action_samples(self) -> None:
         from ltx_wizard.tui.dialogs.samples import SamplesDialog
