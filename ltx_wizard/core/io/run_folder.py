@@ -58,6 +58,11 @@ LORA_HEALTH = RunFile(
 COMPARE_RECORD = RunFile(
     "outputs/compare/compare.json", "compare record", fix="run `ltx-wizard compare RUN_DIR` again"
 )
+# the checkpoint the user picked of those compared (core/compare/pick_record.py): run-summary.md's
+# render line uses it
+COMPARE_PICK = RunFile(
+    "outputs/compare/pick.json", "checkpoint pick", fix="pick again: `ltx-wizard pick RUN_DIR STEP`"
+)
 CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/cursor_store.py)
 STATUS_CURSOR = RunFile(
     "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
@@ -109,6 +114,7 @@ TABLE: tuple[RunFile, ...] = (
     HELDOUT_LOSS,
     LORA_HEALTH,
     COMPARE_RECORD,
+    COMPARE_PICK,
     STATUS_CURSOR,
     CLIP_CACHE,
     PLAN_MD,
