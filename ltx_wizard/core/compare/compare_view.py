@@ -86,6 +86,17 @@ def status_object(compared: Compared | None) -> dict[str, Any] | None:
     }
 
 
+def checkpoint_row(entry: CheckpointEntry, record: CompareRecord, pick: PickRecord | None) -> str:
+    """One compared checkpoint in a line: its numbers, health, and whether it is recommended or picked."""
+    marks = [m for m, on in (("recommended", record.recommended.step), ("picked", pick and pick.step)) if on == entry.step]
+    health = "ok" if entry.health.ok else f"{len(entry.health.problems)} problem(s)"
+    return (
+        f"step {entry.step:,}: held-out {_number(entry.held_out_loss, loss_text)}, train "
+        f"{_number(entry.train_loss, loss_text)}, effect {_number(entry.effect, effect_text)}, {health}"
+        + (f"  [{', '.join(marks)}]" if marks else "")
+    )
+
+
 def results_line(compared: Compared) -> str:
     """The Results screen's line: the comparison's one line and the pick."""
     line = compare_line(compared.record)

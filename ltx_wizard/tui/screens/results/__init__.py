@@ -6,7 +6,8 @@ eval RUN --job`, its own log and pid, so it survives the wizard). While it runs:
 from logs/eval-state.json every second; x stops it. After: one line per prompt, and for the one
 selected its renders as keyframe contact sheets, with the LoRA and without, by each path, with the
 quantization beside them; p / b play the render with / without the LoRA where a terminal player
-is installed, c copies the scp line. Nothing here judges a render.
+is installed, c copies the scp line. Nothing here judges a render. Once `compare` ran, the head
+shows its recommendation and the pick (core/compare/compare_view.py), and k picks a checkpoint.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Loaded(Message):
     setup: Any
     lines: list[str]
     error: str | None
+    compared: Any = None  # core/compare/compare_view.py Compared, None before compare
 
 
 class ResultsScreen(WizardScreen):
@@ -63,6 +65,7 @@ class ResultsScreen(WizardScreen):
         Binding("p", "play(True)", "Play"),
         Binding("b", "play(False)", "Play base"),
         Binding("c", "copy", "Copy scp line"),
+        Binding("k", "pick", "Pick checkpoint"),  # of those compare compared (dialogs/checkpoint_pick.py)
         Binding("escape", "back", "Back"),
     ]
 
@@ -80,6 +83,7 @@ class ResultsScreen(WizardScreen):
         self._error: str | None = None
         self.running = False
         self.graphics = None  # images/choice.py Graphics: what the first sheet was drawn with
+        self.compared: Any = None  # compare.json and the pick (core/compare/compare_view.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -107,7 +111,15 @@ class ResultsScreen(WizardScreen):
                 setup, lines = self._setup()
             except WizardError as exc:
                 error = exc.message
-        self.post_message(Loaded(manifest, state, setup, lines, error))
+        self.post_message(Loaded(manifest, state, setup, lines, error, self._compared()))
+
+    def _compared(self) -> Any:
+        from ltx_wizard.core.compare.compare_view import read_compared
+
+        try:
+            return read_compared(self.run_dir)
+        except WizardError as exc:  # a damaged compare.json: said in the head, the rest still shows
+            return exc.message
 
     def _setup(self):
         from ltx_wizard.core.evaluation.request import preview
@@ -130,6 +142,7 @@ class ResultsScreen(WizardScreen):
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         self.manifest, self.state = message.manifest, message.state or self.state
+        self.compared = message.compared
         if message.setup is not None:
             self.setup = message.setup
             self.prompts = self.setup[0].prompts if self.prompts is None else self.prompts
@@ -160,10 +173,19 @@ class ResultsScreen(WizardScreen):
             text.append(state_line(state, lost) + "  (log: logs/eval.log)\n")
         elif found is not None:
             text.append("Not run yet: s starts it in the background (e edits the prompts)\n")
+        if self.compared is not None:
+            text.append(self._compare_line() + "\n")
         if self.graphics is not None and self.graphics.note:  # a richer protocol, or why not
             text.append(self.graphics.line() + "\n", style="dim")
         self.query_one("#results-head", Static).update(text)
         self.running = state is not None and state.state == "running" and not lost
+
+    def _compare_line(self) -> str:
+        from ltx_wizard.core.compare.compare_view import results_line
+
+        if isinstance(self.compared, str):
+            return clean_text(f"Compare: {self.compared}")
+        return clean_text(f"Compare: {results_line(self.compared)}")
 
     def _list(self) -> None:
         options = self.query_one("#results-list", OptionList)
@@ -354,6 +376,32 @@ class ResultsScreen(WizardScreen):
             ),
             answered,
         )
+
+    def action_pick(self) -> None:
+        from ltx_wizard.tui.dialogs.checkpoint_pick import CheckpointPickDialog
+
+        if self.compared is None or isinstance(self.compared, str):
+            self.notify(
+                "No comparison yet: run `ltx-wizard compare RUN` (or c on the Monitor) first",
+                severity="warning",
+            )
+            return
+        self.app.push_screen(CheckpointPickDialog(self.compared), self._picked)
+
+    def _picked(self, step: int | None) -> None:
+        from ltx_wizard.core.compare.compare_view import read_compared
+        from ltx_wizard.core.compare.pick_record import pick
+
+        if step is None:
+            return
+        try:
+            picked = pick(self.run_dir, step)
+            self.compared = read_compared(self.run_dir)
+        except WizardError as exc:
+            self.notify(safe_markup(exc.message), severity="error", timeout=10)
+            return
+        self._head()
+        self.notify(f"Picked step {picked.step:,}: run-summary.md's render line uses it")
 
     def action_back(self) -> None:
         self.leave()
