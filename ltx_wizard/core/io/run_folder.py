@@ -94,6 +94,9 @@ EVAL_LOG = RunFile("logs/eval.log", "eval log", kind="text")
 EVAL_PID = RunFile("logs/eval.pid", "eval.pid", kind="text")
 EVAL_LOCK = RunFile("logs/eval.lock", "evaluation lock", kind="text")
 RUN_SUMMARY = RunFile("run-summary.md", "run summary", kind="text")
+# `ltx-wizard compare` started in the background by the Monitor (core/compare/compare_process.py)
+COMPARE_LOG = RunFile("logs/compare.log", "compare log", kind="text")
+COMPARE_PID = RunFile("logs/compare.pid", "compare.pid", kind="text")
 # the run folder's sub-folders, made with it (core/io/workspace.py)
 DATASET_DIR = RunFile("dataset", "dataset folder", kind="folder")
 OUTPUTS_DIR = RunFile("outputs", "outputs folder", kind="folder")
@@ -129,6 +132,8 @@ TABLE: tuple[RunFile, ...] = (
     EVAL_PID,
     EVAL_LOCK,
     RUN_SUMMARY,
+    COMPARE_LOG,
+    COMPARE_PID,
     DATASET_DIR,
     OUTPUTS_DIR,
     LOGS_DIR,

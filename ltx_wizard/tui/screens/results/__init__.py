@@ -401,7 +401,7 @@ class ResultsScreen(WizardScreen):
             self.notify(safe_markup(exc.message), severity="error", timeout=10)
             return
         self._head()
-        self.notify(f"Picked step {picked.step:,}: run-summary.md's render line uses it")
+        self.notify(safe_markup(f"Picked step {picked.step:,}: run-summary.md's render line uses it"))
 
     def action_back(self) -> None:
         self.leave()
