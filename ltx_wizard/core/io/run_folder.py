@@ -15,7 +15,7 @@ from typing import Literal
 
 from ltx_wizard.core.base.errors import UsageError
 
-Kind = Literal["json", "jsonl", "text", "folder"]
+Kind = Literal["json", "jsonl", "text", "image", "folder"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,14 @@ COMPARE_RECORD = RunFile(
 COMPARE_PICK = RunFile(
     "outputs/compare/pick.json", "checkpoint pick", fix="pick again: `ltx-wizard pick RUN_DIR STEP`"
 )
+# the tournament's step x prompt grid of renders and keyframes (core/compare/grid_record.py), beside
+# the renders folder, the contact sheet and the HTML page that show it off the terminal
+COMPARE_GRID = RunFile(
+    "outputs/compare/grid.json", "compare grid", fix="run `ltx-wizard compare RUN_DIR` again"
+)
+COMPARE_RENDERS = RunFile("outputs/compare/renders", "compare renders folder", kind="folder")
+CONTACT_SHEET = RunFile("outputs/compare/contact-sheet.png", "contact sheet", kind="image")
+COMPARE_PAGE = RunFile("outputs/compare/index.html", "compare page", kind="text")
 CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/cursor_store.py)
 STATUS_CURSOR = RunFile(
     "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
@@ -118,6 +126,7 @@ TABLE: tuple[RunFile, ...] = (
     LORA_HEALTH,
     COMPARE_RECORD,
     COMPARE_PICK,
+    COMPARE_GRID,
     STATUS_CURSOR,
     CLIP_CACHE,
     PLAN_MD,
@@ -134,9 +143,12 @@ TABLE: tuple[RunFile, ...] = (
     RUN_SUMMARY,
     COMPARE_LOG,
     COMPARE_PID,
+    CONTACT_SHEET,
+    COMPARE_PAGE,
     DATASET_DIR,
     OUTPUTS_DIR,
     LOGS_DIR,
     OVERFIT_DIR,
     HOLDOUT_DIR,
+    COMPARE_RENDERS,
 )

@@ -7,7 +7,8 @@ from logs/eval-state.json every second; x stops it. After: one line per prompt, 
 selected its renders as keyframe contact sheets, with the LoRA and without, by each path, with the
 quantization beside them; p / b play the render with / without the LoRA where a terminal player
 is installed, c copies the scp line. Nothing here judges a render. Once `compare` ran, the head
-shows its recommendation and the pick (core/compare/compare_view.py), and k picks a checkpoint.
+shows its recommendation and the pick, g the tournament's grid, and k picks a checkpoint
+(compare_part.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
+from ltx_wizard.tui.screens.results.compare_part import CompareState, ask_pick, head_lines, open_cell
+from ltx_wizard.tui.screens.results.compare_part import read_state as read_compare_state
+from ltx_wizard.tui.screens.results.compare_part import toggle_grid
+from ltx_wizard.tui.screens.results.grid_view import GridView
 from ltx_wizard.tui.screens.results.clip_access import no_player_text, player, scp_line
 from ltx_wizard.tui.screens.results.f1_help import RESULTS_HELP
 from ltx_wizard.tui.widgets.footer import Footer
@@ -51,7 +56,7 @@ class Loaded(Message):
     setup: Any
     lines: list[str]
     error: str | None
-    compared: Any = None  # core/compare/compare_view.py Compared, None before compare
+    compare: Any = None  # compare_part.py CompareState
 
 
 class ResultsScreen(WizardScreen):
@@ -65,7 +70,8 @@ class ResultsScreen(WizardScreen):
         Binding("p", "play(True)", "Play"),
         Binding("b", "play(False)", "Play base"),
         Binding("c", "copy", "Copy scp line"),
-        Binding("k", "pick", "Pick checkpoint"),  # of those compare compared (dialogs/checkpoint_pick.py)
+        Binding("g", "grid", "Grid"),  # the tournament's grid (compare_part.py)
+        Binding("k", "pick", "Pick checkpoint"),  # of those compare compared (compare_part.py)
         Binding("escape", "back", "Back"),
     ]
 
@@ -83,7 +89,7 @@ class ResultsScreen(WizardScreen):
         self._error: str | None = None
         self.running = False
         self.graphics = None  # images/choice.py Graphics: what the first sheet was drawn with
-        self.compared: Any = None  # compare.json and the pick (core/compare/compare_view.py)
+        self.compare = CompareState()  # compare.json, the pick, grid.json (compare_part.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -111,15 +117,7 @@ class ResultsScreen(WizardScreen):
                 setup, lines = self._setup()
             except WizardError as exc:
                 error = exc.message
-        self.post_message(Loaded(manifest, state, setup, lines, error, self._compared()))
-
-    def _compared(self) -> Any:
-        from ltx_wizard.core.compare.compare_view import read_compared
-
-        try:
-            return read_compared(self.run_dir)
-        except WizardError as exc:  # a damaged compare.json: said in the head, the rest still shows
-            return exc.message
+        self.post_message(Loaded(manifest, state, setup, lines, error, read_compare_state(self.run_dir)))
 
     def _setup(self):
         from ltx_wizard.core.evaluation.request import preview
@@ -142,7 +140,7 @@ class ResultsScreen(WizardScreen):
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         self.manifest, self.state = message.manifest, message.state or self.state
-        self.compared = message.compared
+        self.compare = message.compare
         if message.setup is not None:
             self.setup = message.setup
             self.prompts = self.setup[0].prompts if self.prompts is None else self.prompts
@@ -173,19 +171,15 @@ class ResultsScreen(WizardScreen):
             text.append(state_line(state, lost) + "  (log: logs/eval.log)\n")
         elif found is not None:
             text.append("Not run yet: s starts it in the background (e edits the prompts)\n")
-        if self.compared is not None:
-            text.append(self._compare_line() + "\n")
+        for line in head_lines(self.compare):  # compare.json, the pick, grid.json
+            text.append(line + "\n")
         if self.graphics is not None and self.graphics.note:  # a richer protocol, or why not
             text.append(self.graphics.line() + "\n", style="dim")
         self.query_one("#results-head", Static).update(text)
         self.running = state is not None and state.state == "running" and not lost
 
-    def _compare_line(self) -> str:
-        from ltx_wizard.core.compare.compare_view import results_line
-
-        if isinstance(self.compared, str):
-            return clean_text(f"Compare: {self.compared}")
-        return clean_text(f"Compare: {results_line(self.compared)}")
+    def refresh_head(self) -> None:
+        self._head()
 
     def _list(self) -> None:
         options = self.query_one("#results-list", OptionList)
@@ -378,30 +372,14 @@ class ResultsScreen(WizardScreen):
         )
 
     def action_pick(self) -> None:
-        from ltx_wizard.tui.dialogs.checkpoint_pick import CheckpointPickDialog
+        ask_pick(self)
 
-        if self.compared is None or isinstance(self.compared, str):
-            self.notify(
-                "No comparison yet: run `ltx-wizard compare RUN` (or c on the Monitor) first",
-                severity="warning",
-            )
-            return
-        self.app.push_screen(CheckpointPickDialog(self.compared), self._picked)
+    def action_grid(self) -> None:
+        toggle_grid(self)
 
-    def _picked(self, step: int | None) -> None:
-        from ltx_wizard.core.compare.compare_view import read_compared
-        from ltx_wizard.core.compare.pick_record import pick
-
-        if step is None:
-            return
-        try:
-            picked = pick(self.run_dir, step)
-            self.compared = read_compared(self.run_dir)
-        except WizardError as exc:
-            self.notify(safe_markup(exc.message), severity="error", timeout=10)
-            return
-        self._head()
-        self.notify(safe_markup(f"Picked step {picked.step:,}: run-summary.md's render line uses it"))
+    @on(GridView.Opened)
+    def _open_cell(self, message: GridView.Opened) -> None:
+        open_cell(self, message)
 
     def action_back(self) -> None:
         self.leave()

@@ -5,11 +5,12 @@ machine the user's SSH session comes from. No server, no port: nothing listens.
 
 from __future__ import annotations
 
-import getpass
-import os
-import shlex
 import shutil
 from pathlib import Path
+
+from ltx_wizard.core.base.scp_line import scp_line  # the pure part, shared with `compare`
+
+__all__ = ["PLAYERS", "no_player_text", "player", "scp_line"]
 
 # Players that draw video in the terminal itself: mpv's true-colour text output, timg (Kitty,
 # Sixel or half-blocks, whatever the terminal has).
@@ -30,18 +31,3 @@ def no_player_text() -> str:
         "no terminal video player found (install mpv or timg to play here); "
         "copy the file off the box with the scp line"
     )
-
-
-def scp_line(path: Path, env: dict[str, str] | None = None) -> str:
-    """`scp user@host:/path .` to run on the user's own machine. Over SSH the host is the address
-    this session came in on (SSH_CONNECTION's third field) and its port; elsewhere `<this-box>`."""
-    env = dict(os.environ) if env is None else env
-    parts = env.get("SSH_CONNECTION", "").split()
-    host = parts[2] if len(parts) == 4 else "<this-box>"
-    port = parts[3] if len(parts) == 4 and parts[3] != "22" else None
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "you"
-    target = f"{user}@{host}:{Path(path).resolve()}"
-    return shlex.join(["scp", *(["-P", port] if port else []), target, "."])
