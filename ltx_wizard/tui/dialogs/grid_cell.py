@@ -33,18 +33,18 @@ class GridCellDialog(OnceModal[None]):
     def __init__(self, title: str, render: Path | None, missing: str | None, settings: str, *,
                  graphics: Any = None) -> None:
         super().__init__()
-        self.title_text, self.render, self.missing = title, render, missing
+        self.title_text, self.render_path, self.missing = title, render, missing
         self.settings, self.graphics = settings, graphics
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog grid-cell-dialog"):
             yield Static(Text(self.title_text, no_wrap=False), classes="dialog-title")
-            if self.render is None:
+            if self.render_path is None:
                 yield Static(Text(f"No render: {clean_text(self.missing or '')}", style="italic"))
             else:
                 cells = max(30, self.app.size.width - 10)
                 yield KeyframeStrip(
-                    self.render, clean_text(self.render.name), cells=cells, count=KEYFRAMES,
+                    self.render_path, clean_text(self.render_path.name), cells=cells, count=KEYFRAMES,
                     id="grid-cell-large", graphics=self.graphics,
                 )
             yield Static(Text(clean_text(self.settings), style="dim"), classes="dialog-hint")
