@@ -74,9 +74,10 @@ async def test_the_grid_moves_opens_a_cell_large_and_picks_its_row(compared):
         screen = app.screen
         rows, columns = len(grid.rows), len(grid.prompts)
         assert rows >= 6 and columns == 3  # the base and each kept checkpoint, eval's three categories
-        assert "Tournament: " + f"{rows} models x {columns} prompts, g shows the grid" in str(
-            screen.query_one("#results-head").render()
-        )
+        rec = json.loads((run / "outputs" / "compare" / "compare.json").read_text())["recommended"]["step"]
+        head = str(screen.query_one("#results-head").render())  # the grid's short head
+        assert head.startswith(f"Tournament: {rows} models x {columns} prompts; recommended step {rec:,}; ")
+        assert f"picked none yet (k picks the row)\nEach at {grid.settings}" in head
         cells = list(view.query(".grid-cell"))
         assert len(cells) == rows * columns
         # each cell draws its render's first keyframe, the render grid.json names
@@ -99,17 +100,23 @@ async def test_the_grid_moves_opens_a_cell_large_and_picks_its_row(compared):
         row, cell = grid.rows[1], grid.rows[1].cells[columns - 2]
         assert dialog.title_text.startswith(f"{row_label(row)} · {grid.prompts[columns - 2].category}: ")
         large = dialog.query_one("#grid-cell-large", KeyframeStrip)
-        assert large.path == cell_file(run, cell.render) and large.count == 3
+        assert large.path == cell_file(run, cell.render) and large.count == 2  # at 80x24: first and last
+        assert large.label.endswith(": first and last frames")
         await wait_until(pilot, lambda: large.found is not None)
-        assert len(large.found.frames) == 3 and HALF in str(large.render())
+        assert len(large.found.frames) == 2 and HALF in str(large.render())
+        assert large.cells > 2 * view.cell_widget(1, columns - 2).cells  # each frame larger than the grid's
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)
         await pilot.press("k")  # the selected row's checkpoint
         picked = run / "outputs" / "compare" / "pick.json"
         await wait_until(pilot, picked.is_file)
         assert json.loads(picked.read_text())["step"] == row.step
+        await wait_until(pilot, lambda: f"; picked step {row.step:,}" in str(screen.query_one("#results-head").render()))
         await pilot.press("up", "k")  # the base model's row: no checkpoint to pick
         await wait_until(pilot, lambda: any("base model is no checkpoint" in str(n.message) for n in app._notifications))
         assert json.loads(picked.read_text())["step"] == row.step
-        await pilot.press("g")  # back to the evaluation's list
-        await wait_until(pilot, lambda: not screen.has_class("grid") and not view.display)
+        await pilot.press("g")  # back to the evaluation's list, its head saying the grid's key
+        await wait_until(pilot, lambda: not screen.has_class("grid"))
+        assert f"Tournament: {rows} models x {columns} prompts, g shows the grid" in str(
+            screen.query_one("#results-head").render()
+        )

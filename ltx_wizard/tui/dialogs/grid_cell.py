@@ -24,6 +24,7 @@ One render of the tournament, large: its keyframes from first to last, the promp
 the settings every cell rendered with (the same for the base model and each checkpoint). Esc closes it.""",
 )
 KEYFRAMES = 3  # as the tournament keeps them: first, middle, last
+WIDE = 105  # cells inside the dialog for all three side by side at ~35 cells each; fewer: first and last
 
 
 class GridCellDialog(OnceModal[None]):
@@ -42,10 +43,16 @@ class GridCellDialog(OnceModal[None]):
             if self.render_path is None:
                 yield Static(Text(f"No render: {clean_text(self.missing or '')}", style="italic"))
             else:
-                cells = max(30, self.app.size.width - 10)
+                cells = max(30, self.app.size.width * 95 // 100 - 8)  # the dialog's inside (.grid-cell-dialog)
+                count = KEYFRAMES if cells >= WIDE else 2  # each frame large, not three slivers at 80x24
+                which = "first, middle and last frames" if count == KEYFRAMES else "first and last frames"
                 yield KeyframeStrip(
-                    self.render_path, clean_text(self.render_path.name), cells=cells, count=KEYFRAMES,
-                    id="grid-cell-large", graphics=self.graphics,
+                    self.render_path,
+                    clean_text(f"{self.render_path.name}: {which}"),
+                    cells=cells,
+                    count=count,
+                    id="grid-cell-large",
+                    graphics=self.graphics,
                 )
             yield Static(Text(clean_text(self.settings), style="dim"), classes="dialog-hint")
             yield Static("Esc closes", classes="dialog-hint")

@@ -32,7 +32,7 @@ from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
-from ltx_wizard.tui.screens.results.compare_part import CompareState, ask_pick, head_lines, open_cell
+from ltx_wizard.tui.screens.results.compare_part import CompareState, ask_pick, grid_head, head_lines, open_cell
 from ltx_wizard.tui.screens.results.compare_part import read_state as read_compare_state
 from ltx_wizard.tui.screens.results.compare_part import toggle_grid
 from ltx_wizard.tui.screens.results.grid_view import GridView
@@ -154,6 +154,10 @@ class ResultsScreen(WizardScreen):
     # -- drawing -------------------------------------------------------------------------------
 
     def _head(self, lost: bool = False) -> None:
+        if self.has_class("grid"):  # the grid's own short head (compare_part.py)
+            lines = [Text(line, no_wrap=True, overflow="ellipsis") for line in grid_head(self.compare)]
+            self.query_one("#results-head", Static).update(Text("\n").join(lines))
+            return
         text = Text("Post-training evaluation: ", style="bold")
         found = self.setup[0] if self.setup else None
         if self.manifest is not None:

@@ -57,6 +57,19 @@ def head_lines(state: CompareState) -> list[str]:
     return [clean_text(line) for line in lines]
 
 
+def grid_head(state: CompareState) -> list[str]:
+    """The head while the grid is shown, kept short so the grid has the room: the recommended step,
+    the pick, and how every cell rendered (the full reason is in the evaluation's head and F1)."""
+    compared, grid = state.compared, state.grid
+    rows, columns = len(grid.rows), len(grid.prompts)
+    line = f"Tournament: {rows} models x {columns} prompts"
+    if compared is not None and not isinstance(compared, str):
+        rec, pick = compared.record.recommended.step, compared.pick
+        line += "; recommended " + ("none" if rec is None else f"step {rec:,}")
+        line += "; picked " + ("none yet (k picks the row)" if pick is None else f"step {pick.step:,}")
+    return [clean_text(line), clean_text(f"Each at {grid.settings}; Enter opens a cell, g the evaluation")]
+
+
 def toggle_grid(screen: ResultsScreen) -> None:
     """g: the grid in place of the evaluation's list and sheet, and back."""
     from ltx_wizard.tui.screens.results.grid_view import GridView
@@ -70,6 +83,7 @@ def toggle_grid(screen: ResultsScreen) -> None:
         return
     shown = not screen.has_class("grid")
     screen.set_class(shown, "grid")
+    screen.refresh_head()
     found = screen.query(GridView)
     if shown and not found:
         view = GridView(screen.run_dir, grid, graphics=screen.graphics, id="results-grid")

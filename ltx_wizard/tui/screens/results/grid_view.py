@@ -22,9 +22,6 @@ from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.compare.grid_record import GridCell, GridRecord, GridRow, cell_file, row_label
 from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
 
-LABEL_CELLS = 12  # the row labels' column: "step 10,000" fits
-
-
 def cell_title(grid: GridRecord, row: GridRow, column: int) -> str:
     """'step 1,400 · in-distribution: <prompt>' as the cell's dialog names it."""
     prompt = grid.prompts[column]
@@ -56,28 +53,26 @@ class GridView(VerticalScroll, can_focus=True):
         self.cursor = (0, 0)
 
     def compose(self):
-        width = (self.app.size.width - 4 - LABEL_CELLS) // max(1, len(self.grid.prompts))
-        cells = max(12, width - 1)
-        heads = [Static(Text("", no_wrap=True), classes="grid-label")]
-        heads += [
-            Static(Text(clean_text(f"{p.index + 1}. {p.category}: {p.text}"), no_wrap=True, overflow="ellipsis"),
-                   classes="grid-head")
+        cells = max(12, (self.app.size.width - 4) // max(1, len(self.grid.prompts)) - 1)
+        heads = [
+            Static(Text(clean_text(f"{p.index + 1}. {p.category}: {p.text}")), classes="grid-head")
             for p in self.grid.prompts
         ]
         yield Horizontal(*heads, classes="grid-row grid-heads")
         for r, row in enumerate(self.grid.rows):
-            parts: list[Widget] = [Static(Text(row_label(row), style="bold"), classes="grid-label")]
-            parts += [self._cell(r, c, cell, cells) for c, cell in enumerate(row.cells)]
-            yield Horizontal(*parts, classes="grid-row")
+            yield Horizontal(*(self._cell(r, c, cell, cells) for c, cell in enumerate(row.cells)), classes="grid-row")
 
     def _cell(self, r: int, c: int, cell: GridCell, cells: int) -> Widget:
         name = f"grid-cell-{r}-{c}"
+        label = clean_text(f"{row_label(self.grid.rows[r])} · {c + 1}. {self.grid.prompts[c].category}")
         if cell.render is None:
-            return Static(Text(f"missing: {clean_text(cell.missing or '')}", style="italic"), id=name,
-                          classes="grid-cell grid-missing")
+            return Static(
+                Text(f"{label}\nmissing: {clean_text(cell.missing or '')}", style="italic"),
+                id=name,
+                classes="grid-cell grid-missing",
+            )
         strip = KeyframeStrip(
-            cell_file(self.run_dir, cell.render), clean_text(Path(cell.render).name), cells=cells, count=1,
-            id=name, graphics=self.graphics,
+            cell_file(self.run_dir, cell.render), label, cells=cells, count=1, id=name, graphics=self.graphics
         )
         strip.add_class("grid-cell")
         return strip
