@@ -155,8 +155,8 @@ class ResultsScreen(WizardScreen):
 
     def _head(self, lost: bool = False) -> None:
         if self.has_class("grid"):  # the grid's own short head (compare_part.py)
-            lines = [Text(line, no_wrap=True, overflow="ellipsis") for line in grid_head(self.compare)]
-            self.query_one("#results-head", Static).update(Text("\n").join(lines))
+            text = Text("\n".join(grid_head(self.compare)), no_wrap=True, overflow="ellipsis")
+            self.query_one("#results-head", Static).update(text)
             return
         text = Text("Post-training evaluation: ", style="bold")
         found = self.setup[0] if self.setup else None

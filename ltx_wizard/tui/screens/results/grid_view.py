@@ -53,7 +53,8 @@ class GridView(VerticalScroll, can_focus=True):
         self.cursor = (0, 0)
 
     def compose(self):
-        cells = max(12, (self.app.size.width - 4) // max(1, len(self.grid.prompts)) - 1)
+        # each column's share, less its margin and the padding the cursor's sides are drawn on
+        cells = max(12, (self.app.size.width - 4) // max(1, len(self.grid.prompts)) - 3)
         heads = [
             Static(Text(clean_text(f"{p.index + 1}. {p.category}: {p.text}")), classes="grid-head")
             for p in self.grid.prompts
