@@ -107,7 +107,9 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     # Clips of 97 frames (one silent, so the audio check has something to name) at 1280x720.
     clips: list[dict[str, object]] = [{}, {"frames": 121}, {"audio": False}, {"frames": 73}]
     clips += [{}] * max(0, gpus + 1 - len(clips))  # the silent one is left out of training
-    dataset_file = hold_out(make_clip_dataset(root / "clips" / "demo-cats", clips + [{}] * HELD_OUT), HELD_OUT)
+    dataset_file = hold_out(
+        make_clip_dataset(root / "clips" / "demo-cats", clips + [{}] * HELD_OUT), HELD_OUT
+    )
     workspace = root / "ltx-trainings"
     workspace.mkdir(exist_ok=True)
     return DemoSetup(

@@ -125,7 +125,10 @@ def test_pick_is_recorded_and_the_render_line_uses_it_as_printed(compared, capsy
     assert f"Picked: step {other['step']:,}, picked {record['time']}" in out
     assert f"Summary: {run / SUMMARY}" in out
     said, line = _render_line((run / SUMMARY).read_text("utf-8"))
-    assert said == f"It uses the checkpoint you picked, step {other['step']:,} (picked {record['time']}): `{other['path']}`."
+    assert (
+        said
+        == f"It uses the checkpoint you picked, step {other['step']:,} (picked {record['time']}): `{other['path']}`."
+    )
     argv = shlex.split(line)
     assert argv[argv.index("--lora") + 1 : argv.index("--lora") + 3] == [other["path"], "1.0"]
     done = run_as_printed(line, run.parent.parent / "LTX-2", tmp_path / "bin")

@@ -66,7 +66,8 @@ async def test_compare_is_not_offered_while_training_runs_or_with_one_checkpoint
         assert not app.screen.query_one("#compare").display
         await pilot.press("c")
         await wait_until(
-            pilot, lambda: any("compare needs 2 kept checkpoints" in str(n.message) for n in app._notifications)
+            pilot,
+            lambda: any("compare needs 2 kept checkpoints" in str(n.message) for n in app._notifications),
         )
         assert not isinstance(app.screen, ConfirmDialog)
         assert not (run / "logs" / "compare.pid").exists()

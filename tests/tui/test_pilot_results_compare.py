@@ -103,5 +103,7 @@ async def test_k_before_compare_says_how_to_compare(uncompared_run):
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ResultsScreen))
         await settle(pilot)
         await pilot.press("k")
-        await wait_until(pilot, lambda: any("No comparison yet" in str(n.message) for n in app._notifications))
+        await wait_until(
+            pilot, lambda: any("No comparison yet" in str(n.message) for n in app._notifications)
+        )
         assert not isinstance(app.screen, CheckpointPickDialog)

@@ -111,9 +111,13 @@ async def test_the_grid_moves_opens_a_cell_large_and_picks_its_row(compared):
         picked = run / "outputs" / "compare" / "pick.json"
         await wait_until(pilot, picked.is_file)
         assert json.loads(picked.read_text())["step"] == row.step
-        await wait_until(pilot, lambda: f"; picked step {row.step:,}" in str(screen.query_one("#results-head").render()))
+        await wait_until(
+            pilot, lambda: f"; picked step {row.step:,}" in str(screen.query_one("#results-head").render())
+        )
         await pilot.press("up", "k")  # the base model's row: no checkpoint to pick
-        await wait_until(pilot, lambda: any("base model is no checkpoint" in str(n.message) for n in app._notifications))
+        await wait_until(
+            pilot, lambda: any("base model is no checkpoint" in str(n.message) for n in app._notifications)
+        )
         assert json.loads(picked.read_text())["step"] == row.step
         await pilot.press("g")  # back to the evaluation's list, its head saying the grid's key
         await wait_until(pilot, lambda: not screen.has_class("grid"))

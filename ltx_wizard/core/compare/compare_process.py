@@ -53,7 +53,9 @@ def start_compare(run_dir: Path, argv: Sequence[str]) -> tuple[int, Path]:
         raise UsageError(f"training of {run} still runs (pid {training}): compare once it has ended")
     other = compare_pid(run)
     if other is not None:
-        raise UsageError(f"a comparison of {run} already runs (pid {other}): its log is {COMPARE_LOG.path(run)}")
+        raise UsageError(
+            f"a comparison of {run} already runs (pid {other}): its log is {COMPARE_LOG.path(run)}"
+        )
     log = check_inside(run, COMPARE_LOG.path(run))
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "a", encoding="utf-8") as handle:  # WizardError when it cannot start

@@ -80,7 +80,12 @@ def status_object(compared: Compared | None) -> dict[str, Any] | None:
         "recommended": {"step": rec.step, "reason": rec.reason},
         "pick": None
         if pick is None
-        else {"step": pick.step, "path": pick.path, "time": pick.time, "recommended_step": pick.recommended_step},
+        else {
+            "step": pick.step,
+            "path": pick.path,
+            "time": pick.time,
+            "recommended_step": pick.recommended_step,
+        },
         "path": str(compared.path),
         "pick_path": str(pick_path(compared.run_dir)) if pick is not None else None,
     }
@@ -88,7 +93,11 @@ def status_object(compared: Compared | None) -> dict[str, Any] | None:
 
 def checkpoint_row(entry: CheckpointEntry, record: CompareRecord, pick: PickRecord | None) -> str:
     """One compared checkpoint in a line: its numbers, health, and whether it is recommended or picked."""
-    marks = [m for m, on in (("recommended", record.recommended.step), ("picked", pick and pick.step)) if on == entry.step]
+    marks = [
+        m
+        for m, on in (("recommended", record.recommended.step), ("picked", pick and pick.step))
+        if on == entry.step
+    ]
     health = "ok" if entry.health.ok else f"{len(entry.health.problems)} problem(s)"
     return (
         f"step {entry.step:,}: held-out {_number(entry.held_out_loss, loss_text)}, train "

@@ -177,8 +177,9 @@ def _render_checkpoint(status: RunStatus, compared: Compared | None) -> tuple[Pa
         return Path(pick.path), f"the checkpoint you picked, step {pick.step:,} (picked {pick.time})"
     if usable is None:
         return None
-    final = "the final checkpoint" if usable is (status.checkpoints or [None])[0] else (
-        "the last checkpoint saved while the loss was finite"
+    latest = status.checkpoints[0] if status.checkpoints else None
+    final = (
+        "the final checkpoint" if usable is latest else "the last checkpoint saved while the loss was finite"
     )
     if pick is not None:
         why = f"the picked step {pick.step:,} is no longer on disk"

@@ -42,9 +42,7 @@ class CheckpointPickDialog(OnceModal["int | None"]):
                 for c in record.checkpoints
             ]
             yield OptionList(*options, id="checkpoint-pick-list")
-            yield Static(
-                Text(clean_text(f"Recommended: {record.recommended.reason}")), classes="dialog-hint"
-            )
+            yield Static(Text(clean_text(f"Recommended: {record.recommended.reason}")), classes="dialog-hint")
             yield Static("Enter picks · Esc cancels", classes="dialog-hint")
 
     def on_mount(self) -> None:

@@ -31,8 +31,9 @@ class GridCellDialog(OnceModal[None]):
     F1_HELP = GRID_CELL_HELP
     BINDINGS = [Binding("escape", "close", "Close")]
 
-    def __init__(self, title: str, render: Path | None, missing: str | None, settings: str, *,
-                 graphics: Any = None) -> None:
+    def __init__(
+        self, title: str, render: Path | None, missing: str | None, settings: str, *, graphics: Any = None
+    ) -> None:
         super().__init__()
         self.title_text, self.render_path, self.missing = title, render, missing
         self.settings, self.graphics = settings, graphics
@@ -43,7 +44,9 @@ class GridCellDialog(OnceModal[None]):
             if self.render_path is None:
                 yield Static(Text(f"No render: {clean_text(self.missing or '')}", style="italic"))
             else:
-                cells = max(30, self.app.size.width * 95 // 100 - 8)  # the dialog's inside (.grid-cell-dialog)
+                cells = max(
+                    30, self.app.size.width * 95 // 100 - 8
+                )  # the dialog's inside (.grid-cell-dialog)
                 count = KEYFRAMES if cells >= WIDE else 2  # each frame large, not three slivers at 80x24
                 which = "first, middle and last frames" if count == KEYFRAMES else "first and last frames"
                 yield KeyframeStrip(

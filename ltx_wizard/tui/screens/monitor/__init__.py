@@ -87,7 +87,7 @@ class MonitorScreen(WizardScreen):
         Binding("f", "fix", "Apply fix"),
         Binding("v", "samples", "Samples"),  # the validation samples (tui/dialogs/samples.py)
         Binding("e", "results", "Evaluate"),  # the post-training evaluation (screens/results/__init__.py)
-        Binding("c", "compare", "Compare"),  # the kept checkpoints, in the background (monitor/compare_offer.py)
+        Binding("c", "compare", "Compare"),  # the kept checkpoints (monitor/compare_offer.py)
         Binding("escape", "back", "Back"),
         Binding("q", "quit_app", "Quit", show=False),
     ]
@@ -209,8 +209,9 @@ class MonitorScreen(WizardScreen):
         from ltx_wizard.tui.screens.monitor.compare_offer import running_line
 
         keep = ("Latest checkpoint", "Latest validation", "Attention", "W&B", "Log:", "Compare:", "Picked:")
-        running = running_line(self)
-        text = Text("\n".join([line for line in lines if line.startswith(keep)] + ([running] if running else [])))
+        shown = [line for line in lines if line.startswith(keep)]
+        running = running_line(self)  # a comparison started here, while it runs
+        text = Text("\n".join(shown + ([running] if running else [])))
         if len(status.checkpoints) > 1:
             older = ", ".join(f"step {c.step}" for c in status.checkpoints[1:4])
             text.append(f"\nOlder checkpoints: {older}", style="dim")

@@ -58,5 +58,6 @@ def ask_compare(screen: MonitorScreen) -> None:
         screen.refresh_status()
 
     screen.app.push_screen(
-        ConfirmDialog(safe_markup(question), yes="Compare", no="Not now", title="Compare checkpoints"), answered
+        ConfirmDialog(safe_markup(question), yes="Compare", no="Not now", title="Compare checkpoints"),
+        answered,
     )

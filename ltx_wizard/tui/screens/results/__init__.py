@@ -32,7 +32,13 @@ from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
-from ltx_wizard.tui.screens.results.compare_part import CompareState, ask_pick, grid_head, head_lines, open_cell
+from ltx_wizard.tui.screens.results.compare_part import (
+    CompareState,
+    ask_pick,
+    grid_head,
+    head_lines,
+    open_cell,
+)
 from ltx_wizard.tui.screens.results.compare_part import read_state as read_compare_state
 from ltx_wizard.tui.screens.results.compare_part import toggle_grid
 from ltx_wizard.tui.screens.results.grid_view import GridView

@@ -77,7 +77,9 @@ def toggle_grid(screen: ResultsScreen) -> None:
     grid = screen.compare.grid
     if grid is None or isinstance(grid, str):
         screen.notify(
-            safe_markup(grid or "No tournament yet: `ltx-wizard compare RUN` renders it (without --no-render)"),
+            safe_markup(
+                grid or "No tournament yet: `ltx-wizard compare RUN` renders it (without --no-render)"
+            ),
             severity="warning",
         )
         return
@@ -104,7 +106,9 @@ def open_cell(screen: ResultsScreen, opened: Any) -> None:
     grid, cell = screen.compare.grid, opened.cell
     render = None if cell.render is None else cell_file(screen.run_dir, cell.render)
     title = cell_title(grid, opened.row, opened.column) + f" (seed {grid.seed})"
-    screen.app.push_screen(GridCellDialog(title, render, cell.missing, grid.settings, graphics=screen.graphics))
+    screen.app.push_screen(
+        GridCellDialog(title, render, cell.missing, grid.settings, graphics=screen.graphics)
+    )
 
 
 def ask_pick(screen: ResultsScreen) -> None:

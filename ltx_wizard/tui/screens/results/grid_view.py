@@ -22,6 +22,7 @@ from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.compare.grid_record import GridCell, GridRecord, GridRow, cell_file, row_label
 from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
 
+
 def cell_title(grid: GridRecord, row: GridRow, column: int) -> str:
     """'step 1,400 · in-distribution: <prompt>' as the cell's dialog names it."""
     prompt = grid.prompts[column]
@@ -47,7 +48,9 @@ class GridView(VerticalScroll, can_focus=True):
         column: int
         cell: GridCell
 
-    def __init__(self, run_dir: Path, grid: GridRecord, *, graphics: Any = None, id: str | None = None) -> None:
+    def __init__(
+        self, run_dir: Path, grid: GridRecord, *, graphics: Any = None, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.run_dir, self.grid, self.graphics = Path(run_dir), grid, graphics
         self.cursor = (0, 0)
@@ -61,7 +64,9 @@ class GridView(VerticalScroll, can_focus=True):
         ]
         yield Horizontal(*heads, classes="grid-row grid-heads")
         for r, row in enumerate(self.grid.rows):
-            yield Horizontal(*(self._cell(r, c, cell, cells) for c, cell in enumerate(row.cells)), classes="grid-row")
+            yield Horizontal(
+                *(self._cell(r, c, cell, cells) for c, cell in enumerate(row.cells)), classes="grid-row"
+            )
 
     def _cell(self, r: int, c: int, cell: GridCell, cells: int) -> Widget:
         name = f"grid-cell-{r}-{c}"
