@@ -15,6 +15,7 @@ from ltx_wizard.core.launch import accelerate_config
 from ltx_wizard.tui.dialogs.checkpoint_pick import CheckpointPickDialog
 from ltx_wizard.tui.screens.monitor import MonitorScreen
 from ltx_wizard.tui.screens.results import ResultsScreen
+from ltx_wizard.tui.screens.results.compare_part import head_lines
 from tests.cli.test_cli_compare import build_run
 from tests.tui.helpers import make_app, settle, shown_text, wait_until
 
@@ -44,7 +45,8 @@ async def _results(pilot) -> ResultsScreen:
     )
     await pilot.press("e")
     await wait_until(
-        pilot, lambda: isinstance(pilot.app.screen, ResultsScreen) and pilot.app.screen.compared is not None
+        pilot,
+        lambda: isinstance(pilot.app.screen, ResultsScreen) and pilot.app.screen.compare.compared is not None,
     )
     await settle(pilot)
     return pilot.app.screen
@@ -64,7 +66,7 @@ async def test_the_head_shows_the_recommendation_and_k_picks_a_checkpoint(compar
     app = make_app(run_dir=str(run))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _results(pilot)
-        line = screen._compare_line()
+        line = head_lines(screen.compare)[0]
         assert line == f"Compare: {compare_line(read_compare(run))}. Picked: none yet (k picks)"
         assert found["recommended"]["reason"] in line
         assert "Picked: none yet (k picks)" in shown_text(app)
@@ -82,7 +84,7 @@ async def test_the_head_shows_the_recommendation_and_k_picks_a_checkpoint(compar
         await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
         picked = json.loads((run / "outputs" / "compare" / "pick.json").read_text())
         assert picked["step"] == steps[other] and picked["recommended_step"] == rec
-        await wait_until(pilot, lambda: f"Picked: step {steps[other]:,}" in screen._compare_line())
+        await wait_until(pilot, lambda: f"Picked: step {steps[other]:,}" in head_lines(screen.compare)[0])
         await pilot.press("k")  # the pick is marked, and highlighted
         await wait_until(pilot, lambda: isinstance(app.screen, CheckpointPickDialog))
         rows = [str(o.prompt) for o in app.screen.query_one("#checkpoint-pick-list").options]
