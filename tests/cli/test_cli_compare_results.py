@@ -136,3 +136,20 @@ def test_pick_is_recorded_and_the_render_line_uses_it_as_printed(compared, capsy
     assert Path(argv[argv.index("--output-path") + 1]).is_file()
     shown = _status(run, capsys)["compare"]["pick"]
     assert shown == {k: record[k] for k in ("step", "path", "time", "recommended_step")}
+
+
+def test_a_damaged_compare_record_is_said_and_status_goes_on(tmp_path, capsys):
+    from tests.monitor_runs import make_run, sample_log
+
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),))
+    record = run / "outputs" / "compare" / "compare.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text("{not json", encoding="utf-8")
+    found = _status(run, capsys)
+    assert found["state"] == "finished" and set(found["compare"]) == {"error"}
+    assert "compare.json" in found["compare"]["error"] and "ltx-wizard compare" in found["compare"]["error"]
+    text = (run / SUMMARY).read_text("utf-8")
+    section = text.split("## Which checkpoint (compare)", 1)[1]
+    assert found["compare"]["error"] in section
+    said, _ = _render_line(text)
+    assert said.startswith("It uses the final checkpoint, step 50 (no checkpoint picked)")

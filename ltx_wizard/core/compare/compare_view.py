@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.compare.compare_record import CheckpointEntry, CompareRecord, compare_line, compare_path
 from ltx_wizard.core.compare.compare_record import read_compare
 from ltx_wizard.core.compare.loss_record import effect_text, loss_text
@@ -34,6 +35,15 @@ def read_compared(run_dir: str | Path) -> Compared | None:
     if record is None:
         return None
     return Compared(Path(run_dir), record, read_pick(run_dir))
+
+
+def read_shown(run_dir: str | Path) -> Compared | str | None:
+    """For the views that go on without it (status, the Monitor, run-summary.md): a damaged
+    compare.json or pick.json as its one-line refusal (naming the file and its fix), not a stop."""
+    try:
+        return read_compared(run_dir)
+    except UsageError as exc:
+        return exc.message
 
 
 def _number(value: float | None, text: Any) -> str:
@@ -71,10 +81,13 @@ def summary_lines(compared: Compared) -> list[str]:
     return lines
 
 
-def status_object(compared: Compared | None) -> dict[str, Any] | None:
-    """`status --json`'s `compare`: the recommendation, the pick and the record's path; None before compare."""
+def status_object(compared: Compared | str | None) -> dict[str, Any] | None:
+    """`status --json`'s `compare`: the recommendation, the pick and the record's path; None before
+    compare; {"error": the refusal} for a damaged record."""
     if compared is None:
         return None
+    if isinstance(compared, str):
+        return {"error": compared}
     rec, pick = compared.record.recommended, compared.pick
     return {
         "recommended": {"step": rec.step, "reason": rec.reason},

@@ -13,7 +13,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from ltx_wizard.core.compare.compare_view import Compared, read_compared, summary_lines
+from ltx_wizard.core.compare.compare_view import Compared, read_shown, summary_lines
 from ltx_wizard.core.io.run_folder import COMPARE_PICK, COMPARE_RECORD, CONFIG, PLAN_MD, RUN_SUMMARY
 from ltx_wizard.core.evaluation.render_line import render_lines
 from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
@@ -158,8 +158,11 @@ def render_summary(status: RunStatus) -> str:
         "",
     ]
     lines += evaluation_lines(run)  # the post-training evaluation's renders, once it ran
-    compared = read_compared(run)
-    if compared is not None:  # which checkpoint, from compare.json and the pick
+    compared = read_shown(run)
+    if isinstance(compared, str):  # a damaged record: said, and the render line takes the final one
+        lines += ["## Which checkpoint (compare)", "", compared, ""]
+        compared = None
+    elif compared is not None:  # which checkpoint, from compare.json and the pick
         lines += summary_lines(compared)
     lines += _continue_section(status, config, usable)
     chosen = _render_checkpoint(status, compared)
