@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if made is not None:  # the last line: the folder home
         from ltx_wizard.core.base.scp_line import scp_line
 
-        print(f"copy it home: {scp_line(made[2], folder=True)}", file=shown)
+        print(clean_block(f"copy it home: {scp_line(made[2], folder=True)}"), file=shown)
     return 0
 
 
@@ -120,6 +120,7 @@ def _tournament(run_dir: Path, plan, tournament, record, quiet: bool) -> tuple[P
 
     contenders = [Contender(grid.row_name(None), None, None)]
     contenders += [Contender(grid.row_name(k.step), k.step, k.path) for k in plan.checkpoints]
+    grid.clear_grid(run_dir)
     rows = _render(run_dir, tournament, contenders, grid.renders_dir(run_dir), quiet)
     cells = [[(c.render, c.keyframes, c.missing) for c in row.cells] for row in rows]
     made = grid.grid_record(

@@ -112,6 +112,13 @@ def grid_record(
     return GridRecord(settings=settings, seed=seed, prompts=tuple(prompts), rows=tuple(ordered))
 
 
+def clear_grid(run_dir: str | Path) -> None:
+    """Before new renders: the grid, the contact sheet and the page of the last tournament go, so
+    none of them names renders that are gone (a stopped tournament leaves none)."""
+    for file in (run_folder.COMPARE_GRID, run_folder.CONTACT_SHEET, run_folder.COMPARE_PAGE):
+        file.path(run_dir).unlink(missing_ok=True)
+
+
 def write_grid(run_dir: str | Path, record: GridRecord) -> Path:
     return GRID_FILE.write(run_dir, record)
 

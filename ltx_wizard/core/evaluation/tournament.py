@@ -32,7 +32,7 @@ from ltx_wizard.core.base.stand_in import StandIn
 from ltx_wizard.core.evaluation import layout
 from ltx_wizard.core.evaluation.eval_config import smaller_dims, video_dims
 from ltx_wizard.core.evaluation.job import Command
-from ltx_wizard.core.evaluation.keyframes import decode
+from ltx_wizard.core.evaluation.keyframes import decode, video_size
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, SEED, EvalPrompt, PromptSet
 from ltx_wizard.core.evaluation.trainer_pass import Failed, PassRequest, TrainerPass
 from ltx_wizard.core.io.run_folder import LOGS_DIR
@@ -128,8 +128,6 @@ def write_keyframes(run_dir: Path, render: Path) -> tuple[Path, ...]:
 
 
 def _width(render: Path) -> int:
-    from ltx_wizard.core.evaluation.keyframes import video_size
-
     size = video_size(render)
     return size[0] if size else KEYFRAME_WIDTH
 

@@ -93,3 +93,16 @@ def test_a_grid_that_contradicts_itself_is_refused_naming_the_file(tmp_path: Pat
 def test_a_record_is_checked_as_it_is_built():
     with pytest.raises(ValueError, match="listed twice"):
         GridRecord(settings=SETTINGS, seed=42, prompts=PROMPTS, rows=(_row(None), _row(None)))
+
+
+def test_clear_grid_removes_the_last_tournaments_grid_sheet_and_page(tmp_path: Path):
+    from ltx_wizard.core.compare.grid_record import clear_grid
+
+    write_grid(tmp_path, grid_record(SETTINGS, 42, PROMPTS, [_row(None)]))
+    folder = tmp_path / "outputs" / "compare"
+    (folder / "contact-sheet.png").write_bytes(b"x")
+    (folder / "index.html").write_text("x")
+    (folder / "compare.json").write_text("{}")
+    clear_grid(tmp_path)
+    assert sorted(p.name for p in folder.iterdir()) == ["compare.json"]
+    clear_grid(tmp_path)  # nothing there: nothing to do
