@@ -32,15 +32,7 @@ from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
-from ltx_wizard.tui.screens.results.compare_part import (
-    CompareState,
-    ask_pick,
-    grid_head,
-    head_lines,
-    open_cell,
-)
-from ltx_wizard.tui.screens.results.compare_part import read_state as read_compare_state
-from ltx_wizard.tui.screens.results.compare_part import toggle_grid
+from ltx_wizard.tui.screens.results import compare_part
 from ltx_wizard.tui.screens.results.grid_view import GridView
 from ltx_wizard.tui.screens.results.clip_access import no_player_text, player, scp_line
 from ltx_wizard.tui.screens.results.f1_help import RESULTS_HELP
@@ -95,7 +87,7 @@ class ResultsScreen(WizardScreen):
         self._error: str | None = None
         self.running = False
         self.graphics = None  # images/choice.py Graphics: what the first sheet was drawn with
-        self.compare = CompareState()  # compare.json, the pick, grid.json (compare_part.py)
+        self.compare = compare_part.CompareState()  # compare.json, the pick, grid.json (compare_part.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -123,7 +115,7 @@ class ResultsScreen(WizardScreen):
                 setup, lines = self._setup()
             except WizardError as exc:
                 error = exc.message
-        self.post_message(Loaded(manifest, state, setup, lines, error, read_compare_state(self.run_dir)))
+        self.post_message(Loaded(manifest, state, setup, lines, error, compare_part.read_state(self.run_dir)))
 
     def _setup(self):
         from ltx_wizard.core.evaluation.request import preview
@@ -161,7 +153,7 @@ class ResultsScreen(WizardScreen):
 
     def _head(self, lost: bool = False) -> None:
         if self.has_class("grid"):  # the grid's own short head (compare_part.py)
-            text = Text("\n".join(grid_head(self.compare)), no_wrap=True, overflow="ellipsis")
+            text = Text("\n".join(compare_part.grid_head(self.compare)), no_wrap=True, overflow="ellipsis")
             self.query_one("#results-head", Static).update(text)
             return
         text = Text("Post-training evaluation: ", style="bold")
@@ -181,7 +173,7 @@ class ResultsScreen(WizardScreen):
             text.append(state_line(state, lost) + "  (log: logs/eval.log)\n")
         elif found is not None:
             text.append("Not run yet: s starts it in the background (e edits the prompts)\n")
-        for line in head_lines(self.compare):  # compare.json, the pick, grid.json
+        for line in compare_part.head_lines(self.compare):  # compare.json, the pick, grid.json
             text.append(line + "\n")
         if self.graphics is not None and self.graphics.note:  # a richer protocol, or why not
             text.append(self.graphics.line() + "\n", style="dim")
@@ -382,14 +374,14 @@ class ResultsScreen(WizardScreen):
         )
 
     def action_pick(self) -> None:
-        ask_pick(self)
+        compare_part.ask_pick(self)
 
     def action_grid(self) -> None:
-        toggle_grid(self)
+        compare_part.toggle_grid(self)
 
     @on(GridView.Opened)
     def _open_cell(self, message: GridView.Opened) -> None:
-        open_cell(self, message)
+        compare_part.open_cell(self, message)
 
     def action_back(self) -> None:
         self.leave()
