@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.compare.compare_record import CheckpointEntry, CompareRecord, compare_line, compare_path
@@ -46,8 +46,8 @@ def read_shown(run_dir: str | Path) -> Compared | str | None:
         return exc.message
 
 
-def _number(value: float | None, text: Any) -> str:
-    return "-" if value is None else str(text(value))
+def _number(value: float | None, text: Callable[[float | None], str]) -> str:
+    return "-" if value is None else text(value)
 
 
 def _health(entry: CheckpointEntry) -> str:
