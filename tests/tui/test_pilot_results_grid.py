@@ -111,6 +111,10 @@ async def test_the_grid_moves_opens_a_cell_large_and_picks_its_row(compared):
         picked = run / "outputs" / "compare" / "pick.json"
         await wait_until(pilot, picked.is_file)
         assert json.loads(picked.read_text())["step"] == row.step
+        summary = run / "run-summary.md"  # written again with the pick: its render line uses it
+        said = f"It uses the checkpoint you picked, step {row.step:,} "
+        await wait_until(pilot, lambda: summary.is_file() and said in summary.read_text("utf-8"))
+        assert f"--lora {row.checkpoint} 1.0" in summary.read_text("utf-8").split("## Render with it", 1)[1]
         await wait_until(
             pilot, lambda: f"; picked step {row.step:,}" in str(screen.query_one("#results-head").render())
         )
