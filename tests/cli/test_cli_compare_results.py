@@ -6,6 +6,8 @@ uses (and the line runs as printed)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shlex
 from pathlib import Path
@@ -40,10 +42,7 @@ def compared(tmp_path_factory):
     mp.setenv("LTX_WIZARD_SIM_SPEED", "0")
     try:
         run = build_run(tmp_path_factory.mktemp("results"))
-        import contextlib  # capsys is function-scoped: the commands' output is read by hand
-        import io
-
-        out = io.StringIO()
+        out = io.StringIO()  # capsys is function-scoped: the commands' output is read by hand
         with contextlib.redirect_stdout(out):
             assert main(["status", str(run), "--json"]) == 0
         before = json.loads(out.getvalue())
