@@ -38,6 +38,7 @@ COMMANDS = (
     "launch",
     "commands",
     "monitor",
+    "pick",
 )
 
 

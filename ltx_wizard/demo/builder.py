@@ -79,6 +79,24 @@ def write_dataset_file(folder: Path, media: Path) -> Path:
     return path
 
 
+# Clips prepare would have reserved (holdout.jsonl beside dataset.json, core/prepare/holdout.py):
+# the plan finds them there, preprocess encodes them into RUN/holdout/.precomputed, and compare
+# has a held-out loss to show. Without them the demo's comparison had none.
+HELD_OUT = 2
+
+
+def hold_out(dataset_file: Path, count: int) -> Path:
+    """The last `count` rows of dataset.json moved to holdout.jsonl beside it, as prepare writes it."""
+    from ltx_wizard.core.prepare.holdout import HOLDOUT_FILE
+
+    rows = json.loads(dataset_file.read_text(encoding="utf-8"))
+    kept, held = rows[: len(rows) - count], rows[len(rows) - count :]
+    dataset_file.write_text(json.dumps(kept, indent=2) + "\n", encoding="utf-8")
+    text = "".join(json.dumps(row) + "\n" for row in held)
+    (dataset_file.parent / HOLDOUT_FILE).write_text(text, encoding="utf-8")
+    return dataset_file
+
+
 def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     """Write the demo files under `root` (created if needed) and say where they are."""
     root = Path(root)
@@ -97,7 +115,9 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     # Clips of 97 frames (one silent, so the audio check has something to name) at 1280x720.
     clips: list[dict[str, object]] = [{}, {"frames": 121}, {"audio": False}, {"frames": 73}]
     clips += [{}] * max(0, gpus + 1 - len(clips))  # the silent one is left out of training
-    dataset_file = make_clip_dataset(root / "clips" / "demo-cats", clips)
+    dataset_file = hold_out(
+        make_clip_dataset(root / "clips" / "demo-cats", clips + [{}] * HELD_OUT), HELD_OUT
+    )
     workspace = root / "ltx-trainings"
     workspace.mkdir(exist_ok=True)
     return DemoSetup(

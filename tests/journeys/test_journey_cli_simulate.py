@@ -74,7 +74,7 @@ def _printed(text: str, prefix: str) -> list[str]:
 def _prepare(box: Path, url: str, env: dict[str, str]) -> tuple[Path, list[str]]:
     argv = ["ltx-wizard", "prepare", str(raw_folder(box)), "--trainer-root", str(box / "LTX-2")]
     argv += ["--workspace", str(box / "ws"), "--run-name", "run", "--simulate", PRESET]
-    argv += ["--vllm-url", url, "--holdout", "0", "--yes"]
+    argv += ["--vllm-url", url, "--holdout", "1", "--yes"]
     done = _run(argv, env, box)
     dataset = Path(done.stdout.strip())
     assert dataset == box / "ws" / "run" / "dataset" / "dataset.json" and dataset.is_file()
@@ -89,7 +89,9 @@ def test_raw_clips_to_a_finished_run_on_the_command_line(box, server):
     # the captions came from the server on 127.0.0.1, through the checkout's environment
     rows = json.loads(dataset.read_text())
     asked = [p for p in httpd.requests if p.rstrip("/") == "/v1/chat/completions"]
-    assert len(asked) == len(rows) == 4
+    held = [json.loads(line) for line in (dataset.parent / "holdout.jsonl").read_text().splitlines()]
+    assert len(asked) == len(rows) + len(held) == 4 and len(held) == 1  # --holdout 1: one clip kept apart
+    assert held[0]["video"] not in [r["video"] for r in rows]
     assert all(r["caption"].startswith("A ") and " frames at " in r["caption"] for r in rows)
     scripts = [c["argv"][2] for c in uv_calls(box / "uv-bin") if c["argv"][:2] == ["run", "python"]]
     assert "scripts/caption_videos.py" in scripts
@@ -125,6 +127,11 @@ def _walk(steps: list[list[str]], env: dict[str, str], box: Path, run: Path) -> 
     _run(full, env, box)
     state = json.loads((run / "preprocess.json").read_text())
     assert state["full_done"] is True
+    # the held-out clip prepare reserved, encoded into the run's own holdout/.precomputed (issue 44)
+    held = state["held_out"]
+    assert held["done"] and held["root"] == str(run / "holdout" / ".precomputed")
+    assert len(held["samples"]) == 1 and held["encoded"] == held["samples"]
+    assert list((run / "holdout" / ".precomputed" / "latents").rglob("*.pt"))
     latents = sorted(p.stem for p in (Path(state["data_root"]) / "latents").rglob("*.pt"))
     assert latents == sorted(Path(s).stem for s in state["samples"])  # one per kept clip
     _launch_and_status(launch, env, box, run)
@@ -154,8 +161,8 @@ def _launch_and_status(launch: list[str], env: dict[str, str], box: Path, run: P
 
 
 def _compare(env: dict[str, str], box: Path, run: Path, status: dict) -> None:
-    """Which checkpoint (issue 44), asked as a user asks it; prepare held out no clips here
-    (--holdout 0), so there is no held-out loss and the recommendation says what it rests on.
+    """Which checkpoint (issue 44), asked as a user asks it; prepare held one clip out (--holdout 1),
+    so each checkpoint has a held-out loss, and the recommendation rests on the lowest.
     The tournament renders too: the grid, the contact sheet and the page, checked against the
     renders the simulated trainer wrote, and the scp line printed last."""
     argv = ["ltx-wizard", "compare", str(run), "--yes", "--json"]
@@ -163,16 +170,15 @@ def _compare(env: dict[str, str], box: Path, run: Path, status: dict) -> None:
     found = json.loads(done.stdout)
     check_tournament(run, found, done.stderr)
     grid = json.loads((run / "outputs" / "compare" / "grid.json").read_text())
-    assert [p["category"] for p in grid["prompts"]] == ["in-distribution", "out-of-distribution"]
+    assert [p["category"] for p in grid["prompts"]] == ["in-distribution", "out-of-distribution", "held-out"]
     steps = [c["step"] for c in found["checkpoints"]]
     assert len(steps) >= 5 and steps == sorted(steps)
     assert [Path(c["path"]) for c in found["checkpoints"]] == sorted(
         (Path(c["path"]) for c in status["checkpoints"]), key=lambda p: p.name
     )
-    assert all(c["held_out_loss"] is None and c["health"]["ok"] for c in found["checkpoints"])
-    note = found["held_out_note"]
+    assert all(isinstance(c["held_out_loss"], float) and c["health"]["ok"] for c in found["checkpoints"])
+    assert found["held_out_note"] is None
     picked = found["recommended"]
-    assert note and picked["step"] in steps and note in picked["reason"], found
-    assert f"step {picked['step']:,}" in picked["reason"]
+    assert picked["step"] in steps and f"step {picked['step']:,}: lowest held-out loss" in picked["reason"]
     written = json.loads((run / "outputs" / "compare" / "compare.json").read_text())
-    assert written["recommended"] == picked and written["held_out_note"] == note
+    assert written["recommended"] == picked and written["held_out_note"] is None

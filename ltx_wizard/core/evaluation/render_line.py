@@ -59,8 +59,11 @@ def _inputs(run_dir: Path, config: Mapping[str, Any], prompt: EvalPrompt) -> tup
         return [], f"its inputs could not be made here: {exc.message}"
 
 
-def render_lines(run_dir: Path, config: Mapping[str, Any], checkpoint: Path) -> list[str]:
-    """The section's body: where to run it, the command, what it is fed."""
+def render_lines(
+    run_dir: Path, config: Mapping[str, Any], checkpoint: Path, *, chosen: str | None = None
+) -> list[str]:
+    """The section's body: which checkpoint and why (`chosen`, the caller's words), where to run
+    it, the command, what it is fed."""
     mode = mode_for(config)
     if not isinstance(mode, PipelineMode):
         return [f"No ltx-pipelines entry point renders this run's mode: {mode}."]
@@ -83,7 +86,8 @@ def render_lines(run_dir: Path, config: Mapping[str, Any], checkpoint: Path) -> 
         "--output-path",
         str(Path(checkpoint).parent.parent / f"render.{mode.ext}"),
     ]
-    lines = [f"From your LTX-2 checkout, {mode.title} through `{mode.module}` (ltx-pipelines):", ""]
+    lines = [f"It uses {chosen}: `{checkpoint}`.", ""] if chosen else []
+    lines += [f"From your LTX-2 checkout, {mode.title} through `{mode.module}` (ltx-pipelines):", ""]
     lines += ["```bash", shlex.join(argv), "```", ""]
     if fed:
         lines += [f"Fed {fed} ({prompt.source}).", ""]

@@ -58,6 +58,11 @@ LORA_HEALTH = RunFile(
 COMPARE_RECORD = RunFile(
     "outputs/compare/compare.json", "compare record", fix="run `ltx-wizard compare RUN_DIR` again"
 )
+# the checkpoint the user picked of those compared (core/compare/pick_record.py): run-summary.md's
+# render line uses it
+COMPARE_PICK = RunFile(
+    "outputs/compare/pick.json", "checkpoint pick", fix="pick again: `ltx-wizard pick RUN_DIR STEP`"
+)
 # the tournament's step x prompt grid of renders and keyframes (core/compare/grid_record.py), beside
 # the renders folder, the contact sheet and the HTML page that show it off the terminal
 COMPARE_GRID = RunFile(
@@ -119,6 +124,9 @@ EVAL_LOG = RunFile("logs/eval.log", "eval log", kind="text")
 EVAL_PID = RunFile("logs/eval.pid", "eval.pid", kind="text")
 EVAL_LOCK = RunFile("logs/eval.lock", "evaluation lock", kind="text")
 RUN_SUMMARY = RunFile("run-summary.md", "run summary", kind="text")
+# `ltx-wizard compare` started in the background by the Monitor (core/compare/compare_process.py)
+COMPARE_LOG = RunFile("logs/compare.log", "compare log", kind="text")
+COMPARE_PID = RunFile("logs/compare.pid", "compare.pid", kind="text")
 # the run folder's sub-folders, made with it (core/io/workspace.py)
 DATASET_DIR = RunFile("dataset", "dataset folder", kind="folder")
 OUTPUTS_DIR = RunFile("outputs", "outputs folder", kind="folder")
@@ -139,6 +147,7 @@ TABLE: tuple[RunFile, ...] = (
     HELDOUT_LOSS,
     LORA_HEALTH,
     COMPARE_RECORD,
+    COMPARE_PICK,
     COMPARE_GRID,
     STATUS_CURSOR,
     NOTIFIED,
@@ -167,6 +176,8 @@ TABLE: tuple[RunFile, ...] = (
     EVAL_PID,
     EVAL_LOCK,
     RUN_SUMMARY,
+    COMPARE_LOG,
+    COMPARE_PID,
     CONTACT_SHEET,
     COMPARE_PAGE,
     DATASET_DIR,

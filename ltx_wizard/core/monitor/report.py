@@ -12,6 +12,7 @@ import math
 import re
 from typing import Any
 
+from ltx_wizard.core.compare.compare_view import pick_text, read_shown, status_object
 from ltx_wizard.core.monitor.pace import ESTIMATE, STEADY, TRAINER
 from ltx_wizard.core.monitor.status import RunStatus, eta_text
 from ltx_wizard.core.base.text_safety import clean_text
@@ -177,6 +178,12 @@ def block(status: RunStatus) -> list[str]:
         )
     elif status.resumable:
         lines.append(f"Resume: ltx-wizard --run-dir {status.run_dir} (Monitor, r)")
+    compared = read_shown(status.run_dir)
+    if isinstance(compared, str):  # a damaged record: its refusal, the rest of the status still shown
+        lines.append(f"Compare: {compared}")
+    elif compared is not None:  # compare.json's recommendation and the pick (compare_view.py)
+        lines.append(f"Compare: {compared.record.recommended.reason}")
+        lines.append(f"Picked: {pick_text(compared.pick)}")
     lines.append(f"Log: {status.log}")
     return [clean_text(line) for line in lines]
 
@@ -222,4 +229,6 @@ def as_json(status: RunStatus) -> dict[str, Any]:
         "diagnosis": status.diagnosis.as_dict() if status.diagnosis else None,
         "resumable": status.resumable,
         "output_dir": str(status.output_dir),
+        # the recommendation of compare.json, the user's pick, the record's path; null before compare
+        "compare": status_object(read_shown(status.run_dir)),
     }

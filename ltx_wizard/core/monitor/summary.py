@@ -13,7 +13,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from ltx_wizard.core.io.run_folder import CONFIG, PLAN_MD, RUN_SUMMARY
+from ltx_wizard.core.compare.compare_view import Compared, read_shown, summary_lines
+from ltx_wizard.core.io.run_folder import COMPARE_PICK, COMPARE_RECORD, CONFIG, PLAN_MD, RUN_SUMMARY
 from ltx_wizard.core.evaluation.render_line import render_lines
 from ltx_wizard.core.evaluation.summary_lines import evaluation_lines
 from ltx_wizard.core.launch.script import copy_line
@@ -157,10 +158,39 @@ def render_summary(status: RunStatus) -> str:
         "",
     ]
     lines += evaluation_lines(run)  # the post-training evaluation's renders, once it ran
+    compared = read_shown(run)
+    if isinstance(compared, str):  # a damaged record: said, and the render line takes the final one
+        lines += ["## Which checkpoint (compare)", "", compared, ""]
+        compared = None
+    elif compared is not None:  # which checkpoint, from compare.json and the pick
+        lines += summary_lines(compared)
     lines += _continue_section(status, config, usable)
-    if usable is not None:  # the mode's own entry point, with its inputs (evaluation/render_line.py)
-        lines += ["## Render with it", "", *render_lines(run, config, usable.path)]
+    chosen = _render_checkpoint(status, compared)
+    if chosen is not None:  # the mode's own entry point, with its inputs (evaluation/render_line.py)
+        lines += ["## Render with it", "", *render_lines(run, config, chosen[0], chosen=chosen[1])]
     return "\n".join(lines)
+
+
+def _render_checkpoint(status: RunStatus, compared: Compared | None) -> tuple[Path, str] | None:
+    """The checkpoint "Render with it" uses and why: the user's pick (pick.json) while its file is
+    there, else the final one (after a NaN loss, the last one saved while it was finite)."""
+    usable = status.usable_checkpoint
+    pick = compared.pick if compared is not None else None
+    if pick is not None and Path(pick.path).is_file():
+        return Path(pick.path), f"the checkpoint you picked, step {pick.step:,} (picked {pick.time})"
+    if usable is None:
+        return None
+    latest = status.checkpoints[0] if status.checkpoints else None
+    final = (
+        "the final checkpoint" if usable is latest else "the last checkpoint saved while the loss was finite"
+    )
+    if pick is not None:
+        why = f"the picked step {pick.step:,} is no longer on disk"
+    elif compared is not None:
+        why = "no checkpoint picked yet: `ltx-wizard pick RUN STEP` picks one"
+    else:
+        why = "no checkpoint picked"
+    return usable.path, f"{final}, step {usable.step:,} ({why})"
 
 
 def _planned_data(run: Path) -> str:
@@ -231,12 +261,15 @@ def _continue_section(status: RunStatus, config: dict[str, Any], usable: SavedCh
 
 def ensure_summary(status: RunStatus) -> Path | None:
     """Once the run has finished: write `<run>/run-summary.md` unless it is there and newer than
-    the log (a resumed and finished-again run gets a new one). Returns the path when written."""
+    the log, compare.json and the pick (a resumed and finished-again run, a comparison or a pick
+    made since gets a new one). Returns the path when written."""
     if status.state != "finished":
         return None
     path = status.run_dir / SUMMARY_NAME
+    sources = (status.log, COMPARE_RECORD.path(status.run_dir), COMPARE_PICK.path(status.run_dir))
     try:
-        if path.stat().st_mtime >= status.log.stat().st_mtime:
+        written = path.stat().st_mtime
+        if all(written >= source.stat().st_mtime for source in sources if source.exists()):
             return None
     except OSError:
         pass

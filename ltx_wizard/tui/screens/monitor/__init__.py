@@ -71,7 +71,10 @@ numbered `config.before-resume.yaml`), then asks before starting. Apply fix (f),
 failure: the next of the trainer's fixes for that kind of failure that config.yaml does not
 have, as a diff; nothing restarts by itself. Samples (v): the latest round of validation
 samples as keyframes, each with its prompt (v or Esc closes them). Evaluate (e): the evaluation
-screen, which renders prompts with a saved checkpoint's LoRA and without it. Back (Esc) returns to the
+screen, which renders prompts with a saved checkpoint's LoRA and without it. Compare (c), once
+training is over and two checkpoints are kept: asks, then runs `ltx-wizard compare RUN --yes` in
+the background (log `logs/compare.log`); its recommendation then shows here and on the evaluation
+screen, where k picks the checkpoint to use. Back (Esc) returns to the
 screen you came from; q quits (the training goes on).
 
 **Read-only.** While its Monitor is open this wizard holds the run (its lock). A second wizard
@@ -93,6 +96,7 @@ class MonitorScreen(WizardScreen):
         Binding("f", "fix", "Apply fix"),
         Binding("v", "samples", "Samples"),  # the validation samples (tui/dialogs/samples.py)
         Binding("e", "results", "Evaluate"),  # the post-training evaluation (screens/results/__init__.py)
+        Binding("c", "compare", "Compare"),  # the kept checkpoints (monitor/compare_offer.py)
         Binding("escape", "back", "Back"),
         Binding("q", "quit_app", "Quit", show=False),
     ]
@@ -128,6 +132,9 @@ class MonitorScreen(WizardScreen):
             yield Button("Stop (s)", id="stop")
             yield Button("Resume (r)", id="resume")
             yield Button("Apply fix (f)", id="fix")
+            compare = Button("Compare (c)", id="compare")
+            compare.display = False  # until a status says it is offered (_buttons)
+            yield compare
         yield Footer()
 
     def on_mount(self) -> None:
@@ -238,8 +245,12 @@ class MonitorScreen(WizardScreen):
         self.query_one("#loss-title", Static).update(Text(title))
 
     def _files(self, status: RunStatus, lines: list[str]) -> Text:
-        keep = ("Latest checkpoint", "Latest validation", "Attention", "W&B", "Log:")
-        text = Text("\n".join(line for line in lines if line.startswith(keep)))
+        from ltx_wizard.tui.screens.monitor.compare_offer import running_line
+
+        keep = ("Latest checkpoint", "Latest validation", "Attention", "W&B", "Log:", "Compare:", "Picked:")
+        shown = [line for line in lines if line.startswith(keep)]
+        running = running_line(self)  # a comparison started here, while it runs
+        text = Text("\n".join(shown + ([running] if running else [])))
         if len(status.checkpoints) > 1:
             older = ", ".join(f"step {c.step}" for c in status.checkpoints[1:4])
             text.append(f"\nOlder checkpoints: {older}", style="dim")
@@ -283,6 +294,9 @@ class MonitorScreen(WizardScreen):
         d = status.diagnosis
         self.query_one("#fix", Button).disabled = d is None or not d.changes or status.state == "live"
         self.query_one("#copy", Button).disabled = not status.checkpoints
+        from ltx_wizard.tui.screens.monitor.compare_offer import compare_offered
+
+        self.query_one("#compare", Button).display = compare_offered(self)  # offered from two kept
 
     # -- actions (each asks first) -------------------------------------------------------
 
@@ -323,6 +337,11 @@ class MonitorScreen(WizardScreen):
 
         self.app.push_screen(SamplesDialog(self.run_dir))
 
+    def action_compare(self) -> None:
+        from ltx_wizard.tui.screens.monitor.compare_offer import ask_compare
+
+        ask_compare(self)
+
     def action_results(self) -> None:
         self.app.nav.open_results(self.run_dir)
 
@@ -339,5 +358,6 @@ class MonitorScreen(WizardScreen):
             "stop": self.action_stop,
             "resume": self.action_resume,
             "fix": self.action_fix,
+            "compare": self.action_compare,
         }
         actions[event.button.id or "copy"]()

@@ -6,7 +6,9 @@ eval RUN --job`, its own log and pid, so it survives the wizard). While it runs:
 from logs/eval-state.json every second; x stops it. After: one line per prompt, and for the one
 selected its renders as keyframe contact sheets, with the LoRA and without, by each path, with the
 quantization beside them; p / b play the render with / without the LoRA where a terminal player
-is installed, c copies the scp line. Nothing here judges a render.
+is installed, c copies the scp line. Nothing here judges a render. Once `compare` ran, the head
+shows its recommendation and the pick, g the tournament's grid, and k picks a checkpoint
+(compare_part.py).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
+from ltx_wizard.tui.screens.results import compare_part
+from ltx_wizard.tui.screens.results.grid_view import GridView
 from ltx_wizard.tui.screens.results.clip_access import no_player_text, player, scp_line
 from ltx_wizard.tui.screens.results.f1_help import RESULTS_HELP
 from ltx_wizard.tui.widgets.footer import Footer
@@ -50,6 +54,7 @@ class Loaded(Message):
     setup: Any
     lines: list[str]
     error: str | None
+    compare: Any = None  # compare_part.py CompareState
 
 
 class ResultsScreen(WizardScreen):
@@ -63,6 +68,8 @@ class ResultsScreen(WizardScreen):
         Binding("p", "play(True)", "Play"),
         Binding("b", "play(False)", "Play base"),
         Binding("c", "copy", "Copy scp line"),
+        Binding("g", "grid", "Grid"),  # the tournament's grid (compare_part.py)
+        Binding("k", "pick", "Pick checkpoint"),  # of those compare compared (compare_part.py)
         Binding("escape", "back", "Back"),
     ]
 
@@ -80,6 +87,7 @@ class ResultsScreen(WizardScreen):
         self._error: str | None = None
         self.running = False
         self.graphics = None  # images/choice.py Graphics: what the first sheet was drawn with
+        self.compare = compare_part.CompareState()  # compare.json, the pick, grid.json (compare_part.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -107,7 +115,7 @@ class ResultsScreen(WizardScreen):
                 setup, lines = self._setup()
             except WizardError as exc:
                 error = exc.message
-        self.post_message(Loaded(manifest, state, setup, lines, error))
+        self.post_message(Loaded(manifest, state, setup, lines, error, compare_part.read_state(self.run_dir)))
 
     def _setup(self):
         from ltx_wizard.core.evaluation.request import preview
@@ -130,6 +138,7 @@ class ResultsScreen(WizardScreen):
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         self.manifest, self.state = message.manifest, message.state or self.state
+        self.compare = message.compare
         if message.setup is not None:
             self.setup = message.setup
             self.prompts = self.setup[0].prompts if self.prompts is None else self.prompts
@@ -143,6 +152,10 @@ class ResultsScreen(WizardScreen):
     # -- drawing -------------------------------------------------------------------------------
 
     def _head(self, lost: bool = False) -> None:
+        if self.has_class("grid"):  # the grid's own short head (compare_part.py)
+            text = Text("\n".join(compare_part.grid_head(self.compare)), no_wrap=True, overflow="ellipsis")
+            self.query_one("#results-head", Static).update(text)
+            return
         text = Text("Post-training evaluation: ", style="bold")
         found = self.setup[0] if self.setup else None
         if self.manifest is not None:
@@ -160,10 +173,15 @@ class ResultsScreen(WizardScreen):
             text.append(state_line(state, lost) + "  (log: logs/eval.log)\n")
         elif found is not None:
             text.append("Not run yet: s starts it in the background (e edits the prompts)\n")
+        for line in compare_part.head_lines(self.compare):  # compare.json, the pick, grid.json
+            text.append(line + "\n")
         if self.graphics is not None and self.graphics.note:  # a richer protocol, or why not
             text.append(self.graphics.line() + "\n", style="dim")
         self.query_one("#results-head", Static).update(text)
         self.running = state is not None and state.state == "running" and not lost
+
+    def refresh_head(self) -> None:
+        self._head()
 
     def _list(self) -> None:
         options = self.query_one("#results-list", OptionList)
@@ -354,6 +372,16 @@ class ResultsScreen(WizardScreen):
             ),
             answered,
         )
+
+    def action_pick(self) -> None:
+        compare_part.ask_pick(self)
+
+    def action_grid(self) -> None:
+        compare_part.toggle_grid(self)
+
+    @on(GridView.Opened)
+    def _open_cell(self, message: GridView.Opened) -> None:
+        compare_part.open_cell(self, message)
 
     def action_back(self) -> None:
         self.leave()

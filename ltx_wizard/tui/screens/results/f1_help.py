@@ -32,7 +32,19 @@ under the title says so and why.
 **Keys.** Edit prompts (e); Start (s) runs the renders in the background (their own log and pid:
 they survive the wizard), Stop (x) stops them; ↑↓ picks a prompt; Play (p) and Play base (b) play
 its render with and without the LoRA where a terminal player is installed; Copy scp line (c)
-copies an `scp` line for the file; Back (Esc).
+copies an `scp` line for the file; Grid (g); Pick checkpoint (k); Back (Esc).
+
+**Which checkpoint.** Once `ltx-wizard compare` ran, the line under the title gives its
+recommendation and its reason (from `outputs/compare/compare.json`) and the checkpoint you picked.
+Pick checkpoint (k) lists the compared checkpoints with their held-out and training loss, effect
+and health; Enter records the one highlighted in `outputs/compare/pick.json` (as
+`ltx-wizard pick RUN STEP` does), and run-summary.md's render line then uses it.
+
+**The tournament.** Once compare rendered (without `--no-render`), Grid (g) shows
+`outputs/compare/grid.json`: a row for the base model and one per compared checkpoint, a column per
+prompt, each cell its render's first keyframe (or why it is missing). The arrow keys move, Enter opens
+the cell large (its keyframes across the screen), Esc closes it, k picks the selected row's
+checkpoint, g goes back to the evaluation.
 
 **What it does not do.** Judge: the renders are laid out side by side, the quantization they ran
 under beside them; deciding whether the LoRA learned is yours.
