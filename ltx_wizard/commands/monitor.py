@@ -1,6 +1,6 @@
 """`ltx-wizard monitor RUN [--read-only]`: the wizard opened on the Monitor of an existing run, from
 any SSH session. Read-only when another wizard holds the run's lock (the lock decides;
-`--read-only` only forces it): everything shown, no Stop, Resume or Apply fix. cli.py starts the
+`--read-only` only forces it): everything shown, no Stop, Resume, Apply fix or Compare. cli.py starts the
 App for it, as for `ltx-wizard --run-dir RUN`."""
 
 from __future__ import annotations
@@ -18,5 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("run", metavar="RUN", help="the run folder")
     parser.add_argument(
-        "--read-only", action="store_true", help="show everything, offer no Stop, Resume or Apply fix"
+        "--read-only",
+        action="store_true",
+        help="show everything, offer no Stop, Resume, Apply fix or Compare",
     )

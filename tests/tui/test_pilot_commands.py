@@ -94,7 +94,7 @@ async def test_at_says_when_nothing_ran_yet(tmp_path):
 
 
 async def test_a_second_wizard_on_a_held_run_is_read_only_and_names_the_holder(tmp_path):
-    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250"), checkpoints=((50, True),))
+    run = make_run(tmp_path, sample_log("ok_single_gpu_cols250"), checkpoints=((25, True), (50, True)))
     config = run / "config.yaml"
     config.write_text(config.read_text().replace("steps: 50", "steps: 80"))  # resumable
     with lock_held_elsewhere(run) as first:
@@ -108,11 +108,14 @@ async def test_a_second_wizard_on_a_held_run_is_read_only_and_names_the_holder(t
             banner = str(screen.query_one("#monitor-readonly").render())
             assert f"another ltx-wizard holds this run (pid {first.pid}, started " in banner
             assert screen.status.resumable  # what a holder would be offered
-            for name in ("stop", "resume", "fix"):
+            for name in ("stop", "resume", "fix", "compare"):  # compare: two kept, training over
                 assert not screen.query_one(f"#{name}", Button).display
             assert screen.query_one("#copy", Button).display  # showing and copying stay
             assert not screen.check_action("resume", ()) and not screen.check_action("stop", ())
-            await pilot.press("r", "s", "f")
+            await pilot.press("r", "s", "f", "c")
+            await settle(pilot)
+            assert app.screen is screen
+            screen.action_compare()  # forced: refused as well, nothing asked
             await settle(pilot)
             assert app.screen is screen
             screen.action_resume()  # forced, as a palette or a script would: refused, said
@@ -126,6 +129,7 @@ async def test_a_second_wizard_on_a_held_run_is_read_only_and_names_the_holder(t
             pilot, lambda: isinstance(app.screen, MonitorScreen) and app.screen.status is not None
         )
         assert app.screen.query_one("#resume", Button).display
+        assert app.screen.query_one("#compare", Button).display
         await pilot.press("r")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfigChangeDialog))
 

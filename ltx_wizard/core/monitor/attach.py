@@ -2,7 +2,7 @@
 (core/io/workspace.py run_lock) for as long as its Monitor is open; when another live wizard
 holds the lock, this one is read-only and names the holder (pid, start time). The lock decides;
 `ltx-wizard monitor RUN --read-only` only forces it. A read-only wizard shows everything and
-offers no Stop, Resume or Apply fix.
+offers no Stop, Resume, Apply fix or Compare.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ltx_wizard.core.io.pid_records import PidRecord
 from ltx_wizard.core.io.workspace import lock_holder, run_lock
 from ltx_wizard.core.proc.table import start_wall_time
 
-ACTIONS = ("stop", "resume", "fix")  # what a read-only Monitor never offers
+ACTIONS = ("stop", "resume", "fix", "compare")  # what a read-only Monitor never offers (each changes the run)
 
 
 @dataclass
@@ -38,7 +38,7 @@ class Attachment:
             who = f"another ltx-wizard holds this run (pid {self.holder.pid}{when})"
         else:
             who = self.why or "read-only"
-        return f"Read-only: {who}. Stop, Resume and Apply fix are not offered here."
+        return f"Read-only: {who}. Stop, Resume, Apply fix and Compare are not offered here."
 
     def refuses(self, action: str) -> bool:
         return self.read_only and action in ACTIONS

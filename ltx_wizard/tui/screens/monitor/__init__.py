@@ -79,7 +79,7 @@ screen you came from; q quits (the training goes on).
 
 **Read-only.** While its Monitor is open this wizard holds the run (its lock). A second wizard
 opened on the same run (`ltx-wizard monitor RUN`, from another SSH session) shows everything but
-offers no Stop, Resume or Apply fix, and says which wizard holds the run (pid, start time);
+offers no Stop, Resume, Apply fix or Compare, and says which wizard holds the run (pid, start time);
 `--read-only` makes it so in any case. The commands the wizard ran for this run are one key away (@).
 
 **When it finishes.** `run-summary.md` is written into the run folder.""",
@@ -157,8 +157,11 @@ class MonitorScreen(WizardScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (self.attachment is not None and self.attachment.refuses(action))
 
+    def _read_only(self) -> bool:
+        return self.attachment is not None and self.attachment.read_only
+
     def _refused(self, action: str) -> bool:
-        """A read-only Monitor's Stop, Resume or Apply fix, forced (a palette, a script): refused."""
+        """A read-only Monitor's Stop, Resume, Apply fix or Compare, forced (a palette, a script): refused."""
         if self.attachment is None or not self.attachment.refuses(action):
             return False
         self.notify(self.attachment.line(), severity="warning")
@@ -296,7 +299,9 @@ class MonitorScreen(WizardScreen):
         self.query_one("#copy", Button).disabled = not status.checkpoints
         from ltx_wizard.tui.screens.monitor.compare_offer import compare_offered
 
-        self.query_one("#compare", Button).display = compare_offered(self)  # offered from two kept
+        self.query_one("#compare", Button).display = (
+            compare_offered(self) and not self._read_only()
+        )  # offered from two kept
 
     # -- actions (each asks first) -------------------------------------------------------
 
@@ -340,7 +345,8 @@ class MonitorScreen(WizardScreen):
     def action_compare(self) -> None:
         from ltx_wizard.tui.screens.monitor.compare_offer import ask_compare
 
-        ask_compare(self)
+        if not self._refused("compare"):
+            ask_compare(self)
 
     def action_results(self) -> None:
         self.app.nav.open_results(self.run_dir)
