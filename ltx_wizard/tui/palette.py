@@ -59,7 +59,8 @@ def gather_facts(app: WizardApp, screen: Screen) -> PaletteFacts:
         live=status is not None and status.state == "live",
         resumable=status is not None and status.resumable,
         eval_running=results is not None and results.running,
-        render_selected=results is not None and (results._selected(True) or results._selected(False)) is not None,
+        render_selected=results is not None
+        and (results._selected(True) or results._selected(False)) is not None,
         compare_offered=callable(getattr(screen, "action_compare", None)),
     )
 

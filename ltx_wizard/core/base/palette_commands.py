@@ -51,7 +51,9 @@ def _places(facts: PaletteFacts) -> list[PaletteCommand]:
 
 def _files(facts: PaletteFacts) -> list[PaletteCommand]:
     return [
-        PaletteCommand(f"open:{name}", f"Open {name}", f"the run folder's {name} in $EDITOR, else read-only here")
+        PaletteCommand(
+            f"open:{name}", f"Open {name}", f"the run folder's {name} in $EDITOR, else read-only here"
+        )
         for name in facts.run_files
     ]
 
@@ -64,7 +66,12 @@ def _actions(facts: PaletteFacts) -> list[PaletteCommand]:
         (on == MONITOR.id and facts.live, "stop", "Stop training", "asks first, then stops every rank (s)"),
         (on == RESULTS.id and facts.eval_running, "stop", "Stop the evaluation", "asks first (x)"),
         (on == MONITOR.id and facts.resumable, "resume", "Resume training", "from the latest checkpoint (r)"),
-        (on == MONITOR.id and facts.training, "evaluate", "Evaluate", "renders with and without the LoRA (e)"),
+        (
+            on == MONITOR.id and facts.training,
+            "evaluate",
+            "Evaluate",
+            "renders with and without the LoRA (e)",
+        ),
         (facts.compare_offered, "compare", "Compare checkpoints", "which checkpoint to use"),
         (on == RESULTS.id and facts.render_selected, "copy_scp", "Copy the scp line", "OSC 52 (c)"),
     )

@@ -62,6 +62,11 @@ class DoneScreen(WizardScreen):
         Binding("t", "train", "Start training"),
         Binding("q", "quit_app", "Quit", show=False),
         Binding("escape", "back", "Back"),
+        # The body scrolls from the default focus (a button, which takes no scroll keys).
+        Binding("pagedown", "scroll_body('page_down')", show=False),
+        Binding("pageup", "scroll_body('page_up')", show=False),
+        Binding("end", "scroll_body('scroll_end')", show=False),
+        Binding("home", "scroll_body('scroll_home')", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -213,6 +218,12 @@ class DoneScreen(WizardScreen):
 
     def action_back(self) -> None:
         self.leave()
+
+    def action_scroll_body(self, how: str) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        moves = {"page_down": body.scroll_page_down, "page_up": body.scroll_page_up}
+        moves.update(scroll_end=body.scroll_end, scroll_home=body.scroll_home)
+        moves[how](animate=False)
 
     def action_quit_app(self) -> None:
         self.app.exit(0, return_code=0)

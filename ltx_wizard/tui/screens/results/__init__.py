@@ -121,6 +121,13 @@ class ResultsScreen(WizardScreen):
 
         state = read_state(self.run_dir)
         if state is not None and state != self.state:
+            if self.running and state.state != "running":  # it finished while shown: say how
+                from ltx_wizard.core.evaluation.eval_lines import state_line
+
+                failed = state.state == "failed"
+                self.notify(
+                    state_line(state), title="Evaluation", severity="error" if failed else "information"
+                )
             self.state = state
             self._head()
             self.load(with_setup=False)  # a finished stage: its renders are in prompts.json
