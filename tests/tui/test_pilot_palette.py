@@ -159,8 +159,8 @@ async def test_copy_the_scp_line_from_the_results_screen(tmp_path):
         screen = app.screen
         await wait_until(pilot, lambda: screen._selected(True) is not None)
         await run_command(pilot, "Copy the scp line")
-        render = screen._selected(True)
-        assert app.clipboard == scp_line(run / "outputs/eval" / render.file)
+        renders = screen._renders(screen._shown)
+        assert app.clipboard == scp_line([run / "outputs/eval" / r.file for r in renders])
         notes = " ".join(str(n.message) for n in app._notifications)
         assert "OSC 52" in notes and app.clipboard in notes  # said, and the line shown to select
 
