@@ -32,9 +32,11 @@ async def _autotune_done(pilot) -> AutotuneScreen:
     app = pilot.app
     await wait_until(
         pilot,
-        lambda: isinstance(app.screen, AutotuneScreen)
-        and not app.state.autotune_running
-        and app.state.summary is not None,
+        lambda: (
+            isinstance(app.screen, AutotuneScreen)
+            and not app.state.autotune_running
+            and app.state.summary is not None
+        ),
     )
     await settle(pilot)
     return app.screen
@@ -91,7 +93,9 @@ async def test_autotune_says_its_outcome_in_a_toast(demo_root, scripted):
     app = make_app(demo_root, at="summary", engine_factory=scripted)
     async with app.run_test(size=(80, 24)) as pilot:
         await _autotune_done(pilot)
-        assert "Autotune: Autotune finished: winner trial 3 (optimizer_type -> adamw)" in " ".join(toasts(app))
+        assert "Autotune: Autotune finished: winner trial 3 (optimizer_type -> adamw)" in " ".join(
+            toasts(app)
+        )
 
 
 async def test_a_finished_evaluation_says_so_in_a_toast(tmp_path):
@@ -115,7 +119,9 @@ async def test_preprocessing_says_its_outcome_in_a_toast(demo_root, monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: isinstance(app.screen, PathsScreen) and app.screen._checked is not None)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PathsScreen) and app.screen._checked is not None
+        )
         await pilot.press("ctrl+n")
         await wait_until(
             pilot, lambda: type(app.screen).__name__ == "SummaryScreen" and getattr(app.screen, "draft", None)

@@ -44,15 +44,15 @@ def test_one_line_for_files_and_folders_splits_back_into_them(tmp_path):
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout
     user = argv[4].split("@")[0]
-    assert out.strip() == (
-        f'["-P", "2222", "-r", "{user}@10.1.2.3:{folder}", "{user}@10.1.2.3:{file}", "."]'
-    )
+    assert out.strip() == (f'["-P", "2222", "-r", "{user}@10.1.2.3:{folder}", "{user}@10.1.2.3:{file}", "."]')
 
 
 async def test_c_copies_the_renders_and_their_checkpoint_and_says_so(tmp_path):
     run = laid_out_run(tmp_path)
     checkpoint = run / "outputs/checkpoints/lora_weights_step_00050.safetensors"
-    write_job(run, EvalJob(str(checkpoint), "the final checkpoint", [], [], (960, 544, 89), None, Command([], ".")))
+    write_job(
+        run, EvalJob(str(checkpoint), "the final checkpoint", [], [], (960, 544, 89), None, Command([], "."))
+    )
     app = make_app(run_dir=str(run))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, MonitorScreen))

@@ -132,7 +132,7 @@ class AutotuneScreen(WizardScreen):
         for label in presenter.COLUMNS:
             table.add_column(label, width=self._widths[label], key=label)
         self._rows: dict[str, object] = {}
-        self._reasons: dict[str, tuple[str, str]] = {}  # each row's whole reason, for the line under the table
+        self._reasons: dict[str, tuple[str, str]] = {}  # each row's (label, whole reason)
         self._best: TrialResult | None = None  # the last kept trial: what a cancel patches in
         self._started: dict[int, TrialStartedEvent] = {}  # the last run of each trial number
         self._vram_text = ""  # the VRAM line (`_vram` is the handler)

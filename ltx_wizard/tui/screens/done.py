@@ -47,7 +47,7 @@ full run: it changes to the trainer folder, sets the environment, appends output
 - *Start training* (t): runs `launch.sh` in the background; it keeps running after you quit
   or lose the SSH connection. Follow it with `tail -f <run>/logs/train.log`.
 - *Quit* (q or ctrl+q): prints the run folder, the command, the log path and any pid.
-- *Back* (Esc): the screen before this one.
+- *Back* (Esc): the screen before this one. PageDown, PageUp, Home and End scroll the text.
 
 **After training.** LoRA weights land in `<run>/outputs/checkpoints/lora_weights_step_*.safetensors`.
 Starting it opens the Monitor (step 6), which also resumes a stopped run.""",

@@ -46,7 +46,10 @@ def test_monitor_from_the_existing_run_only_with_a_training():
 
 def test_results_stop_and_copy_follow_its_state():
     assert ids(PaletteFacts(current="results")) == []
-    assert ids(PaletteFacts(current="results", eval_running=True, render_selected=True)) == ["stop", "copy_scp"]
+    assert ids(PaletteFacts(current="results", eval_running=True, render_selected=True)) == [
+        "stop",
+        "copy_scp",
+    ]
 
 
 def test_compare_wherever_the_screen_offers_it():
