@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.base.palette_commands import PaletteCommand, PaletteFacts, palette_commands
 from ltx_wizard.core.io import run_folder as rf
 
@@ -121,7 +122,7 @@ def _view(app: WizardApp, path: Path, note: str) -> None:
     try:
         text = read_text(path, what=path.name)
     except UsageError as exc:  # gone since the palette listed it, too big, not UTF-8
-        app.notify(exc.message, severity="error")
+        app.notify(clean_text(exc.message), severity="error")
         return
     app.push_screen(FileViewDialog(path, text, note))
 

@@ -16,7 +16,7 @@ from ltx_wizard.tui.dialogs.once import OnceModal
 FILE_VIEW_HELP = (
     "A run file, read-only",
     "The file as it is on disk; nothing here writes. Set $EDITOR to open it in your editor "
-    "instead. Arrows and PageUp/PageDown scroll; select text with the mouse; Esc or q closes it.",
+    "instead. Arrows and PageUp/PageDown scroll; select text with the mouse. Close (q or Esc).",
 )
 
 

@@ -20,6 +20,7 @@ from textual.widgets import Button, DataTable, Header, ProgressBar, Static
 
 from ltx_wizard.core.base import phases
 from ltx_wizard.core.autotune.outputs import presenter
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import baseline_problem
@@ -278,7 +279,7 @@ class AutotuneScreen(WizardScreen):
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
         label, reason = self._reasons.get(key or "", ("", ""))
         line.display = bool(reason)
-        line.update(Text.assemble((f"{label}: ", "bold"), reason))
+        line.update(Text.assemble((f"{clean_text(label)}: ", "bold"), clean_text(reason)))
 
     def _show_summary(self, summary: AutotuneSummary) -> None:
         """The final table and the winner, as soon as the engine reports them."""
