@@ -14,6 +14,7 @@ from textual.command import CommandInput, CommandList, CommandPalette
 from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.dialogs.file_view import FileViewDialog
+from ltx_wizard.tui.dialogs.help import HelpDialog
 from ltx_wizard.tui.screens.existing_run import ExistingRunScreen
 from ltx_wizard.tui.screens.monitor import MonitorScreen
 from ltx_wizard.tui.screens.results import ResultsScreen
@@ -22,6 +23,8 @@ from tests.eval_runs import laid_out_run
 from tests.monitor_runs import end, make_run, sample_log, start_live
 from tests.tui.helpers import make_app, settle, wait_until
 
+# Textual's own commands, beside the wizard's (the two providers answer in either order)
+TEXTUALS = {"Theme", "Quit", "Keys", "Screenshot", "Maximize", "Minimize"}
 STOPPED = sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0]
 
 
@@ -90,6 +93,10 @@ async def test_on_the_first_screen_only_textuals_own_commands(demo_root):
         found = await titles(pilot)
         assert "Theme" in found and "Keys" in found  # Textual's own stay
         assert not [t for t in found if t.startswith(("Go to", "Open", "Stop", "Resume", "Evaluate"))]
+        # the footer leaves ctrl+p out: every screen's F1 page says it
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpDialog))
+        assert "Ctrl+p opens the command palette" in app.screen.body
 
 
 async def test_monitor_commands_run_the_screens_own_actions(tmp_path, monkeypatch):
@@ -97,8 +104,8 @@ async def test_monitor_commands_run_the_screens_own_actions(tmp_path, monkeypatc
     app = make_app(run_dir=str(run))
     async with app.run_test(size=(80, 24)) as pilot:
         monitor = await monitor_of(pilot)
-        found = await titles(pilot)
-        assert found[:5] == [
+        found = [t for t in await titles(pilot) if t not in TEXTUALS]
+        assert found == [
             "Go to 3 Plan: Existing run",
             "Open plan.md",
             "Open config.yaml",
@@ -115,6 +122,9 @@ async def test_monitor_commands_run_the_screens_own_actions(tmp_path, monkeypatc
         assert isinstance(app.screen, FileViewDialog)
         assert app.screen.query_one("#file-text").text == (run / "plan.md").read_text()
         assert app.screen.query_one("#file-text").read_only
+        # over a dialog (it waits for its answer): Textual's own commands only
+        assert not [t for t in await titles(pilot) if t.startswith(("Go to", "Open", "Resume"))]
+        assert isinstance(app.screen, FileViewDialog)
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is monitor)
         # $EDITOR: started with the file, the App suspended meanwhile (a no-op under the pilot)

@@ -11,9 +11,19 @@ from tests.tui.test_snapshots import SCENARIOS, demo_root, fixed_path  # noqa: F
 LIGHT = "textual-light"
 
 
-@pytest.mark.parametrize("scenario", ["autotune_done", "done"])
+@pytest.mark.parametrize("scenario", ["summary", "monitor"])
 def test_screen_in_the_light_theme(scenario, snap_compare, demo_root, scripted, fixed_path):  # noqa: F811
     overrides, walk = SCENARIOS[scenario]
+    overrides = dict(overrides)
+    if scenario == "monitor":  # test_snapshots.py's run: failed (OOM) after saving a checkpoint
+        from tests.monitor_runs import make_run, sample_log
+
+        steps = sample_log("ok_single_gpu_cols250").split("INFO     🎥 Validation samples for step 50")[0]
+        crash = sample_log("oom_cols80")
+        run = make_run(
+            demo_root, steps + crash[crash.index("Traceback") :], gc=False, checkpoints=((40, True),)
+        )
+        overrides["run_dir"] = str(run)
     app = make_app(demo_root, engine_factory=scripted, **overrides)
 
     async def run_before(pilot) -> None:

@@ -35,7 +35,10 @@ class PaletteCommand:
 
 
 def palette_commands(facts: PaletteFacts) -> tuple[PaletteCommand, ...]:
-    """Every command that applies now, in the palette's order: places, files, then actions."""
+    """Every command that applies now, in the palette's order: places, files, then actions. None
+    over a dialog: it waits for its answer, and leaving it unanswered would strand what asked."""
+    if facts.current is None:
+        return ()
     return (*_places(facts), *_files(facts), *_actions(facts))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
 from textual.widgets import Button, Markdown, Static
 
 from ltx_wizard.tui.dialogs.once import OnceModal
@@ -48,7 +49,8 @@ class HelpDialog(OnceModal[None]):
             self.title_text = title
         if facts:  # what the screen knows of this run, drawn from its records
             self.body += f"\n\n**For this run.** {facts}"
-        self.body += f"\n\n{PALETTE_NOTE}"
+        if not issubclass(screen_type, ModalScreen):  # over a dialog the palette has none of these
+            self.body += f"\n\n{PALETTE_NOTE}"
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help"):

@@ -14,6 +14,10 @@ def test_nothing_applies_on_the_first_screen():
     assert ids(PaletteFacts(current="probe")) == []
 
 
+def test_nothing_over_a_dialog_which_waits_for_its_answer():
+    assert ids(PaletteFacts(current=None, below=("probe", "plan"), run_files=("plan.md",))) == []
+
+
 def test_places_are_the_phases_under_the_screen_on_top_nearest_first():
     facts = PaletteFacts(current="autotune", below=("probe", "paths", "plan"))
     assert ids(facts) == ["goto:plan", "goto:paths", "goto:probe"]
