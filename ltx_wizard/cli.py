@@ -35,6 +35,7 @@ COMMANDS = (
     "setup",
     "eval",
     "compare",
+    "launch",
 )
 
 

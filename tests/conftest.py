@@ -61,36 +61,6 @@ def model_tree(tmp_path):
     return lambda **options: ModelTree(tmp_path, **options)
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _demo_folders_once():
-    """build_demo (demo/builder.py) parses every recipe of the look-alike checkout it has just
-    written to list the data folders they read: most of its time, and the same answer for the
-    same recipes. So within a test run it is worked out once per recipe set, keyed by the recipes'
-    text with the demo's own folder taken out (the answer names folders, never paths)."""
-    from ltx_wizard.demo import builder
-
-    real = builder.demo_folders
-    answers: dict[tuple[tuple[str, str], ...], list[str]] = {}
-
-    def demo_folders(checkout: Path) -> list[str]:
-        configs = Path(checkout) / "packages" / "ltx-trainer" / "configs"
-        root = str(Path(checkout).parent)
-        key = tuple(
-            sorted(
-                (p.name, p.read_text(encoding="utf-8").replace(root, "<demo>"))
-                for p in configs.glob("*.yaml")
-            )
-        )
-        if key not in answers:
-            answers[key] = real(checkout)
-        return list(answers[key])
-
-    patch = pytest.MonkeyPatch()
-    patch.setattr(builder, "demo_folders", demo_folders)
-    yield
-    patch.undo()
-
-
 # Every test may ask for `ffprobe_mode` (ffprobe on PATH, or hidden): tests/ffprobe_modes.py
 from tests.ffprobe_modes import ffprobe_mode  # noqa: E402,F401 - a fixture, found by its name
 

@@ -2,7 +2,10 @@
 check on every compared checkpoint and the held-out loss on the base model and each of them, inside
 the trainer's environment (core/compare/compare_plan.py decides what, compare_run.py runs it and
 reads the records back), then prints each checkpoint's numbers and the recommendation
-(core/compare/recommend.py). Shows; decides nothing itself.
+(core/compare/recommend.py). Unless --no-render, the tournament follows: the base and each
+checkpoint rendered at the same seed and prompts (core/evaluation/tournament.py), the grid
+(core/compare/grid_record.py), the contact sheet and the HTML page, and the scp line that copies
+the folder home, printed last. Shows; decides nothing itself.
 """
 
 from __future__ import annotations
@@ -12,16 +15,12 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from ltx_wizard.commands.common import add_gpu_source_args, run_until_signal
 from ltx_wizard.core.base.errors import UsageError
 from ltx_wizard.core.base.text_safety import clean_block
 from ltx_wizard.core.io.run_folder import require_config
-
-NO_RENDERS = (
-    "compare: the tournament's renders (base model and every checkpoint at the same seeds) are not "
-    "part of this version: only the health check, the held-out loss and the recommendation run"
-)
 
 # what a signal's one line says (commands/common.py run_until_signal)
 STOPPED_WORDS = (
@@ -38,9 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(NaN or Inf values, B matrices left at zero, modules the config does not target, audio "
         "modules trained on a video-only run) and the trainer's own loss at fixed sigmas and noise "
         "seeds on the held-out clips and as many training clips, for the base model and each "
-        "checkpoint, run in the trainer's environment (uv run in the checkout). Records: "
-        "RUN/outputs/compare/; logs: RUN/logs/compare-*.log. Exit 0 done, 1 a program failed, "
-        "2 bad input, 130 stopped.",
+        "checkpoint, run in the trainer's environment (uv run in the checkout). Then, unless "
+        "--no-render, the tournament: the base model and every compared checkpoint rendered at the "
+        "same seed and prompts (one of each of eval's categories, short clips, few inference steps, "
+        "one trainer load per model), written as grid.json, contact-sheet.png and index.html beside "
+        "the renders, and the scp line that copies them home. Records: RUN/outputs/compare/; "
+        "logs: RUN/logs/compare-*.log. Exit 0 done, 1 a program failed, 2 bad input, 130 stopped.",
     )
     p.add_argument("run", metavar="RUN", help="the run folder")
     p.add_argument(
@@ -49,7 +51,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="all|STEP,...",
         help="the kept checkpoints to compare: all (the default), or their steps, e.g. 200,400",
     )
-    p.add_argument("--no-render", action="store_true", help="do not render (this version never renders)")
+    p.add_argument(
+        "--no-render",
+        action="store_true",
+        help="no tournament renders: the health check, the held-out loss and the recommendation only",
+    )
     p.add_argument("--yes", action="store_true", help="start without asking")
     p.add_argument("--json", action="store_true", help="the checkpoints and the recommendation as JSON")
     add_gpu_source_args(p)
@@ -70,21 +76,120 @@ def run(args: argparse.Namespace) -> int:
     kept = [Kept(s.step, s.path) for s in saved(run_dir, config)]
     stand_in = stand_in_for_run(run_dir, args.stand_ins)
     plan = plan_compare(run_dir, kept, args.checkpoints, stand_in=stand_in, uv=shutil.which("uv"))
+    tournament = None if args.no_render else _plan_tournament(run_dir, config, plan, stand_in)
     shown = sys.stderr if args.json else sys.stdout
-    if not args.no_render:
-        print(NO_RENDERS, file=shown)
-    print(clean_block("\n".join(plan.lines)), file=shown, flush=True)
+    lines = [*plan.lines, *(tournament.lines if tournament is not None else ())]
+    print(clean_block("\n".join(lines)), file=shown, flush=True)
     _confirm(args)
     run_until_signal(run_programs(plan, _say(args.json)), "compare", STOPPED_WORDS)
     found = results(plan, config)
     picked = recommend(found, plan.held_out_note)
     record = compare_record(found, plan.held_out_note, picked)
     write_compare(run_dir, record)  # outputs/compare/compare.json: what status and run-summary read
+    made = None if tournament is None else _tournament(run_dir, plan, tournament, record, args.json)
     if args.json:
-        print(json.dumps(compare_json(record), indent=2, ensure_ascii=False))
+        doc = compare_json(record)
+        doc["grid"] = None if made is None else str(made[0])
+        doc["contact_sheet"] = None if made is None else str(made[1])
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
     else:
         print(clean_block("\n".join(_table(found, picked, plan.held_out_note))))
+    if made is not None:  # the last line: the folder home
+        from ltx_wizard.core.base.scp_line import scp_line
+
+        print(clean_block(f"copy it home: {scp_line(made[2], folder=True)}"), file=shown)
     return 0
+
+
+def _plan_tournament(run_dir: Path, config, plan, stand_in):
+    from ltx_wizard.core.evaluation.tournament import plan_tournament
+
+    try:
+        return plan_tournament(run_dir, config, len(plan.checkpoints), stand_in)
+    except UsageError as exc:
+        raise UsageError(f"{exc.message} (or compare without renders: --no-render)") from None
+
+
+def _tournament(run_dir: Path, plan, tournament, record, quiet: bool) -> tuple[Path, Path, Path]:
+    """The renders, then grid.json, the contact sheet and the page: (their paths, the folder)."""
+    from ltx_wizard.core.compare import grid_record as grid
+    from ltx_wizard.core.compare.compare_page import write_page
+    from ltx_wizard.core.compare.compare_record import compare_line
+    from ltx_wizard.core.compare.contact_sheet import write_sheet
+    from ltx_wizard.core.evaluation.tournament import Contender
+
+    contenders = [Contender(grid.row_name(None), None, None)]
+    contenders += [Contender(grid.row_name(k.step), k.step, k.path) for k in plan.checkpoints]
+    grid.clear_grid(run_dir)
+    rows = _render(run_dir, tournament, contenders, grid.renders_dir(run_dir), quiet)
+    cells = [[(c.render, c.keyframes, c.missing) for c in row.cells] for row in rows]
+    made = grid.grid_record(
+        tournament.settings.words(),
+        tournament.prompts[0].seed,
+        [
+            grid.GridPrompt(index=i, category=p.category, text=p.text)
+            for i, p in enumerate(tournament.prompts)
+        ],
+        [grid.grid_row(run_dir, r.contender.step, r.contender.checkpoint, c) for r, c in zip(rows, cells)],
+    )
+    path = grid.write_grid(run_dir, made)
+    sheet = write_sheet(run_dir, made)
+    write_page(run_dir, made, compare_line(record))
+    return path, sheet, path.parent
+
+
+def _render(run_dir: Path, tournament, contenders, renders_dir: Path, quiet: bool):
+    """render_tournament under the one signal handler: SIGINT, SIGTERM, SIGHUP stop the running
+    render (core/proc), then end compare as they end the held-out loss under run_until_signal."""
+    import threading
+
+    from ltx_wizard.core.evaluation.tournament import render_tournament
+    from ltx_wizard.core.evaluation.trainer_pass import Stopped as RenderStopped
+    from ltx_wizard.core.io.safe_fs import open_append
+    from ltx_wizard.core.proc.signals import install_blocking
+
+    stop, got = threading.Event(), []
+
+    def on_signal(signum: int) -> None:
+        got.append(signum)
+        stop.set()
+
+    uninstall = install_blocking(on_signal=on_signal)
+    say = _say(quiet)
+    try:
+        with open_append(tournament.log, root=run_dir) as log:
+
+            def note(text: str) -> None:
+                log.write(f"=== compare: {text}\n")
+                log.flush()
+                say(text)
+
+            return render_tournament(
+                run_dir,
+                tournament.trainer,
+                contenders,
+                tournament.prompts,
+                tournament.settings,
+                renders_dir,
+                log,
+                log_rel=tournament.log.relative_to(run_dir).as_posix(),
+                stop=stop,
+                note=note,
+            )
+    except RenderStopped:
+        _stopped(got)
+    finally:
+        uninstall()
+
+
+def _stopped(got: list[int]) -> NoReturn:
+    import signal
+
+    from ltx_wizard.commands.common import Stopped
+
+    if not got or got[0] == signal.SIGINT:
+        raise KeyboardInterrupt from None  # Ctrl-C: "interrupted", 130
+    raise Stopped(got[0], "compare", STOPPED_WORDS) from None
 
 
 def _say(quiet: bool):

@@ -1,5 +1,6 @@
 """`ltx-wizard status RUN`: the training run's status as one block (`--json` for scripts,
-`--watch` to refresh until it ends). Writes run-summary.md once the run has finished."""
+`--watch` to refresh until it ends, `--notify` / `--notify-url` to be told how it ended). Writes
+run-summary.md once the run has finished."""
 
 from __future__ import annotations
 
@@ -20,13 +21,25 @@ def _interval(text: str) -> float:
     return value
 
 
+def _url(text: str) -> str:
+    from ltx_wizard.core.base.errors import UsageError
+    from ltx_wizard.core.monitor.notify_post import check_url
+
+    try:
+        return check_url(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(exc.message.removeprefix("--notify-url ")) from None
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "status",
         help="show a training run's progress, loss, ETA, checkpoints and failure",
         description="Read a run folder's training log (incrementally), its trainer process, "
         "checkpoints, samples and GPUs, and print one status block. Exits 0 whatever the run's "
-        "state (the state is in the output); 2 when RUN is not a run folder.",
+        "state (the state is in the output); 2 when RUN is not a run folder. With --notify or "
+        "--notify-url (which imply --watch) the watch ends with the run and exits with its cause: "
+        "0 done, 3 out of GPU memory, 4 NaN loss, 5 crashed, 6 stalled, 7 stopped with no error.",
     )
     parser.add_argument("run", metavar="RUN", help="the run folder")
     parser.add_argument(
@@ -40,17 +53,34 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=_interval,
         default=5.0,
         metavar="S",
-        help="seconds between refreshes with --watch (default 5)",
+        help="seconds between refreshes with --watch (default 5; at most 10 with --notify or "
+        "--notify-url: the ping comes within one refresh of the trainer's exit)",
+    )
+    parser.add_argument(
+        "--notify",
+        action="store_true",
+        help="when the run ends (done, OOM, NaN, a crash, stopped) or stalls, send a desktop "
+        "notification through the terminal (OSC 777 and OSC 9, OSC 99 on kitty, and BEL; "
+        "through tmux with allow-passthrough on), once per ending",
+    )
+    parser.add_argument(
+        "--notify-url",
+        type=_url,
+        metavar="URL",
+        help="POST the ending as JSON (run, cause, step, loss, text) to this http(s) URL (a "
+        "10 s timeout; an error is one line, never fatal)",
     )
     parser.set_defaults(func=run)
 
 
-def _print(status, as_json: bool, watch: bool, note: str | None) -> None:
+def _print(status, as_json: bool, watch: bool, note: str | None, ending=None) -> None:
     from ltx_wizard.core.monitor.report import as_json as to_json, block, dumps
 
     if as_json:
         doc = to_json(status)
         doc["summary_written"] = note
+        if ending is not None:
+            doc["ending"] = ending.as_json()
         print(dumps(doc, indent=None if watch else 2), flush=True)
         return
     if watch and sys.stdout.isatty():
@@ -82,6 +112,12 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.run).expanduser().absolute()
     check_run(run_dir)
     monitor = RunMonitor(run_dir)
+    notifier = None
+    if args.notify or args.notify_url:
+        from ltx_wizard.commands.status_notify import NOTIFY_POLL_MAX_S, Notifier
+
+        notifier = Notifier(run_dir, args.notify, args.notify_url)
+        args.watch, args.interval = True, min(args.interval, NOTIFY_POLL_MAX_S)
     shown = False
     said: set[str] = set()
     try:
@@ -95,8 +131,11 @@ def run(args: argparse.Namespace) -> int:
                 time.sleep(args.interval)
                 continue
             written = ensure_summary(status)
-            _print(status, args.json, args.watch, str(written) if written else None)
+            ending = notifier.ending(status) if notifier is not None else None
+            _print(status, args.json, args.watch, str(written) if written else None, ending)
             shown = True
+            if notifier is not None and ending is not None:
+                return notifier.send(ending, args.json)
             if not args.watch or status.state != "live":
                 return 0
             # the interval is from one refresh's start to the next: a slow refresh (a fast

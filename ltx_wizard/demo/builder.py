@@ -35,14 +35,22 @@ class DemoSetup(BaseModel):
     dataset_file: Path  # clips to preprocess: what `--demo` starts from
 
 
-def demo_folders(checkout: Path) -> list[str]:
-    """Every folder any recipe of the demo checkout reads, so each recipe can be chosen."""
+def demo_folders() -> list[str]:
+    """Every folder any recipe of the demo checkout reads, so each recipe can be chosen.
+
+    Worked out from the blocks the checkout's configs are written from (the t2v files' strategy
+    and each look-alike recipe's), parsing only those few lines: parsing the seven written configs
+    whole was most of a `--demo` start (~0.4 s). tests/demo/test_builder_folders.py holds the two
+    answers equal."""
     from ltx_wizard.core.dataset.sources import required_folders
-    from ltx_wizard.core.inputs.recipes import list_recipes
+    from ltx_wizard.core.io.yaml_parse import load_yaml
+    from ltx_wizard.demo.lookalike_checkout import STRATEGY_BLOCK
+    from ltx_wizard.demo.lookalike_recipes import RECIPES, strategy_block
 
     folders = ["latents", "conditions", "audio_latents"]
-    for recipe in list_recipes(checkout / "packages" / "ltx-trainer" / "configs"):
-        folders += [f for f in required_folders(recipe.strategy) if f not in folders]
+    for block in (STRATEGY_BLOCK, *(strategy_block(r) for r in RECIPES)):
+        strategy = load_yaml(block)["training_strategy"]
+        folders += [f for f in required_folders(strategy) if f not in folders]
     return folders
 
 
@@ -83,7 +91,7 @@ def build_demo(root: Path, *, simulate: str | None = None) -> DemoSetup:
     # with 3 samples would plan a run whose loader yields nothing.
     gpus = len(preset_gpus(simulate or DEMO_PRESET))
     data_root = make_data_root(
-        root / "datasets" / "demo-clips" / ".precomputed", max(3, gpus), folders=demo_folders(checkout)
+        root / "datasets" / "demo-clips" / ".precomputed", max(3, gpus), folders=demo_folders()
     )
     write_dataset_file(data_root.parent, root / "media")
     # Clips of 97 frames (one silent, so the audio check has something to name) at 1280x720.

@@ -72,7 +72,7 @@ output_dir: "outputs/t2v_lora"
 """
 
 # The `flexible` strategy block of both t2v files: video and audio generated from text.
-_STRATEGY = """\
+STRATEGY_BLOCK = """\
 # ---------------------------------------------------------------------------
 # Training strategy
 # ---------------------------------------------------------------------------
@@ -121,7 +121,7 @@ lora:
     # - "ff.net.0.proj"
 
 """
-    + _STRATEGY
+    + STRATEGY_BLOCK
     + """\
 optimization:
   learning_rate: 1e-4
@@ -164,7 +164,7 @@ lora:
   target_modules: ["to_k", "to_q", "to_v", "to_out.0"]
 
 """
-    + _STRATEGY
+    + STRATEGY_BLOCK
     + """\
 optimization:
   learning_rate: 1e-4

@@ -186,6 +186,11 @@ RECIPES = (
 )
 
 
+def strategy_block(r: LookalikeRecipe) -> str:
+    """The recipe's `training_strategy` section, as its file holds it."""
+    return f'training_strategy:\n  name: "flexible"\n{r.strategy}'
+
+
 def recipe_text(r: LookalikeRecipe) -> str:
     """A recipe file: the standard t2v structure with the recipe's own blocks."""
     modules = r.target_modules if r.target_modules.startswith("\n") else f" {r.target_modules}"
@@ -207,9 +212,7 @@ lora:
   dropout: 0.0
   target_modules:{modules}
 
-training_strategy:
-  name: "flexible"
-{r.strategy}
+{strategy_block(r)}
 optimization:
   learning_rate: {r.learning_rate}
   steps: {r.steps}

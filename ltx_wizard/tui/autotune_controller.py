@@ -63,7 +63,7 @@ class AutotuneController:
         self.log_buffer.clear()
         self._held.clear()
         self.trials = RunningTrials(clock=self.app.options.clock)
-        settle_heap()  # before the trials' output: later full collections skip all that lives now
+        settle_heap(self.app)  # before the trials' output: later full collections skip all that lives now
         self.app.run_worker(self._run(), group="autotune", exclusive=True, exit_on_error=False)
 
     def cancel(self) -> None:
@@ -121,6 +121,11 @@ class AutotuneController:
         state.autotune_error = error
         self.flush_held()
         self.post(messages.AutotuneStopped(summary, error))
+        if state.run_dir is not None:  # a desktop notification: autotune takes a while
+            from ltx_wizard.core.monitor.notify_ending import autotune_ending
+            from ltx_wizard.tui.notify import send_ping
+
+            send_ping(self.app, autotune_ending(state.run_dir, summary, error))
         self.toast_outcome(summary, error)
 
     def toast_outcome(self, summary: results.AutotuneSummary | None, error: str | None) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -62,6 +63,10 @@ def build_run(box: Path, *, held: int = 2) -> Path:
     return run
 
 
+# One worker runs this module (`--dist loadgroup`), so its costly module fixture runs once.
+pytestmark = pytest.mark.xdist_group("cli_compare")
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     mp = pytest.MonkeyPatch()
@@ -89,7 +94,12 @@ def test_compare_twice_gives_the_same_held_out_losses_and_the_json_keys(built, c
     second = compare_json(built, capsys)
     kept = checkpoints(built)
     assert len(kept) >= 5
-    assert set(first) == {"checkpoints", "recommended", "held_out_note"}
+    assert set(first) == {"checkpoints", "recommended", "held_out_note", "grid", "contact_sheet"}
+    compare_dir = built / "outputs" / "compare"
+    assert (first["grid"], first["contact_sheet"]) == (
+        str(compare_dir / "grid.json"),
+        str(compare_dir / "contact-sheet.png"),
+    )
     assert [set(c) for c in first["checkpoints"]] == [KEYS] * len(kept)
     assert [c["path"] for c in first["checkpoints"]] == [str(p) for p in kept]
     assert all(set(c["health"]) == {"ok", "problems"} for c in first["checkpoints"])
@@ -109,15 +119,18 @@ def test_compare_twice_gives_the_same_held_out_losses_and_the_json_keys(built, c
     assert picked["step"] in [c["step"] for c in first["checkpoints"]] and picked["reason"]
     assert f"step {picked['step']:,}" in picked["reason"]
     logs = sorted(p.name for p in (built / "logs").glob("compare-*.log"))
-    assert logs == ["compare-heldout-loss.log", "compare-lora-health.log"]
+    assert logs == ["compare-heldout-loss.log", "compare-lora-health.log", "compare-renders.log"]
     # what was printed is the record status and run-summary.md read later
     from ltx_wizard.core.compare import compare_record
 
     written = compare_record.read_compare(built)
-    assert written is not None and json.loads(json.dumps(compare_record.compare_json(written))) == second
+    assert written is not None
+    made = {"grid": second["grid"], "contact_sheet": second["contact_sheet"]}
+    assert json.loads(json.dumps({**compare_record.compare_json(written), **made})) == second
 
 
-def test_the_table_and_the_cost_line(built, capsys):
+def test_the_table_and_the_cost_line(built, capsys, monkeypatch):
+    monkeypatch.delenv("SSH_CONNECTION", raising=False)
     capsys.readouterr()
     assert main(["compare", str(built), "--yes", "--checkpoints", "all"]) == 0
     out = capsys.readouterr().out
@@ -125,10 +138,14 @@ def test_the_table_and_the_cost_line(built, capsys):
     n = len(kept)
     assert f"= {(n + 1) * 2 * 2 * 5:,} transformer forward passes" in out  # 2 held-out clips, 2 training
     assert "2 program(s)" in out
-    assert "renders are not part of this version" in out.replace(
-        "(base model and every checkpoint at the same seeds) ", ""
-    )
+    assert f"- tournament renders: the base and {n} checkpoint(s) x 3 prompt(s)" in out
+    assert f"{n + 1} validate-only trainer runs, one model load each" in out
     assert "recommended: step " in out
+    folder = built / "outputs" / "compare"
+    said, line = out.splitlines()[-1].split(": ", 1)
+    argv = shlex.split(line)
+    assert said == "copy it home" and argv[:2] == ["scp", "-r"] and argv[3] == "."
+    assert argv[2].endswith(f"@<this-box>:{folder}")  # no SSH_CONNECTION here
 
 
 def test_a_nan_lora_and_an_audio_module_on_a_video_only_run_are_flagged(built, capsys):
@@ -277,3 +294,35 @@ def yaml_value(run: Path, key: str) -> object:
 def test_a_folder_that_is_no_run_is_refused(tmp_path, capsys):
     assert main(["compare", str(tmp_path), "--yes"]) == 2
     assert "is not a run folder (no config.yaml)" in capsys.readouterr().err
+
+
+def test_the_tournament_renders_every_model_at_the_same_prompts(built, capsys):
+    """Deliver 4: the grid, keyframes decoded from real renders, the contact sheet, the page."""
+    from tests.tournament_checks import check_tournament
+
+    capsys.readouterr()
+    assert main(["compare", str(built), "--yes", "--json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    check_tournament(built, doc, captured.err)
+    from ltx_wizard.core.compare.grid_record import read_grid
+
+    grid = read_grid(built)
+    assert grid is not None and [p.category for p in grid.prompts] == [
+        "in-distribution",
+        "out-of-distribution",
+        "held-out",
+    ]
+    assert grid.settings.startswith("17 frames at ") and "15 inference steps, seed 42" in grid.settings
+    # the validate-only runs asked for the short clips (the trainer's config keys)
+    text = (built / "compare-config.yaml").read_text("utf-8")
+    assert "inference_steps: 15" in text and ", 17]" in text.replace("\n", " ")
+
+
+def test_no_render_leaves_no_grid_and_says_null(built, capsys):
+    from ltx_wizard.core.compare.grid_record import grid_path
+
+    grid_path(built).unlink(missing_ok=True)
+    out = compare_json(built, capsys, "--no-render")
+    assert out["grid"] is None and out["contact_sheet"] is None
+    assert not grid_path(built).exists()

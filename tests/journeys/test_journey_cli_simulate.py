@@ -24,6 +24,7 @@ from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
 from ltx_wizard.demo.sim.captioner import start_in_thread
 from tests.prepare_kit import checkout, raw_folder
 from tests.setup_standins import uv_calls, write_uv
+from tests.tournament_checks import check_tournament
 
 PRESET = "rtx5090"
 
@@ -154,9 +155,15 @@ def _launch_and_status(launch: list[str], env: dict[str, str], box: Path, run: P
 
 def _compare(env: dict[str, str], box: Path, run: Path, status: dict) -> None:
     """Which checkpoint (issue 44), asked as a user asks it; prepare held out no clips here
-    (--holdout 0), so there is no held-out loss and the recommendation says what it rests on."""
-    argv = ["ltx-wizard", "compare", str(run), "--yes", "--json", "--no-render"]
-    found = json.loads(_run(argv, env, box).stdout)
+    (--holdout 0), so there is no held-out loss and the recommendation says what it rests on.
+    The tournament renders too: the grid, the contact sheet and the page, checked against the
+    renders the simulated trainer wrote, and the scp line printed last."""
+    argv = ["ltx-wizard", "compare", str(run), "--yes", "--json"]
+    done = _run(argv, env, box)
+    found = json.loads(done.stdout)
+    check_tournament(run, found, done.stderr)
+    grid = json.loads((run / "outputs" / "compare" / "grid.json").read_text())
+    assert [p["category"] for p in grid["prompts"]] == ["in-distribution", "out-of-distribution"]
     steps = [c["step"] for c in found["checkpoints"]]
     assert len(steps) >= 5 and steps == sorted(steps)
     assert [Path(c["path"]) for c in found["checkpoints"]] == sorted(

@@ -34,3 +34,9 @@ def test_the_test_command_block_ci_reads_runs_every_test():
     # the parallel pass leaves out exactly what the serial pass runs: nothing is skipped
     assert [run[run.index("-m", 3) + 1] for run in runs] == ["serial", "not serial"]
     assert "-n" not in runs[0] and "-n" in runs[1]
+    # modules that ask for one worker (xdist_group) get it only under --dist loadgroup
+    grouped = [
+        p for p in (README.parent / "tests").rglob("test_*.py") if "xdist_group(" in p.read_text("utf-8")
+    ]
+    if grouped:
+        assert runs[1][runs[1].index("--dist") + 1] == "loadgroup", grouped

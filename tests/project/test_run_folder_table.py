@@ -60,5 +60,5 @@ def _joins_by_hand(names: set[str]) -> list[str]:
 
 def test_no_module_but_the_table_builds_a_run_folder_subfolder_path():
     folders = {f.rel for f in run_folder.TABLE if f.kind == "folder"}
-    assert folders == {"dataset", "outputs", "logs", "overfit", "holdout"}
+    assert folders == {"dataset", "outputs", "logs", "overfit", "holdout", "outputs/compare/renders", "sky"}
     assert _joins_by_hand(folders) == []

@@ -17,6 +17,10 @@ from tests.trainer_side.heldout_kit import run_program, write_lora, write_run
 CHECKPOINTS = ("lora_weights_step_00100", "lora_weights_step_00200", "lora_weights_step_00300")
 
 
+# One worker runs this module (`--dist loadgroup`), so its costly module fixture runs once.
+pytestmark = pytest.mark.xdist_group("heldout_loss_program")
+
+
 @pytest.fixture(scope="module")
 def evaluated(tmp_path_factory) -> tuple[Path, Path, Path]:
     """One run, its checkpoints (trained, all zeros, NaN) evaluated twice with --base, and the

@@ -41,13 +41,26 @@ async def test_dialogs_opened_and_closed_leave_no_footer_keys_behind(demo_root, 
         await wait_until(pilot, lambda: not app.state.autotune_running)
 
 
-async def test_what_lives_all_run_is_frozen_out_of_collections_until_the_app_ends(demo_root):
+async def test_what_lives_all_run_is_frozen_out_of_collections_until_the_app_ends(demo_root, monkeypatch):
+    from ltx_wizard.tui import heap
+
+    monkeypatch.setattr(heap, "drawn", lambda app: True)  # as on a terminal: run_test is headless
     app = make_app(demo_root)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await wait_until(pilot, lambda: gc.get_freeze_count() > 0)  # after the probe's result
         assert gc.get_freeze_count() > 50_000  # modules, classes, schemas, widgets
     assert gc.get_freeze_count() == 0  # released: the next App in this process starts clean
+
+
+async def test_a_headless_app_collects_nothing_at_its_phase_boundaries(demo_root):
+    """No one sees a pause there, and a test process's heap holds every earlier test's objects."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: app.state.assessment is not None)
+        await pilot.pause()
+        assert gc.get_freeze_count() == 0
 
 
 def test_every_screen_uses_the_footer_that_drops_its_old_keys():

@@ -34,7 +34,7 @@ def test_one_line_for_files_and_folders_splits_back_into_them(tmp_path):
     folder, file = tmp_path / "eval dir", tmp_path / "lora's weights.safetensors"
     folder.mkdir()
     file.write_bytes(b"w")
-    line = scp_line([folder, file], env={"SSH_CONNECTION": SSH})
+    line = scp_line([folder, file], env={"SSH_CONNECTION": SSH}, folder=True)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "scp"

@@ -131,11 +131,21 @@ def samples(config: Mapping[str, Any], prompts: Sequence[EvalPrompt]) -> list[di
 
 
 def changes(
-    run_dir: Path, checkpoint: Path | None, dims: tuple[int, int, int] | None = None
+    run_dir: Path,
+    checkpoint: Path | None,
+    dims: tuple[int, int, int] | None = None,
+    *,
+    out_rel: Path = EVAL_OUTPUT_REL,
+    inference_steps: int | None = None,
 ) -> dict[str, object]:
     """The scalar patches of the skill's Step 1 (the samples are spliced separately); `dims`
-    replaces validation.video_dims (the skill's retry after an out-of-memory render)."""
+    replaces validation.video_dims (the skill's retry after an out-of-memory render, or the
+    tournament's short clips), `inference_steps` validation.inference_steps (ltx_trainer/config.py
+    ValidationConfig, both), `out_rel` the output_dir (the tournament renders beside compare's
+    records, never into outputs/eval)."""
     extra: dict[str, object] = {"validation.video_dims": list(dims)} if dims is not None else {}
+    if inference_steps is not None:
+        extra["validation.inference_steps"] = inference_steps
     return {
         **extra,
         "model.load_checkpoint": str(checkpoint) if checkpoint is not None else None,
@@ -144,7 +154,7 @@ def changes(
         "validation.skip_initial_validation": False,
         "checkpoints.interval": None,
         "checkpoints.no_resume": True,
-        "output_dir": str(Path(run_dir).resolve() / EVAL_OUTPUT_REL),
+        "output_dir": str(Path(run_dir).resolve() / out_rel),
         "wandb.enabled": False,
         "hub.push_to_hub": False,
     }
@@ -156,13 +166,17 @@ def render(
     checkpoint: Path | None,
     prompts: Sequence[EvalPrompt],
     dims: tuple[int, int, int] | None = None,
+    *,
+    out_rel: Path = EVAL_OUTPUT_REL,
+    inference_steps: int | None = None,
 ) -> str:
     """eval-config.yaml's text. Raises UsageError when config.yaml cannot be patched."""
+    scalars = changes(run_dir, checkpoint, dims, out_rel=out_rel, inference_steps=inference_steps)
     try:
         config = load_yaml(config_text)
         wanted = samples(config, prompts)
         # the scalars first: they make the validation section when config.yaml has none
-        text = vp.flow_samples(patch_yaml_text(config_text, changes(run_dir, checkpoint, dims)), wanted)
+        text = vp.flow_samples(patch_yaml_text(config_text, scalars), wanted)
         written = trainer_config(load_yaml(text), EVAL_CONFIG).validation.samples
     except YamlPatchError as exc:
         raise UsageError(f"config.yaml cannot be made into {EVAL_CONFIG}: {exc}") from None

@@ -1,11 +1,10 @@
 """The evaluation job: the validate-only trainer runs (with the LoRA, then without it), then the
 production renders, one process at a time, each file laid out as soon as it is made.
 
-The trainer renders every sample at step 0, then would train one step, render them all again at
-step 1 and save a checkpoint: once all step-0 renders are written (and it has said so) the run is
-stopped, its ranks with it, as the rest would only be thrown away. An out-of-memory run is retried
-once at half the width and height (the skill's rule), and the sizes each render ran at are in
-prompts.json. A stop request ends the running process and leaves what is done laid out.
+How a process is run, stopped early once its step-0 renders are in, and retried once smaller after
+running out of memory is trainer_pass.py's (shared with the tournament); the sizes each render
+ran at are in prompts.json. A stop request ends the running process and leaves what is done laid
+out.
 """
 
 from __future__ import annotations
@@ -15,25 +14,18 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Callable
 
-from ltx_wizard.core.io.run_folder import CONFIG
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.evaluation import eval_config, layout
 from ltx_wizard.core.evaluation import render_conditioning as conditioning
-from ltx_wizard.core.evaluation.command_run import Child, Outcome
+from ltx_wizard.core.evaluation.command_run import Outcome
 from ltx_wizard.core.evaluation.job import EvalJob, EvalState, write_state
 from ltx_wizard.core.evaluation.layout import PIPELINES, TRAINER, Manifest, Render
 from ltx_wizard.core.evaluation.production import fit_dims, render_argv
-from ltx_wizard.core.evaluation.trainer_command import LOG_ENV, with_config
-from ltx_wizard.core.io.bounded import read_text
-from ltx_wizard.core.io.safe_fs import check_inside, write_text
+from ltx_wizard.core.evaluation.trainer_command import LOG_ENV
+from ltx_wizard.core.evaluation.trainer_pass import Failed, PassRequest, Stopped, TrainerPass
+from ltx_wizard.core.io.safe_fs import check_inside
 
-
-class Stopped(Exception):
-    """The user asked the evaluation to stop."""
-
-
-class Failed(WizardError):
-    """A render could not be made; the message says why, in the process's own words."""
+__all__ = ["EvalRunner", "Failed", "Stopped", "quantization_label"]
 
 
 def quantization_label(quantization: str | None, offload: str | None = None) -> str:
@@ -62,6 +54,17 @@ class EvalRunner:
         self.inputs: dict[int, tuple[list[str], str]] = {}  # a prompt's production inputs
         self.stages = self._stages()
         self.done = 0
+        self.passes = TrainerPass(
+            self.run_dir,
+            log,
+            self.note,
+            stop=self.stop,
+            poll_s=poll_s,
+            on_child=self._child_started,
+        )
+
+    def _child_started(self, pid: int) -> None:
+        self._state("running", self.stages[self.done][0], child=pid)
 
     def _stages(self) -> list[tuple[str, Callable[[], None]]]:
         stages = [("trainer validation with the LoRA", lambda: self._trainer(True))]
@@ -115,67 +118,21 @@ class EvalRunner:
 
     # -- one process ----------------------------------------------------------------------------
 
-    def _child(self, argv: list[str], cwd: str, env: dict[str, str], stage: str, expect: int = 0) -> Outcome:
-        """Run one process to its end; `expect` step-0 renders stop a trainer run early."""
-        child = Child(argv, cwd, env, self.log)
-        self._state("running", stage, child=child.pid)
-        while child.poll() is None:
-            if self.stop.is_set():
-                child.stop()
-                raise Stopped()
-            if expect and child.outcome.step0_saved and len(layout.trainer_samples(self.run_dir)) >= expect:
-                self.note(
-                    "the step-0 renders are in: the validate-only run is stopped here "
-                    "(its training step and second round of renders would be discarded)"
-                )
-                child.stop()
-                child.outcome.code = 0
-                break
-            self.stop.wait(self.poll_s)
-        if self.stop.is_set():  # a signal's handler stopped the child (core/proc), then asked us
-            raise Stopped()
-        return child.outcome
+    def _child(self, argv: list[str], cwd: str, env: dict[str, str]) -> Outcome:
+        return self.passes.child(argv, cwd, env)
+
+    def _failed_run(self, outcome: Outcome, attempt: int, what: str) -> None:
+        """Retry once, smaller, after an out-of-memory render; raise otherwise."""
+        self.dims = self.passes.retry_dims(outcome, attempt, what, self.dims)
 
     # -- the trainer's validation -------------------------------------------------------------
 
     def _trainer(self, lora: bool) -> None:
         name = eval_config.EVAL_CONFIG if lora else eval_config.BASE_CONFIG
-        path = self.run_dir / name
         checkpoint = Path(self.job.checkpoint) if lora else None
-        base_text = read_text(CONFIG.path(self.run_dir), what="config")
-        stage = self.stages[self.done][0]
-        for attempt in (1, 2):
-            dims = self.dims if self.dims != tuple(self.job.dims) else None
-            text = eval_config.render(base_text, self.run_dir, checkpoint, self.job.prompts, dims)
-            write_text(path, text, root=self.run_dir)
-            layout.remove_cruft(self.run_dir)
-            cmd = self.job.trainer
-            outcome = self._child(
-                with_config(cmd, path), cmd.cwd, cmd.env, stage, expect=len(self.job.prompts)
-            )
-            if len(layout.trainer_samples(self.run_dir)) >= len(self.job.prompts):
-                break
-            self._failed_run(outcome, attempt, f"the trainer ({name})")
+        request = PassRequest(name, checkpoint, tuple(self.job.prompts))
+        _found, self.dims = self.passes.render(self.job.trainer, request, self.dims, self.job.dims)
         self._lay_out_trainer(lora)
-
-    def _failed_run(self, outcome: Outcome, attempt: int, what: str) -> None:
-        """Retry once, smaller, after an out-of-memory render; raise otherwise."""
-        size = "x".join(map(str, self.dims))
-        if outcome.oom and attempt == 1:
-            self.dims = eval_config.smaller_dims(self.dims)
-            self.note(
-                f"out of memory at {size}: retrying once at "
-                f"{'x'.join(map(str, self.dims))} (the skill's one retry)"
-            )
-            return
-        if outcome.oom:
-            raise Failed(
-                f"{what} ran out of GPU memory at {size}, also after the retry at a "
-                "smaller size: render by hand through packages/ltx-pipelines "
-                "(--offload cpu)"
-            )
-        why = outcome.failure or f"exit status {outcome.code}"
-        raise Failed(f"{what} ended without its renders: {why} (logs/eval.log has its output)")
 
     def _lay_out_trainer(self, lora: bool) -> None:
         found = layout.trainer_samples(self.run_dir)
@@ -216,7 +173,7 @@ class EvalRunner:
             argv = render_argv(
                 prod, prompt.text, prompt.seed, out, dims, Path(self.job.checkpoint) if lora else None, inputs
             )
-            outcome = self._child(argv, prod.prefix.cwd, env, self.stages[self.done][0])
+            outcome = self._child(argv, prod.prefix.cwd, env)
             if outcome.code == 0 and out.is_file():
                 break
             out.unlink(missing_ok=True)

@@ -146,9 +146,10 @@ def write_manifest(run_dir: Path, manifest: Manifest) -> Path:
     return MANIFEST_FILE.write(run_dir, manifest)
 
 
-def trainer_samples(run_dir: Path, step: int = 0) -> dict[int, Path]:
-    """The trainer's renders of `step`, by sample index (from 0, as in validation.samples)."""
-    folder = eval_dir(run_dir) / "samples"
+def trainer_samples(run_dir: Path, step: int = 0, *, out_dir: Path | None = None) -> dict[int, Path]:
+    """The trainer's renders of `step`, by sample index (from 0, as in validation.samples), in
+    the validate-only run's output_dir (`out_dir`, else outputs/eval)."""
+    folder = (out_dir or eval_dir(run_dir)) / "samples"
     found: dict[int, Path] = {}
     if folder.is_symlink() or not folder.is_dir():
         return found
@@ -166,12 +167,12 @@ def move_render(run_dir: Path, source: Path, name: str) -> Path:
     return target
 
 
-def remove_cruft(run_dir: Path) -> list[str]:
-    """Delete what the validate-only run leaves besides the renders; returns what went. A link is
-    removed itself, never followed."""
+def remove_cruft(run_dir: Path, out_dir: Path | None = None) -> list[str]:
+    """Delete what the validate-only run leaves besides the renders in its output_dir (`out_dir`,
+    else outputs/eval); returns what went. A link is removed itself, never followed."""
     removed = []
     for name in CRUFT:
-        path = eval_dir(run_dir) / name
+        path = (out_dir or eval_dir(run_dir)) / name
         try:
             mode = os.lstat(path).st_mode
         except FileNotFoundError:

@@ -22,6 +22,7 @@ from ltx_wizard.core.gpu.tiers import LOW_VRAM_CONFIG, STANDARD_CONFIG
 
 # The trainer's layout inside the monorepo (the look-alike checkouts of the tests and the demo
 # are built from these, never the reverse).
+TRAINER_REPO = "https://github.com/Lightricks/LTX-2"  # setup clones it; a rented node too
 TRAINER_REL = Path("packages/ltx-trainer")
 TRAIN_SCRIPT_REL = TRAINER_REL / "scripts" / "train.py"
 CONFIGS_REL = TRAINER_REL / "configs"

@@ -15,7 +15,7 @@ from typing import Literal
 
 from ltx_wizard.core.base.errors import UsageError
 
-Kind = Literal["json", "jsonl", "text", "folder"]
+Kind = Literal["json", "jsonl", "text", "image", "folder"]
 
 
 @dataclass(frozen=True)
@@ -58,9 +58,21 @@ LORA_HEALTH = RunFile(
 COMPARE_RECORD = RunFile(
     "outputs/compare/compare.json", "compare record", fix="run `ltx-wizard compare RUN_DIR` again"
 )
+# the tournament's step x prompt grid of renders and keyframes (core/compare/grid_record.py), beside
+# the renders folder, the contact sheet and the HTML page that show it off the terminal
+COMPARE_GRID = RunFile(
+    "outputs/compare/grid.json", "compare grid", fix="run `ltx-wizard compare RUN_DIR` again"
+)
+COMPARE_RENDERS = RunFile("outputs/compare/renders", "compare renders folder", kind="folder")
+CONTACT_SHEET = RunFile("outputs/compare/contact-sheet.png", "contact sheet", kind="image")
+COMPARE_PAGE = RunFile("outputs/compare/index.html", "compare page", kind="text")
 CURSOR_SUFFIX = ".status-cursor.json"  # beside the log it marks (core/monitor/cursor_store.py)
 STATUS_CURSOR = RunFile(
     "logs/train.log" + CURSOR_SUFFIX, "status cursor", fix="the log is read from its start"
+)
+# the endings a desktop notification was sent for (core/monitor/notify_record.py), once each
+NOTIFIED = RunFile(
+    "logs/notified.json", "notification record", fix="remove it: the next ending is sent again"
 )
 CLIP_CACHE = RunFile("clip-facts-v1.jsonl", "clip-check cache", kind="jsonl", fix="the clip is read again")
 # the files that are not JSON records: named here so their paths are built once
@@ -83,6 +95,20 @@ ACCELERATE = RunFile("accelerate.yaml", "accelerate config", kind="text")
 LAUNCH_SCRIPT = RunFile("launch.sh", "launch script", kind="text")
 SBATCH = RunFile("slurm.sbatch", "Slurm job", kind="text")
 AUTOTUNE_LOG = RunFile("autotune.log", "autotune log", kind="text")
+# `ltx-wizard launch RUN --target skypilot` (core/cloud/): the task files and what the node runs
+SKY_DIR = RunFile("sky", "SkyPilot folder", kind="folder")
+SKY_TASK = RunFile("sky/task.yaml", "SkyPilot task", kind="text")
+SKY_SMOKE = RunFile("sky/smoke.yaml", "SkyPilot smoke task", kind="text")
+SKY_CONFIG = RunFile("sky/config.yaml", "training config on the node", kind="text")
+SKY_SMOKE_CONFIG = RunFile("sky/smoke-config.yaml", "smoke config on the node", kind="text")
+SKY_SETUP = RunFile("sky/setup.sh", "SkyPilot setup script", kind="text")
+SKY_RUN = RunFile("sky/run.sh", "SkyPilot run script", kind="text")
+SKY_README = RunFile("sky/README.md", "SkyPilot instructions", kind="text")
+SKY_IGNORE = RunFile(".skyignore", "SkyPilot upload exclusions", kind="text")  # read by SkyPilot's upload
+SKY_RESUME = RunFile("sky/resume.yaml", "resume config on the node", kind="text")  # run.sh writes it there
+# the node's training log, in the mounted outputs: `status` reads it from a local copy of them
+SKY_LOG = RunFile("outputs/logs/train.log", "training log (SkyPilot)", kind="text")
+
 TRAIN_LOG = RunFile("logs/train.log", "training log", kind="text")
 TRAIN_PID = RunFile("logs/train.pid", "train.pid", kind="text")
 EVAL_LOG = RunFile("logs/eval.log", "eval log", kind="text")
@@ -109,7 +135,9 @@ TABLE: tuple[RunFile, ...] = (
     HELDOUT_LOSS,
     LORA_HEALTH,
     COMPARE_RECORD,
+    COMPARE_GRID,
     STATUS_CURSOR,
+    NOTIFIED,
     CLIP_CACHE,
     PLAN_MD,
     CONFIG,
@@ -117,15 +145,29 @@ TABLE: tuple[RunFile, ...] = (
     LAUNCH_SCRIPT,
     SBATCH,
     AUTOTUNE_LOG,
+    SKY_DIR,
+    SKY_TASK,
+    SKY_SMOKE,
+    SKY_CONFIG,
+    SKY_SMOKE_CONFIG,
+    SKY_SETUP,
+    SKY_RUN,
+    SKY_README,
+    SKY_IGNORE,
+    SKY_RESUME,
+    SKY_LOG,
     TRAIN_LOG,
     TRAIN_PID,
     EVAL_LOG,
     EVAL_PID,
     EVAL_LOCK,
     RUN_SUMMARY,
+    CONTACT_SHEET,
+    COMPARE_PAGE,
     DATASET_DIR,
     OUTPUTS_DIR,
     LOGS_DIR,
     OVERFIT_DIR,
     HOLDOUT_DIR,
+    COMPARE_RENDERS,
 )

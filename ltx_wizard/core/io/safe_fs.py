@@ -152,8 +152,13 @@ def _lstat(path: Path) -> os.stat_result | None:
 def write_text(path: Path, text: str, *, root: Path | None = None) -> Path:
     """Atomic write (temp in the same folder, fsync, rename), checked under `root` when given.
 
-    newline="" keeps the text's own line endings (a CRLF config stays CRLF).
+    The text's own line endings are kept (a CRLF config stays CRLF).
     """
+    return write_bytes(path, text.encode("utf-8"), root=root)
+
+
+def write_bytes(path: Path, data: bytes, *, root: Path | None = None) -> Path:
+    """write_text's atomic write of bytes (an image): temp in the same folder, fsync, rename."""
     path = Path(path)
     if root is not None:
         check_inside(Path(root), path)
@@ -168,8 +173,8 @@ def write_text(path: Path, text: str, *, root: Path | None = None) -> Path:
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)

@@ -63,6 +63,7 @@ class RunStatus:
     eta_kind: str | None = None
     nan_step: int | None = None  # the loss is NaN since this step (None: the last loss is finite)
     last_finite: tuple[int, float] | None = None  # (step, loss) of the last finite loss
+    attempt_id: str = ""  # which launch of the run this is (its count, launch.sh's time and pid)
 
     @property
     def nan(self) -> bool:
@@ -124,11 +125,20 @@ def check_run(run_dir: Path) -> None:
         )
 
 
+def _log_of(run_dir: Path, local: Path) -> Path:
+    """The local run's log, else a SkyPilot run's: the node wrote it into the mounted outputs, and a
+    local copy of them holds it (core/cloud/sky_scripts.py run.sh) beside the checkpoints."""
+    sky = run_folder.SKY_LOG.path(run_dir)
+    if not local.exists() and run_folder.SKY_TASK.path(run_dir).is_file() and sky.is_file():
+        return sky
+    return local
+
+
 class RunMonitor:
     def __init__(self, run_dir: Path, gpu_reader: GpuReader = read_gpu_use) -> None:
         self.run_dir = Path(run_dir)
         self.spec = read_run_meta(self.run_dir).launch
-        self.log_path = launch_files(self.run_dir, self.spec)[0]
+        self.log_path = _log_of(self.run_dir, launch_files(self.run_dir, self.spec)[0])
         self.log = RunLog(self.log_path, CursorStore(self.log_path, self.run_dir))
         self.gpu_reader = gpu_reader
 
@@ -226,4 +236,5 @@ class RunMonitor:
             eta_kind=speed.eta_kind,
             nan_step=log.loss.nan_step,
             last_finite=log.loss.last_finite,
+            attempt_id=f"{log.attempts}:{log.attempt.started}:{log.attempt.pid}",
         )

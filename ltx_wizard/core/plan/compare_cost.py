@@ -10,9 +10,13 @@ and evaluation in the layers, so the counts those read are mirrored here (a test
   passes (held-out and as many training latents, LoRA on), plus S x K once for the base model (the
   effect's reference, cached across checkpoints; `--base` adds S x K more for its training-sample
   loss), plus one model load. A forward pass is duration.py's forward_s: an estimate.
-- tournament renders: the base and each kept checkpoint x eval's prompts (three categories,
-  core/evaluation/prompts.py) x one validation video each at the config's inference steps, each
-  checkpoint a validate-only trainer run with its own load (as eval renders, Duration.validate_only_s).
+- tournament renders (core/evaluation/tournament.py): the base and each kept checkpoint x one prompt
+  per eval category (in- and out-of-distribution, held-out where clips were held out) x one short
+  clip each, each model a validate-only trainer run with its own load (Duration.validate_only_s's
+  shape). A clip is the measured validation video split as duration.py splits it: its denoising
+  loop at the tournament's steps (at most 15) and share of the video tokens (half the width and
+  height, 17 frames: 3 latent frames of the run's), linear in the tokens where attention is worse
+  than linear (an upper estimate), and the rest (decode, save) at its share of the pixels.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any, Mapping
 from ltx_wizard.core.io.trainer_config import trainer_config
 from ltx_wizard.core.plan.checkpoint_saves import kept_saves
 from ltx_wizard.core.tuning.duration import Duration, forward_s
+from ltx_wizard.core.tuning.trial_config import CONFIRM_INFERENCE_STEPS
 
 LOSS_SAMPLE = 4  # trainer_side/heldout_loss.py: --sample's default
 LOSS_SIGMAS = 5  # trainer_side/heldout_loss.py: len(DEFAULT_SIGMAS)
@@ -30,6 +35,12 @@ LOSS_SIGMAS = 5  # trainer_side/heldout_loss.py: len(DEFAULT_SIGMAS)
 # scenes (the default), HELD_OUT_MAX held-out rows at most
 IN_DIST_PROMPTS, OUT_DIST_PROMPTS, HELD_OUT_PROMPTS = 3, 3, 5
 LOSS_TARGET, TOURNAMENT_TARGET = 0.05, 0.15  # issue 44, Deliver 8: shares of training GPU time
+# core/evaluation/tournament.py (a test holds them equal): the clip's frames, its inference steps
+# at most, its size (eval_config.smaller_dims: half, down to a multiple of 32); the run's size
+# where config.yaml sets none (eval_config.video_dims: the trainer's ValidationConfig default)
+TOURNAMENT_FRAMES, TOURNAMENT_STEPS, SIZE_STEP = 17, 15, 32
+DEFAULT_VIDEO_DIMS = (960, 544, 89)
+TOURNAMENT_CATEGORIES = 2  # in- and out-of-distribution; held-out where clips were held out
 
 
 @dataclass(frozen=True)
@@ -38,10 +49,14 @@ class CompareCost:
     samples: int  # held-out samples the loss uses (0: no clips held out, no loss)
     forward_s: float  # one forward pass of one sample
     load_s: float  # one model load (the training run's, with its end: an upper estimate)
-    prompts: int  # eval's prompts per checkpoint
-    video_s: float | None  # one validation video at the config's inference steps
+    prompts: int  # the tournament's prompts per model (one per category)
+    video_s: float | None  # one tournament clip (clip_s)
     train_gpu_s: float  # steps x s/step x GPUs
     sigmas: int = LOSS_SIGMAS
+    run_video_s: float | None = None  # one validation video at the run's own settings
+    clip: tuple[int, int, int] = (0, 0, 0)  # the tournament clip's width, height, frames
+    run_dims: tuple[int, int, int] = DEFAULT_VIDEO_DIMS
+    clip_steps: int = TOURNAMENT_STEPS
 
     @property
     def passes(self) -> int:
@@ -99,14 +114,57 @@ def eval_prompts(held_out: int) -> int:
     return IN_DIST_PROMPTS + OUT_DIST_PROMPTS + min(held_out, HELD_OUT_PROMPTS)
 
 
+def tournament_prompts(held_out: int) -> int:
+    return TOURNAMENT_CATEGORIES + (1 if held_out else 0)
+
+
+def run_dims(config: Mapping[str, Any]) -> tuple[int, int, int]:
+    dims = trainer_config(config).validation.video_dims
+    return (
+        (int(dims[0]), int(dims[1]), int(dims[2]))
+        if dims is not None and len(dims) == 3
+        else DEFAULT_VIDEO_DIMS
+    )
+
+
+def clip_dims(dims: tuple[int, int, int]) -> tuple[int, int, int]:
+    width, height, frames = dims
+    half = (
+        max(SIZE_STEP, width // 2 // SIZE_STEP * SIZE_STEP),
+        max(SIZE_STEP, height // 2 // SIZE_STEP * SIZE_STEP),
+    )
+    return half[0], half[1], min(frames, TOURNAMENT_FRAMES)
+
+
+def _latent_frames(frames: int) -> int:
+    return (frames - 1) // 8 + 1  # the VAE's 8x temporal compression, the first frame alone
+
+
+def clip_s(duration: Duration, dims: tuple[int, int, int]) -> float | None:
+    """One tournament clip's seconds, from the measured validation video (module docstring)."""
+    if duration.video_s is None:
+        return None
+    rest = max(duration.video_s - CONFIRM_INFERENCE_STEPS * duration.denoise_step_s, 0.0)
+    (w, h, f), (cw, ch, cf) = dims, clip_dims(dims)
+    tokens = (cw * ch * _latent_frames(cf)) / (w * h * _latent_frames(f))
+    pixels = (cw * ch * cf) / (w * h * f)
+    steps = min(duration.inference_steps, TOURNAMENT_STEPS)
+    return rest * pixels + steps * duration.denoise_step_s * tokens
+
+
 def compare_cost(config: Mapping[str, Any], duration: Duration, held_out: int, gpus: int) -> CompareCost:
     """The cost of comparing what config.yaml keeps, with `held_out` clips held out."""
+    dims = run_dims(config)
     return CompareCost(
         checkpoints=kept_count(config),
         samples=min(held_out, LOSS_SAMPLE),
         forward_s=forward_s(config, duration.step_s),
         load_s=duration.load_s or 0.0,
-        prompts=eval_prompts(held_out),
-        video_s=duration.config_video_s,
+        prompts=tournament_prompts(held_out),
+        video_s=clip_s(duration, dims),
         train_gpu_s=duration.train_s * max(1, gpus),
+        run_video_s=duration.config_video_s,
+        clip=clip_dims(dims),
+        run_dims=dims,
+        clip_steps=min(duration.inference_steps, TOURNAMENT_STEPS),
     )

@@ -48,10 +48,15 @@ def _render_line(cost: CompareCost) -> str:
     if render is None or cost.video_s is None:
         return "- tournament renders: not estimated (autotune measured no validation video)"
     runs = 1 + cost.checkpoints
+    width, height, frames = cost.clip
+    run_w, run_h, run_f = cost.run_dims
+    whole = f" ~{cost.run_video_s:.0f} s" if cost.run_video_s is not None else ""
     return (
-        f"- tournament renders: (base + {cost.checkpoints}) x {cost.prompts} prompts x "
-        f"~{cost.video_s:.0f} s a video, + {runs} model loads = {clock(render)}, "
-        f"{pct(cost.share(render))} of the training GPU time"
+        f"- tournament renders: (base + {cost.checkpoints}) x {cost.prompts} prompts (one per eval "
+        f"category) x ~{cost.video_s:.1f} s a short clip ({frames} frames at {width}x{height}, "
+        f"{cost.clip_steps} inference steps; the run's validation video, {run_f} frames at "
+        f"{run_w}x{run_h},{whole}), one validate-only trainer run per model, + {runs} model loads = "
+        f"{clock(render)}, {pct(cost.share(render))} of the training GPU time"
     )
 
 
@@ -77,8 +82,8 @@ def _over(cost: CompareCost) -> list[str]:
         fix = (
             f"keeping {keep} checkpoint{'s' if keep != 1 else ''} would bring it under"
             if keep
-            else "even the base and one checkpoint exceed it: render fewer prompts, or compare "
-            f"with `--no-render` ({_without_renders(cost)})"
+            else "even the base and one checkpoint exceed it (their two model loads alone are "
+            f"{pct(cost.share(2 * cost.load_s))}): compare with `--no-render` ({_without_renders(cost)})"
         )
         out.append(f"- Over target: the whole comparison is {pct(total)}; {fix}")
     return out

@@ -224,6 +224,11 @@ def _disk(config: Mapping[str, Any], ckpt: CheckpointInfo) -> tuple[int, list[st
     return total, items
 
 
+def output_disk_need(config: Mapping[str, Any], ckpt: CheckpointInfo) -> int:
+    """The plan's disk budget for the run's outputs (checkpoints, states, videos, logs), in bytes."""
+    return _disk(config, ckpt)[0]
+
+
 def validation_videos(config: Mapping[str, Any]) -> int:
     """Validation passes (every validation.interval steps, and at step 0 unless skipped:
     trainer.py `train`) x the prompts of validation.samples."""

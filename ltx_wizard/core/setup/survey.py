@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from ltx_wizard.core.base.records import record
-from ltx_wizard.core.inputs.checkout import TRAINER_REL, missing_parts, older_layout, sync_gap
+from ltx_wizard.core.inputs.checkout import TRAINER_REL, TRAINER_REPO, missing_parts, older_layout, sync_gap
 from ltx_wizard.core.inputs.checkout_caps import CheckoutCaps, read_caps
 from ltx_wizard.core.inputs.uv_tool import find_git, find_uv, own_scripts_dir, pip_available, uv_install_argv
 from ltx_wizard.core.inputs.version_fit import Misfit
@@ -22,7 +22,6 @@ from ltx_wizard.core.setup import sizes
 from ltx_wizard.core.setup.interrupted_clone import finish_argvs, interrupted_clone, remove_line
 from ltx_wizard.core.setup.run_step import Step, shown
 
-TRAINER_REPO = "https://github.com/Lightricks/LTX-2"
 IMPORT_CHECK = "import ltx_trainer"
 
 

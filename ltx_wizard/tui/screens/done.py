@@ -8,6 +8,7 @@ import os
 import shlex
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,6 +20,7 @@ from ltx_wizard.core.base import phases
 from ltx_wizard.core.io.run_folder import LAUNCH_SCRIPT
 from ltx_wizard.core.autotune.outputs import presenter
 from ltx_wizard.core.base.errors import WizardError
+from ltx_wizard.core.base.text_safety import clean_block, clean_text
 from ltx_wizard.core.launch.background import running_pid, start_training
 from ltx_wizard.core.launch.script import copy_line, launch_files
 from ltx_wizard.core.io import run_folder as rf
@@ -28,6 +30,9 @@ from ltx_wizard.tui.widgets.formatting import baseline_problem
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
 from ltx_wizard.tui.widgets.formatting import safe_markup
+
+if TYPE_CHECKING:
+    from ltx_wizard.core.cloud.sky_launch import SkyLaunch
 
 UV_INSTALL = "curl -LsSf https://astral.sh/uv/install.sh | sh"
 
@@ -46,6 +51,9 @@ full run: it changes to the trainer folder, sets the environment, appends output
   Selecting the line with the mouse works too.
 - *Start training* (t): runs `launch.sh` in the background; it keeps running after you quit
   or lose the SSH connection. Follow it with `tail -f <run>/logs/train.log`.
+- *Rented GPUs* (r): writes `<run>/sky/` for SkyPilot (task.yaml, a 20-step smoke.yaml, README.md),
+  checked by SkyPilot's own parser, and shows the three commands to run; outputs stay on the
+  node's disk (`ltx-wizard launch RUN --target skypilot --bucket NAME` keeps them).
 - *Quit* (q or ctrl+q): prints the run folder, the command, the log path and any pid.
 - *Back* (Esc): the screen before this one. PageDown, PageUp, Home and End scroll the text.
 
@@ -54,12 +62,24 @@ Starting it opens the Monitor (step 6), which also resumes a stopped run.""",
 )
 
 
+def sky_words(done: SkyLaunch) -> str:
+    """The files' paths and the three commands, as sky/README.md has them."""
+    cmds = done.commands
+    lines = ["Wrote " + ", ".join(p.name for p in done.written) + f" in {done.readme.parent}"]
+    lines.append("SkyPilot accepts both task files. Run, in order (smoke run, real run, its log):")
+    lines += [f"  {shlex.join(argv)}" for argv in cmds.three()]
+    lines += [f"Note: {w}" for w in done.request.warnings]
+    lines.append(f"What it costs after the end, and how results come home: {done.readme}")
+    return "\n".join(lines)
+
+
 class DoneScreen(WizardScreen):
     PHASE = phases.DONE
     F1_HELP = DONE_HELP
     BINDINGS = [
         Binding("c", "copy", "Copy command"),
         Binding("t", "train", "Start training"),
+        Binding("r", "sky", "Rented GPUs"),
         Binding("q", "quit_app", "Quit", show=False),
         Binding("escape", "back", "Back"),
         # The body scrolls from the default focus (a button, which takes no scroll keys).
@@ -84,9 +104,11 @@ class DoneScreen(WizardScreen):
                 yield Static(Text(self.launch_line(), overflow="fold"), id="launch-line")
             yield Static(self._about(), id="launch-about")
             yield Static("", id="train-status")
+            yield Static("", id="sky-status")
         with Horizontal(classes="actions"):
             yield Button("Copy command", id="copy", variant="primary")
             yield Button("Start training", id="train")
+            yield Button("Rented GPUs", id="sky")
             yield Button("Quit", id="quit")
         yield Footer()
 
@@ -216,6 +238,37 @@ class DoneScreen(WizardScreen):
         self.query_one("#train", Button).disabled = True
         self.query_one("#body", VerticalScroll).scroll_end(animate=False)
 
+    def action_sky(self) -> None:
+        """Run it on rented GPUs (SkyPilot): the files written and checked off the event loop."""
+        run_dir: Path = self.app.state.run_dir
+        self.query_one("#sky-status", Static).update(
+            "Writing the SkyPilot task and checking it with SkyPilot..."
+        )
+        self.query_one("#sky", Button).disabled = True
+        self.run_worker(lambda: self._sky_files(run_dir), thread=True, exit_on_error=False, group="sky")
+
+    def _sky_files(self, run_dir: Path) -> None:
+        from ltx_wizard.core.cloud.sky_launch import launch_sky
+        from ltx_wizard.core.cloud.sky_request import SkyOptions
+
+        try:
+            done: SkyLaunch | str = launch_sky(run_dir, SkyOptions())
+        except WizardError as exc:
+            done = exc.message
+        self.app.call_from_thread(self._show_sky, done)
+
+    def _show_sky(self, done: SkyLaunch | str) -> None:
+        if not self.is_attached:
+            return
+        self.query_one("#sky", Button).disabled = False
+        text = Text("Run it on rented GPUs (SkyPilot)\n", style="bold")
+        if isinstance(done, str):
+            text.append(f"! {clean_text(done)}", style="not bold")
+        else:
+            text.append(clean_block(sky_words(done)), style="not bold")
+        self.query_one("#sky-status", Static).update(text)
+        self.query_one("#body", VerticalScroll).scroll_end(animate=False)
+
     def action_back(self) -> None:
         self.leave()
 
@@ -231,6 +284,5 @@ class DoneScreen(WizardScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if not self.is_current:  # a burst's late press: this screen is no longer on top
             return
-        {"copy": self.action_copy, "train": self.action_train, "quit": self.action_quit_app}[
-            event.button.id or "quit"
-        ]()
+        actions = {"copy": self.action_copy, "train": self.action_train, "sky": self.action_sky}
+        {**actions, "quit": self.action_quit_app}[event.button.id or "quit"]()

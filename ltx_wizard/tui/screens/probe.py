@@ -196,7 +196,7 @@ class ProbeScreen(WizardScreen):
         if not self.app.demo_ready or assessment is None:
             button.disabled = True
             return
-        self.call_after_refresh(settle_heap)  # the probe's and demo's imports are in: a boundary
+        self.call_after_refresh(settle_heap, self.app)  # the probe's and demo's imports are in: a boundary
         button.disabled = not assessment.probe.gpus
         if not button.disabled:
             button.focus()

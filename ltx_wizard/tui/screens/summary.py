@@ -172,7 +172,7 @@ class SummaryScreen(WizardScreen):
 
         draft = message.draft
         self.draft = draft
-        self.call_after_refresh(settle_heap)  # the plan's imports are in: a phase boundary
+        self.call_after_refresh(settle_heap, self.app)  # the plan's imports are in: a phase boundary
         assessment = self.app.state.assessment
         text = Text()
         text.append(draft.tier.display_name, style="bold")

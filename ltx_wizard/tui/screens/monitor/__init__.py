@@ -27,6 +27,7 @@ from ltx_wizard.core.base import phases
 from ltx_wizard.core.io.run_folder import RUN_SUMMARY
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.monitor import report
+from ltx_wizard.core.monitor.notify_record import PingWatch
 from ltx_wizard.core.monitor.status import RunMonitor, RunStatus
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.tui.widgets.footer import Footer
@@ -55,7 +56,9 @@ source: steady steps (no save or validation in them) or the trainer's own projec
 `Total Time`, saves and validation included; used when every printed step saved a checkpoint,
 and on long runs) or, before the first step line, autotune's estimate as plan.md states it; memory and utilisation of the run's GPUs; the latest checkpoint and
 validation samples; the attention backend and the W&B URL when the log names them; the log's
-last lines. `ltx-wizard status RUN` prints the same (`--json`, `--watch`).
+last lines. `ltx-wizard status RUN` prints the same (`--json`, `--watch`). When the run ends
+while this screen watches it (done, out of memory, NaN, a crash) or stalls, the terminal shows a
+desktop notification (once per ending; `status RUN --watch --notify` does the same).
 
 **Choices.** Copy path (y): the latest checkpoint (after a NaN loss, the last one saved while
 the loss was finite). Stop (s): asks, then stops the trainer and every rank. Resume (r), for a
@@ -97,6 +100,7 @@ class MonitorScreen(WizardScreen):
         self.summary_path: Path | None = None
         self._tail_seen: list[str] = []
         self._reading = threading.Lock()
+        self.pings = PingWatch(self.run_dir)  # the run's ending, notified once (tui/notify.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -138,6 +142,7 @@ class MonitorScreen(WizardScreen):
                 self.monitor = RunMonitor(self.run_dir)
             status = self.monitor.status()
             summary = ensure_summary(status)
+            ping = self.pings.due(status)
         except WizardError as exc:
             self.post_message(StatusRead(None, exc.message, None))
             return
@@ -153,6 +158,10 @@ class MonitorScreen(WizardScreen):
         finally:
             self._reading.release()
         self.post_message(StatusRead(status, None, summary))
+        if ping is not None:
+            from ltx_wizard.tui.notify import send_ping
+
+            self.app.call_from_thread(send_ping, self.app, ping)
 
     @on(StatusRead)
     def _show(self, message: StatusRead) -> None:

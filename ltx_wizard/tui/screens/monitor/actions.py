@@ -40,6 +40,7 @@ def ask_stop(screen: MonitorScreen) -> None:
 
     def answered(yes: bool | None) -> None:
         if yes:
+            screen.pings.hush()  # stopped here: no desktop notification for it
             screen.run_worker(stop(), group="monitor-stop", exclusive=True, exit_on_error=False)
 
     screen.app.push_screen(

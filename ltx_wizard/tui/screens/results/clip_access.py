@@ -6,12 +6,12 @@ port: nothing listens.
 
 from __future__ import annotations
 
-import getpass
-import os
-import shlex
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
+
+from ltx_wizard.core.base.scp_line import scp_line  # the pure part, shared with `compare`
+
+__all__ = ["PLAYERS", "evaluated_checkpoint", "no_player_text", "player", "scp_line"]
 
 # Players that draw video in the terminal itself: mpv's true-colour text output, timg (Kitty,
 # Sixel or half-blocks, whatever the terminal has).
@@ -32,23 +32,6 @@ def no_player_text() -> str:
         "no terminal video player found (install mpv or timg to play here); "
         "copy the file off the box with the scp line"
     )
-
-
-def scp_line(paths: Path | Sequence[Path], env: dict[str, str] | None = None) -> str:
-    """`scp user@host:/path ... .` to run on the user's own machine: one command for every file
-    (`-r` where one is a folder). Over SSH the host is the address this session came in on
-    (SSH_CONNECTION's third field) and its port; elsewhere `<this-box>`."""
-    env = dict(os.environ) if env is None else env
-    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    parts = env.get("SSH_CONNECTION", "").split()
-    host = parts[2] if len(parts) == 4 else "<this-box>"
-    port = parts[3] if len(parts) == 4 and parts[3] != "22" else None
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "you"
-    options = [*(["-P", port] if port else []), *(["-r"] if any(Path(p).is_dir() for p in items) else [])]
-    return shlex.join(["scp", *options, *(f"{user}@{host}:{Path(p).resolve()}" for p in items), "."])
 
 
 def evaluated_checkpoint(run_dir: Path) -> Path | None:
