@@ -135,3 +135,9 @@ async def test_preprocessing_says_its_outcome_in_a_toast(demo_root, monkeypatch)
         await wait_until(pilot, lambda: any(t.startswith("Preprocessing finished") for t in toasts(app)))
         finished = next(t for t in toasts(app) if t.startswith("Preprocessing finished"))
         assert "done, verified: 1 sample(s) encoded" in finished
+        # the walk goes on to autotune: left once it has ended, not halfway through a screen change
+        await wait_until(pilot, lambda: isinstance(app.screen, AutotuneScreen), limit_s=300)
+        await wait_until(
+            pilot, lambda: app.state.summary is not None or app.state.autotune_error, limit_s=300
+        )
+        await settle(pilot)

@@ -44,7 +44,7 @@ def test_one_line_for_files_and_folders_splits_back_into_them(tmp_path):
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout
     user = argv[4].split("@")[0]
-    assert out.strip() == (f'["-P", "2222", "-r", "{user}@10.1.2.3:{folder}", "{user}@10.1.2.3:{file}", "."]')
+    assert out.strip() == (f'["-r", "-P", "2222", "{user}@10.1.2.3:{folder}", "{user}@10.1.2.3:{file}", "."]')
 
 
 async def test_c_copies_the_renders_and_their_checkpoint_and_says_so(tmp_path):
