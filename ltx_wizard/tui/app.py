@@ -21,6 +21,7 @@ from textual import events
 from textual.actions import SkipAction
 from textual.app import App
 from textual.binding import Binding
+from textual.command import Provider
 
 from ltx_wizard.core.io.run_folder import CONFIG, PLAN_MD
 from ltx_wizard.tui.navigation import PhaseNavigation
@@ -36,10 +37,18 @@ if TYPE_CHECKING:
 ORPHANS_NOTE_S = 30.0  # the start-up's line on orphans it stopped: long enough to read it twice
 
 
+def _wizard_commands() -> type[Provider]:
+    """The palette's wizard commands, imported when the palette first opens (not at start-up)."""
+    from ltx_wizard.tui.palette import WizardCommands
+
+    return WizardCommands
+
+
 class WizardApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "LTX-2 training wizard"
-    ENABLE_COMMAND_PALETTE = False
+    # ctrl+p: the wizard's commands (tui/palette.py) beside Textual's own (the theme picker)
+    COMMANDS = App.COMMANDS | {_wizard_commands}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
         # priority: a dialog (a modal screen) keeps the App's plain bindings from its keys, and

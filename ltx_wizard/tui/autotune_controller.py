@@ -126,6 +126,16 @@ class AutotuneController:
             from ltx_wizard.tui.notify import send_ping
 
             send_ping(self.app, autotune_ending(state.run_dir, summary, error))
+        self.toast_outcome(summary, error)
+
+    def toast_outcome(self, summary: results.AutotuneSummary | None, error: str | None) -> None:
+        """A long action finished: its outcome as a toast, on whatever screen is up."""
+        from ltx_wizard.core.autotune.outputs import presenter
+
+        if error is not None:
+            self.app.notify(f"Autotune stopped: {error}", title="Autotune", severity="error", timeout=12)
+        elif summary is not None:
+            self.app.notify(f"Autotune finished: {presenter.winner_sentence(summary)}", title="Autotune")
 
     def on_event(self, event: events.AutotuneEvent) -> None:
         """The engine's sink, called on the event loop."""

@@ -11,6 +11,7 @@ from ltx_wizard.tui.dialogs.commands import CommandsDialog
 from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.dialogs.download import DownloadDialog
+from ltx_wizard.tui.dialogs.file_view import FileViewDialog
 from ltx_wizard.tui.dialogs.gate import GateDialog
 from ltx_wizard.tui.dialogs.help import HelpDialog, help_for_class
 from ltx_wizard.tui.dialogs.holdout_ask import HoldoutDialog
@@ -36,6 +37,7 @@ OPENERS = {
     "ConfigChangeDialog": lambda: ConfigChangeDialog("Change", "One setting changes.", "- a: 1\n+ a: 2"),
     "ConfirmDialog": lambda: ConfirmDialog("Go on?"),
     "DownloadDialog": lambda: DownloadDialog(),
+    "FileViewDialog": lambda: FileViewDialog(Path("/run/plan.md"), "# Plan\n"),
     "GateDialog": lambda: GateDialog("This GPU has 24 GB."),
     "HoldoutDialog": lambda: HoldoutDialog("Hold out 1 clip?"),
     "PickDialog": lambda: PickDialog("Found on disk: checkpoint", [_Found()]),

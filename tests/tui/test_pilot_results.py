@@ -65,7 +65,7 @@ async def test_renders_side_by_side_as_half_block_keyframes(tmp_path):
         strips = await _sheets(pilot, screen, 2)
         assert strips[0].path.name == "01_a-cat-in-space.mp4"
         await pilot.press("c")
-        assert app.clipboard == scp_line(strips[0].path)
+        assert app.clipboard == scp_line([strips[0].path, strips[1].path])  # with and without the LoRA
         assert app.clipboard.startswith("scp ") and app.clipboard.endswith(" .")
 
 

@@ -126,6 +126,9 @@ async def _autotune_done(pilot):
     await until_shown(
         pilot, "Done. Winner: trial 3", "step time 1.80 s", when=lambda: not pilot.app.state.autotune_running
     )
+    # its toast (timed: gone after some seconds) is the toast test's, not the pictures'
+    pilot.app.clear_notifications()
+    await pilot.pause()
 
 
 async def _done(pilot):

@@ -12,12 +12,19 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
 from textual.widgets import Button, Markdown, Static
 
 from ltx_wizard.tui.dialogs.once import OnceModal
 
 Help = tuple[str, str]  # (title, body in Markdown)
 GENERIC: Help = ("Help", "Ctrl+q quits. Tab moves between controls. The footer lists this screen's keys.")
+# Said under every page: the footer leaves ctrl+p out (at 80 columns its room is the screen's keys).
+PALETTE_NOTE = (
+    "**On every screen.** Ctrl+p opens the command palette: back to a step you passed, plan.md, "
+    "config.yaml or run-summary.md in `$EDITOR` (read-only here without one), this screen's actions "
+    "that apply now, and Theme (a light one too)."
+)
 
 
 def help_for_class(screen_type: type[Any]) -> Help:
@@ -42,6 +49,8 @@ class HelpDialog(OnceModal[None]):
             self.title_text = title
         if facts:  # what the screen knows of this run, drawn from its records
             self.body += f"\n\n**For this run.** {facts}"
+        if not issubclass(screen_type, ModalScreen):  # over a dialog the palette has none of these
+            self.body += f"\n\n{PALETTE_NOTE}"
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help"):

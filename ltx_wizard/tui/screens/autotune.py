@@ -20,6 +20,7 @@ from textual.widgets import Button, DataTable, Header, ProgressBar, Static
 
 from ltx_wizard.core.base import phases
 from ltx_wizard.core.autotune.outputs import presenter
+from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.tui import messages
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import baseline_problem
@@ -106,7 +107,8 @@ class AutotuneScreen(WizardScreen):
         yield StepBar(self.phase, id="steps")
         with Vertical(id="body"):
             yield Static("Starting autotune…", id="at-status")
-            yield DataTable(id="trials", cursor_type="none", show_cursor=False)
+            yield DataTable(id="trials", cursor_type="row")
+            yield Static("", id="reason-line")  # the selected row's whole reason (its column is cut)
             with Horizontal(id="trial-progress-row"):
                 yield Static("", id="trial-label")
                 yield ProgressBar(total=50, show_eta=False, id="trial-progress")
@@ -131,6 +133,7 @@ class AutotuneScreen(WizardScreen):
         for label in presenter.COLUMNS:
             table.add_column(label, width=self._widths[label], key=label)
         self._rows: dict[str, object] = {}
+        self._reasons: dict[str, tuple[str, str]] = {}  # each row's (label, whole reason)
         self._best: TrialResult | None = None  # the last kept trial: what a cancel patches in
         self._started: dict[int, TrialStartedEvent] = {}  # the last run of each trial number
         self._vram_text = ""  # the VRAM line (`_vram` is the handler)
@@ -253,12 +256,30 @@ class AutotuneScreen(WizardScreen):
     def _show_row(self, row: presenter.Row) -> None:
         table = self.query_one("#trials", DataTable)
         cells = [fit(value, self._widths[label]) for label, value in zip(presenter.COLUMNS, row.cells)]
+        self._reasons[row.key] = (row.cells[0], row.cells[-1])
         if row.key not in self._rows:
             self._rows[row.key] = table.add_row(*cells, key=row.key)
             table.sort("#", key=presenter.table_order)
         else:
             for column, value in zip(presenter.COLUMNS, cells):
                 table.update_cell(row.key, column, value)
+        # the newest row while trials run (and until the user moves into the table after)
+        if self.app.state.autotune_running or not table.has_focus:
+            table.move_cursor(row=table.get_row_index(row.key))
+        self._show_reason()
+
+    @on(DataTable.RowHighlighted, "#trials")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_reason()
+
+    def _show_reason(self) -> None:
+        """The selected row's reason in full: at 80 columns its cell holds a few words of it."""
+        table = self.query_one("#trials", DataTable)
+        line = self.query_one("#reason-line", Static)
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
+        label, reason = self._reasons.get(key or "", ("", ""))
+        line.display = bool(reason)
+        line.update(Text.assemble((f"{clean_text(label)}: ", "bold"), clean_text(reason)))
 
     def _show_summary(self, summary: AutotuneSummary) -> None:
         """The final table and the winner, as soon as the engine reports them."""

@@ -55,7 +55,7 @@ full run: it changes to the trainer folder, sets the environment, appends output
   checked by SkyPilot's own parser, and shows the three commands to run; outputs stay on the
   node's disk (`ltx-wizard launch RUN --target skypilot --bucket NAME` keeps them).
 - *Quit* (q or ctrl+q): prints the run folder, the command, the log path and any pid.
-- *Back* (Esc): the screen before this one.
+- *Back* (Esc): the screen before this one. PageDown, PageUp, Home and End scroll the text.
 
 **After training.** LoRA weights land in `<run>/outputs/checkpoints/lora_weights_step_*.safetensors`.
 Starting it opens the Monitor (step 6), which also resumes a stopped run.""",
@@ -82,6 +82,11 @@ class DoneScreen(WizardScreen):
         Binding("r", "sky", "Rented GPUs"),
         Binding("q", "quit_app", "Quit", show=False),
         Binding("escape", "back", "Back"),
+        # The body scrolls from the default focus (a button, which takes no scroll keys).
+        Binding("pagedown", "scroll_body('page_down')", show=False),
+        Binding("pageup", "scroll_body('page_up')", show=False),
+        Binding("end", "scroll_body('scroll_end')", show=False),
+        Binding("home", "scroll_body('scroll_home')", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -266,6 +271,12 @@ class DoneScreen(WizardScreen):
 
     def action_back(self) -> None:
         self.leave()
+
+    def action_scroll_body(self, how: str) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        moves = {"page_down": body.scroll_page_down, "page_up": body.scroll_page_up}
+        moves.update(scroll_end=body.scroll_end, scroll_home=body.scroll_home)
+        moves[how](animate=False)
 
     def action_quit_app(self) -> None:
         self.app.exit(0, return_code=0)

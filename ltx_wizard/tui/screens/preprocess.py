@@ -136,6 +136,8 @@ class PreprocessScreen(WizardScreen):
             self._failed(f"the preprocessing could not run: {exc}")
             return
         self.running = False
+        # the outcome of a long action, said wherever the user is when it ends
+        self.notify(result.done_text(), title="Preprocessing finished", timeout=8)
         if result.warnings:
             self.notify(safe_markup("; ".join(result.warnings)[:300]), severity="warning", timeout=10)
         from ltx_wizard.core.plan.refresh import refresh_plan_md
@@ -166,6 +168,7 @@ class PreprocessScreen(WizardScreen):
         )
         self.query_one("#pp-status", Static).update(Text.assemble(("Failed: ", "bold"), message, keys))
         self.query_one("#retry", Button).disabled = False
+        self.notify(message, title="Preprocessing failed", severity="error", timeout=12)
 
     def action_video_only(self) -> None:
         """The consent the audio gate asks for: video only, then the step again."""

@@ -11,6 +11,8 @@ tests/tui/test_long_session.py).
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.widgets import Footer as TextualFooter
 
 # Where textual.reactive keeps an object's watchers: Textual has no public way to drop a watcher
@@ -19,6 +21,11 @@ _WATCHERS = "__watchers"
 
 
 class Footer(TextualFooter):
+    def __init__(self, *children: Any, show_command_palette: bool = False, **kwargs: Any) -> None:
+        # ctrl+p is said in each screen's F1 help and the All keys panel, not docked at the right:
+        # at 80 columns the footer's own keys need the room.
+        super().__init__(*children, show_command_palette=show_command_palette, **kwargs)
+
     async def recompose(self) -> None:
         await super().recompose()
         self.drop_stale_watchers()

@@ -34,7 +34,7 @@ from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_
 from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
 from ltx_wizard.tui.screens.results import compare_part
 from ltx_wizard.tui.screens.results.grid_view import GridView
-from ltx_wizard.tui.screens.results.clip_access import no_player_text, player, scp_line
+from ltx_wizard.tui.screens.results.clip_access import evaluated_checkpoint, no_player_text, player, scp_line
 from ltx_wizard.tui.screens.results.f1_help import RESULTS_HELP
 from ltx_wizard.tui.widgets.footer import Footer
 from ltx_wizard.tui.widgets.formatting import plain, safe_markup
@@ -129,6 +129,13 @@ class ResultsScreen(WizardScreen):
 
         state = read_state(self.run_dir)
         if state is not None and state != self.state:
+            if self.running and state.state != "running":  # it finished while shown: say how
+                from ltx_wizard.core.evaluation.eval_lines import state_line
+
+                failed = state.state == "failed"
+                self.notify(
+                    state_line(state), title="Evaluation", severity="error" if failed else "information"
+                )
             self.state = state
             self._head()
             self.load(with_setup=False)  # a finished stage: its renders are in prompts.json
@@ -267,7 +274,7 @@ class ResultsScreen(WizardScreen):
             sheet.mount(row)
         self.query_one("#results-copy", Static).update(
             Text(
-                "c copies: " + clean_text(scp_line(eval_dir(self.run_dir) / first.file)),
+                "c copies: " + clean_text(self._copy_line(renders)),
                 style="dim",
                 no_wrap=True,
                 overflow="ellipsis",
@@ -305,14 +312,25 @@ class ResultsScreen(WizardScreen):
             )
         self.refresh()
 
+    def _copy_line(self, renders: list[Render]) -> str:
+        """The scp line of a prompt's renders and the checkpoint they were made with."""
+        checkpoint = evaluated_checkpoint(self.run_dir)
+        paths = [eval_dir(self.run_dir) / r.file for r in renders]
+        return scp_line(paths + ([checkpoint] if checkpoint is not None else []))
+
     def action_copy(self) -> None:
-        render = self._selected(True) or self._selected(False)
-        if render is None:
+        if self._shown is None or not self._renders(self._shown):
             self.notify("No render selected", severity="warning")
             return
-        line = scp_line(eval_dir(self.run_dir) / render.file)
+        line = self._copy_line(self._renders(self._shown))
         self.app.copy_to_clipboard(line)
-        self.notify(f"Sent to the clipboard (OSC 52; tmux needs set-clipboard on): {safe_markup(line)}")
+        # OSC 52 asks the terminal; nothing reports back whether it did: the line is shown whole
+        self.notify(
+            f"Sent to your clipboard with OSC 52, where the terminal allows it (tmux: set -g "
+            f"set-clipboard on); else select it here: {line}",
+            title="Copied",
+            timeout=20,
+        )
 
     def action_edit(self) -> None:
         from ltx_wizard.core.evaluation.prompts import edited

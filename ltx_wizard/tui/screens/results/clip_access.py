@@ -1,6 +1,7 @@
 """A render, seen or taken off the box: a terminal video player where one is installed (the App
-is suspended while it plays, then restored), and the `scp` line that copies the file to the
-machine the user's SSH session comes from. No server, no port: nothing listens.
+is suspended while it plays, then restored), and the `scp` line that copies the renders and the
+checkpoint they were made with to the machine the user's SSH session comes from. No server, no
+port: nothing listens.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from ltx_wizard.core.base.scp_line import scp_line  # the pure part, shared with `compare`
 
-__all__ = ["PLAYERS", "no_player_text", "player", "scp_line"]
+__all__ = ["PLAYERS", "evaluated_checkpoint", "no_player_text", "player", "scp_line"]
 
 # Players that draw video in the terminal itself: mpv's true-colour text output, timg (Kitty,
 # Sixel or half-blocks, whatever the terminal has).
@@ -31,3 +32,12 @@ def no_player_text() -> str:
         "no terminal video player found (install mpv or timg to play here); "
         "copy the file off the box with the scp line"
     )
+
+
+def evaluated_checkpoint(run_dir: Path) -> Path | None:
+    """The LoRA checkpoint the evaluation rendered with (its job record), while it is there."""
+    from ltx_wizard.core.evaluation.job import JOB_FILE
+
+    job = JOB_FILE.quietly(run_dir)
+    path = Path(job.checkpoint) if job is not None else None
+    return path if path is not None and path.is_file() else None

@@ -32,7 +32,9 @@ under the title says so and why.
 **Keys.** Edit prompts (e); Start (s) runs the renders in the background (their own log and pid:
 they survive the wizard), Stop (x) stops them; ↑↓ picks a prompt; Play (p) and Play base (b) play
 its render with and without the LoRA where a terminal player is installed; Copy scp line (c)
-copies an `scp` line for the file; Grid (g); Pick checkpoint (k); Back (Esc).
+copies one `scp` line for the prompt's renders and the checkpoint they were made with (OSC 52;
+the toast shows the line to select where the terminal does not take it); Grid (g); Pick checkpoint (k);
+Back (Esc).
 
 **Which checkpoint.** Once `ltx-wizard compare` ran, the line under the title gives its
 recommendation and its reason (from `outputs/compare/compare.json`) and the checkpoint you picked.
