@@ -44,12 +44,15 @@ def gather_facts(app: WizardApp, screen: Screen) -> PaletteFacts:
     """What the palette's rules read, from the screen it was opened over and the screens below."""
     from ltx_wizard.tui.screens.existing_run import has_training
     from ltx_wizard.tui.screens.monitor import MonitorScreen
+    from ltx_wizard.tui.screens.monitor.compare_offer import compare_offered
     from ltx_wizard.tui.screens.results import ResultsScreen
 
     stack = app.screen_stack
     below = stack[: stack.index(screen)] if screen in stack else []
     run_dir = run_dir_of(app, screen)
     status = screen.status if isinstance(screen, MonitorScreen) else None
+    # a read-only Monitor (another wizard holds the run) refuses what would change the run
+    holds = not isinstance(screen, MonitorScreen) or not screen.read_only()
     results = screen if isinstance(screen, ResultsScreen) else None
     phase = getattr(screen, "phase", None)
     return PaletteFacts(
@@ -57,12 +60,12 @@ def gather_facts(app: WizardApp, screen: Screen) -> PaletteFacts:
         below=tuple(p.id for p in (getattr(s, "phase", None) for s in below) if p is not None),
         run_files=tuple(f.rel for f in RUN_FILES if run_dir is not None and f.path(run_dir).is_file()),
         training=run_dir is not None and has_training(run_dir),
-        live=status is not None and status.state == "live",
-        resumable=status is not None and status.resumable,
+        live=holds and status is not None and status.state == "live",
+        resumable=holds and status is not None and status.resumable,
         eval_running=results is not None and results.running,
         render_selected=results is not None
         and (results._selected(True) or results._selected(False)) is not None,
-        compare_offered=callable(getattr(screen, "action_compare", None)),
+        compare_offered=holds and isinstance(screen, MonitorScreen) and compare_offered(screen),
     )
 
 

@@ -7,12 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from ltx_wizard.core.compare.compare_view import read_compared
+from ltx_wizard.tui.dialogs.checkpoint_pick import CheckpointPickDialog
 from ltx_wizard.tui.dialogs.commands import CommandsDialog
 from ltx_wizard.tui.dialogs.config_change import ConfigChangeDialog
 from ltx_wizard.tui.dialogs.confirm import ConfirmDialog
 from ltx_wizard.tui.dialogs.download import DownloadDialog
 from ltx_wizard.tui.dialogs.file_view import FileViewDialog
 from ltx_wizard.tui.dialogs.gate import GateDialog
+from ltx_wizard.tui.dialogs.grid_cell import GridCellDialog
 from ltx_wizard.tui.dialogs.help import HelpDialog, help_for_class
 from ltx_wizard.tui.dialogs.holdout_ask import HoldoutDialog
 from ltx_wizard.tui.dialogs.pick import PickDialog
@@ -32,13 +35,17 @@ class _Found:
 
 
 # One way to open each dialog that has its own F1 help, with the arguments a screen gives it.
+OLD_RUN = Path(__file__).resolve().parents[1] / "core" / "io" / "old_run"  # a compare.json and pick.json
+
 OPENERS = {
+    "CheckpointPickDialog": lambda: CheckpointPickDialog(read_compared(OLD_RUN)),  # k: the compared ones
     "CommandsDialog": lambda: CommandsDialog(Path("/no-such-run")),  # @: the run's commands (none here)
     "ConfigChangeDialog": lambda: ConfigChangeDialog("Change", "One setting changes.", "- a: 1\n+ a: 2"),
     "ConfirmDialog": lambda: ConfirmDialog("Go on?"),
     "DownloadDialog": lambda: DownloadDialog(),
     "FileViewDialog": lambda: FileViewDialog(Path("/run/plan.md"), "# Plan\n"),
     "GateDialog": lambda: GateDialog("This GPU has 24 GB."),
+    "GridCellDialog": lambda: GridCellDialog("step 100, prompt 1", None, "not rendered", "17 frames"),
     "HoldoutDialog": lambda: HoldoutDialog("Hold out 1 clip?"),
     "PickDialog": lambda: PickDialog("Found on disk: checkpoint", [_Found()]),
     "SpotCheckDialog": lambda: SpotCheckDialog([("clip.mp4", "a cat in the rain")]),

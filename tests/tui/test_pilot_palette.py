@@ -111,6 +111,7 @@ async def test_monitor_commands_run_the_screens_own_actions(tmp_path, monkeypatc
             "Open config.yaml",
             "Resume training",
             "Evaluate",
+            "Compare checkpoints",  # two kept, training over: the Monitor's own offer
         ]
         assert "Stop training" not in found  # stopped: the trainer is not live
         assert "Open run-summary.md" not in found  # written once the run finishes
@@ -135,6 +136,10 @@ async def test_monitor_commands_run_the_screens_own_actions(tmp_path, monkeypatc
         await run_command(pilot, "Open config.yaml")
         assert seen.read_text() == str(run / "config.yaml")
         assert app.screen is monitor
+        await run_command(pilot, "Compare checkpoints")
+        assert isinstance(app.screen, ConfirmDialog)  # the Monitor's own compare question
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is monitor)
         await run_command(pilot, "Evaluate")
         assert isinstance(app.screen, ResultsScreen)
         await run_command(pilot, "Go to 3 Plan: Existing run")

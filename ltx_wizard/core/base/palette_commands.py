@@ -24,7 +24,7 @@ class PaletteFacts:
     resumable: bool = False  # the Monitor's last read: the run can resume from a checkpoint
     eval_running: bool = False  # the Results screen's last read: an evaluation is running
     render_selected: bool = False  # the Results screen shows a render: its scp line exists
-    compare_offered: bool = False  # the screen on top has a compare action
+    compare_offered: bool = False  # the screen on top offers compare now (the Monitor: two kept, not live)
 
 
 @dataclass(frozen=True)

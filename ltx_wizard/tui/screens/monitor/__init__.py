@@ -157,7 +157,7 @@ class MonitorScreen(WizardScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (self.attachment is not None and self.attachment.refuses(action))
 
-    def _read_only(self) -> bool:
+    def read_only(self) -> bool:
         return self.attachment is not None and self.attachment.read_only
 
     def _refused(self, action: str) -> bool:
@@ -300,7 +300,7 @@ class MonitorScreen(WizardScreen):
         from ltx_wizard.tui.screens.monitor.compare_offer import compare_offered
 
         self.query_one("#compare", Button).display = (
-            compare_offered(self) and not self._read_only()
+            compare_offered(self) and not self.read_only()
         )  # offered from two kept
 
     # -- actions (each asks first) -------------------------------------------------------
