@@ -42,6 +42,7 @@ async def test_c_starts_compare_in_the_background_and_its_recommendation_shows(f
         await pilot.press("c")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         assert f"ltx-wizard compare {run} --yes" in str(app.screen.question)
+        assert "the tournament's renders" in str(app.screen.question)  # no --no-render: it renders
         await pilot.press("y")
         await wait_until(pilot, lambda: (run / "logs" / "compare.pid").is_file())
         pid = int((run / "logs" / "compare.pid").read_text().split()[0])
@@ -52,6 +53,7 @@ async def test_c_starts_compare_in_the_background_and_its_recommendation_shows(f
         log = (run / "logs" / "compare.log").read_text("utf-8")
         assert f"recommended: {record.recommended.reason}" in log  # the command's own table, as printed
         assert pid > 1 and json.loads((run / "outputs" / "compare" / "compare.json").read_text())
+        assert (run / "outputs" / "compare" / "grid.json").is_file()  # the renders the question named
 
 
 async def test_compare_is_not_offered_while_training_runs_or_with_one_checkpoint(tmp_path):

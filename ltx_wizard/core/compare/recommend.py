@@ -14,8 +14,9 @@ The rules, in order (tests/core/compare/test_recommend.py holds one test each):
    The reason gives the held-out loss, the training loss and their gap, and the effect, and names
    the healthy checkpoints that have no held-out loss.
 4. Over-fitting: when the held-out loss rises at each of the last OVERFIT_RISES kept checkpoints (or
-   more) while the training loss falls over the same span, the reason names the step after which the
-   held-out loss rises.
+   more) while the training loss does not rise over the same span (it falls, or holds to the printed
+   digits: the gap between them widens either way), the reason names the step after which the
+   held-out loss rises. A training loss rising too is a run getting worse, not over-fitting.
 5. Without held-out losses (held_out_note says why, e.g. "no clips were held out"): the latest healthy
    checkpoint with an effect, or the latest healthy one where no effect was measured; the reason says
    it rests on that, and gives the note.
@@ -97,7 +98,8 @@ def _effect(result: CheckpointResult) -> str:
 
 def overfit_step(results: Sequence[CheckpointResult]) -> int | None:
     """The step after which the held-out loss rises to the last kept checkpoint (at least
-    OVERFIT_RISES rises in a row, on the printed digits) while the training loss falls; None else."""
+    OVERFIT_RISES rises in a row, on the printed digits) while the training loss does not rise; None
+    else."""
     both = sorted(
         (r for r in results if _healthy(r) and r.held_out_loss is not None and r.train_loss is not None),
         key=lambda r: r.step,
@@ -110,8 +112,8 @@ def overfit_step(results: Sequence[CheckpointResult]) -> int | None:
     if len(both) - 1 - start < OVERFIT_RISES:
         return None
     turn, last = both[start], both[-1]
-    falls = _printed(last.train_loss or 0) < _printed(turn.train_loss or 0)
-    return turn.step if falls else None
+    holds = _printed(last.train_loss or 0) <= _printed(turn.train_loss or 0)
+    return turn.step if holds else None
 
 
 def _passed_over(results: Sequence[CheckpointResult], pick: CheckpointResult) -> list[str]:

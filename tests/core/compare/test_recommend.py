@@ -124,9 +124,12 @@ def test_when_every_healthy_one_changes_almost_nothing_the_pick_says_so():
         ((0.12, 0.11, 0.12, 0.13), (0.09, 0.10, 0.11, 0.12), None),  # train rising too: not over-fitting
         ((0.13, 0.12, 0.11, 0.10), (0.12, 0.11, 0.10, 0.09), None),  # still falling
         ((0.11, 0.12, 0.13), (0.12, 0.11, 0.10), 500),
+        ((0.12, 0.11, 0.12, 0.13), (0.11, 0.11, 0.11, 0.11), 1000),  # train flat: the gap widens
     ],
 )
-def test_over_fitting_is_a_held_out_loss_rising_at_the_last_checkpoints_while_train_falls(held, train, turn):
+def test_over_fitting_is_a_held_out_loss_rising_at_the_last_checkpoints_while_train_does_not_rise(
+    held, train, turn
+):
     results = [_ckpt(500 * (i + 1), h, t) for i, (h, t) in enumerate(zip(held, train))]
     assert overfit_step(results) == turn
     said = "held-out loss rising after" in recommend(results, None).reason

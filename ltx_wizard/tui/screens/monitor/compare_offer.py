@@ -41,7 +41,8 @@ def ask_compare(screen: MonitorScreen) -> None:
     count = len(status.checkpoints)
     question = (
         f"Compare the {count} kept checkpoints? `ltx-wizard compare {screen.run_dir} --yes` runs in the "
-        "background (in the trainer's environment: the LoRA health check and the held-out loss of each); "
+        "background (in the trainer's environment: the LoRA health check and the held-out loss of each, "
+        "and the tournament's renders of the base model and each at the same seed and prompts); "
         f"its log is {COMPARE_LOG.path(screen.run_dir)}, its result outputs/compare/compare.json."
     )
 
