@@ -69,6 +69,17 @@ def gather_facts(app: WizardApp, screen: Screen) -> PaletteFacts:
     )
 
 
+def ask_run_file(app: WizardApp, run_dir: Path | None) -> None:
+    """Key o: which of the run folder's files to open, then open it as the palette does."""
+    from ltx_wizard.tui.dialogs.run_files import RunFilesDialog
+
+    found = [f.path(run_dir) for f in RUN_FILES if run_dir is not None and f.path(run_dir).is_file()]
+    if not found:
+        app.notify("The run folder has no plan.md, config.yaml or run-summary.md yet", severity="warning")
+        return
+    app.push_screen(RunFilesDialog(found), lambda path: None if path is None else open_run_file(app, path))
+
+
 def command_runner(app: WizardApp, screen: Screen, command: PaletteCommand) -> Callable[[], object]:
     kind, _, name = command.id.partition(":")
     if kind == "goto":

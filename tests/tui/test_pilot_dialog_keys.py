@@ -19,6 +19,7 @@ from ltx_wizard.tui.dialogs.grid_cell import GridCellDialog
 from ltx_wizard.tui.dialogs.help import HelpDialog, help_for_class
 from ltx_wizard.tui.dialogs.holdout_ask import HoldoutDialog
 from ltx_wizard.tui.dialogs.pick import PickDialog
+from ltx_wizard.tui.dialogs.run_files import RunFilesDialog
 from ltx_wizard.tui.dialogs.spot_check import SpotCheckDialog
 from ltx_wizard.tui.dialogs.vram_ask import VramAskDialog
 from ltx_wizard.tui import dialogs
@@ -48,6 +49,7 @@ OPENERS = {
     "GridCellDialog": lambda: GridCellDialog("step 100, prompt 1", None, "not rendered", "17 frames"),
     "HoldoutDialog": lambda: HoldoutDialog("Hold out 1 clip?"),
     "PickDialog": lambda: PickDialog("Found on disk: checkpoint", [_Found()]),
+    "RunFilesDialog": lambda: RunFilesDialog([Path("/run/plan.md"), Path("/run/config.yaml")]),  # o
     "SpotCheckDialog": lambda: SpotCheckDialog([("clip.mp4", "a cat in the rain")]),
     "VramAskDialog": lambda: VramAskDialog("NVIDIA GB10"),
 }

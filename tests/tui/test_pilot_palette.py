@@ -191,3 +191,27 @@ async def test_theme_picker_switches_to_a_light_theme(demo_root):
         await wait_until(pilot, lambda: listed(picker)[:1] == ["textual-light"])
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.theme == "textual-light")
+
+
+async def test_o_opens_the_same_run_files_as_the_palettes_open_commands(tmp_path):
+    """Every palette command has a footer key too: the "Open ..." ones have o (dialogs/run_files.py)."""
+    from ltx_wizard.tui.dialogs.run_files import RunFilesDialog
+
+    run = make_run(tmp_path, STOPPED, steps=100, checkpoints=((20, True),))
+    app = make_app(run_dir=str(run))
+    async with app.run_test(size=(80, 24)) as pilot:
+        monitor = await monitor_of(pilot)
+        opens = [t.removeprefix("Open ") for t in await titles(pilot) if t.startswith("Open ")]
+        assert opens == ["plan.md", "config.yaml"]  # no run-summary.md: the run has not finished
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunFilesDialog))
+        assert [p.name for p in app.screen.paths] == opens
+        await pilot.press("2")
+        await wait_until(pilot, lambda: isinstance(app.screen, FileViewDialog))
+        assert app.screen.query_one("#file-text").text == (run / "config.yaml").read_text()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is monitor)
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunFilesDialog))
+        await pilot.press("escape")  # closes, opens nothing
+        await wait_until(pilot, lambda: app.screen is monitor)

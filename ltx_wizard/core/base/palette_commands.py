@@ -55,7 +55,7 @@ def _places(facts: PaletteFacts) -> list[PaletteCommand]:
 def _files(facts: PaletteFacts) -> list[PaletteCommand]:
     return [
         PaletteCommand(
-            f"open:{name}", f"Open {name}", f"the run folder's {name} in $EDITOR, else read-only here"
+            f"open:{name}", f"Open {name}", f"the run folder's {name} in $EDITOR, else read-only here (o)"
         )
         for name in facts.run_files
     ]

@@ -54,6 +54,7 @@ full run: it changes to the trainer folder, sets the environment, appends output
 - *Rented GPUs* (r): writes `<run>/sky/` for SkyPilot (task.yaml, a 20-step smoke.yaml, README.md),
   checked by SkyPilot's own parser, and shows the three commands to run; outputs stay on the
   node's disk (`ltx-wizard launch RUN --target skypilot --bucket NAME` keeps them).
+- *Open file* (o): plan.md or config.yaml (1, 2) in `$VISUAL`/`$EDITOR`, else read-only here.
 - *Quit* (q or ctrl+q): prints the run folder, the command, the log path and any pid.
 - *Back* (Esc): the screen before this one. PageDown, PageUp, Home and End scroll the text.
 
@@ -80,6 +81,7 @@ class DoneScreen(WizardScreen):
         Binding("c", "copy", "Copy command"),
         Binding("t", "train", "Start training"),
         Binding("r", "sky", "Rented GPUs"),
+        Binding("o", "open_file", "Open file"),  # plan.md, config.yaml (dialogs/run_files.py)
         Binding("q", "quit_app", "Quit", show=False),
         Binding("escape", "back", "Back"),
         # The body scrolls from the default focus (a button, which takes no scroll keys).
@@ -286,3 +288,8 @@ class DoneScreen(WizardScreen):
             return
         actions = {"copy": self.action_copy, "train": self.action_train, "sky": self.action_sky}
         {**actions, "quit": self.action_quit_app}[event.button.id or "quit"]()
+
+    def action_open_file(self) -> None:
+        from ltx_wizard.tui.palette import ask_run_file, run_dir_of
+
+        ask_run_file(self.app, run_dir_of(self.app, self))

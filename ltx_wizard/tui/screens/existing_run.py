@@ -47,6 +47,8 @@ EXISTING_RUN_HELP = (
 - *View plan* (v): shows `plan.md` below.
 - *New run* (n): starts the wizard over and plans a new folder; this one is left as it is.
 - *Monitor training* (m): the Monitor of this folder's training run (its log, status, loss).
+- *Open file* (o): plan.md, config.yaml or run-summary.md, those that exist, in `$VISUAL`/`$EDITOR`,
+  else read-only here.
 
 To start training from this folder without the wizard: `bash <run>/launch.sh`.""",
 )
@@ -60,6 +62,7 @@ class ExistingRunScreen(WizardScreen):
         Binding("v", "view", "View plan"),
         Binding("n", "new", "New run"),
         Binding("m", "monitor", "Monitor training"),
+        Binding("o", "open_file", "Open file"),  # plan.md, config.yaml, run-summary.md
     ]
 
     def __init__(self, run_dir: Path) -> None:
@@ -159,3 +162,8 @@ class ExistingRunScreen(WizardScreen):
         {"resume": self.action_resume, "view": self.action_view, "new": self.action_new}[
             event.button.id or "new"
         ]()
+
+    def action_open_file(self) -> None:
+        from ltx_wizard.tui.palette import ask_run_file, run_dir_of
+
+        ask_run_file(self.app, run_dir_of(self.app, self))

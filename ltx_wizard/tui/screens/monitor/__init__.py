@@ -74,7 +74,8 @@ samples as keyframes, each with its prompt (v or Esc closes them). Evaluate (e):
 screen, which renders prompts with a saved checkpoint's LoRA and without it. Compare (c), once
 training is over and two checkpoints are kept: asks, then runs `ltx-wizard compare RUN --yes` in
 the background (log `logs/compare.log`); its recommendation then shows here and on the evaluation
-screen, where k picks the checkpoint to use. Back (Esc) returns to the
+screen, where k picks the checkpoint to use. Open file (o): plan.md, config.yaml or run-summary.md
+in `$VISUAL`/`$EDITOR`, else read-only here. Back (Esc) returns to the
 screen you came from; q quits (the training goes on).
 
 **Read-only.** While its Monitor is open this wizard holds the run (its lock). A second wizard
@@ -97,6 +98,7 @@ class MonitorScreen(WizardScreen):
         Binding("v", "samples", "Samples"),  # the validation samples (tui/dialogs/samples.py)
         Binding("e", "results", "Evaluate"),  # the post-training evaluation (screens/results/__init__.py)
         Binding("c", "compare", "Compare"),  # the kept checkpoints (monitor/compare_offer.py)
+        Binding("o", "open_file", "Open file"),  # plan.md, config.yaml, run-summary.md
         Binding("escape", "back", "Back"),
         Binding("q", "quit_app", "Quit", show=False),
     ]
@@ -367,3 +369,8 @@ class MonitorScreen(WizardScreen):
             "compare": self.action_compare,
         }
         actions[event.button.id or "copy"]()
+
+    def action_open_file(self) -> None:
+        from ltx_wizard.tui.palette import ask_run_file, run_dir_of
+
+        ask_run_file(self.app, run_dir_of(self.app, self))
