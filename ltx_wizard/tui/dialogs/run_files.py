@@ -1,6 +1,6 @@
 """The run folder's own files to open (plan.md, config.yaml, run-summary.md, those that exist): key o
 on the screens of a run, the footer's way to what the command palette's "Open ..." commands do.
-Dismisses the chosen file's path (tui/palette.py open_run_file opens it), or None."""
+Dismisses the chosen file's path (tui/run_file_open.py opens it), or None."""
 
 from __future__ import annotations
 

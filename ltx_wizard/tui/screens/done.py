@@ -290,6 +290,7 @@ class DoneScreen(WizardScreen):
         {**actions, "quit": self.action_quit_app}[event.button.id or "quit"]()
 
     def action_open_file(self) -> None:
-        from ltx_wizard.tui.palette import ask_run_file, run_dir_of
+        from ltx_wizard.tui.run_file_open import ask_run_file
 
-        ask_run_file(self.app, run_dir_of(self.app, self))
+        run_dir = getattr(self, "run_dir", None) or self.app.state.run_dir
+        ask_run_file(self.app, None if run_dir is None else Path(run_dir))
