@@ -81,7 +81,7 @@ def test_the_real_programs_run_by_uv_in_the_trainer_folder(tmp_path, monkeypatch
     assert health.argv[:4] == ("/bin/uv", "run", "python", str(HEALTH_SCRIPT)) and health.cwd == trainer
     assert health.argv[4:6] == ("--out", str(run / "outputs" / "compare" / "lora-health.json"))
     assert health.log == run / "logs" / "compare-lora-health.log"
-    args = heldout_args(run, tmp_path / "held", chosen)
+    args = heldout_args(run, tmp_path / "held", 4, chosen)
     loss = compare_plan._program(run, "l", args, trainer, None, "/bin/uv")
     assert (
         loss.argv[3] == str(compare_plan.HELDOUT_SCRIPT)
@@ -94,3 +94,32 @@ def test_the_real_programs_run_by_uv_in_the_trainer_folder(tmp_path, monkeypatch
     assert parsed.checkpoints == [k.path for k in chosen]
     with pytest.raises(UsageError, match="uv is not on PATH"):
         compare_plan._program(run, "l", args, trainer, None, None)
+
+
+def _render_parser(monkeypatch):
+    """tournament_render.py's own argument parser, loaded from its file (its siblings beside it)."""
+    from ltx_wizard.core.evaluation.tournament_program import SCRIPT
+
+    spec = importlib.util.spec_from_file_location("tournament_render_under_test", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    return module._args
+
+
+def test_with_renders_the_loss_rides_on_the_tournaments_process_for_the_rows_still_missing(
+    tmp_path, monkeypatch
+):
+    run, root = tmp_path / "run", tmp_path / "held"
+    chosen = pick(KEPT, "all")
+    plan = compare_plan.ComparePlan(run, chosen, root, None, 3, 0, (), (), loss_in_renders=True)
+    args = plan.loss_args([None, chosen[1]])
+    parsed = _render_parser(monkeypatch)(["--config", "c.yaml", "--out-dir", "r", *args, "base"])
+    assert (parsed.loss_config, parsed.held_out) == (run / "config.yaml", root)
+    assert parsed.loss_out_dir == run / "outputs" / "compare"
+    assert (parsed.sample, parsed.seed, parsed.sigmas) == (3, 42, "0.1,0.3,0.5,0.7,0.9")
+    assert parsed.loss_rows == "base,step-400"
+    # nothing left to compute, no loss in the renders, or no held-out clips: no loss arguments
+    assert plan.loss_args([]) == []
+    assert compare_plan.ComparePlan(run, chosen, root, None, 3, 0, (), ()).loss_args([None]) == []
