@@ -123,3 +123,32 @@ def test_with_renders_the_loss_rides_on_the_tournaments_process_for_the_rows_sti
     # nothing left to compute, no loss in the renders, or no held-out clips: no loss arguments
     assert plan.loss_args([]) == []
     assert compare_plan.ComparePlan(run, chosen, root, None, 3, 0, (), ()).loss_args([None]) == []
+
+
+def test_the_loss_sample_is_the_one_plan_md_prices_from_the_runs_records(tmp_path, monkeypatch):
+    """heldout_loss.py --sample: compare_cost.loss_samples on config.yaml, autotune.json's duration and
+    the planned GPUs; 4 (clips permitting) where autotune left no duration."""
+    from types import SimpleNamespace
+
+    from ltx_wizard.core.plan import compare_cost as cc
+    from ltx_wizard.core.tuning.duration import Duration
+
+    config = {
+        "model": {"training_mode": "lora"},
+        "optimization": {"steps": 2000, "batch_size": 1, "enable_gradient_checkpointing": True},
+        "checkpoints": {"interval": 200, "keep_last_n": -1},
+    }
+    duration = Duration(2000, 12.0, 9, 1, 40.0, 300.0, 30, denoise_step_s=1.0, saves=5)
+    six = tuple(f"c{i}.mp4" for i in range(6))
+    held = HeldOut(file=tmp_path / "h.jsonl", root=tmp_path, samples=six, done=True, encoded=six)
+    tuned = SimpleNamespace(duration=duration)
+    monkeypatch.setattr(compare_plan, "read_tune_record", lambda run: tuned)
+    monkeypatch.setattr(
+        compare_plan, "read_record", lambda run: SimpleNamespace(schedule=SimpleNamespace(num_gpus=1))
+    )
+    assert compare_plan.loss_sample(tmp_path, config, held) == cc.loss_samples(config, duration, 6, 1) == 3
+    tuned.duration = None  # autotune measured nothing: the most the clips permit
+    assert compare_plan.loss_sample(tmp_path, config, held) == 4
+    two = HeldOut(file=tmp_path / "h.jsonl", root=tmp_path, samples=six[:2], done=True, encoded=six[:2])
+    assert compare_plan.loss_sample(tmp_path, config, two) == 2
+    assert held_out_source(held, 3) == (tmp_path, None, 3)
