@@ -38,10 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(NaN or Inf values, B matrices left at zero, modules the config does not target, audio "
         "modules trained on a video-only run) and the trainer's own loss at fixed sigmas and noise "
         "seeds on the held-out clips and as many training clips, for the base model and each "
-        "checkpoint, run in the trainer's environment (uv run in the checkout). Then, unless "
-        "--no-render, the tournament: the base model and every compared checkpoint rendered at the "
+        "checkpoint, run in the trainer's environment (uv run in the checkout). Unless --no-render, "
+        "the held-out loss runs first in the tournament's one process, on its one model load, and "
+        "then the tournament: the base model and every compared checkpoint rendered at the "
         "same seed and prompts (one of each of eval's categories, short clips, few inference steps, "
-        "one trainer load per model), written as grid.json, contact-sheet.png and index.html beside "
+        "each checkpoint's LoRA swapped in place), written as grid.json, contact-sheet.png and index.html beside "
         "the renders, and the scp line that copies them home. Records: RUN/outputs/compare/; "
         "logs: RUN/logs/compare-*.log. Exit 0 done, 1 a program failed, 2 bad input, 130 stopped.",
     )
@@ -55,7 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--no-render",
         action="store_true",
-        help="no tournament renders: the health check, the held-out loss and the recommendation only",
+        help="no tournament renders: the health check, the held-out loss (then its own program, "
+        "which loads the model itself) and the recommendation only",
     )
     p.add_argument("--yes", action="store_true", help="start without asking")
     p.add_argument("--json", action="store_true", help="the checkpoints and the recommendation as JSON")
