@@ -11,6 +11,10 @@ loads them, at a fixed grid of sigmas with fixed noise seeds, on the held-out la
 seeded sample of the training latents; and the effect size against the base model on the held-out
 latents (LoRA on against off, same inputs). The wizard reads the file back through
 ltx_wizard/core/compare/loss_record.py; it never imports this program (torch lives here only).
+The model is loaded and its LoRAs swapped by lora_model.py, the sibling tournament_render.py shares;
+`compare` runs this program alone only with --no-render: otherwise tournament_render.py --loss-config
+computes the same records with this program's functions (loss_run, loss_sets, write_records) on the
+one model it renders with.
 
 Every random draw is fixed: the trainer's timestep sampler is replaced by one that returns the grid's
 sigma; the noise (torch.randn_like in the strategy) and the strategy's conditioning draws (the
