@@ -5,11 +5,13 @@
 For each case a run folder is planned from the `--demo` look-alike files and autotuned by the real
 engine against the simulated trainer (benchmarks/bench_duration_estimate.py's plan_and_tune), whose
 phases follow ltx_wizard/demo/sim/cost_model.py. From autotune.json's duration estimate (the one
-plan.md states) core/plan/compare_cost.py prices the held-out loss (trainer_side/heldout_loss.py's
-defaults) and the tournament's renders for the checkpoints config.yaml keeps, with --held-out clips
-held out (default 4, the loss's --sample: the demo's dataset holds none out). Shares are of the
-training GPU time (steps x s/step x GPUs); targets: held-out loss <= 5 %, whole comparison <= 15 %.
-`fits` is the most kept checkpoints within each target (0: not even one).
+plan.md states) core/plan/compare_cost.py prices the held-out loss (trainer_side/heldout_loss.py as
+compare runs it: the base and each checkpoint, its samples sized to its budget) and the tournament's
+renders for the checkpoints config.yaml keeps, with --held-out clips held out (default 4, the loss's
+most samples: the demo's dataset holds none out). The loss runs first in the tournament's process on
+its one model load: its share is its forward passes (`loss_alone_share`: with `--no-render`, its own
+load added). Shares are of the training GPU time (steps x s/step x GPUs); targets: held-out loss
+<= 5 %, whole comparison <= 15 %. `fits` is the most kept checkpoints within each target (0: not even one).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ def measure_run(run: Path, held_out: int) -> dict:
     """One case's row, from its autotuned run folder."""
     cost = priced(run, held_out)
     loss, renders, total = cost.loss_s(), cost.render_s(), cost.total_s()
+    alone = cost.loss_alone_s()
     return {
         "checkpoints": cost.checkpoints,
         "samples": cost.samples,
@@ -64,6 +67,7 @@ def measure_run(run: Path, held_out: int) -> dict:
         "loss_s": round(loss, 1),
         "renders_s": None if renders is None else round(renders, 1),
         "loss_share": _ratio(cost.share(loss)),
+        "loss_alone_share": _ratio(cost.share(alone)),
         "renders_share": _ratio(cost.share(renders)),
         "total_share": _ratio(cost.share(total)),
         "loss_fits": cost.most_checkpoints(LOSS_TARGET, whole=False),
@@ -91,12 +95,12 @@ def main() -> None:
         print(json.dumps(results, indent=2))
         return
     print(
-        f"{'case':<8} {'kept':>4} {'train':>8} {'loss':>7} {'target':>6} {'fits':>4} "
+        f"{'case':<8} {'kept':>4} {'S':>2} {'train':>8} {'loss':>7} {'target':>6} {'fits':>4} "
         f"{'renders':>8} {'whole':>7} {'target':>6} {'fits':>4}"
     )
     for case, r in results.items():
         print(
-            f"{case:<8} {r['checkpoints']:>4} {r['train_gpu_s'] / 60:>6.0f} m {_pct(r['loss_share']):>7} "
+            f"{case:<8} {r['checkpoints']:>4} {r['samples']:>2} {r['train_gpu_s'] / 60:>6.0f} m {_pct(r['loss_share']):>7} "
             f"{_pct(LOSS_TARGET):>6} {r['loss_fits']:>4} {_pct(r['renders_share']):>8} "
             f"{_pct(r['total_share']):>7} {_pct(TOURNAMENT_TARGET):>6} {r['total_fits']:>4}"
         )

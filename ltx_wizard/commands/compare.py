@@ -2,8 +2,9 @@
 check on every compared checkpoint and the held-out loss on the base model and each of them, inside
 the trainer's environment (core/compare/compare_plan.py decides what, compare_run.py runs it and
 reads the records back), then prints each checkpoint's numbers and the recommendation
-(core/compare/recommend.py). Unless --no-render, the tournament follows: the base and each
-checkpoint rendered at the same seed and prompts (core/evaluation/tournament.py), the grid
+(core/compare/recommend.py). Unless --no-render, the tournament's one process computes the held-out
+loss first, on its one model load, and then renders the base and each checkpoint at the same seed
+and prompts (core/evaluation/tournament.py); the results are read after it, then the grid
 (core/compare/grid_record.py), the contact sheet and the HTML page, and the scp line that copies
 the folder home, printed last. Shows; decides nothing itself.
 """
@@ -37,10 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(NaN or Inf values, B matrices left at zero, modules the config does not target, audio "
         "modules trained on a video-only run) and the trainer's own loss at fixed sigmas and noise "
         "seeds on the held-out clips and as many training clips, for the base model and each "
-        "checkpoint, run in the trainer's environment (uv run in the checkout). Then, unless "
-        "--no-render, the tournament: the base model and every compared checkpoint rendered at the "
+        "checkpoint, run in the trainer's environment (uv run in the checkout). Unless --no-render, "
+        "the held-out loss runs first in the tournament's one process, on its one model load, and "
+        "then the tournament: the base model and every compared checkpoint rendered at the "
         "same seed and prompts (one of each of eval's categories, short clips, few inference steps, "
-        "one trainer load per model), written as grid.json, contact-sheet.png and index.html beside "
+        "each checkpoint's LoRA swapped in place), written as grid.json, contact-sheet.png and index.html beside "
         "the renders, and the scp line that copies them home. Records: RUN/outputs/compare/; "
         "logs: RUN/logs/compare-*.log. Exit 0 done, 1 a program failed, 2 bad input, 130 stopped.",
     )
@@ -54,7 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--no-render",
         action="store_true",
-        help="no tournament renders: the health check, the held-out loss and the recommendation only",
+        help="no tournament renders: the health check, the held-out loss (then its own program, "
+        "which loads the model itself) and the recommendation only",
     )
     p.add_argument("--yes", action="store_true", help="start without asking")
     p.add_argument("--json", action="store_true", help="the checkpoints and the recommendation as JSON")
@@ -69,24 +72,35 @@ def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.compare.recommend import recommend
     from ltx_wizard.core.evaluation.checkpoints import saved
     from ltx_wizard.core.evaluation.request import stand_in_for_run
+    from ltx_wizard.core.evaluation.tournament import tournament_log
     from ltx_wizard.core.monitor.run_config import read_config
 
     run_dir = Path(args.run).expanduser().absolute()
     config = read_config(require_config(run_dir))
     kept = [Kept(s.step, s.path) for s in saved(run_dir, config)]
     stand_in = stand_in_for_run(run_dir, args.stand_ins)
-    plan = plan_compare(run_dir, kept, args.checkpoints, stand_in=stand_in, uv=shutil.which("uv"))
+    render_log = None if args.no_render else tournament_log(run_dir)
+    plan = plan_compare(
+        run_dir,
+        kept,
+        args.checkpoints,
+        stand_in=stand_in,
+        uv=shutil.which("uv"),
+        config=config,
+        render_log=render_log,
+    )
     tournament = None if args.no_render else _plan_tournament(run_dir, config, plan, stand_in)
     shown = sys.stderr if args.json else sys.stdout
     lines = [*plan.lines, *(tournament.lines if tournament is not None else ())]
     print(clean_block("\n".join(lines)), file=shown, flush=True)
     _confirm(args)
     run_until_signal(run_programs(plan, _say(args.json)), "compare", STOPPED_WORDS)
+    rows = None if tournament is None else _renders(run_dir, plan, tournament, args.json)
     found = results(plan, config)
     picked = recommend(found, plan.held_out_note)
     record = compare_record(found, plan.held_out_note, picked)
     write_compare(run_dir, record)  # outputs/compare/compare.json: what status and run-summary read
-    made = None if tournament is None else _tournament(run_dir, plan, tournament, record, args.json)
+    made = None if rows is None or tournament is None else _tournament(run_dir, rows, tournament, record)
     if args.json:
         doc = compare_json(record)
         doc["grid"] = None if made is None else str(made[0])
@@ -105,23 +119,39 @@ def _plan_tournament(run_dir: Path, config, plan, stand_in):
     from ltx_wizard.core.evaluation.tournament import plan_tournament
 
     try:
-        return plan_tournament(run_dir, config, len(plan.checkpoints), stand_in)
+        return plan_tournament(
+            run_dir, config, len(plan.checkpoints), stand_in, loss=plan.held_out_root is not None
+        )
     except UsageError as exc:
         raise UsageError(f"{exc.message} (or compare without renders: --no-render)") from None
 
 
-def _tournament(run_dir: Path, plan, tournament, record, quiet: bool) -> tuple[Path, Path, Path]:
-    """The renders, then grid.json, the contact sheet and the page: (their paths, the folder)."""
+def _renders(run_dir: Path, plan, tournament, quiet: bool):
+    """The tournament's one process: the held-out loss first (the records still missing), then the
+    renders; a WizardError naming its log where the loss failed there (compare_run.check_loss)."""
     from ltx_wizard.core.compare import grid_record as grid
-    from ltx_wizard.core.compare.compare_page import write_page
-    from ltx_wizard.core.compare.compare_record import compare_line
-    from ltx_wizard.core.compare.contact_sheet import write_sheet
+    from ltx_wizard.core.compare.compare_run import check_loss, missing_loss
     from ltx_wizard.core.evaluation.tournament import Contender
 
     contenders = [Contender(grid.row_name(None), None, None)]
     contenders += [Contender(grid.row_name(k.step), k.step, k.path) for k in plan.checkpoints]
     grid.clear_grid(run_dir)
-    rows = _render(run_dir, tournament, contenders, grid.renders_dir(run_dir), quiet)
+
+    def loss_args() -> list[str]:  # asked before each attempt: a retry computes no record twice
+        return plan.loss_args(missing_loss(plan))
+
+    rows = _render(run_dir, tournament, contenders, grid.renders_dir(run_dir), quiet, loss_args)
+    check_loss(plan, tournament.log)
+    return rows
+
+
+def _tournament(run_dir: Path, rows, tournament, record) -> tuple[Path, Path, Path]:
+    """grid.json, the contact sheet and the page from the renders: (their paths, the folder)."""
+    from ltx_wizard.core.compare import grid_record as grid
+    from ltx_wizard.core.compare.compare_page import write_page
+    from ltx_wizard.core.compare.compare_record import compare_line
+    from ltx_wizard.core.compare.contact_sheet import write_sheet
+
     cells = [[(c.render, c.keyframes, c.missing) for c in row.cells] for row in rows]
     made = grid.grid_record(
         tournament.settings.words(),
@@ -138,7 +168,7 @@ def _tournament(run_dir: Path, plan, tournament, record, quiet: bool) -> tuple[P
     return path, sheet, path.parent
 
 
-def _render(run_dir: Path, tournament, contenders, renders_dir: Path, quiet: bool):
+def _render(run_dir: Path, tournament, contenders, renders_dir: Path, quiet: bool, loss_args):
     """render_tournament under the one signal handler: SIGINT, SIGTERM, SIGHUP stop the running
     render (core/proc), then end compare as they end the held-out loss under run_until_signal."""
     import threading
@@ -175,6 +205,7 @@ def _render(run_dir: Path, tournament, contenders, renders_dir: Path, quiet: boo
                 log_rel=tournament.log.relative_to(run_dir).as_posix(),
                 stop=stop,
                 note=note,
+                loss_args=loss_args,
             )
     except RenderStopped:
         _stopped(got)

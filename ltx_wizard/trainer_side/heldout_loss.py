@@ -11,6 +11,10 @@ loads them, at a fixed grid of sigmas with fixed noise seeds, on the held-out la
 seeded sample of the training latents; and the effect size against the base model on the held-out
 latents (LoRA on against off, same inputs). The wizard reads the file back through
 ltx_wizard/core/compare/loss_record.py; it never imports this program (torch lives here only).
+The model is loaded and its LoRAs swapped by lora_model.py, the sibling tournament_render.py shares;
+`compare` runs this program alone only with --no-render: otherwise tournament_render.py --loss-config
+computes the same records with this program's functions (loss_run, loss_sets, write_records) on the
+one model it renders with.
 
 Every random draw is fixed: the trainer's timestep sampler is replaced by one that returns the grid's
 sigma; the noise (torch.randn_like in the strategy) and the strategy's conditioning draws (the
@@ -23,7 +27,6 @@ so the LoRA dropout the trainer trains with is off.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -31,12 +34,24 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ltx_wizard.trainer_side import lora_model
+else:
+    try:  # run by path, as the wizard runs it: this folder is sys.path[0]
+        import lora_model
+    except ModuleNotFoundError:  # loaded from its file by a test: the sibling beside it
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import lora_model
 
 DEFAULT_SIGMAS = (0.1, 0.3, 0.5, 0.7, 0.9)
 VERSION = 1  # ltx_wizard/core/compare/loss_record.py LOSS_VERSION
+# What this program imports from the trainer's environment (never the wizard's own dependencies).
+TRAINER_MODULES = (*lora_model.TRAINER_MODULES, "ltx_core")
 
 
 def _args(argv: list[str]) -> argparse.Namespace:
@@ -56,53 +71,31 @@ def _args(argv: list[str]) -> argparse.Namespace:
 
 def _checked(args: argparse.Namespace) -> tuple[float, ...]:
     """Refuse what cannot run before torch is imported (seconds): one line, exit 2."""
-    if not args.held_out.is_dir():
-        _fail(
-            f"the held-out latents folder {args.held_out} does not exist: preprocess the held-out clips first"
-        )
-    for path in (args.config, *args.checkpoints):
-        if not path.is_file():
-            _fail(f"{path} does not exist")
-    for path in args.checkpoints:  # LtxvTrainer._find_checkpoint's rule for a checkpoint file
-        if path.suffix != ".safetensors":
-            _fail(f"checkpoint file must have a .safetensors extension: {path}")
+    sigmas = checked_grid(args.held_out, args.sigmas, args.sample)
+    if not args.config.is_file():
+        lora_model.fail(f"{args.config} does not exist")
+    for path in args.checkpoints:
+        lora_model.check_checkpoint(path)
     if not args.checkpoints and not args.base:
-        _fail("name at least one checkpoint, or --base")
-    try:
-        sigmas = tuple(float(s) for s in args.sigmas.split(","))
-    except ValueError:
-        _fail(f"--sigmas {args.sigmas!r} is not a list of numbers")
-    if not sigmas or len(sigmas) > 100 or not all(0.0 < s <= 1.0 for s in sigmas):
-        _fail("--sigmas takes 1 to 100 values in (0, 1]")
-    if args.sample < 1:
-        _fail("--sample must be at least 1")
+        lora_model.fail("name at least one checkpoint, or --base")
     return sigmas
 
 
-def _fail(message: str) -> NoReturn:
-    print(f"heldout_loss: {message}", file=sys.stderr)
-    raise SystemExit(2)
-
-
-# What this program imports from the trainer's environment (never the wizard's own dependencies).
-TRAINER_MODULES = ("torch", "yaml", "safetensors", "peft", "ltx_trainer", "ltx_core")
-
-
-def _need_trainer_environment() -> None:
-    missing = [m for m in TRAINER_MODULES if importlib.util.find_spec(m) is None]
-    if missing:
-        _fail(
-            f"{', '.join(missing)} cannot be imported here: run it inside the LTX-2 trainer's environment, "
-            "as `ltx-wizard compare RUN` does (uv run python ... in the checkout's packages/ltx-trainer)"
+def checked_grid(held_out: Path, sigmas_text: str, sample: int) -> tuple[float, ...]:
+    """The held-out folder, the sigma grid and the sample size, or the one-line refusal."""
+    if not held_out.is_dir():
+        lora_model.fail(
+            f"the held-out latents folder {held_out} does not exist: preprocess the held-out clips first"
         )
-
-
-def _step(checkpoint: Path) -> int | None:
-    # ltx_trainer/trainer.py LtxvTrainer._find_checkpoint (_get_step_num): the number after "step_"
     try:
-        return int(checkpoint.stem.split("step_")[1])
-    except (IndexError, ValueError):
-        return None
+        sigmas = tuple(float(s) for s in sigmas_text.split(","))
+    except ValueError:
+        lora_model.fail(f"--sigmas {sigmas_text!r} is not a list of numbers")
+    if not sigmas or len(sigmas) > 100 or not all(0.0 < s <= 1.0 for s in sigmas):
+        lora_model.fail("--sigmas takes 1 to 100 values in (0, 1]")
+    if sample < 1:
+        lora_model.fail("--sample must be at least 1")
+    return sigmas
 
 
 @dataclass
@@ -118,39 +111,38 @@ class Run:
     passes: int = 0
 
 
-def _load(config_path: Path, device_name: str | None) -> Run:
-    # deterministic cuBLAS: set before CUDA starts
+def deterministic() -> None:
+    """The same number twice, on a GPU too: set before CUDA starts (cuBLAS reads it then)."""
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     import torch
-    import yaml
-    from ltx_trainer.config import LtxTrainerConfig
+
+    torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def _load(config_path: Path, device_name: str | None) -> Run:
+    deterministic()
+    config = lora_model.read_config(config_path, "the held-out loss")
+    device = lora_model.device(device_name)
+    return loss_run(config, lora_model.load_model(config, device), device)
+
+
+def loss_run(config: Any, model: Any, device: Any) -> Run:
+    """The loss's parts around a loaded model (lora_model.load_model): the strategy, the text
+    embeddings' connectors and the forward's precision, as the trainer sets them up."""
+    import torch
     from ltx_trainer.model_loader import (
         embedding_weight_paths,
         load_embeddings_processor,
-        load_transformer,
         read_video_scale_factors,
         resolve_video_vae_path,
     )
     from ltx_trainer.training_strategies import get_training_strategy
 
-    # scripts/train.py main: the YAML read and checked by the trainer's own schema
-    config = LtxTrainerConfig(**yaml.safe_load(config_path.read_text(encoding="utf-8")))
-    if config.model.training_mode != "lora":
-        _fail("the held-out loss compares LoRA checkpoints (model.training_mode is not lora)")
-    device = torch.device(device_name or ("cuda" if torch.cuda.is_available() else "cpu"))
-    torch.use_deterministic_algorithms(True, warn_only=True)  # the same number twice, on a GPU too
     # ltx_trainer/trainer.py LtxvTrainer.__init__: the strategy and the VAE's scale factors
     strategy = get_training_strategy(config.training_strategy)
     strategy.video_scale_factors = read_video_scale_factors(
         resolve_video_vae_path(config.model.model_path, config.model.video_vae_path)
     )
-    # LtxvTrainer._load_models: transformer in bf16 (LoRA mode), quantized as the run trained it
-    model = load_transformer(checkpoint_path=config.model.model_path, device="cpu", dtype=torch.bfloat16)
-    if config.acceleration.quantization is not None:
-        from ltx_trainer.quantization import quantize_model
-
-        model = quantize_model(model, precision=config.acceleration.quantization)
-    model.requires_grad_(False)
     embeddings = load_embeddings_processor(
         checkpoint_path=embedding_weight_paths(config.model.model_path, config.model.text_encoder_path),
         gemma_model_path=config.model.text_encoder_path,
@@ -158,7 +150,6 @@ def _load(config_path: Path, device_name: str | None) -> Run:
         dtype=torch.bfloat16,
     )
     embeddings.feature_extractor = None
-    model = _with_lora(model, config).to(device).eval()  # eval: no LoRA dropout, a fixed function
     precision = config.acceleration.mixed_precision_mode
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
 
@@ -167,34 +158,6 @@ def _load(config_path: Path, device_name: str | None) -> Run:
         return torch.autocast(device.type, dtype=dtype or torch.bfloat16, enabled=dtype is not None)
 
     return Run(config, strategy, model, embeddings, device, autocast)
-
-
-def _with_lora(model: Any, config: Any) -> Any:
-    from peft import LoraConfig, get_peft_model
-
-    # ltx_trainer/trainer.py LtxvTrainer._setup_lora
-    lora = LoraConfig(
-        r=config.lora.rank,
-        lora_alpha=config.lora.alpha,
-        target_modules=config.lora.target_modules,
-        lora_dropout=config.lora.dropout,
-        init_lora_weights=True,
-    )
-    return get_peft_model(model, lora)
-
-
-def _load_lora(run: Run, checkpoint: Path) -> None:
-    import torch
-    from peft import set_peft_model_state_dict
-    from safetensors.torch import load_file
-
-    with torch.no_grad():  # no leftovers of the previous checkpoint in a layer this one lacks
-        for name, param in run.model.named_parameters():
-            if "lora_" in name:
-                param.zero_()
-    # ltx_trainer/trainer.py LtxvTrainer._load_lora_checkpoint: ComfyUI names back to PEFT's
-    state = {k.replace("diffusion_model.", "", 1): v for k, v in load_file(checkpoint).items()}
-    set_peft_model_state_dict(run.model.get_base_model(), state)
 
 
 class FixedSigma:
@@ -356,22 +319,21 @@ def _write(path: Path, record: dict[str, Any]) -> None:
 
 
 def _evaluate(
-    run: Run, checkpoint: Path | None, sets: list[Samples], args: argparse.Namespace, cache: dict
+    run: Run, checkpoint: Path | None, sets: list[Samples], grid: tuple[float, ...], seed: int, cache: dict
 ) -> dict:
-    sigmas = args.sigma_grid
     start, passes = time.perf_counter(), run.passes
     if checkpoint is not None:
-        _load_lora(run, checkpoint)
-    grids, effect = _grid(run, sets, sigmas, args.seed, checkpoint is not None, cache)
+        lora_model.load_lora(run.model, checkpoint)
+    grids, effect = _grid(run, sets, grid, seed, checkpoint is not None, cache)
     return {
         "version": VERSION,
         "checkpoint": None if checkpoint is None else str(checkpoint.resolve()),
-        "step": None if checkpoint is None else _step(checkpoint),
+        "step": None if checkpoint is None else lora_model.step(checkpoint),
         "strategy": type(run.strategy).__name__,
-        "sigmas": list(sigmas),
-        "seed": args.seed,
-        "held_out": _loss_set(sets[0], grids[0], len(sigmas)),
-        "train": _loss_set(sets[1], grids[1], len(sigmas)),
+        "sigmas": list(grid),
+        "seed": seed,
+        "held_out": _loss_set(sets[0], grids[0], len(grid)),
+        "train": _loss_set(sets[1], grids[1], len(grid)),
         "effect": _finite(effect),
         "forward_passes": run.passes - passes,
         "seconds": round(time.perf_counter() - start, 3),
@@ -379,33 +341,50 @@ def _evaluate(
     }
 
 
-def _sets(run: Run, args: argparse.Namespace) -> list[Samples]:
-    """The held-out sample (seeded when there are more than --sample) and as many training ones."""
+def loss_sets(run: Run, held_out: Path, train_root: Path | None, sample: int, seed: int) -> list[Samples]:
+    """The held-out sample (seeded when there are more than `sample`) and as many training ones
+    (from `train_root`, by default the config's data.preprocessed_data_root)."""
     try:
-        held = _samples(run, args.held_out, args.sample, args.seed)
+        held = _samples(run, held_out, sample, seed)
     except (FileNotFoundError, ValueError) as exc:  # PrecomputedDataset's own refusals
-        _fail(f"the held-out latents at {args.held_out} cannot be read: {exc}")
-    root = args.train_root or Path(run.config.data.preprocessed_data_root)
-    return [held, _samples(run, root, len(held.names), args.seed + 1)]
+        lora_model.fail(f"the held-out latents at {held_out} cannot be read: {exc}")
+    root = train_root or Path(run.config.data.preprocessed_data_root)
+    return [held, _samples(run, root, len(held.names), seed + 1)]
+
+
+def write_records(
+    run: Run,
+    sets: list[Samples],
+    checkpoints: list[Path | None],
+    grid: tuple[float, ...],
+    seed: int,
+    out_dir: Path,
+    say: Callable[[str], None] = lambda line: print(line, flush=True),
+) -> None:
+    """out_dir/heldout-loss-<stem>.json for each checkpoint (None: the base model, heldout-loss-base.json),
+    in order; the base model's predictions, the effect's reference, computed once for them all."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cache: dict = {}
+    for checkpoint in checkpoints:
+        record = _evaluate(run, checkpoint, sets, grid, seed, cache)
+        name = "base" if checkpoint is None else checkpoint.stem  # core/compare/loss_record.py loss_file
+        _write(out_dir / f"heldout-loss-{name}.json", record)
+        say(
+            f"heldout_loss: {name}: held-out {record['held_out']['loss']}, train {record['train']['loss']}, "
+            f"effect {record['effect']}, {record['forward_passes']} passes in {record['seconds']} s"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
+    lora_model.PROGRAM = "heldout_loss"
     args = _args(sys.argv[1:] if argv is None else argv)
-    args.sigma_grid = _checked(args)
-    _need_trainer_environment()
+    grid = _checked(args)
+    lora_model.need_trainer_environment(TRAINER_MODULES)
     run = _load(args.config, args.device)
-    sets = _sets(run, args)
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    cache: dict = {}
-    for checkpoint in ([None] if args.base else []) + list(args.checkpoints):
-        record = _evaluate(run, checkpoint, sets, args, cache)
-        name = "base" if checkpoint is None else checkpoint.stem  # core/compare/loss_record.py loss_file
-        _write(args.out_dir / f"heldout-loss-{name}.json", record)
-        print(
-            f"heldout_loss: {name}: held-out {record['held_out']['loss']}, train {record['train']['loss']}, "
-            f"effect {record['effect']}, {record['forward_passes']} passes in {record['seconds']} s",
-            flush=True,
-        )
+    sets = loss_sets(run, args.held_out, args.train_root, args.sample, args.seed)
+    write_records(
+        run, sets, ([None] if args.base else []) + list(args.checkpoints), grid, args.seed, args.out_dir
+    )
     return 0
 
 

@@ -119,7 +119,13 @@ def test_compare_twice_gives_the_same_held_out_losses_and_the_json_keys(built, c
     assert picked["step"] in [c["step"] for c in first["checkpoints"]] and picked["reason"]
     assert f"step {picked['step']:,}" in picked["reason"]
     logs = sorted(p.name for p in (built / "logs").glob("compare-*.log"))
-    assert logs == ["compare-heldout-loss.log", "compare-lora-health.log", "compare-renders.log"]
+    # Deliver 8: the held-out loss has no process of its own; the tournament's computes it first
+    assert logs == ["compare-lora-health.log", "compare-renders.log"]
+    render_log = (built / "logs" / "compare-renders.log").read_text("utf-8")
+    this_run = render_log[render_log.rfind("=== compare: renders of ") :]
+    assert this_run.startswith("=== compare: renders of base, ") and "the held-out loss first\n" in this_run
+    said = [line.split(":")[0] for line in this_run.splitlines()[1:] if not line.startswith("===")]
+    assert said == ["heldout_loss"] * (len(kept) + 1) + ["tournament_render"] * (len(kept) + 1)
     # what was printed is the record status and run-summary.md read later
     from ltx_wizard.core.compare import compare_record
 
@@ -137,9 +143,10 @@ def test_the_table_and_the_cost_line(built, capsys, monkeypatch):
     kept = checkpoints(built)
     n = len(kept)
     assert f"= {(n + 1) * 2 * 2 * 5:,} transformer forward passes" in out  # 2 held-out clips, 2 training
-    assert "2 program(s)" in out
+    assert "(computed first in the tournament's process, on its one model load)" in out
+    assert "2 program(s), 1 transformer load; logs: " in out  # the health check, the tournament
     assert f"- tournament renders: the base and {n} checkpoint(s) x 3 prompt(s)" in out
-    assert "one process in the trainer's environment, one model load for every row" in out
+    assert "one process in the trainer's environment, one model load for every row and, before them, " in out
     assert "recommended: step " in out
     folder = built / "outputs" / "compare"
     said, line = out.splitlines()[-1].split(": ", 1)
@@ -231,12 +238,33 @@ def test_a_program_that_fails_is_exit_1_naming_its_log_and_last_lines(built, cap
     finally:
         latents.with_name("moved").rename(latents)
     captured = capsys.readouterr()
-    log = built / "logs" / "compare-heldout-loss.log"
+    log = built / "logs" / "compare-renders.log"  # the loss runs in the tournament's process
     assert code == 1 and captured.out == ""
     said = captured.err.splitlines()[-1]  # above it, what compare said it would run
+    assert said.startswith(
+        "ltx-wizard: the held-out loss failed (no record for the base model, lora_weights_step_"
+    )
+    assert f"; the last lines of {log}: " in said
+    assert said.endswith(f"tournament_render: no latents under {built / 'holdout' / '.precomputed'}")
+    assert not list((built / "outputs" / "compare").glob("heldout-loss-*.json"))  # none stale
+    assert not (built / "outputs" / "compare" / "grid.json").exists()
+
+
+def test_without_renders_the_loss_is_its_own_program_and_its_failure_names_its_log(built, capsys):
+    latents = built / "holdout" / ".precomputed" / "latents"
+    latents.rename(latents.with_name("moved"))
+    try:
+        capsys.readouterr()
+        code = main(["compare", str(built), "--yes", "--json", "--no-render"])
+    finally:
+        latents.with_name("moved").rename(latents)
+    captured = capsys.readouterr()
+    log = built / "logs" / "compare-heldout-loss.log"
+    assert code == 1 and captured.out == ""
+    assert "2 program(s), 1 transformer load; logs: " in captured.err
+    said = captured.err.splitlines()[-1]
     assert said.startswith(f"ltx-wizard: the held-out loss failed (exit 2); the last lines of {log}:")
     assert said.endswith(f"heldout_loss: no latents under {built / 'holdout' / '.precomputed'}")
-    assert not list((built / "outputs" / "compare").glob("heldout-loss-*.json"))  # none stale
 
 
 def fake_uv(folder: Path, trainer_dir: Path) -> Path:

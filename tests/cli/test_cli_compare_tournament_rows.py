@@ -106,3 +106,72 @@ def test_out_of_memory_renders_every_row_again_once_at_half_the_size(built, tmp_
     assert all(c.missing is None and c.render is not None for row in rows for c in row.cells)
     text = (built / "compare-config.yaml").read_text("utf-8").replace("\n", " ")
     assert f"{smaller.split('x')[0]}, {smaller.split('x')[1]}, {frames}]" in text
+
+
+def test_the_retry_after_out_of_memory_computes_no_held_out_loss_record_twice(built, tmp_path):  # noqa: F811
+    """The loss runs first in the tournament's process; its first try writes every loss record, then
+    runs out of memory on the first render: the retry at half the size is asked for no loss at all."""
+    import json
+    import sys
+
+    from ltx_wizard.core.compare.compare_plan import Kept, plan_compare
+    from ltx_wizard.core.compare.compare_run import clear_records, missing_loss
+    from ltx_wizard.core.compare.loss_record import loss_file
+    from ltx_wizard.core.evaluation.job import Command
+
+    stand_in = choose_stand_ins("a6000").chosen
+    config = read_config(built / "config.yaml")
+    plan = plan_tournament(built, config, 1, stand_in, loss=True)
+    first = checkpoints(built)[0]
+    step = int(first.stem.rsplit("_", 1)[1])
+    kept = [Kept(step, first)]
+    compare = plan_compare(built, kept, "all", stand_in=stand_in, uv=None, config=config, render_log=plan.log)
+    assert compare.loss_in_renders and not [p for p in compare.programs if p.name == "held-out loss"]
+    clear_records(compare)
+    marker, argvs = tmp_path / "tried", tmp_path / "argvs.jsonl"
+    wrapper = tmp_path / "oom_after_the_loss.py"
+    wrapper.write_text(
+        "import json, os, sys\n"
+        "import ltx_wizard.demo.tiny_video as tiny\n"
+        "from ltx_wizard.demo.sim.compare_programs import main\n"
+        f"with open({str(argvs)!r}, 'a') as f:\n"
+        "    f.write(json.dumps(sys.argv[1:]) + '\\n')\n"
+        f"if not os.path.exists({str(marker)!r}):\n"
+        f"    open({str(marker)!r}, 'w').close()\n"
+        "    def oom(*args, **kwargs):\n"
+        "        print('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB', flush=True)\n"
+        "        raise SystemExit(1)\n"
+        "    tiny.render_sample = oom\n"
+        "raise SystemExit(main(['tournament_render', *sys.argv[1:]]))\n",
+        encoding="utf-8",
+    )
+    program = Command([sys.executable, str(wrapper)], plan.program.cwd, plan.program.env)
+    contenders = [Contender("base", None, None), Contender(f"step-{step}", step, first)]
+    plan.log.unlink(missing_ok=True)
+    with plan.log.open("a", encoding="utf-8") as log:
+
+        def note(text: str) -> None:
+            log.write(f"=== compare: {text}\n")
+            log.flush()
+
+        rows = render_tournament(
+            built,
+            program,
+            contenders,
+            plan.prompts,
+            plan.settings,
+            built / "outputs" / "compare" / "renders-oom-loss",
+            log,
+            log_rel=plan.log.relative_to(built).as_posix(),
+            stop=threading.Event(),
+            note=note,
+            loss_args=lambda: compare.loss_args(missing_loss(compare)),
+        )
+    tried = [json.loads(line) for line in argvs.read_text("utf-8").splitlines()]
+    assert len(tried) == 2  # the first try and the retry at half the size
+    assert tried[0][tried[0].index("--loss-rows") + 1] == f"base,step-{step}"
+    assert "--loss-config" not in tried[1]  # every record was written by the first
+    text = plan.log.read_text("utf-8")
+    assert text.count("heldout_loss: base: ") == 1 and text.count(f"heldout_loss: {first.stem}: ") == 1
+    assert missing_loss(compare) == [] and loss_file(built, first).is_file()
+    assert all(c.missing is None and c.render is not None for row in rows for c in row.cells)

@@ -102,10 +102,18 @@ def write_run(run: Path, *, train: int = 6, held: int = 3) -> Path:
     return run
 
 
-def run_program(run: Path, *args: str, python: str = sys.executable, extra_path: Path = LOOKALIKE):
+def run_program(
+    run: Path, *args: str, python: str = sys.executable, extra_path: Path = LOOKALIKE, env: dict | None = None
+):
     """The program as the wizard will start it: a separate interpreter, the trainer on its path."""
     # One thread: torch takes every core by default, and beside the suite's other workers that
     # oversubscribes the machine (this fixture took 320 s under -n 4 on 2 cores, 42 s alone).
-    env = {**os.environ, "PYTHONPATH": str(extra_path), "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(extra_path),
+        "CUDA_VISIBLE_DEVICES": "",
+        "OMP_NUM_THREADS": "1",
+        **(env or {}),
+    }
     cmd = [python, str(SCRIPT), "--config", str(run / "config.yaml"), *args]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)

@@ -97,7 +97,7 @@ def wrapped(seed):
     m.requires_grad_(False)
     conf = type("C", (), {})()
     conf.lora = type("L", (), dict(rank=4, alpha=4, target_modules=["to_q"], dropout=0.1))()
-    return hl._with_lora(m, conf)
+    return hl.lora_model.with_lora(m, conf)  # the program's sibling, as it imports it
 
 
 trained = wrapped(0)
@@ -113,9 +113,7 @@ sd = {
 
 save_file(sd, sys.argv[1])
 fresh = wrapped(0).eval()
-r2 = R()
-r2.model = fresh
-hl._load_lora(r2, Path(sys.argv[1]))
+hl.lora_model.load_lora(fresh, Path(sys.argv[1]))
 x = torch.randn(3, 8).to(torch.bfloat16)
 with torch.no_grad():
     on = fresh(x)

@@ -29,8 +29,16 @@ def write_tournament_run(run: Path) -> Path:
     return run
 
 
-def run_tournament(run: Path, *args: str, python: str = sys.executable, extra_path: Path = LOOKALIKE):
+def run_tournament(
+    run: Path, *args: str, python: str = sys.executable, extra_path: Path = LOOKALIKE, env: dict | None = None
+):
     """The program as the wizard starts it: a separate interpreter, the trainer on its path."""
-    env = {**os.environ, "PYTHONPATH": str(extra_path), "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(extra_path),
+        "CUDA_VISIBLE_DEVICES": "",
+        "OMP_NUM_THREADS": "1",
+        **(env or {}),
+    }
     cmd = [python, str(SCRIPT), "--config", str(run / "compare-config.yaml"), *args]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)

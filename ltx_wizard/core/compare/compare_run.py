@@ -5,7 +5,10 @@ wrote (core/compare/loss_record.py, health_record.py), judged by health_verdict.
 `CheckpointResult`s recommend.py takes.
 
 A program that fails is one WizardError (exit 1) naming its log and quoting its last lines; the
-records of an earlier run are removed first, so nothing stale is ever read as this run's.
+records of an earlier run are removed first, so nothing stale is ever read as this run's. With
+renders the held-out loss is computed by the tournament's process (compare_plan.py): `missing_loss`
+names the records it has still to write (its out-of-memory retry computes no record twice), and
+`check_loss` reports its failure, after that process, as a failed program's.
 """
 
 from __future__ import annotations
@@ -58,10 +61,32 @@ async def run_programs(plan: ComparePlan, say: Callable[[str], None] = lambda te
 
 
 def _failure(program: Program, code: int) -> str:
-    tail = read_tail(program.log, what="compare log", size=8 * 1024).decode("utf-8", "replace")
+    return f"the {program.name} failed (exit {code}); the last lines of {program.log}: {_last_lines(program.log)}"
+
+
+def _last_lines(log: Path) -> str:
+    tail = read_tail(log, what="compare log", size=8 * 1024).decode("utf-8", "replace")
     last = [line for line in tail.splitlines() if line.strip()][-TAIL_LINES:]
-    quoted = " | ".join(last) if last else "(the log is empty)"
-    return f"the {program.name} failed (exit {code}); the last lines of {program.log}: {quoted}"
+    return " | ".join(last) if last else "(the log is empty)"
+
+
+def missing_loss(plan: ComparePlan) -> list[Kept | None]:
+    """The held-out loss records not written yet (None: the base model's), base first."""
+    if plan.held_out_root is None:
+        return []
+    wanted: list[Kept | None] = [None, *plan.checkpoints]
+    return [k for k in wanted if not loss_file(plan.run_dir, None if k is None else k.path).is_file()]
+
+
+def check_loss(plan: ComparePlan, log: Path) -> None:
+    """After the tournament's process: a WizardError (exit 1) naming its log where it left a held-out
+    loss record unwritten (the loss failed there; the renders' own failures are the grid's)."""
+    missing = missing_loss(plan) if plan.loss_in_renders else []
+    if missing:
+        names = ", ".join("the base model" if k is None else k.path.name for k in missing)
+        raise WizardError(
+            f"the held-out loss failed (no record for {names}); the last lines of {log}: {_last_lines(log)}"
+        )
 
 
 def results(plan: ComparePlan, config: Mapping[str, Any]) -> tuple[CheckpointResult, ...]:

@@ -16,6 +16,10 @@ Sized to be cheap (issue 44, Deliver 8):
 A row that fails leaves its cells missing with the program's reason, and the others still render;
 out of memory with a row unrendered, every row renders again once at half the size (the skill's
 one retry). A stop request ends the running process and the tournament.
+
+`compare` hands the same process the held-out loss's arguments (`loss_args`, asked again before
+each attempt, so a retry computes only the records still missing): it computes the loss first, on
+its one model load, then renders (trainer_side/tournament_render.py --loss-config).
 """
 
 from __future__ import annotations
@@ -162,9 +166,11 @@ def render_tournament(
     log_rel: str,
     stop: threading.Event,
     note: Callable[[str], None],
+    loss_args: Callable[[], Sequence[str]] = lambda: (),
 ) -> list[RowRenders]:
     """Every row in one process (tournament_program.py), its output going to `log` (`log_rel` in
-    the run folder); Stopped (trainer_pass.py) when the user stops it."""
+    the run folder); Stopped (trainer_pass.py) when the user stops it. `loss_args`: the held-out
+    loss that process computes first (none: no loss)."""
     run = Path(run_dir)
     clear_renders(run, renders_dir)
     for contender in contenders:
@@ -173,10 +179,11 @@ def render_tournament(
     names = ", ".join(c.name for c in contenders)
     dims = settings.dims
     for attempt in (1, 2):
-        note(f"renders of {names}: {len(contenders)} rows, one model load")
-        outcome = passes.child(
-            _argv(run, program, contenders, prompts, settings, dims, renders_dir), program.cwd, program.env
-        )
+        loss = list(loss_args())
+        first = ", the held-out loss first" if loss else ""
+        note(f"renders of {names}: {len(contenders)} rows, one model load{first}")
+        argv = _argv(run, program, contenders, prompts, settings, dims, renders_dir, loss)
+        outcome = passes.child(argv, program.cwd, program.env)
         found = {c.name: layout.trainer_samples(run, out_dir=renders_dir / c.name) for c in contenders}
         if attempt == 2 or not outcome.oom or all(len(f) >= len(prompts) for f in found.values()):
             break
@@ -204,6 +211,7 @@ def _argv(
     settings: Settings,
     dims: tuple[int, int, int],
     renders_dir: Path,
+    loss: Sequence[str],
 ) -> list[str]:
     """compare-config.yaml written (the run's config cut down to the tournament's prompts, size and
     steps, as the per-row validate-only runs had it), each row's folder cleared, the argv."""
@@ -220,7 +228,7 @@ def _argv(
     write_text(path, text, root=run)
     for contender in contenders:
         layout.remove_cruft(run, renders_dir / contender.name)
-    return program_argv(program, path, renders_dir, [(c.name, c.checkpoint) for c in contenders])
+    return program_argv(program, path, renders_dir, [(c.name, c.checkpoint) for c in contenders], loss)
 
 
 def _since_last_note(log: Path) -> str:
@@ -241,11 +249,21 @@ class TournamentPlan:
     lines: tuple[str, ...]  # what compare prints before it asks
 
 
+def tournament_log(run_dir: Path) -> Path:
+    return LOGS_DIR.path(Path(run_dir)) / "compare-renders.log"
+
+
 def plan_tournament(
-    run_dir: Path, config: Mapping[str, Any], checkpoints: int, stand_in: StandIn | None
+    run_dir: Path,
+    config: Mapping[str, Any],
+    checkpoints: int,
+    stand_in: StandIn | None,
+    *,
+    loss: bool = False,
 ) -> TournamentPlan:
-    """What the tournament renders for the base and `checkpoints` checkpoints; UsageError (exit 2)
-    where the run has no training caption to draw its prompts from."""
+    """What the tournament renders for the base and `checkpoints` checkpoints (`loss`: its process
+    computes the held-out loss first); UsageError (exit 2) where the run has no training caption to
+    draw its prompts from."""
     from ltx_wizard.core.evaluation.job_planning import audio_run
     from ltx_wizard.core.evaluation.prompts import collect, find_sources
     from ltx_wizard.core.evaluation.eval_config import from_rows_only
@@ -258,8 +276,9 @@ def plan_tournament(
     prompts = tournament_prompts(found)
     program = program_command(run, stand_in)
     settings = tournament_settings(config)
-    log = LOGS_DIR.path(run) / "compare-renders.log"
-    return TournamentPlan(prompts, settings, program, log, tuple(_lines(prompts, settings, checkpoints, log)))
+    log = tournament_log(run)
+    lines = _lines(prompts, settings, checkpoints, log, loss)
+    return TournamentPlan(prompts, settings, program, log, tuple(lines))
 
 
 def _held_out_rows(run: Path) -> Path | None:
@@ -272,7 +291,9 @@ def _held_out_rows(run: Path) -> Path | None:
     return held.file if held is not None and held.file is not None and held.file.is_file() else None
 
 
-def _lines(prompts: Sequence[EvalPrompt], settings: Settings, checkpoints: int, log: Path) -> list[str]:
+def _lines(
+    prompts: Sequence[EvalPrompt], settings: Settings, checkpoints: int, log: Path, loss: bool
+) -> list[str]:
     categories = ", ".join(p.category for p in prompts)
     width, height, frames = settings.dims
     run_w, run_h, run_f = settings.run_dims
@@ -282,7 +303,9 @@ def _lines(prompts: Sequence[EvalPrompt], settings: Settings, checkpoints: int, 
         f"{(checkpoints + 1) * len(prompts)} short clips of {frames} frames at {width}x{height}, "
         f"{settings.inference_steps} inference steps (the run validates {run_f} frames at "
         f"{run_w}x{run_h}, {settings.run_steps} steps): one process in the trainer's environment, "
-        "one model load for every row, each checkpoint's LoRA swapped in place, rendered by the "
+        "one model load for every row"
+        + (" and, before them, the held-out loss" if loss else "")
+        + ", each checkpoint's LoRA swapped in place, rendered by the "
         f"trainer's own validation; log: {log}"
     ]
     if len(prompts) < len(CATEGORIES):

@@ -32,11 +32,16 @@ def program_command(run_dir: Path, stand_in: StandIn | None) -> Command:
 
 
 def program_argv(
-    program: Command, config: Path, renders_dir: Path, rows: Sequence[tuple[str, Path | None]]
+    program: Command,
+    config: Path,
+    renders_dir: Path,
+    rows: Sequence[tuple[str, Path | None]],
+    loss: Sequence[str] = (),
 ) -> list[str]:
-    """The program's whole argv: each row NAME (the base model) or NAME=CHECKPOINT."""
+    """The program's whole argv: the held-out loss's options where it computes one (`loss`), then
+    each row NAME (the base model) or NAME=CHECKPOINT."""
     named = [name if checkpoint is None else f"{name}={checkpoint}" for name, checkpoint in rows]
-    return [*program.argv, "--config", str(config), "--out-dir", str(renders_dir), *named]
+    return [*program.argv, "--config", str(config), "--out-dir", str(renders_dir), *loss, *named]
 
 
 def row_failures(log_text: str) -> dict[str, str]:

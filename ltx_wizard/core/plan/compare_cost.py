@@ -5,11 +5,15 @@ and as a share of the run's training GPU time (steps x s/step x GPUs).
 Here in core/plan, not core/compare: plan.md states it before launch, and plan lies below compare
 and evaluation in the layers, so the counts those read are mirrored here (a test holds them equal).
 
-- held-out loss (trainer_side/heldout_loss.py, its defaults): S held-out samples (--sample 4, fewer
-  where fewer were held out) x K sigmas (DEFAULT_SIGMAS, 5); per checkpoint 2 x S x K no-grad forward
-  passes (held-out and as many training latents, LoRA on), plus S x K once for the base model (the
-  effect's reference, cached across checkpoints; `--base` adds S x K more for its training-sample
-  loss), plus one model load. A forward pass is duration.py's forward_s: an estimate.
+- held-out loss (trainer_side/heldout_loss.py, as compare runs it): S held-out samples x K sigmas
+  (DEFAULT_SIGMAS, 5); for the base model and each checkpoint 2 x S x K no-grad forward passes
+  (held-out and as many training latents; compare always asks for the base's record), so
+  2 x S x K x (n + 1) (compare_plan.py's count, a test holds them equal). S is sized to the loss's
+  budget: the most of 1..4 (held-out clips permitting) whose share fits LOSS_TARGET, 1 where none
+  does (`loss_samples`, the one function plan.md and compare both take it from). With renders the
+  loss runs first in the tournament's one process, on its model load: its share is its forward
+  passes; `compare --no-render` runs it alone, which adds one model load (`loss_alone_s`). A forward
+  pass is duration.py's forward_s: an estimate.
 - tournament renders (core/evaluation/tournament.py): the base and each kept checkpoint x one prompt
   per eval category (in- and out-of-distribution, held-out where clips were held out) x one short
   clip each, all rendered by one process (trainer_side/tournament_render.py) with one model load,
@@ -21,7 +25,7 @@ and evaluation in the layers, so the counts those read are mirrored here (a test
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from ltx_wizard.core.io.trainer_config import trainer_config
@@ -46,7 +50,7 @@ TOURNAMENT_CATEGORIES = 2  # in- and out-of-distribution; held-out where clips w
 @dataclass(frozen=True)
 class CompareCost:
     checkpoints: int  # kept for comparison
-    samples: int  # held-out samples the loss uses (0: no clips held out, no loss)
+    samples: int  # held-out samples the loss uses, sized to its budget (0: no clips held out, no loss)
     forward_s: float  # one forward pass of one sample
     load_s: float  # one model load (the training run's, with its end: an upper estimate)
     prompts: int  # the tournament's prompts per model (one per category)
@@ -57,19 +61,25 @@ class CompareCost:
     clip: tuple[int, int, int] = (0, 0, 0)  # the tournament clip's width, height, frames
     run_dims: tuple[int, int, int] = DEFAULT_VIDEO_DIMS
     clip_steps: int = TOURNAMENT_STEPS
+    most: int = LOSS_SAMPLE  # the samples the held-out clips permit (at most LOSS_SAMPLE): S's ceiling
 
     @property
     def passes(self) -> int:
         return self.loss_passes(self.checkpoints, self.samples)
 
     def loss_passes(self, checkpoints: int, samples: int) -> int:
-        grid = samples * self.sigmas
-        return 2 * grid * checkpoints + grid if samples else 0
+        # heldout_loss.py --base and each checkpoint: held-out and training latents at every sigma
+        return 2 * samples * self.sigmas * (checkpoints + 1) if samples and checkpoints else 0
 
     def loss_s(self, checkpoints: int | None = None, samples: int | None = None) -> float:
+        """The loss's forward passes: with renders it runs on the tournament's one model load."""
         n = self.checkpoints if checkpoints is None else checkpoints
         s = self.samples if samples is None else samples
-        return self.load_s + self.loss_passes(n, s) * self.forward_s if s and n else 0.0
+        return self.loss_passes(n, s) * self.forward_s
+
+    def loss_alone_s(self) -> float:
+        """`compare --no-render`: the loss in its own process, its own model load added."""
+        return self.load_s + self.loss_s() if self.loss_passes(self.checkpoints, self.samples) else 0.0
 
     def render_s(self, checkpoints: int | None = None) -> float | None:
         if self.video_s is None:
@@ -94,8 +104,9 @@ class CompareCost:
         return 0
 
     def most_samples(self) -> int:
-        """The most held-out samples (up to those used) whose loss fits LOSS_TARGET."""
-        for s in range(self.samples, 0, -1):
+        """The most held-out samples (1 up to those the clips permit) whose loss fits LOSS_TARGET:
+        0 where not even one does."""
+        for s in range(self.most, 0, -1):
             share = self.share(self.loss_s(samples=s))
             if share is not None and share <= LOSS_TARGET:
                 return s
@@ -154,11 +165,13 @@ def clip_s(duration: Duration, dims: tuple[int, int, int]) -> float | None:
 
 
 def compare_cost(config: Mapping[str, Any], duration: Duration, held_out: int, gpus: int) -> CompareCost:
-    """The cost of comparing what config.yaml keeps, with `held_out` clips held out."""
+    """The cost of comparing what config.yaml keeps, with `held_out` clips held out, the loss's
+    samples sized to its budget."""
     dims = run_dims(config)
-    return CompareCost(
+    most = min(held_out, LOSS_SAMPLE)
+    cost = CompareCost(
         checkpoints=kept_count(config),
-        samples=min(held_out, LOSS_SAMPLE),
+        samples=most,
         forward_s=forward_s(config, duration.step_s),
         load_s=duration.load_s or 0.0,
         prompts=tournament_prompts(held_out),
@@ -168,4 +181,14 @@ def compare_cost(config: Mapping[str, Any], duration: Duration, held_out: int, g
         clip=clip_dims(dims),
         run_dims=dims,
         clip_steps=min(duration.inference_steps, TOURNAMENT_STEPS),
+        most=most,
     )
+    return replace(cost, samples=max(1, cost.most_samples())) if most else cost
+
+
+def loss_samples(config: Mapping[str, Any], duration: Duration | None, held_out: int, gpus: int) -> int:
+    """The held-out samples the loss uses (heldout_loss.py --sample), as plan.md prices them: the most
+    within the loss's budget; LOSS_SAMPLE (clips permitting) where autotune left no duration."""
+    if duration is None:
+        return min(held_out, LOSS_SAMPLE)
+    return compare_cost(config, duration, held_out, gpus).samples

@@ -31,15 +31,20 @@ def compare_cost_lines(cost: CompareCost, steps: int, step_s: float, gpus: int) 
 def _loss_line(cost: CompareCost) -> str:
     if not cost.samples:
         return "- held-out loss: not run, no clips were held out (it needs held-out latents)"
-    grid = cost.samples * cost.sigmas
+    n, s = cost.checkpoints, cost.samples
+    sized = f"{s} held-out sample{'s' if s != 1 else ''} (of {cost.most} the held-out clips permit: " + (
+        "the most within the target)" if cost.most_samples() else "the fewest, still over the target)"
+    )
     return (
-        f"- held-out loss: 2 x {cost.samples} samples x {cost.sigmas} sigmas x {cost.checkpoints} "
-        f"checkpoint{'s' if cost.checkpoints != 1 else ''} + {grid} for the base = {cost.passes} forward "
-        f"passes x ~{cost.forward_s:.2f} s (no-grad: a quarter of a training step per sample with "
-        "gradient checkpointing, a third without, as a backward pass costs about two forwards: an "
-        f"estimate) + one model load {clock(cost.load_s)} (the training run's, an upper bound) = "
-        f"{clock(cost.loss_s())}, {pct(cost.share(cost.loss_s()))} "
-        f"of the training GPU time (target <= {pct(LOSS_TARGET)})"
+        f"- held-out loss: {sized}: 2 x {s} x {cost.sigmas} sigmas x (the base + {n} "
+        f"checkpoint{'s' if n != 1 else ''}) = {cost.passes} forward passes x ~{cost.forward_s:.2f} s "
+        "(no-grad: a quarter of a training step per sample with gradient checkpointing, a third "
+        f"without, as a backward pass costs about two forwards: an estimate) = {clock(cost.loss_s())}, "
+        f"{pct(cost.share(cost.loss_s()))} of the training GPU time (target <= {pct(LOSS_TARGET)}); no "
+        "model load of its own: it runs first in the tournament's process, on the renders' one model "
+        f"load (charged to them below); `compare --no-render` runs it alone, which adds one transformer "
+        f"load {clock(cost.load_s)} (the training run's, an upper bound): "
+        f"{pct(cost.share(cost.loss_alone_s()))}"
     )
 
 
@@ -75,7 +80,9 @@ def _over(cost: CompareCost) -> list[str]:
     out = []
     loss = cost.share(cost.loss_s())
     if cost.samples and loss is not None and loss > LOSS_TARGET:
-        out.append(f"- Over target: the held-out loss is {pct(loss)}; {_loss_fix(cost)}")
+        out.append(
+            f"- Over target: the held-out loss is {pct(loss)} even with 1 held-out sample; {_loss_fix(cost)}"
+        )
     total = cost.share(cost.total_s())
     if total is not None and total > TOURNAMENT_TARGET:
         keep = cost.most_checkpoints(TOURNAMENT_TARGET, whole=True)
@@ -92,19 +99,14 @@ def _over(cost: CompareCost) -> list[str]:
 def _without_renders(cost: CompareCost) -> str:
     if not cost.samples:
         return "the health check only"
-    return f"held-out loss and health check only: {pct(cost.share(cost.loss_s()))}"
+    return f"held-out loss and health check only: {pct(cost.share(cost.loss_alone_s()))}"
 
 
 def _loss_fix(cost: CompareCost) -> str:
-    keep, samples = cost.most_checkpoints(LOSS_TARGET, whole=False), cost.most_samples()
-    ways = []
-    if samples:
-        ways.append(f"{samples} held-out sample{'s' if samples != 1 else ''} instead of {cost.samples}")
+    keep = cost.most_checkpoints(LOSS_TARGET, whole=False)
     if keep:
-        ways.append(f"keeping {keep} checkpoint{'s' if keep != 1 else ''}")
-    if ways:
-        return " or ".join(ways) + " would bring it under"
+        return f"keeping {keep} checkpoint{'s' if keep != 1 else ''} (or a longer run) would bring it under"
     return (
-        f"the model load alone is {pct(cost.share(cost.load_s))}: a run this short cannot compare "
-        "its checkpoints within the target"
+        "even the base and one checkpoint exceed it: only a longer run (more training steps, so a "
+        "larger training GPU time) would bring it under"
     )

@@ -3,6 +3,9 @@
 with the real program's arguments, writing the records the real ones write
 (core/compare/loss_record.py, health_record.py), deterministically.
 
+tournament_render: every row in one process, as the real program; with --loss-config (the real
+program's held-out loss arguments) it writes heldout_loss's records first, in the same process.
+
 heldout_loss: no model exists here, so the numbers come from the simulated run's own loss curve
 (`mean_loss`, the simulated trainer's logged loss without its noise), by a stated rule:
 - training loss at step s: mean_loss(s); the base model is step 0;
@@ -81,24 +84,36 @@ def heldout_loss(argv: list[str]) -> int:
     p.add_argument("--config", type=Path, required=True)
     p.add_argument("--held-out", type=Path, required=True)
     p.add_argument("--out-dir", type=Path, required=True)
+    _loss_options(p)
+    p.add_argument("--base", action="store_true")
+    p.add_argument("checkpoints", nargs="*", type=Path)
+    args = p.parse_args(argv)
+    checkpoints = ([None] if args.base else []) + list(args.checkpoints)
+    return _loss_records(args, args.config, args.out_dir, checkpoints, "heldout_loss")
+
+
+def _loss_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train-root", type=Path)
     p.add_argument("--sample", type=int, default=4)
     p.add_argument("--sigmas", default="0.1,0.3,0.5,0.7,0.9")
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--base", action="store_true")
-    p.add_argument("checkpoints", nargs="*", type=Path)
-    args = p.parse_args(argv)
-    raw = _config(args.config)
+
+
+def _loss_records(
+    args: argparse.Namespace, config: Path, out_dir: Path, checkpoints: list[Path | None], program: str
+) -> int:
+    """heldout-loss-<stem>.json for each checkpoint (None: the base model), in order; 2 without latents."""
+    raw = _config(config)
     steps = int((raw.get("optimization") or {}).get("steps") or 1)
     train_root = args.train_root or Path((raw.get("data") or {}).get("preprocessed_data_root") or ".")
     held = _latents(args.held_out)[: args.sample]
     if not held:
-        print(f"heldout_loss: no latents under {args.held_out}", file=sys.stderr)
+        print(f"{program}: no latents under {args.held_out}", file=sys.stderr)
         return 2
     train = _latents(train_root)[: len(held)]
     sigmas = [float(s) for s in args.sigmas.split(",")]
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    for ckpt in ([None] if args.base else []) + list(args.checkpoints):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for ckpt in checkpoints:
         step = 0 if ckpt is None else (_step(ckpt) or 0)
         over = 0.05 * max(0.0, step / steps - 0.6)
         record = {
@@ -117,7 +132,7 @@ def heldout_loss(argv: list[str]) -> int:
         }
         name = "base" if ckpt is None else ckpt.stem
         time.sleep(float(os.environ.get(WAIT_ENV) or 0))
-        _write_json(args.out_dir / f"heldout-loss-{name}.json", record)
+        _write_json(out_dir / f"heldout-loss-{name}.json", record)
         print(f"heldout_loss: {name}: held-out {record['held_out']['loss']}", flush=True)
     return 0
 
@@ -200,8 +215,17 @@ def tournament_render(argv: list[str]) -> int:
     p.add_argument("--config", type=Path, required=True)
     p.add_argument("--out-dir", type=Path, required=True)
     p.add_argument("--device")
+    p.add_argument("--loss-config", type=Path)
+    p.add_argument("--held-out", type=Path)
+    p.add_argument("--loss-out-dir", type=Path)
+    p.add_argument("--loss-rows")
+    _loss_options(p)
     p.add_argument("rows", nargs="+")
     args = p.parse_args(argv)
+    if args.loss_config is not None:  # the held-out loss first, in this same process
+        code = _loss_records(args, args.loss_config, args.loss_out_dir, _loss_rows(args), "tournament_render")
+        if code:
+            return code
     raw = _config(args.config)
     count = len((raw.get("validation") or {}).get("samples") or [])
     rendered = 0
@@ -219,6 +243,14 @@ def tournament_render(argv: list[str]) -> int:
         rendered += 1
         print(f"tournament_render: {name}: {count} render(s)", flush=True)
     return 0 if rendered else 1
+
+
+def _loss_rows(args: argparse.Namespace) -> list[Path | None]:
+    """The checkpoints of the rows --loss-rows names (all by default), the base (no LoRA) first."""
+    rows = [text.partition("=") for text in args.rows]
+    wanted = None if args.loss_rows is None else set(args.loss_rows.split(","))
+    chosen = [Path(lora) if lora else None for name, _, lora in rows if wanted is None or name in wanted]
+    return sorted(chosen, key=lambda c: c is not None)
 
 
 PROGRAMS = {"heldout_loss": heldout_loss, "lora_health": lora_health, "tournament_render": tournament_render}

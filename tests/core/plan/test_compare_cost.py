@@ -22,27 +22,30 @@ ROOT = Path(__file__).resolve().parents[3]
 BENCH = ROOT / "benchmarks" / "bench_compare_cost.py"
 
 
-def _config(checkpointing: bool = True, interval: int = 400) -> dict:
+def _config(checkpointing: bool = True, interval: int = 400, steps: int = 2000) -> dict:
     return {
         "model": {"training_mode": "lora"},
-        "optimization": {"steps": 2000, "batch_size": 1, "enable_gradient_checkpointing": checkpointing},
+        "optimization": {"steps": steps, "batch_size": 1, "enable_gradient_checkpointing": checkpointing},
         "checkpoints": {"interval": interval, "keep_last_n": -1},
         "validation": {"samples": [{"prompt": "a"}], "interval": 250, "inference_steps": 30},
     }
 
 
-def _duration(step_s: float = 2.0, load_s: float = 120.0) -> Duration:
+def _duration(step_s: float = 2.0, load_s: float = 120.0, steps: int = 2000) -> Duration:
     # one video at the config's 30 steps: 40 - 4 x 1 + 30 x 1 = 66 s
-    return Duration(2000, step_s, 9, 1, 40.0, load_s, 30, denoise_step_s=1.0, saves=5)
+    return Duration(steps, step_s, 9, 1, 40.0, load_s, 30, denoise_step_s=1.0, saves=5)
 
 
 def test_the_passes_and_seconds_follow_the_loss_programs_grid():
     cost = cc.compare_cost(_config(), _duration(), held_out=7, gpus=1)
     # every 400 of 2,000 steps, every save kept: 400 ... 2,000
     assert (cost.checkpoints, cost.samples, cost.sigmas) == (5, 4, 5)
-    assert cost.passes == 2 * 4 * 5 * 5 + 4 * 5  # per checkpoint held-out and train, the base once
+    # held-out and train latents for the base and each checkpoint (compare always asks for the base)
+    assert cost.passes == 2 * 4 * 5 * (5 + 1)
     assert cost.forward_s == pytest.approx(2.0 / 4)  # gradient checkpointing: a quarter of a step
-    assert cost.loss_s() == pytest.approx(120.0 + 220 * 0.5)
+    # with renders the loss runs on the tournament's model load: its share is its passes alone
+    assert cost.loss_s() == pytest.approx(240 * 0.5)
+    assert cost.loss_alone_s() == pytest.approx(120.0 + 240 * 0.5)  # --no-render: its own load
     assert cost.prompts == 3  # the tournament: one prompt of each of eval's three categories
     # the clip: 17 of 89 frames (3 of 12 latent frames) at 480x256 of 960x544 (the default size),
     # 15 of 30 inference steps; the measured video's rest (40 - 4 x 1 s) at the share of the pixels
@@ -52,7 +55,8 @@ def test_the_passes_and_seconds_follow_the_loss_programs_grid():
     assert cost.run_video_s == pytest.approx(66.0)
     # one model load for the whole tournament (one process), then base + 5 checkpoints x 3 clips
     assert cost.render_s() == pytest.approx(120.0 + 6 * 3 * cost.video_s)
-    assert cost.share(cost.loss_s()) == pytest.approx(230.0 / 4000.0)
+    assert cost.share(cost.loss_s()) == pytest.approx(120.0 / 4000.0)
+    assert cost.total_s() == pytest.approx(cost.loss_s() + cost.render_s())  # one load in all
     assert cc.compare_cost(_config(checkpointing=False), _duration(), 7, 1).forward_s == pytest.approx(
         2.0 / 3
     )
@@ -74,6 +78,17 @@ def test_the_tournaments_mirrored_settings_match_its_own():
         settings = tournament.tournament_settings(config)
         assert settings.dims == cc.clip_dims(cc.run_dims(config)), dims
         assert settings.inference_steps == min(40, cc.TOURNAMENT_STEPS)
+
+
+def test_the_loss_passes_compare_runs_are_the_ones_plan_md_prices():
+    from ltx_wizard.core.compare import compare_plan
+
+    assert (compare_plan.SAMPLE, len(compare_plan.SIGMAS)) == (cc.LOSS_SAMPLE, cc.LOSS_SIGMAS)
+    cost = cc.compare_cost(_config(), _duration(), 4, 1)
+    for checkpoints in range(1, 9):
+        for samples in range(1, 5):
+            planned = compare_plan.forward_passes(checkpoints, samples)
+            assert planned == cost.loss_passes(checkpoints, samples), (checkpoints, samples)
 
 
 def test_the_mirrored_counts_match_their_owners():
@@ -108,27 +123,43 @@ def test_within_the_targets_no_excess_is_said():
     assert cost.share(cost.total_s()) <= cc.TOURNAMENT_TARGET and "Over target" not in text
 
 
-def test_an_excess_is_said_with_a_fix_that_brings_it_under():
+def test_the_samples_are_the_most_that_fit_the_loss_budget():
     cost = cc.compare_cost(_config(interval=200), _duration(step_s=12.0, load_s=300.0), 4, 1)
+    # 4 samples would be over the target; 3 is the most that fits, and plan.md says which and why
+    assert (cost.samples, cost.most) == (3, 4) and cost.most_samples() == 3
+    assert cost.share(cost.loss_s(samples=3)) <= cc.LOSS_TARGET < cost.share(cost.loss_s(samples=4))
     text = _text(cost)
+    assert (
+        "- held-out loss: 3 held-out samples (of 4 the held-out clips permit: the most within the target)"
+        in text
+    )
+    assert "Over target" not in text
+    # fewer clips held out: fewer samples, whatever the budget allows
+    assert cc.compare_cost(_config(), _duration(), 2, 1).samples == 2
+    # the same function gives compare its --sample; without autotune's duration, 4 (clips permitting)
+    assert cc.loss_samples(_config(interval=200), _duration(step_s=12.0, load_s=300.0), 4, 1) == 3
+    assert (cc.loss_samples(_config(), None, 7, 1), cc.loss_samples(_config(), None, 2, 1)) == (4, 2)
+
+
+def test_a_loss_over_its_budget_with_one_sample_says_what_brings_it_under():
+    cost = cc.compare_cost(_config(interval=40), _duration(), 4, 1)  # 50 checkpoints kept
     loss_share = cost.share(cost.loss_s())
-    assert loss_share is not None and loss_share > cc.LOSS_TARGET
-    samples, keep = cost.most_samples(), cost.most_checkpoints(cc.LOSS_TARGET, whole=False)
-    assert 0 < samples < 4 and 0 < keep < cost.checkpoints
-    assert (
-        f"- Over target: the held-out loss is {pct(loss_share)}; {samples} held-out samples instead of 4 or "
-        f"keeping {keep} checkpoints would bring it under" in text
-    )
-    # the fix, priced by the same arithmetic, is under the target; one more is not
-    assert (
-        cost.share(cost.loss_s(samples=samples))
-        <= cc.LOSS_TARGET
-        < cost.share(cost.loss_s(samples=samples + 1))
-    )
+    assert cost.samples == 1 and loss_share is not None and loss_share > cc.LOSS_TARGET
+    keep = cost.most_checkpoints(cc.LOSS_TARGET, whole=False)
+    assert 0 < keep < cost.checkpoints
     assert cost.share(cost.loss_s(keep)) <= cc.LOSS_TARGET < cost.share(cost.loss_s(keep + 1))
-    # the renders' one model load leaves this whole comparison under its target; a shorter run's not
-    assert cost.share(cost.total_s()) <= cc.TOURNAMENT_TARGET and "the whole comparison is" not in text
-    cost = cc.compare_cost(_config(interval=200), _duration(step_s=2.0, load_s=200.0), 4, 1)
+    text = _text(cost)
+    assert (
+        "- held-out loss: 1 held-out sample (of 4 the held-out clips permit: the fewest, still over" in text
+    )
+    assert (
+        f"- Over target: the held-out loss is {pct(loss_share)} even with 1 held-out sample; keeping "
+        f"{keep} checkpoints (or a longer run) would bring it under"
+    ) in text
+
+
+def test_the_whole_comparisons_excess_names_the_checkpoints_that_fit():
+    cost = cc.compare_cost(_config(interval=200), _duration(step_s=2.0, load_s=400.0), 4, 1)
     whole = cost.most_checkpoints(cc.TOURNAMENT_TARGET, whole=True)
     assert cost.share(cost.total_s()) > cc.TOURNAMENT_TARGET and 0 < whole < cost.checkpoints
     assert f"the whole comparison is {pct(cost.share(cost.total_s()))}; " in _text(cost)
@@ -136,9 +167,22 @@ def test_an_excess_is_said_with_a_fix_that_brings_it_under():
     assert cost.share(cost.total_s(whole)) <= cc.TOURNAMENT_TARGET < cost.share(cost.total_s(whole + 1))
 
 
-def test_a_load_longer_than_the_target_says_the_run_is_too_short():
-    cost = cc.compare_cost(_config(), _duration(step_s=0.1, load_s=60.0), 4, 1)  # 200 s of training
-    assert "the model load alone is 30.0 %: a run this short cannot compare" in _text(cost)
+def test_a_run_too_short_for_even_one_checkpoints_loss_says_a_longer_run():
+    cost = cc.compare_cost(_config(interval=10, steps=50), _duration(steps=50), 4, 1)
+    assert cost.samples == 1 and cost.most_checkpoints(cc.LOSS_TARGET, whole=False) == 0
+    assert "even the base and one checkpoint exceed it: only a longer run" in _text(cost)
+
+
+def test_the_loss_line_charges_the_model_load_to_the_renders_and_names_no_render():
+    cost = cc.compare_cost(_config(), _duration(), 4, 1)
+    line = next(x for x in compare_cost_lines(cost, 2000, 2.0, 1) if x.startswith("- held-out loss"))
+    assert f"2 x 4 x 5 sigmas x (the base + 5 checkpoints) = {cost.passes} forward passes" in line
+    assert f"= {clock(cost.loss_s())}, {pct(cost.share(cost.loss_s()))} of the training GPU time" in line
+    assert "no model load of its own" in line and "on the renders' one model load" in line
+    assert (
+        f"`compare --no-render` runs it alone, which adds one transformer load {clock(120.0)} "
+        f"(the training run's, an upper bound): {pct(cost.share(cost.loss_alone_s()))}"
+    ) in line
 
 
 def test_without_held_out_clips_there_is_no_loss_and_the_renders_lose_that_category():
@@ -187,8 +231,9 @@ def test_plan_md_states_the_cost_of_comparing_an_autotuned_demo_run(tmp_path, ca
     ) in plan
     # with four clips held out, the benchmark's row is the same arithmetic
     row = bench.measure_run(run, 4)
-    assert row["forward_passes"] == 2 * 4 * 5 * 8 + 20
-    assert row["loss_share"] == round(bench.priced(run, 4).share(bench.priced(run, 4).loss_s()), 4)
+    priced = bench.priced(run, 4)
+    assert row["forward_passes"] == 2 * priced.samples * 5 * (8 + 1)
+    assert row["loss_share"] == round(priced.share(priced.loss_s()), 4)
 
 
 def test_the_render_line_says_what_the_tournament_renders_and_the_loads():
@@ -201,6 +246,6 @@ def test_the_render_line_says_what_the_tournament_renders_and_the_loads():
         f"+ one model load {clock(120.0)} = {clock(cost.render_s())}, {pct(cost.share(cost.render_s()))} of the training GPU time"
     )
     # the load is most of it: what the excess line names when not even one checkpoint fits
-    heavy = cc.compare_cost(_config(), _duration(load_s=400.0), 4, 1)
+    heavy = cc.compare_cost(_config(), _duration(load_s=600.0), 4, 1)
     assert heavy.most_checkpoints(cc.TOURNAMENT_TARGET, whole=True) == 0
-    assert f"(the renders' one model load alone is {pct(heavy.share(400.0))})" in _text(heavy)
+    assert f"(the renders' one model load alone is {pct(heavy.share(600.0))})" in _text(heavy)

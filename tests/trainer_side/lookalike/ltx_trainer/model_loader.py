@@ -1,6 +1,7 @@
 """The loaders the held-out loss calls, by the real names and arguments, over a tiny transformer
 read from a safetensors file (its weights, named as TinyTransformer's state dict)."""
 
+import os
 from pathlib import Path
 
 import torch
@@ -58,7 +59,14 @@ def _weights(path: str | Path, prefix: str) -> dict[str, torch.Tensor]:
     return {k[len(prefix) :]: v for k, v in load_file(str(path)).items() if k.startswith(prefix)}
 
 
+# A test's count of transformer loads: each load appends a line to the file this names (unset: none).
+LOADS_ENV = "LOOKALIKE_TRANSFORMER_LOADS"
+
+
 def load_transformer(checkpoint_path, device="cpu", dtype=torch.bfloat16) -> TinyTransformer:
+    if os.environ.get(LOADS_ENV):
+        with open(os.environ[LOADS_ENV], "a", encoding="utf-8") as f:
+            f.write(f"{checkpoint_path}\n")
     model = TinyTransformer()
     model.load_state_dict(_weights(checkpoint_path, "model.diffusion_model."), strict=True)
     return model.to(device=device, dtype=dtype)
