@@ -25,19 +25,19 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Header, OptionList, Static
-from textual.widgets.option_list import Option
 
 from ltx_wizard.core.base import phases
 from ltx_wizard.core.base.errors import WizardError
 from ltx_wizard.core.base.text_safety import clean_text
 from ltx_wizard.core.evaluation.layout import PIPELINES, Manifest, Render, eval_dir, read_manifest
-from ltx_wizard.core.evaluation.prompts import CATEGORIES, TITLES, PromptSet
+from ltx_wizard.core.evaluation.prompts import PromptSet
 from ltx_wizard.tui.screens.results import compare_part
 from ltx_wizard.tui.screens.results.grid_view import GridView
+from ltx_wizard.tui.screens.results.prompt_sheet import label, plan_options, prompt_options, sheet_title
 from ltx_wizard.tui.screens.results.clip_access import evaluated_checkpoint, no_player_text, player, scp_line
 from ltx_wizard.tui.screens.results.f1_help import RESULTS_HELP
 from ltx_wizard.tui.widgets.footer import Footer
-from ltx_wizard.tui.widgets.formatting import plain, safe_markup
+from ltx_wizard.tui.widgets.formatting import safe_markup
 from ltx_wizard.tui.widgets.keyframes import KeyframeStrip
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
@@ -197,30 +197,10 @@ class ResultsScreen(WizardScreen):
         planning = self.manifest is None or not self.manifest.renders
         self.set_class(planning, "planning")  # the plan takes the sheet's room (results.tcss)
         if not planning:
-            for category in CATEGORIES:
-                seen: list[str] = []
-                for render in self.manifest.of(category):
-                    if render.prompt not in seen:
-                        seen.append(render.prompt)
-                        options.add_option(
-                            Option(
-                                plain(f"{TITLES[category]} {len(seen)}: {render.prompt}"), id=render.prompt
-                            )
-                        )
+            options.add_options(prompt_options(self.manifest))
             options.highlighted = highlighted if highlighted is not None else 0
-            return
-        self._plan_lines(options)
-
-    def _plan_lines(self, options: OptionList) -> None:
-        if self.prompts is None:
-            return
-        for category in CATEGORIES:
-            for n, prompt in enumerate(self.prompts.of(category), start=1):
-                options.add_option(
-                    Option(plain(f"{TITLES[category]} {n}: {prompt.text}  [{prompt.source}]"), disabled=True)
-                )
-        for line in self.production_lines + [f"Note: {n}" for n in self.prompts.notes]:
-            options.add_option(Option(plain(line), disabled=True))
+        elif self.prompts is not None:
+            options.add_options(plan_options(self.prompts, self.production_lines))
 
     @on(KeyframeStrip.Drawn)
     def _drawn(self, message: KeyframeStrip.Drawn) -> None:
@@ -246,13 +226,7 @@ class ResultsScreen(WizardScreen):
         self._drawn_count = len(renders)
         if not renders:
             return
-        first = renders[0]
-        size = first.size_label()
-        title = clean_text(f"{TITLES[first.category]}, seed {first.seed}, {size} ({first.source}): {prompt}")
-        fed = next((r.conditioning for r in renders if r.conditioning), "")
-        self.query_one("#sheet-title", Static).update(
-            Text(title + (f"\nltx-pipelines fed {clean_text(fed)}" if fed else ""))
-        )
+        self.query_one("#sheet-title", Static).update(Text(sheet_title(renders, prompt)))
         width = sheet.size.width or self.app.size.width - 2
         cells = max(20, (width - 4) // 2)
         count = 3 if cells < 50 else 4
@@ -262,7 +236,7 @@ class ResultsScreen(WizardScreen):
                 *(
                     KeyframeStrip(
                         eval_dir(self.run_dir) / r.file,
-                        _label(r),
+                        label(r),
                         cells=cells,
                         count=count,
                         graphics=self.graphics,
@@ -403,11 +377,3 @@ class ResultsScreen(WizardScreen):
 
     def action_back(self) -> None:
         self.leave()
-
-
-def _label(render: Render) -> str:
-    lora = "LoRA" if render.lora else "no LoRA"
-    made = render.made_by
-    if render.pipeline:  # which entry point: ltx_pipelines.ic_lora -> ic_lora
-        made += f" {render.pipeline.rpartition('.')[2]}"
-    return clean_text(f"{lora} · {made} · {render.quantization}")
