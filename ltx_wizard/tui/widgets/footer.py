@@ -7,6 +7,11 @@ never does: every rebuild kept its old keys alive, with their render caches (abo
 700 caches per dialog opened and closed). The heap grew without bound and each full garbage
 collection took longer, up to 220 ms of frozen screen after 20 dialogs (measured; see
 tests/tui/test_long_session.py).
+
+It also rebuilds them when nothing it shows changed: every focus move and every screen's
+refresh_bindings (the Monitor's and Autotune's ticks) signal a change, and each rebuild mounts
+and styles every key again (measured: 13 % of a pilot test's CPU). Here a rebuild happens only
+when the keys it would show differ from those it shows.
 """
 
 from __future__ import annotations
@@ -26,9 +31,28 @@ class Footer(TextualFooter):
         # at 80 columns the footer's own keys need the room.
         super().__init__(*children, show_command_palette=show_command_palette, **kwargs)
 
+    _composed: tuple[Any, ...] | None = None  # what the last rebuild showed
+
     async def recompose(self) -> None:
+        if not self.is_attached or self._pruning:  # Widget.recompose's own guard: no screen to read
+            return
+        shown = self._keys_shown()
+        if shown == self._composed:
+            return
         await super().recompose()
+        self._composed = shown
         self.drop_stale_watchers()
+
+    def _keys_shown(self) -> tuple[Any, ...]:
+        """Everything compose() reads to draw the keys, in its order."""
+        if not self._bindings_ready:
+            return ()
+        keys = tuple(
+            (b.key, self.app.get_key_display(b), b.description, b.action, enabled, tooltip, b.group)
+            for _node, b, enabled, tooltip in self.screen.active_bindings.values()
+            if b.show
+        )
+        return (*keys, self.show_command_palette, self.compact, self.combine_groups)
 
     def drop_stale_watchers(self) -> None:
         """Forget the watchers of keys that are no longer shown: recompose has awaited their
