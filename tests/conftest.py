@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.model_tree import ModelTree
+
 # pytest caches each test module's assertion rewrite in __pycache__ only where bytecode may be
 # written. Where PYTHONDONTWRITEBYTECODE is set (this box, and CI boxes like it) every pytest
 # process (the serial pass, then each worker) rewrote all ~350 test modules again: ~6 s of CPU
 # each. The test processes write it; the wizard processes they start keep the variable.
 sys.dont_write_bytecode = False
-
-from tests.model_tree import ModelTree
 
 
 @pytest.fixture(scope="session")
