@@ -15,6 +15,7 @@ import argparse
 import json
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import NoReturn
 
@@ -68,7 +69,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ltx_wizard.core.compare.compare_plan import Kept, plan_compare
     from ltx_wizard.core.compare.compare_record import compare_json, compare_record, write_compare
-    from ltx_wizard.core.compare.compare_run import results, run_programs
+    from ltx_wizard.core.compare.compare_run import loss_records, results, run_programs
+    from ltx_wizard.core.compare.measured_cost import cost_lines, estimate, measured
     from ltx_wizard.core.compare.recommend import recommend
     from ltx_wizard.core.evaluation.checkpoints import saved
     from ltx_wizard.core.evaluation.request import stand_in_for_run
@@ -94,11 +96,18 @@ def run(args: argparse.Namespace) -> int:
     lines = [*plan.lines, *(tournament.lines if tournament is not None else ())]
     print(clean_block("\n".join(lines)), file=shown, flush=True)
     _confirm(args)
+    started = time.monotonic()
     run_until_signal(run_programs(plan, _say(args.json)), "compare", STOPPED_WORDS)
     rows = None if tournament is None else _renders(run_dir, plan, tournament, args.json)
     found = results(plan, config)
     picked = recommend(found, plan.held_out_note)
-    record = compare_record(found, plan.held_out_note, picked)
+    cost = measured(
+        loss_records(plan),
+        time.monotonic() - started,
+        estimate(run_dir, config, plan),
+        rendered=rows is not None,
+    )
+    record = compare_record(found, plan.held_out_note, picked, cost)
     write_compare(run_dir, record)  # outputs/compare/compare.json: what status and run-summary read
     made = None if rows is None or tournament is None else _tournament(run_dir, rows, tournament, record)
     if args.json:
@@ -107,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         doc["contact_sheet"] = None if made is None else str(made[1])
         print(json.dumps(doc, indent=2, ensure_ascii=False))
     else:
-        print(clean_block("\n".join(_table(found, picked, plan.held_out_note))))
+        print(clean_block("\n".join(_table(found, picked, plan.held_out_note) + cost_lines(cost))))
     if made is not None:  # the last line: the folder home
         from ltx_wizard.core.base.scp_line import scp_line
 

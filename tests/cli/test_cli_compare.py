@@ -94,7 +94,17 @@ def test_compare_twice_gives_the_same_held_out_losses_and_the_json_keys(built, c
     second = compare_json(built, capsys)
     kept = checkpoints(built)
     assert len(kept) >= 5
-    assert set(first) == {"checkpoints", "recommended", "held_out_note", "grid", "contact_sheet"}
+    assert set(first) == {"checkpoints", "recommended", "held_out_note", "cost", "grid", "contact_sheet"}
+    # Deliver 2: measured after, beside plan.md's estimate (a simulated run measures no GPU time)
+    cost = first["cost"]
+    assert (cost["device"], cost["rendered"], cost["loss_passes"]) == (
+        "simulated",
+        True,
+        (len(kept) + 1) * 20,
+    )
+    assert cost["whole_s"] > 0
+    # planned with --skip-autotune: no duration estimate, so nothing to set the measure beside
+    assert (cost["estimated_loss_s"], cost["estimated_whole_s"], cost["train_gpu_s"]) == (None, None, None)
     compare_dir = built / "outputs" / "compare"
     assert (first["grid"], first["contact_sheet"]) == (
         str(compare_dir / "grid.json"),
@@ -148,6 +158,17 @@ def test_the_table_and_the_cost_line(built, capsys, monkeypatch):
     assert f"- tournament renders: the base and {n} checkpoint(s) x 3 prompt(s)" in out
     assert "one process in the trainer's environment, one model load for every row and, before them, " in out
     assert "recommended: step " in out
+    # measured after, beside what plan.md estimated for the same checkpoints and samples
+    from ltx_wizard.core.compare.compare_record import read_compare
+    from ltx_wizard.core.compare.measured_cost import cost_lines
+
+    written = read_compare(built)
+    assert written is not None and written.cost is not None
+    (said_cost,) = cost_lines(written.cost)
+    assert said_cost in out and said_cost.startswith("cost: simulated GPUs, so no GPU time was measured")
+    assert said_cost.endswith(
+        "plan.md estimated nothing (autotune left no duration estimate) on the planned GPUs"
+    )
     folder = built / "outputs" / "compare"
     said, line = out.splitlines()[-1].split(": ", 1)
     argv = shlex.split(line)

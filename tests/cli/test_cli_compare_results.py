@@ -6,6 +6,10 @@ uses (and the line runs as printed)."""
 
 from __future__ import annotations
 
+import msgspec
+
+from ltx_wizard.core.compare.measured_cost import MeasuredCost, cost_lines
+
 import contextlib
 import io
 import json
@@ -86,6 +90,9 @@ def test_the_summary_shows_each_compared_checkpoint_and_the_recommendation(compa
     rec = found["recommended"]
     assert f"**Recommended:** step {rec['step']:,}. Why: {rec['reason']}" in section
     assert "**Picked:** none yet" in section
+    # what compare measured it cost, as compare.json holds it (the simulator measures no GPU time)
+    assert found["cost"] is not None
+    assert f"- {cost_lines(msgspec.convert(found['cost'], MeasuredCost))[0][6:]}" in section.splitlines()
 
 
 def _render_line(text: str) -> tuple[str, str]:

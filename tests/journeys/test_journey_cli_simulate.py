@@ -22,6 +22,7 @@ import pytest
 
 from ltx_wizard.demo.lookalike_models import make_checkpoint, make_gemma_dir
 from ltx_wizard.demo.sim.captioner import start_in_thread
+from ltx_wizard.core.tuning.duration import clock
 from tests.prepare_kit import checkout, raw_folder
 from tests.setup_standins import uv_calls, write_uv
 from tests.tournament_checks import check_tournament
@@ -182,3 +183,10 @@ def _compare(env: dict[str, str], box: Path, run: Path, status: dict) -> None:
     assert picked["step"] in steps and f"step {picked['step']:,}: lowest held-out loss" in picked["reason"]
     written = json.loads((run / "outputs" / "compare" / "compare.json").read_text())
     assert written["recommended"] == picked and written["held_out_note"] is None
+    # the cost measured after (Deliver 2), beside the estimate plan.md printed before launch
+    cost = found["cost"]
+    assert cost == written["cost"] and (cost["device"], cost["rendered"]) == ("simulated", True)
+    assert cost["loss_passes"] == (len(steps) + 1) * 2 * 1 * 5  # one held-out clip, five sigmas
+    plan_md = (run / "plan.md").read_text("utf-8")
+    loss_line = next(line for line in plan_md.splitlines() if line.startswith("- held-out loss: "))
+    assert f" = {clock(cost['estimated_loss_s'])}, " in loss_line, loss_line

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from ltx_wizard.core.compare.measured_cost import MeasuredCost
 from ltx_wizard.core.compare.recommend import CheckpointResult, Recommendation
 from ltx_wizard.core.io import run_folder
 from ltx_wizard.core.io.run_codec import declare
@@ -47,6 +48,7 @@ class CompareRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     held_out_note: str | None  # why there is no held-out loss; None when there is one
     checkpoints: tuple[CheckpointEntry, ...]
     recommended: Recommended
+    cost: MeasuredCost | None = None  # measured_cost.py: what it cost, beside plan.md's estimate
 
     def __post_init__(self) -> None:
         steps = [c.step for c in self.checkpoints]
@@ -78,7 +80,10 @@ def _entry(result: CheckpointResult) -> CheckpointEntry:
 
 
 def compare_record(
-    results: Sequence[CheckpointResult], held_out_note: str | None, recommendation: Recommendation
+    results: Sequence[CheckpointResult],
+    held_out_note: str | None,
+    recommendation: Recommendation,
+    cost: MeasuredCost | None = None,
 ) -> CompareRecord:
     """The record of a comparison, its checkpoints by step."""
     entries = tuple(_entry(r) for r in sorted(results, key=lambda r: r.step))
@@ -86,6 +91,7 @@ def compare_record(
         held_out_note=held_out_note,
         checkpoints=entries,
         recommended=Recommended(step=recommendation.step, reason=recommendation.reason),
+        cost=cost,
     )
 
 
@@ -114,9 +120,10 @@ def read_compare(run_dir: str | Path) -> CompareRecord | None:
 
 def compare_json(record: CompareRecord) -> dict[str, Any]:
     """`compare --json`'s object: `checkpoints` (step, path, held_out_loss, train_loss, effect,
-    health {ok, problems}), `recommended` (step, reason) and `held_out_note`; no version key."""
+    health {ok, problems}), `recommended` (step, reason), `held_out_note` and `cost` (measured,
+    beside plan.md's estimate; null in a record of before it); no version key."""
     doc: dict[str, Any] = msgspec.to_builtins(record)
-    return {key: doc[key] for key in ("checkpoints", "recommended", "held_out_note")}
+    return {key: doc.get(key) for key in ("checkpoints", "recommended", "held_out_note", "cost")}
 
 
 def compare_line(record: CompareRecord) -> str:

@@ -130,3 +130,11 @@ def _loss(plan: ComparePlan, kept: Kept) -> LossRecord | None:
 def base_loss(plan: ComparePlan) -> LossRecord | None:
     """The base model's record (the held-out loss without a LoRA), None without a held-out loss."""
     return None if plan.held_out_root is None else read_loss_record(loss_file(plan.run_dir, None))
+
+
+def loss_records(plan: ComparePlan) -> list[LossRecord]:
+    """The held-out loss records this comparison wrote: the base model's, then each checkpoint's."""
+    if plan.held_out_root is None:
+        return []
+    paths = [loss_file(plan.run_dir, None), *(loss_file(plan.run_dir, k.path) for k in plan.checkpoints)]
+    return [r for r in map(read_loss_record, paths) if r is not None]

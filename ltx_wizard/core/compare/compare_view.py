@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ltx_wizard.core.base.errors import UsageError
+from ltx_wizard.core.compare.measured_cost import cost_lines
 from ltx_wizard.core.compare.compare_record import CheckpointEntry, CompareRecord, compare_line, compare_path
 from ltx_wizard.core.compare.compare_record import read_compare
 from ltx_wizard.core.compare.loss_record import effect_text, loss_text
@@ -78,6 +79,8 @@ def summary_lines(compared: Compared) -> list[str]:
     said = f"step {rec.step:,}" if rec.step is not None else "none"
     lines += [f"**Recommended:** {said}. Why: {rec.reason}", ""]
     lines += [f"**Picked:** {pick_text(compared.pick)}", ""]
+    if record.cost is not None:  # measured after it ran, beside plan.md's estimate
+        lines += [f"- {line.removeprefix('cost: ')}" for line in cost_lines(record.cost)] + [""]
     return lines
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 
-import pytest
 
 from ltx_wizard.core.cloud.sky_python import check_with_skypilot
 from ltx_wizard.core.cloud.sky_readme import commands
@@ -30,25 +29,35 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.parametrize(("nodes", "spot"), [(1, False), (1, True), (2, False), (2, True)])
-def test_skypilot_accepts_each_task_file(tmp_path, nodes, spot):
+CASES = [(1, False), (1, True), (2, False), (2, True)]  # nodes, spot
+
+
+def test_skypilot_accepts_each_task_file(tmp_path):
+    """Every case's files and commands through one SkyPilot process, and read back through one
+    more: importing SkyPilot costs ~3 s of CPU a process, so the cases share them (each problem
+    names its file or command, so a refusal still says which case)."""
     python = sky_python()
-    run = planned_run(tmp_path, nodes=nodes, sim="2xh100" if nodes > 1 else "h100")
-    req = build_request(run, SkyOptions(spot=spot, bucket="ltx-test-out"))
-    write_sky_files(req)
-    task, smoke = run_folder.SKY_TASK.path(run), run_folder.SKY_SMOKE.path(run)
-    assert check_with_skypilot(python, [task, smoke], commands(req).every()) == []
-    read = subprocess.run(
-        [python, "-c", _READ, str(task), str(smoke)], capture_output=True, text=True, check=True
-    )
-    got = json.loads(read.stdout.strip().splitlines()[-1])
-    gpus = 2 if nodes > 1 else 1
-    for doc, mode in zip(got, ("task", "smoke")):
-        assert doc["nodes"] == nodes and doc["spot"] is spot
-        assert doc["acc"] == {"H100": gpus}
-        assert doc["disk"] == req.disk_gb >= 100
-        assert "/ltx/run" in doc["mounts"] and doc["storage"] == ["/ltx/outputs"]
-        assert doc["run"].strip() == f"bash /ltx/run/sky/run.sh {mode}"
+    reqs = []
+    for nodes, spot in CASES:
+        run = planned_run(tmp_path / f"{nodes}-{spot}", nodes=nodes, sim="2xh100" if nodes > 1 else "h100")
+        reqs.append(build_request(run, SkyOptions(spot=spot, bucket="ltx-test-out")))
+        write_sky_files(reqs[-1])
+    files = [
+        p for r in reqs for p in (run_folder.SKY_TASK.path(r.run_dir), run_folder.SKY_SMOKE.path(r.run_dir))
+    ]
+    argvs = [argv for r in reqs for argv in commands(r).every()]
+    assert check_with_skypilot(python, files, argvs) == []
+    read = subprocess.run([python, "-c", _READ, *map(str, files)], capture_output=True, text=True, check=True)
+    got = iter(json.loads(read.stdout.strip().splitlines()[-1]))
+    for (nodes, spot), req in zip(CASES, reqs):
+        gpus = 2 if nodes > 1 else 1
+        for mode in ("task", "smoke"):
+            doc = next(got)
+            assert doc["nodes"] == nodes and doc["spot"] is spot, (nodes, spot, mode)
+            assert doc["acc"] == {"H100": gpus}
+            assert doc["disk"] == req.disk_gb >= 100
+            assert "/ltx/run" in doc["mounts"] and doc["storage"] == ["/ltx/outputs"]
+            assert doc["run"].strip() == f"bash /ltx/run/sky/run.sh {mode}"
 
 
 def test_skypilot_refuses_what_it_does_not_know(tmp_path):

@@ -53,7 +53,8 @@ def test_the_record_is_written_and_read_back_the_same_in_step_order(tmp_path: Pa
 
 def test_compare_json_has_exactly_the_issues_keys():
     doc = json.loads(json.dumps(compare_json(_record())))
-    assert list(doc) == ["checkpoints", "recommended", "held_out_note"]
+    assert list(doc) == ["checkpoints", "recommended", "held_out_note", "cost"]
+    assert doc["cost"] is None  # a record written before the measured cost
     for entry in doc["checkpoints"]:
         assert list(entry) == ["step", "path", "held_out_loss", "train_loss", "effect", "health"]
         assert list(entry["health"]) == ["ok", "problems"]
