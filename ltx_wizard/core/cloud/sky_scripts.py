@@ -152,7 +152,9 @@ fi
 TOTAL_GPUS=$((NUM_NODES * GPUS))
 at=$(git -C {_word(str(at.CHECKOUT))} rev-parse HEAD)
 [ "$at" = "$COMMIT" ] || fail "the checkout is at $at, the plan used $COMMIT"
-MAIN_IP=$(printf '%s\\n' "${{SKYPILOT_NODE_IPS:-127.0.0.1}}" | head -n1)
+# the first line, without a pipe: under pipefail a writer that outlives `head -n1` dies of SIGPIPE
+IPS=${{SKYPILOT_NODE_IPS:-127.0.0.1}}
+MAIN_IP=${{IPS%%$'\\n'*}}
 mkdir -p "$OUT"/logs
 cd {_word(str(at.TRAINER_DIR))}
 {_resume(req)}

@@ -148,3 +148,18 @@ def test_one_node_runs_the_plans_own_command(tmp_path):
         "--disable-progress-bars",
     ]
     assert subprocess.run([BASH, "-n", str(run_folder.SKY_SETUP.path(run))]).returncode == 0
+
+
+def test_the_main_ip_is_the_first_line_however_long_the_list(tmp_path):
+    """run.sh's `set -o pipefail` made a pipe from the list into `head -n1` a race: head exits
+    after the first line, and a writer still writing dies of SIGPIPE, which ended run.sh with 141
+    and no word (seen once under load with two lines). A list longer than a pipe's buffer makes
+    that race certain; the first line is taken without a pipe."""
+    run = _written(tmp_path, nodes=2)
+    ips = "10.0.0.7\n" + "".join(
+        f"10.1.{i // 250}.{i % 250}\n" for i in range(7_000)
+    )  # ~85 KB: over a pipe buffer, under one variable's limit
+    proc, argv, _ = _node(tmp_path, run, 1, nodes=2, gpus=2, SKYPILOT_NODE_IPS=ips)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    assert argv is not None and _flag(argv, "--main_process_ip") == "10.0.0.7"
+    assert "main 10.0.0.7," in proc.stdout
