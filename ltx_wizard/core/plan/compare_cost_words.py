@@ -4,7 +4,7 @@ training GPU time against issue 44's targets, and what would bring an excess und
 
 from __future__ import annotations
 
-from ltx_wizard.core.plan.compare_cost import LOSS_TARGET, TOURNAMENT_TARGET, CompareCost
+from ltx_wizard.core.plan.compare_cost import LOSS_SAMPLE, LOSS_TARGET, TOURNAMENT_TARGET, CompareCost
 from ltx_wizard.core.tuning.duration import clock
 
 HEAD = "Comparing the kept checkpoints after training (estimates, from the step time above):"
@@ -32,9 +32,16 @@ def _loss_line(cost: CompareCost) -> str:
     if not cost.samples:
         return "- held-out loss: not run, no clips were held out (it needs held-out latents)"
     n, s = cost.checkpoints, cost.samples
-    sized = f"{s} held-out sample{'s' if s != 1 else ''} (of {cost.most} the held-out clips permit: " + (
-        "the most within the target)" if cost.most_samples() else "the fewest, still over the target)"
-    )
+    fits = bool(cost.most_samples())
+    if s == cost.most:  # the ceiling: every held-out clip, or LOSS_SAMPLE of more
+        ceiling = "the most the loss takes" if s == LOSS_SAMPLE else "all the held-out clips give"
+        sized = f"{s} held-out sample{'s' if s != 1 else ''} ({ceiling}" + (
+            ", within the target)" if fits else ")"
+        )
+    else:
+        sized = f"{s} of the {cost.most} held-out samples the clips give (" + (
+            "the most within the target)" if fits else "the fewest, still over the target)"
+        )
     return (
         f"- held-out loss: {sized}: 2 x {s} x {cost.sigmas} sigmas x (the base + {n} "
         f"checkpoint{'s' if n != 1 else ''}) = {cost.passes} forward passes x ~{cost.forward_s:.2f} s "

@@ -129,13 +129,16 @@ def test_the_samples_are_the_most_that_fit_the_loss_budget():
     assert (cost.samples, cost.most) == (3, 4) and cost.most_samples() == 3
     assert cost.share(cost.loss_s(samples=3)) <= cc.LOSS_TARGET < cost.share(cost.loss_s(samples=4))
     text = _text(cost)
-    assert (
-        "- held-out loss: 3 held-out samples (of 4 the held-out clips permit: the most within the target)"
-        in text
-    )
+    assert "- held-out loss: 3 of the 4 held-out samples the clips give (the most within the target)" in text
     assert "Over target" not in text
-    # fewer clips held out: fewer samples, whatever the budget allows
-    assert cc.compare_cost(_config(), _duration(), 2, 1).samples == 2
+    # fewer clips held out: fewer samples, whatever the budget allows, and the line says why
+    two = cc.compare_cost(_config(), _duration(), 2, 1)
+    assert (
+        two.samples == 2
+        and "2 held-out samples (all the held-out clips give, within the target)" in _text(two)
+    )
+    four = cc.compare_cost(_config(), _duration(), 7, 1)  # seven held out: the loss takes four
+    assert "4 held-out samples (the most the loss takes, within the target)" in _text(four)
     # the same function gives compare its --sample; without autotune's duration, 4 (clips permitting)
     assert cc.loss_samples(_config(interval=200), _duration(step_s=12.0, load_s=300.0), 4, 1) == 3
     assert (cc.loss_samples(_config(), None, 7, 1), cc.loss_samples(_config(), None, 2, 1)) == (4, 2)
@@ -150,7 +153,8 @@ def test_a_loss_over_its_budget_with_one_sample_says_what_brings_it_under():
     assert cost.share(cost.loss_s(keep)) <= cc.LOSS_TARGET < cost.share(cost.loss_s(keep + 1))
     text = _text(cost)
     assert (
-        "- held-out loss: 1 held-out sample (of 4 the held-out clips permit: the fewest, still over" in text
+        "- held-out loss: 1 of the 4 held-out samples the clips give (the fewest, still over the target)"
+        in text
     )
     assert (
         f"- Over target: the held-out loss is {pct(loss_share)} even with 1 held-out sample; keeping "
