@@ -86,10 +86,13 @@ class WizardApp(App[int]):
         await super().on_event(event)
 
     def notify(self, message: str, *, markup: bool = True, **kwargs: Any) -> None:
-        """Every toast shows outside text (paths, error messages) as typed: never as markup."""
+        """Every toast shows outside text (paths, error messages) as typed: never as markup. Its
+        own line breaks stay breaks (safe_markup shows a newline inside a value as ⏎)."""
         from ltx_wizard.tui.widgets.formatting import safe_markup
 
-        super().notify(safe_markup(message) if markup else message, markup=markup, **kwargs)
+        if markup:
+            message = "\n".join(safe_markup(line) for line in message.splitlines())
+        super().notify(message, markup=markup, **kwargs)
 
     # ----- start -----------------------------------------------------------------------------
     @property

@@ -141,3 +141,14 @@ async def test_preprocessing_says_its_outcome_in_a_toast(demo_root, monkeypatch)
             pilot, lambda: app.state.summary is not None or app.state.autotune_error, limit_s=300
         )
         await settle(pilot)
+
+
+async def test_a_toasts_own_line_breaks_stay_breaks_and_its_text_stays_as_typed():
+    """The Preprocess screen's toast says the step and, on a line of its own, the held-out clips:
+    a newline was shown as ⏎ in the middle of the toast."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.notify("full preprocess: done\nHeld-out clips: 2 of 2 in [held]", title="Preprocessing finished")
+        await wait_until(pilot, lambda: bool(toasts(app)))
+        (shown,) = [n.message for n in app._notifications]
+        assert shown == "full preprocess: done\nHeld-out clips: 2 of 2 in \\[held]"
