@@ -77,8 +77,8 @@ def cost_lines(cost: MeasuredCost) -> list[str]:
     what = "the whole comparison" + (" (health check, loss and renders)" if cost.rendered else "")
     if cost.device == SIMULATED:
         return [
-            f"cost: simulated GPUs, so no GPU time was measured ({what} took {clock(cost.whole_s)} of "
-            f"the simulator's wall time); plan.md estimated {_estimate(cost)} on the planned GPUs"
+            f"cost: simulated GPUs, so no GPU time was measured: {what} took {clock(cost.whole_s)} of "
+            f"the simulator's wall time; plan.md estimated {_estimate(cost)} on the planned GPUs"
         ]
     lines = []
     if cost.loss_s is not None:
