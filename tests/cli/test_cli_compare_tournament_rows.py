@@ -24,25 +24,7 @@ def test_a_row_that_fails_leaves_its_cells_missing_with_the_reason_and_the_other
     ]
     renders = built / "outputs" / "compare" / "renders-rows"
     log_rel = plan.log.relative_to(built).as_posix()
-    plan.log.unlink(missing_ok=True)
-    with plan.log.open("a", encoding="utf-8") as log:
-
-        def note(text: str) -> None:  # as compare's own note (commands/compare.py _render)
-            log.write(f"=== compare: {text}\n")
-            log.flush()
-
-        rows = render_tournament(
-            built,
-            plan.program,
-            contenders,
-            plan.prompts,
-            plan.settings,
-            renders,
-            log,
-            log_rel=log_rel,
-            stop=threading.Event(),
-            note=note,
-        )
+    rows, _ = _render_logged(built, plan, plan.program, contenders, renders)
     assert [r.contender.name for r in rows] == ["base", "step-999", "step-1"]
     for row in (rows[0], rows[2]):
         assert all(c.missing is None and c.render is not None and c.render.is_file() for c in row.cells)
@@ -77,27 +59,7 @@ def test_out_of_memory_renders_every_row_again_once_at_half_the_size(built, tmp_
     program = Command([sys.executable, str(wrapper)], plan.program.cwd, plan.program.env)
     contenders = [Contender("base", None, None), Contender("step-1", 1, checkpoints(built)[0])]
     renders = built / "outputs" / "compare" / "renders-oom"
-    plan.log.unlink(missing_ok=True)
-    with plan.log.open("a", encoding="utf-8") as log:
-        notes: list[str] = []
-
-        def note(text: str) -> None:
-            notes.append(text)
-            log.write(f"=== compare: {text}\n")
-            log.flush()
-
-        rows = render_tournament(
-            built,
-            program,
-            contenders,
-            plan.prompts,
-            plan.settings,
-            renders,
-            log,
-            log_rel=plan.log.relative_to(built).as_posix(),
-            stop=threading.Event(),
-            note=note,
-        )
+    rows, notes = _render_logged(built, plan, program, contenders, renders)
     width, height, frames = plan.settings.dims
     smaller = f"{max(32, width // 2 // 32 * 32)}x{max(32, height // 2 // 32 * 32)}x{frames}"
     assert any(
@@ -147,26 +109,11 @@ def test_the_retry_after_out_of_memory_computes_no_held_out_loss_record_twice(bu
     )
     program = Command([sys.executable, str(wrapper)], plan.program.cwd, plan.program.env)
     contenders = [Contender("base", None, None), Contender(f"step-{step}", step, first)]
-    plan.log.unlink(missing_ok=True)
-    with plan.log.open("a", encoding="utf-8") as log:
-
-        def note(text: str) -> None:
-            log.write(f"=== compare: {text}\n")
-            log.flush()
-
-        rows = render_tournament(
-            built,
-            program,
-            contenders,
-            plan.prompts,
-            plan.settings,
-            built / "outputs" / "compare" / "renders-oom-loss",
-            log,
-            log_rel=plan.log.relative_to(built).as_posix(),
-            stop=threading.Event(),
-            note=note,
-            loss_args=lambda: compare.loss_args(missing_loss(compare)),
-        )
+    renders = built / "outputs" / "compare" / "renders-oom-loss"
+    # asked before each try: the retry computes no record twice
+    rows, _ = _render_logged(
+        built, plan, program, contenders, renders, loss_args=lambda: compare.loss_args(missing_loss(compare))
+    )
     tried = [json.loads(line) for line in argvs.read_text("utf-8").splitlines()]
     assert len(tried) == 2  # the first try and the retry at half the size
     assert tried[0][tried[0].index("--loss-rows") + 1] == f"base,step-{step}"
@@ -175,3 +122,30 @@ def test_the_retry_after_out_of_memory_computes_no_held_out_loss_record_twice(bu
     assert text.count("heldout_loss: base: ") == 1 and text.count(f"heldout_loss: {first.stem}: ") == 1
     assert missing_loss(compare) == [] and loss_file(built, first).is_file()
     assert all(c.missing is None and c.render is not None for row in rows for c in row.cells)
+
+
+def _render_logged(run, plan, program, contenders, renders, **options):
+    """render_tournament into the plan's log, as compare runs it: (its rows, the notes it wrote)."""
+    notes: list[str] = []
+    plan.log.unlink(missing_ok=True)
+    with plan.log.open("a", encoding="utf-8") as log:
+
+        def note(text: str) -> None:  # as compare's own note (commands/compare.py _render)
+            notes.append(text)
+            log.write(f"=== compare: {text}\n")
+            log.flush()
+
+        rows = render_tournament(
+            run,
+            program,
+            contenders,
+            plan.prompts,
+            plan.settings,
+            renders,
+            log,
+            log_rel=plan.log.relative_to(run).as_posix(),
+            stop=threading.Event(),
+            note=note,
+            **options,
+        )
+    return rows, notes
