@@ -33,6 +33,7 @@ from ltx_wizard.core.io.run_meta import read_run_meta
 from ltx_wizard.core.plan.compare_cost import loss_samples
 from ltx_wizard.core.plan.record import read_record
 from ltx_wizard.core.preprocess.preprocess_state import read_state
+from ltx_wizard.core.tuning.duration import Duration
 from ltx_wizard.core.tuning.tune_record import read_tune_record
 
 HELDOUT_SCRIPT = health_record.SCRIPT.with_name("heldout_loss.py")
@@ -128,10 +129,16 @@ def loss_sample(run: Path, config: Mapping[str, Any], held: HeldOut | None) -> i
     """heldout_loss.py --sample: the most samples within the loss's budget, as plan.md prices them
     (compare_cost.loss_samples), from config.yaml, autotune.json's duration and the planned GPUs."""
     encoded = len(held.encoded) if held is not None and held.done else 0
+    duration, gpus = priced_by(run)
+    return max(1, loss_samples(config, duration, encoded, gpus))
+
+
+def priced_by(run: Path) -> tuple[Duration | None, int]:
+    """What plan.md priced the comparison from: autotune.json's duration estimate (None where
+    autotune left none) and plan.json's GPUs (1 where there is no plan record)."""
     tuned, planned = read_tune_record(run), read_record(run)
     duration = tuned.duration if tuned is not None else None
-    gpus = planned.schedule.num_gpus if planned is not None else 1
-    return max(1, loss_samples(config, duration, encoded, gpus))
+    return duration, planned.schedule.num_gpus if planned is not None else 1
 
 
 def forward_passes(checkpoints: int, clips: int) -> int:

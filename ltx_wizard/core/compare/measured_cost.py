@@ -21,12 +21,10 @@ from typing import Any
 
 import msgspec
 
-from ltx_wizard.core.compare.compare_plan import ComparePlan
+from ltx_wizard.core.compare.compare_plan import ComparePlan, priced_by
 from ltx_wizard.core.compare.loss_record import LossRecord
 from ltx_wizard.core.plan.compare_cost import CompareCost, compare_cost
-from ltx_wizard.core.plan.record import read_record
 from ltx_wizard.core.tuning.duration import clock
-from ltx_wizard.core.tuning.tune_record import read_tune_record
 
 SIMULATED = "simulated"  # the device the simulated programs write in their records
 
@@ -44,11 +42,10 @@ class MeasuredCost(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 
 def estimate(run: Path, config: Mapping[str, Any], plan: ComparePlan) -> CompareCost | None:
     """plan.md's estimate for what this comparison ran: its checkpoints and held-out samples."""
-    tuned, planned = read_tune_record(run), read_record(run)
-    if tuned is None or tuned.duration is None:
+    duration, gpus = priced_by(run)
+    if duration is None:
         return None
-    gpus = planned.schedule.num_gpus if planned is not None else 1
-    cost = compare_cost(config, tuned.duration, plan.held_out_clips, gpus)
+    cost = compare_cost(config, duration, plan.held_out_clips, gpus)
     return dataclasses.replace(cost, checkpoints=len(plan.checkpoints), samples=plan.held_out_clips)
 
 
