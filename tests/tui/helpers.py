@@ -158,7 +158,7 @@ def _result(index, change, outcome, step, peak, kept, reason="", decision="", ch
 class ScriptedEngine:
     """Stands in for AutotuneEngine with fixed events; `hold_after` pauses before that trial ends."""
 
-    script = "ok"  # "ok" | "oom" | "flood" | "step_flood" | "side_by_side"
+    script = "ok"  # "ok" | "oom" | "flood" | "step_flood" | "side_by_side" | "late_end"
     hold_after: int | None = None
     instances: list["ScriptedEngine"] = []
 
@@ -201,7 +201,8 @@ class ScriptedEngine:
             emit(VramUpdate(used_mib=[int((result.peak_vram_gb or 40) * 1024)], total_mib=[49140]))
             for i in range(lines):
                 emit(LogLine(text=f"trial {index} step {step}: line {i}"))
-            await asyncio.sleep(0)
+            if not (self.script == "late_end" and index == 3):  # else its events land after the end
+                await asyncio.sleep(0)
             if self.hold_after == index and step == 40:
                 self.reached_hold.set()
                 await self.cancelled.wait()

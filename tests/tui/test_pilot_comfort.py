@@ -89,6 +89,18 @@ async def test_the_selected_trials_whole_reason_shows_under_the_table_at_80x24(d
         await wait_until(pilot, lambda: str(line.render()) == f"2: {trials['2']}")
 
 
+async def test_the_last_trial_is_selected_when_its_events_land_after_the_end(demo_root, scripted):
+    # trial 3 is sent without a pause, so the screen handles all its events once the run has
+    # ended and the table (the first focusable widget) has the focus
+    scripted.script = "late_end"
+    app = make_app(demo_root, at="summary", engine_factory=scripted)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _autotune_done(pilot)
+        table = screen.query_one("#trials", DataTable)
+        assert table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value == "3"
+        assert str(screen.query_one("#reason-line").render()).startswith("3: ")
+
+
 async def test_autotune_says_its_outcome_in_a_toast(demo_root, scripted):
     app = make_app(demo_root, at="summary", engine_factory=scripted)
     async with app.run_test(size=(80, 24)) as pilot:

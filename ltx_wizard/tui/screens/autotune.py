@@ -136,6 +136,7 @@ class AutotuneScreen(WizardScreen):
         self._reasons: dict[str, tuple[str, str]] = {}  # each row's (label, whole reason)
         self._best: TrialResult | None = None  # the last kept trial: what a cancel patches in
         self._started: dict[int, TrialStartedEvent] = {}  # the last run of each trial number
+        self._placed: str | None = None  # the row the screen last put the cursor on
         self._vram_text = ""  # the VRAM line (`_vram` is the handler)
         self._vram_by_gpu: dict[int, tuple[int | None, int | None]] = {}
         self._step = ""
@@ -253,7 +254,7 @@ class AutotuneScreen(WizardScreen):
     def _show_live(self) -> None:
         self.query_one("#live", Static).update("  ·  ".join(p for p in (self._vram_text, self._step) if p))
 
-    def _show_row(self, row: presenter.Row) -> None:
+    def _show_row(self, row: presenter.Row, *, live: bool = True) -> None:
         table = self.query_one("#trials", DataTable)
         cells = [fit(value, self._widths[label]) for label, value in zip(presenter.COLUMNS, row.cells)]
         self._reasons[row.key] = (row.cells[0], row.cells[-1])
@@ -263,30 +264,35 @@ class AutotuneScreen(WizardScreen):
         else:
             for column, value in zip(presenter.COLUMNS, cells):
                 table.update_cell(row.key, column, value)
-        # the newest row while trials run (and until the user moves into the table after)
-        if self.app.state.autotune_running or not table.has_focus:
+        # The newest row while trials run, and at the end unless the user has moved the cursor
+        # since. Every live event was sent while trials ran, whenever it is handled: the state's
+        # flag may already say "ended" for the last trial's events, which arrive after it.
+        if live or self._cursor_key() == self._placed:
             table.move_cursor(row=table.get_row_index(row.key))
+            self._placed = row.key
         self._show_reason()
 
     @on(DataTable.RowHighlighted, "#trials")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_reason()
 
+    def _cursor_key(self) -> str | None:
+        table = self.query_one("#trials", DataTable)
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
+
     def _show_reason(self) -> None:
         """The selected row's reason in full: at 80 columns its cell holds a few words of it."""
-        table = self.query_one("#trials", DataTable)
         line = self.query_one("#reason-line", Static)
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
-        label, reason = self._reasons.get(key or "", ("", ""))
+        label, reason = self._reasons.get(self._cursor_key() or "", ("", ""))
         line.display = bool(reason)
         line.update(Text.assemble((f"{clean_text(label)}: ", "bold"), clean_text(reason)))
 
     def _show_summary(self, summary: AutotuneSummary) -> None:
         """The final table and the winner, as soon as the engine reports them."""
         for trial in summary.trials:
-            self._show_row(presenter.trial_row(trial))
+            self._show_row(presenter.trial_row(trial), live=False)
         for conf in summary.confirmations:
-            self._show_row(presenter.confirmation_row(conf))
+            self._show_row(presenter.confirmation_row(conf), live=False)
         text = Text("Done. ", style="bold")
         brief = presenter.winner_brief(summary)
         if brief:
