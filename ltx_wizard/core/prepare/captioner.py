@@ -16,10 +16,11 @@ import contextlib
 import json
 import os
 import socket
+import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 from ltx_wizard.core.base.errors import UsageError, WizardError
 from ltx_wizard.core.base.records import record
@@ -37,6 +38,7 @@ DEFAULT_PORT = 8001  # serve_captioner.py --port default
 SERVER_SCRIPT = "serve_captioner.py"
 START_TIMEOUT_S = 1800.0  # the first start downloads ~65 GiB
 POLL_S = 2.0
+FIRST_POLL_S = 0.1  # a server whose model is on disk answers in seconds: ask early, then every POLL_S
 # vLLM and its workers leave on SIGINT or SIGTERM; the GPU memory it reserved must be free again
 # before preprocessing starts, so what is left after these is SIGKILLed.
 SERVER_GRACES = Graces(interrupt_s=10.0, term_s=30.0)
@@ -212,6 +214,14 @@ def free_port(preferred: int = DEFAULT_PORT) -> int:
     raise WizardError("no free TCP port on 127.0.0.1 for the captioner server")
 
 
+def poll_pauses() -> Iterator[float]:
+    """The pauses between readiness checks: doubling from FIRST_POLL_S up to POLL_S."""
+    pause = FIRST_POLL_S
+    while True:
+        yield pause
+        pause = min(2 * pause, POLL_S)
+
+
 def server_ready(url: str, timeout_s: float = 5.0) -> bool:
     """The server at `url` (…/v1) answers /models with the captioner's model (or any model)."""
     try:
@@ -267,8 +277,9 @@ class CaptionerServer:
                 stderr=sink,
             )
         self.proc = self._child.proc
-        waited = 0.0
-        while waited < timeout_s:
+        started = time.monotonic()
+        pauses = poll_pauses()
+        while time.monotonic() - started < timeout_s:
             if await asyncio.to_thread(server_ready, self.url, POLL_S):
                 return self.url
             if self.proc.returncode is not None:
@@ -276,9 +287,8 @@ class CaptionerServer:
                     f"the captioner server stopped (exit {self.proc.returncode}) "
                     f"before it answered; its output is in {self.log}"
                 )
-            await asyncio.sleep(POLL_S)
-            waited += POLL_S
-            on_wait(waited)
+            await asyncio.sleep(next(pauses))
+            on_wait(time.monotonic() - started)  # the checks' own time counts too
         await self.stop()
         raise WizardError(
             f"the captioner server did not answer on {self.url} within "

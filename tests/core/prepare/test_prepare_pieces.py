@@ -269,6 +269,13 @@ async def test_the_started_server_answers_and_is_gone_after_stop(tmp_path):
         os.killpg(pid, 0)
 
 
+def test_the_server_is_asked_early_then_every_two_seconds():
+    """A server whose model is on disk answers in about a second: the first look comes after
+    0.1 s, not 2 s; a first start's download is then checked every 2 s."""
+    pauses = captioner.poll_pauses()
+    assert [next(pauses) for _ in range(8)] == [0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0]
+
+
 # ----- held out ----------------------------------------------------------------------------------
 def test_holdout_is_about_ten_percent_bounded_and_asked_for_small_sets():
     assert holdout.plan_holdout(40, None) is None  # tens of samples: the user's call
