@@ -38,10 +38,10 @@ async def test_run_dir_with_a_finished_log_opens_the_monitor_and_writes_the_summ
         assert screen.query_one("#loss-plot").data == [0.2437, 0.1904]
         assert "Run summary:" in shown(app, "#monitor-files")
         assert (run / "run-summary.md").exists()
-        assert screen.query_one("#stop").disabled
+        assert not screen.query_one("#stop").display  # the run is over: nothing to stop
         # run-summary.md says: raise optimization.steps, then resume; r agrees
         assert "Raise `optimization.steps`" in (run / "run-summary.md").read_text()
-        assert not screen.query_one("#resume").disabled
+        assert screen.query_one("#resume").display
         await pilot.press("r")
         await settle(pilot)
         assert not isinstance(app.screen, ConfigChangeDialog)  # 50 of 50: nothing to train
@@ -116,7 +116,7 @@ async def test_stopped_run_resumes_from_its_latest_checkpoint_after_yes(tmp_path
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _monitor(pilot)
         assert "Training: stopped" in shown(app, "#monitor-head")
-        assert not screen.query_one("#resume").disabled
+        assert screen.query_one("#resume").display
         await pilot.press("r")
         await settle(pilot)
         assert isinstance(app.screen, ConfigChangeDialog)
@@ -216,3 +216,52 @@ async def test_the_stop_dialog_names_the_checkpoint_saved_since_the_last_refresh
             assert said.endswith("The latest checkpoint is step 60's (lora_weights_step_00060.safetensors).")
     finally:
         end(proc)
+
+
+def _oom_after_a_save() -> str:
+    crash = sample_log("oom_cols80")
+    return STOPPED + crash[crash.index("Traceback") :]
+
+
+@pytest.mark.parametrize(
+    ("case", "buttons"),
+    [
+        ("live", ["copy", "stop"]),
+        ("failed", ["copy", "resume", "fix", "compare"]),
+        ("stopped", ["copy", "resume", "compare"]),
+    ],
+)
+async def test_at_80_columns_the_buttons_that_apply_and_every_footer_key_fit(tmp_path, case, buttons):
+    """Only the buttons that apply are shown (five did not fit in 80 columns), and the footer,
+    which leaves out the keys the buttons name, fits whole."""
+    from textual.widgets import Button
+    from textual.widgets._footer import FooterKey
+
+    log = _oom_after_a_save() if case == "failed" else STOPPED
+    run = make_run(tmp_path, log, gc=False, checkpoints=((20, True), (40, True)))
+    proc = start_live(run) if case == "live" else None
+    try:
+        app = make_app(run_dir=str(run))
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await _monitor(pilot)
+            await settle(pilot)
+            shown_buttons = [b for b in screen.query(Button) if b.display]
+            assert [b.id for b in shown_buttons] == buttons
+            assert all(b.region.right <= 80 and b.region.width >= len(str(b.label)) for b in shown_buttons)
+            keys = list(screen.query(FooterKey))
+            assert [k.action for k in keys] == [
+                "samples",
+                "results",
+                "open_file",
+                "back",
+                "quit",
+                "screen_help",
+            ]
+            assert all(0 < k.region.right <= 80 for k in keys)
+            for button in shown_buttons:  # each says its key, which the footer leaves out
+                assert f"({next(b.key for b in screen.BINDINGS if b.action == button.id)})" in str(
+                    button.label
+                )
+    finally:
+        if proc is not None:
+            end(proc)

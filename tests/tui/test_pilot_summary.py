@@ -202,3 +202,38 @@ async def test_back_and_approve_again_offers_a_new_folder_instead_of_a_bare_over
         await settle(pilot)
         assert (first.with_name(first.name + "-2") / "plan.md").is_file()
         assert (first / "plan.md").read_text() == before  # the first folder is left as it was
+
+
+async def test_approving_before_the_plan_shows_says_why_nothing_happened(demo_root, monkeypatch):
+    """a pressed while the plan is drafted (a slow disk, a large dataset) or after it was refused
+    writes nothing and says so, where it used to do nothing at all."""
+    import threading
+
+    from ltx_wizard.core.base.errors import WizardError
+    from ltx_wizard.core.plan import run_plan
+
+    real, release = run_plan.prepare_plan, threading.Event()
+    answer = {"refuse": False}
+
+    def held(*args, **kwargs):
+        release.wait(30)
+        if answer["refuse"]:
+            raise WizardError("the data root holds no .precomputed folder")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(run_plan, "prepare_plan", held)
+    said = lambda app: [str(n.message) for n in app._notifications]  # noqa: E731
+    app = make_app(demo_root, at="summary")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: "The plan is still being drafted" in " ".join(said(app)))
+        release.set()
+        await to_summary(pilot)
+        assert app.screen.draft is not None and not (demo_root / "ltx-trainings" / RUN_NAME).exists()
+        answer["refuse"] = True
+        app.screen.prepare_again()
+        await wait_until(pilot, lambda: "Cannot plan" in _text(app, "#summary-head"))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: "No plan to approve" in " ".join(said(app)))
+        assert not (demo_root / "ltx-trainings" / RUN_NAME).exists()

@@ -278,7 +278,9 @@ class AutotuneScreen(WizardScreen):
 
     def _cursor_key(self) -> str | None:
         table = self.query_one("#trials", DataTable)
-        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
+        return (
+            table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
+        )
 
     def _show_reason(self) -> None:
         """The selected row's reason in full: at 80 columns its cell holds a few words of it."""

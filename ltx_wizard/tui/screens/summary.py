@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -35,6 +36,9 @@ from ltx_wizard.tui.widgets.formatting import gpu_row, yaml_value
 from ltx_wizard.tui.widgets.steps import StepBar
 from ltx_wizard.tui.wizard_screen import WizardScreen
 from ltx_wizard.tui.widgets.formatting import safe_markup
+
+if TYPE_CHECKING:  # for types only: the plan's modules load with its first draft
+    from ltx_wizard.core.plan.draft import PlanDraft
 
 
 # This screen's F1 help (dialogs/help.py shows it): what it does and what comes next.
@@ -76,6 +80,8 @@ class SummaryScreen(WizardScreen):
         Binding("end", "scroll_body('scroll_end')", "End", show=False),
         Binding("home", "scroll_body('scroll_home')", "Home", show=False),
     ]
+    draft: PlanDraft | None = None  # the plan shown, once drafted: what the approvals write
+    _refused: str | None = None  # why the plan could not be drafted, when it could not
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -164,7 +170,11 @@ class SummaryScreen(WizardScreen):
     @on(PlanPrepared)
     def _prepared(self, message: PlanPrepared) -> None:
         head = self.query_one("#summary-head", Static)
+        self._refused = message.error
         if message.error is not None:
+            self.draft = None  # an earlier draft is no plan for what the screen asked now
+            for button in ("#approve", "#skip"):
+                self.query_one(button, Button).disabled = True
             said = clean_text(message.error)  # the plan's refusal may quote a file it read
             head.update(Text.assemble(("Cannot plan: ", "bold"), said, "\nEsc goes back to fix it."))
             return
@@ -237,7 +247,7 @@ class SummaryScreen(WizardScreen):
 
     def help_facts(self) -> str | None:
         """F1's lines for this plan: what each approve runs before the next screen."""
-        draft = getattr(self, "draft", None)
+        draft = self.draft
         if draft is None:
             return None
         from ltx_wizard.core.plan.run_files import config_claim, written_lines
@@ -284,7 +294,13 @@ class SummaryScreen(WizardScreen):
             getattr(body, f"action_{how}")()
 
     def action_approve(self, autotune: bool) -> None:
-        if getattr(self, "draft", None) is None:
+        if self.draft is None:  # nothing to approve yet, or the plan was refused
+            self.notify(
+                "No plan to approve: Esc goes back to fix what it says above"
+                if self._refused
+                else "The plan is still being drafted: approve it once it shows here",
+                severity="warning",
+            )
             return
         self._write(autotune, force=False)
 

@@ -37,6 +37,14 @@ from ltx_wizard.tui.widgets.tail_log import TailLog
 from ltx_wizard.tui.wizard_screen import WizardScreen
 
 REFRESH_S = 2.0
+# The action buttons, each named for its action and saying its key (the footer leaves these out).
+BUTTONS = (
+    ("Copy path (y)", "copy"),
+    ("Stop (s)", "stop"),
+    ("Resume (r)", "resume"),
+    ("Apply fix (f)", "fix"),
+    ("Compare (c)", "compare"),
+)
 
 
 @dataclass
@@ -61,7 +69,8 @@ last lines. `ltx-wizard status RUN` prints the same (`--json`, `--watch`). When 
 while this screen watches it (done, out of memory, NaN, a crash) or stalls, the terminal shows a
 desktop notification (once per ending; `status RUN --watch --notify` does the same).
 
-**Choices.** Copy path (y): the latest checkpoint (after a NaN loss, the last one saved while
+**Choices.** The first five are buttons, each shown while it applies (its key in brackets; the
+key pressed at another time says why it does nothing). Copy path (y): the latest checkpoint (after a NaN loss, the last one saved while
 the loss was finite). Stop (s): asks, then stops the trainer and every rank. Resume (r), for a
 run that is not running and has such a checkpoint (a finished one once optimization.steps is
 raised): says what its training state restores, shows the change to `model.load_checkpoint`
@@ -91,13 +100,16 @@ class MonitorScreen(WizardScreen):
     PHASE = phases.MONITOR
     F1_HELP = MONITOR_HELP
     BINDINGS = [
-        Binding("y", "copy", "Copy checkpoint path"),
-        Binding("s", "stop", "Stop"),
-        Binding("r", "resume", "Resume"),
-        Binding("f", "fix", "Apply fix"),
+        # Each of these five has a button that names its key, shown while it applies (_buttons);
+        # the footer says the others, which at 80 columns it could not fit beside them. A key
+        # pressed where its button is not shown says why it does nothing.
+        Binding("y", "copy", "Copy checkpoint path", show=False),
+        Binding("s", "stop", "Stop", show=False),
+        Binding("r", "resume", "Resume", show=False),
+        Binding("f", "fix", "Apply fix", show=False),
+        Binding("c", "compare", "Compare", show=False),  # the kept checkpoints (monitor/compare_offer.py)
         Binding("v", "samples", "Samples"),  # the validation samples (tui/dialogs/samples.py)
         Binding("e", "results", "Evaluate"),  # the post-training evaluation (screens/results/__init__.py)
-        Binding("c", "compare", "Compare"),  # the kept checkpoints (monitor/compare_offer.py)
         Binding("o", "open_file", "Open file"),  # plan.md, config.yaml, run-summary.md
         Binding("escape", "back", "Back"),
         Binding("q", "quit_app", "Quit", show=False),
@@ -130,13 +142,10 @@ class MonitorScreen(WizardScreen):
             yield Static("Log tail", classes="section-title")
             yield TailLog(id="monitor-tail", max_lines=200)
         with Horizontal(classes="actions"):
-            yield Button("Copy path (y)", id="copy", variant="primary")
-            yield Button("Stop (s)", id="stop")
-            yield Button("Resume (r)", id="resume")
-            yield Button("Apply fix (f)", id="fix")
-            compare = Button("Compare (c)", id="compare")
-            compare.display = False  # until a status says it is offered (_buttons)
-            yield compare
+            for label, name in BUTTONS:
+                button = Button(label, id=name, variant="primary" if name == "copy" else "default")
+                button.display = False  # until a status says it applies (_buttons)
+                yield button
         yield Footer()
 
     def on_mount(self) -> None:
@@ -146,8 +155,6 @@ class MonitorScreen(WizardScreen):
         said = self.query_one("#monitor-readonly", Static)
         said.update(Text(self.attachment.line(), style="bold"))
         said.display = self.attachment.read_only
-        for name in ("stop", "resume", "fix"):  # a read-only Monitor offers none of them
-            self.query_one(f"#{name}", Button).display = not self.attachment.refuses(name)
         self.query_one("#monitor-head", Static).update(Text(f"Reading {self.run_dir} ..."))
         self.refresh_status()
         self.set_interval(self.refresh_s, self.refresh_status)
@@ -294,16 +301,21 @@ class MonitorScreen(WizardScreen):
         self._tail_seen = list(tail)
 
     def _buttons(self, status: RunStatus) -> None:
-        self.query_one("#stop", Button).disabled = status.state != "live"
-        self.query_one("#resume", Button).disabled = not status.resumable
-        d = status.diagnosis
-        self.query_one("#fix", Button).disabled = d is None or not d.changes or status.state == "live"
-        self.query_one("#copy", Button).disabled = not status.checkpoints
+        """Only the buttons that apply now: at 80 columns five do not fit in one row."""
         from ltx_wizard.tui.screens.monitor.compare_offer import compare_offered
 
-        self.query_one("#compare", Button).display = (
-            compare_offered(self) and not self.read_only()
-        )  # offered from two kept
+        d = status.diagnosis
+        live = status.state == "live"
+        applies = {
+            "copy": bool(status.checkpoints),
+            "stop": live,
+            "resume": status.resumable,
+            "fix": d is not None and bool(d.changes) and not live,
+            "compare": compare_offered(self),  # from two kept, once training is over
+        }
+        for name, shown in applies.items():  # a read-only Monitor offers no Stop, Resume, fix, Compare
+            refused = self.attachment is not None and self.attachment.refuses(name)
+            self.query_one(f"#{name}", Button).display = shown and not refused
 
     # -- actions (each asks first) -------------------------------------------------------
 
