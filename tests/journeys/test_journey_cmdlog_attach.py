@@ -31,7 +31,7 @@ def test_the_second_wizard_on_a_held_run_is_read_only(tmp_path):
             second.wait_shown(f"(pid {first.proc.pid}, started")
             second.wait_shown("Training: finished")
             assert "Resume (r)" not in second.shown and "Apply fix (f)" not in second.shown
-            assert "Copy path (y)" in second.shown
+            second.wait_shown("Copy path (y)")  # a button shown once the status names a checkpoint
             before = len(second.shown)
             second.press("r")
             second.key_to("y", "Sent")  # keys still work (the copy toast); r opened nothing

@@ -107,8 +107,8 @@ async def test_escape_cancels_a_running_step_and_f4_skips_to_the_paths(demo_root
     from ltx_wizard.core.proc.table import group_alive
 
     monkeypatch.setenv("LTX_WIZARD_SIM_CAPTION_DELAY", "30")  # the captioner is slow
-    # The server this test started, by its pid: its port is free_port()'s first choice, which a
-    # server of another test (another xdist worker) may hold once ours has gone.
+    # The server this test started, by its pid: its port, once free, may be taken by a server of
+    # another test (another xdist worker).
     servers: list[int] = []
     real_spawn = captioner.spawn_async
 

@@ -34,7 +34,6 @@ KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # caption_videos.py --api-key e
 QWEN_MIN_FREE_GIB = 40.0  # the skill: FP8 fits a 40 GiB GPU
 QWEN_MODEL = "Qwen/Qwen3-Omni-30B-A3B-Thinking"  # serve_captioner.py DEFAULT_MODEL
 MODEL_DISK_GIB = 65.0  # serve_captioner.py MODEL_DISK_GIB: the first download
-DEFAULT_PORT = 8001  # serve_captioner.py --port default
 SERVER_SCRIPT = "serve_captioner.py"
 START_TIMEOUT_S = 1800.0  # the first start downloads ~65 GiB
 POLL_S = 2.0
@@ -204,13 +203,14 @@ def _server_notes(gpu: GpuFree, env: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def free_port(preferred: int = DEFAULT_PORT) -> int:
-    """The script's default port when it is free on 127.0.0.1, else one the system picks."""
-    for port in (preferred, 0):
-        with contextlib.suppress(OSError), socket.socket() as sock:
-            sock.bind(("127.0.0.1", port))
-            bound: int = sock.getsockname()[1]
-            return bound
+def free_port() -> int:
+    """A free port on 127.0.0.1 that the system picks. Not the script's default (8001): two
+    wizards on one box (two SSH sessions preparing) would both pick it, and the second could take
+    the first's server, answering there, for its own until the first stops it."""
+    with contextlib.suppress(OSError), socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        bound: int = sock.getsockname()[1]
+        return bound
     raise WizardError("no free TCP port on 127.0.0.1 for the captioner server")
 
 
@@ -280,8 +280,8 @@ class CaptionerServer:
         started = time.monotonic()
         pauses = poll_pauses()
         while time.monotonic() - started < timeout_s:
-            if await asyncio.to_thread(server_ready, self.url, POLL_S):
-                return self.url
+            if await asyncio.to_thread(server_ready, self.url, POLL_S) and self.proc.returncode is None:
+                return self.url  # ours, alive: not another server that took the port first
             if self.proc.returncode is not None:
                 raise WizardError(
                     f"the captioner server stopped (exit {self.proc.returncode}) "

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from pathlib import Path
 
 import pytest
@@ -70,16 +69,27 @@ async def test_raw_folder_becomes_a_captioned_dataset_with_scenes_upright_copy_a
     assert result.plan.lora_trigger == "sks" and result.plan.data_root == result.dataset_file
 
 
-async def test_the_captioner_server_is_stopped_when_captioning_ends(tmp_path):
+async def test_the_captioner_server_is_stopped_when_captioning_ends(tmp_path, monkeypatch):
+    from ltx_wizard.core.prepare import captioner
+    from ltx_wizard.core.proc.table import group_alive
+
+    # the server by its pid: its port, once free, may be another test's server's (xdist workers)
+    servers: list[int] = []
+    real_spawn = captioner.spawn_async
+
+    async def spawn_recorded(*args, **kwargs):
+        spawned = await real_spawn(*args, **kwargs)
+        servers.append(spawned.pid)
+        return spawned
+
+    monkeypatch.setattr(captioner, "spawn_async", spawn_recorded)
     checkout(tmp_path)
     raw = raw_folder(tmp_path)
     asker = Asker()
     await session(tmp_path, raw, asker, holdout="0").run()
     log = (tmp_path / "ws" / "run" / "logs" / "prepare-captioner-server.log").read_text()
     assert "serve_captioner.py --host 127.0.0.1 --port" in log
-    port = int(log.split("--port ")[1].split()[0])
-    with socket.socket() as sock:  # nothing listens there any more
-        assert sock.connect_ex(("127.0.0.1", port)) != 0
+    assert len(servers) == 1 and not group_alive(servers[0])  # the server and its workers are gone
     assert "Captioner server stopped (its GPU memory is free for preprocessing)" in asker.lines
 
 
