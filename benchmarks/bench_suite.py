@@ -1,6 +1,6 @@
 """Suite benchmark: the README's test command of a base commit against this tree's, side by side.
 
-Usage: .venv/bin/python benchmarks/bench_suite.py [--base REF] [--rounds 1] [--json]
+Usage: .venv/bin/python benchmarks/bench_suite.py [--base REF] [--rounds 1] [--first base|this] [--json]
 
 Each side is the test part of the README's command (between its `<!-- test-command -->` markers,
 from the first `.venv/bin/python -m pytest` on; the environment is this venv, already installed)
@@ -168,6 +168,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", help="the commit to compare with (default: git merge-base HEAD main)")
     parser.add_argument("--rounds", type=int, default=1)
+    # The side that runs second follows a whole suite's run (its files cached, the box warm, what
+    # the first left to end): rounds alternate, and one round can be run either way.
+    parser.add_argument(
+        "--first", choices=("base", "this"), default="base", help="the side round 1 runs first"
+    )
     parser.add_argument("--json", action="store_true", help="print the runs as JSON")
     args = parser.parse_args()
     base = args.base or git("merge-base", "HEAD", "main")
@@ -180,7 +185,8 @@ def main() -> int:
         base_tree = export(base, Path(tmp))
         sides = {"base": (base_cmd, base_tree), "this": (this_cmd, ROOT)}
         for round_no in range(args.rounds):
-            order = ("base", "this") if round_no % 2 == 0 else ("this", "base")
+            first, second = ("base", "this") if args.first == "base" else ("this", "base")
+            order = (first, second) if round_no % 2 == 0 else (second, first)
             for side in order:
                 command, tree = sides[side]
                 log = Path(tempfile.gettempdir()) / f"bench-suite-{side}-{round_no}.log"
