@@ -120,3 +120,20 @@ def session(
     return PrepareSession(
         req, asker, gpus=lambda: list(gpus), runner=python_runner, env=env, audio_probe=audio_probe
     )
+
+
+def record_servers(monkeypatch) -> list[int]:
+    """The pids of the captioner servers this test starts. A server is checked by its pid: its
+    port, once free, may be taken by a server of another test (another xdist worker)."""
+    from ltx_wizard.core.prepare import captioner
+
+    servers: list[int] = []
+    real_spawn = captioner.spawn_async
+
+    async def spawn_recorded(*args, **kwargs):
+        spawned = await real_spawn(*args, **kwargs)
+        servers.append(spawned.pid)
+        return spawned
+
+    monkeypatch.setattr(captioner, "spawn_async", spawn_recorded)
+    return servers

@@ -103,21 +103,11 @@ async def test_a_failure_is_said_on_the_screen_and_the_form_stays(demo_root, tmp
 
 
 async def test_escape_cancels_a_running_step_and_f4_skips_to_the_paths(demo_root, monkeypatch):
-    from ltx_wizard.core.prepare import captioner
+    from tests.prepare_kit import record_servers
     from ltx_wizard.core.proc.table import group_alive
 
     monkeypatch.setenv("LTX_WIZARD_SIM_CAPTION_DELAY", "30")  # the captioner is slow
-    # The server this test started, by its pid: its port, once free, may be taken by a server of
-    # another test (another xdist worker).
-    servers: list[int] = []
-    real_spawn = captioner.spawn_async
-
-    async def spawn_recorded(*args, **kwargs):
-        spawned = await real_spawn(*args, **kwargs)
-        servers.append(spawned.pid)
-        return spawned
-
-    monkeypatch.setattr(captioner, "spawn_async", spawn_recorded)
+    servers = record_servers(monkeypatch)
     app = make_app(demo_root, demo_data="raw")
     async with app.run_test(size=(120, 40)) as pilot:
         await _to_prepare(pilot, app)

@@ -70,19 +70,10 @@ async def test_raw_folder_becomes_a_captioned_dataset_with_scenes_upright_copy_a
 
 
 async def test_the_captioner_server_is_stopped_when_captioning_ends(tmp_path, monkeypatch):
-    from ltx_wizard.core.prepare import captioner
     from ltx_wizard.core.proc.table import group_alive
+    from tests.prepare_kit import record_servers
 
-    # the server by its pid: its port, once free, may be another test's server's (xdist workers)
-    servers: list[int] = []
-    real_spawn = captioner.spawn_async
-
-    async def spawn_recorded(*args, **kwargs):
-        spawned = await real_spawn(*args, **kwargs)
-        servers.append(spawned.pid)
-        return spawned
-
-    monkeypatch.setattr(captioner, "spawn_async", spawn_recorded)
+    servers = record_servers(monkeypatch)
     checkout(tmp_path)
     raw = raw_folder(tmp_path)
     asker = Asker()
